@@ -1,0 +1,15 @@
+/*
+ * symshard: symbolic shapes and sharding for graph compilers.
+ * Umbrella header; see symshard(3).
+ */
+#ifndef SYMSHARD_H
+#define SYMSHARD_H
+
+#include <symshard/version.h>
+#include <symshard/common.h>
+#include <symshard/ctx.h>
+#include <symshard/symbol.h>
+#include <symshard/expr.h>
+#include <symshard/prove.h>
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * The context: options, allocation helpers, clean-up hooks, live objects.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ctx_private.h"
+
+static const char *obj_name[SYM__N_OBJ] = {
+	[SYM__OBJ_EXPR] = "expression",
+	[SYM__OBJ_BINDING] = "binding",
+	[SYM__OBJ_SHAPE] = "shape",
+	[SYM__OBJ_GRAPH] = "graph",
+	[SYM__OBJ_LAYOUT] = "layout",
+	[SYM__OBJ_PLAN] = "plan",
+	[SYM__OBJ_OTHER] = "other object",
+};
+
+/* Return a new context with default options, or NULL when out of
+ * memory. */
+sym_ctx *
+sym_ctx_new(void)
+{
+	sym_ctx *ctx = calloc(1, sizeof(*ctx));
+
+	if (!ctx)
+		return NULL;
+	ctx->opt_isl_max_ops = 200000;
+	ctx->opt_witness = 1;
+	ctx->opt_exact = 1;
+	ctx->opt_fast = 1;
+	ctx->last_tier = SYM_TIER_NONE;
+	return ctx;
+}
+
+/* Free "ctx" and everything it owns, including objects callers forgot to
+ * release (sym_ctx_live_objects counts those beforehand). */
+void
+sym_ctx_free(sym_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	for (int i = ctx->n_hook - 1; i >= 0; i--)
+		ctx->hook[i](ctx);
+	free(ctx->msg);
+	free(ctx->loc_file);
+	free(ctx);
+}
+
+/* Register "fn" to run when "ctx" is freed (once per function); hooks run
+ * in reverse order of registration. Return 0 or -1. */
+int
+sym__ctx_add_hook(sym_ctx *ctx, void (*fn)(sym_ctx *ctx))
+{
+	for (int i = 0; i < ctx->n_hook; i++)
+		if (ctx->hook[i] == fn)
+			return 0;
+	if (ctx->n_hook == SYM__N_HOOK) {
+		sym__error(ctx, SYM_EINTERNAL, NULL, "too many clean-up hooks");
+		return -1;
+	}
+	ctx->hook[ctx->n_hook++] = fn;
+	return 0;
+}
+
+/* Set option "opt" of "ctx" to "value"; return 0, or -1 when the option or
+ * value is invalid. */
+int
+sym_ctx_set_option(sym_ctx *ctx, sym_option opt, long value)
+{
+	if (!ctx)
+		return -1;
+	switch (opt) {
+	case SYM_OPT_ISL_MAX_OPERATIONS:
+		if (value < 0)
+			break;
+		ctx->opt_isl_max_ops = value;
+		return 0;
+	case SYM_OPT_WITNESS:
+		ctx->opt_witness = value != 0;
+		return 0;
+	case SYM_OPT_EXACT_TIER:
+		ctx->opt_exact = value != 0;
+		return 0;
+	case SYM_OPT_FAST_TIER:
+		ctx->opt_fast = value != 0;
+		return 0;
+	}
+	sym__error(ctx, SYM_EINVAL, NULL, "invalid option %d or value %ld",
+	    (int)opt, value);
+	return -1;
+}
+
+/* Return the value of option "opt" of "ctx", or -1 if it is invalid. */
+long
+sym_ctx_get_option(const sym_ctx *ctx, sym_option opt)
+{
+	if (!ctx)
+		return -1;
+	switch (opt) {
+	case SYM_OPT_ISL_MAX_OPERATIONS:
+		return ctx->opt_isl_max_ops;
+	case SYM_OPT_WITNESS:
+		return ctx->opt_witness;
+	case SYM_OPT_EXACT_TIER:
+		return ctx->opt_exact;
+	case SYM_OPT_FAST_TIER:
+		return ctx->opt_fast;
+	}
+	return -1;
+}
+
+/* Return the number of objects handed to callers of "ctx" and not yet
+ * released. */
+size_t
+sym_ctx_live_objects(const sym_ctx *ctx)
+{
+	long n = 0;
+
+	if (!ctx)
+		return 0;
+	for (int i = 0; i < SYM__N_OBJ; i++)
+		n += ctx->live[i];
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* Print to "out" one line per kind of object still held by callers of
+ * "ctx"; return the total number (as sym_ctx_live_objects). */
+size_t
+sym_ctx_report_live(const sym_ctx *ctx, FILE *out)
+{
+	if (!ctx)
+		return 0;
+	for (int i = 0; i < SYM__N_OBJ; i++)
+		if (ctx->live[i] && out)
+			fprintf(out, "symshard: %ld %s%s still alive\n",
+			    ctx->live[i], obj_name[i],
+			    ctx->live[i] == 1 ? "" : "s");
+	return sym_ctx_live_objects(ctx);
+}
+
+/* Return a copy of "s" allocated with malloc, or NULL (error on "ctx"). */
+char *
+sym__strdup(sym_ctx *ctx, const char *s)
+{
+	char *copy = strdup(s);
+
+	if (!copy)
+		sym__oom(ctx);
+	return copy;
+}
+
+/* Return "size" zeroed bytes, or NULL with an error on "ctx". */
+void *
+sym__alloc(sym_ctx *ctx, size_t size)
+{
+	void *p = calloc(1, size ? size : 1);
+
+	if (!p)
+		sym__oom(ctx);
+	return p;
+}
+
+/* Resize "p" to "n" elements of "size" bytes; NULL with an error on "ctx"
+ * on overflow or exhaustion ("p" is then left untouched). */
+void *
+sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size)
+{
+	void *q;
+
+	if (size && n > SIZE_MAX / size) {
+		sym__oom(ctx);
+		return NULL;
+	}
+	q = realloc(p, (n * size) != 0 ? n * size : 1);
+	if (!q)
+		sym__oom(ctx);
+	return q;
+}

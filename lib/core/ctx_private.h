@@ -1,0 +1,82 @@
+/*
+ * The body of sym_ctx, shared by the files of the library.
+ */
+#ifndef SYM_CORE_CTX_PRIVATE_H
+#define SYM_CORE_CTX_PRIVATE_H
+
+#include <stdarg.h>
+
+#include <symshard/ctx.h>
+#include <symshard/prove.h>
+
+struct sym__fact;
+struct sym__prover;
+
+/* Kinds of objects whose references callers hold, for leak reports. */
+enum sym__obj {
+	SYM__OBJ_EXPR,
+	SYM__OBJ_BINDING,
+	SYM__OBJ_SHAPE,
+	SYM__OBJ_GRAPH,
+	SYM__OBJ_LAYOUT,
+	SYM__OBJ_PLAN,
+	SYM__OBJ_OTHER,
+	SYM__N_OBJ
+};
+
+#define SYM__N_HOOK 8
+
+/* The table of hash-consed expression nodes. */
+struct sym__table {
+	struct sym_expr **bucket;
+	size_t n_bucket;	/* a power of two */
+	size_t n;
+};
+
+struct sym_ctx {
+	sym_error err;
+	char *msg;
+	sym_loc loc;
+	char *loc_file;
+
+	long opt_isl_max_ops;
+	int opt_witness;
+	int opt_exact;
+	int opt_fast;
+
+	struct sym__table table;
+	uint32_t next_node_id;
+
+	/* Objects handed to callers and not yet released, per kind. */
+	long live[SYM__N_OBJ];
+
+	/* Clean-up functions registered by the layers above core. */
+	void (*hook[SYM__N_HOOK])(sym_ctx *ctx);
+	int n_hook;
+
+	sym_symbol **sym;
+	size_t n_sym, cap_sym;
+
+	struct sym__fact *fact;
+	size_t n_fact, cap_fact;
+	int depth;
+	uint64_t facts_gen;	/* changes whenever the facts change */
+
+	struct sym__prover *prover;
+	sym_tier last_tier;
+};
+
+sym_error sym__error(sym_ctx *ctx, sym_error code, const sym_loc *where,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+sym_error sym__verror(sym_ctx *ctx, sym_error code, const sym_loc *where,
+    const char *fmt, va_list ap);
+void sym__oom(sym_ctx *ctx);
+char *sym__strdup(sym_ctx *ctx, const char *s);
+void *sym__alloc(sym_ctx *ctx, size_t size);
+void *sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size);
+char *sym__asprintf(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+int sym__ctx_add_hook(sym_ctx *ctx, void (*fn)(sym_ctx *ctx));
+
+#endif

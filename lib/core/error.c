@@ -1,0 +1,190 @@
+/*
+ * Error state kept on the context, and static error texts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ctx_private.h"
+
+/* Return the static description of error "code". */
+const char *
+sym_strerror(sym_error code)
+{
+	switch (code) {
+	case SYM_OK:
+		return "no error";
+	case SYM_ENOMEM:
+		return "out of memory";
+	case SYM_EINVAL:
+		return "invalid argument";
+	case SYM_EPARSE:
+		return "syntax error";
+	case SYM_EDECL:
+		return "invalid declaration";
+	case SYM_EOVERFLOW:
+		return "64-bit overflow";
+	case SYM_EDIVZERO:
+		return "division by zero or by a negative number";
+	case SYM_EUNBOUND:
+		return "symbol has no value";
+	case SYM_EDOMAIN:
+		return "value outside the admissible set";
+	case SYM_EUNSAT:
+		return "contradictory facts";
+	case SYM_ESCOPE:
+		return "scope misuse";
+	case SYM_EINTERNAL:
+		return "internal error";
+	case SYM_EISL:
+		return "error in the integer set library";
+	case SYM_ESHAPE:
+		return "shape error";
+	case SYM_ELAYOUT:
+		return "invalid mesh, layout or strategy";
+	case SYM_EIO:
+		return "input/output error";
+	}
+	return "unknown error code";
+}
+
+/* Return the name of "answer": "true", "false", "unknown" or "error". */
+const char *
+sym_answer_name(sym_answer answer)
+{
+	switch (answer) {
+	case SYM_TRUE:
+		return "true";
+	case SYM_FALSE:
+		return "false";
+	case SYM_UNKNOWN:
+		return "unknown";
+	case SYM_ERROR:
+		break;
+	}
+	return "error";
+}
+
+/* Return a newly malloc'ed string formatted from "fmt", or NULL. */
+char *
+sym__asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	s = malloc((size_t)n + 1);
+	if (!s)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Record error "code" with a message from "fmt"/"ap" and the location
+ * "where" (may be NULL) on "ctx"; return "code". */
+sym_error
+sym__verror(sym_ctx *ctx, sym_error code, const sym_loc *where,
+    const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+	va_list aq;
+	int n;
+
+	if (!ctx)
+		return code;
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n >= 0 && (msg = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	free(ctx->msg);
+	ctx->msg = msg;
+	ctx->err = code;
+	free(ctx->loc_file);
+	ctx->loc_file = NULL;
+	ctx->loc.file = NULL;
+	ctx->loc.line = 0;
+	ctx->loc.col = 0;
+	if (where) {
+		ctx->loc = *where;
+		if (where->file)
+			ctx->loc_file = strdup(where->file);
+		ctx->loc.file = ctx->loc_file;
+	}
+	return code;
+}
+
+/* printf-style front end of sym__verror. */
+sym_error
+sym__error(sym_ctx *ctx, sym_error code, const sym_loc *where,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sym__verror(ctx, code, where, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* Record an out-of-memory error on "ctx". */
+void
+sym__oom(sym_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	free(ctx->msg);
+	ctx->msg = NULL;
+	ctx->err = SYM_ENOMEM;
+}
+
+/* Return the code of the last error recorded on "ctx". */
+sym_error
+sym_ctx_last_error(const sym_ctx *ctx)
+{
+	return ctx ? ctx->err : SYM_EINVAL;
+}
+
+/* Return the message of the last error on "ctx" (never NULL). */
+const char *
+sym_ctx_last_message(const sym_ctx *ctx)
+{
+	if (!ctx)
+		return "no context";
+	if (ctx->msg)
+		return ctx->msg;
+	return sym_strerror(ctx->err);
+}
+
+/* Return the input location of the last error on "ctx"; its file is NULL
+ * and its line 0 when the error has no location. */
+sym_loc
+sym_ctx_last_location(const sym_ctx *ctx)
+{
+	sym_loc none = { NULL, 0, 0 };
+
+	return ctx ? ctx->loc : none;
+}
+
+/* Forget the last error recorded on "ctx". */
+void
+sym_ctx_clear_error(sym_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	free(ctx->msg);
+	ctx->msg = NULL;
+	free(ctx->loc_file);
+	ctx->loc_file = NULL;
+	ctx->loc.file = NULL;
+	ctx->loc.line = 0;
+	ctx->loc.col = 0;
+	ctx->err = SYM_OK;
+}

@@ -1,0 +1,13 @@
+/*
+ * The library's version at run time.
+ */
+#include <symshard/version.h>
+
+#include "core/ctx_private.h"
+
+/* Return the version string of the library, e.g. "0.1.0". */
+const char *
+sym_version(void)
+{
+	return SYM_VERSION_STRING;
+}

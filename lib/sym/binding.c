@@ -1,0 +1,261 @@
+/*
+ * Bindings: values for some of a context's symbols.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym/prove_private.h"
+
+struct sym_binding {
+	sym_ctx *ctx;
+	int64_t *val;		/* indexed by symbol id */
+	uint8_t *set;
+	size_t cap;
+	size_t n;		/* number of symbols with a value */
+};
+
+/* Return a new, empty binding of symbols of "ctx". */
+sym_binding *
+sym_binding_new(sym_ctx *ctx)
+{
+	sym_binding *b;
+
+	if (!ctx)
+		return NULL;
+	b = sym__alloc(ctx, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->ctx = ctx;
+	ctx->live[SYM__OBJ_BINDING]++;
+	return b;
+}
+
+/* Return a copy of "b". */
+sym_binding *
+sym_binding_dup(const sym_binding *b)
+{
+	sym_binding *c;
+
+	if (!b)
+		return NULL;
+	c = sym_binding_new(b->ctx);
+	if (!c || !b->cap)
+		return c;
+	c->val = malloc(b->cap * sizeof(*c->val));
+	c->set = malloc(b->cap);
+	if (!c->val || !c->set) {
+		sym__oom(b->ctx);
+		sym_binding_free(c);
+		return NULL;
+	}
+	memcpy(c->val, b->val, b->cap * sizeof(*c->val));
+	memcpy(c->set, b->set, b->cap);
+	c->cap = b->cap;
+	c->n = b->n;
+	return c;
+}
+
+/* Free the binding "b". */
+void
+sym_binding_free(sym_binding *b)
+{
+	if (!b)
+		return;
+	b->ctx->live[SYM__OBJ_BINDING]--;
+	free(b->val);
+	free(b->set);
+	free(b);
+}
+
+/* Give symbol "sym" the value "value" in "b"; return 0 or -1. The value is
+ * not checked against the declaration: see sym_binding_check. */
+int
+sym_binding_set(sym_binding *b, sym_symbol *sym, int64_t value)
+{
+	if (!b || !sym)
+		return -1;
+	if (sym->ctx != b->ctx) {
+		sym__error(b->ctx, SYM_EINVAL, NULL,
+		    "symbol %s belongs to another context", sym->name);
+		return -1;
+	}
+	if (sym->id >= b->cap) {
+		size_t cap = b->ctx->n_sym > sym->id ? b->ctx->n_sym :
+		    (size_t)sym->id + 1;
+		int64_t *v = sym__realloc_array(b->ctx, b->val, cap,
+		    sizeof(*v));
+		uint8_t *s;
+
+		if (!v)
+			return -1;
+		b->val = v;
+		s = sym__realloc_array(b->ctx, b->set, cap, 1);
+		if (!s)
+			return -1;
+		b->set = s;
+		memset(b->set + b->cap, 0, cap - b->cap);
+		b->cap = cap;
+	}
+	if (!b->set[sym->id])
+		b->n++;
+	b->set[sym->id] = 1;
+	b->val[sym->id] = value;
+	return 0;
+}
+
+/* Store the value of "sym" in "*value" and return 0, or return -1 when
+ * "b" has no value for it (no error recorded). */
+int
+sym_binding_get(const sym_binding *b, const sym_symbol *sym, int64_t *value)
+{
+	if (!b || !sym || sym->id >= b->cap || !b->set[sym->id])
+		return -1;
+	if (value)
+		*value = b->val[sym->id];
+	return 0;
+}
+
+/* Return the number of symbols with a value in "b". */
+size_t
+sym_binding_size(const sym_binding *b)
+{
+	return b ? b->n : 0;
+}
+
+/* Return the "i"-th symbol with a value in "b", in declaration order. */
+sym_symbol *
+sym_binding_symbol(const sym_binding *b, size_t i)
+{
+	if (!b)
+		return NULL;
+	for (size_t id = 0; id < b->cap; id++)
+		if (b->set[id] && i-- == 0)
+			return b->ctx->sym[id];
+	return NULL;
+}
+
+/* Return the value of the "i"-th symbol of "b" (0 if out of range). */
+int64_t
+sym_binding_value(const sym_binding *b, size_t i)
+{
+	sym_symbol *s = sym_binding_symbol(b, i);
+
+	return s ? b->val[s->id] : 0;
+}
+
+/* Return a malloc'ed "b = 8, s = 128" for "b", or NULL. */
+char *
+sym_binding_to_str(const sym_binding *b)
+{
+	size_t len = 1, pos = 0;
+	char *s;
+
+	if (!b)
+		return NULL;
+	for (size_t id = 0; id < b->cap; id++)
+		if (b->set[id])
+			len += strlen(b->ctx->sym[id]->name) + 28;
+	s = malloc(len);
+	if (!s) {
+		sym__oom(b->ctx);
+		return NULL;
+	}
+	s[0] = '\0';
+	for (size_t id = 0; id < b->cap; id++)
+		if (b->set[id])
+			pos += (size_t)snprintf(s + pos, len - pos, "%s%s = %lld",
+			    pos ? ", " : "", b->ctx->sym[id]->name,
+			    (long long)b->val[id]);
+	return s;
+}
+
+/* Parse "NAME=VALUE" assignments separated by commas or blanks from
+ * "text" into "b"; "where" locates the text for errors. Return 0 or -1
+ * (SYM_EPARSE, SYM_EDECL for an unknown symbol). */
+int
+sym_binding_parse(sym_binding *b, const char *text, const sym_loc *where)
+{
+	const char *p = text;
+	sym_loc at = { NULL, 1, 1 };
+
+	if (!b || !text)
+		return -1;
+	if (where)
+		at = *where;
+	while (*p) {
+		const char *name;
+		char buf[128], *end;
+		size_t len;
+		long long v;
+		sym_symbol *sym;
+		sym_loc here = at;
+
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		if (!*p)
+			break;
+		here.col = at.col + (int)(p - text);
+		name = p;
+		while (isalnum((unsigned char)*p) || *p == '_' || *p == '\'')
+			p++;
+		len = (size_t)(p - name);
+		if (len == 0 || len >= sizeof(buf) || *p != '=') {
+			sym__error(b->ctx, SYM_EPARSE, &here,
+			    "expected NAME=VALUE in binding '%s'", text);
+			return -1;
+		}
+		memcpy(buf, name, len);
+		buf[len] = '\0';
+		sym = sym_symbol_find(b->ctx, buf);
+		if (!sym) {
+			sym__error(b->ctx, SYM_EDECL, &here,
+			    "unknown symbol '%s' in binding", buf);
+			return -1;
+		}
+		p++;
+		errno = 0;
+		v = strtoll(p, &end, 10);
+		if (end == p || errno == ERANGE ||
+		    (*end && *end != ',' && *end != ' ' && *end != '\t')) {
+			here.col = at.col + (int)(p - text);
+			sym__error(b->ctx, SYM_EPARSE, &here,
+			    "invalid value for %s in binding: expected a "
+			    "64-bit integer", buf);
+			return -1;
+		}
+		p = end;
+		if (sym_binding_set(b, sym, (int64_t)v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Check every value of "b" against its symbol's declaration and every
+ * fact of the context whose symbols "b" binds. Return 0, or -1 with
+ * SYM_EDOMAIN and a message naming the violated constraint and where it
+ * was declared. */
+int
+sym_binding_check(const sym_binding *b)
+{
+	int r;
+
+	if (!b)
+		return -1;
+	for (size_t id = 0; id < b->cap; id++) {
+		char *why;
+
+		if (!b->set[id])
+			continue;
+		why = sym_symbol_explain(b->ctx->sym[id], b->val[id]);
+		if (why) {
+			sym__error(b->ctx, SYM_EDOMAIN,
+			    &b->ctx->sym[id]->origin->loc, "%s", why);
+			free(why);
+			return -1;
+		}
+	}
+	r = sym__binding_check(b->ctx, b);
+	return r;
+}

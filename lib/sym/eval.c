@@ -1,0 +1,121 @@
+/*
+ * Evaluation of expressions under a binding, in checked 64-bit arithmetic.
+ */
+#include <stdlib.h>
+
+#include "sym/expr_private.h"
+
+/* Record an evaluation error "code" about "e" on its context; return -1. */
+static int
+eval_error(const struct sym_expr *e, sym_error code, const char *what)
+{
+	sym__error(e->ctx, code, NULL, "%s", what);
+	return -1;
+}
+
+/* Return floor("a" / "b") for b > 0 without overflow. */
+static int64_t
+floordiv64(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	if (a % b != 0 && a < 0)
+		q--;
+	return q;
+}
+
+static int eval_node(const struct sym_expr *e, const sym_binding *b,
+    int64_t *v);
+
+/* Evaluate the atom "e" under "b" into "*v"; 0 or -1. */
+static int
+eval_atom(const struct sym_expr *e, const sym_binding *b, int64_t *v)
+{
+	int64_t x, y;
+
+	if (e->kind == SYM__VAR) {
+		if (sym_binding_get(b, e->u.var, v) < 0) {
+			sym__error(e->ctx, SYM_EUNBOUND, NULL,
+			    "symbol %s has no value", e->u.var->name);
+			return -1;
+		}
+		return 0;
+	}
+	if (eval_node(e->u.bin.a, b, &x) < 0 ||
+	    eval_node(e->u.bin.b, b, &y) < 0)
+		return -1;
+	switch (e->kind) {
+	case SYM__FDIV:
+	case SYM__MOD:
+		if (y <= 0) {
+			sym__error(e->ctx, SYM_EDIVZERO, NULL,
+			    "%s by %lld: the divisor must be positive",
+			    e->kind == SYM__FDIV ? "division" : "modulo",
+			    (long long)y);
+			return -1;
+		}
+		*v = floordiv64(x, y);
+		if (e->kind == SYM__MOD)
+			*v = x - *v * y;
+		return 0;
+	case SYM__MIN:
+		*v = x < y ? x : y;
+		return 0;
+	case SYM__MAX:
+		*v = x > y ? x : y;
+		return 0;
+	default:
+		break;
+	}
+	return eval_error(e, SYM_EINTERNAL, "unexpected node in evaluation");
+}
+
+/* Evaluate the polynomial or atom "e" under "b" into "*v"; 0 or -1. */
+static int
+eval_node(const struct sym_expr *e, const sym_binding *b, int64_t *v)
+{
+	int64_t s, t, x;
+
+	if (e->kind != SYM__POLY)
+		return eval_atom(e, b, v);
+	if (!sym__num_fits(&e->u.poly.c, &s))
+		return eval_error(e, SYM_EOVERFLOW,
+		    "constant does not fit 64 bits");
+	for (uint32_t i = 0; i < e->u.poly.n; i++) {
+		const struct sym__term *term = &e->u.poly.t[i];
+
+		if (!sym__num_fits(&term->coef, &t))
+			return eval_error(e, SYM_EOVERFLOW,
+			    "coefficient does not fit 64 bits");
+		for (uint32_t j = 0; j < term->n; j++) {
+			if (eval_atom(term->f[j].atom, b, &x) < 0)
+				return -1;
+			for (uint32_t k = 0; k < term->f[j].exp; k++)
+				if (__builtin_mul_overflow(t, x, &t))
+					return eval_error(e, SYM_EOVERFLOW,
+					    "64-bit overflow in evaluation");
+		}
+		if (__builtin_add_overflow(s, t, &s))
+			return eval_error(e, SYM_EOVERFLOW,
+			    "64-bit overflow in evaluation");
+	}
+	*v = s;
+	return 0;
+}
+
+/* Evaluate "e" with the values of "b" into "*value". Return 0, or -1 with
+ * SYM_EUNBOUND (a symbol without value), SYM_EOVERFLOW (a result or an
+ * intermediate value outside 64 bits) or SYM_EDIVZERO. */
+int
+sym_expr_eval(const sym_expr *e, const sym_binding *b, int64_t *value)
+{
+	int64_t v;
+
+	if (!e || !b)
+		return -1;
+	if (eval_node(e, b, &v) < 0)
+		return -1;
+	if (value)
+		*value = v;
+	return 0;
+}

@@ -1,0 +1,403 @@
+/*
+ * The public expression API: reference-counted wrappers around the
+ * canonical constructors, queries and substitution.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym/expr_private.h"
+
+/* Return a caller reference to the constant "value" of "ctx". */
+sym_expr *
+sym_expr_const(sym_ctx *ctx, int64_t value)
+{
+	return ctx ? sym__expr_give(sym__const(ctx, value)) : NULL;
+}
+
+/* Return a caller reference to the constant written in decimal in
+ * "decimal" (optional sign, any size), or NULL with SYM_EPARSE. */
+sym_expr *
+sym_expr_const_str(sym_ctx *ctx, const char *decimal)
+{
+	sym__num n = SYM__NUM_ZERO;
+	sym_expr *e;
+
+	if (!ctx || !decimal)
+		return NULL;
+	if (sym__num_from_str(&n, decimal) < 0) {
+		sym__error(ctx, SYM_EPARSE, NULL, "invalid integer '%s'",
+		    decimal);
+		return NULL;
+	}
+	e = sym__const_num(ctx, &n);
+	sym__num_clear(&n);
+	return sym__expr_give(e);
+}
+
+/* Return a caller reference to the expression of symbol "sym". */
+sym_expr *
+sym_expr_symbol(sym_symbol *sym)
+{
+	return sym ? sym__expr_give(sym__var(sym)) : NULL;
+}
+
+/* Return a new caller reference to "e". */
+sym_expr *
+sym_expr_copy(sym_expr *e)
+{
+	return sym__expr_give(sym__expr_ref(e));
+}
+
+/* Release the caller reference "e"; return NULL. */
+sym_expr *
+sym_expr_free(sym_expr *e)
+{
+	if (!e)
+		return NULL;
+	e->ctx->live[SYM__OBJ_EXPR]--;
+	sym__expr_unref(e);
+	return NULL;
+}
+
+typedef sym_expr *(*binop)(sym_expr *, sym_expr *);
+
+/* Apply the internal constructor "op" to "a" and "b", consuming both
+ * caller references and returning a new one. */
+static sym_expr *
+apply(sym_expr *a, sym_expr *b, binop op)
+{
+	sym_expr *r = NULL;
+
+	if (a && b)
+		r = op(a, b);
+	sym_expr_free(a);
+	sym_expr_free(b);
+	return sym__expr_give(r);
+}
+
+/* Return "a" + "b"; both are consumed. */
+sym_expr *
+sym_expr_add(sym_expr *a, sym_expr *b)
+{
+	return apply(a, b, sym__add);
+}
+
+/* Return "a" - "b"; both are consumed. */
+sym_expr *
+sym_expr_sub(sym_expr *a, sym_expr *b)
+{
+	return apply(a, b, sym__sub);
+}
+
+/* Return "a" * "b"; both are consumed. */
+sym_expr *
+sym_expr_mul(sym_expr *a, sym_expr *b)
+{
+	return apply(a, b, sym__mul);
+}
+
+/* Return -"a"; "a" is consumed. */
+sym_expr *
+sym_expr_neg(sym_expr *a)
+{
+	return sym_expr_mul_si(a, -1);
+}
+
+/* Return "a" floordiv "b" (floor of the quotient; "b" must be positive);
+ * both are consumed. A non-positive constant divisor is SYM_EDIVZERO. */
+sym_expr *
+sym_expr_floordiv(sym_expr *a, sym_expr *b)
+{
+	return apply(a, b, sym__fdiv);
+}
+
+/* Return ceiling("a" / "b") for a positive "b"; both are consumed. */
+static sym_expr *
+ceildiv(sym_expr *a, sym_expr *b)
+{
+	const sym__num *k;
+	sym_expr *t, *q, *r;
+
+	if (sym__expr_const_num(b, &k) && sym__num_sgn(k) > 0) {
+		sym__num k1 = SYM__NUM_ZERO, m1 = { -1, NULL };
+		sym_expr *c;
+
+		sym__num_add(&k1, k, &m1);
+		c = sym__const_num(a->ctx, &k1);
+		sym__num_clear(&k1);
+		t = sym__add(a, c);
+		sym__expr_unref(c);
+		r = sym__fdiv(t, b);
+		sym__expr_unref(t);
+		return r;
+	}
+	t = sym__scale_si(a, -1);
+	q = sym__fdiv(t, b);
+	r = sym__scale_si(q, -1);
+	sym__expr_unref(t);
+	sym__expr_unref(q);
+	return r;
+}
+
+/* Return ceiling("a" / "b") ("b" positive); both are consumed. */
+sym_expr *
+sym_expr_ceildiv(sym_expr *a, sym_expr *b)
+{
+	return apply(a, b, ceildiv);
+}
+
+/* Return "a" mod "b" (in [0, b) for a positive "b"); both are consumed. */
+sym_expr *
+sym_expr_mod(sym_expr *a, sym_expr *b)
+{
+	return apply(a, b, sym__mod);
+}
+
+/* Return min("a", "b"); both are consumed. */
+sym_expr *
+sym_expr_min(sym_expr *a, sym_expr *b)
+{
+	return apply(a, b, sym__min);
+}
+
+/* Return max("a", "b"); both are consumed. */
+sym_expr *
+sym_expr_max(sym_expr *a, sym_expr *b)
+{
+	return apply(a, b, sym__max);
+}
+
+/* Return "a" + "v"; "a" is consumed. */
+sym_expr *
+sym_expr_add_si(sym_expr *a, int64_t v)
+{
+	return a ? sym_expr_add(a, sym_expr_const(a->ctx, v)) : NULL;
+}
+
+/* Return "a" * "v"; "a" is consumed. */
+sym_expr *
+sym_expr_mul_si(sym_expr *a, int64_t v)
+{
+	return a ? sym_expr_mul(a, sym_expr_const(a->ctx, v)) : NULL;
+}
+
+/* Return "a" floordiv "v"; "a" is consumed. */
+sym_expr *
+sym_expr_floordiv_si(sym_expr *a, int64_t v)
+{
+	return a ? sym_expr_floordiv(a, sym_expr_const(a->ctx, v)) : NULL;
+}
+
+/* Return ceiling("a" / "v"); "a" is consumed. */
+sym_expr *
+sym_expr_ceildiv_si(sym_expr *a, int64_t v)
+{
+	return a ? sym_expr_ceildiv(a, sym_expr_const(a->ctx, v)) : NULL;
+}
+
+/* Return "a" mod "v"; "a" is consumed. */
+sym_expr *
+sym_expr_mod_si(sym_expr *a, int64_t v)
+{
+	return a ? sym_expr_mod(a, sym_expr_const(a->ctx, v)) : NULL;
+}
+
+/* Return the context of "e". */
+sym_ctx *
+sym_expr_get_ctx(const sym_expr *e)
+{
+	return e ? e->ctx : NULL;
+}
+
+/* Return 1 when "e" is an integer constant. */
+int
+sym_expr_is_const(const sym_expr *e)
+{
+	return sym__expr_const_num(e, NULL);
+}
+
+/* Store the value of the constant "e" in "*value" (may be NULL) and return
+ * 0; return -1 when "e" is not a constant or does not fit 64 bits. */
+int
+sym_expr_get_const(const sym_expr *e, int64_t *value)
+{
+	const sym__num *n;
+
+	if (!sym__expr_const_num(e, &n) || !sym__num_fits(n, value))
+		return -1;
+	return 0;
+}
+
+/* Return 1 when "e" is exactly one symbol. */
+int
+sym_expr_is_symbol(const sym_expr *e)
+{
+	struct sym_expr *a = sym__poly_single_atom(e);
+
+	return a && a->kind == SYM__VAR;
+}
+
+/* Return 1 when "e" is quasi-affine: a sum of constants times symbols,
+ * floordiv and mod by constants of quasi-affine expressions, and min and
+ * max of quasi-affine expressions. */
+int
+sym_expr_is_affine(const sym_expr *e)
+{
+	return e ? e->affine : 0;
+}
+
+/* Return 1 when "a" and "b" are the same expression (canonical forms are
+ * hash-consed, so this is pointer equality). */
+int
+sym_expr_is_equal(const sym_expr *a, const sym_expr *b)
+{
+	return a == b;
+}
+
+/* Return the structural hash of "e". */
+uint32_t
+sym_expr_hash(const sym_expr *e)
+{
+	return e ? e->hash : 0;
+}
+
+struct find_sym {
+	const sym_symbol *sym;
+};
+
+/* Atom visitor: return 1 when "atom" is the symbol sought by "user". */
+static int
+is_sym(struct sym_expr *atom, void *user)
+{
+	return atom->kind == SYM__VAR &&
+	    atom->u.var == ((struct find_sym *)user)->sym;
+}
+
+/* Return 1 when "e" involves the symbol "sym". */
+int
+sym_expr_involves(const sym_expr *e, const sym_symbol *sym)
+{
+	struct find_sym f = { sym };
+
+	if (!e || !sym)
+		return 0;
+	return sym__expr_foreach_atom((sym_expr *)e, is_sym, &f);
+}
+
+struct collect {
+	sym_symbol **out;
+	size_t cap, n;
+};
+
+/* Atom visitor: record a symbol in "user" once. */
+static int
+collect_sym(struct sym_expr *atom, void *user)
+{
+	struct collect *c = user;
+
+	if (atom->kind != SYM__VAR)
+		return 0;
+	for (size_t i = 0; i < c->n && i < c->cap; i++)
+		if (c->out[i] == atom->u.var)
+			return 0;
+	if (c->n < c->cap)
+		c->out[c->n] = atom->u.var;
+	c->n++;
+	return 0;
+}
+
+/* Store up to "cap" distinct symbols of "e" in "out", in order of first
+ * appearance, and return how many there are in all. */
+size_t
+sym_expr_symbols(const sym_expr *e, sym_symbol **out, size_t cap)
+{
+	struct collect c = { out, cap, 0 };
+
+	if (!e)
+		return 0;
+	sym__expr_foreach_atom((sym_expr *)e, collect_sym, &c);
+	return c.n;
+}
+
+/* Return the internal reference to "e" rebuilt with symbol "sym" replaced
+ * by "value" (all borrowed). */
+static sym_expr *
+subst(sym_expr *e, sym_symbol *sym, sym_expr *value);
+
+/* Return the internal reference to atom "a" rebuilt by subst. */
+static sym_expr *
+subst_atom(struct sym_expr *a, sym_symbol *sym, sym_expr *value)
+{
+	sym_expr *x, *y, *r = NULL;
+
+	if (a->kind == SYM__VAR)
+		return a->u.var == sym ? sym__expr_ref(value) :
+		    sym__atom_poly(a);
+	x = subst(a->u.bin.a, sym, value);
+	y = subst(a->u.bin.b, sym, value);
+	if (x && y) {
+		switch (a->kind) {
+		case SYM__FDIV:
+			r = sym__fdiv(x, y);
+			break;
+		case SYM__MOD:
+			r = sym__mod(x, y);
+			break;
+		case SYM__MIN:
+			r = sym__min(x, y);
+			break;
+		case SYM__MAX:
+			r = sym__max(x, y);
+			break;
+		default:
+			break;
+		}
+	}
+	sym__expr_unref(x);
+	sym__expr_unref(y);
+	return r;
+}
+
+static sym_expr *
+subst(sym_expr *e, sym_symbol *sym, sym_expr *value)
+{
+	sym_expr *sum = sym__const_num(e->ctx, &e->u.poly.c);
+
+	for (uint32_t i = 0; sum && i < e->u.poly.n; i++) {
+		const struct sym__term *t = &e->u.poly.t[i];
+		sym_expr *prod = sym__const_num(e->ctx, &t->coef), *next;
+
+		for (uint32_t j = 0; prod && j < t->n; j++) {
+			sym_expr *f = subst_atom(t->f[j].atom, sym, value);
+
+			for (uint32_t k = 0; f && prod && k < t->f[j].exp; k++) {
+				next = sym__mul(prod, f);
+				sym__expr_unref(prod);
+				prod = next;
+			}
+			if (!f) {
+				sym__expr_unref(prod);
+				prod = NULL;
+			}
+			sym__expr_unref(f);
+		}
+		next = prod ? sym__add(sum, prod) : NULL;
+		sym__expr_unref(prod);
+		sym__expr_unref(sum);
+		sum = next;
+	}
+	return sum;
+}
+
+/* Return "e" with every occurrence of "sym" replaced by "value" (kept),
+ * simplified; "e" is consumed. */
+sym_expr *
+sym_expr_substitute(sym_expr *e, sym_symbol *sym, sym_expr *value)
+{
+	sym_expr *r = NULL;
+
+	if (e && sym && value)
+		r = subst(e, sym, value);
+	sym_expr_free(e);
+	return sym__expr_give(r);
+}

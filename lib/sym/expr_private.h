@@ -1,0 +1,111 @@
+/*
+ * The canonical form of symbolic expressions.
+ *
+ * Every expression handed to callers is a POLY node: a constant plus a sum
+ * of terms, each a non-zero coefficient times a monomial, a product of
+ * atoms raised to positive powers. Atoms are symbols (VAR) and the nodes
+ * that could not be simplified away: FDIV and MOD (by a positive constant
+ * or by an expression), MIN and MAX. Terms are sorted by monomial, factors
+ * by atom, so equal canonical forms are the same node: every node is
+ * hash-consed in its context's table.
+ */
+#ifndef SYM_SYM_EXPR_PRIVATE_H
+#define SYM_SYM_EXPR_PRIVATE_H
+
+#include <symshard/expr.h>
+#include <symshard/symbol.h>
+
+#include "core/ctx_private.h"
+#include "core/num.h"
+#include "sym/absval.h"
+
+enum sym__kind {
+	SYM__VAR,
+	SYM__FDIV,
+	SYM__MOD,
+	SYM__MIN,
+	SYM__MAX,
+	SYM__POLY
+};
+
+struct sym__factor {
+	struct sym_expr *atom;
+	uint32_t exp;
+};
+
+struct sym__term {
+	sym__num coef;
+	uint32_t n;
+	struct sym__factor *f;
+};
+
+struct sym_expr {
+	sym_ctx *ctx;
+	struct sym_expr *next;	/* next node in the same hash bucket */
+	uint32_t hash;
+	uint32_t ref;
+	uint32_t id;		/* creation number, unique in the context */
+	uint8_t kind;
+	uint8_t affine;		/* quasi-affine: see sym_expr_is_affine */
+	uint16_t depth;
+	sym__av av;		/* abstract value from the declarations */
+	union {
+		struct {
+			sym__num c;
+			uint32_t n;
+			struct sym__term *t;
+		} poly;
+		sym_symbol *var;
+		struct {
+			struct sym_expr *a, *b;
+		} bin;
+	} u;
+};
+
+/* The body of a symbol. */
+struct sym_symbol {
+	sym_ctx *ctx;
+	char *name;
+	sym_symbol_info info;
+	int64_t least, greatest;	/* greatest = 0: unbounded */
+	uint32_t id;
+	unsigned instance;		/* 0 for the declared symbol */
+	unsigned n_instances;
+	sym_symbol *origin;
+	sym_loc loc;
+	char *loc_file;
+	struct sym_expr *expr;		/* the POLY node of the symbol */
+	sym__av av;
+};
+
+/* Internal references: not counted as held by callers. */
+struct sym_expr *sym__expr_ref(struct sym_expr *e);
+void sym__expr_unref(struct sym_expr *e);
+sym_expr *sym__expr_give(sym_expr *e);
+
+sym_expr *sym__const(sym_ctx *ctx, int64_t v);
+sym_expr *sym__const_num(sym_ctx *ctx, const sym__num *v);
+sym_expr *sym__var(sym_symbol *sym);
+sym_expr *sym__add(sym_expr *a, sym_expr *b);
+sym_expr *sym__sub(sym_expr *a, sym_expr *b);
+sym_expr *sym__mul(sym_expr *a, sym_expr *b);
+sym_expr *sym__scale(sym_expr *a, const sym__num *k);
+sym_expr *sym__scale_si(sym_expr *a, int64_t k);
+sym_expr *sym__add_si(sym_expr *a, int64_t k);
+sym_expr *sym__fdiv(sym_expr *a, sym_expr *b);
+sym_expr *sym__mod(sym_expr *a, sym_expr *b);
+sym_expr *sym__min(sym_expr *a, sym_expr *b);
+sym_expr *sym__max(sym_expr *a, sym_expr *b);
+sym_expr *sym__atom_poly(struct sym_expr *atom);
+int sym__expr_cmp(const struct sym_expr *a, const struct sym_expr *b);
+int sym__expr_const_num(const sym_expr *e, const sym__num **v);
+struct sym_expr *sym__poly_single_atom(const sym_expr *e);
+
+/* Visit every atom of "e" once (post-order, children first). */
+typedef int (*sym__atom_fn)(struct sym_expr *atom, void *user);
+int sym__expr_foreach_atom(sym_expr *e, sym__atom_fn fn, void *user);
+
+void sym__symbol_free_all(sym_ctx *ctx);
+char *sym__atom_to_str(const struct sym_expr *atom);
+
+#endif

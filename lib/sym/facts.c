@@ -1,0 +1,246 @@
+/*
+ * Facts and scopes: what every proof in a context may assume.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym/prove_private.h"
+
+/* Free the facts of "ctx" (the expressions belong to the node table, which
+ * is freed by its own hook). */
+static void
+facts_free(sym_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->n_fact; i++) {
+		free(ctx->fact[i].text);
+		free(ctx->fact[i].loc_file);
+	}
+	free(ctx->fact);
+	ctx->fact = NULL;
+	ctx->n_fact = ctx->cap_fact = 0;
+}
+
+/* Release fact "f" completely. */
+static void
+fact_clear(struct sym__fact *f)
+{
+	sym__expr_unref(f->e);
+	free(f->text);
+	free(f->loc_file);
+}
+
+/* Open a new scope in "ctx": facts assumed from now on are forgotten by
+ * the matching sym_ctx_pop. Return 0 or -1. */
+int
+sym_ctx_push(sym_ctx *ctx)
+{
+	if (!ctx)
+		return -1;
+	ctx->depth++;
+	return 0;
+}
+
+/* Close the innermost scope of "ctx", forgetting its facts. Return 0, or
+ * -1 with SYM_ESCOPE when no scope is open. */
+int
+sym_ctx_pop(sym_ctx *ctx)
+{
+	if (!ctx)
+		return -1;
+	if (ctx->depth == 0) {
+		sym__error(ctx, SYM_ESCOPE, NULL,
+		    "sym_ctx_pop without a matching sym_ctx_push");
+		return -1;
+	}
+	while (ctx->n_fact > 0 &&
+	    ctx->fact[ctx->n_fact - 1].depth == ctx->depth)
+		fact_clear(&ctx->fact[--ctx->n_fact]);
+	ctx->depth--;
+	ctx->facts_gen++;
+	return 0;
+}
+
+/* Return the number of scopes open in "ctx". */
+int
+sym_ctx_depth(const sym_ctx *ctx)
+{
+	return ctx ? ctx->depth : 0;
+}
+
+/* Append the fact "rel" about "e" (borrowed) with divisor "k" and source
+ * text "text" (taken) to "ctx", then check that the facts are still
+ * satisfiable. Return 0, or -1 (SYM_EUNSAT when the fact contradicts the
+ * others; it is then not kept). */
+static int
+add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k,
+    char *text, const sym_loc *where)
+{
+	struct sym__fact *f;
+	sym_answer sat;
+
+	if (!e || !text) {
+		free(text);
+		return -1;
+	}
+	if (ctx->n_fact == ctx->cap_fact) {
+		size_t cap = ctx->cap_fact ? 2 * ctx->cap_fact : 8;
+		struct sym__fact *p;
+
+		if (!ctx->fact && sym__ctx_add_hook(ctx, facts_free) < 0) {
+			free(text);
+			return -1;
+		}
+		p = sym__realloc_array(ctx, ctx->fact, cap, sizeof(*p));
+		if (!p) {
+			free(text);
+			return -1;
+		}
+		ctx->fact = p;
+		ctx->cap_fact = cap;
+	}
+	f = &ctx->fact[ctx->n_fact++];
+	memset(f, 0, sizeof(*f));
+	f->rel = rel;
+	f->e = sym__expr_ref(e);
+	f->k = k;
+	f->depth = ctx->depth;
+	f->text = text;
+	if (where) {
+		f->loc = *where;
+		f->loc_file = where->file ? strdup(where->file) : NULL;
+		f->loc.file = f->loc_file;
+	}
+	ctx->facts_gen++;
+	sat = sym_ctx_satisfiable(ctx, NULL);
+	if (sat == SYM_FALSE) {
+		sym__error(ctx, SYM_EUNSAT, where,
+		    "'%s' contradicts the declarations and the facts "
+		    "already assumed", text);
+		fact_clear(&ctx->fact[--ctx->n_fact]);
+		ctx->facts_gen++;
+		return -1;
+	}
+	if (sat == SYM_ERROR) {
+		fact_clear(&ctx->fact[--ctx->n_fact]);
+		ctx->facts_gen++;
+		return -1;
+	}
+	return 0;
+}
+
+/* Return the malloc'ed text "lhs op rhs" of a relation, or NULL. */
+static char *
+relation_text(const sym_expr *lhs, sym_cmp op, const sym_expr *rhs)
+{
+	char *a = sym_expr_to_str(lhs), *b = sym_expr_to_str(rhs), *s = NULL;
+
+	if (a && b)
+		s = sym__asprintf("%s %s %s", a, sym_cmp_name(op), b);
+	free(a);
+	free(b);
+	return s;
+}
+
+/* Assume "lhs" "op" "rhs" (both borrowed) for every proof in the current
+ * scope of "ctx"; "where" (may be NULL) says where it was declared.
+ * Return 0, or -1 (SYM_EUNSAT when it contradicts what is known). */
+int
+sym_ctx_assume(sym_ctx *ctx, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
+    const sym_loc *where)
+{
+	sym_expr *d = NULL, *e = NULL;
+	enum sym__rel rel = SYM__REL_GE;
+	int r;
+
+	if (!ctx || !lhs || !rhs)
+		return -1;
+	switch (op) {
+	case SYM_EQ:
+	case SYM_NE:
+		e = sym__sub(lhs, rhs);
+		rel = op == SYM_EQ ? SYM__REL_EQ : SYM__REL_NE;
+		break;
+	case SYM_LE:
+	case SYM_LT:
+		d = sym__sub(rhs, lhs);
+		e = sym__add_si(d, op == SYM_LT ? -1 : 0);
+		break;
+	case SYM_GE:
+	case SYM_GT:
+		d = sym__sub(lhs, rhs);
+		e = sym__add_si(d, op == SYM_GT ? -1 : 0);
+		break;
+	default:
+		sym__error(ctx, SYM_EINVAL, where, "invalid comparison %d",
+		    (int)op);
+		return -1;
+	}
+	r = add_fact(ctx, rel, e, 0, relation_text(lhs, op, rhs), where);
+	sym__expr_unref(d);
+	sym__expr_unref(e);
+	return r;
+}
+
+/* Assume that "k" >= 1 divides "e" (borrowed) in the current scope of
+ * "ctx". Return 0 or -1. */
+int
+sym_ctx_assume_divisible(sym_ctx *ctx, sym_expr *e, int64_t k,
+    const sym_loc *where)
+{
+	char *s, *text;
+
+	if (!ctx || !e)
+		return -1;
+	if (k < 1) {
+		sym__error(ctx, SYM_EINVAL, where,
+		    "divisibility by %lld: the divisor must be at least 1",
+		    (long long)k);
+		return -1;
+	}
+	s = sym_expr_to_str(e);
+	text = s ? sym__asprintf("%s mod %lld == 0", s, (long long)k) : NULL;
+	free(s);
+	return add_fact(ctx, SYM__REL_DIV, e, k, text, where);
+}
+
+/* Return the number of facts in scope in "ctx". */
+size_t
+sym_ctx_n_facts(const sym_ctx *ctx)
+{
+	return ctx ? ctx->n_fact : 0;
+}
+
+/* Return a malloc'ed text of fact "i" of "ctx", or NULL. */
+char *
+sym_ctx_fact_to_str(const sym_ctx *ctx, size_t i)
+{
+	if (!ctx || i >= ctx->n_fact)
+		return NULL;
+	return strdup(ctx->fact[i].text);
+}
+
+/* Decide whether some binding satisfies the declarations and every fact
+ * in scope of "ctx": SYM_TRUE (with a witness binding when "witness" is
+ * not NULL), SYM_FALSE, SYM_UNKNOWN or SYM_ERROR. */
+sym_answer
+sym_ctx_satisfiable(sym_ctx *ctx, sym_binding **witness)
+{
+	sym_answer a;
+
+	if (witness)
+		*witness = NULL;
+	if (!ctx)
+		return SYM_ERROR;
+	if (ctx->n_fact == 0) {
+		if (witness) {
+			*witness = sym_binding_new(ctx);
+			if (!*witness)
+				return SYM_ERROR;
+		}
+		return SYM_TRUE;
+	}
+	if (!ctx->opt_exact)
+		return SYM_UNKNOWN;
+	a = sym__isl_satisfiable(ctx, witness);
+	return a;
+}

@@ -1,0 +1,700 @@
+/*
+ * The prover's front end: tier 0 (abstract values and a small witness
+ * search), dispatch to the exact tier, witness checking, bounds and
+ * simplification under the context.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym/prove_private.h"
+
+/* The most symbols tier 0 enumerates when it looks for a witness, and the
+ * most candidate bindings it evaluates. */
+#define T0_MAX_SYMS 3
+#define T0_MAX_EVALS 64
+
+/* Return the text of "op": "==", "!=", "<=", "<", ">=", ">". */
+const char *
+sym_cmp_name(sym_cmp op)
+{
+	static const char *name[] = { "==", "!=", "<=", "<", ">=", ">" };
+
+	return (unsigned)op < 6 ? name[op] : "?";
+}
+
+/* Return which tier settled the last query of "ctx". */
+sym_tier
+sym_prove_last_tier(const sym_ctx *ctx)
+{
+	return ctx ? ctx->last_tier : SYM_TIER_NONE;
+}
+
+/* qsort comparison of symbols by declaration order. */
+static int
+sym_qcmp(const void *a, const void *b)
+{
+	const sym_symbol *x = *(sym_symbol *const *)a;
+	const sym_symbol *y = *(sym_symbol *const *)b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Add the symbols of "e" to the sorted, duplicate-free array "*syms" of
+ * "*n" entries and capacity "*cap". Return 0 or -1. */
+int
+sym__collect_symbols(sym_ctx *ctx, sym_expr *e, sym_symbol ***syms,
+    size_t *n, size_t *cap)
+{
+	size_t k = sym_expr_symbols(e, NULL, 0), w;
+
+	if (*n + k > *cap) {
+		size_t nc = 2 * (*n + k) + 4;
+		sym_symbol **p = sym__realloc_array(ctx, *syms, nc,
+		    sizeof(*p));
+
+		if (!p)
+			return -1;
+		*syms = p;
+		*cap = nc;
+	}
+	sym_expr_symbols(e, *syms + *n, k);
+	*n += k;
+	qsort(*syms, *n, sizeof(**syms), sym_qcmp);
+	w = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (w == 0 || (*syms)[i] != (*syms)[w - 1])
+			(*syms)[w++] = (*syms)[i];
+	*n = w;
+	return 0;
+}
+
+/* Return 1 when "v" satisfies relation "rel" (with divisor "k"). */
+static int
+rel_holds(enum sym__rel rel, int64_t v, int64_t k)
+{
+	switch (rel) {
+	case SYM__REL_EQ:
+		return v == 0;
+	case SYM__REL_GE:
+		return v >= 0;
+	case SYM__REL_NE:
+		return v != 0;
+	case SYM__REL_DIV:
+		return v % k == 0;
+	}
+	return 0;
+}
+
+/* 1 when "claim" holds at "b", 0 when not, -1 on evaluation error. */
+int
+sym__claim_holds(sym_ctx *ctx, const struct sym__claim *claim,
+    const sym_binding *b)
+{
+	int64_t v;
+
+	(void)ctx;
+	if (sym_expr_eval(claim->e, b, &v) < 0)
+		return -1;
+	return rel_holds(claim->rel, v, claim->k);
+}
+
+/* Check "b" against the declarations of the symbols it binds and against
+ * every fact of "ctx" whose symbols it binds. A fact with some but not
+ * all of its symbols bound counts as violated (the binding cannot show it
+ * holds). Return 1 when admissible, 0 when not (recording why when
+ * "record" is set), -1 on error. */
+static int
+check_binding(sym_ctx *ctx, const sym_binding *b, int record)
+{
+	size_t nb = sym_binding_size(b);
+
+	for (size_t i = 0; i < nb; i++) {
+		sym_symbol *s = sym_binding_symbol(b, i);
+
+		if (!sym_symbol_admits(s, sym_binding_value(b, i))) {
+			if (record) {
+				char *why = sym_symbol_explain(s,
+				    sym_binding_value(b, i));
+
+				sym__error(ctx, SYM_EDOMAIN, &s->origin->loc,
+				    "%s", why ? why : "value not admissible");
+				free(why);
+			}
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < ctx->n_fact; i++) {
+		struct sym__fact *f = &ctx->fact[i];
+		sym_symbol *fs[16], **all = fs;
+		size_t n = sym_expr_symbols(f->e, fs, 16), bound = 0;
+		int64_t v;
+
+		if (n > 16) {
+			all = malloc(n * sizeof(*all));
+			if (!all) {
+				sym__oom(ctx);
+				return -1;
+			}
+			sym_expr_symbols(f->e, all, n);
+		}
+		for (size_t j = 0; j < n; j++)
+			bound += sym_binding_get(b, all[j], NULL) == 0;
+		if (bound == 0) {
+			if (all != fs)
+				free(all);
+			continue;
+		}
+		if (bound < n) {
+			if (record)
+				for (size_t j = 0; j < n; j++)
+					if (sym_binding_get(b, all[j],
+					    NULL) < 0) {
+						sym__error(ctx, SYM_EUNBOUND,
+						    &f->loc, "'%s' needs a "
+						    "value for %s", f->text,
+						    all[j]->name);
+						break;
+					}
+			if (all != fs)
+				free(all);
+			return 0;
+		}
+		if (all != fs)
+			free(all);
+		if (sym_expr_eval(f->e, b, &v) < 0)
+			return -1;
+		if (!rel_holds(f->rel, v, f->k)) {
+			if (record) {
+				char *bs = sym_binding_to_str(b);
+
+				sym__error(ctx, SYM_EDOMAIN, &f->loc,
+				    "%s violates '%s'", bs ? bs : "binding",
+				    f->text);
+				free(bs);
+			}
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* 1 when "b" is admissible in "ctx" (see check_binding), 0, or -1. */
+int
+sym__binding_admissible(sym_ctx *ctx, const sym_binding *b)
+{
+	return check_binding(ctx, b, 0);
+}
+
+/* Check "b" as sym_binding_check does; 0 or -1 with the reason. */
+int
+sym__binding_check(sym_ctx *ctx, const sym_binding *b)
+{
+	int r = check_binding(ctx, b, 1);
+
+	return r == 1 ? 0 : -1;
+}
+
+/* Return 1 when some fact in scope of "ctx" names one of the "n" symbols
+ * of "syms". */
+static int
+facts_touch(sym_ctx *ctx, sym_symbol **syms, size_t n)
+{
+	for (size_t i = 0; i < ctx->n_fact; i++)
+		for (size_t j = 0; j < n; j++)
+			if (sym_expr_involves(ctx->fact[i].e, syms[j]))
+				return 1;
+	return 0;
+}
+
+/* Tier 0's verdict on "claim" from the abstract value of its expression:
+ * 1 holds for every admissible binding, 0 fails for every one, -1 not
+ * decided. */
+static int
+av_verdict(const struct sym__claim *claim)
+{
+	sym__av a = claim->e->av;
+	int64_t g;
+
+	if (a.empty)
+		return -1;
+	switch (claim->rel) {
+	case SYM__REL_EQ:
+	case SYM__REL_NE:
+		if (sym__av_is_const(a, &g) && g == 0)
+			return claim->rel == SYM__REL_EQ;
+		if (!sym__av_contains(a, 0) && !(a.lo_inf && a.hi_inf &&
+		    a.m == 1))
+			return claim->rel == SYM__REL_NE;
+		return -1;
+	case SYM__REL_GE:
+		if (!a.lo_inf && a.lo >= 0)
+			return 1;
+		if (!a.hi_inf && a.hi < 0)
+			return 0;
+		return -1;
+	case SYM__REL_DIV:
+		if (sym__av_divisible(a, claim->k))
+			return 1;
+		if (a.m == 0)
+			return 0;
+		g = sym__gcd64(a.m, claim->k);
+		if (a.r % g != 0)
+			return 0;
+		return -1;
+	}
+	return -1;
+}
+
+/* Return the "i"-th candidate value of "s" for the witness search, or 0
+ * when there is none (all admissible values are positive). */
+static int64_t
+candidate(const sym_symbol *s, int i)
+{
+	int64_t d = s->info.divisor, v;
+
+	if (i == 3)
+		return s->greatest;
+	if (__builtin_mul_overflow(d, (int64_t)i, &v) ||
+	    __builtin_add_overflow(v, s->least, &v))
+		return 0;
+	if (s->greatest && v > s->greatest)
+		return 0;
+	return v;
+}
+
+/* Look for a binding of the "n" symbols "syms" (no fact names them) at
+ * which "claim" fails, among a few small admissible values. Return 1 with
+ * "*witness" set, 0 when none was found, -1 on error. */
+static int
+t0_search(sym_ctx *ctx, const struct sym__claim *claim, sym_symbol **syms,
+    size_t n, sym_binding **witness)
+{
+	int idx[T0_MAX_SYMS] = { 0 }, evals = 0, found = 0;
+	sym_binding *b = sym_binding_new(ctx);
+
+	if (!b)
+		return -1;
+	for (;;) {
+		size_t j;
+		int ok = 1;
+
+		for (j = 0; j < n; j++) {
+			int64_t v = candidate(syms[j], idx[j]);
+
+			if (!v)
+				ok = 0;
+			sym_binding_set(b, syms[j], v);
+		}
+		if (ok) {
+			int h = sym__claim_holds(ctx, claim, b);
+
+			evals++;
+			if (h == 0) {
+				found = 1;
+				break;
+			}
+			if (h < 0)
+				sym_ctx_clear_error(ctx);
+		}
+		if (evals >= T0_MAX_EVALS)
+			break;
+		for (j = n; j-- > 0;) {
+			if (++idx[j] < 4)
+				break;
+			idx[j] = 0;
+		}
+		if (j == (size_t)-1)
+			break;
+	}
+	if (found && witness)
+		*witness = b;
+	else
+		sym_binding_free(b);
+	return found;
+}
+
+/* Answer "claim" with tier 0 alone: SYM_TRUE, SYM_FALSE with a witness,
+ * or SYM_UNKNOWN; SYM_ERROR on error. */
+static sym_answer
+tier0(sym_ctx *ctx, const struct sym__claim *claim, sym_binding **witness)
+{
+	sym_symbol *fs[T0_MAX_SYMS];
+	size_t n;
+	int v = av_verdict(claim), r;
+	sym_binding *w = NULL;
+
+	if (v == 1)
+		return SYM_TRUE;
+	n = sym_expr_symbols(claim->e, fs, T0_MAX_SYMS);
+	if (n > T0_MAX_SYMS || facts_touch(ctx, fs, n))
+		return SYM_UNKNOWN;
+	r = t0_search(ctx, claim, fs, n, &w);
+	if (r < 0)
+		return SYM_ERROR;
+	if (r == 0)
+		return SYM_UNKNOWN;
+	if (witness)
+		*witness = w;
+	else
+		sym_binding_free(w);
+	return SYM_FALSE;
+}
+
+/* Answer "claim" in "ctx" with the tiers enabled by its options. */
+static sym_answer
+prove(sym_ctx *ctx, const struct sym__claim *claim, sym_binding **witness)
+{
+	sym_answer a = SYM_UNKNOWN;
+
+	if (witness)
+		*witness = NULL;
+	ctx->last_tier = SYM_TIER_NONE;
+	if (!claim->e)
+		return SYM_ERROR;
+	if (ctx->opt_fast) {
+		a = tier0(ctx, claim, witness);
+		if (a != SYM_UNKNOWN) {
+			ctx->last_tier = SYM_TIER_FAST;
+			return a;
+		}
+	}
+	if (ctx->opt_exact) {
+		a = sym__isl_prove(ctx, claim, witness);
+		if (a == SYM_TRUE || a == SYM_FALSE)
+			ctx->last_tier = SYM_TIER_EXACT;
+	}
+	return a;
+}
+
+/* Decide whether "k" >= 1 divides "e" for every admissible binding of
+ * "ctx". On SYM_FALSE, "*witness" (if "witness" is not NULL) is a binding
+ * at which it does not. */
+sym_answer
+sym_prove_divisible(sym_ctx *ctx, sym_expr *e, int64_t k,
+    sym_binding **witness)
+{
+	struct sym__claim c = { SYM__REL_DIV, e, k };
+
+	if (witness)
+		*witness = NULL;
+	if (!ctx || !e)
+		return SYM_ERROR;
+	if (k < 1) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "divisibility by %lld: the divisor must be at least 1",
+		    (long long)k);
+		return SYM_ERROR;
+	}
+	return prove(ctx, &c, witness);
+}
+
+/* Decide whether "lhs" "op" "rhs" holds for every admissible binding of
+ * "ctx"; on SYM_FALSE "*witness" is a binding at which it does not. */
+sym_answer
+sym_prove_cmp(sym_ctx *ctx, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
+    sym_binding **witness)
+{
+	struct sym__claim c = { SYM__REL_GE, NULL, 0 };
+	sym_expr *d = NULL;
+	sym_answer a;
+
+	if (witness)
+		*witness = NULL;
+	if (!ctx || !lhs || !rhs)
+		return SYM_ERROR;
+	switch (op) {
+	case SYM_EQ:
+	case SYM_NE:
+		c.e = sym__sub(lhs, rhs);
+		c.rel = op == SYM_EQ ? SYM__REL_EQ : SYM__REL_NE;
+		break;
+	case SYM_LE:
+	case SYM_LT:
+		d = sym__sub(rhs, lhs);
+		c.e = sym__add_si(d, op == SYM_LT ? -1 : 0);
+		break;
+	case SYM_GE:
+	case SYM_GT:
+		d = sym__sub(lhs, rhs);
+		c.e = sym__add_si(d, op == SYM_GT ? -1 : 0);
+		break;
+	default:
+		sym__error(ctx, SYM_EINVAL, NULL, "invalid comparison %d",
+		    (int)op);
+		return SYM_ERROR;
+	}
+	a = prove(ctx, &c, witness);
+	sym__expr_unref(d);
+	sym__expr_unref(c.e);
+	return a;
+}
+
+/* Return 1 when "e" is a sum of constants times symbols only. */
+static int
+is_linear(const sym_expr *e)
+{
+	for (uint32_t i = 0; i < e->u.poly.n; i++) {
+		const struct sym__term *t = &e->u.poly.t[i];
+
+		if (t->n != 1 || t->f[0].exp != 1 ||
+		    t->f[0].atom->kind != SYM__VAR)
+			return 0;
+	}
+	return 1;
+}
+
+/* Return 1 when tier 0 can show that "e" (linear, no facts on its symbols)
+ * is unbounded above ("up") or below. */
+static int
+t0_unbounded(const sym_expr *e, int up)
+{
+	if (!is_linear(e))
+		return 0;
+	for (uint32_t i = 0; i < e->u.poly.n; i++) {
+		const struct sym__term *t = &e->u.poly.t[i];
+		int pos = sym__num_sgn(&t->coef) > 0;
+
+		if (t->f[0].atom->u.var->greatest == 0 && pos == up)
+			return 1;
+	}
+	return 0;
+}
+
+/* Return 1 when some corner binding of the "n" symbols "syms" (least or
+ * greatest values) makes "e" equal to "target". */
+static int
+t0_attained(sym_ctx *ctx, sym_expr *e, sym_symbol **syms, size_t n,
+    int64_t target)
+{
+	sym_binding *b = sym_binding_new(ctx);
+	int found = 0;
+
+	if (!b)
+		return 0;
+	for (unsigned mask = 0; mask < (1u << n) && !found; mask++) {
+		int64_t v;
+		int ok = 1;
+
+		for (size_t j = 0; j < n; j++) {
+			int hi = (mask >> j) & 1;
+
+			if (hi && !syms[j]->greatest)
+				ok = 0;
+			sym_binding_set(b, syms[j], hi ? syms[j]->greatest :
+			    syms[j]->least);
+		}
+		if (!ok)
+			continue;
+		if (sym_expr_eval(e, b, &v) < 0)
+			sym_ctx_clear_error(ctx);
+		else if (v == target)
+			found = 1;
+	}
+	sym_binding_free(b);
+	return found;
+}
+
+/* Compute with tier 0 one bound of "e" ("up" for the maximum): return 1
+ * with "*value" (NULL = unbounded) when exact, 0 when undecided. */
+static int
+t0_bound(sym_ctx *ctx, sym_expr *e, int up, sym_expr **value)
+{
+	sym_symbol *fs[T0_MAX_SYMS];
+	size_t n = sym_expr_symbols(e, fs, T0_MAX_SYMS);
+	sym__av a = e->av;
+
+	*value = NULL;
+	if (a.empty || n > T0_MAX_SYMS || facts_touch(ctx, fs, n))
+		return 0;
+	if (up ? a.hi_inf : a.lo_inf)
+		return t0_unbounded(e, up);
+	if (!t0_attained(ctx, e, fs, n, up ? a.hi : a.lo))
+		return 0;
+	*value = sym__const(ctx, up ? a.hi : a.lo);
+	return *value != NULL;
+}
+
+/* Compute the least ("*min") and greatest ("*max") values of "e" over the
+ * admissible bindings of "ctx". Either pointer may be NULL. A NULL result
+ * means unbounded on that side. Return SYM_TRUE when the requested bounds
+ * are exact, SYM_UNKNOWN when some is only a sound bound (or none was
+ * found), SYM_ERROR on error. */
+sym_answer
+sym_prove_bounds(sym_ctx *ctx, sym_expr *e, sym_expr **min, sym_expr **max)
+{
+	sym_answer res = SYM_TRUE;
+	sym_expr **out[2] = { min, max };
+
+	if (min)
+		*min = NULL;
+	if (max)
+		*max = NULL;
+	if (!ctx || !e)
+		return SYM_ERROR;
+	ctx->last_tier = SYM_TIER_FAST;
+	for (int up = 0; up < 2; up++) {
+		sym_expr *v = NULL;
+		sym_answer a = SYM_UNKNOWN;
+
+		if (!out[up])
+			continue;
+		if (ctx->opt_fast && t0_bound(ctx, e, up, &v)) {
+			a = SYM_TRUE;
+		} else if (ctx->opt_exact) {
+			a = sym__isl_bound(ctx, e, up, &v);
+			ctx->last_tier = SYM_TIER_EXACT;
+		}
+		if (a == SYM_ERROR) {
+			sym__expr_unref(v);
+			if (min)
+				*min = sym_expr_free(*min);
+			return SYM_ERROR;
+		}
+		if (a != SYM_TRUE)
+			res = SYM_UNKNOWN;
+		if (a == SYM_UNKNOWN && !v && ctx->opt_fast) {
+			sym__av av = e->av;
+
+			if (!av.empty && !(up ? av.hi_inf : av.lo_inf))
+				v = sym__const(ctx, up ? av.hi : av.lo);
+		}
+		*out[up] = sym__expr_give(v);
+	}
+	return res;
+}
+
+/* Return the simplification of the atom "a" whose operands are already
+ * simplified, as an internal reference. */
+static sym_expr *
+simplify_atom(sym_ctx *ctx, sym_expr *atom_poly)
+{
+	struct sym_expr *a = sym__poly_single_atom(atom_poly);
+	sym_expr *lo = NULL, *hi = NULL;
+	sym_answer r;
+
+	if (!a)
+		return sym__expr_ref(atom_poly);
+	if (a->kind == SYM__MIN || a->kind == SYM__MAX) {
+		r = sym_prove_cmp(ctx, a->u.bin.a, SYM_LE, a->u.bin.b, NULL);
+		if (r == SYM_TRUE)
+			return sym__expr_ref(a->kind == SYM__MIN ?
+			    a->u.bin.a : a->u.bin.b);
+		r = sym_prove_cmp(ctx, a->u.bin.b, SYM_LE, a->u.bin.a, NULL);
+		if (r == SYM_TRUE)
+			return sym__expr_ref(a->kind == SYM__MIN ?
+			    a->u.bin.b : a->u.bin.a);
+		return sym__expr_ref(atom_poly);
+	}
+	if (a->kind == SYM__VAR && a->u.var->greatest != a->u.var->least &&
+	    !facts_touch(ctx, &a->u.var, 1))
+		return sym__expr_ref(atom_poly);
+	r = sym_prove_bounds(ctx, atom_poly, &lo, &hi);
+	if (r == SYM_TRUE && lo && lo == hi) {
+		sym_expr *c = sym__expr_ref(lo);
+
+		sym_expr_free(lo);
+		sym_expr_free(hi);
+		return c;
+	}
+	sym_expr_free(lo);
+	sym_expr_free(hi);
+	if (r == SYM_ERROR)
+		sym_ctx_clear_error(ctx);
+	return sym__expr_ref(atom_poly);
+}
+
+static sym_expr *simplify_poly(sym_ctx *ctx, sym_expr *e);
+
+/* Return the simplified rebuild of atom "a" as an internal reference. */
+static sym_expr *
+simplify_rebuild_atom(sym_ctx *ctx, struct sym_expr *a)
+{
+	sym_expr *x, *y, *r = NULL, *s;
+
+	if (a->kind == SYM__VAR) {
+		r = sym__atom_poly(a);
+	} else {
+		x = simplify_poly(ctx, a->u.bin.a);
+		y = simplify_poly(ctx, a->u.bin.b);
+		if (x && y) {
+			if (a->kind == SYM__FDIV)
+				r = sym__fdiv(x, y);
+			else if (a->kind == SYM__MOD)
+				r = sym__mod(x, y);
+			else if (a->kind == SYM__MIN)
+				r = sym__min(x, y);
+			else
+				r = sym__max(x, y);
+		}
+		sym__expr_unref(x);
+		sym__expr_unref(y);
+	}
+	if (!r)
+		return NULL;
+	s = simplify_atom(ctx, r);
+	sym__expr_unref(r);
+	return s;
+}
+
+/* Return the simplified rebuild of the polynomial "e" (internal ref). */
+static sym_expr *
+simplify_poly(sym_ctx *ctx, sym_expr *e)
+{
+	sym_expr *sum = sym__const_num(ctx, &e->u.poly.c);
+
+	for (uint32_t i = 0; sum && i < e->u.poly.n; i++) {
+		const struct sym__term *t = &e->u.poly.t[i];
+		sym_expr *prod = sym__const_num(ctx, &t->coef), *next;
+
+		for (uint32_t j = 0; prod && j < t->n; j++) {
+			sym_expr *f = simplify_rebuild_atom(ctx,
+			    t->f[j].atom);
+
+			for (uint32_t k = 0; f && prod && k < t->f[j].exp; k++) {
+				next = sym__mul(prod, f);
+				sym__expr_unref(prod);
+				prod = next;
+			}
+			if (!f) {
+				sym__expr_unref(prod);
+				prod = NULL;
+			}
+			sym__expr_unref(f);
+		}
+		next = prod ? sym__add(sum, prod) : NULL;
+		sym__expr_unref(prod);
+		sym__expr_unref(sum);
+		sum = next;
+	}
+	return sum;
+}
+
+/* Return "e" simplified under the facts in scope of "ctx": constant when
+ * its bounds meet, min/max, floordiv and mod resolved where the prover
+ * decides them. "e" is consumed. */
+sym_expr *
+sym_simplify(sym_ctx *ctx, sym_expr *e)
+{
+	sym_expr *lo = NULL, *hi = NULL, *r;
+	sym_tier tier;
+
+	if (!ctx || !e) {
+		sym_expr_free(e);
+		return NULL;
+	}
+	if (sym_expr_is_const(e))
+		return e;
+	if (sym_prove_bounds(ctx, e, &lo, &hi) == SYM_TRUE && lo &&
+	    lo == hi) {
+		sym_expr_free(hi);
+		sym_expr_free(e);
+		return lo;
+	}
+	tier = ctx->last_tier;
+	sym_expr_free(lo);
+	sym_expr_free(hi);
+	r = simplify_poly(ctx, e);
+	ctx->last_tier = tier;
+	sym_expr_free(e);
+	return sym__expr_give(r);
+}
