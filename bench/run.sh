@@ -1,10 +1,49 @@
 #!/bin/sh
 # make bench: runs the benchmarks from the build directory and prints their
-# machine-readable results.
-# Environment (set by make bench): PYTHON3, the python3 that has sympy, or
-# empty.
+# machine-readable results, one JSON object a line (lines starting with #
+# are comments).
+#
+# The prover benchmark (bench/bench_prove) times a fixed query mix on each
+# tier; bench/sympy_mix.py answers the same mix (bench_prove --mix) with
+# SymPy in the same run, and the "ratio_sympy" line compares the two.
+#
+# Environment (set by make bench):
+#   PYTHON3      the python3 that has sympy; empty: skip the comparison;
+#                unset: /usr/bin/python3 (Debian's, with python3-sympy)
+#   BENCH_PROVE  the benchmark program (default ./bench/bench_prove)
+#   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
 
 set -e
 
+srcdir=$(cd "$(dirname "$0")" && pwd)
+bench_prove=${BENCH_PROVE:-./bench/bench_prove}
+python3=${PYTHON3-/usr/bin/python3}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/symshard-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
 echo "# symshard benchmarks"
-./bench/bench_prove
+echo "# prover: tier 0, exact tier, both (bench/bench_prove)"
+# bench_prove exits with status 1 on any wrong answer or bad witness.
+"$bench_prove" >"$tmp/prove.json" || {
+	cat "$tmp/prove.json"
+	echo "# bench_prove failed" >&2
+	exit 1
+}
+cat "$tmp/prove.json"
+
+if test -z "$python3" || ! test -x "$(command -v "$python3" || true)"; then
+	echo "# sympy: no python3 found: skipping the comparison with SymPy"
+	exit 0
+fi
+if ! "$python3" -c 'import sympy' >/dev/null 2>&1; then
+	echo "# sympy: $python3 has no sympy (install python3-sympy):" \
+	    "skipping the comparison with SymPy"
+	exit 0
+fi
+
+echo "# the same mix answered by SymPy ($python3, bench/sympy_mix.py)"
+"$bench_prove" --mix >"$tmp/mix.json"
+"$python3" "$srcdir/sympy_mix.py" --min-time "${SYMPY_MIN_TIME:-1}" \
+    --symshard "$tmp/prove.json" "$tmp/mix.json"

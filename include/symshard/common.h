@@ -25,21 +25,21 @@ extern "C" {
 /* Error codes left on a context by a failing call. */
 typedef enum sym_error {
 	SYM_OK = 0,
-	SYM_ENOMEM,	/* out of memory */
-	SYM_EINVAL,	/* invalid argument */
-	SYM_EPARSE,	/* syntax error in input text */
-	SYM_EDECL,	/* invalid declaration */
-	SYM_EOVERFLOW,	/* 64-bit overflow during evaluation */
-	SYM_EDIVZERO,	/* division or modulo by zero or a negative number */
-	SYM_EUNBOUND,	/* symbol without a value in a binding */
-	SYM_EDOMAIN,	/* value outside a symbol's admissible set */
-	SYM_EUNSAT,	/* facts contradict each other */
-	SYM_ESCOPE,	/* scope misuse (pop without push, ...) */
-	SYM_EINTERNAL,	/* internal error (a bug: please report it) */
-	SYM_EISL,	/* error reported by the integer set library */
-	SYM_ESHAPE,	/* shape or operator rule violated */
-	SYM_ELAYOUT,	/* invalid mesh, layout or strategy */
-	SYM_EIO		/* input/output error */
+	SYM_ENOMEM,    /* out of memory */
+	SYM_EINVAL,    /* invalid argument */
+	SYM_EPARSE,    /* syntax error in input text */
+	SYM_EDECL,     /* invalid declaration */
+	SYM_EOVERFLOW, /* 64-bit overflow during evaluation */
+	SYM_EDIVZERO,  /* division or modulo by zero or a negative number */
+	SYM_EUNBOUND,  /* symbol without a value in a binding */
+	SYM_EDOMAIN,   /* value outside a symbol's admissible set */
+	SYM_EUNSAT,    /* facts contradict each other */
+	SYM_ESCOPE,    /* scope misuse (pop without push, ...) */
+	SYM_EINTERNAL, /* internal error (a bug: please report it) */
+	SYM_EISL,      /* error reported by the integer set library */
+	SYM_ESHAPE,    /* shape or operator rule violated */
+	SYM_ELAYOUT,   /* invalid mesh, layout or strategy */
+	SYM_EIO        /* input/output error */
 } sym_error;
 
 /* Three-valued answer of a query; SYM_ERROR when the call failed. */

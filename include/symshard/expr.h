@@ -36,16 +36,13 @@ SYM_EXPORT SYM_GIVE sym_expr *sym_expr_min(SYM_TAKE sym_expr *a,
 SYM_EXPORT SYM_GIVE sym_expr *sym_expr_max(SYM_TAKE sym_expr *a,
     SYM_TAKE sym_expr *b);
 
-SYM_EXPORT SYM_GIVE sym_expr *sym_expr_add_si(SYM_TAKE sym_expr *a,
-    int64_t v);
-SYM_EXPORT SYM_GIVE sym_expr *sym_expr_mul_si(SYM_TAKE sym_expr *a,
-    int64_t v);
+SYM_EXPORT SYM_GIVE sym_expr *sym_expr_add_si(SYM_TAKE sym_expr *a, int64_t v);
+SYM_EXPORT SYM_GIVE sym_expr *sym_expr_mul_si(SYM_TAKE sym_expr *a, int64_t v);
 SYM_EXPORT SYM_GIVE sym_expr *sym_expr_floordiv_si(SYM_TAKE sym_expr *a,
     int64_t v);
 SYM_EXPORT SYM_GIVE sym_expr *sym_expr_ceildiv_si(SYM_TAKE sym_expr *a,
     int64_t v);
-SYM_EXPORT SYM_GIVE sym_expr *sym_expr_mod_si(SYM_TAKE sym_expr *a,
-    int64_t v);
+SYM_EXPORT SYM_GIVE sym_expr *sym_expr_mod_si(SYM_TAKE sym_expr *a, int64_t v);
 
 SYM_EXPORT SYM_GIVE sym_expr *sym_expr_substitute(SYM_TAKE sym_expr *e,
     SYM_KEEP sym_symbol *sym, SYM_KEEP sym_expr *value);
@@ -56,8 +53,7 @@ SYM_EXPORT char *sym_expr_to_str(SYM_KEEP const sym_expr *e);
 
 SYM_EXPORT sym_ctx *sym_expr_get_ctx(SYM_KEEP const sym_expr *e);
 SYM_EXPORT int sym_expr_is_const(SYM_KEEP const sym_expr *e);
-SYM_EXPORT int sym_expr_get_const(SYM_KEEP const sym_expr *e,
-    int64_t *value);
+SYM_EXPORT int sym_expr_get_const(SYM_KEEP const sym_expr *e, int64_t *value);
 SYM_EXPORT int sym_expr_is_symbol(SYM_KEEP const sym_expr *e);
 SYM_EXPORT int sym_expr_is_affine(SYM_KEEP const sym_expr *e);
 SYM_EXPORT int sym_expr_is_equal(SYM_KEEP const sym_expr *a,
@@ -65,8 +61,8 @@ SYM_EXPORT int sym_expr_is_equal(SYM_KEEP const sym_expr *a,
 SYM_EXPORT uint32_t sym_expr_hash(SYM_KEEP const sym_expr *e);
 SYM_EXPORT int sym_expr_involves(SYM_KEEP const sym_expr *e,
     SYM_KEEP const sym_symbol *sym);
-SYM_EXPORT size_t sym_expr_symbols(SYM_KEEP const sym_expr *e,
-    sym_symbol **out, size_t cap);
+SYM_EXPORT size_t sym_expr_symbols(SYM_KEEP const sym_expr *e, sym_symbol **out,
+    size_t cap);
 
 SYM_EXPORT int sym_expr_eval(SYM_KEEP const sym_expr *e,
     SYM_KEEP const sym_binding *b, int64_t *value);

@@ -30,6 +30,7 @@ sym_ctx_new(void)
 	ctx->opt_exact = 1;
 	ctx->opt_fast = 1;
 	ctx->last_tier = SYM_TIER_NONE;
+	ctx->owned.prev = ctx->owned.next = &ctx->owned;
 	return ctx;
 }
 
@@ -40,6 +41,12 @@ sym_ctx_free(sym_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	while (ctx->owned.next != &ctx->owned) {
+		struct sym__link *l = ctx->owned.next;
+
+		sym__ctx_disown(l);
+		l->destroy(l);
+	}
 	for (int i = ctx->n_hook - 1; i >= 0; i--)
 		ctx->hook[i](ctx);
 	free(ctx->msg);
@@ -61,6 +68,28 @@ sym__ctx_add_hook(sym_ctx *ctx, void (*fn)(sym_ctx *ctx))
 	}
 	ctx->hook[ctx->n_hook++] = fn;
 	return 0;
+}
+
+/* Record "link" of a caller-held object in "ctx", to be released with
+ * "destroy" if it is still there when "ctx" is freed. */
+void
+sym__ctx_own(sym_ctx *ctx, struct sym__link *link,
+    void (*destroy)(struct sym__link *link))
+{
+	link->destroy = destroy;
+	link->next = ctx->owned.next;
+	link->prev = &ctx->owned;
+	ctx->owned.next->prev = link;
+	ctx->owned.next = link;
+}
+
+/* Remove "link" from the list of its context's caller-held objects. */
+void
+sym__ctx_disown(struct sym__link *link)
+{
+	link->prev->next = link->next;
+	link->next->prev = link->prev;
+	link->prev = link->next = link;
 }
 
 /* Set option "opt" of "ctx" to "value"; return 0, or -1 when the option or

@@ -26,10 +26,17 @@ enum sym__obj {
 
 #define SYM__N_HOOK 8
 
+/* A link in the list of caller-held objects a context frees at the end
+ * if the caller did not (bindings, graphs, plans, ...). */
+struct sym__link {
+	struct sym__link *prev, *next;
+	void (*destroy)(struct sym__link *link);
+};
+
 /* The table of hash-consed expression nodes. */
 struct sym__table {
 	struct sym_expr **bucket;
-	size_t n_bucket;	/* a power of two */
+	size_t n_bucket; /* a power of two */
 	size_t n;
 };
 
@@ -50,6 +57,9 @@ struct sym_ctx {
 	/* Objects handed to callers and not yet released, per kind. */
 	long live[SYM__N_OBJ];
 
+	/* Caller-held objects not yet freed (a circular list). */
+	struct sym__link owned;
+
 	/* Clean-up functions registered by the layers above core. */
 	void (*hook[SYM__N_HOOK])(sym_ctx *ctx);
 	int n_hook;
@@ -60,7 +70,7 @@ struct sym_ctx {
 	struct sym__fact *fact;
 	size_t n_fact, cap_fact;
 	int depth;
-	uint64_t facts_gen;	/* changes whenever the facts change */
+	uint64_t facts_gen; /* changes whenever the facts change */
 
 	struct sym__prover *prover;
 	sym_tier last_tier;
@@ -74,9 +84,11 @@ void sym__oom(sym_ctx *ctx);
 char *sym__strdup(sym_ctx *ctx, const char *s);
 void *sym__alloc(sym_ctx *ctx, size_t size);
 void *sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size);
-char *sym__asprintf(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
+char *sym__asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int sym__ctx_add_hook(sym_ctx *ctx, void (*fn)(sym_ctx *ctx));
+void sym__ctx_own(sym_ctx *ctx, struct sym__link *link,
+    void (*destroy)(struct sym__link *link));
+void sym__ctx_disown(struct sym__link *link);
 
 #endif

@@ -90,8 +90,8 @@ sym__asprintf(const char *fmt, ...)
 /* Record error "code" with a message from "fmt"/"ap" and the location
  * "where" (may be NULL) on "ctx"; return "code". */
 sym_error
-sym__verror(sym_ctx *ctx, sym_error code, const sym_loc *where,
-    const char *fmt, va_list ap)
+sym__verror(sym_ctx *ctx, sym_error code, const sym_loc *where, const char *fmt,
+    va_list ap)
 {
 	char *msg = NULL;
 	va_list aq;
@@ -123,8 +123,8 @@ sym__verror(sym_ctx *ctx, sym_error code, const sym_loc *where,
 
 /* printf-style front end of sym__verror. */
 sym_error
-sym__error(sym_ctx *ctx, sym_error code, const sym_loc *where,
-    const char *fmt, ...)
+sym__error(sym_ctx *ctx, sym_error code, const sym_loc *where, const char *fmt,
+    ...)
 {
 	va_list ap;
 

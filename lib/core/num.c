@@ -146,8 +146,8 @@ sym__num_add(sym__num *r, const sym__num *a, const sym__num *b)
 {
 	int64_t v;
 
-	if (!a->big && !b->big && !__builtin_add_overflow(a->small, b->small,
-	    &v)) {
+	if (!a->big && !b->big &&
+	    !__builtin_add_overflow(a->small, b->small, &v)) {
 		sym__num_set_si(r, v);
 		return;
 	}
@@ -160,8 +160,8 @@ sym__num_sub(sym__num *r, const sym__num *a, const sym__num *b)
 {
 	int64_t v;
 
-	if (!a->big && !b->big && !__builtin_sub_overflow(a->small, b->small,
-	    &v)) {
+	if (!a->big && !b->big &&
+	    !__builtin_sub_overflow(a->small, b->small, &v)) {
 		sym__num_set_si(r, v);
 		return;
 	}
@@ -174,8 +174,8 @@ sym__num_mul(sym__num *r, const sym__num *a, const sym__num *b)
 {
 	int64_t v;
 
-	if (!a->big && !b->big && !__builtin_mul_overflow(a->small, b->small,
-	    &v)) {
+	if (!a->big && !b->big &&
+	    !__builtin_mul_overflow(a->small, b->small, &v)) {
 		sym__num_set_si(r, v);
 		return;
 	}
@@ -288,8 +288,7 @@ sym__num_hash(const sym__num *a)
 	}
 	h = 0xcbf29ce484222325ULL ^ (uint64_t)mpz_sgn(a->big);
 	for (size_t i = 0; i < mpz_size(a->big); i++)
-		h = (h ^ mpz_getlimbn(a->big, (mp_size_t)i)) *
-		    0x100000001b3ULL;
+		h = (h ^ mpz_getlimbn(a->big, (mp_size_t)i)) * 0x100000001b3ULL;
 	return (uint32_t)(h ^ (h >> 32));
 }
 

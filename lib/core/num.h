@@ -11,10 +11,13 @@
 
 typedef struct sym__num {
 	int64_t small;
-	mpz_ptr big;	/* NULL when the value is "small" */
+	mpz_ptr big; /* NULL when the value is "small" */
 } sym__num;
 
-#define SYM__NUM_ZERO { 0, NULL }
+#define SYM__NUM_ZERO   \
+	{               \
+		0, NULL \
+	}
 
 void sym__num_set_si(sym__num *r, int64_t v);
 void sym__num_set(sym__num *r, const sym__num *a);

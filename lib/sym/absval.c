@@ -106,8 +106,8 @@ ext_hi(const sym__av *a)
 static i128
 ext_mul(i128 a, i128 b)
 {
-	int inf = a == EXT_INF || a == -EXT_INF || b == EXT_INF ||
-	    b == -EXT_INF;
+	int inf =
+	    a == EXT_INF || a == -EXT_INF || b == EXT_INF || b == -EXT_INF;
 
 	if (a == 0 || b == 0)
 		return 0;
@@ -297,8 +297,7 @@ sym__av_mul(sym__av a, sym__av b)
 	}
 	set_lo(&s, lo);
 	set_hi(&s, hi);
-	m = gcd128(gcd128((i128)a.m * b.m, (i128)a.m * b.r),
-	    (i128)b.m * a.r);
+	m = gcd128(gcd128((i128)a.m * b.m, (i128)a.m * b.r), (i128)b.m * a.r);
 	set_class(&s, m, (i128)a.r * b.r);
 	return sym__av_reduce(s);
 }
@@ -375,8 +374,7 @@ av_mod_const(sym__av a, int64_t k)
 		return sym__av_const((int64_t)fmod128(a.r, k));
 	if (a.m % k == 0)
 		return sym__av_const((int64_t)fmod128(a.r, k));
-	if (!a.lo_inf && !a.hi_inf &&
-	    fdiv128(a.lo, k) == fdiv128(a.hi, k)) {
+	if (!a.lo_inf && !a.hi_inf && fdiv128(a.lo, k) == fdiv128(a.hi, k)) {
 		i128 q = fdiv128(a.lo, k) * k;
 
 		set_lo(&s, a.lo - q);
@@ -415,8 +413,7 @@ sym__av_mod(sym__av a, sym__av b)
 		s.hi_inf = 0;
 		s.hi = b.hi - 1;
 	}
-	if (!a.lo_inf && a.lo >= 0 && !a.hi_inf &&
-	    (s.hi_inf || a.hi < s.hi)) {
+	if (!a.lo_inf && a.lo >= 0 && !a.hi_inf && (s.hi_inf || a.hi < s.hi)) {
 		s.hi_inf = 0;
 		s.hi = a.hi;
 	}
@@ -493,8 +490,8 @@ sym__av_meet(sym__av a, sym__av b)
 		return sym__av_reduce(s);
 	}
 	/* x = r1 + m1 * t with (m1 / g) * t = (r2 - r1) / g (mod m2 / g). */
-	x = r1 + m1 * fmod128((r2 - r1) / g * inverse128(m1 / g, m2 / g),
-	    m2 / g);
+	x = r1 +
+	    m1 * fmod128((r2 - r1) / g * inverse128(m1 / g, m2 / g), m2 / g);
 	set_class(&s, l, x);
 	return sym__av_reduce(s);
 }

@@ -9,17 +9,17 @@
 
 typedef struct sym__av {
 	int64_t lo, hi;
-	uint8_t lo_inf;	/* lo is -infinity */
-	uint8_t hi_inf;	/* hi is +infinity */
-	uint8_t empty;	/* no value at all */
-	int64_t m;	/* 0: the single value r; else x = r (mod m) */
-	int64_t r;	/* 0 <= r < m when m > 0 */
+	uint8_t lo_inf; /* lo is -infinity */
+	uint8_t hi_inf; /* hi is +infinity */
+	uint8_t empty;  /* no value at all */
+	int64_t m;      /* 0: the single value r; else x = r (mod m) */
+	int64_t r;      /* 0 <= r < m when m > 0 */
 } sym__av;
 
 sym__av sym__av_top(void);
 sym__av sym__av_const(int64_t v);
-sym__av sym__av_make(int lo_inf, int64_t lo, int hi_inf, int64_t hi,
-    int64_t m, int64_t r);
+sym__av sym__av_make(int lo_inf, int64_t lo, int hi_inf, int64_t hi, int64_t m,
+    int64_t r);
 sym__av sym__av_reduce(sym__av a);
 sym__av sym__av_add(sym__av a, sym__av b);
 sym__av sym__av_neg(sym__av a);

@@ -9,12 +9,25 @@
 #include "sym/prove_private.h"
 
 struct sym_binding {
+	struct sym__link link; /* first: see binding_destroy */
 	sym_ctx *ctx;
-	int64_t *val;		/* indexed by symbol id */
+	int64_t *val; /* indexed by symbol id */
 	uint8_t *set;
 	size_t cap;
-	size_t n;		/* number of symbols with a value */
+	size_t n; /* number of symbols with a value */
 };
+
+/* Free the binding whose link is "link" (at sym_ctx_free). */
+static void
+binding_destroy(struct sym__link *link)
+{
+	sym_binding *b = (sym_binding *)link;
+
+	b->ctx->live[SYM__OBJ_BINDING]--;
+	free(b->val);
+	free(b->set);
+	free(b);
+}
 
 /* Return a new, empty binding of symbols of "ctx". */
 sym_binding *
@@ -29,6 +42,7 @@ sym_binding_new(sym_ctx *ctx)
 		return NULL;
 	b->ctx = ctx;
 	ctx->live[SYM__OBJ_BINDING]++;
+	sym__ctx_own(ctx, &b->link, binding_destroy);
 	return b;
 }
 
@@ -63,10 +77,8 @@ sym_binding_free(sym_binding *b)
 {
 	if (!b)
 		return;
-	b->ctx->live[SYM__OBJ_BINDING]--;
-	free(b->val);
-	free(b->set);
-	free(b);
+	sym__ctx_disown(&b->link);
+	binding_destroy(&b->link);
 }
 
 /* Give symbol "sym" the value "value" in "b"; return 0 or -1. The value is
@@ -82,10 +94,10 @@ sym_binding_set(sym_binding *b, sym_symbol *sym, int64_t value)
 		return -1;
 	}
 	if (sym->id >= b->cap) {
-		size_t cap = b->ctx->n_sym > sym->id ? b->ctx->n_sym :
-		    (size_t)sym->id + 1;
-		int64_t *v = sym__realloc_array(b->ctx, b->val, cap,
-		    sizeof(*v));
+		size_t cap = b->ctx->n_sym > sym->id ? b->ctx->n_sym
+		                                     : (size_t)sym->id + 1;
+		int64_t *v =
+		    sym__realloc_array(b->ctx, b->val, cap, sizeof(*v));
 		uint8_t *s;
 
 		if (!v)
@@ -165,28 +177,36 @@ sym_binding_to_str(const sym_binding *b)
 	s[0] = '\0';
 	for (size_t id = 0; id < b->cap; id++)
 		if (b->set[id])
-			pos += (size_t)snprintf(s + pos, len - pos, "%s%s = %lld",
-			    pos ? ", " : "", b->ctx->sym[id]->name,
-			    (long long)b->val[id]);
+			pos += (size_t)snprintf(s + pos, len - pos,
+			    "%s%s = %lld", pos ? ", " : "",
+			    b->ctx->sym[id]->name, (long long)b->val[id]);
 	return s;
 }
 
-/* Parse "NAME=VALUE" assignments separated by commas or blanks from
- * "text" into "b"; "where" locates the text for errors. Return 0 or -1
- * (SYM_EPARSE, SYM_EDECL for an unknown symbol). */
-int
-sym_binding_parse(sym_binding *b, const char *text, const sym_loc *where)
+/* Return the number of characters of the name at "p". */
+static size_t
+name_length(const char *p)
+{
+	size_t n = 0;
+
+	if (!isalpha((unsigned char)*p) && *p != '_')
+		return 0;
+	while (isalnum((unsigned char)p[n]) || p[n] == '_')
+		n++;
+	while (p[n] == '\'')
+		n++;
+	return n;
+}
+
+/* Parse the assignments of "text" into "b" (see sym_binding_parse). */
+static int
+parse_into(sym_binding *b, const char *text, sym_loc at)
 {
 	const char *p = text;
-	sym_loc at = { NULL, 1, 1 };
 
-	if (!b || !text)
-		return -1;
-	if (where)
-		at = *where;
 	while (*p) {
 		const char *name;
-		char buf[128], *end;
+		char *end, *buf;
 		size_t len;
 		long long v;
 		sym_symbol *sym;
@@ -198,37 +218,79 @@ sym_binding_parse(sym_binding *b, const char *text, const sym_loc *where)
 			break;
 		here.col = at.col + (int)(p - text);
 		name = p;
-		while (isalnum((unsigned char)*p) || *p == '_' || *p == '\'')
+		len = name_length(p);
+		p += len;
+		while (*p == ' ' || *p == '\t')
 			p++;
-		len = (size_t)(p - name);
-		if (len == 0 || len >= sizeof(buf) || *p != '=') {
+		if (len == 0 || *p != '=') {
 			sym__error(b->ctx, SYM_EPARSE, &here,
 			    "expected NAME=VALUE in binding '%s'", text);
 			return -1;
 		}
+		buf = sym__alloc(b->ctx, len + 1);
+		if (!buf)
+			return -1;
 		memcpy(buf, name, len);
-		buf[len] = '\0';
 		sym = sym_symbol_find(b->ctx, buf);
 		if (!sym) {
 			sym__error(b->ctx, SYM_EDECL, &here,
 			    "unknown symbol '%s' in binding", buf);
+			free(buf);
 			return -1;
 		}
 		p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
 		errno = 0;
 		v = strtoll(p, &end, 10);
 		if (end == p || errno == ERANGE ||
+		    !isdigit((unsigned char)end[-1]) ||
 		    (*end && *end != ',' && *end != ' ' && *end != '\t')) {
 			here.col = at.col + (int)(p - text);
 			sym__error(b->ctx, SYM_EPARSE, &here,
 			    "invalid value for %s in binding: expected a "
-			    "64-bit integer", buf);
+			    "64-bit integer",
+			    buf);
+			free(buf);
 			return -1;
 		}
+		free(buf);
 		p = end;
 		if (sym_binding_set(b, sym, (int64_t)v) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* Parse "NAME=VALUE" assignments separated by commas or blanks from
+ * "text" into "b" (blanks around '=' allowed, so the text of
+ * sym_binding_to_str reads back); "where" locates the text for errors.
+ * Return 0, or -1 (SYM_EPARSE, SYM_EDECL for an unknown symbol) with "b"
+ * unchanged. */
+int
+sym_binding_parse(sym_binding *b, const char *text, const sym_loc *where)
+{
+	sym_loc at = { NULL, 1, 1 };
+	sym_binding *tmp;
+
+	if (!b || !text)
+		return -1;
+	if (where)
+		at = *where;
+	tmp = sym_binding_dup(b);
+	if (!tmp)
+		return -1;
+	if (parse_into(tmp, text, at) < 0) {
+		sym_binding_free(tmp);
+		return -1;
+	}
+	for (size_t id = 0; id < tmp->cap; id++)
+		if (tmp->set[id] &&
+		    sym_binding_set(b, b->ctx->sym[id], tmp->val[id]) < 0) {
+			sym_binding_free(tmp);
+			return -1;
+		}
+	sym_binding_free(tmp);
 	return 0;
 }
 

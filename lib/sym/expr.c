@@ -247,8 +247,8 @@ node_new(sym_ctx *ctx, enum sym__kind kind, uint32_t hash)
 
 /* Return the hash of an atom of "kind" over "var" or "a" and "b". */
 static uint32_t
-atom_hash(enum sym__kind kind, const sym_symbol *var,
-    const struct sym_expr *a, const struct sym_expr *b)
+atom_hash(enum sym__kind kind, const sym_symbol *var, const struct sym_expr *a,
+    const struct sym_expr *b)
 {
 	uint32_t h = mix(0x51ed27u, (uint32_t)kind);
 
@@ -281,18 +281,19 @@ atom_av(const struct sym_expr *e)
 /* Return an internal reference to the atom of "kind" over "var" or over
  * "a" and "b" (borrowed), creating it if needed. */
 static struct sym_expr *
-atom_get(sym_ctx *ctx, enum sym__kind kind, sym_symbol *var,
-    struct sym_expr *a, struct sym_expr *b)
+atom_get(sym_ctx *ctx, enum sym__kind kind, sym_symbol *var, struct sym_expr *a,
+    struct sym_expr *b)
 {
 	uint32_t h = atom_hash(kind, var, a, b);
 	struct sym_expr *e;
 
 	if (ctx->table.n_bucket)
 		for (e = ctx->table.bucket[h & (ctx->table.n_bucket - 1)]; e;
-		    e = e->next)
+		     e = e->next)
 			if (e->hash == h && e->kind == kind &&
-			    (kind == SYM__VAR ? e->u.var == var :
-			    e->u.bin.a == a && e->u.bin.b == b))
+			    (kind == SYM__VAR
+			            ? e->u.var == var
+			            : e->u.bin.a == a && e->u.bin.b == b))
 				return sym__expr_ref(e);
 	e = node_new(ctx, kind, h);
 	if (!e)
@@ -328,7 +329,7 @@ atom_find(sym_ctx *ctx, enum sym__kind kind, struct sym_expr *a,
 	if (!ctx->table.n_bucket)
 		return NULL;
 	for (e = ctx->table.bucket[h & (ctx->table.n_bucket - 1)]; e;
-	    e = e->next)
+	     e = e->next)
 		if (e->hash == h && e->kind == kind && e->u.bin.a == a &&
 		    e->u.bin.b == b)
 			return e;
@@ -375,8 +376,8 @@ pb_push(struct pb *pb, const sym__num *coef, uint32_t n,
 	}
 	if (pb->n == pb->cap) {
 		size_t cap = pb->cap ? 2 * pb->cap : 8;
-		struct sym__term *nt = sym__realloc_array(pb->ctx, pb->t, cap,
-		    sizeof(*nt));
+		struct sym__term *nt =
+		    sym__realloc_array(pb->ctx, pb->t, cap, sizeof(*nt));
 
 		if (!nt) {
 			pb->err = 1;
@@ -514,40 +515,102 @@ pb_rewrite(struct pb *pb, size_t skip1, size_t skip2, const sym_expr *p,
 	return pb_finish(&nb);
 }
 
-/* Apply the exact-division rule to "pb": k' * (x floordiv k) with k | k'
- * and x = r (mod k) fixed by the declarations is (k'/k) * (x - r).
- * Return the rewritten polynomial, or NULL (and "pb" untouched) when the
- * rule does not apply. */
+/* Return the residue r in [0, k) with "x" = r (mod k) for every
+ * admissible binding, or -1 when the declarations do not fix it. */
+static int64_t
+fixed_residue(const struct sym_expr *x, int64_t k)
+{
+	if (x->av.empty || (x->av.m != 0 && x->av.m % k != 0))
+		return -1;
+	return ((x->av.r % k) + k) % k;
+}
+
+/* Return the polynomial "coef" times the monomial of term "t" with factor
+ * "skip" lowered by one power, times "x" (internal reference). */
+static sym_expr *
+term_times(sym_ctx *ctx, const sym__num *coef, const struct sym__term *t,
+    uint32_t skip, sym_expr *x)
+{
+	struct pb nb;
+	struct sym__factor *f = malloc((t->n + 1) * sizeof(*f));
+	uint32_t n = 0;
+	sym_expr *m, *r;
+
+	if (!f) {
+		sym__oom(ctx);
+		return NULL;
+	}
+	for (uint32_t j = 0; j < t->n; j++) {
+		f[n] = t->f[j];
+		if (j == skip && --f[n].exp == 0)
+			continue;
+		n++;
+	}
+	pb_init(&nb, ctx);
+	pb_push(&nb, coef, n, f);
+	free(f);
+	m = pb_finish(&nb);
+	r = sym__mul(m, x);
+	sym__expr_unref(m);
+	return r;
+}
+
+/* Apply the exact-division rule to "pb": a term c * (x floordiv k) * M
+ * with k | c and x = r (mod k) fixed by the declarations is
+ * (c/k) * (x - r) * M. Return the rewritten polynomial, or NULL (and "pb"
+ * untouched) when the rule does not apply. */
 static sym_expr *
 rule_exact_division(struct pb *pb, int *applied)
 {
 	for (size_t i = 0; i < pb->n; i++) {
-		struct sym_expr *a = term_atom(&pb->t[i]), *x, *xr;
-		const sym__num *k;
-		sym__num q = SYM__NUM_ZERO;
-		int64_t kk;
-		sym_expr *res;
+		const struct sym__term *t = &pb->t[i];
 
-		if (!a || a->kind != SYM__FDIV || !(k = atom_const_divisor(a)))
-			continue;
-		if (!sym__num_fits(k, &kk) || !sym__num_divisible(
-		    &pb->t[i].coef, k))
-			continue;
-		x = a->u.bin.a;
-		if (x->av.empty || (x->av.m != 0 && x->av.m % kk != 0))
-			continue;
-		xr = sym__add_si(x, -(x->av.m ? x->av.r % kk :
-		    ((x->av.r % kk) + kk) % kk));
-		if (!xr)
-			return NULL;
-		sym__num_divexact(&q, &pb->t[i].coef, k);
-		*applied = 1;
-		res = pb_rewrite(pb, i, i, xr, &q);
-		sym__num_clear(&q);
-		sym__expr_unref(xr);
-		return res;
+		for (uint32_t j = 0; j < t->n; j++) {
+			struct sym_expr *a = t->f[j].atom;
+			const sym__num *k;
+			sym__num q = SYM__NUM_ZERO, one = { 1, NULL };
+			int64_t kk, r;
+			sym_expr *xr, *rep, *res;
+
+			if (a->kind != SYM__FDIV ||
+			    !(k = atom_const_divisor(a)) ||
+			    !sym__num_fits(k, &kk) ||
+			    !sym__num_divisible(&t->coef, k))
+				continue;
+			r = fixed_residue(a->u.bin.a, kk);
+			if (r < 0)
+				continue;
+			*applied = 1;
+			xr = sym__add_si(a->u.bin.a, -r);
+			sym__num_divexact(&q, &t->coef, k);
+			rep = xr ? term_times(pb->ctx, &q, t, j, xr) : NULL;
+			sym__num_clear(&q);
+			sym__expr_unref(xr);
+			if (!rep) {
+				pb_clear(pb);
+				return NULL;
+			}
+			res = pb_rewrite(pb, i, i, rep, &one);
+			sym__expr_unref(rep);
+			return res;
+		}
 	}
 	return NULL;
+}
+
+/* Return 1 when every coefficient and the constant of "r" lie in
+ * [0, "k"). */
+static int
+reduced_mod(const sym_expr *r, const sym__num *k)
+{
+	if (sym__num_sgn(&r->u.poly.c) < 0 ||
+	    sym__num_cmp(&r->u.poly.c, k) >= 0)
+		return 0;
+	for (uint32_t i = 0; i < r->u.poly.n; i++)
+		if (sym__num_sgn(&r->u.poly.t[i].coef) < 0 ||
+		    sym__num_cmp(&r->u.poly.t[i].coef, k) >= 0)
+			return 0;
+	return 1;
 }
 
 /* Apply Euclid's identity to "pb": c * (x mod k) + c*k * (x floordiv k)
@@ -746,7 +809,7 @@ pb_intern(struct pb *pb)
 
 	if (ctx->table.n_bucket)
 		for (e = ctx->table.bucket[h & (ctx->table.n_bucket - 1)]; e;
-		    e = e->next)
+		     e = e->next)
 			if (e->hash == h && pb_equal(pb, e)) {
 				pb_clear(pb);
 				return sym__expr_ref(e);
@@ -1013,12 +1076,12 @@ sym__mul(sym_expr *a, sym_expr *b)
 	ca.coef = a->u.poly.c;
 	cb.coef = b->u.poly.c;
 	for (uint32_t i = 0; i <= a->u.poly.n; i++) {
-		const struct sym__term *s = i < a->u.poly.n ? &a->u.poly.t[i] :
-		    &ca;
+		const struct sym__term *s =
+		    i < a->u.poly.n ? &a->u.poly.t[i] : &ca;
 
 		for (uint32_t j = 0; j <= b->u.poly.n; j++) {
-			const struct sym__term *t = j < b->u.poly.n ?
-			    &b->u.poly.t[j] : &cb;
+			const struct sym__term *t =
+			    j < b->u.poly.n ? &b->u.poly.t[j] : &cb;
 			struct sym__factor *f;
 			uint32_t n;
 
@@ -1133,6 +1196,12 @@ fdiv_const(sym_expr *a, const sym__num *k)
 		res = sym__expr_ref(qe);
 		goto done;
 	}
+	if (!reduced_mod(re, k)) {
+		/* a rewriting rule moved a coefficient out of [0, k) */
+		inner = fdiv_const(re, k);
+		res = inner ? sym__add(qe, inner) : NULL;
+		goto done;
+	}
 	coef_gcd(&g, re, k);
 	if (sym__num_cmp_si(&g, 1) > 0) {
 		sym__num k2 = SYM__NUM_ZERO;
@@ -1199,8 +1268,8 @@ fdiv_const(sym_expr *a, const sym__num *k)
 	}
 	{
 		sym_expr *ke = sym__const_num(ctx, k);
-		struct sym_expr *at = ke ? atom_get(ctx, SYM__FDIV, NULL, re,
-		    ke) : NULL;
+		struct sym_expr *at =
+		    ke ? atom_get(ctx, SYM__FDIV, NULL, re, ke) : NULL;
 
 		inner = sym__atom_poly(at);
 		sym__expr_unref(at);
@@ -1242,6 +1311,10 @@ mod_const(sym_expr *a, const sym__num *k)
 		res = sym__expr_ref(re);
 		goto done;
 	}
+	if (!reduced_mod(re, k)) {
+		res = mod_const(re, k);
+		goto done;
+	}
 	coef_gcd(&g, re, k);
 	if (sym__num_cmp_si(&g, 1) > 0) {
 		sym__num k2 = SYM__NUM_ZERO;
@@ -1274,9 +1347,10 @@ mod_const(sym_expr *a, const sym__num *k)
 			goto done;
 		}
 	}
-	atom = re->u.poly.n == 1 &&
-	    sym__num_cmp_si(&re->u.poly.t[0].coef, 1) == 0 ?
-	    term_atom(&re->u.poly.t[0]) : NULL;
+	atom =
+	    re->u.poly.n == 1 && sym__num_cmp_si(&re->u.poly.t[0].coef, 1) == 0
+	    ? term_atom(&re->u.poly.t[0])
+	    : NULL;
 	if (atom && atom->kind == SYM__MOD && atom_const_divisor(atom) &&
 	    sym__num_divisible(atom_const_divisor(atom), k)) {
 		/* ((x mod k2) + c) mod k = (x + c) mod k when k | k2 */
@@ -1287,8 +1361,8 @@ mod_const(sym_expr *a, const sym__num *k)
 	}
 	{
 		sym_expr *ke = sym__const_num(ctx, k);
-		struct sym_expr *at = ke ? atom_get(ctx, SYM__MOD, NULL, re,
-		    ke) : NULL;
+		struct sym_expr *at =
+		    ke ? atom_get(ctx, SYM__MOD, NULL, re, ke) : NULL;
 
 		res = sym__atom_poly(at);
 		sym__expr_unref(at);
@@ -1393,8 +1467,8 @@ div_or_mod(sym_expr *a, sym_expr *b, enum sym__kind kind)
 	}
 	if (!a->av.empty && !a->av.lo_inf && a->av.lo >= 0 && !a->av.hi_inf &&
 	    !b->av.lo_inf && a->av.hi < b->av.lo)
-		return kind == SYM__FDIV ? sym__const(a->ctx, 0) :
-		    sym__expr_ref(a);
+		return kind == SYM__FDIV ? sym__const(a->ctx, 0)
+		                         : sym__expr_ref(a);
 	at = atom_get(a->ctx, kind, NULL, a, b);
 	res = sym__atom_poly(at);
 	sym__expr_unref(at);

@@ -321,8 +321,7 @@ sym_expr_symbols(const sym_expr *e, sym_symbol **out, size_t cap)
 
 /* Return the internal reference to "e" rebuilt with symbol "sym" replaced
  * by "value" (all borrowed). */
-static sym_expr *
-subst(sym_expr *e, sym_symbol *sym, sym_expr *value);
+static sym_expr *subst(sym_expr *e, sym_symbol *sym, sym_expr *value);
 
 /* Return the internal reference to atom "a" rebuilt by subst. */
 static sym_expr *
@@ -331,8 +330,8 @@ subst_atom(struct sym_expr *a, sym_symbol *sym, sym_expr *value)
 	sym_expr *x, *y, *r = NULL;
 
 	if (a->kind == SYM__VAR)
-		return a->u.var == sym ? sym__expr_ref(value) :
-		    sym__atom_poly(a);
+		return a->u.var == sym ? sym__expr_ref(value)
+		                       : sym__atom_poly(a);
 	x = subst(a->u.bin.a, sym, value);
 	y = subst(a->u.bin.b, sym, value);
 	if (x && y) {
@@ -370,7 +369,8 @@ subst(sym_expr *e, sym_symbol *sym, sym_expr *value)
 		for (uint32_t j = 0; prod && j < t->n; j++) {
 			sym_expr *f = subst_atom(t->f[j].atom, sym, value);
 
-			for (uint32_t k = 0; f && prod && k < t->f[j].exp; k++) {
+			for (uint32_t k = 0; f && prod && k < t->f[j].exp;
+			     k++) {
 				next = sym__mul(prod, f);
 				sym__expr_unref(prod);
 				prod = next;

@@ -196,7 +196,7 @@ print_monomial(struct buf *b, const struct sym__term *t, int wrap)
 {
 	int first = 1;
 
-	if (t->n > 1 || t->f[0].exp > 1)
+	if (t->n > 1 || (t->n == 1 && t->f[0].exp > 1))
 		wrap = 1;
 	for (uint32_t i = 0; i < t->n && !b->err; i++)
 		for (uint32_t k = 0; k < t->f[i].exp && !b->err; k++) {

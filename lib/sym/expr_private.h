@@ -41,14 +41,14 @@ struct sym__term {
 
 struct sym_expr {
 	sym_ctx *ctx;
-	struct sym_expr *next;	/* next node in the same hash bucket */
+	struct sym_expr *next; /* next node in the same hash bucket */
 	uint32_t hash;
 	uint32_t ref;
-	uint32_t id;		/* creation number, unique in the context */
+	uint32_t id; /* creation number, unique in the context */
 	uint8_t kind;
-	uint8_t affine;		/* quasi-affine: see sym_expr_is_affine */
+	uint8_t affine; /* quasi-affine: see sym_expr_is_affine */
 	uint16_t depth;
-	sym__av av;		/* abstract value from the declarations */
+	sym__av av; /* abstract value from the declarations */
 	union {
 		struct {
 			sym__num c;
@@ -67,14 +67,14 @@ struct sym_symbol {
 	sym_ctx *ctx;
 	char *name;
 	sym_symbol_info info;
-	int64_t least, greatest;	/* greatest = 0: unbounded */
+	int64_t least, greatest; /* greatest = 0: unbounded */
 	uint32_t id;
-	unsigned instance;		/* 0 for the declared symbol */
+	unsigned instance; /* 0 for the declared symbol */
 	unsigned n_instances;
 	sym_symbol *origin;
 	sym_loc loc;
 	char *loc_file;
-	struct sym_expr *expr;		/* the POLY node of the symbol */
+	struct sym_expr *expr; /* the POLY node of the symbol */
 	sym__av av;
 };
 

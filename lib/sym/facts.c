@@ -72,8 +72,8 @@ sym_ctx_depth(const sym_ctx *ctx)
  * satisfiable. Return 0, or -1 (SYM_EUNSAT when the fact contradicts the
  * others; it is then not kept). */
 static int
-add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k,
-    char *text, const sym_loc *where)
+add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
+    const sym_loc *where)
 {
 	struct sym__fact *f;
 	sym_answer sat;
@@ -115,7 +115,8 @@ add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k,
 	if (sat == SYM_FALSE) {
 		sym__error(ctx, SYM_EUNSAT, where,
 		    "'%s' contradicts the declarations and the facts "
-		    "already assumed", text);
+		    "already assumed",
+		    text);
 		fact_clear(&ctx->fact[--ctx->n_fact]);
 		ctx->facts_gen++;
 		return -1;
@@ -198,7 +199,12 @@ sym_ctx_assume_divisible(sym_ctx *ctx, sym_expr *e, int64_t k,
 		return -1;
 	}
 	s = sym_expr_to_str(e);
-	text = s ? sym__asprintf("%s mod %lld == 0", s, (long long)k) : NULL;
+	if (s && (sym_expr_is_symbol(e) || sym_expr_is_const(e)))
+		text = sym__asprintf("%s mod %lld == 0", s, (long long)k);
+	else if (s)
+		text = sym__asprintf("(%s) mod %lld == 0", s, (long long)k);
+	else
+		text = NULL;
 	free(s);
 	return add_fact(ctx, SYM__REL_DIV, e, k, text, where);
 }

@@ -42,15 +42,14 @@ sym_qcmp(const void *a, const void *b)
 /* Add the symbols of "e" to the sorted, duplicate-free array "*syms" of
  * "*n" entries and capacity "*cap". Return 0 or -1. */
 int
-sym__collect_symbols(sym_ctx *ctx, sym_expr *e, sym_symbol ***syms,
-    size_t *n, size_t *cap)
+sym__collect_symbols(sym_ctx *ctx, sym_expr *e, sym_symbol ***syms, size_t *n,
+    size_t *cap)
 {
 	size_t k = sym_expr_symbols(e, NULL, 0), w;
 
 	if (*n + k > *cap) {
 		size_t nc = 2 * (*n + k) + 4;
-		sym_symbol **p = sym__realloc_array(ctx, *syms, nc,
-		    sizeof(*p));
+		sym_symbol **p = sym__realloc_array(ctx, *syms, nc, sizeof(*p));
 
 		if (!p)
 			return -1;
@@ -147,12 +146,13 @@ check_binding(sym_ctx *ctx, const sym_binding *b, int record)
 		if (bound < n) {
 			if (record)
 				for (size_t j = 0; j < n; j++)
-					if (sym_binding_get(b, all[j],
-					    NULL) < 0) {
+					if (sym_binding_get(b, all[j], NULL) <
+					    0) {
 						sym__error(ctx, SYM_EUNBOUND,
-						    &f->loc, "'%s' needs a "
-						    "value for %s", f->text,
-						    all[j]->name);
+						    &f->loc,
+						    "'%s' needs a "
+						    "value for %s",
+						    f->text, all[j]->name);
 						break;
 					}
 			if (all != fs)
@@ -222,8 +222,8 @@ av_verdict(const struct sym__claim *claim)
 	case SYM__REL_NE:
 		if (sym__av_is_const(a, &g) && g == 0)
 			return claim->rel == SYM__REL_EQ;
-		if (!sym__av_contains(a, 0) && !(a.lo_inf && a.hi_inf &&
-		    a.m == 1))
+		if (!sym__av_contains(a, 0) &&
+		    !(a.lo_inf && a.hi_inf && a.m == 1))
 			return claim->rel == SYM__REL_NE;
 		return -1;
 	case SYM__REL_GE:
@@ -370,8 +370,7 @@ prove(sym_ctx *ctx, const struct sym__claim *claim, sym_binding **witness)
  * "ctx". On SYM_FALSE, "*witness" (if "witness" is not NULL) is a binding
  * at which it does not. */
 sym_answer
-sym_prove_divisible(sym_ctx *ctx, sym_expr *e, int64_t k,
-    sym_binding **witness)
+sym_prove_divisible(sym_ctx *ctx, sym_expr *e, int64_t k, sym_binding **witness)
 {
 	struct sym__claim c = { SYM__REL_DIV, e, k };
 
@@ -480,8 +479,8 @@ t0_attained(sym_ctx *ctx, sym_expr *e, sym_symbol **syms, size_t n,
 
 			if (hi && !syms[j]->greatest)
 				ok = 0;
-			sym_binding_set(b, syms[j], hi ? syms[j]->greatest :
-			    syms[j]->least);
+			sym_binding_set(b, syms[j],
+			    hi ? syms[j]->greatest : syms[j]->least);
 		}
 		if (!ok)
 			continue;
@@ -577,12 +576,12 @@ simplify_atom(sym_ctx *ctx, sym_expr *atom_poly)
 	if (a->kind == SYM__MIN || a->kind == SYM__MAX) {
 		r = sym_prove_cmp(ctx, a->u.bin.a, SYM_LE, a->u.bin.b, NULL);
 		if (r == SYM_TRUE)
-			return sym__expr_ref(a->kind == SYM__MIN ?
-			    a->u.bin.a : a->u.bin.b);
+			return sym__expr_ref(a->kind == SYM__MIN ? a->u.bin.a
+			                                         : a->u.bin.b);
 		r = sym_prove_cmp(ctx, a->u.bin.b, SYM_LE, a->u.bin.a, NULL);
 		if (r == SYM_TRUE)
-			return sym__expr_ref(a->kind == SYM__MIN ?
-			    a->u.bin.b : a->u.bin.a);
+			return sym__expr_ref(a->kind == SYM__MIN ? a->u.bin.b
+			                                         : a->u.bin.a);
 		return sym__expr_ref(atom_poly);
 	}
 	if (a->kind == SYM__VAR && a->u.var->greatest != a->u.var->least &&
@@ -647,10 +646,10 @@ simplify_poly(sym_ctx *ctx, sym_expr *e)
 		sym_expr *prod = sym__const_num(ctx, &t->coef), *next;
 
 		for (uint32_t j = 0; prod && j < t->n; j++) {
-			sym_expr *f = simplify_rebuild_atom(ctx,
-			    t->f[j].atom);
+			sym_expr *f = simplify_rebuild_atom(ctx, t->f[j].atom);
 
-			for (uint32_t k = 0; f && prod && k < t->f[j].exp; k++) {
+			for (uint32_t k = 0; f && prod && k < t->f[j].exp;
+			     k++) {
 				next = sym__mul(prod, f);
 				sym__expr_unref(prod);
 				prod = next;
@@ -684,8 +683,7 @@ sym_simplify(sym_ctx *ctx, sym_expr *e)
 	}
 	if (sym_expr_is_const(e))
 		return e;
-	if (sym_prove_bounds(ctx, e, &lo, &hi) == SYM_TRUE && lo &&
-	    lo == hi) {
+	if (sym_prove_bounds(ctx, e, &lo, &hi) == SYM_TRUE && lo && lo == hi) {
 		sym_expr_free(hi);
 		sym_expr_free(e);
 		return lo;

@@ -10,27 +10,27 @@
 
 /* The form of a fact or claim about an expression e. */
 enum sym__rel {
-	SYM__REL_EQ,	/* e == 0 */
-	SYM__REL_GE,	/* e >= 0 */
-	SYM__REL_NE,	/* e != 0 */
-	SYM__REL_DIV	/* k divides e, k >= 1 */
+	SYM__REL_EQ, /* e == 0 */
+	SYM__REL_GE, /* e >= 0 */
+	SYM__REL_NE, /* e != 0 */
+	SYM__REL_DIV /* k divides e, k >= 1 */
 };
 
 /* A fact assumed by the context (declared relation, unification, ...). */
 struct sym__fact {
 	enum sym__rel rel;
-	sym_expr *e;		/* internal reference */
-	int64_t k;		/* for SYM__REL_DIV */
-	int depth;		/* scope depth it was added at */
+	sym_expr *e; /* internal reference */
+	int64_t k;   /* for SYM__REL_DIV */
+	int depth;   /* scope depth it was added at */
 	sym_loc loc;
 	char *loc_file;
-	char *text;		/* as the caller wrote it */
+	char *text; /* as the caller wrote it */
 };
 
 /* A claim to prove for every admissible binding. */
 struct sym__claim {
 	enum sym__rel rel;
-	sym_expr *e;		/* borrowed */
+	sym_expr *e; /* borrowed */
 	int64_t k;
 };
 

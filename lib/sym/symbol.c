@@ -22,12 +22,19 @@ sym__symbol_free_all(sym_ctx *ctx)
 }
 
 /* Return 1 when "name" is an identifier: a letter or underscore followed
- * by letters, digits and underscores. */
+ * by letters, digits and underscores, and not a word of the expression
+ * syntax. */
 static int
 valid_name(const char *name)
 {
+	static const char *reserved[] = { "floordiv", "ceildiv", "mod", "min",
+		"max" };
+
 	if (!name || !(isalpha((unsigned char)*name) || *name == '_'))
 		return 0;
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(*reserved); i++)
+		if (strcmp(name, reserved[i]) == 0)
+			return 0;
 	for (name++; *name; name++)
 		if (!isalnum((unsigned char)*name) && *name != '_')
 			return 0;
@@ -77,7 +84,7 @@ compute_range(const sym_symbol_info *info, int64_t *least, int64_t *greatest,
 		hi = info->max - ((info->max - r) % d + d) % d;
 		if (hi < lo) {
 			*why = "no value satisfies min, max, divisor and "
-			    "remainder together";
+			       "remainder together";
 			return 0;
 		}
 		*greatest = (int64_t)hi;
@@ -93,8 +100,8 @@ add_symbol(sym_ctx *ctx, sym_symbol *s)
 		return -1;
 	if (ctx->n_sym == ctx->cap_sym) {
 		size_t cap = ctx->cap_sym ? 2 * ctx->cap_sym : 16;
-		sym_symbol **p = sym__realloc_array(ctx, ctx->sym, cap,
-		    sizeof(*p));
+		sym_symbol **p =
+		    sym__realloc_array(ctx, ctx->sym, cap, sizeof(*p));
 
 		if (!p)
 			return -1;
@@ -125,8 +132,8 @@ symbol_create(sym_ctx *ctx, const char *name, const sym_symbol_info *info,
 	}
 	if (where) {
 		s->loc = *where;
-		s->loc_file = where->file ? sym__strdup(ctx, where->file) :
-		    NULL;
+		s->loc_file =
+		    where->file ? sym__strdup(ctx, where->file) : NULL;
 		s->loc.file = s->loc_file;
 	}
 	s->origin = origin ? origin : s;
@@ -174,7 +181,8 @@ sym_symbol_new(sym_ctx *ctx, const char *name, const sym_symbol_info *info,
 	if (!valid_name(name)) {
 		sym__error(ctx, SYM_EDECL, where,
 		    "invalid symbol name '%s': use letters, digits and "
-		    "underscores, starting with a letter",
+		    "underscores, starting with a letter, and not one of "
+		    "floordiv, ceildiv, mod, min, max",
 		    name ? name : "(null)");
 		return NULL;
 	}
@@ -192,8 +200,8 @@ sym_symbol_new(sym_ctx *ctx, const char *name, const sym_symbol_info *info,
 	if (!compute_range(info, &lo, &hi, &why)) {
 		sym__error(ctx, SYM_EDECL, where,
 		    "invalid declaration of symbol %s (min=%lld max=%lld "
-		    "divisor=%lld remainder=%lld): %s", name,
-		    (long long)info->min, (long long)info->max,
+		    "divisor=%lld remainder=%lld): %s",
+		    name, (long long)info->min, (long long)info->max,
 		    (long long)info->divisor, (long long)info->remainder, why);
 		return NULL;
 	}
@@ -310,12 +318,13 @@ sym_symbol_admits(const sym_symbol *sym, int64_t value)
 char *
 sym_symbol_to_str(const sym_symbol *sym)
 {
-	char buf[256];
-	int n;
+	char buf[160];
+	int n = 0;
+	char *s;
 
 	if (!sym)
 		return NULL;
-	n = snprintf(buf, sizeof(buf), "%s", sym->name);
+	buf[0] = '\0';
 	if (sym->info.min != 1)
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " min=%lld",
 		    (long long)sym->info.min);
@@ -323,14 +332,17 @@ sym_symbol_to_str(const sym_symbol *sym)
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " max=%lld",
 		    (long long)sym->info.max);
 	if (sym->info.divisor != 1)
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n,
-		    " divisor=%lld", (long long)sym->info.divisor);
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " divisor=%lld",
+		    (long long)sym->info.divisor);
 	if (sym->info.remainder != 0)
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n,
 		    " remainder=%lld", (long long)sym->info.remainder);
 	if (sym->info.unique)
 		snprintf(buf + n, sizeof(buf) - (size_t)n, " unique");
-	return sym__strdup(sym->ctx, buf);
+	s = sym__asprintf("%s%s", sym->name, buf);
+	if (!s)
+		sym__oom(sym->ctx);
+	return s;
 }
 
 /* Return a malloc'ed message saying which declared constraint "value"
@@ -340,7 +352,8 @@ char *
 sym_symbol_explain(const sym_symbol *sym, int64_t value)
 {
 	const sym_symbol_info *in;
-	char rule[128], at[160] = "";
+	char rule[160];
+	const sym_loc *at;
 
 	if (!sym || sym_symbol_admits(sym, value))
 		return NULL;
@@ -349,25 +362,23 @@ sym_symbol_explain(const sym_symbol *sym, int64_t value)
 		snprintf(rule, sizeof(rule), "min=%lld", (long long)in->min);
 	else if (in->max && value > in->max)
 		snprintf(rule, sizeof(rule), "max=%lld", (long long)in->max);
-	else if (in->remainder == 0 && value % in->divisor == 0)
-		snprintf(rule, sizeof(rule),
-		    "divisor=%lld (values are %lld*N with N >= 1)",
-		    (long long)in->divisor, (long long)in->divisor);
 	else if (in->remainder == 0)
 		snprintf(rule, sizeof(rule), "divisor=%lld",
 		    (long long)in->divisor);
 	else
 		snprintf(rule, sizeof(rule),
 		    "divisor=%lld remainder=%lld (values are %lld*N + %lld "
-		    "with N >= 1)", (long long)in->divisor,
-		    (long long)in->remainder, (long long)in->divisor,
-		    (long long)in->remainder);
-	if (sym->origin->loc.file)
-		snprintf(at, sizeof(at), " declared at %s:%d:%d",
-		    sym->origin->loc.file, sym->origin->loc.line,
-		    sym->origin->loc.col);
-	return sym__asprintf("%s = %lld violates %s%s", sym->name,
-	    (long long)value, rule, at);
+		    "with N >= 1)",
+		    (long long)in->divisor, (long long)in->remainder,
+		    (long long)in->divisor, (long long)in->remainder);
+	at = &sym->origin->loc;
+	if (at->file)
+		return sym__asprintf("%s = %lld violates %s declared at "
+		                     "%s:%d:%d",
+		    sym->name, (long long)value, rule, at->file, at->line,
+		    at->col);
+	return sym__asprintf("%s = %lld violates %s", sym->name,
+	    (long long)value, rule);
 }
 
 /* Return the number of symbols (and instances) of "ctx". */
