@@ -378,7 +378,7 @@ measure(sym_ctx *ctx, const struct query *const *qs, size_t n, double min_ns,
     int samples, uint64_t *checksum)
 {
 	struct timing tm = { 1, 0, 0, 0 };
-	double ns[MAX_SAMPLES], el;
+	double ns[MAX_SAMPLES] = { 0 }, el;
 
 	while ((el = run(ctx, qs, n, tm.rounds, checksum)) < min_ns)
 		tm.rounds = el < min_ns / 64 ? tm.rounds * 8 : tm.rounds * 2;

@@ -33,8 +33,13 @@ echo "# prover: tier 0, exact tier, both (bench/bench_prove)"
 }
 cat "$tmp/prove.json"
 
-if test -z "$python3" || ! test -x "$(command -v "$python3" || true)"; then
-	echo "# sympy: no python3 found: skipping the comparison with SymPy"
+if test -z "$python3"; then
+	echo "# sympy: PYTHON3 is empty (configure found no python3):" \
+	    "skipping the comparison with SymPy"
+	exit 0
+fi
+if ! command -v "$python3" >/dev/null 2>&1; then
+	echo "# sympy: $python3 not found: skipping the comparison with SymPy"
 	exit 0
 fi
 if ! "$python3" -c 'import sympy' >/dev/null 2>&1; then

@@ -189,6 +189,7 @@ def truth(value):
 
 
 def ask_divisible(e, k):
+    """Return whether k divides e: 'true', 'false' or None (gave up)."""
     r = Mod(e, k)
     if r.free_symbols:
         r = sympy.simplify(r)
@@ -200,6 +201,7 @@ def ask_divisible(e, k):
 
 
 def ask_cmp(lhs, op, rhs):
+    """Return whether lhs op rhs holds: 'true', 'false' or None."""
     if op in ("==", "!="):
         d = sympy.simplify(lhs - rhs)
         zero = "true" if d == 0 else truth(d.is_zero)
@@ -211,6 +213,7 @@ def ask_cmp(lhs, op, rhs):
 
 
 def ask_bounds(e, domains):
+    """Return SymPy's (min, max) of e; (None, None) when it gives up."""
     free = sorted(e.free_symbols, key=str)
     if len(free) == 1:
         v = free[0]
@@ -225,6 +228,7 @@ def ask_bounds(e, domains):
 
 
 def as_bound(text, infinite):
+    """Return the expected bound text as SymPy (None: infinite)."""
     return infinite if text is None else sympy.Integer(int(text))
 
 

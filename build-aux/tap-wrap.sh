@@ -8,15 +8,18 @@
 # - anything else (tests/test_*, cmocka with CMOCKA_MESSAGE_OUTPUT=TAP):
 #   prints TAP itself and is run as it is.
 #
+# SYM_TEST_WRAPPER, when set, is a command put in front of every program
+# (make check-valgrind sets it to run everything under valgrind).
+#
 # Usage: tap-wrap.sh PROGRAM [ARGS...]
 
 case $1 in
 *examples/*) ;;
-*) exec "$@" ;;
+*) exec $SYM_TEST_WRAPPER "$@" ;;
 esac
 
 name=${1#./}
-out=$("$@" 2>&1)
+out=$($SYM_TEST_WRAPPER "$@" 2>&1)
 status=$?
 echo "1..1"
 if test -n "$out"; then

@@ -11,5 +11,7 @@
 #include <symshard/symbol.h>
 #include <symshard/expr.h>
 #include <symshard/prove.h>
+#include <symshard/shape.h>
+#include <symshard/graph.h>
 
 #endif

@@ -178,12 +178,13 @@ gen(int depth, int ns, int affine)
 		return mk(SUB, gen(depth - 1, ns, affine),
 		    gen(depth - 1, ns, affine));
 	if (r < 47) {
-		struct node *k = mk(LEAF_CONST, NULL, NULL);
+		struct node *k;
 
-		k->v = rnd_in(-3, 4);
 		if (!affine && rnd_in(0, 3) == 0)
 			return mk(MUL, gen(depth - 1, ns, affine),
 			    gen(depth - 1, ns, affine));
+		k = mk(LEAF_CONST, NULL, NULL);
+		k->v = rnd_in(-3, 4);
 		return mk(MUL, k, gen(depth - 1, ns, affine));
 	}
 	if (r < 87) {
@@ -576,8 +577,9 @@ static long
 n_queries(void)
 {
 	const char *s = getenv("SYMSHARD_DIFF_QUERIES");
+	long n = s ? atol(s) : 0;
 
-	return s ? atol(s) : 100000;
+	return n > 0 ? n : 100000;
 }
 
 /* Seed the generator from the environment, offset by "salt". */
@@ -585,8 +587,9 @@ static void
 seed(uint64_t salt)
 {
 	const char *s = getenv("SYMSHARD_DIFF_SEED");
+	uint64_t v = s ? strtoull(s, NULL, 10) : 0;
 
-	rng_state = (s ? strtoull(s, NULL, 10) : 1) * 1000003ULL + salt;
+	rng_state = (v ? v : 1) * 1000003ULL + salt;
 }
 
 /* Print the statistics "st" as TAP comments. */

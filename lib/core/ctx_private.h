@@ -25,6 +25,7 @@ enum sym__obj {
 };
 
 #define SYM__N_HOOK 8
+#define SYM__N_RECENT 256
 
 /* A link in the list of caller-held objects a context frees at the end
  * if the caller did not (bindings, graphs, plans, ...). */
@@ -53,6 +54,10 @@ struct sym_ctx {
 
 	struct sym__table table;
 	uint32_t next_node_id;
+
+	/* Recently released polynomials, kept alive for reuse. */
+	struct sym_expr *recent[SYM__N_RECENT];
+	unsigned recent_pos;
 
 	/* Objects handed to callers and not yet released, per kind. */
 	long live[SYM__N_OBJ];

@@ -548,3 +548,24 @@ sym__av_divisible(sym__av a, int64_t k)
 		return a.r % k == 0;
 	return a.m % k == 0 && a.r % k == 0;
 }
+
+/* Return 1 when every value of "a" belongs to "b". */
+int
+sym__av_subset(sym__av a, sym__av b)
+{
+	if (a.empty)
+		return 1;
+	if (b.empty)
+		return 0;
+	if (!b.lo_inf && (a.lo_inf || a.lo < b.lo))
+		return 0;
+	if (!b.hi_inf && (a.hi_inf || a.hi > b.hi))
+		return 0;
+	if (b.m == 1)
+		return 1;
+	if (b.m == 0)
+		return a.m == 0 && a.r == b.r;
+	if (a.m != 0 && a.m % b.m != 0)
+		return 0;
+	return fmod128((i128)a.r - b.r, b.m) == 0;
+}

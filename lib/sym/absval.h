@@ -34,5 +34,6 @@ int sym__av_contains(sym__av a, int64_t v);
 int sym__av_is_const(sym__av a, int64_t *v);
 int sym__av_divisible(sym__av a, int64_t k);
 int64_t sym__gcd64(int64_t a, int64_t b);
+int sym__av_subset(sym__av a, sym__av b);
 
 #endif

@@ -14,7 +14,8 @@ struct sym_binding {
 	int64_t *val; /* indexed by symbol id */
 	uint8_t *set;
 	size_t cap;
-	size_t n; /* number of symbols with a value */
+	size_t n;          /* number of symbols with a value */
+	int inline_arrays; /* val and set live in the same block */
 };
 
 /* Free the binding whose link is "link" (at sym_ctx_free). */
@@ -24,23 +25,32 @@ binding_destroy(struct sym__link *link)
 	sym_binding *b = (sym_binding *)link;
 
 	b->ctx->live[SYM__OBJ_BINDING]--;
-	free(b->val);
-	free(b->set);
+	if (!b->inline_arrays) {
+		free(b->val);
+		free(b->set);
+	}
 	free(b);
 }
 
-/* Return a new, empty binding of symbols of "ctx". */
+/* Return a new, empty binding of symbols of "ctx". Its arrays are
+ * allocated with it, sized for the symbols declared so far. */
 sym_binding *
 sym_binding_new(sym_ctx *ctx)
 {
 	sym_binding *b;
+	size_t cap;
 
 	if (!ctx)
 		return NULL;
-	b = sym__alloc(ctx, sizeof(*b));
+	cap = ctx->n_sym;
+	b = sym__alloc(ctx, sizeof(*b) + cap * (sizeof(int64_t) + 1));
 	if (!b)
 		return NULL;
 	b->ctx = ctx;
+	b->cap = cap;
+	b->val = (int64_t *)(b + 1);
+	b->set = (uint8_t *)(b->val + cap);
+	b->inline_arrays = 1;
 	ctx->live[SYM__OBJ_BINDING]++;
 	sym__ctx_own(ctx, &b->link, binding_destroy);
 	return b;
@@ -55,19 +65,14 @@ sym_binding_dup(const sym_binding *b)
 	if (!b)
 		return NULL;
 	c = sym_binding_new(b->ctx);
-	if (!c || !b->cap)
-		return c;
-	c->val = malloc(b->cap * sizeof(*c->val));
-	c->set = malloc(b->cap);
-	if (!c->val || !c->set) {
-		sym__oom(b->ctx);
-		sym_binding_free(c);
+	if (!c)
 		return NULL;
-	}
-	memcpy(c->val, b->val, b->cap * sizeof(*c->val));
-	memcpy(c->set, b->set, b->cap);
-	c->cap = b->cap;
-	c->n = b->n;
+	for (size_t id = 0; id < b->cap; id++)
+		if (b->set[id] &&
+		    sym_binding_set(c, b->ctx->sym[id], b->val[id]) < 0) {
+			sym_binding_free(c);
+			return NULL;
+		}
 	return c;
 }
 
@@ -96,19 +101,25 @@ sym_binding_set(sym_binding *b, sym_symbol *sym, int64_t value)
 	if (sym->id >= b->cap) {
 		size_t cap = b->ctx->n_sym > sym->id ? b->ctx->n_sym
 		                                     : (size_t)sym->id + 1;
-		int64_t *v =
-		    sym__realloc_array(b->ctx, b->val, cap, sizeof(*v));
-		uint8_t *s;
+		int64_t *v = malloc(cap * sizeof(*v));
+		uint8_t *st = calloc(cap, 1);
 
-		if (!v)
+		if (!v || !st) {
+			free(v);
+			free(st);
+			sym__oom(b->ctx);
 			return -1;
+		}
+		memcpy(v, b->val, b->cap * sizeof(*v));
+		memcpy(st, b->set, b->cap);
+		if (!b->inline_arrays) {
+			free(b->val);
+			free(b->set);
+		}
 		b->val = v;
-		s = sym__realloc_array(b->ctx, b->set, cap, 1);
-		if (!s)
-			return -1;
-		b->set = s;
-		memset(b->set + b->cap, 0, cap - b->cap);
+		b->set = st;
 		b->cap = cap;
+		b->inline_arrays = 0;
 	}
 	if (!b->set[sym->id])
 		b->n++;

@@ -5,12 +5,29 @@
 
 #include "sym/expr_private.h"
 
+/* Where values come from: a binding, or "n" symbols and their values. */
+struct env {
+	const sym_binding *b;
+	sym_symbol *const *sym;
+	const int64_t *val;
+	size_t n;
+	int quiet; /* fail without recording an error */
+};
+
 /* Record an evaluation error "code" about "e" on its context; return -1. */
 static int
 eval_error(const struct sym_expr *e, sym_error code, const char *what)
 {
 	sym__error(e->ctx, code, NULL, "%s", what);
 	return -1;
+}
+
+/* As eval_error, unless "env" is quiet. */
+static int
+env_error(const struct env *env, const struct sym_expr *e, sym_error code,
+    const char *what)
+{
+	return env->quiet ? -1 : eval_error(e, code, what);
 }
 
 /* Return floor("a" / "b") for b > 0 without overflow. */
@@ -24,17 +41,33 @@ floordiv64(int64_t a, int64_t b)
 	return q;
 }
 
-static int eval_node(const struct sym_expr *e, const sym_binding *b,
+static int eval_node(const struct sym_expr *e, const struct env *env,
     int64_t *v);
+
+/* Store the value of "s" in "env" in "*v"; 0, or -1 when it has none. */
+static int
+lookup(const struct env *env, sym_symbol *s, int64_t *v)
+{
+	if (env->b)
+		return sym_binding_get(env->b, s, v);
+	for (size_t i = 0; i < env->n; i++)
+		if (env->sym[i] == s) {
+			*v = env->val[i];
+			return 0;
+		}
+	return -1;
+}
 
 /* Evaluate the atom "e" under "b" into "*v"; 0 or -1. */
 static int
-eval_atom(const struct sym_expr *e, const sym_binding *b, int64_t *v)
+eval_atom(const struct sym_expr *e, const struct env *b, int64_t *v)
 {
 	int64_t x, y;
 
 	if (e->kind == SYM__VAR) {
-		if (sym_binding_get(b, e->u.var, v) < 0) {
+		if (lookup(b, e->u.var, v) < 0) {
+			if (b->quiet)
+				return -1;
 			sym__error(e->ctx, SYM_EUNBOUND, NULL,
 			    "symbol %s has no value", e->u.var->name);
 			return -1;
@@ -48,6 +81,8 @@ eval_atom(const struct sym_expr *e, const sym_binding *b, int64_t *v)
 	case SYM__FDIV:
 	case SYM__MOD:
 		if (y <= 0) {
+			if (b->quiet)
+				return -1;
 			sym__error(e->ctx, SYM_EDIVZERO, NULL,
 			    "%s by %lld: the divisor must be positive",
 			    e->kind == SYM__FDIV ? "division" : "modulo",
@@ -72,31 +107,31 @@ eval_atom(const struct sym_expr *e, const sym_binding *b, int64_t *v)
 
 /* Evaluate the polynomial or atom "e" under "b" into "*v"; 0 or -1. */
 static int
-eval_node(const struct sym_expr *e, const sym_binding *b, int64_t *v)
+eval_node(const struct sym_expr *e, const struct env *b, int64_t *v)
 {
 	int64_t s, t, x;
 
 	if (e->kind != SYM__POLY)
 		return eval_atom(e, b, v);
 	if (!sym__num_fits(&e->u.poly.c, &s))
-		return eval_error(e, SYM_EOVERFLOW,
+		return env_error(b, e, SYM_EOVERFLOW,
 		    "constant does not fit 64 bits");
 	for (uint32_t i = 0; i < e->u.poly.n; i++) {
 		const struct sym__term *term = &e->u.poly.t[i];
 
 		if (!sym__num_fits(&term->coef, &t))
-			return eval_error(e, SYM_EOVERFLOW,
+			return env_error(b, e, SYM_EOVERFLOW,
 			    "coefficient does not fit 64 bits");
 		for (uint32_t j = 0; j < term->n; j++) {
 			if (eval_atom(term->f[j].atom, b, &x) < 0)
 				return -1;
 			for (uint32_t k = 0; k < term->f[j].exp; k++)
 				if (__builtin_mul_overflow(t, x, &t))
-					return eval_error(e, SYM_EOVERFLOW,
+					return env_error(b, e, SYM_EOVERFLOW,
 					    "64-bit overflow in evaluation");
 		}
 		if (__builtin_add_overflow(s, t, &s))
-			return eval_error(e, SYM_EOVERFLOW,
+			return env_error(b, e, SYM_EOVERFLOW,
 			    "64-bit overflow in evaluation");
 	}
 	*v = s;
@@ -109,13 +144,26 @@ eval_node(const struct sym_expr *e, const sym_binding *b, int64_t *v)
 int
 sym_expr_eval(const sym_expr *e, const sym_binding *b, int64_t *value)
 {
+	struct env env = { b, NULL, NULL, 0, 0 };
 	int64_t v;
 
 	if (!e || !b)
 		return -1;
-	if (eval_node(e, b, &v) < 0)
+	if (eval_node(e, &env, &v) < 0)
 		return -1;
 	if (value)
 		*value = v;
 	return 0;
+}
+
+/* Evaluate "e" with the "n" symbols "sym" given the values "val" into
+ * "*value"; return 0, or -1 (without recording an error) on overflow,
+ * division by a non-positive value or a symbol without value. */
+int
+sym__expr_eval_vals(const sym_expr *e, sym_symbol *const *sym,
+    const int64_t *val, size_t n, int64_t *value)
+{
+	struct env env = { NULL, sym, val, n, 1 };
+
+	return eval_node(e, &env, value);
 }

@@ -9,10 +9,14 @@
 /* A polynomial under construction. */
 struct pb {
 	sym_ctx *ctx;
-	struct sym__term *t;
+	struct sym__term *t; /* tbuf until it outgrows it */
 	size_t n, cap;
+	struct sym__factor *fp; /* the factors of all terms: fbuf first */
+	size_t fn, fcap;
 	sym__num c;
 	int err;
+	struct sym__term tbuf[8];
+	struct sym__factor fbuf[24];
 };
 
 static sym_expr *pb_finish(struct pb *pb);
@@ -39,10 +43,8 @@ table_free(sym_ctx *ctx)
 		for (; e; e = next) {
 			next = e->next;
 			if (e->kind == SYM__POLY) {
-				for (uint32_t j = 0; j < e->u.poly.n; j++) {
+				for (uint32_t j = 0; j < e->u.poly.n; j++)
 					sym__num_clear(&e->u.poly.t[j].coef);
-					free(e->u.poly.t[j].f);
-				}
 				free(e->u.poly.t);
 				sym__num_clear(&e->u.poly.c);
 			}
@@ -121,12 +123,10 @@ sym__expr_ref(struct sym_expr *e)
 	return e;
 }
 
-/* Release an internal reference to "e", freeing it at zero. */
-void
-sym__expr_unref(struct sym_expr *e)
+/* Free the node "e", whose last reference is gone. */
+static void
+expr_destroy(struct sym_expr *e)
 {
-	if (!e || --e->ref > 0)
-		return;
 	table_remove(e);
 	switch (e->kind) {
 	case SYM__POLY:
@@ -136,7 +136,6 @@ sym__expr_unref(struct sym_expr *e)
 			for (uint32_t k = 0; k < t->n; k++)
 				sym__expr_unref(t->f[k].atom);
 			sym__num_clear(&t->coef);
-			free(t->f);
 		}
 		free(e->u.poly.t);
 		sym__num_clear(&e->u.poly.c);
@@ -152,6 +151,31 @@ sym__expr_unref(struct sym_expr *e)
 		break;
 	}
 	free(e);
+}
+
+/* Release an internal reference to "e". A polynomial whose last reference
+ * goes is parked in the context's ring of recent nodes (which holds one
+ * reference), so that building it again soon finds it in the table; the
+ * node it displaces from the ring is freed if nothing else holds it. */
+void
+sym__expr_unref(struct sym_expr *e)
+{
+	sym_ctx *ctx;
+	struct sym_expr *old;
+
+	if (!e || --e->ref > 0)
+		return;
+	if (e->kind != SYM__POLY) {
+		expr_destroy(e);
+		return;
+	}
+	ctx = e->ctx;
+	e->ref = 1;
+	old = ctx->recent[ctx->recent_pos];
+	ctx->recent[ctx->recent_pos] = e;
+	ctx->recent_pos = (ctx->recent_pos + 1) % SYM__N_RECENT;
+	if (old && --old->ref == 0)
+		expr_destroy(old);
 }
 
 /* Turn the internal reference "e" into one held by the caller. */
@@ -340,8 +364,29 @@ atom_find(sym_ctx *ctx, enum sym__kind kind, struct sym_expr *a,
 static void
 pb_init(struct pb *pb, sym_ctx *ctx)
 {
-	memset(pb, 0, sizeof(*pb));
 	pb->ctx = ctx;
+	pb->t = pb->tbuf;
+	pb->n = 0;
+	pb->cap = sizeof(pb->tbuf) / sizeof(pb->tbuf[0]);
+	pb->fp = pb->fbuf;
+	pb->fn = 0;
+	pb->fcap = sizeof(pb->fbuf) / sizeof(pb->fbuf[0]);
+	pb->c.small = 0;
+	pb->c.big = NULL;
+	pb->err = 0;
+}
+
+/* Free the arrays of "pb" (not what they hold) and empty it. */
+static void
+pb_release(struct pb *pb)
+{
+	if (pb->t != pb->tbuf)
+		free(pb->t);
+	if (pb->fp != pb->fbuf)
+		free(pb->fp);
+	pb->t = pb->tbuf;
+	pb->fp = pb->fbuf;
+	pb->n = pb->fn = 0;
 }
 
 /* Release everything held by the builder "pb". */
@@ -352,12 +397,42 @@ pb_clear(struct pb *pb)
 		for (uint32_t k = 0; k < pb->t[i].n; k++)
 			sym__expr_unref(pb->t[i].f[k].atom);
 		sym__num_clear(&pb->t[i].coef);
-		free(pb->t[i].f);
 	}
-	free(pb->t);
 	sym__num_clear(&pb->c);
-	pb->t = NULL;
-	pb->n = pb->cap = 0;
+	pb_release(pb);
+}
+
+/* Make room in "pb" for one more term of "n" factors; 0 or -1. */
+static int
+pb_reserve(struct pb *pb, uint32_t n)
+{
+	if (pb->n == pb->cap) {
+		size_t cap = 2 * pb->cap;
+		struct sym__term *nt = malloc(cap * sizeof(*nt));
+
+		if (!nt)
+			return -1;
+		memcpy(nt, pb->t, pb->n * sizeof(*nt));
+		if (pb->t != pb->tbuf)
+			free(pb->t);
+		pb->t = nt;
+		pb->cap = cap;
+	}
+	if (pb->fn + n > pb->fcap) {
+		size_t cap = 2 * (pb->fcap + n);
+		struct sym__factor *nf = malloc(cap * sizeof(*nf));
+
+		if (!nf)
+			return -1;
+		memcpy(nf, pb->fp, pb->fn * sizeof(*nf));
+		for (size_t i = 0; i < pb->n; i++)
+			pb->t[i].f = nf + (pb->t[i].f - pb->fp);
+		if (pb->fp != pb->fbuf)
+			free(pb->fp);
+		pb->fp = nf;
+		pb->fcap = cap;
+	}
+	return 0;
 }
 
 /* Append "coef" times the monomial of "n" factors "f" to "pb", taking new
@@ -374,26 +449,15 @@ pb_push(struct pb *pb, const sym__num *coef, uint32_t n,
 		sym__num_add(&pb->c, &pb->c, coef);
 		return;
 	}
-	if (pb->n == pb->cap) {
-		size_t cap = pb->cap ? 2 * pb->cap : 8;
-		struct sym__term *nt =
-		    sym__realloc_array(pb->ctx, pb->t, cap, sizeof(*nt));
-
-		if (!nt) {
-			pb->err = 1;
-			return;
-		}
-		pb->t = nt;
-		pb->cap = cap;
-	}
-	t = &pb->t[pb->n];
-	t->f = malloc(n * sizeof(*t->f));
-	if (!t->f) {
+	if (pb_reserve(pb, n) < 0) {
 		sym__oom(pb->ctx);
 		pb->err = 1;
 		return;
 	}
+	t = &pb->t[pb->n];
+	t->f = pb->fp + pb->fn;
 	memcpy(t->f, f, n * sizeof(*f));
+	pb->fn += n;
 	for (uint32_t k = 0; k < n; k++)
 		sym__expr_ref(f[k].atom);
 	t->n = n;
@@ -440,8 +504,18 @@ pb_combine(struct pb *pb)
 {
 	size_t w = 0;
 
-	if (pb->n > 1)
+	if (pb->n > 16) {
 		qsort(pb->t, pb->n, sizeof(*pb->t), term_qcmp);
+	} else {
+		for (size_t i = 1; i < pb->n; i++) {
+			struct sym__term x = pb->t[i];
+			size_t j = i;
+
+			for (; j > 0 && mono_cmp(&pb->t[j - 1], &x) > 0; j--)
+				pb->t[j] = pb->t[j - 1];
+			pb->t[j] = x;
+		}
+	}
 	for (size_t i = 0; i < pb->n; i++) {
 		if (w > 0 && mono_cmp(&pb->t[w - 1], &pb->t[i]) == 0) {
 			sym__num_add(&pb->t[w - 1].coef, &pb->t[w - 1].coef,
@@ -449,7 +523,6 @@ pb_combine(struct pb *pb)
 			for (uint32_t k = 0; k < pb->t[i].n; k++)
 				sym__expr_unref(pb->t[i].f[k].atom);
 			sym__num_clear(&pb->t[i].coef);
-			free(pb->t[i].f);
 			continue;
 		}
 		if (w > 0 && sym__num_sgn(&pb->t[w - 1].coef) == 0) {
@@ -458,7 +531,6 @@ pb_combine(struct pb *pb)
 			for (uint32_t k = 0; k < z->n; k++)
 				sym__expr_unref(z->f[k].atom);
 			sym__num_clear(&z->coef);
-			free(z->f);
 			w--;
 		}
 		pb->t[w++] = pb->t[i];
@@ -469,7 +541,6 @@ pb_combine(struct pb *pb)
 		for (uint32_t k = 0; k < z->n; k++)
 			sym__expr_unref(z->f[k].atom);
 		sym__num_clear(&z->coef);
-		free(z->f);
 		w--;
 	}
 	pb->n = w;
@@ -673,7 +744,7 @@ static sym_expr *
 rule_mod_to_fdiv(struct pb *pb, int *applied)
 {
 	for (size_t i = 0; i < pb->n; i++) {
-		struct sym_expr *a = term_atom(&pb->t[i]), *x, *at;
+		struct sym_expr *a = term_atom(&pb->t[i]), *x;
 		const sym__num *k;
 		sym__num c = SYM__NUM_ZERO, ct = SYM__NUM_ZERO;
 		sym_expr *fd, *cx, *res;
@@ -696,9 +767,7 @@ rule_mod_to_fdiv(struct pb *pb, int *applied)
 			continue;
 		}
 		*applied = 1;
-		at = atom_get(pb->ctx, SYM__FDIV, NULL, x, a->u.bin.b);
-		fd = sym__atom_poly(at);
-		sym__expr_unref(at);
+		fd = sym__fdiv(x, a->u.bin.b);
 		cx = sym__scale(x, &c);
 		pb_init(&nb, pb->ctx);
 		sym__num_set(&nb.c, &pb->c);
@@ -828,15 +897,36 @@ pb_intern(struct pb *pb)
 			if (t->f[k].atom->depth > depth)
 				depth = t->f[k].atom->depth;
 	}
+	if (pb->n) {
+		size_t nf = 0;
+		struct sym__term *t;
+		struct sym__factor *f;
+
+		for (size_t i = 0; i < pb->n; i++)
+			nf += pb->t[i].n;
+		t = malloc(pb->n * sizeof(*t) + nf * sizeof(*f));
+		if (!t) {
+			sym__oom(ctx);
+			free(e);
+			pb_clear(pb);
+			return NULL;
+		}
+		f = (struct sym__factor *)(t + pb->n);
+		for (size_t i = 0; i < pb->n; i++) {
+			t[i] = pb->t[i];
+			t[i].f = f;
+			memcpy(f, pb->t[i].f, pb->t[i].n * sizeof(*f));
+			f += pb->t[i].n;
+		}
+		e->u.poly.t = t;
+	}
 	e->u.poly.n = (uint32_t)pb->n;
-	e->u.poly.t = pb->t;
 	e->u.poly.c = pb->c;
 	e->affine = (uint8_t)affine;
 	e->depth = depth;
 	e->av = poly_av(e);
-	pb->t = NULL;
-	pb->n = pb->cap = 0;
 	pb->c.big = NULL;
+	pb_release(pb);
 	table_insert(e);
 	return e;
 }
@@ -1009,6 +1099,23 @@ sym__add_si(sym_expr *a, int64_t k)
 	pb_init(&pb, a->ctx);
 	pb_add_poly(&pb, a, NULL);
 	sym__num_add(&pb.c, &pb.c, &n);
+	return pb_finish(&pb);
+}
+
+/* Return an internal reference to "ca"*"a" + "cb"*"b" + "c" (both
+ * borrowed), built at once. */
+sym_expr *
+sym__lin(sym_expr *a, int64_t ca, sym_expr *b, int64_t cb, int64_t c)
+{
+	struct pb pb;
+	sym__num na = { ca, NULL }, nb = { cb, NULL }, nc = { c, NULL };
+
+	if (!a || !b || !same_ctx(a, b))
+		return NULL;
+	pb_init(&pb, a->ctx);
+	pb_add_poly(&pb, a, ca == 1 ? NULL : &na);
+	pb_add_poly(&pb, b, cb == 1 ? NULL : &nb);
+	sym__num_add(&pb.c, &pb.c, &nc);
 	return pb_finish(&pb);
 }
 
@@ -1455,6 +1562,14 @@ div_or_mod(sym_expr *a, sym_expr *b, enum sym__kind kind)
 			return NULL;
 		}
 		return kind == SYM__FDIV ? fdiv_const(a, k) : mod_const(a, k);
+	}
+	if (b->av.empty || b->av.lo_inf || b->av.lo < 1) {
+		/* the divisor may be 0 or negative: keep the operation as it
+		 * is, undefined where the divisor is not positive */
+		at = atom_get(a->ctx, kind, NULL, a, b);
+		res = sym__atom_poly(at);
+		sym__expr_unref(at);
+		return res;
 	}
 	if (a == b)
 		return sym__const(a->ctx, kind == SYM__FDIV ? 1 : 0);

@@ -285,8 +285,9 @@ sym_expr_involves(const sym_expr *e, const sym_symbol *sym)
 }
 
 struct collect {
-	sym_symbol **out;
-	size_t cap, n;
+	sym_symbol **all;
+	size_t n, cap;
+	int err;
 };
 
 /* Atom visitor: record a symbol in "user" once. */
@@ -297,26 +298,46 @@ collect_sym(struct sym_expr *atom, void *user)
 
 	if (atom->kind != SYM__VAR)
 		return 0;
-	for (size_t i = 0; i < c->n && i < c->cap; i++)
-		if (c->out[i] == atom->u.var)
+	for (size_t i = 0; i < c->n; i++)
+		if (c->all[i] == atom->u.var)
 			return 0;
-	if (c->n < c->cap)
-		c->out[c->n] = atom->u.var;
-	c->n++;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 8;
+		sym_symbol **p = realloc(c->all, cap * sizeof(*p));
+
+		if (!p) {
+			c->err = 1;
+			return 1;
+		}
+		c->all = p;
+		c->cap = cap;
+	}
+	c->all[c->n++] = atom->u.var;
 	return 0;
 }
 
 /* Store up to "cap" distinct symbols of "e" in "out", in order of first
- * appearance, and return how many there are in all. */
+ * appearance, and return how many distinct symbols "e" has in all (0 with
+ * SYM_ENOMEM on allocation failure). */
 size_t
 sym_expr_symbols(const sym_expr *e, sym_symbol **out, size_t cap)
 {
-	struct collect c = { out, cap, 0 };
+	struct collect c = { NULL, 0, 0, 0 };
+	size_t n;
 
 	if (!e)
 		return 0;
 	sym__expr_foreach_atom((sym_expr *)e, collect_sym, &c);
-	return c.n;
+	if (c.err) {
+		free(c.all);
+		sym__oom(e->ctx);
+		return 0;
+	}
+	n = c.n;
+	for (size_t i = 0; i < n && i < cap; i++)
+		out[i] = c.all[i];
+	free(c.all);
+	return n;
 }
 
 /* Return the internal reference to "e" rebuilt with symbol "sym" replaced

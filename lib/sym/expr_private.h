@@ -106,6 +106,9 @@ typedef int (*sym__atom_fn)(struct sym_expr *atom, void *user);
 int sym__expr_foreach_atom(sym_expr *e, sym__atom_fn fn, void *user);
 
 void sym__symbol_free_all(sym_ctx *ctx);
+int sym__expr_eval_vals(const sym_expr *e, sym_symbol *const *sym,
+    const int64_t *val, size_t n, int64_t *value);
+sym_expr *sym__lin(sym_expr *a, int64_t ca, sym_expr *b, int64_t cb, int64_t c);
 char *sym__atom_to_str(const struct sym_expr *atom);
 
 #endif

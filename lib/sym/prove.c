@@ -262,55 +262,62 @@ candidate(const sym_symbol *s, int i)
 	return v;
 }
 
+/* Return 1 when "claim" holds at the values "val" of the "n" symbols
+ * "syms", 0 when not, -1 on evaluation error (cleared). */
+static int
+holds_at(sym_ctx *ctx, const struct sym__claim *claim, sym_symbol **syms,
+    const int64_t *val, size_t n)
+{
+	int64_t v;
+
+	(void)ctx;
+	if (sym__expr_eval_vals(claim->e, syms, val, n, &v) < 0)
+		return -1;
+	return rel_holds(claim->rel, v, claim->k);
+}
+
 /* Look for a binding of the "n" symbols "syms" (no fact names them) at
  * which "claim" fails, among a few small admissible values. Return 1 with
- * "*witness" set, 0 when none was found, -1 on error. */
+ * "*witness" set (when "witness" is not NULL), 0 when none was found, -1
+ * on error. */
 static int
 t0_search(sym_ctx *ctx, const struct sym__claim *claim, sym_symbol **syms,
     size_t n, sym_binding **witness)
 {
-	int idx[T0_MAX_SYMS] = { 0 }, evals = 0, found = 0;
-	sym_binding *b = sym_binding_new(ctx);
+	int idx[T0_MAX_SYMS] = { 0 }, evals = 0;
+	int64_t val[T0_MAX_SYMS];
 
-	if (!b)
-		return -1;
 	for (;;) {
 		size_t j;
 		int ok = 1;
 
 		for (j = 0; j < n; j++) {
-			int64_t v = candidate(syms[j], idx[j]);
-
-			if (!v)
-				ok = 0;
-			sym_binding_set(b, syms[j], v);
+			val[j] = candidate(syms[j], idx[j]);
+			ok &= val[j] != 0;
 		}
 		if (ok) {
-			int h = sym__claim_holds(ctx, claim, b);
-
 			evals++;
-			if (h == 0) {
-				found = 1;
+			if (holds_at(ctx, claim, syms, val, n) == 0)
 				break;
-			}
-			if (h < 0)
-				sym_ctx_clear_error(ctx);
 		}
 		if (evals >= T0_MAX_EVALS)
-			break;
+			return 0;
 		for (j = n; j-- > 0;) {
 			if (++idx[j] < 4)
 				break;
 			idx[j] = 0;
 		}
 		if (j == (size_t)-1)
-			break;
+			return 0;
 	}
-	if (found && witness)
-		*witness = b;
-	else
-		sym_binding_free(b);
-	return found;
+	if (!witness)
+		return 1;
+	*witness = sym_binding_new(ctx);
+	if (!*witness)
+		return -1;
+	for (size_t j = 0; j < n; j++)
+		sym_binding_set(*witness, syms[j], val[j]);
+	return 1;
 }
 
 /* Answer "claim" with tier 0 alone: SYM_TRUE, SYM_FALSE with a witness,
@@ -328,15 +335,13 @@ tier0(sym_ctx *ctx, const struct sym__claim *claim, sym_binding **witness)
 	n = sym_expr_symbols(claim->e, fs, T0_MAX_SYMS);
 	if (n > T0_MAX_SYMS || facts_touch(ctx, fs, n))
 		return SYM_UNKNOWN;
-	r = t0_search(ctx, claim, fs, n, &w);
+	r = t0_search(ctx, claim, fs, n, witness ? &w : NULL);
 	if (r < 0)
 		return SYM_ERROR;
 	if (r == 0)
 		return SYM_UNKNOWN;
 	if (witness)
 		*witness = w;
-	else
-		sym_binding_free(w);
 	return SYM_FALSE;
 }
 
@@ -394,7 +399,6 @@ sym_prove_cmp(sym_ctx *ctx, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
     sym_binding **witness)
 {
 	struct sym__claim c = { SYM__REL_GE, NULL, 0 };
-	sym_expr *d = NULL;
 	sym_answer a;
 
 	if (witness)
@@ -404,18 +408,16 @@ sym_prove_cmp(sym_ctx *ctx, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 	switch (op) {
 	case SYM_EQ:
 	case SYM_NE:
-		c.e = sym__sub(lhs, rhs);
+		c.e = sym__lin(lhs, 1, rhs, -1, 0);
 		c.rel = op == SYM_EQ ? SYM__REL_EQ : SYM__REL_NE;
 		break;
 	case SYM_LE:
 	case SYM_LT:
-		d = sym__sub(rhs, lhs);
-		c.e = sym__add_si(d, op == SYM_LT ? -1 : 0);
+		c.e = sym__lin(rhs, 1, lhs, -1, op == SYM_LT ? -1 : 0);
 		break;
 	case SYM_GE:
 	case SYM_GT:
-		d = sym__sub(lhs, rhs);
-		c.e = sym__add_si(d, op == SYM_GT ? -1 : 0);
+		c.e = sym__lin(lhs, 1, rhs, -1, op == SYM_GT ? -1 : 0);
 		break;
 	default:
 		sym__error(ctx, SYM_EINVAL, NULL, "invalid comparison %d",
@@ -423,7 +425,6 @@ sym_prove_cmp(sym_ctx *ctx, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 		return SYM_ERROR;
 	}
 	a = prove(ctx, &c, witness);
-	sym__expr_unref(d);
 	sym__expr_unref(c.e);
 	return a;
 }
@@ -462,15 +463,11 @@ t0_unbounded(const sym_expr *e, int up)
 /* Return 1 when some corner binding of the "n" symbols "syms" (least or
  * greatest values) makes "e" equal to "target". */
 static int
-t0_attained(sym_ctx *ctx, sym_expr *e, sym_symbol **syms, size_t n,
-    int64_t target)
+t0_attained(sym_expr *e, sym_symbol **syms, size_t n, int64_t target)
 {
-	sym_binding *b = sym_binding_new(ctx);
-	int found = 0;
+	int64_t val[T0_MAX_SYMS];
 
-	if (!b)
-		return 0;
-	for (unsigned mask = 0; mask < (1u << n) && !found; mask++) {
+	for (unsigned mask = 0; mask < (1u << n); mask++) {
 		int64_t v;
 		int ok = 1;
 
@@ -479,18 +476,15 @@ t0_attained(sym_ctx *ctx, sym_expr *e, sym_symbol **syms, size_t n,
 
 			if (hi && !syms[j]->greatest)
 				ok = 0;
-			sym_binding_set(b, syms[j],
-			    hi ? syms[j]->greatest : syms[j]->least);
+			val[j] = hi ? syms[j]->greatest : syms[j]->least;
 		}
 		if (!ok)
 			continue;
-		if (sym_expr_eval(e, b, &v) < 0)
-			sym_ctx_clear_error(ctx);
-		else if (v == target)
-			found = 1;
+		if (sym__expr_eval_vals(e, syms, val, n, &v) == 0 &&
+		    v == target)
+			return 1;
 	}
-	sym_binding_free(b);
-	return found;
+	return 0;
 }
 
 /* Compute with tier 0 one bound of "e" ("up" for the maximum): return 1
@@ -507,7 +501,7 @@ t0_bound(sym_ctx *ctx, sym_expr *e, int up, sym_expr **value)
 		return 0;
 	if (up ? a.hi_inf : a.lo_inf)
 		return t0_unbounded(e, up);
-	if (!t0_attained(ctx, e, fs, n, up ? a.hi : a.lo))
+	if (!t0_attained(e, fs, n, up ? a.hi : a.lo))
 		return 0;
 	*value = sym__const(ctx, up ? a.hi : a.lo);
 	return *value != NULL;

@@ -34,7 +34,7 @@
 #include <isl/constraint.h>
 #include <isl/ctx.h>
 #include <isl/ilp.h>
-#include <isl/local_space.h>
+#include <isl/mat.h>
 #include <isl/options.h>
 #include <isl/point.h>
 #include <isl/set.h>
@@ -163,7 +163,8 @@ enum verdict {
 	V_ERROR = -1,
 	V_REJECT = 0,
 	V_ACCEPT = 1,
-	V_UNSURE = 2	/* could not be evaluated (overflow, ...) */
+	V_UNSURE = 2,	/* could not be evaluated (overflow, ...) */
+	V_ISL = 3	/* ISL failed while reading the candidate */
 };
 
 typedef enum verdict (*check_fn)(sym_ctx *ctx, const sym_binding *b,
@@ -492,54 +493,51 @@ tr_abstract(struct tr *tr, enum dim_kind kind, const void *key, sym__av av)
 static int tr_poly(struct tr *tr, sym_expr *e, struct lin *out);
 
 /* Return the dimension of the atom "a" (floordiv or mod by the constant
- * "k" > 0) in "tr", translating its argument; NO_DIM on error. */
+ * "k" > 0) in "tr", translating its argument x: a quotient q with
+ * 0 <= x - k q <= k - 1, and for mod m = x - k q. NO_DIM on error. */
 static size_t
 tr_divmod(struct tr *tr, struct sym_expr *a, const sym__num *k)
 {
-	struct lin arg, l1, l2;
-	sym__num nk = SYM__NUM_ZERO, km1 = SYM__NUM_ZERO, m1 = { -1, NULL };
+	struct lin x, l1, l2;
+	sym__num nk = SYM__NUM_ZERO, m1 = { -1, NULL };
+	int mod = a->kind == SYM__MOD;
 	size_t q, m = NO_DIM;
 
-	memset(&arg, 0, sizeof(arg));
+	memset(&x, 0, sizeof(x));
 	memset(&l1, 0, sizeof(l1));
 	memset(&l2, 0, sizeof(l2));
 	sym__num_neg(&nk, k);
-	sym__num_add(&km1, k, &m1);
-	if (tr_poly(tr, a->u.bin.a, &arg) < 0)
+	if (tr_poly(tr, a->u.bin.a, &x) < 0)
 		tr->err = 1;
-	q = new_dim(tr, a->kind == SYM__FDIV ? DIM_ATOM : DIM_AUX, a);
-	if (a->kind == SYM__MOD)
+	q = new_dim(tr, mod ? DIM_AUX : DIM_ATOM, a);
+	if (mod)
 		m = new_dim(tr, DIM_ATOM, a);
-	if (tr->err || lin_add_lin(tr->ctx, &l1, &arg, 1) < 0 ||
+	/* l1 = x - k q (== m for mod), l2 = k - 1 - l1 */
+	if (tr->err || lin_add_lin(tr->ctx, &l1, &x, 1) < 0 ||
 	    lin_add(tr->ctx, &l1, q, &nk) < 0 ||
-	    lin_add_lin(tr->ctx, &l2, &arg, -1) < 0 ||
-	    lin_add(tr->ctx, &l2, q, k) < 0)
+	    lin_add_lin(tr->ctx, &l2, &l1, -1) < 0)
 		tr->err = 1;
-	if (a->kind == SYM__FDIV) {
-		/* k q <= arg <= k q + k - 1 */
-		sym__num_add(&l2.k, &l2.k, &km1);
-		tr_row(tr, &l1, 0);
-		tr_row(tr, &l2, 0);
-	} else {
-		/* arg - k q - m == 0, 0 <= m <= k - 1 */
-		if (!tr->err && lin_add_si(tr->ctx, &l1, m, -1) < 0)
-			tr->err = 1;
-		tr_row(tr, &l1, 1);
+	sym__num_add(&l2.k, &l2.k, k);
+	sym__num_add(&l2.k, &l2.k, &m1);
+	if (mod) {
 		lin_clear(&l2);
-		if (!tr->err && lin_add_si(tr->ctx, &l2, m, -1) < 0)
+		if (!tr->err && (lin_add_si(tr->ctx, &l1, m, -1) < 0 ||
+		    lin_add_si(tr->ctx, &l2, m, -1) < 0))
 			tr->err = 1;
-		sym__num_set(&l2.k, &km1);
-		tr_row(tr, &l2, 0);
+		sym__num_add(&l2.k, k, &m1);
+		tr_row(tr, &l1, 1);
 		tr_bound(tr, m, 1, 0);
+	} else {
+		tr_row(tr, &l1, 0);
 	}
-	lin_clear(&arg);
+	tr_row(tr, &l2, 0);
+	lin_clear(&x);
 	lin_clear(&l1);
 	lin_clear(&l2);
 	sym__num_clear(&nk);
-	sym__num_clear(&km1);
 	if (tr->err)
 		return NO_DIM;
-	return a->kind == SYM__FDIV ? q : m;
+	return mod ? m : q;
 }
 
 /* Return the dimension t of the min or max atom "a" in "tr": for min,
@@ -654,7 +652,7 @@ static void
 tr_rel(struct tr *tr, enum sym__rel rel, sym_expr *e, int64_t k, int negate)
 {
 	struct lin l, m;
-	size_t z, r;
+	size_t z;
 
 	memset(&l, 0, sizeof(l));
 	memset(&m, 0, sizeof(m));
@@ -690,15 +688,16 @@ tr_rel(struct tr *tr, enum sym__rel rel, sym_expr *e, int64_t k, int negate)
 			tr->err = 1;
 		tr_row(tr, &l, 1);
 	} else if (negate && k > 1) {
-		/* e = k z + r, 1 <= r <= k - 1 */
+		/* e = k z + r with 1 <= r <= k - 1: k z + 1 <= e <= k z + k - 1 */
 		z = new_dim(tr, DIM_AUX, NULL);
-		r = new_dim(tr, DIM_AUX, NULL);
-		if (tr->err || lin_add_si(tr->ctx, &l, z, -k) < 0 ||
-		    lin_add_si(tr->ctx, &l, r, -1) < 0)
+		if (z == NO_DIM || lin_add_lin(tr->ctx, &m, &l, -1) < 0 ||
+		    lin_add_si(tr->ctx, &m, z, k) < 0 ||
+		    lin_add_si(tr->ctx, &l, z, -k) < 0)
 			tr->err = 1;
-		tr_row(tr, &l, 1);
-		tr_bound(tr, r, 1, -1);
-		tr_bound(tr, r, -1, k - 1);
+		lin_add_const(&l, -1);
+		lin_add_const(&m, k - 1);
+		tr_row(tr, &l, 0);
+		tr_row(tr, &m, 0);
 	} else if (negate) {
 		/* 1 divides everything: the negation is infeasible */
 		lin_clear(&l);
@@ -744,95 +743,95 @@ num_val(isl_ctx *isl, const sym__num *n)
 	return r;
 }
 
-/* Return 1 when "n" fits an int, with its value in "*v". */
-static int
-num_int(const sym__num *n, int *v)
+/* Set element ("row", "col") of "mat" to "n". */
+static isl_mat *
+mat_set(isl_mat *mat, int row, int col, const sym__num *n)
 {
-	int64_t w;
+	int64_t v;
 
-	if (!sym__num_fits(n, &w) || w < INT_MIN || w > INT_MAX)
-		return 0;
-	*v = (int)w;
-	return 1;
-}
-
-/* Return the constraint "l" == 0 ("eq") or "l" >= 0 over the local space
- * "ls" (kept). */
-static isl_constraint *
-lin_constraint(isl_local_space *ls, const struct lin *l, int eq)
-{
-	isl_ctx *isl = isl_local_space_get_ctx(ls);
-	isl_constraint *c;
-	int v;
-
-	if (!isl)
+	if (!mat)
 		return NULL;
-	ls = isl_local_space_copy(ls);
-	c = eq ? isl_constraint_alloc_equality(ls) :
-	    isl_constraint_alloc_inequality(ls);
-	if (num_int(&l->k, &v))
-		c = isl_constraint_set_constant_si(c, v);
-	else
-		c = isl_constraint_set_constant_val(c, num_val(isl, &l->k));
-	for (size_t i = 0; i < l->n; i++) {
-		int pos = (int)l->t[i].dim;
-
-		if (num_int(&l->t[i].c, &v))
-			c = isl_constraint_set_coefficient_si(c, isl_dim_set,
-			    pos, v);
-		else
-			c = isl_constraint_set_coefficient_val(c, isl_dim_set,
-			    pos, num_val(isl, &l->t[i].c));
-	}
-	return c;
+	if (sym__num_fits(n, &v) && v >= INT_MIN && v <= INT_MAX)
+		return isl_mat_set_element_si(mat, row, col, (int)v);
+	return isl_mat_set_element_val(mat, row, col,
+	    num_val(isl_mat_get_ctx(mat), n));
 }
 
-/* Return the basic set of the "n" inequalities "l" >= 0 (rows of "f" when
- * "l" is NULL) in "space" (kept) with local space "ls" (kept). */
-static isl_basic_set *
-rows_bset(isl_space *space, isl_local_space *ls, const struct form *f,
+/* Return the matrix of the "n" forms "l" or, when "l" is NULL, of those
+ * of the first "n" rows of "f" that are equalities ("eq") or inequalities
+ * (not "eq"), over "n_dim" dimensions of "isl", the constant last. The
+ * elements are zeroed first: ISL may recycle a block of old values. */
+static isl_mat *
+lin_mat(isl_ctx *isl, size_t n_dim, const struct form *f, int eq,
     const struct lin *l, size_t n)
 {
-	isl_basic_set *bset = isl_basic_set_universe(isl_space_copy(space));
+	size_t rows = 0;
+	isl_mat *mat;
 
 	for (size_t i = 0; i < n; i++)
-		bset = isl_basic_set_add_constraint(bset, l ?
-		    lin_constraint(ls, &l[i], 0) :
-		    lin_constraint(ls, &f->row[i].l, f->row[i].eq));
-	return bset;
+		rows += l || f->row[i].eq == eq;
+	mat = isl_mat_alloc(isl, (unsigned)rows, (unsigned)n_dim + 1);
+	for (size_t i = 0; i < rows; i++)
+		for (size_t j = 0; j <= n_dim; j++)
+			mat = isl_mat_set_element_si(mat, (int)i, (int)j, 0);
+	for (size_t i = 0, r = 0; i < n; i++) {
+		const struct lin *x = l ? &l[i] : &f->row[i].l;
+
+		if (!l && f->row[i].eq != eq)
+			continue;
+		mat = mat_set(mat, (int)r, (int)n_dim, &x->k);
+		for (size_t j = 0; j < x->n; j++)
+			mat = mat_set(mat, (int)r, (int)x->t[j].dim, &x->t[j].c);
+		r++;
+	}
+	return mat;
+}
+
+/* Return the basic set over "n_dim" dimensions of "isl" of the rows of
+ * "f", or, when "l" is not NULL, of the inequality "l" >= 0. */
+static isl_basic_set *
+form_bset(isl_ctx *isl, size_t n_dim, const struct form *f,
+    const struct lin *l)
+{
+	size_t n = l ? 0 : f->n_row;
+
+	return isl_basic_set_from_constraint_matrices(
+	    isl_space_set_alloc(isl, 0, (unsigned)n_dim),
+	    lin_mat(isl, n_dim, f, 1, NULL, n),
+	    lin_mat(isl, n_dim, f, 0, l, l ? 1 : n), isl_dim_set, isl_dim_div,
+	    isl_dim_param, isl_dim_cst);
 }
 
 /* Return the set of "f" in the space of "n_dim" set dimensions of "isl". */
 static isl_set *
 form_set(isl_ctx *isl, size_t n_dim, const struct form *f)
 {
-	isl_space *space = isl_space_set_alloc(isl, 0, (unsigned)n_dim);
-	isl_local_space *ls = isl_local_space_from_space(isl_space_copy(space));
-	isl_set *set;
+	isl_set *set = isl_set_from_basic_set(form_bset(isl, n_dim, f, NULL));
 
-	set = isl_set_from_basic_set(rows_bset(space, ls, f, NULL, f->n_row));
 	for (size_t i = 0; i < f->n_alt; i++) {
-		isl_set *a = isl_set_from_basic_set(rows_bset(space, ls, NULL,
-		    &f->alt[i][0], 1));
-		isl_set *b = isl_set_from_basic_set(rows_bset(space, ls, NULL,
-		    &f->alt[i][1], 1));
+		isl_set *a = isl_set_from_basic_set(form_bset(isl, n_dim, NULL,
+		    &f->alt[i][0]));
+		isl_set *b = isl_set_from_basic_set(form_bset(isl, n_dim, NULL,
+		    &f->alt[i][1]));
 
 		set = isl_set_intersect(set, isl_set_union(a, b));
 	}
-	isl_local_space_free(ls);
-	isl_space_free(space);
 	return set;
 }
 
-/* Turn the failure of an ISL call on "isl" into an answer for "ctx":
- * SYM_UNKNOWN when the operation budget ran out, else SYM_ERROR with
- * SYM_EISL. The error of "isl" is cleared. */
+/* Turn a failure while working with "isl" into an answer for "ctx":
+ * SYM_UNKNOWN when the operation budget ran out, SYM_ERROR with SYM_EISL
+ * for another error of ISL, SYM_ERROR alone when ISL reports none (our
+ * own allocation failed, already recorded). The error of "isl" is
+ * cleared. */
 static sym_answer
 isl_failure(sym_ctx *ctx, isl_ctx *isl)
 {
 	enum isl_error e = isl_ctx_last_error(isl);
 	const char *msg = isl_ctx_last_error_msg(isl);
 
+	if (e == isl_error_none)
+		return SYM_ERROR;
 	if (e == isl_error_quota) {
 		isl_ctx_reset_error(isl);
 		return SYM_UNKNOWN;
@@ -1080,13 +1079,15 @@ sync_groups(sym_ctx *ctx, struct sym__prover *p, size_t *parent,
 			gid[r] = ng++;
 		grp[i] = gid[r];
 	}
+	/* a stable counting sort of the facts by group into "key": group g
+	 * is key[off[g] .. off[g + 1]) */
 	memset(off, 0, (ng + 1) * sizeof(*off));
 	for (size_t i = 0; i < nf; i++)
 		off[grp[i] + 1]++;
 	for (size_t g = 0; g < ng; g++)
 		off[g + 1] += off[g];
-	for (size_t i = 0, *fill = off; i < nf; i++) {
-		struct fkey *k = &key[fill[grp[i]]++];
+	for (size_t i = 0; i < nf; i++) {
+		struct fkey *k = &key[off[grp[i]]++];
 
 		k->rel = ctx->fact[i].rel;
 		k->e = ctx->fact[i].e;
@@ -1376,21 +1377,6 @@ pieces_product(struct query *q, isl_set *set, int first)
 	return r;
 }
 
-/* Return the basic set over the "n" dimensions of "isl" of the rows of
- * "f" ("l" NULL) or of the inequality "l" >= 0. */
-static isl_basic_set *
-form_bset(isl_ctx *isl, size_t n, const struct form *f, const struct lin *l)
-{
-	isl_space *space = isl_space_set_alloc(isl, 0, (unsigned)n);
-	isl_local_space *ls = isl_local_space_from_space(isl_space_copy(space));
-	isl_basic_set *b = rows_bset(space, ls, l ? NULL : f, l,
-	    l ? 1 : f->n_row);
-
-	isl_local_space_free(ls);
-	isl_space_free(space);
-	return b;
-}
-
 /* Intersect every piece of "q" with "a" (taken), or when "b" (taken) is
  * not NULL, replace it by its intersections with "a" and with "b". Drop
  * the pieces that are plainly empty. Return 0 or -1. */
@@ -1486,11 +1472,7 @@ query_build(struct query *q, struct tr *tr)
 	if (r == 1)
 		r = query_whole(q, &tr->f);
 	form_clear(&tr->f);
-	if (r == 0)
-		return SYM_TRUE;
-	if (q->ctx->err == SYM_ENOMEM)
-		return SYM_ERROR;
-	return isl_failure(q->ctx, q->p->isl);
+	return r == 0 ? SYM_TRUE : isl_failure(q->ctx, q->p->isl);
 }
 
 /* Return 1 when the set of the query "q" is empty, 0 when not, -1 on an
@@ -1591,7 +1573,7 @@ check_value(sym_ctx *ctx, const sym_binding *b, void *user)
 /* Check the point "pt" (taken) of the query "q" with "check" and "user":
  * its coordinates are those of the symbols when "projected", else those
  * of the whole set. On V_ACCEPT, "*out" is the binding. V_UNSURE when a
- * coordinate does not fit 64 bits. */
+ * coordinate does not fit 64 bits, V_ISL when ISL fails. */
 static enum verdict
 try_point(struct query *q, isl_point *pt, int projected, check_fn check,
     void *user, sym_binding **out)
@@ -1604,7 +1586,7 @@ try_point(struct query *q, isl_point *pt, int projected, check_fn check,
 		    (int)(projected ? j : q->sym_pos[j]));
 
 		if (!x)
-			v = V_ERROR;
+			v = V_ISL;
 		else if (isl_val_cmp_si(x, INT64_MAX) > 0 ||
 		    isl_val_cmp_si(x, INT64_MIN) < 0)
 			v = V_UNSURE;
@@ -1672,7 +1654,8 @@ search_try(struct search *s, isl_point *pt, int projected)
 	v = try_point(s->q, pt, projected, s->check, s->user, &s->found);
 	s->rejected |= v == V_REJECT;
 	s->error |= v == V_ERROR;
-	return v == V_ACCEPT || v == V_ERROR;
+	s->failed |= v == V_ISL;
+	return v == V_ACCEPT || v == V_ERROR || v == V_ISL;
 }
 
 /* Try in "s" the lexicographically smallest points of "proj" (taken), the
@@ -1762,25 +1745,27 @@ mv_less(isl_multi_val *a, isl_multi_val *b, size_t n)
 	return r == 2 ? 0 : r;
 }
 
-/* Return the lexicographic minimum of the piece "b" (kept) of a query
- * with "n" dimensions as a point (void when "b" is empty), or NULL. */
-static isl_multi_val *
-piece_lexmin(isl_basic_set *b)
+/* Set "*mv" to the lexicographic minimum of the basic set "b" (kept), or
+ * to NULL when "b" is empty. Return 0 or -1. The parametric domain is
+ * given (no parameters), which spares ISL projecting "b" onto it. */
+static int
+piece_lexmin(isl_basic_set *b, isl_multi_val **mv)
 {
-	isl_pw_multi_aff *pma = isl_set_lexmin_pw_multi_aff(
-	    isl_set_from_basic_set(isl_basic_set_copy(b)));
+	isl_space *none = isl_space_params_alloc(isl_basic_set_get_ctx(b), 0);
+	isl_pw_multi_aff *pma = isl_basic_set_partial_lexmin_pw_multi_aff(
+	    isl_basic_set_copy(b), isl_basic_set_universe(none), NULL);
 	isl_size n = isl_pw_multi_aff_n_piece(pma);
 	isl_multi_aff *ma;
-	isl_multi_val *mv;
 
+	*mv = NULL;
 	if (n <= 0) {
 		isl_pw_multi_aff_free(pma);
-		return NULL;
+		return n < 0 ? -1 : 0;
 	}
 	ma = isl_pw_multi_aff_as_multi_aff(pma);
-	mv = isl_multi_aff_get_constant_multi_val(ma);
+	*mv = isl_multi_aff_get_constant_multi_val(ma);
 	isl_multi_aff_free(ma);
-	return mv;
+	return *mv ? 0 : -1;
 }
 
 /* Return the lexicographically smallest point of the pieces of the query
@@ -1791,18 +1776,18 @@ pieces_lexmin(struct query *q)
 {
 	size_t total = q->own_base + q->own.n_dim;
 	isl_space *space = isl_space_set_alloc(q->p->isl, 0, (unsigned)total);
-	isl_multi_val *best = NULL;
+	isl_multi_val *best = NULL, *mv;
 	isl_point *pt;
 	int bad = 0;
 
 	for (size_t i = 0; i < q->n_piece && !bad; i++) {
-		isl_bool e = isl_basic_set_is_empty(q->piece[i]);
-		isl_multi_val *mv = e == isl_bool_false ?
-		    piece_lexmin(q->piece[i]) : NULL;
-		int less = mv && best ? mv_less(mv, best, total) : 1;
+		int less = 0;
 
-		bad = e < 0 || (e == isl_bool_false && !mv) || less < 0;
-		if (mv && less == 1) {
+		bad = piece_lexmin(q->piece[i], &mv) < 0;
+		if (mv)
+			less = best ? mv_less(mv, best, total) : 1;
+		bad |= less < 0;
+		if (less == 1) {
 			isl_multi_val_free(best);
 			best = mv;
 		} else {
@@ -1811,8 +1796,10 @@ pieces_lexmin(struct query *q)
 	}
 	if (bad || !best) {
 		isl_multi_val_free(best);
-		return bad ? (isl_space_free(space), NULL) :
-		    isl_point_void(space);
+		if (!bad)
+			return isl_point_void(space);
+		isl_space_free(space);
+		return NULL;
 	}
 	pt = isl_point_zero(space);
 	for (size_t i = 0; i < total; i++)
@@ -1826,18 +1813,26 @@ pieces_lexmin(struct query *q)
  * abstraction, where every point is genuine and every dimension that is
  * not a symbol is a function of the symbols before it: the lexicographic
  * minimum of the whole set is the smallest binding. Check it with "check"
- * and "user"; return as search_result. */
+ * and "user"; return as search_result, or SYM_TRUE with "*out" NULL when
+ * the set is empty. */
 static sym_answer
 search_exact(struct query *q, check_fn check, void *user,
     sym_binding **out)
 {
 	struct search s = { q, check, user, NULL, 0, 0, 0 };
 	isl_point *pt;
+	isl_bool none;
 
+	*out = NULL;
 	if (q->set)
 		pt = isl_set_sample_point(isl_set_lexmin(isl_set_copy(q->set)));
 	else
 		pt = pieces_lexmin(q);
+	none = isl_point_is_void(pt);
+	if (none == isl_bool_true) {
+		isl_point_free(pt);
+		return SYM_TRUE;
+	}
 	search_try(&s, pt, 0);
 	return search_result(&s, out);
 }
@@ -1858,9 +1853,10 @@ search_failed(struct query *q, sym_answer a)
 	return SYM_ERROR;
 }
 
-/* Look for a verified counterexample to "claim" in the non-empty set of
- * the query "q"; on SYM_FALSE, "*witness" (if "witness" is not NULL) is
- * the binding. */
+/* Decide "claim" from the set of the query "q" by a witness search:
+ * SYM_TRUE when the set is empty (only "exact" searches tell), SYM_FALSE
+ * with "*witness" (if not NULL) set to a verified counterexample, or
+ * SYM_UNKNOWN / SYM_ERROR. */
 static sym_answer
 refute(struct query *q, const struct sym__claim *claim,
     sym_binding **witness)
@@ -1875,9 +1871,10 @@ refute(struct query *q, const struct sym__claim *claim,
 		a = search(q, set, check_claim, (void *)claim, &b);
 	else
 		a = isl_failure(q->ctx, q->p->isl);
-
 	if (a != SYM_TRUE)
 		return search_failed(q, a);
+	if (!b)
+		return SYM_TRUE;
 	if (witness)
 		*witness = b;
 	else
@@ -1886,7 +1883,9 @@ refute(struct query *q, const struct sym__claim *claim,
 }
 
 /* Decide "claim" with the exact tier (see prove_private.h). The set
- * searched is declarations and facts and the negation of the claim. */
+ * searched is declarations and facts and the negation of the claim. When
+ * a witness is wanted from an exact set, its lexicographic minimum tells
+ * emptiness too. */
 sym_answer
 sym__isl_prove(sym_ctx *ctx, const struct sym__claim *claim,
     sym_binding **witness)
@@ -1906,16 +1905,16 @@ sym__isl_prove(sym_ctx *ctx, const struct sym__claim *claim,
 		tr_rel(&tr, claim->rel, claim->e, claim->k, 1);
 		a = query_build(&q, &tr);
 	}
-	if (a == SYM_TRUE) {
+	if (a == SYM_TRUE && !q.abstracted && ctx->opt_witness) {
+		a = refute(&q, claim, witness);
+	} else if (a == SYM_TRUE) {
 		empty = query_is_empty(&q);
 		if (empty < 0)
 			a = isl_failure(ctx, q.p->isl);
-		else if (empty)
-			a = SYM_TRUE;
-		else if (!q.abstracted && !ctx->opt_witness)
-			a = SYM_FALSE;
-		else
+		else if (!empty && q.abstracted)
 			a = refute(&q, claim, witness);
+		else if (!empty)
+			a = SYM_FALSE;
 	}
 	query_clear(&q);
 	return a;
@@ -1985,14 +1984,57 @@ bound_answer(struct query *q, sym_expr *e, size_t x, int want_max,
 		sym__num_clear(&t.v);
 		return SYM_TRUE;
 	}
-	at = isl_set_fix_val(isl_set_copy(q->set), isl_dim_set, (unsigned)x,
-	    isl_val_copy(v));
+	at = isl_set_fix_val(isl_set_copy(query_set(q)), isl_dim_set,
+	    (unsigned)x, isl_val_copy(v));
 	a = at ? search(q, at, check_value, &t, &b) :
 	    isl_failure(q->ctx, q->p->isl);
 	isl_set_free(at);
 	sym_binding_free(b);
 	sym__num_clear(&t.v);
 	return a == SYM_FALSE ? SYM_UNKNOWN : a;
+}
+
+/* Return the minimum ("want_max" 0) or maximum of dimension "x" over the
+ * set of the query "q", NaN when it is empty, or NULL on an ISL failure.
+ * The basic sets are taken one at a time and the empty ones skipped:
+ * isl_set_dim_min_val (ISL 0.25) answers 0 for a union in which some
+ * basic set is rationally but not integrally non-empty. */
+static isl_val *
+query_dim_opt(struct query *q, size_t x, int want_max)
+{
+	isl_basic_set_list *l = q->set ? isl_set_get_basic_set_list(q->set) :
+	    NULL;
+	isl_size n = q->set ? isl_basic_set_list_size(l) : (isl_size)q->n_piece;
+	isl_val *best = isl_val_nan(q->p->isl);
+
+	for (isl_size i = 0; i < n && best; i++) {
+		isl_basic_set *b = l ? isl_basic_set_list_get_at(l, i) :
+		    isl_basic_set_copy(q->piece[(size_t)i]);
+		isl_bool e = isl_basic_set_is_empty(b);
+		isl_set *set = e == isl_bool_false ?
+		    isl_set_from_basic_set(b) : NULL;
+		isl_val *v = NULL;
+
+		if (e != isl_bool_false)
+			isl_basic_set_free(b);
+		if (e < 0) {
+			best = isl_val_free(best);
+			break;
+		}
+		if (!set)
+			continue;
+		v = want_max ? isl_set_dim_max_val(set, (int)x) :
+		    isl_set_dim_min_val(set, (int)x);
+		if (!v || isl_val_is_nan(best) ||
+		    (want_max ? isl_val_gt(v, best) : isl_val_lt(v, best))) {
+			isl_val_free(best);
+			best = v;
+		} else {
+			isl_val_free(v);
+		}
+	}
+	isl_basic_set_list_free(l);
+	return n < 0 ? isl_val_free(best) : best;
 }
 
 /* Compute the minimum ("want_max" 0) or maximum of "e" with the exact tier
@@ -2014,10 +2056,7 @@ sym__isl_bound(sym_ctx *ctx, sym_expr *e, int want_max, sym_expr **value)
 	if (a == SYM_TRUE)
 		a = query_value(&q, e, &x);
 	if (a == SYM_TRUE) {
-		isl_set *set = isl_set_copy(query_set(&q));
-
-		v = want_max ? isl_set_dim_max_val(set, (int)x) :
-		    isl_set_dim_min_val(set, (int)x);
+		v = query_dim_opt(&q, x, want_max);
 		a = v ? bound_answer(&q, e, x, want_max, v, value) :
 		    isl_failure(ctx, q.p->isl);
 	}
@@ -2050,15 +2089,17 @@ sym__isl_satisfiable(sym_ctx *ctx, sym_binding **witness)
 		query_tr(&q, &tr);
 		a = query_build(&q, &tr);
 	}
-	if (a == SYM_TRUE) {
+	if (a == SYM_TRUE && !q.abstracted && witness) {
+		a = search_failed(&q, search_exact(&q, check_admissible, NULL,
+		    &b));
+		if (a == SYM_TRUE && !b)
+			a = SYM_FALSE;
+	} else if (a == SYM_TRUE) {
 		empty = query_is_empty(&q);
 		if (empty < 0)
 			a = isl_failure(ctx, q.p->isl);
 		else if (empty)
 			a = SYM_FALSE;
-		else if (!q.abstracted && witness)
-			a = search_failed(&q, search_exact(&q, check_admissible,
-			    NULL, &b));
 		else if (q.abstracted && !query_set(&q))
 			a = isl_failure(ctx, q.p->isl);
 		else if (q.abstracted)

@@ -1,0 +1,588 @@
+/*
+ * Applying operators: shape inference, requirements (proved, unified,
+ * refuted or guarded), declared relations and assertions.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph_private.h"
+
+/* Return the malloc'ed text of binding "w", or NULL when it is empty. */
+static char *
+witness_text(sym_binding *w)
+{
+	if (!w || sym_binding_size(w) == 0)
+		return NULL;
+	return sym_binding_to_str(w);
+}
+
+/* Return a copy of "a" owned by a node ("a" may be NULL: empty). */
+static sym_attrs *
+attrs_copy(sym_ctx *ctx, const sym_attrs *a)
+{
+	sym_attrs *c = sym_attrs_new(ctx);
+
+	if (!c || !a)
+		return c;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct sym__attr *x = &a->a[i];
+		int r = 0;
+
+		switch (x->kind) {
+		case SYM_ATTR_INT:
+			r = sym_attrs_set_int(c, x->name, x->i);
+			break;
+		case SYM_ATTR_BOOL:
+			r = sym_attrs_set_bool(c, x->name, (int)x->i);
+			break;
+		case SYM_ATTR_FLOAT:
+			r = sym_attrs_set_float(c, x->name, x->f);
+			break;
+		case SYM_ATTR_STRING:
+			r = sym_attrs_set_string(c, x->name, x->s);
+			break;
+		case SYM_ATTR_LIST:
+			r = sym_attrs_set_list(c, x->name, x->n, x->items);
+			break;
+		case SYM_ATTR_NONE:
+			break;
+		}
+		if (r == 0 && x->has_loc)
+			r = sym_attrs_set_loc(c, x->name, &x->loc);
+		if (r < 0) {
+			sym_attrs_free(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+/* Record on "g" the substitution of "var" by "value" (borrowed) and the
+ * derived relation, required by "reason" at "where"; 0 or -1. */
+static int
+add_subst(sym_graph *g, sym_symbol *var, sym_expr *value,
+    const sym_loc *where, const char *reason)
+{
+	struct sym__relation *r;
+	sym_symbol **vars;
+	sym_expr **vals;
+
+	vars = sym__realloc_array(g->ctx, g->subst_var, g->n_subst + 1,
+	    sizeof(*vars));
+	if (!vars)
+		return -1;
+	g->subst_var = vars;
+	vals = sym__realloc_array(g->ctx, g->subst_value, g->n_subst + 1,
+	    sizeof(*vals));
+	if (!vals)
+		return -1;
+	g->subst_value = vals;
+	if (GROW(g, rel, n_rel, cap_rel, g->n_rel + 1) < 0)
+		return -1;
+	r = &g->rel[g->n_rel];
+	memset(r, 0, sizeof(*r));
+	r->reason = sym__strdup(g->ctx, reason);
+	r->value = sym__expr_ref(value);
+	r->pub.var = var;
+	r->pub.value = r->value;
+	r->pub.reason = r->reason;
+	if (where) {
+		r->pub.loc = *where;
+		r->pub.loc.file = sym__graph_intern_file(g, where->file);
+	}
+	g->n_rel++;
+	g->subst_var[g->n_subst] = var;
+	g->subst_value[g->n_subst] = sym__expr_ref(value);
+	g->n_subst++;
+	return 0;
+}
+
+/* Look in "d" (= a - b) for a non-unique variable v occurring once, alone,
+ * with coefficient +1 or -1, and return it with "*value" set to what v
+ * must equal for d == 0 (an internal reference). Variables whose every
+ * value the other side admits anyway are preferred, then the most
+ * recently created. */
+static sym_symbol *
+unify_candidate(sym_expr *d, sym_expr **value)
+{
+	sym_symbol *best = NULL;
+	int best_implied = -1;
+
+	*value = NULL;
+	for (uint32_t i = 0; i < d->u.poly.n; i++) {
+		const struct sym__term *t = &d->u.poly.t[i];
+		struct sym_expr *a = t->n == 1 && t->f[0].exp == 1 ?
+		    t->f[0].atom : NULL;
+		sym_symbol *v;
+		sym_expr *ve, *rest, *val;
+		int64_t c;
+		int implied;
+
+		if (!a || a->kind != SYM__VAR || !sym__num_fits(&t->coef, &c) ||
+		    (c != 1 && c != -1))
+			continue;
+		v = a->u.var;
+		if (sym_symbol_is_unique(v))
+			continue;
+		ve = sym__var(v);
+		val = sym__scale_si(ve, c);
+		rest = val ? sym__sub(d, val) : NULL;
+		sym__expr_unref(val);
+		sym__expr_unref(ve);
+		if (!rest)
+			continue;
+		if (sym_expr_involves(rest, v)) {
+			sym__expr_unref(rest);
+			continue;
+		}
+		val = sym__scale_si(rest, -c);
+		sym__expr_unref(rest);
+		if (!val)
+			continue;
+		implied = sym__av_subset(val->av, v->av);
+		if (implied > best_implied ||
+		    (implied == best_implied && v->id > best->id)) {
+			sym__expr_unref(*value);
+			*value = val;
+			best = v;
+			best_implied = implied;
+		} else {
+			sym__expr_unref(val);
+		}
+	}
+	return best;
+}
+
+/* Try to satisfy "a" == "b" by unifying a fresh variable; return 1 when
+ * done, 0 when no variable can be unified, -1 when unifying contradicts
+ * the declarations (a diagnostic is recorded). */
+static int
+unify(sym_graph *g, sym_expr *a, sym_expr *b, const sym_loc *where,
+    const char *what)
+{
+	sym_expr *d = sym__sub(a, b), *value = NULL, *ve;
+	sym_symbol *v = d ? unify_candidate(d, &value) : NULL;
+	int r = 0;
+
+	sym__expr_unref(d);
+	if (!v)
+		return 0;
+	if (!sym__av_subset(value->av, v->av)) {
+		ve = sym__var(v);
+		r = sym_ctx_assume(g->ctx, ve, SYM_EQ, value, where);
+		sym__expr_unref(ve);
+		if (r < 0) {
+			char *s = sym_expr_to_str(value);
+
+			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+			    "%s: %s would need %s = %s, which no admissible "
+			    "value allows", what, sym_symbol_name(v),
+			    sym_symbol_name(v), s ? s : "?");
+			free(s);
+			sym_ctx_clear_error(g->ctx);
+			sym__expr_unref(value);
+			return -1;
+		}
+	}
+	r = add_subst(g, v, value, where, what) < 0 ? -1 : 1;
+	sym__expr_unref(value);
+	return r;
+}
+
+/* Record a run-time guard "e rel 0" (or "k | e") with text "text" on
+ * "g"; 0 or -1. */
+static int
+add_guard(sym_graph *g, enum sym__rel rel, sym_expr *e, int64_t k,
+    char *text, const sym_loc *where, const char *reason)
+{
+	struct sym__guard *gd;
+
+	if (!text || GROW(g, guard, n_guard, cap_guard, g->n_guard + 1) < 0) {
+		free(text);
+		return -1;
+	}
+	gd = &g->guard[g->n_guard++];
+	memset(gd, 0, sizeof(*gd));
+	gd->rel = rel;
+	gd->e = sym__expr_ref(e);
+	gd->k = k;
+	gd->text = text;
+	gd->reason = sym__strdup(g->ctx, reason);
+	gd->pub.text = gd->text;
+	gd->pub.reason = gd->reason;
+	if (where) {
+		gd->pub.loc = *where;
+		gd->pub.loc.file = sym__graph_intern_file(g, where->file);
+	}
+	return 0;
+}
+
+/* Return a hint for making "k" divide "e" when "e" is a constant times
+ * one symbol ("declare b with divisor=8"), or NULL. */
+static char *
+divisor_hint(sym_expr *e, int64_t k)
+{
+	struct sym_expr *a;
+	int64_t c, need, div, l;
+	sym_symbol *s;
+
+	if (e->u.poly.n != 1 || sym__num_sgn(&e->u.poly.c) != 0 ||
+	    e->u.poly.t[0].n != 1 || e->u.poly.t[0].f[0].exp != 1)
+		return NULL;
+	a = e->u.poly.t[0].f[0].atom;
+	if (a->kind != SYM__VAR || !sym__num_fits(&e->u.poly.t[0].coef, &c))
+		return NULL;
+	s = sym_symbol_origin(a->u.var);
+	need = k / sym__gcd64(c, k);
+	div = s->info.divisor;
+	if (s->info.remainder != 0)
+		return NULL;
+	l = div / sym__gcd64(div, need) * need;
+	return sym__asprintf("declare %s with divisor=%lld", s->name,
+	    (long long)l);
+}
+
+/* Return the text of requirement "r" as a claim ("a == b", "a >= b",
+ * "(a) mod k == 0"), malloc'ed. */
+static char *
+req_text(const struct sym__req *r)
+{
+	char *a = sym_expr_to_str(r->a), *b = r->b ? sym_expr_to_str(r->b) :
+	    NULL, *s = NULL;
+
+	if (!a || (r->b && !b)) {
+		free(a);
+		free(b);
+		return NULL;
+	}
+	if (r->kind == SYM__REQ_EQUAL)
+		s = sym__asprintf("%s == %s", a, b);
+	else if (r->kind == SYM__REQ_GE)
+		s = sym__asprintf("%s >= %s", a, b);
+	else if (sym_expr_is_symbol(r->a) || sym_expr_is_const(r->a))
+		s = sym__asprintf("%s mod %lld == 0", a, (long long)r->k);
+	else
+		s = sym__asprintf("(%s) mod %lld == 0", a, (long long)r->k);
+	free(a);
+	free(b);
+	return s;
+}
+
+/* Settle the requirement "r" of node "what" at "where": proved, unified,
+ * refuted (error diagnostic with witness) or left as a guard. Return 0,
+ * or -1 when it is refuted. */
+static int
+settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
+    const char *what)
+{
+	sym_binding *w = NULL;
+	sym_answer ans;
+	sym_expr *e = NULL;
+	enum sym__rel rel = SYM__REL_GE;
+	char *wt, *hint = NULL;
+	int u;
+
+	if (r->kind == SYM__REQ_EQUAL && r->a == r->b)
+		return 0;
+	if (r->kind == SYM__REQ_DIVISIBLE)
+		ans = sym_prove_divisible(g->ctx, r->a, r->k, &w);
+	else
+		ans = sym_prove_cmp(g->ctx, r->a, r->kind == SYM__REQ_EQUAL ?
+		    SYM_EQ : SYM_GE, r->b, &w);
+	if (ans == SYM_TRUE)
+		return 0;
+	if (ans == SYM_ERROR) {
+		sym_binding_free(w);
+		sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+		    "%s %s: %s", what, r->what, sym_ctx_last_message(g->ctx));
+		sym_ctx_clear_error(g->ctx);
+		return -1;
+	}
+	if (r->kind == SYM__REQ_EQUAL) {
+		u = unify(g, r->a, r->b, where, r->what);
+		if (u != 0) {
+			sym_binding_free(w);
+			return u < 0 ? -1 : 0;
+		}
+	}
+	if (ans == SYM_FALSE) {
+		wt = witness_text(w);
+		if (r->kind == SYM__REQ_DIVISIBLE)
+			hint = divisor_hint(r->a, r->k);
+		sym__graph_diag(g, SYM_SEV_ERROR, where, wt, hint, "%s: %s",
+		    what, r->what);
+		free(wt);
+		free(hint);
+		sym_binding_free(w);
+		return -1;
+	}
+	sym_binding_free(w);
+	if (r->kind == SYM__REQ_DIVISIBLE) {
+		e = sym__expr_ref(r->a);
+		rel = SYM__REL_DIV;
+	} else {
+		e = sym__sub(r->a, r->b);
+		rel = r->kind == SYM__REQ_EQUAL ? SYM__REL_EQ : SYM__REL_GE;
+	}
+	u = add_guard(g, rel, e, r->k, req_text(r), where, r->what);
+	sym__expr_unref(e);
+	if (u == 0)
+		sym__graph_diag(g, SYM_SEV_WARNING, where, NULL, NULL,
+		    "%s: %s could not be proved; checked at run time", what,
+		    r->what);
+	return u;
+}
+
+/* Return the label of a node for messages: "matmul h1". */
+static char *
+node_label(const sym_op *op, size_t n_out, const char *const *out_names)
+{
+	if (n_out > 0 && out_names && out_names[0])
+		return sym__asprintf("%s %s", op->name, out_names[0]);
+	return sym__asprintf("%s", op->name);
+}
+
+/* Create the node of "op" in "g" with inputs "in" and a copy of "attrs";
+ * NULL on allocation failure. */
+static sym_node *
+node_new(sym_graph *g, const sym_op *op, size_t n_in, sym_value *const *in,
+    const sym_attrs *attrs, const sym_loc *where)
+{
+	sym_node *n;
+
+	if (GROW(g, node, n_node, cap_node, g->n_node + 1) < 0)
+		return NULL;
+	n = sym__alloc(g->ctx, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->op = op;
+	n->n_in = n_in;
+	n->in = sym__alloc(g->ctx, (n_in + 1) * sizeof(*n->in));
+	n->attrs = attrs_copy(g->ctx, attrs);
+	if (!n->in || !n->attrs) {
+		free(n->in);
+		sym_attrs_free(n->attrs);
+		free(n);
+		return NULL;
+	}
+	if (n_in)
+		memcpy(n->in, in, n_in * sizeof(*in));
+	if (where) {
+		n->loc = *where;
+		n->loc.file = sym__graph_intern_file(g, where->file);
+	}
+	n->index = g->n_node;
+	g->node[g->n_node++] = n;
+	return n;
+}
+
+/* Attach "count" result values to node "n", named by "names" (generated
+ * when NULL) with the shapes "shapes" (NULL entries: failed). Return 0
+ * or -1. */
+static int
+node_outputs(sym_graph *g, sym_node *n, size_t count,
+    const char *const *names, sym_shape **shapes)
+{
+	n->out = sym__alloc(g->ctx, (count + 1) * sizeof(*n->out));
+	if (!n->out)
+		return -1;
+	for (size_t i = 0; i < count; i++) {
+		char buf[32];
+		const char *name = names ? names[i] : NULL;
+		sym_value *v;
+
+		if (!name) {
+			snprintf(buf, sizeof(buf), "%%%zu", g->auto_names++);
+			name = buf;
+		}
+		v = sym__graph_value_new(g, name, SYM_VALUE_RESULT, &n->loc);
+		if (!v)
+			continue;
+		v->producer = n;
+		v->shape = shapes && shapes[i] ? sym__shape_ref(shapes[i]) :
+		    NULL;
+		v->failed = !v->shape;
+		v->subst_gen = g->n_subst;
+		n->out[n->n_out++] = v;
+	}
+	return 0;
+}
+
+/* Apply "op" (by name) to the inputs "in" of "g" with attributes "attrs"
+ * (kept), naming the "n_out" results "out_names" (both may be 0/NULL:
+ * the rule's outputs get generated names). The shapes are inferred, the
+ * requirements proved, unified or guarded, and every problem recorded as
+ * a located diagnostic. Return the node (also when it has errors), or
+ * NULL when it could not be created. */
+sym_node *
+sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
+    const char *const *out_names, size_t n_in, sym_value *const *in,
+    const sym_attrs *attrs, const sym_loc *where)
+{
+	const sym_op *o;
+	struct sym__infer inf;
+	sym_shape **shapes;
+	const char **names;
+	sym_node *n;
+	char *label;
+	int failed = 0;
+
+	if (!g || !op || (n_in && !in))
+		return NULL;
+	o = sym_op_find(op);
+	if (!o) {
+		sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+		    "unknown operator '%s'", op);
+		return NULL;
+	}
+	for (size_t i = 0; i < n_in; i++)
+		if (!in[i])
+			return NULL;
+	n = node_new(g, o, n_in, in, attrs, where);
+	if (!n)
+		return NULL;
+	shapes = sym__alloc(g->ctx, (n_in + 1) * sizeof(*shapes));
+	names = sym__alloc(g->ctx, (n_in + 1) * sizeof(*names));
+	label = node_label(o, n_out, out_names);
+	if (!shapes || !names || !label) {
+		free(shapes);
+		free(names);
+		free(label);
+		return NULL;
+	}
+	for (size_t i = 0; i < n_in; i++) {
+		shapes[i] = sym__value_shape(in[i]);
+		names[i] = in[i]->name;
+		if (!shapes[i])
+			failed = 1;
+	}
+	memset(&inf, 0, sizeof(inf));
+	inf.ctx = g->ctx;
+	inf.op = o;
+	inf.n_in = n_in;
+	inf.in = shapes;
+	inf.in_name = names;
+	inf.attrs = n->attrs;
+	inf.n_out_wanted = n_out;
+	if (!failed && sym__infer_run(&inf) < 0) {
+		const struct sym__attr *at = inf.error_attr ?
+		    sym__attrs_find(n->attrs, inf.error_attr) : NULL;
+
+		sym__graph_diag(g, SYM_SEV_ERROR, at && at->has_loc ?
+		    &at->loc : where, NULL, NULL, "%s: %s", label,
+		    inf.error ? inf.error : "invalid operands");
+		failed = 1;
+	}
+	for (size_t i = 0; !failed && i < inf.n_req; i++)
+		if (settle(g, &inf.req[i], where, label) < 0)
+			failed = 1;
+	if (!failed && n_out && inf.n_out != n_out) {
+		sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+		    "%s: the operator gives %zu result%s, but %zu name%s "
+		    "given", label, inf.n_out, inf.n_out == 1 ? "" : "s",
+		    n_out, n_out == 1 ? " is" : "s are");
+		failed = 1;
+	}
+	if (failed) {
+		n->failed = 1;
+		node_outputs(g, n, n_out ? n_out : 1, out_names, NULL);
+	} else {
+		node_outputs(g, n, inf.n_out, n_out ? out_names : NULL,
+		    inf.out);
+	}
+	for (size_t i = 0; i < n->n_out; i++)
+		sym__value_shape(n->out[i]);
+	sym__infer_clear(&inf);
+	free(shapes);
+	free(names);
+	free(label);
+	return n;
+}
+
+/* Return 1 when every symbol of "e" is unique; otherwise record a
+ * diagnostic at "where" naming the first that is not and return 0. */
+static int
+only_unique(sym_graph *g, sym_expr *e, const char *what,
+    const sym_loc *where)
+{
+	sym_symbol *s[16];
+	size_t n = sym_expr_symbols(e, s, 16);
+
+	for (size_t i = 0; i < n && i < 16; i++)
+		if (!sym_symbol_is_unique(s[i])) {
+			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+			    "%s names %s, which is not unique: each use of a "
+			    "non-unique symbol is a different variable; "
+			    "declare it 'symbol %s ... unique'", what,
+			    sym_symbol_name(s[i]), sym_symbol_name(s[i]));
+			return 0;
+		}
+	return 1;
+}
+
+/* Declare the relation "lhs" "op" "rhs" between unique symbols in "g":
+ * every later proof assumes it. Return 0, or -1 with a diagnostic. */
+int
+sym_graph_add_relation(sym_graph *g, sym_expr *lhs, sym_cmp op,
+    sym_expr *rhs, const sym_loc *where)
+{
+	if (!g || !lhs || !rhs)
+		return -1;
+	if (!only_unique(g, lhs, "a relation", where) ||
+	    !only_unique(g, rhs, "a relation", where))
+		return -1;
+	if (sym_ctx_assume(g->ctx, lhs, op, rhs, where) < 0)
+		return sym__graph_ctx_error(g, where);
+	return 0;
+}
+
+/* Prove "lhs" "op" "rhs" in "g" and record it as an assertion: a refuted
+ * assertion is an error with a witness, an undecided one a warning.
+ * Return the answer. */
+sym_answer
+sym_graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
+    const sym_loc *where)
+{
+	struct sym__assertion *as;
+	sym_binding *w = NULL;
+	sym_answer r;
+	char *a, *b;
+
+	if (!g || !lhs || !rhs)
+		return SYM_ERROR;
+	if (!only_unique(g, lhs, "an assertion", where) ||
+	    !only_unique(g, rhs, "an assertion", where))
+		return SYM_ERROR;
+	if (GROW(g, assertion, n_assertion, cap_assertion,
+	    g->n_assertion + 1) < 0)
+		return SYM_ERROR;
+	r = sym_prove_cmp(g->ctx, lhs, op, rhs, &w);
+	if (r == SYM_ERROR) {
+		sym__graph_ctx_error(g, where);
+		return r;
+	}
+	a = sym_expr_to_str(lhs);
+	b = sym_expr_to_str(rhs);
+	as = &g->assertion[g->n_assertion++];
+	memset(as, 0, sizeof(*as));
+	as->text = a && b ? sym__asprintf("%s %s %s", a, sym_cmp_name(op), b) :
+	    NULL;
+	as->witness = witness_text(w);
+	as->pub.text = as->text ? as->text : "";
+	as->pub.result = r;
+	as->pub.witness = as->witness;
+	if (where) {
+		as->pub.loc = *where;
+		as->pub.loc.file = sym__graph_intern_file(g, where->file);
+	}
+	if (r == SYM_FALSE)
+		sym__graph_diag(g, SYM_SEV_ERROR, where, as->witness, NULL,
+		    "assertion '%s' is false", as->pub.text);
+	else if (r == SYM_UNKNOWN)
+		sym__graph_diag(g, SYM_SEV_WARNING, where, NULL, NULL,
+		    "assertion '%s' could not be decided", as->pub.text);
+	free(a);
+	free(b);
+	sym_binding_free(w);
+	return r;
+}

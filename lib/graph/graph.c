@@ -1,0 +1,825 @@
+/*
+ * Graphs: values, nodes, diagnostics and their accessors.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/diag.h"
+#include "graph/graph_private.h"
+
+/* Return the FNV-1a hash of "s". */
+static uint64_t
+str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Return the slot of "name" in "m" (an empty slot when absent). */
+static size_t
+names_slot(const struct sym__names *m, const char *name)
+{
+	size_t i = str_hash(name) & (m->cap - 1);
+
+	while (m->key[i] && strcmp(m->key[i], name) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+/* Map "name" (the value's own string) to "v" in "m"; 0 or -1. */
+static int
+names_put(sym_ctx *ctx, struct sym__names *m, char *name, sym_value *v)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct sym__names big;
+		size_t cap = m->cap ? 2 * m->cap : 64;
+
+		big.key = calloc(cap, sizeof(*big.key));
+		big.val = calloc(cap, sizeof(*big.val));
+		big.cap = cap;
+		big.n = m->n;
+		if (!big.key || !big.val) {
+			free(big.key);
+			free(big.val);
+			sym__oom(ctx);
+			return -1;
+		}
+		for (size_t j = 0; j < m->cap; j++)
+			if (m->key[j]) {
+				i = names_slot(&big, m->key[j]);
+				big.key[i] = m->key[j];
+				big.val[i] = m->val[j];
+			}
+		free(m->key);
+		free(m->val);
+		*m = big;
+	}
+	i = names_slot(m, name);
+	if (!m->key[i])
+		m->n++;
+	m->key[i] = name;
+	m->val[i] = v;
+	return 0;
+}
+
+/* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
+ * 0 or -1. */
+int
+sym__grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+	size_t c;
+
+	if (n <= *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 8;
+	while (c < n)
+		c *= 2;
+	q = sym__realloc_array(ctx, *p, c, size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* Free the value "v". */
+static void
+value_free(sym_value *v)
+{
+	sym__shape_unref(v->declared);
+	sym__shape_unref(v->shape);
+	free(v->name);
+	free(v);
+}
+
+/* Free the node "n" (not its values). */
+static void
+node_free(sym_node *n)
+{
+	sym_attrs_free(n->attrs);
+	sym__strategy_free(n->strategy);
+	free(n->in);
+	free(n->out);
+	free(n);
+}
+
+/* Free the graph whose link is "link". */
+static void
+graph_destroy(struct sym__link *link)
+{
+	sym_graph *g = (sym_graph *)link;
+
+	for (size_t i = 0; i < g->n_value; i++)
+		value_free(g->value[i]);
+	for (size_t i = 0; i < g->n_node; i++)
+		node_free(g->node[i]);
+	for (size_t i = 0; i < g->n_diag; i++) {
+		free(g->diag[i].message);
+		free(g->diag[i].witness);
+		free(g->diag[i].hint);
+	}
+	for (size_t i = 0; i < g->n_rel; i++) {
+		free(g->rel[i].reason);
+		sym__expr_unref(g->rel[i].value);
+	}
+	for (size_t i = 0; i < g->n_guard; i++) {
+		free(g->guard[i].text);
+		free(g->guard[i].reason);
+		sym__expr_unref(g->guard[i].e);
+	}
+	for (size_t i = 0; i < g->n_assertion; i++) {
+		free(g->assertion[i].text);
+		free(g->assertion[i].witness);
+	}
+	for (size_t i = 0; i < g->n_subst; i++)
+		sym__expr_unref(g->subst_value[i]);
+	for (size_t i = 0; i < g->n_mesh; i++)
+		sym__mesh_decl_free(&g->mesh[i]);
+	for (size_t i = 0; i < g->n_files; i++)
+		free(g->files[i]);
+	free(g->files);
+	free(g->mesh);
+	free(g->subst_var);
+	free(g->subst_value);
+	free(g->value);
+	free(g->node);
+	free(g->output);
+	free(g->names.key);
+	free(g->names.val);
+	free(g->diag);
+	free(g->rel);
+	free(g->guard);
+	free(g->assertion);
+	free(g->used);
+	free(g->source);
+	free(g->filename);
+	g->ctx->live[SYM__OBJ_GRAPH]--;
+	free(g);
+}
+
+/* Return a new, empty graph in "ctx". */
+sym_graph *
+sym_graph_new(sym_ctx *ctx)
+{
+	sym_graph *g;
+
+	if (!ctx)
+		return NULL;
+	g = sym__alloc(ctx, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->ctx = ctx;
+	ctx->live[SYM__OBJ_GRAPH]++;
+	sym__ctx_own(ctx, &g->link, graph_destroy);
+	return g;
+}
+
+/* Free the graph "g" and everything it owns. */
+void
+sym_graph_free(sym_graph *g)
+{
+	if (!g)
+		return;
+	sym__ctx_disown(&g->link);
+	graph_destroy(&g->link);
+}
+
+/* Return the context of "g". */
+sym_ctx *
+sym_graph_get_ctx(const sym_graph *g)
+{
+	return g ? g->ctx : NULL;
+}
+
+/* Return the text "g" was parsed from, or NULL. */
+const char *
+sym_graph_source(const sym_graph *g)
+{
+	return g ? g->source : NULL;
+}
+
+/* Return the file name "g" was parsed from, or NULL. */
+const char *
+sym_graph_filename(const sym_graph *g)
+{
+	return g ? g->filename : NULL;
+}
+
+/* Return the copy kept by "g" of the file name "file" (NULL for NULL). */
+const char *
+sym__graph_intern_file(sym_graph *g, const char *file)
+{
+	char **p, *copy;
+
+	if (!file)
+		return NULL;
+	for (size_t i = 0; i < g->n_files; i++)
+		if (strcmp(g->files[i], file) == 0)
+			return g->files[i];
+	copy = sym__strdup(g->ctx, file);
+	p = copy ? sym__realloc_array(g->ctx, g->files, g->n_files + 1,
+	    sizeof(*p)) : NULL;
+	if (!p) {
+		free(copy);
+		return NULL;
+	}
+	g->files = p;
+	g->files[g->n_files++] = copy;
+	return copy;
+}
+
+/* Return "where" with its file interned in "g" (a zero location for
+ * NULL). */
+static sym_loc
+own_loc(sym_graph *g, const sym_loc *where)
+{
+	sym_loc l = { NULL, 0, 0 };
+
+	if (where) {
+		l = *where;
+		l.file = sym__graph_intern_file(g, where->file);
+	}
+	return l;
+}
+
+/* Record a diagnostic of "sev" at "where" on "g"; return -1 for an
+ * error, 0 otherwise. */
+int
+sym__graph_diag(sym_graph *g, sym_severity sev, const sym_loc *where,
+    const char *witness, const char *hint, const char *fmt, ...)
+{
+	struct sym__diag *d;
+	va_list ap;
+	char *msg;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (!msg || GROW(g, diag, n_diag, cap_diag, g->n_diag + 1) < 0) {
+		free(msg);
+		return sev == SYM_SEV_ERROR ? -1 : 0;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	d = &g->diag[g->n_diag++];
+	memset(d, 0, sizeof(*d));
+	d->message = msg;
+	d->witness = witness ? strdup(witness) : NULL;
+	d->hint = hint ? strdup(hint) : NULL;
+	d->pub.severity = sev;
+	d->pub.loc = own_loc(g, where);
+	d->pub.message = d->message;
+	d->pub.witness = d->witness;
+	d->pub.hint = d->hint;
+	if (sev == SYM_SEV_ERROR)
+		g->n_errors++;
+	return sev == SYM_SEV_ERROR ? -1 : 0;
+}
+
+/* Record the context's last error as an error diagnostic of "g" (at its
+ * own location if it has one, else at "where") and clear it. */
+int
+sym__graph_ctx_error(sym_graph *g, const sym_loc *where)
+{
+	sym_loc at = sym_ctx_last_location(g->ctx);
+	int r;
+
+	r = sym__graph_diag(g, SYM_SEV_ERROR, at.line > 0 ? &at : where, NULL,
+	    NULL, "%s", sym_ctx_last_message(g->ctx));
+	sym_ctx_clear_error(g->ctx);
+	return r;
+}
+
+/* Record an error diagnostic "message" at "where" on "g" (for front
+ * ends that find errors of their own); return -1. */
+int
+sym_graph_error(sym_graph *g, const sym_loc *where, const char *message)
+{
+	if (!g || !message)
+		return -1;
+	return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL, "%s",
+	    message);
+}
+
+/* Set the number of devices of "g" to "n" >= 1; 0 or -1. */
+int
+sym_graph_set_devices(sym_graph *g, int64_t n, const sym_loc *where)
+{
+	if (!g)
+		return -1;
+	if (n < 1)
+		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+		    "the number of devices must be at least 1, not %lld",
+		    (long long)n);
+	g->devices = n;
+	g->devices_loc = own_loc(g, where);
+	return 0;
+}
+
+/* Return the number of devices of "g" (0 when never set). */
+int64_t
+sym_graph_devices(const sym_graph *g)
+{
+	return g ? g->devices : 0;
+}
+
+/* Return the value named "name" in "g", or NULL. */
+sym_value *
+sym_graph_find_value(const sym_graph *g, const char *name)
+{
+	size_t i;
+
+	if (!g || !name || !g->names.cap)
+		return NULL;
+	i = names_slot(&g->names, name);
+	return g->names.key[i] ? g->names.val[i] : NULL;
+}
+
+/* Return a new value "name" of "kind" in "g" at "where", or NULL (with a
+ * diagnostic when the name is taken). */
+sym_value *
+sym__graph_value_new(sym_graph *g, const char *name, sym_value_kind kind,
+    const sym_loc *where)
+{
+	sym_value *v, *old = sym_graph_find_value(g, name);
+
+	if (old) {
+		if (old->loc.line > 0)
+			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+			    "value '%s' is already defined at line %d", name,
+			    old->loc.line);
+		else
+			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+			    "value '%s' is already defined", name);
+		return NULL;
+	}
+	if (GROW(g, value, n_value, cap_value, g->n_value + 1) < 0)
+		return NULL;
+	v = sym__alloc(g->ctx, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->name = sym__strdup(g->ctx, name);
+	if (!v->name || names_put(g->ctx, &g->names, v->name, v) < 0) {
+		free(v->name);
+		free(v);
+		return NULL;
+	}
+	v->kind = kind;
+	v->loc = own_loc(g, where);
+	v->graph = g;
+	v->index = g->n_value;
+	g->value[g->n_value++] = v;
+	return v;
+}
+
+/* Return "e" (borrowed) with symbol "var" replaced by "value", as an
+ * internal reference. */
+static sym_expr *
+subst_expr(sym_expr *e, sym_symbol *var, sym_expr *value)
+{
+	sym_expr *c, *r;
+
+	if (!sym_expr_involves(e, var))
+		return sym__expr_ref(e);
+	c = sym_expr_copy(e);
+	r = sym_expr_substitute(c, var, value);
+	if (!r)
+		return NULL;
+	sym__expr_ref(r);
+	sym_expr_free(r);
+	return r;
+}
+
+/* Return "s" with the substitutions from number "from" on applied, as an
+ * internal reference ("s" borrowed). */
+static sym_shape *
+subst_shape(sym_graph *g, sym_shape *s, size_t from)
+{
+	sym_expr **d;
+	sym_shape *r;
+	int changed = 0;
+
+	if (from >= g->n_subst)
+		return sym__shape_ref(s);
+	d = calloc(s->rank + 1, sizeof(*d));
+	if (!d) {
+		sym__oom(g->ctx);
+		return NULL;
+	}
+	for (size_t i = 0; i < s->rank; i++) {
+		d[i] = sym__expr_ref(s->dim[i]);
+		for (size_t k = from; k < g->n_subst && d[i]; k++) {
+			sym_expr *n = subst_expr(d[i], g->subst_var[k],
+			    g->subst_value[k]);
+
+			changed |= n != d[i];
+			sym__expr_unref(d[i]);
+			d[i] = n;
+		}
+		if (!d[i])
+			break;
+	}
+	r = NULL;
+	if (!changed)
+		r = sym__shape_ref(s);
+	else if (s->rank == 0 || d[s->rank - 1])
+		r = sym__shape_new(g->ctx, s->dtype, s->rank, d);
+	for (size_t i = 0; i < s->rank; i++)
+		sym__expr_unref(d[i]);
+	free(d);
+	return r;
+}
+
+/* Return the shape of "v" with every substitution applied (kept by "v";
+ * NULL when its shape is unknown). */
+sym_shape *
+sym__value_shape(sym_value *v)
+{
+	sym_graph *g = v->graph;
+	sym_shape *s;
+
+	if (!v->shape || v->subst_gen == g->n_subst)
+		return v->shape;
+	s = subst_shape(g, v->shape, v->subst_gen);
+	if (!s)
+		return v->shape;
+	sym__shape_unref(v->shape);
+	v->shape = s;
+	v->subst_gen = g->n_subst;
+	return s;
+}
+
+/* Return 1 when symbol "s" was already used by an input of "g", marking
+ * it used. */
+static int
+mark_used(sym_graph *g, sym_symbol *s)
+{
+	size_t id = 0, n = sym_ctx_n_symbols(g->ctx);
+
+	while (id < n && sym_ctx_symbol(g->ctx, id) != s)
+		id++;
+	if (id >= g->n_used) {
+		uint8_t *u = sym__realloc_array(g->ctx, g->used, n + 1, 1);
+
+		if (!u)
+			return 0;
+		memset(u + g->n_used, 0, n + 1 - g->n_used);
+		g->used = u;
+		g->n_used = n + 1;
+	}
+	if (g->used[id])
+		return 1;
+	g->used[id] = 1;
+	return 0;
+}
+
+/* Return "e" (borrowed) with every non-unique symbol that an earlier
+ * declaration already used replaced by a fresh instance (b', b'', ...),
+ * as an internal reference. */
+static sym_expr *
+fresh_uses(sym_graph *g, sym_expr *e)
+{
+	sym_symbol *syms[16];
+	size_t n = sym_expr_symbols(e, syms, 16);
+	sym_expr *r = sym__expr_ref(e);
+
+	for (size_t i = 0; i < n && i < 16 && r; i++) {
+		sym_symbol *inst;
+		sym_expr *ie, *nr;
+
+		if (sym_symbol_is_unique(syms[i]) || !mark_used(g, syms[i]))
+			continue;
+		inst = sym_symbol_instantiate(syms[i]);
+		ie = inst ? sym__var(inst) : NULL;
+		nr = ie ? subst_expr(r, syms[i], ie) : NULL;
+		sym__expr_unref(ie);
+		sym__expr_unref(r);
+		r = nr;
+	}
+	return r;
+}
+
+/* Add an input or parameter "name" of shape "shape" (kept) to "g";
+ * non-unique symbols get a fresh variable per use after the first.
+ * Return the value, or NULL with a diagnostic. */
+sym_value *
+sym_graph_add_input(sym_graph *g, const char *name, sym_value_kind kind,
+    sym_shape *shape, const sym_loc *where)
+{
+	sym_value *v;
+	sym_expr **d;
+
+	if (!g || !name || !shape)
+		return NULL;
+	if (kind == SYM_VALUE_RESULT) {
+		sym__error(g->ctx, SYM_EINVAL, where,
+		    "an input must be SYM_VALUE_INPUT or SYM_VALUE_PARAM");
+		return NULL;
+	}
+	v = sym__graph_value_new(g, name, kind, where);
+	if (!v)
+		return NULL;
+	d = calloc(shape->rank + 1, sizeof(*d));
+	if (!d) {
+		sym__oom(g->ctx);
+		return NULL;
+	}
+	for (size_t i = 0; i < shape->rank; i++)
+		d[i] = fresh_uses(g, shape->dim[i]);
+	v->declared = sym__shape_new(g->ctx, shape->dtype, shape->rank, d);
+	for (size_t i = 0; i < shape->rank; i++)
+		sym__expr_unref(d[i]);
+	free(d);
+	if (!v->declared) {
+		v->failed = 1;
+		sym__graph_ctx_error(g, where);
+		return v;
+	}
+	for (size_t i = 0; i < shape->rank; i++) {
+		sym_expr *one = sym__const(g->ctx, 1);
+		sym_answer a = sym_prove_cmp(g->ctx, v->declared->dim[i],
+		    SYM_GE, one, NULL);
+
+		sym__expr_unref(one);
+		if (a == SYM_FALSE)
+			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+			    "dimension %zu of %s can be less than 1", i, name);
+	}
+	v->shape = sym__shape_ref(v->declared);
+	v->subst_gen = g->n_subst;
+	return v;
+}
+
+/* Mark "v" as an output of "g"; 0 or -1. */
+int
+sym_graph_mark_output(sym_graph *g, sym_value *v, const sym_loc *where)
+{
+	(void)where;
+	if (!g || !v)
+		return -1;
+	for (size_t i = 0; i < g->n_output; i++)
+		if (g->output[i] == v)
+			return 0;
+	if (GROW(g, output, n_output, cap_output, g->n_output + 1) < 0)
+		return -1;
+	g->output[g->n_output++] = v;
+	return 0;
+}
+
+/* Accessors. */
+
+size_t
+sym_graph_n_values(const sym_graph *g)
+{
+	return g ? g->n_value : 0;
+}
+
+sym_value *
+sym_graph_value(const sym_graph *g, size_t i)
+{
+	return g && i < g->n_value ? g->value[i] : NULL;
+}
+
+size_t
+sym_graph_n_nodes(const sym_graph *g)
+{
+	return g ? g->n_node : 0;
+}
+
+sym_node *
+sym_graph_node(const sym_graph *g, size_t i)
+{
+	return g && i < g->n_node ? g->node[i] : NULL;
+}
+
+size_t
+sym_graph_n_outputs(const sym_graph *g)
+{
+	return g ? g->n_output : 0;
+}
+
+sym_value *
+sym_graph_output(const sym_graph *g, size_t i)
+{
+	return g && i < g->n_output ? g->output[i] : NULL;
+}
+
+const char *
+sym_value_name(const sym_value *v)
+{
+	return v ? v->name : NULL;
+}
+
+sym_value_kind
+sym_value_get_kind(const sym_value *v)
+{
+	return v ? v->kind : SYM_VALUE_RESULT;
+}
+
+/* Return the shape of "v" after every unification (owned by the graph;
+ * NULL when it could not be inferred). */
+sym_shape *
+sym_value_shape(const sym_value *v)
+{
+	return v ? sym__value_shape((sym_value *)v) : NULL;
+}
+
+/* Return the shape of "v" as declared or first inferred. */
+sym_shape *
+sym_value_declared_shape(const sym_value *v)
+{
+	return v ? (v->declared ? v->declared : v->shape) : NULL;
+}
+
+sym_node *
+sym_value_producer(const sym_value *v)
+{
+	return v ? v->producer : NULL;
+}
+
+sym_loc
+sym_value_location(const sym_value *v)
+{
+	sym_loc none = { NULL, 0, 0 };
+
+	return v ? v->loc : none;
+}
+
+const char *
+sym_node_op_name(const sym_node *n)
+{
+	return n ? n->op->name : NULL;
+}
+
+const sym_op *
+sym_node_op(const sym_node *n)
+{
+	return n ? n->op : NULL;
+}
+
+size_t
+sym_node_n_inputs(const sym_node *n)
+{
+	return n ? n->n_in : 0;
+}
+
+sym_value *
+sym_node_input(const sym_node *n, size_t i)
+{
+	return n && i < n->n_in ? n->in[i] : NULL;
+}
+
+size_t
+sym_node_n_outputs(const sym_node *n)
+{
+	return n ? n->n_out : 0;
+}
+
+sym_value *
+sym_node_output(const sym_node *n, size_t i)
+{
+	return n && i < n->n_out ? n->out[i] : NULL;
+}
+
+const sym_attrs *
+sym_node_attrs(const sym_node *n)
+{
+	return n ? n->attrs : NULL;
+}
+
+sym_loc
+sym_node_location(const sym_node *n)
+{
+	sym_loc none = { NULL, 0, 0 };
+
+	return n ? n->loc : none;
+}
+
+size_t
+sym_graph_n_diagnostics(const sym_graph *g)
+{
+	return g ? g->n_diag : 0;
+}
+
+const sym_diagnostic *
+sym_graph_diagnostic(const sym_graph *g, size_t i)
+{
+	return g && i < g->n_diag ? &g->diag[i].pub : NULL;
+}
+
+size_t
+sym_graph_n_errors(const sym_graph *g)
+{
+	return g ? g->n_errors : 0;
+}
+
+size_t
+sym_graph_n_relations(const sym_graph *g)
+{
+	return g ? g->n_rel : 0;
+}
+
+const sym_relation *
+sym_graph_relation(const sym_graph *g, size_t i)
+{
+	return g && i < g->n_rel ? &g->rel[i].pub : NULL;
+}
+
+size_t
+sym_graph_n_guards(const sym_graph *g)
+{
+	return g ? g->n_guard : 0;
+}
+
+const sym_guard *
+sym_graph_guard(const sym_graph *g, size_t i)
+{
+	return g && i < g->n_guard ? &g->guard[i].pub : NULL;
+}
+
+size_t
+sym_graph_n_assertions(const sym_graph *g)
+{
+	return g ? g->n_assertion : 0;
+}
+
+const sym_assertion *
+sym_graph_assertion(const sym_graph *g, size_t i)
+{
+	return g && i < g->n_assertion ? &g->assertion[i].pub : NULL;
+}
+
+/* Return the text of diagnostic "d" of "g" as a compiler prints it: the
+ * location, severity and message, the source line with a caret when the
+ * graph has its source, then the witness and hint lines. Malloc'ed. */
+char *
+sym_diagnostic_format(const sym_graph *g, const sym_diagnostic *d)
+{
+	static const char *sev[] = { "error", "warning", "note" };
+	char *head, *res;
+
+	if (!g || !d)
+		return NULL;
+	head = sym__diag_format(&d->loc, sev[d->severity], d->message,
+	    g->source);
+	if (!head)
+		return NULL;
+	res = sym__asprintf("%s%s%s%s%s", head,
+	    d->witness ? "\n  witness: " : "", d->witness ? d->witness : "",
+	    d->hint ? "\n  hint: " : "", d->hint ? d->hint : "");
+	free(head);
+	return res;
+}
+
+/* Add the mesh declaration "m" (its contents are taken) to "g"; 0 or -1
+ * with a diagnostic when the name is taken. */
+int
+sym__graph_add_mesh(sym_graph *g, struct sym__mesh_decl *m)
+{
+	if (sym__graph_find_mesh(g, m->name)) {
+		sym__graph_diag(g, SYM_SEV_ERROR, &m->loc, NULL, NULL,
+		    "mesh '%s' is already declared", m->name);
+		sym__mesh_decl_free(m);
+		return -1;
+	}
+	if (GROW(g, mesh, n_mesh, cap_mesh, g->n_mesh + 1) < 0) {
+		sym__mesh_decl_free(m);
+		return -1;
+	}
+	g->mesh[g->n_mesh] = *m;
+	g->mesh[g->n_mesh].loc.file = sym__graph_intern_file(g, m->loc.file);
+	g->n_mesh++;
+	return 0;
+}
+
+/* Return the mesh declaration "name" of "g", or NULL. */
+const struct sym__mesh_decl *
+sym__graph_find_mesh(const sym_graph *g, const char *name)
+{
+	for (size_t i = 0; name && i < g->n_mesh; i++)
+		if (g->mesh[i].name && strcmp(g->mesh[i].name, name) == 0)
+			return &g->mesh[i];
+	return NULL;
+}
+
+/* Give the node "n" the strategy "s" (taken), replacing any. */
+void
+sym__node_set_strategy(sym_node *n, struct sym__strategy *s)
+{
+	if (!n) {
+		sym__strategy_free(s);
+		return;
+	}
+	sym__strategy_free(n->strategy);
+	n->strategy = s;
+}

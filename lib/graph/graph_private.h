@@ -1,0 +1,148 @@
+/*
+ * The body of graphs, values and nodes.
+ */
+#ifndef SYM_GRAPH_GRAPH_PRIVATE_H
+#define SYM_GRAPH_GRAPH_PRIVATE_H
+
+#include <symshard/graph.h>
+
+#include "graph/strategy.h"
+#include "shape/shape_private.h"
+#include "sym/prove_private.h"
+
+struct sym_value {
+	char *name;
+	sym_value_kind kind;
+	sym_shape *declared;	/* as written (internal reference) */
+	sym_shape *shape;	/* with the substitutions applied */
+	size_t subst_gen;	/* substitutions applied to "shape" */
+	sym_node *producer;	/* NULL for inputs and parameters */
+	size_t index;		/* position in the graph's values */
+	sym_loc loc;
+	int failed;		/* its shape could not be inferred */
+	sym_graph *graph;
+};
+
+struct sym_node {
+	const sym_op *op;
+	size_t n_in, n_out;
+	sym_value **in;
+	sym_value **out;
+	sym_attrs *attrs;	/* a copy owned by the node */
+	sym_loc loc;
+	size_t index;
+	int failed;
+	struct sym__strategy *strategy;	/* NULL when none was given */
+};
+
+/* A derived relation: "var" was unified with "value". */
+struct sym__relation {
+	sym_relation pub;
+	char *reason;
+	sym_expr *value;	/* internal reference, also in pub.value */
+};
+
+/* A run-time guard: a requirement the prover left undecided. */
+struct sym__guard {
+	sym_guard pub;
+	char *text, *reason;
+	enum sym__rel rel;
+	sym_expr *e;		/* internal reference: e rel 0 / k | e */
+	int64_t k;
+};
+
+struct sym__assertion {
+	sym_assertion pub;
+	char *text, *witness;
+};
+
+struct sym__diag {
+	sym_diagnostic pub;
+	char *message, *witness, *hint;
+};
+
+/* A string-keyed map from names to values (open addressing). */
+struct sym__names {
+	char **key;
+	sym_value **val;
+	size_t cap, n;
+};
+
+struct sym_graph {
+	struct sym__link link;
+	sym_ctx *ctx;
+	char *source;		/* the text it was parsed from, or NULL */
+	char *filename;
+	int64_t devices;
+	sym_loc devices_loc;
+
+	sym_value **value;
+	size_t n_value, cap_value;
+	sym_node **node;
+	size_t n_node, cap_node;
+	sym_value **output;
+	size_t n_output, cap_output;
+	struct sym__names names;
+
+	struct sym__diag *diag;
+	size_t n_diag, cap_diag, n_errors;
+	struct sym__relation *rel;
+	size_t n_rel, cap_rel;
+	struct sym__guard *guard;
+	size_t n_guard, cap_guard;
+	struct sym__assertion *assertion;
+	size_t n_assertion, cap_assertion;
+
+	/* Substitutions from unification, applied in order. */
+	sym_symbol **subst_var;
+	sym_expr **subst_value;	/* internal references */
+	size_t n_subst, cap_subst;
+
+	struct sym__mesh_decl *mesh;
+	size_t n_mesh, cap_mesh;
+
+	char **files;		/* file names locations point to */
+	size_t n_files;
+
+	uint8_t *used;		/* by symbol number: used by an input */
+	size_t n_used;
+	size_t auto_names;	/* counter for unnamed results */
+};
+
+/* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
+ * 0 or -1. GROW(g, field, count, cap, want) for arrays of a graph. */
+int sym__grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size);
+#define GROW(g, arr, n, cap, want) \
+	sym__grow((g)->ctx, (void **)&(g)->arr, &(g)->cap, (want), \
+	    sizeof(*(g)->arr))
+
+/* Record a diagnostic on "g"; "witness" and "hint" may be NULL. Returns
+ * -1 for errors (so callers can "return sym__graph_diag(...)"), else 0. */
+int sym__graph_diag(sym_graph *g, sym_severity sev, const sym_loc *where,
+    const char *witness, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Record the context's last error as an error diagnostic (at its own
+ * location, else "where") and clear it; returns -1. */
+int sym__graph_ctx_error(sym_graph *g, const sym_loc *where);
+
+/* A new value "name" of "kind" in "g", or NULL with a diagnostic when
+ * the name is taken. */
+sym_value *sym__graph_value_new(sym_graph *g, const char *name,
+    sym_value_kind kind, const sym_loc *where);
+
+/* Keep a copy of "file" in "g" and return it, so locations stay valid as
+ * long as the graph. */
+const char *sym__graph_intern_file(sym_graph *g, const char *file);
+
+/* Add a mesh declaration (taken) / set the strategy of a node (taken). */
+int sym__graph_add_mesh(sym_graph *g, struct sym__mesh_decl *m);
+const struct sym__mesh_decl *sym__graph_find_mesh(const sym_graph *g,
+    const char *name);
+void sym__node_set_strategy(sym_node *n, struct sym__strategy *s);
+
+/* The shape of "v" with every substitution applied (internal, kept by
+ * the value; NULL when it failed). */
+sym_shape *sym__value_shape(sym_value *v);
+
+#endif

@@ -1,0 +1,949 @@
+/*
+ * The parser of the graph text format (symshard-graph(5)): one statement
+ * per line, "#" comments, every error a located diagnostic after which
+ * parsing goes on with the next line.
+ *
+ *	devices N
+ *	symbol NAME [min=V] [max=V] [divisor=V] [remainder=V] [unique]
+ *	relation EXPR CMP EXPR		CMP: == = != <= < >= >
+ *	assert EXPR CMP EXPR
+ *	mesh NAME = ([AXIS=]N, ...) [ranks [R, ...]]
+ *	input NAME : DTYPE[EXPR, ...]
+ *	param NAME : DTYPE[EXPR, ...]
+ *	NAME [, NAME ...] = OP(ARGS) [shard STRATEGY [-> STRATEGY]]
+ *	output NAME [, NAME ...]
+ *
+ * A line whose first name is followed by "=" or "," is an operator
+ * statement (so values may be called "input" or "output"); otherwise the
+ * first name is the statement's keyword. Operator statements are in
+ * parse_op.c, the lexical layer in lex.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/lex.h"
+
+static const char *const keywords[] = { "devices", "symbol", "relation",
+	"assert", "mesh", "input", "param", "output" };
+
+#define N_KEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
+
+enum sym_option_kw {
+	OPT_MIN,
+	OPT_MAX,
+	OPT_DIVISOR,
+	OPT_REMAINDER,
+	OPT_UNIQUE,
+	N_OPT
+};
+
+static const char *const options[N_OPT] = { "min", "max", "divisor",
+	"remainder", "unique" };
+
+/* Release the expressions (caller references) of "items" and its
+ * storage. */
+void
+sym__parse_free_exprs(struct sym__vec *items)
+{
+	sym_expr **e = items->v;
+
+	for (size_t i = 0; i < items->n; i++)
+		sym_expr_free(e[i]);
+	free(items->v);
+	items->v = NULL;
+	items->n = items->cap = 0;
+}
+
+/* Handle the failure of a library call made by "p" for the text at byte
+ * "pos": when the call recorded no diagnostic on the graph (it had
+ * "before" diagnostics before the call), turn the context's error into
+ * one; clear the context's error. Return -1. */
+int
+sym__parse_failed(struct sym__parser *p, size_t before, size_t pos)
+{
+	if (p->g->n_diag == before)
+		return sym__lex_ctx_error(p, pos);
+	if (sym_ctx_last_error(p->ctx) == SYM_ENOMEM)
+		p->oom = 1;
+	sym_ctx_clear_error(p->ctx);
+	return -1;
+}
+
+/* Remember that the value "name" could not be defined, unless it exists,
+ * so that its uses are skipped without more errors. */
+void
+sym__parse_poison(struct sym__parser *p, const char *name)
+{
+	if (name && !sym_graph_find_value(p->g, name))
+		sym__nameset_add(p, name);
+}
+
+/* Check that the statement of "p" ends here, after the part described by
+ * "after"; return 0, or -1 with a diagnostic. */
+int
+sym__parse_end(struct sym__parser *p, const char *after)
+{
+	char b[64];
+
+	if (sym__lex_peek(p) == '\0')
+		return 0;
+	return sym__lex_error(p, p->pos, NULL, "unexpected %s after %s",
+	    sym__lex_describe(p, p->pos, b, sizeof(b)), after);
+}
+
+/* Report the unknown value of the "len" bytes at "start" of "p", with the
+ * closest value name as a hint; nothing when its definition failed.
+ * Return -1. */
+int
+sym__parse_unknown_value(struct sym__parser *p, size_t start, size_t len)
+{
+	struct sym__suggest s;
+	char *name = sym__lex_strndup(p, start, len);
+	int failed = name && sym__nameset_has(p, name);
+
+	free(name);
+	if (failed || p->oom)
+		return -1;
+	sym__suggest_init(&s, p->src + start, len);
+	for (size_t i = 0; i < p->g->n_value; i++)
+		sym__suggest_try(&s, p->g->value[i]->name);
+	return sym__lex_error(p, start, sym__suggest_hint(&s),
+	    "unknown value '%.*s%s'", SYM__QLEN(len), p->src + start,
+	    SYM__QDOTS(len));
+}
+
+/* Parse the list "[e, ...]" that comes next in "p" (its '[' is the next
+ * byte), a "what" ("shape") of "item"s ("a dimension"), appending the
+ * expressions (caller references, freed by the caller) to "items".
+ * Return 0; 1 when it is well formed but some expression had an error;
+ * -1 on a syntax error. Every error is reported. */
+int
+sym__parse_expr_list(struct sym__parser *p, const char *what,
+    const char *item, struct sym__vec *items)
+{
+	size_t open, start, end;
+	sym_expr *e;
+	int bad = 0;
+	char b[64];
+
+	sym__lex_peek(p);
+	open = p->pos++;
+	if (sym__lex_accept(p, ']'))
+		return 0;
+	for (;;) {
+		if (sym__lex_extent(p, ",]", &start, &end) < 0)
+			return -1;
+		if (start == end)
+			return sym__lex_error(p, start, NULL,
+			    "expected %s, found %s", item,
+			    sym__lex_describe(p, start, b, sizeof(b)));
+		e = sym__lex_expr(p, start, end);
+		if (!e && p->oom)
+			return -1;
+		if (!e)
+			bad = 1;
+		else if (sym__lex_push(p, items, sizeof(e), &e) < 0)
+			return sym_expr_free(e), -1;
+		if (sym__lex_accept(p, ','))
+			continue;
+		if (sym__lex_accept(p, ']'))
+			return bad;
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected ']' to close the %s started at column %d", what,
+		    sym__lex_loc(p, open).col);
+	}
+}
+
+/* Parse "devices N" after its keyword; return 0 or -1. */
+static int
+st_devices(struct sym__parser *p)
+{
+	size_t at, before = p->g->n_diag;
+	int64_t n;
+	sym_loc loc;
+	int r = sym__lex_int(p, &n, &at);
+
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected the number of devices after 'devices'");
+	if (sym__parse_end(p, "the number of devices") < 0)
+		return -1;
+	loc = sym__lex_loc(p, at);
+	if (sym_graph_set_devices(p->g, n, &loc) < 0)
+		return sym__parse_failed(p, before, at);
+	return 0;
+}
+
+/* Return the index of the symbol option of the "len" bytes at "start" of
+ * "p", or -1 with a diagnostic about symbol "name". */
+static int
+symbol_option(struct sym__parser *p, size_t start, size_t len,
+    const char *name)
+{
+	struct sym__suggest s;
+
+	for (int k = 0; k < N_OPT; k++)
+		if (sym__lex_word_is(p, start, len, options[k]))
+			return k;
+	sym__suggest_init(&s, p->src + start, len);
+	for (int k = 0; k < N_OPT; k++)
+		sym__suggest_try(&s, options[k]);
+	return sym__lex_error(p, start, sym__suggest_hint(&s),
+	    "unknown option '%.*s%s' of symbol %s (expected min, max, "
+	    "divisor, remainder or unique)",
+	    SYM__QLEN(len), p->src + start, SYM__QDOTS(len), name);
+}
+
+/* Parse the option of symbol "name" that comes next in "p" into "info";
+ * "seen" holds the position of each option given so far (SIZE_MAX: not
+ * yet). Return 0 or -1. */
+static int
+symbol_option_value(struct sym__parser *p, const char *name,
+    sym_symbol_info *info, size_t *seen)
+{
+	size_t o, len, at;
+	int64_t v;
+	int k, r;
+	char b[64];
+
+	if (!sym__lex_name(p, &o, &len))
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected an option of symbol %s (min=, max=, divisor=, "
+		    "remainder= or unique), found %s",
+		    name, sym__lex_describe(p, p->pos, b, sizeof(b)));
+	k = symbol_option(p, o, len, name);
+	if (k < 0)
+		return -1;
+	if (seen[k] != SIZE_MAX)
+		return sym__lex_error(p, o, NULL,
+		    "option '%s' is given twice (first at column %d)",
+		    options[k], sym__lex_loc(p, seen[k]).col);
+	seen[k] = o;
+	if (k == OPT_UNIQUE) {
+		if (sym__lex_peek(p) == '=')
+			return sym__lex_error(p, p->pos, NULL,
+			    "'unique' takes no value: write 'unique' alone");
+		info->unique = 1;
+		return 0;
+	}
+	if (!sym__lex_accept(p, '='))
+		return sym__lex_error(p, p->pos, NULL, "expected '=' after '%s'",
+		    options[k]);
+	r = sym__lex_int(p, &v, &at);
+	if (r == 0)
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected an integer after '%s='", options[k]);
+	if (r < 0)
+		return -1;
+	if (k == OPT_MIN)
+		info->min = v;
+	else if (k == OPT_MAX)
+		info->max = v;
+	else if (k == OPT_DIVISOR)
+		info->divisor = v;
+	else
+		info->remainder = v;
+	return 0;
+}
+
+/* Parse "symbol NAME [options]" after its keyword and declare the symbol;
+ * return 0 or -1. */
+static int
+st_symbol(struct sym__parser *p)
+{
+	sym_symbol_info info = SYM_SYMBOL_INFO_INIT;
+	size_t seen[N_OPT], start, len;
+	char *name;
+	sym_loc loc;
+	int r = 0;
+
+	for (int k = 0; k < N_OPT; k++)
+		seen[k] = SIZE_MAX;
+	if (!sym__lex_name(p, &start, &len))
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected a symbol name after 'symbol'");
+	name = sym__lex_strndup(p, start, len);
+	if (!name)
+		return -1;
+	while (r == 0 && sym__lex_peek(p) != '\0')
+		r = symbol_option_value(p, name, &info, seen);
+	loc = sym__lex_loc(p, start);
+	if (r == 0 && !sym_symbol_new(p->ctx, name, &info, &loc))
+		r = sym__lex_ctx_error(p, start);
+	free(name);
+	return r;
+}
+
+/* Return the length of the comparison operator at byte "pos" of "p"
+ * (0 when there is none) and store it in "*op". */
+static size_t
+comparison(const struct sym__parser *p, size_t pos, sym_cmp *op)
+{
+	const char *s = p->src + pos;
+
+	switch (s[0]) {
+	case '=':
+		*op = SYM_EQ;
+		return s[1] == '=' ? 2 : 1;
+	case '!':
+		*op = SYM_NE;
+		return s[1] == '=' ? 2 : 0;
+	case '<':
+		*op = s[1] == '=' ? SYM_LE : SYM_LT;
+		return s[1] == '=' ? 2 : 1;
+	case '>':
+		*op = s[1] == '=' ? SYM_GE : SYM_GT;
+		return s[1] == '=' ? 2 : 1;
+	default:
+		return 0;
+	}
+}
+
+/* Find the comparison "E1 OP E2" that comes next in "p": the extents of
+ * E1 in "s1"/"e1", of E2 in "s2"/"e2", the operator in "op"; "what" is
+ * "relation" or "assert". Return 0 or -1. */
+static int
+split_comparison(struct sym__parser *p, const char *what, size_t r[4],
+    sym_cmp *op)
+{
+	static const char cmp_chars[] = "<>=!";
+	size_t at, len;
+	char b[64];
+
+	if (sym__lex_extent(p, cmp_chars, &r[0], &r[1]) < 0)
+		return -1;
+	at = p->pos;
+	len = comparison(p, at, op);
+	if (r[0] == r[1])
+		return sym__lex_error(p, r[0], NULL,
+		    "expected an expression after '%s', found %s", what,
+		    sym__lex_describe(p, r[0], b, sizeof(b)));
+	if (p->src[at] == '!' && len == 0)
+		return sym__lex_error(p, at, NULL, "expected '!=', found %s",
+		    sym__lex_describe(p, at, b, sizeof(b)));
+	if (len == 0)
+		return sym__lex_error(p, at, NULL,
+		    "expected a comparison (==, !=, <=, <, >=, >) after the "
+		    "expression, found %s",
+		    sym__lex_describe(p, at, b, sizeof(b)));
+	if (len == 1 && p->src[at] == '=' &&
+	    (p->src[at + 1] == '<' || p->src[at + 1] == '>'))
+		return sym__lex_error(p, at, NULL,
+		    "unknown comparison '=%c': did you mean '%c='?",
+		    p->src[at + 1], p->src[at + 1]);
+	p->pos = at + len;
+	if (sym__lex_extent(p, cmp_chars, &r[2], &r[3]) < 0)
+		return -1;
+	if (r[2] == r[3])
+		return sym__lex_error(p, r[2], NULL,
+		    "expected an expression after '%.*s', found %s", (int)len,
+		    p->src + at, sym__lex_describe(p, r[2], b, sizeof(b)));
+	if (sym__lex_peek(p) != '\0')
+		return sym__lex_error(p, p->pos, NULL,
+		    "only one comparison is allowed in %s %s",
+		    what[0] == 'a' ? "an" : "a", what);
+	return 0;
+}
+
+/* Parse "relation E1 OP E2" or, when "is_assert", "assert E1 OP E2" after
+ * its keyword, and declare or check it; return 0 or -1. */
+static int
+st_compare(struct sym__parser *p, int is_assert)
+{
+	size_t r[4], before = p->g->n_diag;
+	sym_expr *lhs, *rhs;
+	sym_cmp op;
+	sym_loc loc;
+	int res = 0;
+
+	if (split_comparison(p, is_assert ? "assert" : "relation", r, &op) <
+	    0)
+		return -1;
+	lhs = sym__lex_expr(p, r[0], r[1]);
+	rhs = p->oom ? NULL : sym__lex_expr(p, r[2], r[3]);
+	loc = sym__lex_loc(p, r[0]);
+	if (!lhs || !rhs)
+		res = -1;
+	else if (is_assert && sym_graph_assert(p->g, lhs, op, rhs, &loc) ==
+	    SYM_ERROR)
+		res = sym__parse_failed(p, before, r[0]);
+	else if (!is_assert &&
+	    sym_graph_add_relation(p->g, lhs, op, rhs, &loc) < 0)
+		res = sym__parse_failed(p, before, r[0]);
+	sym_expr_free(lhs);
+	sym_expr_free(rhs);
+	return res;
+}
+
+/* Return the dtype named by the "len" bytes at "start" of "p", or
+ * SYM_DT_INVALID with a diagnostic. */
+static sym_dtype
+dtype(struct sym__parser *p, size_t start, size_t len)
+{
+	struct sym__suggest s;
+	char *name = sym__lex_strndup(p, start, len);
+	sym_dtype dt = name ? sym_dtype_from_name(name) : SYM_DT_INVALID;
+
+	free(name);
+	if (dt != SYM_DT_INVALID || p->oom)
+		return dt;
+	sym__suggest_init(&s, p->src + start, len);
+	for (int i = SYM_DT_INVALID + 1; i < 64; i++) {
+		const char *n = sym_dtype_name((sym_dtype)i);
+
+		if (!strcmp(n, sym_dtype_name(SYM_DT_INVALID)))
+			break;
+		sym__suggest_try(&s, n);
+	}
+	sym__lex_error(p, start, sym__suggest_hint(&s),
+	    "unknown dtype '%.*s%s'", SYM__QLEN(len), p->src + start,
+	    SYM__QDOTS(len));
+	return SYM_DT_INVALID;
+}
+
+/* Parse ": DTYPE[D, ...]" after the name of "what" ("input") in "p": the
+ * dtype in "*dt" (SYM_DT_INVALID after an error) and the dimensions in
+ * "dims", the position of its '[' in "*open". Return 0, 1 when a reported error leaves the rest readable, or
+ * -1. */
+static int
+type_and_shape(struct sym__parser *p, const char *what, sym_dtype *dt,
+    struct sym__vec *dims, size_t *open)
+{
+	size_t start, len;
+	int r;
+
+	if (!sym__lex_accept(p, ':'))
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected ':' after %s name", what);
+	if (!sym__lex_name(p, &start, &len))
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected a dtype after ':' (f32, i32, ...)");
+	*dt = dtype(p, start, len);
+	if (p->oom)
+		return -1;
+	if (sym__lex_peek(p) != '[')
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected '[' after the dtype (%.*s%s[] is a scalar)",
+		    SYM__QLEN(len), p->src + start, SYM__QDOTS(len));
+	*open = p->pos;
+	r = sym__parse_expr_list(p, "shape", "a dimension", dims);
+	if (r < 0 || sym__parse_end(p, "the shape") < 0)
+		return -1;
+	return r || *dt == SYM_DT_INVALID;
+}
+
+/* Parse "input NAME : DTYPE[D, ...]" after its keyword (or "param ...",
+ * "kind" saying which) and add the value; return 0 or -1. */
+static int
+st_input(struct sym__parser *p, sym_value_kind kind)
+{
+	const char *what = kind == SYM_VALUE_PARAM ? "parameter" : "input";
+	struct sym__vec dims = { NULL, 0, 0 };
+	sym_dtype dt = SYM_DT_INVALID;
+	size_t start, len, before = p->g->n_diag, open;
+	sym_shape *shape = NULL;
+	char *name;
+	sym_loc loc;
+	int r;
+
+	if (!sym__lex_name(p, &start, &len))
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected a value name after '%s'",
+		    kind == SYM_VALUE_PARAM ? "param" : "input");
+	name = sym__lex_strndup(p, start, len);
+	if (!name)
+		return -1;
+	open = start;
+	r = type_and_shape(p, what, &dt, &dims, &open);
+	loc = sym__lex_loc(p, start);
+	if (r == 0) {
+		before = p->g->n_diag;
+		shape = sym_shape_new(p->ctx, dt, dims.n, dims.v);
+		if (!shape)
+			r = sym__lex_ctx_error(p, open);
+	}
+	if (r == 0 && !sym_graph_add_input(p->g, name, kind, shape, &loc))
+		r = sym__parse_failed(p, before, start);
+	if (r != 0)
+		sym__parse_poison(p, name);
+	sym_shape_free(shape);
+	sym__parse_free_exprs(&dims);
+	free(name);
+	return r ? -1 : 0;
+}
+
+/* Parse "output NAME [, NAME ...]" after its keyword and mark the values
+ * as outputs; return 0 or -1. */
+static int
+st_output(struct sym__parser *p)
+{
+	struct sym__vec at = { NULL, 0, 0 }, vals = { NULL, 0, 0 };
+	size_t start, len, before;
+	int r = 0, first = 1;
+
+	do {
+		char *name;
+		sym_value *v;
+
+		if (!sym__lex_name(p, &start, &len)) {
+			r = sym__lex_error(p, p->pos, NULL,
+			    "expected a value name after '%s'",
+			    first ? "output" : ",");
+			goto done;
+		}
+		first = 0;
+		name = sym__lex_strndup(p, start, len);
+		v = name ? sym_graph_find_value(p->g, name) : NULL;
+		free(name);
+		if (!v)
+			r = sym__parse_unknown_value(p, start, len);
+		else if (sym__lex_push(p, &vals, sizeof(v), &v) < 0 ||
+		    sym__lex_push(p, &at, sizeof(start), &start) < 0)
+			goto done;
+	} while (sym__lex_accept(p, ','));
+	if (sym__parse_end(p, "the output names") < 0) {
+		r = -1;
+		goto done;
+	}
+	for (size_t i = 0; i < vals.n && !p->oom; i++) {
+		size_t pos = ((size_t *)at.v)[i];
+		sym_loc loc = sym__lex_loc(p, pos);
+
+		before = p->g->n_diag;
+		if (sym_graph_mark_output(p->g, ((sym_value **)vals.v)[i],
+		    &loc) < 0)
+			r = sym__parse_failed(p, before, pos);
+	}
+done:
+	free(at.v);
+	free(vals.v);
+	return r ? -1 : 0;
+}
+
+/* Append the axis "name" (taken, may be NULL) of "size" to "m", whose
+ * arrays have room for "*cap" axes; return 0 or -1. */
+static int
+mesh_push(struct sym__parser *p, struct sym__mesh_decl *m, size_t *cap,
+    char *name, int64_t size)
+{
+	if (m->n_axes == *cap) {
+		size_t c = *cap ? 2 * *cap : 4;
+		char **n = realloc(m->axis_name, c * sizeof(*n));
+		int64_t *z;
+
+		if (n)
+			m->axis_name = n;
+		z = n ? realloc(m->axis_size, c * sizeof(*z)) : NULL;
+		if (!z) {
+			free(name);
+			p->oom = 1;
+			return -1;
+		}
+		m->axis_size = z;
+		*cap = c;
+	}
+	m->axis_name[m->n_axes] = name;
+	m->axis_size[m->n_axes++] = size;
+	return 0;
+}
+
+/* Parse the axes "([NAME=]N, ...)" of a mesh declaration into "m"; return
+ * 0 or -1. */
+static int
+mesh_axes(struct sym__parser *p, struct sym__mesh_decl *m)
+{
+	size_t open, start, len, at, cap = 0;
+	int64_t size;
+	char b[64];
+	int r;
+
+	if (!sym__lex_accept(p, '('))
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected '(' to start the device matrix, as in (dp=2, "
+		    "mp=4) or (2, 4)");
+	open = p->pos - 1;
+	if (sym__lex_accept(p, ')'))
+		return sym__lex_error(p, open, NULL,
+		    "a mesh needs at least one axis");
+	for (;;) {
+		char *name = NULL;
+
+		if (sym__lex_name(p, &start, &len)) {
+			if (!sym__lex_accept(p, '='))
+				return sym__lex_error(p, p->pos, NULL,
+				    "expected '=' and a size after axis name "
+				    "'%.*s%s'",
+				    SYM__QLEN(len), p->src + start,
+				    SYM__QDOTS(len));
+			r = sym__lex_int(p, &size, &at);
+			if (r == 0)
+				return sym__lex_error(p, p->pos, NULL,
+				    "expected the size of axis '%.*s%s' after "
+				    "'='",
+				    SYM__QLEN(len), p->src + start,
+				    SYM__QDOTS(len));
+			if (r < 0 || !(name = sym__lex_strndup(p, start, len)))
+				return -1;
+		} else if ((r = sym__lex_int(p, &size, &at)) <= 0) {
+			if (r < 0)
+				return -1;
+			return sym__lex_error(p, p->pos, NULL,
+			    "expected an axis size or NAME=size, found %s",
+			    sym__lex_describe(p, p->pos, b, sizeof(b)));
+		}
+		if (mesh_push(p, m, &cap, name, size) < 0)
+			return -1;
+		if (sym__lex_accept(p, ',')) {
+			if (sym__lex_accept(p, ')'))
+				return 0;
+			continue;
+		}
+		if (sym__lex_accept(p, ')'))
+			return 0;
+		if (sym__lex_peek(p) == '\0')
+			return sym__lex_error(p, p->pos, NULL,
+			    "expected ')' to close the device matrix started "
+			    "at column %d",
+			    sym__lex_loc(p, open).col);
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected ',' or ')' after an axis, found %s",
+		    sym__lex_describe(p, p->pos, b, sizeof(b)));
+	}
+}
+
+/* Parse the rank list "[R, ...]" of a mesh after "ranks" into "m"; return
+ * 0 or -1. */
+static int
+mesh_ranks(struct sym__parser *p, struct sym__mesh_decl *m)
+{
+	size_t open, at, cap = 0;
+	int64_t v;
+	char b[64];
+	int r;
+
+	if (sym__lex_peek(p) != '[')
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected '[' after 'ranks'");
+	open = p->pos++;
+	if (sym__lex_accept(p, ']'))
+		return 0;
+	for (;;) {
+		r = sym__lex_int(p, &v, &at);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return sym__lex_error(p, p->pos, NULL,
+			    "expected a rank (an integer), found %s",
+			    sym__lex_describe(p, p->pos, b, sizeof(b)));
+		if (sym__grow(p->ctx, (void **)&m->ranks, &cap, m->n_ranks + 1,
+		    sizeof(*m->ranks)) < 0) {
+			p->oom = 1;
+			return -1;
+		}
+		m->ranks[m->n_ranks++] = v;
+		if (sym__lex_accept(p, ',')) {
+			if (sym__lex_accept(p, ']'))
+				return 0;
+			continue;
+		}
+		if (sym__lex_accept(p, ']'))
+			return 0;
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected ']' to close the rank list started at column %d",
+		    sym__lex_loc(p, open).col);
+	}
+}
+
+/* Parse "mesh NAME = (AXES) [ranks [R, ...]]" after its keyword and add
+ * the declaration; return 0 or -1. */
+static int
+st_mesh(struct sym__parser *p)
+{
+	struct sym__mesh_decl m;
+	size_t start, len, before, at;
+	char b[64];
+
+	memset(&m, 0, sizeof(m));
+	if (!sym__lex_name(p, &start, &len))
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected a mesh name after 'mesh'");
+	at = start;
+	m.loc = sym__lex_loc(p, start);
+	m.name = sym__lex_strndup(p, start, len);
+	if (!m.name)
+		return -1;
+	if (!sym__lex_accept(p, '=')) {
+		sym__mesh_decl_free(&m);
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected '=' after mesh name");
+	}
+	if (mesh_axes(p, &m) < 0) {
+		sym__mesh_decl_free(&m);
+		return -1;
+	}
+	if (sym__lex_name(p, &start, &len)) {
+		if (!sym__lex_word_is(p, start, len, "ranks")) {
+			sym__mesh_decl_free(&m);
+			return sym__lex_error(p, start, NULL,
+			    "unexpected %s after the device matrix (expected "
+			    "'ranks [...]' or the end of the line)",
+			    sym__lex_describe(p, start, b, sizeof(b)));
+		}
+		if (mesh_ranks(p, &m) < 0) {
+			sym__mesh_decl_free(&m);
+			return -1;
+		}
+	}
+	if (sym__parse_end(p, m.n_ranks ? "the rank list" :
+	    "the device matrix") < 0) {
+		sym__mesh_decl_free(&m);
+		return -1;
+	}
+	before = p->g->n_diag;
+	if (sym__graph_add_mesh(p->g, &m) < 0)
+		return sym__parse_failed(p, before, at);
+	return 0;
+}
+
+/* Report the unknown statement of the "len" bytes at "start" of "p";
+ * return -1. */
+static int
+unknown_statement(struct sym__parser *p, size_t start, size_t len)
+{
+	struct sym__suggest s;
+	const char *hint;
+
+	sym__suggest_init(&s, p->src + start, len);
+	for (size_t k = 0; k < N_KEYWORDS; k++)
+		sym__suggest_try(&s, keywords[k]);
+	hint = sym__suggest_hint(&s);
+	if (!hint)
+		hint = "a statement starts with devices, symbol, relation, "
+		       "assert, mesh, input, param or output, or is "
+		       "'NAME = operator(...)'";
+	return sym__lex_error(p, start, hint, "unknown statement '%.*s%s'",
+	    SYM__QLEN(len), p->src + start, SYM__QDOTS(len));
+}
+
+/* Parse the statement of the current line of "p", if any; return 0, or -1
+ * after an error. */
+static int
+statement(struct sym__parser *p)
+{
+	size_t start, len, k;
+	char c, b[64];
+
+	if (sym__lex_peek(p) == '\0')
+		return 0;
+	if (!sym__lex_name(p, &start, &len))
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected a statement, found %s",
+		    sym__lex_describe(p, p->pos, b, sizeof(b)));
+	c = sym__lex_peek(p);
+	if (c == ',' || (c == '=' && p->src[p->pos + 1] != '='))
+		return sym__parse_op(p, start, len);
+	for (k = 0; k < N_KEYWORDS; k++)
+		if (sym__lex_word_is(p, start, len, keywords[k]))
+			break;
+	switch (k) {
+	case 0:
+		return st_devices(p);
+	case 1:
+		return st_symbol(p);
+	case 2:
+		return st_compare(p, 0);
+	case 3:
+		return st_compare(p, 1);
+	case 4:
+		return st_mesh(p);
+	case 5:
+		return st_input(p, SYM_VALUE_INPUT);
+	case 6:
+		return st_input(p, SYM_VALUE_PARAM);
+	case 7:
+		return st_output(p);
+	default:
+		return unknown_statement(p, start, len);
+	}
+}
+
+/* Parse every line of "p". */
+static void
+parse_lines(struct sym__parser *p)
+{
+	const char *nl;
+
+	while (!p->oom) {
+		statement(p);
+		if (sym_ctx_last_error(p->ctx) == SYM_ENOMEM)
+			p->oom = 1;
+		sym_ctx_clear_error(p->ctx);
+		nl = strchr(p->src + p->pos, '\n');
+		if (!nl)
+			break;
+		p->pos = (size_t)(nl - p->src) + 1;
+		p->bol = p->pos;
+		if (p->line < INT_MAX)
+			p->line++;
+	}
+}
+
+/* Return a new graph parsed from "text" (of "len" bytes, without NUL),
+ * whose locations name "filename" (may be NULL), or NULL with SYM_ENOMEM
+ * on "ctx". */
+static sym_graph *
+parse(sym_ctx *ctx, const char *text, size_t len, const char *filename)
+{
+	struct sym__parser p;
+	sym_graph *g = sym_graph_new(ctx);
+
+	if (!g)
+		return NULL;
+	memset(&p, 0, sizeof(p));
+	g->source = malloc(len + 1);
+	g->filename = filename ? strdup(filename) : NULL;
+	p.file = filename ? sym__graph_intern_file(g, filename) : NULL;
+	if (!g->source || (filename && (!g->filename || !p.file))) {
+		sym_graph_free(g);
+		sym__oom(ctx);
+		return NULL;
+	}
+	memcpy(g->source, text, len);
+	g->source[len] = '\0';
+	p.ctx = ctx;
+	p.g = g;
+	p.src = g->source;
+	p.line = 1;
+	sym_ctx_clear_error(ctx);
+	parse_lines(&p);
+	sym__nameset_clear(&p.failed);
+	if (p.oom) {
+		sym_graph_free(g);
+		sym__oom(ctx);
+		return NULL;
+	}
+	return g;
+}
+
+/* Return a new graph (a caller reference) parsed from the graph text
+ * "text", its locations naming "filename" (may be NULL). Syntax and
+ * semantic errors are diagnostics of the graph (sym_graph_n_errors).
+ * Return NULL only with SYM_EINVAL (no text) or SYM_ENOMEM. */
+sym_graph *
+sym_graph_parse(sym_ctx *ctx, const char *text, const char *filename)
+{
+	if (!ctx)
+		return NULL;
+	if (!text) {
+		sym__error(ctx, SYM_EINVAL, NULL, "no text to parse");
+		return NULL;
+	}
+	return parse(ctx, text, strlen(text), filename);
+}
+
+/* Return the malloc'ed contents of the open file "f" with a NUL after
+ * them, their length in "*len", or NULL with "errno" set. */
+static char *
+read_all(FILE *f, size_t *len)
+{
+	size_t cap = 4096, n = 0, got;
+	char *buf = malloc(cap), *q;
+
+	if (!buf)
+		errno = ENOMEM;
+	while (buf) {
+		if (cap - n < 2) {
+			q = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+			if (!q) {
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = q;
+			cap *= 2;
+		}
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (buf && ferror(f)) {
+		free(buf);
+		if (errno == 0)
+			errno = EIO;
+		return NULL;
+	}
+	if (buf) {
+		buf[n] = '\0';
+		*len = n;
+	}
+	return buf;
+}
+
+/* Record on "g" the error of the NUL byte at offset "at" of "text" (the
+ * file's text before it was kept). */
+static void
+nul_error(sym_graph *g, const char *text, size_t at)
+{
+	sym_loc loc = { NULL, 1, 1 };
+	size_t bol = 0;
+
+	for (size_t i = 0; i < at; i++)
+		if (text[i] == '\n') {
+			loc.line += loc.line < INT_MAX;
+			bol = i + 1;
+		}
+	loc.col = at - bol + 1 > INT_MAX ? INT_MAX : (int)(at - bol + 1);
+	loc.file = g->filename;
+	sym__graph_diag(g, SYM_SEV_ERROR, &loc, NULL, NULL,
+	    "the file contains a NUL byte: the rest of it is ignored");
+}
+
+/* Return a new graph (a caller reference) parsed from the file "path",
+ * as sym_graph_parse does; NULL with SYM_EIO naming the path and the
+ * system's reason when the file cannot be read. */
+sym_graph *
+sym_graph_parse_file(sym_ctx *ctx, const char *path)
+{
+	sym_graph *g;
+	size_t len = 0;
+	char *text, *nul;
+	FILE *f;
+
+	if (!ctx)
+		return NULL;
+	if (!path) {
+		sym__error(ctx, SYM_EINVAL, NULL, "no file to parse");
+		return NULL;
+	}
+	errno = 0;
+	f = fopen(path, "rb");
+	if (!f) {
+		sym__error(ctx, SYM_EIO, NULL, "cannot open %s: %s", path,
+		    strerror(errno));
+		return NULL;
+	}
+	errno = 0;
+	text = read_all(f, &len);
+	if (!text) {
+		if (errno == ENOMEM)
+			sym__oom(ctx);
+		else
+			sym__error(ctx, SYM_EIO, NULL, "cannot read %s: %s",
+			    path, strerror(errno));
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	nul = memchr(text, '\0', len);
+	g = parse(ctx, text, nul ? (size_t)(nul - text) : len, path);
+	if (g && nul)
+		nul_error(g, text, (size_t)(nul - text));
+	free(text);
+	return g;
+}

@@ -1,0 +1,499 @@
+/*
+ * Running a shape rule: operand counts, outputs, requirements, structural
+ * errors, and the scratch of one run.
+ *
+ * A requirement whose two sides differ by a constant (two constants, or
+ * b and b + 1) is decided here: true ones are dropped, false ones are
+ * structural errors carrying the requirement's message. The others are
+ * left to the graph, which proves, unifies or guards them.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape/shape_private.h"
+
+/* Return the text "fmt"/"ap" allocated with malloc, or NULL. */
+static char *
+vformat(const char *fmt, va_list ap)
+{
+	va_list aq;
+	char *s;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return NULL;
+	s = malloc((size_t)n + 1);
+	if (s)
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
+/* Record the structural error "fmt"/"ap" about input "input" (or -1) and
+ * attribute "attr" (or NULL) in "inf"; return -1. */
+static int
+vfail(struct sym__infer *inf, int input, const char *attr, const char *fmt,
+    va_list ap)
+{
+	free(inf->error);
+	inf->error = vformat(fmt, ap);
+	if (!inf->error)
+		sym__oom(inf->ctx);
+	inf->error_input = input;
+	inf->error_attr = attr;
+	return -1;
+}
+
+/* Record in "inf" the structural error "fmt" about input "input" (-1 when
+ * it concerns no input in particular); return -1. */
+int
+sym__infer_fail(struct sym__infer *inf, int input, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(inf, input, NULL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Record in "inf" the structural error "fmt" about attribute "attr" (a
+ * string that outlives the run: a literal or the attribute's own name);
+ * return -1. */
+int
+sym__infer_fail_attr(struct sym__infer *inf, const char *attr,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(inf, -1, attr, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Record in "inf" that an earlier step failed (the context's message, or
+ * out of memory) unless an error is already recorded; return -1. */
+int
+sym__infer_nomem(struct sym__infer *inf)
+{
+	const char *msg = sym_ctx_last_message(inf->ctx);
+
+	if (inf->error)
+		return -1;
+	if (inf->ctx->err == SYM_OK || !msg)
+		msg = "out of memory";
+	return sym__infer_fail(inf, -1, "%s: %s", inf->op->name, msg);
+}
+
+/* Keep the internal reference "e" until the end of the run of "inf";
+ * return "e" (borrowed from now on), or NULL when "e" is NULL or out of
+ * memory. */
+sym_expr *
+sym__tmp(struct sym__infer *inf, sym_expr *e)
+{
+	if (!e)
+		return NULL;
+	if (inf->n_tmp == inf->cap_tmp) {
+		size_t cap = inf->cap_tmp ? 2 * inf->cap_tmp : 16;
+		sym_expr **p =
+		    sym__realloc_array(inf->ctx, inf->tmp, cap, sizeof(*p));
+
+		if (!p) {
+			sym__expr_unref(e);
+			return NULL;
+		}
+		inf->tmp = p;
+		inf->cap_tmp = cap;
+	}
+	inf->tmp[inf->n_tmp++] = e;
+	return e;
+}
+
+/* Keep the malloc'ed block "p" until the end of the run of "inf"; return
+ * it, or NULL (freeing it) when out of memory. */
+static void *
+keep_mem(struct sym__infer *inf, void *p)
+{
+	if (!p)
+		return NULL;
+	if (inf->n_mem == inf->cap_mem) {
+		size_t cap = inf->cap_mem ? 2 * inf->cap_mem : 16;
+		void **q = sym__realloc_array(inf->ctx, inf->mem, cap,
+		    sizeof(*q));
+
+		if (!q) {
+			free(p);
+			return NULL;
+		}
+		inf->mem = q;
+		inf->cap_mem = cap;
+	}
+	inf->mem[inf->n_mem++] = p;
+	return p;
+}
+
+/* Return "n" zeroed elements of "size" bytes that live until the end of
+ * the run of "inf", or NULL when out of memory. */
+void *
+sym__scratch(struct sym__infer *inf, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		sym__oom(inf->ctx);
+		return NULL;
+	}
+	return keep_mem(inf, sym__alloc(inf->ctx, n * size));
+}
+
+/* Return "e" as text, valid until the end of the run of "inf" ("?" when
+ * out of memory). */
+const char *
+sym__txt_expr(struct sym__infer *inf, const sym_expr *e)
+{
+	char *s = keep_mem(inf, sym_expr_to_str(e));
+
+	return s ? s : "?";
+}
+
+/* Return the dimensions of "s" as text, "[b, 784]", valid until the end
+ * of the run of "inf" ("?" when out of memory). */
+const char *
+sym__txt_dims(struct sym__infer *inf, const sym_shape *s)
+{
+	char *t = keep_mem(inf, sym_shape_dims_to_str(s));
+
+	return t ? t : "?";
+}
+
+/* Return the name of input "i" of "inf" for messages: its value's name,
+ * else "input I". */
+const char *
+sym__in_name(const struct sym__infer *inf, size_t i)
+{
+	static const char *const anon[] = { "input 0", "input 1", "input 2",
+		"input 3", "input 4", "input 5", "input 6", "input 7" };
+
+	if (inf->in_name && i < inf->n_in && inf->in_name[i])
+		return inf->in_name[i];
+	return i < sizeof(anon) / sizeof(anon[0]) ? anon[i] : "an input";
+}
+
+/* Append the output shape "s" (an internal reference, consumed) to
+ * "inf"; return 0, or -1 when "s" is NULL or out of memory. */
+int
+sym__infer_output(struct sym__infer *inf, sym_shape *s)
+{
+	if (!s)
+		return sym__infer_nomem(inf);
+	if (inf->n_out == inf->cap_out) {
+		size_t cap = inf->cap_out ? 2 * inf->cap_out : 4;
+		sym_shape **p =
+		    sym__realloc_array(inf->ctx, inf->out, cap, sizeof(*p));
+
+		if (!p) {
+			sym__shape_unref(s);
+			return sym__infer_nomem(inf);
+		}
+		inf->out = p;
+		inf->cap_out = cap;
+	}
+	inf->out[inf->n_out++] = s;
+	return 0;
+}
+
+/* Append to "inf" an output of dtype "dt" with the "rank" dimensions
+ * "dims" (borrowed); return 0 or -1. */
+int
+sym__out_shape(struct sym__infer *inf, sym_dtype dt, size_t rank,
+    sym_expr *const *dims)
+{
+	for (size_t i = 0; i < rank; i++)
+		if (!dims[i])
+			return sym__infer_nomem(inf);
+	return sym__infer_output(inf, sym__shape_new(inf->ctx, dt, rank, dims));
+}
+
+/* Append to "inf" an output with the shape of input "i"; return 0 or
+ * -1. */
+int
+sym__out_same(struct sym__infer *inf, size_t i)
+{
+	return sym__infer_output(inf, sym__shape_ref(inf->in[i]));
+}
+
+/* Return 1 when "e" is a constant that fits 64 bits, storing it in
+ * "*v". */
+static int
+constant(const sym_expr *e, int64_t *v)
+{
+	return sym_expr_get_const(e, v) == 0;
+}
+
+/* Return the sign of "e" when it is a constant of any size (-1, 0 or 1),
+ * or 2 when it is not a constant (or is NULL). */
+int
+sym__const_sign(const sym_expr *e)
+{
+	const sym__num *v;
+
+	if (!e || !sym__expr_const_num(e, &v))
+		return 2;
+	return sym__num_sgn(v) < 0 ? -1 : sym__num_sgn(v) > 0;
+}
+
+/* Return the sign of "a" - "b" when it is a constant (-1, 0 or 1), or 2
+ * when it is not (or out of memory). */
+static int
+diff_sign(const sym_expr *a, const sym_expr *b)
+{
+	sym_expr *d;
+	int sign;
+
+	if (a == b)
+		return 0;
+	d = sym__sub((sym_expr *)a, (sym_expr *)b);
+	sign = sym__const_sign(d);
+	sym__expr_unref(d);
+	return sign;
+}
+
+/* Append to "inf" the requirement "kind" on "a", "b" (borrowed, "b" may
+ * be NULL) and "k" described by "fmt"/"ap"; return 0 or -1. */
+static int
+add_req(struct sym__infer *inf, enum sym__req_kind kind, sym_expr *a,
+    sym_expr *b, int64_t k, const char *fmt, va_list ap)
+{
+	struct sym__req *r;
+	char *what;
+
+	if (inf->n_req == inf->cap_req) {
+		size_t cap = inf->cap_req ? 2 * inf->cap_req : 8;
+		struct sym__req *p =
+		    sym__realloc_array(inf->ctx, inf->req, cap, sizeof(*p));
+
+		if (!p)
+			return sym__infer_nomem(inf);
+		inf->req = p;
+		inf->cap_req = cap;
+	}
+	what = vformat(fmt, ap);
+	if (!what) {
+		sym__oom(inf->ctx);
+		return sym__infer_nomem(inf);
+	}
+	r = &inf->req[inf->n_req++];
+	r->kind = kind;
+	r->a = sym__expr_ref(a);
+	r->b = sym__expr_ref(b);
+	r->k = k;
+	r->what = what;
+	return 0;
+}
+
+/* Require "a" == "b" (borrowed) in "inf", explained by "fmt"; decided at
+ * once when they differ by a constant. Return 0, or -1 on a structural
+ * error or when either is NULL. */
+int
+sym__require_equal(struct sym__infer *inf, sym_expr *a, sym_expr *b,
+    const char *fmt, ...)
+{
+	va_list ap;
+	int sign, r;
+
+	if (!a || !b)
+		return sym__infer_nomem(inf);
+	sign = diff_sign(a, b);
+	if (sign == 0)
+		return 0;
+	va_start(ap, fmt);
+	if (sign != 2)
+		r = vfail(inf, -1, NULL, fmt, ap);
+	else
+		r = add_req(inf, SYM__REQ_EQUAL, a, b, 0, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* Require "a" >= "b" (borrowed) in "inf", explained by "fmt"; decided at
+ * once when they differ by a constant. Return 0, or -1 on a structural
+ * error or when either is NULL. */
+int
+sym__require_ge(struct sym__infer *inf, sym_expr *a, sym_expr *b,
+    const char *fmt, ...)
+{
+	va_list ap;
+	int sign, r;
+
+	if (!a || !b)
+		return sym__infer_nomem(inf);
+	sign = diff_sign(a, b);
+	if (sign == 0 || sign == 1)
+		return 0;
+	va_start(ap, fmt);
+	if (sign == -1)
+		r = vfail(inf, -1, NULL, fmt, ap);
+	else
+		r = add_req(inf, SYM__REQ_GE, a, b, 0, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* Require "k" (positive) to divide "a" (borrowed) in "inf", explained by
+ * "fmt"; decided at once when "a" is a constant. Return 0, or -1 on a
+ * structural error or when "a" is NULL. */
+int
+sym__require_divisible(struct sym__infer *inf, sym_expr *a, int64_t k,
+    const char *fmt, ...)
+{
+	va_list ap;
+	int64_t v;
+	int r;
+
+	if (!a)
+		return sym__infer_nomem(inf);
+	if (k <= 0)
+		return sym__infer_fail(inf, -1,
+		    "%s: internal error: divisibility by %lld", inf->op->name,
+		    (long long)k);
+	if (k == 1 || (constant(a, &v) && v % k == 0))
+		return 0;
+	va_start(ap, fmt);
+	if (constant(a, &v))
+		r = vfail(inf, -1, NULL, fmt, ap);
+	else
+		r = add_req(inf, SYM__REQ_DIVISIBLE, a, NULL, k, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* Require dimension "da" of input "ia" to equal dimension "db" of input
+ * "ib" in "inf", with the message naming both; return 0 or -1. */
+int
+sym__require_dims_equal(struct sym__infer *inf, size_t ia, size_t da,
+    size_t ib, size_t db)
+{
+	sym_expr *a = inf->in[ia]->dim[da], *b = inf->in[ib]->dim[db];
+
+	return sym__require_equal(inf, a, b,
+	    "dimension %zu of %s (%s) must equal dimension %zu of %s (%s)", da,
+	    sym__in_name(inf, ia), sym__txt_expr(inf, a), db,
+	    sym__in_name(inf, ib), sym__txt_expr(inf, b));
+}
+
+/* Release the scratch of the run of "inf". */
+static void
+free_scratch(struct sym__infer *inf)
+{
+	for (size_t i = 0; i < inf->n_tmp; i++)
+		sym__expr_unref(inf->tmp[i]);
+	free(inf->tmp);
+	inf->tmp = NULL;
+	inf->n_tmp = inf->cap_tmp = 0;
+	for (size_t i = 0; i < inf->n_mem; i++)
+		free(inf->mem[i]);
+	free(inf->mem);
+	inf->mem = NULL;
+	inf->n_mem = inf->cap_mem = 0;
+}
+
+/* Release the outputs and requirements of "inf". */
+static void
+free_results(struct sym__infer *inf)
+{
+	for (size_t i = 0; i < inf->n_out; i++)
+		sym__shape_unref(inf->out[i]);
+	free(inf->out);
+	inf->out = NULL;
+	inf->n_out = inf->cap_out = 0;
+	for (size_t i = 0; i < inf->n_req; i++) {
+		sym__expr_unref(inf->req[i].a);
+		sym__expr_unref(inf->req[i].b);
+		free(inf->req[i].what);
+	}
+	free(inf->req);
+	inf->req = NULL;
+	inf->n_req = inf->cap_req = 0;
+}
+
+/* Release the outputs, requirements, error and scratch of "inf", leaving
+ * its inputs. */
+void
+sym__infer_clear(struct sym__infer *inf)
+{
+	if (!inf)
+		return;
+	free_results(inf);
+	free_scratch(inf);
+	free(inf->error);
+	inf->error = NULL;
+	inf->error_input = -1;
+	inf->error_attr = NULL;
+}
+
+/* Check the number of inputs of "inf" against its operator; return 0 or
+ * -1. */
+static int
+check_arity(struct sym__infer *inf)
+{
+	const sym_op *op = inf->op;
+	size_t n = inf->n_in;
+
+	if (op->min_in >= 0 && n < (size_t)op->min_in &&
+	    op->max_in == op->min_in)
+		return sym__infer_fail(inf, -1, "%s takes %d input%s, not %zu",
+		    op->name, op->min_in, op->min_in == 1 ? "" : "s", n);
+	if (op->max_in >= 0 && n > (size_t)op->max_in &&
+	    op->max_in == op->min_in)
+		return sym__infer_fail(inf, -1, "%s takes %d input%s, not %zu",
+		    op->name, op->max_in, op->max_in == 1 ? "" : "s", n);
+	if (op->min_in >= 0 && n < (size_t)op->min_in)
+		return sym__infer_fail(inf, -1,
+		    "%s takes at least %d input%s, not %zu", op->name,
+		    op->min_in, op->min_in == 1 ? "" : "s", n);
+	if (op->max_in >= 0 && n > (size_t)op->max_in)
+		return sym__infer_fail(inf, -1,
+		    "%s takes at most %d input%s, not %zu", op->name,
+		    op->max_in, op->max_in == 1 ? "" : "s", n);
+	for (size_t i = 0; i < n; i++)
+		if (!inf->in || !inf->in[i] || inf->in[i]->ctx != inf->ctx)
+			return sym__infer_fail(inf, (int)i,
+			    "input %zu of %s has no shape", i, op->name);
+	return 0;
+}
+
+/* Run the shape rule of the operator of "inf" on its inputs and
+ * attributes; return 0 with the outputs and requirements in "inf", or -1
+ * with "inf->error" set (and no outputs or requirements). */
+int
+sym__infer_run(struct sym__infer *inf)
+{
+	int r;
+
+	if (!inf || !inf->ctx)
+		return -1;
+	inf->error_input = -1;
+	inf->error_attr = NULL;
+	if (!inf->op || !inf->op->rule) {
+		sym__infer_fail(inf, -1, "no shape rule for this operator");
+		return -1;
+	}
+	r = check_arity(inf);
+	if (r == 0)
+		r = inf->op->rule(inf);
+	if (r == 0 && inf->n_out_wanted && inf->n_out != inf->n_out_wanted)
+		r = sym__infer_fail(inf, -1,
+		    "%s produces %zu output%s, but %zu %s named", inf->op->name,
+		    inf->n_out, inf->n_out == 1 ? "" : "s", inf->n_out_wanted,
+		    inf->n_out_wanted == 1 ? "is" : "are");
+	if (r != 0) {
+		if (!inf->error)
+			sym__infer_nomem(inf);
+		free_results(inf);
+	}
+	free_scratch(inf);
+	return r != 0 ? -1 : 0;
+}

@@ -1,0 +1,183 @@
+/*
+ * The concat family: concat, split and slice (static bounds).
+ */
+#include <stdint.h>
+
+#include "shape/shape_private.h"
+
+/* Split never produces more outputs than this when the caller names
+ * none. */
+#define MAX_SPLIT 65536
+
+/* The rule of concat: inputs of one rank and dtype joined along the
+ * attribute axis (default 0); the other dimensions must be equal and the
+ * joined one is the sum. "inf" is the run. */
+static int
+rule_concat(struct sym__infer *inf)
+{
+	static const char *const known[] = { "axis", NULL };
+	const sym_shape *x = inf->in[0];
+	sym_expr **dims;
+	int64_t axis;
+	size_t ax;
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
+	    sym__axis(inf, "axis", axis, x->rank, 0, &ax) < 0)
+		return -1;
+	dims = sym__scratch(inf, x->rank, sizeof(*dims));
+	if (!dims)
+		return sym__infer_nomem(inf);
+	for (size_t d = 0; d < x->rank; d++)
+		dims[d] = x->dim[d];
+	for (size_t i = 1; i < inf->n_in; i++) {
+		if (sym__rank_is(inf, i, x->rank) < 0 ||
+		    sym__same_dtype(inf, 0, i) < 0)
+			return -1;
+		for (size_t d = 0; d < x->rank; d++)
+			if (d != ax && sym__require_dims_equal(inf, 0, d, i, d) < 0)
+				return -1;
+		dims[ax] = sym__tmp(inf, sym__add(dims[ax], inf->in[i]->dim[ax]));
+		if (!dims[ax])
+			return sym__infer_nomem(inf);
+	}
+	return sym__out_shape(inf, x->dtype, x->rank, dims);
+}
+
+/* The rule of split: output_num equal parts (default: as many as the
+ * outputs named) along the attribute axis (default 0), which output_num
+ * must divide; "inf" is the run. */
+static int
+rule_split(struct sym__infer *inf)
+{
+	static const char *const known[] = { "axis", "output_num", NULL };
+	const sym_shape *x = inf->in[0];
+	int64_t axis, k, def = inf->n_out_wanted ? (int64_t)inf->n_out_wanted
+	                                         : 1;
+	sym_expr **dims;
+	size_t ax;
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
+	    sym__attr_int(inf, "output_num", 0, def, &k) < 0 ||
+	    sym__axis(inf, "axis", axis, x->rank, 0, &ax) < 0)
+		return -1;
+	if (k < 1 || (!inf->n_out_wanted && k > MAX_SPLIT))
+		return sym__infer_fail_attr(inf, "output_num",
+		    "output_num=%lld of split must be between 1 and %d",
+		    (long long)k, MAX_SPLIT);
+	if (inf->n_out_wanted && (uint64_t)k != inf->n_out_wanted)
+		return sym__infer_fail_attr(inf, "output_num",
+		    "split with output_num=%lld produces %lld outputs, but %zu "
+		    "%s named",
+		    (long long)k, (long long)k, inf->n_out_wanted,
+		    inf->n_out_wanted == 1 ? "is" : "are");
+	if (sym__require_divisible(inf, x->dim[ax], k,
+	        "dimension %zu of %s (%s) must be divisible by "
+	        "output_num=%lld to split it evenly",
+	        ax, sym__in_name(inf, 0), sym__txt_expr(inf, x->dim[ax]),
+	        (long long)k) < 0)
+		return -1;
+	dims = sym__scratch(inf, x->rank, sizeof(*dims));
+	if (!dims)
+		return sym__infer_nomem(inf);
+	for (size_t d = 0; d < x->rank; d++)
+		dims[d] = x->dim[d];
+	dims[ax] = sym__tmp(inf,
+	    sym__fdiv(x->dim[ax], sym__tmp(inf, sym__const(inf->ctx, k))));
+	for (int64_t i = 0; i < k; i++)
+		if (sym__out_shape(inf, x->dtype, x->rank, dims) < 0)
+			return -1;
+	return 0;
+}
+
+/* Read the list attribute "name" of slice in "inf", one constant per
+ * dimension of input 0, into "*v"; return 0 or -1. */
+static int
+bounds(struct sym__infer *inf, const char *name, int64_t **v)
+{
+	size_t n, rank = inf->in[0]->rank;
+	int r = sym__attr_ints(inf, name, 0, v, &n);
+
+	if (r < 0)
+		return -1;
+	if (r == 1)
+		return sym__infer_fail_attr(inf, name,
+		    "slice needs the attribute %s, a list of %zu integer%s", name,
+		    rank, rank == 1 ? "" : "s");
+	if (n != rank)
+		return sym__infer_fail_attr(inf, name,
+		    "attribute %s of slice has %zu item%s, but %s has rank %zu",
+		    name, n, n == 1 ? "" : "s", sym__in_name(inf, 0), rank);
+	return 0;
+}
+
+/* Set "*out" to the size of dimension "i" of the slice of "inf" starting
+ * at "b" of size "s" (-1: to the end), after requiring the dimension to be
+ * large enough; return 0 or -1. */
+static int
+slice_dim(struct sym__infer *inf, size_t i, int64_t b, int64_t s,
+    sym_expr **out)
+{
+	sym_expr *d = inf->in[0]->dim[i];
+	const char *x = sym__in_name(inf, 0);
+
+	if (b < 0)
+		return sym__infer_fail_attr(inf, "begin",
+		    "begin[%zu] of slice is %lld: it must be at least 0", i,
+		    (long long)b);
+	if (s == 0 || s < -1)
+		return sym__infer_fail_attr(inf, "size",
+		    "size[%zu] of slice is %lld: it must be at least 1, or -1 "
+		    "for the rest of the dimension",
+		    i, (long long)s);
+	if (b == INT64_MAX || (s > 0 && s > INT64_MAX - b))
+		return sym__infer_fail_attr(inf, "size",
+		    "begin[%zu] + size[%zu] of slice is too large", i, i);
+	if (s == -1) {
+		*out = sym__tmp(inf, sym__add_si(d, -b));
+		if (b == 0)
+			return *out ? 0 : sym__infer_nomem(inf);
+		return sym__require_ge(inf, d,
+		    sym__tmp(inf, sym__const(inf->ctx, b + 1)),
+		    "dimension %zu of %s (%s) must be greater than begin[%zu]=%lld",
+		    i, x, sym__txt_expr(inf, d), i, (long long)b);
+	}
+	*out = sym__tmp(inf, sym__const(inf->ctx, s));
+	return sym__require_ge(inf, d,
+	    sym__tmp(inf, sym__const(inf->ctx, b + s)),
+	    "dimension %zu of %s (%s) must be at least begin + size = %lld "
+	    "(begin[%zu]=%lld, size[%zu]=%lld)",
+	    i, x, sym__txt_expr(inf, d), (long long)(b + s), i, (long long)b,
+	    i, (long long)s);
+}
+
+/* The rule of slice: the attributes begin and size give, per dimension,
+ * the constant start (>= 0) and extent (>= 1, or -1 for the rest); each
+ * dimension must hold the slice. "inf" is the run. */
+static int
+rule_slice(struct sym__infer *inf)
+{
+	static const char *const known[] = { "begin", "size", NULL };
+	const sym_shape *x = inf->in[0];
+	int64_t *begin, *size;
+	sym_expr **dims;
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    bounds(inf, "begin", &begin) < 0 || bounds(inf, "size", &size) < 0)
+		return -1;
+	dims = sym__scratch(inf, x->rank, sizeof(*dims));
+	if (!dims)
+		return sym__infer_nomem(inf);
+	for (size_t i = 0; i < x->rank; i++)
+		if (slice_dim(inf, i, begin[i], size[i], &dims[i]) < 0)
+			return -1;
+	return sym__out_shape(inf, x->dtype, x->rank, dims);
+}
+
+const sym_op sym__ops_concat[] = {
+	{ "concat", "concat", 1, -1, NULL, rule_concat },
+	{ "split", "concat", 1, 1, NULL, rule_split },
+	{ "slice", "concat", 1, 1, NULL, rule_slice },
+	{ NULL, NULL, 0, 0, NULL, NULL },
+};

@@ -1,0 +1,166 @@
+/*
+ * The convolution family: conv2d in NCHW.
+ */
+#include <string.h>
+
+#include "shape/shape_private.h"
+
+/* Read the attribute "name" of conv2d in "inf", an integer or a list of 2
+ * (height, width) or 4 (1, 1, height, width) integers, each at least 1,
+ * into "hw" ("def" for both when absent); return 0 or -1. */
+static int
+pair(struct sym__infer *inf, const char *name, int64_t def, int64_t *hw)
+{
+	int64_t *v;
+	size_t n;
+	int r = sym__attr_ints(inf, name, 1, &v, &n);
+
+	if (r < 0)
+		return -1;
+	hw[0] = hw[1] = def;
+	if (n == 1)
+		hw[0] = hw[1] = v[0];
+	else if (n == 2 || (n == 4 && v[0] == 1 && v[1] == 1)) {
+		hw[0] = v[n - 2];
+		hw[1] = v[n - 1];
+	} else if (r == 0)
+		return sym__infer_fail_attr(inf, name,
+		    "attribute %s of conv2d must be an integer, a list of 2 "
+		    "(height, width) or of 4 (1, 1, height, width)",
+		    name);
+	if (hw[0] < 1 || hw[1] < 1)
+		return sym__infer_fail_attr(inf, name,
+		    "attribute %s of conv2d must be at least 1", name);
+	return 0;
+}
+
+/* Read the attribute pad of conv2d in "inf", an integer, a list of 2
+ * (height, width) or of 4 (top, bottom, left, right), each at least 0,
+ * into "p" as top, bottom, left, right (0 when absent); return 0 or -1. */
+static int
+pads(struct sym__infer *inf, int64_t *p)
+{
+	int64_t *v;
+	size_t n;
+	int r = sym__attr_ints(inf, "pad", 1, &v, &n);
+
+	if (r < 0)
+		return -1;
+	for (size_t i = 0; i < 4; i++)
+		p[i] = n == 4 ? v[i] : n == 2 ? v[i / 2] : n == 1 ? v[0] : 0;
+	if (r == 0 && n != 1 && n != 2 && n != 4)
+		return sym__infer_fail_attr(inf, "pad",
+		    "attribute pad of conv2d must be an integer, a list of 2 "
+		    "(height, width) or of 4 (top, bottom, left, right)");
+	for (size_t i = 0; i < 4; i++)
+		if (p[i] < 0)
+			return sym__infer_fail_attr(inf, "pad",
+			    "attribute pad of conv2d must not be negative");
+	return 0;
+}
+
+/* Return the output extent (size + "pa" + "pb" - "dil" * (k - 1) - 1)
+ * floordiv "stride" + 1 of one spatial dimension, for input size "size"
+ * and kernel size "k", valid until the end of the run of "inf"; NULL
+ * when out of memory. */
+static sym_expr *
+extent(struct sym__infer *inf, sym_expr *size, sym_expr *k, int64_t pa,
+    int64_t pb, int64_t dil, int64_t stride)
+{
+	sym_expr *e = sym__tmp(inf, sym__add_si(size, pa));
+	sym_expr *span = sym__tmp(inf, sym__add_si(k, -1));
+
+	e = sym__tmp(inf, sym__add_si(e, pb));
+	span = sym__tmp(inf, sym__scale_si(span, dil));
+	e = sym__tmp(inf, sym__add_si(sym__tmp(inf, sym__sub(e, span)), -1));
+	e = sym__tmp(inf,
+	    sym__fdiv(e, sym__tmp(inf, sym__const(inf->ctx, stride))));
+	return sym__tmp(inf, sym__add_si(e, 1));
+}
+
+/* State in "inf" the channel requirements of conv2d with "group" groups:
+ * C == Cw * group, and group divides C and O; return 0 or -1. */
+static int
+channels(struct sym__infer *inf, int64_t group)
+{
+	sym_expr *c = inf->in[0]->dim[1], *cw = inf->in[1]->dim[1];
+	sym_expr *o = inf->in[1]->dim[0];
+	const char *x = sym__in_name(inf, 0), *w = sym__in_name(inf, 1);
+
+	if (group == 1)
+		return sym__require_dims_equal(inf, 0, 1, 1, 1);
+	if (sym__require_equal(inf, c, sym__tmp(inf, sym__scale_si(cw, group)),
+	        "dimension 1 of %s (%s) must equal dimension 1 of %s (%s) "
+	        "times group=%lld",
+	        x, sym__txt_expr(inf, c), w, sym__txt_expr(inf, cw),
+	        (long long)group) < 0 ||
+	    sym__require_divisible(inf, c, group,
+	        "the input channels of %s (%s) must be divisible by "
+	        "group=%lld",
+	        x, sym__txt_expr(inf, c), (long long)group) < 0 ||
+	    sym__require_divisible(inf, o, group,
+	        "the output channels of %s, dimension 0 (%s), must be "
+	        "divisible by group=%lld",
+	        w, sym__txt_expr(inf, o), (long long)group) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The rule of conv2d(x, weight): x [N, C, H, W] and weight
+ * [O, C / group, kh, kw] give [N, O, Ho, Wo] with
+ * Ho = (H + pad_top + pad_bottom - dilation * (kh - 1) - 1) floordiv
+ * stride + 1 (likewise Wo), kept symbolic and required to be at least 1.
+ * "inf" is the run.
+ */
+static int
+rule_conv2d(struct sym__infer *inf)
+{
+	static const char *const known[] = { "stride", "pad", "dilation",
+		"group", "data_format", NULL };
+	const sym_shape *x = inf->in[0], *w = inf->in[1];
+	int64_t stride[2], dil[2], pad[4], group;
+	const char *fmt;
+	sym_expr *dims[4];
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    sym__attr_string(inf, "data_format", "NCHW", &fmt) < 0)
+		return -1;
+	if (strcmp(fmt, "NCHW"))
+		return sym__infer_fail_attr(inf, "data_format",
+		    "conv2d supports data_format=\"NCHW\" only, not \"%s\"", fmt);
+	if (pair(inf, "stride", 1, stride) < 0 ||
+	    pair(inf, "dilation", 1, dil) < 0 || pads(inf, pad) < 0 ||
+	    sym__attr_int(inf, "group", 0, 1, &group) < 0)
+		return -1;
+	if (group < 1)
+		return sym__infer_fail_attr(inf, "group",
+		    "attribute group of conv2d must be at least 1");
+	if (sym__rank_is(inf, 0, 4) < 0 || sym__rank_is(inf, 1, 4) < 0 ||
+	    sym__same_dtype(inf, 0, 1) < 0 || channels(inf, group) < 0)
+		return -1;
+	dims[0] = x->dim[0];
+	dims[1] = w->dim[0];
+	dims[2] = extent(inf, x->dim[2], w->dim[2], pad[0], pad[1], dil[0],
+	    stride[0]);
+	dims[3] = extent(inf, x->dim[3], w->dim[3], pad[2], pad[3], dil[1],
+	    stride[1]);
+	if (!dims[2] || !dims[3])
+		return sym__infer_nomem(inf);
+	for (size_t i = 2; i < 4; i++)
+		if (sym__require_ge(inf, dims[i],
+		        sym__tmp(inf, sym__const(inf->ctx, 1)),
+		        "the output %s of conv2d (%s) must be at least 1: "
+		        "dimension %zu of %s (%s) plus padding is smaller than "
+		        "the dilated kernel (dimension %zu of %s, %s)",
+		        i == 2 ? "height" : "width", sym__txt_expr(inf, dims[i]),
+		        i, sym__in_name(inf, 0), sym__txt_expr(inf, x->dim[i]), i,
+		        sym__in_name(inf, 1), sym__txt_expr(inf, w->dim[i])) < 0)
+			return -1;
+	return sym__out_shape(inf, x->dtype, 4, dims);
+}
+
+const sym_op sym__ops_conv[] = {
+	{ "conv2d", "conv", 2, 2, NULL, rule_conv2d },
+	{ NULL, NULL, 0, 0, NULL, NULL },
+};

@@ -1,0 +1,123 @@
+/*
+ * The normalisation family: softmax, log_softmax and layer_norm.
+ */
+#include "shape/shape_private.h"
+
+/* The rule of softmax and log_softmax: a floating-point input normalised
+ * along the attribute axis (an integer or a list, default -1), same
+ * shape; "inf" is the run. */
+static int
+rule_softmax(struct sym__infer *inf)
+{
+	static const char *const known[] = { "axis", NULL };
+	const sym_shape *x = inf->in[0];
+	unsigned char *mark = sym__scratch(inf, x->rank, 1);
+	int64_t *axes, last = -1;
+	size_t n;
+	int r;
+
+	if (!mark)
+		return sym__infer_nomem(inf);
+	if (sym__check_attrs(inf, known) < 0 || sym__dtype_float(inf, 0) < 0)
+		return -1;
+	r = sym__attr_ints(inf, "axis", 1, &axes, &n);
+	if (r < 0)
+		return -1;
+	if (r == 1) {
+		axes = &last;
+		n = 1;
+	}
+	if (n == 0)
+		return sym__infer_fail_attr(inf, "axis",
+		    "attribute axis of %s must name at least one axis",
+		    inf->op->name);
+	if (sym__axes(inf, "axis", axes, n, x->rank, 0, mark) < 0)
+		return -1;
+	return sym__out_same(inf, 0);
+}
+
+/* Check that input "p" of layer_norm in "inf" (gamma or beta, called
+ * "role") has the dimensions of input 0 from "from" on; return 0 or -1. */
+static int
+check_param(struct sym__infer *inf, size_t p, const char *role, size_t from)
+{
+	const sym_shape *x = inf->in[0], *g = inf->in[p];
+
+	if (sym__same_dtype(inf, 0, p) < 0)
+		return -1;
+	if (g->rank != x->rank - from)
+		return sym__infer_fail(inf, (int)p,
+		    "%s %s of layer_norm must have the shape of dimensions %zu "
+		    "and after of %s, rank %zu, but its shape %s has rank %zu",
+		    role, sym__in_name(inf, p), from, sym__in_name(inf, 0),
+		    x->rank - from, sym__txt_dims(inf, g), g->rank);
+	for (size_t j = 0; j < g->rank; j++)
+		if (sym__require_dims_equal(inf, p, j, 0, from + j) < 0)
+			return -1;
+	return 0;
+}
+
+/* Append the mean and variance outputs of layer_norm to "inf": the
+ * dimensions of input 0 before "from", then 1s; return 0 or -1. */
+static int
+stats_outputs(struct sym__infer *inf, size_t from)
+{
+	const sym_shape *x = inf->in[0];
+	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
+	sym_expr *one = sym__tmp(inf, sym__const(inf->ctx, 1));
+
+	if (!dims || !one)
+		return sym__infer_nomem(inf);
+	for (size_t i = 0; i < x->rank; i++)
+		dims[i] = i < from ? x->dim[i] : one;
+	if (sym__out_shape(inf, x->dtype, x->rank, dims) < 0 ||
+	    sym__out_shape(inf, x->dtype, x->rank, dims) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The rule of layer_norm(x, gamma, beta): normalisation over the
+ * dimensions of x from begin_norm_axis on (default -1), gamma and beta of
+ * the shape of x from begin_params_axis on (default -1); output y of the
+ * shape of x and, when three outputs are named, the mean and the variance
+ * (MindSpore's LayerNorm). epsilon is accepted and ignored. "inf" is the
+ * run.
+ */
+static int
+rule_layer_norm(struct sym__infer *inf)
+{
+	static const char *const known[] = { "begin_norm_axis",
+		"begin_params_axis", "epsilon", NULL };
+	const sym_shape *x = inf->in[0];
+	const struct sym__attr *eps = sym__attrs_find(inf->attrs, "epsilon");
+	int64_t bna, bpa;
+	size_t norm, params;
+
+	if (sym__check_attrs(inf, known) < 0)
+		return -1;
+	if (eps && eps->kind != SYM_ATTR_FLOAT && eps->kind != SYM_ATTR_INT)
+		return sym__infer_fail_attr(inf, "epsilon",
+		    "attribute epsilon of layer_norm must be a number");
+	if (inf->n_out_wanted > 1 && inf->n_out_wanted != 3)
+		return sym__infer_fail(inf, -1,
+		    "layer_norm produces 1 output (y) or 3 (y, mean, "
+		    "variance), but %zu are named",
+		    inf->n_out_wanted);
+	if (sym__dtype_float(inf, 0) < 0 ||
+	    sym__attr_int(inf, "begin_norm_axis", 0, -1, &bna) < 0 ||
+	    sym__attr_int(inf, "begin_params_axis", 0, -1, &bpa) < 0 ||
+	    sym__axis(inf, "begin_norm_axis", bna, x->rank, 0, &norm) < 0 ||
+	    sym__axis(inf, "begin_params_axis", bpa, x->rank, 0, &params) < 0 ||
+	    check_param(inf, 1, "gamma", params) < 0 ||
+	    check_param(inf, 2, "beta", params) < 0 || sym__out_same(inf, 0) < 0)
+		return -1;
+	return inf->n_out_wanted == 3 ? stats_outputs(inf, norm) : 0;
+}
+
+const sym_op sym__ops_norm[] = {
+	{ "softmax", "norm", 1, 1, NULL, rule_softmax },
+	{ "log_softmax", "norm", 1, 1, NULL, rule_softmax },
+	{ "layer_norm", "norm", 3, 3, NULL, rule_layer_norm },
+	{ NULL, NULL, 0, 0, NULL, NULL },
+};

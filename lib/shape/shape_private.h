@@ -1,0 +1,194 @@
+/*
+ * Shapes, attributes and operator shape rules: the interface between the
+ * operator families (lib/shape/op_*.c) and the graph.
+ */
+#ifndef SYM_SHAPE_SHAPE_PRIVATE_H
+#define SYM_SHAPE_SHAPE_PRIVATE_H
+
+#include <symshard/shape.h>
+
+#include "sym/expr_private.h"
+
+/* Shapes are immutable and reference counted. "ref" counts every
+ * reference, "cref" those held by callers (live objects): while "cref" is
+ * positive the shape is on its context's list of caller-held objects, so
+ * a shape the caller forgets is released by sym_ctx_free. */
+struct sym_shape {
+	struct sym__link link;
+	sym_ctx *ctx;
+	unsigned ref;
+	unsigned cref;
+	sym_dtype dtype;
+	size_t rank;
+	sym_expr **dim;		/* internal references */
+};
+
+struct sym__attr {
+	char *name;
+	sym_attr_kind kind;
+	int64_t i;		/* INT, BOOL */
+	double f;		/* FLOAT */
+	char *s;		/* STRING */
+	size_t n;		/* LIST */
+	sym_expr **items;	/* internal references */
+	sym_loc loc;		/* where it was written (file not owned) */
+	int has_loc;
+};
+
+/* Attribute sets made by sym_attrs_new are caller objects, "counted" as
+ * live until sym_attrs_free (they are not on the context's list: a layer
+ * may keep one and free it from its own destructor at sym_ctx_free).
+ * Those made by sym__attrs_copy are not counted; sym_attrs_free and
+ * sym__attrs_free both free either kind. */
+struct sym_attrs {
+	sym_ctx *ctx;
+	int counted;
+	struct sym__attr *a;
+	size_t n, cap;
+};
+
+/* Internal shape constructor taking internal references of "dims"
+ * (borrowed); returns an internal reference (not counted as live). */
+sym_shape *sym__shape_new(sym_ctx *ctx, sym_dtype dt, size_t rank,
+    sym_expr *const *dims);
+sym_shape *sym__shape_ref(sym_shape *s);
+void sym__shape_unref(sym_shape *s);
+sym_shape *sym__shape_give(sym_shape *s);
+const struct sym__attr *sym__attrs_find(const sym_attrs *a,
+    const char *name);
+/* An internal copy of "a" (not counted live); NULL "a" gives an empty
+ * set. Free it with sym__attrs_free. */
+sym_attrs *sym__attrs_copy(sym_ctx *ctx, const sym_attrs *a);
+void sym__attrs_free(sym_attrs *a);
+
+/* Kinds of requirements a shape rule states. */
+enum sym__req_kind {
+	SYM__REQ_EQUAL,		/* a == b: proved, unified or guarded */
+	SYM__REQ_GE,		/* a >= b */
+	SYM__REQ_DIVISIBLE	/* k divides a */
+};
+
+struct sym__req {
+	enum sym__req_kind kind;
+	sym_expr *a, *b;	/* internal references; b NULL if unused */
+	int64_t k;
+	char *what;		/* "dimension 1 of x must equal ..." */
+};
+
+/*
+ * What a shape rule sees and produces. Inputs are the current (unified)
+ * shapes of the operands; "in_name" gives their value names for messages.
+ * The rule appends output shapes with sym__infer_output and requirements
+ * with sym__require_*; on a structural error (wrong rank, bad attribute,
+ * static dimensions that differ) it calls sym__infer_fail* and returns -1.
+ */
+struct sym__infer {
+	sym_ctx *ctx;
+	const sym_op *op;
+	size_t n_in;
+	sym_shape *const *in;
+	const char *const *in_name;
+	const sym_attrs *attrs;
+	size_t n_out_wanted;		/* outputs named by the caller */
+	sym_shape **out;
+	size_t n_out, cap_out;
+	struct sym__req *req;
+	size_t n_req, cap_req;
+	char *error;			/* set by sym__infer_fail* */
+	int error_input;		/* operand the error is about, or -1 */
+	const char *error_attr;		/* attribute it is about, or NULL */
+	/* Scratch of one run, released when sym__infer_run returns:
+	 * expressions (internal references) and memory (texts, arrays). */
+	sym_expr **tmp;
+	size_t n_tmp, cap_tmp;
+	void **mem;
+	size_t n_mem, cap_mem;
+};
+
+typedef int (*sym__shape_rule)(struct sym__infer *inf);
+
+struct sym_op {
+	const char *name;
+	const char *family;
+	int min_in, max_in;		/* max_in -1: any number */
+	const char *const *positional;	/* names of list arguments */
+	sym__shape_rule rule;
+};
+
+/*
+ * The caller (the graph) zero-initialises the structure, fills ctx, op,
+ * n_in, in, in_name (may be NULL), attrs (may be NULL) and n_out_wanted
+ * (0: whatever the operator produces by default), then calls
+ * sym__infer_run. On success (0) "out" holds n_out internal references
+ * and "req" the requirements; on failure (-1) "error" says why, with
+ * error_input / error_attr pointing at the culprit. sym__infer_clear
+ * releases everything; the graph takes its own references first.
+ */
+int sym__infer_run(struct sym__infer *inf);
+void sym__infer_clear(struct sym__infer *inf);
+
+int sym__infer_fail(struct sym__infer *inf, int input, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+int sym__infer_fail_attr(struct sym__infer *inf, const char *attr,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int sym__infer_output(struct sym__infer *inf, sym_shape *s);
+int sym__require_equal(struct sym__infer *inf, sym_expr *a, sym_expr *b,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int sym__require_ge(struct sym__infer *inf, sym_expr *a, sym_expr *b,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int sym__require_divisible(struct sym__infer *inf, sym_expr *a, int64_t k,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Helpers of the rules (lib/shape/infer.c and rule_util.c). Expressions
+ * given to sym__tmp and texts returned by sym__txt_* live until the end of
+ * the run. */
+sym_expr *sym__tmp(struct sym__infer *inf, sym_expr *e);
+void *sym__scratch(struct sym__infer *inf, size_t n, size_t size);
+const char *sym__txt_expr(struct sym__infer *inf, const sym_expr *e);
+const char *sym__txt_dims(struct sym__infer *inf, const sym_shape *s);
+const char *sym__in_name(const struct sym__infer *inf, size_t i);
+int sym__infer_nomem(struct sym__infer *inf);
+int sym__const_sign(const sym_expr *e);
+int sym__out_shape(struct sym__infer *inf, sym_dtype dt, size_t rank,
+    sym_expr *const *dims);
+int sym__out_same(struct sym__infer *inf, size_t i);
+int sym__require_dims_equal(struct sym__infer *inf, size_t ia, size_t da,
+    size_t ib, size_t db);
+
+int sym__check_attrs(struct sym__infer *inf, const char *const *known);
+int sym__attr_bool(struct sym__infer *inf, const char *name, int def,
+    int *v);
+int sym__attr_int(struct sym__infer *inf, const char *name, int required,
+    int64_t def, int64_t *v);
+int sym__attr_string(struct sym__infer *inf, const char *name,
+    const char *def, const char **v);
+int sym__attr_dtype(struct sym__infer *inf, const char *name, int required,
+    sym_dtype def, sym_dtype *v);
+int sym__attr_ints(struct sym__infer *inf, const char *name, int scalar_ok,
+    int64_t **v, size_t *n);
+int sym__axis(struct sym__infer *inf, const char *attr, int64_t axis,
+    size_t rank, size_t i, size_t *out);
+int sym__axes(struct sym__infer *inf, const char *attr, const int64_t *axes,
+    size_t n, size_t rank, size_t i, unsigned char *mark);
+int sym__rank_at_least(struct sym__infer *inf, size_t i, size_t rank);
+int sym__rank_is(struct sym__infer *inf, size_t i, size_t rank);
+int sym__same_dtype(struct sym__infer *inf, size_t i, size_t j);
+int sym__dtype_integer(struct sym__infer *inf, size_t i, const char *role);
+int sym__dtype_float(struct sym__infer *inf, size_t i);
+sym_expr *sym__prod(struct sym__infer *inf, const sym_shape *s,
+    size_t from, size_t to);
+int sym__broadcast(struct sym__infer *inf, size_t ia, size_t na,
+    size_t ib, size_t nb, sym_expr **out);
+
+/* The operator families: each returns its table of operators. */
+extern const sym_op sym__ops_matmul[];
+extern const sym_op sym__ops_elementwise[];
+extern const sym_op sym__ops_layout[];
+extern const sym_op sym__ops_concat[];
+extern const sym_op sym__ops_reduce[];
+extern const sym_op sym__ops_norm[];
+extern const sym_op sym__ops_gather[];
+extern const sym_op sym__ops_loss[];
+extern const sym_op sym__ops_conv[];
+
+#endif
