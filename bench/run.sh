@@ -3,6 +3,8 @@
 # machine-readable results, one JSON object a line (lines starting with #
 # are comments).
 #
+# The shape-inference benchmark (bench/bench_graph) times stacked
+# transformer blocks of about 1k, 10k and 100k operators.
 # The prover benchmark (bench/bench_prove) times a fixed query mix on each
 # tier; bench/sympy_mix.py answers the same mix (bench_prove --mix) with
 # SymPy in the same run, and the "ratio_sympy" line compares the two.
@@ -11,12 +13,14 @@
 #   PYTHON3      the python3 that has sympy; empty: skip the comparison;
 #                unset: /usr/bin/python3 (Debian's, with python3-sympy)
 #   BENCH_PROVE  the benchmark program (default ./bench/bench_prove)
+#   BENCH_GRAPH  the shape-inference benchmark (default ./bench/bench_graph)
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
 
 set -e
 
 srcdir=$(cd "$(dirname "$0")" && pwd)
 bench_prove=${BENCH_PROVE:-./bench/bench_prove}
+bench_graph=${BENCH_GRAPH:-./bench/bench_graph}
 python3=${PYTHON3-/usr/bin/python3}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/symshard-bench.XXXXXX")
@@ -24,6 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
 echo "# symshard benchmarks"
+"$bench_graph"
 echo "# prover: tier 0, exact tier, both (bench/bench_prove)"
 # bench_prove exits with status 1 on any wrong answer or bad witness.
 "$bench_prove" >"$tmp/prove.json" || {

@@ -34,22 +34,22 @@ typedef struct sym_diagnostic {
 	sym_severity severity;
 	sym_loc loc;
 	const char *message;
-	const char *witness;	/* "b = 12", or NULL */
-	const char *hint;	/* "declare b with divisor=8", or NULL */
+	const char *witness; /* "b = 12", or NULL */
+	const char *hint;    /* "declare b with divisor=8", or NULL */
 } sym_diagnostic;
 
 /* A relation derived between dynamic dimensions by unification. */
 typedef struct sym_relation {
-	sym_symbol *var;	/* the variable eliminated */
-	sym_expr *value;	/* what it equals (owned by the graph) */
-	sym_loc loc;		/* the operator that required it */
+	sym_symbol *var; /* the variable eliminated */
+	sym_expr *value; /* what it equals (owned by the graph) */
+	sym_loc loc;     /* the operator that required it */
 	const char *reason;
 } sym_relation;
 
 /* A requirement the prover could not decide: checked when sizes are
  * bound at run time. */
 typedef struct sym_guard {
-	const char *text;	/* "b mod 3 == 0" */
+	const char *text; /* "b mod 3 == 0" */
 	sym_loc loc;
 	const char *reason;
 } sym_guard;
@@ -59,7 +59,7 @@ typedef struct sym_assertion {
 	const char *text;
 	sym_loc loc;
 	sym_answer result;
-	const char *witness;	/* for SYM_FALSE */
+	const char *witness; /* for SYM_FALSE */
 } sym_assertion;
 
 SYM_EXPORT SYM_GIVE sym_graph *sym_graph_new(SYM_KEEP sym_ctx *ctx);
@@ -79,10 +79,10 @@ SYM_EXPORT int64_t sym_graph_devices(SYM_KEEP const sym_graph *g);
 SYM_EXPORT sym_value *sym_graph_add_input(SYM_KEEP sym_graph *g,
     const char *name, sym_value_kind kind, SYM_KEEP sym_shape *shape,
     SYM_KEEP const sym_loc *where);
-SYM_EXPORT sym_node *sym_graph_add_op(SYM_KEEP sym_graph *g,
-    const char *op, size_t n_out, const char *const *out_names,
-    size_t n_in, SYM_KEEP sym_value *const *in,
-    SYM_KEEP const sym_attrs *attrs, SYM_KEEP const sym_loc *where);
+SYM_EXPORT sym_node *sym_graph_add_op(SYM_KEEP sym_graph *g, const char *op,
+    size_t n_out, const char *const *out_names, size_t n_in,
+    SYM_KEEP sym_value *const *in, SYM_KEEP const sym_attrs *attrs,
+    SYM_KEEP const sym_loc *where);
 SYM_EXPORT int sym_graph_mark_output(SYM_KEEP sym_graph *g,
     SYM_KEEP sym_value *v, SYM_KEEP const sym_loc *where);
 SYM_EXPORT sym_answer sym_graph_assert(SYM_KEEP sym_graph *g,
@@ -97,13 +97,11 @@ SYM_EXPORT int sym_graph_error(SYM_KEEP sym_graph *g,
 SYM_EXPORT sym_value *sym_graph_find_value(SYM_KEEP const sym_graph *g,
     const char *name);
 SYM_EXPORT size_t sym_graph_n_values(SYM_KEEP const sym_graph *g);
-SYM_EXPORT sym_value *sym_graph_value(SYM_KEEP const sym_graph *g,
-    size_t i);
+SYM_EXPORT sym_value *sym_graph_value(SYM_KEEP const sym_graph *g, size_t i);
 SYM_EXPORT size_t sym_graph_n_nodes(SYM_KEEP const sym_graph *g);
 SYM_EXPORT sym_node *sym_graph_node(SYM_KEEP const sym_graph *g, size_t i);
 SYM_EXPORT size_t sym_graph_n_outputs(SYM_KEEP const sym_graph *g);
-SYM_EXPORT sym_value *sym_graph_output(SYM_KEEP const sym_graph *g,
-    size_t i);
+SYM_EXPORT sym_value *sym_graph_output(SYM_KEEP const sym_graph *g, size_t i);
 
 SYM_EXPORT const char *sym_value_name(SYM_KEEP const sym_value *v);
 SYM_EXPORT sym_value_kind sym_value_get_kind(SYM_KEEP const sym_value *v);
@@ -117,26 +115,25 @@ SYM_EXPORT const sym_op *sym_node_op(SYM_KEEP const sym_node *n);
 SYM_EXPORT size_t sym_node_n_inputs(SYM_KEEP const sym_node *n);
 SYM_EXPORT sym_value *sym_node_input(SYM_KEEP const sym_node *n, size_t i);
 SYM_EXPORT size_t sym_node_n_outputs(SYM_KEEP const sym_node *n);
-SYM_EXPORT sym_value *sym_node_output(SYM_KEEP const sym_node *n,
-    size_t i);
+SYM_EXPORT sym_value *sym_node_output(SYM_KEEP const sym_node *n, size_t i);
 SYM_EXPORT const sym_attrs *sym_node_attrs(SYM_KEEP const sym_node *n);
 SYM_EXPORT sym_loc sym_node_location(SYM_KEEP const sym_node *n);
 
 SYM_EXPORT size_t sym_graph_n_diagnostics(SYM_KEEP const sym_graph *g);
-SYM_EXPORT const sym_diagnostic *sym_graph_diagnostic(
-    SYM_KEEP const sym_graph *g, size_t i);
+SYM_EXPORT const sym_diagnostic *
+sym_graph_diagnostic(SYM_KEEP const sym_graph *g, size_t i);
 SYM_EXPORT size_t sym_graph_n_errors(SYM_KEEP const sym_graph *g);
 SYM_EXPORT char *sym_diagnostic_format(SYM_KEEP const sym_graph *g,
     SYM_KEEP const sym_diagnostic *d);
 SYM_EXPORT size_t sym_graph_n_relations(SYM_KEEP const sym_graph *g);
-SYM_EXPORT const sym_relation *sym_graph_relation(
-    SYM_KEEP const sym_graph *g, size_t i);
+SYM_EXPORT const sym_relation *sym_graph_relation(SYM_KEEP const sym_graph *g,
+    size_t i);
 SYM_EXPORT size_t sym_graph_n_guards(SYM_KEEP const sym_graph *g);
 SYM_EXPORT const sym_guard *sym_graph_guard(SYM_KEEP const sym_graph *g,
     size_t i);
 SYM_EXPORT size_t sym_graph_n_assertions(SYM_KEEP const sym_graph *g);
-SYM_EXPORT const sym_assertion *sym_graph_assertion(
-    SYM_KEEP const sym_graph *g, size_t i);
+SYM_EXPORT const sym_assertion *sym_graph_assertion(SYM_KEEP const sym_graph *g,
+    size_t i);
 
 #ifdef __cplusplus
 }

@@ -35,7 +35,7 @@ typedef enum sym_attr_kind {
 	SYM_ATTR_BOOL,
 	SYM_ATTR_FLOAT,
 	SYM_ATTR_STRING,
-	SYM_ATTR_LIST	/* a list of expressions (integers included) */
+	SYM_ATTR_LIST /* a list of expressions (integers included) */
 } sym_attr_kind;
 
 SYM_EXPORT const char *sym_dtype_name(sym_dtype dt);
@@ -64,21 +64,20 @@ SYM_EXPORT int sym_attrs_set_bool(SYM_KEEP sym_attrs *a, const char *name,
     int v);
 SYM_EXPORT int sym_attrs_set_float(SYM_KEEP sym_attrs *a, const char *name,
     double v);
-SYM_EXPORT int sym_attrs_set_string(SYM_KEEP sym_attrs *a,
-    const char *name, const char *v);
+SYM_EXPORT int sym_attrs_set_string(SYM_KEEP sym_attrs *a, const char *name,
+    const char *v);
 SYM_EXPORT int sym_attrs_set_list(SYM_KEEP sym_attrs *a, const char *name,
     size_t n, SYM_KEEP sym_expr *const *items);
 SYM_EXPORT int sym_attrs_set_loc(SYM_KEEP sym_attrs *a, const char *name,
     SYM_KEEP const sym_loc *where);
 SYM_EXPORT size_t sym_attrs_count(SYM_KEEP const sym_attrs *a);
-SYM_EXPORT const char *sym_attrs_name(SYM_KEEP const sym_attrs *a,
-    size_t i);
+SYM_EXPORT const char *sym_attrs_name(SYM_KEEP const sym_attrs *a, size_t i);
 SYM_EXPORT sym_attr_kind sym_attrs_kind(SYM_KEEP const sym_attrs *a,
     const char *name);
-SYM_EXPORT int sym_attrs_get_int(SYM_KEEP const sym_attrs *a,
-    const char *name, int64_t *v);
-SYM_EXPORT int sym_attrs_get_bool(SYM_KEEP const sym_attrs *a,
-    const char *name, int *v);
+SYM_EXPORT int sym_attrs_get_int(SYM_KEEP const sym_attrs *a, const char *name,
+    int64_t *v);
+SYM_EXPORT int sym_attrs_get_bool(SYM_KEEP const sym_attrs *a, const char *name,
+    int *v);
 SYM_EXPORT int sym_attrs_get_float(SYM_KEEP const sym_attrs *a,
     const char *name, double *v);
 SYM_EXPORT const char *sym_attrs_get_string(SYM_KEEP const sym_attrs *a,
@@ -96,8 +95,7 @@ SYM_EXPORT const char *sym_op_name(SYM_KEEP const sym_op *op);
 SYM_EXPORT const char *sym_op_family(SYM_KEEP const sym_op *op);
 SYM_EXPORT int sym_op_min_inputs(SYM_KEEP const sym_op *op);
 SYM_EXPORT int sym_op_max_inputs(SYM_KEEP const sym_op *op);
-SYM_EXPORT const char *sym_op_positional(SYM_KEEP const sym_op *op,
-    size_t i);
+SYM_EXPORT const char *sym_op_positional(SYM_KEEP const sym_op *op, size_t i);
 
 #ifdef __cplusplus
 }

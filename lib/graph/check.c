@@ -16,52 +16,11 @@ witness_text(sym_binding *w)
 	return sym_binding_to_str(w);
 }
 
-/* Return a copy of "a" owned by a node ("a" may be NULL: empty). */
-static sym_attrs *
-attrs_copy(sym_ctx *ctx, const sym_attrs *a)
-{
-	sym_attrs *c = sym_attrs_new(ctx);
-
-	if (!c || !a)
-		return c;
-	for (size_t i = 0; i < a->n; i++) {
-		const struct sym__attr *x = &a->a[i];
-		int r = 0;
-
-		switch (x->kind) {
-		case SYM_ATTR_INT:
-			r = sym_attrs_set_int(c, x->name, x->i);
-			break;
-		case SYM_ATTR_BOOL:
-			r = sym_attrs_set_bool(c, x->name, (int)x->i);
-			break;
-		case SYM_ATTR_FLOAT:
-			r = sym_attrs_set_float(c, x->name, x->f);
-			break;
-		case SYM_ATTR_STRING:
-			r = sym_attrs_set_string(c, x->name, x->s);
-			break;
-		case SYM_ATTR_LIST:
-			r = sym_attrs_set_list(c, x->name, x->n, x->items);
-			break;
-		case SYM_ATTR_NONE:
-			break;
-		}
-		if (r == 0 && x->has_loc)
-			r = sym_attrs_set_loc(c, x->name, &x->loc);
-		if (r < 0) {
-			sym_attrs_free(c);
-			return NULL;
-		}
-	}
-	return c;
-}
-
 /* Record on "g" the substitution of "var" by "value" (borrowed) and the
  * derived relation, required by "reason" at "where"; 0 or -1. */
 static int
-add_subst(sym_graph *g, sym_symbol *var, sym_expr *value,
-    const sym_loc *where, const char *reason)
+add_subst(sym_graph *g, sym_symbol *var, sym_expr *value, const sym_loc *where,
+    const char *reason)
 {
 	struct sym__relation *r;
 	sym_symbol **vars;
@@ -111,8 +70,8 @@ unify_candidate(sym_expr *d, sym_expr **value)
 	*value = NULL;
 	for (uint32_t i = 0; i < d->u.poly.n; i++) {
 		const struct sym__term *t = &d->u.poly.t[i];
-		struct sym_expr *a = t->n == 1 && t->f[0].exp == 1 ?
-		    t->f[0].atom : NULL;
+		struct sym_expr *a =
+		    t->n == 1 && t->f[0].exp == 1 ? t->f[0].atom : NULL;
 		sym_symbol *v;
 		sym_expr *ve, *rest, *val;
 		int64_t c;
@@ -139,6 +98,11 @@ unify_candidate(sym_expr *d, sym_expr **value)
 		sym__expr_unref(rest);
 		if (!val)
 			continue;
+		if (sym_expr_is_const(val)) {
+			/* v == constant is proved or refuted, not unified */
+			sym__expr_unref(val);
+			continue;
+		}
 		implied = sym__av_subset(val->av, v->av);
 		if (implied > best_implied ||
 		    (implied == best_implied && v->id > best->id)) {
@@ -176,8 +140,9 @@ unify(sym_graph *g, sym_expr *a, sym_expr *b, const sym_loc *where,
 
 			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
 			    "%s: %s would need %s = %s, which no admissible "
-			    "value allows", what, sym_symbol_name(v),
-			    sym_symbol_name(v), s ? s : "?");
+			    "value allows",
+			    what, sym_symbol_name(v), sym_symbol_name(v),
+			    s ? s : "?");
 			free(s);
 			sym_ctx_clear_error(g->ctx);
 			sym__expr_unref(value);
@@ -192,8 +157,8 @@ unify(sym_graph *g, sym_expr *a, sym_expr *b, const sym_loc *where,
 /* Record a run-time guard "e rel 0" (or "k | e") with text "text" on
  * "g"; 0 or -1. */
 static int
-add_guard(sym_graph *g, enum sym__rel rel, sym_expr *e, int64_t k,
-    char *text, const sym_loc *where, const char *reason)
+add_guard(sym_graph *g, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
+    const sym_loc *where, const char *reason)
 {
 	struct sym__guard *gd;
 
@@ -247,8 +212,8 @@ divisor_hint(sym_expr *e, int64_t k)
 static char *
 req_text(const struct sym__req *r)
 {
-	char *a = sym_expr_to_str(r->a), *b = r->b ? sym_expr_to_str(r->b) :
-	    NULL, *s = NULL;
+	char *a = sym_expr_to_str(r->a),
+	     *b = r->b ? sym_expr_to_str(r->b) : NULL, *s = NULL;
 
 	if (!a || (r->b && !b)) {
 		free(a);
@@ -287,8 +252,8 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 	if (r->kind == SYM__REQ_DIVISIBLE)
 		ans = sym_prove_divisible(g->ctx, r->a, r->k, &w);
 	else
-		ans = sym_prove_cmp(g->ctx, r->a, r->kind == SYM__REQ_EQUAL ?
-		    SYM_EQ : SYM_GE, r->b, &w);
+		ans = sym_prove_cmp(g->ctx, r->a,
+		    r->kind == SYM__REQ_EQUAL ? SYM_EQ : SYM_GE, r->b, &w);
 	if (ans == SYM_TRUE)
 		return 0;
 	if (ans == SYM_ERROR) {
@@ -358,10 +323,10 @@ node_new(sym_graph *g, const sym_op *op, size_t n_in, sym_value *const *in,
 	n->op = op;
 	n->n_in = n_in;
 	n->in = sym__alloc(g->ctx, (n_in + 1) * sizeof(*n->in));
-	n->attrs = attrs_copy(g->ctx, attrs);
+	n->attrs = sym__attrs_copy(g->ctx, attrs);
 	if (!n->in || !n->attrs) {
 		free(n->in);
-		sym_attrs_free(n->attrs);
+		sym__attrs_free(n->attrs);
 		free(n);
 		return NULL;
 	}
@@ -380,8 +345,8 @@ node_new(sym_graph *g, const sym_op *op, size_t n_in, sym_value *const *in,
  * when NULL) with the shapes "shapes" (NULL entries: failed). Return 0
  * or -1. */
 static int
-node_outputs(sym_graph *g, sym_node *n, size_t count,
-    const char *const *names, sym_shape **shapes)
+node_outputs(sym_graph *g, sym_node *n, size_t count, const char *const *names,
+    sym_shape **shapes)
 {
 	n->out = sym__alloc(g->ctx, (count + 1) * sizeof(*n->out));
 	if (!n->out)
@@ -399,8 +364,8 @@ node_outputs(sym_graph *g, sym_node *n, size_t count,
 		if (!v)
 			continue;
 		v->producer = n;
-		v->shape = shapes && shapes[i] ? sym__shape_ref(shapes[i]) :
-		    NULL;
+		v->shape =
+		    shapes && shapes[i] ? sym__shape_ref(shapes[i]) : NULL;
 		v->failed = !v->shape;
 		v->subst_gen = g->n_subst;
 		n->out[n->n_out++] = v;
@@ -421,8 +386,8 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 {
 	const sym_op *o;
 	struct sym__infer inf;
-	sym_shape **shapes;
-	const char **names;
+	sym_shape **shapes, *shape_buf[8];
+	const char **names, *name_buf[8];
 	sym_node *n;
 	char *label;
 	int failed = 0;
@@ -441,13 +406,16 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 	n = node_new(g, o, n_in, in, attrs, where);
 	if (!n)
 		return NULL;
-	shapes = sym__alloc(g->ctx, (n_in + 1) * sizeof(*shapes));
-	names = sym__alloc(g->ctx, (n_in + 1) * sizeof(*names));
-	label = node_label(o, n_out, out_names);
-	if (!shapes || !names || !label) {
-		free(shapes);
-		free(names);
-		free(label);
+	shapes = n_in <= 8 ? shape_buf
+	                   : sym__alloc(g->ctx, (n_in + 1) * sizeof(*shapes));
+	names = n_in <= 8 ? name_buf
+	                  : sym__alloc(g->ctx, (n_in + 1) * sizeof(*names));
+	label = NULL;
+	if (!shapes || !names) {
+		if (shapes != shape_buf)
+			free(shapes);
+		if (names != name_buf)
+			free(names);
 		return NULL;
 	}
 	for (size_t i = 0; i < n_in; i++) {
@@ -465,22 +433,33 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 	inf.attrs = n->attrs;
 	inf.n_out_wanted = n_out;
 	if (!failed && sym__infer_run(&inf) < 0) {
-		const struct sym__attr *at = inf.error_attr ?
-		    sym__attrs_find(n->attrs, inf.error_attr) : NULL;
+		label = node_label(o, n_out, out_names);
+		const struct sym__attr *at = inf.error_attr
+		    ? sym__attrs_find(n->attrs, inf.error_attr)
+		    : NULL;
 
-		sym__graph_diag(g, SYM_SEV_ERROR, at && at->has_loc ?
-		    &at->loc : where, NULL, NULL, "%s: %s", label,
-		    inf.error ? inf.error : "invalid operands");
+		sym__graph_diag(g, SYM_SEV_ERROR,
+		    at && at->has_loc ? &at->loc : where, NULL, NULL, "%s: %s",
+		    label, inf.error ? inf.error : "invalid operands");
 		failed = 1;
 	}
-	for (size_t i = 0; !failed && i < inf.n_req; i++)
-		if (settle(g, &inf.req[i], where, label) < 0)
+	for (size_t i = 0; !failed && i < inf.n_req; i++) {
+		if (inf.req[i].kind == SYM__REQ_EQUAL &&
+		    inf.req[i].a == inf.req[i].b)
+			continue;
+		if (!label)
+			label = node_label(o, n_out, out_names);
+		if (settle(g, &inf.req[i], where, label ? label : o->name) < 0)
 			failed = 1;
+	}
 	if (!failed && n_out && inf.n_out != n_out) {
+		if (!label)
+			label = node_label(o, n_out, out_names);
 		sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
 		    "%s: the operator gives %zu result%s, but %zu name%s "
-		    "given", label, inf.n_out, inf.n_out == 1 ? "" : "s",
-		    n_out, n_out == 1 ? " is" : "s are");
+		    "given",
+		    label, inf.n_out, inf.n_out == 1 ? "" : "s", n_out,
+		    n_out == 1 ? " is" : "s are");
 		failed = 1;
 	}
 	if (failed) {
@@ -493,8 +472,10 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 	for (size_t i = 0; i < n->n_out; i++)
 		sym__value_shape(n->out[i]);
 	sym__infer_clear(&inf);
-	free(shapes);
-	free(names);
+	if (shapes != shape_buf)
+		free(shapes);
+	if (names != name_buf)
+		free(names);
 	free(label);
 	return n;
 }
@@ -502,8 +483,7 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 /* Return 1 when every symbol of "e" is unique; otherwise record a
  * diagnostic at "where" naming the first that is not and return 0. */
 static int
-only_unique(sym_graph *g, sym_expr *e, const char *what,
-    const sym_loc *where)
+only_unique(sym_graph *g, sym_expr *e, const char *what, const sym_loc *where)
 {
 	sym_symbol *s[16];
 	size_t n = sym_expr_symbols(e, s, 16);
@@ -513,8 +493,8 @@ only_unique(sym_graph *g, sym_expr *e, const char *what,
 			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
 			    "%s names %s, which is not unique: each use of a "
 			    "non-unique symbol is a different variable; "
-			    "declare it 'symbol %s ... unique'", what,
-			    sym_symbol_name(s[i]), sym_symbol_name(s[i]));
+			    "declare it 'symbol %s ... unique'",
+			    what, sym_symbol_name(s[i]), sym_symbol_name(s[i]));
 			return 0;
 		}
 	return 1;
@@ -523,8 +503,8 @@ only_unique(sym_graph *g, sym_expr *e, const char *what,
 /* Declare the relation "lhs" "op" "rhs" between unique symbols in "g":
  * every later proof assumes it. Return 0, or -1 with a diagnostic. */
 int
-sym_graph_add_relation(sym_graph *g, sym_expr *lhs, sym_cmp op,
-    sym_expr *rhs, const sym_loc *where)
+sym_graph_add_relation(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
+    const sym_loc *where)
 {
 	if (!g || !lhs || !rhs)
 		return -1;
@@ -553,8 +533,8 @@ sym_graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 	if (!only_unique(g, lhs, "an assertion", where) ||
 	    !only_unique(g, rhs, "an assertion", where))
 		return SYM_ERROR;
-	if (GROW(g, assertion, n_assertion, cap_assertion,
-	    g->n_assertion + 1) < 0)
+	if (GROW(g, assertion, n_assertion, cap_assertion, g->n_assertion + 1) <
+	    0)
 		return SYM_ERROR;
 	r = sym_prove_cmp(g->ctx, lhs, op, rhs, &w);
 	if (r == SYM_ERROR) {
@@ -565,8 +545,8 @@ sym_graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 	b = sym_expr_to_str(rhs);
 	as = &g->assertion[g->n_assertion++];
 	memset(as, 0, sizeof(*as));
-	as->text = a && b ? sym__asprintf("%s %s %s", a, sym_cmp_name(op), b) :
-	    NULL;
+	as->text =
+	    a && b ? sym__asprintf("%s %s %s", a, sym_cmp_name(op), b) : NULL;
 	as->witness = witness_text(w);
 	as->pub.text = as->text ? as->text : "";
 	as->pub.result = r;

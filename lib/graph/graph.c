@@ -16,16 +16,19 @@ str_hash(const char *s)
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 32);
 }
 
-/* Return the slot of "name" in "m" (an empty slot when absent). */
+/* Return the slot of "name", whose hash is "h", in "m" (an empty slot
+ * when absent). */
 static size_t
-names_slot(const struct sym__names *m, const char *name)
+names_slot(const struct sym__names *m, const char *name, uint64_t h)
 {
-	size_t i = str_hash(name) & (m->cap - 1);
+	size_t i = h & (m->cap - 1);
 
-	while (m->key[i] && strcmp(m->key[i], name) != 0)
+	while (m->key[i] && (m->hash[i] != h || strcmp(m->key[i], name) != 0))
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -34,6 +37,7 @@ names_slot(const struct sym__names *m, const char *name)
 static int
 names_put(sym_ctx *ctx, struct sym__names *m, char *name, sym_value *v)
 {
+	uint64_t h = str_hash(name);
 	size_t i;
 
 	if (2 * (m->n + 1) > m->cap) {
@@ -41,29 +45,34 @@ names_put(sym_ctx *ctx, struct sym__names *m, char *name, sym_value *v)
 		size_t cap = m->cap ? 2 * m->cap : 64;
 
 		big.key = calloc(cap, sizeof(*big.key));
+		big.hash = calloc(cap, sizeof(*big.hash));
 		big.val = calloc(cap, sizeof(*big.val));
 		big.cap = cap;
 		big.n = m->n;
-		if (!big.key || !big.val) {
+		if (!big.key || !big.val || !big.hash) {
 			free(big.key);
+			free(big.hash);
 			free(big.val);
 			sym__oom(ctx);
 			return -1;
 		}
 		for (size_t j = 0; j < m->cap; j++)
 			if (m->key[j]) {
-				i = names_slot(&big, m->key[j]);
+				i = names_slot(&big, m->key[j], m->hash[j]);
 				big.key[i] = m->key[j];
+				big.hash[i] = m->hash[j];
 				big.val[i] = m->val[j];
 			}
 		free(m->key);
+		free(m->hash);
 		free(m->val);
 		*m = big;
 	}
-	i = names_slot(m, name);
+	i = names_slot(m, name, h);
 	if (!m->key[i])
 		m->n++;
 	m->key[i] = name;
+	m->hash[i] = h;
 	m->val[i] = v;
 	return 0;
 }
@@ -103,7 +112,7 @@ value_free(sym_value *v)
 static void
 node_free(sym_node *n)
 {
-	sym_attrs_free(n->attrs);
+	sym__attrs_free(n->attrs);
 	sym__strategy_free(n->strategy);
 	free(n->in);
 	free(n->out);
@@ -152,6 +161,7 @@ graph_destroy(struct sym__link *link)
 	free(g->node);
 	free(g->output);
 	free(g->names.key);
+	free(g->names.hash);
 	free(g->names.val);
 	free(g->diag);
 	free(g->rel);
@@ -224,8 +234,9 @@ sym__graph_intern_file(sym_graph *g, const char *file)
 		if (strcmp(g->files[i], file) == 0)
 			return g->files[i];
 	copy = sym__strdup(g->ctx, file);
-	p = copy ? sym__realloc_array(g->ctx, g->files, g->n_files + 1,
-	    sizeof(*p)) : NULL;
+	p = copy
+	    ? sym__realloc_array(g->ctx, g->files, g->n_files + 1, sizeof(*p))
+	    : NULL;
 	if (!p) {
 		free(copy);
 		return NULL;
@@ -341,7 +352,7 @@ sym_graph_find_value(const sym_graph *g, const char *name)
 
 	if (!g || !name || !g->names.cap)
 		return NULL;
-	i = names_slot(&g->names, name);
+	i = names_slot(&g->names, name, str_hash(name));
 	return g->names.key[i] ? g->names.val[i] : NULL;
 }
 
@@ -770,8 +781,8 @@ sym_diagnostic_format(const sym_graph *g, const sym_diagnostic *d)
 
 	if (!g || !d)
 		return NULL;
-	head = sym__diag_format(&d->loc, sev[d->severity], d->message,
-	    g->source);
+	head =
+	    sym__diag_format(&d->loc, sev[d->severity], d->message, g->source);
 	if (!head)
 		return NULL;
 	res = sym__asprintf("%s%s%s%s%s", head,

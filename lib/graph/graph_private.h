@@ -13,13 +13,13 @@
 struct sym_value {
 	char *name;
 	sym_value_kind kind;
-	sym_shape *declared;	/* as written (internal reference) */
-	sym_shape *shape;	/* with the substitutions applied */
-	size_t subst_gen;	/* substitutions applied to "shape" */
-	sym_node *producer;	/* NULL for inputs and parameters */
-	size_t index;		/* position in the graph's values */
+	sym_shape *declared; /* as written (internal reference) */
+	sym_shape *shape;    /* with the substitutions applied */
+	size_t subst_gen;    /* substitutions applied to "shape" */
+	sym_node *producer;  /* NULL for inputs and parameters */
+	size_t index;        /* position in the graph's values */
 	sym_loc loc;
-	int failed;		/* its shape could not be inferred */
+	int failed; /* its shape could not be inferred */
 	sym_graph *graph;
 };
 
@@ -28,18 +28,18 @@ struct sym_node {
 	size_t n_in, n_out;
 	sym_value **in;
 	sym_value **out;
-	sym_attrs *attrs;	/* a copy owned by the node */
+	sym_attrs *attrs; /* a copy owned by the node */
 	sym_loc loc;
 	size_t index;
 	int failed;
-	struct sym__strategy *strategy;	/* NULL when none was given */
+	struct sym__strategy *strategy; /* NULL when none was given */
 };
 
 /* A derived relation: "var" was unified with "value". */
 struct sym__relation {
 	sym_relation pub;
 	char *reason;
-	sym_expr *value;	/* internal reference, also in pub.value */
+	sym_expr *value; /* internal reference, also in pub.value */
 };
 
 /* A run-time guard: a requirement the prover left undecided. */
@@ -47,7 +47,7 @@ struct sym__guard {
 	sym_guard pub;
 	char *text, *reason;
 	enum sym__rel rel;
-	sym_expr *e;		/* internal reference: e rel 0 / k | e */
+	sym_expr *e; /* internal reference: e rel 0 / k | e */
 	int64_t k;
 };
 
@@ -64,6 +64,7 @@ struct sym__diag {
 /* A string-keyed map from names to values (open addressing). */
 struct sym__names {
 	char **key;
+	uint64_t *hash;
 	sym_value **val;
 	size_t cap, n;
 };
@@ -71,7 +72,7 @@ struct sym__names {
 struct sym_graph {
 	struct sym__link link;
 	sym_ctx *ctx;
-	char *source;		/* the text it was parsed from, or NULL */
+	char *source; /* the text it was parsed from, or NULL */
 	char *filename;
 	int64_t devices;
 	sym_loc devices_loc;
@@ -95,24 +96,24 @@ struct sym_graph {
 
 	/* Substitutions from unification, applied in order. */
 	sym_symbol **subst_var;
-	sym_expr **subst_value;	/* internal references */
+	sym_expr **subst_value; /* internal references */
 	size_t n_subst, cap_subst;
 
 	struct sym__mesh_decl *mesh;
 	size_t n_mesh, cap_mesh;
 
-	char **files;		/* file names locations point to */
+	char **files; /* file names locations point to */
 	size_t n_files;
 
-	uint8_t *used;		/* by symbol number: used by an input */
+	uint8_t *used; /* by symbol number: used by an input */
 	size_t n_used;
-	size_t auto_names;	/* counter for unnamed results */
+	size_t auto_names; /* counter for unnamed results */
 };
 
 /* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
  * 0 or -1. GROW(g, field, count, cap, want) for arrays of a graph. */
 int sym__grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size);
-#define GROW(g, arr, n, cap, want) \
+#define GROW(g, arr, n, cap, want)                                 \
 	sym__grow((g)->ctx, (void **)&(g)->arr, &(g)->cap, (want), \
 	    sizeof(*(g)->arr))
 

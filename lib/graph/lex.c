@@ -55,6 +55,54 @@ sym__lex_error(struct sym__parser *p, size_t pos, const char *hint,
 	return -1;
 }
 
+/* Report that the "what" opened by "open" at byte "open" of "p" is not
+ * closed by "close" before the end of the line, at the current
+ * position; return -1. */
+int
+sym__lex_unclosed(struct sym__parser *p, char close, const char *what,
+    size_t open)
+{
+	return sym__lex_error(p, p->pos, NULL,
+	    "expected '%c' to close the %s started at column %d", close, what,
+	    sym__lex_loc(p, open).col);
+}
+
+/* Start reading the list opened by the byte "open" of "p" (just read)
+ * and closed by "close", a "what" ("device matrix"): return 0 when it is
+ * empty (its "close" is read), 1 when an element follows, -1 with a
+ * diagnostic when the line ends. */
+int
+sym__lex_list_start(struct sym__parser *p, char close, const char *what,
+    size_t open)
+{
+	if (sym__lex_accept(p, close))
+		return 0;
+	if (sym__lex_peek(p) == '\0')
+		return sym__lex_unclosed(p, close, what, open);
+	return 1;
+}
+
+/* Go on reading the list opened by the byte "open" of "p" and closed by
+ * "close", a "what" of "elem"s ("an axis"), after an element: return 1
+ * when another element follows its ',', 0 when the list ended (a trailing
+ * ',' is allowed), -1 with a diagnostic otherwise. */
+int
+sym__lex_list_next(struct sym__parser *p, char close, const char *what,
+    size_t open, const char *elem)
+{
+	char b[64];
+
+	if (sym__lex_accept(p, ','))
+		return sym__lex_list_start(p, close, what, open);
+	if (sym__lex_accept(p, close))
+		return 0;
+	if (sym__lex_peek(p) == '\0')
+		return sym__lex_unclosed(p, close, what, open);
+	return sym__lex_error(p, p->pos, NULL,
+	    "expected ',' or '%c' after %s, found %s", close, elem,
+	    sym__lex_describe(p, p->pos, b, sizeof(b)));
+}
+
 /* Turn the error a library call left on the context of "p" into an error
  * diagnostic, at the context's location when it has one, else at byte
  * "pos"; clear the context's error. Return -1. */
@@ -69,6 +117,9 @@ sym__lex_ctx_error(struct sym__parser *p, size_t pos)
 		sym_ctx_clear_error(p->ctx);
 		return -1;
 	}
+	if (sym_ctx_last_error(p->ctx) == SYM_OK)
+		return sym__lex_error(p, pos, NULL,
+		    "internal error: a library call failed without saying why");
 	sym__graph_ctx_error(p->g, &loc);
 	if (p->g->n_diag == before)
 		p->oom = 1;
@@ -83,8 +134,8 @@ sym__lex_push(struct sym__parser *p, struct sym__vec *v, size_t size,
 {
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? 2 * v->cap : 4;
-		void *q = cap > SIZE_MAX / size ? NULL :
-		    realloc(v->v, cap * size);
+		void *q =
+		    cap > SIZE_MAX / size ? NULL : realloc(v->v, cap * size);
 
 		if (!q) {
 			p->oom = 1;
@@ -230,12 +281,11 @@ sym__lex_int(struct sym__parser *p, int64_t *value, size_t *start)
 	if (over)
 		return sym__lex_error(p, *start, NULL,
 		    "integer %.*s%s is out of range (64 bits)",
-		    i - *start > SYM__PARSE_MAX_QUOTE ? SYM__PARSE_MAX_QUOTE :
-		    (int)(i - *start),
+		    i - *start > SYM__PARSE_MAX_QUOTE ? SYM__PARSE_MAX_QUOTE
+		                                      : (int)(i - *start),
 		    s + *start, i - *start > SYM__PARSE_MAX_QUOTE ? "..." : "");
 	if (neg)
-		*value = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN :
-		    -(int64_t)v;
+		*value = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
 	else
 		*value = (int64_t)v;
 	return 1;
@@ -347,13 +397,14 @@ sym__lex_describe(const struct sym__parser *p, size_t pos, char *buf,
 
 /* Find the extent of the expression that comes next in "p" (after
  * blanks): it ends before the first byte of "stop" outside parentheses,
- * or at the end of the line. Store its first byte in "*start" and the
- * byte after its last non-blank one in "*end"; leave "p" at the byte that
- * stopped it. Return 0, or -1 with a diagnostic when parentheses nest
- * more than SYM__PARSE_MAX_NESTING deep. */
+ * the first byte of "hard" anywhere, or the end of the line. Store its
+ * first byte in "*start" and the byte after its last non-blank one in
+ * "*end"; leave "p" at the byte that stopped it. Return 0, or -1 with a
+ * diagnostic when parentheses nest more than SYM__PARSE_MAX_NESTING
+ * deep. */
 int
-sym__lex_extent(struct sym__parser *p, const char *stop, size_t *start,
-    size_t *end)
+sym__lex_extent(struct sym__parser *p, const char *stop, const char *hard,
+    size_t *start, size_t *end)
 {
 	const char *s = p->src;
 	size_t i, e;
@@ -362,7 +413,7 @@ sym__lex_extent(struct sym__parser *p, const char *stop, size_t *start,
 	sym__lex_peek(p);
 	*start = p->pos;
 	for (i = p->pos; !is_eol(s[i]); i++) {
-		if (depth == 0 && strchr(stop, s[i]))
+		if ((depth == 0 && strchr(stop, s[i])) || strchr(hard, s[i]))
 			break;
 		if (s[i] == '(' && ++depth > SYM__PARSE_MAX_NESTING)
 			return sym__lex_error(p, i, NULL,
@@ -373,8 +424,9 @@ sym__lex_extent(struct sym__parser *p, const char *stop, size_t *start,
 			depth--;
 	}
 	e = i;
-	while (e > *start && (s[e - 1] == ' ' || s[e - 1] == '\t' ||
-	    s[e - 1] == '\r' || s[e - 1] == '\v' || s[e - 1] == '\f'))
+	while (e > *start &&
+	    (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' ||
+	        s[e - 1] == '\v' || s[e - 1] == '\f'))
 		e--;
 	*end = e;
 	p->pos = i;

@@ -33,8 +33,8 @@ struct sym__parser {
 	sym_graph *g;
 	const char *src;  /* the graph's copy of the text */
 	const char *file; /* interned in the graph, or NULL */
-	size_t pos;	  /* the next byte to read */
-	size_t bol;	  /* the first byte of the current line */
+	size_t pos;       /* the next byte to read */
+	size_t bol;       /* the first byte of the current line */
 	int line;
 	int oom; /* out of memory: give up */
 	struct sym__nameset failed;
@@ -49,6 +49,12 @@ struct sym__vec {
 sym_loc sym__lex_loc(const struct sym__parser *p, size_t pos);
 int sym__lex_error(struct sym__parser *p, size_t pos, const char *hint,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int sym__lex_unclosed(struct sym__parser *p, char close, const char *what,
+    size_t open);
+int sym__lex_list_start(struct sym__parser *p, char close, const char *what,
+    size_t open);
+int sym__lex_list_next(struct sym__parser *p, char close, const char *what,
+    size_t open, const char *elem);
 int sym__lex_ctx_error(struct sym__parser *p, size_t pos);
 int sym__lex_push(struct sym__parser *p, struct sym__vec *v, size_t size,
     const void *elem);
@@ -66,8 +72,8 @@ int sym__lex_int(struct sym__parser *p, int64_t *value, size_t *start);
 int sym__lex_string(struct sym__parser *p, char **out);
 const char *sym__lex_describe(const struct sym__parser *p, size_t pos,
     char *buf, size_t size);
-int sym__lex_extent(struct sym__parser *p, const char *stop, size_t *start,
-    size_t *end);
+int sym__lex_extent(struct sym__parser *p, const char *stop, const char *hard,
+    size_t *start, size_t *end);
 sym_expr *sym__lex_expr(struct sym__parser *p, size_t start, size_t end);
 
 /* The closest candidate to a misspelt name, for "did you mean" hints. */
@@ -83,16 +89,17 @@ void sym__suggest_init(struct sym__suggest *s, const char *name, size_t len);
 void sym__suggest_try(struct sym__suggest *s, const char *candidate);
 const char *sym__suggest_hint(struct sym__suggest *s);
 
-/* Statements (parse.c, parse_op.c). */
+/* Statements (parse.c, parse_op.c, parse_shard.c). */
 int sym__parse_expr_list(struct sym__parser *p, const char *what,
     const char *item, struct sym__vec *items);
 void sym__parse_free_exprs(struct sym__vec *items);
-int sym__parse_unknown_value(struct sym__parser *p, size_t start,
-    size_t len);
+int sym__parse_unknown_value(struct sym__parser *p, size_t start, size_t len);
 int sym__parse_failed(struct sym__parser *p, size_t before, size_t pos);
 void sym__parse_poison(struct sym__parser *p, const char *name);
 int sym__parse_end(struct sym__parser *p, const char *after);
 int sym__parse_op(struct sym__parser *p, size_t start, size_t len);
+int sym__parse_mesh(struct sym__parser *p);
+struct sym__strategy *sym__parse_strategy(struct sym__parser *p);
 
 int sym__nameset_add(struct sym__parser *p, const char *name);
 int sym__nameset_has(const struct sym__parser *p, const char *name);

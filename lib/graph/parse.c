@@ -121,20 +121,19 @@ sym__parse_unknown_value(struct sym__parser *p, size_t start, size_t len)
  * Return 0; 1 when it is well formed but some expression had an error;
  * -1 on a syntax error. Every error is reported. */
 int
-sym__parse_expr_list(struct sym__parser *p, const char *what,
-    const char *item, struct sym__vec *items)
+sym__parse_expr_list(struct sym__parser *p, const char *what, const char *item,
+    struct sym__vec *items)
 {
 	size_t open, start, end;
 	sym_expr *e;
-	int bad = 0;
+	int bad = 0, r;
 	char b[64];
 
 	sym__lex_peek(p);
 	open = p->pos++;
-	if (sym__lex_accept(p, ']'))
-		return 0;
-	for (;;) {
-		if (sym__lex_extent(p, ",]", &start, &end) < 0)
+	for (r = sym__lex_list_start(p, ']', what, open); r > 0;
+	     r = sym__lex_list_next(p, ']', what, open, item)) {
+		if (sym__lex_extent(p, ",", "]", &start, &end) < 0)
 			return -1;
 		if (start == end)
 			return sym__lex_error(p, start, NULL,
@@ -147,14 +146,8 @@ sym__parse_expr_list(struct sym__parser *p, const char *what,
 			bad = 1;
 		else if (sym__lex_push(p, items, sizeof(e), &e) < 0)
 			return sym_expr_free(e), -1;
-		if (sym__lex_accept(p, ','))
-			continue;
-		if (sym__lex_accept(p, ']'))
-			return bad;
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected ']' to close the %s started at column %d", what,
-		    sym__lex_loc(p, open).col);
 	}
+	return r < 0 ? -1 : bad;
 }
 
 /* Parse "devices N" after its keyword; return 0 or -1. */
@@ -182,8 +175,7 @@ st_devices(struct sym__parser *p)
 /* Return the index of the symbol option of the "len" bytes at "start" of
  * "p", or -1 with a diagnostic about symbol "name". */
 static int
-symbol_option(struct sym__parser *p, size_t start, size_t len,
-    const char *name)
+symbol_option(struct sym__parser *p, size_t start, size_t len, const char *name)
 {
 	struct sym__suggest s;
 
@@ -194,9 +186,10 @@ symbol_option(struct sym__parser *p, size_t start, size_t len,
 	for (int k = 0; k < N_OPT; k++)
 		sym__suggest_try(&s, options[k]);
 	return sym__lex_error(p, start, sym__suggest_hint(&s),
-	    "unknown option '%.*s%s' of symbol %s (expected min, max, "
+	    "unknown option '%.*s%s' of symbol %.*s%s (expected min, max, "
 	    "divisor, remainder or unique)",
-	    SYM__QLEN(len), p->src + start, SYM__QDOTS(len), name);
+	    SYM__QLEN(len), p->src + start, SYM__QDOTS(len),
+	    SYM__QLEN(strlen(name)), name, SYM__QDOTS(strlen(name)));
 }
 
 /* Parse the option of symbol "name" that comes next in "p" into "info";
@@ -213,9 +206,10 @@ symbol_option_value(struct sym__parser *p, const char *name,
 
 	if (!sym__lex_name(p, &o, &len))
 		return sym__lex_error(p, p->pos, NULL,
-		    "expected an option of symbol %s (min=, max=, divisor=, "
-		    "remainder= or unique), found %s",
-		    name, sym__lex_describe(p, p->pos, b, sizeof(b)));
+		    "expected an option of symbol %.*s%s (min=, max=, "
+		    "divisor=, remainder= or unique), found %s",
+		    SYM__QLEN(strlen(name)), name, SYM__QDOTS(strlen(name)),
+		    sym__lex_describe(p, p->pos, b, sizeof(b)));
 	k = symbol_option(p, o, len, name);
 	if (k < 0)
 		return -1;
@@ -232,8 +226,8 @@ symbol_option_value(struct sym__parser *p, const char *name,
 		return 0;
 	}
 	if (!sym__lex_accept(p, '='))
-		return sym__lex_error(p, p->pos, NULL, "expected '=' after '%s'",
-		    options[k]);
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected '=' after '%s'", options[k]);
 	r = sym__lex_int(p, &v, &at);
 	if (r == 0)
 		return sym__lex_error(p, p->pos, NULL,
@@ -315,7 +309,7 @@ split_comparison(struct sym__parser *p, const char *what, size_t r[4],
 	size_t at, len;
 	char b[64];
 
-	if (sym__lex_extent(p, cmp_chars, &r[0], &r[1]) < 0)
+	if (sym__lex_extent(p, cmp_chars, "", &r[0], &r[1]) < 0)
 		return -1;
 	at = p->pos;
 	len = comparison(p, at, op);
@@ -337,7 +331,7 @@ split_comparison(struct sym__parser *p, const char *what, size_t r[4],
 		    "unknown comparison '=%c': did you mean '%c='?",
 		    p->src[at + 1], p->src[at + 1]);
 	p->pos = at + len;
-	if (sym__lex_extent(p, cmp_chars, &r[2], &r[3]) < 0)
+	if (sym__lex_extent(p, cmp_chars, "", &r[2], &r[3]) < 0)
 		return -1;
 	if (r[2] == r[3])
 		return sym__lex_error(p, r[2], NULL,
@@ -361,16 +355,15 @@ st_compare(struct sym__parser *p, int is_assert)
 	sym_loc loc;
 	int res = 0;
 
-	if (split_comparison(p, is_assert ? "assert" : "relation", r, &op) <
-	    0)
+	if (split_comparison(p, is_assert ? "assert" : "relation", r, &op) < 0)
 		return -1;
 	lhs = sym__lex_expr(p, r[0], r[1]);
 	rhs = p->oom ? NULL : sym__lex_expr(p, r[2], r[3]);
 	loc = sym__lex_loc(p, r[0]);
 	if (!lhs || !rhs)
 		res = -1;
-	else if (is_assert && sym_graph_assert(p->g, lhs, op, rhs, &loc) ==
-	    SYM_ERROR)
+	else if (is_assert &&
+	    sym_graph_assert(p->g, lhs, op, rhs, &loc) == SYM_ERROR)
 		res = sym__parse_failed(p, before, r[0]);
 	else if (!is_assert &&
 	    sym_graph_add_relation(p->g, lhs, op, rhs, &loc) < 0)
@@ -516,198 +509,13 @@ st_output(struct sym__parser *p)
 
 		before = p->g->n_diag;
 		if (sym_graph_mark_output(p->g, ((sym_value **)vals.v)[i],
-		    &loc) < 0)
+		        &loc) < 0)
 			r = sym__parse_failed(p, before, pos);
 	}
 done:
 	free(at.v);
 	free(vals.v);
 	return r ? -1 : 0;
-}
-
-/* Append the axis "name" (taken, may be NULL) of "size" to "m", whose
- * arrays have room for "*cap" axes; return 0 or -1. */
-static int
-mesh_push(struct sym__parser *p, struct sym__mesh_decl *m, size_t *cap,
-    char *name, int64_t size)
-{
-	if (m->n_axes == *cap) {
-		size_t c = *cap ? 2 * *cap : 4;
-		char **n = realloc(m->axis_name, c * sizeof(*n));
-		int64_t *z;
-
-		if (n)
-			m->axis_name = n;
-		z = n ? realloc(m->axis_size, c * sizeof(*z)) : NULL;
-		if (!z) {
-			free(name);
-			p->oom = 1;
-			return -1;
-		}
-		m->axis_size = z;
-		*cap = c;
-	}
-	m->axis_name[m->n_axes] = name;
-	m->axis_size[m->n_axes++] = size;
-	return 0;
-}
-
-/* Parse the axes "([NAME=]N, ...)" of a mesh declaration into "m"; return
- * 0 or -1. */
-static int
-mesh_axes(struct sym__parser *p, struct sym__mesh_decl *m)
-{
-	size_t open, start, len, at, cap = 0;
-	int64_t size;
-	char b[64];
-	int r;
-
-	if (!sym__lex_accept(p, '('))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected '(' to start the device matrix, as in (dp=2, "
-		    "mp=4) or (2, 4)");
-	open = p->pos - 1;
-	if (sym__lex_accept(p, ')'))
-		return sym__lex_error(p, open, NULL,
-		    "a mesh needs at least one axis");
-	for (;;) {
-		char *name = NULL;
-
-		if (sym__lex_name(p, &start, &len)) {
-			if (!sym__lex_accept(p, '='))
-				return sym__lex_error(p, p->pos, NULL,
-				    "expected '=' and a size after axis name "
-				    "'%.*s%s'",
-				    SYM__QLEN(len), p->src + start,
-				    SYM__QDOTS(len));
-			r = sym__lex_int(p, &size, &at);
-			if (r == 0)
-				return sym__lex_error(p, p->pos, NULL,
-				    "expected the size of axis '%.*s%s' after "
-				    "'='",
-				    SYM__QLEN(len), p->src + start,
-				    SYM__QDOTS(len));
-			if (r < 0 || !(name = sym__lex_strndup(p, start, len)))
-				return -1;
-		} else if ((r = sym__lex_int(p, &size, &at)) <= 0) {
-			if (r < 0)
-				return -1;
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected an axis size or NAME=size, found %s",
-			    sym__lex_describe(p, p->pos, b, sizeof(b)));
-		}
-		if (mesh_push(p, m, &cap, name, size) < 0)
-			return -1;
-		if (sym__lex_accept(p, ',')) {
-			if (sym__lex_accept(p, ')'))
-				return 0;
-			continue;
-		}
-		if (sym__lex_accept(p, ')'))
-			return 0;
-		if (sym__lex_peek(p) == '\0')
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected ')' to close the device matrix started "
-			    "at column %d",
-			    sym__lex_loc(p, open).col);
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected ',' or ')' after an axis, found %s",
-		    sym__lex_describe(p, p->pos, b, sizeof(b)));
-	}
-}
-
-/* Parse the rank list "[R, ...]" of a mesh after "ranks" into "m"; return
- * 0 or -1. */
-static int
-mesh_ranks(struct sym__parser *p, struct sym__mesh_decl *m)
-{
-	size_t open, at, cap = 0;
-	int64_t v;
-	char b[64];
-	int r;
-
-	if (sym__lex_peek(p) != '[')
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected '[' after 'ranks'");
-	open = p->pos++;
-	if (sym__lex_accept(p, ']'))
-		return 0;
-	for (;;) {
-		r = sym__lex_int(p, &v, &at);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected a rank (an integer), found %s",
-			    sym__lex_describe(p, p->pos, b, sizeof(b)));
-		if (sym__grow(p->ctx, (void **)&m->ranks, &cap, m->n_ranks + 1,
-		    sizeof(*m->ranks)) < 0) {
-			p->oom = 1;
-			return -1;
-		}
-		m->ranks[m->n_ranks++] = v;
-		if (sym__lex_accept(p, ',')) {
-			if (sym__lex_accept(p, ']'))
-				return 0;
-			continue;
-		}
-		if (sym__lex_accept(p, ']'))
-			return 0;
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected ']' to close the rank list started at column %d",
-		    sym__lex_loc(p, open).col);
-	}
-}
-
-/* Parse "mesh NAME = (AXES) [ranks [R, ...]]" after its keyword and add
- * the declaration; return 0 or -1. */
-static int
-st_mesh(struct sym__parser *p)
-{
-	struct sym__mesh_decl m;
-	size_t start, len, before, at;
-	char b[64];
-
-	memset(&m, 0, sizeof(m));
-	if (!sym__lex_name(p, &start, &len))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected a mesh name after 'mesh'");
-	at = start;
-	m.loc = sym__lex_loc(p, start);
-	m.name = sym__lex_strndup(p, start, len);
-	if (!m.name)
-		return -1;
-	if (!sym__lex_accept(p, '=')) {
-		sym__mesh_decl_free(&m);
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected '=' after mesh name");
-	}
-	if (mesh_axes(p, &m) < 0) {
-		sym__mesh_decl_free(&m);
-		return -1;
-	}
-	if (sym__lex_name(p, &start, &len)) {
-		if (!sym__lex_word_is(p, start, len, "ranks")) {
-			sym__mesh_decl_free(&m);
-			return sym__lex_error(p, start, NULL,
-			    "unexpected %s after the device matrix (expected "
-			    "'ranks [...]' or the end of the line)",
-			    sym__lex_describe(p, start, b, sizeof(b)));
-		}
-		if (mesh_ranks(p, &m) < 0) {
-			sym__mesh_decl_free(&m);
-			return -1;
-		}
-	}
-	if (sym__parse_end(p, m.n_ranks ? "the rank list" :
-	    "the device matrix") < 0) {
-		sym__mesh_decl_free(&m);
-		return -1;
-	}
-	before = p->g->n_diag;
-	if (sym__graph_add_mesh(p->g, &m) < 0)
-		return sym__parse_failed(p, before, at);
-	return 0;
 }
 
 /* Report the unknown statement of the "len" bytes at "start" of "p";
@@ -760,7 +568,7 @@ statement(struct sym__parser *p)
 	case 3:
 		return st_compare(p, 1);
 	case 4:
-		return st_mesh(p);
+		return sym__parse_mesh(p);
 	case 5:
 		return st_input(p, SYM_VALUE_INPUT);
 	case 6:

@@ -1,21 +1,17 @@
 /*
- * Operator statements of the graph text format:
+ * Operator statements of the graph text format (strategies are read by
+ * parse_shard.c):
  *
  *	OUT [, OUT ...] = OP(ARG, ...) [shard STRATEGY [-> STRATEGY]]
  *
  *	ARG      := VALUE | "[" EXPR, ... "]" | NAME "=" ATTR
  *	ATTR     := true | false | INTEGER | FLOAT | "STRING"
  *	          | "[" EXPR, ... "]" | EXPR | NAME
- *	STRATEGY := "(" [TENSOR ("," TENSOR)* [","]] ")"
- *	TENSOR   := "(" [INTEGER ("," INTEGER)* [","]] ")"
- *	          | MESH "(" [DIM ("," DIM)* [","]] ")"
- *	DIM      := AXIS | None | "(" AXIS ("," AXIS)* [","] ")"
  *
  * Operands come first, then positional lists (named by the operator:
  * reshape's first list is its "shape"), then attributes. An attribute
  * value that is a bare name is the symbol's expression when a symbol has
- * that name, else a string (dtype=f16). Strategies are only read here;
- * the layout layer gives them their meaning.
+ * that name, else a string (dtype=f16).
  */
 #include <locale.h>
 #include <math.h>
@@ -27,14 +23,14 @@
 /* An operator call being read. */
 struct call {
 	const sym_op *op;
-	const char *name;    /* the operator's name */
-	size_t open;	     /* position of its '(' */
-	struct sym__vec in;  /* sym_value * */
-	sym_attrs *attrs;    /* a caller object */
-	size_t n_lists;	     /* positional lists read */
-	size_t first_attr;   /* position of the first attribute, or 0 */
-	int bad;	     /* an error was reported: do not apply */
-	int skip;	     /* an operand failed earlier: skip quietly */
+	const char *name;   /* the operator's name */
+	size_t open;        /* position of its '(' */
+	struct sym__vec in; /* sym_value * */
+	sym_attrs *attrs;   /* a caller object */
+	size_t n_lists;     /* positional lists read */
+	size_t first_attr;  /* position of the first attribute, or 0 */
+	int bad;            /* an error was reported: do not apply */
+	int skip;           /* an operand failed earlier: skip quietly */
 };
 
 /* An attribute value being read. */
@@ -139,17 +135,19 @@ is_name_text(const char *s, size_t n)
 
 /* Convert the float literal of the "n" bytes at "s" into "*v" whatever
  * the locale's decimal point; return 0, or -1 when it is out of range or
- * out of memory. */
+ * out of memory (then "p" records it). */
 static int
-to_double(const char *s, size_t n, double *v)
+to_double(struct sym__parser *p, const char *s, size_t n, double *v)
 {
 	const char *point = localeconv()->decimal_point;
 	size_t lp = point && *point ? strlen(point) : 1;
 	char *t = malloc(n * lp + 1), *end;
 	size_t k = 0;
 
-	if (!t)
+	if (!t) {
+		p->oom = 1;
 		return -1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '.' && point && *point) {
 			memcpy(t + k, point, lp);
@@ -168,8 +166,7 @@ to_double(const char *s, size_t n, double *v)
 /* Read the value written in bytes "start" to "end" of "p" (not a list or
  * a string) into "v"; return 0, or 1 after a reported error. */
 static int
-scalar_value(struct sym__parser *p, size_t start, size_t end,
-    struct value *v)
+scalar_value(struct sym__parser *p, size_t start, size_t end, struct value *v)
 {
 	const char *s = p->src + start;
 	size_t n = end - start;
@@ -193,7 +190,9 @@ scalar_value(struct sym__parser *p, size_t start, size_t end,
 		return 0;
 	}
 	if (is_float_text(s, n)) {
-		if (to_double(s, n, &v->f) < 0) {
+		if (to_double(p, s, n, &v->f) < 0) {
+			if (p->oom)
+				return 1;
 			sym__lex_error(p, start, NULL,
 			    "float %.*s%s is out of range", SYM__QLEN(n), s,
 			    SYM__QDOTS(n));
@@ -245,12 +244,12 @@ attr_value(struct sym__parser *p, size_t name, size_t len, struct value *v)
 		r = sym__lex_string(p, &v->s);
 		return r < 0 ? -1 : 0;
 	}
-	if (sym__lex_extent(p, ",)", &start, &end) < 0)
+	if (sym__lex_extent(p, ",)", "]", &start, &end) < 0)
 		return -1;
 	if (start == end)
 		return sym__lex_error(p, start, NULL,
-		    "expected a value after '%.*s%s=', found %s", SYM__QLEN(len),
-		    p->src + name, SYM__QDOTS(len),
+		    "expected a value after '%.*s%s=', found %s",
+		    SYM__QLEN(len), p->src + name, SYM__QDOTS(len),
 		    sym__lex_describe(p, start, b, sizeof(b)));
 	return scalar_value(p, start, end, v);
 }
@@ -319,14 +318,10 @@ attribute(struct sym__parser *p, struct call *c, size_t start, size_t len)
 	old = sym__attrs_find(c->attrs, name);
 	if (r == 0 && old) {
 		c->bad = 1;
-		if (old->has_loc)
-			sym__lex_error(p, start, NULL,
-			    "attribute '%s' is given twice (first at column "
-			    "%d)",
-			    name, old->loc.col);
-		else
-			sym__lex_error(p, start, NULL,
-			    "attribute '%s' is given twice", name);
+		sym__lex_error(p, start, NULL,
+		    "attribute '%.*s%s' is given twice (first at column %d)",
+		    SYM__QLEN(len), name, SYM__QDOTS(len),
+		    old->has_loc ? old->loc.col : 0);
 	} else if (r == 0 && set_attr(p, c, name, &v, start) < 0) {
 		c->bad = 1;
 	}
@@ -409,16 +404,17 @@ static int
 arguments(struct sym__parser *p, struct call *c)
 {
 	size_t start, len;
-	char b[64];
+	char what[SYM__PARSE_MAX_QUOTE + 16], b[64];
 	int r;
 
-	if (sym__lex_accept(p, ')'))
-		return 0;
-	for (;;) {
+	snprintf(what, sizeof(what), "call of '%s'", c->name);
+	for (r = sym__lex_list_start(p, ')', what, c->open); r > 0;
+	     r = sym__lex_list_next(p, ')', what, c->open, "an argument")) {
 		if (sym__lex_peek(p) == '[') {
 			r = positional(p, c);
 		} else if (sym__lex_name(p, &start, &len)) {
-			if (sym__lex_peek(p) == '=' && p->src[p->pos + 1] != '=')
+			if (sym__lex_peek(p) == '=' &&
+			    p->src[p->pos + 1] != '=')
 				r = attribute(p, c, start, len);
 			else
 				r = operand(p, c, start, len);
@@ -430,287 +426,15 @@ arguments(struct sym__parser *p, struct call *c)
 		}
 		if (r < 0)
 			return -1;
-		if (sym__lex_accept(p, ','))
-			continue;
-		if (sym__lex_accept(p, ')'))
-			return 0;
-		if (sym__lex_peek(p) == '\0')
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected ')' to close the call of '%s' started at "
-			    "column %d",
-			    c->name, sym__lex_loc(p, c->open).col);
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected ',' or ')' after an argument of '%s', found %s",
-		    c->name, sym__lex_describe(p, p->pos, b, sizeof(b)));
 	}
-}
-
-/* Make room in the array "*arr" of "n" elements of "size" bytes, of
- * capacity "*cap", for one more; return 0 or -1. */
-static int
-room(struct sym__parser *p, void *arr, size_t *cap, size_t n, size_t size)
-{
-	if (sym__grow(p->ctx, (void **)arr, cap, n + 1, size) < 0) {
-		p->oom = 1;
-		return -1;
-	}
-	return 0;
-}
-
-/* Read the tuple "(N, ...)" whose '(' comes next in "p" into "t"; return
- * 0 or -1. */
-static int
-tensor_tuple(struct sym__parser *p, struct sym__tensor_strategy *t)
-{
-	size_t open = p->pos++, cap = 0, at;
-	int64_t v;
-	char b[64];
-	int r;
-
-	if (sym__lex_accept(p, ')'))
-		return 0;
-	for (;;) {
-		r = sym__lex_int(p, &v, &at);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected an integer split count, found %s",
-			    sym__lex_describe(p, p->pos, b, sizeof(b)));
-		if (room(p, &t->split, &cap, t->n, sizeof(*t->split)) < 0)
-			return -1;
-		t->split[t->n++] = v;
-		if (sym__lex_accept(p, ',')) {
-			if (sym__lex_accept(p, ')'))
-				return 0;
-			continue;
-		}
-		if (sym__lex_accept(p, ')'))
-			return 0;
-		if (sym__lex_peek(p) == '\0')
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected ')' to close the tensor strategy started "
-			    "at column %d",
-			    sym__lex_loc(p, open).col);
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected ',' or ')' after a split count, found %s",
-		    sym__lex_describe(p, p->pos, b, sizeof(b)));
-	}
-}
-
-/* Append the axis name that comes next in "p" to "d", whose array has
- * room for "*cap"; "group" tells whether it is inside a group. Return 0
- * or -1. */
-static int
-axis_name(struct sym__parser *p, struct sym__dim_axes *d, size_t *cap,
-    int group)
-{
-	size_t start, len;
-	char b[64];
-
-	if (!sym__lex_name(p, &start, &len))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected %s, found %s",
-		    group ? "an axis name" :
-		    "an axis name, a group (a, b) or None",
-		    sym__lex_describe(p, p->pos, b, sizeof(b)));
-	if (group && sym__lex_word_is(p, start, len, "None"))
-		return sym__lex_error(p, start, NULL,
-		    "None cannot be part of an axis group");
-	if (room(p, &d->axis, cap, d->n, sizeof(*d->axis)) < 0)
-		return -1;
-	d->axis[d->n] = sym__lex_strndup(p, start, len);
-	if (!d->axis[d->n])
-		return -1;
-	d->n++;
-	return 0;
-}
-
-/* Read the dimension of a layout that comes next in "p" into "d": an
- * axis, None or a group "(a, b)"; return 0 or -1. */
-static int
-layout_dim(struct sym__parser *p, struct sym__dim_axes *d)
-{
-	size_t open, cap = 0, start, len;
-	char b[64];
-
-	sym__lex_peek(p);
-	d->loc = sym__lex_loc(p, p->pos);
-	if (sym__lex_name(p, &start, &len)) {
-		if (sym__lex_word_is(p, start, len, "None"))
-			return 0;
-		p->pos = start;
-		return axis_name(p, d, &cap, 0);
-	}
-	if (!sym__lex_accept(p, '('))
-		return axis_name(p, d, &cap, 0);
-	open = p->pos - 1;
-	for (;;) {
-		if (axis_name(p, d, &cap, 1) < 0)
-			return -1;
-		if (sym__lex_accept(p, ',')) {
-			if (sym__lex_accept(p, ')'))
-				return 0;
-			continue;
-		}
-		if (sym__lex_accept(p, ')'))
-			return 0;
-		if (sym__lex_peek(p) == '\0')
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected ')' to close the axis group started at "
-			    "column %d",
-			    sym__lex_loc(p, open).col);
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected ',' or ')' in the axis group, found %s",
-		    sym__lex_describe(p, p->pos, b, sizeof(b)));
-	}
-}
-
-/* Read the layout "MESH(DIM, ...)" whose mesh name (of "len" bytes at
- * "start") "p" has read into "t"; return 0 or -1. */
-static int
-tensor_layout(struct sym__parser *p, struct sym__tensor_strategy *t,
-    size_t start, size_t len)
-{
-	size_t open, cap = 0;
-	char b[64];
-
-	t->is_layout = 1;
-	t->mesh = sym__lex_strndup(p, start, len);
-	if (!t->mesh)
-		return -1;
-	if (!sym__lex_accept(p, '('))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected '(' after mesh name '%.*s%s' in a layout",
-		    SYM__QLEN(len), p->src + start, SYM__QDOTS(len));
-	open = p->pos - 1;
-	if (sym__lex_accept(p, ')'))
-		return 0;
-	for (;;) {
-		if (room(p, &t->dims, &cap, t->n, sizeof(*t->dims)) < 0)
-			return -1;
-		memset(&t->dims[t->n], 0, sizeof(*t->dims));
-		t->n++;
-		if (layout_dim(p, &t->dims[t->n - 1]) < 0)
-			return -1;
-		if (sym__lex_accept(p, ',')) {
-			if (sym__lex_accept(p, ')'))
-				return 0;
-			continue;
-		}
-		if (sym__lex_accept(p, ')'))
-			return 0;
-		if (sym__lex_peek(p) == '\0')
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected ')' to close the layout started at "
-			    "column %d",
-			    sym__lex_loc(p, open).col);
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected ',' or ')' after a dimension of the layout, "
-		    "found %s",
-		    sym__lex_describe(p, p->pos, b, sizeof(b)));
-	}
-}
-
-/* Read the strategy of one tensor that comes next in "p" into "t": a
- * tuple of split counts or a layout; return 0 or -1. */
-static int
-tensor(struct sym__parser *p, struct sym__tensor_strategy *t)
-{
-	size_t start, len;
-	char b[64];
-
-	sym__lex_peek(p);
-	t->loc = sym__lex_loc(p, p->pos);
-	if (p->src[p->pos] == '(')
-		return tensor_tuple(p, t);
-	if (sym__lex_name(p, &start, &len))
-		return tensor_layout(p, t, start, len);
-	return sym__lex_error(p, p->pos,
-	    "a strategy has one tuple per tensor, as in ((4, 1),)",
-	    "expected a tensor strategy such as (2, 4) or m(dp, None), found "
-	    "%s",
-	    sym__lex_describe(p, p->pos, b, sizeof(b)));
-}
-
-/* Read the tuple of tensor strategies "(T, ...)" that comes next in "p"
- * into "*arr" and "*n" (kept consistent for sym__strategy_free), located
- * in "*loc"; "what" names it in messages. Return 0 or -1. */
-static int
-tensors(struct sym__parser *p, struct sym__tensor_strategy **arr, size_t *n,
-    sym_loc *loc, const char *what)
-{
-	size_t open, cap = 0;
-	char b[64];
-
-	if (sym__lex_peek(p) != '(')
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected '(' to start the %s, as in ((2, 4), (4, 1))",
-		    what);
-	open = p->pos++;
-	*loc = sym__lex_loc(p, open);
-	if (sym__lex_accept(p, ')'))
-		return 0;
-	for (;;) {
-		if (room(p, arr, &cap, *n, sizeof(**arr)) < 0)
-			return -1;
-		memset(&(*arr)[*n], 0, sizeof(**arr));
-		(*n)++;
-		if (tensor(p, &(*arr)[*n - 1]) < 0)
-			return -1;
-		if (sym__lex_accept(p, ',')) {
-			if (sym__lex_accept(p, ')'))
-				return 0;
-			continue;
-		}
-		if (sym__lex_accept(p, ')'))
-			return 0;
-		if (sym__lex_peek(p) == '\0')
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected ')' to close the %s started at column %d",
-			    what, sym__lex_loc(p, open).col);
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected ',' or ')' after a tensor strategy, found %s",
-		    sym__lex_describe(p, p->pos, b, sizeof(b)));
-	}
-}
-
-/* Read "STRATEGY [-> STRATEGY]" after "shard" in "p"; return the
- * strategy (located at its first '('), or NULL after an error. */
-static struct sym__strategy *
-strategy(struct sym__parser *p)
-{
-	struct sym__strategy *s = calloc(1, sizeof(*s));
-	sym_loc out_loc;
-
-	if (!s) {
-		p->oom = 1;
-		return NULL;
-	}
-	if (tensors(p, &s->in, &s->n_in, &s->loc, "strategy") < 0)
-		goto fail;
-	if (sym__lex_at_arrow(p)) {
-		p->pos += 2;
-		s->has_out = 1;
-		if (tensors(p, &s->out, &s->n_out, &out_loc,
-		    "output strategy") < 0)
-			goto fail;
-	}
-	if (sym__parse_end(p, s->has_out ? "the output strategy" :
-	    "the strategy (expected '->' or the end of the line)") < 0)
-		goto fail;
-	return s;
-fail:
-	sym__strategy_free(s);
-	return NULL;
+	return r;
 }
 
 /* Read the result names "A, B, ..." of which "p" has read the first (of
  * "len" bytes at "start") into "names", and the '=' after them; return 0
  * or -1. */
 static int
-results(struct sym__parser *p, size_t start, size_t len,
-    struct sym__vec *names)
+results(struct sym__parser *p, size_t start, size_t len, struct sym__vec *names)
 {
 	char *name;
 
@@ -766,7 +490,7 @@ call(struct sym__parser *p, struct call *c, struct sym__strategy **strat,
 			return start;
 		at = p->pos;
 	} else if (sym__lex_word_is(p, at, len, "shard")) {
-		*strat = strategy(p);
+		*strat = sym__parse_strategy(p);
 		return *strat ? start : SIZE_MAX;
 	}
 	sym__lex_error(p, at, NULL,

@@ -283,8 +283,8 @@ sym_attrs_set_loc(sym_attrs *a, const char *name, const sym_loc *where)
 	if (!a)
 		return -1;
 	if (i < 0) {
-		sym__error(a->ctx, SYM_EINVAL, NULL, "no attribute %s to locate",
-		    name ? name : "(null)");
+		sym__error(a->ctx, SYM_EINVAL, NULL,
+		    "no attribute %s to locate", name ? name : "(null)");
 		return -1;
 	}
 	if (!where) {
@@ -337,7 +337,7 @@ sym__attrs_copy(sym_ctx *ctx, const sym_attrs *a)
 			sym__attrs_free(c);
 			return NULL;
 		}
-		for (; to->n < from->n; to->n++)
+		for (; to->items && to->n < from->n; to->n++)
 			to->items[to->n] = sym__expr_ref(from->items[to->n]);
 	}
 	return c;

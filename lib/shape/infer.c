@@ -65,8 +65,8 @@ sym__infer_fail(struct sym__infer *inf, int input, const char *fmt, ...)
  * string that outlives the run: a literal or the attribute's own name);
  * return -1. */
 int
-sym__infer_fail_attr(struct sym__infer *inf, const char *attr,
-    const char *fmt, ...)
+sym__infer_fail_attr(struct sym__infer *inf, const char *attr, const char *fmt,
+    ...)
 {
 	va_list ap;
 
@@ -123,8 +123,8 @@ keep_mem(struct sym__infer *inf, void *p)
 		return NULL;
 	if (inf->n_mem == inf->cap_mem) {
 		size_t cap = inf->cap_mem ? 2 * inf->cap_mem : 16;
-		void **q = sym__realloc_array(inf->ctx, inf->mem, cap,
-		    sizeof(*q));
+		void **q =
+		    sym__realloc_array(inf->ctx, inf->mem, cap, sizeof(*q));
 
 		if (!q) {
 			free(p);
@@ -261,6 +261,31 @@ diff_sign(const sym_expr *a, const sym_expr *b)
 	return sign;
 }
 
+/* Return 1 when tier 0 shows "a" >= "b" (both borrowed, may be NULL)
+ * for every admissible binding. */
+int
+sym__trivially_ge(sym_expr *a, sym_expr *b)
+{
+	sym_expr *d;
+	int r;
+
+	if (!a || !b)
+		return 0;
+	if (a == b)
+		return 1;
+	d = sym__lin(a, 1, b, -1, 0);
+	r = d && !d->av.empty && !d->av.lo_inf && d->av.lo >= 0;
+	sym__expr_unref(d);
+	return r;
+}
+
+/* Return 1 when tier 0 shows that "k" >= 1 divides "a" (may be NULL). */
+int
+sym__trivially_divisible(sym_expr *a, int64_t k)
+{
+	return a && k >= 1 && !a->av.empty && sym__av_divisible(a->av, k);
+}
+
 /* Append to "inf" the requirement "kind" on "a", "b" (borrowed, "b" may
  * be NULL) and "k" described by "fmt"/"ap"; return 0 or -1. */
 static int
@@ -298,7 +323,7 @@ add_req(struct sym__infer *inf, enum sym__req_kind kind, sym_expr *a,
  * once when they differ by a constant. Return 0, or -1 on a structural
  * error or when either is NULL. */
 int
-sym__require_equal(struct sym__infer *inf, sym_expr *a, sym_expr *b,
+sym__require_equal_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
     const char *fmt, ...)
 {
 	va_list ap;
@@ -322,7 +347,7 @@ sym__require_equal(struct sym__infer *inf, sym_expr *a, sym_expr *b,
  * once when they differ by a constant. Return 0, or -1 on a structural
  * error or when either is NULL. */
 int
-sym__require_ge(struct sym__infer *inf, sym_expr *a, sym_expr *b,
+sym__require_ge_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
     const char *fmt, ...)
 {
 	va_list ap;
@@ -346,7 +371,7 @@ sym__require_ge(struct sym__infer *inf, sym_expr *a, sym_expr *b,
  * "fmt"; decided at once when "a" is a constant. Return 0, or -1 on a
  * structural error or when "a" is NULL. */
 int
-sym__require_divisible(struct sym__infer *inf, sym_expr *a, int64_t k,
+sym__require_divisible_fn(struct sym__infer *inf, sym_expr *a, int64_t k,
     const char *fmt, ...)
 {
 	va_list ap;
@@ -373,8 +398,8 @@ sym__require_divisible(struct sym__infer *inf, sym_expr *a, int64_t k,
 /* Require dimension "da" of input "ia" to equal dimension "db" of input
  * "ib" in "inf", with the message naming both; return 0 or -1. */
 int
-sym__require_dims_equal(struct sym__infer *inf, size_t ia, size_t da,
-    size_t ib, size_t db)
+sym__require_dims_equal(struct sym__infer *inf, size_t ia, size_t da, size_t ib,
+    size_t db)
 {
 	sym_expr *a = inf->in[ia]->dim[da], *b = inf->in[ib]->dim[db];
 

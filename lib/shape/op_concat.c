@@ -35,9 +35,11 @@ rule_concat(struct sym__infer *inf)
 		    sym__same_dtype(inf, 0, i) < 0)
 			return -1;
 		for (size_t d = 0; d < x->rank; d++)
-			if (d != ax && sym__require_dims_equal(inf, 0, d, i, d) < 0)
+			if (d != ax &&
+			    sym__require_dims_equal(inf, 0, d, i, d) < 0)
 				return -1;
-		dims[ax] = sym__tmp(inf, sym__add(dims[ax], inf->in[i]->dim[ax]));
+		dims[ax] =
+		    sym__tmp(inf, sym__add(dims[ax], inf->in[i]->dim[ax]));
 		if (!dims[ax])
 			return sym__infer_nomem(inf);
 	}
@@ -52,8 +54,8 @@ rule_split(struct sym__infer *inf)
 {
 	static const char *const known[] = { "axis", "output_num", NULL };
 	const sym_shape *x = inf->in[0];
-	int64_t axis, k, def = inf->n_out_wanted ? (int64_t)inf->n_out_wanted
-	                                         : 1;
+	int64_t axis, k,
+	    def = inf->n_out_wanted ? (int64_t)inf->n_out_wanted : 1;
 	sym_expr **dims;
 	size_t ax;
 
@@ -103,8 +105,8 @@ bounds(struct sym__infer *inf, const char *name, int64_t **v)
 		return -1;
 	if (r == 1)
 		return sym__infer_fail_attr(inf, name,
-		    "slice needs the attribute %s, a list of %zu integer%s", name,
-		    rank, rank == 1 ? "" : "s");
+		    "slice needs the attribute %s, a list of %zu integer%s",
+		    name, rank, rank == 1 ? "" : "s");
 	if (n != rank)
 		return sym__infer_fail_attr(inf, name,
 		    "attribute %s of slice has %zu item%s, but %s has rank %zu",
@@ -140,7 +142,8 @@ slice_dim(struct sym__infer *inf, size_t i, int64_t b, int64_t s,
 			return *out ? 0 : sym__infer_nomem(inf);
 		return sym__require_ge(inf, d,
 		    sym__tmp(inf, sym__const(inf->ctx, b + 1)),
-		    "dimension %zu of %s (%s) must be greater than begin[%zu]=%lld",
+		    "dimension %zu of %s (%s) must be greater than "
+		    "begin[%zu]=%lld",
 		    i, x, sym__txt_expr(inf, d), i, (long long)b);
 	}
 	*out = sym__tmp(inf, sym__const(inf->ctx, s));
@@ -148,8 +151,8 @@ slice_dim(struct sym__infer *inf, size_t i, int64_t b, int64_t s,
 	    sym__tmp(inf, sym__const(inf->ctx, b + s)),
 	    "dimension %zu of %s (%s) must be at least begin + size = %lld "
 	    "(begin[%zu]=%lld, size[%zu]=%lld)",
-	    i, x, sym__txt_expr(inf, d), (long long)(b + s), i, (long long)b,
-	    i, (long long)s);
+	    i, x, sym__txt_expr(inf, d), (long long)(b + s), i, (long long)b, i,
+	    (long long)s);
 }
 
 /* The rule of slice: the attributes begin and size give, per dimension,

@@ -128,7 +128,8 @@ rule_conv2d(struct sym__infer *inf)
 		return -1;
 	if (strcmp(fmt, "NCHW"))
 		return sym__infer_fail_attr(inf, "data_format",
-		    "conv2d supports data_format=\"NCHW\" only, not \"%s\"", fmt);
+		    "conv2d supports data_format=\"NCHW\" only, not \"%s\"",
+		    fmt);
 	if (pair(inf, "stride", 1, stride) < 0 ||
 	    pair(inf, "dilation", 1, dil) < 0 || pads(inf, pad) < 0 ||
 	    sym__attr_int(inf, "group", 0, 1, &group) < 0)
@@ -153,9 +154,10 @@ rule_conv2d(struct sym__infer *inf)
 		        "the output %s of conv2d (%s) must be at least 1: "
 		        "dimension %zu of %s (%s) plus padding is smaller than "
 		        "the dilated kernel (dimension %zu of %s, %s)",
-		        i == 2 ? "height" : "width", sym__txt_expr(inf, dims[i]),
-		        i, sym__in_name(inf, 0), sym__txt_expr(inf, x->dim[i]), i,
-		        sym__in_name(inf, 1), sym__txt_expr(inf, w->dim[i])) < 0)
+		        i == 2 ? "height" : "width",
+		        sym__txt_expr(inf, dims[i]), i, sym__in_name(inf, 0),
+		        sym__txt_expr(inf, x->dim[i]), i, sym__in_name(inf, 1),
+		        sym__txt_expr(inf, w->dim[i])) < 0)
 			return -1;
 	return sym__out_shape(inf, x->dtype, 4, dims);
 }

@@ -22,9 +22,9 @@ rule_numeric(struct sym__infer *inf)
 	if (sym__check_attrs(inf, no_attrs) < 0)
 		return -1;
 	if (inf->in[0]->dtype == SYM_DT_BOOL)
-		return sym__infer_fail(inf, 0, "%s needs a numeric input, but "
-		                               "%s is bool",
-		    inf->op->name, sym__in_name(inf, 0));
+		return sym__infer_fail(inf, 0,
+		    "%s needs a numeric input, but %s is bool", inf->op->name,
+		    sym__in_name(inf, 0));
 	return sym__out_same(inf, 0);
 }
 
@@ -107,8 +107,8 @@ rule_bias_add(struct sym__infer *inf)
 	if (sym__require_equal(inf, inf->in[1]->dim[0], inf->in[0]->dim[c],
 	        "dimension 0 of bias %s (%s) must equal dimension %zu of %s "
 	        "(%s), its channel dimension for data_format=%s",
-	        sym__in_name(inf, 1), sym__txt_expr(inf, inf->in[1]->dim[0]),
-	        c, sym__in_name(inf, 0), sym__txt_expr(inf, inf->in[0]->dim[c]),
+	        sym__in_name(inf, 1), sym__txt_expr(inf, inf->in[1]->dim[0]), c,
+	        sym__in_name(inf, 0), sym__txt_expr(inf, inf->in[0]->dim[c]),
 	        fmt) < 0)
 		return -1;
 	return sym__out_same(inf, 0);

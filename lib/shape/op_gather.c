@@ -43,7 +43,8 @@ rule_embedding(struct sym__infer *inf)
 	sym_expr **dims;
 
 	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__dtype_integer(inf, 0, "ids") < 0 || sym__rank_is(inf, 1, 2) < 0)
+	    sym__dtype_integer(inf, 0, "ids") < 0 ||
+	    sym__rank_is(inf, 1, 2) < 0)
 		return -1;
 	dims = sym__scratch(inf, ids->rank + 1, sizeof(*dims));
 	if (!dims)

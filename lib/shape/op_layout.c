@@ -46,13 +46,13 @@ list_arg(struct sym__infer *inf, const char *name, const char *example)
 	const struct sym__attr *at = sym__attrs_find(inf->attrs, name);
 
 	if (!at)
-		sym__infer_fail_attr(inf, name, "%s needs its %s argument, as in "
-		                                "%s",
-		    inf->op->name, name, example);
+		sym__infer_fail_attr(inf, name,
+		    "%s needs its %s argument, as in %s", inf->op->name, name,
+		    example);
 	else if (at->kind != SYM_ATTR_LIST)
-		sym__infer_fail_attr(inf, name, "the %s argument of %s must be "
-		                                "a list, as in %s",
-		    name, inf->op->name, example);
+		sym__infer_fail_attr(inf, name,
+		    "the %s argument of %s must be a list, as in %s", name,
+		    inf->op->name, example);
 	else
 		return at;
 	return NULL;
@@ -129,7 +129,8 @@ rule_reshape(struct sym__infer *inf)
 			    "is %s: it must be at least 1, or -1 to infer it",
 			    i, list_text(inf, at), sym__txt_expr(inf, e));
 		if (!sym_expr_is_const(e) &&
-		    sym__require_ge(inf, e, sym__tmp(inf, sym__const(inf->ctx, 1)),
+		    sym__require_ge(inf, e,
+		        sym__tmp(inf, sym__const(inf->ctx, 1)),
 		        "dimension %zu of the target shape of reshape (%s) "
 		        "must be at least 1",
 		        i, sym__txt_expr(inf, e)) < 0)
@@ -165,7 +166,8 @@ rule_flatten(struct sym__infer *inf)
 	const sym_shape *x = inf->in[0];
 	sym_expr *dims[2];
 
-	if (sym__check_attrs(inf, known) < 0 || sym__rank_at_least(inf, 0, 1) < 0)
+	if (sym__check_attrs(inf, known) < 0 ||
+	    sym__rank_at_least(inf, 0, 1) < 0)
 		return -1;
 	dims[0] = x->dim[0];
 	dims[1] = sym__prod(inf, x, 1, x->rank);
@@ -255,8 +257,8 @@ squeezed(struct sym__infer *inf, unsigned char *mark)
 		return -1;
 	if (n == 0) {
 		for (size_t i = 0; i < x->rank; i++)
-			mark[i] = sym_expr_get_const(x->dim[i], &v) == 0 &&
-			          v == 1;
+			mark[i] =
+			    sym_expr_get_const(x->dim[i], &v) == 0 && v == 1;
 		return 0;
 	}
 	if (sym__axes(inf, "axis", axes, n, x->rank, 0, mark) < 0)

@@ -45,8 +45,7 @@ rule_matmul(struct sym__infer *inf)
 	int ta, tb;
 
 	if (transposes(inf, &ta, &tb) < 0 || sym__rank_is(inf, 0, 2) < 0 ||
-	    sym__rank_is(inf, 1, 2) < 0 ||
-	    product_dims(inf, ta, tb, dims) < 0)
+	    sym__rank_is(inf, 1, 2) < 0 || product_dims(inf, ta, tb, dims) < 0)
 		return -1;
 	return sym__out_shape(inf, inf->in[0]->dtype, 2, dims);
 }

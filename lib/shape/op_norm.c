@@ -43,14 +43,22 @@ check_param(struct sym__infer *inf, size_t p, const char *role, size_t from)
 {
 	const sym_shape *x = inf->in[0], *g = inf->in[p];
 
+	sym_shape *tail;
+	const char *want;
+
 	if (sym__same_dtype(inf, 0, p) < 0)
 		return -1;
-	if (g->rank != x->rank - from)
+	if (g->rank != x->rank - from) {
+		tail = sym__shape_new(inf->ctx, x->dtype, x->rank - from,
+		    x->dim + from);
+		want = tail ? sym__txt_dims(inf, tail) : "?";
+		sym__shape_unref(tail);
 		return sym__infer_fail(inf, (int)p,
-		    "%s %s of layer_norm must have the shape of dimensions %zu "
-		    "and after of %s, rank %zu, but its shape %s has rank %zu",
-		    role, sym__in_name(inf, p), from, sym__in_name(inf, 0),
-		    x->rank - from, sym__txt_dims(inf, g), g->rank);
+		    "%s %s of layer_norm must have the shape of %s from "
+		    "dimension %zu on, %s, but its shape is %s",
+		    role, sym__in_name(inf, p), sym__in_name(inf, 0), from,
+		    want, sym__txt_dims(inf, g));
+	}
 	for (size_t j = 0; j < g->rank; j++)
 		if (sym__require_dims_equal(inf, p, j, 0, from + j) < 0)
 			return -1;
@@ -110,7 +118,8 @@ rule_layer_norm(struct sym__infer *inf)
 	    sym__axis(inf, "begin_norm_axis", bna, x->rank, 0, &norm) < 0 ||
 	    sym__axis(inf, "begin_params_axis", bpa, x->rank, 0, &params) < 0 ||
 	    check_param(inf, 1, "gamma", params) < 0 ||
-	    check_param(inf, 2, "beta", params) < 0 || sym__out_same(inf, 0) < 0)
+	    check_param(inf, 2, "beta", params) < 0 ||
+	    sym__out_same(inf, 0) < 0)
 		return -1;
 	return inf->n_out_wanted == 3 ? stats_outputs(inf, norm) : 0;
 }

@@ -28,7 +28,7 @@ sym_op_find(const char *name)
 		return NULL;
 	for (size_t f = 0; f < N_FAMILIES; f++)
 		for (const sym_op *op = families[f]; op->name; op++)
-			if (!strcmp(op->name, name))
+			if (op->name[0] == name[0] && !strcmp(op->name, name))
 				return op;
 	return NULL;
 }

@@ -77,8 +77,7 @@ find(const struct sym__infer *inf, const char *name)
 
 /* Record that attribute "at" of "inf" should be "want"; return -1. */
 static int
-wrong_kind(struct sym__infer *inf, const struct sym__attr *at,
-    const char *want)
+wrong_kind(struct sym__infer *inf, const struct sym__attr *at, const char *want)
 {
 	return sym__infer_fail_attr(inf, at->name,
 	    "attribute %s of %s must be %s, not %s", at->name, inf->op->name,

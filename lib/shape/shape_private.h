@@ -20,18 +20,18 @@ struct sym_shape {
 	unsigned cref;
 	sym_dtype dtype;
 	size_t rank;
-	sym_expr **dim;		/* internal references */
+	sym_expr **dim; /* internal references */
 };
 
 struct sym__attr {
 	char *name;
 	sym_attr_kind kind;
-	int64_t i;		/* INT, BOOL */
-	double f;		/* FLOAT */
-	char *s;		/* STRING */
-	size_t n;		/* LIST */
-	sym_expr **items;	/* internal references */
-	sym_loc loc;		/* where it was written (file not owned) */
+	int64_t i;        /* INT, BOOL */
+	double f;         /* FLOAT */
+	char *s;          /* STRING */
+	size_t n;         /* LIST */
+	sym_expr **items; /* internal references */
+	sym_loc loc;      /* where it was written (file not owned) */
 	int has_loc;
 };
 
@@ -54,8 +54,7 @@ sym_shape *sym__shape_new(sym_ctx *ctx, sym_dtype dt, size_t rank,
 sym_shape *sym__shape_ref(sym_shape *s);
 void sym__shape_unref(sym_shape *s);
 sym_shape *sym__shape_give(sym_shape *s);
-const struct sym__attr *sym__attrs_find(const sym_attrs *a,
-    const char *name);
+const struct sym__attr *sym__attrs_find(const sym_attrs *a, const char *name);
 /* An internal copy of "a" (not counted live); NULL "a" gives an empty
  * set. Free it with sym__attrs_free. */
 sym_attrs *sym__attrs_copy(sym_ctx *ctx, const sym_attrs *a);
@@ -63,16 +62,16 @@ void sym__attrs_free(sym_attrs *a);
 
 /* Kinds of requirements a shape rule states. */
 enum sym__req_kind {
-	SYM__REQ_EQUAL,		/* a == b: proved, unified or guarded */
-	SYM__REQ_GE,		/* a >= b */
-	SYM__REQ_DIVISIBLE	/* k divides a */
+	SYM__REQ_EQUAL,    /* a == b: proved, unified or guarded */
+	SYM__REQ_GE,       /* a >= b */
+	SYM__REQ_DIVISIBLE /* k divides a */
 };
 
 struct sym__req {
 	enum sym__req_kind kind;
-	sym_expr *a, *b;	/* internal references; b NULL if unused */
+	sym_expr *a, *b; /* internal references; b NULL if unused */
 	int64_t k;
-	char *what;		/* "dimension 1 of x must equal ..." */
+	char *what; /* "dimension 1 of x must equal ..." */
 };
 
 /*
@@ -89,14 +88,14 @@ struct sym__infer {
 	sym_shape *const *in;
 	const char *const *in_name;
 	const sym_attrs *attrs;
-	size_t n_out_wanted;		/* outputs named by the caller */
+	size_t n_out_wanted; /* outputs named by the caller */
 	sym_shape **out;
 	size_t n_out, cap_out;
 	struct sym__req *req;
 	size_t n_req, cap_req;
-	char *error;			/* set by sym__infer_fail* */
-	int error_input;		/* operand the error is about, or -1 */
-	const char *error_attr;		/* attribute it is about, or NULL */
+	char *error;            /* set by sym__infer_fail* */
+	int error_input;        /* operand the error is about, or -1 */
+	const char *error_attr; /* attribute it is about, or NULL */
 	/* Scratch of one run, released when sym__infer_run returns:
 	 * expressions (internal references) and memory (texts, arrays). */
 	sym_expr **tmp;
@@ -110,8 +109,8 @@ typedef int (*sym__shape_rule)(struct sym__infer *inf);
 struct sym_op {
 	const char *name;
 	const char *family;
-	int min_in, max_in;		/* max_in -1: any number */
-	const char *const *positional;	/* names of list arguments */
+	int min_in, max_in;            /* max_in -1: any number */
+	const char *const *positional; /* names of list arguments */
 	sym__shape_rule rule;
 };
 
@@ -127,17 +126,50 @@ struct sym_op {
 int sym__infer_run(struct sym__infer *inf);
 void sym__infer_clear(struct sym__infer *inf);
 
-int sym__infer_fail(struct sym__infer *inf, int input, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
+int sym__infer_fail(struct sym__infer *inf, int input, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 int sym__infer_fail_attr(struct sym__infer *inf, const char *attr,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* sym__infer_output consumes the internal reference "s". The requirements
+ * borrow their expressions; those whose sides differ by a constant are
+ * decided at once (dropped, or a structural error with their message). */
 int sym__infer_output(struct sym__infer *inf, sym_shape *s);
-int sym__require_equal(struct sym__infer *inf, sym_expr *a, sym_expr *b,
+int sym__require_equal_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-int sym__require_ge(struct sym__infer *inf, sym_expr *a, sym_expr *b,
+int sym__require_ge_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-int sym__require_divisible(struct sym__infer *inf, sym_expr *a, int64_t k,
+int sym__require_divisible_fn(struct sym__infer *inf, sym_expr *a, int64_t k,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int sym__trivially_ge(sym_expr *a, sym_expr *b);
+int sym__trivially_divisible(sym_expr *a, int64_t k);
+
+/*
+ * The requirement macros check the cases tier 0 settles at once before
+ * evaluating their message arguments, which may print expressions: rules
+ * state thousands of requirements that hold trivially.
+ */
+#define sym__require_equal(inf, a, b, ...)                             \
+	__extension__({                                                \
+		sym_expr *a_ = (a), *b_ = (b);                         \
+		a_ &&a_ == b_                                          \
+		    ? 0                                                \
+		    : sym__require_equal_fn(inf, a_, b_, __VA_ARGS__); \
+	})
+#define sym__require_ge(inf, a, b, ...)                             \
+	__extension__({                                             \
+		sym_expr *a_ = (a), *b_ = (b);                      \
+		sym__trivially_ge(a_, b_)                           \
+		    ? 0                                             \
+		    : sym__require_ge_fn(inf, a_, b_, __VA_ARGS__); \
+	})
+#define sym__require_divisible(inf, a, k, ...)                             \
+	__extension__({                                                    \
+		sym_expr *a_ = (a);                                        \
+		int64_t k_ = (k);                                          \
+		sym__trivially_divisible(a_, k_)                           \
+		    ? 0                                                    \
+		    : sym__require_divisible_fn(inf, a_, k_, __VA_ARGS__); \
+	})
 
 /* Helpers of the rules (lib/shape/infer.c and rule_util.c). Expressions
  * given to sym__tmp and texts returned by sym__txt_* live until the end of
@@ -156,12 +188,11 @@ int sym__require_dims_equal(struct sym__infer *inf, size_t ia, size_t da,
     size_t ib, size_t db);
 
 int sym__check_attrs(struct sym__infer *inf, const char *const *known);
-int sym__attr_bool(struct sym__infer *inf, const char *name, int def,
-    int *v);
+int sym__attr_bool(struct sym__infer *inf, const char *name, int def, int *v);
 int sym__attr_int(struct sym__infer *inf, const char *name, int required,
     int64_t def, int64_t *v);
-int sym__attr_string(struct sym__infer *inf, const char *name,
-    const char *def, const char **v);
+int sym__attr_string(struct sym__infer *inf, const char *name, const char *def,
+    const char **v);
 int sym__attr_dtype(struct sym__infer *inf, const char *name, int required,
     sym_dtype def, sym_dtype *v);
 int sym__attr_ints(struct sym__infer *inf, const char *name, int scalar_ok,
@@ -175,10 +206,10 @@ int sym__rank_is(struct sym__infer *inf, size_t i, size_t rank);
 int sym__same_dtype(struct sym__infer *inf, size_t i, size_t j);
 int sym__dtype_integer(struct sym__infer *inf, size_t i, const char *role);
 int sym__dtype_float(struct sym__infer *inf, size_t i);
-sym_expr *sym__prod(struct sym__infer *inf, const sym_shape *s,
-    size_t from, size_t to);
-int sym__broadcast(struct sym__infer *inf, size_t ia, size_t na,
-    size_t ib, size_t nb, sym_expr **out);
+sym_expr *sym__prod(struct sym__infer *inf, const sym_shape *s, size_t from,
+    size_t to);
+int sym__broadcast(struct sym__infer *inf, size_t ia, size_t na, size_t ib,
+    size_t nb, sym_expr **out);
 
 /* The operator families: each returns its table of operators. */
 extern const sym_op sym__ops_matmul[];

@@ -25,6 +25,14 @@
  * reused, and one that grew by new facts continues from its old set. The
  * same steps give the same sets whichever way they are reached, so answers
  * and witnesses do not depend on what the cache held.
+ *
+ * Queries. A query's set is kept as a union of basic sets (a basic set of
+ * each component times a side of each disjunction), each tested alone:
+ * basic-set operations skip the normalisations of set operations. Without
+ * abstraction every dimension that is not a symbol is a function of the
+ * symbols before it, so the lexicographic minimum of the whole set is the
+ * smallest counterexample; with abstraction, the set is projected on the
+ * symbols and a few candidates are tried.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -49,17 +57,17 @@
 /* Components kept in the pool beyond those of the current facts. */
 #define POOL_CAP 32
 /* Lexicographically smallest points tried as witnesses of an abstraction. */
-#define N_LEXMIN 3
+#define N_LEXMIN 5
 /* The most basic sets a query is split into; beyond, set operations. */
 #define MAX_PIECES 64
 
 #define NO_DIM ((size_t)-1)
 
 enum dim_kind {
-	DIM_SYM,	/* key: sym_symbol */
-	DIM_ATOM,	/* key: an atom node */
-	DIM_MONO,	/* key: a struct sym__term of degree > 1 */
-	DIM_AUX		/* no key: an existential */
+	DIM_SYM,  /* key: sym_symbol */
+	DIM_ATOM, /* key: an atom node */
+	DIM_MONO, /* key: a struct sym__term of degree > 1 */
+	DIM_AUX   /* no key: an existential */
 };
 
 struct dim {
@@ -67,25 +75,35 @@ struct dim {
 	const void *key;
 };
 
+/* A term c * x_dim of a linear form. */
+struct lin_term {
+	size_t dim;
+	sym__num c;
+};
+
 /* The linear form k + sum of c * x_dim. */
 struct lin {
 	sym__num k;
-	struct lin_term {
-		size_t dim;
-		sym__num c;
-	} *t;
+	struct lin_term *t;
 	size_t n, cap;
 };
 
-/* A conjunction of constraints "l == 0" (eq) or "l >= 0", and of
- * disjunctions "alt[i][0] >= 0 or alt[i][1] >= 0". */
+/* The constraint l == 0 (eq) or l >= 0. */
+struct row {
+	struct lin l;
+	int eq;
+};
+
+/* The disjunction side[0] >= 0 or side[1] >= 0. */
+struct alt {
+	struct lin side[2];
+};
+
+/* A conjunction of rows and of disjunctions. */
 struct form {
-	struct row {
-		struct lin l;
-		int eq;
-	} *row;
+	struct row *row;
 	size_t n_row, cap_row;
-	struct lin (*alt)[2];
+	struct alt *alt;
 	size_t n_alt, cap_alt;
 };
 
@@ -113,15 +131,15 @@ struct comp {
 struct sym__prover {
 	isl_ctx *isl;
 	int synced;
-	uint64_t gen;	/* ctx->facts_gen of "cur" */
-	uint64_t clock;	/* bumped at every synchronisation */
+	uint64_t gen;   /* ctx->facts_gen of "cur" */
+	uint64_t clock; /* bumped at every synchronisation */
 	struct comp **pool;
 	size_t n_pool, cap_pool;
-	struct comp **cur;	/* the components of the facts in scope */
+	struct comp **cur; /* the components of the facts in scope */
 	size_t n_cur;
-	size_t *comp_of;	/* symbol id -> index in "cur", or NO_DIM */
+	size_t *comp_of; /* symbol id -> index in "cur", or NO_DIM */
 	size_t n_comp_of;
-	size_t global;		/* component of symbol-free facts, or NO_DIM */
+	size_t global; /* component of symbol-free facts, or NO_DIM */
 };
 
 /* One translation step into the block "own", which follows the "n_vis"
@@ -150,10 +168,10 @@ struct query {
 	size_t own_base;
 	int abstracted;
 	int n_minmax;
-	isl_basic_set **piece;	/* the set as a union of basic sets, */
+	isl_basic_set **piece; /* the set as a union of basic sets, */
 	size_t n_piece;
-	isl_set *set;		/* or as one set (built on demand) */
-	size_t *sym_pos;	/* positions of the symbol dimensions */
+	isl_set *set;    /* or as one set (built on demand) */
+	size_t *sym_pos; /* positions of the symbol dimensions */
 	sym_symbol **sym;
 	size_t n_sym;
 };
@@ -163,8 +181,8 @@ enum verdict {
 	V_ERROR = -1,
 	V_REJECT = 0,
 	V_ACCEPT = 1,
-	V_UNSURE = 2,	/* could not be evaluated (overflow, ...) */
-	V_ISL = 3	/* ISL failed while reading the candidate */
+	V_UNSURE = 2, /* could not be evaluated (overflow, ...) */
+	V_ISL = 3     /* ISL failed while reading the candidate */
 };
 
 typedef enum verdict (*check_fn)(sym_ctx *ctx, const sym_binding *b,
@@ -251,8 +269,8 @@ form_clear(struct form *f)
 	for (size_t i = 0; i < f->n_row; i++)
 		lin_clear(&f->row[i].l);
 	for (size_t i = 0; i < f->n_alt; i++) {
-		lin_clear(&f->alt[i][0]);
-		lin_clear(&f->alt[i][1]);
+		lin_clear(&f->alt[i].side[0]);
+		lin_clear(&f->alt[i].side[1]);
 	}
 	free(f->row);
 	free(f->alt);
@@ -268,8 +286,8 @@ tr_row(struct tr *tr, struct lin *l, int eq)
 
 	if (!tr->err && f->n_row == f->cap_row) {
 		size_t cap = f->cap_row ? 2 * f->cap_row : 8;
-		struct row *r = sym__realloc_array(tr->ctx, f->row, cap,
-		    sizeof(*r));
+		struct row *r =
+		    sym__realloc_array(tr->ctx, f->row, cap, sizeof(*r));
 
 		if (r) {
 			f->row = r;
@@ -296,8 +314,8 @@ tr_alt(struct tr *tr, struct lin *a, struct lin *b)
 
 	if (!tr->err && f->n_alt == f->cap_alt) {
 		size_t cap = f->cap_alt ? 2 * f->cap_alt : 4;
-		struct lin (*p)[2] = sym__realloc_array(tr->ctx, f->alt, cap,
-		    sizeof(*p));
+		struct alt *p =
+		    sym__realloc_array(tr->ctx, f->alt, cap, sizeof(*p));
 
 		if (p) {
 			f->alt = p;
@@ -311,8 +329,8 @@ tr_alt(struct tr *tr, struct lin *a, struct lin *b)
 		lin_clear(b);
 		return;
 	}
-	f->alt[f->n_alt][0] = *a;
-	f->alt[f->n_alt++][1] = *b;
+	f->alt[f->n_alt].side[0] = *a;
+	f->alt[f->n_alt++].side[1] = *b;
 	memset(a, 0, sizeof(*a));
 	memset(b, 0, sizeof(*b));
 }
@@ -367,8 +385,8 @@ new_dim(struct tr *tr, enum dim_kind kind, const void *key)
 		return NO_DIM;
 	if (c->n_dim == c->cap_dim) {
 		size_t cap = c->cap_dim ? 2 * c->cap_dim : 8;
-		struct dim *d = sym__realloc_array(tr->ctx, c->dim, cap,
-		    sizeof(*d));
+		struct dim *d =
+		    sym__realloc_array(tr->ctx, c->dim, cap, sizeof(*d));
 
 		if (!d) {
 			tr->err = 1;
@@ -521,8 +539,9 @@ tr_divmod(struct tr *tr, struct sym_expr *a, const sym__num *k)
 	sym__num_add(&l2.k, &l2.k, &m1);
 	if (mod) {
 		lin_clear(&l2);
-		if (!tr->err && (lin_add_si(tr->ctx, &l1, m, -1) < 0 ||
-		    lin_add_si(tr->ctx, &l2, m, -1) < 0))
+		if (!tr->err &&
+		    (lin_add_si(tr->ctx, &l1, m, -1) < 0 ||
+		        lin_add_si(tr->ctx, &l2, m, -1) < 0))
 			tr->err = 1;
 		sym__num_add(&l2.k, k, &m1);
 		tr_row(tr, &l1, 1);
@@ -688,7 +707,7 @@ tr_rel(struct tr *tr, enum sym__rel rel, sym_expr *e, int64_t k, int negate)
 			tr->err = 1;
 		tr_row(tr, &l, 1);
 	} else if (negate && k > 1) {
-		/* e = k z + r with 1 <= r <= k - 1: k z + 1 <= e <= k z + k - 1 */
+		/* e = k z + r, 1 <= r <= k - 1: k z + 1 <= e <= k z + k - 1 */
 		z = new_dim(tr, DIM_AUX, NULL);
 		if (z == NO_DIM || lin_add_lin(tr->ctx, &m, &l, -1) < 0 ||
 		    lin_add_si(tr->ctx, &m, z, k) < 0 ||
@@ -781,7 +800,8 @@ lin_mat(isl_ctx *isl, size_t n_dim, const struct form *f, int eq,
 			continue;
 		mat = mat_set(mat, (int)r, (int)n_dim, &x->k);
 		for (size_t j = 0; j < x->n; j++)
-			mat = mat_set(mat, (int)r, (int)x->t[j].dim, &x->t[j].c);
+			mat =
+			    mat_set(mat, (int)r, (int)x->t[j].dim, &x->t[j].c);
 		r++;
 	}
 	return mat;
@@ -790,16 +810,15 @@ lin_mat(isl_ctx *isl, size_t n_dim, const struct form *f, int eq,
 /* Return the basic set over "n_dim" dimensions of "isl" of the rows of
  * "f", or, when "l" is not NULL, of the inequality "l" >= 0. */
 static isl_basic_set *
-form_bset(isl_ctx *isl, size_t n_dim, const struct form *f,
-    const struct lin *l)
+form_bset(isl_ctx *isl, size_t n_dim, const struct form *f, const struct lin *l)
 {
 	size_t n = l ? 0 : f->n_row;
+	isl_space *space = isl_space_set_alloc(isl, 0, (unsigned)n_dim);
+	isl_mat *eq = lin_mat(isl, n_dim, f, 1, NULL, n);
+	isl_mat *ineq = lin_mat(isl, n_dim, f, 0, l, l ? 1 : n);
 
-	return isl_basic_set_from_constraint_matrices(
-	    isl_space_set_alloc(isl, 0, (unsigned)n_dim),
-	    lin_mat(isl, n_dim, f, 1, NULL, n),
-	    lin_mat(isl, n_dim, f, 0, l, l ? 1 : n), isl_dim_set, isl_dim_div,
-	    isl_dim_param, isl_dim_cst);
+	return isl_basic_set_from_constraint_matrices(space, eq, ineq,
+	    isl_dim_set, isl_dim_div, isl_dim_param, isl_dim_cst);
 }
 
 /* Return the set of "f" in the space of "n_dim" set dimensions of "isl". */
@@ -809,10 +828,10 @@ form_set(isl_ctx *isl, size_t n_dim, const struct form *f)
 	isl_set *set = isl_set_from_basic_set(form_bset(isl, n_dim, f, NULL));
 
 	for (size_t i = 0; i < f->n_alt; i++) {
-		isl_set *a = isl_set_from_basic_set(form_bset(isl, n_dim, NULL,
-		    &f->alt[i][0]));
-		isl_set *b = isl_set_from_basic_set(form_bset(isl, n_dim, NULL,
-		    &f->alt[i][1]));
+		isl_set *a = isl_set_from_basic_set(form_bset(isl, n_dim, f,
+		    &f->alt[i].side[0]));
+		isl_set *b = isl_set_from_basic_set(form_bset(isl, n_dim, f,
+		    &f->alt[i].side[1]));
 
 		set = isl_set_intersect(set, isl_set_union(a, b));
 	}
@@ -919,7 +938,8 @@ static int
 fkeys_equal(const struct fkey *a, const struct fkey *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (a[i].rel != b[i].rel || a[i].e != b[i].e || a[i].k != b[i].k)
+		if (a[i].rel != b[i].rel || a[i].e != b[i].e ||
+		    a[i].k != b[i].k)
 			return 0;
 	return 1;
 }
@@ -952,7 +972,8 @@ comp_new(sym_ctx *ctx, const struct fkey *key, size_t n,
 		c->n_built = from->n_built;
 		c->set = isl_set_copy(from->set);
 		if (from->n_dim)
-			memcpy(c->dim, from->dim, from->n_dim * sizeof(*c->dim));
+			memcpy(c->dim, from->dim,
+			    from->n_dim * sizeof(*c->dim));
 		c->n_dim = c->cap_dim = from->n_dim;
 		c->abstracted = from->abstracted;
 		c->n_minmax = from->n_minmax;
@@ -980,8 +1001,8 @@ pool_match(sym_ctx *ctx, struct sym__prover *p, const struct fkey *key,
 	}
 	if (p->n_pool == p->cap_pool) {
 		size_t cap = p->cap_pool ? 2 * p->cap_pool : 16;
-		struct comp **np = sym__realloc_array(ctx, p->pool, cap,
-		    sizeof(*np));
+		struct comp **np =
+		    sym__realloc_array(ctx, p->pool, cap, sizeof(*np));
 
 		if (!np)
 			return NULL;
@@ -1004,7 +1025,8 @@ pool_evict(struct sym__prover *p)
 
 		for (size_t i = 0; i < p->n_pool; i++)
 			if (p->pool[i]->used < p->clock &&
-			    (v == NO_DIM || p->pool[i]->used < p->pool[v]->used))
+			    (v == NO_DIM ||
+			        p->pool[i]->used < p->pool[v]->used))
 				v = i;
 		if (v == NO_DIM)
 			return;
@@ -1056,8 +1078,8 @@ fact_union(struct sym_expr *atom, void *user)
 /* Group the facts of "ctx" into components, numbered by their first fact,
  * and attach to each a pooled component of "p". Return 0 or -1. */
 static int
-sync_groups(sym_ctx *ctx, struct sym__prover *p, size_t *parent,
-    size_t *grp, size_t *gid, struct fkey *key, size_t *off)
+sync_groups(sym_ctx *ctx, struct sym__prover *p, size_t *parent, size_t *grp,
+    size_t *gid, struct fkey *key, size_t *off)
 {
 	size_t ns = ctx->n_sym, nf = ctx->n_fact, ng = 0;
 	struct comp **cur;
@@ -1103,8 +1125,8 @@ sync_groups(sym_ctx *ctx, struct sym__prover *p, size_t *parent,
 	p->n_cur = 0;
 	p->clock++;
 	for (size_t g = 0; g < ng; g++) {
-		struct comp *c = pool_match(ctx, p, key + off[g],
-		    off[g + 1] - off[g]);
+		struct comp *c =
+		    pool_match(ctx, p, key + off[g], off[g + 1] - off[g]);
 
 		if (!c)
 			return -1;
@@ -1176,8 +1198,8 @@ comp_step(sym_ctx *ctx, struct sym__prover *p, struct comp *c)
 		return SYM_ERROR;
 	}
 	budget_reset(ctx, p);
-	set = c->set ? isl_set_copy(c->set) :
-	    isl_set_universe(isl_space_set_alloc(p->isl, 0, 0));
+	set = c->set ? isl_set_copy(c->set)
+	             : isl_set_universe(isl_space_set_alloc(p->isl, 0, 0));
 	set = isl_set_add_dims(set, isl_dim_set, (unsigned)(c->n_dim - n0));
 	set = isl_set_intersect(set, form_set(p->isl, c->n_dim, &tr.f));
 	set = isl_set_coalesce(set);
@@ -1316,7 +1338,8 @@ query_symbols(struct query *q)
 		for (size_t j = 0; j < c->n_dim; j++)
 			if (c->dim[j].kind == DIM_SYM) {
 				q->sym_pos[q->n_sym] = b + j;
-				q->sym[q->n_sym++] = (sym_symbol *)c->dim[j].key;
+				q->sym[q->n_sym++] =
+				    (sym_symbol *)c->dim[j].key;
 			}
 	}
 	return 0;
@@ -1331,8 +1354,8 @@ query_whole(struct query *q, const struct form *f)
 	isl_set *s = NULL;
 
 	for (size_t i = 0; i < q->n_blk; i++)
-		s = s ? isl_set_flat_product(s, isl_set_copy(q->blk[i]->set)) :
-		    isl_set_copy(q->blk[i]->set);
+		s = s ? isl_set_flat_product(s, isl_set_copy(q->blk[i]->set))
+		      : isl_set_copy(q->blk[i]->set);
 	if (!s)
 		s = isl_set_universe(isl_space_set_alloc(isl, 0, 0));
 	s = isl_set_add_dims(s, isl_dim_set, (unsigned)q->own.n_dim);
@@ -1351,13 +1374,13 @@ pieces_product(struct query *q, isl_set *set, int first)
 {
 	isl_basic_set_list *l = isl_set_get_basic_set_list(set);
 	isl_size k = isl_basic_set_list_size(l);
-	isl_basic_set **next = k < 0 ? NULL : sym__alloc(q->ctx,
-	    (q->n_piece * (size_t)k + 1) * sizeof(*next));
+	size_t n = k < 0 ? 0 : q->n_piece * (size_t)k;
+	isl_basic_set **next = sym__alloc(q->ctx, (n + 1) * sizeof(*next));
 	size_t m = 0;
-	int r = next ? 0 : -1;
+	int r = next && k >= 0 ? 0 : -1;
 
 	for (size_t i = 0; i < q->n_piece; i++) {
-		for (isl_size j = 0; j < k && next; j++) {
+		for (isl_size j = 0; j < k && r == 0; j++) {
 			isl_basic_set *b = isl_basic_set_list_get_at(l, j);
 
 			if (!first)
@@ -1383,17 +1406,19 @@ pieces_product(struct query *q, isl_set *set, int first)
 static int
 pieces_meet(struct query *q, isl_basic_set *a, isl_basic_set *b)
 {
-	isl_basic_set **next = sym__alloc(q->ctx,
-	    (2 * q->n_piece + 1) * sizeof(*next));
+	isl_basic_set **next =
+	    sym__alloc(q->ctx, (2 * q->n_piece + 1) * sizeof(*next));
 	size_t m = 0;
 	int r = next && a ? 0 : -1;
 
 	for (size_t i = 0; i < q->n_piece; i++) {
 		for (int s = 0; s < (b ? 2 : 1) && r == 0; s++) {
-			isl_basic_set *x = isl_basic_set_intersect(
-			    isl_basic_set_copy(q->piece[i]),
+			isl_basic_set *x = isl_basic_set_copy(q->piece[i]);
+			isl_bool e;
+
+			x = isl_basic_set_intersect(x,
 			    isl_basic_set_copy(s ? b : a));
-			isl_bool e = isl_basic_set_plain_is_empty(x);
+			e = isl_basic_set_plain_is_empty(x);
 
 			if (e == isl_bool_false)
 				next[m++] = x;
@@ -1449,8 +1474,8 @@ query_pieces(struct query *q, const struct form *f)
 	if (r == 0)
 		r = pieces_meet(q, form_bset(isl, total, f, NULL), NULL);
 	for (size_t i = 0; i < f->n_alt && r == 0; i++)
-		r = pieces_meet(q, form_bset(isl, total, NULL, &f->alt[i][0]),
-		    form_bset(isl, total, NULL, &f->alt[i][1]));
+		r = pieces_meet(q, form_bset(isl, total, f, &f->alt[i].side[0]),
+		    form_bset(isl, total, f, &f->alt[i].side[1]));
 	return r;
 }
 
@@ -1500,8 +1525,8 @@ query_set(struct query *q)
 
 	if (q->set)
 		return q->set;
-	q->set = isl_set_empty(isl_space_set_alloc(q->p->isl, 0,
-	    (unsigned)total));
+	q->set =
+	    isl_set_empty(isl_space_set_alloc(q->p->isl, 0, (unsigned)total));
 	for (size_t i = 0; i < q->n_piece; i++)
 		q->set = isl_set_union(q->set,
 		    isl_set_from_basic_set(isl_basic_set_copy(q->piece[i])));
@@ -1630,9 +1655,9 @@ struct search {
 	check_fn check;
 	void *user;
 	sym_binding *found;
-	int rejected;	/* some candidate was rejected */
-	int error;	/* a check failed */
-	int failed;	/* an ISL call failed */
+	int rejected; /* some candidate was rejected */
+	int error;    /* a check failed */
+	int failed;   /* an ISL call failed */
 };
 
 /* Try the point "pt" (taken; NULL: an ISL failure) in the search "s",
@@ -1658,30 +1683,6 @@ search_try(struct search *s, isl_point *pt, int projected)
 	return v == V_ACCEPT || v == V_ERROR || v == V_ISL;
 }
 
-/* Try in "s" the lexicographically smallest points of "proj" (taken), the
- * set of the query projected on its symbols: "n" of them at most, each
- * removed from the set once tried. Return what is left of "proj". */
-static isl_set *
-search_lexmin(struct search *s, isl_set *proj, int n)
-{
-	for (int i = 0; i < n && proj; i++) {
-		isl_point *pt = isl_set_sample_point(
-		    isl_set_lexmin(isl_set_copy(proj)));
-
-		if (pt && isl_point_is_void(pt)) {
-			isl_point_free(pt);
-			break;
-		}
-		if (pt && i + 1 < n)
-			proj = isl_set_subtract(proj,
-			    isl_set_from_point(isl_point_copy(pt)));
-		if (search_try(s, pt, 1))
-			break;
-	}
-	s->failed |= !proj;
-	return proj;
-}
-
 /* Return the outcome of the search "s": SYM_TRUE with "*out" set to the
  * accepted binding, SYM_FALSE when candidates were rejected and none
  * accepted, SYM_UNKNOWN when none could be evaluated or the budget ran
@@ -1700,36 +1701,10 @@ search_result(struct search *s, sym_binding **out)
 	return s->rejected ? SYM_FALSE : SYM_UNKNOWN;
 }
 
-/* Look for a point of "set" (kept), a set of the query "q" built with
- * abstractions, whose symbol values "check" accepts with "user": the
- * smallest bindings of the projection on the symbols, a sample of "set"
- * and the largest binding. Return as search_result. */
-static sym_answer
-search(struct query *q, isl_set *set, check_fn check, void *user,
-    sym_binding **out)
-{
-	struct search s = { q, check, user, NULL, 0, 0, 0 };
-	isl_set *proj = project_symbols(q, isl_set_copy(set));
-	isl_bool bounded;
-
-	proj = search_lexmin(&s, proj, N_LEXMIN);
-	if (!s.found && !s.error && !s.failed)
-		search_try(&s, isl_set_sample_point(isl_set_copy(set)), 0);
-	if (!s.found && !s.error && !s.failed) {
-		bounded = isl_set_is_bounded(proj);
-		s.failed |= bounded < 0;
-		if (bounded > 0)
-			search_try(&s, isl_set_sample_point(
-			    isl_set_lexmax(isl_set_copy(proj))), 1);
-	}
-	isl_set_free(proj);
-	return search_result(&s, out);
-}
-
-/* Return 1 when the first "n" values of "a" are lexicographically smaller
- * than those of "b", 0 when not, -1 on an ISL failure. */
+/* Return the sign of the lexicographic comparison of the first "n" values
+ * of "a" and "b", or -2 on an ISL failure. */
 static int
-mv_less(isl_multi_val *a, isl_multi_val *b, size_t n)
+mv_cmp(isl_multi_val *a, isl_multi_val *b, size_t n)
 {
 	int r = 0;
 
@@ -1738,73 +1713,192 @@ mv_less(isl_multi_val *a, isl_multi_val *b, size_t n)
 		isl_val *y = isl_multi_val_get_at(b, (int)i);
 		isl_bool lt = isl_val_lt(x, y), gt = isl_val_gt(x, y);
 
-		r = lt < 0 || gt < 0 ? -1 : lt ? 1 : gt ? 2 : 0;
+		r = lt < 0 || gt < 0 ? -2 : lt ? -1 : gt ? 1 : 0;
 		isl_val_free(x);
 		isl_val_free(y);
 	}
-	return r == 2 ? 0 : r;
+	return r;
 }
 
-/* Set "*mv" to the lexicographic minimum of the basic set "b" (kept), or
- * to NULL when "b" is empty. Return 0 or -1. The parametric domain is
- * given (no parameters), which spares ISL projecting "b" onto it. */
+/* Replace "*best" (may be NULL) by "mv" (taken; NULL: no point) when it
+ * is lexicographically smaller in its first "n" values, or greater when
+ * "max". Return 0 or -1. */
 static int
-piece_lexmin(isl_basic_set *b, isl_multi_val **mv)
+mv_keep(isl_multi_val *mv, int max, size_t n, isl_multi_val **best)
+{
+	int c = mv && *best ? mv_cmp(mv, *best, n) : 0;
+
+	if (c == -2) {
+		isl_multi_val_free(mv);
+		return -1;
+	}
+	if (mv && (!*best || (max ? c > 0 : c < 0))) {
+		isl_multi_val_free(*best);
+		*best = mv;
+	} else {
+		isl_multi_val_free(mv);
+	}
+	return 0;
+}
+
+/* Replace "*best" as mv_keep does by the lexicographic minimum of the
+ * basic set "b" (taken) of "n" dimensions, or its maximum when "max".
+ * Return 0 or -1. The parametric domain is given (no parameters), which
+ * spares ISL projecting "b" onto it. */
+static int
+lexopt_keep(isl_basic_set *b, int max, size_t n, isl_multi_val **best)
 {
 	isl_space *none = isl_space_params_alloc(isl_basic_set_get_ctx(b), 0);
-	isl_pw_multi_aff *pma = isl_basic_set_partial_lexmin_pw_multi_aff(
-	    isl_basic_set_copy(b), isl_basic_set_universe(none), NULL);
-	isl_size n = isl_pw_multi_aff_n_piece(pma);
+	isl_basic_set *dom = isl_basic_set_universe(none);
+	isl_pw_multi_aff *pma = max
+	    ? isl_basic_set_partial_lexmax_pw_multi_aff(b, dom, NULL)
+	    : isl_basic_set_partial_lexmin_pw_multi_aff(b, dom, NULL);
+	isl_size k = isl_pw_multi_aff_n_piece(pma);
 	isl_multi_aff *ma;
+	isl_multi_val *mv;
 
-	*mv = NULL;
-	if (n <= 0) {
+	if (k <= 0) {
 		isl_pw_multi_aff_free(pma);
-		return n < 0 ? -1 : 0;
+		return k < 0 ? -1 : 0;
 	}
 	ma = isl_pw_multi_aff_as_multi_aff(pma);
-	*mv = isl_multi_aff_get_constant_multi_val(ma);
+	mv = isl_multi_aff_get_constant_multi_val(ma);
 	isl_multi_aff_free(ma);
-	return *mv ? 0 : -1;
+	return mv ? mv_keep(mv, max, n, best) : -1;
 }
 
-/* Return the lexicographically smallest point of the pieces of the query
- * "q" (a void point when they are all empty), or NULL on an ISL
- * failure. */
+/* Replace "*best" as mv_keep does by the lexicographic minimum of the
+ * points of the basic set "b" (taken) of "n" dimensions that are
+ * lexicographically greater than "after" (kept). Return 0 or -1. */
+static int
+lexmin_after(isl_basic_set *b, isl_multi_val *after, size_t n,
+    isl_multi_val **best)
+{
+	isl_multi_val *mine = NULL;
+	int r = 0;
+
+	/* prefix after[0..i) then x_i > after[i], longest prefix first:
+	 * those points come first lexicographically */
+	for (size_t i = n; i-- > 0 && r == 0 && !mine;) {
+		isl_basic_set *c = isl_basic_set_copy(b);
+		isl_val *v = isl_multi_val_get_at(after, (int)i);
+
+		for (size_t k = 0; k < i; k++)
+			c = isl_basic_set_fix_val(c, isl_dim_set, (unsigned)k,
+			    isl_multi_val_get_at(after, (int)k));
+		c = isl_basic_set_lower_bound_val(c, isl_dim_set, (unsigned)i,
+		    isl_val_add_ui(v, 1));
+		r = c ? lexopt_keep(c, 0, n, &mine) : -1;
+	}
+	isl_basic_set_free(b);
+	if (r < 0) {
+		isl_multi_val_free(mine);
+		return -1;
+	}
+	return mv_keep(mine, 0, n, best);
+}
+
+/* Set "*best" (NULL when there is none) to the lexicographic minimum of
+ * "set" (kept) of "n" dimensions, or its maximum when "max", or, when
+ * "after" is not NULL, to the minimum of its points greater than "after".
+ * Return 0 or -1. The basic sets are optimised one at a time: in ISL 0.25
+ * the lexicographic optimum of a union can fail an internal assertion. */
+static int
+set_lexopt(isl_set *set, int max, isl_multi_val *after, size_t n,
+    isl_multi_val **best)
+{
+	isl_basic_set_list *l = isl_set_get_basic_set_list(set);
+	isl_size k = isl_basic_set_list_size(l);
+	int r = k < 0 ? -1 : 0;
+
+	*best = NULL;
+	for (isl_size i = 0; i < k && r == 0; i++) {
+		isl_basic_set *b = isl_basic_set_list_get_at(l, i);
+
+		if (!b)
+			r = -1;
+		else if (after)
+			r = lexmin_after(b, after, n, best);
+		else
+			r = lexopt_keep(b, max, n, best);
+	}
+	isl_basic_set_list_free(l);
+	return r;
+}
+
+/* Return the point of the "n" values "mv" (kept) in a set space of "isl";
+ * a void point when "mv" is NULL. */
 static isl_point *
-pieces_lexmin(struct query *q)
+mv_point(isl_ctx *isl, isl_multi_val *mv, size_t n)
+{
+	isl_space *space = isl_space_set_alloc(isl, 0, (unsigned)n);
+	isl_point *pt;
+
+	if (!mv)
+		return isl_point_void(space);
+	pt = isl_point_zero(space);
+	for (size_t i = 0; i < n; i++)
+		pt = isl_point_set_coordinate_val(pt, isl_dim_set, (int)i,
+		    isl_multi_val_get_at(mv, (int)i));
+	return pt;
+}
+
+/* Look for a point of "set" (kept), a set of the query "q" built with
+ * abstractions, whose symbol values "check" accepts with "user": the
+ * N_LEXMIN smallest bindings of the projection on the symbols, then the
+ * largest one when it is bounded. Every candidate is a lexicographic
+ * optimum, so the search does not depend on the sample points ISL caches
+ * in basic sets. Return as search_result. */
+static sym_answer
+search(struct query *q, isl_set *set, check_fn check, void *user,
+    sym_binding **out)
+{
+	struct search s = { q, check, user, NULL, 0, 0, 0 };
+	isl_ctx *isl = q->p->isl;
+	isl_set *proj = project_symbols(q, isl_set_copy(set));
+	isl_multi_val *prev = NULL, *mv = NULL;
+	isl_bool bounded = isl_bool_false;
+	int more = proj != NULL;
+
+	s.failed = !proj;
+	for (int i = 0; i < N_LEXMIN && more; i++) {
+		if (set_lexopt(proj, 0, prev, q->n_sym, &mv) < 0)
+			s.failed = 1;
+		more = mv && !s.failed &&
+		    !search_try(&s, mv_point(isl, mv, q->n_sym), 1);
+		isl_multi_val_free(prev);
+		prev = mv;
+		mv = NULL;
+	}
+	if (more)
+		bounded = isl_set_is_bounded(proj);
+	s.failed |= bounded < 0;
+	if (bounded > 0 && set_lexopt(proj, 1, NULL, q->n_sym, &mv) < 0)
+		s.failed = 1;
+	else if (bounded > 0 && mv)
+		search_try(&s, mv_point(isl, mv, q->n_sym), 1);
+	isl_multi_val_free(prev);
+	isl_multi_val_free(mv);
+	isl_set_free(proj);
+	return search_result(&s, out);
+}
+
+/* Return the lexicographically smallest point of the set of the query
+ * "q" (a void point when it is empty), or NULL on an ISL failure. */
+static isl_point *
+query_lexmin(struct query *q)
 {
 	size_t total = q->own_base + q->own.n_dim;
-	isl_space *space = isl_space_set_alloc(q->p->isl, 0, (unsigned)total);
-	isl_multi_val *best = NULL, *mv;
+	isl_multi_val *best = NULL;
 	isl_point *pt;
-	int bad = 0;
+	int r = 0;
 
-	for (size_t i = 0; i < q->n_piece && !bad; i++) {
-		int less = 0;
-
-		bad = piece_lexmin(q->piece[i], &mv) < 0;
-		if (mv)
-			less = best ? mv_less(mv, best, total) : 1;
-		bad |= less < 0;
-		if (less == 1) {
-			isl_multi_val_free(best);
-			best = mv;
-		} else {
-			isl_multi_val_free(mv);
-		}
-	}
-	if (bad || !best) {
-		isl_multi_val_free(best);
-		if (!bad)
-			return isl_point_void(space);
-		isl_space_free(space);
-		return NULL;
-	}
-	pt = isl_point_zero(space);
-	for (size_t i = 0; i < total; i++)
-		pt = isl_point_set_coordinate_val(pt, isl_dim_set, (int)i,
-		    isl_multi_val_get_at(best, (int)i));
+	if (q->set)
+		r = set_lexopt(q->set, 0, NULL, total, &best);
+	for (size_t i = 0; i < q->n_piece && r == 0 && !q->set; i++)
+		r = lexopt_keep(isl_basic_set_copy(q->piece[i]), 0, total,
+		    &best);
+	pt = r == 0 ? mv_point(q->p->isl, best, total) : NULL;
 	isl_multi_val_free(best);
 	return pt;
 }
@@ -1816,20 +1910,13 @@ pieces_lexmin(struct query *q)
  * and "user"; return as search_result, or SYM_TRUE with "*out" NULL when
  * the set is empty. */
 static sym_answer
-search_exact(struct query *q, check_fn check, void *user,
-    sym_binding **out)
+search_exact(struct query *q, check_fn check, void *user, sym_binding **out)
 {
 	struct search s = { q, check, user, NULL, 0, 0, 0 };
-	isl_point *pt;
-	isl_bool none;
+	isl_point *pt = query_lexmin(q);
 
 	*out = NULL;
-	if (q->set)
-		pt = isl_set_sample_point(isl_set_lexmin(isl_set_copy(q->set)));
-	else
-		pt = pieces_lexmin(q);
-	none = isl_point_is_void(pt);
-	if (none == isl_bool_true) {
+	if (isl_point_is_void(pt) == isl_bool_true) {
 		isl_point_free(pt);
 		return SYM_TRUE;
 	}
@@ -1858,8 +1945,7 @@ search_failed(struct query *q, sym_answer a)
  * with "*witness" (if not NULL) set to a verified counterexample, or
  * SYM_UNKNOWN / SYM_ERROR. */
 static sym_answer
-refute(struct query *q, const struct sym__claim *claim,
-    sym_binding **witness)
+refute(struct query *q, const struct sym__claim *claim, sym_binding **witness)
 {
 	sym_binding *b = NULL;
 	isl_set *set = q->abstracted ? query_set(q) : NULL;
@@ -1882,10 +1968,12 @@ refute(struct query *q, const struct sym__claim *claim,
 	return SYM_FALSE;
 }
 
-/* Decide "claim" with the exact tier (see prove_private.h). The set
- * searched is declarations and facts and the negation of the claim. When
- * a witness is wanted from an exact set, its lexicographic minimum tells
- * emptiness too. */
+/* Decide "claim" in "ctx" with the exact tier (see prove_private.h); on
+ * SYM_FALSE, "*witness" (when "witness" is not NULL) is the verified
+ * counterexample. The set searched is declarations and facts and the
+ * negation of the claim. When a witness is wanted from an exact set, its
+ * lexicographic minimum tells emptiness too; without witnesses
+ * (ctx->opt_witness 0) an exact set answers FALSE from non-emptiness. */
 sym_answer
 sym__isl_prove(sym_ctx *ctx, const struct sym__claim *claim,
     sym_binding **witness)
@@ -1961,8 +2049,8 @@ query_value(struct query *q, sym_expr *e, size_t *x)
  * the query "q" over "e", minimum or maximum ("want_max"), with "*value"
  * set to it when finite. */
 static sym_answer
-bound_answer(struct query *q, sym_expr *e, size_t x, int want_max,
-    isl_val *v, sym_expr **value)
+bound_answer(struct query *q, sym_expr *e, size_t x, int want_max, isl_val *v,
+    sym_expr **value)
 {
 	struct target t = { e, SYM__NUM_ZERO };
 	sym_binding *b = NULL;
@@ -1986,8 +2074,8 @@ bound_answer(struct query *q, sym_expr *e, size_t x, int want_max,
 	}
 	at = isl_set_fix_val(isl_set_copy(query_set(q)), isl_dim_set,
 	    (unsigned)x, isl_val_copy(v));
-	a = at ? search(q, at, check_value, &t, &b) :
-	    isl_failure(q->ctx, q->p->isl);
+	a = at ? search(q, at, check_value, &t, &b)
+	       : isl_failure(q->ctx, q->p->isl);
 	isl_set_free(at);
 	sym_binding_free(b);
 	sym__num_clear(&t.v);
@@ -2002,17 +2090,17 @@ bound_answer(struct query *q, sym_expr *e, size_t x, int want_max,
 static isl_val *
 query_dim_opt(struct query *q, size_t x, int want_max)
 {
-	isl_basic_set_list *l = q->set ? isl_set_get_basic_set_list(q->set) :
-	    NULL;
+	isl_basic_set_list *l =
+	    q->set ? isl_set_get_basic_set_list(q->set) : NULL;
 	isl_size n = q->set ? isl_basic_set_list_size(l) : (isl_size)q->n_piece;
 	isl_val *best = isl_val_nan(q->p->isl);
 
 	for (isl_size i = 0; i < n && best; i++) {
-		isl_basic_set *b = l ? isl_basic_set_list_get_at(l, i) :
-		    isl_basic_set_copy(q->piece[(size_t)i]);
+		isl_basic_set *b = l ? isl_basic_set_list_get_at(l, i)
+		                     : isl_basic_set_copy(q->piece[(size_t)i]);
 		isl_bool e = isl_basic_set_is_empty(b);
-		isl_set *set = e == isl_bool_false ?
-		    isl_set_from_basic_set(b) : NULL;
+		isl_set *set =
+		    e == isl_bool_false ? isl_set_from_basic_set(b) : NULL;
 		isl_val *v = NULL;
 
 		if (e != isl_bool_false)
@@ -2023,8 +2111,8 @@ query_dim_opt(struct query *q, size_t x, int want_max)
 		}
 		if (!set)
 			continue;
-		v = want_max ? isl_set_dim_max_val(set, (int)x) :
-		    isl_set_dim_min_val(set, (int)x);
+		v = want_max ? isl_set_dim_max_val(set, (int)x)
+		             : isl_set_dim_min_val(set, (int)x);
 		if (!v || isl_val_is_nan(best) ||
 		    (want_max ? isl_val_gt(v, best) : isl_val_lt(v, best))) {
 			isl_val_free(best);
@@ -2057,8 +2145,8 @@ sym__isl_bound(sym_ctx *ctx, sym_expr *e, int want_max, sym_expr **value)
 		a = query_value(&q, e, &x);
 	if (a == SYM_TRUE) {
 		v = query_dim_opt(&q, x, want_max);
-		a = v ? bound_answer(&q, e, x, want_max, v, value) :
-		    isl_failure(ctx, q.p->isl);
+		a = v ? bound_answer(&q, e, x, want_max, v, value)
+		      : isl_failure(ctx, q.p->isl);
 	}
 	if (a == SYM_ERROR) {
 		sym__expr_unref(*value);
@@ -2070,7 +2158,10 @@ sym__isl_bound(sym_ctx *ctx, sym_expr *e, int want_max, sym_expr **value)
 }
 
 /* Decide with the exact tier whether the declarations and the facts in
- * scope of "ctx" admit a binding (see prove_private.h). */
+ * scope of "ctx" admit a binding (see prove_private.h); on SYM_TRUE,
+ * "*witness" (when "witness" is not NULL) is a verified one, the
+ * lexicographic minimum. Without "witness", an exact set answers TRUE
+ * from non-emptiness alone. */
 sym_answer
 sym__isl_satisfiable(sym_ctx *ctx, sym_binding **witness)
 {
@@ -2090,21 +2181,19 @@ sym__isl_satisfiable(sym_ctx *ctx, sym_binding **witness)
 		a = query_build(&q, &tr);
 	}
 	if (a == SYM_TRUE && !q.abstracted && witness) {
-		a = search_failed(&q, search_exact(&q, check_admissible, NULL,
-		    &b));
+		a = search_failed(&q,
+		    search_exact(&q, check_admissible, NULL, &b));
 		if (a == SYM_TRUE && !b)
 			a = SYM_FALSE;
 	} else if (a == SYM_TRUE) {
 		empty = query_is_empty(&q);
-		if (empty < 0)
-			a = isl_failure(ctx, q.p->isl);
-		else if (empty)
+		if (empty == isl_bool_true)
 			a = SYM_FALSE;
-		else if (q.abstracted && !query_set(&q))
+		else if (empty < 0 || (q.abstracted && !query_set(&q)))
 			a = isl_failure(ctx, q.p->isl);
 		else if (q.abstracted)
-			a = search_failed(&q, search(&q, q.set,
-			    check_admissible, NULL, &b));
+			a = search_failed(&q,
+			    search(&q, q.set, check_admissible, NULL, &b));
 	}
 	if (witness && a == SYM_TRUE)
 		*witness = b;

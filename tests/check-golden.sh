@@ -1,0 +1,149 @@
+#!/bin/sh
+# Golden tests of shape-check: runs the tool on every case of tests/golden/
+# and compares its output, diagnostics and exit status with the expected
+# ones, printing the differences. tests/update-golden.sh regenerates the
+# expected files (on purpose, after reading what changed).
+#
+# A case NAME is tests/golden/NAME.sg, run as "shape-check
+# tests/golden/NAME.sg", or tests/golden/NAME.cmd, whose one line holds the
+# arguments instead (shell words, redirections allowed: "- < FILE",
+# "--strict examples/ffn.sg"). Each case is run twice, from the top of the
+# source tree so that locations are relative paths:
+#
+#   shape-check ARGS          stdout NAME.out, stderr NAME.err, status
+#                             NAME.status
+#   shape-check ARGS --json   stdout NAME.json, and the same stderr and
+#                             status as without --json
+#
+# Usage: tests/check-golden.sh [--update]
+# Environment (set by make check): top_srcdir, top_builddir;
+# SYM_TEST_WRAPPER, when set, is put in front of the tool (valgrind).
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+LC_ALL=C
+export LC_ALL
+
+update=no
+if test "x$1" = x--update; then
+	update=yes
+fi
+
+tool=$top_builddir/tools/shape-check
+if ! test -x "$tool"; then
+	echo "check-golden: $tool is not built" >&2
+	exit 1
+fi
+cd "$top_srcdir" || exit 1
+golden=tests/golden
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# The names of the cases, sorted.
+cases()
+{
+	for f in "$golden"/*.sg "$golden"/*.cmd; do
+		test -f "$f" || continue
+		f=${f##*/}
+		echo "${f%.*}"
+	done | sort -u
+}
+
+# run NAME ARGS SUFFIX: run the tool with ARGS (and --json when SUFFIX is
+# "json") into $tmp/NAME.{out,err,status} or $tmp/NAME.{json,jerr,jstatus}.
+run()
+{
+	if test "x$3" = xjson; then
+		eval "$SYM_TEST_WRAPPER \"\$tool\" $2 --json" \
+		    >"$tmp/$1.json" 2>"$tmp/$1.jerr"
+		echo $? >"$tmp/$1.jstatus"
+	else
+		eval "$SYM_TEST_WRAPPER \"\$tool\" $2" \
+		    >"$tmp/$1.out" 2>"$tmp/$1.err"
+		echo $? >"$tmp/$1.status"
+	fi
+}
+
+# compare EXPECTED ACTUAL: 0 when they are equal, else print the diff.
+compare()
+{
+	if ! test -f "$1"; then
+		echo "--- $1 is missing (run tests/update-golden.sh)"
+		return 1
+	fi
+	if cmp -s "$1" "$2"; then
+		return 0
+	fi
+	echo "--- $1 differs (- expected, + got):"
+	diff -u "$1" "$2" | sed -e '1,2d'
+	return 1
+}
+
+# install NEW DEST: copy NEW over DEST, saying what changed.
+install_new()
+{
+	if ! test -f "$2"; then
+		echo "created $2"
+	elif cmp -s "$1" "$2"; then
+		return 0
+	else
+		echo "updated $2:"
+		diff -u "$2" "$1" | sed -e '1,2d'
+	fi
+	cp "$1" "$2"
+}
+
+n=0
+failed=
+for name in $(cases); do
+	n=$((n + 1))
+	if test -f "$golden/$name.cmd"; then
+		args=$(sed -n 1p "$golden/$name.cmd")
+	else
+		args=$golden/$name.sg
+	fi
+	run "$name" "$args" text
+	run "$name" "$args" json
+	base=$golden/$name
+	if test $update = yes; then
+		for ext in out err status json; do
+			install_new "$tmp/$name.$ext" "$base.$ext"
+		done
+	fi
+	ok=yes
+	compare "$base.out" "$tmp/$name.out" || ok=no
+	compare "$base.err" "$tmp/$name.err" || ok=no
+	compare "$base.status" "$tmp/$name.status" || ok=no
+	compare "$base.json" "$tmp/$name.json" || ok=no
+	compare "$base.err" "$tmp/$name.jerr" || ok=no
+	compare "$base.status" "$tmp/$name.jstatus" || ok=no
+	if test $ok = no; then
+		echo "FAIL: $name (shape-check $args)"
+		failed="$failed $name"
+	fi
+done
+
+# Expected files of cases that no longer exist.
+for f in "$golden"/*.out "$golden"/*.err "$golden"/*.status \
+    "$golden"/*.json; do
+	test -f "$f" || continue
+	b=${f%.*}
+	if ! test -f "$b.sg" && ! test -f "$b.cmd"; then
+		echo "check-golden: $f belongs to no case (remove it)"
+		failed="$failed ${b##*/}"
+	fi
+done
+
+# --version: the program's name, the package and a version number.
+v=$($SYM_TEST_WRAPPER "$tool" --version)
+if ! echo "$v" | grep -q -x 'shape-check (symshard) [0-9]*\.[0-9]*\.[0-9]*'; then
+	echo "FAIL: --version printed '$v'"
+	failed="$failed --version"
+fi
+
+if test -n "$failed"; then
+	echo "check-golden: failed:$failed"
+	exit 1
+fi
+echo "check-golden: $n cases as expected"
+exit 0

@@ -1,0 +1,1 @@
+--devices 64 examples/ffn.sg

@@ -1,0 +1,1 @@
+--strict tests/golden/guard.sg

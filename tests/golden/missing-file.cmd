@@ -1,0 +1,1 @@
+tests/golden/no-such-file.sg

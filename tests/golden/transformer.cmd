@@ -1,0 +1,1 @@
+examples/transformer.sg

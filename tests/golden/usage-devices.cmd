@@ -1,0 +1,1 @@
+--devices 0 examples/ffn.sg

@@ -1,0 +1,1 @@
+examples/ffn.sg --rank 3

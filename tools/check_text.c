@@ -1,0 +1,344 @@
+/*
+ * shape-check: the readable report. A header line, then the sections
+ * symbols, values, relations, guards and assertions, one aligned table
+ * each ("none" when empty), and a summary line. Nothing in it depends on
+ * the run (no addresses, no timings), so the golden tests can compare it.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_report.h"
+
+#define TABLE_COLS 4
+
+/* A table of malloc'ed cells printed with aligned columns; the last
+ * non-empty cell of a row is not padded. */
+struct table {
+	char *(*cell)[TABLE_COLS];
+	size_t n, cap;
+	int oom;
+};
+
+/* Return a malloc'ed string formatted from "fmt", or NULL. */
+static char *
+format(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	s = malloc((size_t)n + 1);
+	if (!s)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Add to "t" a row of the cells "c0" .. "c3" (taken, malloc'ed; NULL is
+ * an empty cell); a failed allocation marks "t" out of memory. */
+static void
+table_add(struct table *t, char *c0, char *c1, char *c2, char *c3)
+{
+	char *c[TABLE_COLS] = { c0, c1, c2, c3 };
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		void *p = realloc(t->cell, cap * sizeof(*t->cell));
+
+		if (!p) {
+			for (int i = 0; i < TABLE_COLS; i++)
+				free(c[i]);
+			t->oom = 1;
+			return;
+		}
+		t->cell = p;
+		t->cap = cap;
+	}
+	memcpy(t->cell[t->n++], c, sizeof(c));
+}
+
+/* Return a malloc'ed copy of "s" (NULL for NULL). */
+static char *
+text_dup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Print the rows of "t" to "out", indented by two spaces, columns two
+ * spaces apart, or "none" when it is empty; free the cells. Return 0,
+ * or -1 when "t" ran out of memory. */
+static int
+table_print(struct table *t, FILE *out)
+{
+	size_t width[TABLE_COLS] = { 0 };
+
+	for (size_t i = 0; i < t->n; i++)
+		for (int j = 0; j < TABLE_COLS; j++)
+			if (t->cell[i][j] && strlen(t->cell[i][j]) > width[j])
+				width[j] = strlen(t->cell[i][j]);
+	if (t->n == 0 && !t->oom)
+		fputs("  none\n", out);
+	for (size_t i = 0; i < t->n && !t->oom; i++) {
+		int last = TABLE_COLS - 1;
+
+		while (last > 0 && !(t->cell[i][last] && *t->cell[i][last]))
+			last--;
+		fputs(" ", out);
+		for (int j = 0; j <= last; j++) {
+			const char *c = t->cell[i][j] ? t->cell[i][j] : "";
+
+			fprintf(out, " %-*s", j < last ? (int)width[j] + 1 : 0,
+			    c);
+		}
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < t->n; i++)
+		for (int j = 0; j < TABLE_COLS; j++)
+			free(t->cell[i][j]);
+	free(t->cell);
+	return t->oom ? -1 : 0;
+}
+
+/* Return "loc" as "at FILE:LINE:COL" (malloc'ed), "" when unknown. */
+static char *
+at_text(sym_loc loc)
+{
+	if (loc.line <= 0)
+		return text_dup("");
+	if (!loc.file)
+		return format("at %d:%d", loc.line, loc.col);
+	return format("at %s:%d:%d", loc.file, loc.line, loc.col);
+}
+
+/* Add the rows of the symbols of "r" to "t": declared symbols and their
+ * instances, with their options and first admissible values. */
+static void
+symbol_rows(const struct report *r, struct table *t)
+{
+	size_t n = sym_ctx_n_symbols(r->ctx);
+
+	for (size_t i = 0; i < n && !t->oom; i++) {
+		sym_symbol *s = sym_ctx_symbol(r->ctx, i);
+		char *decl = report_symbol_decl(s);
+		char *vals = report_symbol_values(s);
+		char *paren = vals ? format("(%s)", vals) : NULL;
+
+		free(vals);
+		if (!decl || !paren) {
+			free(decl);
+			free(paren);
+			t->oom = 1;
+			return;
+		}
+		table_add(t, text_dup(sym_symbol_name(s)), decl, paren, NULL);
+	}
+}
+
+/* Return the malloc'ed text of "s" ("?" when it could not be
+ * inferred). */
+static char *
+shape_text(const sym_shape *s)
+{
+	return s ? sym_shape_to_str(s) : text_dup("?");
+}
+
+/* Add the rows of the values of "r" to "t": name, kind or operator,
+ * shape, and the declared shape of an input that unification changed,
+ * or "output". */
+static void
+value_rows(const struct report *r, struct table *t)
+{
+	size_t n = sym_graph_n_values(r->g);
+
+	for (size_t i = 0; i < n && !t->oom; i++) {
+		sym_value *v = sym_graph_value(r->g, i);
+		sym_node *p = sym_value_producer(v);
+		sym_shape *decl = report_declared_if_different(v);
+		const char *kind =
+		    p ? sym_node_op_name(p) : report_kind_name(v);
+		char *shape, *extra = NULL;
+
+		if (decl) {
+			shape = shape_text(decl);
+			extra = sym_shape_to_str(sym_value_shape(v));
+			if (extra) {
+				char *e = format("= %s", extra);
+
+				free(extra);
+				extra = e;
+			}
+		} else {
+			shape = shape_text(sym_value_shape(v));
+		}
+		if (report_is_output(r->g, v)) {
+			char *e = extra ? format("%s  (output)", extra)
+			                : text_dup("(output)");
+
+			free(extra);
+			extra = e;
+		} else if (!extra) {
+			extra = text_dup("");
+		}
+		if (!shape || !extra)
+			t->oom = 1;
+		table_add(t, text_dup(sym_value_name(v)), text_dup(kind), shape,
+		    extra);
+	}
+}
+
+/* Return 1 when the fact "text" restates a relation that unification
+ * derived in "r" (it assumes "b' == b" when b's values are not all b''s),
+ * so that it is not reported as declared. */
+static int
+is_derived_fact(const struct report *r, const char *text)
+{
+	size_t n = sym_graph_n_relations(r->g);
+	const char *name;
+	size_t len;
+	char *val;
+	int same;
+
+	for (size_t i = 0; i < n; i++) {
+		const sym_relation *rel = sym_graph_relation(r->g, i);
+
+		name = sym_symbol_name(rel->var);
+		len = strlen(name);
+		if (strncmp(text, name, len) || strncmp(text + len, " == ", 4))
+			continue;
+		val = sym_expr_to_str(rel->value);
+		same = val && !strcmp(text + len + 4, val);
+		free(val);
+		if (same)
+			return 1;
+	}
+	return 0;
+}
+
+/* Add the relations of "r" to "t": those derived by unification ("b' =
+ * b", where, why), then the relations declared in the file (the facts of
+ * the context that no derived relation explains). */
+static void
+relation_rows(const struct report *r, struct table *t)
+{
+	size_t n = sym_graph_n_relations(r->g);
+
+	for (size_t i = 0; i < n && !t->oom; i++) {
+		const sym_relation *rel = sym_graph_relation(r->g, i);
+		char *val = sym_expr_to_str(rel->value);
+		char *text = val
+		    ? format("%s = %s", sym_symbol_name(rel->var), val)
+		    : NULL;
+
+		free(val);
+		table_add(t, text, at_text(rel->loc),
+		    rel->reason ? format("(%s)", rel->reason) : text_dup(""),
+		    NULL);
+	}
+	n = sym_ctx_n_facts(r->ctx);
+	for (size_t i = 0; i < n && !t->oom; i++) {
+		char *fact = sym_ctx_fact_to_str(r->ctx, i);
+
+		if (!fact)
+			t->oom = 1;
+		else if (is_derived_fact(r, fact))
+			free(fact);
+		else
+			table_add(t, fact, text_dup("declared"), NULL, NULL);
+	}
+}
+
+/* Add the run-time guards of "r" to "t". */
+static void
+guard_rows(const struct report *r, struct table *t)
+{
+	size_t n = sym_graph_n_guards(r->g);
+
+	for (size_t i = 0; i < n && !t->oom; i++) {
+		const sym_guard *g = sym_graph_guard(r->g, i);
+
+		table_add(t, text_dup(g->text), at_text(g->loc),
+		    g->reason ? format("(%s)", g->reason) : text_dup(""), NULL);
+	}
+}
+
+/* Add the assertions of "r" to "t": text, answer, where, witness. */
+static void
+assertion_rows(const struct report *r, struct table *t)
+{
+	size_t n = sym_graph_n_assertions(r->g);
+
+	for (size_t i = 0; i < n && !t->oom; i++) {
+		const sym_assertion *a = sym_graph_assertion(r->g, i);
+
+		table_add(t, text_dup(a->text),
+		    text_dup(sym_answer_name(a->result)), at_text(a->loc),
+		    a->witness ? format("witness: %s", a->witness)
+		               : text_dup(""));
+	}
+}
+
+/* Print the section "title" of "r" to "out", its rows added by "rows";
+ * 0 or -1 when out of memory. */
+static int
+section(const struct report *r, FILE *out, const char *title,
+    void (*rows)(const struct report *, struct table *))
+{
+	struct table t = { NULL, 0, 0, 0 };
+
+	fprintf(out, "\n%s\n", title);
+	rows(r, &t);
+	return table_print(&t, out);
+}
+
+/* Return "n" followed by "word", with an "s" unless "n" is 1, in "buf" of
+ * "size" bytes. */
+static const char *
+count(char *buf, size_t size, size_t n, const char *word)
+{
+	snprintf(buf, size, "%zu %s%s", n, word, n == 1 ? "" : "s");
+	return buf;
+}
+
+/* Write the readable report of "r" to "out": the header line (file,
+ * devices, operators, verdict), the sections and the summary line.
+ * Return 0, or -1 when out of memory. */
+int
+report_text(const struct report *r, FILE *out)
+{
+	const char *file = sym_graph_filename(r->g);
+	int64_t devices = sym_graph_devices(r->g);
+	char b1[64], b2[64];
+	int res = 0;
+
+	fprintf(out, "%s: ", file ? file : "<graph>");
+	if (devices <= 0)
+		fputs("devices not declared", out);
+	else
+		fputs(count(b1, sizeof(b1), (size_t)devices, "device"), out);
+	if (r->overridden && r->file_devices > 0)
+		fprintf(out, " (--devices; the file says %" PRId64 ")",
+		    r->file_devices);
+	else if (r->overridden)
+		fputs(" (--devices)", out);
+	fputs(", ", out);
+	fprintf(out, "%s: %s%s\n",
+	    count(b1, sizeof(b1), sym_graph_n_nodes(r->g), "operator"),
+	    r->n_errors ? "invalid" : "valid", r->strict ? " (strict)" : "");
+	res |= section(r, out, "symbols", symbol_rows);
+	res |= section(r, out, "values", value_rows);
+	res |= section(r, out, "relations", relation_rows);
+	res |= section(r, out, "guards", guard_rows);
+	res |= section(r, out, "assertions", assertion_rows);
+	fprintf(out, "\n%s, %s\n", count(b1, sizeof(b1), r->n_errors, "error"),
+	    count(b2, sizeof(b2), r->n_warnings, "warning"));
+	return res ? -1 : 0;
+}
