@@ -12,6 +12,7 @@
 #include <symshard/expr.h>
 #include <symshard/prove.h>
 #include <symshard/shape.h>
+#include <symshard/layout.h>
 #include <symshard/graph.h>
 
 #endif

@@ -136,7 +136,8 @@ done
 
 # --version: the program's name, the package and a version number.
 v=$($SYM_TEST_WRAPPER "$tool" --version)
-if ! echo "$v" | grep -q -x 'shape-check (symshard) [0-9]*\.[0-9]*\.[0-9]*'; then
+re='shape-check (symshard) [0-9]*\.[0-9]*\.[0-9]*'
+if ! echo "$v" | grep -q -x "$re"; then
 	echo "FAIL: --version printed '$v'"
 	failed="$failed --version"
 fi

@@ -139,7 +139,7 @@ parse_args(int argc, char **argv, struct options *o)
 			o->file = a;
 		} else if (!strcmp(a, "--")) {
 			only_files = 1;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		} else if (!strcmp(a, "--help")) {
 			usage(stdout);
 			return EXIT_VALID;
 		} else if (!strcmp(a, "--version")) {

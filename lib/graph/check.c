@@ -117,17 +117,81 @@ unify_candidate(sym_expr *d, sym_expr **value)
 	return best;
 }
 
+/* Return "d" divided by its content: the gcd of its coefficients and the
+ * largest monomial of symbols common to all its terms (positive, since
+ * symbols are), so that d == 0 exactly when the result is 0. Internal
+ * reference; "d" itself when there is nothing to divide out. */
+static sym_expr *
+primitive_part(sym_expr *d)
+{
+	struct sym__factor f[SYM_MESH_MAX_AXES];
+	uint32_t nf = 0;
+	sym__num g = SYM__NUM_ZERO, one = { 1, NULL };
+	sym_expr *m, *q;
+	if (d->u.poly.n == 0)
+		return sym__expr_ref(d);
+	sym__num_set(&g, &d->u.poly.c);
+	for (uint32_t i = 0; i < d->u.poly.n; i++)
+		sym__num_gcd(&g, &g, &d->u.poly.t[i].coef);
+	if (sym__num_sgn(&d->u.poly.c) == 0) {
+		const struct sym__term *t0 = &d->u.poly.t[0];
+
+		for (uint32_t j = 0; j < t0->n && nf < SYM_MESH_MAX_AXES; j++) {
+			struct sym_expr *a = t0->f[j].atom;
+			uint32_t e = t0->f[j].exp;
+
+			if (a->kind != SYM__VAR)
+				continue;
+			for (uint32_t i = 1; i < d->u.poly.n && e; i++) {
+				const struct sym__term *t = &d->u.poly.t[i];
+				uint32_t k, found = 0;
+
+				for (k = 0; k < t->n; k++)
+					if (t->f[k].atom == a)
+						found = t->f[k].exp;
+				e = found < e ? found : e;
+			}
+			if (e) {
+				f[nf].atom = a;
+				f[nf++].exp = e;
+			}
+		}
+	}
+	if (nf == 0 && sym__num_cmp(&g, &one) <= 0) {
+		sym__num_clear(&g);
+		return sym__expr_ref(d);
+	}
+	m = sym__const_num(d->ctx, &g);
+	for (uint32_t j = 0; m && j < nf; j++) {
+		sym_expr *v = sym__atom_poly(f[j].atom), *n;
+
+		for (uint32_t e = 0; v && e < f[j].exp; e++) {
+			n = sym__mul(m, v);
+			sym__expr_unref(m);
+			m = n;
+		}
+		sym__expr_unref(v);
+	}
+	sym__num_clear(&g);
+	q = m ? sym__fdiv(d, m) : NULL;
+	sym__expr_unref(m);
+	return q ? q : sym__expr_ref(d);
+}
+
 /* Try to satisfy "a" == "b" by unifying a fresh variable; return 1 when
  * done, 0 when no variable can be unified, -1 when unifying contradicts
- * the declarations (a diagnostic is recorded). */
+ * the declarations (a diagnostic labelled "label" is recorded). */
 static int
 unify(sym_graph *g, sym_expr *a, sym_expr *b, const sym_loc *where,
-    const char *what)
+    const char *label, const char *what)
 {
-	sym_expr *d = sym__sub(a, b), *value = NULL, *ve;
-	sym_symbol *v = d ? unify_candidate(d, &value) : NULL;
+	sym_expr *d0 = sym__sub(a, b), *d, *value = NULL, *ve;
+	sym_symbol *v;
 	int r = 0;
 
+	d = d0 ? primitive_part(d0) : NULL;
+	sym__expr_unref(d0);
+	v = d ? unify_candidate(d, &value) : NULL;
 	sym__expr_unref(d);
 	if (!v)
 		return 0;
@@ -139,9 +203,9 @@ unify(sym_graph *g, sym_expr *a, sym_expr *b, const sym_loc *where,
 			char *s = sym_expr_to_str(value);
 
 			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
-			    "%s: %s would need %s = %s, which no admissible "
-			    "value allows",
-			    what, sym_symbol_name(v), sym_symbol_name(v),
+			    "%s: %s: %s would need %s = %s, which no "
+			    "admissible value allows",
+			    label, what, sym_symbol_name(v), sym_symbol_name(v),
 			    s ? s : "?");
 			free(s);
 			sym_ctx_clear_error(g->ctx);
@@ -264,7 +328,7 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 		return -1;
 	}
 	if (r->kind == SYM__REQ_EQUAL) {
-		u = unify(g, r->a, r->b, where, r->what);
+		u = unify(g, r->a, r->b, where, what, r->what);
 		if (u != 0) {
 			sym_binding_free(w);
 			return u < 0 ? -1 : 0;
@@ -293,7 +357,7 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 	sym__expr_unref(e);
 	if (u == 0)
 		sym__graph_diag(g, SYM_SEV_WARNING, where, NULL, NULL,
-		    "%s: %s could not be proved; checked at run time", what,
+		    "%s: could not prove that %s; checked at run time", what,
 		    r->what);
 	return u;
 }

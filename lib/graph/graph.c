@@ -186,6 +186,7 @@ sym_graph_new(sym_ctx *ctx)
 	if (!g)
 		return NULL;
 	g->ctx = ctx;
+	g->opt_propagate = 1;
 	ctx->live[SYM__OBJ_GRAPH]++;
 	sym__ctx_own(ctx, &g->link, graph_destroy);
 	return g;

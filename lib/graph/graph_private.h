@@ -7,6 +7,7 @@
 #include <symshard/graph.h>
 
 #include "graph/strategy.h"
+#include "layout/layout_private.h"
 #include "shape/shape_private.h"
 #include "sym/prove_private.h"
 
@@ -102,6 +103,12 @@ struct sym_graph {
 	struct sym__mesh_decl *mesh;
 	size_t n_mesh, cap_mesh;
 
+	/* Sharding (lib/graph/shard.c). */
+	struct sym__comm *comm;
+	size_t n_comm, cap_comm;
+	int opt_power_of_two, opt_propagate;
+	int sharded;
+
 	char **files; /* file names locations point to */
 	size_t n_files;
 
@@ -141,6 +148,10 @@ int sym__graph_add_mesh(sym_graph *g, struct sym__mesh_decl *m);
 const struct sym__mesh_decl *sym__graph_find_mesh(const sym_graph *g,
     const char *name);
 void sym__node_set_strategy(sym_node *n, struct sym__strategy *s);
+
+/* Release everything sym_graph_shard attached to "g" (lib/graph/shard.c);
+ * called when the graph is freed and before sharding again. */
+void sym__graph_shard_clear(sym_graph *g);
 
 /* The shape of "v" with every substitution applied (internal, kept by
  * the value; NULL when it failed). */

@@ -1,0 +1,550 @@
+/*
+ * Unit tests of device meshes and tensor layouts: construction and every
+ * validation error, rank coordinates, MindSpore's documented example,
+ * tensor maps, standard forms, printing and parsing, symbolic local
+ * shapes and offsets, and a property test that the blocks of random
+ * layouts tile their tensor exactly once per replica.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <symshard.h>
+
+/* Check that every object handed out by "ctx" was released, then free
+ * "ctx". */
+static void
+finish(sym_ctx *ctx)
+{
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
+/* Return the mesh (dp=2, sp=2, mp=2) of "ctx". */
+static sym_mesh *
+mesh_222(sym_ctx *ctx)
+{
+	static const int64_t size[] = { 2, 2, 2 };
+	static const char *const name[] = { "dp", "sp", "mp" };
+	sym_mesh *m = sym_mesh_new(ctx, 3, size, name, 0, NULL);
+
+	assert_non_null(m);
+	return m;
+}
+
+/* Check that the string "s" (taken) is "want". */
+static void
+check_str(char *s, const char *want)
+{
+	assert_non_null(s);
+	assert_string_equal(s, want);
+	free(s);
+}
+
+/* Check that the last error of "ctx" has code "code" and a message that
+ * contains "part", then clear it. */
+static void
+check_error(sym_ctx *ctx, sym_error code, const char *part)
+{
+	const char *msg = sym_ctx_last_message(ctx);
+
+	assert_int_equal(sym_ctx_last_error(ctx), code);
+	assert_non_null(msg);
+	if (!strstr(msg, part))
+		fail_msg("message '%s' lacks '%s'", msg, part);
+	sym_ctx_clear_error(ctx);
+}
+
+/* Check that parsing "text" over "m" of "ctx" gives a layout that prints
+ * as "want". */
+static void
+check_parse(sym_ctx *ctx, sym_mesh *m, const char *text, const char *want)
+{
+	sym_layout *l = sym_layout_parse(m, text, NULL);
+
+	if (!l)
+		fail_msg("'%s' does not parse: %s", text,
+		    sym_ctx_last_message(ctx));
+	check_str(sym_layout_to_str(l), want);
+	sym_layout_free(l);
+}
+
+/* Check a mesh's accessors, names, printing, copies and equality. */
+static void
+test_mesh_new(void **state)
+{
+	static const int64_t size[] = { 2, 2, 2 };
+	static const int64_t rev[] = { 7, 6, 5, 4, 3, 2, 1, 0 };
+	static const int64_t id[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	static const char *const other[] = { "dp", "sp", "tp" };
+	static const char *const some[] = { NULL, "x", NULL };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_mesh *m = mesh_222(ctx), *c, *d, *e;
+
+	(void)state;
+	assert_int_equal(sym_mesh_n_axes(m), 3);
+	assert_int_equal(sym_mesh_n_devices(m), 8);
+	assert_int_equal(sym_mesh_axis_size(m, 1), 2);
+	assert_int_equal(sym_mesh_axis_size(m, 3), -1);
+	assert_string_equal(sym_mesh_axis_name(m, 2), "mp");
+	assert_null(sym_mesh_axis_name(m, 3));
+	assert_int_equal(sym_mesh_find_axis(m, "sp"), 1);
+	assert_int_equal(sym_mesh_find_axis(m, "tp"), -1);
+	check_str(sym_mesh_to_str(m), "(dp=2, sp=2, mp=2)");
+
+	c = sym_mesh_copy(m);
+	assert_ptr_equal(c, m);
+	assert_null(sym_mesh_free(c));
+	d = mesh_222(ctx);
+	assert_true(sym_mesh_is_equal(m, d));
+	sym_mesh_free(d);
+	d = sym_mesh_new(ctx, 3, size, other, 0, NULL);
+	assert_false(sym_mesh_is_equal(m, d));
+	sym_mesh_free(d);
+	d = sym_mesh_new(ctx, 3, size, some, 0, NULL);
+	check_str(sym_mesh_to_str(d), "(a0=2, x=2, a2=2)");
+	sym_mesh_free(d);
+	d = sym_mesh_new(ctx, 2, size, NULL, 0, NULL);
+	check_str(sym_mesh_to_str(d), "(a0=2, a1=2)");
+	assert_false(sym_mesh_is_equal(m, d));
+	sym_mesh_free(d);
+
+	d = sym_mesh_new(ctx, 3, size, (const char *const[]){ "dp", "sp",
+	    "mp" }, 8, rev);
+	assert_non_null(d);
+	check_str(sym_mesh_to_str(d),
+	    "(dp=2, sp=2, mp=2) ranks [7, 6, 5, 4, 3, 2, 1, 0]");
+	assert_false(sym_mesh_is_equal(m, d));
+	e = sym_mesh_new(ctx, 3, size, (const char *const[]){ "dp", "sp",
+	    "mp" }, 8, id);
+	assert_true(sym_mesh_is_equal(m, e));
+	check_str(sym_mesh_to_str(e), "(dp=2, sp=2, mp=2)");
+	sym_mesh_free(e);
+	e = sym_mesh_new(ctx, 3, size, (const char *const[]){ "dp", "sp",
+	    "mp" }, 8, rev);
+	assert_true(sym_mesh_is_equal(d, e));
+	sym_mesh_free(e);
+	sym_mesh_free(d);
+	sym_mesh_free(m);
+	assert_null(sym_mesh_free(NULL));
+	finish(ctx);
+}
+
+/* Check that every invalid mesh is refused with SYM_ELAYOUT. */
+static void
+test_mesh_errors(void **state)
+{
+	int64_t size[SYM_MESH_MAX_AXES + 1];
+	static const int64_t two[] = { 2, 2 };
+	static const int64_t bad[] = { 2, 0 };
+	static const int64_t neg[] = { -2, 2 };
+	static const int64_t huge[] = { INT64_MAX / 2, 4 };
+	static const int64_t dup[] = { 0, 1, 1, 3 };
+	static const int64_t out[] = { 0, 1, 2, 4 };
+	static const int64_t neg_rank[] = { 0, -1, 2, 3 };
+	sym_ctx *ctx = sym_ctx_new();
+
+	(void)state;
+	for (size_t i = 0; i <= SYM_MESH_MAX_AXES; i++)
+		size[i] = 1;
+	assert_null(sym_mesh_new(ctx, 0, two, NULL, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "1 to 16 axes, not 0");
+	assert_null(sym_mesh_new(ctx, SYM_MESH_MAX_AXES + 1, size, NULL, 0,
+	    NULL));
+	check_error(ctx, SYM_ELAYOUT, "not 17");
+	assert_null(sym_mesh_new(ctx, 2, NULL, NULL, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "axis sizes");
+	assert_null(sym_mesh_new(ctx, 2, bad, NULL, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "axis 1 of a mesh has size 0");
+	assert_null(sym_mesh_new(ctx, 2, neg, NULL, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "size -2");
+	assert_null(sym_mesh_new(ctx, 2, huge, NULL, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "overflows");
+	assert_null(sym_mesh_new(ctx, 2, two, (const char *const[]){ "1x",
+	    "y" }, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "named '1x'");
+	assert_null(sym_mesh_new(ctx, 2, two, (const char *const[]){ "x",
+	    "a-b" }, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "named 'a-b'");
+	assert_null(sym_mesh_new(ctx, 2, two, (const char *const[]){ "",
+	    "y" }, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "named ''");
+	assert_null(sym_mesh_new(ctx, 2, two, (const char *const[]){ "None",
+	    "y" }, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "named 'None'");
+	assert_null(sym_mesh_new(ctx, 2, two, (const char *const[]){ "dp",
+	    "dp" }, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "axes 0 and 1 of a mesh are both named "
+	                              "dp");
+	assert_null(sym_mesh_new(ctx, 2, two, (const char *const[]){ NULL,
+	    "a0" }, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "both named a0");
+	assert_null(sym_mesh_new(ctx, 2, two, NULL, 3, dup));
+	check_error(ctx, SYM_ELAYOUT, "4 devices has 3 entries");
+	assert_null(sym_mesh_new(ctx, 2, two, NULL, 4, NULL));
+	check_error(ctx, SYM_ELAYOUT, "has 0 entries");
+	assert_null(sym_mesh_new(ctx, 2, two, NULL, 4, dup));
+	check_error(ctx, SYM_ELAYOUT, "rank 1 at position 2 is repeated");
+	assert_null(sym_mesh_new(ctx, 2, two, NULL, 4, out));
+	check_error(ctx, SYM_ELAYOUT, "rank 4 at position 3 is out of range");
+	assert_null(sym_mesh_new(ctx, 2, two, NULL, 4, neg_rank));
+	check_error(ctx, SYM_ELAYOUT, "not a permutation of 0 .. 3");
+	assert_null(sym_mesh_new(NULL, 2, two, NULL, 0, NULL));
+	finish(ctx);
+}
+
+/* Check the coordinates of every rank of a mesh of "n" axes of sizes
+ * "size" with the rank list "ranks" ("n_ranks" of them): position i of
+ * the list is i in mixed radix, last axis fastest, and coordinates map
+ * back to the rank. */
+static void
+check_coords(sym_ctx *ctx, size_t n, const int64_t *size, size_t n_ranks,
+    const int64_t *ranks)
+{
+	sym_mesh *m = sym_mesh_new(ctx, n, size, NULL, n_ranks, ranks);
+	int64_t c[SYM_MESH_MAX_AXES];
+	int64_t devices = sym_mesh_n_devices(m);
+
+	assert_non_null(m);
+	for (int64_t pos = 0; pos < devices; pos++) {
+		int64_t r = sym_mesh_rank(m, pos), rest = pos;
+
+		assert_int_equal(r, ranks ? ranks[pos] : pos);
+		assert_int_equal(sym_mesh_coords(m, r, c), 0);
+		for (size_t i = n; i-- > 0;) {
+			assert_int_equal(c[i], rest % size[i]);
+			rest /= size[i];
+		}
+		assert_int_equal(sym_mesh_rank_of(m, c), r);
+	}
+	assert_int_equal(sym_mesh_rank(m, devices), -1);
+	check_error(ctx, SYM_EINVAL, "outside");
+	assert_int_equal(sym_mesh_coords(m, -1, c), -1);
+	check_error(ctx, SYM_EINVAL, "rank -1 is outside");
+	c[0] = size[0];
+	assert_int_equal(sym_mesh_rank_of(m, c), -1);
+	check_error(ctx, SYM_EINVAL, "outside axis a0");
+	sym_mesh_free(m);
+}
+
+/* Check rank/coordinate round trips on several meshes, with and without
+ * rank lists, and DESIGN's example: rank 5 of (dp=2, sp=2, mp=2) is
+ * (dp=1, sp=0, mp=1). */
+static void
+test_mesh_coords(void **state)
+{
+	static const int64_t s222[] = { 2, 2, 2 }, s34[] = { 3, 4 };
+	static const int64_t s1321[] = { 1, 3, 2, 1 }, s5[] = { 5 };
+	static const int64_t r12[] = { 11, 3, 7, 0, 1, 2, 10, 9, 8, 4, 5, 6 };
+	static const int64_t r8[] = { 4, 5, 6, 7, 0, 1, 2, 3 };
+	static const int64_t r5[] = { 4, 2, 0, 1, 3 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_mesh *m;
+	int64_t c[3];
+
+	(void)state;
+	check_coords(ctx, 3, s222, 0, NULL);
+	check_coords(ctx, 3, s222, 8, r8);
+	check_coords(ctx, 2, s34, 0, NULL);
+	check_coords(ctx, 2, s34, 12, r12);
+	check_coords(ctx, 4, s1321, 0, NULL);
+	check_coords(ctx, 1, s5, 5, r5);
+	m = mesh_222(ctx);
+	assert_int_equal(sym_mesh_coords(m, 5, c), 0);
+	assert_int_equal(c[0], 1);
+	assert_int_equal(c[1], 0);
+	assert_int_equal(c[2], 1);
+	sym_mesh_free(m);
+	m = sym_mesh_new(ctx, 3, s222, NULL, 8, r8);
+	assert_int_equal(sym_mesh_coords(m, 5, c), 0);
+	assert_int_equal(c[0], 0);
+	assert_int_equal(c[1], 0);
+	assert_int_equal(c[2], 1);
+	sym_mesh_free(m);
+	finish(ctx);
+}
+
+/* Return the layout over "m" of rank "rank" whose dimension d is split by
+ * the axes named in the NULL-terminated list "dims"[d] (NULL: unsplit). */
+static sym_layout *
+layout_of(sym_mesh *m, size_t rank, const char *const *const *dims)
+{
+	size_t n[4] = { 0 };
+	int ax[4][SYM_MESH_MAX_AXES];
+	const int *axp[4];
+	sym_layout *l;
+
+	for (size_t d = 0; d < rank; d++) {
+		for (size_t i = 0; dims[d] && dims[d][i]; i++) {
+			ax[d][i] = sym_mesh_find_axis(m, dims[d][i]);
+			n[d]++;
+		}
+		axp[d] = ax[d];
+	}
+	l = sym_layout_new(m, rank, n, axp, 0, NULL);
+	assert_non_null(l);
+	return l;
+}
+
+/* MindSpore's documented example: with Layout((2, 2, 2), ("dp", "sp",
+ * "mp")), the tensor [[a0 .. a3], [a4 .. a7]] laid out as ("mp", ("sp",
+ * "dp")) puts row 0, a0 a1 a2 a3, on ranks 0, 4, 2, 6 and row 1 on 1, 5,
+ * 3, 7: rank r = (dp, sp, mp) holds row mp and column 2 sp + dp. */
+static void
+test_mindspore_example(void **state)
+{
+	static const int64_t holder[8] = { 0, 4, 2, 6, 1, 5, 3, 7 };
+	static const char *const d0[] = { "mp", NULL };
+	static const char *const d1[] = { "sp", "dp", NULL };
+	static const char *const *const dims[] = { d0, d1 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_mesh *m = mesh_222(ctx);
+	sym_layout *l = layout_of(m, 2, dims), *p;
+	int count[8] = { 0 }, map[4];
+	sym_expr *rows = sym_expr_const(ctx, 2), *cols = sym_expr_const(ctx, 4);
+
+	(void)state;
+	assert_int_equal(sym_layout_dim_splits(l, 0), 2);
+	assert_int_equal(sym_layout_dim_splits(l, 1), 4);
+	for (int64_t r = 0; r < 8; r++) {
+		int64_t b0 = sym_layout_block(l, r, 0);
+		int64_t b1 = sym_layout_block(l, r, 1);
+		int64_t elem = b0 * 4 + b1;
+
+		assert_int_equal(b0, r & 1);
+		assert_int_equal(b1, 2 * ((r >> 1) & 1) + (r >> 2));
+		assert_int_equal(holder[elem], r);
+		count[elem]++;
+	}
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(count[i], 1);
+	for (int64_t r = 0; r < 8; r++) {
+		sym_expr *o0 = sym_layout_offset(l, rows, 0, r);
+		sym_expr *o1 = sym_layout_offset(l, cols, 1, r);
+		int64_t v0, v1;
+
+		assert_int_equal(sym_expr_get_const(o0, &v0), 0);
+		assert_int_equal(sym_expr_get_const(o1, &v1), 0);
+		assert_int_equal(holder[v0 * 4 + v1], r);
+		sym_expr_free(o0);
+		sym_expr_free(o1);
+	}
+	assert_int_equal(sym_layout_tensor_map(l, 0, 4, map), 1);
+	assert_int_equal(map[0], 0);
+	assert_int_equal(sym_layout_tensor_map(l, 1, 4, map), 2);
+	assert_int_equal(map[0], 1);
+	assert_int_equal(map[1], 2);
+	check_str(sym_layout_to_str(l), "(mp, (sp, dp))");
+	p = sym_layout_parse(m, "m(mp, (sp, dp))", NULL);
+	assert_non_null(p);
+	assert_true(sym_layout_is_equal(l, p));
+	sym_layout_free(p);
+	sym_expr_free(rows);
+	sym_expr_free(cols);
+	sym_layout_free(l);
+	sym_mesh_free(m);
+	finish(ctx);
+}
+
+/* Check the accessors of a layout and MindSpore's tensor maps. */
+static void
+test_accessors(void **state)
+{
+	static const int64_t size[] = { 2, 4, 3, 1 };
+	static const char *const name[] = { "dp", "sp", "mp", "one" };
+	static const int d0[] = { 2, 0 }, d2[] = { 1 }, part[] = { 3 };
+	static const int *const axes[] = { d0, NULL, d2 };
+	static const size_t n[] = { 2, 0, 1 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_mesh *m = sym_mesh_new(ctx, 4, size, name, 0, NULL);
+	sym_layout *l = sym_layout_new(m, 3, n, axes, 1, part), *c;
+	int map[4] = { 9, 9, 9, 9 };
+
+	(void)state;
+	assert_non_null(l);
+	assert_ptr_equal(sym_layout_mesh(l), m);
+	assert_int_equal(sym_layout_rank(l), 3);
+	assert_int_equal(sym_layout_dim_n_axes(l, 0), 2);
+	assert_int_equal(sym_layout_dim_n_axes(l, 1), 0);
+	assert_int_equal(sym_layout_dim_n_axes(l, 3), 0);
+	assert_int_equal(sym_layout_dim_axis(l, 0, 0), 2);
+	assert_int_equal(sym_layout_dim_axis(l, 0, 1), 0);
+	assert_int_equal(sym_layout_dim_axis(l, 0, 2), -1);
+	assert_int_equal(sym_layout_dim_splits(l, 0), 6);
+	assert_int_equal(sym_layout_dim_splits(l, 1), 1);
+	assert_int_equal(sym_layout_dim_splits(l, 2), 4);
+	assert_int_equal(sym_layout_dim_splits(l, 3), -1);
+	assert_int_equal(sym_layout_axis_dim(l, 0), 0);
+	assert_int_equal(sym_layout_axis_dim(l, 1), 2);
+	assert_int_equal(sym_layout_axis_dim(l, 2), 0);
+	assert_int_equal(sym_layout_axis_dim(l, 3), -2);
+	assert_int_equal(sym_layout_axis_dim(l, 4), -1);
+	assert_true(sym_layout_is_partial(l, 3));
+	assert_false(sym_layout_is_partial(l, 2));
+	assert_int_equal(sym_layout_tensor_map(l, 0, 4, map), 2);
+	assert_int_equal(map[0], 1);
+	assert_int_equal(map[1], 3);
+	assert_int_equal(sym_layout_tensor_map(l, 0, 1, map), 2);
+	assert_int_equal(sym_layout_tensor_map(l, 1, 4, map), 1);
+	assert_int_equal(map[0], -1);
+	assert_int_equal(sym_layout_tensor_map(l, 2, 4, map), 1);
+	assert_int_equal(map[0], 2);
+	assert_int_equal(sym_layout_tensor_map(l, 3, 4, map), -1);
+	check_str(sym_layout_to_str(l), "((mp, dp), None, sp) partial(one)");
+	c = sym_layout_copy(l);
+	assert_ptr_equal(c, l);
+	sym_layout_free(c);
+	/* The layout keeps its mesh alive. */
+	sym_mesh_free(m);
+	assert_int_equal(sym_mesh_n_devices(sym_layout_mesh(l)), 24);
+	assert_int_equal(sym_layout_block(l, 23, 0), 5);
+	assert_int_equal(sym_layout_block(l, 23, 2), 3);
+	assert_int_equal(sym_layout_block(l, 23, 3), -1);
+	check_error(ctx, SYM_EINVAL, "dimension 3 is outside");
+	assert_int_equal(sym_layout_block(l, 24, 0), -1);
+	check_error(ctx, SYM_EINVAL, "rank 24");
+	sym_layout_free(l);
+	assert_null(sym_layout_free(NULL));
+	finish(ctx);
+}
+
+/* Check that invalid layouts are refused with SYM_ELAYOUT messages that
+ * name the axis. */
+static void
+test_layout_errors(void **state)
+{
+	static const int a_mp[] = { 2 }, a_dp_dp[] = { 0, 0 }, a_dp[] = { 0 };
+	static const int a_bad[] = { 3 }, a_neg[] = { -1 };
+	static const int *const two_mp[] = { a_mp, a_mp };
+	static const int *const dpdp[] = { a_dp_dp };
+	static const int *const bad[] = { a_bad };
+	static const int *const neg[] = { a_neg };
+	static const int *const dp[] = { a_dp };
+	static const size_t one_one[] = { 1, 1 }, two[] = { 2 }, one[] = { 1 };
+	static const size_t many[] = { 4 };
+	static const int p_dp[] = { 0 }, p_twice[] = { 1, 1 }, p_bad[] = { 5 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_mesh *m = mesh_222(ctx);
+
+	(void)state;
+	assert_null(sym_layout_new(m, 2, one_one, two_mp, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT,
+	    "axis mp splits dimension 0 and dimension 1");
+	assert_null(sym_layout_new(m, 1, two, dpdp, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT,
+	    "axis dp splits dimension 0 and dimension 0");
+	assert_null(sym_layout_new(m, 1, one, bad, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "split by axis 3, not an axis of a "
+	                              "mesh of 3 axes");
+	assert_null(sym_layout_new(m, 1, one, neg, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "axis -1");
+	assert_null(sym_layout_new(m, 1, many, dp, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "lists 4 axes of a mesh of 3");
+	assert_null(sym_layout_new(m, 1, one, NULL, 0, NULL));
+	check_error(ctx, SYM_ELAYOUT, "lists 1 axes");
+	assert_null(sym_layout_new(m, 1, one, dp, 1, p_dp));
+	check_error(ctx, SYM_ELAYOUT,
+	    "axis dp splits dimension 0 of a layout and is also partial");
+	assert_null(sym_layout_new(m, 1, one, dp, 2, p_twice));
+	check_error(ctx, SYM_ELAYOUT, "axis sp is listed twice as partial");
+	assert_null(sym_layout_new(m, 1, one, dp, 1, p_bad));
+	check_error(ctx, SYM_ELAYOUT, "partial axis 5");
+	assert_null(sym_layout_new(NULL, 1, one, dp, 0, NULL));
+	sym_mesh_free(m);
+	finish(ctx);
+}
+
+/* Check standard forms: axes of size 1 are dropped, so layouts written
+ * with and without them are equal; equality also needs equal meshes. */
+static void
+test_standard(void **state)
+{
+	static const int64_t size[] = { 2, 1, 4 };
+	static const char *const name[] = { "dp", "one", "mp" };
+	static const int64_t size2[] = { 2, 2, 4 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_mesh *m = sym_mesh_new(ctx, 3, size, name, 0, NULL);
+	sym_mesh *m2 = sym_mesh_new(ctx, 3, size2, name, 0, NULL);
+	sym_layout *a = sym_layout_parse(m, "((dp, one), mp)", NULL);
+	sym_layout *b = sym_layout_parse(m, "(dp, mp)", NULL);
+	sym_layout *c = sym_layout_parse(m, "((one, dp), mp) partial(one)",
+	    NULL);
+	sym_layout *d = sym_layout_parse(m, "(mp, dp)", NULL);
+	sym_layout *e = sym_layout_parse(m2, "(dp, mp)", NULL);
+	sym_layout *f = sym_layout_parse(m, "(dp, mp, None)", NULL);
+	sym_layout *g = sym_layout_parse(m, "(None, mp)", NULL);
+	sym_layout *h = sym_layout_parse(m, "(one, mp)", NULL);
+	sym_layout *s;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(c);
+	assert_non_null(h);
+	assert_true(sym_layout_is_equal(a, b));
+	assert_true(sym_layout_is_equal(b, a));
+	assert_true(sym_layout_is_equal(a, c));
+	assert_true(sym_layout_is_equal(g, h));
+	assert_false(sym_layout_is_equal(a, d));
+	assert_false(sym_layout_is_equal(b, e));
+	assert_false(sym_layout_is_equal(b, f));
+	assert_false(sym_layout_is_equal(b, g));
+	assert_int_equal(sym_layout_dim_splits(a, 0), 2);
+	s = sym_layout_standard(c);
+	check_str(sym_layout_to_str(c), "((one, dp), mp) partial(one)");
+	check_str(sym_layout_to_str(s), "(dp, mp)");
+	assert_true(sym_layout_is_equal(s, c));
+	assert_ptr_equal(sym_layout_mesh(s), m);
+	sym_layout_free(s);
+	s = sym_layout_standard(h);
+	check_str(sym_layout_to_str(s), "(None, mp)");
+	sym_layout_free(s);
+	sym_layout_free(a);
+	sym_layout_free(b);
+	sym_layout_free(c);
+	sym_layout_free(d);
+	sym_layout_free(e);
+	sym_layout_free(f);
+	sym_layout_free(g);
+	sym_layout_free(h);
+	sym_mesh_free(m);
+	sym_mesh_free(m2);
+	finish(ctx);
+}
+
+/* Check printing and parsing, replicated layouts and round trips. */
+static void
+test_parse(void **state)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	sym_mesh *m = mesh_222(ctx);
+	sym_layout *l;
+
+	(void)state;
+	check_parse(ctx, m, "(mp, (sp, dp))", "(mp, (sp, dp))");
+	check_parse(ctx, m, "m(mp, (sp, dp))", "(mp, (sp, dp))");
+	check_parse(ctx, m, "  mesh_1 ( mp ,( sp,dp, ) , ) ", "(mp, (sp, dp))");
+	check_parse(ctx, m, "(None, mp)", "(None, mp)");
+	check_parse(ctx, m, "(mp,)", "(mp)");
+	check_parse(ctx, m, "((mp))", "(mp)");
+	check_parse(ctx, m, "()", "()");
+	check_parse(ctx, m, "(None, None, dp) partial(mp, sp)",
+	    "(None, None, dp) partial(sp, mp)");
+	check_parse(ctx, m, "(dp)partial (sp,)", "(dp) partial(sp)");
+	check_parse(ctx, m, "((dp, sp, mp))", "((dp, sp, mp))");
+	l = sym_layout_replicated(m, 3);
+	check_str(sym_layout_to_str(l), "(None, None, None)");
+	assert_int_equal(sym_layout_dim_splits(l, 2), 1);
+	sym_layout_free(l);
+	l = sym_layout_replicated(m, 0);
+	check_str(sym_layout_to_str(l), "()");
+	sym_layout_free(l);
+	sym_mesh_free(m);
+	finish(ctx);
+}
+
