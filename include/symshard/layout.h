@@ -21,21 +21,18 @@ typedef struct sym_topology sym_topology;
 #define SYM_MESH_MAX_AXES 16
 
 /* Meshes: a device matrix over ranks, last axis fastest. */
-SYM_EXPORT SYM_GIVE sym_mesh *sym_mesh_new(SYM_KEEP sym_ctx *ctx,
-    size_t n_axes, const int64_t *sizes, const char *const *names,
-    size_t n_ranks, const int64_t *ranks);
+SYM_EXPORT SYM_GIVE sym_mesh *sym_mesh_new(SYM_KEEP sym_ctx *ctx, size_t n_axes,
+    const int64_t *sizes, const char *const *names, size_t n_ranks,
+    const int64_t *ranks);
 SYM_EXPORT SYM_GIVE sym_mesh *sym_mesh_copy(SYM_KEEP sym_mesh *m);
 SYM_EXPORT sym_mesh *sym_mesh_free(SYM_TAKE sym_mesh *m);
 SYM_EXPORT size_t sym_mesh_n_axes(SYM_KEEP const sym_mesh *m);
-SYM_EXPORT int64_t sym_mesh_axis_size(SYM_KEEP const sym_mesh *m,
-    size_t axis);
+SYM_EXPORT int64_t sym_mesh_axis_size(SYM_KEEP const sym_mesh *m, size_t axis);
 SYM_EXPORT const char *sym_mesh_axis_name(SYM_KEEP const sym_mesh *m,
     size_t axis);
-SYM_EXPORT int sym_mesh_find_axis(SYM_KEEP const sym_mesh *m,
-    const char *name);
+SYM_EXPORT int sym_mesh_find_axis(SYM_KEEP const sym_mesh *m, const char *name);
 SYM_EXPORT int64_t sym_mesh_n_devices(SYM_KEEP const sym_mesh *m);
-SYM_EXPORT int64_t sym_mesh_rank(SYM_KEEP const sym_mesh *m,
-    int64_t index);
+SYM_EXPORT int64_t sym_mesh_rank(SYM_KEEP const sym_mesh *m, int64_t index);
 SYM_EXPORT int sym_mesh_coords(SYM_KEEP const sym_mesh *m, int64_t rank,
     int64_t *coords);
 SYM_EXPORT int64_t sym_mesh_rank_of(SYM_KEEP const sym_mesh *m,
@@ -48,10 +45,10 @@ SYM_EXPORT char *sym_mesh_to_str(SYM_KEEP const sym_mesh *m);
  * significant first, plus the axes over which the tensor holds partial
  * sums. Axes are mesh axis numbers. */
 SYM_EXPORT SYM_GIVE sym_layout *sym_layout_new(SYM_KEEP sym_mesh *mesh,
-    size_t rank, const size_t *n_axes, const int *const *axes,
-    size_t n_partial, const int *partial);
-SYM_EXPORT SYM_GIVE sym_layout *sym_layout_replicated(
-    SYM_KEEP sym_mesh *mesh, size_t rank);
+    size_t rank, const size_t *n_axes, const int *const *axes, size_t n_partial,
+    const int *partial);
+SYM_EXPORT SYM_GIVE sym_layout *sym_layout_replicated(SYM_KEEP sym_mesh *mesh,
+    size_t rank);
 SYM_EXPORT SYM_GIVE sym_layout *sym_layout_parse(SYM_KEEP sym_mesh *mesh,
     const char *text, SYM_KEEP const sym_loc *where);
 SYM_EXPORT SYM_GIVE sym_layout *sym_layout_copy(SYM_KEEP sym_layout *l);
@@ -60,29 +57,28 @@ SYM_EXPORT sym_mesh *sym_layout_mesh(SYM_KEEP const sym_layout *l);
 SYM_EXPORT size_t sym_layout_rank(SYM_KEEP const sym_layout *l);
 SYM_EXPORT size_t sym_layout_dim_n_axes(SYM_KEEP const sym_layout *l,
     size_t dim);
-SYM_EXPORT int sym_layout_dim_axis(SYM_KEEP const sym_layout *l,
-    size_t dim, size_t i);
+SYM_EXPORT int sym_layout_dim_axis(SYM_KEEP const sym_layout *l, size_t dim,
+    size_t i);
 SYM_EXPORT int64_t sym_layout_dim_splits(SYM_KEEP const sym_layout *l,
     size_t dim);
-SYM_EXPORT int sym_layout_is_partial(SYM_KEEP const sym_layout *l,
-    size_t axis);
-SYM_EXPORT int sym_layout_axis_dim(SYM_KEEP const sym_layout *l,
-    size_t axis);
-SYM_EXPORT SYM_GIVE sym_layout *sym_layout_standard(
-    SYM_KEEP const sym_layout *l);
+SYM_EXPORT int sym_layout_is_partial(SYM_KEEP const sym_layout *l, size_t axis);
+SYM_EXPORT int sym_layout_axis_dim(SYM_KEEP const sym_layout *l, size_t axis);
+SYM_EXPORT SYM_GIVE sym_layout *
+sym_layout_standard(SYM_KEEP const sym_layout *l);
 SYM_EXPORT int sym_layout_is_equal(SYM_KEEP const sym_layout *a,
     SYM_KEEP const sym_layout *b);
-SYM_EXPORT int sym_layout_tensor_map(SYM_KEEP const sym_layout *l,
-    size_t dim, size_t cap, int *map);
+SYM_EXPORT int sym_layout_tensor_map(SYM_KEEP const sym_layout *l, size_t dim,
+    size_t cap, int *map);
 SYM_EXPORT char *sym_layout_to_str(SYM_KEEP const sym_layout *l);
-SYM_EXPORT int64_t sym_layout_block(SYM_KEEP const sym_layout *l,
-    int64_t rank, size_t dim);
-SYM_EXPORT SYM_GIVE sym_expr *sym_layout_local_dim(
-    SYM_KEEP const sym_layout *l, SYM_KEEP sym_expr *global, size_t dim);
+SYM_EXPORT int64_t sym_layout_block(SYM_KEEP const sym_layout *l, int64_t rank,
+    size_t dim);
+SYM_EXPORT SYM_GIVE sym_expr *sym_layout_local_dim(SYM_KEEP const sym_layout *l,
+    SYM_KEEP sym_expr *global, size_t dim);
 SYM_EXPORT SYM_GIVE sym_expr *sym_layout_offset(SYM_KEEP const sym_layout *l,
     SYM_KEEP sym_expr *global, size_t dim, int64_t rank);
-SYM_EXPORT SYM_GIVE sym_shape *sym_layout_local_shape(
-    SYM_KEEP const sym_layout *l, SYM_KEEP const sym_shape *global);
+SYM_EXPORT SYM_GIVE sym_shape *
+sym_layout_local_shape(SYM_KEEP const sym_layout *l,
+    SYM_KEEP const sym_shape *global);
 
 /* Redistribution steps. */
 typedef enum sym_comm_kind {

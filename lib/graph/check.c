@@ -8,8 +8,8 @@
 #include "graph/graph_private.h"
 
 /* Return the malloc'ed text of binding "w", or NULL when it is empty. */
-static char *
-witness_text(sym_binding *w)
+char *
+sym__witness_text(sym_binding *w)
 {
 	if (!w || sym_binding_size(w) == 0)
 		return NULL;
@@ -220,9 +220,9 @@ unify(sym_graph *g, sym_expr *a, sym_expr *b, const sym_loc *where,
 
 /* Record a run-time guard "e rel 0" (or "k | e") with text "text" on
  * "g"; 0 or -1. */
-static int
-add_guard(sym_graph *g, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
-    const sym_loc *where, const char *reason)
+int
+sym__graph_add_guard(sym_graph *g, enum sym__rel rel, sym_expr *e, int64_t k,
+    char *text, const sym_loc *where, const char *reason)
 {
 	struct sym__guard *gd;
 
@@ -248,8 +248,8 @@ add_guard(sym_graph *g, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
 
 /* Return a hint for making "k" divide "e" when "e" is a constant times
  * one symbol ("declare b with divisor=8"), or NULL. */
-static char *
-divisor_hint(sym_expr *e, int64_t k)
+char *
+sym__divisor_hint(sym_expr *e, int64_t k)
 {
 	struct sym_expr *a;
 	int64_t c, need, div, l;
@@ -335,9 +335,9 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 		}
 	}
 	if (ans == SYM_FALSE) {
-		wt = witness_text(w);
+		wt = sym__witness_text(w);
 		if (r->kind == SYM__REQ_DIVISIBLE)
-			hint = divisor_hint(r->a, r->k);
+			hint = sym__divisor_hint(r->a, r->k);
 		sym__graph_diag(g, SYM_SEV_ERROR, where, wt, hint, "%s: %s",
 		    what, r->what);
 		free(wt);
@@ -353,7 +353,7 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 		e = sym__sub(r->a, r->b);
 		rel = r->kind == SYM__REQ_EQUAL ? SYM__REL_EQ : SYM__REL_GE;
 	}
-	u = add_guard(g, rel, e, r->k, req_text(r), where, r->what);
+	u = sym__graph_add_guard(g, rel, e, r->k, req_text(r), where, r->what);
 	sym__expr_unref(e);
 	if (u == 0)
 		sym__graph_diag(g, SYM_SEV_WARNING, where, NULL, NULL,
@@ -406,11 +406,12 @@ node_new(sym_graph *g, const sym_op *op, size_t n_in, sym_value *const *in,
 }
 
 /* Attach "count" result values to node "n", named by "names" (generated
- * when NULL) with the shapes "shapes" (NULL entries: failed). Return 0
- * or -1. */
+ * when NULL) with the shapes "shapes" (NULL entries: failed), inferred
+ * before the substitutions from number "gen" on. A result whose name is
+ * taken marks the node failed. Return 0 or -1. */
 static int
-node_outputs(sym_graph *g, sym_node *n, size_t count, const char *const *names,
-    sym_shape **shapes)
+node_outputs(sym_graph *g, sym_node *n, size_t count, size_t gen,
+    const char *const *names, sym_shape **shapes)
 {
 	n->out = sym__alloc(g->ctx, (count + 1) * sizeof(*n->out));
 	if (!n->out)
@@ -425,14 +426,18 @@ node_outputs(sym_graph *g, sym_node *n, size_t count, const char *const *names,
 			name = buf;
 		}
 		v = sym__graph_value_new(g, name, SYM_VALUE_RESULT, &n->loc);
-		if (!v)
+		if (!v) {
+			n->failed = 1;
 			continue;
+		}
 		v->producer = n;
 		v->shape =
 		    shapes && shapes[i] ? sym__shape_ref(shapes[i]) : NULL;
 		v->failed = !v->shape;
-		v->subst_gen = g->n_subst;
+		v->subst_gen = gen;
 		n->out[n->n_out++] = v;
+		sym__value_shape(v);
+		v->declared = v->shape ? sym__shape_ref(v->shape) : NULL;
 	}
 	return 0;
 }
@@ -455,6 +460,7 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 	sym_node *n;
 	char *label;
 	int failed = 0;
+	size_t gen;
 
 	if (!g || !op || (n_in && !in))
 		return NULL;
@@ -488,6 +494,7 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 		if (!shapes[i])
 			failed = 1;
 	}
+	gen = g->n_subst;
 	memset(&inf, 0, sizeof(inf));
 	inf.ctx = g->ctx;
 	inf.op = o;
@@ -528,9 +535,9 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 	}
 	if (failed) {
 		n->failed = 1;
-		node_outputs(g, n, n_out ? n_out : 1, out_names, NULL);
+		node_outputs(g, n, n_out ? n_out : 1, gen, out_names, NULL);
 	} else {
-		node_outputs(g, n, inf.n_out, n_out ? out_names : NULL,
+		node_outputs(g, n, inf.n_out, gen, n_out ? out_names : NULL,
 		    inf.out);
 	}
 	for (size_t i = 0; i < n->n_out; i++)
@@ -611,7 +618,7 @@ sym_graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 	memset(as, 0, sizeof(*as));
 	as->text =
 	    a && b ? sym__asprintf("%s %s %s", a, sym_cmp_name(op), b) : NULL;
-	as->witness = witness_text(w);
+	as->witness = sym__witness_text(w);
 	as->pub.text = as->text ? as->text : "";
 	as->pub.result = r;
 	as->pub.witness = as->witness;

@@ -22,6 +22,7 @@ struct sym_value {
 	sym_loc loc;
 	int failed; /* its shape could not be inferred */
 	sym_graph *graph;
+	sym_layout *layout; /* sharded: producer-side layout (internal) */
 };
 
 struct sym_node {
@@ -34,6 +35,19 @@ struct sym_node {
 	size_t index;
 	int failed;
 	struct sym__strategy *strategy; /* NULL when none was given */
+	/* Sharding (lib/graph/shard.c): internal references. */
+	sym_mesh *mesh;
+	sym_layout **in_layout;  /* what the operator needs, by input */
+	sym_layout **out_layout; /* what it produces, partial sums included */
+	char *strategy_source;   /* "shard clause", "default: ..." */
+	char *strategy_text;     /* the strategy in force, as text */
+};
+
+/* A communication of a sharded graph (see sym_comm). */
+struct sym__comm {
+	sym_comm pub;
+	sym_redist *plan;
+	char *reason;
 };
 
 /* A derived relation: "var" was unified with "value". */
@@ -108,6 +122,7 @@ struct sym_graph {
 	size_t n_comm, cap_comm;
 	int opt_power_of_two, opt_propagate;
 	int sharded;
+	size_t shard_diag0, shard_guard0; /* first added by sharding */
 
 	char **files; /* file names locations point to */
 	size_t n_files;
@@ -152,6 +167,19 @@ void sym__node_set_strategy(sym_node *n, struct sym__strategy *s);
 /* Release everything sym_graph_shard attached to "g" (lib/graph/shard.c);
  * called when the graph is freed and before sharding again. */
 void sym__graph_shard_clear(sym_graph *g);
+
+/* Record on "g" a run-time guard "e rel 0" (or "k | e") with the text
+ * "text" (taken), required by "reason" at "where"; 0 or -1
+ * (lib/graph/check.c). */
+int sym__graph_add_guard(sym_graph *g, enum sym__rel rel, sym_expr *e,
+    int64_t k, char *text, const sym_loc *where, const char *reason);
+
+/* A malloc'ed hint for making "k" divide "e" when "e" is a constant times
+ * one symbol ("declare b with divisor=8"), or NULL. */
+char *sym__divisor_hint(sym_expr *e, int64_t k);
+
+/* The malloc'ed text of the binding "w", or NULL when it is empty. */
+char *sym__witness_text(sym_binding *w);
 
 /* The shape of "v" with every substitution applied (internal, kept by
  * the value; NULL when it failed). */

@@ -506,8 +506,8 @@ sym_layout_block(const sym_layout *l, int64_t rank, size_t dim)
 	return b;
 }
 
-/* Return 0 if "global" is a dimension of a tensor of "l" can be cut along
- * "dim", or -1 with SYM_EINVAL. */
+/* Return 0 if "global" can be the size of dimension "dim" of a tensor
+ * laid out by "l", or -1 with SYM_EINVAL. */
 static int
 check_dim(const sym_layout *l, const sym_expr *global, size_t dim)
 {

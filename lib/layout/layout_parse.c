@@ -279,6 +279,7 @@ parse_axis_list(struct parser *ps, int partial)
 	if (*ps->p != ')')
 		return expected(ps, "',' or ')'");
 	ps->p++;
+	skip(ps);
 	return 0;
 }
 

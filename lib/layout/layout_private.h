@@ -99,6 +99,7 @@ struct sym_redist {
 	struct sym__step *step;
 	size_t n_step;
 	int full_gather; /* had to replicate the whole tensor */
+	char *note;      /* why, for sym_redist_to_str; may be NULL */
 	double intra_bw, intra_lat, inter_bw, inter_lat;
 };
 

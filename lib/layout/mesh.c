@@ -117,15 +117,15 @@ set_names(sym_mesh *m, const char *const *names)
 	return 0;
 }
 
-/* Give "m" the rank list "ranks" of "n_ranks" entries (NULL: the
- * identity) after checking it is a permutation; return 0 or -1. */
+/* Give "m" the rank list "ranks" of "n_ranks" entries (0: the identity)
+ * after checking it is a permutation; return 0 or -1. */
 static int
 set_ranks(sym_mesh *m, size_t n_ranks, const int64_t *ranks)
 {
 	int64_t n = m->n_devices;
 	int identity = 1;
 
-	if (!ranks && n_ranks == 0)
+	if (n_ranks == 0)
 		return 0;
 	if (!ranks || (uint64_t)n_ranks != (uint64_t)n) {
 		sym__error(m->ctx, SYM_ELAYOUT, NULL,
@@ -168,8 +168,8 @@ set_ranks(sym_mesh *m, size_t n_ranks, const int64_t *ranks)
 
 /* Return an internal reference to a new mesh of "ctx" with the "n_axes"
  * axes of sizes "sizes" and names "names" (NULL or NULL entries for
- * defaults), over the ranks "ranks" ("n_ranks" of them; NULL and 0: the
- * identity), or NULL with SYM_ELAYOUT on "ctx". */
+ * defaults), over the ranks "ranks" ("n_ranks" of them; 0: the
+ * identity, "ranks" ignored), or NULL with SYM_ELAYOUT on "ctx". */
 sym_mesh *
 sym__mesh_new(sym_ctx *ctx, size_t n_axes, const int64_t *sizes,
     const char *const *names, size_t n_ranks, const int64_t *ranks)

@@ -65,6 +65,16 @@ attrs_alloc(sym_ctx *ctx)
 	return a;
 }
 
+/* Free the caller-held set whose link is "link" (at sym_ctx_free). */
+static void
+attrs_forgotten(struct sym__link *link)
+{
+	sym_attrs *a = (sym_attrs *)link;
+
+	a->ctx->live[SYM__OBJ_OTHER]--;
+	attrs_destroy(a);
+}
+
 /* Return a new, empty set of attributes of "ctx", counted as a live object
  * until sym_attrs_free (the context does not free a set its caller
  * forgets: sym_ctx_report_live reports it). */
@@ -80,6 +90,7 @@ sym_attrs_new(sym_ctx *ctx)
 		return NULL;
 	a->counted = 1;
 	ctx->live[SYM__OBJ_OTHER]++;
+	sym__ctx_own(ctx, &a->link, attrs_forgotten);
 	return a;
 }
 
@@ -97,8 +108,10 @@ sym__attrs_free(sym_attrs *a)
 {
 	if (!a)
 		return;
-	if (a->counted)
+	if (a->counted) {
 		a->ctx->live[SYM__OBJ_OTHER]--;
+		sym__ctx_disown(&a->link);
+	}
 	attrs_destroy(a);
 }
 

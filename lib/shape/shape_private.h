@@ -36,11 +36,12 @@ struct sym__attr {
 };
 
 /* Attribute sets made by sym_attrs_new are caller objects, "counted" as
- * live until sym_attrs_free (they are not on the context's list: a layer
- * may keep one and free it from its own destructor at sym_ctx_free).
- * Those made by sym__attrs_copy are not counted; sym_attrs_free and
- * sym__attrs_free both free either kind. */
+ * live until sym_attrs_free and on the context's list of caller-held
+ * objects, so sym_ctx_free frees a forgotten one. Those made by
+ * sym__attrs_copy (kept by the library, e.g. by graph nodes) are neither;
+ * sym_attrs_free and sym__attrs_free both free either kind. */
 struct sym_attrs {
+	struct sym__link link;
 	sym_ctx *ctx;
 	int counted;
 	struct sym__attr *a;

@@ -6,8 +6,8 @@
 # written to tests/fuzz/findings/ there, to be kept in
 # tests/fuzz/regress/ once fixed (tests/test_fuzz_regress replays them).
 #
-# Each target runs in libFuzzer's fork mode so that a slow input (written
-# to findings/ as timeout-*) does not end the run; crashes do.
+# Each target runs in libFuzzer's fork mode, so that a finding (written
+# to findings/ as crash-*, timeout-* or oom-*) does not end the run.
 #
 # Usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #        (default: 60 seconds, targets graph and expr; run from the build
@@ -49,7 +49,8 @@ for t in $targets; do
 	if ! ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
 	    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 	    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-	    -max_len=8192 -fork=1 -ignore_timeouts=1 $dict \
+	    -max_len=8192 -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
+	    -ignore_ooms=1 $dict \
 	    -artifact_prefix="$findings/" "$@"; then
 		status=1
 	fi

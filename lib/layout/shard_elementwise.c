@@ -1,0 +1,283 @@
+/*
+ * Sharding rules of the elementwise family (MindSpore's ActivationInfo,
+ * ArithmeticInfo, BiasAddInfo):
+ *
+ *  - unary operators, cast and identity: the strategy of the input is the
+ *    device matrix ("d0", "d1", ...), dimension i on axis i; the output
+ *    has the layout of the input;
+ *  - binary operators with NumPy broadcasting: the device matrix is the
+ *    strategy of the output (the operands' strategies aligned from the
+ *    right); the operands must be split alike on the dimensions they
+ *    share, and a dimension of size 1 broadcast against a larger one must
+ *    not be split; the output takes each dimension's split from an operand
+ *    that is not broadcast there;
+ *  - bias_add: the device matrix is the strategy of x; the bias is split
+ *    like the channel dimension of x (1 for NCHW, the last for NHWC).
+ */
+#include <string.h>
+
+#include "layout/shard_private.h"
+
+/* The tuple step of the unary operators: "s" is the run, "split" the
+ * split counts by input. */
+static int
+tuple_unary(struct sym__shard *s, const int64_t *const *split)
+{
+	return sym__shard_tuple_input(s, split[0], 0, "d");
+}
+
+/* The layout step of the unary operators: the output is laid out like
+ * the input (replicated when it has no layout); "s" is the run. */
+static int
+infer_unary(struct sym__shard *s)
+{
+	if (sym__shard_default_replicated(s, 0) < 0)
+		return -1;
+	return sym__shard_out_same(s, 0, 0);
+}
+
+/* Return 1 when dimension "d" of input "i" of "s" is broadcast against
+ * dimension "j" of the output: it is the constant 1 and the output's is
+ * not. */
+static int
+broadcast(const struct sym__shard *s, size_t i, size_t d, size_t j)
+{
+	int64_t a, o;
+
+	if (sym_expr_get_const(s->in_shape[i]->dim[d], &a) < 0 || a != 1)
+		return 0;
+	return sym_expr_get_const(s->out_shape[0]->dim[j], &o) < 0 || o != 1;
+}
+
+/* Return the dimension of input "i" of "s" aligned with dimension "j" of
+ * the output of rank "n", or -1 when the input has none. */
+static int
+aligned(const struct sym__shard *s, size_t i, size_t j, size_t n)
+{
+	size_t r = sym__shard_in_rank(s, i);
+
+	return j + r >= n ? (int)(j + r - n) : -1;
+}
+
+/* The tuple step of the binary operators: the device matrix "d0".. is
+ * the output's strategy; "s" is the run, "split" the split counts. */
+static int
+tuple_binary(struct sym__shard *s, const int64_t *const *split)
+{
+	size_t n = s->out_shape[0]->rank;
+	int64_t *sizes = sym__shard_scratch(s, n, sizeof(*sizes));
+	const char **names = sym__shard_axis_names(s, "d", n);
+	int *axis_of[2];
+
+	if (!sizes || !names)
+		return sym__shard_nomem(s);
+	for (size_t j = 0; j < n; j++) {
+		int owner = -1;
+
+		sizes[j] = 1;
+		for (size_t i = 0; i < 2; i++) {
+			int d = aligned(s, i, j, n);
+
+			if (d < 0 || !split[i] || broadcast(s, i, (size_t)d, j))
+				continue;
+			if (owner >= 0 && split[i][d] != sizes[j])
+				return sym__shard_fail(s, (int)i, d,
+				    "%s splits dimension %d %lld ways, but %s "
+				    "splits the matching dimension %d %lld "
+				    "ways: the operands must be split alike",
+				    sym__shard_in_name(s, i), d,
+				    (long long)split[i][d],
+				    sym__shard_in_name(s, (size_t)owner),
+				    aligned(s, (size_t)owner, j, n),
+				    (long long)sizes[j]);
+			sizes[j] = split[i][d];
+			owner = (int)i;
+		}
+	}
+	if (sym__shard_set_mesh(s, n, sizes, names) < 0)
+		return -1;
+	for (size_t i = 0; i < 2; i++) {
+		size_t r = sym__shard_in_rank(s, i);
+
+		axis_of[i] = sym__shard_scratch(s, r, sizeof(int));
+		if (!axis_of[i])
+			return sym__shard_nomem(s);
+		for (size_t d = 0; d < r; d++) {
+			size_t j = d + n - r;
+
+			axis_of[i][d] = broadcast(s, i, d, j) ? -1 : (int)j;
+		}
+		if (split[i] && sym__shard_map(s, i, split[i], axis_of[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Give input "i" of "s", which has none, the layout the other operand
+ * "o" implies: its splits on the shared dimensions, nothing on broadcast
+ * ones; "n" is the output rank. Return 0 or -1. */
+static int
+complete_operand(struct sym__shard *s, size_t i, size_t o, size_t n)
+{
+	size_t r = sym__shard_in_rank(s, i);
+	struct sym__lb b;
+
+	if (sym__lb_init(s, &b, r) < 0)
+		return -1;
+	for (size_t d = 0; d < r; d++) {
+		size_t j = d + n - r;
+		int od = aligned(s, o, j, n);
+
+		if (od < 0 || broadcast(s, i, d, j) ||
+		    broadcast(s, o, (size_t)od, j))
+			continue;
+		sym__lb_copy(&b, d, s->in[o], (size_t)od);
+	}
+	return sym__shard_set_in(s, i, &b);
+}
+
+/* The layout step of the binary operators: operands split alike where
+ * they share a dimension, broadcast dimensions unsplit; "s" is the run.
+ */
+static int
+infer_binary(struct sym__shard *s)
+{
+	size_t n = s->out_shape[0]->rank;
+	struct sym__lb b;
+
+	if (!s->in[0] && !s->in[1] && sym__shard_default_replicated(s, 0) < 0)
+		return -1;
+	for (size_t i = 0; i < 2; i++)
+		if (!s->in[i] && complete_operand(s, i, 1 - i, n) < 0)
+			return -1;
+	if (sym__lb_init(s, &b, n) < 0)
+		return -1;
+	for (size_t j = 0; j < n; j++) {
+		int owner = -1;
+
+		for (size_t i = 0; i < 2; i++) {
+			int d = aligned(s, i, j, n);
+
+			if (d < 0)
+				continue;
+			if (broadcast(s, i, (size_t)d, j)) {
+				if (sym__shard_unsplit(s, i, (size_t)d,
+				        "it has size 1 and is broadcast, so "
+				        "it") < 0)
+					return -1;
+				continue;
+			}
+			if (owner >= 0 &&
+			    !sym__shard_same_dim(s->in[owner],
+			        (size_t)aligned(s, (size_t)owner, j, n),
+			        s->in[i], (size_t)d))
+				return sym__shard_fail(s, (int)i, d,
+				    "dimension %d of %s is split by %s, but "
+				    "the matching dimension %d of %s by %s: "
+				    "the operands of %s must be split alike",
+				    d, sym__shard_in_name(s, i),
+				    sym__shard_axes_txt(s, s->in[i], (size_t)d),
+				    aligned(s, (size_t)owner, j, n),
+				    sym__shard_in_name(s, (size_t)owner),
+				    sym__shard_axes_txt(s, s->in[owner],
+				        (size_t)aligned(s, (size_t)owner, j,
+				            n)),
+				    sym_op_name(s->op));
+			if (owner < 0) {
+				owner = (int)i;
+				sym__lb_copy(&b, j, s->in[i], (size_t)d);
+			}
+		}
+	}
+	return sym__shard_set_out(s, 0, &b);
+}
+
+/* Return the channel dimension of input 0 of bias_add in "s". */
+static size_t
+channel(const struct sym__shard *s)
+{
+	const char *fmt = sym__shard_attr_str(s, "data_format", "NCHW");
+
+	return strcmp(fmt, "NHWC") ? 1 : sym__shard_in_rank(s, 0) - 1;
+}
+
+/* The tuple step of bias_add: the device matrix is the strategy of x, the
+ * bias on the channel axis; "s" is the run, "split" the split counts. */
+static int
+tuple_bias_add(struct sym__shard *s, const int64_t *const *split)
+{
+	size_t c = channel(s), r = sym__shard_in_rank(s, 0);
+	int64_t *sizes = sym__shard_scratch(s, r, sizeof(*sizes));
+	int axis_of = (int)c;
+
+	if (!sizes)
+		return sym__shard_nomem(s);
+	for (size_t d = 0; d < r; d++)
+		sizes[d] = split[0] ? split[0][d] : 1;
+	if (split[1] && split[0] && split[1][0] != split[0][c])
+		return sym__shard_fail(s, 1, 0,
+		    "the bias %s is split %lld ways, but the channel "
+		    "dimension %zu of %s %lld ways: they must be equal",
+		    sym__shard_in_name(s, 1), (long long)split[1][0], c,
+		    sym__shard_in_name(s, 0), (long long)split[0][c]);
+	if (split[1] && !split[0])
+		sizes[c] = split[1][0];
+	if (sym__shard_tuple_input(s, sizes, 0, "d") < 0)
+		return -1;
+	return split[1] ? sym__shard_map(s, 1, split[1], &axis_of) : 0;
+}
+
+/* The layout step of bias_add: the bias is split like the channel
+ * dimension of x; "s" is the run. */
+static int
+infer_bias_add(struct sym__shard *s)
+{
+	size_t c = channel(s);
+	struct sym__lb b;
+
+	if (!s->in[0]) {
+		if (sym__lb_init(s, &b, sym__shard_in_rank(s, 0)) < 0)
+			return -1;
+		if (s->in[1])
+			sym__lb_copy(&b, c, s->in[1], 0);
+		if (sym__shard_set_in(s, 0, &b) < 0)
+			return -1;
+	}
+	if (!s->in[1]) {
+		if (sym__lb_init(s, &b, 1) < 0)
+			return -1;
+		sym__lb_copy(&b, 0, s->in[0], c);
+		if (sym__shard_set_in(s, 1, &b) < 0)
+			return -1;
+	}
+	if (!sym__shard_same_dim(s->in[1], 0, s->in[0], c))
+		return sym__shard_fail(s, 1, 0,
+		    "the bias %s is split by %s, but the channel dimension "
+		    "%zu of %s by %s: they must be split alike",
+		    sym__shard_in_name(s, 1),
+		    sym__shard_axes_txt(s, s->in[1], 0), c,
+		    sym__shard_in_name(s, 0),
+		    sym__shard_axes_txt(s, s->in[0], c));
+	return sym__shard_out_same(s, 0, 0);
+}
+
+const struct sym__shard_rule sym__shard_elementwise[] = {
+	{ "relu", 0, tuple_unary, infer_unary },
+	{ "gelu", 0, tuple_unary, infer_unary },
+	{ "exp", 0, tuple_unary, infer_unary },
+	{ "log", 0, tuple_unary, infer_unary },
+	{ "neg", 0, tuple_unary, infer_unary },
+	{ "sqrt", 0, tuple_unary, infer_unary },
+	{ "tanh", 0, tuple_unary, infer_unary },
+	{ "sigmoid", 0, tuple_unary, infer_unary },
+	{ "cast", 0, tuple_unary, infer_unary },
+	{ "identity", 0, tuple_unary, infer_unary },
+	{ "add", 0, tuple_binary, infer_binary },
+	{ "sub", 0, tuple_binary, infer_binary },
+	{ "mul", 0, tuple_binary, infer_binary },
+	{ "div", 0, tuple_binary, infer_binary },
+	{ "maximum", 0, tuple_binary, infer_binary },
+	{ "minimum", 0, tuple_binary, infer_binary },
+	{ "bias_add", 0, tuple_bias_add, infer_bias_add },
+	{ NULL, 0, NULL, NULL },
+};
