@@ -76,8 +76,8 @@ typedef struct sym_comm {
 
 /* Options of sym_graph_shard. */
 typedef enum sym_shard_option {
-	SYM_SHARD_POWER_OF_TWO,	/* MindSpore's rule: splits are powers of 2 */
-	SYM_SHARD_PROPAGATE	/* 1 (default): propagate from neighbours */
+	SYM_SHARD_POWER_OF_TWO, /* MindSpore's rule: splits are powers of 2 */
+	SYM_SHARD_PROPAGATE     /* 1 (default): propagate from neighbours */
 } sym_shard_option;
 
 SYM_EXPORT SYM_GIVE sym_graph *sym_graph_new(SYM_KEEP sym_ctx *ctx);
@@ -143,10 +143,10 @@ SYM_EXPORT int sym_graph_shard(SYM_KEEP sym_graph *g,
     SYM_KEEP const sym_topology *topo);
 SYM_EXPORT const sym_layout *sym_value_layout(SYM_KEEP const sym_value *v);
 SYM_EXPORT const sym_mesh *sym_node_mesh(SYM_KEEP const sym_node *n);
-SYM_EXPORT const sym_layout *sym_node_input_layout(
-    SYM_KEEP const sym_node *n, size_t i);
-SYM_EXPORT const sym_layout *sym_node_output_layout(
-    SYM_KEEP const sym_node *n, size_t i);
+SYM_EXPORT const sym_layout *sym_node_input_layout(SYM_KEEP const sym_node *n,
+    size_t i);
+SYM_EXPORT const sym_layout *sym_node_output_layout(SYM_KEEP const sym_node *n,
+    size_t i);
 SYM_EXPORT const char *sym_node_strategy_source(SYM_KEEP const sym_node *n);
 SYM_EXPORT char *sym_node_strategy_to_str(SYM_KEEP const sym_node *n);
 SYM_EXPORT size_t sym_graph_n_comms(SYM_KEEP const sym_graph *g);

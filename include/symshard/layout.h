@@ -95,10 +95,10 @@ typedef enum sym_comm_kind {
 SYM_EXPORT SYM_GIVE sym_topology *sym_topology_new(SYM_KEEP sym_ctx *ctx,
     int64_t ranks_per_node, double intra_gbps, double intra_latency_us,
     double inter_gbps, double inter_latency_us);
-SYM_EXPORT SYM_GIVE sym_topology *sym_topology_parse_file(
-    SYM_KEEP sym_ctx *ctx, const char *path);
-SYM_EXPORT SYM_GIVE sym_topology *sym_topology_parse_rank_table(
-    SYM_KEEP sym_ctx *ctx, const char *path);
+SYM_EXPORT SYM_GIVE sym_topology *sym_topology_parse_file(SYM_KEEP sym_ctx *ctx,
+    const char *path);
+SYM_EXPORT SYM_GIVE sym_topology *
+sym_topology_parse_rank_table(SYM_KEEP sym_ctx *ctx, const char *path);
 SYM_EXPORT void sym_topology_free(SYM_TAKE sym_topology *t);
 SYM_EXPORT int64_t sym_topology_node_of(SYM_KEEP const sym_topology *t,
     int64_t rank);
@@ -111,20 +111,20 @@ SYM_EXPORT void sym_redist_free(SYM_TAKE sym_redist *r);
 SYM_EXPORT size_t sym_redist_n_steps(SYM_KEEP const sym_redist *r);
 SYM_EXPORT sym_comm_kind sym_redist_step_kind(SYM_KEEP const sym_redist *r,
     size_t i);
-SYM_EXPORT size_t sym_redist_step_axes(SYM_KEEP const sym_redist *r,
-    size_t i, size_t cap, int *axes);
+SYM_EXPORT size_t sym_redist_step_axes(SYM_KEEP const sym_redist *r, size_t i,
+    size_t cap, int *axes);
 SYM_EXPORT int sym_redist_step_dims(SYM_KEEP const sym_redist *r, size_t i,
     int *from_dim, int *to_dim);
-SYM_EXPORT size_t sym_redist_step_groups(SYM_KEEP const sym_redist *r,
-    size_t i, size_t *group_size);
+SYM_EXPORT size_t sym_redist_step_groups(SYM_KEEP const sym_redist *r, size_t i,
+    size_t *group_size);
 SYM_EXPORT int64_t sym_redist_step_group_rank(SYM_KEEP const sym_redist *r,
     size_t i, size_t group, size_t member);
 SYM_EXPORT sym_expr *sym_redist_step_bytes(SYM_KEEP const sym_redist *r,
     size_t i);
 SYM_EXPORT double sym_redist_step_seconds(SYM_KEEP const sym_redist *r,
     size_t i, SYM_KEEP const sym_binding *b);
-SYM_EXPORT SYM_KEEP const sym_layout *sym_redist_step_layout(
-    SYM_KEEP const sym_redist *r, size_t i);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_redist_step_layout(SYM_KEEP const sym_redist *r, size_t i);
 SYM_EXPORT int sym_redist_full_gather(SYM_KEEP const sym_redist *r);
 SYM_EXPORT const char *sym_comm_kind_name(sym_comm_kind kind);
 SYM_EXPORT char *sym_redist_to_str(SYM_KEEP const sym_redist *r);

@@ -17,7 +17,7 @@ struct sym__mesh_decl {
 	size_t n_axes;
 	char **axis_name;
 	int64_t *axis_size;
-	size_t n_ranks;		/* 0: ranks 0 .. N-1 in order */
+	size_t n_ranks; /* 0: ranks 0 .. N-1 in order */
 	int64_t *ranks;
 	sym_loc loc;
 };
@@ -34,10 +34,10 @@ struct sym__dim_axes {
  * layout "m(mp, (sp, dp))" over a declared mesh. */
 struct sym__tensor_strategy {
 	int is_layout;
-	size_t n;		/* number of dimensions */
-	int64_t *split;		/* tuple form */
-	char *mesh;		/* layout form: the mesh name */
-	struct sym__dim_axes *dims;	/* layout form */
+	size_t n;                   /* number of dimensions */
+	int64_t *split;             /* tuple form */
+	char *mesh;                 /* layout form: the mesh name */
+	struct sym__dim_axes *dims; /* layout form */
 	sym_loc loc;
 };
 
