@@ -5,6 +5,8 @@
 #
 # The shape-inference benchmark (bench/bench_graph) times stacked
 # transformer blocks of about 1k, 10k and 100k operators.
+# The redistribution benchmark (bench/bench_redist) counts the collectives
+# the planner chooses on standard and larger cases and times planning.
 # The prover benchmark (bench/bench_prove) times a fixed query mix on each
 # tier; bench/sympy_mix.py answers the same mix (bench_prove --mix) with
 # SymPy in the same run, and the "ratio_sympy" line compares the two.
@@ -14,6 +16,7 @@
 #                unset: /usr/bin/python3 (Debian's, with python3-sympy)
 #   BENCH_PROVE  the benchmark program (default ./bench/bench_prove)
 #   BENCH_GRAPH  the shape-inference benchmark (default ./bench/bench_graph)
+#   BENCH_REDIST the redistribution benchmark (default ./bench/bench_redist)
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
 
 set -e
@@ -21,6 +24,7 @@ set -e
 srcdir=$(cd "$(dirname "$0")" && pwd)
 bench_prove=${BENCH_PROVE:-./bench/bench_prove}
 bench_graph=${BENCH_GRAPH:-./bench/bench_graph}
+bench_redist=${BENCH_REDIST:-./bench/bench_redist}
 python3=${PYTHON3-/usr/bin/python3}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/symshard-bench.XXXXXX")
@@ -29,6 +33,8 @@ trap 'exit 1' HUP INT TERM
 
 echo "# symshard benchmarks"
 "$bench_graph"
+echo "# redistribution planner: collectives per plan, time per plan"
+"$bench_redist"
 echo "# prover: tier 0, exact tier, both (bench/bench_prove)"
 # bench_prove exits with status 1 on any wrong answer or bad witness.
 "$bench_prove" >"$tmp/prove.json" || {

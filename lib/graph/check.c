@@ -556,19 +556,26 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 static int
 only_unique(sym_graph *g, sym_expr *e, const char *what, const sym_loc *where)
 {
-	sym_symbol *s[16];
-	size_t n = sym_expr_symbols(e, s, 16);
+	size_t n = sym_expr_symbols(e, NULL, 0);
+	sym_symbol **s = n ? malloc(n * sizeof(*s)) : NULL;
+	int ok = 1;
 
-	for (size_t i = 0; i < n && i < 16; i++)
+	if (n && !s) {
+		sym__oom(g->ctx);
+		return 0;
+	}
+	sym_expr_symbols(e, s, n);
+	for (size_t i = 0; i < n && ok; i++)
 		if (!sym_symbol_is_unique(s[i])) {
 			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
 			    "%s names %s, which is not unique: each use of a "
 			    "non-unique symbol is a different variable; "
 			    "declare it 'symbol %s ... unique'",
 			    what, sym_symbol_name(s[i]), sym_symbol_name(s[i]));
-			return 0;
+			ok = 0;
 		}
-	return 1;
+	free(s);
+	return ok;
 }
 
 /* Declare the relation "lhs" "op" "rhs" between unique symbols in "g":

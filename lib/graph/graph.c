@@ -125,6 +125,7 @@ graph_destroy(struct sym__link *link)
 {
 	sym_graph *g = (sym_graph *)link;
 
+	sym__graph_shard_clear(g);
 	for (size_t i = 0; i < g->n_value; i++)
 		value_free(g->value[i]);
 	for (size_t i = 0; i < g->n_node; i++)
@@ -501,11 +502,17 @@ mark_used(sym_graph *g, sym_symbol *s)
 static sym_expr *
 fresh_uses(sym_graph *g, sym_expr *e)
 {
-	sym_symbol *syms[16];
-	size_t n = sym_expr_symbols(e, syms, 16);
+	size_t n = sym_expr_symbols(e, NULL, 0);
+	sym_symbol **syms = n ? malloc(n * sizeof(*syms)) : NULL;
 	sym_expr *r = sym__expr_ref(e);
 
-	for (size_t i = 0; i < n && i < 16 && r; i++) {
+	if (n && !syms) {
+		sym__oom(g->ctx);
+		sym__expr_unref(r);
+		return NULL;
+	}
+	sym_expr_symbols(e, syms, n);
+	for (size_t i = 0; i < n && r; i++) {
 		sym_symbol *inst;
 		sym_expr *ie, *nr;
 
@@ -518,6 +525,7 @@ fresh_uses(sym_graph *g, sym_expr *e)
 		sym__expr_unref(r);
 		r = nr;
 	}
+	free(syms);
 	return r;
 }
 

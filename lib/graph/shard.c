@@ -1,13 +1,44 @@
 /*
- * Sharding a checked graph: strategies to layouts, validation,
- * propagation, redistribution (DESIGN sections 6 and 7).
+ * Sharding a checked graph (DESIGN sections 6 and 7): every node gets a
+ * strategy (its shard clause, else the semi-automatic default or a
+ * cheaper propagated one, see shard_clause.c and shard_choose.c), a
+ * device matrix and input and output layouts; every split dimension is
+ * proved divisible (refuted: an error with a witness; undecided: a
+ * run-time guard); partial sums are resolved right after their operator;
+ * and a value whose producer's layout differs from what a consumer needs
+ * gets a redistribution plan. Graph inputs and parameters are loaded in
+ * the layout their first consumer needs (as MindSpore's dataset sharding
+ * loads each rank's slice), so they need no communication there.
  */
 #include <stdlib.h>
+#include <string.h>
 
-#include "graph/graph_private.h"
+#include "graph/shard_pass.h"
 
-/* Release the layouts, meshes and communications sym_graph_shard attached
- * to "g". */
+/* Remove the diagnostics and guards the last sharding of "g" added. */
+static void
+drop_shard_results(sym_graph *g)
+{
+	for (size_t i = g->shard_diag0; i < g->n_diag; i++) {
+		if (g->diag[i].pub.severity == SYM_SEV_ERROR)
+			g->n_errors--;
+		free(g->diag[i].message);
+		free(g->diag[i].witness);
+		free(g->diag[i].hint);
+	}
+	if (g->n_diag > g->shard_diag0)
+		g->n_diag = g->shard_diag0;
+	for (size_t i = g->shard_guard0; i < g->n_guard; i++) {
+		free(g->guard[i].text);
+		free(g->guard[i].reason);
+		sym__expr_unref(g->guard[i].e);
+	}
+	if (g->n_guard > g->shard_guard0)
+		g->n_guard = g->shard_guard0;
+}
+
+/* Release the layouts, meshes, communications, diagnostics and guards
+ * sym_graph_shard attached to "g". */
 void
 sym__graph_shard_clear(sym_graph *g)
 {
@@ -38,5 +69,657 @@ sym__graph_shard_clear(sym_graph *g)
 	free(g->comm);
 	g->comm = NULL;
 	g->n_comm = g->cap_comm = 0;
+	if (g->sharded)
+		drop_shard_results(g);
 	g->sharded = 0;
+}
+
+/* Return the label of node "n" for messages, "matmul h1", malloc'ed. */
+char *
+sym__node_label(const sym_node *n)
+{
+	if (n->n_out > 0 && n->out[0])
+		return sym__asprintf("%s %s", n->op->name, n->out[0]->name);
+	return sym__asprintf("%s", n->op->name);
+}
+
+/* Return "(m, n) over (m=2, k=4, n=1)" for the layout "l", malloc'ed. */
+char *
+sym__layout_text(const sym_layout *l)
+{
+	char *a = sym_layout_to_str(l), *m = sym_mesh_to_str(l->mesh), *s;
+
+	s = a && m ? sym__asprintf("%s over %s", a, m) : NULL;
+	free(a);
+	free(m);
+	return s;
+}
+
+/* Prepare the run "r" of node "n" in the pass "p": the shapes and names
+ * of its values; 0 or -1. */
+int
+sym__run_init(struct sym__pass *p, sym_node *n, struct sym__run *r)
+{
+	size_t ni = n->n_in + 1, no = n->n_out + 1;
+
+	memset(r, 0, sizeof(*r));
+	r->in_shape = calloc(ni, sizeof(*r->in_shape));
+	r->out_shape = calloc(no, sizeof(*r->out_shape));
+	r->in_name = calloc(ni, sizeof(*r->in_name));
+	r->value = calloc(no, sizeof(*r->value));
+	r->scatter = calloc(no, sizeof(*r->scatter));
+	if (!r->in_shape || !r->out_shape || !r->in_name || !r->value ||
+	    !r->scatter) {
+		sym__oom(p->g->ctx);
+		return -1;
+	}
+	for (size_t i = 0; i < n->n_in; i++) {
+		r->in_shape[i] = sym__value_shape(n->in[i]);
+		r->in_name[i] = n->in[i]->name;
+	}
+	for (size_t k = 0; k < n->n_out; k++)
+		r->out_shape[k] = sym__value_shape(n->out[k]);
+	r->s.ctx = p->g->ctx;
+	r->s.op = n->op;
+	r->s.attrs = n->attrs;
+	r->s.n_in = n->n_in;
+	r->s.n_out = n->n_out;
+	r->s.in_shape = r->in_shape;
+	r->s.out_shape = r->out_shape;
+	r->s.in_name = r->in_name;
+	r->s.devices = p->devices;
+	return sym__shard_begin(&r->s);
+}
+
+/* Release what the run "r" holds. */
+void
+sym__run_clear(struct sym__run *r)
+{
+	for (size_t k = 0; r->value && k < r->s.n_out; k++)
+		sym__layout_unref(r->value[k]);
+	sym__shard_clear(&r->s);
+	free(r->in_shape);
+	free(r->out_shape);
+	free(r->in_name);
+	free(r->value);
+	free(r->scatter);
+	free(r->source);
+	free(r->text);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Return 1 when output "k" of the run "r" holds partial sums over an
+ * axis of size > 1. */
+int
+sym__run_partial(const struct sym__run *r, size_t k)
+{
+	const sym_layout *l = r->s.out[k];
+
+	for (size_t a = 0; l && a < l->mesh->n_axes; a++)
+		if ((l->partial >> a & 1) && l->mesh->size[a] > 1)
+			return 1;
+	return 0;
+}
+
+/* Give every output of the successful run "r" without a resolved layout
+ * its partial sums resolved in place (AllReduce); 0 or -1. */
+int
+sym__run_resolve(struct sym__run *r)
+{
+	for (size_t k = 0; k < r->s.n_out; k++) {
+		if (r->value[k])
+			continue;
+		r->value[k] = sym__shard_resolved(&r->s, k);
+		if (!r->value[k])
+			return -1;
+	}
+	return 0;
+}
+
+/* Return the split counts of the input layouts of "r" as a strategy
+ * tuple, "((8, 1), (1, 1))", malloc'ed. */
+char *
+sym__run_tuple_text(const struct sym__run *r)
+{
+	size_t len = 4, pos = 0;
+	char *t;
+
+	for (size_t i = 0; i < r->s.n_in; i++)
+		len += 4 + 22 * r->s.in[i]->rank;
+	t = malloc(len);
+	if (!t)
+		return NULL;
+	pos += (size_t)snprintf(t, len, "(");
+	for (size_t i = 0; i < r->s.n_in; i++) {
+		const sym_layout *l = r->s.in[i];
+
+		pos +=
+		    (size_t)snprintf(t + pos, len - pos, "%s(", i ? ", " : "");
+		for (size_t d = 0; d < l->rank; d++)
+			pos += (size_t)snprintf(t + pos, len - pos, "%s%lld",
+			    d ? ", " : "",
+			    (long long)sym_layout_dim_splits(l, d));
+		pos += (size_t)snprintf(t + pos, len - pos, "%s)",
+		    l->rank == 1 ? "," : "");
+	}
+	snprintf(t + pos, len - pos, "%s)", r->s.n_in == 1 ? "," : "");
+	return t;
+}
+
+/* Return the names of the axes of size > 1 that split dimension "d" of
+ * "l", "axis dp" or "axes dp, sp", malloc'ed. */
+static char *
+axes_words(const sym_layout *l, size_t d)
+{
+	size_t len = 8, pos = 0, n = 0;
+	char *t;
+
+	for (size_t i = 0; i < l->n[d]; i++)
+		len += strlen(l->mesh->name[l->axes[d][i]]) + 2;
+	t = malloc(len);
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < l->n[d]; i++)
+		n += l->mesh->size[l->axes[d][i]] > 1;
+	pos += (size_t)snprintf(t, len, n == 1 ? "axis" : "axes");
+	for (size_t i = 0, k = 0; i < l->n[d]; i++) {
+		int a = l->axes[d][i];
+
+		if (l->mesh->size[a] == 1)
+			continue;
+		pos += (size_t)snprintf(t + pos, len - pos, "%s%s",
+		    k++ ? ", " : " ", l->mesh->name[a]);
+	}
+	return t;
+}
+
+/* Return 1 when the split "k" of dimension "d" of "v" was already
+ * validated in the pass "p" (recording it otherwise). */
+static int
+seen(struct sym__pass *p, const sym_value *v, size_t d, int64_t k)
+{
+	for (size_t i = 0; i < p->n_seen; i++)
+		if (p->seen[i].v == v && p->seen[i].d == d && p->seen[i].k == k)
+			return 1;
+	if (sym__grow(p->g->ctx, (void **)&p->seen, &p->cap_seen, p->n_seen + 1,
+	        sizeof(*p->seen)) == 0) {
+		p->seen[p->n_seen].v = v;
+		p->seen[p->n_seen].d = d;
+		p->seen[p->n_seen++].k = k;
+	}
+	return 0;
+}
+
+/* Record the run-time guard that "k" divides "e", dimension "d" of "v"
+ * at node "n" labelled "label" with the axes "axes", unless sharding
+ * already guards the same; 0 or -1. */
+static int
+guard(sym_graph *g, const sym_node *n, const char *label, const sym_value *v,
+    size_t d, sym_expr *e, int64_t k, const char *axes)
+{
+	char *es, *text, *reason;
+	int r;
+
+	for (size_t i = g->shard_guard0; i < g->n_guard; i++)
+		if (g->guard[i].rel == SYM__REL_DIV && g->guard[i].e == e &&
+		    g->guard[i].k == k)
+			return 0;
+	es = sym_expr_to_str(e);
+	if (!es)
+		return -1;
+	text = sym_expr_is_symbol(e)
+	    ? sym__asprintf("%s mod %lld == 0", es, (long long)k)
+	    : sym__asprintf("(%s) mod %lld == 0", es, (long long)k);
+	reason = sym__asprintf("dimension %zu of %s split %lld ways (%s)", d,
+	    v->name, (long long)k, axes);
+	r = sym__graph_add_guard(g, SYM__REL_DIV, e, k, text, &n->loc,
+	    reason ? reason : "sharding");
+	if (r == 0)
+		sym__graph_diag(g, SYM_SEV_WARNING, &n->loc, NULL, NULL,
+		    "%s: dimension %zu of %s (size %s) could not be proved "
+		    "divisible by %lld (%s); checked at run time",
+		    label, d, v->name, es, (long long)k, axes);
+	free(reason);
+	free(es);
+	return r;
+}
+
+/* Prove that every split dimension of the tensor "v" laid out as "l" at
+ * node "n" (labelled "label") divides evenly; refuted: an error with a
+ * witness and a hint; undecided: a run-time guard. Return 0, or -1 when
+ * some split is refuted. "p" is the pass. */
+static int
+validate_tensor(struct sym__pass *p, const sym_node *n, const char *label,
+    sym_value *v, const sym_layout *l)
+{
+	sym_shape *shape = sym__value_shape(v);
+	int bad = 0;
+
+	for (size_t d = 0; shape && d < l->rank && d < shape->rank; d++) {
+		int64_t k = sym_layout_dim_splits(l, d);
+		sym_expr *e = shape->dim[d];
+		sym_binding *w = NULL;
+		char *axes, *es, *wt, *hint;
+		sym_answer a;
+
+		if (k <= 1 || seen(p, v, d, k))
+			continue;
+		a = sym_prove_divisible(p->g->ctx, e, k, &w);
+		if (a == SYM_TRUE) {
+			sym_binding_free(w);
+			continue;
+		}
+		axes = axes_words(l, d);
+		es = sym_expr_to_str(e);
+		if (a == SYM_UNKNOWN) {
+			guard(p->g, n, label, v, d, e, k, axes ? axes : "?");
+		} else if (a == SYM_ERROR) {
+			bad = 1;
+			sym__graph_diag(p->g, SYM_SEV_ERROR, &n->loc, NULL,
+			    NULL, "%s: dimension %zu of %s: %s", label, d,
+			    v->name, sym_ctx_last_message(p->g->ctx));
+			sym_ctx_clear_error(p->g->ctx);
+		} else {
+			bad = 1;
+			wt = sym__witness_text(w);
+			hint = sym__divisor_hint(e, k);
+			if (wt)
+				sym__graph_diag(p->g, SYM_SEV_ERROR, &n->loc,
+				    wt, hint,
+				    "%s: %s makes dimension %zu of %s (size "
+				    "%s) not divisible by %lld (%s)",
+				    label, wt, d, v->name, es ? es : "?",
+				    (long long)k, axes ? axes : "?");
+			else
+				sym__graph_diag(p->g, SYM_SEV_ERROR, &n->loc,
+				    NULL, hint,
+				    "%s: dimension %zu of %s (size %s) is not "
+				    "divisible by %lld (%s)",
+				    label, d, v->name, es ? es : "?",
+				    (long long)k, axes ? axes : "?");
+			free(wt);
+			free(hint);
+		}
+		sym_binding_free(w);
+		free(axes);
+		free(es);
+	}
+	return bad ? -1 : 0;
+}
+
+/* Validate the layouts node "n" needs and produces; 0 or -1. "p" is the
+ * pass. */
+static int
+validate_node(struct sym__pass *p, sym_node *n)
+{
+	char *label = sym__node_label(n);
+	int bad = 0;
+
+	if (!label)
+		return -1;
+	for (size_t i = 0; i < n->n_in; i++)
+		bad |=
+		    validate_tensor(p, n, label, n->in[i], n->in_layout[i]) < 0;
+	for (size_t k = 0; k < n->n_out; k++)
+		if (n->out[k]->layout)
+			bad |= validate_tensor(p, n, label, n->out[k],
+			           n->out[k]->layout) < 0;
+	free(label);
+	return bad ? -1 : 0;
+}
+
+/* Record the communication "plan" (taken) of "v" for input "input" of
+ * "consumer" (NULL: the resolution of its partial sums), with the reason
+ * "reason" (taken); 0 or -1. */
+static int
+add_comm(sym_graph *g, sym_value *v, sym_node *consumer, size_t input,
+    sym_redist *plan, char *reason)
+{
+	struct sym__comm *c;
+
+	if (!reason || GROW(g, comm, n_comm, cap_comm, g->n_comm + 1) < 0) {
+		sym_redist_free(plan);
+		free(reason);
+		return -1;
+	}
+	c = &g->comm[g->n_comm++];
+	memset(c, 0, sizeof(*c));
+	c->plan = plan;
+	c->reason = reason;
+	c->pub.value = v;
+	c->pub.consumer = consumer;
+	c->pub.input = input;
+	c->pub.plan = plan;
+	c->pub.reason = reason;
+	return 0;
+}
+
+/* Return a plan from "from" to "to" for "v", owned by the graph rather than
+ * by the context (so that freeing the context frees it with the graph), or
+ * NULL with an error diagnostic at "where". "p" is the pass. */
+static sym_redist *
+plan(struct sym__pass *p, sym_value *v, const sym_layout *from,
+    const sym_layout *to, const sym_loc *where)
+{
+	sym_redist *r = sym_redist_plan(from, to, sym__value_shape(v), p->topo);
+
+	if (!r) {
+		sym__graph_diag(p->g, SYM_SEV_ERROR, where, NULL, NULL,
+		    "cannot redistribute %s: %s", v->name,
+		    sym_ctx_last_message(p->g->ctx));
+		sym_ctx_clear_error(p->g->ctx);
+		return NULL;
+	}
+	sym__ctx_disown(&r->link);
+	return r;
+}
+
+/* Record the resolution of the partial sums of the outputs of node "n" (run
+ * "r") right after it; 0 or -1. "p" is the pass. */
+static int
+resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
+{
+	for (size_t k = 0; k < n->n_out; k++) {
+		sym_value *v = n->out[k];
+		char *axes = NULL, *reason;
+		sym_redist *rp;
+
+		if (!sym__run_partial(r, k))
+			continue;
+		rp = plan(p, v, r->s.out[k], r->value[k], &n->loc);
+		if (!rp)
+			return -1;
+		for (size_t i = 0; i < r->s.n_red[k]; i++) {
+			const char *name = r->s.mesh->name[r->s.red[k][i]];
+			char *t = sym__asprintf("%s%s%s", axes ? axes : "",
+			    axes ? ", " : "", name);
+
+			free(axes);
+			axes = t;
+		}
+		reason = sym__asprintf("%s: partial sums over %s resolved by "
+		                       "%s",
+		    v->name, axes ? axes : "?",
+		    r->scatter[k] ? "reduce_scatter along dimension 0"
+		                  : "all_reduce");
+		free(axes);
+		if (add_comm(p->g, v, NULL, 0, rp, reason) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Lay out the inputs of node "n" as it needs them: a graph input or
+ * parameter takes the layout of its first consumer; a value whose layout
+ * differs gets a redistribution. Return 0 or -1. "p" is the pass. */
+static int
+redistribute(struct sym__pass *p, sym_node *n)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n->n_in; i++) {
+		sym_value *v = n->in[i];
+		const sym_layout *want = n->in_layout[i];
+		char *from, *to, *reason;
+		sym_redist *rp;
+
+		if (!v->layout) {
+			if (v->kind != SYM_VALUE_RESULT)
+				v->layout = sym__layout_ref(n->in_layout[i]);
+			continue;
+		}
+		if (sym_layout_is_equal(v->layout, want))
+			continue;
+		rp = plan(p, v, v->layout, want, &n->loc);
+		if (!rp) {
+			bad = 1;
+			continue;
+		}
+		if (sym_redist_n_steps(rp) == 0) {
+			sym_redist_free(rp);
+			continue;
+		}
+		from = sym__layout_text(v->layout);
+		to = sym__layout_text(want);
+		reason = from && to ? sym__asprintf("%s -> %s: %s to %s",
+		                          v->name, n->out[0]->name, from, to)
+		                    : NULL;
+		free(from);
+		free(to);
+		if (add_comm(p->g, v, n, i, rp, reason) < 0)
+			bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
+/* Give node "n" the layouts of its successful run "r" (the source and
+ * text are taken); 0 or -1. */
+static int
+commit(sym_node *n, struct sym__run *r)
+{
+	n->in_layout = calloc(n->n_in + 1, sizeof(*n->in_layout));
+	n->out_layout = calloc(n->n_out + 1, sizeof(*n->out_layout));
+	if (!n->in_layout || !n->out_layout)
+		return -1;
+	n->mesh = sym__mesh_ref(r->s.mesh);
+	for (size_t i = 0; i < n->n_in; i++)
+		n->in_layout[i] = sym__layout_ref(r->s.in[i]);
+	for (size_t k = 0; k < n->n_out; k++) {
+		n->out_layout[k] = sym__layout_ref(r->s.out[k]);
+		n->out[k]->layout = sym__layout_ref(r->value[k]);
+	}
+	n->strategy_source = r->source;
+	n->strategy_text = r->text;
+	r->source = r->text = NULL;
+	return 0;
+}
+
+/* Record the notes of the run "r" of node "n" as note diagnostics. */
+static void
+notes(sym_graph *g, sym_node *n, const struct sym__run *r)
+{
+	char *label = sym__node_label(n);
+
+	for (size_t i = 0; i < r->s.n_note; i++)
+		sym__graph_diag(g, SYM_SEV_NOTE, &n->loc, NULL, NULL, "%s: %s",
+		    label ? label : n->op->name, r->s.note[i]);
+	free(label);
+}
+
+/* Set up the pass "p" over "g" with the topology "topo": the binding of
+ * every symbol to its least value and its text; 0 or -1. */
+static int
+pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
+{
+	size_t ns = sym_ctx_n_symbols(g->ctx);
+
+	memset(p, 0, sizeof(*p));
+	p->g = g;
+	p->topo = topo;
+	p->devices = g->devices > 0 ? g->devices : 1;
+	p->run = calloc(g->n_node + 1, sizeof(*p->run));
+	p->decl_mesh = calloc(g->n_mesh + 1, sizeof(*p->decl_mesh));
+	p->least = sym_binding_new(g->ctx);
+	if (!p->run || !p->decl_mesh || !p->least)
+		return -1;
+	for (size_t i = 0; i < ns; i++) {
+		sym_symbol *s = sym_ctx_symbol(g->ctx, i);
+		int64_t v = sym_symbol_least(s);
+		char *t;
+
+		sym_binding_set(p->least, s, v);
+		if (sym_symbol_origin(s) != s)
+			continue;
+		t = sym__asprintf("%s%s%s = %lld",
+		    p->least_txt ? p->least_txt : "", p->least_txt ? ", " : "",
+		    sym_symbol_name(s), (long long)v);
+		free(p->least_txt);
+		p->least_txt = t;
+	}
+	return 0;
+}
+
+/* Release what the pass "p" holds. */
+static void
+pass_clear(struct sym__pass *p)
+{
+	for (size_t i = 0; p->run && i < p->g->n_node; i++)
+		sym__run_clear(&p->run[i]);
+	for (size_t i = 0; p->decl_mesh && i < p->g->n_mesh; i++)
+		sym__mesh_unref(p->decl_mesh[i]);
+	free(p->run);
+	free(p->decl_mesh);
+	free(p->seen);
+	free(p->least_txt);
+	sym_binding_free(p->least);
+}
+
+/* Run the pass "p" over every node of its graph. */
+static void
+pass_run(struct sym__pass *p)
+{
+	sym_graph *g = p->g;
+
+	for (size_t i = 0; i < g->n_node; i++)
+		if (g->node[i]->strategy)
+			sym__shard_clause(p, g->node[i]);
+	for (size_t i = 0; i < g->n_node; i++) {
+		sym_node *n = g->node[i];
+		struct sym__run *r = &p->run[i];
+
+		if (!n->strategy)
+			sym__shard_choose(p, n);
+		if (!r->ok)
+			continue;
+		if (commit(n, r) < 0) {
+			sym__oom(g->ctx);
+			sym__graph_ctx_error(g, &n->loc);
+			continue;
+		}
+		notes(g, n, r);
+		validate_node(p, n);
+		redistribute(p, n);
+		resolve_partials(p, n, r);
+	}
+}
+
+/* Shard the graph "g" (whose shapes have been inferred without errors)
+ * on its devices, pricing communication with "topo" (NULL: one node with
+ * the default links). Return 0, or -1 when the graph has errors or its
+ * strategies are invalid (diagnostics say why). */
+int
+sym_graph_shard(sym_graph *g, const sym_topology *topo)
+{
+	sym_topology *own = NULL;
+	struct sym__pass p;
+	size_t errors;
+
+	if (!g)
+		return -1;
+	sym__graph_shard_clear(g);
+	if (g->n_errors > 0)
+		return sym__graph_diag(g, SYM_SEV_ERROR, NULL, NULL, NULL,
+		    "cannot shard a graph with errors (%zu found before "
+		    "sharding)",
+		    g->n_errors);
+	g->sharded = 1;
+	g->shard_diag0 = g->n_diag;
+	g->shard_guard0 = g->n_guard;
+	errors = g->n_errors;
+	if (!topo) {
+		own = sym_topology_new(g->ctx, 0, 0, 0, 0, 0);
+		if (!own)
+			return sym__graph_ctx_error(g, NULL);
+	}
+	if (pass_init(&p, g, topo ? topo : own) < 0) {
+		sym__oom(g->ctx);
+		sym__graph_ctx_error(g, NULL);
+	} else {
+		pass_run(&p);
+	}
+	pass_clear(&p);
+	sym_topology_free(own);
+	return g->n_errors > errors ? -1 : 0;
+}
+
+/* Set the sharding option "opt" of "g" to "value"; 0, or -1 with
+ * SYM_EINVAL for an unknown option. */
+int
+sym_graph_set_shard_option(sym_graph *g, sym_shard_option opt, long value)
+{
+	if (!g)
+		return -1;
+	switch (opt) {
+	case SYM_SHARD_POWER_OF_TWO:
+		g->opt_power_of_two = value != 0;
+		return 0;
+	case SYM_SHARD_PROPAGATE:
+		g->opt_propagate = value != 0;
+		return 0;
+	}
+	sym__error(g->ctx, SYM_EINVAL, NULL, "unknown sharding option %d",
+	    (int)opt);
+	return -1;
+}
+
+/* Return the layout of "v" as its producer leaves it (partial sums
+ * resolved; for inputs and parameters, as loaded), or NULL before
+ * sharding. */
+const sym_layout *
+sym_value_layout(const sym_value *v)
+{
+	return v ? v->layout : NULL;
+}
+
+/* Return the device matrix of node "n", or NULL before sharding. */
+const sym_mesh *
+sym_node_mesh(const sym_node *n)
+{
+	return n ? n->mesh : NULL;
+}
+
+/* Return the layout node "n" needs for its input "i", or NULL. */
+const sym_layout *
+sym_node_input_layout(const sym_node *n, size_t i)
+{
+	return n && n->in_layout && i < n->n_in ? n->in_layout[i] : NULL;
+}
+
+/* Return the layout node "n" produces for its output "i", partial sums
+ * included, or NULL. */
+const sym_layout *
+sym_node_output_layout(const sym_node *n, size_t i)
+{
+	return n && n->out_layout && i < n->n_out ? n->out_layout[i] : NULL;
+}
+
+/* Return how the strategy of node "n" was chosen ("shard clause",
+ * "default: ...", "propagated from ..."), or NULL before sharding. */
+const char *
+sym_node_strategy_source(const sym_node *n)
+{
+	return n ? n->strategy_source : NULL;
+}
+
+/* Return the strategy in force at node "n" as text (malloc'ed): its
+ * shard clause as written, else the split counts of its inputs; NULL
+ * before sharding. */
+char *
+sym_node_strategy_to_str(const sym_node *n)
+{
+	return n && n->strategy_text ? strdup(n->strategy_text) : NULL;
+}
+
+/* Return the number of communications of the sharded graph "g". */
+size_t
+sym_graph_n_comms(const sym_graph *g)
+{
+	return g ? g->n_comm : 0;
+}
+
+/* Return communication "i" of "g" (borrowed), or NULL. */
+const sym_comm *
+sym_graph_comm(const sym_graph *g, size_t i)
+{
+	return g && i < g->n_comm ? &g->comm[i].pub : NULL;
 }

@@ -29,8 +29,8 @@ redist_release(sym_redist *r)
 static void
 redist_destroy(struct sym__link *link)
 {
-	sym_redist *r = (sym_redist *)((char *)link -
-	    offsetof(sym_redist, link));
+	sym_redist *r =
+	    (sym_redist *)((char *)link - offsetof(sym_redist, link));
 
 	r->ctx->live[SYM__OBJ_OTHER]--;
 	redist_release(r);
@@ -62,8 +62,7 @@ layout_splits(const sym_layout *l)
  * "k" axes "ax" (members in mixed radix of those axes, the first most
  * significant; groups by their first member); return 0 or -1. */
 static int
-fill_groups(const sym_mesh *m, const int8_t *ax, size_t k,
-    struct sym__step *st)
+fill_groups(const sym_mesh *m, const int8_t *ax, size_t k, struct sym__step *st)
 {
 	int64_t stride[SYM_MESH_MAX_AXES], s = 1, n = 1, g = 0;
 	uint32_t mask = 0;
@@ -86,7 +85,8 @@ fill_groups(const sym_mesh *m, const int8_t *ax, size_t k,
 		int base = 1;
 
 		for (size_t a = 0; a < m->n_axes && base; a++)
-			base = !(mask >> a & 1) || p / stride[a] % m->size[a] == 0;
+			base =
+			    !(mask >> a & 1) || p / stride[a] % m->size[a] == 0;
 		if (!base)
 			continue;
 		for (int64_t j = 0; j < n; j++) {
@@ -108,8 +108,8 @@ fill_groups(const sym_mesh *m, const int8_t *ax, size_t k,
  * reference, taken) from a layout cut into "q" blocks; "total" is the
  * tensor's bytes and "cm" the cost model of the mesh. Return 0 or -1. */
 static int
-add_step(sym_redist *r, sym_comm_kind kind, const int8_t *ax, size_t k,
-    int fd, int td, sym_layout *after, int64_t q, sym_expr *total,
+add_step(sym_redist *r, sym_comm_kind kind, const int8_t *ax, size_t k, int fd,
+    int td, sym_layout *after, int64_t q, sym_expr *total,
     struct sym__cost_model *cm)
 {
 	struct sym__step *st;
@@ -197,13 +197,14 @@ add_moves(sym_redist *r, const struct sym__rproblem *p,
 			for (size_t j = 0; j < st->n_axes; j++)
 				all[j] = (int8_t)st->axes[j];
 			memcpy(all + st->n_axes, mv->axes, mv->n_axes);
+			size_t na = st->n_axes + mv->n_axes;
+
 			r->n_step--;
-			k = st->n_axes + mv->n_axes;
 			sym__expr_unref(st->bytes);
 			sym__layout_unref(st->after);
 			free(st->groups);
-			ok = add_step(r, SYM_COMM_SLICE, all, k, -1, mv->to_dim,
-			         after, q, total, cm) == 0;
+			ok = add_step(r, SYM_COMM_SLICE, all, na, -1,
+			         mv->to_dim, after, q, total, cm) == 0;
 		} else
 			ok = add_step(r, mv->kind, mv->axes, mv->n_axes,
 			         mv->from_dim, mv->to_dim, after, q, total,
@@ -371,30 +372,27 @@ check_args(const sym_layout *from, const sym_layout *to,
     const sym_shape *global, const sym_topology *topo)
 {
 	sym_ctx *ctx = from->ctx;
+	sym_error code = SYM_OK;
 
 	if (to->ctx != ctx || global->ctx != ctx || (topo && topo->ctx != ctx))
-		return sym__error(ctx, SYM_EINVAL, NULL,
-		           "redistribution: the layouts, the shape and the "
-		           "topology must belong to one context"),
-		       -1;
-	if (from->rank != global->rank || to->rank != global->rank)
-		return sym__error(ctx, SYM_ELAYOUT, NULL,
-		           "redistribution: layouts of rank %zu and %zu for a "
-		           "tensor of rank %zu",
-		           from->rank, to->rank, global->rank),
-		       -1;
-	if (global->rank > 200)
-		return sym__error(ctx, SYM_EINVAL, NULL,
-		           "redistribution: tensors of more than 200 "
-		           "dimensions are not supported"),
-		       -1;
-	if (from->mesh->n_devices != to->mesh->n_devices)
-		return sym__error(ctx, SYM_ELAYOUT, NULL,
-		           "redistribution: layouts over %lld and %lld devices",
-		           (long long)from->mesh->n_devices,
-		           (long long)to->mesh->n_devices),
-		       -1;
-	return 0;
+		code = sym__error(ctx, SYM_EINVAL, NULL,
+		    "redistribution: the layouts, the shape and the topology "
+		    "must belong to one context");
+	else if (from->rank != global->rank || to->rank != global->rank)
+		code = sym__error(ctx, SYM_ELAYOUT, NULL,
+		    "redistribution: layouts of rank %zu and %zu for a tensor "
+		    "of rank %zu",
+		    from->rank, to->rank, global->rank);
+	else if (global->rank > 200)
+		code = sym__error(ctx, SYM_EINVAL, NULL,
+		    "redistribution: tensors of more than 200 dimensions are "
+		    "not supported");
+	else if (from->mesh->n_devices != to->mesh->n_devices)
+		code = sym__error(ctx, SYM_ELAYOUT, NULL,
+		    "redistribution: layouts over %lld and %lld devices",
+		    (long long)from->mesh->n_devices,
+		    (long long)to->mesh->n_devices);
+	return code == SYM_OK ? 0 : -1;
 }
 
 /* Return a new plan of the context of "from" to redistribute a tensor of
@@ -445,4 +443,292 @@ sym_redist_plan(const sym_layout *from, const sym_layout *to,
 	r->ctx->live[SYM__OBJ_OTHER]++;
 	sym__ctx_own(r->ctx, &r->link, redist_destroy);
 	return r;
+}
+
+/* Return step "i" of "r", or NULL with SYM_EINVAL when out of range. */
+static const struct sym__step *
+step_at(const sym_redist *r, size_t i)
+{
+	if (!r)
+		return NULL;
+	if (i >= r->n_step) {
+		sym__error(r->ctx, SYM_EINVAL, NULL,
+		    "step %zu of a redistribution plan of %zu steps", i,
+		    r->n_step);
+		return NULL;
+	}
+	return &r->step[i];
+}
+
+/* Return the number of steps of "r" (0 for NULL). */
+size_t
+sym_redist_n_steps(const sym_redist *r)
+{
+	return r ? r->n_step : 0;
+}
+
+/* Return the kind of step "i" of "r" (SYM_COMM_SLICE when out of range,
+ * with SYM_EINVAL). */
+sym_comm_kind
+sym_redist_step_kind(const sym_redist *r, size_t i)
+{
+	const struct sym__step *st = step_at(r, i);
+
+	return st ? st->kind : SYM_COMM_SLICE;
+}
+
+/* Store in "axes" (room for "cap") the mesh axes of step "i" of "r", in
+ * the order of the step; return their number (which may exceed "cap"),
+ * or 0 when out of range. */
+size_t
+sym_redist_step_axes(const sym_redist *r, size_t i, size_t cap, int *axes)
+{
+	const struct sym__step *st = step_at(r, i);
+
+	if (!st)
+		return 0;
+	for (size_t k = 0; axes && k < st->n_axes && k < cap; k++)
+		axes[k] = st->axes[k];
+	return st->n_axes;
+}
+
+/* Store in "*from_dim" and "*to_dim" (either may be NULL) the tensor
+ * dimensions step "i" of "r" takes from and gives to (-1: none); return
+ * 0, or -1 when out of range. */
+int
+sym_redist_step_dims(const sym_redist *r, size_t i, int *from_dim, int *to_dim)
+{
+	const struct sym__step *st = step_at(r, i);
+
+	if (!st)
+		return -1;
+	if (from_dim)
+		*from_dim = st->from_dim;
+	if (to_dim)
+		*to_dim = st->to_dim;
+	return 0;
+}
+
+/* Return the number of rank groups of step "i" of "r" and store their
+ * size in "*group_size" (may be NULL); 0 when out of range. */
+size_t
+sym_redist_step_groups(const sym_redist *r, size_t i, size_t *group_size)
+{
+	const struct sym__step *st = step_at(r, i);
+
+	if (!st)
+		return 0;
+	if (group_size)
+		*group_size = (size_t)st->group_size;
+	return (size_t)st->n_groups;
+}
+
+/* Return the rank of member "member" of group "group" of step "i" of "r",
+ * or -1 with SYM_EINVAL when out of range. */
+int64_t
+sym_redist_step_group_rank(const sym_redist *r, size_t i, size_t group,
+    size_t member)
+{
+	const struct sym__step *st = step_at(r, i);
+
+	if (!st)
+		return -1;
+	if (group >= (size_t)st->n_groups || member >= (size_t)st->group_size) {
+		sym__error(r->ctx, SYM_EINVAL, NULL,
+		    "member %zu of group %zu of a step of %lld groups of %lld",
+		    member, group, (long long)st->n_groups,
+		    (long long)st->group_size);
+		return -1;
+	}
+	return st->groups[group * (size_t)st->group_size + member];
+}
+
+/* Return the bytes S of step "i" of "r", borrowed from the plan, or NULL
+ * when out of range. */
+sym_expr *
+sym_redist_step_bytes(const sym_redist *r, size_t i)
+{
+	const struct sym__step *st = step_at(r, i);
+
+	return st ? st->bytes : NULL;
+}
+
+/* Return the alpha-beta time in seconds of step "i" of "r" with its bytes
+ * evaluated at "b" (may be NULL when they are constant), or -1 with the
+ * error of the evaluation. */
+double
+sym_redist_step_seconds(const sym_redist *r, size_t i, const sym_binding *b)
+{
+	const struct sym__step *st = step_at(r, i);
+	double bw, lat;
+	int64_t bytes;
+
+	if (!st)
+		return -1;
+	if (sym_expr_get_const(st->bytes, &bytes) < 0 &&
+	    sym_expr_eval(st->bytes, b, &bytes) < 0) {
+		if (!b)
+			sym__error(r->ctx, SYM_EUNBOUND, NULL,
+			    "the bytes of step %zu depend on symbols: give a "
+			    "binding",
+			    i);
+		return -1;
+	}
+	bw = st->inter_node ? r->inter_bw : r->intra_bw;
+	lat = st->inter_node ? r->inter_lat : r->intra_lat;
+	return st->alpha_count * lat + st->beta_factor * (double)bytes / bw;
+}
+
+/* Return the layout after step "i" of "r", borrowed from the plan, or
+ * NULL when out of range. */
+const sym_layout *
+sym_redist_step_layout(const sym_redist *r, size_t i)
+{
+	const struct sym__step *st = step_at(r, i);
+
+	return st ? st->after : NULL;
+}
+
+/* Return 1 when "r" replicates the whole tensor on every rank although
+ * the target does not, 0 if not, -1 for NULL. */
+int
+sym_redist_full_gather(const sym_redist *r)
+{
+	return r ? r->full_gather : -1;
+}
+
+/* Return the name of "kind", such as "all_to_all", or "?". */
+const char *
+sym_comm_kind_name(sym_comm_kind kind)
+{
+	switch (kind) {
+	case SYM_COMM_SLICE:
+		return "slice";
+	case SYM_COMM_ALL_TO_ALL:
+		return "all_to_all";
+	case SYM_COMM_PERMUTE:
+		return "permute";
+	case SYM_COMM_ALL_GATHER:
+		return "all_gather";
+	case SYM_COMM_ALL_REDUCE:
+		return "all_reduce";
+	case SYM_COMM_REDUCE_SCATTER:
+		return "reduce_scatter";
+	case SYM_COMM_BROADCAST:
+		return "broadcast";
+	}
+	return "?";
+}
+
+/* A growing string. */
+struct buf {
+	char *s;
+	size_t n, cap;
+	int failed;
+};
+
+/* Append "t" to "b". */
+static void
+put(struct buf *b, const char *t)
+{
+	size_t len = t ? strlen(t) : 0;
+
+	if (b->failed || !t)
+		return;
+	if (b->n + len + 1 > b->cap) {
+		size_t cap = 2 * (b->n + len + 1);
+		char *s = realloc(b->s, cap);
+
+		if (!s) {
+			b->failed = 1;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, t, len + 1);
+	b->n += len;
+}
+
+/* Append the text of step "st" to "b". */
+static void
+put_step(struct buf *b, const struct sym__step *st)
+{
+	const sym_mesh *m = st->after->mesh;
+	char tmp[160];
+	char *bytes;
+
+	put(b, sym_comm_kind_name(st->kind));
+	put(b, st->n_axes > 1 ? " over (" : " over ");
+	for (size_t i = 0; i < st->n_axes; i++) {
+		put(b, i ? ", " : "");
+		put(b, m->name[st->axes[i]]);
+	}
+	put(b, st->n_axes > 1 ? "): " : ": ");
+	if (st->from_dim >= 0 && st->to_dim >= 0)
+		snprintf(tmp, sizeof(tmp), "dim %d -> dim %d, ", st->from_dim,
+		    st->to_dim);
+	else if (st->from_dim >= 0 || st->to_dim >= 0)
+		snprintf(tmp, sizeof(tmp), "dim %d, ",
+		    st->from_dim >= 0 ? st->from_dim : st->to_dim);
+	else
+		tmp[0] = '\0';
+	put(b, tmp);
+	if (st->kind == SYM_COMM_SLICE) {
+		put(b, "local, no communication");
+		return;
+	}
+	snprintf(tmp, sizeof(tmp),
+	    "%lld group%s of %lld%s, S = ", (long long)st->n_groups,
+	    st->n_groups == 1 ? "" : "s", (long long)st->group_size,
+	    st->inter_node ? " across nodes" : "");
+	put(b, tmp);
+	bytes = sym_expr_to_str(st->bytes);
+	if (!bytes)
+		b->failed = 1;
+	put(b, bytes);
+	free(bytes);
+	put(b, " bytes");
+}
+
+/* Return a malloc'ed description of "r", one line per step, such as
+ * "all_to_all over mp: dim 0 -> dim 1, 4 groups of 2, S = 2048*b bytes",
+ * and a last line when it gathers the whole tensor; NULL on error. */
+char *
+sym_redist_to_str(const sym_redist *r)
+{
+	struct buf b = { NULL, 0, 0, 0 };
+
+	if (!r)
+		return NULL;
+	put(&b, "");
+	if (r->n_step == 0)
+		put(&b, "no communication: the layouts are equivalent");
+	for (size_t i = 0; i < r->n_step; i++) {
+		put(&b, i ? "\n" : "");
+		put_step(&b, &r->step[i]);
+	}
+	if (r->full_gather) {
+		put(&b,
+		    "\nfull gather: every rank holds the whole tensor "
+		    "after step ");
+		for (size_t i = 0; i < r->n_step; i++)
+			if (r->step[i].kind == SYM_COMM_ALL_GATHER &&
+			    layout_splits(r->step[i].after) == 1) {
+				char tmp[32];
+
+				snprintf(tmp, sizeof(tmp), "%zu", i);
+				put(&b, tmp);
+				break;
+			}
+		put(&b, r->note ? " (" : "");
+		put(&b, r->note);
+		put(&b, r->note ? ")" : "");
+	}
+	if (b.failed) {
+		free(b.s);
+		sym__oom(r->ctx);
+		return NULL;
+	}
+	return b.s;
 }

@@ -3,7 +3,6 @@
  * time of ring algorithms, inter-node links for groups that span nodes,
  * and the bytes S of a step in the nccl-tests convention.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,8 +46,8 @@ sym__cost_init(struct sym__cost_model *cm, const sym_mesh *mesh,
 	}
 	if (!many)
 		return 0;
-	cm->node = sym__alloc(mesh->ctx, (size_t)mesh->n_devices *
-	    sizeof(*cm->node));
+	cm->node =
+	    sym__alloc(mesh->ctx, (size_t)mesh->n_devices * sizeof(*cm->node));
 	cm->spans = sym__alloc(mesh->ctx, (size_t)1 << mesh->n_axes);
 	if (!cm->node || !cm->spans) {
 		sym__cost_clear(cm);
@@ -131,7 +130,8 @@ sym__cost_factors(sym_comm_kind kind, int64_t n, double *alpha_count,
 		*beta_factor = 1;
 		break;
 	case SYM_COMM_BROADCAST:
-		*alpha_count = ceil(log2((double)n));
+		for (int64_t k = 1; k < n; k *= 2)
+			*alpha_count += 1;
 		*beta_factor = 1;
 		break;
 	}

@@ -81,8 +81,7 @@ add_strides(const sym_mesh *m, int64_t *set, size_t *n)
 /* Fill "c" with the axes of the refined mesh of strides "rst" ("q" axes)
  * that each axis of "m" covers. */
 static void
-cover_refined(const sym_mesh *m, const int64_t *rst, size_t q,
-    struct cover *c)
+cover_refined(const sym_mesh *m, const int64_t *rst, size_t q, struct cover *c)
 {
 	int64_t st[SYM_MESH_MAX_AXES];
 
@@ -155,8 +154,8 @@ refined_name(const sym_mesh *a, const struct cover *ca, const sym_mesh *b,
  * meshes "a" and "b" (same rank list), filling their covers "ca" and
  * "cb"; NULL with "*why" set when there is none, or NULL on error. */
 static sym_mesh *
-refine(const sym_mesh *a, struct cover *ca, const sym_mesh *b,
-    struct cover *cb, char **why)
+refine(const sym_mesh *a, struct cover *ca, const sym_mesh *b, struct cover *cb,
+    char **why)
 {
 	int64_t set[2 * SYM_MESH_MAX_AXES + 1], rst[2 * SYM_MESH_MAX_AXES];
 	int64_t size[SYM_MESH_MAX_AXES];
@@ -167,8 +166,8 @@ refine(const sym_mesh *a, struct cover *ca, const sym_mesh *b,
 	add_strides(a, set, &n);
 	add_strides(b, set, &n);
 	set[n++] = a->n_devices;
-	for (size_t i = n - 1; i-- > 0;)
-		if (set[i + 1] % set[i] != 0 || q >= SYM_MESH_MAX_AXES) {
+	for (size_t i = 0; i + 1 < n; i++)
+		if (set[i + 1] % set[i] != 0) {
 			char *sa = sym_mesh_to_str(a), *sb = sym_mesh_to_str(b);
 
 			*why = sym__asprintf("meshes %s and %s have no common "
@@ -179,7 +178,21 @@ refine(const sym_mesh *a, struct cover *ca, const sym_mesh *b,
 			if (!*why)
 				sym__oom(a->ctx);
 			return NULL;
-		} else if (set[i + 1] > set[i]) {
+		}
+	for (size_t i = 0; i + 1 < n; i++)
+		q += set[i + 1] > set[i];
+	if (q > SYM_MESH_MAX_AXES) {
+		*why = sym__asprintf("the common refinement of the meshes "
+		                     "would have more than %d axes",
+		    SYM_MESH_MAX_AXES);
+		if (!*why)
+			sym__oom(a->ctx);
+		return NULL;
+	}
+	q = 0;
+	memset(rst, 0, sizeof(rst));
+	for (size_t i = n - 1; i-- > 0;)
+		if (set[i + 1] > set[i]) {
 			size[q] = set[i + 1] / set[i];
 			rst[q++] = set[i];
 		}
@@ -286,14 +299,16 @@ sym__redist_map(struct sym__rproblem *p, const sym_layout *from,
 	uint32_t pf, pt;
 
 	*why = NULL;
+	memset(&cf, 0, sizeof(cf));
+	memset(&ct, 0, sizeof(ct));
 	if (same_matrix(from->mesh, to->mesh) || from->mesh->n_devices == 1) {
 		p->mesh = sym__mesh_ref(from->mesh);
 		cover_self(from->mesh, &cf);
 		cover_self(from->mesh, &ct);
-		if (from->mesh->n_devices == 1)
-			memset(ct.n, 0, sizeof(ct.n));
-		if (from->mesh->n_devices == 1)
+		if (from->mesh->n_devices == 1) {
 			memset(cf.n, 0, sizeof(cf.n));
+			memset(ct.n, 0, sizeof(ct.n));
+		}
 	} else if (same_ranks(from->mesh, to->mesh)) {
 		p->mesh = refine(from->mesh, &cf, to->mesh, &ct, why);
 		if (!p->mesh)

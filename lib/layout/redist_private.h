@@ -45,8 +45,8 @@ void sym__redist_problem_clear(struct sym__rproblem *p);
 struct sym__cost_model {
 	double intra_bw, intra_lat, inter_bw, inter_lat; /* bytes/s, s */
 	const sym_mesh *mesh;
-	int64_t *node;  /* node of each position; NULL: one node */
-	int8_t *spans;  /* by axis mask: -1 unknown, 0 or 1 */
+	int64_t *node; /* node of each position; NULL: one node */
+	int8_t *spans; /* by axis mask: -1 unknown, 0 or 1 */
 	int64_t stride[SYM_MESH_MAX_AXES];
 };
 

@@ -8,8 +8,9 @@
  * all_reduce resolve pending partial axes, all_gather removes a tail
  * group of a dimension, all_to_all moves a tail group to the tail of
  * another dimension, slice appends an axis, and permute jumps to the
- * target, or to the target with shorter lists, when every dimension keeps
- * its number of blocks. A step costs its alpha-beta time for a tensor of
+ * target cut short, or cut shorter and filled up with axes the target
+ * does not use, when every dimension keeps its number of blocks
+ * (redist_steps.c generates them). A step costs its alpha-beta time for a tensor of
  * one byte (bytes are fractions of the tensor, whatever its shape):
  * bandwidth time first, then latency, then the number of steps, so the
  * plan moves the fewest bytes and, among those, uses the fewest
@@ -22,14 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout/redist_private.h"
+#include "layout/redist_search.h"
 
 #define MAX_STATES 40000
-#define MAX_PARK 4
 
 /* A visited layout: its key, the best cost found, and the step from its
  * predecessor on that path. */
-struct snode {
+struct sym__snode {
 	struct sym__rkey key;
 	double beta, alpha;
 	uint32_t steps;
@@ -39,41 +39,11 @@ struct snode {
 };
 
 /* An entry of the priority queue: a cost and the node it leads to. */
-struct qent {
+struct sym__qent {
 	double beta, alpha;
 	uint32_t steps;
 	uint32_t seq;
 	int32_t id;
-};
-
-/* A layout decoded from its key, for generating steps. */
-struct sstate {
-	uint8_t *n;
-	int8_t (*ax)[SYM_MESH_MAX_AXES];
-	uint32_t pending;
-	uint32_t used; /* axes in the lists, pending or kept */
-};
-
-/* The search. */
-struct search {
-	sym_ctx *ctx;
-	const struct sym__rproblem *p;
-	struct sym__cost_model *cm;
-	const sym_mesh *mesh;
-	uint8_t *pre;     /* the frozen prefix length of each dimension */
-	size_t *active;   /* the dimensions whose lists may change */
-	size_t n_active;
-	uint32_t target_axes; /* the axes of the target beyond the prefixes */
-	struct sym__rkey goal;
-	struct snode *node;
-	size_t n_node, cap_node;
-	int32_t *table; /* open addressing: node ids, -1 empty */
-	size_t cap_table;
-	struct qent *heap;
-	size_t n_heap, cap_heap;
-	uint32_t seq;
-	struct sstate cur, nxt;
-	int overflow;
 };
 
 /* Return the hash of "k". */
@@ -89,8 +59,8 @@ key_hash(const struct sym__rkey *k)
 
 /* Return the key of the lists "n"/"ax" with the pending axes "pending"
  * over "n_axes" axes and "rank" dimensions. */
-static struct sym__rkey
-encode(size_t n_axes, size_t rank, const uint8_t *n,
+struct sym__rkey
+sym__rkey_encode(size_t n_axes, size_t rank, const uint8_t *n,
     const int8_t (*ax)[SYM_MESH_MAX_AXES], uint32_t pending)
 {
 	struct sym__rkey k;
@@ -130,33 +100,9 @@ sym__rkey_decode(const struct sym__rkey *k, size_t n_axes, size_t rank,
 		*pending = pend;
 }
 
-/* Decode "k" into "st" for the search "s". */
-static void
-decode(const struct search *s, const struct sym__rkey *k, struct sstate *st)
-{
-	sym__rkey_decode(k, s->mesh->n_axes, s->p->rank, st->n, st->ax,
-	    &st->pending);
-	st->used = st->pending | s->p->kept;
-	for (size_t a = 0; a < s->mesh->n_axes; a++)
-		if (k->b[2 * a] < SYM__WHERE_PENDING)
-			st->used |= UINT32_C(1) << a;
-}
-
-/* Return the product of the sizes of the axes of every list of "st". */
-static int64_t
-splits(const struct search *s, const struct sstate *st)
-{
-	int64_t q = 1;
-
-	for (size_t d = 0; d < s->p->rank; d++)
-		for (size_t i = 0; i < st->n[d]; i++)
-			q *= s->mesh->size[st->ax[d][i]];
-	return q;
-}
-
 /* Return 1 if entry "a" of the queue comes before entry "b". */
 static int
-before(const struct qent *a, const struct qent *b)
+before(const struct sym__qent *a, const struct sym__qent *b)
 {
 	double eb = 1e-9 * (a->beta > b->beta ? a->beta : b->beta);
 	double ea = 1e-9 * (a->alpha > b->alpha ? a->alpha : b->alpha);
@@ -172,14 +118,14 @@ before(const struct qent *a, const struct qent *b)
 
 /* Push "e" on the queue of "s"; return 0 or -1. */
 static int
-push(struct search *s, struct qent e)
+push(struct sym__search *s, struct sym__qent e)
 {
 	size_t i;
 
 	if (s->n_heap == s->cap_heap) {
 		size_t cap = s->cap_heap ? 2 * s->cap_heap : 256;
-		struct qent *h = sym__realloc_array(s->ctx, s->heap, cap,
-		    sizeof(*h));
+		struct sym__qent *h =
+		    sym__realloc_array(s->ctx, s->heap, cap, sizeof(*h));
 
 		if (!h)
 			return -1;
@@ -198,9 +144,9 @@ push(struct search *s, struct qent e)
 /* Pop the first entry of the queue of "s" into "*e"; return 0, or -1
  * when it is empty. */
 static int
-pop(struct search *s, struct qent *e)
+pop(struct sym__search *s, struct sym__qent *e)
 {
-	struct qent last;
+	struct sym__qent last;
 	size_t i = 0;
 
 	if (s->n_heap == 0)
@@ -226,7 +172,7 @@ pop(struct search *s, struct qent *e)
 
 /* Grow the hash table of "s" to "cap" slots; return 0 or -1. */
 static int
-rehash(struct search *s, size_t cap)
+rehash(struct sym__search *s, size_t cap)
 {
 	int32_t *t = sym__realloc_array(s->ctx, NULL, cap, sizeof(*t));
 
@@ -249,7 +195,7 @@ rehash(struct search *s, size_t cap)
 /* Return the id of the node of "k" in "s", creating it when "create";
  * -1 when absent (or on error, with s->overflow set on too many). */
 static int32_t
-lookup(struct search *s, const struct sym__rkey *k, int create)
+lookup(struct sym__search *s, const struct sym__rkey *k, int create)
 {
 	size_t i;
 
@@ -270,8 +216,8 @@ lookup(struct search *s, const struct sym__rkey *k, int create)
 	}
 	if (s->n_node == s->cap_node) {
 		size_t cap = s->cap_node ? 2 * s->cap_node : 256;
-		struct snode *n = sym__realloc_array(s->ctx, s->node, cap,
-		    sizeof(*n));
+		struct sym__snode *n =
+		    sym__realloc_array(s->ctx, s->node, cap, sizeof(*n));
 
 		if (!n)
 			return -1;
@@ -286,8 +232,8 @@ lookup(struct search *s, const struct sym__rkey *k, int create)
 }
 
 /* Return the mask of the "n" axes "ax". */
-static uint32_t
-mask_of(const int8_t *ax, size_t n)
+uint32_t
+sym__axes_mask(const int8_t *ax, size_t n)
 {
 	uint32_t m = 0;
 
@@ -297,8 +243,8 @@ mask_of(const int8_t *ax, size_t n)
 }
 
 /* Return the product of the sizes of the axes of "mask" in "s". */
-static int64_t
-mask_size(const struct search *s, uint32_t mask)
+int64_t
+sym__search_mask_size(const struct sym__search *s, uint32_t mask)
 {
 	int64_t n = 1;
 
@@ -308,20 +254,20 @@ mask_size(const struct search *s, uint32_t mask)
 	return n;
 }
 
-/* Record in "s" the step "mv" from node "from" (state "cur", holding
- * 1/"q" of the tensor) to the state s->nxt, whose cost is that of
- * moving "frac" of the tensor; return 0 or -1. */
-static int
-relax(struct search *s, int32_t from, const struct sym__rmove *mv,
-    double frac)
+/* Record in "s" the step "mv" from node "from", which moves the fraction
+ * "frac" of the tensor, as the way to the layout after it when that is
+ * the cheapest known; return 0 or -1 (0 too when the search is full). */
+int
+sym__search_relax(struct sym__search *s, int32_t from,
+    const struct sym__rmove *mv, double frac)
 {
-	const struct snode *f = &s->node[from];
-	uint32_t mask = mask_of(mv->axes, mv->n_axes);
-	int64_t n = mask_size(s, mask);
+	const struct sym__snode *f = &s->node[from];
+	uint32_t mask = sym__axes_mask(mv->axes, mv->n_axes);
+	int64_t n = sym__search_mask_size(s, mask);
 	int spans = sym__cost_spans(s->cm, mask);
 	double ac, bf, bw, lat;
-	struct qent e;
-	struct snode *t;
+	struct sym__qent e;
+	struct sym__snode *t;
 	int32_t id;
 
 	sym__cost_factors(mv->kind, n, &ac, &bf);
@@ -338,7 +284,7 @@ relax(struct search *s, int32_t from, const struct sym__rmove *mv,
 	if (t->closed)
 		return 0;
 	if (t->reached) {
-		struct qent best = { t->beta, t->alpha, t->steps, 0, id };
+		struct sym__qent best = { t->beta, t->alpha, t->steps, 0, id };
 
 		if (!before(&e, &best))
 			return 0;
@@ -353,263 +299,10 @@ relax(struct search *s, int32_t from, const struct sym__rmove *mv,
 	return push(s, e);
 }
 
-/* Copy "a" into "b" for the "rank" dimensions. */
-static void
-copy_state(const struct search *s, const struct sstate *a, struct sstate *b)
-{
-	memcpy(b->n, a->n, s->p->rank * sizeof(*b->n));
-	memcpy(b->ax, a->ax, s->p->rank * sizeof(*b->ax));
-	b->pending = a->pending;
-	b->used = a->used;
-}
-
-/* Finish the step "mv" of kind "kind" on axes "ax" ("n" of them) into
- * s->nxt and relax it from node "from"; "frac" as for relax. */
-static int
-emit(struct search *s, int32_t from, sym_comm_kind kind, const int8_t *ax,
-    size_t n, int from_dim, int to_dim, double frac)
-{
-	struct sym__rmove mv;
-
-	memset(&mv, 0, sizeof(mv));
-	mv.kind = kind;
-	mv.n_axes = (uint8_t)n;
-	memcpy(mv.axes, ax, n * sizeof(*ax));
-	mv.from_dim = from_dim;
-	mv.to_dim = to_dim;
-	mv.after = encode(s->mesh->n_axes, s->p->rank, s->nxt.n, s->nxt.ax,
-	    s->nxt.pending);
-	return relax(s, from, &mv, frac);
-}
-
-/* Generate the all_gather and all_to_all steps from node "id" (state
- * s->cur, holding 1/"q" of the tensor); return 0 or -1. */
-static int
-expand_moves(struct search *s, int32_t id, int64_t q)
-{
-	const struct sstate *c = &s->cur;
-
-	for (size_t ii = 0; ii < s->n_active; ii++) {
-		size_t i = s->active[ii];
-
-		for (size_t m = 1; m + s->pre[i] <= c->n[i]; m++) {
-			const int8_t *g = &c->ax[i][c->n[i] - m];
-			int64_t n = mask_size(s, mask_of(g, m));
-
-			copy_state(s, c, &s->nxt);
-			s->nxt.n[i] -= (uint8_t)m;
-			if (emit(s, id, SYM_COMM_ALL_GATHER, g, m, (int)i, -1,
-			        (double)n / (double)q) < 0)
-				return -1;
-			for (size_t jj = 0; jj < s->n_active; jj++) {
-				size_t j = s->active[jj];
-
-				if (j == i)
-					continue;
-				copy_state(s, c, &s->nxt);
-				s->nxt.n[i] -= (uint8_t)m;
-				memcpy(&s->nxt.ax[j][s->nxt.n[j]], g, m);
-				s->nxt.n[j] += (uint8_t)m;
-				if (emit(s, id, SYM_COMM_ALL_TO_ALL, g, m,
-				        (int)i, (int)j, 1.0 / (double)q) < 0)
-					return -1;
-			}
-		}
-	}
-	return 0;
-}
-
-/* Return the number of axes of the target beyond the prefixes that the
- * state "c" does not use yet. */
-static int
-free_targets(const struct search *s, const struct sstate *c)
-{
-	return __builtin_popcount(s->target_axes & ~c->used);
-}
-
-/* Return 1 if the list of dimension "d" in "c" is, beyond the prefix, a
- * proper prefix of the target's. */
-static int
-on_track(const struct search *s, const struct sstate *c, size_t d)
-{
-	if (c->n[d] >= s->p->n_to[d])
-		return 0;
-	return memcmp(c->ax[d], s->p->to[d], c->n[d]) == 0;
-}
-
-/* Generate the slice steps from node "id" (state s->cur); return 0 or
- * -1. */
-static int
-expand_slices(struct search *s, int32_t id)
-{
-	const struct sstate *c = &s->cur;
-	int park = free_targets(s, c) <= MAX_PARK;
-
-	for (size_t dd = 0; dd < s->n_active; dd++) {
-		size_t d = s->active[dd];
-
-		for (size_t a = 0; a < s->mesh->n_axes; a++) {
-			int8_t ax = (int8_t)a;
-
-			if (!(s->target_axes >> a & 1) || (c->used >> a & 1))
-				continue;
-			if (!park && !(on_track(s, c, d) &&
-			                 s->p->to[d][c->n[d]] == ax))
-				continue;
-			copy_state(s, c, &s->nxt);
-			s->nxt.ax[d][s->nxt.n[d]++] = ax;
-			if (emit(s, id, SYM_COMM_SLICE, &ax, 1, -1, (int)d,
-			        0.0) < 0)
-				return -1;
-		}
-	}
-	return 0;
-}
-
-/* Store in "ord" the "k"-th ordered selection of axes from the mask
- * "pool" (first the single axes, then every order of larger sets while
- * the pool has at most three axes, else the whole pool in order) and
- * return its length, or 0 when there is no "k"-th. */
-static size_t
-selection(uint32_t pool, size_t n_axes, size_t k, int8_t *ord)
-{
-	int8_t ax[SYM_MESH_MAX_AXES];
-	size_t n = 0, count = 0;
-
-	for (size_t a = 0; a < n_axes; a++)
-		if (pool >> a & 1)
-			ax[n++] = (int8_t)a;
-	if (n > 3) {
-		if (k < n) {
-			ord[0] = ax[k];
-			return 1;
-		}
-		if (k > n)
-			return 0;
-		memcpy(ord, ax, n);
-		return n;
-	}
-	/* Every ordered selection of 1..n of at most three axes. */
-	for (size_t len = 1; len <= n; len++)
-		for (size_t x = 0; x < n; x++)
-			for (size_t y = 0; y < (len > 1 ? n : 1); y++)
-				for (size_t z = 0; z < (len > 2 ? n : 1); z++) {
-					if ((len > 1 && y == x) ||
-					    (len > 2 && (z == x || z == y)))
-						continue;
-					if (count++ != k)
-						continue;
-					ord[0] = ax[x];
-					ord[1] = ax[y];
-					ord[2] = ax[z];
-					return len;
-				}
-	return 0;
-}
-
-/* Generate the reduce_scatter and all_reduce steps from node "id" (state
- * s->cur, holding 1/"q" of the tensor); return 0 or -1. */
-static int
-expand_partial(struct search *s, int32_t id, int64_t q)
-{
-	const struct sstate *c = &s->cur;
-	int8_t ord[SYM_MESH_MAX_AXES];
-	size_t len;
-
-	for (size_t k = 0;
-	     (len = selection(c->pending, s->mesh->n_axes, k, ord)) > 0; k++) {
-		uint32_t m = mask_of(ord, len);
-		int8_t sorted[SYM_MESH_MAX_AXES];
-		size_t ns = 0;
-
-		for (size_t dd = 0; dd < s->n_active; dd++) {
-			size_t d = s->active[dd];
-
-			copy_state(s, c, &s->nxt);
-			s->nxt.pending &= ~m;
-			memcpy(&s->nxt.ax[d][s->nxt.n[d]], ord, len);
-			s->nxt.n[d] += (uint8_t)len;
-			if (emit(s, id, SYM_COMM_REDUCE_SCATTER, ord, len, -1,
-			        (int)d, 1.0 / (double)q) < 0)
-				return -1;
-		}
-		for (size_t a = 0; a < s->mesh->n_axes; a++)
-			if (m >> a & 1)
-				sorted[ns++] = (int8_t)a;
-		if (memcmp(sorted, ord, len) != 0)
-			continue;
-		copy_state(s, c, &s->nxt);
-		s->nxt.pending &= ~m;
-		if (emit(s, id, SYM_COMM_ALL_REDUCE, ord, len, -1, -1,
-		        1.0 / (double)q) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Generate the permute step from node "id" (state s->cur, holding 1/"q"
- * of the tensor): to the target with each list cut where it has as many
- * blocks as now, if that exists and differs; return 0 or -1. */
-static int
-expand_permute(struct search *s, int32_t id, int64_t q)
-{
-	const struct sstate *c = &s->cur;
-	int8_t w[SYM_MESH_MAX_AXES];
-	uint32_t mask = 0;
-	size_t nw = 0;
-
-	copy_state(s, c, &s->nxt);
-	for (size_t dd = 0; dd < s->n_active; dd++) {
-		size_t d = s->active[dd], t = s->pre[d];
-		int64_t have = 1, want = 1;
-
-		for (size_t i = s->pre[d]; i < c->n[d]; i++)
-			have *= s->mesh->size[c->ax[d][i]];
-		while (want < have && t < s->p->n_to[d])
-			want *= s->mesh->size[s->p->to[d][t++]];
-		if (want != have)
-			return 0;
-		for (size_t i = s->pre[d]; i < c->n[d]; i++)
-			mask |= UINT32_C(1) << c->ax[d][i];
-		for (size_t i = s->pre[d]; i < t; i++)
-			mask |= UINT32_C(1) << s->p->to[d][i];
-		memcpy(s->nxt.ax[d], s->p->to[d], t);
-		s->nxt.n[d] = (uint8_t)t;
-	}
-	if (mask & c->pending)
-		return 0;
-	for (size_t a = 0; a < s->mesh->n_axes; a++)
-		if (mask >> a & 1)
-			w[nw++] = (int8_t)a;
-	for (size_t dd = 0; dd < s->n_active; dd++) {
-		size_t d = s->active[dd];
-
-		if (s->nxt.n[d] != c->n[d] ||
-		    memcmp(s->nxt.ax[d], c->ax[d], c->n[d]) != 0)
-			return emit(s, id, SYM_COMM_PERMUTE, w, nw, -1, -1,
-			    1.0 / (double)q);
-	}
-	return 0;
-}
-
-/* Generate every step from node "id"; return 0 or -1. */
-static int
-expand(struct search *s, int32_t id)
-{
-	int64_t q;
-
-	decode(s, &s->node[id].key, &s->cur);
-	q = splits(s, &s->cur);
-	if (expand_partial(s, id, q) < 0 || expand_moves(s, id, q) < 0 ||
-	    expand_slices(s, id) < 0 || expand_permute(s, id, q) < 0)
-		return -1;
-	return 0;
-}
-
 /* Store in "*moves" (malloc'ed) and "*n_moves" the path of "s" to node
  * "id"; return 0 or -1. */
 static int
-path(struct search *s, int32_t id, struct sym__rmove **moves,
+path(struct sym__search *s, int32_t id, struct sym__rmove **moves,
     size_t *n_moves)
 {
 	size_t n = 0;
@@ -628,9 +321,9 @@ path(struct search *s, int32_t id, struct sym__rmove **moves,
 /* Add to "*moves" ("*n" of them, room for "cap") the step "kind" on the
  * axes "ax" ("k" of them) and dimensions "fd", "td" leading to "st". */
 static void
-add_move(const struct search *s, struct sym__rmove *moves, size_t *n,
+add_move(const struct sym__search *s, struct sym__rmove *moves, size_t *n,
     sym_comm_kind kind, const int8_t *ax, size_t k, int fd, int td,
-    const struct sstate *st)
+    const struct sym__sstate *st)
 {
 	struct sym__rmove *m = &moves[(*n)++];
 
@@ -640,7 +333,7 @@ add_move(const struct search *s, struct sym__rmove *moves, size_t *n,
 	memcpy(m->axes, ax, k);
 	m->from_dim = fd;
 	m->to_dim = td;
-	m->after = encode(s->mesh->n_axes, s->p->rank, st->n, st->ax,
+	m->after = sym__rkey_encode(s->mesh->n_axes, s->p->rank, st->n, st->ax,
 	    st->pending);
 }
 
@@ -648,9 +341,9 @@ add_move(const struct search *s, struct sym__rmove *moves, size_t *n,
  * axis with one all_reduce, gathers each dimension beyond its prefix and
  * slices what the target wants; return 0 or -1. */
 static int
-fallback(struct search *s, struct sym__rmove **moves, size_t *n_moves)
+fallback(struct sym__search *s, struct sym__rmove **moves, size_t *n_moves)
 {
-	struct sstate *c = &s->cur;
+	struct sym__sstate *c = &s->cur;
 	size_t cap = 1 + 2 * s->p->rank, n = 0;
 	int8_t ax[SYM_MESH_MAX_AXES];
 	size_t k = 0;
@@ -658,7 +351,7 @@ fallback(struct search *s, struct sym__rmove **moves, size_t *n_moves)
 	*moves = sym__realloc_array(s->ctx, NULL, cap, sizeof(**moves));
 	if (!*moves)
 		return -1;
-	decode(s, &s->node[0].key, c);
+	sym__search_decode(s, &s->node[0].key, c);
 	for (size_t a = 0; a < s->mesh->n_axes; a++)
 		if (c->pending >> a & 1)
 			ax[k++] = (int8_t)a;
@@ -677,7 +370,8 @@ fallback(struct search *s, struct sym__rmove **moves, size_t *n_moves)
 		if (s->p->n_to[d] > s->pre[d]) {
 			size_t m = s->p->n_to[d] - s->pre[d];
 
-			memcpy(&c->ax[d][s->pre[d]], &s->p->to[d][s->pre[d]], m);
+			memcpy(&c->ax[d][s->pre[d]], &s->p->to[d][s->pre[d]],
+			    m);
 			c->n[d] = s->p->n_to[d];
 			add_move(s, *moves, &n, SYM_COMM_SLICE,
 			    &c->ax[d][s->pre[d]], m, -1, (int)d, c);
@@ -689,7 +383,7 @@ fallback(struct search *s, struct sym__rmove **moves, size_t *n_moves)
 /* Set up the prefixes, active dimensions and target of "s"; return 0 or
  * -1. */
 static int
-setup(struct search *s)
+setup(struct sym__search *s)
 {
 	const struct sym__rproblem *p = s->p;
 	size_t k = p->rank ? p->rank : 1;
@@ -715,13 +409,20 @@ setup(struct search *s)
 		for (; i < p->n_to[d]; i++)
 			s->target_axes |= UINT32_C(1) << p->to[d][i];
 	}
-	s->goal = encode(s->mesh->n_axes, p->rank, p->n_to, p->to, 0);
+	for (size_t a = 0; a < s->mesh->n_axes; a++)
+		if (s->mesh->size[a] > 1)
+			s->spare |= UINT32_C(1) << a;
+	for (size_t d = 0; d < p->rank; d++)
+		for (size_t i = 0; i < p->n_to[d]; i++)
+			s->spare &= ~(UINT32_C(1) << p->to[d][i]);
+	s->spare &= ~p->kept;
+	s->goal = sym__rkey_encode(s->mesh->n_axes, p->rank, p->n_to, p->to, 0);
 	return 0;
 }
 
 /* Release what "s" holds. */
 static void
-search_clear(struct search *s)
+search_clear(struct sym__search *s)
 {
 	free(s->pre);
 	free(s->active);
@@ -737,21 +438,21 @@ search_clear(struct search *s)
 /* Run the search of "s" from its first node; return the id of the goal,
  * -2 when the search gave up, or -1 on error. */
 static int32_t
-run(struct search *s)
+run(struct sym__search *s)
 {
-	struct qent e = { 0, 0, 0, 0, 0 };
+	struct sym__qent e = { 0, 0, 0, 0, 0 };
 
 	if (push(s, e) < 0)
 		return -1;
 	while (pop(s, &e) == 0) {
-		struct snode *n = &s->node[e.id];
+		struct sym__rkey key = s->node[e.id].key;
 
-		if (n->closed)
+		if (s->node[e.id].closed)
 			continue;
-		n->closed = 1;
-		if (memcmp(&n->key, &s->goal, sizeof(s->goal)) == 0)
+		s->node[e.id].closed = 1;
+		if (memcmp(&key, &s->goal, sizeof(s->goal)) == 0)
 			return e.id;
-		if (expand(s, e.id) < 0)
+		if (sym__search_expand(s, e.id, &key) < 0)
 			return -1;
 		if (s->overflow)
 			return -2;
@@ -766,7 +467,7 @@ int
 sym__redist_search(const struct sym__rproblem *p, struct sym__cost_model *cm,
     struct sym__rmove **moves, size_t *n_moves)
 {
-	struct search s;
+	struct sym__search s;
 	struct sym__rkey start;
 	int32_t goal;
 	int r = -1;
@@ -780,7 +481,7 @@ sym__redist_search(const struct sym__rproblem *p, struct sym__cost_model *cm,
 	*n_moves = 0;
 	if (setup(&s) < 0)
 		goto out;
-	start = encode(s.mesh->n_axes, p->rank, p->n_from, p->from,
+	start = sym__rkey_encode(s.mesh->n_axes, p->rank, p->n_from, p->from,
 	    p->pending);
 	if (lookup(&s, &start, 1) != 0)
 		goto out;

@@ -82,14 +82,15 @@ tuple_binary(struct sym__shard *s, const int64_t *const *split)
 				continue;
 			if (owner >= 0 && split[i][d] != sizes[j])
 				return sym__shard_fail(s, (int)i, d,
-				    "%s splits dimension %d %lld ways, but %s "
-				    "splits the matching dimension %d %lld "
-				    "ways: the operands must be split alike",
+				    "%s splits dimension %d %lld way%s, but %s splits "
+				    "the matching dimension %d %lld way%s: the operands "
+				    "must be split alike",
 				    sym__shard_in_name(s, i), d,
 				    (long long)split[i][d],
+				    SYM__WAYS(split[i][d]),
 				    sym__shard_in_name(s, (size_t)owner),
 				    aligned(s, (size_t)owner, j, n),
-				    (long long)sizes[j]);
+				    (long long)sizes[j], SYM__WAYS(sizes[j]));
 			sizes[j] = split[i][d];
 			owner = (int)i;
 		}
@@ -216,10 +217,11 @@ tuple_bias_add(struct sym__shard *s, const int64_t *const *split)
 		sizes[d] = split[0] ? split[0][d] : 1;
 	if (split[1] && split[0] && split[1][0] != split[0][c])
 		return sym__shard_fail(s, 1, 0,
-		    "the bias %s is split %lld ways, but the channel "
-		    "dimension %zu of %s %lld ways: they must be equal",
-		    sym__shard_in_name(s, 1), (long long)split[1][0], c,
-		    sym__shard_in_name(s, 0), (long long)split[0][c]);
+		    "the bias %s is split %lld way%s, but the channel "
+		    "dimension %zu of %s %lld way%s: they must be equal",
+		    sym__shard_in_name(s, 1), (long long)split[1][0],
+		    SYM__WAYS(split[1][0]), c, sym__shard_in_name(s, 0),
+		    (long long)split[0][c], SYM__WAYS(split[0][c]));
 	if (split[1] && !split[0])
 		sizes[c] = split[1][0];
 	if (sym__shard_tuple_input(s, sizes, 0, "d") < 0)

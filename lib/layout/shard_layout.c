@@ -60,18 +60,20 @@ unprefix(sym_expr **p, size_t n)
 		sym__expr_unref(p[i]);
 }
 
-/* Find the next group of the reshape: the least "*a" + "*c" (input and
- * output dimensions from "i" and "j") whose prefix products "pi" and "po"
- * match; the rest of both when none does. */
+/* Find the next group of the reshape of "p" input into "q" output
+ * dimensions: the least "a" + "c" (stored through them: input and output
+ * dimensions from "i" and "j") whose prefix products "pi" and "po" match;
+ * the rest of both when none does. */
 static void
-next_group(sym_expr **pi, size_t p, sym_expr **po, size_t q, size_t i,
-    size_t j, size_t *a, size_t *c)
+next_group(sym_expr **pi, size_t p, sym_expr **po, size_t q, size_t i, size_t j,
+    size_t *a, size_t *c)
 {
 	for (size_t total = 2; total <= (p - i) + (q - j); total++)
 		for (size_t x = 1; x < total && x <= p - i; x++) {
 			size_t y = total - x;
 
-			if (y <= q - j && sym_expr_is_equal(pi[i + x], po[j + y])) {
+			if (y <= q - j &&
+			    sym_expr_is_equal(pi[i + x], po[j + y])) {
 				*a = x;
 				*c = y;
 				return;
@@ -81,21 +83,37 @@ next_group(sym_expr **pi, size_t p, sym_expr **po, size_t q, size_t i,
 	*c = q - j;
 }
 
-/* The group of input dimensions [i, i + a) and output dimensions [j, j +
- * c) of the reshape in "s": copy the split it can keep to "b", or mark
- * its input dimensions for gathering in "gather". Return 0 or -1. */
+/* Return 1 when "k" provably divides "e" in the context of "s". */
+static int
+divides(struct sym__shard *s, sym_expr *e, int64_t k)
+{
+	sym_answer a = sym_prove_divisible(s->ctx, e, k, NULL);
+
+	if (a == SYM_ERROR)
+		sym_ctx_clear_error(s->ctx);
+	return a == SYM_TRUE;
+}
+
+/* The group of input dimensions "i" to "i" + "a" and output dimensions "j"
+ * to "j" + "c" (exclusive) of the reshape in "s": copy the split it can
+ * keep to "b", or mark its input dimensions for gathering in "gather".
+ * Return 0 or -1. */
 static int
 group(struct sym__shard *s, size_t i, size_t a, size_t j, size_t c,
     struct sym__lb *b, unsigned char *gather)
 {
-	sym_expr *const *in = s->in_shape[0]->dim, *const *out =
-	    s->out_shape[0]->dim;
+	sym_expr *const *in = s->in_shape[0]->dim,
+	                *const *out = s->out_shape[0]->dim;
 	const sym_layout *l = s->in[0];
 	size_t f = i, g = j, n_split = 0;
 	int64_t k;
 
 	for (size_t d = i; d < i + a; d++)
 		n_split += (size_t)sym__shard_is_split(l, d);
+	if (a == 1 && c == 1 && (n_split == 0 || !gather[i])) {
+		sym__lb_copy(b, j, l, i);
+		return 0;
+	}
 	if (n_split == 0)
 		return 0;
 	while (f + 1 < i + a && is_one(in[f]))
@@ -104,8 +122,7 @@ group(struct sym__shard *s, size_t i, size_t a, size_t j, size_t c,
 		g++;
 	k = sym_layout_dim_splits(l, f);
 	if (c > 0 && n_split == 1 && sym__shard_is_split(l, f) &&
-	    (c == 1 ||
-	        sym_prove_divisible(s->ctx, out[g], k, NULL) == SYM_TRUE)) {
+	    (c == 1 || divides(s, out[g], k))) {
 		sym__lb_copy(b, g, l, f);
 		return 0;
 	}

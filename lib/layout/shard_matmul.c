@@ -39,8 +39,9 @@ positions(const struct sym__shard *s, struct mm *p)
 	p->n_b = p->rb - (tb ? 2 : 1);
 }
 
-/* Return the batch dimension of input "i" of "s" (rank "r") aligned with
- * output batch dimension "j", or -1 when it has none. */
+/* Return the batch dimension of an operand of rank "r" aligned with
+ * output batch dimension "j" of the run positions "p", or -1 when it has
+ * none. */
 static int
 batch_dim(const struct mm *p, size_t r, size_t j)
 {
@@ -61,9 +62,9 @@ broadcast(const struct sym__shard *s, size_t i, size_t d, size_t j)
 	return sym_expr_get_const(s->out_shape[0]->dim[j], &o) < 0 || o != 1;
 }
 
-/* Store in "sizes" the batch part of the device matrix of "s" from the
- * split counts "split"; 0 or -1 with an error when two operands split a
- * shared batch dimension differently. */
+/* Store in "sizes" the batch part of the device matrix of "s" (positions
+ * "p") from the split counts "split"; 0 or -1 with an error when two
+ * operands split a shared batch dimension differently. */
 static int
 batch_sizes(struct sym__shard *s, const struct mm *p,
     const int64_t *const *split, int64_t *sizes)
@@ -80,13 +81,14 @@ batch_sizes(struct sym__shard *s, const struct mm *p,
 				continue;
 			if (owner >= 0 && split[i][d] != sizes[j])
 				return sym__shard_fail(s, (int)i, d,
-				    "batch dimension %d of %s is split %lld "
-				    "ways, but the matching one of %s %lld "
-				    "ways: they must be equal",
+				    "batch dimension %d of %s is split %lld way%s, but "
+				    "the matching one of %s %lld way%s: they must be "
+				    "equal",
 				    d, sym__shard_in_name(s, i),
 				    (long long)split[i][d],
+				    SYM__WAYS(split[i][d]),
 				    sym__shard_in_name(s, (size_t)owner),
-				    (long long)sizes[j]);
+				    (long long)sizes[j], SYM__WAYS(sizes[j]));
 			sizes[j] = split[i][d];
 			owner = (int)i;
 		}
@@ -94,7 +96,7 @@ batch_sizes(struct sym__shard *s, const struct mm *p,
 	return 0;
 }
 
-/* Map input "i" (rank "r") of "s" onto the device matrix: batch
+/* Map input "i" (rank "r") of "s" (positions "p") onto the device: batch
  * dimensions on "b0".., then "row" and "col" for its last two dimensions;
  * "split" are its split counts. Return 0 or -1. */
 static int
@@ -141,11 +143,12 @@ tuple_matmul(struct sym__shard *s, const int64_t *const *split)
 		return -1;
 	if (a && b && a[p.k_a] != b[p.k_b])
 		return sym__shard_fail(s, 1, (int)p.k_b,
-		    "the contracted dimension is split %lld ways in %s "
-		    "(dimension %zu) but %lld ways in %s (dimension %zu): they "
-		    "must be equal",
-		    (long long)a[p.k_a], sym__shard_in_name(s, 0), p.k_a,
-		    (long long)b[p.k_b], sym__shard_in_name(s, 1), p.k_b);
+		    "the contracted dimension is split %lld way%s in %s "
+		    "(dimension %zu) but %lld way%s in %s (dimension "
+		    "%zu): they must be equal",
+		    (long long)a[p.k_a], SYM__WAYS(a[p.k_a]),
+		    sym__shard_in_name(s, 0), p.k_a, (long long)b[p.k_b],
+		    SYM__WAYS(b[p.k_b]), sym__shard_in_name(s, 1), p.k_b);
 	for (size_t j = 0; j < nb; j++)
 		names[j] = bn[j];
 	names[nb] = "m";
@@ -161,16 +164,15 @@ tuple_matmul(struct sym__shard *s, const int64_t *const *split)
 	        (int)(nb + (p.m_a < p.k_a ? 1 : 0))) < 0)
 		return -1;
 	if (b &&
-	    map_operand(s, &p, 1, p.rb, b,
-	        (int)(nb + (p.k_b < p.n_b ? 1 : 2)),
+	    map_operand(s, &p, 1, p.rb, b, (int)(nb + (p.k_b < p.n_b ? 1 : 2)),
 	        (int)(nb + (p.k_b < p.n_b ? 2 : 1))) < 0)
 		return -1;
 	return 0;
 }
 
-/* Give operand "i" of "s", which has none, the layout the other operand
- * implies: its batch splits where not broadcast, its contracted split,
- * nothing on M or N. Return 0 or -1. */
+/* Give operand "i" of "s" (positions "p"), which has none, the layout the
+ * other operand implies: its batch splits where not broadcast, its
+ * contracted split, nothing on M or N. Return 0 or -1. */
 static int
 complete(struct sym__shard *s, const struct mm *p, size_t i)
 {
@@ -195,8 +197,8 @@ complete(struct sym__shard *s, const struct mm *p, size_t i)
 	return sym__shard_set_in(s, i, &b);
 }
 
-/* Set the batch dimensions of the output "b" of "s" after checking the
- * operands agree on them; 0 or -1. */
+/* Set the batch dimensions of the output "b" of "s" (positions "p") after
+ * checking the operands agree on them; 0 or -1. */
 static int
 batch_out(struct sym__shard *s, const struct mm *p, struct sym__lb *b)
 {
@@ -237,8 +239,8 @@ batch_out(struct sym__shard *s, const struct mm *p, struct sym__lb *b)
 	return 0;
 }
 
-/* Fail on "s" when an axis of size > 1 splits both M (dimension "m_a" of
- * A) and N (dimension "n_b" of B); return 0 or -1. */
+/* Fail on "s" when an axis of size > 1 splits both M and N (the
+ * dimensions of A and B the positions "p" name); return 0 or -1. */
 static int
 check_m_n(struct sym__shard *s, const struct mm *p)
 {

@@ -85,6 +85,9 @@ extern const struct sym__shard_rule sym__shard_gather[];
 extern const struct sym__shard_rule sym__shard_loss[];
 extern const struct sym__shard_rule sym__shard_conv[];
 
+/* "s" to make "way" plural after the count "n". */
+#define SYM__WAYS(n) ((n) == 1 ? "" : "s")
+
 /* The driver (lib/layout/shard_util.c). */
 const struct sym__shard_rule *sym__shard_rule_find(const sym_op *op);
 int sym__shard_begin(struct sym__shard *s);
@@ -99,8 +102,8 @@ sym_layout *sym__shard_resolved(struct sym__shard *s, size_t k);
 sym_layout *sym__shard_scattered(struct sym__shard *s, size_t k);
 
 /* Helpers of the rules. */
-int sym__shard_fail(struct sym__shard *s, int input, int dim,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int sym__shard_fail(struct sym__shard *s, int input, int dim, const char *fmt,
+    ...) __attribute__((format(printf, 4, 5)));
 int sym__shard_nomem(struct sym__shard *s);
 int sym__shard_note(struct sym__shard *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -126,8 +129,8 @@ int sym__shard_map(struct sym__shard *s, size_t i, const int64_t *split,
 /* The common tuple step: the device matrix is the split counts "split"
  * of input "i" (all 1 when NULL), its axes named "prefix0", "prefix1",
  * ..., and dimension d of input "i" is on axis d; 0 or -1. */
-int sym__shard_tuple_input(struct sym__shard *s, const int64_t *split,
-    size_t i, const char *prefix);
+int sym__shard_tuple_input(struct sym__shard *s, const int64_t *split, size_t i,
+    const char *prefix);
 
 /* A layout being built over the mesh of a run. */
 struct sym__lb {
@@ -142,8 +145,7 @@ struct sym__lb {
 int sym__lb_init(struct sym__shard *s, struct sym__lb *b, size_t rank);
 void sym__lb_add(struct sym__lb *b, size_t d, int a);
 void sym__lb_partial(struct sym__lb *b, int a);
-void sym__lb_copy(struct sym__lb *b, size_t d, const sym_layout *l,
-    size_t ld);
+void sym__lb_copy(struct sym__lb *b, size_t d, const sym_layout *l, size_t ld);
 void sym__lb_partial_dim(struct sym__lb *b, const sym_layout *l, size_t ld);
 /* Input "i" (or output "k") of "s" set to the layout of "b"; 0 or -1
  * with an error naming the tensor. */
@@ -173,8 +175,7 @@ int sym__shard_check_out(struct sym__shard *s, size_t k, struct sym__lb *b,
 /* Attributes (already checked by the shape rule). */
 int64_t sym__shard_attr_int(const struct sym__shard *s, const char *name,
     int64_t def);
-int sym__shard_attr_bool(const struct sym__shard *s, const char *name,
-    int def);
+int sym__shard_attr_bool(const struct sym__shard *s, const char *name, int def);
 const char *sym__shard_attr_str(const struct sym__shard *s, const char *name,
     const char *def);
 /* The integers of the list (or integer) attribute "name" in "out" (room

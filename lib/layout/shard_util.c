@@ -43,8 +43,7 @@ sym__shard_rule_find(const sym_op *op)
 /* Record on "s" the structural error "fmt" about dimension "dim" of the
  * strategy of input "input" (-1 for none); return -1. */
 int
-sym__shard_fail(struct sym__shard *s, int input, int dim, const char *fmt,
-    ...)
+sym__shard_fail(struct sym__shard *s, int input, int dim, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -133,8 +132,8 @@ sym__shard_scratch(struct sym__shard *s, size_t n, size_t size)
 const char *
 sym__shard_in_name(const struct sym__shard *s, size_t i)
 {
-	static const char *const ordinal[] = { "input 0", "input 1",
-		"input 2", "input 3" };
+	static const char *const ordinal[] = { "input 0", "input 1", "input 2",
+		"input 3" };
 
 	if (s->in_name && s->in_name[i])
 		return s->in_name[i];
@@ -165,14 +164,16 @@ sym__shard_axes_txt(struct sym__shard *s, const sym_layout *l, size_t d)
 		return strcpy(t, "None");
 	for (size_t i = 0; i < l->n[d]; i++)
 		pos += (size_t)snprintf(t + pos, len - pos, "%s%s%s",
-		    i ? ", " : l->n[d] > 1 ? "(" : "",
+		    i                 ? ", "
+		        : l->n[d] > 1 ? "("
+		                      : "",
 		    l->mesh->name[l->axes[d][i]],
 		    i + 1 == l->n[d] && l->n[d] > 1 ? ")" : "");
 	return t;
 }
 
-/* Return the names "prefix0" .. of "n" axes in scratch memory of "s", or
- * NULL when out of memory. */
+/* Return the names "prefix"0, "prefix"1, ... of "n" axes in scratch
+ * memory of "s", or NULL when out of memory. */
 const char **
 sym__shard_axis_names(struct sym__shard *s, const char *prefix, size_t n)
 {
@@ -308,7 +309,7 @@ sym__lb_partial_dim(struct sym__lb *b, const sym_layout *l, size_t ld)
 }
 
 /* Return 0 when "b" over "mesh" uses each axis at most once, or -1 with
- * "*a", "*d1" and "*d2" set to the axis and the two dimensions (-1:
+ * "a", "d1" and "d2" pointing at the axis and the two dimensions (-1:
  * partial) that use it. */
 static int
 find_twice(const sym_mesh *mesh, const struct sym__lb *b, int *a, int *d1,
@@ -414,12 +415,20 @@ sym__shard_check_out(struct sym__shard *s, size_t k, struct sym__lb *b,
 }
 
 /* Set output "k" of "s" to the layout of "b", keeping the order of its
- * partial axes; 0 or -1 with an error. */
+ * partial axes and dropping those of size 1 (they sum nothing); 0 or -1
+ * with an error. */
 int
 sym__shard_set_out(struct sym__shard *s, size_t k, struct sym__lb *b)
 {
 	sym_layout *l;
+	uint8_t n = 0;
 
+	for (size_t i = 0; i < b->n_red; i++)
+		if (s->mesh->size[b->red[i]] > 1)
+			b->red[n++] = b->red[i];
+		else
+			b->partial &= ~(UINT32_C(1) << b->red[i]);
+	b->n_red = n;
 	if (sym__shard_check_out(s, k, b, "the output") < 0)
 		return -1;
 	l = build(s, b, "the output");
@@ -454,8 +463,8 @@ sym__shard_default_replicated(struct sym__shard *s, size_t i)
 {
 	if (s->in[i])
 		return 0;
-	s->in[i] = sym__layout_new(s->mesh, sym__shard_in_rank(s, i), NULL,
-	    NULL, 0);
+	s->in[i] =
+	    sym__layout_new(s->mesh, sym__shard_in_rank(s, i), NULL, NULL, 0);
 	return s->in[i] ? 0 : sym__shard_nomem(s);
 }
 
@@ -505,10 +514,11 @@ sym__shard_unsplit(struct sym__shard *s, size_t i, size_t d, const char *why)
 	if (!sym__shard_is_split(l, d))
 		return 0;
 	return sym__shard_fail(s, (int)i, (int)d,
-	    "dimension %zu of %s is split by %s (%lld ways), but %s must "
-	    "not be split",
+	    "dimension %zu of %s is split by %s (%lld way%s), "
+	    "but %s must not be split",
 	    d, sym__shard_in_name(s, i), sym__shard_axes_txt(s, l, d),
-	    (long long)sym_layout_dim_splits(l, d), why);
+	    (long long)sym_layout_dim_splits(l, d),
+	    SYM__WAYS(sym_layout_dim_splits(l, d)), why);
 }
 
 /* Set input "i" of the tuple step of "s": dimension d on mesh axis
@@ -528,24 +538,26 @@ sym__shard_map(struct sym__shard *s, size_t i, const int64_t *split,
 
 		if (split && split[d] != want && axis_of[d] < 0)
 			return sym__shard_fail(s, (int)i, (int)d,
-			    "dimension %zu of %s cannot be split (the "
-			    "strategy splits it %lld ways)",
-			    d, sym__shard_in_name(s, i), (long long)split[d]);
+			    "dimension %zu of %s cannot be split (the strategy "
+			    "splits it %lld way%s)",
+			    d, sym__shard_in_name(s, i), (long long)split[d],
+			    SYM__WAYS(split[d]));
 		if (split && split[d] != want)
 			return sym__shard_fail(s, (int)i, (int)d,
-			    "dimension %zu of %s is split %lld ways, but it "
+			    "dimension %zu of %s is split %lld way%s, but it "
 			    "goes with axis %s of the device matrix, split %lld "
-			    "ways by the other inputs",
+			    "way%s by the other inputs",
 			    d, sym__shard_in_name(s, i), (long long)split[d],
-			    s->mesh->name[axis_of[d]], (long long)want);
+			    SYM__WAYS(split[d]), s->mesh->name[axis_of[d]],
+			    (long long)want, SYM__WAYS(want));
 		sym__lb_add(&b, d, axis_of[d]);
 	}
 	return sym__shard_set_in(s, i, &b);
 }
 
 /* The common tuple step of "s": the device matrix is "split" (the split
- * counts of input "i", all 1 when NULL) with axes "prefix0", "prefix1",
- * ..., and dimension d of input "i" is on axis d; 0 or -1. */
+ * counts of input "i", all 1 when NULL) with axes "prefix" followed by
+ * 0, 1, ..., and dimension d of input "i" is on axis d; 0 or -1. */
 int
 sym__shard_tuple_input(struct sym__shard *s, const int64_t *split, size_t i,
     const char *prefix)
@@ -608,8 +620,8 @@ sym__shard_attr_str(const struct sym__shard *s, const char *name,
  * "s", an integer or a list of constants; return how many there are (0
  * when absent). */
 size_t
-sym__shard_attr_ints(const struct sym__shard *s, const char *name,
-    int64_t *out, size_t cap)
+sym__shard_attr_ints(const struct sym__shard *s, const char *name, int64_t *out,
+    size_t cap)
 {
 	const struct sym__attr *at = sym__attrs_find(s->attrs, name);
 	size_t n = 0;

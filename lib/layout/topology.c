@@ -311,7 +311,7 @@ node_line(struct tparse *tp)
 		return tfail(tp, "expected the ranks of node %lld",
 		    (long long)node);
 	while (!at_end(tp)) {
-		int64_t lo, hi;
+		int64_t lo = 0, hi = 0;
 		const char *start = tp->p;
 
 		if (integer(tp, &lo) < 0)
@@ -355,7 +355,7 @@ one_line(struct tparse *tp)
 		return 0;
 	w = word(tp, &len);
 	if (len == 14 && strncmp(w, "ranks_per_node", len) == 0) {
-		double v;
+		double v = 0;
 
 		if (tp->seen_rpn++)
 			return tfail(tp, "ranks_per_node given twice");
@@ -370,7 +370,7 @@ one_line(struct tparse *tp)
 			    "expected the number of ranks per node");
 		if (number(tp, &v) < 0)
 			return -1;
-		if (v != floor(v) || v > 1e9)
+		if (v > 1e9 || v != (double)(int64_t)v)
 			return tfail(tp,
 			    "ranks_per_node must be a whole number");
 		tp->rpn = (int64_t)v;
@@ -527,20 +527,14 @@ sym_topology_parse_file(sym_ctx *ctx, const char *path)
 static int __attribute__((format(printf, 4, 5)))
 rfail(sym_ctx *ctx, const char *path, const char *what, const char *fmt, ...)
 {
-	char *msg;
+	char msg[256];
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (!msg) {
-		sym__oom(ctx);
-		return -1;
-	}
 	sym__error(ctx, SYM_EPARSE, NULL, "rank table '%s': %s%s%s", path, what,
 	    *what ? ": " : "", msg);
-	free(msg);
 	return -1;
 }
 
@@ -604,7 +598,7 @@ rank_table_server(struct tparse *tp, const char *path, size_t i, json_t *server)
 		if (json_count(id, &r) < 0 || r > (1LL << 30))
 			return rfail(tp->ctx, path, what,
 			    "\"rank_id\" must be a non-negative integer");
-		if (r < tp->cap && tp->node_of[r] >= 0)
+		if (tp->node_of && r < tp->cap && tp->node_of[r] >= 0)
 			return rfail(tp->ctx, path, what,
 			    "rank %lld appears twice", (long long)r);
 		tp->text = tp->p = "";

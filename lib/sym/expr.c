@@ -945,6 +945,13 @@ pb_finish(struct pb *pb)
 		return NULL;
 	}
 	pb_combine(pb);
+	if (pb->n > SYM__MAX_TERMS) {
+		sym__error(pb->ctx, SYM_EINVAL, NULL,
+		    "expression too large: more than %d terms once expanded",
+		    SYM__MAX_TERMS);
+		pb_clear(pb);
+		return NULL;
+	}
 	r = rule_exact_division(pb, &applied);
 	if (applied)
 		return r;
@@ -1179,6 +1186,13 @@ sym__mul(sym_expr *a, sym_expr *b)
 		return sym__scale(b, k);
 	if (sym__expr_const_num(b, &k))
 		return sym__scale(a, k);
+	if ((uint64_t)(a->u.poly.n + 1) * (b->u.poly.n + 1) >
+	    4 * (uint64_t)SYM__MAX_TERMS) {
+		sym__error(a->ctx, SYM_EINVAL, NULL,
+		    "expression too large: a product of %u and %u terms",
+		    a->u.poly.n + 1, b->u.poly.n + 1);
+		return NULL;
+	}
 	pb_init(&pb, a->ctx);
 	ca.coef = a->u.poly.c;
 	cb.coef = b->u.poly.c;
@@ -1622,6 +1636,16 @@ min_max(sym_expr *a, sym_expr *b, enum sym__kind kind)
 	if (!d->av.empty) {
 		a_le_b = !d->av.hi_inf && d->av.hi <= 0;
 		a_ge_b = !d->av.lo_inf && d->av.lo >= 0;
+	}
+	sym__expr_unref(d);
+	/* b - a too: its constant may fit 64 bits where that of a - b does
+	 * not, and the answer must not depend on the argument order */
+	d = sym__sub(b, a);
+	if (!d)
+		return NULL;
+	if (!d->av.empty) {
+		a_le_b |= !d->av.lo_inf && d->av.lo >= 0;
+		a_ge_b |= !d->av.hi_inf && d->av.hi <= 0;
 	}
 	sym__expr_unref(d);
 	if (a_le_b)

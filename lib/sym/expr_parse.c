@@ -601,17 +601,45 @@ parse_term(struct parser *p, const struct tok *after)
 static sym_expr *
 parse_expr(struct parser *p, const struct tok *after)
 {
+	/* Partial sums of 2^level terms, so that a long sum is added up
+	 * pairwise in O(n log n) rather than term by term in O(n^2). */
+	sym_expr *level[64] = { NULL };
 	sym_expr *e = parse_term(p, after), *r;
+	size_t pos = 0;
 
 	while (e && (p->tok.kind == T_PLUS || p->tok.kind == T_MINUS)) {
 		struct tok op = p->tok;
+		int i;
 
 		next(p);
 		r = parse_term(p, &op);
+		if (r && op.kind == T_MINUS)
+			r = apply(p, T_MINUS, sym_expr_const(p->ctx, 0), r,
+			    op.pos);
 		if (!r)
-			return sym_expr_free(e);
-		e = apply(p, op.kind, e, r, op.pos);
+			break;
+		pos = op.pos;
+		for (i = 0; i < 63 && level[i] && r; i++) {
+			r = apply(p, T_PLUS, level[i], r, pos);
+			level[i] = NULL;
+		}
+		if (!r)
+			break;
+		if (level[i])
+			r = apply(p, T_PLUS, level[i], r, pos);
+		level[i] = r;
 	}
+	for (int i = 0; i < 64; i++) {
+		if (!level[i])
+			continue;
+		if (!e || p->failed) {
+			sym_expr_free(level[i]);
+			continue;
+		}
+		e = apply(p, T_PLUS, e, level[i], pos);
+	}
+	if (p->failed)
+		return sym_expr_free(e);
 	return e;
 }
 

@@ -19,6 +19,9 @@
 #include "core/num.h"
 #include "sym/absval.h"
 
+/* The most terms a polynomial may have once expanded. */
+#define SYM__MAX_TERMS 4096
+
 enum sym__kind {
 	SYM__VAR,
 	SYM__FDIV,

@@ -58,6 +58,9 @@
 #define POOL_CAP 32
 /* Lexicographically smallest points tried as witnesses of an abstraction. */
 #define N_LEXMIN 5
+/* ISL operations for the parametric lexicographic minimum of an exact set
+ * (a few hundred suffice for a query of a few symbols). */
+#define LEXMIN_OPS 1000
 /* The most basic sets a query is split into; beyond, set operations. */
 #define MAX_PIECES 64
 
@@ -871,6 +874,18 @@ budget_reset(sym_ctx *ctx, struct sym__prover *p)
 	isl_ctx_set_max_operations(p->isl, ops > 0 ? (unsigned long)ops : 0);
 	isl_ctx_reset_operations(p->isl);
 	isl_ctx_reset_error(p->isl);
+}
+
+/* Give the ISL context of "p" a fresh budget of at most "cap" operations
+ * (the options of "ctx" may set fewer). */
+static void
+budget_cap(sym_ctx *ctx, struct sym__prover *p, long cap)
+{
+	long ops = ctx->opt_isl_max_ops;
+
+	isl_ctx_set_max_operations(p->isl,
+	    (unsigned long)(ops > 0 && ops < cap ? ops : cap));
+	isl_ctx_reset_operations(p->isl);
 }
 
 /* Free the component "c", releasing its facts when "unref" is set (not
@@ -1846,7 +1861,8 @@ mv_point(isl_ctx *isl, isl_multi_val *mv, size_t n)
 /* Look for a point of "set" (kept), a set of the query "q" built with
  * abstractions, whose symbol values "check" accepts with "user": the
  * N_LEXMIN smallest bindings of the projection on the symbols, then the
- * largest one when it is bounded. Every candidate is a lexicographic
+ * largest one when it is bounded, each found within LEXMIN_OPS
+ * operations (see query_lexmin). Every candidate is a lexicographic
  * optimum, so the search does not depend on the sample points ISL caches
  * in basic sets. Return as search_result. */
 static sym_answer
@@ -1862,6 +1878,7 @@ search(struct query *q, isl_set *set, check_fn check, void *user,
 
 	s.failed = !proj;
 	for (int i = 0; i < N_LEXMIN && more; i++) {
+		budget_cap(q->ctx, q->p, LEXMIN_OPS);
 		if (set_lexopt(proj, 0, prev, q->n_sym, &mv) < 0)
 			s.failed = 1;
 		more = mv && !s.failed &&
@@ -1873,6 +1890,7 @@ search(struct query *q, isl_set *set, check_fn check, void *user,
 	if (more)
 		bounded = isl_set_is_bounded(proj);
 	s.failed |= bounded < 0;
+	budget_cap(q->ctx, q->p, LEXMIN_OPS);
 	if (bounded > 0 && set_lexopt(proj, 1, NULL, q->n_sym, &mv) < 0)
 		s.failed = 1;
 	else if (bounded > 0 && mv)
@@ -1883,24 +1901,99 @@ search(struct query *q, isl_set *set, check_fn check, void *user,
 	return search_result(&s, out);
 }
 
-/* Return the lexicographically smallest point of the set of the query
- * "q" (a void point when it is empty), or NULL on an ISL failure. */
-static isl_point *
-query_lexmin(struct query *q)
+/* Replace "*best" as mv_keep does by the lexicographically smallest
+ * symbol values of the basic set "b" (taken) of the query "q", found one
+ * symbol at a time: minimise it, fix it, go on. Return 0 or -1. */
+static int
+symmin_keep(struct query *q, isl_basic_set *b, isl_multi_val **best)
 {
-	size_t total = q->own_base + q->own.n_dim;
-	isl_multi_val *best = NULL;
-	isl_point *pt;
-	int r = 0;
+	isl_space *space =
+	    isl_space_set_alloc(q->p->isl, 0, (unsigned)q->n_sym);
+	isl_multi_val *mv = isl_multi_val_zero(space);
 
-	if (q->set)
-		r = set_lexopt(q->set, 0, NULL, total, &best);
-	for (size_t i = 0; i < q->n_piece && r == 0 && !q->set; i++)
-		r = lexopt_keep(isl_basic_set_copy(q->piece[i]), 0, total,
-		    &best);
-	pt = r == 0 ? mv_point(q->p->isl, best, total) : NULL;
-	isl_multi_val_free(best);
-	return pt;
+	for (size_t j = 0; j < q->n_sym && mv; j++) {
+		unsigned pos = (unsigned)q->sym_pos[j];
+		isl_set *set = isl_set_from_basic_set(isl_basic_set_copy(b));
+		isl_val *v = isl_set_dim_min_val(set, (int)pos);
+
+		if (isl_val_is_nan(v) == isl_bool_true) {
+			/* empty */
+			isl_val_free(v);
+			isl_basic_set_free(b);
+			isl_multi_val_free(mv);
+			return 0;
+		}
+		if (isl_val_is_int(v) != isl_bool_true)
+			v = isl_val_free(v);
+		b = isl_basic_set_fix_val(b, isl_dim_set, pos, isl_val_copy(v));
+		mv = v ? isl_multi_val_set_at(mv, (int)j, v)
+		       : isl_multi_val_free(mv);
+	}
+	isl_basic_set_free(b);
+	return mv ? mv_keep(mv, 0, q->n_sym, best) : -1;
+}
+
+/* Return a copy of basic set "i" of the query "q", taken from "l" (the
+ * basic sets of its set) when not NULL, else from its pieces. */
+static isl_basic_set *
+query_bset(struct query *q, isl_basic_set_list *l, isl_size i)
+{
+	return l ? isl_basic_set_list_get_at(l, i)
+	         : isl_basic_set_copy(q->piece[i]);
+}
+
+/* Return the symbol values, in the order of the symbols of the query "q",
+ * of the point "mv" (taken) of its set. */
+static isl_multi_val *
+mv_symbols(struct query *q, isl_multi_val *mv)
+{
+	isl_space *space =
+	    isl_space_set_alloc(q->p->isl, 0, (unsigned)q->n_sym);
+	isl_multi_val *r = isl_multi_val_zero(space);
+
+	for (size_t j = 0; j < q->n_sym; j++)
+		r = isl_multi_val_set_at(r, (int)j,
+		    isl_multi_val_get_at(mv, (int)q->sym_pos[j]));
+	isl_multi_val_free(mv);
+	return r;
+}
+
+/* Set "*best" (NULL on entry, and when the set is empty) to the
+ * lexicographically smallest symbol values of the set of the query "q",
+ * built without abstraction: every dimension that is not a symbol is a
+ * function of the symbols before it, so the lexicographic minimum of the
+ * whole set has them. ISL's parametric method finds it fast but can blow
+ * up (coefficients grow while each step counts as one operation): it gets
+ * LEXMIN_OPS operations, then the symbols are minimised one at a time with
+ * a fresh budget. Return 0 or -1. */
+static int
+query_lexmin(struct query *q, isl_multi_val **best)
+{
+	isl_ctx *isl = q->p->isl;
+	size_t total = q->own_base + q->own.n_dim;
+	isl_basic_set_list *l =
+	    q->set ? isl_set_get_basic_set_list(q->set) : NULL;
+	isl_size n = l ? isl_basic_set_list_size(l) : (isl_size)q->n_piece;
+	isl_multi_val *full = NULL;
+	int r = n < 0 ? -1 : 0;
+
+	budget_cap(q->ctx, q->p, LEXMIN_OPS);
+	for (isl_size i = 0; i < n && r == 0; i++)
+		r = lexopt_keep(query_bset(q, l, i), 0, total, &full);
+	if (r == 0 && full) {
+		*best = mv_symbols(q, full);
+		r = *best ? 0 : -1;
+	} else {
+		isl_multi_val_free(full);
+	}
+	if (r < 0 && n >= 0 && isl_ctx_last_error(isl) == isl_error_quota) {
+		budget_reset(q->ctx, q->p);
+		r = 0;
+		for (isl_size i = 0; i < n && r == 0; i++)
+			r = symmin_keep(q, query_bset(q, l, i), best);
+	}
+	isl_basic_set_list_free(l);
+	return r;
 }
 
 /* Look for a witness in the set of the query "q" built without
@@ -1913,14 +2006,16 @@ static sym_answer
 search_exact(struct query *q, check_fn check, void *user, sym_binding **out)
 {
 	struct search s = { q, check, user, NULL, 0, 0, 0 };
-	isl_point *pt = query_lexmin(q);
+	isl_multi_val *best = NULL;
 
 	*out = NULL;
-	if (isl_point_is_void(pt) == isl_bool_true) {
-		isl_point_free(pt);
+	if (query_lexmin(q, &best) < 0)
+		s.failed = 1;
+	else if (!best)
 		return SYM_TRUE;
-	}
-	search_try(&s, pt, 0);
+	else
+		search_try(&s, mv_point(q->p->isl, best, q->n_sym), 1);
+	isl_multi_val_free(best);
 	return search_result(&s, out);
 }
 

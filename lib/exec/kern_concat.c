@@ -1,0 +1,200 @@
+/*
+ * Kernels of the concat family: concat, split (parts of any sizes that
+ * add up, equal ones under the shape rule) and slice (static bounds),
+ * each a strided copy.
+ */
+#include "exec/kern_private.h"
+
+/* Check that "t", the "role" of the call "a" of "op", has the rank of
+ * "ref" and its dims except "ax", and the same storage; return 0 or -1. */
+static int
+check_part(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *t, const char *role, int i,
+    const struct sym__tensor *ref, int ax)
+{
+	if (sym__kst(t->dtype) != sym__kst(ref->dtype))
+		return sym__kfail(a, op, "%s %d is %s, not %s like the others",
+		    role, i, sym_dtype_name(t->dtype),
+		    sym_dtype_name(ref->dtype));
+	if (t->rank != ref->rank)
+		return sym__kfail(a, op, "%s %d has rank %d, not %d", role, i,
+		    t->rank, ref->rank);
+	for (int d = 0; d < t->rank; d++)
+		if (d != ax && t->dim[d] != ref->dim[d])
+			return sym__kfail(a, op,
+			    "dim %d of %s %d is %lld, not %lld", d, role, i,
+			    (long long)t->dim[d], (long long)ref->dim[d]);
+	return 0;
+}
+
+/* Read the attribute axis (default 0) of the call "a" of "op" for rank
+ * "rank" into "*ax"; return 0 or -1. */
+static int
+read_axis(struct sym__kernel_args *a, const char *op, int rank, int *ax)
+{
+	int64_t axis;
+
+	if (sym__kattr_int(a, op, "axis", 0, &axis) < 0)
+		return -1;
+	return sym__kaxis(a, op, "axis", axis, rank, ax);
+}
+
+/* The kernel of concat: the inputs joined along the attribute axis
+ * (default 0); "a" is the call. */
+static int
+k_concat(struct sym__kernel_args *a)
+{
+	static const char op[] = "concat";
+	const struct sym__tensor *y;
+	int64_t sy[SYM__MAX_RANK], sx[SYM__MAX_RANK], at = 0;
+	size_t es;
+	int ax;
+
+	if (sym__kio(a, op, 1, 1 << 20, 1, 1) < 0)
+		return -1;
+	y = &a->out[0];
+	if (read_axis(a, op, y->rank, &ax) < 0)
+		return -1;
+	for (int i = 0; i < a->n_in; i++) {
+		if (check_part(a, op, &a->in[i], "input", i, y, ax) < 0)
+			return -1;
+		at += a->in[i].dim[ax];
+	}
+	if (at != y->dim[ax])
+		return sym__kfail(a, op,
+		    "the inputs add up to %lld along axis %d, the output has "
+		    "%lld",
+		    (long long)at, ax, (long long)y->dim[ax]);
+	es = sym__tensor_elem_size(y->dtype);
+	sym__kstrides(y, sy);
+	at = 0;
+	for (int i = 0; i < a->n_in; i++) {
+		const struct sym__tensor *x = &a->in[i];
+
+		sym__kstrides(x, sx);
+		sym__kcopy((char *)y->data + at * sy[ax] * (int64_t)es, sy,
+		    x->data, sx, es, x->rank, x->dim);
+		at += x->dim[ax];
+	}
+	return 0;
+}
+
+/* The kernel of split: the input cut along the attribute axis (default
+ * 0) into the outputs, in order (output_num, when given, must be their
+ * number); "a" is the call. */
+static int
+k_split(struct sym__kernel_args *a)
+{
+	static const char op[] = "split";
+	const struct sym__tensor *x;
+	int64_t sy[SYM__MAX_RANK], sx[SYM__MAX_RANK], at = 0, num;
+	size_t es;
+	int ax;
+
+	if (sym__kio(a, op, 1, 1, 1, 1 << 20) < 0)
+		return -1;
+	x = &a->in[0];
+	if (read_axis(a, op, x->rank, &ax) < 0 ||
+	    sym__kattr_int(a, op, "output_num", a->n_out, &num) < 0)
+		return -1;
+	if (num != a->n_out)
+		return sym__kfail(a, op, "output_num=%lld but %d outputs given",
+		    (long long)num, a->n_out);
+	for (int i = 0; i < a->n_out; i++) {
+		if (check_part(a, op, &a->out[i], "output", i, x, ax) < 0)
+			return -1;
+		at += a->out[i].dim[ax];
+	}
+	if (at != x->dim[ax])
+		return sym__kfail(a, op,
+		    "the outputs add up to %lld along axis %d, the input has "
+		    "%lld",
+		    (long long)at, ax, (long long)x->dim[ax]);
+	es = sym__tensor_elem_size(x->dtype);
+	sym__kstrides(x, sx);
+	at = 0;
+	for (int i = 0; i < a->n_out; i++) {
+		struct sym__tensor *y = &a->out[i];
+
+		sym__kstrides(y, sy);
+		sym__kcopy(y->data, sy,
+		    (const char *)x->data + at * sx[ax] * (int64_t)es, sx, es,
+		    y->rank, y->dim);
+		at += y->dim[ax];
+	}
+	return 0;
+}
+
+/* Store in "*b" the start of dim "d" of the slice of the call "a": the
+ * attribute begin[d] with size[d] ("b", "s") on an unsplit dim, 0 on a
+ * split one (the shape rule leaves split only the dims the slice keeps
+ * whole); check that the output's extent fits; return 0 or -1. */
+static int
+slice_dim(struct sym__kernel_args *a, int d, int64_t b, int64_t s,
+    int64_t *start)
+{
+	int64_t n = a->in[0].dim[d], m = a->out[0].dim[d];
+
+	if (sym__kin_global(a, 0, d) != n) {
+		if (m != n)
+			return sym__kfail(a, "slice",
+			    "dim %d is split: the output must keep its %lld "
+			    "elements, not %lld",
+			    d, (long long)n, (long long)m);
+		*start = 0;
+		return 0;
+	}
+	if (b < 0 || b > n || (s == -1 ? m != n - b : s != m))
+		return sym__kfail(a, "slice",
+		    "dim %d: begin %lld size %lld of an input dim %lld do not "
+		    "give the output's %lld",
+		    d, (long long)b, (long long)s, (long long)n, (long long)m);
+	*start = b;
+	return 0;
+}
+
+/* The kernel of slice: the box of the attributes begin and size (one
+ * integer per dim; size -1: to the end); "a" is the call. */
+static int
+k_slice(struct sym__kernel_args *a)
+{
+	static const char op[] = "slice";
+	const struct sym__tensor *x, *y;
+	int64_t begin[SYM__MAX_RANK], size[SYM__MAX_RANK], sx[SYM__MAX_RANK];
+	int64_t sy[SYM__MAX_RANK], off = 0, start;
+	size_t nb, ns;
+
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0 ||
+	    sym__kattr_ints(a, op, "begin", begin, SYM__MAX_RANK, &nb) < 0 ||
+	    sym__kattr_ints(a, op, "size", size, SYM__MAX_RANK, &ns) < 0)
+		return -1;
+	x = &a->in[0];
+	y = &a->out[0];
+	if (nb != (size_t)x->rank || ns != (size_t)x->rank ||
+	    y->rank != x->rank)
+		return sym__kfail(a, op,
+		    "begin and size must have one item per dim of the input "
+		    "(%d), and the output that rank",
+		    x->rank);
+	if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
+		return -1;
+	sym__kstrides(x, sx);
+	sym__kstrides(y, sy);
+	for (int d = 0; d < x->rank; d++) {
+		if (slice_dim(a, d, begin[d], size[d], &start) < 0)
+			return -1;
+		off += start * sx[d];
+	}
+	sym__kcopy(y->data, sy,
+	    (const char *)x->data +
+	        off * (int64_t)sym__tensor_elem_size(x->dtype),
+	    sx, sym__tensor_elem_size(x->dtype), y->rank, y->dim);
+	return 0;
+}
+
+const struct sym__kernel_entry sym__kernels_concat[] = {
+	{ "concat", k_concat },
+	{ "split", k_split },
+	{ "slice", k_slice },
+	{ NULL, NULL },
+};

@@ -1,0 +1,94 @@
+/*
+ * What the kernel families (lib/exec/kern_*.c) share: their tables,
+ * storage classes, checking the tensors and reading the attributes of a
+ * call, and strided copies.
+ */
+#ifndef SYM_EXEC_KERN_PRIVATE_H
+#define SYM_EXEC_KERN_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec/kernel.h"
+
+/* One kernel of a family's table; the table ends with a NULL name. */
+struct sym__kernel_entry {
+	const char *name;
+	sym__kernel_fn fn;
+};
+
+extern const struct sym__kernel_entry sym__kernels_matmul[];
+extern const struct sym__kernel_entry sym__kernels_elementwise[];
+extern const struct sym__kernel_entry sym__kernels_layout[];
+extern const struct sym__kernel_entry sym__kernels_concat[];
+extern const struct sym__kernel_entry sym__kernels_reduce[];
+extern const struct sym__kernel_entry sym__kernels_norm[];
+extern const struct sym__kernel_entry sym__kernels_gather[];
+extern const struct sym__kernel_entry sym__kernels_loss[];
+extern const struct sym__kernel_entry sym__kernels_conv[];
+
+/* How the elements of a dtype are stored (see struct sym__tensor). */
+enum sym__kst {
+	SYM__KST_NONE = 0,
+	SYM__KST_F32,
+	SYM__KST_F64,
+	SYM__KST_I32,
+	SYM__KST_U8
+};
+
+/* Loops the compiler may vectorise (configure adds -fopenmp-simd and
+ * defines SYM_OMP_SIMD when the compiler has it). */
+#define SYM__PRAGMA(x) _Pragma(#x)
+#ifdef SYM_OMP_SIMD
+#define SYM__SIMD SYM__PRAGMA(omp simd)
+#define SYM__SIMD_SUM(v) SYM__PRAGMA(omp simd reduction(+ : v))
+#else
+#define SYM__SIMD
+#define SYM__SIMD_SUM(v)
+#endif
+
+enum sym__kst sym__kst(sym_dtype dt);
+const char *sym__kst_name(enum sym__kst k);
+
+int sym__kfail(struct sym__kernel_args *a, const char *op, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+int sym__kio(struct sym__kernel_args *a, const char *op, int in_min,
+    int in_max, int out_min, int out_max);
+int sym__ksame_dims(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn,
+    const struct sym__tensor *y, const char *yn);
+int sym__ksame_kst(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn,
+    const struct sym__tensor *y, const char *yn);
+int sym__kfloat(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn);
+int sym__kindices(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn);
+int64_t sym__kprod(const int64_t *dim, int from, int to);
+const char *sym__kdims(const struct sym__tensor *t, char *buf, size_t size);
+
+int sym__kattr_int(struct sym__kernel_args *a, const char *op,
+    const char *name, int64_t def, int64_t *v);
+int sym__kattr_bool(struct sym__kernel_args *a, const char *op,
+    const char *name, int def, int *v);
+int sym__kattr_float(struct sym__kernel_args *a, const char *op,
+    const char *name, double def, double *v);
+int sym__kattr_string(struct sym__kernel_args *a, const char *op,
+    const char *name, const char *def, const char **v);
+int sym__kattr_ints(struct sym__kernel_args *a, const char *op,
+    const char *name, int64_t *v, size_t max, size_t *n);
+int sym__kaxis(struct sym__kernel_args *a, const char *op, const char *attr,
+    int64_t axis, int n, int *out);
+int sym__kaxes(struct sym__kernel_args *a, const char *op, const char *attr,
+    const int64_t *axes, size_t n, int rank, unsigned char *mark);
+
+int64_t sym__kin_offset(const struct sym__kernel_args *a, int i, int d);
+int64_t sym__kin_global(const struct sym__kernel_args *a, int i, int d);
+int64_t sym__kout_offset(const struct sym__kernel_args *a, int o, int d);
+
+int sym__kcopy_or_alias(struct sym__kernel_args *a, const char *op);
+void sym__kstrides(const struct sym__tensor *t, int64_t *stride);
+void sym__kcopy(void *dst, const int64_t *dstride, const void *src,
+    const int64_t *sstride, size_t es, int rank, const int64_t *dim);
+
+#endif

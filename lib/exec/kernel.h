@@ -1,0 +1,67 @@
+/*
+ * CPU kernels of the executor: one call per operator per step, on local
+ * (per-rank) tensors whose sizes the bound plan gives.
+ */
+#ifndef SYM_EXEC_KERNEL_H
+#define SYM_EXEC_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <symshard/shape.h>
+
+#define SYM__MAX_RANK 8
+
+/* A dense row-major tensor: f32 for floating dtypes (f64 kept as f64),
+ * int32 for integer dtypes, uint8 for bool. */
+struct sym__tensor {
+	void *data;
+	sym_dtype dtype;
+	int rank;
+	int64_t dim[SYM__MAX_RANK];
+};
+
+/*
+ * The arguments of one kernel call. Attributes are the node's (global)
+ * attributes; everything that depends on sizes is in the tensors, whose
+ * dims are LOCAL. "offset[i][d]" is the global offset of input i's block
+ * along d (kernels that need global indices, e.g. gather / embedding with
+ * a split table, use it); "global_dim" the global sizes of input i;
+ * "out_offset[o][d]" the global offset of output o's block along d
+ * (one_hot with a split class dim). Each of the three may be NULL: no
+ * offsets, global sizes equal to the local ones. "attrs" may be NULL (no
+ * attributes). The caller zero-initialises the structure; a kernel only
+ * reads it, writes the outputs' data (allocated by the caller with the
+ * dims the plan gives, which the kernel checks) and, on failure, "error".
+ * The executor may alias the output of reshape, flatten, expand_dims,
+ * squeeze and identity to their input (same "data"): then the kernel only
+ * checks the shapes. Kernels are reentrant: calls on different
+ * arguments may run in parallel threads, attributes shared.
+ */
+struct sym__kernel_args {
+	const sym_op *op;
+	const sym_attrs *attrs;
+	int n_in, n_out;
+	const struct sym__tensor *in;
+	struct sym__tensor *out;
+	const int64_t (*offset)[SYM__MAX_RANK];
+	const int64_t (*global_dim)[SYM__MAX_RANK];
+	const int64_t (*out_offset)[SYM__MAX_RANK];
+	int64_t normalizer; /* reduce_mean / loss mean: global count */
+	char *error;        /* set (malloc'ed) on failure */
+};
+
+/* A kernel: 0 on success; -1 with a->error set (replacing any previous
+ * message) when the tensors do not fit the operator. */
+typedef int (*sym__kernel_fn)(struct sym__kernel_args *a);
+
+/* The kernel of operator "name", or NULL. */
+sym__kernel_fn sym__kernel_find(const char *name);
+
+/* Allocate / free the data of "t" for its dtype and dims; 0 or -1. */
+int sym__tensor_alloc(struct sym__tensor *t);
+void sym__tensor_free(struct sym__tensor *t);
+int64_t sym__tensor_numel(const struct sym__tensor *t);
+size_t sym__tensor_elem_size(sym_dtype dt);
+
+#endif

@@ -1,0 +1,410 @@
+/*
+ * Strategies of nodes without a shard clause. The default is MindSpore's
+ * semi-automatic one: split the leading dimension of the first input
+ * (the input the rule names; the indices for gather) across all devices
+ * and replicate the rest; when the rule rejects that, everything is
+ * replicated. Unless SYM_SHARD_PROPAGATE is off, each input that already
+ * has a layout (from its producer, or from an earlier consumer for graph
+ * inputs) is also tried as this node's input layout, with the others
+ * completed by the rule; such a propagated choice must be accepted by
+ * the rule and provably divisible.
+ *
+ * Candidates are compared by the bytes they communicate: redistributing
+ * the inputs, resolving partial sums, and feeding the consumers that have
+ * shard clauses (whose needs are known). Byte counts are symbolic; they
+ * are compared at a representative binding, every symbol at its least
+ * admissible value, and the strategy source says so. Ties go to the
+ * default.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/shard_pass.h"
+
+/* Append "what" to the malloc'ed list "*desc" ("a, b"). */
+static void
+append(char **desc, const char *what)
+{
+	char *t;
+
+	if (!desc)
+		return;
+	t = sym__asprintf("%s%s%s", *desc ? *desc : "", *desc ? ", " : "",
+	    what);
+	free(*desc);
+	*desc = t;
+}
+
+/* Return the steps of plan "r" as "all_gather over d0, all_reduce over
+ * k", malloc'ed (NULL when it has none). */
+static char *
+steps_text(const sym_redist *r)
+{
+	char *s = NULL;
+
+	for (size_t i = 0; i < sym_redist_n_steps(r); i++) {
+		int axes[SYM_MESH_MAX_AXES];
+		size_t n = sym_redist_step_axes(r, i, SYM_MESH_MAX_AXES, axes);
+		const sym_layout *l = sym_redist_step_layout(r, i);
+		char *names = NULL, *t;
+
+		for (size_t k = 0; l && k < n && k < SYM_MESH_MAX_AXES; k++) {
+			t = sym__asprintf("%s%s%s", names ? names : "",
+			    names ? ", " : "",
+			    sym_mesh_axis_name(sym_layout_mesh(l),
+			        (size_t)axes[k]));
+			free(names);
+			names = t;
+		}
+		t = sym__asprintf("%s over %s",
+		    sym_comm_kind_name(sym_redist_step_kind(r, i)),
+		    names ? names : "no axis");
+		free(names);
+		if (t)
+			append(&s, t);
+		free(t);
+	}
+	return s;
+}
+
+/* Return the bytes that redistributing a tensor of shape "shape" from
+ * "from" to "to" communicates at the least sizes of the pass "p",
+ * appending its steps to "*desc" (may be NULL); -1 when it cannot be
+ * planned or evaluated. */
+double
+sym__pass_cost(struct sym__pass *p, const sym_layout *from,
+    const sym_layout *to, const sym_shape *shape, char **desc)
+{
+	sym_redist *r;
+	double total = 0;
+	char *t;
+
+	if (sym_layout_is_equal(from, to))
+		return 0;
+	r = sym_redist_plan(from, to, shape, p->topo);
+	if (!r) {
+		sym_ctx_clear_error(p->g->ctx);
+		return -1;
+	}
+	for (size_t i = 0; i < sym_redist_n_steps(r); i++) {
+		int64_t v;
+
+		if (sym_expr_eval(sym_redist_step_bytes(r, i), p->least, &v) <
+		    0) {
+			sym_ctx_clear_error(p->g->ctx);
+			sym_redist_free(r);
+			return -1;
+		}
+		total += (double)v;
+	}
+	t = steps_text(r);
+	if (t)
+		append(desc, t);
+	free(t);
+	sym_redist_free(r);
+	return total;
+}
+
+/* Return the bytes the run "r" of node "n" communicates at the least sizes:
+ * redistributing its inputs from the layouts they have, resolving its
+ * partial sums, feeding its consumers with shard clauses; the steps are
+ * appended to "*desc". -1 when some redistribution cannot be planned. (pass
+ * "p") */
+static double
+run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r, char **desc)
+{
+	double total = 0, c;
+
+	for (size_t i = 0; i < n->n_in; i++) {
+		sym_value *v = n->in[i];
+
+		if (!v->layout)
+			continue;
+		c = sym__pass_cost(p, v->layout, r->s.in[i],
+		    sym__value_shape(v), desc);
+		if (c < 0)
+			return -1;
+		total += c;
+	}
+	for (size_t k = 0; k < n->n_out; k++) {
+		sym_shape *shape = sym__value_shape(n->out[k]);
+
+		if (sym__run_partial(r, k)) {
+			c = sym__pass_cost(p, r->s.out[k], r->value[k], shape,
+			    desc);
+			if (c < 0)
+				return -1;
+			total += c;
+		}
+		for (size_t j = n->index + 1; j < p->g->n_node; j++) {
+			sym_node *m = p->g->node[j];
+
+			if (!m->strategy || !p->run[j].ok)
+				continue;
+			for (size_t s = 0; s < m->n_in; s++) {
+				if (m->in[s] != n->out[k])
+					continue;
+				c = sym__pass_cost(p, r->value[k],
+				    p->run[j].s.in[s], shape, desc);
+				if (c < 0)
+					return -1;
+				total += c;
+			}
+		}
+	}
+	return total;
+}
+
+/* Return 1 when no split dimension of the layouts of the run "r" of node
+ * "n" is refuted divisible (undecided ones are allowed: they become
+ * guards). "p" is the pass. */
+int
+sym__run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r)
+{
+	for (size_t t = 0; t < n->n_in + n->n_out; t++) {
+		sym_value *v = t < n->n_in ? n->in[t] : n->out[t - n->n_in];
+		const sym_layout *l =
+		    t < n->n_in ? r->s.in[t] : r->value[t - n->n_in];
+		sym_shape *shape = sym__value_shape(v);
+
+		for (size_t d = 0; l && shape && d < l->rank; d++) {
+			int64_t k = sym_layout_dim_splits(l, d);
+			sym_answer a;
+
+			if (k <= 1)
+				continue;
+			a = sym_prove_divisible(p->g->ctx, shape->dim[d], k,
+			    NULL);
+			if (a == SYM_ERROR)
+				sym_ctx_clear_error(p->g->ctx);
+			if (a == SYM_FALSE)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* Run the tuple step and the layout step of node "n" into "r" with the
+ * split counts "split" (by input, NULL for none); 0 or -1. "p" is the pass. */
+static int
+try_tuple(struct sym__pass *p, sym_node *n, struct sym__run *r,
+    const int64_t *const *split)
+{
+	if (sym__run_init(p, n, r) < 0)
+		return -1;
+	if (sym__shard_tuple(&r->s, split) < 0 || sym__shard_infer(&r->s) < 0 ||
+	    sym__run_resolve(r) < 0)
+		return -1;
+	r->ok = 1;
+	return 0;
+}
+
+/* Give "r" the default strategy of node "n": dimension 0 of the rule's
+ * default input split across the devices, else everything replicated; 0, or
+ * -1 with an error diagnostic. "p" is the pass. */
+static int
+default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
+{
+	const struct sym__shard_rule *rule = sym__shard_rule_find(n->op);
+	size_t di = rule ? (size_t)rule->default_input : 0, rank = 0;
+	const int64_t **split = calloc(n->n_in + 1, sizeof(*split));
+	int64_t *lead = NULL;
+	char *why = NULL;
+	const char *x;
+
+	if (!rule || !split) {
+		free(split);
+		return sym__graph_diag(p->g, SYM_SEV_ERROR, &n->loc, NULL, NULL,
+		    "operator %s has no sharding rule", n->op->name);
+	}
+	x = di < n->n_in ? n->in[di]->name : "?";
+	if (di < n->n_in)
+		rank = sym__value_shape(n->in[di])->rank;
+	if (rank > 0 && p->devices > 1) {
+		lead = calloc(rank, sizeof(*lead));
+		for (size_t d = 0; lead && d < rank; d++)
+			lead[d] = d ? 1 : p->devices;
+		split[di] = lead;
+		if (lead && try_tuple(p, n, r, split) == 0)
+			r->source = sym__asprintf("default: dimension 0 of %s "
+			                          "split across %lld devices",
+			    x, (long long)p->devices);
+		else
+			why = r->s.error ? strdup(r->s.error) : NULL;
+	}
+	if (!r->ok) {
+		sym__run_clear(r);
+		split[di < n->n_in ? di : 0] = NULL;
+		if (try_tuple(p, n, r, split) == 0)
+			r->source = p->devices == 1
+			    ? sym__asprintf("default: one device")
+			    : rank == 0
+			    ? sym__asprintf("default: replicated (%s is a "
+			                    "scalar)",
+			          x)
+			    : sym__asprintf("default: replicated (dimension 0 "
+			                    "of %s cannot be split: %s)",
+			          x, why ? why : "out of memory");
+	}
+	free(why);
+	free(lead);
+	free(split);
+	if (!r->ok) {
+		char *label = sym__node_label(n);
+
+		sym__graph_diag(p->g, SYM_SEV_ERROR, &n->loc, NULL, NULL,
+		    "%s: no strategy: %s", label ? label : n->op->name,
+		    r->s.error ? r->s.error : "out of memory");
+		free(label);
+		return -1;
+	}
+	return 0;
+}
+
+/* Run node "n" with input "i" laid out as its value already is and the
+ * other inputs completed by the rule, into "r"; 0 or -1 when the rule
+ * rejects it. "p" is the pass. */
+static int
+propagated_run(struct sym__pass *p, sym_node *n, size_t i, struct sym__run *r)
+{
+	const sym_layout *l = n->in[i]->layout;
+
+	if (sym__run_init(p, n, r) < 0)
+		return -1;
+	r->s.mesh = sym__mesh_ref(l->mesh);
+	r->s.in[i] = sym__layout_ref((sym_layout *)l);
+	if (sym__shard_infer(&r->s) < 0 || sym__run_resolve(r) < 0)
+		return -1;
+	r->ok = 1;
+	return 0;
+}
+
+/* Return "what it communicates: N bytes" for a candidate with the steps
+ * "desc" (may be NULL) and "bytes", malloc'ed. */
+static char *
+comm_text(const char *desc, double bytes)
+{
+	if (!desc)
+		return sym__asprintf("no communication");
+	return sym__asprintf("%s, %.0f bytes", desc, bytes);
+}
+
+/* Return "; bytes at the least sizes b = 8" for the pass "p" (malloc'ed,
+ * "" when there are no symbols). */
+static char *
+least_words(const struct sym__pass *p)
+{
+	if (!p->least_txt)
+		return strdup("");
+	return sym__asprintf("; bytes at the least sizes %s", p->least_txt);
+}
+
+/* Set the strategy source of the chosen run "best": "def" describes the
+ * default ("default: dimension 0 of x split across 8 devices"), "from" the
+ * input value it was propagated from (NULL: the default was kept), "mine"
+ * what the choice communicates, "other" what the best rejected candidate
+ * would (the default when "from" is set; NULL: none), "other_from" where
+ * that one came from, "def_ok" whether the default was valid. Return 0 or
+ * -1. "p" is the pass. */
+static int
+set_source(struct sym__pass *p, struct sym__run *best, const char *def,
+    const sym_value *from, const char *mine, const char *other,
+    const sym_value *other_from, int def_ok)
+{
+	char *at = least_words(p), *s;
+
+	if (!at)
+		return -1;
+	if (from && !def_ok)
+		s = sym__asprintf("propagated from %s: %s (the default splits "
+		                  "a dimension that is not always divisible)",
+		    from->name, mine);
+	else if (from)
+		s = sym__asprintf("propagated from %s: %s (default would need "
+		                  "%s%s)",
+		    from->name, mine, other, at);
+	else if (other)
+		s = sym__asprintf("%s (propagation from %s would need %s, the "
+		                  "default %s%s)",
+		    def, other_from->name, other, mine, at);
+	else
+		s = strdup(def);
+	free(at);
+	if (!s)
+		return -1;
+	free(best->source);
+	best->source = s;
+	return 0;
+}
+
+/* Return 1 when a valid propagated candidate costing "c" bytes beats the
+ * best so far, valid or not ("best_valid") and costing "best_cost" (-1:
+ * unknown). */
+static int
+better(double c, int best_valid, double best_cost)
+{
+	return !best_valid || best_cost < 0 || c < best_cost;
+}
+
+/* Choose the strategy of node "n", which has no shard clause: the default
+ * or a cheaper valid propagated one (see the top of the file). Return 0, or
+ * -1 with an error diagnostic. "p" is the pass. */
+int
+sym__shard_choose(struct sym__pass *p, sym_node *n)
+{
+	struct sym__run *best = &p->run[n->index], cand;
+	char *def, *best_desc = NULL, *def_txt, *alt = NULL, *mine;
+	const sym_value *from = NULL, *alt_from = NULL;
+	double best_cost;
+	int best_valid, def_ok, r;
+
+	if (default_run(p, n, best) < 0)
+		return -1;
+	def = best->source;
+	best->source = NULL;
+	best_valid = def_ok = sym__run_divisible(p, n, best);
+	best_cost = run_cost(p, n, best, &best_desc);
+	def_txt = comm_text(best_desc, best_cost);
+	for (size_t i = 0; p->g->opt_propagate && i < n->n_in; i++) {
+		sym_value *v = n->in[i];
+		char *desc = NULL;
+		double c = -1;
+		int dup = 0;
+
+		for (size_t j = 0; j < i; j++)
+			dup |= n->in[j] == v;
+		if (!v->layout || dup)
+			continue;
+		if (propagated_run(p, n, i, &cand) < 0 ||
+		    !sym__run_divisible(p, n, &cand) ||
+		    (c = run_cost(p, n, &cand, &desc)) < 0 ||
+		    !better(c, best_valid, best_cost)) {
+			if (c >= 0 && c != best_cost && !alt) {
+				alt = comm_text(desc, c);
+				alt_from = v;
+			}
+			sym__run_clear(&cand);
+			free(desc);
+			continue;
+		}
+		sym__run_clear(best);
+		*best = cand;
+		free(best_desc);
+		best_desc = desc;
+		best_cost = c;
+		best_valid = 1;
+		from = v;
+	}
+	mine = comm_text(best_desc, best_cost);
+	r = set_source(p, best, def ? def : "default", from, mine ? mine : "?",
+	    from ? (def_txt ? def_txt : "?") : alt, alt_from, def_ok);
+	best->text = sym__run_tuple_text(best);
+	if (!best->text)
+		r = -1;
+	free(mine);
+	free(def);
+	free(def_txt);
+	free(alt);
+	free(best_desc);
+	return r;
+}

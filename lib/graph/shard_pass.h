@@ -1,0 +1,80 @@
+/*
+ * The sharding pass of a graph (sym_graph_shard), shared by its files:
+ * shard.c (the driver, validation, redistribution and the accessors),
+ * shard_clause.c (shard clauses and output strategies) and
+ * shard_choose.c (the default strategy, propagation and their costs).
+ */
+#ifndef SYM_GRAPH_SHARD_PASS_H
+#define SYM_GRAPH_SHARD_PASS_H
+
+#include "graph/graph_private.h"
+#include "layout/shard_private.h"
+
+/* One way of sharding a node: a run of its rule, and its outputs with
+ * their partial sums resolved. */
+struct sym__run {
+	struct sym__shard s;
+	sym_shape **in_shape, **out_shape; /* borrowed from the values */
+	const char **in_name;
+	int ok;             /* "s" holds input and output layouts */
+	sym_layout **value; /* by output: resolved layout (internal) */
+	int *scatter;       /* by output: resolved by a ReduceScatter */
+	char *source;       /* how the strategy was chosen */
+	char *text;         /* the strategy in force */
+};
+
+/* A dimension already validated: each refuted split is reported once. */
+struct sym__seen {
+	const sym_value *v;
+	size_t d;
+	int64_t k;
+};
+
+/* The state of one sharding pass over "g". */
+struct sym__pass {
+	sym_graph *g;
+	const sym_topology *topo;
+	int64_t devices;
+	struct sym__run *run; /* by node */
+	sym_mesh **decl_mesh; /* by mesh declaration (internal), or NULL */
+	sym_binding *least;   /* every symbol at its least value */
+	char *least_txt;      /* "b = 8" */
+	struct sym__seen *seen;
+	size_t n_seen, cap_seen;
+};
+
+/* A run for node "n"; 0 or -1 (out of memory). */
+int sym__run_init(struct sym__pass *p, sym_node *n, struct sym__run *r);
+void sym__run_clear(struct sym__run *r);
+/* Resolve the partial sums of every output of the successful run "r"
+ * that has no resolved layout yet by an AllReduce; 0 or -1. */
+int sym__run_resolve(struct sym__run *r);
+/* 1 when output "k" of "r" holds partial sums over an axis of size > 1.
+ */
+int sym__run_partial(const struct sym__run *r, size_t k);
+/* The strategy of "r" as a tuple of split counts, "((8, 1), (1, 1))". */
+char *sym__run_tuple_text(const struct sym__run *r);
+
+/* The label of node "n" for messages, "matmul h1" (malloc'ed). */
+char *sym__node_label(const sym_node *n);
+/* The text of layout "l" with its mesh, "(m, n) over (m=2, k=4, n=1)"
+ * (malloc'ed). */
+char *sym__layout_text(const sym_layout *l);
+
+/* Shard clauses: the run of node "n" from its clause, recorded as an
+ * error diagnostic when invalid; 0 or -1. */
+int sym__shard_clause(struct sym__pass *p, sym_node *n);
+/* Nodes without a clause: choose between the default strategy and
+ * propagation; 0 or -1. */
+int sym__shard_choose(struct sym__pass *p, sym_node *n);
+/* 1 when no split dimension of the run "r" of "n" is refuted (quietly). */
+int sym__run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r);
+
+/* The bytes the redistribution of a tensor of shape "shape" from "from"
+ * to "to" communicates at the least sizes (0 when none is needed),
+ * appending "all_gather over d0" for each step to "desc" (a malloc'ed
+ * string, may be NULL); -1 when it cannot be planned. */
+double sym__pass_cost(struct sym__pass *p, const sym_layout *from,
+    const sym_layout *to, const sym_shape *shape, char **desc);
+
+#endif

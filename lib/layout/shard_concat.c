@@ -1,0 +1,156 @@
+/*
+ * Sharding rules of the concat family (MindSpore's ConcatInfo, SplitInfo,
+ * SliceInfo): the device matrix is the strategy of the first input ("d0",
+ * "d1", ...).
+ *
+ *  - concat: every input is split alike, and the concatenated dimension
+ *    is unsplit; the output has the inputs' layout;
+ *  - split: the split dimension is unsplit; every output has the input's
+ *    layout;
+ *  - slice: a dimension the slice cuts (begin > 0, or a size other than
+ *    the whole dimension) is unsplit; the output has the input's layout.
+ */
+#include "layout/shard_private.h"
+
+/* The tuple step of the family: the device matrix is the strategy of
+ * input 0 and every input with a strategy is mapped like it; "s" is the
+ * run, "split" the split counts by input. */
+static int
+tuple_first(struct sym__shard *s, const int64_t *const *split)
+{
+	size_t first = 0, r = sym__shard_in_rank(s, 0);
+	int *axis_of = sym__shard_scratch(s, r, sizeof(*axis_of));
+
+	if (!axis_of)
+		return sym__shard_nomem(s);
+	while (first + 1 < s->n_in && !split[first])
+		first++;
+	for (size_t d = 0; d < r; d++)
+		axis_of[d] = (int)d;
+	if (sym__shard_tuple_input(s, split[first], first, "d") < 0)
+		return -1;
+	for (size_t i = 0; i < s->n_in; i++) {
+		if (i == first || !split[i])
+			continue;
+		for (size_t d = 0; d < r; d++)
+			if (split[i][d] != split[first][d])
+				return sym__shard_fail(s, (int)i, (int)d,
+				    "dimension %zu of %s is split %lld way%s, but the "
+				    "same dimension of %s %lld way%s: the inputs of %s "
+				    "must be split alike",
+				    d, sym__shard_in_name(s, i),
+				    (long long)split[i][d],
+				    SYM__WAYS(split[i][d]),
+				    sym__shard_in_name(s, first),
+				    (long long)split[first][d],
+				    SYM__WAYS(split[first][d]),
+				    sym_op_name(s->op));
+		if (sym__shard_map(s, i, split[i], axis_of) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Return the concat / split dimension of "s" (attribute axis, default
+ * 0). */
+static size_t
+axis(const struct sym__shard *s)
+{
+	return sym__shard_axis(sym__shard_attr_int(s, "axis", 0),
+	    sym__shard_in_rank(s, 0));
+}
+
+/* The layout step of concat: inputs split alike, the concatenated
+ * dimension unsplit; "s" is the run. */
+static int
+infer_concat(struct sym__shard *s)
+{
+	size_t first = 0, ax = axis(s), r = sym__shard_in_rank(s, 0);
+	struct sym__lb b;
+
+	while (first + 1 < s->n_in && !s->in[first])
+		first++;
+	if (sym__shard_default_replicated(s, first) < 0)
+		return -1;
+	for (size_t i = 0; i < s->n_in; i++) {
+		if (s->in[i])
+			continue;
+		if (sym__lb_init(s, &b, r) < 0)
+			return -1;
+		for (size_t d = 0; d < r; d++)
+			sym__lb_copy(&b, d, s->in[first], d);
+		if (sym__shard_set_in(s, i, &b) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < s->n_in; i++) {
+		if (sym__shard_unsplit(s, i, ax,
+		        "it is the concatenated dimension, which") < 0)
+			return -1;
+		for (size_t d = 0; d < r; d++)
+			if (!sym__shard_same_dim(s->in[i], d, s->in[first], d))
+				return sym__shard_fail(s, (int)i, (int)d,
+				    "dimension %zu of %s is split by %s, but "
+				    "the same dimension of %s by %s: the "
+				    "inputs of concat must be split alike",
+				    d, sym__shard_in_name(s, i),
+				    sym__shard_axes_txt(s, s->in[i], d),
+				    sym__shard_in_name(s, first),
+				    sym__shard_axes_txt(s, s->in[first], d));
+	}
+	return sym__shard_out_same(s, 0, first);
+}
+
+/* The layout step of split: the split dimension unsplit, every output
+ * laid out like the input; "s" is the run. */
+static int
+infer_split(struct sym__shard *s)
+{
+	if (sym__shard_default_replicated(s, 0) < 0 ||
+	    sym__shard_unsplit(s, 0, axis(s),
+	        "it is the dimension split into outputs, which") < 0)
+		return -1;
+	for (size_t k = 0; k < s->n_out; k++)
+		if (sym__shard_out_same(s, k, 0) < 0)
+			return -1;
+	return 0;
+}
+
+/* The layout step of slice: the dimensions it cuts unsplit; "s" is the
+ * run. */
+static int
+infer_slice(struct sym__shard *s)
+{
+	size_t r = sym__shard_in_rank(s, 0);
+	int64_t *begin = sym__shard_scratch(s, r, sizeof(*begin));
+	int64_t *size = sym__shard_scratch(s, r, sizeof(*size));
+
+	if (!begin || !size)
+		return sym__shard_nomem(s);
+	if (sym__shard_default_replicated(s, 0) < 0)
+		return -1;
+	if (sym__shard_attr_ints(s, "begin", begin, r) != r ||
+	    sym__shard_attr_ints(s, "size", size, r) != r)
+		return sym__shard_fail(s, -1, -1,
+		    "the bounds of slice do not match the rank of %s",
+		    sym__shard_in_name(s, 0));
+	for (size_t d = 0; d < r; d++) {
+		int64_t whole;
+		int full = begin[d] == 0 &&
+		    (size[d] == -1 ||
+		        (sym_expr_get_const(s->in_shape[0]->dim[d], &whole) ==
+		                0 &&
+		            whole == size[d]));
+
+		if (!full &&
+		    sym__shard_unsplit(s, 0, d, "slice cuts it, so it") < 0)
+			return -1;
+	}
+	return sym__shard_out_same(s, 0, 0);
+}
+
+const struct sym__shard_rule sym__shard_concat[] = {
+	{ "concat", 0, tuple_first, infer_concat },
+	{ "split", 0, tuple_first, infer_split },
+	{ "slice", 0, tuple_first, infer_slice },
+	{ NULL, 0, NULL, NULL },
+};

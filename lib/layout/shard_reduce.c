@@ -1,0 +1,72 @@
+/*
+ * Sharding rules of the reduce family (MindSpore's ReduceSumInfo,
+ * ReduceMeanInfo, ReduceMaxInfo): the device matrix is the strategy of
+ * the input ("d0", "d1", ...).
+ *
+ * reduce_sum and reduce_mean may reduce split dimensions: the output then
+ * holds partial sums over their axes (each rank reduces its block; for
+ * the mean, its block's sum divided by the global count, so the partial
+ * values add up to the mean), resolved by an AllReduce or, with an output
+ * strategy, a ReduceScatter. The partial sums here are sums, so
+ * reduce_max requires the reduced dimensions to be unsplit. Kept
+ * dimensions keep their axes; with keep_dims the reduced ones remain as
+ * unsplit dimensions of size 1.
+ */
+#include <string.h>
+
+#include "layout/shard_private.h"
+
+/* The tuple step of the family: "s" is the run, "split" the split counts
+ * by input. */
+static int
+tuple_reduce(struct sym__shard *s, const int64_t *const *split)
+{
+	return sym__shard_tuple_input(s, split[0], 0, "d");
+}
+
+/* The layout step of the family (see the top of the file); "s" is the
+ * run. */
+static int
+infer_reduce(struct sym__shard *s)
+{
+	size_t r = sym__shard_in_rank(s, 0), n, k = 0;
+	unsigned char *mark = sym__shard_scratch(s, r, 1);
+	int64_t *axes = sym__shard_scratch(s, r + 1, sizeof(*axes));
+	int keep = sym__shard_attr_bool(s, "keep_dims", 0);
+	int is_max = strcmp(sym_op_name(s->op), "reduce_max") == 0;
+	struct sym__lb b;
+
+	if (!mark || !axes)
+		return sym__shard_nomem(s);
+	if (sym__shard_default_replicated(s, 0) < 0 ||
+	    sym__lb_init(s, &b, s->out_shape[0]->rank) < 0)
+		return -1;
+	n = sym__shard_attr_ints(s, "axis", axes, r);
+	for (size_t i = 0; i < n && i < r; i++)
+		mark[sym__shard_axis(axes[i], r)] = 1;
+	for (size_t d = 0; d < r && n == 0; d++)
+		mark[d] = 1;
+	for (size_t d = 0; d < r; d++) {
+		if (!mark[d]) {
+			if (k < b.rank)
+				sym__lb_copy(&b, k++, s->in[0], d);
+			continue;
+		}
+		if (is_max &&
+		    sym__shard_unsplit(s, 0, d,
+		        "reduce_max reduces it (partial results are sums), "
+		        "so it") < 0)
+			return -1;
+		sym__lb_partial_dim(&b, s->in[0], d);
+		if (keep)
+			k++;
+	}
+	return sym__shard_set_out(s, 0, &b);
+}
+
+const struct sym__shard_rule sym__shard_reduce[] = {
+	{ "reduce_sum", 0, tuple_reduce, infer_reduce },
+	{ "reduce_mean", 0, tuple_reduce, infer_reduce },
+	{ "reduce_max", 0, tuple_reduce, infer_reduce },
+	{ NULL, 0, NULL, NULL },
+};
