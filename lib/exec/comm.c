@@ -631,7 +631,7 @@ sym_comm_all_reduce(sym_comm_endpoint *ep, const int *group, int group_size,
     sym_reduce_op op)
 {
 	struct sym__comm_call call;
-	size_t esize, bytes;
+	size_t esize, bytes = 0;
 
 	if (!ep ||
 	    call_init(&call, SYM__COLL_ALL_REDUCE, ep, group, group_size) < 0)
@@ -670,7 +670,7 @@ sym_comm_all_gather(sym_comm_endpoint *ep, const int *group, int group_size,
 	total = bytes * (size_t)call.n;
 	if (buffers_given(&call, send, bytes, recv, total) < 0)
 		return -1;
-	if (send != (char *)recv + (size_t)call.me * bytes &&
+	if (bytes && send != (char *)recv + (size_t)call.me * bytes &&
 	    overlap(send, bytes, recv, total))
 		return fail(&call, "the send buffer overlaps the receive "
 				   "buffer but is not the caller's block");
@@ -690,7 +690,7 @@ sym_comm_reduce_scatter(sym_comm_endpoint *ep, const int *group,
     sym_dtype dtype, sym_reduce_op op)
 {
 	struct sym__comm_call call;
-	size_t esize, bytes;
+	size_t esize, bytes = 0;
 
 	if (!ep ||
 	    call_init(&call, SYM__COLL_REDUCE_SCATTER, ep, group,

@@ -144,7 +144,7 @@ slice_dim(struct sym__kernel_args *a, int d, int64_t b, int64_t s,
 		*start = 0;
 		return 0;
 	}
-	if (b < 0 || b > n || (s == -1 ? m != n - b : s != m))
+	if (b < 0 || b > n || m > n - b || (s == -1 ? m != n - b : s != m))
 		return sym__kfail(a, "slice",
 		    "dim %d: begin %lld size %lld of an input dim %lld do not "
 		    "give the output's %lld",

@@ -285,9 +285,10 @@ sym_expr_involves(const sym_expr *e, const sym_symbol *sym)
 }
 
 struct collect {
-	sym_symbol **all;
+	sym_symbol **all; /* "buf" until it outgrows it */
 	size_t n, cap;
 	int err;
+	sym_symbol *buf[16];
 };
 
 /* Atom visitor: record a symbol in "user" once. */
@@ -302,13 +303,16 @@ collect_sym(struct sym_expr *atom, void *user)
 		if (c->all[i] == atom->u.var)
 			return 0;
 	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 8;
-		sym_symbol **p = realloc(c->all, cap * sizeof(*p));
+		size_t cap = 2 * c->cap;
+		sym_symbol **p = malloc(cap * sizeof(*p));
 
 		if (!p) {
 			c->err = 1;
 			return 1;
 		}
+		memcpy(p, c->all, c->n * sizeof(*p));
+		if (c->all != c->buf)
+			free(c->all);
 		c->all = p;
 		c->cap = cap;
 	}
@@ -322,21 +326,27 @@ collect_sym(struct sym_expr *atom, void *user)
 size_t
 sym_expr_symbols(const sym_expr *e, sym_symbol **out, size_t cap)
 {
-	struct collect c = { NULL, 0, 0, 0 };
+	struct collect c;
 	size_t n;
 
 	if (!e)
 		return 0;
+	c.all = c.buf;
+	c.n = 0;
+	c.cap = sizeof(c.buf) / sizeof(c.buf[0]);
+	c.err = 0;
 	sym__expr_foreach_atom((sym_expr *)e, collect_sym, &c);
 	if (c.err) {
-		free(c.all);
+		if (c.all != c.buf)
+			free(c.all);
 		sym__oom(e->ctx);
 		return 0;
 	}
 	n = c.n;
 	for (size_t i = 0; i < n && i < cap; i++)
 		out[i] = c.all[i];
-	free(c.all);
+	if (c.all != c.buf)
+		free(c.all);
 	return n;
 }
 

@@ -20,10 +20,30 @@ facts_free(sym_ctx *ctx)
 	ctx->n_fact = ctx->cap_fact = 0;
 }
 
+/* Add "delta" to the fact counts of the symbols of "e". */
+static void
+count_symbols(sym_expr *e, int delta)
+{
+	sym_symbol *buf[16], **s = buf;
+	size_t n = sym_expr_symbols(e, buf, 16);
+
+	if (n > 16) {
+		s = malloc(n * sizeof(*s));
+		if (!s)
+			return;
+		sym_expr_symbols(e, s, n);
+	}
+	for (size_t i = 0; i < n; i++)
+		s[i]->n_facts += (unsigned)delta;
+	if (s != buf)
+		free(s);
+}
+
 /* Release fact "f" completely. */
 static void
 fact_clear(struct sym__fact *f)
 {
+	count_symbols(f->e, -1);
 	sym__expr_unref(f->e);
 	free(f->text);
 	free(f->loc_file);
@@ -102,6 +122,7 @@ add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
 	memset(f, 0, sizeof(*f));
 	f->rel = rel;
 	f->e = sym__expr_ref(e);
+	count_symbols(e, 1);
 	f->k = k;
 	f->depth = ctx->depth;
 	f->text = text;

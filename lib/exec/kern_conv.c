@@ -1,0 +1,318 @@
+/*
+ * Kernel of the convolution family: conv2d(x [N, C, H, W], weight [O,
+ * C / group, kh, kw]) -> [N, O, Ho, Wo] in NCHW, with stride, pad
+ * (top, bottom, left, right), dilation and group read as the shape rule
+ * reads them, by im2col and one CBLAS product per image and group (a
+ * 1x1 kernel with unit stride and no padding skips im2col). f32 and f64.
+ *
+ * The weight's output channels may be a block of the global ones
+ * (args->offset / args->global_dim of input 1 along dim 0): each local
+ * output channel then uses the input channels of its global group.
+ * Split input channels (group 1) simply give partial sums.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "exec/kern_private.h"
+
+static const char op[] = "conv2d";
+
+/* The geometry of one conv2d call. */
+struct conv {
+	enum sym__kst kst;
+	int64_t n, c, h, w;        /* x */
+	int64_t o, cg, kh, kw;     /* weight (local O) */
+	int64_t ho, wo;            /* output */
+	int64_t stride[2], dil[2]; /* height, width */
+	int64_t pad[4];            /* top, bottom, left, right */
+	int64_t group, o_global, o_off;
+};
+
+/* Read the attribute "name" of the call "a" (an integer, a list of 2 or
+ * a list of 4 starting with 1, 1) into "hw", "def" when absent; return 0
+ * or -1. */
+static int
+pair(struct sym__kernel_args *a, const char *name, int64_t def, int64_t *hw)
+{
+	int64_t v[4];
+	size_t n;
+	int r = sym__kattr_ints(a, op, name, v, 4, &n);
+
+	if (r < 0)
+		return -1;
+	hw[0] = hw[1] = def;
+	if (n == 1)
+		hw[0] = hw[1] = v[0];
+	else if (n == 2 || (n == 4 && v[0] == 1 && v[1] == 1)) {
+		hw[0] = v[n - 2];
+		hw[1] = v[n - 1];
+	} else if (r == 0)
+		return sym__kfail(a, op,
+		    "attribute %s must be an integer, a list of 2 or of 4 "
+		    "(1, 1, h, w)",
+		    name);
+	if (hw[0] < 1 || hw[1] < 1)
+		return sym__kfail(a, op, "attribute %s must be at least 1",
+		    name);
+	return 0;
+}
+
+/* Read the attribute pad of the call "a" (an integer, a list of 2 (h, w)
+ * or of 4 (top, bottom, left, right)) into "p", 0 when absent; return 0
+ * or -1. */
+static int
+pads(struct sym__kernel_args *a, int64_t *p)
+{
+	int64_t v[4];
+	size_t n;
+	int r = sym__kattr_ints(a, op, "pad", v, 4, &n);
+
+	if (r < 0)
+		return -1;
+	if (r == 0 && n != 1 && n != 2 && n != 4)
+		return sym__kfail(a, op,
+		    "attribute pad must be an integer, a list of 2 or of 4");
+	for (size_t i = 0; i < 4; i++) {
+		p[i] = n == 4 ? v[i] : n == 2 ? v[i / 2] : n == 1 ? v[0] : 0;
+		if (p[i] < 0)
+			return sym__kfail(a, op, "attribute pad is negative");
+	}
+	return 0;
+}
+
+/* Return the output extent floor((size + pa + pb - dil (k - 1) - 1) /
+ * stride) + 1 of one spatial dim. */
+static int64_t
+extent(int64_t size, int64_t k, int64_t pa, int64_t pb, int64_t dil,
+    int64_t stride)
+{
+	int64_t e = size + pa + pb - dil * (k - 1) - 1;
+
+	return (e >= 0 ? e / stride : -((-e + stride - 1) / stride)) + 1;
+}
+
+/* Read the attributes of the call "a" into "cv"; return 0 or -1. */
+static int
+read_attrs(struct sym__kernel_args *a, struct conv *cv)
+{
+	const char *fmt;
+
+	if (sym__kattr_string(a, op, "data_format", "NCHW", &fmt) < 0 ||
+	    pair(a, "stride", 1, cv->stride) < 0 ||
+	    pair(a, "dilation", 1, cv->dil) < 0 || pads(a, cv->pad) < 0 ||
+	    sym__kattr_int(a, op, "group", 1, &cv->group) < 0)
+		return -1;
+	if (strcmp(fmt, "NCHW"))
+		return sym__kfail(a, op, "data_format \"%s\" is not supported",
+		    fmt);
+	if (cv->group < 1)
+		return sym__kfail(a, op, "attribute group must be at least 1");
+	return 0;
+}
+
+/* Fill "cv" from the tensors and attributes of the call "a", checking
+ * them; return 0 or -1. */
+static int
+setup(struct sym__kernel_args *a, struct conv *cv)
+{
+	const struct sym__tensor *x = &a->in[0], *w = &a->in[1], *y;
+
+	y = &a->out[0];
+	if (read_attrs(a, cv) < 0 || sym__kfloat(a, op, x, "x") < 0 ||
+	    sym__ksame_kst(a, op, x, "x", w, "the weight") < 0 ||
+	    sym__ksame_kst(a, op, x, "x", y, "the output") < 0)
+		return -1;
+	if (x->rank != 4 || w->rank != 4 || y->rank != 4)
+		return sym__kfail(a, op, "x, the weight and the output must "
+		                         "have rank 4");
+	cv->kst = sym__kst(x->dtype);
+	cv->n = x->dim[0], cv->c = x->dim[1], cv->h = x->dim[2];
+	cv->w = x->dim[3];
+	cv->o = w->dim[0], cv->cg = w->dim[1], cv->kh = w->dim[2];
+	cv->kw = w->dim[3];
+	cv->o_global = sym__kin_global(a, 1, 0);
+	cv->o_off = sym__kin_offset(a, 1, 0);
+	if (cv->c != cv->cg * cv->group || cv->o_global % cv->group ||
+	    cv->o_off < 0 || cv->o > cv->o_global - cv->o_off)
+		return sym__kfail(a, op,
+		    "x has %lld channels, the weight %lld per group, %lld of "
+		    "%lld outputs from %lld, for group=%lld",
+		    (long long)cv->c, (long long)cv->cg, (long long)cv->o,
+		    (long long)cv->o_global, (long long)cv->o_off,
+		    (long long)cv->group);
+	cv->ho = extent(cv->h, cv->kh, cv->pad[0], cv->pad[1], cv->dil[0],
+	    cv->stride[0]);
+	cv->wo = extent(cv->w, cv->kw, cv->pad[2], cv->pad[3], cv->dil[1],
+	    cv->stride[1]);
+	if (cv->ho < 1 || cv->wo < 1 || y->dim[0] != cv->n ||
+	    y->dim[1] != cv->o || y->dim[2] != cv->ho || y->dim[3] != cv->wo)
+		return sym__kfail(a, op,
+		    "the output must be [%lld, %lld, %lld, %lld] (output sizes "
+		    "at least 1)",
+		    (long long)cv->n, (long long)cv->o, (long long)cv->ho,
+		    (long long)cv->wo);
+	if (cv->cg * cv->kh * cv->kw > INT_MAX || cv->ho * cv->wo > INT_MAX ||
+	    cv->o > INT_MAX)
+		return sym__kfail(a, op, "the products exceed CBLAS's int sizes");
+	return 0;
+}
+
+/* Store in "*lo" and "*hi" the range of output positions whose input
+ * position "pos" * "stride" + "base" is inside [0, "size"), clamped to
+ * [0, "n"). */
+static void
+valid_range(int64_t base, int64_t stride, int64_t size, int64_t n,
+    int64_t *lo, int64_t *hi)
+{
+	*lo = base >= 0 ? 0 : (-base + stride - 1) / stride;
+	*hi = size - base <= 0 ? 0 : (size - base + stride - 1) / stride;
+	*hi = *hi < n ? *hi : n;
+	*lo = *lo < *hi ? *lo : *hi;
+}
+
+/*
+ * IM2COL(name, T): the function name(cv, x, col) that writes the columns
+ * of the "cv->cg" channels of one image at "x" (type T) into "col",
+ * [cg * kh * kw, ho * wo].
+ */
+#define IM2COL(name, T)                                                   \
+	static void name(const struct conv *cv, const T *restrict x,      \
+	    T *restrict col)                                              \
+	{                                                                 \
+		int64_t p = cv->ho * cv->wo, sw = cv->stride[1];          \
+                                                                          \
+		for (int64_t c = 0; c < cv->cg; c++)                      \
+			for (int64_t i = 0; i < cv->kh; i++)              \
+				for (int64_t j = 0; j < cv->kw; j++) {    \
+					T *row = col +                    \
+					    ((c * cv->kh + i) * cv->kw + j) * p; \
+					int64_t bw = j * cv->dil[1] - cv->pad[2]; \
+					int64_t lo, hi;                   \
+                                                                          \
+					valid_range(bw, sw, cv->w, cv->wo, &lo, \
+					    &hi);                         \
+					for (int64_t oh = 0; oh < cv->ho; oh++) { \
+						int64_t ih = oh * cv->stride[0] + \
+						    i * cv->dil[0] - cv->pad[0]; \
+						T *r = row + oh * cv->wo; \
+						const T *xr = x +         \
+						    (c * cv->h + ih) * cv->w + bw; \
+                                                                          \
+						if (ih < 0 || ih >= cv->h) { \
+							lo = hi = 0;      \
+							valid_range(bw, sw, cv->w, \
+							    cv->wo, &lo, &hi); \
+							memset(r, 0, (size_t)cv->wo * \
+							    sizeof(T));   \
+							continue;         \
+						}                         \
+						for (int64_t q = 0; q < lo; q++) \
+							r[q] = 0;         \
+						SYM__SIMD                 \
+						for (int64_t q = lo; q < hi; q++) \
+							r[q] = xr[q * sw]; \
+						for (int64_t q = hi; q < cv->wo; q++) \
+							r[q] = 0;         \
+					}                                 \
+				}                                         \
+	}
+
+IM2COL(im2col_f32, float)
+IM2COL(im2col_f64, double)
+
+/* out[o1 - o0, p] = w[o0:o1, k] x col[k, p] in the storage of "cv";
+ * "w", "col" and "out" are the operands. */
+static void
+product(const struct conv *cv, int64_t m, int64_t k, int64_t p,
+    const void *w, const void *col, void *out)
+{
+	if (cv->kst == SYM__KST_F32)
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m,
+		    (int)p, (int)k, 1.0f, w, (int)k, col, (int)p, 0.0f, out,
+		    (int)p);
+	else
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m,
+		    (int)p, (int)k, 1.0, w, (int)k, col, (int)p, 0.0, out,
+		    (int)p);
+}
+
+/* Return 1 when the convolution "cv" is a plain 1x1 product (no im2col
+ * needed). */
+static int
+pointwise(const struct conv *cv)
+{
+	return cv->kh == 1 && cv->kw == 1 && cv->stride[0] == 1 &&
+	    cv->stride[1] == 1 && !cv->pad[0] && !cv->pad[1] && !cv->pad[2] &&
+	    !cv->pad[3];
+}
+
+/* Convolve image "i" of "x" with "w" into "y" for "cv", using "col"
+ * (room for cg * kh * kw * ho * wo elements, unused when pointwise). */
+static void
+image(const struct conv *cv, int64_t i, const char *x, const char *w,
+    char *y, char *col)
+{
+	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
+	int64_t k = cv->cg * cv->kh * cv->kw, p = cv->ho * cv->wo;
+	int64_t per = cv->o_global / cv->group, o0 = 0;
+
+	while (o0 < cv->o) {
+		int64_t g = (cv->o_off + o0) / per;
+		int64_t o1 = (g + 1) * per - cv->o_off;
+		const char *xg = x +
+		    ((i * cv->c + g * cv->cg) * cv->h * cv->w) * (int64_t)es;
+		const char *src = col;
+
+		o1 = o1 < cv->o ? o1 : cv->o;
+		if (pointwise(cv))
+			src = xg;
+		else if (cv->kst == SYM__KST_F32)
+			im2col_f32(cv, (const float *)(const void *)xg,
+			    (float *)(void *)col);
+		else
+			im2col_f64(cv, (const double *)(const void *)xg,
+			    (double *)(void *)col);
+		product(cv, o1 - o0, k, p, w + o0 * k * (int64_t)es, src,
+		    y + ((i * cv->o + o0) * p) * (int64_t)es);
+		o0 = o1;
+	}
+}
+
+/* The kernel of conv2d; "a" is the call. */
+static int
+k_conv2d(struct sym__kernel_args *a)
+{
+	struct conv cv;
+	size_t es;
+	char *col = NULL;
+
+	if (sym__kio(a, op, 2, 2, 1, 1) < 0 || setup(a, &cv) < 0)
+		return -1;
+	if (sym__tensor_numel(&a->out[0]) == 0)
+		return 0;
+	es = sym__tensor_elem_size(a->in[0].dtype);
+	if (cv.cg * cv.kh * cv.kw == 0) {
+		memset(a->out[0].data, 0,
+		    (size_t)sym__tensor_numel(&a->out[0]) * es);
+		return 0;
+	}
+	if (!pointwise(&cv)) {
+		col = malloc((size_t)(cv.cg * cv.kh * cv.kw) *
+		    (size_t)(cv.ho * cv.wo) * es);
+		if (!col)
+			return sym__kfail(a, op, "out of memory");
+	}
+	for (int64_t i = 0; i < cv.n; i++)
+		image(&cv, i, a->in[0].data, a->in[1].data, a->out[0].data,
+		    col);
+	free(col);
+	return 0;
+}
+
+const struct sym__kernel_entry sym__kernels_conv[] = {
+	{ "conv2d", k_conv2d },
+	{ NULL, NULL },
+};

@@ -1,0 +1,314 @@
+/*
+ * Kernels of the reduce family: reduce_sum, reduce_mean and reduce_max
+ * over the attribute axis (an integer or a list, negative from the end;
+ * absent or empty: every axis), keeping reduced dims as 1 when keep_dims.
+ *
+ * Sums accumulate in double (int64 for integers) and are rounded once.
+ * reduce_mean divides by args->normalizer when it is positive (the
+ * global count of the reduced elements, so that the partial means of the
+ * ranks add up), otherwise by the local count; an integer mean truncates
+ * toward zero, and integer sums wrap to int32. reduce_max propagates NaN;
+ * over no element it gives -inf (INT32_MIN for integers, false for bool),
+ * a sum 0 and a mean NaN (0 for integers).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/kern_private.h"
+
+enum reduce_kind { R_SUM, R_MEAN, R_MAX };
+
+/* The loops of a reduction: "n" merged dims of the input, whether each
+ * is reduced, and the strides of the accumulator along them (0 along
+ * reduced dims). */
+struct rloop {
+	int n;
+	int64_t dim[SYM__MAX_RANK], sa[SYM__MAX_RANK];
+	unsigned char red[SYM__MAX_RANK];
+};
+
+/* A row of a reduction: "n" elements of "x" folded into "acc", of stride
+ * "sa" (1: elementwise into n accumulators; 0: all into acc[0]). */
+typedef void (*rrow_fn)(const void *x, int64_t n, void *acc, int64_t sa);
+
+/*
+ * SUM_ROW(name, T, A): the row function name adding "n" values of type T
+ * to accumulators of type A.
+ */
+#define SUM_ROW(name, T, A)                                              \
+	static void name(const void *px, int64_t n, void *pa, int64_t sa) \
+	{                                                                \
+		const T *restrict x = px;                                \
+		A *restrict acc = pa;                                    \
+		A s = 0;                                                 \
+                                                                         \
+		if (sa) {                                                \
+			SYM__SIMD                                        \
+			for (int64_t i = 0; i < n; i++)                  \
+				acc[i] += x[i];                          \
+			return;                                          \
+		}                                                        \
+		SYM__SIMD_SUM(s)                                         \
+		for (int64_t i = 0; i < n; i++)                          \
+			s += x[i];                                       \
+		acc[0] += s;                                             \
+	}
+
+/*
+ * MAX_ROW(name, T): the row function name folding "n" values of type T
+ * into running maxima of type T (NaN wins).
+ */
+#define MAX_ROW(name, T)                                                  \
+	static void name(const void *px, int64_t n, void *pa, int64_t sa) \
+	{                                                                 \
+		const T *restrict x = px;                                 \
+		T *restrict acc = pa;                                     \
+		T m;                                                      \
+                                                                          \
+		if (sa) {                                                 \
+			SYM__SIMD                                         \
+			for (int64_t i = 0; i < n; i++) {                 \
+				T u = acc[i], v = x[i];                   \
+				acc[i] = v > u || v != v ? v : u;         \
+			}                                                 \
+			return;                                           \
+		}                                                         \
+		m = acc[0];                                               \
+		for (int64_t i = 0; i < n; i++) {                         \
+			T v = x[i];                                       \
+			m = v > m || v != v ? v : m;                      \
+		}                                                         \
+		acc[0] = m;                                               \
+	}
+
+SUM_ROW(sum_f32, float, double)
+SUM_ROW(sum_f64, double, double)
+SUM_ROW(sum_i32, int32_t, int64_t)
+MAX_ROW(max_f32, float)
+MAX_ROW(max_f64, double)
+MAX_ROW(max_i32, int32_t)
+MAX_ROW(max_u8, uint8_t)
+
+/* Fill "l" with the loops over "x" whose dims marked in "mark" are
+ * reduced: dims of size 1 dropped, neighbours reduced alike merged. */
+static void
+merge(const struct sym__tensor *x, const unsigned char *mark, struct rloop *l)
+{
+	int64_t s = 1;
+
+	l->n = 0;
+	for (int d = 0; d < x->rank; d++) {
+		if (x->dim[d] == 1)
+			continue;
+		if (l->n > 0 && l->red[l->n - 1] == mark[d]) {
+			l->dim[l->n - 1] *= x->dim[d];
+			continue;
+		}
+		l->dim[l->n] = x->dim[d];
+		l->red[l->n] = mark[d];
+		l->n++;
+	}
+	for (int k = l->n - 1; k >= 0; k--) {
+		l->sa[k] = l->red[k] ? 0 : s;
+		s *= l->red[k] ? 1 : l->dim[k];
+	}
+}
+
+/* Fold the contiguous "x" (elements of "ex" bytes) into "acc" (elements
+ * of "ea" bytes) along the loops "l" with the row function "f". */
+static void
+walk(const struct rloop *l, const void *x, size_t ex, void *acc, size_t ea,
+    rrow_fn f)
+{
+	int64_t idx[SYM__MAX_RANK] = { 0 }, inner, outer = 1, oa = 0;
+	int last = l->n - 1;
+
+	inner = l->n ? l->dim[last] : 1;
+	for (int d = 0; d < last; d++)
+		outer *= l->dim[d];
+	for (int64_t i = 0; i < outer; i++) {
+		int d;
+
+		f((const char *)x + i * inner * (int64_t)ex, inner,
+		    (char *)acc + oa * (int64_t)ea, l->n ? l->sa[last] : 0);
+		for (d = last - 1; d >= 0; d--) {
+			oa += l->sa[d];
+			if (++idx[d] < l->dim[d])
+				break;
+			oa -= l->sa[d] * l->dim[d];
+			idx[d] = 0;
+		}
+	}
+}
+
+/* Read the axes and keep_dims of the call "a" of "op" into "mark" (all
+ * axes when none is named) and "*keep", and check the output's dims;
+ * return 0 or -1. */
+static int
+read_axes(struct sym__kernel_args *a, const char *op, unsigned char *mark,
+    int *keep)
+{
+	const struct sym__tensor *x = &a->in[0], *y = &a->out[0];
+	int64_t axes[SYM__MAX_RANK];
+	size_t n;
+	int r = 0;
+
+	if (sym__kattr_bool(a, op, "keep_dims", 0, keep) < 0 ||
+	    sym__kattr_ints(a, op, "axis", axes, SYM__MAX_RANK, &n) < 0 ||
+	    sym__kaxes(a, op, "axis", axes, n, x->rank, mark) < 0)
+		return -1;
+	for (int d = 0; d < x->rank && n == 0; d++)
+		mark[d] = 1;
+	for (int d = 0; d < x->rank; d++) {
+		if (mark[d] && !*keep)
+			continue;
+		if (r >= y->rank || y->dim[r] != (mark[d] ? 1 : x->dim[d]))
+			return sym__kfail(a, op,
+			    "the output's dims are not the input's with the "
+			    "reduced ones %s",
+			    *keep ? "set to 1" : "removed");
+		r++;
+	}
+	if (r != y->rank)
+		return sym__kfail(a, op, "the output has rank %d, not %d",
+		    y->rank, r);
+	return 0;
+}
+
+/* Fill the "n" elements of "y" (storage "k") with the identity of max. */
+static void
+max_init(void *y, enum sym__kst k, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (k == SYM__KST_F32)
+			((float *)y)[i] = -INFINITY;
+		else if (k == SYM__KST_F64)
+			((double *)y)[i] = -INFINITY;
+		else if (k == SYM__KST_I32)
+			((int32_t *)y)[i] = INT32_MIN;
+		else
+			((uint8_t *)y)[i] = 0;
+}
+
+/* Store in "y" (storage "k", "n" elements) the sums "acc" (double, or
+ * int64 for integers) divided by "div" (1 for a sum). */
+static void
+sum_store(void *y, enum sym__kst k, const void *acc, int64_t n, int64_t div)
+{
+	if (k == SYM__KST_I32) {
+		const int64_t *restrict s = acc;
+		int32_t *restrict d = y;
+
+		for (int64_t i = 0; i < n; i++)
+			d[i] = div ? (int32_t)(uint32_t)(s[i] / div) : 0;
+	} else if (k == SYM__KST_F32) {
+		const double *restrict s = acc;
+		float *restrict d = y;
+		double q = 1.0 / (double)div;
+
+		SYM__SIMD
+		for (int64_t i = 0; i < n; i++)
+			d[i] = (float)(s[i] * q);
+	} else {
+		const double *restrict s = acc;
+		double *restrict d = y, q = (double)div;
+
+		SYM__SIMD
+		for (int64_t i = 0; i < n; i++)
+			d[i] = s[i] / q;
+	}
+}
+
+/* Return the row function of reduction "kind" for storage "k", or NULL
+ * when it does not support it. */
+static rrow_fn
+row_of(enum reduce_kind kind, enum sym__kst k)
+{
+	static const rrow_fn sums[] = { [SYM__KST_F32] = sum_f32,
+		[SYM__KST_F64] = sum_f64, [SYM__KST_I32] = sum_i32,
+		[SYM__KST_U8] = NULL };
+	static const rrow_fn maxs[] = { [SYM__KST_F32] = max_f32,
+		[SYM__KST_F64] = max_f64, [SYM__KST_I32] = max_i32,
+		[SYM__KST_U8] = max_u8 };
+
+	if (k == SYM__KST_NONE)
+		return NULL;
+	return kind == R_MAX ? maxs[k] : sums[k];
+}
+
+/* Run the reduction "kind" called "op" on the call "a"; return 0 or
+ * -1. */
+static int
+reduce(struct sym__kernel_args *a, const char *op, enum reduce_kind kind)
+{
+	unsigned char mark[SYM__MAX_RANK] = { 0 };
+	const struct sym__tensor *x;
+	struct sym__tensor *y;
+	enum sym__kst k;
+	struct rloop l;
+	int64_t ny, count;
+	rrow_fn f;
+	void *acc;
+	int keep;
+
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || read_axes(a, op, mark, &keep) < 0)
+		return -1;
+	x = &a->in[0];
+	y = &a->out[0];
+	k = sym__kst(x->dtype);
+	f = row_of(kind, k);
+	if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
+		return -1;
+	if (!f)
+		return sym__kfail(a, op, "dtype %s is not supported",
+		    sym_dtype_name(x->dtype));
+	ny = sym__tensor_numel(y);
+	count = ny ? sym__tensor_numel(x) / ny : 0;
+	merge(x, mark, &l);
+	if (kind == R_MAX) {
+		max_init(y->data, k, ny);
+		if (count)
+			walk(&l, x->data, sym__tensor_elem_size(x->dtype),
+			    y->data, sym__tensor_elem_size(y->dtype), f);
+		return 0;
+	}
+	acc = calloc(ny ? (size_t)ny : 1, 8);
+	if (!acc)
+		return sym__kfail(a, op, "out of memory");
+	if (count)
+		walk(&l, x->data, sym__tensor_elem_size(x->dtype), acc, 8, f);
+	if (kind == R_MEAN && a->normalizer > 0)
+		count = a->normalizer;
+	sum_store(y->data, k, acc, ny, kind == R_MEAN ? count : 1);
+	free(acc);
+	return 0;
+}
+
+/* The kernel of reduce_sum; "a" is the call. */
+static int
+k_reduce_sum(struct sym__kernel_args *a)
+{
+	return reduce(a, "reduce_sum", R_SUM);
+}
+
+/* The kernel of reduce_mean; "a" is the call. */
+static int
+k_reduce_mean(struct sym__kernel_args *a)
+{
+	return reduce(a, "reduce_mean", R_MEAN);
+}
+
+/* The kernel of reduce_max; "a" is the call. */
+static int
+k_reduce_max(struct sym__kernel_args *a)
+{
+	return reduce(a, "reduce_max", R_MAX);
+}
+
+const struct sym__kernel_entry sym__kernels_reduce[] = {
+	{ "reduce_sum", k_reduce_sum },
+	{ "reduce_mean", k_reduce_mean },
+	{ "reduce_max", k_reduce_max },
+	{ NULL, NULL },
+};
