@@ -15,6 +15,12 @@
 #   shape-check ARGS --json   stdout NAME.json, and the same stderr and
 #                             status as without --json
 #
+# A case that writes files (--draw, --dot) names them $out/FILE in its
+# NAME.cmd ("examples/layout.sg --draw x=$out/layout-draw.svg"): $out is
+# an empty directory of each run, and every FILE must equal
+# tests/golden/FILE after both runs (name it after the case). Inputs that
+# are no case (topology files, rank tables) live in tests/golden/data/.
+#
 # Usage: tests/check-golden.sh [--update]
 # Environment (set by make check): top_srcdir, top_builddir;
 # SYM_TEST_WRAPPER, when set, is put in front of the tool (valgrind).
@@ -50,9 +56,12 @@ cases()
 }
 
 # run NAME ARGS SUFFIX: run the tool with ARGS (and --json when SUFFIX is
-# "json") into $tmp/NAME.{out,err,status} or $tmp/NAME.{json,jerr,jstatus}.
+# "json") into $tmp/NAME.{out,err,status} or $tmp/NAME.{json,jerr,jstatus};
+# the files it writes to $out are in $tmp/NAME.SUFFIX.files/.
 run()
 {
+	out=$tmp/$1.$3.files
+	mkdir "$out" || exit 1
 	if test "x$3" = xjson; then
 		eval "$SYM_TEST_WRAPPER \"\$tool\" $2 --json" \
 		    >"$tmp/$1.json" 2>"$tmp/$1.jerr"
@@ -64,11 +73,20 @@ run()
 	fi
 }
 
-# compare EXPECTED ACTUAL: 0 when they are equal, else print the diff.
+# compare EXPECTED ACTUAL [written]: 0 when they are equal (with
+# "written", also when neither exists: a file the case should not write),
+# else print the diff.
 compare()
 {
+	if ! test -f "$1" && ! test -f "$2" && test "x$3" = xwritten; then
+		return 0
+	fi
 	if ! test -f "$1"; then
 		echo "--- $1 is missing (run tests/update-golden.sh)"
+		return 1
+	fi
+	if ! test -f "$2"; then
+		echo "--- ${1##*/} was not written"
 		return 1
 	fi
 	if cmp -s "$1" "$2"; then
@@ -79,9 +97,19 @@ compare()
 	return 1
 }
 
+# written ARGS: the names of the files the arguments ARGS write to $out.
+written()
+{
+	echo "$1" | tr ' =' '\n\n' | sed -n 's|^"*\$out"*/||p' | tr -d '"'
+}
+
 # install NEW DEST: copy NEW over DEST, saying what changed.
 install_new()
 {
+	if ! test -f "$1"; then
+		echo "not written: ${2##*/}"
+		return 0
+	fi
 	if ! test -f "$2"; then
 		echo "created $2"
 	elif cmp -s "$1" "$2"; then
@@ -105,9 +133,13 @@ for name in $(cases); do
 	run "$name" "$args" text
 	run "$name" "$args" json
 	base=$golden/$name
+	files=$(written "$args")
 	if test $update = yes; then
 		for ext in out err status json; do
 			install_new "$tmp/$name.$ext" "$base.$ext"
+		done
+		for f in $files; do
+			install_new "$tmp/$name.text.files/$f" "$golden/$f"
 		done
 	fi
 	ok=yes
@@ -117,6 +149,12 @@ for name in $(cases); do
 	compare "$base.json" "$tmp/$name.json" || ok=no
 	compare "$base.err" "$tmp/$name.jerr" || ok=no
 	compare "$base.status" "$tmp/$name.jstatus" || ok=no
+	for f in $files; do
+		compare "$golden/$f" "$tmp/$name.text.files/$f" written ||
+		    ok=no
+		compare "$golden/$f" "$tmp/$name.json.files/$f" written ||
+		    ok=no
+	done
 	if test $ok = no; then
 		echo "FAIL: $name (shape-check $args)"
 		failed="$failed $name"
@@ -131,6 +169,13 @@ for f in "$golden"/*.out "$golden"/*.err "$golden"/*.status \
 	if ! test -f "$b.sg" && ! test -f "$b.cmd"; then
 		echo "check-golden: $f belongs to no case (remove it)"
 		failed="$failed ${b##*/}"
+	fi
+done
+for f in "$golden"/*.svg "$golden"/*.dot; do
+	test -f "$f" || continue
+	if ! cat "$golden"/*.cmd | grep -q "\$out\"*/${f##*/}"; then
+		echo "check-golden: $f is written by no case (remove it)"
+		failed="$failed ${f##*/}"
 	fi
 done
 

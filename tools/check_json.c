@@ -1,24 +1,19 @@
 /*
  * shape-check: the --json report, one object whose members shape-check(1)
  * documents. Built with jansson, printed with two-space indentation and
- * the members in the order they are added.
+ * the members in the order they are added. The sharding members (layouts,
+ * operators, communication) are in check_json_shard.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "check_report.h"
-
-/* A JSON document being built; "oom" is set by the first failure. */
-struct doc {
-	const struct report *r;
-	int oom;
-};
+#include "check_json.h"
 
 /* Return "v", marking "d" out of memory when it is NULL. */
-static json_t *
-chk(struct doc *d, json_t *v)
+json_t *
+doc_chk(struct doc *d, json_t *v)
 {
 	if (!v)
 		d->oom = 1;
@@ -26,16 +21,16 @@ chk(struct doc *d, json_t *v)
 }
 
 /* Set member "key" of "obj" to "v" (taken); a failure marks "d". */
-static void
-set(struct doc *d, json_t *obj, const char *key, json_t *v)
+void
+doc_set(struct doc *d, json_t *obj, const char *key, json_t *v)
 {
 	if (!obj || !v || json_object_set_new(obj, key, v) < 0)
 		d->oom = 1;
 }
 
 /* Append "v" (taken) to the array "arr"; a failure marks "d". */
-static void
-push(struct doc *d, json_t *arr, json_t *v)
+void
+doc_push(struct doc *d, json_t *arr, json_t *v)
 {
 	if (!arr || !v || json_array_append_new(arr, v) < 0)
 		d->oom = 1;
@@ -43,59 +38,71 @@ push(struct doc *d, json_t *arr, json_t *v)
 
 /* Return a JSON string of "s" (null for NULL); bytes that are not valid
  * UTF-8 become '?'. */
-static json_t *
-str(struct doc *d, const char *s)
+json_t *
+doc_str(struct doc *d, const char *s)
 {
 	json_t *v;
 	char *c;
 
 	if (!s)
-		return chk(d, json_null());
+		return doc_chk(d, json_null());
 	v = json_string(s);
 	if (v)
 		return v;
 	c = strdup(s);
 	if (!c)
-		return chk(d, NULL);
+		return doc_chk(d, NULL);
 	for (char *p = c; *p; p++)
 		if ((unsigned char)*p >= 0x80)
 			*p = '?';
 	v = json_string(c);
 	free(c);
-	return chk(d, v);
+	return doc_chk(d, v);
 }
 
 /* Return a JSON string of the malloc'ed "s" (taken; NULL is out of
  * memory). */
-static json_t *
-str_take(struct doc *d, char *s)
+json_t *
+doc_str_take(struct doc *d, char *s)
 {
-	json_t *v = s ? str(d, s) : chk(d, NULL);
+	json_t *v = s ? doc_str(d, s) : doc_chk(d, NULL);
 
 	free(s);
 	return v;
 }
 
 /* Return a JSON integer "n". */
-static json_t *
-num(struct doc *d, int64_t n)
+json_t *
+doc_num(struct doc *d, int64_t n)
 {
-	return chk(d, json_integer((json_int_t)n));
+	return doc_chk(d, json_integer((json_int_t)n));
+}
+
+/* Return the dimensions of "s" as an array of expression strings. */
+json_t *
+doc_dims(struct doc *d, const sym_shape *s)
+{
+	size_t n = sym_shape_rank(s);
+	json_t *arr = doc_chk(d, json_array());
+
+	for (size_t i = 0; i < n; i++)
+		doc_push(d, arr, doc_str_take(d, sym_expr_to_str(sym_shape_dim(s, i))));
+	return arr;
 }
 
 /* Return the location "loc" as {file, line, col}, or null when it is
  * unknown. */
-static json_t *
-loc_obj(struct doc *d, sym_loc loc)
+json_t *
+doc_loc(struct doc *d, sym_loc loc)
 {
 	json_t *o;
 
 	if (loc.line <= 0)
-		return chk(d, json_null());
-	o = chk(d, json_object());
-	set(d, o, "file", str(d, loc.file));
-	set(d, o, "line", num(d, loc.line));
-	set(d, o, "col", num(d, loc.col));
+		return doc_chk(d, json_null());
+	o = doc_chk(d, json_object());
+	doc_set(d, o, "file", doc_str(d, loc.file));
+	doc_set(d, o, "line", doc_num(d, loc.line));
+	doc_set(d, o, "col", doc_num(d, loc.col));
 	return o;
 }
 
@@ -106,39 +113,27 @@ symbols(struct doc *d)
 {
 	sym_ctx *ctx = d->r->ctx;
 	size_t n = sym_ctx_n_symbols(ctx);
-	json_t *arr = chk(d, json_array());
+	json_t *arr = doc_chk(d, json_array());
 
 	for (size_t i = 0; i < n; i++) {
 		sym_symbol *s = sym_ctx_symbol(ctx, i);
 		sym_symbol *origin = sym_symbol_origin(s);
 		sym_symbol_info info;
-		json_t *o = chk(d, json_object());
+		json_t *o = doc_chk(d, json_object());
 
 		sym_symbol_get_info(s, &info);
-		set(d, o, "name", str(d, sym_symbol_name(s)));
-		set(d, o, "min", num(d, info.min));
-		set(d, o, "max", info.max ? num(d, info.max) : json_null());
-		set(d, o, "divisor", num(d, info.divisor));
-		set(d, o, "remainder", num(d, info.remainder));
-		set(d, o, "unique", json_boolean(info.unique));
-		set(d, o, "instance_of",
-		    origin && origin != s ? str(d, sym_symbol_name(origin))
+		doc_set(d, o, "name", doc_str(d, sym_symbol_name(s)));
+		doc_set(d, o, "min", doc_num(d, info.min));
+		doc_set(d, o, "max", info.max ? doc_num(d, info.max) : json_null());
+		doc_set(d, o, "divisor", doc_num(d, info.divisor));
+		doc_set(d, o, "remainder", doc_num(d, info.remainder));
+		doc_set(d, o, "unique", json_boolean(info.unique));
+		doc_set(d, o, "instance_of",
+		    origin && origin != s ? doc_str(d, sym_symbol_name(origin))
 		                          : json_null());
-		set(d, o, "location", loc_obj(d, sym_symbol_location(s)));
-		push(d, arr, o);
+		doc_set(d, o, "location", doc_loc(d, sym_symbol_location(s)));
+		doc_push(d, arr, o);
 	}
-	return arr;
-}
-
-/* Return the dimensions of "s" as an array of expression strings. */
-static json_t *
-dims(struct doc *d, const sym_shape *s)
-{
-	size_t n = sym_shape_rank(s);
-	json_t *arr = chk(d, json_array());
-
-	for (size_t i = 0; i < n; i++)
-		push(d, arr, str_take(d, sym_expr_to_str(sym_shape_dim(s, i))));
 	return arr;
 }
 
@@ -149,26 +144,29 @@ values(struct doc *d)
 {
 	const sym_graph *g = d->r->g;
 	size_t n = sym_graph_n_values(g);
-	json_t *arr = chk(d, json_array());
+	json_t *arr = doc_chk(d, json_array());
 
 	for (size_t i = 0; i < n; i++) {
 		sym_value *v = sym_graph_value(g, i);
 		sym_node *p = sym_value_producer(v);
 		sym_shape *s = sym_value_shape(v);
 		sym_shape *decl = report_declared_if_different(v);
-		json_t *o = chk(d, json_object());
+		json_t *o = doc_chk(d, json_object());
 
-		set(d, o, "name", str(d, sym_value_name(v)));
-		set(d, o, "kind", str(d, report_kind_name(v)));
-		set(d, o, "op", str(d, p ? sym_node_op_name(p) : NULL));
-		set(d, o, "output", json_boolean(report_is_output(g, v)));
-		set(d, o, "dtype",
-		    str(d, s ? sym_dtype_name(sym_shape_dtype(s)) : NULL));
-		set(d, o, "shape", s ? dims(d, s) : json_null());
+		doc_set(d, o, "name", doc_str(d, sym_value_name(v)));
+		doc_set(d, o, "kind", doc_str(d, report_kind_name(v)));
+		doc_set(d, o, "op", doc_str(d, p ? sym_node_op_name(p) : NULL));
+		doc_set(d, o, "output", json_boolean(report_is_output(g, v)));
+		doc_set(d, o, "dtype",
+		    doc_str(d, s ? sym_dtype_name(sym_shape_dtype(s)) : NULL));
+		doc_set(d, o, "shape", s ? doc_dims(d, s) : json_null());
 		if (decl)
-			set(d, o, "declared_shape", dims(d, decl));
-		set(d, o, "location", loc_obj(d, sym_value_location(v)));
-		push(d, arr, o);
+			doc_set(d, o, "declared_shape", doc_dims(d, decl));
+		doc_set(d, o, "layout", json_layout(d, sym_value_layout(v)));
+		doc_set(d, o, "local_shape",
+		    json_local_shape(d, v, sym_value_layout(v)));
+		doc_set(d, o, "location", doc_loc(d, sym_value_location(v)));
+		doc_push(d, arr, o);
 	}
 	return arr;
 }
@@ -179,17 +177,17 @@ relations(struct doc *d)
 {
 	const sym_graph *g = d->r->g;
 	size_t n = sym_graph_n_relations(g);
-	json_t *arr = chk(d, json_array());
+	json_t *arr = doc_chk(d, json_array());
 
 	for (size_t i = 0; i < n; i++) {
 		const sym_relation *rel = sym_graph_relation(g, i);
-		json_t *o = chk(d, json_object());
+		json_t *o = doc_chk(d, json_object());
 
-		set(d, o, "var", str(d, sym_symbol_name(rel->var)));
-		set(d, o, "value", str_take(d, sym_expr_to_str(rel->value)));
-		set(d, o, "reason", str(d, rel->reason));
-		set(d, o, "location", loc_obj(d, rel->loc));
-		push(d, arr, o);
+		doc_set(d, o, "var", doc_str(d, sym_symbol_name(rel->var)));
+		doc_set(d, o, "value", doc_str_take(d, sym_expr_to_str(rel->value)));
+		doc_set(d, o, "reason", doc_str(d, rel->reason));
+		doc_set(d, o, "location", doc_loc(d, rel->loc));
+		doc_push(d, arr, o);
 	}
 	return arr;
 }
@@ -199,10 +197,10 @@ static json_t *
 facts(struct doc *d)
 {
 	size_t n = sym_ctx_n_facts(d->r->ctx);
-	json_t *arr = chk(d, json_array());
+	json_t *arr = doc_chk(d, json_array());
 
 	for (size_t i = 0; i < n; i++)
-		push(d, arr, str_take(d, sym_ctx_fact_to_str(d->r->ctx, i)));
+		doc_push(d, arr, doc_str_take(d, sym_ctx_fact_to_str(d->r->ctx, i)));
 	return arr;
 }
 
@@ -212,16 +210,16 @@ guards(struct doc *d)
 {
 	const sym_graph *g = d->r->g;
 	size_t n = sym_graph_n_guards(g);
-	json_t *arr = chk(d, json_array());
+	json_t *arr = doc_chk(d, json_array());
 
 	for (size_t i = 0; i < n; i++) {
 		const sym_guard *gd = sym_graph_guard(g, i);
-		json_t *o = chk(d, json_object());
+		json_t *o = doc_chk(d, json_object());
 
-		set(d, o, "text", str(d, gd->text));
-		set(d, o, "reason", str(d, gd->reason));
-		set(d, o, "location", loc_obj(d, gd->loc));
-		push(d, arr, o);
+		doc_set(d, o, "text", doc_str(d, gd->text));
+		doc_set(d, o, "reason", doc_str(d, gd->reason));
+		doc_set(d, o, "location", doc_loc(d, gd->loc));
+		doc_push(d, arr, o);
 	}
 	return arr;
 }
@@ -232,17 +230,17 @@ assertions(struct doc *d)
 {
 	const sym_graph *g = d->r->g;
 	size_t n = sym_graph_n_assertions(g);
-	json_t *arr = chk(d, json_array());
+	json_t *arr = doc_chk(d, json_array());
 
 	for (size_t i = 0; i < n; i++) {
 		const sym_assertion *a = sym_graph_assertion(g, i);
-		json_t *o = chk(d, json_object());
+		json_t *o = doc_chk(d, json_object());
 
-		set(d, o, "text", str(d, a->text));
-		set(d, o, "result", str(d, sym_answer_name(a->result)));
-		set(d, o, "witness", str(d, a->witness));
-		set(d, o, "location", loc_obj(d, a->loc));
-		push(d, arr, o);
+		doc_set(d, o, "text", doc_str(d, a->text));
+		doc_set(d, o, "result", doc_str(d, sym_answer_name(a->result)));
+		doc_set(d, o, "witness", doc_str(d, a->witness));
+		doc_set(d, o, "location", doc_loc(d, a->loc));
+		doc_push(d, arr, o);
 	}
 	return arr;
 }
@@ -254,22 +252,22 @@ diagnostics(struct doc *d)
 {
 	const sym_graph *g = d->r->g;
 	size_t n = sym_graph_n_diagnostics(g);
-	json_t *arr = chk(d, json_array());
+	json_t *arr = doc_chk(d, json_array());
 
 	for (size_t i = 0; i < n; i++) {
 		const sym_diagnostic *dg = sym_graph_diagnostic(g, i);
 		int has = dg->loc.line > 0;
-		json_t *o = chk(d, json_object());
+		json_t *o = doc_chk(d, json_object());
 
-		set(d, o, "severity",
-		    str(d, report_severity_name(report_severity(d->r, dg))));
-		set(d, o, "file", str(d, has ? dg->loc.file : NULL));
-		set(d, o, "line", has ? num(d, dg->loc.line) : json_null());
-		set(d, o, "col", has ? num(d, dg->loc.col) : json_null());
-		set(d, o, "message", str(d, dg->message));
-		set(d, o, "witness", str(d, dg->witness));
-		set(d, o, "hint", str(d, dg->hint));
-		push(d, arr, o);
+		doc_set(d, o, "severity",
+		    doc_str(d, report_severity_name(report_severity(d->r, dg))));
+		doc_set(d, o, "file", doc_str(d, has ? dg->loc.file : NULL));
+		doc_set(d, o, "line", has ? doc_num(d, dg->loc.line) : json_null());
+		doc_set(d, o, "col", has ? doc_num(d, dg->loc.col) : json_null());
+		doc_set(d, o, "message", doc_str(d, dg->message));
+		doc_set(d, o, "witness", doc_str(d, dg->witness));
+		doc_set(d, o, "hint", doc_str(d, dg->hint));
+		doc_push(d, arr, o);
 	}
 	return arr;
 }
@@ -280,23 +278,26 @@ document(struct doc *d)
 {
 	const struct report *r = d->r;
 	int64_t devices = sym_graph_devices(r->g);
-	json_t *o = chk(d, json_object());
+	json_t *o = doc_chk(d, json_object());
 
-	set(d, o, "file", str(d, sym_graph_filename(r->g)));
-	set(d, o, "devices", devices > 0 ? num(d, devices) : json_null());
-	set(d, o, "operators", num(d, (int64_t)sym_graph_n_nodes(r->g)));
-	set(d, o, "strict", json_boolean(r->strict));
-	set(d, o, "valid", json_boolean(r->n_errors == 0));
-	set(d, o, "errors", num(d, (int64_t)r->n_errors));
-	set(d, o, "warnings", num(d, (int64_t)r->n_warnings));
-	set(d, o, "symbols", symbols(d));
-	set(d, o, "values", values(d));
-	set(d, o, "relations", relations(d));
-	set(d, o, "facts", facts(d));
-	set(d, o, "guards", guards(d));
-	set(d, o, "assertions", assertions(d));
-	set(d, o, "diagnostics", diagnostics(d));
-	set(d, o, "communication", chk(d, json_array()));
+	doc_set(d, o, "file", doc_str(d, sym_graph_filename(r->g)));
+	doc_set(d, o, "devices", devices > 0 ? doc_num(d, devices) : json_null());
+	doc_set(d, o, "strict", json_boolean(r->strict));
+	doc_set(d, o, "valid", json_boolean(r->n_errors == 0));
+	doc_set(d, o, "errors", doc_num(d, (int64_t)r->n_errors));
+	doc_set(d, o, "warnings", doc_num(d, (int64_t)r->n_warnings));
+	doc_set(d, o, "sharded", json_boolean(r->sharded));
+	doc_set(d, o, "topology", doc_str(d, r->topo_text));
+	doc_set(d, o, "sizes_at_least", json_sizes_at_least(d));
+	doc_set(d, o, "symbols", symbols(d));
+	doc_set(d, o, "values", values(d));
+	doc_set(d, o, "operators", json_operators(d));
+	doc_set(d, o, "communication", json_communication(d));
+	doc_set(d, o, "relations", relations(d));
+	doc_set(d, o, "facts", facts(d));
+	doc_set(d, o, "guards", guards(d));
+	doc_set(d, o, "assertions", assertions(d));
+	doc_set(d, o, "diagnostics", diagnostics(d));
 	return o;
 }
 
@@ -310,7 +311,8 @@ report_json(const struct report *r, FILE *out)
 	char *text = NULL;
 
 	if (!d.oom)
-		text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		text = json_dumps(root,
+		    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	json_decref(root);
 	if (!text)
 		return -1;

@@ -2,6 +2,7 @@
  * shape-check: the facts both report writers present the same way.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,4 +176,78 @@ report_symbol_values(const sym_symbol *sym)
 	snprintf(num, sizeof(num), "%s%" PRId64, v < last ? ", ..., " : ", ",
 	    last);
 	return append(&buf, &len, num) < 0 ? NULL : buf;
+}
+
+/* Return a malloc'ed string formatted from "fmt" and its arguments, or
+ * NULL when out of memory. */
+char *
+report_format(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	s = malloc((size_t)n + 1);
+	if (!s)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Append the text formatted from "fmt" and its arguments to "b"; a
+ * failed allocation marks "b" out of memory. */
+void
+strbuf_add(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->oom)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = 1;
+		return;
+	}
+	if (b->len + (size_t)n + 1 > b->cap) {
+		size_t cap = 2 * (b->len + (size_t)n + 1);
+		char *s = realloc(b->s, cap);
+
+		if (!s) {
+			b->oom = 1;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* Return the malloc'ed text of "b", "" when nothing was added, and reset
+ * "b"; NULL when "b" ran out of memory. */
+char *
+strbuf_take(struct strbuf *b)
+{
+	char *s = b->s;
+
+	if (b->oom) {
+		free(s);
+		s = NULL;
+	} else if (!s) {
+		s = strdup("");
+	}
+	memset(b, 0, sizeof(*b));
+	return s;
 }

@@ -1,112 +1,16 @@
 /*
  * shape-check: the readable report. A header line, then the sections
- * symbols, values, relations, guards and assertions, one aligned table
- * each ("none" when empty), and a summary line. Nothing in it depends on
- * the run (no addresses, no timings), so the golden tests can compare it.
+ * symbols, values, layouts, strategies, communication (those three in
+ * check_text_shard.c), relations, guards and assertions, one aligned
+ * table each ("none" when empty), and a summary line. Nothing in it
+ * depends on the run (no addresses, no measured timings), so the golden
+ * tests can compare it.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_report.h"
-
-#define TABLE_COLS 4
-
-/* A table of malloc'ed cells printed with aligned columns; the last
- * non-empty cell of a row is not padded. */
-struct table {
-	char *(*cell)[TABLE_COLS];
-	size_t n, cap;
-	int oom;
-};
-
-/* Return a malloc'ed string formatted from "fmt", or NULL. */
-static char *
-format(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	s = malloc((size_t)n + 1);
-	if (!s)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
-/* Add to "t" a row of the cells "c0" .. "c3" (taken, malloc'ed; NULL is
- * an empty cell); a failed allocation marks "t" out of memory. */
-static void
-table_add(struct table *t, char *c0, char *c1, char *c2, char *c3)
-{
-	char *c[TABLE_COLS] = { c0, c1, c2, c3 };
-
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		void *p = realloc(t->cell, cap * sizeof(*t->cell));
-
-		if (!p) {
-			for (int i = 0; i < TABLE_COLS; i++)
-				free(c[i]);
-			t->oom = 1;
-			return;
-		}
-		t->cell = p;
-		t->cap = cap;
-	}
-	memcpy(t->cell[t->n++], c, sizeof(c));
-}
-
-/* Return a malloc'ed copy of "s" (NULL for NULL). */
-static char *
-text_dup(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-/* Print the rows of "t" to "out", indented by two spaces, columns two
- * spaces apart, or "none" when it is empty; free the cells. Return 0,
- * or -1 when "t" ran out of memory. */
-static int
-table_print(struct table *t, FILE *out)
-{
-	size_t width[TABLE_COLS] = { 0 };
-
-	for (size_t i = 0; i < t->n; i++)
-		for (int j = 0; j < TABLE_COLS; j++)
-			if (t->cell[i][j] && strlen(t->cell[i][j]) > width[j])
-				width[j] = strlen(t->cell[i][j]);
-	if (t->n == 0 && !t->oom)
-		fputs("  none\n", out);
-	for (size_t i = 0; i < t->n && !t->oom; i++) {
-		int last = TABLE_COLS - 1;
-
-		while (last > 0 && !(t->cell[i][last] && *t->cell[i][last]))
-			last--;
-		fputs(" ", out);
-		for (int j = 0; j <= last; j++) {
-			const char *c = t->cell[i][j] ? t->cell[i][j] : "";
-
-			fprintf(out, " %-*s", j < last ? (int)width[j] + 1 : 0,
-			    c);
-		}
-		fputc('\n', out);
-	}
-	for (size_t i = 0; i < t->n; i++)
-		for (int j = 0; j < TABLE_COLS; j++)
-			free(t->cell[i][j]);
-	free(t->cell);
-	return t->oom ? -1 : 0;
-}
 
 /* Return "loc" as "at FILE:LINE:COL" (malloc'ed), "" when unknown. */
 static char *
@@ -115,8 +19,8 @@ at_text(sym_loc loc)
 	if (loc.line <= 0)
 		return text_dup("");
 	if (!loc.file)
-		return format("at %d:%d", loc.line, loc.col);
-	return format("at %s:%d:%d", loc.file, loc.line, loc.col);
+		return report_format("at %d:%d", loc.line, loc.col);
+	return report_format("at %s:%d:%d", loc.file, loc.line, loc.col);
 }
 
 /* Add the rows of the symbols of "r" to "t": declared symbols and their
@@ -130,7 +34,7 @@ symbol_rows(const struct report *r, struct table *t)
 		sym_symbol *s = sym_ctx_symbol(r->ctx, i);
 		char *decl = report_symbol_decl(s);
 		char *vals = report_symbol_values(s);
-		char *paren = vals ? format("(%s)", vals) : NULL;
+		char *paren = vals ? report_format("(%s)", vals) : NULL;
 
 		free(vals);
 		if (!decl || !paren) {
@@ -171,7 +75,7 @@ value_rows(const struct report *r, struct table *t)
 			shape = shape_text(decl);
 			extra = sym_shape_to_str(sym_value_shape(v));
 			if (extra) {
-				char *e = format("= %s", extra);
+				char *e = report_format("= %s", extra);
 
 				free(extra);
 				extra = e;
@@ -180,7 +84,7 @@ value_rows(const struct report *r, struct table *t)
 			shape = shape_text(sym_value_shape(v));
 		}
 		if (report_is_output(r->g, v)) {
-			char *e = extra ? format("%s  (output)", extra)
+			char *e = extra ? report_format("%s  (output)", extra)
 			                : text_dup("(output)");
 
 			free(extra);
@@ -235,12 +139,12 @@ relation_rows(const struct report *r, struct table *t)
 		const sym_relation *rel = sym_graph_relation(r->g, i);
 		char *val = sym_expr_to_str(rel->value);
 		char *text = val
-		    ? format("%s = %s", sym_symbol_name(rel->var), val)
+		    ? report_format("%s = %s", sym_symbol_name(rel->var), val)
 		    : NULL;
 
 		free(val);
 		table_add(t, text, at_text(rel->loc),
-		    rel->reason ? format("(%s)", rel->reason) : text_dup(""),
+		    rel->reason ? report_format("(%s)", rel->reason) : text_dup(""),
 		    NULL);
 	}
 	n = sym_ctx_n_facts(r->ctx);
@@ -266,7 +170,7 @@ guard_rows(const struct report *r, struct table *t)
 		const sym_guard *g = sym_graph_guard(r->g, i);
 
 		table_add(t, text_dup(g->text), at_text(g->loc),
-		    g->reason ? format("(%s)", g->reason) : text_dup(""), NULL);
+		    g->reason ? report_format("(%s)", g->reason) : text_dup(""), NULL);
 	}
 }
 
@@ -281,7 +185,7 @@ assertion_rows(const struct report *r, struct table *t)
 
 		table_add(t, text_dup(a->text),
 		    text_dup(sym_answer_name(a->result)), at_text(a->loc),
-		    a->witness ? format("witness: %s", a->witness)
+		    a->witness ? report_format("witness: %s", a->witness)
 		               : text_dup(""));
 	}
 }
@@ -321,7 +225,7 @@ report_text(const struct report *r, FILE *out)
 
 	fprintf(out, "%s: ", file ? file : "<graph>");
 	if (devices <= 0)
-		fputs("devices not declared", out);
+		fputs("devices not declared (1 device)", out);
 	else
 		fputs(count(b1, sizeof(b1), (size_t)devices, "device"), out);
 	if (r->overridden && r->file_devices > 0)
@@ -335,6 +239,7 @@ report_text(const struct report *r, FILE *out)
 	    r->n_errors ? "invalid" : "valid", r->strict ? " (strict)" : "");
 	res |= section(r, out, "symbols", symbol_rows);
 	res |= section(r, out, "values", value_rows);
+	res |= report_text_sharding(r, out);
 	res |= section(r, out, "relations", relation_rows);
 	res |= section(r, out, "guards", guard_rows);
 	res |= section(r, out, "assertions", assertion_rows);

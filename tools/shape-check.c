@@ -1,7 +1,9 @@
 /*
- * shape-check: parse a graph file (symshard-graph(5)), infer its shapes
- * and report them, readable or as JSON (shape-check(1)). A thin wrapper
- * over the library: the checking is sym_graph_parse_file's.
+ * shape-check: parse a graph file (symshard-graph(5)), infer its shapes,
+ * shard it on its devices and report both, readable or as JSON
+ * (shape-check(1)); draw the layout of tensors (--draw) and the sharded
+ * graph (--dot). A thin wrapper over the library: the checking is
+ * sym_graph_parse_file's, the sharding sym_graph_shard's.
  *
  * Exit status: 0 valid, 1 invalid input (diagnostics printed), 2 usage
  * or internal error.
@@ -21,12 +23,24 @@ enum {
 	EXIT_USAGE = 2
 };
 
+/* A --draw TENSOR=FILE.svg request. */
+struct draw {
+	const char *value; /* the name, "len" bytes */
+	size_t len;
+	const char *file;
+};
+
 /* The command line. */
 struct options {
 	const char *file;
 	int json;
 	int strict;
-	int64_t devices;   /* 0: as the file says */
+	int64_t devices;        /* 0: as the file says */
+	const char *topology;   /* --topology FILE */
+	const char *rank_table; /* --rank-table FILE */
+	struct draw *draw;      /* --draw, in the order given */
+	size_t n_draw;
+	const char *dot;   /* --dot FILE */
 	const char *later; /* an option that comes with the plan work */
 };
 
@@ -35,24 +49,36 @@ static void
 usage(FILE *out)
 {
 	fputs("usage: " PROG " FILE.sg [--json] [--strict] [--devices N]\n"
+	      "           [--topology FILE | --rank-table FILE]\n"
+	      "           [--draw TENSOR=FILE.svg]... [--dot FILE]\n"
 	      "       " PROG " --help | --version\n"
 	      "\n"
 	      "Parse the graph FILE.sg (- for standard input), infer every "
 	      "shape over its\n"
-	      "symbolic sizes and report symbols, values, relations, guards "
-	      "and assertions.\n"
+	      "symbolic sizes, shard it on its devices and report symbols, "
+	      "values, layouts,\n"
+	      "strategies, communication, relations, guards and "
+	      "assertions.\n"
 	      "\n"
-	      "  --json        print the report as one JSON object\n"
-	      "  --strict      undecided requirements and assertions are "
-	      "errors\n"
-	      "  --devices N   use N devices instead of the file's "
-	      "'devices'\n"
-	      "  --help        print this help and exit\n"
-	      "  --version     print the version and exit\n"
+	      "  --json                  print the report as one JSON "
+	      "object\n"
+	      "  --strict                undecided requirements and "
+	      "assertions are errors\n"
+	      "  --devices N             use N devices instead of the "
+	      "file's 'devices'\n"
+	      "  --topology FILE         price communication on the "
+	      "topology of FILE\n"
+	      "  --rank-table FILE       ... or on the nodes of a MindSpore "
+	      "rank_table.json\n"
+	      "  --draw TENSOR=FILE.svg  draw which rank holds which block "
+	      "of TENSOR\n"
+	      "  --dot FILE              write the sharded graph to FILE "
+	      "(Graphviz)\n"
+	      "  --help                  print this help and exit\n"
+	      "  --version               print the version and exit\n"
 	      "\n"
-	      "Not implemented yet (they come with the sharding and plan "
-	      "work):\n"
-	      "  --bind NAME=V, --rank R, --draw TENSOR=FILE.svg, --dot FILE\n"
+	      "Not implemented yet (they come with the plan work): "
+	      "--bind NAME=V, --rank R\n"
 	      "\n"
 	      "Exit status: 0 valid, 1 invalid input, 2 usage or internal "
 	      "error.\n",
@@ -94,7 +120,7 @@ static const char *
 valued_option(const char *arg)
 {
 	static const char *const names[] = { "--devices", "--bind", "--rank",
-		"--draw", "--dot" };
+		"--draw", "--dot", "--topology", "--rank-table" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		size_t n = strlen(names[i]);
@@ -111,14 +137,31 @@ valued_option(const char *arg)
 static int
 option_value(struct options *o, const char *name, const char *val)
 {
-	if (strcmp(name, "--devices") != 0) {
-		if (!o->later)
-			o->later = name;
-		return 0;
+	const char *eq;
+
+	if (!strcmp(name, "--devices")) {
+		if (parse_count(val, &o->devices) < 0)
+			return usage_error("--devices expects a positive "
+			                   "integer, not",
+			    val);
+	} else if (!strcmp(name, "--topology")) {
+		o->topology = val;
+	} else if (!strcmp(name, "--rank-table")) {
+		o->rank_table = val;
+	} else if (!strcmp(name, "--dot")) {
+		o->dot = val;
+	} else if (!strcmp(name, "--draw")) {
+		eq = strchr(val, '=');
+		if (!eq || eq == val || !eq[1])
+			return usage_error("--draw expects TENSOR=FILE.svg, "
+			                   "not",
+			    val);
+		o->draw[o->n_draw].value = val;
+		o->draw[o->n_draw].len = (size_t)(eq - val);
+		o->draw[o->n_draw++].file = eq + 1;
+	} else if (!o->later) {
+		o->later = name;
 	}
-	if (parse_count(val, &o->devices) < 0)
-		return usage_error("--devices expects a positive integer, not",
-		    val);
 	return 0;
 }
 
@@ -166,6 +209,10 @@ parse_args(int argc, char **argv, struct options *o)
 	if (!o->file)
 		return usage_error("no graph file given (- reads standard "
 		                   "input)",
+		    NULL);
+	if (o->topology && o->rank_table)
+		return usage_error("--topology and --rank-table exclude each "
+		                   "other",
 		    NULL);
 	if (o->later) {
 		fprintf(stderr,
@@ -246,13 +293,144 @@ print_diagnostics(const struct report *r)
 	return 0;
 }
 
-/* Check the graph "g" of "ctx" as "o" says and print its diagnostics and
- * report; return the exit status. */
-static int
-check(sym_ctx *ctx, sym_graph *g, const struct options *o)
+/* Return the topology "o" names, read in "ctx", or NULL when it names
+ * none; set "*bad" and print why when it cannot be read. */
+static sym_topology *
+load_topology(sym_ctx *ctx, const struct options *o, int *bad)
 {
-	struct report r = { ctx, g, o->strict, 0, 0, 0, 0 };
+	const char *path = o->topology ? o->topology : o->rank_table;
+	sym_topology *t;
+	sym_loc at;
 
+	if (!path)
+		return NULL;
+	t = o->topology ? sym_topology_parse_file(ctx, path)
+	                : sym_topology_parse_rank_table(ctx, path);
+	if (t)
+		return t;
+	at = sym_ctx_last_location(ctx);
+	if (o->topology && at.line > 0)
+		fprintf(stderr, PROG ": %s:%d:%d: %s\n", at.file ? at.file : path,
+		    at.line, at.col, sym_ctx_last_message(ctx));
+	else
+		fprintf(stderr, PROG ": %s%s\n", sym_ctx_last_message(ctx),
+		    at.line > 0 ? " (at that line and column)" : "");
+	*bad = 1;
+	return NULL;
+}
+
+/* Return 0 when the topology of "r" places every rank of its graph, else
+ * print which one it does not and return EXIT_USAGE. */
+static int
+check_topology(const struct report *r, const struct options *o)
+{
+	int64_t n = sym_graph_devices(r->g);
+
+	for (int64_t rank = 0; r->topo && rank < (n > 0 ? n : 1); rank++) {
+		if (sym_topology_node_of(r->topo, rank) >= 0)
+			continue;
+		fprintf(stderr,
+		    PROG ": %s places no rank %lld, but the graph has %lld "
+		         "devices\n",
+		    o->topology ? o->topology : o->rank_table, (long long)rank,
+		    (long long)n);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Open "path" for writing, write to it with "emit" (the report "r" and,
+ * for a picture, the value "v"), and close it; 0, or EXIT_USAGE after a
+ * message. */
+static int
+write_file(const struct report *r, const sym_value *v, const char *path,
+    int (*emit)(const struct report *, const sym_value *, FILE *))
+{
+	FILE *f = fopen(path, "w");
+	int res, err;
+
+	if (!f) {
+		fprintf(stderr, PROG ": cannot write '%s': %s\n", path,
+		    strerror(errno));
+		return EXIT_USAGE;
+	}
+	res = emit(r, v, f);
+	err = ferror(f);
+	if (fclose(f) != 0)
+		err = 1;
+	if (err || res < 0) {
+		fprintf(stderr, PROG ": cannot write '%s': %s\n", path,
+		    res < 0 ? "out of memory" : strerror(errno));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Write the picture of "v" of "r" to "out" (for write_file). */
+static int
+write_svg(const struct report *r, const sym_value *v, FILE *out)
+{
+	return report_svg(r, v, out);
+}
+
+/* Write the graph of "r" to "out" (for write_file). */
+static int
+write_dot(const struct report *r, const sym_value *v, FILE *out)
+{
+	(void)v;
+	return report_dot(r, out);
+}
+
+/* Write the pictures and the graph "o" asks for about "r"; return 0, or
+ * EXIT_USAGE when one names no value or cannot be written. A value
+ * without a layout (the graph has errors) is not drawn, and said so. */
+static int
+write_outputs(const struct report *r, const struct options *o)
+{
+	int status = 0;
+
+	for (size_t i = 0; i < o->n_draw; i++) {
+		const struct draw *d = &o->draw[i];
+		char *name = strndup(d->value, d->len);
+		sym_value *v = name ? sym_graph_find_value(r->g, name) : NULL;
+
+		if (!name) {
+			status = EXIT_USAGE;
+		} else if (!v) {
+			fprintf(stderr, PROG ": --draw: %s has no value named "
+			                "'%s'\n",
+			    sym_graph_filename(r->g), name);
+			status = EXIT_USAGE;
+		} else if (!sym_value_layout(v)) {
+			fprintf(stderr,
+			    PROG ": --draw: %s has no layout (the graph has "
+			         "errors): '%s' not written\n",
+			    name, d->file);
+		} else if (write_file(r, v, d->file, write_svg) != 0) {
+			status = EXIT_USAGE;
+		}
+		free(name);
+	}
+	if (o->dot && write_file(r, NULL, o->dot, write_dot) != 0)
+		status = EXIT_USAGE;
+	return status;
+}
+
+/* Check and shard the graph "g" of "ctx" as "o" says, on the topology
+ * "topo" (NULL: the default), and print its diagnostics and report; write
+ * what --draw and --dot ask for. Return the exit status. */
+static int
+check(sym_ctx *ctx, sym_graph *g, const sym_topology *topo,
+    const struct options *o)
+{
+	struct report r;
+	int status;
+
+	memset(&r, 0, sizeof(r));
+	r.ctx = ctx;
+	r.g = g;
+	r.strict = o->strict;
+	r.topo = topo;
 	if (o->devices > 0) {
 		r.overridden = 1;
 		r.file_devices = sym_graph_devices(g);
@@ -260,12 +438,23 @@ check(sym_ctx *ctx, sym_graph *g, const struct options *o)
 			return usage_error("cannot use that number of devices",
 			    NULL);
 	}
+	if (check_topology(&r, o) != 0)
+		return EXIT_USAGE;
+	if (sym_graph_n_errors(g) == 0) {
+		r.sharded = 1;
+		sym_graph_shard(g, topo);
+	}
 	report_count(&r);
-	if (print_diagnostics(&r) < 0 ||
+	if (report_shard_prepare(&r) < 0 || print_diagnostics(&r) < 0 ||
 	    (o->json ? report_json(&r, stdout) : report_text(&r, stdout)) < 0) {
+		report_shard_release(&r);
 		fprintf(stderr, PROG ": out of memory\n");
 		return EXIT_USAGE;
 	}
+	status = write_outputs(&r, o);
+	report_shard_release(&r);
+	if (status)
+		return status;
 	return r.n_errors ? EXIT_INVALID : EXIT_VALID;
 }
 
@@ -274,17 +463,34 @@ check(sym_ctx *ctx, sym_graph *g, const struct options *o)
 int
 main(int argc, char **argv)
 {
-	struct options o = { NULL, 0, 0, 0, NULL };
+	struct options o;
+	sym_topology *topo;
 	sym_graph *g;
 	sym_ctx *ctx;
 	size_t live;
-	int status = parse_args(argc, argv, &o);
+	int status, bad = 0;
 
-	if (status >= 0)
+	memset(&o, 0, sizeof(o));
+	o.draw = calloc((size_t)argc, sizeof(*o.draw));
+	if (!o.draw) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_USAGE;
+	}
+	status = parse_args(argc, argv, &o);
+	if (status >= 0) {
+		free(o.draw);
 		return status;
+	}
 	ctx = sym_ctx_new();
 	if (!ctx) {
+		free(o.draw);
 		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_USAGE;
+	}
+	topo = load_topology(ctx, &o, &bad);
+	if (bad) {
+		sym_ctx_free(ctx);
+		free(o.draw);
 		return EXIT_USAGE;
 	}
 	errno = 0;
@@ -298,11 +504,15 @@ main(int argc, char **argv)
 			fprintf(stderr,
 			    PROG ": cannot read standard input: %s\n",
 			    strerror(errno));
+		sym_topology_free(topo);
 		sym_ctx_free(ctx);
+		free(o.draw);
 		return EXIT_USAGE;
 	}
-	status = check(ctx, g, &o);
+	status = check(ctx, g, topo, &o);
 	sym_graph_free(g);
+	sym_topology_free(topo);
+	free(o.draw);
 	live = sym_ctx_report_live(ctx, stderr);
 	sym_ctx_free(ctx);
 	if (live) {

@@ -32,6 +32,7 @@
 #define SPIN_YIELDS 20
 #define TILE_BYTES 4096
 #define SMALL_BYTES 16384
+#define SEG_BYTES (256 * 1024)
 
 /* The barrier's state word: arrivals (low 32 bits), generation (31 bits),
  * and the broken flag. */
@@ -39,7 +40,9 @@
 #define ST_GEN_MASK 0x7fffffffULL
 #define ST_BROKEN (1ULL << 63)
 
-enum { WAIT_OK = 0, WAIT_BROKEN = -1, WAIT_TIMEOUT = -2 };
+/* Outcomes of a barrier: passed; found broken on arrival; broken by a
+ * timeout while waiting (this member's or another's). */
+enum { WAIT_OK = 0, WAIT_ABANDONED = -1, WAIT_TIMEOUT = -2 };
 
 /* A member's slot: its arguments for the calls of odd and even number, and
  * the number of collectives it entered on the group. */
@@ -290,8 +293,9 @@ deadline_in(struct timespec *ts, long ms)
 }
 
 /* Sleep on "g" until its barrier leaves generation "gen" (WAIT_OK), is
- * broken (WAIT_BROKEN) or, when "timeout_ms" is positive, that many
- * milliseconds pass: the barrier is then broken (WAIT_TIMEOUT). */
+ * broken by another member's timeout or, when "timeout_ms" is positive,
+ * that many milliseconds pass, and this member breaks it (WAIT_TIMEOUT
+ * both). */
 static int
 sleep_until(struct tgroup *g, uint64_t gen, long timeout_ms)
 {
@@ -310,7 +314,7 @@ sleep_until(struct tgroup *g, uint64_t gen, long timeout_ms)
 			break;
 		}
 		if (s & ST_BROKEN) {
-			rc = WAIT_BROKEN;
+			rc = WAIT_TIMEOUT;
 			break;
 		}
 		if (timeout_ms <= 0) {
@@ -333,7 +337,7 @@ sleep_until(struct tgroup *g, uint64_t gen, long timeout_ms)
 
 /* Arrive at the barrier of "g" and wait for its other members; give up
  * after "timeout_ms" milliseconds when it is positive. Return WAIT_OK,
- * WAIT_BROKEN or WAIT_TIMEOUT. */
+ * WAIT_ABANDONED (broken before the arrival) or WAIT_TIMEOUT. */
 static int
 barrier(struct tgroup *g, long timeout_ms)
 {
@@ -342,7 +346,7 @@ barrier(struct tgroup *g, long timeout_ms)
 
 	do {
 		if (s & ST_BROKEN)
-			return WAIT_BROKEN;
+			return WAIT_ABANDONED;
 		last = (s & ST_COUNT) + 1 == (uint64_t)g->n;
 		ns = last ? ((gen_of(s) + 1) & ST_GEN_MASK) << 32 : s + 1;
 	} while (!atomic_compare_exchange_weak(&g->state, &s, ns));
@@ -356,7 +360,7 @@ barrier(struct tgroup *g, long timeout_ms)
 		if (gen_of(s) != gen)
 			return WAIT_OK;
 		if (s & ST_BROKEN)
-			return WAIT_BROKEN;
+			return WAIT_TIMEOUT;
 		if (i < SPIN_PAUSES)
 			cpu_relax();
 		else
@@ -366,7 +370,7 @@ barrier(struct tgroup *g, long timeout_ms)
 }
 
 /* Record on the caller's context why the arrival of "call", its "k"-th
- * collective on "g", failed with "rc" (WAIT_BROKEN or WAIT_TIMEOUT after
+ * collective on "g", failed with "rc" (WAIT_ABANDONED or WAIT_TIMEOUT after
  * "timeout_ms"); return -1. */
 static int
 arrival_error(struct sym__comm_call *call, struct tgroup *g, uint64_t k,
@@ -399,19 +403,22 @@ arrival_error(struct sym__comm_call *call, struct tgroup *g, uint64_t k,
 	return -1;
 }
 
-/* Combine "len" values of "x" into "acc": sum or max of float, double and
- * int32 (the int32 sum wraps modulo 2^32). Full runs of 64 let the compiler
- * vectorise without a run-time check. */
+/* Store in "out" the "len" values of "a" combined with those of "b": sum
+ * or max of float, double and int32 (the int32 sum wraps modulo 2^32).
+ * "out" may be "a" or "b". Blocks of 64 through a local array let the
+ * compiler vectorise without run-time alias checks. */
 #define COMBINE(name, type, expr)                                            \
-	static void name(type *restrict acc, const type *restrict x,         \
-	    size_t len)                                                      \
+	static void name(type *out, const type *a, const type *b, size_t len) \
 	{                                                                    \
+		type t[64];                                                  \
 		size_t k = 0;                                                \
-		for (; k + 64 <= len; k += 64)                               \
-			for (size_t u = k; u < k + 64; u++)                  \
-				acc[u] = expr(acc[u], x[u]);                 \
+		for (; k + 64 <= len; k += 64) {                             \
+			for (size_t u = 0; u < 64; u++)                      \
+				t[u] = expr(a[k + u], b[k + u]);             \
+			memcpy(out + k, t, sizeof(t));                       \
+		}                                                            \
 		for (; k < len; k++)                                         \
-			acc[k] = expr(acc[k], x[k]);                         \
+			out[k] = expr(a[k], b[k]);                           \
 	}
 
 #define ADD(a, b) ((a) + (b))
@@ -425,31 +432,33 @@ COMBINE(max_f32, float, MAX)
 COMBINE(max_f64, double, MAX)
 COMBINE(max_i32, int32_t, MAX)
 
-/* Combine "len" elements at "x" into "acc" with the reduction of "a". */
+/* Store in "out" the "len" elements of "x" combined with those of "y" by
+ * the reduction of "a"; "out" may be "x" or "y". */
 static void
-combine(const struct sym__comm_args *a, void *acc, const void *x, size_t len)
+combine(const struct sym__comm_args *a, void *out, const void *x,
+    const void *y, size_t len)
 {
 	int sum = a->op == SYM_REDUCE_SUM;
 
 	switch (a->dtype) {
 	case SYM_DT_F32:
-		(sum ? sum_f32 : max_f32)(acc, x, len);
+		(sum ? sum_f32 : max_f32)(out, x, y, len);
 		break;
 	case SYM_DT_F64:
-		(sum ? sum_f64 : max_f64)(acc, x, len);
+		(sum ? sum_f64 : max_f64)(out, x, y, len);
 		break;
 	default:
-		(sum ? sum_i32 : max_i32)(acc, x, len);
+		(sum ? sum_i32 : max_i32)(out, x, y, len);
 		break;
 	}
 }
 
 /* Copy "n" bytes from "src" to "dst" (nothing when "n" is 0, whatever the
- * pointers). */
+ * pointers, or when they are equal). */
 static void
 copy(void *dst, const void *src, size_t n)
 {
-	if (n)
+	if (n && dst != src)
 		memcpy(dst, src, n);
 }
 
@@ -467,9 +476,19 @@ arg(const struct tgroup *g, int j, int p)
 	return &g->slot[j].args[p];
 }
 
+/* Return element "off" of the send buffer of member "j" of "g" for the
+ * call of parity "p", "es" bytes an element. */
+static const void *
+src_at(const struct tgroup *g, int j, int p, size_t off, size_t es)
+{
+	return (const char *)arg(g, j, p)->send + off * es;
+}
+
 /* Store at "dst" the reduction, in group order, of the "len" elements at
  * element "off" of the send buffers of the members of "g" (call of parity
- * "p", element size "es"). */
+ * "p", element size "es"), tile by tile: every input is read once, the
+ * partial result stays in cache, "dst" is written once (it may be the
+ * caller's own send buffer). */
 static void
 reduce_into(const struct tgroup *g, int p, size_t es, size_t off,
     size_t len, void *dst)
@@ -477,16 +496,21 @@ reduce_into(const struct tgroup *g, int p, size_t es, size_t off,
 	_Alignas(LINE) unsigned char acc[TILE_BYTES];
 	const struct sym__comm_args *a0 = arg(g, 0, p);
 	size_t per = TILE_BYTES / es;
+	int n = g->n;
 
 	for (size_t k = 0; k < len; k += per) {
-		size_t m = len - k < per ? len - k : per;
+		size_t m = len - k < per ? len - k : per, o = off + k;
+		char *out = (char *)dst + k * es;
 
-		memcpy(acc, (const char *)a0->send + (off + k) * es, m * es);
-		for (int j = 1; j < g->n; j++)
-			combine(a0, acc,
-			    (const char *)arg(g, j, p)->send + (off + k) * es,
-			    m);
-		memcpy((char *)dst + k * es, acc, m * es);
+		if (n == 1) {
+			copy(out, src_at(g, 0, p, o, es), m * es);
+			continue;
+		}
+		combine(a0, n == 2 ? out : (void *)acc, src_at(g, 0, p, o, es),
+		    src_at(g, 1, p, o, es), m);
+		for (int j = 2; j < n; j++)
+			combine(a0, j == n - 1 ? out : (void *)acc, acc,
+			    src_at(g, j, p, o, es), m);
 	}
 }
 
@@ -501,16 +525,37 @@ share(size_t count, int n, int c, size_t unit)
 	return c >= n ? count : lo / unit * unit;
 }
 
+/* Copy to the receive buffer of "call" (parity "p") on "g" the shares of
+ * the other members in the segment of "len" elements at element "off". */
+static void
+copy_shares(struct sym__comm_call *call, struct tgroup *g, int p,
+    size_t off, size_t len)
+{
+	size_t es = elem_size(&call->args), unit = LINE / es;
+	char *recv = call->args.recv;
+
+	for (int i = 1; i < g->n; i++) {
+		int c = (call->me + i) % g->n;
+		size_t lo = off + share(len, g->n, c, unit);
+		size_t hi = off + share(len, g->n, c + 1, unit);
+
+		copy(recv + lo * es, (const char *)arg(g, c, p)->recv + lo * es,
+		    (hi - lo) * es);
+	}
+}
+
 /* Run the all_reduce of "call" (parity "p") on "g". Small vectors are
- * reduced whole by every member into a staging copy; large ones are split,
- * each member reducing its share and copying the others' from their
- * receive buffers. Return 0. */
+ * reduced whole by every member into a staging copy. Large ones are cut
+ * into segments of SEG_BYTES per member, pipelined: each member reduces its
+ * share of a segment into its receive buffer while copying the others'
+ * shares of the previous segment from theirs, still in cache. Return 0. */
 static int
 all_reduce(struct sym__comm_call *call, struct tgroup *g, int p)
 {
 	const struct sym__comm_args *a = &call->args;
-	size_t es = elem_size(a);
-	size_t count = (size_t)a->count, unit = LINE / es;
+	size_t es = elem_size(a), unit = LINE / es;
+	size_t count = (size_t)a->count, seg = (size_t)g->n * (SEG_BYTES / es);
+	size_t n_seg = (count + seg - 1) / seg;
 	int n = g->n, me = call->me;
 
 	if (a->bytes <= SMALL_BYTES) {
@@ -521,19 +566,23 @@ all_reduce(struct sym__comm_call *call, struct tgroup *g, int p)
 		copy(a->recv, tmp, a->bytes);
 		return 0;
 	}
-	reduce_into(g, p, es, share(count, n, me, unit),
-	    share(count, n, me + 1, unit) - share(count, n, me, unit),
-	    (char *)a->recv + share(count, n, me, unit) * es);
-	barrier(g, 0);
-	for (int i = 1; i < n; i++) {
-		int c = (me + i) % n;
-		size_t lo = share(count, n, c, unit);
-		size_t hi = share(count, n, c + 1, unit);
+	for (size_t s = 0; s <= n_seg; s++) {
+		if (s < n_seg) {
+			size_t off = s * seg;
+			size_t len = count - off < seg ? count - off : seg;
+			size_t lo = share(len, n, me, unit);
+			size_t hi = share(len, n, me + 1, unit);
 
-		copy((char *)a->recv + lo * es,
-		    (const char *)arg(g, c, p)->recv + lo * es, (hi - lo) * es);
+			reduce_into(g, p, es, off + lo, hi - lo,
+			    (char *)a->recv + (off + lo) * es);
+		}
+		if (s > 0)
+			copy_shares(call, g, p, (s - 1) * seg,
+			    count - (s - 1) * seg < seg ?
+				count - (s - 1) * seg :
+				seg);
+		barrier(g, 0);
 	}
-	barrier(g, 0);
 	return 0;
 }
 

@@ -161,7 +161,7 @@ k_slice(struct sym__kernel_args *a)
 	static const char op[] = "slice";
 	const struct sym__tensor *x, *y;
 	int64_t begin[SYM__MAX_RANK], size[SYM__MAX_RANK], sx[SYM__MAX_RANK];
-	int64_t sy[SYM__MAX_RANK], off = 0, start;
+	int64_t sy[SYM__MAX_RANK], off = 0, start = 0;
 	size_t nb, ns;
 
 	if (sym__kio(a, op, 1, 1, 1, 1) < 0 ||

@@ -126,8 +126,9 @@ setup(struct sym__kernel_args *a, struct conv *cv)
 	    sym__ksame_kst(a, op, x, "x", y, "the output") < 0)
 		return -1;
 	if (x->rank != 4 || w->rank != 4 || y->rank != 4)
-		return sym__kfail(a, op, "x, the weight and the output must "
-		                         "have rank 4");
+		return sym__kfail(a, op,
+		    "x, the weight and the output must "
+		    "have rank 4");
 	cv->kst = sym__kst(x->dtype);
 	cv->n = x->dim[0], cv->c = x->dim[1], cv->h = x->dim[2];
 	cv->w = x->dim[3];
@@ -156,7 +157,8 @@ setup(struct sym__kernel_args *a, struct conv *cv)
 		    (long long)cv->wo);
 	if (cv->cg * cv->kh * cv->kw > INT_MAX || cv->ho * cv->wo > INT_MAX ||
 	    cv->o > INT_MAX)
-		return sym__kfail(a, op, "the products exceed CBLAS's int sizes");
+		return sym__kfail(a, op,
+		    "the products exceed CBLAS's int sizes");
 	return 0;
 }
 
@@ -164,8 +166,8 @@ setup(struct sym__kernel_args *a, struct conv *cv)
  * position "pos" * "stride" + "base" is inside [0, "size"), clamped to
  * [0, "n"). */
 static void
-valid_range(int64_t base, int64_t stride, int64_t size, int64_t n,
-    int64_t *lo, int64_t *hi)
+valid_range(int64_t base, int64_t stride, int64_t size, int64_t n, int64_t *lo,
+    int64_t *hi)
 {
 	*lo = base >= 0 ? 0 : (-base + stride - 1) / stride;
 	*hi = size - base <= 0 ? 0 : (size - base + stride - 1) / stride;
@@ -176,48 +178,42 @@ valid_range(int64_t base, int64_t stride, int64_t size, int64_t n,
 /*
  * IM2COL(name, T): the function name(cv, x, col) that writes the columns
  * of the "cv->cg" channels of one image at "x" (type T) into "col",
- * [cg * kh * kw, ho * wo].
+ * [cg * kh * kw, ho * wo]: row (c, i, j) holds, for each output position
+ * (oh, ow), the input at (oh * stride + i * dilation - pad, likewise for
+ * the width), 0 in the padding.
  */
-#define IM2COL(name, T)                                                   \
-	static void name(const struct conv *cv, const T *restrict x,      \
-	    T *restrict col)                                              \
-	{                                                                 \
-		int64_t p = cv->ho * cv->wo, sw = cv->stride[1];          \
-                                                                          \
-		for (int64_t c = 0; c < cv->cg; c++)                      \
-			for (int64_t i = 0; i < cv->kh; i++)              \
-				for (int64_t j = 0; j < cv->kw; j++) {    \
-					T *row = col +                    \
-					    ((c * cv->kh + i) * cv->kw + j) * p; \
-					int64_t bw = j * cv->dil[1] - cv->pad[2]; \
-					int64_t lo, hi;                   \
-                                                                          \
-					valid_range(bw, sw, cv->w, cv->wo, &lo, \
-					    &hi);                         \
-					for (int64_t oh = 0; oh < cv->ho; oh++) { \
-						int64_t ih = oh * cv->stride[0] + \
-						    i * cv->dil[0] - cv->pad[0]; \
-						T *r = row + oh * cv->wo; \
-						const T *xr = x +         \
-						    (c * cv->h + ih) * cv->w + bw; \
-                                                                          \
-						if (ih < 0 || ih >= cv->h) { \
-							lo = hi = 0;      \
-							valid_range(bw, sw, cv->w, \
-							    cv->wo, &lo, &hi); \
-							memset(r, 0, (size_t)cv->wo * \
-							    sizeof(T));   \
-							continue;         \
-						}                         \
-						for (int64_t q = 0; q < lo; q++) \
-							r[q] = 0;         \
-						SYM__SIMD                 \
-						for (int64_t q = lo; q < hi; q++) \
-							r[q] = xr[q * sw]; \
-						for (int64_t q = hi; q < cv->wo; q++) \
-							r[q] = 0;         \
-					}                                 \
-				}                                         \
+#define IM2COL(name, T)                                                        \
+	static void name(const struct conv *cv, const T *restrict x,           \
+	    T *restrict col)                                                   \
+	{                                                                      \
+		int64_t sw = cv->stride[1], wo = cv->wo, kk = cv->kh * cv->kw; \
+                                                                               \
+		for (int64_t r = 0; r < cv->cg * kk; r++) {                    \
+			int64_t c = r / kk, i = r % kk / cv->kw;               \
+			int64_t bw = r % cv->kw * cv->dil[1] - cv->pad[2];     \
+			int64_t lo, hi;                                        \
+                                                                               \
+			valid_range(bw, sw, cv->w, wo, &lo, &hi);              \
+			for (int64_t oh = 0; oh < cv->ho; oh++) {              \
+				T *o = col + (r * cv->ho + oh) * wo;           \
+				int64_t ih = oh * cv->stride[0] +              \
+				    i * cv->dil[0] - cv->pad[0];               \
+				const T *xr;                                   \
+                                                                               \
+				if (ih < 0 || ih >= cv->h) {                   \
+					memset(o, 0, (size_t)wo * sizeof(T));  \
+					continue;                              \
+				}                                              \
+				xr = x + (c * cv->h + ih) * cv->w;             \
+				for (int64_t q = 0; q < lo; q++)               \
+					o[q] = 0;                              \
+				SYM__SIMD                                      \
+				for (int64_t q = lo; q < hi; q++)              \
+					o[q] = xr[bw + q * sw];                \
+				for (int64_t q = hi; q < wo; q++)              \
+					o[q] = 0;                              \
+			}                                                      \
+		}                                                              \
 	}
 
 IM2COL(im2col_f32, float)
@@ -226,8 +222,8 @@ IM2COL(im2col_f64, double)
 /* out[o1 - o0, p] = w[o0:o1, k] x col[k, p] in the storage of "cv";
  * "w", "col" and "out" are the operands. */
 static void
-product(const struct conv *cv, int64_t m, int64_t k, int64_t p,
-    const void *w, const void *col, void *out)
+product(const struct conv *cv, int64_t m, int64_t k, int64_t p, const void *w,
+    const void *col, void *out)
 {
 	if (cv->kst == SYM__KST_F32)
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m,
@@ -252,8 +248,8 @@ pointwise(const struct conv *cv)
 /* Convolve image "i" of "x" with "w" into "y" for "cv", using "col"
  * (room for cg * kh * kw * ho * wo elements, unused when pointwise). */
 static void
-image(const struct conv *cv, int64_t i, const char *x, const char *w,
-    char *y, char *col)
+image(const struct conv *cv, int64_t i, const char *x, const char *w, char *y,
+    char *col)
 {
 	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
 	int64_t k = cv->cg * cv->kh * cv->kw, p = cv->ho * cv->wo;

@@ -28,17 +28,33 @@ typedef void (*unary_fn)(const void *x, void *y, int64_t n);
  * UNARY(name, T, expr): the function name(x, y, n) that stores in y[i]
  * the expression "expr" of v = x[i], for "n" elements of type T.
  */
-#define UNARY(name, T, expr)                                        \
-	static void name(const void *px, void *py, int64_t n)       \
-	{                                                           \
-		const T *restrict x = px;                           \
-		T *restrict y = py;                                 \
-                                                                    \
-		SYM__SIMD                                           \
-		for (int64_t i = 0; i < n; i++) {                   \
-			T v = x[i];                                 \
-			y[i] = (expr);                              \
-		}                                                   \
+#define UNARY(name, T, expr)                                  \
+	static void name(const void *px, void *py, int64_t n) \
+	{                                                     \
+		const T *restrict x = px;                     \
+		T *restrict y = py;                           \
+                                                              \
+		SYM__SIMD                                     \
+		for (int64_t i = 0; i < n; i++) {             \
+			T v = x[i];                           \
+			y[i] = (expr);                        \
+		}                                             \
+	}
+
+/*
+ * UNARY_CALL(name, T, expr): the same as UNARY(name, T, expr) for an
+ * expression that calls libm, which no compiler here vectorises.
+ */
+#define UNARY_CALL(name, T, expr)                             \
+	static void name(const void *px, void *py, int64_t n) \
+	{                                                     \
+		const T *restrict x = px;                     \
+		T *restrict y = py;                           \
+                                                              \
+		for (int64_t i = 0; i < n; i++) {             \
+			T v = x[i];                           \
+			y[i] = (expr);                        \
+		}                                             \
 	}
 
 UNARY(relu_f32, float, v > 0.0f ? v : 0.0f)
@@ -47,18 +63,18 @@ UNARY(relu_i32, int32_t, v > 0 ? v : 0)
 UNARY(neg_f32, float, -v)
 UNARY(neg_f64, double, -v)
 UNARY(neg_i32, int32_t, (int32_t)(0u - (uint32_t)v))
-UNARY(gelu_f32, float, 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)))
-UNARY(gelu_f64, double, 0.5 * v * (1.0 + erf(v * 0.70710678118654752)))
-UNARY(exp_f32, float, expf(v))
-UNARY(exp_f64, double, exp(v))
-UNARY(log_f32, float, logf(v))
-UNARY(log_f64, double, log(v))
-UNARY(sqrt_f32, float, sqrtf(v))
-UNARY(sqrt_f64, double, sqrt(v))
-UNARY(tanh_f32, float, tanhf(v))
-UNARY(tanh_f64, double, tanh(v))
-UNARY(sigmoid_f32, float, 1.0f / (1.0f + expf(-v)))
-UNARY(sigmoid_f64, double, 1.0 / (1.0 + exp(-v)))
+UNARY_CALL(gelu_f32, float, 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)))
+UNARY_CALL(gelu_f64, double, 0.5 * v * (1.0 + erf(v * 0.70710678118654752)))
+UNARY_CALL(exp_f32, float, expf(v))
+UNARY_CALL(exp_f64, double, exp(v))
+UNARY_CALL(log_f32, float, logf(v))
+UNARY_CALL(log_f64, double, log(v))
+UNARY_CALL(sqrt_f32, float, sqrtf(v))
+UNARY_CALL(sqrt_f64, double, sqrt(v))
+UNARY_CALL(tanh_f32, float, tanhf(v))
+UNARY_CALL(tanh_f64, double, tanh(v))
+UNARY_CALL(sigmoid_f32, float, 1.0f / (1.0f + expf(-v)))
+UNARY_CALL(sigmoid_f64, double, 1.0 / (1.0 + exp(-v)))
 
 /* Run the unary "op" on the call "a" with the loops "f32", "f64" and
  * "i32" (NULL: that storage is not supported); return 0 or -1. */
@@ -98,10 +114,10 @@ unary(struct sym__kernel_args *a, const char *op, unary_fn f32, unary_fn f64,
 
 /* UNARY_KERNEL(name, i32): the kernel k_name of the unary operator name,
  * with its int32 loop "i32" (or NULL). */
-#define UNARY_KERNEL(name, i32)                                             \
-	static int k_##name(struct sym__kernel_args *a)                     \
-	{                                                                   \
-		return unary(a, #name, name##_f32, name##_f64, i32);        \
+#define UNARY_KERNEL(name, i32)                                      \
+	static int k_##name(struct sym__kernel_args *a)              \
+	{                                                            \
+		return unary(a, #name, name##_f32, name##_f64, i32); \
 	}
 
 UNARY_KERNEL(relu, relu_i32)
@@ -261,7 +277,8 @@ convert(const struct sym__tensor *x, struct sym__tensor *y, int64_t n)
 	for (int64_t i = 0; i < n; i += CAST_CHUNK) {
 		int64_t m = n - i < CAST_CHUNK ? n - i : CAST_CHUNK;
 
-		load_double((const char *)x->data + i * (int64_t)ex, kx, buf, m);
+		load_double((const char *)x->data + i * (int64_t)ex, kx, buf,
+		    m);
 		store_double(buf, (char *)y->data + i * (int64_t)ey, y->dtype,
 		    m);
 	}
@@ -294,43 +311,43 @@ k_cast(struct sym__kernel_args *a)
 
 /* A row of a binary operation: z = x op y over "n" elements, "sx" and
  * "sy" the strides (1, or 0 for a broadcast scalar) of the operands. */
-typedef void (*binary_fn)(const void *x, int64_t sx, const void *y,
-    int64_t sy, void *z, int64_t n);
+typedef void (*binary_fn)(const void *x, int64_t sx, const void *y, int64_t sy,
+    void *z, int64_t n);
 
 /*
  * BINARY(name, T, expr): the row function name(x, sx, y, sy, z, n) of
  * type T that stores in z[i] the expression "expr" of u = x[i * sx] and
  * v = y[i * sy], with one loop per stride pattern.
  */
-#define BINARY(name, T, expr)                                              \
-	static void name(const void *px, int64_t sx, const void *py,       \
-	    int64_t sy, void *pz, int64_t n)                               \
-	{                                                                  \
-		const T *restrict x = px;                                  \
-		const T *restrict y = py;                                  \
-		T *restrict z = pz;                                        \
-                                                                           \
-		if (sx && sy) {                                            \
-			SYM__SIMD                                          \
-			for (int64_t i = 0; i < n; i++) {                  \
-				T u = x[i], v = y[i];                      \
-				z[i] = (expr);                             \
-			}                                                  \
-		} else if (sx) {                                           \
-			T v = y[0];                                        \
-			SYM__SIMD                                          \
-			for (int64_t i = 0; i < n; i++) {                  \
-				T u = x[i];                                \
-				z[i] = (expr);                             \
-			}                                                  \
-		} else {                                                   \
-			T u = x[0];                                        \
-			SYM__SIMD                                          \
-			for (int64_t i = 0; i < n; i++) {                  \
-				T v = y[i * sy];                           \
-				z[i] = (expr);                             \
-			}                                                  \
-		}                                                          \
+#define BINARY(name, T, expr)                                        \
+	static void name(const void *px, int64_t sx, const void *py, \
+	    int64_t sy, void *pz, int64_t n)                         \
+	{                                                            \
+		const T *restrict x = px;                            \
+		const T *restrict y = py;                            \
+		T *restrict z = pz;                                  \
+                                                                     \
+		if (sx && sy) {                                      \
+			SYM__SIMD                                    \
+			for (int64_t i = 0; i < n; i++) {            \
+				T u = x[i], v = y[i];                \
+				z[i] = (expr);                       \
+			}                                            \
+		} else if (sx) {                                     \
+			T v = y[0];                                  \
+			SYM__SIMD                                    \
+			for (int64_t i = 0; i < n; i++) {            \
+				T u = x[i];                          \
+				z[i] = (expr);                       \
+			}                                            \
+		} else {                                             \
+			T u = x[0];                                  \
+			SYM__SIMD                                    \
+			for (int64_t i = 0; i < n; i++) {            \
+				T v = y[i * sy];                     \
+				z[i] = (expr);                       \
+			}                                            \
+		}                                                    \
 	}
 
 /* Return the floor division of "u" by "v" (not 0), wrapped to int32. */
@@ -401,7 +418,8 @@ broadcast(struct sym__kernel_args *a, const char *op, struct bcast *b)
 	b->n = 0;
 	for (int d = 0; d < r; d++) {
 		int dx = d - (r - x->rank), dy = d - (r - y->rank);
-		int64_t nx = dx < 0 ? 1 : x->dim[dx], ny = dy < 0 ? 1 : y->dim[dy];
+		int64_t nx = dx < 0 ? 1 : x->dim[dx],
+		        ny = dy < 0 ? 1 : y->dim[dy];
 		int64_t nz = nx == 1 ? ny : nx;
 		int64_t sx = nx == 1 ? 0 : tx[dx], sy = ny == 1 ? 0 : ty[dy];
 		int k = b->n;
@@ -478,8 +496,8 @@ binary(struct sym__kernel_args *a, const struct binary_op *bo)
 	binary_fn f;
 
 	if (sym__kio(a, op, 2, 2, 1, 1) < 0 ||
-	    sym__ksame_kst(a, op, &a->in[0], "input 0", &a->in[1],
-	        "input 1") < 0 ||
+	    sym__ksame_kst(a, op, &a->in[0], "input 0", &a->in[1], "input 1") <
+	        0 ||
 	    sym__ksame_kst(a, op, &a->in[0], "input 0", &a->out[0],
 	        "the output") < 0 ||
 	    broadcast(a, op, &b) < 0)
@@ -515,13 +533,13 @@ binary(struct sym__kernel_args *a, const struct binary_op *bo)
 
 /* BINARY_KERNEL(name, i32, u8): the kernel k_name of the binary operator
  * name, with its int32 and bool rows (or NULL). */
-#define BINARY_KERNEL(name, i32, u8)                                       \
-	static int k_##name(struct sym__kernel_args *a)                    \
-	{                                                                  \
-		static const struct binary_op bo = { #name, name##_f32,    \
-			name##_f64, i32, u8 };                             \
-                                                                           \
-		return binary(a, &bo);                                     \
+#define BINARY_KERNEL(name, i32, u8)                                    \
+	static int k_##name(struct sym__kernel_args *a)                 \
+	{                                                               \
+		static const struct binary_op bo = { #name, name##_f32, \
+			name##_f64, i32, u8 };                          \
+                                                                        \
+		return binary(a, &bo);                                  \
 	}
 
 BINARY_KERNEL(add, add_i32, add_u8)

@@ -19,8 +19,8 @@
 /* Check that the "n" int32 "idx" of the call "a" of "op" are in [0,
  * "global"); return 0 or -1. */
 static int
-check_indices(struct sym__kernel_args *a, const char *op,
-    const int32_t *idx, int64_t n, int64_t global)
+check_indices(struct sym__kernel_args *a, const char *op, const int32_t *idx,
+    int64_t n, int64_t global)
 {
 	for (int64_t j = 0; j < n; j++)
 		if (idx[j] < 0 || idx[j] >= global)
@@ -170,8 +170,8 @@ check_one_hot(struct sym__kernel_args *a, int ax)
 		    "the output is %s but the attribute dtype says %s",
 		    sym_dtype_name(y->dtype), name);
 	if (y->rank != x->rank + 1)
-		return sym__kfail(a, "one_hot", "the output has rank %d, not %d",
-		    y->rank, x->rank + 1);
+		return sym__kfail(a, "one_hot",
+		    "the output has rank %d, not %d", y->rank, x->rank + 1);
 	for (int d = 0, j = 0; d < y->rank; d++)
 		if (d != ax && y->dim[d] != x->dim[j++])
 			return sym__kfail(a, "one_hot",

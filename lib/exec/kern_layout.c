@@ -180,8 +180,8 @@ k_squeeze(struct sym__kernel_args *a)
 		return -1;
 	r = sym__kattr_ints(a, op, "axis", axes, SYM__MAX_RANK, &n);
 	if (r < 0 ||
-	    (n > 0 && sym__kaxes(a, op, "axis", axes, n, a->in[0].rank, mark) <
-	            0) ||
+	    (n > 0 &&
+	        sym__kaxes(a, op, "axis", axes, n, a->in[0].rank, mark) < 0) ||
 	    squeezed(a, &a->in[0], &a->out[0], n > 0 ? mark : NULL) < 0)
 		return -1;
 	return sym__kcopy_or_alias(a, op);

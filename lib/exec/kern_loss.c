@@ -19,7 +19,7 @@
  * in loss[i] (doubles) the cross-entropy of each of the "n" rows of "c"
  * logits of type T against its label, EXP the exponential of T.
  */
-#define SCE_ROWS(name, T, EXP)                                           \
+#define SCE_ROWS(name, T, EXP)                                             \
 	static void name(const T *restrict x, const int32_t *restrict lab, \
 	    int64_t n, int64_t c, double *restrict loss)                   \
 	{                                                                  \
@@ -29,7 +29,6 @@
                                                                            \
 			for (int64_t j = 0; j < c; j++)                    \
 				m = x[j] > m ? x[j] : m;                   \
-			SYM__SIMD_SUM(s)                                   \
 			for (int64_t j = 0; j < c; j++)                    \
 				s += EXP(x[j] - m);                        \
 			loss[i] = log(s) + (double)m - (double)x[lab[i]];  \

@@ -97,7 +97,8 @@ setup(struct sym__kernel_args *a, const char *op, struct gemm *g)
 	g->ldc = g->n;
 	if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX)
 		return sym__kfail(a, op,
-		    "a matrix dim exceeds %d, the largest CBLAS takes", INT_MAX);
+		    "a matrix dim exceeds %d, the largest CBLAS takes",
+		    INT_MAX);
 	return 0;
 }
 
@@ -239,8 +240,8 @@ k_batch_matmul(struct sym__kernel_args *a)
 	out = &a->out[0];
 	if (a->in[0].rank < 2 || a->in[1].rank < 2)
 		return sym__kfail(a, op, "inputs must have rank at least 2");
-	nb = (a->in[0].rank > a->in[1].rank ? a->in[0].rank : a->in[1].rank) -
-	    2;
+	nb =
+	    (a->in[0].rank > a->in[1].rank ? a->in[0].rank : a->in[1].rank) - 2;
 	if (out->rank != nb + 2)
 		return sym__kfail(a, op, "the output has rank %d, not %d",
 		    out->rank, nb + 2);

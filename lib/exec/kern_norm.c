@@ -23,7 +23,7 @@
  * normalises "rows" contiguous rows of "n" values of type T, a
  * log-softmax when "lg", with EXP the exponential of T.
  */
-#define SOFTMAX_ROWS(name, T, EXP)                                   \
+#define SOFTMAX_ROWS(name, T, EXP)                                         \
 	static void name(const T *restrict x, T *restrict y, int64_t rows, \
 	    int64_t n, int lg)                                             \
 	{                                                                  \
@@ -33,7 +33,6 @@
                                                                            \
 			for (int64_t i = 0; i < n; i++)                    \
 				m = x[i] > m ? x[i] : m;                   \
-			SYM__SIMD_SUM(s)                                   \
 			for (int64_t i = 0; i < n; i++) {                  \
 				T e = EXP(x[i] - m);                       \
 				s += e;                                    \
@@ -63,46 +62,45 @@ SOFTMAX_ROWS(rows_f64, double, exp)
  * middle dim, vectorised along "inner", with "w" scratch of 2 * inner
  * doubles; a log-softmax when "lg".
  */
-#define SOFTMAX_COLS(name, T, EXP)                                          \
-	static void name(const T *restrict x, T *restrict y, int64_t outer, \
-	    int64_t n, int64_t inner, double *restrict w, int lg)           \
-	{                                                                   \
-		double *restrict m = w, *restrict s = w + inner;            \
-                                                                            \
-		for (int64_t o = 0; o < outer; o++) {                       \
-			const T *xo = x + o * n * inner;                    \
-			T *yo = y + o * n * inner;                          \
-                                                                            \
-			for (int64_t j = 0; j < inner; j++) {               \
-				m[j] = -INFINITY;                           \
-				s[j] = 0.0;                                 \
-			}                                                   \
-			for (int64_t l = 0; l < n; l++) {                   \
-				SYM__SIMD                                   \
-				for (int64_t j = 0; j < inner; j++) {       \
-					double v = xo[l * inner + j];       \
-					m[j] = v > m[j] ? v : m[j];         \
-				}                                           \
-			}                                                   \
-			for (int64_t l = 0; l < n; l++) {                   \
-				SYM__SIMD                                   \
-				for (int64_t j = 0; j < inner; j++) {       \
-					T e = EXP(xo[l * inner + j] -       \
-					    (T)m[j]);                       \
-					s[j] += e;                          \
-					yo[l * inner + j] = e;              \
-				}                                           \
-			}                                                   \
-			for (int64_t j = 0; j < inner; j++)                 \
-				s[j] = lg ? m[j] + log(s[j]) : 1.0 / s[j];  \
-			for (int64_t l = 0; l < n; l++) {                   \
-				SYM__SIMD                                   \
-				for (int64_t j = 0; j < inner; j++)         \
-					yo[l * inner + j] = lg              \
-					    ? xo[l * inner + j] - (T)s[j]   \
-					    : yo[l * inner + j] * (T)s[j];  \
-			}                                                   \
-		}                                                           \
+#define SOFTMAX_COLS(name, T, EXP)                                            \
+	static void name(const T *restrict x, T *restrict y, int64_t outer,   \
+	    int64_t n, int64_t inner, double *restrict w, int lg)             \
+	{                                                                     \
+		double *restrict m = w, *restrict s = w + inner;              \
+                                                                              \
+		for (int64_t o = 0; o < outer; o++) {                         \
+			const T *xo = x + o * n * inner;                      \
+			T *yo = y + o * n * inner;                            \
+                                                                              \
+			for (int64_t j = 0; j < inner; j++) {                 \
+				m[j] = -INFINITY;                             \
+				s[j] = 0.0;                                   \
+			}                                                     \
+			for (int64_t l = 0; l < n; l++) {                     \
+				SYM__SIMD                                     \
+				for (int64_t j = 0; j < inner; j++) {         \
+					double v = xo[l * inner + j];         \
+					m[j] = v > m[j] ? v : m[j];           \
+				}                                             \
+			}                                                     \
+			for (int64_t l = 0; l < n; l++) {                     \
+				for (int64_t j = 0; j < inner; j++) {         \
+					T e =                                 \
+					    EXP(xo[l * inner + j] - (T)m[j]); \
+					s[j] += e;                            \
+					yo[l * inner + j] = e;                \
+				}                                             \
+			}                                                     \
+			for (int64_t j = 0; j < inner; j++)                   \
+				s[j] = lg ? m[j] + log(s[j]) : 1.0 / s[j];    \
+			for (int64_t l = 0; l < n; l++) {                     \
+				SYM__SIMD                                     \
+				for (int64_t j = 0; j < inner; j++)           \
+					yo[l * inner + j] = lg                \
+					    ? xo[l * inner + j] - (T)s[j]     \
+					    : yo[l * inner + j] * (T)s[j];    \
+			}                                                     \
+		}                                                             \
 	}
 
 SOFTMAX_COLS(cols_f32, float, expf)
@@ -112,8 +110,8 @@ SOFTMAX_COLS(cols_f64, double, exp)
  * middle dim, a log-softmax when "lg"; return 0, or -1 when out of
  * memory. */
 static int
-softmax_block(const void *x, void *y, enum sym__kst k, int64_t outer,
-    int64_t n, int64_t inner, int lg)
+softmax_block(const void *x, void *y, enum sym__kst k, int64_t outer, int64_t n,
+    int64_t inner, int lg)
 {
 	double *w;
 
@@ -200,7 +198,8 @@ softmax(struct sym__kernel_args *a, const char *op, int lg)
 	    sym__kfloat(a, op, x, "the input") < 0 ||
 	    sym__ksame_kst(a, op, x, "the input", &a->out[0], "the output") <
 	        0 ||
-	    sym__ksame_dims(a, op, x, "the input", &a->out[0], "the output") < 0)
+	    sym__ksame_dims(a, op, x, "the input", &a->out[0], "the output") <
+	        0)
 		return -1;
 	if (sym__tensor_numel(x) == 0)
 		return 0;
@@ -215,10 +214,13 @@ softmax(struct sym__kernel_args *a, const char *op, int lg)
 			           mark, lg) < 0
 			    ? sym__kfail(a, op, "out of memory")
 			    : 0;
-	if (first < 0)
-		first = last = x->rank - 1;
+	if (first < 0) {
+		first = x->rank;
+		last = x->rank - 1;
+	}
 	if (softmax_block(x->data, a->out[0].data, sym__kst(x->dtype),
-	        sym__kprod(x->dim, 0, first), sym__kprod(x->dim, first, last + 1),
+	        sym__kprod(x->dim, 0, first),
+	        sym__kprod(x->dim, first, last + 1),
 	        sym__kprod(x->dim, last + 1, x->rank), lg) < 0)
 		return sym__kfail(a, op, "out of memory");
 	return 0;
@@ -250,43 +252,43 @@ struct ln {
  * LAYER_NORM(name, T): the function name(s, x, g, b, y, mean, var) of
  * type T for the sizes "s"; "mean" and "var" may be NULL.
  */
-#define LAYER_NORM(name, T)                                                \
-	static void name(const struct ln *s, const T *restrict x,          \
-	    const T *restrict g, const T *restrict b, T *restrict y,       \
-	    T *restrict mean, T *restrict var)                             \
-	{                                                                  \
-		int64_t n = s->n;                                          \
-                                                                           \
-		for (int64_t r = 0; r < s->rows; r++, x += n, y += n) {    \
-			double m = 0.0, v = 0.0, q;                        \
-			int64_t at = r * n % s->p;                         \
-                                                                           \
-			SYM__SIMD_SUM(m)                                   \
-			for (int64_t i = 0; i < n; i++)                    \
-				m += x[i];                                 \
-			m /= (double)n;                                    \
-			SYM__SIMD_SUM(v)                                   \
-			for (int64_t i = 0; i < n; i++)                    \
-				v += (x[i] - m) * (x[i] - m);              \
-			v /= (double)n;                                    \
-			q = 1.0 / sqrt(v + s->eps);                        \
-			if (mean) {                                        \
-				mean[r] = (T)m;                            \
-				var[r] = (T)v;                             \
-			}                                                  \
-			for (int64_t i = 0; i < n; i += s->p - at, at = 0) { \
-				int64_t e = s->p - at < n - i ? s->p - at  \
-				                              : n - i;     \
-				const T *gg = g + at, *bb = b + at;        \
-				const T *xx = x + i;                       \
-				T *yy = y + i, mm = (T)m, qq = (T)q;       \
-                                                                           \
-				SYM__SIMD                                  \
-				for (int64_t j = 0; j < e; j++)            \
-					yy[j] = (xx[j] - mm) * qq * gg[j] + \
-					    bb[j];                         \
-			}                                                  \
-		}                                                          \
+#define LAYER_NORM(name, T)                                                    \
+	static void name(const struct ln *s, const T *restrict x,              \
+	    const T *restrict g, const T *restrict b, T *restrict y,           \
+	    T *restrict mean, T *restrict var)                                 \
+	{                                                                      \
+		int64_t n = s->n;                                              \
+                                                                               \
+		for (int64_t r = 0; r < s->rows; r++, x += n, y += n) {        \
+			double m = 0.0, v = 0.0, q;                            \
+			int64_t at = r * n % s->p;                             \
+                                                                               \
+			SYM__SIMD_SUM(m)                                       \
+			for (int64_t i = 0; i < n; i++)                        \
+				m += x[i];                                     \
+			m /= (double)n;                                        \
+			SYM__SIMD_SUM(v)                                       \
+			for (int64_t i = 0; i < n; i++)                        \
+				v += (x[i] - m) * (x[i] - m);                  \
+			v /= (double)n;                                        \
+			q = 1.0 / sqrt(v + s->eps);                            \
+			if (mean) {                                            \
+				mean[r] = (T)m;                                \
+				var[r] = (T)v;                                 \
+			}                                                      \
+			for (int64_t i = 0; i < n; i += s->p - at, at = 0) {   \
+				int64_t e =                                    \
+				    s->p - at < n - i ? s->p - at : n - i;     \
+				const T *gg = g + at, *bb = b + at;            \
+				const T *xx = x + i;                           \
+				T *yy = y + i, mm = (T)m, qq = (T)q;           \
+                                                                               \
+				SYM__SIMD                                      \
+				for (int64_t j = 0; j < e; j++)                \
+					yy[j] =                                \
+					    (xx[j] - mm) * qq * gg[j] + bb[j]; \
+			}                                                      \
+		}                                                              \
 	}
 
 LAYER_NORM(ln_f32, float)

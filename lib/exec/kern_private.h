@@ -50,16 +50,16 @@ enum sym__kst {
 enum sym__kst sym__kst(sym_dtype dt);
 const char *sym__kst_name(enum sym__kst k);
 
-int sym__kfail(struct sym__kernel_args *a, const char *op, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
-int sym__kio(struct sym__kernel_args *a, const char *op, int in_min,
-    int in_max, int out_min, int out_max);
+int sym__kfail(struct sym__kernel_args *a, const char *op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int sym__kio(struct sym__kernel_args *a, const char *op, int in_min, int in_max,
+    int out_min, int out_max);
 int sym__ksame_dims(struct sym__kernel_args *a, const char *op,
-    const struct sym__tensor *x, const char *xn,
-    const struct sym__tensor *y, const char *yn);
+    const struct sym__tensor *x, const char *xn, const struct sym__tensor *y,
+    const char *yn);
 int sym__ksame_kst(struct sym__kernel_args *a, const char *op,
-    const struct sym__tensor *x, const char *xn,
-    const struct sym__tensor *y, const char *yn);
+    const struct sym__tensor *x, const char *xn, const struct sym__tensor *y,
+    const char *yn);
 int sym__kfloat(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
 int sym__kindices(struct sym__kernel_args *a, const char *op,
@@ -67,8 +67,8 @@ int sym__kindices(struct sym__kernel_args *a, const char *op,
 int64_t sym__kprod(const int64_t *dim, int from, int to);
 const char *sym__kdims(const struct sym__tensor *t, char *buf, size_t size);
 
-int sym__kattr_int(struct sym__kernel_args *a, const char *op,
-    const char *name, int64_t def, int64_t *v);
+int sym__kattr_int(struct sym__kernel_args *a, const char *op, const char *name,
+    int64_t def, int64_t *v);
 int sym__kattr_bool(struct sym__kernel_args *a, const char *op,
     const char *name, int def, int *v);
 int sym__kattr_float(struct sym__kernel_args *a, const char *op,

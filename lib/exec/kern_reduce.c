@@ -17,7 +17,11 @@
 
 #include "exec/kern_private.h"
 
-enum reduce_kind { R_SUM, R_MEAN, R_MAX };
+enum reduce_kind {
+	R_SUM,
+	R_MEAN,
+	R_MAX
+};
 
 /* The loops of a reduction: "n" merged dims of the input, whether each
  * is reduced, and the strides of the accumulator along them (0 along
@@ -36,23 +40,23 @@ typedef void (*rrow_fn)(const void *x, int64_t n, void *acc, int64_t sa);
  * SUM_ROW(name, T, A): the row function name adding "n" values of type T
  * to accumulators of type A.
  */
-#define SUM_ROW(name, T, A)                                              \
+#define SUM_ROW(name, T, A)                                               \
 	static void name(const void *px, int64_t n, void *pa, int64_t sa) \
-	{                                                                \
-		const T *restrict x = px;                                \
-		A *restrict acc = pa;                                    \
-		A s = 0;                                                 \
-                                                                         \
-		if (sa) {                                                \
-			SYM__SIMD                                        \
-			for (int64_t i = 0; i < n; i++)                  \
-				acc[i] += x[i];                          \
-			return;                                          \
-		}                                                        \
-		SYM__SIMD_SUM(s)                                         \
-		for (int64_t i = 0; i < n; i++)                          \
-			s += x[i];                                       \
-		acc[0] += s;                                             \
+	{                                                                 \
+		const T *restrict x = px;                                 \
+		A *restrict acc = pa;                                     \
+		A s = 0;                                                  \
+                                                                          \
+		if (sa) {                                                 \
+			SYM__SIMD                                         \
+			for (int64_t i = 0; i < n; i++)                   \
+				acc[i] += x[i];                           \
+			return;                                           \
+		}                                                         \
+		SYM__SIMD_SUM(s)                                          \
+		for (int64_t i = 0; i < n; i++)                           \
+			s += x[i];                                        \
+		acc[0] += s;                                              \
 	}
 
 /*
@@ -226,10 +230,12 @@ static rrow_fn
 row_of(enum reduce_kind kind, enum sym__kst k)
 {
 	static const rrow_fn sums[] = { [SYM__KST_F32] = sum_f32,
-		[SYM__KST_F64] = sum_f64, [SYM__KST_I32] = sum_i32,
+		[SYM__KST_F64] = sum_f64,
+		[SYM__KST_I32] = sum_i32,
 		[SYM__KST_U8] = NULL };
 	static const rrow_fn maxs[] = { [SYM__KST_F32] = max_f32,
-		[SYM__KST_F64] = max_f64, [SYM__KST_I32] = max_i32,
+		[SYM__KST_F64] = max_f64,
+		[SYM__KST_I32] = max_i32,
 		[SYM__KST_U8] = max_u8 };
 
 	if (k == SYM__KST_NONE)
@@ -252,7 +258,8 @@ reduce(struct sym__kernel_args *a, const char *op, enum reduce_kind kind)
 	void *acc;
 	int keep;
 
-	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || read_axes(a, op, mark, &keep) < 0)
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0 ||
+	    read_axes(a, op, mark, &keep) < 0)
 		return -1;
 	x = &a->in[0];
 	y = &a->out[0];

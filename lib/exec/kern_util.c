@@ -91,8 +91,9 @@ check_tensor(struct sym__kernel_args *a, const char *op,
 	size_t es = sym__tensor_elem_size(t->dtype);
 
 	if (t->rank < 0 || t->rank > SYM__MAX_RANK)
-		return sym__kfail(a, op, "%s %d has rank %d (0 to %d supported)",
-		    role, i, t->rank, SYM__MAX_RANK);
+		return sym__kfail(a, op,
+		    "%s %d has rank %d (0 to %d supported)", role, i, t->rank,
+		    SYM__MAX_RANK);
 	if (!es)
 		return sym__kfail(a, op, "%s %d has an invalid dtype", role, i);
 	n = sym__tensor_numel(t);
@@ -117,9 +118,8 @@ sym__kio(struct sym__kernel_args *a, const char *op, int in_min, int in_max,
 		    a->n_in, a->n_in == 1 ? "" : "s", in_min, in_max);
 	if (a->n_out < out_min || a->n_out > out_max ||
 	    (a->n_out > 0 && !a->out))
-		return sym__kfail(a, op,
-		    "%d output%s given, %d to %d expected", a->n_out,
-		    a->n_out == 1 ? "" : "s", out_min, out_max);
+		return sym__kfail(a, op, "%d output%s given, %d to %d expected",
+		    a->n_out, a->n_out == 1 ? "" : "s", out_min, out_max);
 	for (int i = 0; i < a->n_in; i++)
 		if (check_tensor(a, op, &a->in[i], "input", i) < 0)
 			return -1;
@@ -247,8 +247,8 @@ sym__kattr_bool(struct sym__kernel_args *a, const char *op, const char *name,
 /* Store in "*v" the number attribute "name" (a float or an integer) of
  * the call "a" of "op", "def" when absent; return 0 or -1. */
 int
-sym__kattr_float(struct sym__kernel_args *a, const char *op,
-    const char *name, double def, double *v)
+sym__kattr_float(struct sym__kernel_args *a, const char *op, const char *name,
+    double def, double *v)
 {
 	int absent, k;
 	int64_t i;
@@ -271,14 +271,14 @@ sym__kattr_float(struct sym__kernel_args *a, const char *op,
 /* Store in "*v" the string attribute "name" of the call "a" of "op"
  * (owned by the attributes), "def" when absent; return 0 or -1. */
 int
-sym__kattr_string(struct sym__kernel_args *a, const char *op,
-    const char *name, const char *def, const char **v)
+sym__kattr_string(struct sym__kernel_args *a, const char *op, const char *name,
+    const char *def, const char **v)
 {
 	int absent;
 
 	*v = def;
-	if (attr_kind(a, op, name, SYM_ATTR_STRING, SYM_ATTR_STRING,
-	        "a string", &absent) < 0)
+	if (attr_kind(a, op, name, SYM_ATTR_STRING, SYM_ATTR_STRING, "a string",
+	        &absent) < 0)
 		return -1;
 	if (!absent)
 		*v = sym_attrs_get_string(a->attrs, name);
@@ -304,13 +304,14 @@ sym__kattr_ints(struct sym__kernel_args *a, const char *op, const char *name,
 	if (k == SYM_ATTR_INT) {
 		*n = 1;
 		return max ? sym_attrs_get_int(a->attrs, name, v)
-		           : sym__kfail(a, op, "attribute %s has too many items",
-		                 name);
+		           : sym__kfail(a, op,
+		                 "attribute %s has too many items", name);
 	}
 	*n = sym_attrs_list_size(a->attrs, name);
 	if (*n > max)
-		return sym__kfail(a, op, "attribute %s has %zu items, at most %zu "
-		                         "expected",
+		return sym__kfail(a, op,
+		    "attribute %s has %zu items, at most %zu "
+		    "expected",
 		    name, *n, max);
 	for (size_t i = 0; i < *n; i++)
 		if (sym_expr_get_const(sym_attrs_list_item(a->attrs, name, i),
@@ -343,13 +344,13 @@ sym__kaxes(struct sym__kernel_args *a, const char *op, const char *attr,
     const int64_t *axes, size_t n, int rank, unsigned char *mark)
 {
 	for (size_t i = 0; i < n; i++) {
-		int ax;
+		int ax = 0;
 
 		if (sym__kaxis(a, op, attr, axes[i], rank, &ax) < 0)
 			return -1;
 		if (mark[ax])
-			return sym__kfail(a, op, "attribute %s names axis %d twice",
-			    attr, ax);
+			return sym__kfail(a, op,
+			    "attribute %s names axis %d twice", attr, ax);
 		mark[ax] = 1;
 	}
 	return 0;
@@ -429,7 +430,8 @@ copy_row(char *restrict dst, int64_t ds, const char *restrict src, int64_t ss,
 		break;
 	case 4: {
 		uint32_t *restrict d = (uint32_t *)(void *)dst;
-		const uint32_t *restrict s = (const uint32_t *)(const void *)src;
+		const uint32_t *restrict s =
+		    (const uint32_t *)(const void *)src;
 
 		SYM__SIMD
 		for (int64_t i = 0; i < n; i++)
@@ -438,7 +440,8 @@ copy_row(char *restrict dst, int64_t ds, const char *restrict src, int64_t ss,
 	}
 	default: {
 		uint64_t *restrict d = (uint64_t *)(void *)dst;
-		const uint64_t *restrict s = (const uint64_t *)(const void *)src;
+		const uint64_t *restrict s =
+		    (const uint64_t *)(const void *)src;
 
 		SYM__SIMD
 		for (int64_t i = 0; i < n; i++)

@@ -200,8 +200,10 @@ try_tuple(struct sym__pass *p, sym_node *n, struct sym__run *r,
 }
 
 /* Give "r" the default strategy of node "n": dimension 0 of the rule's
- * default input split across the devices, else everything replicated; 0, or
- * -1 with an error diagnostic. "p" is the pass. */
+ * default input split across the devices — or, when that split is refuted
+ * for some admissible size, the largest split of the devices that always
+ * divides it —, else everything replicated; 0, or -1 with an error
+ * diagnostic. "p" is the pass. */
 static int
 default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
@@ -222,15 +224,49 @@ default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
 		rank = sym__value_shape(n->in[di])->rank;
 	if (rank > 0 && p->devices > 1) {
 		lead = calloc(rank, sizeof(*lead));
-		for (size_t d = 0; lead && d < rank; d++)
-			lead[d] = d ? 1 : p->devices;
+		for (size_t d = 1; lead && d < rank; d++)
+			lead[d] = 1;
 		split[di] = lead;
-		if (lead && try_tuple(p, n, r, split) == 0)
-			r->source = sym__asprintf("default: dimension 0 of %s "
-			                          "split across %lld devices",
-			    x, (long long)p->devices);
-		else
-			why = r->s.error ? strdup(r->s.error) : NULL;
+		/* MindSpore's default splits dimension 0 across every device;
+		 * when that is refuted for some admissible size, the largest
+		 * split that always divides it is used (the rest repeats). */
+		for (int64_t k = p->devices; lead && k > 1 && !r->ok; k--) {
+			if (p->devices % k != 0 ||
+			    (p->g->opt_power_of_two && (k & (k - 1))))
+				continue;
+			lead[0] = k;
+			if (try_tuple(p, n, r, split) < 0) {
+				if (!why && r->s.error)
+					why = strdup(r->s.error);
+				sym__run_clear(r);
+				continue;
+			}
+			if (!sym__run_divisible(p, n, r)) {
+				if (!why)
+					why =
+					    sym__asprintf("across %lld devices "
+					                  "it is not always "
+					                  "divisible",
+					        (long long)k);
+				sym__run_clear(r);
+				continue;
+			}
+			if (k == p->devices)
+				r->source =
+				    sym__asprintf("default: dimension 0 "
+				                  "of %s split across "
+				                  "%lld devices",
+				        x, (long long)k);
+			else
+				r->source =
+				    sym__asprintf("default: dimension 0 "
+				                  "of %s split %lld ways "
+				                  "and repeated %lld times "
+				                  "(%s)",
+				        x, (long long)k,
+				        (long long)(p->devices / k),
+				        why ? why : "");
+		}
 	}
 	if (!r->ok) {
 		sym__run_clear(r);

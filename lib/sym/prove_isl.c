@@ -1756,10 +1756,28 @@ mv_keep(isl_multi_val *mv, int max, size_t n, isl_multi_val **best)
 	return 0;
 }
 
+/* isl_pw_multi_aff_foreach_piece callback: store in "user" the constant
+ * values of "ma" (taken) when its domain "dom" (taken) is not empty and
+ * none was stored yet. Return isl_stat_ok or isl_stat_error. */
+static isl_stat
+piece_values(__isl_take isl_set *dom, __isl_take isl_multi_aff *ma, void *user)
+{
+	isl_multi_val **mv = user;
+	isl_bool empty = *mv ? isl_bool_true : isl_set_is_empty(dom);
+
+	if (empty == isl_bool_false)
+		*mv = isl_multi_aff_get_constant_multi_val(ma);
+	isl_set_free(dom);
+	isl_multi_aff_free(ma);
+	return empty < 0 || (empty == isl_bool_false && !*mv) ? isl_stat_error
+	                                                      : isl_stat_ok;
+}
+
 /* Replace "*best" as mv_keep does by the lexicographic minimum of the
  * basic set "b" (taken) of "n" dimensions, or its maximum when "max".
  * Return 0 or -1. The parametric domain is given (no parameters), which
- * spares ISL projecting "b" onto it. */
+ * spares ISL projecting "b" onto it; with no parameters, the optimum is
+ * the constant of the piece whose domain is not empty. */
 static int
 lexopt_keep(isl_basic_set *b, int max, size_t n, isl_multi_val **best)
 {
@@ -1768,18 +1786,15 @@ lexopt_keep(isl_basic_set *b, int max, size_t n, isl_multi_val **best)
 	isl_pw_multi_aff *pma = max
 	    ? isl_basic_set_partial_lexmax_pw_multi_aff(b, dom, NULL)
 	    : isl_basic_set_partial_lexmin_pw_multi_aff(b, dom, NULL);
-	isl_size k = isl_pw_multi_aff_n_piece(pma);
-	isl_multi_aff *ma;
-	isl_multi_val *mv;
+	isl_multi_val *mv = NULL;
+	isl_stat r = isl_pw_multi_aff_foreach_piece(pma, &piece_values, &mv);
 
-	if (k <= 0) {
-		isl_pw_multi_aff_free(pma);
-		return k < 0 ? -1 : 0;
+	isl_pw_multi_aff_free(pma);
+	if (r < 0) {
+		isl_multi_val_free(mv);
+		return -1;
 	}
-	ma = isl_pw_multi_aff_as_multi_aff(pma);
-	mv = isl_multi_aff_get_constant_multi_val(ma);
-	isl_multi_aff_free(ma);
-	return mv ? mv_keep(mv, max, n, best) : -1;
+	return mv_keep(mv, max, n, best);
 }
 
 /* Replace "*best" as mv_keep does by the lexicographic minimum of the
@@ -1881,6 +1896,8 @@ search(struct query *q, isl_set *set, check_fn check, void *user,
 		budget_cap(q->ctx, q->p, LEXMIN_OPS);
 		if (set_lexopt(proj, 0, prev, q->n_sym, &mv) < 0)
 			s.failed = 1;
+		else
+			budget_reset(q->ctx, q->p);
 		more = mv && !s.failed &&
 		    !search_try(&s, mv_point(isl, mv, q->n_sym), 1);
 		isl_multi_val_free(prev);
@@ -1890,11 +1907,14 @@ search(struct query *q, isl_set *set, check_fn check, void *user,
 	if (more)
 		bounded = isl_set_is_bounded(proj);
 	s.failed |= bounded < 0;
-	budget_cap(q->ctx, q->p, LEXMIN_OPS);
-	if (bounded > 0 && set_lexopt(proj, 1, NULL, q->n_sym, &mv) < 0)
+	if (bounded > 0)
+		budget_cap(q->ctx, q->p, LEXMIN_OPS);
+	if (bounded > 0 && set_lexopt(proj, 1, NULL, q->n_sym, &mv) < 0) {
 		s.failed = 1;
-	else if (bounded > 0 && mv)
+	} else if (bounded > 0 && mv) {
+		budget_reset(q->ctx, q->p);
 		search_try(&s, mv_point(isl, mv, q->n_sym), 1);
+	}
 	isl_multi_val_free(prev);
 	isl_multi_val_free(mv);
 	isl_set_free(proj);
@@ -1964,8 +1984,9 @@ mv_symbols(struct query *q, isl_multi_val *mv)
  * function of the symbols before it, so the lexicographic minimum of the
  * whole set has them. ISL's parametric method finds it fast but can blow
  * up (coefficients grow while each step counts as one operation): it gets
- * LEXMIN_OPS operations, then the symbols are minimised one at a time with
- * a fresh budget. Return 0 or -1. */
+ * LEXMIN_OPS operations per basic set, and when that runs out the symbols
+ * are minimised one at a time. What follows gets a fresh budget. Return 0
+ * or -1. */
 static int
 query_lexmin(struct query *q, isl_multi_val **best)
 {
@@ -1975,19 +1996,22 @@ query_lexmin(struct query *q, isl_multi_val **best)
 	    q->set ? isl_set_get_basic_set_list(q->set) : NULL;
 	isl_size n = l ? isl_basic_set_list_size(l) : (isl_size)q->n_piece;
 	isl_multi_val *full = NULL;
-	int r = n < 0 ? -1 : 0;
+	int r = n < 0 ? -1 : 0, quota;
 
-	budget_cap(q->ctx, q->p, LEXMIN_OPS);
-	for (isl_size i = 0; i < n && r == 0; i++)
+	for (isl_size i = 0; i < n && r == 0; i++) {
+		budget_cap(q->ctx, q->p, LEXMIN_OPS);
 		r = lexopt_keep(query_bset(q, l, i), 0, total, &full);
+	}
+	quota = r < 0 && n >= 0 && isl_ctx_last_error(isl) == isl_error_quota;
+	if (r == 0 || quota)
+		budget_reset(q->ctx, q->p);
 	if (r == 0 && full) {
 		*best = mv_symbols(q, full);
 		r = *best ? 0 : -1;
 	} else {
 		isl_multi_val_free(full);
 	}
-	if (r < 0 && n >= 0 && isl_ctx_last_error(isl) == isl_error_quota) {
-		budget_reset(q->ctx, q->p);
+	if (quota) {
 		r = 0;
 		for (isl_size i = 0; i < n && r == 0; i++)
 			r = symmin_keep(q, query_bset(q, l, i), best);

@@ -1,0 +1,346 @@
+/*
+ * Benchmark of the executor's CPU kernels (lib/exec/kern_*.c, compiled
+ * into this program). Prints one JSON line per measurement:
+ *
+ *  - "kernel_matmul": the matmul kernel against a direct cblas_sgemm of
+ *    the same sizes, in GFLOP/s, and their ratio (goal: >= 0.9);
+ *  - "kernel_overhead": the time of one call of every operator's kernel
+ *    on tiny tensors (goal: <= 2 us), the best of several runs.
+ *
+ * Usage: bench_kernels [--quick]   (--quick: shorter runs, fewer sizes)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cblas.h>
+
+#include <symshard.h>
+
+#include "exec/kernel.h"
+
+/* A tensor of a tiny case: dtype, rank, dims. */
+struct tspec {
+	sym_dtype dt;
+	int rank;
+	int64_t dim[4];
+};
+
+/* A tiny call of one operator: inputs, outputs and attributes written
+ * "name=value" separated by ';' (value: an integer, [a,b] a list,
+ * "s:text" a string, "f:1.5" a float, "b:1" a boolean). */
+struct tiny {
+	const char *op;
+	int n_in, n_out;
+	struct tspec in[3], out[3];
+	const char *attrs;
+};
+
+#define F32 SYM_DT_F32
+#define I32 SYM_DT_I32
+#define T2(a, b)             \
+	{                    \
+		F32, 2,      \
+		{            \
+			a, b \
+		}            \
+	}
+#define U(op)                                            \
+	{                                                \
+		op, 1, 1, { T2(4, 8) }, { T2(4, 8) }, "" \
+	}
+#define B(op)                                                               \
+	{                                                                   \
+		op, 2, 1, { T2(4, 8), { F32, 1, { 8 } } }, { T2(4, 8) }, "" \
+	}
+#define R(op)                                                           \
+	{                                                               \
+		op, 1, 1, { T2(4, 8) }, { { F32, 1, { 4 } } }, "axis=1" \
+	}
+
+static const struct tiny tinies[] = {
+	{ "matmul", 2, 1, { T2(4, 4), T2(4, 4) }, { T2(4, 4) }, "" },
+	{ "batch_matmul", 2, 1, { { F32, 3, { 2, 4, 4 } }, T2(4, 4) },
+	    { { F32, 3, { 2, 4, 4 } } }, "transpose_b=b:1" },
+	U("relu"),
+	U("gelu"),
+	U("exp"),
+	U("log"),
+	U("neg"),
+	U("sqrt"),
+	U("tanh"),
+	U("sigmoid"),
+	U("identity"),
+	{ "cast", 1, 1, { T2(4, 8) }, { { I32, 2, { 4, 8 } } }, "dtype=s:i32" },
+	B("add"),
+	B("sub"),
+	B("mul"),
+	B("div"),
+	B("maximum"),
+	B("minimum"),
+	{ "bias_add", 2, 1, { { F32, 4, { 2, 3, 2, 2 } }, { F32, 1, { 3 } } },
+	    { { F32, 4, { 2, 3, 2, 2 } } }, "" },
+	{ "reshape", 1, 1, { T2(4, 8) }, { T2(8, 4) }, "shape=[8,4]" },
+	{ "flatten", 1, 1, { { F32, 3, { 2, 4, 4 } } }, { T2(2, 16) }, "" },
+	{ "transpose", 1, 1, { T2(4, 8) }, { T2(8, 4) }, "perm=[1,0]" },
+	{ "permute", 1, 1, { T2(4, 8) }, { T2(8, 4) }, "perm=[1,0]" },
+	{ "expand_dims", 1, 1, { T2(4, 8) }, { { F32, 3, { 4, 1, 8 } } },
+	    "axis=1" },
+	{ "squeeze", 1, 1, { { F32, 3, { 4, 1, 8 } } }, { T2(4, 8) },
+	    "axis=1" },
+	{ "concat", 2, 1, { T2(4, 8), T2(4, 8) }, { T2(8, 8) }, "axis=0" },
+	{ "split", 1, 2, { T2(8, 8) }, { T2(4, 8), T2(4, 8) }, "axis=0" },
+	{ "slice", 1, 1, { T2(4, 8) }, { T2(2, 4) }, "begin=[1,2];size=[2,4]" },
+	R("reduce_sum"),
+	R("reduce_mean"),
+	R("reduce_max"),
+	U("softmax"),
+	U("log_softmax"),
+	{ "layer_norm", 3, 1,
+	    { T2(4, 8), { F32, 1, { 8 } }, { F32, 1, { 8 } } }, { T2(4, 8) },
+	    "epsilon=f:1e-5" },
+	{ "gather", 2, 1, { T2(8, 4), { I32, 1, { 3 } } }, { T2(3, 4) },
+	    "axis=0" },
+	{ "embedding", 2, 1, { { I32, 1, { 3 } }, T2(8, 4) }, { T2(3, 4) },
+	    "" },
+	{ "one_hot", 1, 1, { { I32, 1, { 4 } } }, { T2(4, 8) }, "depth=8" },
+	{ "softmax_cross_entropy", 2, 1, { T2(4, 8), { I32, 1, { 4 } } },
+	    { { F32, 0, { 0 } } }, "" },
+	{ "conv2d", 2, 1,
+	    { { F32, 4, { 1, 2, 4, 4 } }, { F32, 4, { 2, 2, 3, 3 } } },
+	    { { F32, 4, { 1, 2, 2, 2 } } }, "pad=0" },
+};
+
+/* Return the monotonic time in seconds. */
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Print "what" and exit with status 2. */
+static void
+die(const char *what)
+{
+	fprintf(stderr, "bench_kernels: %s\n", what);
+	exit(2);
+}
+
+/* Set the attribute "item" ("name=value", see struct tiny) on "a" of
+ * "ctx"; exit on a malformed item. */
+static void
+set_attr(sym_ctx *ctx, sym_attrs *a, char *item)
+{
+	char *eq = strchr(item, '='), *v;
+
+	if (!eq)
+		die("malformed attribute");
+	*eq = '\0';
+	v = eq + 1;
+	if (v[0] == '[') {
+		sym_expr *e[8];
+		size_t n = 0;
+
+		for (char *p = v + 1; *p && *p != ']' && n < 8; n++) {
+			e[n] = sym_expr_const(ctx, strtoll(p, &p, 10));
+			p += *p == ',';
+		}
+		sym_attrs_set_list(a, item, n, e);
+		for (size_t i = 0; i < n; i++)
+			sym_expr_free(e[i]);
+	} else if (!strncmp(v, "s:", 2)) {
+		sym_attrs_set_string(a, item, v + 2);
+	} else if (!strncmp(v, "f:", 2)) {
+		sym_attrs_set_float(a, item, strtod(v + 2, NULL));
+	} else if (!strncmp(v, "b:", 2)) {
+		sym_attrs_set_bool(a, item, atoi(v + 2));
+	} else {
+		sym_attrs_set_int(a, item, strtoll(v, NULL, 10));
+	}
+}
+
+/* Return the attributes "text" of a tiny case, made in "ctx". */
+static sym_attrs *
+parse_attrs(sym_ctx *ctx, const char *text)
+{
+	sym_attrs *a = sym_attrs_new(ctx);
+	char buf[256], *save = NULL;
+
+	if (!a)
+		die("out of memory");
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (char *t = strtok_r(buf, ";", &save); t;
+	     t = strtok_r(NULL, ";", &save))
+		set_attr(ctx, a, t);
+	return a;
+}
+
+/* Return an allocated tensor of spec "s", its floats set to 0.5. */
+static struct sym__tensor
+make(const struct tspec *s)
+{
+	struct sym__tensor t;
+
+	memset(&t, 0, sizeof(t));
+	t.dtype = s->dt;
+	t.rank = s->rank;
+	memcpy(t.dim, s->dim, sizeof(s->dim));
+	if (sym__tensor_alloc(&t) < 0)
+		die("out of memory");
+	for (int64_t i = 0; s->dt == F32 && i < sym__tensor_numel(&t); i++)
+		((float *)t.data)[i] = 0.5f;
+	return t;
+}
+
+/* Measure the call overhead of the tiny case "c" in "ctx": the best of
+ * "reps" runs of calls lasting "min_time" seconds; print its line and
+ * return the nanoseconds per call. */
+static double
+overhead(sym_ctx *ctx, const struct tiny *c, int reps, double min_time)
+{
+	struct sym__tensor in[3], out[3];
+	struct sym__kernel_args a;
+	sym__kernel_fn f = sym__kernel_find(c->op);
+	double best = 1e30;
+
+	if (!f)
+		die("an operator has no kernel");
+	for (int i = 0; i < c->n_in; i++)
+		in[i] = make(&c->in[i]);
+	for (int i = 0; i < c->n_out; i++)
+		out[i] = make(&c->out[i]);
+	memset(&a, 0, sizeof(a));
+	a.op = sym_op_find(c->op);
+	a.attrs = parse_attrs(ctx, c->attrs);
+	a.in = in;
+	a.n_in = c->n_in;
+	a.out = out;
+	a.n_out = c->n_out;
+	for (int r = 0; r < reps; r++) {
+		double t0 = now(), t;
+		long calls = 0;
+
+		do {
+			for (int k = 0; k < 100; k++)
+				if (f(&a) < 0)
+					die(a.error ? a.error : c->op);
+			calls += 100;
+			t = now() - t0;
+		} while (t < min_time);
+		if (t / (double)calls < best)
+			best = t / (double)calls;
+	}
+	printf("{\"bench\": \"kernel_overhead\", \"op\": \"%s\", "
+	       "\"ns_per_call\": %.0f}\n",
+	    c->op, best * 1e9);
+	sym_attrs_free((sym_attrs *)a.attrs);
+	for (int i = 0; i < c->n_in; i++)
+		sym__tensor_free(&in[i]);
+	for (int i = 0; i < c->n_out; i++)
+		sym__tensor_free(&out[i]);
+	return best * 1e9;
+}
+
+/* Return the best seconds per product over "reps" runs of at least
+ * "min_time" seconds: through the matmul kernel with "a" when "kernel",
+ * else by cblas_sgemm directly on its tensors. */
+static double
+time_matmul(struct sym__kernel_args *a, int kernel, int reps, double min_time)
+{
+	sym__kernel_fn f = sym__kernel_find("matmul");
+	int m = (int)a->in[0].dim[0], k = (int)a->in[0].dim[1];
+	int n = (int)a->in[1].dim[1];
+	double best = 1e30;
+
+	for (int r = 0; r < reps; r++) {
+		double t0 = now(), t;
+		long calls = 0;
+
+		do {
+			if (kernel && f(a) < 0)
+				die(a->error ? a->error : "matmul failed");
+			if (!kernel)
+				cblas_sgemm(CblasRowMajor, CblasNoTrans,
+				    CblasNoTrans, m, n, k, 1.0f, a->in[0].data,
+				    k, a->in[1].data, n, 0.0f, a->out[0].data,
+				    n);
+			calls++;
+			t = now() - t0;
+		} while (t < min_time);
+		if (t / (double)calls < best)
+			best = t / (double)calls;
+	}
+	return best;
+}
+
+/* Compare the matmul kernel with cblas_sgemm on [m, k] x [k, n]; print
+ * its line and return the ratio of their speeds. */
+static double
+matmul_case(int64_t m, int64_t n, int64_t k, int reps, double min_time)
+{
+	struct tspec sa = { F32, 2, { m, k } }, sb = { F32, 2, { k, n } };
+	struct tspec sc = { F32, 2, { m, n } };
+	struct sym__tensor in[2] = { make(&sa), make(&sb) }, out = make(&sc);
+	struct sym__kernel_args a;
+	double tk = 1e30, tc = 1e30, flop = 2.0 * (double)(m * n * k);
+
+	memset(&a, 0, sizeof(a));
+	a.in = in;
+	a.n_in = 2;
+	a.out = &out;
+	a.n_out = 1;
+	for (int round = 0; round < 3; round++) {
+		double x = time_matmul(&a, 1, reps, min_time);
+		double y = time_matmul(&a, 0, reps, min_time);
+
+		tk = x < tk ? x : tk;
+		tc = y < tc ? y : tc;
+	}
+	printf("{\"bench\": \"kernel_matmul\", \"m\": %lld, \"n\": %lld, "
+	       "\"k\": %lld, \"kernel_gflops\": %.2f, \"cblas_gflops\": %.2f, "
+	       "\"ratio\": %.3f}\n",
+	    (long long)m, (long long)n, (long long)k, flop / tk * 1e-9,
+	    flop / tc * 1e-9, tc / tk);
+	sym__tensor_free(&in[0]);
+	sym__tensor_free(&in[1]);
+	sym__tensor_free(&out);
+	return tc / tk;
+}
+
+/* Run the benchmark; "argv" may hold --quick. */
+int
+main(int argc, char **argv)
+{
+	static const int64_t sizes[][3] = { { 64, 64, 64 }, { 256, 256, 256 },
+		{ 512, 512, 512 }, { 1024, 1024, 1024 }, { 2048, 3072, 768 },
+		{ 40, 512, 784 } };
+	int quick = argc > 1 && !strcmp(argv[1], "--quick");
+	size_t n_sizes = quick ? 3 : sizeof(sizes) / sizeof(sizes[0]);
+	double min_time = quick ? 0.02 : 0.2, worst_ratio = 1e30, worst_ns = 0;
+	sym_ctx *ctx = sym_ctx_new();
+
+	if (!ctx)
+		die("out of memory");
+	printf("# matmul kernel vs direct cblas_sgemm (goal: ratio >= 0.9)\n");
+	for (size_t i = 0; i < n_sizes; i++) {
+		double r = matmul_case(sizes[i][0], sizes[i][1], sizes[i][2], 3,
+		    min_time);
+
+		worst_ratio = r < worst_ratio ? r : worst_ratio;
+	}
+	printf("# kernel call overhead on tiny tensors (goal: <= 2000 ns)\n");
+	for (size_t i = 0; i < sizeof(tinies) / sizeof(tinies[0]); i++) {
+		double ns = overhead(ctx, &tinies[i], 5, min_time / 4);
+
+		worst_ns = ns > worst_ns ? ns : worst_ns;
+	}
+	printf("{\"bench\": \"kernel_summary\", \"worst_matmul_ratio\": %.3f, "
+	       "\"worst_overhead_ns\": %.0f, \"ops\": %zu}\n",
+	    worst_ratio, worst_ns, sizeof(tinies) / sizeof(tinies[0]));
+	sym_ctx_free(ctx);
+	return 0;
+}

@@ -1,0 +1,226 @@
+/*
+ * shape-check: the sharding sections of the readable report. "layouts":
+ * per value its layout on its mesh, local shape and MindSpore tensor map;
+ * "strategies": per operator the strategy in force, its device matrix and
+ * how it was chosen; "communication": the topology, then every
+ * communication (what it connects, from which layout to which) and the
+ * steps of its plan with their kind, axes, rank groups, bytes and
+ * estimated time at the least admissible sizes, and a total.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_report.h"
+
+/* The text of a section when sym_graph_shard did not run. */
+#define NOT_SHARDED "not computed: the graph has errors before sharding"
+
+/* Add the rows of the layouts of the values of "r" to "t": name, layout
+ * on its mesh, local shape and tensor map, or "not sharded" (a value
+ * whose producer or first consumer has an invalid strategy). */
+static void
+layout_rows(const struct report *r, struct table *t)
+{
+	size_t n = sym_graph_n_values(r->g);
+
+	for (size_t i = 0; i < n && !t->oom; i++) {
+		const sym_value *v = sym_graph_value(r->g, i);
+		const sym_layout *l = sym_value_layout(v);
+		char *map = l ? report_tensor_map_text(l) : NULL;
+		char *c[4] = { text_dup(sym_value_name(v)),
+			l ? report_layout_text(l) : text_dup("not sharded"),
+			l ? report_local_shape_text(v, l) : text_dup(""),
+			map ? report_format("tensor map %s", map) : NULL };
+
+		free(map);
+		if (!l)
+			c[3] = text_dup("");
+		if (!c[0] || !c[1] || !c[2] || !c[3])
+			t->oom = 1;
+		table_row(t, 2, 4, c);
+	}
+}
+
+/* Add the rows of the strategies of the operators of "r" to "t": the
+ * names of its outputs, its operator, its strategy, its device matrix and
+ * how the strategy was chosen. */
+static void
+strategy_rows(const struct report *r, struct table *t)
+{
+	size_t n = sym_graph_n_nodes(r->g);
+
+	for (size_t i = 0; i < n && !t->oom; i++) {
+		const sym_node *nd = sym_graph_node(r->g, i);
+		const sym_mesh *m = sym_node_mesh(nd);
+		const char *src = sym_node_strategy_source(nd);
+		char *st = sym_node_strategy_to_str(nd);
+		char *ms = m ? sym_mesh_to_str(m) : NULL;
+		char *c[5] = { report_node_name(nd),
+			text_dup(sym_node_op_name(nd)),
+			st ? st : text_dup("-"),
+			ms ? report_format("on %s", ms) : text_dup(""),
+			text_dup(src ? src : "not sharded (see the errors)") };
+
+		free(ms);
+		for (int k = 0; k < 5; k++)
+			if (!c[k])
+				t->oom = 1;
+		table_row(t, 2, 5, c);
+	}
+}
+
+/* Return the malloc'ed "from A to B on MESH" of the layouts "a" and "b",
+ * "from A on M1 to B on M2" when their meshes differ. */
+static char *
+layouts_text(const sym_layout *a, const sym_layout *b)
+{
+	char *sa, *sb, *s;
+
+	if (a && b && sym_mesh_is_equal(sym_layout_mesh(a), sym_layout_mesh(b))) {
+		char *m = sym_mesh_to_str(sym_layout_mesh(b));
+
+		sa = sym_layout_to_str(a);
+		sb = sym_layout_to_str(b);
+		s = sa && sb && m ? report_format("from %s to %s on %s", sa, sb, m)
+		                  : NULL;
+		free(m);
+	} else {
+		sa = report_layout_text(a);
+		sb = report_layout_text(b);
+		s = sa && sb ? report_format("from %s to %s", sa, sb) : NULL;
+	}
+	free(sa);
+	free(sb);
+	return s;
+}
+
+/* Return the malloc'ed heading of the communication "c": what it
+ * connects, "x2 -> matmul h1 (input 0)" or "h1 after matmul h1 (partial
+ * sums)", and its layouts. */
+static char *
+comm_heading(const sym_comm *c)
+{
+	const sym_node *n = c->consumer ? c->consumer
+	                                : sym_value_producer(c->value);
+	char *name = n ? report_node_name(n) : text_dup("?");
+	char *lay = layouts_text(report_comm_from(c), report_comm_to(c));
+	const char *v = sym_value_name(c->value);
+	const char *op = n ? sym_node_op_name(n) : "?";
+	char *s = NULL;
+
+	if (name && lay && c->consumer)
+		s = report_format("%s -> %s %s (input %zu): %s", v, op, name,
+		    c->input, lay);
+	else if (name && lay)
+		s = report_format("%s after %s %s (partial sums): %s", v, op,
+		    name, lay);
+	free(name);
+	free(lay);
+	return s;
+}
+
+/* Add to "t" the row of step "i" of the plan "p": kind, axes, dimensions,
+ * rank groups, bytes and time; add the time to "*total". "r" is the
+ * report. */
+static void
+step_row(const struct report *r, struct table *t, const sym_redist *p,
+    size_t i, double *total)
+{
+	sym_comm_kind kind = sym_redist_step_kind(p, i);
+	char *axes = report_step_axes(p, i), *bytes, buf[64];
+	double s = report_step_seconds(r, p, i);
+	char *c[6];
+
+	bytes = sym_expr_to_str(sym_redist_step_bytes(p, i));
+	c[0] = text_dup(sym_comm_kind_name(kind));
+	c[1] = axes ? report_format("over %s", axes) : NULL;
+	c[2] = report_step_dims(p, i);
+	c[3] = report_step_groups(r, p, i, 2);
+	if (kind == SYM_COMM_SLICE) {
+		c[4] = text_dup("local, no communication");
+		c[5] = NULL;
+	} else {
+		c[4] = bytes ? report_format("S = %s bytes", bytes) : NULL;
+		c[5] = text_dup(report_seconds_text(buf, sizeof(buf), s));
+		if (!c[5])
+			t->oom = 1;
+	}
+	for (int k = 0; k < 5; k++)
+		if (!c[k])
+			t->oom = 1;
+	if (s > 0 && *total >= 0)
+		*total += s;
+	else if (s < 0)
+		*total = -1;
+	free(axes);
+	free(bytes);
+	table_row(t, 4, 6, c);
+}
+
+/* Add the communication of "r" to "t": the topology and the sizes the
+ * times are estimated at, then each communication, a heading line and
+ * one row per step of its plan, then the total. */
+static void
+comm_rows(const struct report *r, struct table *t)
+{
+	size_t n = sym_graph_n_comms(r->g), steps = 0;
+	double total = 0;
+	char buf[64];
+
+	if (n == 0)
+		return;
+	table_line(t, 2, report_format("topology: %s", r->topo_text));
+	if (*r->least_text)
+		table_line(t, 2,
+		    report_format("estimated times at the least sizes: %s",
+		        r->least_text));
+	for (size_t i = 0; i < n && !t->oom; i++) {
+		const sym_comm *c = sym_graph_comm(r->g, i);
+		size_t k = sym_redist_n_steps(c->plan);
+
+		table_line(t, 2, comm_heading(c));
+		for (size_t s = 0; s < k; s++) {
+			step_row(r, t, c->plan, s, &total);
+			steps += sym_redist_step_kind(c->plan, s) !=
+			    SYM_COMM_SLICE;
+		}
+		if (sym_redist_full_gather(c->plan) == 1)
+			table_line(t, 4,
+			    text_dup("full gather: every rank holds the whole "
+			             "tensor at some step of this plan"));
+	}
+	table_line(t, 2,
+	    report_format("total: %zu communication%s, %zu collective%s, %s",
+	        n, n == 1 ? "" : "s", steps, steps == 1 ? "" : "s",
+	        report_seconds_text(buf, sizeof(buf), total)));
+}
+
+/* Print the section "title" of "r" to "out", its rows added by "rows",
+ * or a line saying that sharding did not run; 0, or -1 when out of
+ * memory. */
+static int
+section(const struct report *r, FILE *out, const char *title,
+    void (*rows)(const struct report *, struct table *))
+{
+	struct table t = { NULL, 0, 0, 0 };
+
+	fprintf(out, "\n%s\n", title);
+	if (r->sharded)
+		rows(r, &t);
+	else
+		table_line(&t, 2, text_dup(NOT_SHARDED));
+	return table_print(&t, out);
+}
+
+/* Print the sections "layouts", "strategies" and "communication" of "r"
+ * to "out"; 0, or -1 when out of memory. */
+int
+report_text_sharding(const struct report *r, FILE *out)
+{
+	int res = 0;
+
+	res |= section(r, out, "layouts", layout_rows);
+	res |= section(r, out, "strategies", strategy_rows);
+	res |= section(r, out, "communication", comm_rows);
+	return res ? -1 : 0;
+}
