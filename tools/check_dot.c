@@ -97,8 +97,8 @@ value_node(FILE *out, const sym_value *v, size_t i)
 {
 	char *shape = sym_value_shape(v) ? sym_shape_to_str(sym_value_shape(v))
 	                                 : strdup("?");
-	char *lay = sym_value_layout(v) ? sym_layout_to_str(sym_value_layout(v))
-	                                : NULL;
+	char *lay =
+	    sym_value_layout(v) ? sym_layout_to_str(sym_value_layout(v)) : NULL;
 
 	fprintf(out, "\tv%zu [shape=ellipse, label=\"", i);
 	put_escaped(out, sym_value_name(v));
@@ -167,7 +167,8 @@ comm_node(FILE *out, const sym_comm *c, size_t i)
 	    i, local ? "#e8e8e8" : "#ffe4b5");
 	for (size_t s = 0; s < n; s++) {
 		char *axes = report_step_axes(c->plan, s);
-		char *bytes = sym_expr_to_str(sym_redist_step_bytes(c->plan, s));
+		char *bytes =
+		    sym_expr_to_str(sym_redist_step_bytes(c->plan, s));
 		sym_comm_kind kind = sym_redist_step_kind(c->plan, s);
 
 		if (!axes || !bytes)
@@ -267,8 +268,9 @@ report_dot(const struct report *r, FILE *out)
 		if (!sym_value_producer(v))
 			res |= value_node(out, v, i);
 		if (report_is_output(r->g, v)) {
-			fprintf(out, "\to%zu [shape=ellipse, style=dashed, "
-			             "label=\"output ",
+			fprintf(out,
+			    "\to%zu [shape=ellipse, style=dashed, "
+			    "label=\"output ",
 			    i);
 			put_escaped(out, sym_value_name(v));
 			fputs("\"];\n", out);

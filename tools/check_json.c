@@ -86,7 +86,8 @@ doc_dims(struct doc *d, const sym_shape *s)
 	json_t *arr = doc_chk(d, json_array());
 
 	for (size_t i = 0; i < n; i++)
-		doc_push(d, arr, doc_str_take(d, sym_expr_to_str(sym_shape_dim(s, i))));
+		doc_push(d, arr,
+		    doc_str_take(d, sym_expr_to_str(sym_shape_dim(s, i))));
 	return arr;
 }
 
@@ -124,7 +125,8 @@ symbols(struct doc *d)
 		sym_symbol_get_info(s, &info);
 		doc_set(d, o, "name", doc_str(d, sym_symbol_name(s)));
 		doc_set(d, o, "min", doc_num(d, info.min));
-		doc_set(d, o, "max", info.max ? doc_num(d, info.max) : json_null());
+		doc_set(d, o, "max",
+		    info.max ? doc_num(d, info.max) : json_null());
 		doc_set(d, o, "divisor", doc_num(d, info.divisor));
 		doc_set(d, o, "remainder", doc_num(d, info.remainder));
 		doc_set(d, o, "unique", json_boolean(info.unique));
@@ -184,7 +186,8 @@ relations(struct doc *d)
 		json_t *o = doc_chk(d, json_object());
 
 		doc_set(d, o, "var", doc_str(d, sym_symbol_name(rel->var)));
-		doc_set(d, o, "value", doc_str_take(d, sym_expr_to_str(rel->value)));
+		doc_set(d, o, "value",
+		    doc_str_take(d, sym_expr_to_str(rel->value)));
 		doc_set(d, o, "reason", doc_str(d, rel->reason));
 		doc_set(d, o, "location", doc_loc(d, rel->loc));
 		doc_push(d, arr, o);
@@ -200,7 +203,8 @@ facts(struct doc *d)
 	json_t *arr = doc_chk(d, json_array());
 
 	for (size_t i = 0; i < n; i++)
-		doc_push(d, arr, doc_str_take(d, sym_ctx_fact_to_str(d->r->ctx, i)));
+		doc_push(d, arr,
+		    doc_str_take(d, sym_ctx_fact_to_str(d->r->ctx, i)));
 	return arr;
 }
 
@@ -260,10 +264,13 @@ diagnostics(struct doc *d)
 		json_t *o = doc_chk(d, json_object());
 
 		doc_set(d, o, "severity",
-		    doc_str(d, report_severity_name(report_severity(d->r, dg))));
+		    doc_str(d,
+		        report_severity_name(report_severity(d->r, dg))));
 		doc_set(d, o, "file", doc_str(d, has ? dg->loc.file : NULL));
-		doc_set(d, o, "line", has ? doc_num(d, dg->loc.line) : json_null());
-		doc_set(d, o, "col", has ? doc_num(d, dg->loc.col) : json_null());
+		doc_set(d, o, "line",
+		    has ? doc_num(d, dg->loc.line) : json_null());
+		doc_set(d, o, "col",
+		    has ? doc_num(d, dg->loc.col) : json_null());
 		doc_set(d, o, "message", doc_str(d, dg->message));
 		doc_set(d, o, "witness", doc_str(d, dg->witness));
 		doc_set(d, o, "hint", doc_str(d, dg->hint));
@@ -281,7 +288,8 @@ document(struct doc *d)
 	json_t *o = doc_chk(d, json_object());
 
 	doc_set(d, o, "file", doc_str(d, sym_graph_filename(r->g)));
-	doc_set(d, o, "devices", devices > 0 ? doc_num(d, devices) : json_null());
+	doc_set(d, o, "devices",
+	    devices > 0 ? doc_num(d, devices) : json_null());
 	doc_set(d, o, "strict", json_boolean(r->strict));
 	doc_set(d, o, "valid", json_boolean(r->n_errors == 0));
 	doc_set(d, o, "errors", doc_num(d, (int64_t)r->n_errors));
@@ -312,7 +320,8 @@ report_json(const struct report *r, FILE *out)
 
 	if (!d.oom)
 		text = json_dumps(root,
-		    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+		    JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+		        JSON_REAL_PRECISION(6));
 	json_decref(root);
 	if (!text)
 		return -1;

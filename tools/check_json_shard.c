@@ -78,15 +78,16 @@ json_layout(struct doc *d, const sym_layout *l)
 
 		for (size_t i = 0; i < n; i++)
 			doc_push(d, axes,
-			    doc_str(d, sym_mesh_axis_name(m,
-			                   (size_t)sym_layout_dim_axis(l, dim,
-			                       i))));
+			    doc_str(d,
+			        sym_mesh_axis_name(m,
+			            (size_t)sym_layout_dim_axis(l, dim, i))));
 		doc_push(d, dims, axes);
 		doc_push(d, map, tensor_map(d, l, dim));
 	}
 	for (size_t a = 0; a < sym_mesh_n_axes(m); a++)
 		if (sym_layout_is_partial(l, a) == 1)
-			doc_push(d, partial, doc_str(d, sym_mesh_axis_name(m, a)));
+			doc_push(d, partial,
+			    doc_str(d, sym_mesh_axis_name(m, a)));
 	doc_set(d, o, "text", doc_str_take(d, sym_layout_to_str(l)));
 	doc_set(d, o, "mesh", mesh_obj(d, m));
 	doc_set(d, o, "dims", dims);

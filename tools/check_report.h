@@ -12,16 +12,16 @@
 struct report {
 	sym_ctx *ctx;
 	sym_graph *g;
-	int strict;           /* --strict: warnings count as errors */
-	int overridden;       /* --devices replaced the file's devices */
-	int64_t file_devices; /* what the file said (0: nothing) */
-	size_t n_errors;      /* with --strict applied */
-	size_t n_warnings;    /* with --strict applied */
-	int sharded;          /* sym_graph_shard ran (no error before it) */
+	int strict;               /* --strict: warnings count as errors */
+	int overridden;           /* --devices replaced the file's devices */
+	int64_t file_devices;     /* what the file said (0: nothing) */
+	size_t n_errors;          /* with --strict applied */
+	size_t n_warnings;        /* with --strict applied */
+	int sharded;              /* sym_graph_shard ran (no error before it) */
 	const sym_topology *topo; /* --topology, --rank-table, or NULL */
-	sym_binding *least;   /* every symbol at its least value */
-	char *least_text;     /* "b = 8" for the declared symbols, or "" */
-	char *topo_text;      /* the topology in force, in one line */
+	sym_binding *least;       /* every symbol at its least value */
+	char *least_text;         /* "b = 8" for the declared symbols, or "" */
+	char *topo_text;          /* the topology in force, in one line */
 };
 
 /* A growing string; "oom" is set by the first failed allocation. */
@@ -32,8 +32,7 @@ struct strbuf {
 };
 
 /* Return a malloc'ed string formatted from "fmt", or NULL. */
-char *report_format(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
+char *report_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Append the text formatted from "fmt" to "b". */
 void strbuf_add(struct strbuf *b, const char *fmt, ...)
@@ -174,8 +173,8 @@ char *report_step_dims(const sym_redist *plan, size_t i);
 char *report_step_groups(const struct report *r, const sym_redist *plan,
     size_t i, size_t max);
 
-/* Return 1 when some group of step "i" of "plan" spans two nodes of the
- * topology of "r". */
+/* Return 1 when some group of step "i" of "plan", not a slice, spans two
+ * nodes of the topology of "r". */
 int report_step_across_nodes(const struct report *r, const sym_redist *plan,
     size_t i);
 

@@ -263,9 +263,8 @@ add_group(struct strbuf *b, const sym_redist *plan, size_t i, size_t g,
     size_t size)
 {
 	int64_t first = sym_redist_step_group_rank(plan, i, g, 0);
-	int64_t step = size > 1
-	    ? sym_redist_step_group_rank(plan, i, g, 1) - first
-	    : 0;
+	int64_t step =
+	    size > 1 ? sym_redist_step_group_rank(plan, i, g, 1) - first : 0;
 	int progression = step > 0;
 
 	for (size_t k = 1; k < size && progression; k++)
@@ -291,14 +290,15 @@ add_group(struct strbuf *b, const sym_redist *plan, size_t i, size_t g,
 }
 
 /* Return 1 when some group of step "i" of "plan" has members on two
- * nodes of the topology of "r" (never without a topology). */
+ * nodes of the topology of "r" (never without a topology, nor for a
+ * slice, which does not communicate). */
 int
 report_step_across_nodes(const struct report *r, const sym_redist *plan,
     size_t i)
 {
 	size_t size = 0, n = sym_redist_step_groups(plan, i, &size);
 
-	if (!r->topo)
+	if (!r->topo || sym_redist_step_kind(plan, i) == SYM_COMM_SLICE)
 		return 0;
 	for (size_t g = 0; g < n; g++) {
 		int64_t node = sym_topology_node_of(r->topo,

@@ -105,14 +105,16 @@ grid_measure(struct grid *gr)
 		if (gr->cell[k].oom || !gr->cell[k].s)
 			return -1;
 		lines = text_lines(gr->cell[k].s, &w);
-		cw = (double)w * CELL_W + 24 > cw ? (double)w * CELL_W + 24 : cw;
+		cw =
+		    (double)w * CELL_W + 24 > cw ? (double)w * CELL_W + 24 : cw;
 		maxl = lines > maxl ? lines : maxl;
 	}
 	for (size_t j = 0; j < gr->cols; j++) {
 		if (!gr->col_hdr[j])
 			return -1;
 		w = strlen(gr->col_hdr[j]);
-		cw = (double)w * CHAR_W + 12 > cw ? (double)w * CHAR_W + 12 : cw;
+		cw =
+		    (double)w * CHAR_W + 12 > cw ? (double)w * CHAR_W + 12 : cw;
 	}
 	for (size_t i = 0; i < gr->rows; i++) {
 		if (!gr->row_hdr[i])
@@ -185,9 +187,15 @@ put_color(FILE *out, int64_t k)
 	x = c * (1 - fabs(fmod(h / 60.0, 2) - 1));
 	m = l - c / 2;
 	sector = (int)(h / 60.0);
-	rgb[0] = sector == 0 || sector == 5 ? c : sector == 1 || sector == 4 ? x : 0;
-	rgb[1] = sector == 1 || sector == 2 ? c : sector == 0 || sector == 3 ? x : 0;
-	rgb[2] = sector == 3 || sector == 4 ? c : sector == 2 || sector == 5 ? x : 0;
+	rgb[0] = sector == 0 || sector == 5 ? c
+	    : sector == 1 || sector == 4    ? x
+	                                    : 0;
+	rgb[1] = sector == 1 || sector == 2 ? c
+	    : sector == 0 || sector == 3    ? x
+	                                    : 0;
+	rgb[2] = sector == 3 || sector == 4 ? c
+	    : sector == 2 || sector == 5    ? x
+	                                    : 0;
 	fprintf(out, "#%02x%02x%02x", (int)lround((rgb[0] + m) * 255),
 	    (int)lround((rgb[1] + m) * 255), (int)lround((rgb[2] + m) * 255));
 }
@@ -318,7 +326,10 @@ rank_label(struct strbuf *b, const int64_t *ranks, size_t n, size_t nd)
 			strbuf_add(b, " ...\n%zu ranks", n);
 			return;
 		}
-		strbuf_add(b, "%s%lld", i == 0 ? "" : i % 8 ? " " : "\n",
+		strbuf_add(b, "%s%lld",
+		    i == 0      ? ""
+		        : i % 8 ? " "
+		                : "\n",
 		    (long long)ranks[i]);
 	}
 	if (n == 0)
@@ -456,9 +467,9 @@ tensor_grid(struct picture *p, struct grid *gr)
 	for (size_t i = 0; i < rows; i++)
 		gr->row_hdr[i] = row_header(p, i);
 	for (size_t j = 0; j < cols; j++)
-		gr->col_hdr[j] = p->rank ? block_range(p, p->rank - 1,
-		                               (int64_t)j)
-		                         : strdup("");
+		gr->col_hdr[j] = p->rank
+		    ? block_range(p, p->rank - 1, (int64_t)j)
+		    : strdup("");
 	free(ranks);
 	free(cell);
 	axis_labels(p, gr);
@@ -472,8 +483,7 @@ real_axes(const sym_mesh *m, size_t *axes)
 {
 	size_t n = 0;
 
-	for (size_t a = 0; a < sym_mesh_n_axes(m) && n < SYM_MESH_MAX_AXES;
-	    a++)
+	for (size_t a = 0; a < sym_mesh_n_axes(m) && n < SYM_MESH_MAX_AXES; a++)
 		if (sym_mesh_axis_size(m, a) > 1)
 			axes[n++] = a;
 	return n;
@@ -507,11 +517,11 @@ device_grid(struct picture *p, struct grid *gr)
 			gr->row_hdr[k / cols] = strbuf_take(&b);
 		}
 		if (k < cols && sym_mesh_coords(p->m, rank, c) == 0)
-			gr->col_hdr[k] = na ? report_format("%s=%lld",
-			                          sym_mesh_axis_name(p->m,
-			                              axes[na - 1]),
-			                          (long long)c[axes[na - 1]])
-			                    : strdup("");
+			gr->col_hdr[k] = na
+			    ? report_format("%s=%lld",
+			          sym_mesh_axis_name(p->m, axes[na - 1]),
+			          (long long)c[axes[na - 1]])
+			    : strdup("");
 	}
 	return grid_measure(gr);
 }
@@ -527,20 +537,20 @@ header_lines(const struct picture *p, char **lines, size_t *n)
 	char *map = report_tensor_map_text(p->l);
 	char *local = report_local_shape_text(p->v, p->l);
 
-	lines[(*n)++] = report_format("%s : %s", sym_value_name(p->v),
-	    shape ? shape : "?");
+	lines[(*n)++] =
+	    report_format("%s : %s", sym_value_name(p->v), shape ? shape : "?");
 	lines[(*n)++] = report_format("layout %s, tensor map %s",
 	    lay ? lay : "?", map ? map : "?");
-	lines[(*n)++] = report_format("each rank holds a block %s",
-	    local ? local : "?");
+	lines[(*n)++] =
+	    report_format("each rank holds a block %s", local ? local : "?");
 	if (p->rank >= 2) {
 		struct strbuf b = { NULL, 0, 0, 0 };
 
 		for (size_t d = 0; d + 1 < p->rank; d++) {
 			char *t = dim_text(p, d);
 
-			strbuf_add(&b, "%s%s", d ? "; " : "rows: ",
-			    t ? t : "?");
+			strbuf_add(&b, "%s%s",
+			    d ? "; " : "rows: ", t ? t : "?");
 			free(t);
 		}
 		lines[(*n)++] = strbuf_take(&b);
@@ -561,8 +571,8 @@ header_lines(const struct picture *p, char **lines, size_t *n)
 /* Write the SVG document of the picture "p" with the grids "tg" (tensor)
  * and "dg" (devices) and the header "lines" ("n") to "out". */
 static void
-write_svg(const struct picture *p, const struct grid *tg,
-    const struct grid *dg, char **lines, size_t n, FILE *out)
+write_svg(const struct picture *p, const struct grid *tg, const struct grid *dg,
+    char **lines, size_t n, FILE *out)
 {
 	char *mesh = sym_mesh_to_str(p->m);
 	char *caption = report_format("devices %s: each rank in the color "

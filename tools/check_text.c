@@ -144,7 +144,8 @@ relation_rows(const struct report *r, struct table *t)
 
 		free(val);
 		table_add(t, text, at_text(rel->loc),
-		    rel->reason ? report_format("(%s)", rel->reason) : text_dup(""),
+		    rel->reason ? report_format("(%s)", rel->reason)
+		                : text_dup(""),
 		    NULL);
 	}
 	n = sym_ctx_n_facts(r->ctx);
@@ -170,7 +171,8 @@ guard_rows(const struct report *r, struct table *t)
 		const sym_guard *g = sym_graph_guard(r->g, i);
 
 		table_add(t, text_dup(g->text), at_text(g->loc),
-		    g->reason ? report_format("(%s)", g->reason) : text_dup(""), NULL);
+		    g->reason ? report_format("(%s)", g->reason) : text_dup(""),
+		    NULL);
 	}
 }
 

@@ -56,8 +56,7 @@ strategy_rows(const struct report *r, struct table *t)
 		char *st = sym_node_strategy_to_str(nd);
 		char *ms = m ? sym_mesh_to_str(m) : NULL;
 		char *c[5] = { report_node_name(nd),
-			text_dup(sym_node_op_name(nd)),
-			st ? st : text_dup("-"),
+			text_dup(sym_node_op_name(nd)), st ? st : text_dup("-"),
 			ms ? report_format("on %s", ms) : text_dup(""),
 			text_dup(src ? src : "not sharded (see the errors)") };
 
@@ -76,13 +75,15 @@ layouts_text(const sym_layout *a, const sym_layout *b)
 {
 	char *sa, *sb, *s;
 
-	if (a && b && sym_mesh_is_equal(sym_layout_mesh(a), sym_layout_mesh(b))) {
+	if (a && b &&
+	    sym_mesh_is_equal(sym_layout_mesh(a), sym_layout_mesh(b))) {
 		char *m = sym_mesh_to_str(sym_layout_mesh(b));
 
 		sa = sym_layout_to_str(a);
 		sb = sym_layout_to_str(b);
-		s = sa && sb && m ? report_format("from %s to %s on %s", sa, sb, m)
-		                  : NULL;
+		s = sa && sb && m
+		    ? report_format("from %s to %s on %s", sa, sb, m)
+		    : NULL;
 		free(m);
 	} else {
 		sa = report_layout_text(a);
@@ -100,8 +101,8 @@ layouts_text(const sym_layout *a, const sym_layout *b)
 static char *
 comm_heading(const sym_comm *c)
 {
-	const sym_node *n = c->consumer ? c->consumer
-	                                : sym_value_producer(c->value);
+	const sym_node *n =
+	    c->consumer ? c->consumer : sym_value_producer(c->value);
 	char *name = n ? report_node_name(n) : text_dup("?");
 	char *lay = layouts_text(report_comm_from(c), report_comm_to(c));
 	const char *v = sym_value_name(c->value);
@@ -123,8 +124,8 @@ comm_heading(const sym_comm *c)
  * rank groups, bytes and time; add the time to "*total". "r" is the
  * report. */
 static void
-step_row(const struct report *r, struct table *t, const sym_redist *p,
-    size_t i, double *total)
+step_row(const struct report *r, struct table *t, const sym_redist *p, size_t i,
+    double *total)
 {
 	sym_comm_kind kind = sym_redist_step_kind(p, i);
 	char *axes = report_step_axes(p, i), *bytes, buf[64];
@@ -181,8 +182,8 @@ comm_rows(const struct report *r, struct table *t)
 		table_line(t, 2, comm_heading(c));
 		for (size_t s = 0; s < k; s++) {
 			step_row(r, t, c->plan, s, &total);
-			steps += sym_redist_step_kind(c->plan, s) !=
-			    SYM_COMM_SLICE;
+			steps +=
+			    sym_redist_step_kind(c->plan, s) != SYM_COMM_SLICE;
 		}
 		if (sym_redist_full_gather(c->plan) == 1)
 			table_line(t, 4,
@@ -190,8 +191,8 @@ comm_rows(const struct report *r, struct table *t)
 			             "tensor at some step of this plan"));
 	}
 	table_line(t, 2,
-	    report_format("total: %zu communication%s, %zu collective%s, %s",
-	        n, n == 1 ? "" : "s", steps, steps == 1 ? "" : "s",
+	    report_format("total: %zu communication%s, %zu collective%s, %s", n,
+	        n == 1 ? "" : "s", steps, steps == 1 ? "" : "s",
 	        report_seconds_text(buf, sizeof(buf), total)));
 }
 

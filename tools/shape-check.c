@@ -310,11 +310,14 @@ load_topology(sym_ctx *ctx, const struct options *o, int *bad)
 		return t;
 	at = sym_ctx_last_location(ctx);
 	if (o->topology && at.line > 0)
-		fprintf(stderr, PROG ": %s:%d:%d: %s\n", at.file ? at.file : path,
-		    at.line, at.col, sym_ctx_last_message(ctx));
+		fprintf(stderr, PROG ": %s:%d:%d: %s\n",
+		    at.file ? at.file : path, at.line, at.col,
+		    sym_ctx_last_message(ctx));
+	else if (at.line > 0)
+		fprintf(stderr, PROG ": %s (line %d, column %d)\n",
+		    sym_ctx_last_message(ctx), at.line, at.col);
 	else
-		fprintf(stderr, PROG ": %s%s\n", sym_ctx_last_message(ctx),
-		    at.line > 0 ? " (at that line and column)" : "");
+		fprintf(stderr, PROG ": %s\n", sym_ctx_last_message(ctx));
 	*bad = 1;
 	return NULL;
 }
@@ -397,8 +400,9 @@ write_outputs(const struct report *r, const struct options *o)
 		if (!name) {
 			status = EXIT_USAGE;
 		} else if (!v) {
-			fprintf(stderr, PROG ": --draw: %s has no value named "
-			                "'%s'\n",
+			fprintf(stderr,
+			    PROG ": --draw: %s has no value named "
+			         "'%s'\n",
 			    sym_graph_filename(r->g), name);
 			status = EXIT_USAGE;
 		} else if (!sym_value_layout(v)) {

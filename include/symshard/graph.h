@@ -137,6 +137,10 @@ SYM_EXPORT sym_value *sym_node_output(SYM_KEEP const sym_node *n, size_t i);
 SYM_EXPORT const sym_attrs *sym_node_attrs(SYM_KEEP const sym_node *n);
 SYM_EXPORT sym_loc sym_node_location(SYM_KEEP const sym_node *n);
 
+SYM_EXPORT int sym_graph_add_mesh(SYM_KEEP sym_graph *g, const char *text,
+    SYM_KEEP const sym_loc *where);
+SYM_EXPORT int sym_node_set_strategy(SYM_KEEP sym_graph *g,
+    SYM_KEEP sym_node *n, const char *text, SYM_KEEP const sym_loc *where);
 SYM_EXPORT int sym_graph_set_shard_option(SYM_KEEP sym_graph *g,
     sym_shard_option opt, long value);
 SYM_EXPORT int sym_graph_shard(SYM_KEEP sym_graph *g,

@@ -32,7 +32,7 @@
 #define SPIN_YIELDS 20
 #define TILE_BYTES 4096
 #define SMALL_BYTES 16384
-#define SEG_BYTES (256 * 1024)
+#define SEG_BYTES (512 * 1024)
 
 /* The barrier's state word: arrivals (low 32 bits), generation (31 bits),
  * and the broken flag. */

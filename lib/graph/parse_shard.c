@@ -386,3 +386,61 @@ fail:
 	sym__strategy_free(s);
 	return NULL;
 }
+
+/* Set up "p" to read "text" of graph "g", whose first character is at
+ * "where" (may be NULL: line 1); columns count from the text's start. */
+static void
+text_parser(struct sym__parser *p, sym_graph *g, const char *text,
+    const sym_loc *where)
+{
+	memset(p, 0, sizeof(*p));
+	p->ctx = g->ctx;
+	p->g = g;
+	p->src = text;
+	p->file = where ? sym__graph_intern_file(g, where->file) : NULL;
+	p->line = where && where->line > 0 ? where->line : 1;
+}
+
+/* Give node "n" of "g" the strategy written in "text" as after "shard"
+ * in a graph file ("((2, 4), (4, 1))", "(m(mp, None), m(None, mp)) ->
+ * (m(mp, None),)"), located at "where" (may be NULL). It takes effect at
+ * the next sym_graph_shard. Return 0, or -1 with a diagnostic on "g". */
+int
+sym_node_set_strategy(sym_graph *g, sym_node *n, const char *text,
+    const sym_loc *where)
+{
+	struct sym__parser p;
+	struct sym__strategy *s;
+
+	if (!g || !n || !text)
+		return -1;
+	text_parser(&p, g, text, where);
+	s = sym__parse_strategy(&p);
+	sym__nameset_clear(&p.failed);
+	if (!s) {
+		if (p.oom)
+			sym__oom(g->ctx);
+		return -1;
+	}
+	sym__node_set_strategy(n, s);
+	return 0;
+}
+
+/* Declare in "g" the mesh written in "text" as after "mesh" in a graph
+ * file ("m = (dp=2, sp=2, mp=2)", optionally followed by "ranks [...]"),
+ * located at "where" (may be NULL). Return 0, or -1 with a diagnostic. */
+int
+sym_graph_add_mesh(sym_graph *g, const char *text, const sym_loc *where)
+{
+	struct sym__parser p;
+	int r;
+
+	if (!g || !text)
+		return -1;
+	text_parser(&p, g, text, where);
+	r = sym__parse_mesh(&p);
+	sym__nameset_clear(&p.failed);
+	if (p.oom)
+		sym__oom(g->ctx);
+	return r;
+}

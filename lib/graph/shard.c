@@ -238,14 +238,14 @@ axes_words(const sym_layout *l, size_t d)
 static int
 seen(struct sym__pass *p, const sym_value *v, size_t d, int64_t k)
 {
-	for (size_t i = 0; i < p->n_seen; i++)
-		if (p->seen[i].v == v && p->seen[i].d == d && p->seen[i].k == k)
+	struct sym__seen *s = &p->seen[v->index];
+
+	for (uint8_t i = 0; i < s->n; i++)
+		if (s->d[i] == d && s->k[i] == k)
 			return 1;
-	if (sym__grow(p->g->ctx, (void **)&p->seen, &p->cap_seen, p->n_seen + 1,
-	        sizeof(*p->seen)) == 0) {
-		p->seen[p->n_seen].v = v;
-		p->seen[p->n_seen].d = d;
-		p->seen[p->n_seen++].k = k;
+	if (s->n < 8 && d < 256) {
+		s->d[s->n] = (uint8_t)d;
+		s->k[s->n++] = k;
 	}
 	return 0;
 }
@@ -526,6 +526,42 @@ notes(sym_graph *g, sym_node *n, const struct sym__run *r)
 	free(label);
 }
 
+/* Index the uses of every value of the graph of "p": the uses of value v
+ * are use[use0[v] .. use0[v + 1]), by node order; 0 or -1. */
+static int
+index_uses(struct sym__pass *p)
+{
+	sym_graph *g = p->g;
+	size_t n = 0, *fill;
+
+	p->use0 = calloc(g->n_value + 2, sizeof(*p->use0));
+	if (!p->use0)
+		return -1;
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t k = 0; k < g->node[i]->n_in; k++) {
+			p->use0[g->node[i]->in[k]->index + 1]++;
+			n++;
+		}
+	for (size_t v = 0; v < g->n_value; v++)
+		p->use0[v + 1] += p->use0[v];
+	p->use = calloc(n + 1, sizeof(*p->use));
+	fill = calloc(g->n_value + 1, sizeof(*fill));
+	if (!p->use || !fill) {
+		free(fill);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t k = 0; k < g->node[i]->n_in; k++) {
+			size_t v = g->node[i]->in[k]->index;
+			struct sym__use *u = &p->use[p->use0[v] + fill[v]++];
+
+			u->node = i;
+			u->input = k;
+		}
+	free(fill);
+	return 0;
+}
+
 /* Set up the pass "p" over "g" with the topology "topo": the binding of
  * every symbol to its least value and its text; 0 or -1. */
 static int
@@ -539,8 +575,10 @@ pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
 	p->devices = g->devices > 0 ? g->devices : 1;
 	p->run = calloc(g->n_node + 1, sizeof(*p->run));
 	p->decl_mesh = calloc(g->n_mesh + 1, sizeof(*p->decl_mesh));
+	p->seen = calloc(g->n_value + 1, sizeof(*p->seen));
 	p->least = sym_binding_new(g->ctx);
-	if (!p->run || !p->decl_mesh || !p->least)
+	if (!p->run || !p->decl_mesh || !p->seen || !p->least ||
+	    index_uses(p) < 0)
 		return -1;
 	for (size_t i = 0; i < ns; i++) {
 		sym_symbol *s = sym_ctx_symbol(g->ctx, i);
@@ -570,6 +608,8 @@ pass_clear(struct sym__pass *p)
 	free(p->run);
 	free(p->decl_mesh);
 	free(p->seen);
+	free(p->use0);
+	free(p->use);
 	free(p->least_txt);
 	sym_binding_free(p->least);
 }

@@ -136,20 +136,18 @@ run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r, char **desc)
 				return -1;
 			total += c;
 		}
-		for (size_t j = n->index + 1; j < p->g->n_node; j++) {
+		for (size_t u = p->use0[n->out[k]->index];
+		     u < p->use0[n->out[k]->index + 1]; u++) {
+			size_t j = p->use[u].node, s = p->use[u].input;
 			sym_node *m = p->g->node[j];
 
-			if (!m->strategy || !p->run[j].ok)
+			if (j <= n->index || !m->strategy || !p->run[j].ok)
 				continue;
-			for (size_t s = 0; s < m->n_in; s++) {
-				if (m->in[s] != n->out[k])
-					continue;
-				c = sym__pass_cost(p, r->value[k],
-				    p->run[j].s.in[s], shape, desc);
-				if (c < 0)
-					return -1;
-				total += c;
-			}
+			c = sym__pass_cost(p, r->value[k], p->run[j].s.in[s],
+			    shape, desc);
+			if (c < 0)
+				return -1;
+			total += c;
 		}
 	}
 	return total;

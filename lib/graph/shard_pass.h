@@ -23,11 +23,17 @@ struct sym__run {
 	char *text;         /* the strategy in force */
 };
 
-/* A dimension already validated: each refuted split is reported once. */
+/* The dimensions of a value already validated (each refuted split is
+ * reported once): up to 8 (dimension, split) pairs. */
 struct sym__seen {
-	const sym_value *v;
-	size_t d;
-	int64_t k;
+	uint8_t n;
+	uint8_t d[8];
+	int64_t k[8];
+};
+
+/* A use of a value: input "input" of node number "node". */
+struct sym__use {
+	size_t node, input;
 };
 
 /* The state of one sharding pass over "g". */
@@ -35,12 +41,13 @@ struct sym__pass {
 	sym_graph *g;
 	const sym_topology *topo;
 	int64_t devices;
-	struct sym__run *run; /* by node */
-	sym_mesh **decl_mesh; /* by mesh declaration (internal), or NULL */
-	sym_binding *least;   /* every symbol at its least value */
-	char *least_txt;      /* "b = 8" */
-	struct sym__seen *seen;
-	size_t n_seen, cap_seen;
+	struct sym__run *run;   /* by node */
+	sym_mesh **decl_mesh;   /* by mesh declaration (internal), or NULL */
+	sym_binding *least;     /* every symbol at its least value */
+	char *least_txt;        /* "b = 8" */
+	struct sym__seen *seen; /* by value */
+	size_t *use0;           /* by value: its first use in "use" */
+	struct sym__use *use;   /* uses grouped by value, nodes in order */
 };
 
 /* A run for node "n"; 0 or -1 (out of memory). */

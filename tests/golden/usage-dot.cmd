@@ -1,1 +1,1 @@
-examples/ffn.sg --dot=ffn.dot
+examples/ffn.sg --dot

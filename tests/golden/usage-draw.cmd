@@ -1,1 +1,1 @@
-examples/ffn.sg --draw h1=h1.svg
+examples/ffn.sg --draw h1

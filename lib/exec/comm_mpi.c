@@ -1,0 +1,324 @@
+/*
+ * The MPI backend: one rank per process, over a duplicate of
+ * MPI_COMM_WORLD; each distinct group gets an MPI communicator, created
+ * (collectively over the group's members only) at its first use and kept
+ * until the end. The collectives map to MPI's; with SYM_COMM_OPT_CHECK on,
+ * every call first gathers the members' arguments so that a mismatch fails
+ * on every member with the same message as on the threads backend.
+ *
+ * Compiled only when configure found MPI (SYM_HAVE_MPI); otherwise comm.c
+ * has the stub of sym__comm_mpi_new.
+ */
+#ifdef SYM_HAVE_MPI
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "exec/comm_private.h"
+
+#define PERMUTE_TAG 7301
+
+/* The communicator of one group. */
+struct mgroup {
+	struct mgroup *next;
+	int n;
+	int *ranks;
+	MPI_Comm comm;
+};
+
+/* The backend's state: the world's duplicate, whether MPI was initialised
+ * here (and is then finalised by sym_comm_free), the groups' communicators.
+ */
+struct mpi {
+	MPI_Comm world;
+	int init_here;
+	struct mgroup *groups;
+};
+
+/* Return 1 when MPI is initialised and not yet finalised. */
+static int
+mpi_alive(void)
+{
+	int init = 0, fin = 1;
+
+	MPI_Initialized(&init);
+	MPI_Finalized(&fin);
+	return init && !fin;
+}
+
+/* Free the backend state of "comm": the communicators, then MPI itself
+ * when it was initialised here. */
+static void
+mpi_destroy(sym_communicator *comm)
+{
+	struct mpi *m = comm->impl;
+	int alive = mpi_alive();
+
+	if (!m)
+		return;
+	while (m->groups) {
+		struct mgroup *g = m->groups;
+
+		m->groups = g->next;
+		if (alive && g->comm != MPI_COMM_NULL)
+			MPI_Comm_free(&g->comm);
+		free(g->ranks);
+		free(g);
+	}
+	if (alive && m->world != MPI_COMM_NULL)
+		MPI_Comm_free(&m->world);
+	if (alive && m->init_here)
+		MPI_Finalize();
+	free(m);
+	comm->impl = NULL;
+}
+
+/* Record SYM_EIO on "ctx" for the MPI error "rc" of "what"; return -1. */
+static int
+mpi_error(sym_ctx *ctx, const char *what, int rc)
+{
+	char text[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+		snprintf(text, sizeof(text), "error %d", rc);
+	sym__error(ctx, SYM_EIO, NULL, "%s: MPI: %s", what, text);
+	return -1;
+}
+
+/* Return the communicator of the group of "call" in the state "m",
+ * created at its first use; MPI_COMM_NULL with an error on the caller's
+ * context. */
+static MPI_Comm
+group_comm(struct sym__comm_call *call, struct mpi *m)
+{
+	sym_ctx *ctx = call->ep->ctx;
+	struct mgroup *g;
+	MPI_Group wg, gg;
+	int rc, identity = call->n == call->ep->comm->n_ranks;
+	size_t sz = (size_t)call->n * sizeof(int);
+
+	for (int i = 0; i < call->n && identity; i++)
+		identity = call->group[i] == i;
+	if (identity)
+		return m->world;
+	for (g = m->groups; g; g = g->next)
+		if (g->n == call->n && !memcmp(g->ranks, call->group, sz))
+			return g->comm;
+	if (sym__comm_group_check(ctx, call->ep->comm->n_ranks, call->group,
+		call->n) < 0)
+		return MPI_COMM_NULL;
+	g = sym__alloc(ctx, sizeof(*g));
+	if (!g || !(g->ranks = sym__alloc(ctx, sz))) {
+		free(g);
+		return MPI_COMM_NULL;
+	}
+	memcpy(g->ranks, call->group, sz);
+	g->n = call->n;
+	MPI_Comm_group(m->world, &wg);
+	MPI_Group_incl(wg, call->n, call->group, &gg);
+	rc = MPI_Comm_create_group(m->world, gg,
+	    (int)(sym__comm_group_hash(call->group, call->n) & 0x7fff),
+	    &g->comm);
+	MPI_Group_free(&gg);
+	MPI_Group_free(&wg);
+	if (rc != MPI_SUCCESS) {
+		free(g->ranks);
+		free(g);
+		mpi_error(ctx, "creating a group communicator", rc);
+		return MPI_COMM_NULL;
+	}
+	MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN);
+	g->next = m->groups;
+	m->groups = g;
+	return g->comm;
+}
+
+/* Return 0 when every member of the group of "call" passed matching
+ * arguments (gathered over "gc"), else -1 with an error. */
+static int
+check_args(struct sym__comm_call *call, MPI_Comm gc)
+{
+	struct sym__comm_args *all;
+	int rc;
+
+	all = sym__realloc_array(call->ep->ctx, NULL, (size_t)call->n,
+	    sizeof(*all));
+	if (!all)
+		return -1;
+	rc = MPI_Allgather(&call->args, (int)sizeof(call->args), MPI_BYTE, all,
+	    (int)sizeof(call->args), MPI_BYTE, gc);
+	if (rc != MPI_SUCCESS) {
+		free(all);
+		return mpi_error(call->ep->ctx, "checking the arguments", rc);
+	}
+	rc = sym__comm_args_check(call->ep->ctx, call, all, sizeof(*all));
+	free(all);
+	return rc;
+}
+
+/* Return the MPI datatype of the reduction of "a". */
+static MPI_Datatype
+mpi_type(const struct sym__comm_args *a)
+{
+	switch (a->dtype) {
+	case SYM_DT_F32:
+		return MPI_FLOAT;
+	case SYM_DT_F64:
+		return MPI_DOUBLE;
+	default:
+		return MPI_INT32_T;
+	}
+}
+
+/* Return 0 when "count" of the call "call" fits MPI's int counts, else -1
+ * with SYM_EOVERFLOW. */
+static int
+fits_int(struct sym__comm_call *call, uint64_t count, const char *what)
+{
+	if (count <= INT_MAX)
+		return 0;
+	sym__error(call->ep->ctx, SYM_EOVERFLOW, NULL,
+	    "%s on rank %d: %llu %s exceed MPI's int counts",
+	    sym__comm_coll_name(call->args.kind), call->ep->rank,
+	    (unsigned long long)count, what);
+	return -1;
+}
+
+/* Run the MPI call of "call" on the group communicator "gc"; return MPI's
+ * result. */
+static int
+mpi_call(struct sym__comm_call *call, MPI_Comm gc)
+{
+	const struct sym__comm_args *a = &call->args;
+	MPI_Op op = a->op == SYM_REDUCE_MAX ? MPI_MAX : MPI_SUM;
+	int b = (int)a->bytes, c = (int)a->count;
+	const void *own = (const char *)a->recv + (size_t)call->me * a->bytes;
+
+	switch (a->kind) {
+	case SYM__COLL_ALL_REDUCE:
+		return MPI_Allreduce(a->send == a->recv ? MPI_IN_PLACE : a->send,
+		    a->recv, c, mpi_type(a), op, gc);
+	case SYM__COLL_ALL_GATHER:
+		return MPI_Allgather(a->bytes && a->send == own ? MPI_IN_PLACE :
+								  a->send,
+		    b, MPI_BYTE, a->recv, b, MPI_BYTE, gc);
+	case SYM__COLL_REDUCE_SCATTER:
+		return MPI_Reduce_scatter_block(a->send, a->recv, c,
+		    mpi_type(a), op, gc);
+	case SYM__COLL_ALL_TO_ALL:
+		return MPI_Alltoall(a->send, b, MPI_BYTE, a->recv, b, MPI_BYTE,
+		    gc);
+	case SYM__COLL_PERMUTE:
+		return MPI_Sendrecv(a->send, a->root >= 0 ? b : 0, MPI_BYTE,
+		    a->root >= 0 ? a->root : MPI_PROC_NULL, PERMUTE_TAG,
+		    a->recv, a->source >= 0 ? b : 0, MPI_BYTE,
+		    a->source >= 0 ? a->source : MPI_PROC_NULL, PERMUTE_TAG,
+		    gc, MPI_STATUS_IGNORE);
+	case SYM__COLL_BROADCAST:
+		return MPI_Bcast(a->recv, b, MPI_BYTE, a->root, gc);
+	default:
+		return MPI_Barrier(gc);
+	}
+}
+
+/* Run the collective "call" on the MPI backend; return 0, or -1 with an
+ * error on the caller's context. */
+static int
+mpi_run(struct sym__comm_call *call)
+{
+	sym_communicator *comm = call->ep->comm;
+	MPI_Comm gc;
+	int rc;
+
+	if (!mpi_alive()) {
+		sym__error(call->ep->ctx, SYM_EIO, NULL,
+		    "%s on rank %d: MPI is finalised",
+		    sym__comm_coll_name(call->args.kind), call->ep->rank);
+		return -1;
+	}
+	if (fits_int(call, call->args.bytes, "bytes") < 0 ||
+	    fits_int(call, (uint64_t)call->args.count, "elements") < 0)
+		return -1;
+	gc = group_comm(call, comm->impl);
+	if (gc == MPI_COMM_NULL)
+		return -1;
+	if (atomic_load(&comm->check) && check_args(call, gc) < 0)
+		return -1;
+	rc = mpi_call(call, gc);
+	if (rc != MPI_SUCCESS)
+		return mpi_error(call->ep->ctx,
+		    sym__comm_coll_name(call->args.kind), rc);
+	return 0;
+}
+
+static const struct sym__comm_ops mpi_ops = {
+	.name = "mpi",
+	.destroy = mpi_destroy,
+	.run = mpi_run,
+};
+
+/* Return an MPI communicator of "ctx" over MPI_COMM_WORLD, initialising MPI
+ * (MPI_THREAD_SERIALIZED) with "argc" and "argv" unless it is; NULL with
+ * SYM_EIO on "ctx" when MPI is finalised or fails. */
+sym_communicator *
+sym__comm_mpi_new(sym_ctx *ctx, int *argc, char ***argv)
+{
+	sym_communicator *comm;
+	struct mpi *m;
+	int init = 0, fin = 0, provided, rank, size, rc;
+
+	MPI_Initialized(&init);
+	MPI_Finalized(&fin);
+	if (fin) {
+		sym__error(ctx, SYM_EIO, NULL,
+		    "mpi communicator: MPI is already finalised");
+		return NULL;
+	}
+	if (!init) {
+		rc = MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED,
+		    &provided);
+		if (rc != MPI_SUCCESS) {
+			sym__error(ctx, SYM_EIO, NULL,
+			    "mpi communicator: MPI_Init_thread failed");
+			return NULL;
+		}
+	}
+	m = sym__alloc(ctx, sizeof(*m));
+	if (!m) {
+		if (!init)
+			MPI_Finalize();
+		return NULL;
+	}
+	m->init_here = !init;
+	m->world = MPI_COMM_NULL;
+	rc = MPI_Comm_dup(MPI_COMM_WORLD, &m->world);
+	if (rc == MPI_SUCCESS) {
+		MPI_Comm_set_errhandler(m->world, MPI_ERRORS_RETURN);
+		MPI_Comm_rank(m->world, &rank);
+		MPI_Comm_size(m->world, &size);
+		comm = sym__comm_new(ctx, &mpi_ops, size, rank, 1);
+	} else {
+		mpi_error(ctx, "mpi communicator", rc);
+		comm = NULL;
+	}
+	if (!comm) {
+		struct sym_communicator tmp = { .impl = m };
+
+		mpi_destroy(&tmp);
+		return NULL;
+	}
+	comm->impl = m;
+	return comm;
+}
+
+#else
+
+/* Without MPI this file declares nothing else (see comm.c). */
+typedef int sym__comm_mpi_unused;
+
+#endif

@@ -1,0 +1,1 @@
+examples/ffn.sg --draw nothing=$out/draw-unknown.svg

@@ -1,0 +1,1 @@
+examples/ffn.sg --dot $out/ffn-dot.dot

@@ -1,0 +1,1 @@
+examples/layout.sg --draw x=$out/layout-x.svg --draw y=$out/layout-y.svg

@@ -1,0 +1,1 @@
+--devices 16 examples/ffn.sg --rank-table tests/golden/data/rank_table.json

@@ -1,0 +1,1 @@
+examples/ffn.sg --rank-table tests/golden/data/rank_table.json

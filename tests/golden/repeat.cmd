@@ -1,0 +1,1 @@
+tests/golden/data/repeat.sg --draw x=$out/repeat-x.svg
