@@ -321,7 +321,8 @@ sym__comm_group_hash(const int *group, int n)
 }
 
 /* Return 0 when the "n" ranks of "group" are distinct ranks of a
- * communicator of "n_ranks" ranks, else -1 with SYM_EINVAL on "ctx". */
+ * communicator of "n_ranks" ranks (so that there are at most "n_ranks"),
+ * else -1 with SYM_EINVAL on "ctx". */
 int
 sym__comm_group_check(sym_ctx *ctx, int n_ranks, const int *group, int n)
 {
@@ -329,7 +330,7 @@ sym__comm_group_check(sym_ctx *ctx, int n_ranks, const int *group, int n)
 	char *g;
 	int bad = -1, dup = 0;
 
-	if (n < 1 || n > n_ranks) {
+	if (n < 1) {
 		sym__error(ctx, SYM_EINVAL, NULL,
 		    "group of %d ranks (must be 1 to %d)", n, n_ranks);
 		return -1;

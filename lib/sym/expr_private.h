@@ -78,7 +78,7 @@ struct sym_symbol {
 	sym_loc loc;
 	char *loc_file;
 	struct sym_expr *expr; /* the POLY node of the symbol */
-	unsigned n_facts; /* facts in scope that name it */
+	unsigned n_facts;      /* facts in scope that name it */
 	sym__av av;
 };
 
