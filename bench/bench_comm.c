@@ -195,7 +195,7 @@ rank_main(void *p)
 	if (!ep)
 		die(ctx, "attach");
 	if (time_all(ep, sym_comm_n_ranks(r->comm), r->o, r->m.best,
-		r->m.median) < 0)
+	        r->m.median) < 0)
 		die(ctx, "collective");
 	sym_comm_detach(ep);
 	sym_ctx_free(ctx);
@@ -214,8 +214,8 @@ bus_factor(enum kind k, int n)
 /* Print the measurements "m" of backend "backend" on "n" ranks, the
  * all_reduce also against memcpy's "mc". */
 static void
-report(const char *backend, int n, const struct opts *o,
-    const struct times *m, const struct times *mc)
+report(const char *backend, int n, const struct opts *o, const struct times *m,
+    const struct times *mc)
 {
 	for (int k = 0; k < N_KIND; k++) {
 		double algbw = (double)o->bytes / m->median[k] / 1e9;
@@ -344,15 +344,17 @@ main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--ranks") && i + 1 < argc)
 			o.ranks = atoi(argv[++i]);
 		else {
-			fprintf(stderr, "usage: bench_comm [--mpi] [--bytes N] "
-					"[--reps N] [--ranks N]\n");
+			fprintf(stderr,
+			    "usage: bench_comm [--mpi] [--bytes N] "
+			    "[--reps N] [--ranks N]\n");
 			return 2;
 		}
 	}
 	if (o.bytes < 64 * sizeof(float) || o.reps < 1 || o.ranks < 0 ||
 	    o.ranks > 8) {
-		fprintf(stderr, "bench_comm: --bytes at least 256, --reps at "
-				"least 1, --ranks 1 to 8\n");
+		fprintf(stderr,
+		    "bench_comm: --bytes at least 256, --reps at "
+		    "least 1, --ranks 1 to 8\n");
 		return 2;
 	}
 	o.bytes = o.bytes / (8 * 64) * (8 * 64);

@@ -17,6 +17,9 @@
 #   BENCH_PROVE  the benchmark program (default ./bench/bench_prove)
 #   BENCH_GRAPH  the shape-inference benchmark (default ./bench/bench_graph)
 #   BENCH_REDIST the redistribution benchmark (default ./bench/bench_redist)
+#   BENCH_KERNELS the executor's kernel benchmark (default
+#                ./bench/bench_kernels; matmul kernel vs cblas_sgemm, call
+#                overhead on tiny tensors)
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
 
 set -e
@@ -25,6 +28,7 @@ srcdir=$(cd "$(dirname "$0")" && pwd)
 bench_prove=${BENCH_PROVE:-./bench/bench_prove}
 bench_graph=${BENCH_GRAPH:-./bench/bench_graph}
 bench_redist=${BENCH_REDIST:-./bench/bench_redist}
+bench_kernels=${BENCH_KERNELS:-./bench/bench_kernels}
 python3=${PYTHON3-/usr/bin/python3}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/symshard-bench.XXXXXX")
@@ -35,6 +39,8 @@ echo "# symshard benchmarks"
 "$bench_graph"
 echo "# redistribution planner: collectives per plan, time per plan"
 "$bench_redist"
+echo "# executor kernels: matmul vs cblas_sgemm, call overhead (bench/bench_kernels)"
+"$bench_kernels"
 echo "# prover: tier 0, exact tier, both (bench/bench_prove)"
 # bench_prove exits with status 1 on any wrong answer or bad witness.
 "$bench_prove" >"$tmp/prove.json" || {

@@ -92,8 +92,7 @@ member_main(void *p)
  * timeout is "timeout_ms" (0: the default), and fail the test on any
  * rank's failure. */
 static void
-run_team(int n, long timeout_ms, int (*fn)(struct member *, void *),
-    void *arg)
+run_team(int n, long timeout_ms, int (*fn)(struct member *, void *), void *arg)
 {
 	pthread_t th[MAX_RANKS];
 	struct team t;
@@ -105,7 +104,7 @@ run_team(int n, long timeout_ms, int (*fn)(struct member *, void *),
 	assert_non_null(t.comm);
 	if (timeout_ms)
 		assert_int_equal(sym_comm_set_option(t.comm,
-				     SYM_COMM_OPT_TIMEOUT_MS, timeout_ms),
+		                     SYM_COMM_OPT_TIMEOUT_MS, timeout_ms),
 		    0);
 	t.n = n;
 	t.fn = fn;
@@ -114,7 +113,7 @@ run_team(int n, long timeout_ms, int (*fn)(struct member *, void *),
 		t.m[r].team = &t;
 		t.m[r].rank = r;
 		assert_int_equal(pthread_create(&th[r], NULL, member_main,
-				     &t.m[r]),
+		                     &t.m[r]),
 		    0);
 	}
 	for (int r = 0; r < n; r++)
@@ -180,9 +179,9 @@ combine(void *acc, const void *x, int64_t i, sym_dtype dt, sym_reduce_op op)
 	} else {
 		int32_t a = ((int32_t *)acc)[i], b = ((const int32_t *)x)[i];
 
-		((int32_t *)acc)[i] = sum ?
-		    (int32_t)((uint32_t)a + (uint32_t)b) :
-		    b > a ? b : a;
+		((int32_t *)acc)[i] = sum ? (int32_t)((uint32_t)a + (uint32_t)b)
+		    : b > a               ? b
+		                          : a;
 	}
 }
 
@@ -213,8 +212,7 @@ reference(void *out, const int *group, int m, sym_dtype dt, sym_reduce_op op,
 			memcpy(out, in + off * (int64_t)es, (size_t)count * es);
 		else
 			for (int64_t i = 0; i < count; i++)
-				combine(out, in + off * (int64_t)es, i, dt,
-				    op);
+				combine(out, in + off * (int64_t)es, i, dt, op);
 	}
 	free(in);
 }
@@ -250,15 +248,16 @@ static const size_t block_bytes[] = { 0, 1, 7, 4096, 20011 };
  * group "g" of "m" ranks for rank "mb", whose group rank is "me"; "seed"
  * numbers the cases. Return 0 or -1 (failure recorded). */
 static int
-check_reductions(struct member *mb, const int *g, int m, int me,
-    uint64_t seed)
+check_reductions(struct member *mb, const int *g, int m, int me, uint64_t seed)
 {
 	for (size_t d = 0; d < 3; d++)
 		for (int op = 0; op < 2; op++)
 			for (size_t c = 0; c < 5; c++, seed++) {
 				sym_dtype dt = dtypes[d];
-				int64_t n = counts[c] + (c == 4 ? 2000 * op : 0);
-				size_t es = sym_dtype_size(dt), sz = (size_t)n * es;
+				int64_t n =
+				    counts[c] + (c == 4 ? 2000 * op : 0);
+				size_t es = sym_dtype_size(dt),
+				       sz = (size_t)n * es;
 				char *send = xmalloc(sz * (size_t)m);
 				char *recv = xmalloc(sz * (size_t)m);
 				char *want = xmalloc(sz * (size_t)m);
@@ -269,8 +268,8 @@ check_reductions(struct member *mb, const int *g, int m, int me,
 				if (in_place)
 					memcpy(recv, send, sz);
 				if (sym_comm_all_reduce(mb->ep, g, m,
-					in_place ? recv : send, recv, n, dt,
-					(sym_reduce_op)op) < 0)
+				        in_place ? recv : send, recv, n, dt,
+				        (sym_reduce_op)op) < 0)
 					return failed(mb, "all_reduce: %s",
 					    sym_ctx_last_message(mb->ctx));
 				reference(want, g, m, dt, op, 0, n, seed);
@@ -283,7 +282,7 @@ check_reductions(struct member *mb, const int *g, int m, int me,
 					    (long long)n, in_place, m, at);
 				fill(send, dt, n * m, seed + 77, mb->rank);
 				if (sym_comm_reduce_scatter(mb->ep, g, m, send,
-					recv, n, dt, (sym_reduce_op)op) < 0)
+				        recv, n, dt, (sym_reduce_op)op) < 0)
 					return failed(mb, "reduce_scatter: %s",
 					    sym_ctx_last_message(mb->ctx));
 				reference(want, g, m, dt, op, n * me, n,
@@ -323,10 +322,11 @@ check_moves(struct member *mb, const int *g, int m, int me, uint64_t seed)
 			    g[j]);
 		memcpy(recv + (size_t)me * b, send, b);
 		if (sym_comm_all_gather(mb->ep, g, m,
-			seed % 2 ? recv + (size_t)me * b : send, recv, b) < 0 ||
+		        seed % 2 ? recv + (size_t)me * b : send, recv, b) < 0 ||
 		    differ(recv, want, total) >= 0)
-			return failed(mb, "rank %d: all_gather of %zu bytes on "
-					  "%d ranks: %s",
+			return failed(mb,
+			    "rank %d: all_gather of %zu bytes on "
+			    "%d ranks: %s",
 			    mb->rank, b, m, sym_ctx_last_message(mb->ctx));
 
 		/* all_to_all: block i of member j is fill(seed + 1, g[j]) */
@@ -337,8 +337,9 @@ check_moves(struct member *mb, const int *g, int m, int me, uint64_t seed)
 		}
 		if (sym_comm_all_to_all(mb->ep, g, m, send, recv, b) < 0 ||
 		    differ(recv, want, total) >= 0)
-			return failed(mb, "rank %d: all_to_all of %zu bytes on "
-					  "%d ranks: %s",
+			return failed(mb,
+			    "rank %d: all_to_all of %zu bytes on "
+			    "%d ranks: %s",
 			    mb->rank, b, m, sym_ctx_last_message(mb->ctx));
 
 		/* broadcast from "root" */
@@ -346,8 +347,9 @@ check_moves(struct member *mb, const int *g, int m, int me, uint64_t seed)
 		fill(want, SYM_DT_U8, (int64_t)b, seed + 2, g[root]);
 		if (sym_comm_broadcast(mb->ep, g, m, recv, b, root) < 0 ||
 		    differ(recv, want, b) >= 0)
-			return failed(mb, "rank %d: broadcast of %zu bytes from "
-					  "%d on %d ranks: %s",
+			return failed(mb,
+			    "rank %d: broadcast of %zu bytes from "
+			    "%d on %d ranks: %s",
 			    mb->rank, b, root, m,
 			    sym_ctx_last_message(mb->ctx));
 
@@ -355,10 +357,11 @@ check_moves(struct member *mb, const int *g, int m, int me, uint64_t seed)
 		fill(send, SYM_DT_U8, (int64_t)b, seed + 3, mb->rank);
 		fill(want, SYM_DT_U8, (int64_t)b, seed + 3, g[src]);
 		if (sym_comm_permute(mb->ep, g, m, send, recv, b, dest, src) <
-			0 ||
+		        0 ||
 		    differ(recv, want, b) >= 0)
-			return failed(mb, "rank %d: permute of %zu bytes by %d "
-					  "on %d ranks: %s",
+			return failed(mb,
+			    "rank %d: permute of %zu bytes by %d "
+			    "on %d ranks: %s",
 			    mb->rank, b, shift, m,
 			    sym_ctx_last_message(mb->ctx));
 
@@ -368,11 +371,12 @@ check_moves(struct member *mb, const int *g, int m, int me, uint64_t seed)
 		if (me == m - 1)
 			fill(want, SYM_DT_U8, (int64_t)b, seed + 3, g[0]);
 		if (sym_comm_permute(mb->ep, g, m, send, recv, b,
-			me == 0 ? m - 1 : SYM_COMM_NONE,
-			me == m - 1 ? 0 : SYM_COMM_NONE) < 0 ||
+		        me == 0 ? m - 1 : SYM_COMM_NONE,
+		        me == m - 1 ? 0 : SYM_COMM_NONE) < 0 ||
 		    differ(recv, want, b) >= 0)
-			return failed(mb, "rank %d: partial permute of %zu bytes "
-					  "on %d ranks: %s",
+			return failed(mb,
+			    "rank %d: partial permute of %zu bytes "
+			    "on %d ranks: %s",
 			    mb->rank, b, m, sym_ctx_last_message(mb->ctx));
 		free(send);
 		free(recv);
@@ -492,22 +496,24 @@ back_to_back(struct member *m, void *arg)
 		for (int k = 0; k < 4; k++)
 			v[k] = it * 31 + k + m->rank;
 		if (sym_comm_all_reduce(m->ep, pair, 2, v, sum, 4, SYM_DT_I32,
-			SYM_REDUCE_SUM) < 0)
+		        SYM_REDUCE_SUM) < 0)
 			return failed(m, "pair all_reduce %d: %s", it,
 			    sym_ctx_last_message(m->ctx));
 		for (int k = 0; k < 4; k++)
 			if (sum[k] != 2 * (it * 31 + k) + pair[0] + pair[1])
-				return failed(m, "rank %d: pair sum %d of "
-						 "iteration %d is %d",
+				return failed(m,
+				    "rank %d: pair sum %d of "
+				    "iteration %d is %d",
 				    m->rank, k, it, sum[k]);
 		if (sym_comm_all_gather(m->ep, NULL, 0, &v[0], all,
-			sizeof(int32_t)) < 0)
+		        sizeof(int32_t)) < 0)
 			return failed(m, "all_gather %d: %s", it,
 			    sym_ctx_last_message(m->ctx));
 		for (int r = 0; r < n; r++)
 			if (all[r] != it * 31 + r)
-				return failed(m, "rank %d: all_gather %d: "
-						 "block %d is %d",
+				return failed(m,
+				    "rank %d: all_gather %d: "
+				    "block %d is %d",
 				    m->rank, it, r, all[r]);
 	}
 	return 0;
@@ -532,8 +538,9 @@ expect_error(struct member *m, int rc, sym_error code, const char *text)
 		    text, rc);
 	if (sym_ctx_last_error(m->ctx) != code ||
 	    !strstr(sym_ctx_last_message(m->ctx), text))
-		return failed(m, "rank %d: expected error %d with '%s', got "
-				 "%d: %s",
+		return failed(m,
+		    "rank %d: expected error %d with '%s', got "
+		    "%d: %s",
 		    m->rank, (int)code, text, (int)sym_ctx_last_error(m->ctx),
 		    sym_ctx_last_message(m->ctx));
 	sym_ctx_clear_error(m->ctx);
@@ -546,7 +553,7 @@ static int
 local_errors(struct member *m, void *arg)
 {
 	static const int dup[] = { 0, 1, 0 }, out[] = { 0, 4 },
-			 other[] = { 1, 2 }, neg[] = { -1, 0 };
+	                 other[] = { 1, 2 }, neg[] = { -1, 0 };
 	float x[8] = { 0 }, y[8] = { 0 };
 	sym_comm_endpoint *ep = m->ep;
 
@@ -554,57 +561,58 @@ local_errors(struct member *m, void *arg)
 	if (m->rank != 0)
 		return 0;
 	if (expect_error(m, sym_comm_barrier(ep, dup, 3), SYM_EINVAL,
-		"rank 0 appears twice") ||
+	        "rank 0 appears twice") ||
 	    expect_error(m, sym_comm_barrier(ep, out, 2), SYM_EINVAL,
-		"rank 4 out of range") ||
+	        "rank 4 out of range") ||
 	    expect_error(m, sym_comm_barrier(ep, neg, 2), SYM_EINVAL,
-		"rank -1 out of range") ||
+	        "rank -1 out of range") ||
 	    expect_error(m, sym_comm_barrier(ep, other, 2), SYM_EINVAL,
-		"not a member of group {1, 2}") ||
+	        "not a member of group {1, 2}") ||
 	    expect_error(m, sym_comm_barrier(ep, other, 0), SYM_EINVAL,
-		"group of 0 ranks") ||
+	        "group of 0 ranks") ||
 	    expect_error(m, sym_comm_barrier(ep, NULL, 3), SYM_EINVAL,
-		"a NULL group means all 4 ranks") ||
+	        "a NULL group means all 4 ranks") ||
 	    expect_error(m,
-		sym_comm_all_reduce(ep, NULL, 0, x, y, 8, SYM_DT_I64,
-		    SYM_REDUCE_SUM),
-		SYM_EINVAL, "dtype i64 cannot be reduced") ||
+	        sym_comm_all_reduce(ep, NULL, 0, x, y, 8, SYM_DT_I64,
+	            SYM_REDUCE_SUM),
+	        SYM_EINVAL, "dtype i64 cannot be reduced") ||
 	    expect_error(m,
-		sym_comm_all_reduce(ep, NULL, 0, x, y, 8, SYM_DT_F32,
-		    (sym_reduce_op)7),
-		SYM_EINVAL, "reduction 7") ||
+	        sym_comm_all_reduce(ep, NULL, 0, x, y, 8, SYM_DT_F32,
+	            (sym_reduce_op)7),
+	        SYM_EINVAL, "reduction 7") ||
 	    expect_error(m,
-		sym_comm_all_reduce(ep, NULL, 0, x, y, -1, SYM_DT_F32,
-		    SYM_REDUCE_SUM),
-		SYM_EINVAL, "negative count -1") ||
+	        sym_comm_all_reduce(ep, NULL, 0, x, y, -1, SYM_DT_F32,
+	            SYM_REDUCE_SUM),
+	        SYM_EINVAL, "negative count -1") ||
 	    expect_error(m,
-		sym_comm_all_reduce(ep, NULL, 0, x, y, INT64_MAX, SYM_DT_F64,
-		    SYM_REDUCE_SUM),
-		SYM_EINVAL, "overflow") ||
+	        sym_comm_all_reduce(ep, NULL, 0, x, y, INT64_MAX, SYM_DT_F64,
+	            SYM_REDUCE_SUM),
+	        SYM_EINVAL, "overflow") ||
 	    expect_error(m,
-		sym_comm_reduce_scatter(ep, NULL, 0, x, y, INT64_MAX / 4,
-		    SYM_DT_F32, SYM_REDUCE_SUM),
-		SYM_EINVAL, "overflow") ||
-	    expect_error(m, sym_comm_all_gather(ep, NULL, 0, x, y, SIZE_MAX / 2),
-		SYM_EINVAL, "overflow") ||
+	        sym_comm_reduce_scatter(ep, NULL, 0, x, y, INT64_MAX / 4,
+	            SYM_DT_F32, SYM_REDUCE_SUM),
+	        SYM_EINVAL, "overflow") ||
 	    expect_error(m,
-		sym_comm_all_reduce(ep, NULL, 0, NULL, y, 8, SYM_DT_F32,
-		    SYM_REDUCE_SUM),
-		SYM_EINVAL, "NULL send buffer") ||
+	        sym_comm_all_gather(ep, NULL, 0, x, y, SIZE_MAX / 2),
+	        SYM_EINVAL, "overflow") ||
 	    expect_error(m,
-		sym_comm_all_reduce(ep, NULL, 0, x, x + 1, 4, SYM_DT_F32,
-		    SYM_REDUCE_SUM),
-		SYM_EINVAL, "overlap") ||
+	        sym_comm_all_reduce(ep, NULL, 0, NULL, y, 8, SYM_DT_F32,
+	            SYM_REDUCE_SUM),
+	        SYM_EINVAL, "NULL send buffer") ||
+	    expect_error(m,
+	        sym_comm_all_reduce(ep, NULL, 0, x, x + 1, 4, SYM_DT_F32,
+	            SYM_REDUCE_SUM),
+	        SYM_EINVAL, "overlap") ||
 	    expect_error(m, sym_comm_all_gather(ep, NULL, 0, x + 1, x, 4),
-		SYM_EINVAL, "not the caller's block") ||
+	        SYM_EINVAL, "not the caller's block") ||
 	    expect_error(m, sym_comm_all_to_all(ep, NULL, 0, x, x + 2, 4),
-		SYM_EINVAL, "overlap") ||
+	        SYM_EINVAL, "overlap") ||
 	    expect_error(m, sym_comm_broadcast(ep, NULL, 0, x, 4, 4),
-		SYM_EINVAL, "root 4 is not a group rank") ||
+	        SYM_EINVAL, "root 4 is not a group rank") ||
 	    expect_error(m, sym_comm_permute(ep, NULL, 0, x, y, 4, 4, 0),
-		SYM_EINVAL, "destination 4 or source 0") ||
+	        SYM_EINVAL, "destination 4 or source 0") ||
 	    expect_error(m, sym_comm_permute(ep, NULL, 0, x, y, 4, 0, -2),
-		SYM_EINVAL, "source -2"))
+	        SYM_EINVAL, "source -2"))
 		return -1;
 	return 0;
 }
@@ -628,33 +636,33 @@ mismatches(struct member *m, void *arg)
 
 	(void)arg;
 	if (expect_error(m,
-		sym_comm_all_reduce(ep, NULL, 0, x, y, 10 + r, SYM_DT_F32,
-		    SYM_REDUCE_SUM),
-		SYM_EINVAL, "rank 1 passed count 11, rank 0 passed 10") ||
+	        sym_comm_all_reduce(ep, NULL, 0, x, y, 10 + r, SYM_DT_F32,
+	            SYM_REDUCE_SUM),
+	        SYM_EINVAL, "rank 1 passed count 11, rank 0 passed 10") ||
 	    expect_error(m,
-		r ? sym_comm_all_gather(ep, NULL, 0, x, y, 4) :
-		    sym_comm_all_reduce(ep, NULL, 0, x, y, 1, SYM_DT_F32,
-			SYM_REDUCE_SUM),
-		SYM_EINVAL, "rank 1 passed collective all_gather") ||
+	        r ? sym_comm_all_gather(ep, NULL, 0, x, y, 4)
+	          : sym_comm_all_reduce(ep, NULL, 0, x, y, 1, SYM_DT_F32,
+	                SYM_REDUCE_SUM),
+	        SYM_EINVAL, "rank 1 passed collective all_gather") ||
 	    expect_error(m,
-		sym_comm_all_reduce(ep, NULL, 0, x, y, 2,
-		    r ? SYM_DT_I32 : SYM_DT_F32, SYM_REDUCE_SUM),
-		SYM_EINVAL, "dtype i32, rank 0 passed f32") ||
+	        sym_comm_all_reduce(ep, NULL, 0, x, y, 2,
+	            r ? SYM_DT_I32 : SYM_DT_F32, SYM_REDUCE_SUM),
+	        SYM_EINVAL, "dtype i32, rank 0 passed f32") ||
 	    expect_error(m,
-		sym_comm_all_reduce(ep, NULL, 0, x, y, 2, SYM_DT_F32,
-		    r ? SYM_REDUCE_MAX : SYM_REDUCE_SUM),
-		SYM_EINVAL, "reduction max, rank 0 passed sum") ||
-	    expect_error(m, sym_comm_broadcast(ep, NULL, 0, x, 8, r), SYM_EINVAL,
-		"rank 1 passed root 1, rank 0 passed 0") ||
+	        sym_comm_all_reduce(ep, NULL, 0, x, y, 2, SYM_DT_F32,
+	            r ? SYM_REDUCE_MAX : SYM_REDUCE_SUM),
+	        SYM_EINVAL, "reduction max, rank 0 passed sum") ||
+	    expect_error(m, sym_comm_broadcast(ep, NULL, 0, x, 8, r),
+	        SYM_EINVAL, "rank 1 passed root 1, rank 0 passed 0") ||
 	    expect_error(m, sym_comm_all_to_all(ep, NULL, 0, x, y, 8 + 4 * r),
-		SYM_EINVAL, "bytes 12, rank 0 passed 8") ||
+	        SYM_EINVAL, "bytes 12, rank 0 passed 8") ||
 	    expect_error(m,
-		sym_comm_permute(ep, NULL, 0, x, y, 4, r ? SYM_COMM_NONE : 1,
-		    r ? 0 : 1),
-		SYM_EINVAL, "rank 0 receives from rank 1, which does not"))
+	        sym_comm_permute(ep, NULL, 0, x, y, 4, r ? SYM_COMM_NONE : 1,
+	            r ? 0 : 1),
+	        SYM_EINVAL, "rank 0 receives from rank 1, which does not"))
 		return -1;
 	if (sym_comm_all_reduce(ep, NULL, 0, x, y, 3, SYM_DT_F32,
-		SYM_REDUCE_SUM) < 0 ||
+	        SYM_REDUCE_SUM) < 0 ||
 	    y[0] != 2 || y[1] != 4 || y[2] != 6)
 		return failed(m, "rank %d: all_reduce after the mismatches: %s",
 		    r, sym_ctx_last_message(m->ctx));
@@ -678,18 +686,18 @@ static int
 timeouts(struct member *m, void *arg)
 {
 	static const int pair[] = { 0, 1 }, rev[] = { 2, 1, 0 },
-			 third[] = { 0, 2, 1 };
+	                 third[] = { 0, 2, 1 };
 	struct timespec t0, t1;
 	double ms;
 	int x = m->rank, y[2];
 
 	(void)arg;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (m->rank < 2 ?
-		expect_error(m, sym_comm_barrier(m->ep, NULL, 0), SYM_EIO,
-		    "timed out after 150 ms waiting for rank 2 ") :
-		expect_error(m, sym_comm_barrier(m->ep, rev, 3), SYM_EIO,
-		    "waiting for ranks 1, 0 "))
+	if (m->rank < 2
+	        ? expect_error(m, sym_comm_barrier(m->ep, NULL, 0), SYM_EIO,
+	              "timed out after 150 ms waiting for rank 2 ")
+	        : expect_error(m, sym_comm_barrier(m->ep, rev, 3), SYM_EIO,
+	              "waiting for ranks 1, 0 "))
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
@@ -764,12 +772,12 @@ test_communicator(void **state)
 	assert_string_equal(sym_ctx_last_message(other),
 	    "attach: rank 1 is already attached");
 	/* a group of one needs no peer */
-	assert_int_equal(sym_comm_all_gather(ep, (const int[]) { 1 }, 1, &v,
-			     &w, sizeof(v)),
+	assert_int_equal(sym_comm_all_gather(ep, (const int[]){ 1 }, 1, &v, &w,
+	                     sizeof(v)),
 	    0);
 	assert_int_equal(w, 5);
 	sym_comm_detach(ep);
-	assert_int_equal(sym_comm_barrier(ep, (const int[]) { 1 }, 1), -1);
+	assert_int_equal(sym_comm_barrier(ep, (const int[]){ 1 }, 1), -1);
 	ep2 = sym_comm_attach(comm, 1, other);
 	assert_ptr_equal(ep2, ep);
 	sym_comm_detach(ep2);

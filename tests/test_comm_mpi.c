@@ -116,7 +116,8 @@ reduction_ok(const void *got, const int *group, int m, sym_dtype dt,
 				want[i] += x;
 			mag[i] += fabs(x);
 			if (dt == SYM_DT_I32)
-				wrap[i] += (uint32_t)((const int32_t *)in)[off + i];
+				wrap[i] +=
+				    (uint32_t)((const int32_t *)in)[off + i];
 		}
 	}
 	for (int64_t i = 0; i < count && ok; i++) {
@@ -160,19 +161,19 @@ check_reductions(struct run *r, const int *g, int m, int me, uint64_t seed)
 					memcpy(recv, send, sz);
 				check(r,
 				    sym_comm_all_reduce(r->ep, g, m,
-					in_place ? recv : send, recv, n, dt,
-					(sym_reduce_op)op) == 0 &&
-					reduction_ok(recv, g, m, dt, op, 0, n,
-					    seed),
+				        in_place ? recv : send, recv, n, dt,
+				        (sym_reduce_op)op) == 0 &&
+				        reduction_ok(recv, g, m, dt, op, 0, n,
+				            seed),
 				    "all_reduce %s op %d count %lld on %d "
 				    "ranks",
 				    sym_dtype_name(dt), op, (long long)n, m);
 				fill(send, dt, n * m, seed + 77, r->rank);
 				check(r,
 				    sym_comm_reduce_scatter(r->ep, g, m, send,
-					recv, n, dt, (sym_reduce_op)op) == 0 &&
-					reduction_ok(recv, g, m, dt, op, n * me,
-					    n, seed + 77),
+				        recv, n, dt, (sym_reduce_op)op) == 0 &&
+				        reduction_ok(recv, g, m, dt, op, n * me,
+				            n, seed + 77),
 				    "reduce_scatter %s op %d count %lld on %d "
 				    "ranks",
 				    sym_dtype_name(dt), op, (long long)n, m);
@@ -201,9 +202,9 @@ check_moves(struct run *r, const int *g, int m, int me, uint64_t seed)
 		memcpy(recv + (size_t)me * b, send, b);
 		check(r,
 		    sym_comm_all_gather(r->ep, g, m,
-			seed % 2 ? recv + (size_t)me * b : send, recv,
-			b) == 0 &&
-			!memcmp(recv, want, total),
+		        seed % 2 ? recv + (size_t)me * b : send, recv,
+		        b) == 0 &&
+		        !memcmp(recv, want, total),
 		    "all_gather of %zu bytes on %d ranks", b, m);
 
 		fill(send, SYM_DT_U8, (int64_t)total, seed + 1, r->rank);
@@ -213,22 +214,22 @@ check_moves(struct run *r, const int *g, int m, int me, uint64_t seed)
 		}
 		check(r,
 		    sym_comm_all_to_all(r->ep, g, m, send, recv, b) == 0 &&
-			!memcmp(recv, want, total),
+		        !memcmp(recv, want, total),
 		    "all_to_all of %zu bytes on %d ranks", b, m);
 
 		fill(recv, SYM_DT_U8, (int64_t)b, seed + 2, r->rank);
 		fill(want, SYM_DT_U8, (int64_t)b, seed + 2, g[root]);
 		check(r,
 		    sym_comm_broadcast(r->ep, g, m, recv, b, root) == 0 &&
-			!memcmp(recv, want, b),
+		        !memcmp(recv, want, b),
 		    "broadcast of %zu bytes from %d on %d ranks", b, root, m);
 
 		fill(send, SYM_DT_U8, (int64_t)b, seed + 3, r->rank);
 		fill(want, SYM_DT_U8, (int64_t)b, seed + 3, g[src]);
 		check(r,
 		    sym_comm_permute(r->ep, g, m, send, recv, b, dest, src) ==
-			    0 &&
-			!memcmp(recv, want, b),
+		            0 &&
+		        !memcmp(recv, want, b),
 		    "permute of %zu bytes by %d on %d ranks", b, shift, m);
 
 		memset(recv, 0xa5, b);
@@ -237,9 +238,9 @@ check_moves(struct run *r, const int *g, int m, int me, uint64_t seed)
 			fill(want, SYM_DT_U8, (int64_t)b, seed + 3, g[0]);
 		check(r,
 		    sym_comm_permute(r->ep, g, m, send, recv, b,
-			me == 0 ? m - 1 : SYM_COMM_NONE,
-			me == m - 1 ? 0 : SYM_COMM_NONE) == 0 &&
-			!memcmp(recv, want, b),
+		        me == 0 ? m - 1 : SYM_COMM_NONE,
+		        me == m - 1 ? 0 : SYM_COMM_NONE) == 0 &&
+		        !memcmp(recv, want, b),
 		    "partial permute of %zu bytes on %d ranks", b, m);
 		check(r, sym_comm_barrier(r->ep, g, m) == 0, "barrier");
 		free(send);
@@ -288,37 +289,37 @@ check_errors(struct run *r)
 
 	check(r,
 	    failed_with(r, sym_comm_barrier(r->ep, dup, 2), SYM_EINVAL,
-		"appears twice"),
+	        "appears twice"),
 	    "duplicate rank");
 	if (r->n > 1)
 		check(r,
 		    failed_with(r, sym_comm_barrier(r->ep, other, 1),
-			SYM_EINVAL, "not a member"),
+		        SYM_EINVAL, "not a member"),
 		    "not a member");
 	check(r,
 	    failed_with(r,
-		sym_comm_all_reduce(r->ep, alone, 1, &big, &big, 3000000000LL,
-		    SYM_DT_F32, SYM_REDUCE_SUM),
-		SYM_EOVERFLOW, "exceed MPI's int counts"),
+	        sym_comm_all_reduce(r->ep, alone, 1, &big, &big, 3000000000LL,
+	            SYM_DT_F32, SYM_REDUCE_SUM),
+	        SYM_EOVERFLOW, "exceed MPI's int counts"),
 	    "count beyond INT_MAX");
 	check(r,
 	    failed_with(r,
-		sym_comm_all_reduce(r->ep, NULL, 0, x, y, r->rank ? 11 : 10,
-		    SYM_DT_F32, SYM_REDUCE_SUM),
-		SYM_EINVAL, "passed count 1") ||
-		r->n == 1,
+	        sym_comm_all_reduce(r->ep, NULL, 0, x, y, r->rank ? 11 : 10,
+	            SYM_DT_F32, SYM_REDUCE_SUM),
+	        SYM_EINVAL, "passed count 1") ||
+	        r->n == 1,
 	    "count mismatch");
 	check(r,
 	    sym_comm_all_reduce(r->ep, NULL, 0, x, y, 3, SYM_DT_F32,
-		SYM_REDUCE_SUM) == 0 &&
-		y[0] == r->n && y[2] == 3 * r->n,
+	        SYM_REDUCE_SUM) == 0 &&
+	        y[0] == r->n && y[2] == 3 * r->n,
 	    "all_reduce after a mismatch");
 	check(r, sym_comm_set_option(r->comm, SYM_COMM_OPT_CHECK, 0) == 0,
 	    "option");
 	check(r,
 	    sym_comm_all_reduce(r->ep, NULL, 0, x, y, 3, SYM_DT_F32,
-		SYM_REDUCE_MAX) == 0 &&
-		y[1] == 2,
+	        SYM_REDUCE_MAX) == 0 &&
+	        y[1] == 2,
 	    "all_reduce without the argument check");
 	check(r, sym_comm_set_option(r->comm, SYM_COMM_OPT_CHECK, 1) == 0,
 	    "option");
@@ -349,8 +350,8 @@ main(int argc, char **argv)
 	if (n > 1)
 		check(&r,
 		    !sym_comm_attach(r.comm, (r.rank + 1) % n, other) &&
-			strstr(sym_ctx_last_message(other),
-			    "belongs to another process"),
+		        strstr(sym_ctx_last_message(other),
+		            "belongs to another process"),
 		    "attach another process's rank");
 	r.ep = sym_comm_attach(r.comm, r.rank, r.ctx);
 	if (!r.ep || n > MAX_RANKS) {

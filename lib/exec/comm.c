@@ -17,8 +17,8 @@
 static void
 comm_destroy(struct sym__link *link)
 {
-	sym_communicator *comm =
-	    (sym_communicator *)((char *)link - offsetof(sym_communicator, link));
+	sym_communicator *comm = (sym_communicator *)((char *)link -
+	    offsetof(sym_communicator, link));
 
 	if (comm->ops && comm->ops->destroy)
 		comm->ops->destroy(comm);
@@ -47,8 +47,8 @@ sym__comm_new(sym_ctx *ctx, const struct sym__comm_ops *ops, int n_ranks,
 	comm->n_ep = n_ep;
 	atomic_init(&comm->timeout_ms, DEFAULT_TIMEOUT_MS);
 	atomic_init(&comm->check, 1);
-	comm->world = sym__realloc_array(ctx, NULL, (size_t)n_ranks,
-	    sizeof(int));
+	comm->world =
+	    sym__realloc_array(ctx, NULL, (size_t)n_ranks, sizeof(int));
 	comm->ep = sym__realloc_array(ctx, NULL, (size_t)n_ep,
 	    sizeof(sym_comm_endpoint));
 	if (!comm->world || !comm->ep) {
@@ -86,8 +86,7 @@ sym_comm_threads_new(sym_ctx *ctx, int n_ranks)
 		    n_ranks);
 		return NULL;
 	}
-	comm = sym__comm_new(ctx, &sym__comm_threads_ops, n_ranks, -1,
-	    n_ranks);
+	comm = sym__comm_new(ctx, &sym__comm_threads_ops, n_ranks, -1, n_ranks);
 	if (!comm)
 		return NULL;
 	if (sym__comm_threads_init(comm) < 0) {
@@ -292,8 +291,8 @@ sym__comm_coll_name(int kind)
 char *
 sym__comm_group_str(const int *group, int n)
 {
-	size_t cap = 2 + (size_t)(n < GROUP_STR_MAX ? n : GROUP_STR_MAX) * 13 +
-	    8;
+	size_t cap =
+	    2 + (size_t)(n < GROUP_STR_MAX ? n : GROUP_STR_MAX) * 13 + 8;
 	char *s = malloc(cap);
 	size_t len = 0;
 
@@ -352,8 +351,7 @@ sym__comm_group_check(sym_ctx *ctx, int n_ranks, const int *group, int n)
 	g = sym__comm_group_str(group, n);
 	if (dup)
 		sym__error(ctx, SYM_EINVAL, NULL,
-		    "group %s: rank %d appears twice", g ? g : "",
-		    group[bad]);
+		    "group %s: rank %d appears twice", g ? g : "", group[bad]);
 	else
 		sym__error(ctx, SYM_EINVAL, NULL,
 		    "group %s: rank %d out of range (the communicator has %d "
@@ -390,8 +388,8 @@ mismatch(sym_ctx *ctx, const struct sym__comm_call *call, const char *what,
 
 /* As mismatch, for the integer values "va" and "vb". */
 static int
-mismatch_int(sym_ctx *ctx, const struct sym__comm_call *call,
-    const char *what, int ra, long long va, int rb, long long vb)
+mismatch_int(sym_ctx *ctx, const struct sym__comm_call *call, const char *what,
+    int ra, long long va, int rb, long long vb)
 {
 	char sa[24], sb[24];
 
@@ -404,7 +402,9 @@ mismatch_int(sym_ctx *ctx, const struct sym__comm_call *call,
 static const char *
 op_name(int op)
 {
-	return op == SYM_REDUCE_SUM ? "sum" : op == SYM_REDUCE_MAX ? "max" : "?";
+	return op == SYM_REDUCE_SUM ? "sum"
+	    : op == SYM_REDUCE_MAX  ? "max"
+	                            : "?";
 }
 
 /* Record on "ctx" that in the permute "call" group rank "i" names group
@@ -527,8 +527,9 @@ call_init(struct sym__comm_call *call, int kind, sym_comm_endpoint *ep,
 		return -1;
 	if (!group) {
 		if (n != 0 && n != comm->n_ranks)
-			return fail(call, "a NULL group means all %d ranks, "
-					  "but the group size is %d",
+			return fail(call,
+			    "a NULL group means all %d ranks, "
+			    "but the group size is %d",
 			    comm->n_ranks, n);
 		group = comm->world;
 		n = comm->n_ranks;
@@ -555,8 +556,7 @@ call_init(struct sym__comm_call *call, int kind, sym_comm_endpoint *ep,
 /* Return the size of an element of the reduction "dtype" with operation
  * "op", or 0 with an error on "call" when either is not supported. */
 static size_t
-reduce_elem_size(struct sym__comm_call *call, sym_dtype dtype,
-    sym_reduce_op op)
+reduce_elem_size(struct sym__comm_call *call, sym_dtype dtype, sym_reduce_op op)
 {
 	if (op != SYM_REDUCE_SUM && op != SYM_REDUCE_MAX) {
 		fail(call, "reduction %d is not sum or max", (int)op);
@@ -586,8 +586,9 @@ block_bytes(struct sym__comm_call *call, int64_t count, size_t esize,
 	if (count < 0)
 		return fail(call, "negative count %lld", (long long)count);
 	if ((uint64_t)count > SIZE_MAX / esize / blocks)
-		return fail(call, "%lld elements of %zu bytes times %zu "
-				  "blocks overflow",
+		return fail(call,
+		    "%lld elements of %zu bytes times %zu "
+		    "blocks overflow",
 		    (long long)count, esize, blocks);
 	*bytes = (size_t)count * esize;
 	return 0;
@@ -610,8 +611,8 @@ buffers_given(struct sym__comm_call *call, const void *send, size_t ns,
     const void *recv, size_t nr)
 {
 	if ((ns && !send) || (nr && !recv))
-		return fail(call, "NULL %s buffer", ns && !send ? "send" :
-								  "receive");
+		return fail(call, "NULL %s buffer",
+		    ns && !send ? "send" : "receive");
 	return 0;
 }
 
@@ -673,8 +674,9 @@ sym_comm_all_gather(sym_comm_endpoint *ep, const int *group, int group_size,
 		return -1;
 	if (bytes && send != (char *)recv + (size_t)call.me * bytes &&
 	    overlap(send, bytes, recv, total))
-		return fail(&call, "the send buffer overlaps the receive "
-				   "buffer but is not the caller's block");
+		return fail(&call,
+		    "the send buffer overlaps the receive "
+		    "buffer but is not the caller's block");
 	call.args.bytes = bytes;
 	call.args.send = send;
 	call.args.recv = recv;
@@ -686,16 +688,16 @@ sym_comm_all_gather(sym_comm_endpoint *ep, const int *group, int group_size,
  * member's "send" into member i's "recv", by handle "ep". Return 0, or -1
  * with an error on the handle's context. */
 int
-sym_comm_reduce_scatter(sym_comm_endpoint *ep, const int *group,
-    int group_size, const void *send, void *recv, int64_t count,
-    sym_dtype dtype, sym_reduce_op op)
+sym_comm_reduce_scatter(sym_comm_endpoint *ep, const int *group, int group_size,
+    const void *send, void *recv, int64_t count, sym_dtype dtype,
+    sym_reduce_op op)
 {
 	struct sym__comm_call call;
 	size_t esize, bytes = 0;
 
 	if (!ep ||
-	    call_init(&call, SYM__COLL_REDUCE_SCATTER, ep, group,
-		group_size) < 0)
+	    call_init(&call, SYM__COLL_REDUCE_SCATTER, ep, group, group_size) <
+	        0)
 		return -1;
 	if (!(esize = reduce_elem_size(&call, dtype, op)) ||
 	    block_bytes(&call, count, esize, (size_t)call.n, &bytes) < 0 ||
@@ -755,8 +757,9 @@ sym_comm_permute(sym_comm_endpoint *ep, const int *group, int group_size,
 		return -1;
 	if (dest < SYM_COMM_NONE || dest >= call.n || source < SYM_COMM_NONE ||
 	    source >= call.n)
-		return fail(&call, "destination %d or source %d is not a "
-				   "group rank (0 to %d) or SYM_COMM_NONE",
+		return fail(&call,
+		    "destination %d or source %d is not a "
+		    "group rank (0 to %d) or SYM_COMM_NONE",
 		    dest, source, call.n - 1);
 	ns = dest != SYM_COMM_NONE ? bytes : 0;
 	nr = source != SYM_COMM_NONE ? bytes : 0;

@@ -110,7 +110,7 @@ group_comm(struct sym__comm_call *call, struct mpi *m)
 		if (g->n == call->n && !memcmp(g->ranks, call->group, sz))
 			return g->comm;
 	if (sym__comm_group_check(ctx, call->ep->comm->n_ranks, call->group,
-		call->n) < 0)
+	        call->n) < 0)
 		return MPI_COMM_NULL;
 	g = sym__alloc(ctx, sizeof(*g));
 	if (!g || !(g->ranks = sym__alloc(ctx, sz))) {
@@ -201,11 +201,12 @@ mpi_call(struct sym__comm_call *call, MPI_Comm gc)
 
 	switch (a->kind) {
 	case SYM__COLL_ALL_REDUCE:
-		return MPI_Allreduce(a->send == a->recv ? MPI_IN_PLACE : a->send,
+		return MPI_Allreduce(a->send == a->recv ? MPI_IN_PLACE
+		                                        : a->send,
 		    a->recv, c, mpi_type(a), op, gc);
 	case SYM__COLL_ALL_GATHER:
-		return MPI_Allgather(a->bytes && a->send == own ? MPI_IN_PLACE :
-								  a->send,
+		return MPI_Allgather(a->bytes && a->send == own ? MPI_IN_PLACE
+		                                                : a->send,
 		    b, MPI_BYTE, a->recv, b, MPI_BYTE, gc);
 	case SYM__COLL_REDUCE_SCATTER:
 		return MPI_Reduce_scatter_block(a->send, a->recv, c,
@@ -217,8 +218,8 @@ mpi_call(struct sym__comm_call *call, MPI_Comm gc)
 		return MPI_Sendrecv(a->send, a->root >= 0 ? b : 0, MPI_BYTE,
 		    a->root >= 0 ? a->root : MPI_PROC_NULL, PERMUTE_TAG,
 		    a->recv, a->source >= 0 ? b : 0, MPI_BYTE,
-		    a->source >= 0 ? a->source : MPI_PROC_NULL, PERMUTE_TAG,
-		    gc, MPI_STATUS_IGNORE);
+		    a->source >= 0 ? a->source : MPI_PROC_NULL, PERMUTE_TAG, gc,
+		    MPI_STATUS_IGNORE);
 	case SYM__COLL_BROADCAST:
 		return MPI_Bcast(a->recv, b, MPI_BYTE, a->root, gc);
 	default:

@@ -76,7 +76,7 @@ struct sym_communicator {
 	sym_ctx *ctx;
 	const struct sym__comm_ops *ops;
 	int n_ranks;
-	int rank; /* mpi: this process's rank; threads: -1 */
+	int rank;   /* mpi: this process's rank; threads: -1 */
 	int *world; /* 0, 1, ..., n_ranks - 1 */
 	atomic_long timeout_ms;
 	atomic_int check;
@@ -87,10 +87,9 @@ struct sym_communicator {
 };
 
 /* comm.c */
-sym_communicator *sym__comm_new(sym_ctx *ctx,
-    const struct sym__comm_ops *ops, int n_ranks, int rank, int n_ep);
-int sym__comm_group_check(sym_ctx *ctx, int n_ranks, const int *group,
-    int n);
+sym_communicator *sym__comm_new(sym_ctx *ctx, const struct sym__comm_ops *ops,
+    int n_ranks, int rank, int n_ep);
+int sym__comm_group_check(sym_ctx *ctx, int n_ranks, const int *group, int n);
 int sym__comm_args_check(sym_ctx *ctx, const struct sym__comm_call *call,
     const struct sym__comm_args *all, size_t stride);
 const char *sym__comm_coll_name(int kind);

@@ -42,7 +42,11 @@
 
 /* Outcomes of a barrier: passed; found broken on arrival; broken by a
  * timeout while waiting (this member's or another's). */
-enum { WAIT_OK = 0, WAIT_ABANDONED = -1, WAIT_TIMEOUT = -2 };
+enum {
+	WAIT_OK = 0,
+	WAIT_ABANDONED = -1,
+	WAIT_TIMEOUT = -2
+};
 
 /* A member's slot: its arguments for the calls of odd and even number, and
  * the number of collectives it entered on the group. */
@@ -211,8 +215,9 @@ table_get(struct sym__comm_call *call)
 	for (g = t->bucket[h & (t->n_bucket - 1)]; g; g = g->next)
 		if (g->hash == h && group_is(g, call->group, call->n))
 			break;
-	if (!g && sym__comm_group_check(call->ep->ctx, comm->n_ranks,
-		      call->group, call->n) == 0) {
+	if (!g &&
+	    sym__comm_group_check(call->ep->ctx, comm->n_ranks, call->group,
+	        call->n) == 0) {
 		g = group_new(call->group, call->n, h);
 		if (!g) {
 			sym__oom(call->ep->ctx);
@@ -322,9 +327,9 @@ sleep_until(struct tgroup *g, uint64_t gen, long timeout_ms)
 			continue;
 		}
 		if (pthread_cond_timedwait(&g->cv, &g->mu, &deadline) !=
-			ETIMEDOUT ||
+		        ETIMEDOUT ||
 		    !atomic_compare_exchange_strong(&g->state, &s,
-			s | ST_BROKEN))
+		        s | ST_BROKEN))
 			continue;
 		pthread_cond_broadcast(&g->cv);
 		rc = WAIT_TIMEOUT;
@@ -373,8 +378,8 @@ barrier(struct tgroup *g, long timeout_ms)
  * collective on "g", failed with "rc" (WAIT_ABANDONED or WAIT_TIMEOUT after
  * "timeout_ms"); return -1. */
 static int
-arrival_error(struct sym__comm_call *call, struct tgroup *g, uint64_t k,
-    int rc, long timeout_ms)
+arrival_error(struct sym__comm_call *call, struct tgroup *g, uint64_t k, int rc,
+    long timeout_ms)
 {
 	char *s = sym__comm_group_str(g->ranks, g->n);
 	char missing[256] = "";
@@ -407,18 +412,18 @@ arrival_error(struct sym__comm_call *call, struct tgroup *g, uint64_t k,
  * or max of float, double and int32 (the int32 sum wraps modulo 2^32).
  * "out" may be "a" or "b". Blocks of 64 through a local array let the
  * compiler vectorise without run-time alias checks. */
-#define COMBINE(name, type, expr)                                            \
+#define COMBINE(name, type, expr)                                             \
 	static void name(type *out, const type *a, const type *b, size_t len) \
-	{                                                                    \
-		type t[64];                                                  \
-		size_t k = 0;                                                \
-		for (; k + 64 <= len; k += 64) {                             \
-			for (size_t u = 0; u < 64; u++)                      \
-				t[u] = expr(a[k + u], b[k + u]);             \
-			memcpy(out + k, t, sizeof(t));                       \
-		}                                                            \
-		for (; k < len; k++)                                         \
-			out[k] = expr(a[k], b[k]);                           \
+	{                                                                     \
+		type t[64];                                                   \
+		size_t k = 0;                                                 \
+		for (; k + 64 <= len; k += 64) {                              \
+			for (size_t u = 0; u < 64; u++)                       \
+				t[u] = expr(a[k + u], b[k + u]);              \
+			memcpy(out + k, t, sizeof(t));                        \
+		}                                                             \
+		for (; k < len; k++)                                          \
+			out[k] = expr(a[k], b[k]);                            \
 	}
 
 #define ADD(a, b) ((a) + (b))
@@ -435,8 +440,8 @@ COMBINE(max_i32, int32_t, MAX)
 /* Store in "out" the "len" elements of "x" combined with those of "y" by
  * the reduction of "a"; "out" may be "x" or "y". */
 static void
-combine(const struct sym__comm_args *a, void *out, const void *x,
-    const void *y, size_t len)
+combine(const struct sym__comm_args *a, void *out, const void *x, const void *y,
+    size_t len)
 {
 	int sum = a->op == SYM_REDUCE_SUM;
 
@@ -490,8 +495,8 @@ src_at(const struct tgroup *g, int j, int p, size_t off, size_t es)
  * partial result stays in cache, "dst" is written once (it may be the
  * caller's own send buffer). */
 static void
-reduce_into(const struct tgroup *g, int p, size_t es, size_t off,
-    size_t len, void *dst)
+reduce_into(const struct tgroup *g, int p, size_t es, size_t off, size_t len,
+    void *dst)
 {
 	_Alignas(LINE) unsigned char acc[TILE_BYTES];
 	const struct sym__comm_args *a0 = arg(g, 0, p);
@@ -528,8 +533,8 @@ share(size_t count, int n, int c, size_t unit)
 /* Copy to the receive buffer of "call" (parity "p") on "g" the shares of
  * the other members in the segment of "len" elements at element "off". */
 static void
-copy_shares(struct sym__comm_call *call, struct tgroup *g, int p,
-    size_t off, size_t len)
+copy_shares(struct sym__comm_call *call, struct tgroup *g, int p, size_t off,
+    size_t len)
 {
 	size_t es = elem_size(&call->args), unit = LINE / es;
 	char *recv = call->args.recv;
@@ -578,9 +583,8 @@ all_reduce(struct sym__comm_call *call, struct tgroup *g, int p)
 		}
 		if (s > 0)
 			copy_shares(call, g, p, (s - 1) * seg,
-			    count - (s - 1) * seg < seg ?
-				count - (s - 1) * seg :
-				seg);
+			    count - (s - 1) * seg < seg ? count - (s - 1) * seg
+			                                : seg);
 		barrier(g, 0);
 	}
 	return 0;
@@ -607,8 +611,8 @@ move_data(struct sym__comm_call *call, struct tgroup *g, int p)
 		}
 		break;
 	case SYM__COLL_REDUCE_SCATTER:
-		reduce_into(g, p, elem_size(a),
-		    (size_t)a->count * (size_t)me, (size_t)a->count, recv);
+		reduce_into(g, p, elem_size(a), (size_t)a->count * (size_t)me,
+		    (size_t)a->count, recv);
 		break;
 	case SYM__COLL_ALL_TO_ALL:
 		for (int i = 0; i < n; i++) {
@@ -669,7 +673,7 @@ threads_run(struct sym__comm_call *call)
 	if (rc != WAIT_OK)
 		return arrival_error(call, g, k, rc, timeout_ms);
 	if (sym__comm_args_check(call->ep->ctx, call, &g->slot[0].args[p],
-		sizeof(struct slot)) < 0)
+	        sizeof(struct slot)) < 0)
 		return -1;
 	if (call->args.kind == SYM__COLL_ALL_REDUCE)
 		return all_reduce(call, g, p);

@@ -84,14 +84,20 @@ pads(struct sym__kernel_args *a, int64_t *p)
 }
 
 /* Return the output extent floor((size + pa + pb - dil (k - 1) - 1) /
- * stride) + 1 of one spatial dim. */
+ * stride) + 1 of one spatial dim, or -1 when it overflows 64 bits. */
 static int64_t
 extent(int64_t size, int64_t k, int64_t pa, int64_t pb, int64_t dil,
     int64_t stride)
 {
-	int64_t e = size + pa + pb - dil * (k - 1) - 1;
+	int64_t e, span;
 
-	return (e >= 0 ? e / stride : -((-e + stride - 1) / stride)) + 1;
+	if (__builtin_add_overflow(size, pa, &e) ||
+	    __builtin_add_overflow(e, pb, &e) ||
+	    __builtin_mul_overflow(dil, k - 1, &span) ||
+	    __builtin_sub_overflow(e, span, &e) ||
+	    __builtin_sub_overflow(e, 1, &e))
+		return -1;
+	return e >= 0 ? e / stride + 1 : -(-(e + 1) / stride);
 }
 
 /* Read the attributes of the call "a" into "cv"; return 0 or -1. */

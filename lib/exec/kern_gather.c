@@ -179,10 +179,9 @@ check_one_hot(struct sym__kernel_args *a, int ax)
 			    (long long)y->dim[d], (long long)x->dim[j - 1]);
 	if (c0 < 0 || (depth >= 0 && y->dim[ax] > depth - c0))
 		return sym__kfail(a, "one_hot",
-		    "the classes [%lld, %lld) of the output are not inside "
+		    "the %lld classes from %lld of the output are not inside "
 		    "the depth %lld",
-		    (long long)c0, (long long)(c0 + y->dim[ax]),
-		    (long long)depth);
+		    (long long)y->dim[ax], (long long)c0, (long long)depth);
 	return 0;
 }
 
