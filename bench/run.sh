@@ -20,6 +20,10 @@
 #   BENCH_KERNELS the executor's kernel benchmark (default
 #                ./bench/bench_kernels; matmul kernel vs cblas_sgemm, call
 #                overhead on tiny tensors)
+#   BENCH_COMM   the communicator benchmark (default ./bench/bench_comm;
+#                threads collectives on 2, 4 and 8 ranks against memcpy)
+#   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
+#                (configure found no MPI): skip it
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
 
 set -e
@@ -29,6 +33,8 @@ bench_prove=${BENCH_PROVE:-./bench/bench_prove}
 bench_graph=${BENCH_GRAPH:-./bench/bench_graph}
 bench_redist=${BENCH_REDIST:-./bench/bench_redist}
 bench_kernels=${BENCH_KERNELS:-./bench/bench_kernels}
+bench_comm=${BENCH_COMM:-./bench/bench_comm}
+mpirun=${MPIRUN-}
 python3=${PYTHON3-/usr/bin/python3}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/symshard-bench.XXXXXX")
@@ -41,6 +47,18 @@ echo "# redistribution planner: collectives per plan, time per plan"
 "$bench_redist"
 echo "# executor kernels: matmul vs cblas_sgemm, call overhead (bench/bench_kernels)"
 "$bench_kernels"
+echo "# communicator: threads collectives of 16 MiB vs memcpy (bench/bench_comm)"
+"$bench_comm"
+if test -n "$mpirun"; then
+	echo "# communicator: the same on the mpi backend, 4 processes ($mpirun)"
+	root=
+	if test "$(id -u)" = 0; then
+		root=--allow-run-as-root
+	fi
+	"$mpirun" $root --oversubscribe -n 4 "$bench_comm" --mpi
+else
+	echo "# communicator: MPIRUN is empty (no MPI): skipping the mpi backend"
+fi
 echo "# prover: tier 0, exact tier, both (bench/bench_prove)"
 # bench_prove exits with status 1 on any wrong answer or bad witness.
 "$bench_prove" >"$tmp/prove.json" || {

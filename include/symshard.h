@@ -14,5 +14,6 @@
 #include <symshard/shape.h>
 #include <symshard/layout.h>
 #include <symshard/graph.h>
+#include <symshard/comm.h>
 
 #endif

@@ -498,7 +498,7 @@ overlap(const void *a, size_t na, const void *b, size_t nb)
 static int __attribute__((format(printf, 2, 3)))
 fail(struct sym__comm_call *call, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);

@@ -249,7 +249,13 @@ default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
 				sym__run_clear(r);
 				continue;
 			}
-			if (k == p->devices)
+			if (di < n->n_in && r->s.in[di] &&
+			    sym_layout_dim_splits(r->s.in[di], 0) != k)
+				r->source = sym__asprintf(
+				    "default: dimension 0 of %s not split (%s "
+				    "cannot keep a split of it)",
+				    x, n->op->name);
+			else if (k == p->devices)
 				r->source =
 				    sym__asprintf("default: dimension 0 "
 				                  "of %s split across "
