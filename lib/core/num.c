@@ -247,9 +247,10 @@ sym__num_divisible(const sym__num *a, const sym__num *b)
 	return res;
 }
 
-/* Return gcd(|a|, |b|) for 64-bit values that are not INT64_MIN. */
-static int64_t
-gcd64(int64_t a, int64_t b)
+/* Return gcd(|a|, |b|) for 64-bit values that are not INT64_MIN;
+ * gcd(0, 0) = 0. */
+int64_t
+sym__gcd64(int64_t a, int64_t b)
 {
 	if (a < 0)
 		a = -a;
@@ -270,7 +271,7 @@ sym__num_gcd(sym__num *r, const sym__num *a, const sym__num *b)
 {
 	if (!a->big && !b->big && a->small != INT64_MIN &&
 	    b->small != INT64_MIN) {
-		sym__num_set_si(r, gcd64(a->small, b->small));
+		sym__num_set_si(r, sym__gcd64(a->small, b->small));
 		return;
 	}
 	slow_binop(r, a, b, mpz_gcd);

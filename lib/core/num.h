@@ -38,6 +38,7 @@ void sym__num_fdiv_r(sym__num *r, const sym__num *a, const sym__num *b);
 void sym__num_divexact(sym__num *r, const sym__num *a, const sym__num *b);
 int sym__num_divisible(const sym__num *a, const sym__num *b);
 void sym__num_gcd(sym__num *r, const sym__num *a, const sym__num *b);
+int64_t sym__gcd64(int64_t a, int64_t b);
 uint32_t sym__num_hash(const sym__num *a);
 char *sym__num_to_str(const sym__num *a);
 int sym__num_from_str(sym__num *r, const char *s);

@@ -11,23 +11,6 @@ typedef __int128 i128;
 
 #define EXT_INF (((i128)1) << 120)
 
-/* Return gcd(|a|, |b|); gcd(0, 0) = 0. Arguments are not INT64_MIN. */
-int64_t
-sym__gcd64(int64_t a, int64_t b)
-{
-	if (a < 0)
-		a = -a;
-	if (b < 0)
-		b = -b;
-	while (b) {
-		int64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Return gcd of two non-negative 128-bit values. */
 static i128
 gcd128(i128 a, i128 b)

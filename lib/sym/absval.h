@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "core/num.h"
+
 typedef struct sym__av {
 	int64_t lo, hi;
 	uint8_t lo_inf; /* lo is -infinity */
@@ -33,7 +35,6 @@ sym__av sym__av_join(sym__av a, sym__av b);
 int sym__av_contains(sym__av a, int64_t v);
 int sym__av_is_const(sym__av a, int64_t *v);
 int sym__av_divisible(sym__av a, int64_t k);
-int64_t sym__gcd64(int64_t a, int64_t b);
 int sym__av_subset(sym__av a, sym__av b);
 
 #endif

@@ -1364,10 +1364,10 @@ fdiv_const(sym_expr *a, const sym__num *k)
 			goto done;
 		}
 	}
-	atom = sym__poly_single_atom(re);
-	if (!atom && re->u.poly.n == 1 &&
-	    sym__num_cmp_si(&re->u.poly.t[0].coef, 1) == 0)
-		atom = term_atom(&re->u.poly.t[0]);
+	atom =
+	    re->u.poly.n == 1 && sym__num_cmp_si(&re->u.poly.t[0].coef, 1) == 0
+	    ? term_atom(&re->u.poly.t[0])
+	    : NULL;
 	if (atom && atom->kind == SYM__FDIV && atom_const_divisor(atom)) {
 		/* (x floordiv k2 + c) floordiv k = (x + c*k2) floordiv k*k2 */
 		const sym__num *k2 = atom_const_divisor(atom);
@@ -1711,4 +1711,71 @@ int
 sym__expr_foreach_atom(sym_expr *e, sym__atom_fn fn, void *user)
 {
 	return foreach_atom(e, fn, user);
+}
+
+/* Return the atom "a" rebuilt by sym__expr_map (internal reference). */
+static sym_expr *
+map_atom(struct sym_expr *a, sym__atom_map fn, void *user)
+{
+	sym_expr *x, *y, *r = NULL, *s;
+
+	if (a->kind == SYM__VAR) {
+		r = sym__atom_poly(a);
+	} else {
+		x = sym__expr_map(a->u.bin.a, fn, user);
+		y = sym__expr_map(a->u.bin.b, fn, user);
+		if (x && y) {
+			if (a->kind == SYM__FDIV)
+				r = sym__fdiv(x, y);
+			else if (a->kind == SYM__MOD)
+				r = sym__mod(x, y);
+			else if (a->kind == SYM__MIN)
+				r = sym__min(x, y);
+			else
+				r = sym__max(x, y);
+		}
+		sym__expr_unref(x);
+		sym__expr_unref(y);
+	}
+	if (!r)
+		return NULL;
+	s = fn(a, r, user);
+	sym__expr_unref(r);
+	return s;
+}
+
+/* Return the polynomial "e" (borrowed) rebuilt bottom-up, each atom
+ * replaced by what "fn"("atom", "rebuilt", "user") returns, "rebuilt"
+ * being the atom over its own rebuilt operands; an internal reference,
+ * simplified by the constructors, or NULL on error. */
+sym_expr *
+sym__expr_map(sym_expr *e, sym__atom_map fn, void *user)
+{
+	sym_expr *sum = sym__const_num(e->ctx, &e->u.poly.c);
+
+	for (uint32_t i = 0; sum && i < e->u.poly.n; i++) {
+		const struct sym__term *t = &e->u.poly.t[i];
+		sym_expr *prod = sym__const_num(e->ctx, &t->coef), *next;
+
+		for (uint32_t j = 0; prod && j < t->n; j++) {
+			sym_expr *f = map_atom(t->f[j].atom, fn, user);
+
+			for (uint32_t k = 0; f && prod && k < t->f[j].exp;
+			     k++) {
+				next = sym__mul(prod, f);
+				sym__expr_unref(prod);
+				prod = next;
+			}
+			if (!f) {
+				sym__expr_unref(prod);
+				prod = NULL;
+			}
+			sym__expr_unref(f);
+		}
+		next = prod ? sym__add(sum, prod) : NULL;
+		sym__expr_unref(prod);
+		sym__expr_unref(sum);
+		sum = next;
+	}
+	return sum;
 }

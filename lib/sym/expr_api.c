@@ -350,74 +350,21 @@ sym_expr_symbols(const sym_expr *e, sym_symbol **out, size_t cap)
 	return n;
 }
 
-/* Return the internal reference to "e" rebuilt with symbol "sym" replaced
- * by "value" (all borrowed). */
-static sym_expr *subst(sym_expr *e, sym_symbol *sym, sym_expr *value);
+struct subst {
+	sym_symbol *sym;
+	sym_expr *value;
+};
 
-/* Return the internal reference to atom "a" rebuilt by subst. */
+/* Atom map of substitution: the symbol sought by "user" becomes its
+ * value, every other atom its "rebuilt" self (internal references). */
 static sym_expr *
-subst_atom(struct sym_expr *a, sym_symbol *sym, sym_expr *value)
+subst_atom(struct sym_expr *atom, sym_expr *rebuilt, void *user)
 {
-	sym_expr *x, *y, *r = NULL;
+	struct subst *su = user;
 
-	if (a->kind == SYM__VAR)
-		return a->u.var == sym ? sym__expr_ref(value)
-		                       : sym__atom_poly(a);
-	x = subst(a->u.bin.a, sym, value);
-	y = subst(a->u.bin.b, sym, value);
-	if (x && y) {
-		switch (a->kind) {
-		case SYM__FDIV:
-			r = sym__fdiv(x, y);
-			break;
-		case SYM__MOD:
-			r = sym__mod(x, y);
-			break;
-		case SYM__MIN:
-			r = sym__min(x, y);
-			break;
-		case SYM__MAX:
-			r = sym__max(x, y);
-			break;
-		default:
-			break;
-		}
-	}
-	sym__expr_unref(x);
-	sym__expr_unref(y);
-	return r;
-}
-
-static sym_expr *
-subst(sym_expr *e, sym_symbol *sym, sym_expr *value)
-{
-	sym_expr *sum = sym__const_num(e->ctx, &e->u.poly.c);
-
-	for (uint32_t i = 0; sum && i < e->u.poly.n; i++) {
-		const struct sym__term *t = &e->u.poly.t[i];
-		sym_expr *prod = sym__const_num(e->ctx, &t->coef), *next;
-
-		for (uint32_t j = 0; prod && j < t->n; j++) {
-			sym_expr *f = subst_atom(t->f[j].atom, sym, value);
-
-			for (uint32_t k = 0; f && prod && k < t->f[j].exp;
-			     k++) {
-				next = sym__mul(prod, f);
-				sym__expr_unref(prod);
-				prod = next;
-			}
-			if (!f) {
-				sym__expr_unref(prod);
-				prod = NULL;
-			}
-			sym__expr_unref(f);
-		}
-		next = prod ? sym__add(sum, prod) : NULL;
-		sym__expr_unref(prod);
-		sym__expr_unref(sum);
-		sum = next;
-	}
-	return sum;
+	if (atom->kind == SYM__VAR && atom->u.var == su->sym)
+		return sym__expr_ref(su->value);
+	return sym__expr_ref(rebuilt);
 }
 
 /* Return "e" with every occurrence of "sym" replaced by "value" (kept),
@@ -425,10 +372,11 @@ subst(sym_expr *e, sym_symbol *sym, sym_expr *value)
 sym_expr *
 sym_expr_substitute(sym_expr *e, sym_symbol *sym, sym_expr *value)
 {
+	struct subst su = { sym, value };
 	sym_expr *r = NULL;
 
 	if (e && sym && value)
-		r = subst(e, sym, value);
+		r = sym__expr_map(e, subst_atom, &su);
 	sym_expr_free(e);
 	return sym__expr_give(r);
 }

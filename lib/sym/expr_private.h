@@ -105,6 +105,11 @@ int sym__expr_cmp(const struct sym_expr *a, const struct sym_expr *b);
 int sym__expr_const_num(const sym_expr *e, const sym__num **v);
 struct sym_expr *sym__poly_single_atom(const sym_expr *e);
 
+/* Rebuild "e" with its atoms mapped: see sym__expr_map in expr.c. */
+typedef sym_expr *(*sym__atom_map)(struct sym_expr *atom, sym_expr *rebuilt,
+    void *user);
+sym_expr *sym__expr_map(sym_expr *e, sym__atom_map fn, void *user);
+
 /* Visit every atom of "e" once (post-order, children first). */
 typedef int (*sym__atom_fn)(struct sym_expr *atom, void *user);
 int sym__expr_foreach_atom(sym_expr *e, sym__atom_fn fn, void *user);

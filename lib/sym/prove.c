@@ -29,44 +29,6 @@ sym_prove_last_tier(const sym_ctx *ctx)
 	return ctx ? ctx->last_tier : SYM_TIER_NONE;
 }
 
-/* qsort comparison of symbols by declaration order. */
-static int
-sym_qcmp(const void *a, const void *b)
-{
-	const sym_symbol *x = *(sym_symbol *const *)a;
-	const sym_symbol *y = *(sym_symbol *const *)b;
-
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-/* Add the symbols of "e" to the sorted, duplicate-free array "*syms" of
- * "*n" entries and capacity "*cap". Return 0 or -1. */
-int
-sym__collect_symbols(sym_ctx *ctx, sym_expr *e, sym_symbol ***syms, size_t *n,
-    size_t *cap)
-{
-	size_t k = sym_expr_symbols(e, NULL, 0), w;
-
-	if (*n + k > *cap) {
-		size_t nc = 2 * (*n + k) + 4;
-		sym_symbol **p = sym__realloc_array(ctx, *syms, nc, sizeof(*p));
-
-		if (!p)
-			return -1;
-		*syms = p;
-		*cap = nc;
-	}
-	sym_expr_symbols(e, *syms + *n, k);
-	*n += k;
-	qsort(*syms, *n, sizeof(**syms), sym_qcmp);
-	w = 0;
-	for (size_t i = 0; i < *n; i++)
-		if (w == 0 || (*syms)[i] != (*syms)[w - 1])
-			(*syms)[w++] = (*syms)[i];
-	*n = w;
-	return 0;
-}
-
 /* Return 1 when "v" satisfies relation "rel" (with divisor "k"). */
 static int
 rel_holds(enum sym__rel rel, int64_t v, int64_t k)
@@ -596,70 +558,13 @@ simplify_atom(sym_ctx *ctx, sym_expr *atom_poly)
 	return sym__expr_ref(atom_poly);
 }
 
-static sym_expr *simplify_poly(sym_ctx *ctx, sym_expr *e);
-
-/* Return the simplified rebuild of atom "a" as an internal reference. */
+/* Atom map of sym_simplify: "rebuilt" simplified by the prover in the
+ * context "user" (internal reference). */
 static sym_expr *
-simplify_rebuild_atom(sym_ctx *ctx, struct sym_expr *a)
+simplify_map(struct sym_expr *atom, sym_expr *rebuilt, void *user)
 {
-	sym_expr *x, *y, *r = NULL, *s;
-
-	if (a->kind == SYM__VAR) {
-		r = sym__atom_poly(a);
-	} else {
-		x = simplify_poly(ctx, a->u.bin.a);
-		y = simplify_poly(ctx, a->u.bin.b);
-		if (x && y) {
-			if (a->kind == SYM__FDIV)
-				r = sym__fdiv(x, y);
-			else if (a->kind == SYM__MOD)
-				r = sym__mod(x, y);
-			else if (a->kind == SYM__MIN)
-				r = sym__min(x, y);
-			else
-				r = sym__max(x, y);
-		}
-		sym__expr_unref(x);
-		sym__expr_unref(y);
-	}
-	if (!r)
-		return NULL;
-	s = simplify_atom(ctx, r);
-	sym__expr_unref(r);
-	return s;
-}
-
-/* Return the simplified rebuild of the polynomial "e" (internal ref). */
-static sym_expr *
-simplify_poly(sym_ctx *ctx, sym_expr *e)
-{
-	sym_expr *sum = sym__const_num(ctx, &e->u.poly.c);
-
-	for (uint32_t i = 0; sum && i < e->u.poly.n; i++) {
-		const struct sym__term *t = &e->u.poly.t[i];
-		sym_expr *prod = sym__const_num(ctx, &t->coef), *next;
-
-		for (uint32_t j = 0; prod && j < t->n; j++) {
-			sym_expr *f = simplify_rebuild_atom(ctx, t->f[j].atom);
-
-			for (uint32_t k = 0; f && prod && k < t->f[j].exp;
-			     k++) {
-				next = sym__mul(prod, f);
-				sym__expr_unref(prod);
-				prod = next;
-			}
-			if (!f) {
-				sym__expr_unref(prod);
-				prod = NULL;
-			}
-			sym__expr_unref(f);
-		}
-		next = prod ? sym__add(sum, prod) : NULL;
-		sym__expr_unref(prod);
-		sym__expr_unref(sum);
-		sum = next;
-	}
-	return sum;
+	(void)atom;
+	return simplify_atom(user, rebuilt);
 }
 
 /* Return "e" simplified under the facts in scope of "ctx": constant when
@@ -685,7 +590,7 @@ sym_simplify(sym_ctx *ctx, sym_expr *e)
 	tier = ctx->last_tier;
 	sym_expr_free(lo);
 	sym_expr_free(hi);
-	r = simplify_poly(ctx, e);
+	r = sym__expr_map(e, simplify_map, ctx);
 	ctx->last_tier = tier;
 	sym_expr_free(e);
 	return sym__expr_give(r);

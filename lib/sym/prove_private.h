@@ -47,11 +47,6 @@ int sym__binding_admissible(sym_ctx *ctx, const sym_binding *b);
 /* As sym__binding_admissible, but 0 or -1 with the reason recorded. */
 int sym__binding_check(sym_ctx *ctx, const sym_binding *b);
 
-/* Collect the symbols of "e" into the sorted, duplicate-free array
- * "*syms" of "*n" entries (capacity "*cap"); 0 or -1. */
-int sym__collect_symbols(sym_ctx *ctx, sym_expr *e, sym_symbol ***syms,
-    size_t *n, size_t *cap);
-
 /*
  * The exact tier (prove_isl.c).
  *
