@@ -1,0 +1,80 @@
+/*
+ * symshard: the kernel-by-kernel executor of slice plans (sym_exec(3)).
+ *
+ * An executor runs the steps of one rank of a plan: one CPU kernel call
+ * per operator, the communication steps through a communicator endpoint
+ * (sym_comm(3)), every tensor sized by the bound slices of the step, so a
+ * new batch size needs no recompilation. sym_exec_check runs a whole
+ * plan on every rank of a communicator and compares it with the same
+ * graph run on one device.
+ */
+#ifndef SYMSHARD_EXEC_H
+#define SYMSHARD_EXEC_H
+
+#include <symshard/comm.h>
+#include <symshard/common.h>
+#include <symshard/plan.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sym_exec sym_exec;
+
+/* One rank of "p": the endpoint's rank ("ep" may be NULL for a plan of
+ * one rank). Errors are left on "ctx", which the executor's thread owns. */
+SYM_EXPORT SYM_GIVE sym_exec *sym_exec_new(SYM_KEEP const sym_plan *p,
+    SYM_KEEP sym_comm_endpoint *ep, SYM_KEEP sym_ctx *ctx);
+SYM_EXPORT void sym_exec_free(SYM_TAKE sym_exec *x);
+SYM_EXPORT int64_t sym_exec_rank(SYM_KEEP const sym_exec *x);
+
+/* Size every local buffer for the bound slices "s" (kept until the next
+ * call; buffers are reused when they are large enough); 0 or -1. */
+SYM_EXPORT int sym_exec_prepare(SYM_KEEP sym_exec *x,
+    SYM_KEEP const sym_slices *s);
+/* The local block of plan tensor "t" on this rank (after prepare), its
+ * size in bytes in "*bytes" (may be NULL); NULL for a tensor the
+ * executor does not keep. */
+SYM_EXPORT void *sym_exec_data(SYM_KEEP sym_exec *x, size_t t, size_t *bytes);
+/* Fill the local blocks of every input and parameter with values that
+ * depend only on "seed", the value's name and the global index of each
+ * element (the same numbers on any number of ranks); integer inputs stay
+ * within what their consumers index (classes, table rows). 0 or -1. */
+SYM_EXPORT int sym_exec_fill(SYM_KEEP sym_exec *x, uint64_t seed);
+/* Run every step of the plan on this rank; 0 or -1. */
+SYM_EXPORT int sym_exec_run(SYM_KEEP sym_exec *x);
+
+/* Options and report of sym_exec_check. */
+typedef struct sym_exec_options {
+	uint64_t seed;
+	double rtol, atol; /* tolerance |a - b| <= atol + rtol*|b|; 0: default */
+	/* Called by rank 0 after each step when not NULL. */
+	void (*progress)(void *arg, size_t step, size_t n_steps);
+	void *progress_arg;
+} sym_exec_options;
+
+typedef struct sym_exec_report {
+	double max_abs, max_rel; /* over every element of every output */
+	int64_t n_mismatch;      /* elements beyond tolerance */
+	const sym_value *worst;  /* the output with the largest difference */
+	int64_t worst_index;     /* its global (row-major) element index */
+	double sharded_seconds, single_seconds;
+} sym_exec_report;
+
+/* Bind "b" to the sharded plan "p" and to "single" (compiled from the
+ * same graph with SYM_PLAN_SINGLE), run "p" on every rank of "comm" (the
+ * threads backend: one thread per rank; mpi: this process's rank), gather
+ * the outputs, run "single" and compare. Every process gets the report.
+ * 0 when both ran (the report says whether they agree); -1 with the
+ * error on "ctx" otherwise (nothing runs when "b" violates a
+ * constraint). */
+SYM_EXPORT int sym_exec_check(SYM_KEEP const sym_plan *p,
+    SYM_KEEP const sym_plan *single, SYM_KEEP sym_communicator *comm,
+    SYM_KEEP const sym_binding *b, SYM_KEEP const sym_exec_options *o,
+    sym_exec_report *r, SYM_KEEP sym_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
