@@ -22,6 +22,9 @@
 #                overhead on tiny tensors)
 #   BENCH_COMM   the communicator benchmark (default ./bench/bench_comm;
 #                threads collectives on 2, 4 and 8 ranks against memcpy)
+#   BENCH_EXEC   the executor benchmark (default ./bench/bench_exec;
+#                executor matmul step vs cblas_sgemm, overhead per kernel
+#                step)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
@@ -34,6 +37,7 @@ bench_graph=${BENCH_GRAPH:-./bench/bench_graph}
 bench_redist=${BENCH_REDIST:-./bench/bench_redist}
 bench_kernels=${BENCH_KERNELS:-./bench/bench_kernels}
 bench_comm=${BENCH_COMM:-./bench/bench_comm}
+bench_exec=${BENCH_EXEC:-./bench/bench_exec}
 mpirun=${MPIRUN-}
 python3=${PYTHON3-/usr/bin/python3}
 
@@ -47,6 +51,8 @@ echo "# redistribution planner: collectives per plan, time per plan"
 "$bench_redist"
 echo "# executor kernels: matmul vs cblas_sgemm, call overhead (bench/bench_kernels)"
 "$bench_kernels"
+echo "# executor: matmul step vs cblas_sgemm, overhead per step (bench/bench_exec)"
+"$bench_exec"
 echo "# communicator: threads collectives of 16 MiB vs memcpy (bench/bench_comm)"
 "$bench_comm"
 if test -n "$mpirun"; then

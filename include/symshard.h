@@ -15,5 +15,6 @@
 #include <symshard/layout.h>
 #include <symshard/graph.h>
 #include <symshard/comm.h>
+#include <symshard/exec.h>
 
 #endif

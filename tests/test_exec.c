@@ -7,6 +7,13 @@
  * the global tensor under the target layout (partial sums included), for
  * every kind of step the planner makes and several element types; the
  * broadcast; errors of the step and of the communicator.
+ *
+ * The executor through its API: the examples' graphs on 8 threads
+ * (sym_exec_check, several bindings on one plan) agree with the single
+ * device; a corrupted plan is caught; a binding the graph forbids runs
+ * nothing; a rank that fails, or never starts, does not hang the others;
+ * buffers are kept across bindings; inputs are deterministic and within
+ * what indexes with them.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -16,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -849,6 +857,449 @@ test_step_errors(void **state)
 	team_clear(&t);
 }
 
+/* ---- The executor ------------------------------------------------------ */
+
+/* Return the contents of "path" (malloc'ed), failing the test when it
+ * cannot be read. */
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n = -1;
+
+	if (!f)
+		fail_msg("cannot open %s (set top_srcdir)", path);
+	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) != 0)
+		fail_msg("cannot read %s", path);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* A graph sharded and compiled twice (sharded and single), and a threads
+ * communicator of as many ranks as the sharded plan. */
+struct compiled {
+	sym_ctx *ctx;
+	sym_graph *g;
+	sym_plan *p, *single;
+	sym_communicator *comm;
+};
+
+/* Parse "text" (named "file"), shard and compile it into "c". */
+static void
+compile_text(struct compiled *c, const char *text, const char *file)
+{
+	memset(c, 0, sizeof(*c));
+	c->ctx = sym_ctx_new();
+	assert_non_null(c->ctx);
+	c->g = sym_graph_parse(c->ctx, text, file);
+	assert_non_null(c->g);
+	if (sym_graph_n_errors(c->g) != 0)
+		fail_msg("%s: %zu errors", file, sym_graph_n_errors(c->g));
+	if (sym_graph_shard(c->g, NULL) != 0)
+		fail_msg("%s: %s", file, sym_ctx_last_message(c->ctx));
+	c->p = sym_plan_compile(c->g, 0);
+	c->single = sym_plan_compile(c->g, SYM_PLAN_SINGLE);
+	if (!c->p || !c->single)
+		fail_msg("%s: %s", file, sym_ctx_last_message(c->ctx));
+	c->comm = sym_comm_threads_new(c->ctx, (int)sym_plan_n_ranks(c->p));
+	assert_non_null(c->comm);
+	assert_int_equal(sym_comm_set_option(c->comm, SYM_COMM_OPT_TIMEOUT_MS,
+	                     20000),
+	    0);
+}
+
+/* Compile examples/"name".sg into "c". */
+static void
+compile_example(struct compiled *c, const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096], file[64], *text;
+
+	snprintf(path, sizeof(path), "%s/examples/%s.sg", top ? top : ".",
+	    name);
+	snprintf(file, sizeof(file), "%s.sg", name);
+	text = slurp(path);
+	compile_text(c, text, file);
+	free(text);
+}
+
+/* Release what "c" holds and check that nothing else is left. */
+static void
+compiled_clear(struct compiled *c)
+{
+	sym_comm_free(c->comm);
+	sym_plan_free(c->p);
+	sym_plan_free(c->single);
+	sym_graph_free(c->g);
+	finish(c->ctx);
+}
+
+/* What the progress callback saw. */
+struct progress {
+	size_t calls, last, n;
+	int out_of_order;
+};
+
+/* The progress callback: count the calls of "arg" (a struct progress). */
+static void
+on_progress(void *arg, size_t step, size_t n_steps)
+{
+	struct progress *pr = arg;
+
+	if (step != pr->calls)
+		pr->out_of_order = 1;
+	pr->calls++;
+	pr->last = step;
+	pr->n = n_steps;
+}
+
+/* Return a new binding of "c" parsed from "text". */
+static sym_binding *
+binding(struct compiled *c, const char *text)
+{
+	sym_binding *b = sym_binding_new(c->ctx);
+
+	assert_non_null(b);
+	if (sym_binding_parse(b, text, NULL) < 0)
+		fail_msg("binding %s: %s", text, sym_ctx_last_message(c->ctx));
+	return b;
+}
+
+/* Check "c" bound by "text" (seed 7) and return the report; fail unless
+ * both runs ran, every rank-0 step was reported once and in order, and
+ * no element differs beyond the default tolerance. */
+static sym_exec_report
+check_agrees(struct compiled *c, const char *text)
+{
+	sym_exec_options o = { .seed = 7 };
+	struct progress pr = { 0 };
+	sym_binding *b = binding(c, text);
+	sym_exec_report r;
+
+	o.progress = on_progress;
+	o.progress_arg = &pr;
+	if (sym_exec_check(c->p, c->single, c->comm, b, &o, &r, c->ctx) != 0)
+		fail_msg("%s: %s", text, sym_ctx_last_message(c->ctx));
+	sym_binding_free(b);
+	if (r.n_mismatch != 0)
+		fail_msg("%s: %lld mismatches, max |diff| %g at %s[%lld]", text,
+		    (long long)r.n_mismatch, r.max_abs,
+		    r.worst ? sym_value_name(r.worst) : "?",
+		    (long long)r.worst_index);
+	assert_int_equal(pr.calls, sym_plan_n_steps(c->p));
+	assert_int_equal(pr.n, sym_plan_n_steps(c->p));
+	assert_false(pr.out_of_order);
+	assert_true(r.sharded_seconds > 0 && r.single_seconds > 0);
+	printf("# %s: max |diff| %.3g, max rel %.3g, sharded %.3f ms, "
+	       "single %.3f ms\n",
+	    text, r.max_abs, r.max_rel, 1e3 * r.sharded_seconds,
+	    1e3 * r.single_seconds);
+	return r;
+}
+
+/* The network of examples/ffn.sg on 8 threads for three batch sizes on
+ * one plan agrees with one device; b = 12 breaks divisor=8 and runs
+ * nothing. */
+static void
+test_ffn(void **state)
+{
+	struct compiled c;
+	struct progress pr = { 0 };
+	sym_exec_options o = { .seed = 7 };
+	sym_exec_report r;
+	sym_binding *b;
+
+	(void)state;
+	compile_example(&c, "ffn");
+	assert_int_equal(sym_plan_n_ranks(c.p), 8);
+	check_agrees(&c, "b=8");
+	check_agrees(&c, "b=64");
+	r = check_agrees(&c, "b=40");
+	assert_true(r.max_abs < 1e-3);
+	b = binding(&c, "b=12");
+	o.progress = on_progress;
+	o.progress_arg = &pr;
+	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o, &r,
+	                     c.ctx),
+	    -1);
+	assert_string_equal(sym_ctx_last_message(c.ctx),
+	    "b = 12 violates divisor=8 declared at ffn.sg:3:8");
+	assert_int_equal(pr.calls, 0);
+	sym_binding_free(b);
+	compiled_clear(&c);
+}
+
+/* The other examples agree with one device: the layout example (a
+ * reduce_scatter), the tensor-parallel MLP (an all_reduce) and a
+ * transformer block with dynamic batch and sequence. */
+static void
+test_examples(void **state)
+{
+	struct compiled c;
+
+	(void)state;
+	compile_example(&c, "layout");
+	check_agrees(&c, "");
+	compiled_clear(&c);
+	compile_example(&c, "tp_mlp");
+	check_agrees(&c, "b=8");
+	check_agrees(&c, "b=24");
+	compiled_clear(&c);
+	compile_example(&c, "transformer");
+	check_agrees(&c, "b=8, s=128");
+	compiled_clear(&c);
+}
+
+/* A small graph on 8 devices whose two unary operators take the same
+ * shapes: the plan is corrupted by making the step of "a" run the kernel
+ * of "n", and the check must see the difference. */
+static const char two_unary[] = "devices 8\n"
+                                "symbol b divisor=8\n"
+                                "input x : f32[b, 16]\n"
+                                "a = relu(x) shard ((8, 1),)\n"
+                                "n = neg(x) shard ((8, 1),)\n"
+                                "y = add(a, n)\n"
+                                "output y\n";
+
+/* Return the kernel step of "p" whose node produces "name". */
+static sym_plan_step *
+kernel_step(const sym_plan *p, const char *name)
+{
+	for (size_t i = 0; i < sym_plan_n_steps(p); i++) {
+		const sym_plan_step *ps = sym_plan_get_step(p, i);
+
+		if (ps->kind == SYM_PLAN_KERNEL &&
+		    !strcmp(sym_value_name(sym_node_output(ps->node, 0)), name))
+			return (sym_plan_step *)ps;
+	}
+	fail_msg("no kernel step for %s", name);
+	return NULL;
+}
+
+/* The comparison detects a difference: the corrupted plan mismatches
+ * (every element where x > 0), the intact one does not. */
+static void
+test_detects(void **state)
+{
+	struct compiled c;
+	sym_exec_options o = { .seed = 3, .rtol = 1e-6, .atol = 1e-7 };
+	sym_exec_report r;
+	sym_binding *b;
+	sym_plan_step *sa;
+	const sym_node *keep;
+
+	(void)state;
+	compile_text(&c, two_unary, "two.sg");
+	b = binding(&c, "b=16");
+	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o, &r,
+	                     c.ctx),
+	    0);
+	assert_int_equal(r.n_mismatch, 0);
+	assert_true(r.max_abs == 0.0);
+	sa = kernel_step(c.p, "a");
+	keep = sa->node;
+	sa->node = kernel_step(c.p, "n")->node;
+	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o, &r,
+	                     c.ctx),
+	    0);
+	sa->node = keep;
+	/* relu(x) + neg(x) is 0 or -x; neg(x) + neg(x) is -2x: they differ
+	 * wherever x is not 0. */
+	assert_true(r.n_mismatch > 16 * 16 * 9 / 10);
+	assert_true(r.n_mismatch <= 16 * 16);
+	assert_non_null(r.worst);
+	assert_string_equal(sym_value_name(r.worst), "y");
+	assert_true(r.max_abs > 0.5 && r.max_abs <= 2.0);
+	assert_true(r.worst_index >= 0 && r.worst_index < 16 * 16);
+	sym_binding_free(b);
+	compiled_clear(&c);
+}
+
+/* A rank of ffn whose labels are out of range fails its kernel with a
+ * located message while the others finish without waiting for the
+ * communicator's timeout. */
+struct frank {
+	struct compiled *c;
+	sym_slices *s;
+	int corrupt;
+	int rc;
+	char msg[512];
+};
+
+/* Run rank "m" of the ffn executor of "arg" (a struct frank), its labels
+ * corrupted on rank arg->corrupt; return 0 or -1. */
+static int
+run_ffn_rank(struct member *m, void *arg)
+{
+	struct frank *f = arg;
+	sym_exec *x = sym_exec_new(f[m->rank].c->p, m->ep, m->ctx);
+	const sym_value *y = sym_graph_find_value(f->c->g, "y");
+	size_t bytes = 0;
+	int32_t *lab;
+
+	if (!x || sym_exec_prepare(x, f->s) < 0 || sym_exec_fill(x, 5) < 0)
+		return failed(m, "setup: %s", sym_ctx_last_message(m->ctx));
+	assert_int_equal(sym_exec_rank(x), m->rank);
+	lab = sym_exec_data(x, sym_plan_value_tensor(f->c->p, y), &bytes);
+	if (!lab || bytes < 4)
+		return failed(m, "no labels");
+	for (size_t i = 0; i < bytes / 4; i++)
+		if (lab[i] < 0 || lab[i] >= 10)
+			return failed(m, "label %d out of [0, 10)", lab[i]);
+	if (m->rank == f->corrupt)
+		lab[0] = 1000;
+	f[m->rank].rc = sym_exec_run(x);
+	snprintf(f[m->rank].msg, sizeof(f->msg), "%s",
+	    f[m->rank].rc ? sym_ctx_last_message(m->ctx) : "");
+	sym_exec_free(x);
+	return 0;
+}
+
+/* A failing rank lets the others finish; a rank that cannot start (its
+ * handle is held elsewhere) makes sym_exec_check fail at once. */
+static void
+test_failing_rank(void **state)
+{
+	struct compiled c;
+	struct team t;
+	struct frank f[MAX_RANKS];
+	sym_binding *b;
+	sym_slices *s;
+	sym_exec_report r;
+	sym_comm_endpoint *held;
+	double t0;
+	int n_failed = 0;
+
+	(void)state;
+	compile_example(&c, "ffn");
+	team_init(&t);
+	s = sym_slices_new(c.p);
+	b = binding(&c, "b=16");
+	assert_int_equal(sym_plan_bind(c.p, b, s), 0);
+	for (int k = 0; k < MAX_RANKS; k++)
+		f[k] = (struct frank){ .c = &c, .s = s, .corrupt = 3 };
+	t0 = (double)time(NULL);
+	team_run(&t, MAX_RANKS, run_ffn_rank, f);
+	assert_true((double)time(NULL) - t0 < 10);
+	assert_int_equal(f[3].rc, -1);
+	for (int k = 0; k < MAX_RANKS; k++) {
+		if (!f[k].rc)
+			continue;
+		n_failed++;
+		if (!strstr(f[k].msg, "ffn.sg:16:") ||
+		    !strstr(f[k].msg, "softmax_cross_entropy loss (step ") ||
+		    !strstr(f[k].msg, "label 1000 of row"))
+			fail_msg("rank %d: '%s'", k, f[k].msg);
+	}
+	printf("# %d of 8 ranks saw the bad label: %s\n", n_failed, f[3].msg);
+	/* Rank 5 is held by this thread: its job cannot attach, nobody
+	 * runs, the check fails at once. */
+	held = sym_comm_attach(c.comm, 5, c.ctx);
+	assert_non_null(held);
+	t0 = (double)time(NULL);
+	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, NULL, &r,
+	                     c.ctx),
+	    -1);
+	assert_true((double)time(NULL) - t0 < 10);
+	assert_non_null(strstr(sym_ctx_last_message(c.ctx),
+	    "rank 5: attach: rank 5 is already attached"));
+	sym_comm_detach(held);
+	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, NULL, &r,
+	                     c.ctx),
+	    0);
+	assert_int_equal(r.n_mismatch, 0);
+	sym_binding_free(b);
+	sym_slices_free(s);
+	team_clear(&t);
+	compiled_clear(&c);
+}
+
+/* The executor's API on one rank: errors before prepare and with
+ * unbound slices, buffers kept across bindings (none reallocated for a
+ * smaller or equal batch), deterministic inputs within their ranges. */
+static void
+test_exec_api(void **state)
+{
+	struct compiled c;
+	sym_exec *x, *x2;
+	sym_slices *s;
+	sym_binding *b64, *b8, *b12;
+	size_t n, bytes = 0, ty, tx;
+	void **ptr;
+	float *xv;
+	int32_t *yv;
+
+	(void)state;
+	compile_example(&c, "ffn");
+	x = sym_exec_new(c.single, NULL, c.ctx);
+	assert_non_null(x);
+	assert_int_equal(sym_exec_rank(x), 0);
+	assert_int_equal(sym_exec_run(x), -1);
+	assert_string_equal(sym_ctx_last_message(c.ctx),
+	    "executor: run before prepare");
+	assert_int_equal(sym_exec_fill(x, 1), -1);
+	assert_null(sym_exec_data(x, 0, NULL));
+	s = sym_slices_new(c.single);
+	b12 = binding(&c, "b=12");
+	assert_int_equal(sym_plan_bind(c.single, b12, s), -1);
+	assert_int_equal(sym_exec_prepare(x, s), -1);
+	assert_string_equal(sym_ctx_last_message(c.ctx),
+	    "executor: the slices are not bound: b = 12 violates divisor=8 "
+	    "declared at ffn.sg:3:8");
+	b64 = binding(&c, "b=64");
+	b8 = binding(&c, "b=8");
+	assert_int_equal(sym_plan_bind(c.single, b64, s), 0);
+	assert_int_equal(sym_exec_prepare(x, s), 0);
+	n = sym_plan_n_tensors(c.single);
+	ptr = calloc(n, sizeof(*ptr));
+	assert_non_null(ptr);
+	for (size_t t = 0; t < n; t++)
+		assert_non_null(ptr[t] = sym_exec_data(x, t, NULL));
+	assert_null(sym_exec_data(x, n, &bytes));
+	assert_int_equal(bytes, 0);
+	assert_int_equal(sym_exec_fill(x, 9), 0);
+	assert_int_equal(sym_exec_run(x), 0);
+	assert_int_equal(sym_plan_bind(c.single, b8, s), 0);
+	assert_int_equal(sym_exec_prepare(x, s), 0);
+	for (size_t t = 0; t < n; t++)
+		assert_ptr_equal(sym_exec_data(x, t, NULL), ptr[t]);
+	assert_int_equal(sym_exec_fill(x, 9), 0);
+	assert_int_equal(sym_exec_run(x), 0);
+	/* Inputs: floats in [-1, 1), labels in [0, 10), the same on a
+	 * second executor, others with another seed. */
+	tx = sym_plan_value_tensor(c.single, sym_graph_find_value(c.g, "x"));
+	ty = sym_plan_value_tensor(c.single, sym_graph_find_value(c.g, "y"));
+	xv = sym_exec_data(x, tx, &bytes);
+	assert_int_equal(bytes, 8 * 784 * 4);
+	yv = sym_exec_data(x, ty, &bytes);
+	assert_int_equal(bytes, 8 * 4);
+	for (int i = 0; i < 8 * 784; i++)
+		assert_true(xv[i] >= -1.0f && xv[i] < 1.0f);
+	for (int i = 0; i < 8; i++)
+		assert_true(yv[i] >= 0 && yv[i] < 10);
+	x2 = sym_exec_new(c.single, NULL, c.ctx);
+	assert_non_null(x2);
+	assert_int_equal(sym_exec_prepare(x2, s), 0);
+	assert_int_equal(sym_exec_fill(x2, 9), 0);
+	assert_memory_equal(sym_exec_data(x2, tx, NULL), xv, 8 * 784 * 4);
+	assert_int_equal(sym_exec_fill(x2, 10), 0);
+	assert_memory_not_equal(sym_exec_data(x2, tx, NULL), xv, 8 * 784 * 4);
+	sym_exec_free(x2);
+	free(ptr);
+	sym_binding_free(b64);
+	sym_binding_free(b8);
+	sym_binding_free(b12);
+	sym_slices_free(s);
+	sym_exec_free(x);
+	compiled_clear(&c);
+}
+
 int
 main(void)
 {
@@ -857,6 +1308,11 @@ main(void)
 		cmocka_unit_test(test_redist_property),
 		cmocka_unit_test(test_broadcast),
 		cmocka_unit_test(test_step_errors),
+		cmocka_unit_test(test_ffn),
+		cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_detects),
+		cmocka_unit_test(test_failing_rank),
+		cmocka_unit_test(test_exec_api),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

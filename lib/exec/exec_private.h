@@ -1,6 +1,7 @@
 /*
  * The executor's internals: one step of a redistribution as one rank runs
- * it on its local blocks (exec_redist.c), and boxes of global tensors.
+ * it on its local blocks (exec_redist.c), boxes of global tensors, and
+ * the body of an executor (exec.c, exec_fill.c, exec_check.c).
  *
  * exec_redist.c uses only the public API of layouts, redistributions and
  * the communicator, and reports its own errors as text (the executor
@@ -13,8 +14,10 @@
 #include <stdint.h>
 
 #include <symshard/comm.h>
+#include <symshard/exec.h>
 #include <symshard/layout.h>
 
+#include "core/ctx_private.h"
 #include "exec/kernel.h"
 
 /* A box of a global tensor: per dimension its first global index and
@@ -71,5 +74,94 @@ void sym__xscratch_clear(struct sym__xscratch *s);
 void sym__box_copy(void *dst, const struct sym__box *dbox, const void *src,
     const struct sym__box *sbox, const struct sym__box *box, int ndim,
     size_t es);
+
+/* A plan tensor on this rank: dtype, element size, rank; the buffer it
+ * owns ("cap" bytes, grown, never shrunk) or, when "alias" is not
+ * SIZE_MAX and the sizes agree, the data of tensor "alias"; its sizes
+ * for the bound slices. */
+struct sym__etensor {
+	sym_dtype dtype;
+	size_t es;
+	size_t rank;
+	size_t alias;
+	void *buf;
+	size_t cap;
+	void *data;
+	size_t bytes;
+	int64_t numel;
+	int64_t global[SYM__MAX_RANK];
+	int64_t local[SYM__MAX_RANK];
+	int64_t offset[SYM__MAX_RANK];
+};
+
+/* Integer input "value" holds indices below the global size of dimension
+ * "dim" of plan tensor "tensor". */
+struct sym__bound {
+	const sym_value *value;
+	size_t tensor;
+	int dim;
+};
+
+/* How a kernel's normalizer is computed: none, or the product of the
+ * global sizes of input 0 along the axes in "norm_axes". */
+enum {
+	SYM__NORM_NONE = 0,
+	SYM__NORM_AXES
+};
+
+/* A step of the executor: the plan's step, and for a kernel its
+ * function and arguments (tensors, offsets, global dims and output
+ * offsets in one block at "tin"), for a communication the step of its
+ * redistribution on this rank. */
+struct sym__estep {
+	size_t index;
+	const sym_plan_step *ps;
+	sym__kernel_fn fn;
+	struct sym__kernel_args args;
+	struct sym__tensor *tin, *tout;
+	int64_t (*off)[SYM__MAX_RANK];
+	int64_t (*glob)[SYM__MAX_RANK];
+	int64_t (*ooff)[SYM__MAX_RANK];
+	int norm;
+	unsigned norm_axes;
+	struct sym__bound *bounds;
+	size_t n_bounds;
+	struct sym__xstep comm;
+};
+
+/* An input or parameter sym_exec_fill writes: its home tensor, its name
+ * hashed with nothing (the seed is mixed in at fill time). */
+struct sym__fillv {
+	const sym_value *value;
+	size_t tensor;
+	uint64_t name_hash;
+};
+
+struct sym_exec {
+	struct sym__link link;
+	sym_ctx *ctx;
+	const sym_plan *plan;
+	sym_comm_endpoint *ep;
+	int64_t rank, n_ranks;
+	struct sym__etensor *tensor;
+	size_t n_tensor;
+	struct sym__estep *step;
+	size_t n_step;
+	struct sym__fillv *fill;
+	size_t n_fill;
+	const sym_slices *slices; /* NULL until prepared */
+	struct sym__xscratch scratch;
+	void (*progress)(void *arg, size_t step, size_t n_steps);
+	void *progress_arg;
+};
+
+/* exec.c */
+int sym__exec_fail(sym_exec *x, const struct sym__estep *e, sym_error code,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void sym__exec_set_progress(sym_exec *x, void (*fn)(void *, size_t, size_t),
+    void *arg);
+
+/* exec_fill.c */
+int sym__exec_fill_init(sym_exec *x);
 
 #endif

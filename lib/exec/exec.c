@@ -1,0 +1,670 @@
+/*
+ * The executor (sym_exec(3)): the steps of one rank of a slice plan, run
+ * kernel by kernel on buffers sized by the bound slices.
+ *
+ * sym_exec_new resolves once what does not depend on sizes: each kernel
+ * step's kernel, attributes and normalizer axes, each communication
+ * step's groups and block indices (exec_redist.c), the tensors whose
+ * data may alias their producer's input (reshape and its kin), and what
+ * bounds every integer input. sym_exec_prepare sizes the buffers (grown,
+ * never shrunk) and fills each step's kernel arguments, so that
+ * sym_exec_run is a loop of calls that allocates nothing and formats
+ * nothing unless a step fails. Filling the inputs is exec_fill.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/comm_private.h"
+#include "exec/exec_private.h"
+
+#include <symshard/expr.h>
+
+#define ALIGN 64
+
+/* Free the executor whose link is "link" (at sym_ctx_free too). */
+static void
+exec_destroy(struct sym__link *link)
+{
+	sym_exec *x = (sym_exec *)((char *)link - offsetof(sym_exec, link));
+
+	x->ctx->live[SYM__OBJ_OTHER]--;
+	for (size_t i = 0; x->step && i < x->n_step; i++) {
+		struct sym__estep *e = &x->step[i];
+
+		sym__xstep_clear(&e->comm);
+		free(e->tin);
+		free(e->bounds);
+	}
+	for (size_t t = 0; x->tensor && t < x->n_tensor; t++)
+		free(x->tensor[t].buf);
+	free(x->step);
+	free(x->tensor);
+	free(x->fill);
+	sym__xscratch_clear(&x->scratch);
+	free(x);
+}
+
+/* Free "x" and its buffers (NULL is ignored). */
+void
+sym_exec_free(sym_exec *x)
+{
+	if (!x)
+		return;
+	sym__ctx_disown(&x->link);
+	exec_destroy(&x->link);
+}
+
+/* Return the rank "x" runs, or -1 for NULL. */
+int64_t
+sym_exec_rank(const sym_exec *x)
+{
+	return x ? x->rank : -1;
+}
+
+/* Return 1 when the kernel of operator "name" only checks shapes when
+ * its output shares its input's data. */
+static int
+aliasing_op(const char *name)
+{
+	static const char *const ops[] = { "reshape", "flatten", "expand_dims",
+		"squeeze", "identity" };
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(name, ops[i]))
+			return 1;
+	return 0;
+}
+
+/* Store in "*mask" the axes (bits) reduce_mean step "e" of "x" reduces
+ * of its input of rank "rank" (attribute axis: an integer or a list,
+ * negative from the end; absent or empty: all); return 0, or -1 with an
+ * error on the executor's context. */
+static int
+mean_axes(sym_exec *x, struct sym__estep *e, size_t rank, unsigned *mask)
+{
+	const sym_attrs *a = sym_node_attrs(e->ps->node);
+	sym_attr_kind k = a ? sym_attrs_kind(a, "axis") : SYM_ATTR_NONE;
+	size_t n = k == SYM_ATTR_LIST ? sym_attrs_list_size(a, "axis") : 1;
+
+	*mask = 0;
+	if (k == SYM_ATTR_NONE || (k == SYM_ATTR_LIST && n == 0)) {
+		*mask = rank ? (1u << rank) - 1 : 0;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t v = 0;
+		int ok = k == SYM_ATTR_INT
+		    ? sym_attrs_get_int(a, "axis", &v) == 0
+		    : k == SYM_ATTR_LIST &&
+		        sym_expr_get_const(sym_attrs_list_item(a, "axis", i),
+		            &v) == 0;
+
+		if (ok && v < 0)
+			v += (int64_t)rank;
+		if (!ok || v < 0 || v >= (int64_t)rank)
+			return sym__exec_fail(x, e, SYM_EINVAL,
+			    "the attribute axis is not an axis of the input");
+		*mask |= 1u << v;
+	}
+	return 0;
+}
+
+/* Return the axis of input or output of rank "rank" the attribute
+ * "axis" of the node of "e" names (default "def", negative from the
+ * end), or -1. */
+static int
+attr_axis(const struct sym__estep *e, int64_t def, size_t rank)
+{
+	const sym_attrs *a = sym_node_attrs(e->ps->node);
+	int64_t v = def;
+
+	if (a && sym_attrs_kind(a, "axis") == SYM_ATTR_INT &&
+	    sym_attrs_get_int(a, "axis", &v) < 0)
+		return -1;
+	if (v < 0)
+		v += (int64_t)rank;
+	return v >= 0 && v < (int64_t)rank ? (int)v : -1;
+}
+
+/* Record on "e" that input "in" of its node holds indices below the
+ * global size of dimension "dim" of its tensor "t" (an input when "out"
+ * is 0, else an output); return 0 or -1 (out of memory, on "x"). */
+static int
+add_bound(sym_exec *x, struct sym__estep *e, size_t in, int out, size_t t,
+    int dim)
+{
+	struct sym__bound *b;
+
+	if (dim < 0)
+		return 0;
+	b = sym__realloc_array(x->ctx, e->bounds, e->n_bounds + 1, sizeof(*b));
+	if (!b)
+		return -1;
+	e->bounds = b;
+	b += e->n_bounds++;
+	b->value = sym_node_input(e->ps->node, in);
+	b->tensor = out ? e->ps->out[0] : e->ps->in[t];
+	b->dim = dim;
+	return 0;
+}
+
+/* Record the index inputs of kernel step "e" (labels, gather and
+ * embedding indices, one_hot) and what bounds them; return 0 or -1. */
+static int
+index_bounds(sym_exec *x, struct sym__estep *e)
+{
+	const char *op = sym_node_op_name(e->ps->node);
+	const sym_plan_step *ps = e->ps;
+
+	if (!strcmp(op, "softmax_cross_entropy") && ps->n_in == 2)
+		return add_bound(x, e, 1, 0, 0, 1);
+	if (!strcmp(op, "gather") && ps->n_in == 2)
+		return add_bound(x, e, 1, 0, 0,
+		    attr_axis(e, 0, sym_plan_tensor_rank(x->plan, ps->in[0])));
+	if (!strcmp(op, "embedding") && ps->n_in == 2)
+		return add_bound(x, e, 0, 0, 1, 0);
+	if (!strcmp(op, "one_hot") && ps->n_in == 1 && ps->n_out == 1)
+		return add_bound(x, e, 0, 1, 0,
+		    attr_axis(e, -1,
+		        sym_plan_tensor_rank(x->plan, ps->out[0])));
+	return 0;
+}
+
+/* Prepare kernel step "e" of "x": its kernel, arguments, normalizer,
+ * index bounds, and the alias of its output; return 0 or -1. */
+static int
+init_kernel(sym_exec *x, struct sym__estep *e)
+{
+	const sym_plan_step *ps = e->ps;
+	const char *op = sym_node_op_name(ps->node);
+	size_t n = ps->n_in + ps->n_out;
+	struct sym__kernel_args *a = &e->args;
+
+	e->fn = sym__kernel_find(op);
+	if (!e->fn)
+		return sym__exec_fail(x, e, SYM_EINVAL,
+		    "the executor has no kernel for this operator");
+	for (size_t i = 0; i < n; i++)
+		if (sym_plan_tensor_rank(x->plan,
+		        i < ps->n_in ? ps->in[i] : ps->out[i - ps->n_in]) >
+		    SYM__MAX_RANK)
+			return sym__exec_fail(x, e, SYM_EINVAL,
+			    "tensors of more than %d dimensions are not "
+			    "supported",
+			    SYM__MAX_RANK);
+	/* One block: the tensors, then offsets, global dims and output
+	 * offsets. */
+	e->tin = calloc(n ? n : 1,
+	    sizeof(struct sym__tensor) + 2 * sizeof(int64_t[SYM__MAX_RANK]));
+	if (!e->tin) {
+		sym__oom(x->ctx);
+		return -1;
+	}
+	e->tout = e->tin + ps->n_in;
+	e->off = (int64_t(*)[SYM__MAX_RANK])(e->tin + n);
+	e->glob = e->off + ps->n_in;
+	e->ooff = e->glob + ps->n_in;
+	a->op = sym_node_op(ps->node);
+	a->attrs = sym_node_attrs(ps->node);
+	a->n_in = (int)ps->n_in;
+	a->n_out = (int)ps->n_out;
+	a->in = e->tin;
+	a->out = e->tout;
+	a->offset = (const int64_t(*)[SYM__MAX_RANK])e->off;
+	a->global_dim = (const int64_t(*)[SYM__MAX_RANK])e->glob;
+	a->out_offset = (const int64_t(*)[SYM__MAX_RANK])e->ooff;
+	if (!strcmp(op, "reduce_mean") && ps->n_in == 1) {
+		e->norm = SYM__NORM_AXES;
+		if (mean_axes(x, e, sym_plan_tensor_rank(x->plan, ps->in[0]),
+		        &e->norm_axes) < 0)
+			return -1;
+	} else if (!strcmp(op, "softmax_cross_entropy") && ps->n_in >= 1) {
+		e->norm = SYM__NORM_AXES;
+		e->norm_axes = 1u;
+	}
+	if (aliasing_op(op) && ps->n_in >= 1 && ps->n_out == 1 &&
+	    x->tensor[ps->out[0]].es == x->tensor[ps->in[0]].es)
+		x->tensor[ps->out[0]].alias = ps->in[0];
+	return index_bounds(x, e);
+}
+
+/* Prepare communication step "e" of "x" for its rank; return 0 or -1. */
+static int
+init_comm(sym_exec *x, struct sym__estep *e)
+{
+	const sym_plan_step *ps = e->ps;
+	char err[256];
+
+	if (ps->n_in != 1 || ps->n_out != 1)
+		return sym__exec_fail(x, e, SYM_EINVAL,
+		    "a communication step needs one input and one output");
+	if (!x->ep && x->n_ranks > 1)
+		return sym__exec_fail(x, e, SYM_EINVAL,
+		    "no communicator endpoint for a plan of %lld ranks",
+		    (long long)x->n_ranks);
+	if (sym__xstep_from_redist(&e->comm, ps->redist, ps->redist_step,
+	        sym_plan_tensor_layout(x->plan, ps->in[0]),
+	        sym_plan_tensor_rank(x->plan, ps->in[0]), x->rank, err,
+	        sizeof(err)) < 0)
+		return sym__exec_fail(x, e, SYM_EINVAL, "%s", err);
+	return 0;
+}
+
+/* Prepare the tensors of "x": element sizes and dtypes; return 0 or
+ * -1. */
+static int
+init_tensors(sym_exec *x)
+{
+	const sym_plan *p = x->plan;
+
+	x->n_tensor = sym_plan_n_tensors(p);
+	x->tensor = calloc(x->n_tensor ? x->n_tensor : 1, sizeof(*x->tensor));
+	if (!x->tensor) {
+		sym__oom(x->ctx);
+		return -1;
+	}
+	for (size_t t = 0; t < x->n_tensor; t++) {
+		struct sym__etensor *et = &x->tensor[t];
+		const sym_value *v = sym_plan_tensor_value(p, t);
+
+		et->dtype =
+		    v ? sym_shape_dtype(sym_value_shape(v)) : SYM_DT_INVALID;
+		et->es = sym__tensor_elem_size(et->dtype);
+		et->rank = sym_plan_tensor_rank(p, t);
+		et->alias = SIZE_MAX;
+		if (!et->es || et->rank > SYM__MAX_RANK) {
+			sym__error(x->ctx, SYM_EINVAL, NULL,
+			    "executor: plan tensor %zu (%s) has %s", t,
+			    v ? sym_value_name(v) : "no value",
+			    et->es ? "more than 8 dimensions"
+			           : "an invalid dtype");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Return a new executor of rank "ep" (or 0 when "ep" is NULL) of "p",
+ * its errors on "ctx" (all borrowed); NULL with an error on "ctx". */
+sym_exec *
+sym_exec_new(const sym_plan *p, sym_comm_endpoint *ep, sym_ctx *ctx)
+{
+	sym_exec *x;
+	int ok;
+
+	if (!ctx)
+		return NULL;
+	if (!p) {
+		sym__error(ctx, SYM_EINVAL, NULL, "executor: no plan");
+		return NULL;
+	}
+	x = sym__alloc(ctx, sizeof(*x));
+	if (!x)
+		return NULL;
+	memset(x, 0, sizeof(*x));
+	x->ctx = ctx;
+	x->plan = p;
+	x->ep = ep;
+	x->rank = ep ? sym_comm_endpoint_rank(ep) : 0;
+	x->n_ranks = sym_plan_n_ranks(p);
+	ctx->live[SYM__OBJ_OTHER]++;
+	sym__ctx_own(ctx, &x->link, exec_destroy);
+	if (x->rank >= x->n_ranks) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "executor: rank %lld of a plan of %lld ranks",
+		    (long long)x->rank, (long long)x->n_ranks);
+		sym_exec_free(x);
+		return NULL;
+	}
+	ok = init_tensors(x) == 0;
+	x->n_step = ok ? sym_plan_n_steps(p) : 0;
+	x->step =
+	    ok ? calloc(x->n_step ? x->n_step : 1, sizeof(*x->step)) : NULL;
+	if (ok && !x->step) {
+		sym__oom(ctx);
+		ok = 0;
+	}
+	for (size_t i = 0; ok && i < x->n_step; i++) {
+		struct sym__estep *e = &x->step[i];
+
+		e->index = i;
+		e->ps = sym_plan_get_step(p, i);
+		ok = e->ps &&
+		    (e->ps->kind == SYM_PLAN_KERNEL ? init_kernel(x, e)
+		                                    : init_comm(x, e)) == 0;
+	}
+	if (ok)
+		ok = sym__exec_fill_init(x) == 0;
+	if (!ok) {
+		sym_exec_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+/* Make tensor "et" own a zeroed buffer of at least "bytes" (kept when
+ * large enough); return 0, or -1 out of memory. */
+static int
+reserve(struct sym__etensor *et, size_t bytes)
+{
+	size_t want = (bytes + ALIGN - 1) / ALIGN * ALIGN;
+
+	if (want == 0)
+		want = ALIGN;
+	if (et->buf && et->cap >= want)
+		return 0;
+	free(et->buf);
+	et->cap = 0;
+	et->buf = aligned_alloc(ALIGN, want);
+	if (!et->buf)
+		return -1;
+	memset(et->buf, 0, want);
+	et->cap = want;
+	return 0;
+}
+
+/* Size tensor "t" of "x" for "s": its global and local sizes, this
+ * rank's offsets and its bytes; return 0 or -1 with an error. */
+static int
+size_tensor(sym_exec *x, const sym_slices *s, size_t t)
+{
+	struct sym__etensor *et = &x->tensor[t];
+	uint64_t n = 1;
+
+	if (sym_slices_global(s, t, et->global) < 0 ||
+	    sym_slices_local(s, t, et->local) < 0 ||
+	    sym_slices_offset(s, t, x->rank, et->offset) < 0) {
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "executor: no sizes for plan tensor %zu", t);
+		return -1;
+	}
+	for (size_t d = 0; d < et->rank; d++) {
+		if (et->local[d] < 0 ||
+		    (et->local[d] &&
+		        n > SIZE_MAX / et->es / (uint64_t)et->local[d])) {
+			sym__error(x->ctx, SYM_EOVERFLOW, NULL,
+			    "executor: the local block of %s does not fit in "
+			    "memory",
+			    sym_value_name(sym_plan_tensor_value(x->plan, t)));
+			return -1;
+		}
+		n *= (uint64_t)et->local[d];
+	}
+	et->numel = (int64_t)n;
+	et->bytes = (size_t)n * et->es;
+	return 0;
+}
+
+/* Store in "k" the kernel tensor of plan tensor "t" of "x". */
+static void
+kernel_tensor(const sym_exec *x, size_t t, struct sym__tensor *k)
+{
+	const struct sym__etensor *et = &x->tensor[t];
+
+	k->data = et->data;
+	k->dtype = et->dtype;
+	k->rank = (int)et->rank;
+	memcpy(k->dim, et->local, et->rank * sizeof(k->dim[0]));
+}
+
+/* Fill the arguments of kernel step "e" of "x" for the sizes of the
+ * tensors. */
+static void
+prepare_kernel(sym_exec *x, struct sym__estep *e)
+{
+	const sym_plan_step *ps = e->ps;
+	int64_t norm = 1;
+
+	for (size_t i = 0; i < ps->n_in; i++) {
+		const struct sym__etensor *et = &x->tensor[ps->in[i]];
+
+		kernel_tensor(x, ps->in[i], &e->tin[i]);
+		memcpy(e->off[i], et->offset, et->rank * sizeof(int64_t));
+		memcpy(e->glob[i], et->global, et->rank * sizeof(int64_t));
+	}
+	for (size_t o = 0; o < ps->n_out; o++) {
+		const struct sym__etensor *et = &x->tensor[ps->out[o]];
+
+		kernel_tensor(x, ps->out[o], &e->tout[o]);
+		memcpy(e->ooff[o], et->offset, et->rank * sizeof(int64_t));
+	}
+	if (e->norm == SYM__NORM_AXES) {
+		const struct sym__etensor *in = &x->tensor[ps->in[0]];
+
+		for (size_t d = 0; d < in->rank; d++)
+			if (e->norm_axes >> d & 1)
+				norm *= in->global[d];
+		e->args.normalizer = norm > 0 ? norm : 0;
+	}
+}
+
+/* Size every buffer of "x" for the bound slices "s" (borrowed until the
+ * next call): grow those too small, alias the outputs of reshape and its
+ * kin to their input, fill the kernels' arguments. Return 0, or -1 with
+ * an error on the executor's context. */
+int
+sym_exec_prepare(sym_exec *x, const sym_slices *s)
+{
+	if (!x)
+		return -1;
+	x->slices = NULL;
+	if (!s || !sym_slices_is_bound(s)) {
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "executor: the slices are not bound%s%s",
+		    s && sym_slices_error(s) && *sym_slices_error(s) ? ": "
+		                                                     : "",
+		    s && sym_slices_error(s) ? sym_slices_error(s) : "");
+		return -1;
+	}
+	for (size_t t = 0; t < x->n_tensor; t++)
+		if (size_tensor(x, s, t) < 0)
+			return -1;
+	for (size_t t = 0; t < x->n_tensor; t++) {
+		struct sym__etensor *et = &x->tensor[t];
+
+		et->data = NULL;
+		if (et->alias != SIZE_MAX &&
+		    x->tensor[et->alias].bytes == et->bytes)
+			continue;
+		if (reserve(et, et->bytes) < 0) {
+			sym__oom(x->ctx);
+			return -1;
+		}
+		et->data = et->buf;
+	}
+	/* Aliases in step order: a producer's input has its data. */
+	for (size_t i = 0; i < x->n_step; i++) {
+		const sym_plan_step *ps = x->step[i].ps;
+
+		if (ps->kind == SYM_PLAN_KERNEL && ps->n_out == 1 &&
+		    !x->tensor[ps->out[0]].data)
+			x->tensor[ps->out[0]].data = x->tensor[ps->in[0]].data;
+	}
+	for (size_t t = 0; t < x->n_tensor; t++)
+		if (!x->tensor[t].data &&
+		    reserve(&x->tensor[t], x->tensor[t].bytes) == 0)
+			x->tensor[t].data = x->tensor[t].buf;
+	for (size_t t = 0; t < x->n_tensor; t++)
+		if (!x->tensor[t].data) {
+			sym__oom(x->ctx);
+			return -1;
+		}
+	for (size_t i = 0; i < x->n_step; i++)
+		if (x->step[i].ps->kind == SYM_PLAN_KERNEL)
+			prepare_kernel(x, &x->step[i]);
+	x->slices = s;
+	return 0;
+}
+
+/* Return the local block of tensor "t" of "x" (after prepare) and store
+ * its bytes in "*bytes" (may be NULL); NULL when "t" is out of range or
+ * "x" is not prepared. */
+void *
+sym_exec_data(sym_exec *x, size_t t, size_t *bytes)
+{
+	if (bytes)
+		*bytes = 0;
+	if (!x || !x->slices || t >= x->n_tensor)
+		return NULL;
+	if (bytes)
+		*bytes = x->tensor[t].bytes;
+	return x->tensor[t].data;
+}
+
+/* Write into "buf" ("size" bytes) the name of step "e" for messages:
+ * "matmul h1", "all_gather of a1 for matmul h2", "all_reduce of the
+ * partial sums of h1". */
+static void
+step_name(const struct sym__estep *e, char *buf, size_t size)
+{
+	const sym_plan_step *ps = e->ps;
+	const sym_node *n = ps->node;
+	const char *op = n ? sym_node_op_name(n) : "?";
+	const sym_value *out =
+	    n && sym_node_n_outputs(n) ? sym_node_output(n, 0) : NULL;
+	const char *oname = out ? sym_value_name(out) : "";
+
+	if (ps->kind == SYM_PLAN_KERNEL)
+		snprintf(buf, size, "%s %s", op, oname);
+	else if (ps->input == SYM_PLAN_NO_INPUT)
+		snprintf(buf, size, "%s of the partial sums of %s",
+		    sym_comm_kind_name(ps->comm),
+		    ps->value ? sym_value_name(ps->value) : oname);
+	else
+		snprintf(buf, size, "%s of %s for %s %s",
+		    sym_comm_kind_name(ps->comm),
+		    ps->value ? sym_value_name(ps->value) : "?", op, oname);
+}
+
+/* Record on the context of "x" error "code" about step "e" (NULL: none)
+ * from "fmt": "file:line:col: <step> (step i): <message>"; return -1. */
+int
+sym__exec_fail(sym_exec *x, const struct sym__estep *e, sym_error code,
+    const char *fmt, ...)
+{
+	char msg[768], name[256], where[256] = "";
+	sym_loc loc = { NULL, 0, 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!e) {
+		sym__error(x->ctx, code, NULL, "executor: %s", msg);
+		return -1;
+	}
+	if (e->ps && e->ps->node)
+		loc = sym_node_location(e->ps->node);
+	if (loc.file)
+		snprintf(where, sizeof(where), "%s:%d:%d: ", loc.file, loc.line,
+		    loc.col);
+	if (e->ps)
+		step_name(e, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "?");
+	sym__error(x->ctx, code, loc.file ? &loc : NULL, "%s%s (step %zu): %s",
+	    where, name, e->index, msg);
+	return -1;
+}
+
+/* Record the failure of kernel step "e" of "x" (its message taken from
+ * the arguments, without the operator's name it starts with). */
+static void
+kernel_failed(sym_exec *x, struct sym__estep *e)
+{
+	const char *m = e->args.error ? e->args.error : "failed";
+	const char *op = sym_node_op_name(e->ps->node);
+	size_t n = strlen(op);
+
+	if (!strncmp(m, op, n) && !strncmp(m + n, ": ", 2))
+		m += n + 2;
+	sym__exec_fail(x, e, SYM_EINVAL, "%s", m);
+	free(e->args.error);
+	e->args.error = NULL;
+}
+
+/* Record the failure "rc" of communication step "e" of "x" with the
+ * message "err" (SYM__XSTEP_ERR) or the endpoint's error. */
+static void
+comm_failed(sym_exec *x, struct sym__estep *e, int rc, const char *err)
+{
+	sym_ctx *ectx = x->ep ? x->ep->ctx : NULL;
+
+	if (rc == SYM__XSTEP_COMM_ERR)
+		sym__exec_fail(x, e,
+		    ectx ? sym_ctx_last_error(ectx) : SYM_EINVAL, "%s",
+		    ectx ? sym_ctx_last_message(ectx) : "communicator error");
+	else
+		sym__exec_fail(x, e, SYM_EINVAL, "%s", err);
+}
+
+/* Run communication step "e" of "x"; return 0 or the code of
+ * sym__xstep_run with "err" ("size" bytes) set. */
+static int
+run_comm(sym_exec *x, struct sym__estep *e, char *err, size_t size)
+{
+	const struct sym__etensor *in = &x->tensor[e->ps->in[0]];
+	struct sym__etensor *out = &x->tensor[e->ps->out[0]];
+
+	if (!x->ep) {
+		/* One rank: the step cannot move anything but a slice. */
+		if (in->bytes != out->bytes) {
+			snprintf(err, size,
+			    "no communicator endpoint to run the step");
+			return SYM__XSTEP_ERR;
+		}
+		memcpy(out->data, in->data, in->bytes);
+		return 0;
+	}
+	return sym__xstep_run(&e->comm, x->ep, in->global, in->dtype, in->data,
+	    out->data, &x->scratch, err, size);
+}
+
+/* Run every step of "x" in order. After a step fails, the remaining
+ * communication steps still run (on stale data) so that the other ranks
+ * never wait for this one, and the kernels are skipped. Return 0, or -1
+ * with the first error on the executor's context. */
+int
+sym_exec_run(sym_exec *x)
+{
+	int failed = 0;
+	char err[256];
+
+	if (!x)
+		return -1;
+	if (!x->slices) {
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "executor: run before prepare");
+		return -1;
+	}
+	for (size_t i = 0; i < x->n_step; i++) {
+		struct sym__estep *e = &x->step[i];
+
+		if (e->ps->kind == SYM_PLAN_KERNEL) {
+			if (!failed && e->fn(&e->args) < 0) {
+				kernel_failed(x, e);
+				failed = 1;
+			}
+		} else {
+			int rc = run_comm(x, e, err, sizeof(err));
+
+			if (rc < 0 && !failed) {
+				comm_failed(x, e, rc, err);
+				failed = 1;
+			}
+		}
+		if (x->progress)
+			x->progress(x->progress_arg, i, x->n_step);
+	}
+	return failed ? -1 : 0;
+}
+
+/* Have "x" call "fn" with "arg" after each step it runs (NULL: none). */
+void
+sym__exec_set_progress(sym_exec *x, void (*fn)(void *, size_t, size_t),
+    void *arg)
+{
+	x->progress = fn;
+	x->progress_arg = arg;
+}

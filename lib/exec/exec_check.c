@@ -1,0 +1,521 @@
+/*
+ * sym_exec_check: run a sharded plan on every rank of a communicator,
+ * gather its outputs, run the single-device plan of the same graph with
+ * the same inputs and compare.
+ *
+ * On the threads backend each rank is a thread with its own context and
+ * executor; they all prepare and fill, then meet at a gate: if any failed
+ * so far none runs, and a rank whose step fails keeps running the
+ * communication steps (sym_exec_run) so that the others finish. On the
+ * mpi backend this process runs its rank; the ranks agree on failures
+ * with an all_reduce and every process gathers the outputs with
+ * all_gather, runs the single plan and computes the same report.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+#include <cblas.h>
+#endif
+
+#include "exec/exec_private.h"
+#include "exec/kern_private.h"
+
+#define DEFAULT_RTOL 1e-4
+#define DEFAULT_ATOL 1e-5
+
+/* Return the time of the monotonic clock in seconds. */
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Where the threads meet after preparing: "n" of them, "bad" of which
+ * failed. */
+struct gate {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int n, arrived, bad;
+};
+
+/* Arrive at "g", failed unless "ok"; wait for everyone; return 1 when
+ * nobody failed. */
+static int
+gate_pass(struct gate *g, int ok)
+{
+	int all;
+
+	pthread_mutex_lock(&g->mu);
+	g->bad += !ok;
+	if (++g->arrived == g->n)
+		pthread_cond_broadcast(&g->cv);
+	while (g->arrived < g->n)
+		pthread_cond_wait(&g->cv, &g->mu);
+	all = g->bad == 0;
+	pthread_mutex_unlock(&g->mu);
+	return all;
+}
+
+/* A rank of the check on the threads backend. */
+struct job {
+	const sym_plan *p;
+	const sym_slices *s;
+	sym_communicator *comm;
+	const sym_exec_options *o;
+	struct gate *gate;
+	int rank;
+	sym_ctx *ctx;
+	sym_exec *x;
+	int failed; /* 0, 1: before running, 2: while running */
+	double seconds;
+};
+
+/* Return 0 when "x" is made, prepared for "s" and filled with "seed",
+ * with the progress of "o" when "rank0"; else -1 with the error on its
+ * context. */
+static int
+setup(sym_exec *x, const sym_slices *s, const sym_exec_options *o, int rank0)
+{
+	if (!x || sym_exec_prepare(x, s) < 0 || sym_exec_fill(x, o->seed) < 0)
+		return -1;
+	if (rank0 && o->progress)
+		sym__exec_set_progress(x, o->progress, o->progress_arg);
+	return 0;
+}
+
+/* Run the rank "arg" (a struct job); return NULL. */
+static void *
+job_main(void *arg)
+{
+	struct job *j = arg;
+	sym_comm_endpoint *ep = NULL;
+	int ok = 0;
+
+	j->ctx = sym_ctx_new();
+	if (j->ctx && (ep = sym_comm_attach(j->comm, j->rank, j->ctx))) {
+		j->x = sym_exec_new(j->p, ep, j->ctx);
+		ok = setup(j->x, j->s, j->o, j->rank == 0) == 0;
+	}
+	j->failed = !ok;
+	if (gate_pass(j->gate, ok)) {
+		double t0 = now();
+
+		if (sym_exec_run(j->x) < 0)
+			j->failed = 2;
+		j->seconds = now() - t0;
+	}
+	sym_comm_detach(ep);
+	return NULL;
+}
+
+/* Copy onto "ctx" the error of rank "rank" from its context "from"
+ * (NULL: it had none); return -1. */
+static int
+rank_error(sym_ctx *ctx, int rank, const sym_ctx *from)
+{
+	sym_loc loc = from ? sym_ctx_last_location(from) : (sym_loc){ 0 };
+
+	sym__error(ctx, from ? sym_ctx_last_error(from) : SYM_ENOMEM,
+	    loc.file ? &loc : NULL, "rank %d: %s", rank,
+	    from ? sym_ctx_last_message(from) : "no context");
+	return -1;
+}
+
+/* The outputs of a check: for each output of the graph, the sharded
+ * result gathered whole ("got") and the reference ("want"), both global
+ * row-major. */
+struct outputs {
+	size_t n;
+	const sym_value **v;
+	void **got;
+	sym_dtype *dt;
+	int64_t *numel;
+};
+
+/* Free what "out" holds. */
+static void
+outputs_clear(struct outputs *out)
+{
+	for (size_t i = 0; out->got && i < out->n; i++)
+		free(out->got[i]);
+	free(out->got);
+	free(out->v);
+	free(out->dt);
+	free(out->numel);
+	memset(out, 0, sizeof(*out));
+}
+
+/* Allocate in "out" the global outputs of "p" for the bound "s"; return
+ * 0, or -1 with an error on "ctx". */
+static int
+outputs_init(struct outputs *out, const sym_plan *p, const sym_slices *s,
+    sym_ctx *ctx)
+{
+	sym_graph *g = sym_plan_graph(p);
+
+	memset(out, 0, sizeof(*out));
+	out->n = g ? sym_graph_n_outputs(g) : 0;
+	out->v = calloc(out->n + 1, sizeof(*out->v));
+	out->got = calloc(out->n + 1, sizeof(*out->got));
+	out->dt = calloc(out->n + 1, sizeof(*out->dt));
+	out->numel = calloc(out->n + 1, sizeof(*out->numel));
+	if (!out->v || !out->got || !out->dt || !out->numel)
+		goto oom;
+	for (size_t i = 0; i < out->n; i++) {
+		int64_t size[SYM__MAX_RANK], n = 1;
+		size_t t;
+
+		out->v[i] = sym_graph_output(g, i);
+		t = sym_plan_value_tensor(p, out->v[i]);
+		if (t >= sym_plan_n_tensors(p) ||
+		    sym_plan_tensor_rank(p, t) > SYM__MAX_RANK ||
+		    sym_slices_global(s, t, size) < 0) {
+			sym__error(ctx, SYM_EINVAL, NULL,
+			    "check: output %s has no tensor in the plan",
+			    sym_value_name(out->v[i]));
+			outputs_clear(out);
+			return -1;
+		}
+		for (size_t d = 0; d < sym_plan_tensor_rank(p, t); d++)
+			n *= size[d];
+		out->dt[i] = sym_shape_dtype(sym_value_shape(out->v[i]));
+		out->numel[i] = n;
+		out->got[i] = calloc(n ? (size_t)n : 1,
+		    sym__tensor_elem_size(out->dt[i]));
+		if (!out->got[i])
+			goto oom;
+	}
+	return 0;
+oom:
+	outputs_clear(out);
+	sym__oom(ctx);
+	return -1;
+}
+
+/* Copy the block "data" of output "i" of "out" that rank "rank" holds
+ * under "p" bound by "s" into its place in the global output. */
+static void
+place_block(struct outputs *out, size_t i, const sym_plan *p,
+    const sym_slices *s, int64_t rank, const void *data)
+{
+	size_t t = sym_plan_value_tensor(p, out->v[i]);
+	int rk = (int)sym_plan_tensor_rank(p, t);
+	struct sym__box whole, block;
+
+	memset(&whole, 0, sizeof(whole));
+	sym_slices_global(s, t, whole.ext);
+	sym_slices_local(s, t, block.ext);
+	sym_slices_offset(s, t, rank, block.off);
+	if (out->numel[i] == 0)
+		return;
+	sym__box_copy(out->got[i], &whole, data, &block, &block, rk,
+	    sym__tensor_elem_size(out->dt[i]));
+}
+
+/* Return element "i" of "data" (dtype "dt", as stored) as a double. */
+static double
+element(const void *data, sym_dtype dt, int64_t i)
+{
+	switch (sym__kst(dt)) {
+	case SYM__KST_F32:
+		return ((const float *)data)[i];
+	case SYM__KST_F64:
+		return ((const double *)data)[i];
+	case SYM__KST_I32:
+		return ((const int32_t *)data)[i];
+	default:
+		return ((const uint8_t *)data)[i];
+	}
+}
+
+/* Compare output "i" of "out" with "want" (the reference) into "r" with
+ * the tolerances "rtol" and "atol" (floating dtypes; others must be
+ * equal). */
+static void
+compare(const struct outputs *out, size_t i, const void *want, double rtol,
+    double atol, sym_exec_report *r)
+{
+	int fl = sym_dtype_is_float(out->dt[i]);
+
+	for (int64_t k = 0; k < out->numel[i]; k++) {
+		double a = element(out->got[i], out->dt[i], k);
+		double b = element(want, out->dt[i], k), diff = fabs(a - b);
+		int bad;
+
+		if (isnan(a) || isnan(b)) {
+			diff = isnan(a) && isnan(b) ? 0.0 : INFINITY;
+			bad = diff != 0.0;
+		} else {
+			bad = fl ? !(diff <= atol + rtol * fabs(b)) : diff != 0;
+		}
+		if (b != 0.0 && !isnan(b) && diff / fabs(b) > r->max_rel)
+			r->max_rel = diff / fabs(b);
+		if (diff > r->max_abs || (bad && !r->worst)) {
+			r->max_abs = diff > r->max_abs ? diff : r->max_abs;
+			r->worst = out->v[i];
+			r->worst_index = k;
+		}
+		r->n_mismatch += bad;
+	}
+}
+
+/* Run "single" bound by "s1" with the options "o" on "ctx" and compare
+ * its outputs with "out" into "r"; return 0 or -1 with an error. */
+static int
+run_single(const sym_plan *single, const sym_slices *s1,
+    const sym_exec_options *o, struct outputs *out, sym_exec_report *r,
+    sym_ctx *ctx)
+{
+	sym_exec *x = sym_exec_new(single, NULL, ctx);
+	double rtol = o->rtol > 0 ? o->rtol : DEFAULT_RTOL;
+	double atol = o->atol > 0 ? o->atol : DEFAULT_ATOL;
+	double t0;
+	int ok;
+
+	if (!x || sym_exec_prepare(x, s1) < 0 ||
+	    sym_exec_fill(x, o->seed) < 0) {
+		sym_exec_free(x);
+		return -1;
+	}
+	t0 = now();
+	ok = sym_exec_run(x) == 0;
+	r->single_seconds = now() - t0;
+	for (size_t i = 0; ok && i < out->n; i++) {
+		size_t t = sym_plan_value_tensor(single, out->v[i]);
+		size_t bytes = 0;
+		void *want = sym_exec_data(x, t, &bytes);
+
+		if (!want ||
+		    bytes !=
+		        (size_t)out->numel[i] *
+		            sym__tensor_elem_size(out->dt[i])) {
+			sym__error(ctx, SYM_EINVAL, NULL,
+			    "check: the single-device plan gives output %s "
+			    "another size",
+			    sym_value_name(out->v[i]));
+			ok = 0;
+			break;
+		}
+		compare(out, i, want, rtol, atol, r);
+	}
+	sym_exec_free(x);
+	return ok ? 0 : -1;
+}
+
+/* Run "p" bound by "s" on every rank of the threads communicator "comm"
+ * and gather its outputs in "out"; return 0 or -1 with an error on
+ * "ctx". */
+static int
+run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
+    const sym_exec_options *o, struct outputs *out, sym_exec_report *r,
+    sym_ctx *ctx)
+{
+	int n = sym_comm_n_ranks(comm), ret = 0, started = 0;
+	struct job *jobs = calloc((size_t)n, sizeof(*jobs));
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	struct gate gate;
+
+	if (!jobs || !th) {
+		free(jobs);
+		free(th);
+		sym__oom(ctx);
+		return -1;
+	}
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	/* The ranks are the threads: one BLAS thread each. */
+	openblas_set_num_threads(1);
+#endif
+	pthread_mutex_init(&gate.mu, NULL);
+	pthread_cond_init(&gate.cv, NULL);
+	gate.n = n;
+	gate.arrived = gate.bad = 0;
+	for (int k = 0; k < n; k++) {
+		jobs[k] = (struct job){ .p = p,
+			.s = s,
+			.comm = comm,
+			.o = o,
+			.gate = &gate,
+			.rank = k };
+		if (pthread_create(&th[k], NULL, job_main, &jobs[k]) != 0) {
+			/* The ranks not started count as failed at the
+			 * gate. */
+			pthread_mutex_lock(&gate.mu);
+			gate.n = k;
+			gate.bad++;
+			if (gate.arrived == gate.n)
+				pthread_cond_broadcast(&gate.cv);
+			pthread_mutex_unlock(&gate.mu);
+			sym__error(ctx, SYM_ENOMEM, NULL,
+			    "check: cannot start the thread of rank %d", k);
+			ret = -1;
+			break;
+		}
+		started++;
+	}
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	for (int pass = 2; ret == 0 && pass >= 1; pass--)
+		for (int k = 0; ret == 0 && k < n; k++)
+			if (jobs[k].failed == pass)
+				ret = rank_error(ctx, k, jobs[k].ctx);
+	for (int k = 0; ret == 0 && k < n; k++) {
+		if (jobs[k].seconds > r->sharded_seconds)
+			r->sharded_seconds = jobs[k].seconds;
+		for (size_t i = 0; i < out->n; i++)
+			place_block(out, i, p, s, k,
+			    sym_exec_data(jobs[k].x,
+			        sym_plan_value_tensor(p, out->v[i]), NULL));
+	}
+	for (int k = 0; k < started; k++) {
+		sym_exec_free(jobs[k].x);
+		sym_ctx_free(jobs[k].ctx);
+	}
+	pthread_mutex_destroy(&gate.mu);
+	pthread_cond_destroy(&gate.cv);
+	free(jobs);
+	free(th);
+	return ret;
+}
+
+/* Return the largest "v" of the ranks of "ep" (all of them), or -1 when
+ * the all_reduce fails. */
+static int
+agree_max(sym_comm_endpoint *ep, int v)
+{
+	int32_t in = v, res = 0;
+
+	if (sym_comm_all_reduce(ep, NULL, 0, &in, &res, 1, SYM_DT_I32,
+	        SYM_REDUCE_MAX) < 0)
+		return -1;
+	return res;
+}
+
+/* Gather on every rank of "ep" the outputs "out" of "x" (of "p" bound
+ * by "s"); return 0, or -1 with an error on the endpoint's context. */
+static int
+gather_outputs(sym_exec *x, sym_comm_endpoint *ep, int n, const sym_plan *p,
+    const sym_slices *s, struct outputs *out)
+{
+	for (size_t i = 0; i < out->n; i++) {
+		size_t t = sym_plan_value_tensor(p, out->v[i]), bytes = 0;
+		void *mine = sym_exec_data(x, t, &bytes);
+		char *all = malloc(bytes * (size_t)n + 1);
+		int ok;
+
+		if (!all)
+			return -1;
+		ok = sym_comm_all_gather(ep, NULL, 0, mine, all, bytes) == 0;
+		for (int k = 0; ok && k < n; k++)
+			place_block(out, i, p, s, k, all + (size_t)k * bytes);
+		free(all);
+		if (!ok)
+			return -1;
+	}
+	return 0;
+}
+
+/* Run this process's rank of "p" bound by "s" on the mpi communicator
+ * "comm" and gather the outputs in "out" on every rank; return 0 or -1
+ * with an error on "ctx" (the same outcome on every rank). */
+static int
+run_mpi(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
+    const sym_exec_options *o, struct outputs *out, sym_exec_report *r,
+    sym_ctx *ctx)
+{
+	int rank = sym_comm_rank(comm), n = sym_comm_n_ranks(comm), bad;
+	sym_comm_endpoint *ep = sym_comm_attach(comm, rank, ctx);
+	sym_exec *x;
+	double t0;
+
+	if (!ep)
+		return -1;
+	x = sym_exec_new(p, ep, ctx);
+	bad = setup(x, s, o, rank == 0) < 0;
+	if ((bad = agree_max(ep, bad)) == 0) {
+		t0 = now();
+		bad = sym_exec_run(x) < 0;
+		r->sharded_seconds = now() - t0;
+		bad = agree_max(ep, bad);
+	}
+	if (bad == 0 && gather_outputs(x, ep, n, p, s, out) < 0)
+		bad = -1;
+	if (bad > 0 && sym_ctx_last_error(ctx) == SYM_OK)
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "check: another rank failed (see its report)");
+	sym_exec_free(x);
+	sym_comm_detach(ep);
+	return bad ? -1 : 0;
+}
+
+/* Bind "b" to "p" and "single" (borrowed), run "p" on every rank of
+ * "comm" and "single" here with the options "o" (NULL: defaults),
+ * compare their outputs into "r"; return 0 when both ran, -1 with the
+ * error on "ctx" otherwise (nothing runs when "b" violates a
+ * constraint). */
+int
+sym_exec_check(const sym_plan *p, const sym_plan *single,
+    sym_communicator *comm, const sym_binding *b, const sym_exec_options *o,
+    sym_exec_report *r, sym_ctx *ctx)
+{
+	static const sym_exec_options defaults = { 0 };
+	sym_slices *s = NULL, *s1 = NULL;
+	struct outputs out;
+	const char *backend;
+	int ret = -1;
+
+	if (!ctx)
+		return -1;
+	if (!p || !single || !comm || !r) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "check: missing plan, communicator or report");
+		return -1;
+	}
+	o = o ? o : &defaults;
+	memset(r, 0, sizeof(*r));
+	r->worst_index = -1;
+	backend = sym_comm_backend(comm);
+	if (sym_plan_n_ranks(p) != sym_comm_n_ranks(comm) ||
+	    sym_plan_n_ranks(single) != 1 ||
+	    sym_plan_graph(p) != sym_plan_graph(single)) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "check: a plan of %lld ranks on a communicator of %d, "
+		    "against a plan of %lld ranks%s",
+		    (long long)sym_plan_n_ranks(p), sym_comm_n_ranks(comm),
+		    (long long)sym_plan_n_ranks(single),
+		    sym_plan_graph(p) != sym_plan_graph(single)
+		        ? " of another graph"
+		        : "");
+		return -1;
+	}
+	s = sym_slices_new(p);
+	s1 = sym_slices_new(single);
+	if (!s || !s1) {
+		sym__error(ctx, SYM_ENOMEM, NULL, "check: no slices");
+	} else if (sym_plan_bind(p, b, s) < 0 ||
+	    sym_plan_bind(single, b, s1) < 0) {
+		const char *m =
+		    sym_slices_error(sym_slices_is_bound(s) ? s1 : s);
+		sym_error code =
+		    sym_ctx_last_error(sym_graph_get_ctx(sym_plan_graph(p)));
+
+		sym__error(ctx, code != SYM_OK ? code : SYM_EDOMAIN, NULL, "%s",
+		    m && *m ? m : "the binding is rejected");
+	} else if (outputs_init(&out, p, s, ctx) == 0) {
+		ret = strcmp(backend, "mpi") == 0
+		    ? run_mpi(p, s, comm, o, &out, r, ctx)
+		    : run_threads(p, s, comm, o, &out, r, ctx);
+		if (ret == 0)
+			ret = run_single(single, s1, o, &out, r, ctx);
+		outputs_clear(&out);
+	}
+	sym_slices_free(s);
+	sym_slices_free(s1);
+	return ret;
+}
