@@ -1192,7 +1192,7 @@ test_failing_rank(void **state)
 		if (!f[k].rc)
 			continue;
 		n_failed++;
-		if (!strstr(f[k].msg, "ffn.sg:16:") ||
+		if (!strstr(f[k].msg, "ffn.sg:17:10: ") ||
 		    !strstr(f[k].msg, "softmax_cross_entropy loss (step ") ||
 		    !strstr(f[k].msg, "label 1000 of row"))
 			fail_msg("rank %d: '%s'", k, f[k].msg);

@@ -47,7 +47,8 @@ SYM_EXPORT int sym_exec_run(SYM_KEEP sym_exec *x);
 /* Options and report of sym_exec_check. */
 typedef struct sym_exec_options {
 	uint64_t seed;
-	double rtol, atol; /* tolerance |a - b| <= atol + rtol*|b|; 0: default */
+	double rtol,
+	    atol; /* tolerance |a - b| <= atol + rtol*|b|; 0: default */
 	/* Called by rank 0 after each step when not NULL. */
 	void (*progress)(void *arg, size_t step, size_t n_steps);
 	void *progress_arg;
