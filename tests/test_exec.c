@@ -1056,6 +1056,97 @@ test_examples(void **state)
 	compiled_clear(&c);
 }
 
+/* Strategies that need a permute, all_to_all over two axes, an
+ * all_gather and a slice, and a mean over a split axis (partial means
+ * resolved by an all_reduce). */
+static const char moves[] = "devices 8\n"
+                            "mesh m = (dp=2, mp=4)\n"
+                            "symbol b divisor=8\n"
+                            "input x : f32[b, 32]\n"
+                            "a = relu(x) shard (m((dp, mp), None),)\n"
+                            "p = relu(a) shard (m((mp, dp), None),)\n"
+                            "c = relu(p) shard (m(None, (dp, mp)),)\n"
+                            "d = exp(c) shard (m(dp, None),)\n"
+                            "s = reduce_mean(d, axis=1) shard (m(dp, mp),)\n"
+                            "output s\n";
+
+/* Integer inputs that index: embedding ids (64 rows), labels for
+ * one_hot (depth 16) and a gather (64 rows), a mean over a split axis. */
+static const char indices[] = "devices 8\n"
+                              "symbol b divisor=8\n"
+                              "input ids : i32[b]\n"
+                              "param table : f32[64, 16]\n"
+                              "input lab : i32[b]\n"
+                              "e = embedding(ids, table) shard ((8,), (1, 1))\n"
+                              "h = one_hot(lab, depth=16)\n"
+                              "g = gather(table, lab, axis=0)\n"
+                              "m = mul(e, h)\n"
+                              "n = add(m, g)\n"
+                              "r = reduce_mean(n, axis=1) shard ((1, 8),)\n"
+                              "output r\n";
+
+/* Return 1 when step kind "k" of a communication occurs in "p". */
+static int
+has_comm(const sym_plan *p, sym_comm_kind k)
+{
+	for (size_t i = 0; i < sym_plan_n_steps(p); i++) {
+		const sym_plan_step *ps = sym_plan_get_step(p, i);
+
+		if (ps->kind == SYM_PLAN_COMM && ps->comm == k)
+			return 1;
+	}
+	return 0;
+}
+
+/* Graphs whose plans move data in every way the planner knows, and whose
+ * integer inputs index tables and classes, agree with one device; the
+ * integer inputs stay within what they index. */
+static void
+test_moves(void **state)
+{
+	struct compiled c;
+	sym_exec *x;
+	sym_slices *s;
+	sym_binding *b;
+	size_t bytes = 0;
+	const int32_t *v;
+
+	(void)state;
+	compile_text(&c, moves, "moves.sg");
+	assert_true(has_comm(c.p, SYM_COMM_PERMUTE));
+	assert_true(has_comm(c.p, SYM_COMM_ALL_TO_ALL));
+	assert_true(has_comm(c.p, SYM_COMM_ALL_GATHER));
+	assert_true(has_comm(c.p, SYM_COMM_SLICE));
+	assert_true(has_comm(c.p, SYM_COMM_ALL_REDUCE));
+	check_agrees(&c, "b=16");
+	check_agrees(&c, "b=8");
+	compiled_clear(&c);
+	compile_text(&c, indices, "indices.sg");
+	check_agrees(&c, "b=32");
+	x = sym_exec_new(c.single, NULL, c.ctx);
+	s = sym_slices_new(c.single);
+	b = binding(&c, "b=64");
+	assert_int_equal(sym_plan_bind(c.single, b, s), 0);
+	assert_int_equal(sym_exec_prepare(x, s), 0);
+	assert_int_equal(sym_exec_fill(x, 11), 0);
+	v = sym_exec_data(x,
+	    sym_plan_value_tensor(c.single, sym_graph_find_value(c.g, "ids")),
+	    &bytes);
+	assert_int_equal(bytes, 64 * 4);
+	for (int i = 0; i < 64; i++)
+		assert_true(v[i] >= 0 && v[i] < 64);
+	v = sym_exec_data(x,
+	    sym_plan_value_tensor(c.single, sym_graph_find_value(c.g, "lab")),
+	    &bytes);
+	for (int i = 0; i < 64; i++)
+		assert_true(v[i] >= 0 && v[i] < 16);
+	assert_int_equal(sym_exec_run(x), 0);
+	sym_exec_free(x);
+	sym_binding_free(b);
+	sym_slices_free(s);
+	compiled_clear(&c);
+}
+
 /* A small graph on 8 devices whose two unary operators take the same
  * shapes: the plan is corrupted by making the step of "a" run the kernel
  * of "n", and the check must see the difference. */
@@ -1261,6 +1352,11 @@ test_exec_api(void **state)
 	assert_non_null(ptr);
 	for (size_t t = 0; t < n; t++)
 		assert_non_null(ptr[t] = sym_exec_data(x, t, NULL));
+	/* x2 = reshape(x) shares the buffer of x. */
+	assert_ptr_equal(ptr[sym_plan_value_tensor(c.single,
+	                     sym_graph_find_value(c.g, "x2"))],
+	    ptr[sym_plan_value_tensor(c.single,
+	        sym_graph_find_value(c.g, "x"))]);
 	assert_null(sym_exec_data(x, n, &bytes));
 	assert_int_equal(bytes, 0);
 	assert_int_equal(sym_exec_fill(x, 9), 0);
@@ -1310,6 +1406,7 @@ main(void)
 		cmocka_unit_test(test_step_errors),
 		cmocka_unit_test(test_ffn),
 		cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_moves),
 		cmocka_unit_test(test_detects),
 		cmocka_unit_test(test_failing_rank),
 		cmocka_unit_test(test_exec_api),
