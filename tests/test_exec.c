@@ -34,6 +34,17 @@
 #define MAX_RANKS 8
 #define MAX_DIMS 3
 
+/* Return 1 when the environment asks for a lighter run
+ * (SYMSHARD_EXEC_LIGHT=1, set by make check-valgrind, where BLAS is
+ * hundreds of times slower): fewer random cases, no transformer. */
+static int
+light(void)
+{
+	const char *v = getenv("SYMSHARD_EXEC_LIGHT");
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
 /* Check that every object handed out by "ctx" was released, then free
  * "ctx". */
 static void
@@ -311,7 +322,7 @@ static int64_t
 global_index(const struct rcase *c, const int64_t *off, const int64_t *ext,
     int64_t i)
 {
-	int64_t idx[MAX_DIMS], g = 0;
+	int64_t idx[MAX_DIMS] = { 0 }, g = 0;
 
 	for (size_t d = c->dims; d-- > 0;) {
 		idx[d] = i % ext[d];
@@ -639,7 +650,7 @@ test_redist_property(void **state)
 	struct rng g = { 20260517u };
 	size_t kinds[SYM_COMM_BROADCAST + 1] = { 0 };
 	size_t dts[SYM_DT_BOOL + 1] = { 0 };
-	size_t cases = 1000;
+	size_t cases = light() ? 200 : 1000;
 
 	(void)state;
 	team_init(&t);
@@ -1049,10 +1060,14 @@ test_examples(void **state)
 	compiled_clear(&c);
 	compile_example(&c, "tp_mlp");
 	check_agrees(&c, "b=8");
-	check_agrees(&c, "b=24");
+	if (!light())
+		check_agrees(&c, "b=24");
 	compiled_clear(&c);
 	compile_example(&c, "transformer");
-	check_agrees(&c, "b=8, s=128");
+	if (light())
+		printf("# transformer: compiled only (SYMSHARD_EXEC_LIGHT)\n");
+	else
+		check_agrees(&c, "b=8, s=128");
 	compiled_clear(&c);
 }
 

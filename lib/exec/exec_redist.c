@@ -182,15 +182,16 @@ sym__xscratch_clear(struct sym__xscratch *s)
 }
 
 /* Store in "b" the box of member "j" of "x" before ("after" 0) or after
- * the step for a tensor of global sizes "global". */
+ * the step for a tensor of "nd" (x->ndim) global sizes "global". */
 static void
-member_box(const struct sym__xstep *x, int j, int after, const int64_t *global,
-    struct sym__box *b)
+member_box(const struct sym__xstep *x, int nd, int j, int after,
+    const int64_t *global, struct sym__box *b)
 {
 	const int64_t *split = after ? x->asplit : x->bsplit;
-	const int64_t *blk = (after ? x->ablk : x->bblk) + (size_t)j * x->ndim;
+	const int64_t *blk =
+	    (after ? x->ablk : x->bblk) + (size_t)j * (size_t)nd;
 
-	for (int d = 0; d < x->ndim; d++) {
+	for (int d = 0; d < nd; d++) {
 		b->ext[d] = global[d] / split[d];
 		b->off[d] = blk[d] * b->ext[d];
 	}
@@ -218,11 +219,11 @@ same_block(const struct sym__xstep *x, int j, int k)
 static int
 pair_permute(struct sym__xstep *x)
 {
-	int *from = calloc(2 * (size_t)x->n, sizeof(*from));
-	int *taken = from + x->n;
+	int *from = calloc(2 * (size_t)x->n, sizeof(*from)), *taken;
 
 	if (!from)
 		return -1;
+	taken = from + x->n;
 	for (int j = 0; j < x->n; j++) {
 		taken[j] = same_block(x, j, j);
 		from[j] = taken[j] ? j : -1;
@@ -388,6 +389,7 @@ struct run {
 	struct sym__xscratch *s;
 	char *err;
 	size_t err_size;
+	int nd;                        /* x->ndim */
 	struct sym__box before, after; /* mine */
 };
 
@@ -402,7 +404,7 @@ comm_result(int r)
 static int
 run_slice(struct run *r)
 {
-	int nd = r->x->ndim;
+	int nd = r->nd;
 
 	if (!box_inside(&r->after, &r->before, nd))
 		return xfail(r->err, r->err_size,
@@ -420,14 +422,14 @@ static int
 run_all_gather(struct run *r)
 {
 	const struct sym__xstep *x = r->x;
-	int nd = x->ndim, direct = 1;
+	int nd = r->nd, direct = 1;
 	int64_t vol = box_volume(&r->before, nd), total = 0;
 	size_t bytes = (size_t)vol * r->es;
 	struct sym__box b;
 	char *recv;
 
 	for (int j = 0; j < x->n; j++) {
-		member_box(x, j, 0, r->global, &b);
+		member_box(x, r->nd, j, 0, r->global, &b);
 		if (!box_inside(&b, &r->after, nd))
 			return xfail(r->err, r->err_size,
 			    "all_gather: the block of rank %d before the step "
@@ -450,7 +452,7 @@ run_all_gather(struct run *r)
 	if (sym_comm_all_gather(r->ep, x->group, x->n, r->in, recv, bytes) < 0)
 		return SYM__XSTEP_COMM_ERR;
 	for (int j = 0; j < x->n; j++) {
-		member_box(x, j, 0, r->global, &b);
+		member_box(x, r->nd, j, 0, r->global, &b);
 		sym__box_copy(r->out, &r->after, recv + (size_t)j * bytes, &b,
 		    &b, nd, r->es);
 	}
@@ -465,9 +467,9 @@ chunk(const struct run *r, int j, int send, struct sym__box *c)
 {
 	struct sym__box b;
 
-	member_box(r->x, j, send, r->global, &b);
-	return box_meet(send ? &r->before : &b, send ? &b : &r->after,
-	    r->x->ndim, c);
+	member_box(r->x, r->nd, j, send, r->global, &b);
+	return box_meet(send ? &r->before : &b, send ? &b : &r->after, r->nd,
+	    c);
 }
 
 /* Return 1 when every chunk of "r" ("send" as for chunk) of "vol"
@@ -484,7 +486,7 @@ chunks_direct(const struct run *r, int send, int64_t vol, int *bad)
 	for (int j = 0; j < r->x->n; j++) {
 		if (chunk(r, j, send, &c) != vol)
 			*bad = j;
-		direct &= box_contiguous(&c, mine, r->x->ndim) == j * vol;
+		direct &= box_contiguous(&c, mine, r->nd) == j * vol;
 	}
 	return direct;
 }
@@ -502,10 +504,10 @@ pack(const struct run *r, int send, char *buf, int64_t vol)
 		chunk(r, j, send, &c);
 		if (send)
 			sym__box_copy(buf + (size_t)j * bytes, &c, r->in,
-			    &r->before, &c, r->x->ndim, r->es);
+			    &r->before, &c, r->nd, r->es);
 		else
 			sym__box_copy(r->out, &r->after,
-			    buf + (size_t)j * bytes, &c, &c, r->x->ndim, r->es);
+			    buf + (size_t)j * bytes, &c, &c, r->nd, r->es);
 	}
 }
 
@@ -515,7 +517,7 @@ static int
 run_all_to_all(struct run *r)
 {
 	const struct sym__xstep *x = r->x;
-	int64_t vol = box_volume(&r->before, x->ndim) / x->n;
+	int64_t vol = box_volume(&r->before, r->nd) / x->n;
 	size_t bytes = (size_t)vol * r->es;
 	int bad = -1, dsend, drecv;
 	const void *send = r->in;
@@ -523,7 +525,7 @@ run_all_to_all(struct run *r)
 
 	dsend = chunks_direct(r, 1, vol, &bad);
 	drecv = chunks_direct(r, 0, vol, &bad);
-	if (bad >= 0 || vol * x->n != box_volume(&r->after, x->ndim))
+	if (bad >= 0 || vol * x->n != box_volume(&r->after, r->nd))
 		return xfail(r->err, r->err_size,
 		    "all_to_all: the blocks of ranks %lld and %d do not "
 		    "exchange equal chunks",
@@ -553,10 +555,10 @@ static int
 run_permute(struct run *r)
 {
 	const struct sym__xstep *x = r->x;
-	int64_t vol = box_volume(&r->before, x->ndim);
+	int64_t vol = box_volume(&r->before, r->nd);
 	size_t bytes = (size_t)vol * r->es;
 
-	if (vol != box_volume(&r->after, x->ndim))
+	if (vol != box_volume(&r->after, r->nd))
 		return xfail(r->err, r->err_size,
 		    "permute: rank %lld holds blocks of different sizes "
 		    "before and after the step",
@@ -594,7 +596,7 @@ run_reduce(struct run *r, int scatter)
 	const struct sym__xstep *x = r->x;
 	const char *name = scatter ? "reduce_scatter" : "all_reduce";
 	sym_dtype rdt = reduce_dtype(r->dt);
-	int64_t vol = box_volume(&r->after, x->ndim);
+	int64_t vol = box_volume(&r->after, r->nd);
 	int bad = -1;
 	const void *send = r->in;
 
@@ -603,7 +605,7 @@ run_reduce(struct run *r, int scatter)
 		    "%s: partial sums of %s cannot be added", name,
 		    sym_dtype_name(r->dt));
 	if (!scatter) {
-		if (!box_equal(&r->before, &r->after, x->ndim))
+		if (!box_equal(&r->before, &r->after, r->nd))
 			return xfail(r->err, r->err_size,
 			    "all_reduce: rank %lld holds different blocks "
 			    "before and after the step",
@@ -620,7 +622,7 @@ run_reduce(struct run *r, int scatter)
 		if (bad < 0)
 			pack(r, 1, (char *)send, vol);
 	}
-	if (bad >= 0 || vol * x->n != box_volume(&r->before, x->ndim))
+	if (bad >= 0 || vol * x->n != box_volume(&r->before, r->nd))
 		return xfail(r->err, r->err_size,
 		    "reduce_scatter: the block of rank %lld before the step "
 		    "is not cut into the blocks of the group after it",
@@ -637,19 +639,18 @@ run_broadcast(struct run *r)
 	const struct sym__xstep *x = r->x;
 	struct sym__box rb, ra;
 
-	member_box(x, x->root, 0, r->global, &rb);
-	member_box(x, x->root, 1, r->global, &ra);
-	if (!box_equal(&ra, &r->after, x->ndim) ||
-	    !box_inside(&ra, &rb, x->ndim))
+	member_box(x, r->nd, x->root, 0, r->global, &rb);
+	member_box(x, r->nd, x->root, 1, r->global, &ra);
+	if (!box_equal(&ra, &r->after, r->nd) || !box_inside(&ra, &rb, r->nd))
 		return xfail(r->err, r->err_size,
 		    "broadcast: rank %lld does not get a block that rank %d "
 		    "holds",
 		    (long long)x->rank, x->group[x->root]);
 	if (x->me == x->root)
 		sym__box_copy(r->out, &r->after, r->in, &r->before, &r->after,
-		    x->ndim, r->es);
+		    r->nd, r->es);
 	return comm_result(sym_comm_broadcast(r->ep, x->group, x->n, r->out,
-	    (size_t)box_volume(&r->after, x->ndim) * r->es, x->root));
+	    (size_t)box_volume(&r->after, r->nd) * r->es, x->root));
 }
 
 /*
@@ -681,6 +682,9 @@ sym__xstep_run(const struct sym__xstep *x, sym_comm_endpoint *ep,
 	if (!r.es)
 		return xfail(err, err_size, "%s: invalid dtype",
 		    sym_comm_kind_name(x->kind));
+	if (x->ndim < 0 || x->ndim > SYM__MAX_RANK || x->me < 0)
+		return xfail(err, err_size, "%s: the step is not prepared",
+		    sym_comm_kind_name(x->kind));
 	for (int d = 0; d < x->ndim; d++)
 		if (global[d] < 0 || global[d] % x->bsplit[d] ||
 		    global[d] % x->asplit[d])
@@ -690,8 +694,9 @@ sym__xstep_run(const struct sym__xstep *x, sym_comm_endpoint *ep,
 			    sym_comm_kind_name(x->kind), d,
 			    (long long)global[d], (long long)x->bsplit[d],
 			    (long long)x->asplit[d]);
-	member_box(x, x->me, 0, global, &r.before);
-	member_box(x, x->me, 1, global, &r.after);
+	r.nd = x->ndim;
+	member_box(x, r.nd, x->me, 0, global, &r.before);
+	member_box(x, r.nd, x->me, 1, global, &r.after);
 	switch (x->kind) {
 	case SYM_COMM_SLICE:
 		return run_slice(&r);
