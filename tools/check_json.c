@@ -306,6 +306,10 @@ document(struct doc *d)
 	doc_set(d, o, "guards", guards(d));
 	doc_set(d, o, "assertions", assertions(d));
 	doc_set(d, o, "diagnostics", diagnostics(d));
+	if (r->bind) {
+		doc_set(d, o, "binding", json_binding(d));
+		doc_set(d, o, "slices", json_slices(d));
+	}
 	return o;
 }
 

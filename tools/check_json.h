@@ -63,4 +63,12 @@ json_t *json_operators(struct doc *d);
  * plans. */
 json_t *json_communication(struct doc *d);
 
+/* Return the binding of --bind as {symbol: value}, or null when the
+ * slices are not bound (check_slices.c). */
+json_t *json_binding(struct doc *d);
+
+/* Return the slices of every input and output of every kernel step, or
+ * null when they are not bound. */
+json_t *json_slices(struct doc *d);
+
 #endif

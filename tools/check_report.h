@@ -22,6 +22,11 @@ struct report {
 	sym_binding *least;       /* every symbol at its least value */
 	char *least_text;         /* "b = 8" for the declared symbols, or "" */
 	char *topo_text;          /* the topology in force, in one line */
+	sym_binding *bind;        /* --bind, or NULL */
+	int64_t rank;             /* --rank, or -1: every rank */
+	sym_plan *plan;           /* compiled for --bind, or NULL */
+	sym_slices *slices;       /* bound at "bind", or NULL */
+	const char *slices_note;  /* why there are no slices */
 };
 
 /* A growing string; "oom" is set by the first failed allocation. */
@@ -190,6 +195,21 @@ const char *report_seconds_text(char *buf, size_t size, double s);
 /* Print the sections "layouts", "strategies" and "communication" of
  * "r" to "out" (check_text_shard.c); 0, or -1 when out of memory. */
 int report_text_sharding(const struct report *r, FILE *out);
+
+/* The slice plan at the sizes --bind gives (check_slices.c). */
+
+/* Compile the plan of the graph of "r" (when it has no error) and bind it
+ * at "b" (kept by "r"). Return 0 when the slices are bound or a
+ * diagnostic of the graph says why not; -1 for a usage error, -2 for an
+ * internal one, with the message in "*why" (malloc'ed). */
+int report_slices_prepare(struct report *r, sym_binding *b, char **why);
+
+/* Release the plan and the slices of "r". */
+void report_slices_release(struct report *r);
+
+/* Print the section "slices" of "r" to "out" when --bind was given; 0,
+ * or -1 when out of memory. */
+int report_text_slices(const struct report *r, FILE *out);
 
 /* Write the readable report of "r" to "out"; 0, or -1 when out of
  * memory. */

@@ -245,6 +245,7 @@ report_text(const struct report *r, FILE *out)
 	res |= section(r, out, "relations", relation_rows);
 	res |= section(r, out, "guards", guard_rows);
 	res |= section(r, out, "assertions", assertion_rows);
+	res |= report_text_slices(r, out);
 	fprintf(out, "\n%s, %s\n", count(b1, sizeof(b1), r->n_errors, "error"),
 	    count(b2, sizeof(b2), r->n_warnings, "warning"));
 	return res ? -1 : 0;

@@ -2,8 +2,10 @@
  * shape-check: parse a graph file (symshard-graph(5)), infer its shapes,
  * shard it on its devices and report both, readable or as JSON
  * (shape-check(1)); draw the layout of tensors (--draw) and the sharded
- * graph (--dot). A thin wrapper over the library: the checking is
- * sym_graph_parse_file's, the sharding sym_graph_shard's.
+ * graph (--dot); evaluate the slice plan at the sizes --bind gives
+ * (--rank). A thin wrapper over the library: the checking is
+ * sym_graph_parse_file's, the sharding sym_graph_shard's, the slices
+ * sym_plan_bind's.
  *
  * Exit status: 0 valid, 1 invalid input (diagnostics printed), 2 usage
  * or internal error.
@@ -41,7 +43,9 @@ struct options {
 	struct draw *draw;      /* --draw, in the order given */
 	size_t n_draw;
 	const char *dot;   /* --dot FILE */
-	const char *later; /* an option that comes with the plan work */
+	const char **bind; /* --bind NAME=V[,NAME=V...], in the order given */
+	size_t n_bind;
+	int64_t rank; /* --rank R, or -1 */
 };
 
 /* Print the usage summary to "out". */
@@ -51,6 +55,7 @@ usage(FILE *out)
 	fputs("usage: " PROG " FILE.sg [--json] [--strict] [--devices N]\n"
 	      "           [--topology FILE | --rank-table FILE]\n"
 	      "           [--draw TENSOR=FILE.svg]... [--dot FILE]\n"
+	      "           [--bind NAME=V[,NAME=V]...]... [--rank R]\n"
 	      "       " PROG " --help | --version\n"
 	      "\n"
 	      "Parse the graph FILE.sg (- for standard input), infer every "
@@ -74,11 +79,14 @@ usage(FILE *out)
 	      "of TENSOR\n"
 	      "  --dot FILE              write the sharded graph to FILE "
 	      "(Graphviz)\n"
+	      "  --bind NAME=V           evaluate the slice plan with symbol "
+	      "NAME = V\n"
+	      "                          (repeatable; NAME=V,NAME2=V2 "
+	      "works too)\n"
+	      "  --rank R                print the slices of rank R only "
+	      "(with --bind)\n"
 	      "  --help                  print this help and exit\n"
 	      "  --version               print the version and exit\n"
-	      "\n"
-	      "Not implemented yet (they come with the plan work): "
-	      "--bind NAME=V, --rank R\n"
 	      "\n"
 	      "Exit status: 0 valid, 1 invalid input, 2 usage or internal "
 	      "error.\n",
@@ -159,8 +167,19 @@ option_value(struct options *o, const char *name, const char *val)
 		o->draw[o->n_draw].value = val;
 		o->draw[o->n_draw].len = (size_t)(eq - val);
 		o->draw[o->n_draw++].file = eq + 1;
-	} else if (!o->later) {
-		o->later = name;
+	} else if (!strcmp(name, "--bind")) {
+		eq = strchr(val, '=');
+		if (!eq || eq == val)
+			return usage_error("--bind expects NAME=VALUE, not",
+			    val);
+		o->bind[o->n_bind++] = val;
+	} else if (!strcmp(name, "--rank")) {
+		if (!strcmp(val, "0"))
+			o->rank = 0;
+		else if (parse_count(val, &o->rank) < 0)
+			return usage_error("--rank expects a rank (an integer "
+			                   "from 0), not",
+			    val);
 	}
 	return 0;
 }
@@ -214,13 +233,10 @@ parse_args(int argc, char **argv, struct options *o)
 		return usage_error("--topology and --rank-table exclude each "
 		                   "other",
 		    NULL);
-	if (o->later) {
-		fprintf(stderr,
-		    PROG ": %s: not implemented yet: comes with the "
-		         "sharding/plan work\n",
-		    o->later);
-		return EXIT_USAGE;
-	}
+	if (o->rank >= 0 && o->n_bind == 0)
+		return usage_error("--rank needs --bind: the slices are "
+		                   "evaluated at the sizes it gives",
+		    NULL);
 	return -1;
 }
 
@@ -420,6 +436,64 @@ write_outputs(const struct report *r, const struct options *o)
 	return status;
 }
 
+/* Return the binding of the symbols of "ctx" that the --bind options of
+ * "o" give, or NULL after a usage error message (an unknown symbol, a
+ * bad number, a symbol given twice). */
+static sym_binding *
+parse_bindings(sym_ctx *ctx, const struct options *o)
+{
+	sym_binding *all = sym_binding_new(ctx), *one;
+
+	for (size_t i = 0; all && i < o->n_bind; i++) {
+		one = sym_binding_new(ctx);
+		if (!one || sym_binding_parse(one, o->bind[i], NULL) < 0) {
+			fprintf(stderr, PROG ": --bind %s: %s\n", o->bind[i],
+			    one ? sym_ctx_last_message(ctx) : "out of memory");
+			sym_binding_free(one);
+			sym_binding_free(all);
+			return NULL;
+		}
+		for (size_t k = 0; k < sym_binding_size(one); k++) {
+			sym_symbol *s = sym_binding_symbol(one, k);
+
+			if (sym_binding_get(all, s, NULL) == 0) {
+				fprintf(stderr,
+				    PROG ": --bind %s: %s is given a value "
+				         "twice\n",
+				    o->bind[i], sym_symbol_name(s));
+				sym_binding_free(one);
+				sym_binding_free(all);
+				return NULL;
+			}
+			sym_binding_set(all, s, sym_binding_value(one, k));
+		}
+		sym_binding_free(one);
+	}
+	if (!all)
+		fprintf(stderr, PROG ": out of memory\n");
+	return all;
+}
+
+/* Compile and bind the slice plan of "r" at the sizes the --bind options
+ * of "o" give (a binding "r" keeps, freed by the caller); return 0, or
+ * the exit status after a message. */
+static int
+prepare_slices(struct report *r, const struct options *o)
+{
+	sym_binding *b = parse_bindings(r->ctx, o);
+	char *why = NULL;
+	int res;
+
+	if (!b)
+		return EXIT_USAGE;
+	res = report_slices_prepare(r, b, &why);
+	if (res == 0)
+		return 0;
+	fprintf(stderr, PROG ": %s\n", why ? why : "out of memory");
+	free(why);
+	return EXIT_USAGE;
+}
+
 /* Check and shard the graph "g" of "ctx" as "o" says, on the topology
  * "topo" (NULL: the default), and print its diagnostics and report; write
  * what --draw and --dot ask for. Return the exit status. */
@@ -435,6 +509,7 @@ check(sym_ctx *ctx, sym_graph *g, const sym_topology *topo,
 	r.g = g;
 	r.strict = o->strict;
 	r.topo = topo;
+	r.rank = o->rank;
 	if (o->devices > 0) {
 		r.overridden = 1;
 		r.file_devices = sym_graph_devices(g);
@@ -448,15 +523,24 @@ check(sym_ctx *ctx, sym_graph *g, const sym_topology *topo,
 		r.sharded = 1;
 		sym_graph_shard(g, topo);
 	}
+	if (o->n_bind > 0 && (status = prepare_slices(&r, o)) != 0) {
+		report_slices_release(&r);
+		sym_binding_free(r.bind);
+		return status;
+	}
 	report_count(&r);
 	if (report_shard_prepare(&r) < 0 || print_diagnostics(&r) < 0 ||
 	    (o->json ? report_json(&r, stdout) : report_text(&r, stdout)) < 0) {
 		report_shard_release(&r);
+		report_slices_release(&r);
+		sym_binding_free(r.bind);
 		fprintf(stderr, PROG ": out of memory\n");
 		return EXIT_USAGE;
 	}
 	status = write_outputs(&r, o);
 	report_shard_release(&r);
+	report_slices_release(&r);
+	sym_binding_free(r.bind);
 	if (status)
 		return status;
 	return r.n_errors ? EXIT_INVALID : EXIT_VALID;
@@ -475,19 +559,25 @@ main(int argc, char **argv)
 	int status, bad = 0;
 
 	memset(&o, 0, sizeof(o));
+	o.rank = -1;
 	o.draw = calloc((size_t)argc, sizeof(*o.draw));
-	if (!o.draw) {
+	o.bind = calloc((size_t)argc, sizeof(*o.bind));
+	if (!o.draw || !o.bind) {
+		free(o.draw);
+		free(o.bind);
 		fprintf(stderr, PROG ": out of memory\n");
 		return EXIT_USAGE;
 	}
 	status = parse_args(argc, argv, &o);
 	if (status >= 0) {
 		free(o.draw);
+		free(o.bind);
 		return status;
 	}
 	ctx = sym_ctx_new();
 	if (!ctx) {
 		free(o.draw);
+		free(o.bind);
 		fprintf(stderr, PROG ": out of memory\n");
 		return EXIT_USAGE;
 	}
@@ -495,6 +585,7 @@ main(int argc, char **argv)
 	if (bad) {
 		sym_ctx_free(ctx);
 		free(o.draw);
+		free(o.bind);
 		return EXIT_USAGE;
 	}
 	errno = 0;
@@ -511,12 +602,14 @@ main(int argc, char **argv)
 		sym_topology_free(topo);
 		sym_ctx_free(ctx);
 		free(o.draw);
+		free(o.bind);
 		return EXIT_USAGE;
 	}
 	status = check(ctx, g, topo, &o);
 	sym_graph_free(g);
 	sym_topology_free(topo);
 	free(o.draw);
+	free(o.bind);
 	live = sym_ctx_report_live(ctx, stderr);
 	sym_ctx_free(ctx);
 	if (live) {

@@ -1,0 +1,379 @@
+/*
+ * Binding the sizes of one step to a plan: the values of its symbols go
+ * into the first slots of a sym_slices, the checks and the program run,
+ * and every global size, local size, offset and byte count is then read
+ * in constant time. Binding never calls the prover and allocates
+ * nothing on success: sym_slices_new sizes everything once per plan.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan_private.h"
+
+/* Free the slices whose link is "link" (at sym_ctx_free too); they do not
+ * touch their plan, which may be gone. */
+static void
+slices_destroy(struct sym__link *link)
+{
+	sym_slices *s = (sym_slices *)link;
+
+	s->ctx->live[SYM__OBJ_PLAN]--;
+	free(s->val);
+	free(s->given);
+	free(s->has);
+	free(s->poison);
+	free(s);
+}
+
+/* Return new, unbound slices for the plan "p" (a caller reference), or
+ * NULL when out of memory. They may be bound again and again, and must
+ * be freed before "p". */
+sym_slices *
+sym_slices_new(const sym_plan *p)
+{
+	sym_slices *s;
+
+	if (!p)
+		return NULL;
+	s = sym__alloc(p->ctx, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->ctx = p->ctx;
+	s->plan = p;
+	s->val = calloc(p->n_insn + 1, sizeof(*s->val));
+	s->given = calloc(p->n_elim + 1, sizeof(*s->given));
+	s->has = calloc(p->n_elim + p->n_extra + 1, 1);
+	s->poison = p->n_extra ? calloc(p->n_insn + 1, 1) : NULL;
+	if (!s->val || !s->given || !s->has || (p->n_extra && !s->poison)) {
+		free(s->val);
+		free(s->given);
+		free(s->has);
+		free(s->poison);
+		free(s);
+		sym__oom(p->ctx);
+		return NULL;
+	}
+	strcpy(s->error, "not bound");
+	p->ctx->live[SYM__OBJ_PLAN]++;
+	sym__ctx_own(p->ctx, &s->link, slices_destroy);
+	return s;
+}
+
+/* Free the slices "s" (NULL is ignored). */
+void
+sym_slices_free(sym_slices *s)
+{
+	if (!s)
+		return;
+	sym__ctx_disown(&s->link);
+	slices_destroy(&s->link);
+}
+
+/* Mark "s" unbound with the message in "s->error", record it with
+ * "code" at "where" on the context of "p"; return -1. */
+static int
+refuse(const sym_plan *p, sym_slices *s, sym_error code, const sym_loc *where)
+{
+	s->bound = 0;
+	sym__error(p->ctx, code, where, "%s", s->error);
+	return -1;
+}
+
+/* Run the checks and the program of "p" on the symbols already in "s";
+ * 0, or -1 with "s" unbound and the error recorded. */
+static int
+bind_run(const sym_plan *p, sym_slices *s)
+{
+	size_t n0 = p->n_sym + p->n_extra;
+	const sym_loc *where = NULL;
+	sym_error code = SYM_EDOMAIN;
+
+	for (size_t i = 0; i < p->n_check_sym; i++)
+		if (!sym__check_eval(p, s, i))
+			return refuse(p, s, SYM_EDOMAIN,
+			    p->check[i].loc.line > 0 ? &p->check[i].loc : NULL);
+	if (sym__plan_run(p, s, n0, p->n_insn1, &code, &where) < 0)
+		return refuse(p, s, code, where);
+	for (size_t i = p->n_check_sym; i < p->n_check1; i++)
+		if (!sym__check_eval(p, s, i))
+			return refuse(p, s, SYM_EDOMAIN,
+			    p->check[i].loc.line > 0 ? &p->check[i].loc : NULL);
+	if (sym__plan_run(p, s, p->n_insn1, p->n_insn, &code, &where) < 0)
+		return refuse(p, s, code, where);
+	s->bound = 1;
+	s->error[0] = '\0';
+	return 0;
+}
+
+/* Return 0 when "s" are slices of "p", else -1 with SYM_EINVAL. */
+static int
+same_plan(const sym_plan *p, sym_slices *s)
+{
+	if (s->plan == p)
+		return 0;
+	s->bound = 0;
+	snprintf(s->error, sizeof(s->error), "slices of another plan");
+	sym__error(p->ctx, SYM_EINVAL, NULL, "%s", s->error);
+	return -1;
+}
+
+/* Bind the values "b" gives the symbols of "p" into "s": every symbol of
+ * sym_plan_symbol must have one; values given to variables unification
+ * eliminated must agree with their derived values, and to symbols only
+ * declared relations name are checked with them. Return 0, or -1 with
+ * "s" unbound and the reason on the context of "p" and in
+ * sym_slices_error: SYM_EUNBOUND (a symbol without value), SYM_EDOMAIN
+ * (a constraint violated), SYM_EOVERFLOW or SYM_EDIVZERO. */
+int
+sym_plan_bind(const sym_plan *p, const sym_binding *b, sym_slices *s)
+{
+	int64_t v;
+
+	if (!p || !b || !s || same_plan(p, s) < 0)
+		return -1;
+	for (size_t i = 0; i < p->n_sym; i++) {
+		if (sym_binding_get(b, p->sym[i], &v) < 0) {
+			const sym_loc *at = &p->sym[i]->origin->loc;
+			size_t n = sym__append(s->error, sizeof(s->error), 0,
+			    "no value for symbol %s", p->sym[i]->name);
+
+			n = sym__append_loc(s->error, sizeof(s->error), n,
+			    " (declared at ", at);
+			if (at->line > 0)
+				sym__append(s->error, sizeof(s->error), n, ")");
+			return refuse(p, s, SYM_EUNBOUND, NULL);
+		}
+		s->val[i] = v;
+	}
+	for (size_t e = 0; e < p->n_elim; e++)
+		s->has[e] =
+		    sym_binding_get(b, p->elim[e].var, &s->given[e]) == 0;
+	for (size_t i = 0; i < p->n_extra; i++) {
+		size_t k = p->n_sym + i;
+
+		s->has[p->n_elim + i] =
+		    sym_binding_get(b, p->sym[k], &s->val[k]) == 0;
+		if (!s->has[p->n_elim + i])
+			s->val[k] = 0;
+		s->poison[k] = !s->has[p->n_elim + i];
+	}
+	return bind_run(p, s);
+}
+
+/* Bind the "n" values "values" (n = sym_plan_n_symbols; sym_plan_symbol
+ * order) into "s", as sym_plan_bind does. */
+int
+sym_plan_bind_values(const sym_plan *p, const int64_t *values, sym_slices *s)
+{
+	if (!p || !s || (p->n_sym && !values) || same_plan(p, s) < 0)
+		return -1;
+	for (size_t i = 0; i < p->n_sym; i++)
+		s->val[i] = values[i];
+	memset(s->has, 0, p->n_elim + p->n_extra);
+	for (size_t i = 0; i < p->n_extra; i++) {
+		s->val[p->n_sym + i] = 0;
+		s->poison[p->n_sym + i] = 1;
+	}
+	return bind_run(p, s);
+}
+
+/* Return 1 when "s" holds the sizes of a successful binding, else 0. */
+int
+sym_slices_is_bound(const sym_slices *s)
+{
+	return s ? s->bound : 0;
+}
+
+/* Return why the last binding of "s" failed ("not bound" before the
+ * first), "" when it succeeded. */
+const char *
+sym_slices_error(const sym_slices *s)
+{
+	return s ? s->error : NULL;
+}
+
+/* Return the value the bound slices "s" give "sym": a symbol of the
+ * plan, a variable eliminated by unification (its derived value), or an
+ * optional symbol the binding gave; -1 when "s" is not bound or has no
+ * value for it. */
+int64_t
+sym_slices_symbol(const sym_slices *s, const sym_symbol *sym)
+{
+	const sym_plan *p;
+	long i;
+
+	if (!s || !s->bound || !sym)
+		return -1;
+	p = s->plan;
+	i = sym__plan_symbol_index(p, sym);
+	if (i >= 0 && (size_t)i < p->n_sym)
+		return s->val[i];
+	if (i >= 0)
+		return s->has[p->n_elim + (size_t)i - p->n_sym] ? s->val[i]
+		                                                : -1;
+	i = sym__plan_elim_index(p, sym);
+	if (i < 0 || p->elim[i].slot == SYM__NO_SLOT)
+		return -1;
+	return s->val[p->elim[i].slot];
+}
+
+/* Return tensor "t" of the plan of the bound slices "s", or NULL. */
+static const struct sym__tensor *
+bound_tensor(const sym_slices *s, size_t t)
+{
+	if (!s || !s->bound || t >= s->plan->n_tensor)
+		return NULL;
+	return &s->plan->tensor[t];
+}
+
+/* Store the global sizes of tensor "t" of "s" in "size"; 0 or -1. */
+int
+sym_slices_global(const sym_slices *s, size_t t, int64_t *size)
+{
+	const struct sym__tensor *x = bound_tensor(s, t);
+
+	if (!x || (x->rank && !size))
+		return -1;
+	for (size_t d = 0; d < x->rank; d++)
+		size[d] = s->val[x->global[d]];
+	return 0;
+}
+
+/* Store the local sizes of tensor "t" of "s" (the same on every rank)
+ * in "size"; 0 or -1. */
+int
+sym_slices_local(const sym_slices *s, size_t t, int64_t *size)
+{
+	const struct sym__tensor *x = bound_tensor(s, t);
+
+	if (!x || (x->rank && !size))
+		return -1;
+	for (size_t d = 0; d < x->rank; d++)
+		size[d] = s->val[x->local[d]];
+	return 0;
+}
+
+/* Store in "offset" the global offsets of the block of tensor "t" of "s"
+ * that "rank" holds; 0 or -1 (also for a rank out of range). */
+int
+sym_slices_offset(const sym_slices *s, size_t t, int64_t rank, int64_t *offset)
+{
+	const struct sym__tensor *x = bound_tensor(s, t);
+	const int32_t *blk;
+
+	if (!x || (x->rank && !offset) || rank < 0 || rank >= s->plan->n_ranks)
+		return -1;
+	if (!x->block) {
+		for (size_t d = 0; d < x->rank; d++)
+			offset[d] = 0;
+		return 0;
+	}
+	blk = x->block + (size_t)rank * x->rank;
+	for (size_t d = 0; d < x->rank; d++)
+		offset[d] = blk[d] * s->val[x->local[d]];
+	return 0;
+}
+
+/* Return the bytes step "i" of the bound slices "s" communicates (the
+ * nccl-tests S), 0 for a kernel, -1 when not bound or out of range. */
+int64_t
+sym_slices_step_bytes(const sym_slices *s, size_t i)
+{
+	if (!s || !s->bound || i >= s->plan->n_step)
+		return -1;
+	if (s->plan->step[i].bytes == SYM__NO_SLOT)
+		return 0;
+	return s->val[s->plan->step[i].bytes];
+}
+
+/* Append to "b" the "n" integers "v" as "[1, 2]". */
+static void
+ints(struct sym__sbuf *b, const int64_t *v, size_t n)
+{
+	sym__sbuf_add(b, "[");
+	for (size_t d = 0; d < n; d++)
+		sym__sbuf_add(b, "%s%lld", d ? ", " : "", (long long)v[d]);
+	sym__sbuf_add(b, "]");
+}
+
+/* Append to "b" the line of tensor "t" ("in" or "out" per "dir") of "s"
+ * on "rank": value, tensor, offset and size. */
+static void
+tensor_line(const sym_slices *s, const char *dir, size_t t, int64_t rank,
+    struct sym__sbuf *b)
+{
+	const struct sym__tensor *x = &s->plan->tensor[t];
+	int64_t buf[16], *v = x->rank <= 8 ? buf : malloc(2 * x->rank * 8);
+
+	if (!v) {
+		b->oom = 1;
+		return;
+	}
+	sym_slices_offset(s, t, rank, v);
+	sym_slices_local(s, t, v + x->rank);
+	sym__sbuf_add(b, "    %-3s %s (t%zu)  offset ", dir, x->value->name, t);
+	ints(b, v, x->rank);
+	sym__sbuf_add(b, "  size ");
+	ints(b, v + x->rank, x->rank);
+	sym__sbuf_add(b, "\n");
+	if (v != buf)
+		free(v);
+}
+
+/* Append to "b" the steps of "s" on "rank". */
+static void
+rank_text(const sym_slices *s, int64_t rank, struct sym__sbuf *b)
+{
+	const sym_plan *p = s->plan;
+
+	sym__sbuf_add(b, "rank %lld\n", (long long)rank);
+	for (size_t i = 0; i < p->n_step; i++) {
+		const sym_plan_step *st = &p->step[i].pub;
+
+		sym__sbuf_add(b, "  %zu  %s ", i,
+		    st->kind == SYM_PLAN_KERNEL ? "kernel" : "comm");
+		sym__step_label(p, i, b);
+		if (st->kind == SYM_PLAN_COMM)
+			sym__sbuf_add(b, "  %lld bytes",
+			    (long long)sym_slices_step_bytes(s, i));
+		sym__sbuf_add(b, "\n");
+		for (size_t k = 0; k < st->n_in; k++)
+			tensor_line(s, "in", st->in[k], rank, b);
+		for (size_t k = 0; k < st->n_out; k++)
+			tensor_line(s, "out", st->out[k], rank, b);
+	}
+}
+
+/* Return the numeric slices of "s" on "rank" (every rank for -1) as
+ * text (malloc'ed): the binding, then per step its tensors' offsets and
+ * local sizes; "not bound: why" when unbound; NULL when out of memory or
+ * the rank is out of range. */
+char *
+sym_slices_to_str(const sym_slices *s, int64_t rank)
+{
+	struct sym__sbuf b = { NULL, 0, 0, 0 };
+	const sym_plan *p;
+
+	if (!s)
+		return NULL;
+	p = s->plan;
+	if (rank < -1 || rank >= p->n_ranks) {
+		sym__error(s->ctx, SYM_EINVAL, NULL,
+		    "rank %lld is outside the plan's %lld ranks",
+		    (long long)rank, (long long)p->n_ranks);
+		return NULL;
+	}
+	if (!s->bound) {
+		sym__sbuf_add(&b, "not bound: %s\n", s->error);
+		return sym__sbuf_take(&b, s->ctx);
+	}
+	for (size_t i = 0; i < p->n_sym; i++)
+		sym__sbuf_add(&b, "%s%s = %lld", i ? ", " : "", p->sym[i]->name,
+		    (long long)s->val[i]);
+	sym__sbuf_add(&b, "%s\n", p->n_sym ? "" : "no symbols");
+	for (int64_t r = rank < 0 ? 0 : rank;
+	     r < (rank < 0 ? p->n_ranks : rank + 1); r++)
+		rank_text(s, r, &b);
+	return sym__sbuf_take(&b, s->ctx);
+}

@@ -1,0 +1,933 @@
+/*
+ * Compiling a checked graph into a slice plan (DESIGN section 8): the
+ * symbols a binding gives, the run-time checks (checks.c), and, in node
+ * order, the communication steps of each node's inputs, its kernel and
+ * the resolution of its partial sums, over plan tensors whose global and
+ * local sizes and whose step bytes are slots of the integer program
+ * (program.c); per-rank block indices make every offset a product.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan_private.h"
+
+/* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
+ * 0, or -1 with the error on "ctx". */
+int
+sym__plan_grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size)
+{
+	size_t c;
+	void *q;
+
+	if (n <= *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 16;
+	while (c < n)
+		c *= 2;
+	q = sym__realloc_array(ctx, *p, c, size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* Free the tensors, steps, program and checks of "p" and "p". */
+static void
+plan_release(sym_plan *p)
+{
+	for (size_t t = 0; t < p->n_tensor; t++) {
+		struct sym__tensor *x = &p->tensor[t];
+
+		sym__layout_unref(x->layout);
+		free(x->global);
+		free(x->local);
+		if (!x->block_shared)
+			free(x->block);
+	}
+	for (size_t i = 0; i < p->n_check; i++)
+		sym__check_clear(&p->check[i]);
+	sym__slotmap_clear(&p->expr_map);
+	sym__slotmap_clear(&p->cse);
+	free(p->tensor);
+	free(p->step);
+	free(p->io);
+	free(p->home);
+	free(p->first);
+	free(p->insn);
+	free(p->what);
+	free(p->check);
+	free(p->sym);
+	free(p->elim);
+	free(p);
+}
+
+/* Free the plan whose link is "link" (at sym_ctx_free too). */
+static void
+plan_destroy(struct sym__link *link)
+{
+	sym_plan *p = (sym_plan *)link;
+
+	p->ctx->live[SYM__OBJ_PLAN]--;
+	plan_release(p);
+}
+
+/* Free the plan "p" (NULL is ignored). Slices bound with it must be
+ * freed first. */
+void
+sym_plan_free(sym_plan *p)
+{
+	if (!p)
+		return;
+	sym__ctx_disown(&p->link);
+	plan_destroy(&p->link);
+}
+
+/* Symbol classes while collecting. */
+enum {
+	CLS_NONE,
+	CLS_INPUT,
+	CLS_ELIM,
+	CLS_EXTRA
+};
+
+/* The state of collecting the symbols of a plan. */
+struct collect {
+	sym_plan *p;
+	uint8_t *cls;      /* by symbol id */
+	uint8_t *expanded; /* by elimination: its value was visited */
+};
+
+/* Add "s" to the symbols of "c->p" as class "cls"; 0 or -1. */
+static int
+add_symbol(struct collect *c, sym_symbol *s, int cls)
+{
+	sym_plan *p = c->p;
+
+	if (PLAN_GROW(p, sym, cap_sym, p->n_sym + p->n_extra + 1) < 0)
+		return -1;
+	p->sym[p->n_sym + p->n_extra] = s;
+	if (cls == CLS_INPUT)
+		p->n_sym++;
+	else
+		p->n_extra++;
+	c->cls[s->id] = (uint8_t)cls;
+	return 0;
+}
+
+/* Visit the symbols of "e" for "c" as class "cls" (CLS_INPUT or
+ * CLS_EXTRA): new ones are added, eliminated ones are expanded into the
+ * symbols of their value; 0 or -1. */
+static int
+visit(struct collect *c, sym_expr *e, int cls)
+{
+	sym_symbol *buf[32], **s = buf;
+	size_t n = sym_expr_symbols(e, buf, 32);
+	int r = 0;
+
+	if (n > 32) {
+		s = malloc(n * sizeof(*s));
+		if (!s) {
+			sym__oom(c->p->ctx);
+			return -1;
+		}
+		sym_expr_symbols(e, s, n);
+	}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		long el;
+
+		if (c->cls[s[i]->id] == CLS_NONE) {
+			r = add_symbol(c, s[i], cls);
+		} else if (c->cls[s[i]->id] == CLS_ELIM) {
+			el = sym__plan_elim_index(c->p, s[i]);
+			if (el >= 0 && !c->expanded[el]) {
+				c->expanded[el] = 1;
+				r = visit(c, c->p->elim[el].value, cls);
+			}
+		}
+	}
+	if (s != buf)
+		free(s);
+	return r;
+}
+
+/* Visit the dimensions of the shape of "v" for "c"; 0 or -1. */
+static int
+visit_value(struct collect *c, sym_value *v)
+{
+	sym_shape *sh = sym__value_shape(v);
+
+	for (size_t d = 0; sh && d < sh->rank; d++)
+		if (visit(c, sh->dim[d], CLS_INPUT) < 0)
+			return -1;
+	return 0;
+}
+
+/* Collect the symbols of "p": the variables unification eliminated, the
+ * symbols of the inputs' shapes in order of appearance, then those of the
+ * other sizes, guards and derived relations, then the optional symbols
+ * only declared relations name; 0 or -1. */
+static int
+collect_symbols(sym_plan *p)
+{
+	sym_graph *g = p->g;
+	struct collect c = { p, NULL, NULL };
+	int r = 0;
+
+	c.cls = calloc(p->ctx->n_sym + 1, 1);
+	p->elim = calloc(g->n_rel + 1, sizeof(*p->elim));
+	c.expanded = calloc(g->n_rel + 1, 1);
+	if (!c.cls || !p->elim || !c.expanded) {
+		sym__oom(p->ctx);
+		r = -1;
+	}
+	for (size_t i = 0; r == 0 && i < g->n_rel; i++) {
+		sym_symbol *v = g->rel[i].pub.var;
+
+		if (c.cls[v->id] != CLS_NONE)
+			continue;
+		c.cls[v->id] = CLS_ELIM;
+		p->elim[p->n_elim].var = v;
+		p->elim[p->n_elim].value = g->rel[i].value;
+		p->elim[p->n_elim].rel = i;
+		p->elim[p->n_elim++].slot = SYM__NO_SLOT;
+	}
+	for (size_t i = 0; r == 0 && i < g->n_value; i++)
+		if (g->value[i]->kind != SYM_VALUE_RESULT)
+			r = visit_value(&c, g->value[i]);
+	for (size_t i = 0; r == 0 && i < g->n_value; i++)
+		if (g->value[i]->kind == SYM_VALUE_RESULT)
+			r = visit_value(&c, g->value[i]);
+	for (size_t i = 0; r == 0 && i < g->n_guard; i++)
+		r = visit(&c, g->guard[i].e, CLS_INPUT);
+	for (size_t i = 0; r == 0 && i < p->n_elim; i++)
+		r = visit(&c, p->elim[i].value, CLS_INPUT);
+	for (size_t i = 0; r == 0 && !p->single && i < g->n_comm; i++)
+		for (size_t k = 0; r == 0 && k < g->comm[i].plan->n_step; k++)
+			r = visit(&c, g->comm[i].plan->step[k].bytes,
+			    CLS_INPUT);
+	for (size_t i = 0; r == 0 && i < p->ctx->n_fact; i++)
+		r = visit(&c, p->ctx->fact[i].e, CLS_EXTRA);
+	/* the extra symbols go after every input symbol */
+	if (r == 0) {
+		size_t k = 0, n = p->n_sym + p->n_extra;
+		sym_symbol **order = malloc((n + 1) * sizeof(*order));
+
+		if (!order) {
+			sym__oom(p->ctx);
+			r = -1;
+		} else {
+			for (int pass = 0; pass < 2; pass++)
+				for (size_t i = 0; i < n; i++)
+					if ((c.cls[p->sym[i]->id] ==
+					        CLS_EXTRA) == pass)
+						order[k++] = p->sym[i];
+			memcpy(p->sym, order, n * sizeof(*order));
+			free(order);
+		}
+	}
+	free(c.cls);
+	free(c.expanded);
+	return r;
+}
+
+/* Return the number of a new tensor of "p" holding "v" laid out as "l"
+ * (NULL: whole on every rank), its sizes compiled; SYM__NO_TENSOR on
+ * error. "next" links the tensors of one value. */
+static size_t
+new_tensor(sym_plan *p, const sym_value *v, const sym_layout *l)
+{
+	sym_shape *sh = sym__value_shape((sym_value *)v);
+	struct sym__tensor *x;
+	size_t t = p->n_tensor, rank = sh ? sh->rank : 0;
+
+	if (!sh || (l && l->rank != rank)) {
+		sym__error(p->ctx, SYM_EINTERNAL, &v->loc,
+		    "plan: %s has no shape or a layout of another rank",
+		    v->name);
+		return SYM__NO_TENSOR;
+	}
+	if (PLAN_GROW(p, tensor, cap_tensor, t + 1) < 0)
+		return SYM__NO_TENSOR;
+	x = &p->tensor[p->n_tensor++];
+	memset(x, 0, sizeof(*x));
+	x->value = v;
+	x->rank = rank;
+	x->layout = l ? sym__layout_ref((sym_layout *)l) : NULL;
+	x->next = p->first[v->index];
+	p->first[v->index] = t;
+	x->global = calloc(rank + 1, sizeof(*x->global));
+	x->local = calloc(rank + 1, sizeof(*x->local));
+	if (!x->global || !x->local) {
+		sym__oom(p->ctx);
+		return SYM__NO_TENSOR;
+	}
+	for (size_t d = 0; d < rank; d++) {
+		int64_t k = l ? sym_layout_dim_splits(l, d) : 1;
+		long c;
+
+		if (sym__plan_what(p, SYM__W_DIM, t, d) < 0)
+			return SYM__NO_TENSOR;
+		x = &p->tensor[t];
+		x->global[d] = sym__plan_expr(p, sh->dim[d]);
+		x->local[d] = x->global[d];
+		if (k > 1) {
+			c = sym__plan_split_check(p, t, d, k);
+			if (c < 0 ||
+			    sym__plan_what(p, SYM__W_CHECK, (size_t)c, 0) < 0)
+				return SYM__NO_TENSOR;
+			x = &p->tensor[t];
+			x->local[d] = sym__plan_emit(p, SYM__P_DIVEXACT,
+			    x->global[d], 0, k);
+		}
+		if (x->local[d] == SYM__NO_SLOT)
+			return SYM__NO_TENSOR;
+	}
+	return t;
+}
+
+/* Return the tensor of "v" in "p" laid out as "l" (equal layouts), or
+ * SYM__NO_TENSOR. */
+static size_t
+find_tensor(const sym_plan *p, const sym_value *v, const sym_layout *l)
+{
+	for (size_t t = p->first[v->index]; t != SYM__NO_TENSOR;
+	     t = p->tensor[t].next) {
+		const sym_layout *m = p->tensor[t].layout;
+
+		if (m == l || (m && l && sym_layout_is_equal(m, l)))
+			return t;
+	}
+	return SYM__NO_TENSOR;
+}
+
+/* Return 1 when "a" and "b" (either NULL: whole) cut every dimension
+ * into as many blocks. */
+static int
+same_splits(const sym_layout *a, const sym_layout *b, size_t rank)
+{
+	for (size_t d = 0; d < rank; d++)
+		if ((a ? sym_layout_dim_splits(a, d) : 1) !=
+		    (b ? sym_layout_dim_splits(b, d) : 1))
+			return 0;
+	return 1;
+}
+
+/* Append a step of "kind" to "p" with "n_in" inputs and "n_out" outputs
+ * (set by the caller through the io pool); return it, or NULL. */
+static struct sym__pstep *
+new_step(sym_plan *p, sym_plan_step_kind kind, const sym_node *n, size_t n_in,
+    size_t n_out)
+{
+	struct sym__pstep *s;
+
+	if (PLAN_GROW(p, step, cap_step, p->n_step + 1) < 0 ||
+	    PLAN_GROW(p, io, cap_io, p->n_io + n_in + n_out) < 0)
+		return NULL;
+	s = &p->step[p->n_step++];
+	memset(s, 0, sizeof(*s));
+	s->pub.kind = kind;
+	s->pub.node = n;
+	s->pub.input = SYM_PLAN_NO_INPUT;
+	s->pub.n_in = n_in;
+	s->pub.n_out = n_out;
+	s->bytes = SYM__NO_SLOT;
+	s->io = p->n_io;
+	p->n_io += n_in + n_out;
+	return s;
+}
+
+/* Append to "p" the steps of the communication "c" of node "n" moving
+ * "v" from the tensor "from" (input "input", or SYM_PLAN_NO_INPUT for a
+ * resolution); the last one writes "last" when it is not SYM__NO_TENSOR,
+ * else a new tensor in the layout "to". Return the tensor written, or
+ * SYM__NO_TENSOR. */
+static size_t
+comm_steps(sym_plan *p, const struct sym__comm *c, const sym_node *n,
+    const sym_value *v, size_t input, size_t from, const sym_layout *to,
+    size_t last)
+{
+	const sym_redist *r = c->plan;
+	size_t cur = from;
+
+	for (size_t j = 0; j < r->n_step; j++) {
+		const struct sym__step *st = &r->step[j];
+		struct sym__pstep *s;
+		size_t out, i;
+
+		if (j + 1 < r->n_step)
+			out = new_tensor(p, v, st->after);
+		else
+			out = last != SYM__NO_TENSOR ? last
+			                             : new_tensor(p, v, to);
+		if (out == SYM__NO_TENSOR)
+			return SYM__NO_TENSOR;
+		s = new_step(p, SYM_PLAN_COMM, n, 1, 1);
+		if (!s)
+			return SYM__NO_TENSOR;
+		i = (size_t)(s - p->step);
+		s->pub.value = v;
+		s->pub.input = input;
+		s->pub.comm = st->kind;
+		s->pub.redist = r;
+		s->pub.redist_step = j;
+		p->io[s->io] = cur;
+		p->io[s->io + 1] = out;
+		if (sym__plan_what(p, SYM__W_BYTES, i, 0) < 0)
+			return SYM__NO_TENSOR;
+		p->step[i].bytes = sym__plan_expr(p, st->bytes);
+		if (p->step[i].bytes == SYM__NO_SLOT)
+			return SYM__NO_TENSOR;
+		cur = out;
+	}
+	return cur;
+}
+
+/* Return the tensor input "i" of node "n" reads in the sharded plan "p",
+ * appending the steps of its redistribution "c" (NULL: none) unless a
+ * tensor of the value in the layout needed is there already; or
+ * SYM__NO_TENSOR. */
+static size_t
+input_tensor(sym_plan *p, const sym_node *n, size_t i,
+    const struct sym__comm *c)
+{
+	const sym_value *v = n->in[i];
+	const sym_layout *want = n->in_layout[i];
+	size_t t = find_tensor(p, v, want), home = p->home[v->index];
+
+	if (t != SYM__NO_TENSOR)
+		return t;
+	if (c && c->plan->n_step > 0)
+		return comm_steps(p, c, n, v, i, home, want, SYM__NO_TENSOR);
+	if (!same_splits(p->tensor[home].layout, want, p->tensor[home].rank)) {
+		sym__error(p->ctx, SYM_EINTERNAL, &n->loc,
+		    "plan: input %zu of %s needs another layout than %s has, "
+		    "and the graph plans no communication",
+		    i, n->op->name, v->name);
+		return SYM__NO_TENSOR;
+	}
+	return home;
+}
+
+/* The communications of a sharded graph indexed for compiling. */
+struct comm_index {
+	const struct sym__comm **in;  /* by node input (in0[node] + i) */
+	const struct sym__comm **res; /* by value: its resolution */
+	size_t *in0;                  /* by node: first input */
+};
+
+/* Index the communications of "g" in "ci"; 0 or -1. */
+static int
+index_comms(const sym_graph *g, struct comm_index *ci)
+{
+	size_t n = 0;
+
+	ci->in0 = calloc(g->n_node + 1, sizeof(*ci->in0));
+	ci->res = calloc(g->n_value + 1, sizeof(*ci->res));
+	for (size_t i = 0; ci->in0 && i < g->n_node; i++) {
+		ci->in0[i] = n;
+		n += g->node[i]->n_in;
+	}
+	ci->in = calloc(n + 1, sizeof(*ci->in));
+	if (!ci->in0 || !ci->res || !ci->in)
+		return -1;
+	for (size_t i = 0; i < g->n_comm; i++) {
+		const struct sym__comm *c = &g->comm[i];
+		const sym_node *con = c->pub.consumer;
+
+		if (!con)
+			ci->res[c->pub.value->index] = c;
+		else if (c->pub.input < con->n_in)
+			ci->in[ci->in0[con->index] + c->pub.input] = c;
+	}
+	return 0;
+}
+
+/* Append to "p" the steps of node "n": the redistributions of its
+ * inputs, its kernel, the resolution of its partial sums ("ci" indexes
+ * the communications; "single": whole tensors, no communication).
+ * Return 0 or -1. */
+static int
+node_steps(sym_plan *p, const sym_node *n, const struct comm_index *ci)
+{
+	size_t *in = calloc(n->n_in + n->n_out + 1, sizeof(*in)), *out;
+	struct sym__pstep *s;
+	int r = -1;
+
+	if (!in) {
+		sym__oom(p->ctx);
+		return -1;
+	}
+	out = in + n->n_in;
+	for (size_t i = 0; i < n->n_in; i++) {
+		in[i] = p->single
+		    ? p->home[n->in[i]->index]
+		    : input_tensor(p, n, i, ci->in[ci->in0[n->index] + i]);
+		if (in[i] == SYM__NO_TENSOR)
+			goto done;
+	}
+	for (size_t k = 0; k < n->n_out; k++) {
+		const sym_value *v = n->out[k];
+		const struct sym__comm *c =
+		    p->single ? NULL : ci->res[v->index];
+
+		if (c && c->plan->n_step > 0)
+			out[k] = new_tensor(p, v, n->out_layout[k]);
+		else
+			out[k] = p->home[v->index] =
+			    new_tensor(p, v, p->single ? NULL : v->layout);
+		if (out[k] == SYM__NO_TENSOR)
+			goto done;
+	}
+	s = new_step(p, SYM_PLAN_KERNEL, n, n->n_in, n->n_out);
+	if (!s)
+		goto done;
+	memcpy(p->io + s->io, in, (n->n_in + n->n_out) * sizeof(*in));
+	for (size_t k = 0; k < n->n_out; k++) {
+		const sym_value *v = n->out[k];
+		const struct sym__comm *c =
+		    p->single ? NULL : ci->res[v->index];
+		size_t home;
+
+		if (!c || c->plan->n_step == 0)
+			continue;
+		home = comm_steps(p, c, n, v, SYM_PLAN_NO_INPUT, out[k],
+		    v->layout, SYM__NO_TENSOR);
+		if (home == SYM__NO_TENSOR)
+			goto done;
+		p->home[v->index] = home;
+	}
+	r = 0;
+done:
+	free(in);
+	return r;
+}
+
+/* Build the tensors and steps of "p": the home tensors of the inputs and
+ * parameters, then the steps of every node in order; 0 or -1. */
+static int
+build_steps(sym_plan *p)
+{
+	sym_graph *g = p->g;
+	struct comm_index ci = { NULL, NULL, NULL };
+	int r = 0;
+
+	p->home = malloc((g->n_value + 1) * sizeof(*p->home));
+	p->first = malloc((g->n_value + 1) * sizeof(*p->first));
+	if (!p->home || !p->first || (!p->single && index_comms(g, &ci) < 0)) {
+		sym__oom(p->ctx);
+		r = -1;
+	}
+	for (size_t i = 0; r == 0 && i < g->n_value; i++)
+		p->home[i] = p->first[i] = SYM__NO_TENSOR;
+	for (size_t i = 0; r == 0 && i < g->n_value; i++) {
+		sym_value *v = g->value[i];
+
+		if (v->kind == SYM_VALUE_RESULT)
+			continue;
+		p->home[i] = new_tensor(p, v, p->single ? NULL : v->layout);
+		if (p->home[i] == SYM__NO_TENSOR)
+			r = -1;
+	}
+	for (size_t i = 0; r == 0 && i < g->n_node; i++)
+		r = node_steps(p, g->node[i], &ci);
+	for (size_t i = 0; r == 0 && i < p->n_step; i++) {
+		struct sym__pstep *s = &p->step[i];
+
+		s->pub.in = p->io + s->io;
+		s->pub.out = p->io + s->io + s->pub.n_in;
+	}
+	free(ci.in);
+	free(ci.in0);
+	free(ci.res);
+	return r;
+}
+
+/* Fill in the block indices of every tensor of "p" with a layout, one
+ * table per layout object; 0 or -1. */
+static int
+build_blocks(sym_plan *p)
+{
+	struct sym__slotmap seen = { NULL, NULL, 0, 0 };
+	int r = 0;
+
+	for (size_t t = 0; r == 0 && t < p->n_tensor; t++) {
+		struct sym__tensor *x = &p->tensor[t];
+		size_t n = (size_t)p->n_ranks * x->rank;
+		uint32_t same;
+
+		if (!x->layout || x->rank == 0)
+			continue;
+		same = sym__slotmap_get(&seen, (uintptr_t)x->layout);
+		if (same != SYM__NO_SLOT) {
+			x->block = p->tensor[same].block;
+			x->block_shared = 1;
+			continue;
+		}
+		x->block = malloc(n * sizeof(*x->block));
+		if (!x->block ||
+		    sym__slotmap_put(&seen, (uintptr_t)x->layout, (uint32_t)t) <
+		        0) {
+			sym__oom(p->ctx);
+			r = -1;
+			break;
+		}
+		for (int64_t rk = 0; r == 0 && rk < p->n_ranks; rk++)
+			for (size_t d = 0; d < x->rank; d++) {
+				int64_t b = sym_layout_block(x->layout, rk, d);
+
+				if (b < 0 || b > INT32_MAX) {
+					r = -1;
+					break;
+				}
+				x->block[(size_t)rk * x->rank + d] = (int32_t)b;
+			}
+		if (r < 0)
+			sym__error(p->ctx, SYM_EINTERNAL, &x->value->loc,
+			    "plan: the layout of %s places no block on some "
+			    "rank",
+			    x->value->name);
+	}
+	sym__slotmap_clear(&seen);
+	return r;
+}
+
+/* Return an error about "g" with "msg" ("code") on its context and
+ * NULL. */
+static sym_plan *
+refuse(sym_graph *g, sym_error code, const char *msg)
+{
+	sym__error(g->ctx, code, NULL, "%s", msg);
+	return NULL;
+}
+
+/* Compile the checked graph "g" into a slice plan. "flags" may hold
+ * SYM_PLAN_SINGLE: one rank, every tensor whole, no communication (the
+ * sharding, if any, is ignored). Otherwise a graph of several devices
+ * must have been sharded. Return the plan (a caller reference), or NULL
+ * with SYM_EINVAL when the graph has errors or is not sharded. The graph
+ * must outlive the plan and not be sharded again while it lives. */
+sym_plan *
+sym_plan_compile(sym_graph *g, unsigned flags)
+{
+	sym_plan *p;
+	int r;
+
+	if (!g)
+		return NULL;
+	if (g->n_errors > 0)
+		return refuse(g, SYM_EINVAL,
+		    "cannot compile a plan: the graph has errors");
+	if (!(flags & SYM_PLAN_SINGLE) && !g->sharded && g->devices > 1)
+		return refuse(g, SYM_EINVAL,
+		    "cannot compile a plan: the graph of several devices is "
+		    "not sharded (call sym_graph_shard, or compile with "
+		    "SYM_PLAN_SINGLE)");
+	p = sym__alloc(g->ctx, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->ctx = g->ctx;
+	p->g = g;
+	p->flags = flags;
+	p->single = (flags & SYM_PLAN_SINGLE) || !g->sharded;
+	p->n_ranks = p->single || g->devices < 1 ? 1 : g->devices;
+	r = collect_symbols(p);
+	if (r == 0 && p->n_sym + p->n_extra > 0)
+		r = sym__plan_what(p, SYM__W_CHECK, 0, 0);
+	for (size_t i = 0; r == 0 && i < p->n_sym + p->n_extra; i++)
+		r = sym__plan_emit(p, SYM__P_SYM, (uint32_t)i, 0, 0) == i ? 0
+		                                                          : -1;
+	if (r == 0)
+		r = sym__plan_checks(p);
+	p->n_insn1 = p->n_insn;
+	p->n_check1 = p->n_check;
+	if (r == 0)
+		r = build_steps(p);
+	if (r == 0)
+		r = build_blocks(p);
+	if (r < 0 || p->failed) {
+		if (sym_ctx_last_error(p->ctx) == SYM_OK)
+			sym__oom(p->ctx);
+		plan_release(p);
+		return NULL;
+	}
+	sym__slotmap_clear(&p->expr_map);
+	sym__slotmap_clear(&p->cse);
+	free(p->first);
+	p->first = NULL;
+	p->ctx->live[SYM__OBJ_PLAN]++;
+	sym__ctx_own(p->ctx, &p->link, plan_destroy);
+	return p;
+}
+
+/* Return the graph "p" was compiled from. */
+sym_graph *
+sym_plan_graph(const sym_plan *p)
+{
+	return p ? p->g : NULL;
+}
+
+/* Return the number of ranks of "p" (1 for a single-device plan). */
+int64_t
+sym_plan_n_ranks(const sym_plan *p)
+{
+	return p ? p->n_ranks : 0;
+}
+
+/* Return the number of symbols a binding of "p" must give. */
+size_t
+sym_plan_n_symbols(const sym_plan *p)
+{
+	return p ? p->n_sym : 0;
+}
+
+/* Return symbol "i" of "p" (the order of sym_plan_bind_values), or
+ * NULL. */
+sym_symbol *
+sym_plan_symbol(const sym_plan *p, size_t i)
+{
+	return p && i < p->n_sym ? p->sym[i] : NULL;
+}
+
+/* Return the number of steps of "p". */
+size_t
+sym_plan_n_steps(const sym_plan *p)
+{
+	return p ? p->n_step : 0;
+}
+
+/* Return step "i" of "p" (borrowed), or NULL. */
+const sym_plan_step *
+sym_plan_get_step(const sym_plan *p, size_t i)
+{
+	return p && i < p->n_step ? &p->step[i].pub : NULL;
+}
+
+/* Return the number of tensors of "p". */
+size_t
+sym_plan_n_tensors(const sym_plan *p)
+{
+	return p ? p->n_tensor : 0;
+}
+
+/* Return the value tensor "t" of "p" holds, or NULL. */
+const sym_value *
+sym_plan_tensor_value(const sym_plan *p, size_t t)
+{
+	return p && t < p->n_tensor ? p->tensor[t].value : NULL;
+}
+
+/* Return the layout of tensor "t" of "p" (borrowed; NULL: whole on
+ * every rank, or out of range). */
+const sym_layout *
+sym_plan_tensor_layout(const sym_plan *p, size_t t)
+{
+	return p && t < p->n_tensor ? p->tensor[t].layout : NULL;
+}
+
+/* Return the number of dimensions of tensor "t" of "p" (0 when out of
+ * range). */
+size_t
+sym_plan_tensor_rank(const sym_plan *p, size_t t)
+{
+	return p && t < p->n_tensor ? p->tensor[t].rank : 0;
+}
+
+/* Return the home tensor of "v" in "p", or (size_t)-1 when "v" is not a
+ * value of its graph. */
+size_t
+sym_plan_value_tensor(const sym_plan *p, const sym_value *v)
+{
+	if (!p || !v || v->graph != p->g || v->index >= p->g->n_value)
+		return SYM__NO_TENSOR;
+	return p->home[v->index];
+}
+
+/* Return the number of instructions of the program of "p". */
+size_t
+sym_plan_n_instructions(const sym_plan *p)
+{
+	return p ? p->n_insn : 0;
+}
+
+/* Return the number of run-time checks of "p". */
+size_t
+sym_plan_n_checks(const sym_plan *p)
+{
+	return p ? p->n_check : 0;
+}
+
+/* Append the text formatted from "fmt" to "b". */
+void
+sym__sbuf_add(struct sym__sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->oom)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0,
+	    fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = 1;
+		return;
+	}
+	if (!b->s || b->len + (size_t)n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *s;
+
+		while (cap < b->len + (size_t)n + 1)
+			cap *= 2;
+		s = realloc(b->s, cap);
+		if (!s) {
+			b->oom = 1;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+		va_start(ap, fmt);
+		vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+}
+
+/* Return the text of "b" (taken), "" when empty; NULL with an error on
+ * "ctx" when it ran out of memory. */
+char *
+sym__sbuf_take(struct sym__sbuf *b, sym_ctx *ctx)
+{
+	if (!b->oom && !b->s)
+		sym__sbuf_add(b, "%s", "");
+	if (b->oom) {
+		free(b->s);
+		sym__oom(ctx);
+		return NULL;
+	}
+	return b->s;
+}
+
+/* Append the label of step "i" of "p" to "b": "kernel matmul h1",
+ * "all_to_all of x2 for matmul h1 (input 0)", "all_reduce of h1 after
+ * matmul h1 (partial sums)". */
+void
+sym__step_label(const sym_plan *p, size_t i, struct sym__sbuf *b)
+{
+	const sym_plan_step *s = &p->step[i].pub;
+	const char *out = s->node->n_out ? s->node->out[0]->name : "";
+
+	if (s->kind == SYM_PLAN_KERNEL) {
+		sym__sbuf_add(b, "%s %s", s->node->op->name, out);
+		return;
+	}
+	sym__sbuf_add(b, "%s of %s", sym_comm_kind_name(s->comm),
+	    s->value->name);
+	if (s->input == SYM_PLAN_NO_INPUT)
+		sym__sbuf_add(b, " after %s %s (partial sums)",
+		    s->node->op->name, out);
+	else
+		sym__sbuf_add(b, " for %s %s (input %zu)", s->node->op->name,
+		    out, s->input);
+}
+
+/* Append the expressions "e" of the "n" dimensions to "b" as "[b, 784]"
+ * ("?" when one cannot be printed). */
+static void
+dims_text(struct sym__sbuf *b, sym_expr *const *e, size_t n)
+{
+	sym__sbuf_add(b, "[");
+	for (size_t d = 0; d < n; d++) {
+		char *s = sym_expr_to_str(e[d]);
+
+		sym__sbuf_add(b, "%s%s", d ? ", " : "", s ? s : "?");
+		free(s);
+	}
+	sym__sbuf_add(b, "]");
+}
+
+/* Append tensor "t" of "p" to "b": value, layout, global and local
+ * shapes. */
+static void
+tensor_text(const sym_plan *p, size_t t, struct sym__sbuf *b)
+{
+	const struct sym__tensor *x = &p->tensor[t];
+	sym_shape *sh = sym__value_shape((sym_value *)x->value), *loc = NULL;
+	char *l = x->layout ? sym_layout_to_str(x->layout) : NULL;
+	char *m = x->layout ? sym_mesh_to_str(x->layout->mesh) : NULL;
+
+	sym__sbuf_add(b, "  t%zu  %s  ", t, x->value->name);
+	if (x->layout)
+		sym__sbuf_add(b, "%s on %s", l ? l : "?", m ? m : "?");
+	else
+		sym__sbuf_add(b, "whole");
+	sym__sbuf_add(b, "  global ");
+	dims_text(b, sh->dim, sh->rank);
+	if (x->layout) {
+		loc = sym_layout_local_shape(x->layout, sh);
+		sym__sbuf_add(b, "  local ");
+		if (loc)
+			dims_text(b, loc->dim, loc->rank);
+		else
+			sym__sbuf_add(b, "?");
+		sym_shape_free(loc);
+	}
+	sym__sbuf_add(b, "\n");
+	free(l);
+	free(m);
+}
+
+/* Return the readable listing of "p" (malloc'ed): its symbols, steps,
+ * tensors with their symbolic global and local shapes, and checks; NULL
+ * when out of memory. */
+char *
+sym_plan_to_str(const sym_plan *p)
+{
+	struct sym__sbuf b = { NULL, 0, 0, 0 };
+
+	if (!p)
+		return NULL;
+	sym__sbuf_add(&b,
+	    "plan: %lld rank%s, %zu steps, %zu tensors, %zu instructions, "
+	    "%zu checks\nsymbols:",
+	    (long long)p->n_ranks, p->n_ranks == 1 ? "" : "s", p->n_step,
+	    p->n_tensor, p->n_insn, p->n_check);
+	for (size_t i = 0; i < p->n_sym + p->n_extra; i++)
+		sym__sbuf_add(&b, " %s%s", p->sym[i]->name,
+		    i >= p->n_sym ? " (optional)" : "");
+	if (p->n_sym + p->n_extra == 0)
+		sym__sbuf_add(&b, " none");
+	sym__sbuf_add(&b, "\nsteps\n");
+	for (size_t i = 0; i < p->n_step; i++) {
+		const sym_plan_step *s = &p->step[i].pub;
+
+		sym__sbuf_add(&b, "  %zu  %s ", i,
+		    s->kind == SYM_PLAN_KERNEL ? "kernel" : "comm");
+		sym__step_label(p, i, &b);
+		sym__sbuf_add(&b, ":");
+		for (size_t k = 0; k < s->n_in; k++)
+			sym__sbuf_add(&b, " t%zu", s->in[k]);
+		sym__sbuf_add(&b, " ->");
+		for (size_t k = 0; k < s->n_out; k++)
+			sym__sbuf_add(&b, " t%zu", s->out[k]);
+		if (s->kind == SYM_PLAN_COMM) {
+			char *e =
+			    sym_expr_to_str(sym_redist_step_bytes(s->redist,
+			        s->redist_step));
+
+			sym__sbuf_add(&b, "  S = %s bytes", e ? e : "?");
+			free(e);
+		}
+		sym__sbuf_add(&b, "\n");
+	}
+	sym__sbuf_add(&b, "tensors\n");
+	for (size_t t = 0; t < p->n_tensor; t++)
+		tensor_text(p, t, &b);
+	sym__sbuf_add(&b, "checks\n");
+	for (size_t i = 0; i < p->n_check; i++)
+		sym__sbuf_add(&b, "  %s\n", p->check[i].text);
+	return sym__sbuf_take(&b, p->ctx);
+}
