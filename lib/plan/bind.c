@@ -149,6 +149,7 @@ sym_plan_bind(const sym_plan *p, const sym_binding *b, sym_slices *s)
 	for (size_t e = 0; e < p->n_elim; e++)
 		s->has[e] =
 		    sym_binding_get(b, p->elim[e].var, &s->given[e]) == 0;
+	s->partial = 0;
 	for (size_t i = 0; i < p->n_extra; i++) {
 		size_t k = p->n_sym + i;
 
@@ -157,6 +158,7 @@ sym_plan_bind(const sym_plan *p, const sym_binding *b, sym_slices *s)
 		if (!s->has[p->n_elim + i])
 			s->val[k] = 0;
 		s->poison[k] = !s->has[p->n_elim + i];
+		s->partial |= s->poison[k];
 	}
 	return bind_run(p, s);
 }
@@ -171,6 +173,7 @@ sym_plan_bind_values(const sym_plan *p, const int64_t *values, sym_slices *s)
 	for (size_t i = 0; i < p->n_sym; i++)
 		s->val[i] = values[i];
 	memset(s->has, 0, p->n_elim + p->n_extra);
+	s->partial = p->n_extra > 0;
 	for (size_t i = 0; i < p->n_extra; i++) {
 		s->val[p->n_sym + i] = 0;
 		s->poison[p->n_sym + i] = 1;

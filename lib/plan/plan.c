@@ -303,15 +303,22 @@ find_tensor(const sym_plan *p, const sym_value *v, const sym_layout *l)
 	return SYM__NO_TENSOR;
 }
 
-/* Return 1 when "a" and "b" (either NULL: whole) cut every dimension
- * into as many blocks. */
+/* Return 1 when "a" and "b" (either NULL: whole) place the same block
+ * of every dimension of a tensor of "rank" dimensions on each of the
+ * "n_ranks" ranks (layouts over different meshes may), else 0. */
 static int
-same_splits(const sym_layout *a, const sym_layout *b, size_t rank)
+same_placement(const sym_layout *a, const sym_layout *b, size_t rank,
+    int64_t n_ranks)
 {
-	for (size_t d = 0; d < rank; d++)
+	for (size_t d = 0; d < rank; d++) {
 		if ((a ? sym_layout_dim_splits(a, d) : 1) !=
 		    (b ? sym_layout_dim_splits(b, d) : 1))
 			return 0;
+		for (int64_t r = 0; r < n_ranks; r++)
+			if ((a ? sym_layout_block(a, r, d) : 0) !=
+			    (b ? sym_layout_block(b, r, d) : 0))
+				return 0;
+	}
 	return 1;
 }
 
@@ -401,7 +408,8 @@ input_tensor(sym_plan *p, const sym_node *n, size_t i,
 		return t;
 	if (c && c->plan->n_step > 0)
 		return comm_steps(p, c, n, v, i, home, want, SYM__NO_TENSOR);
-	if (!same_splits(p->tensor[home].layout, want, p->tensor[home].rank)) {
+	if (!same_placement(p->tensor[home].layout, want, p->tensor[home].rank,
+	        p->n_ranks)) {
 		sym__error(p->ctx, SYM_EINTERNAL, &n->loc,
 		    "plan: input %zu of %s needs another layout than %s has, "
 		    "and the graph plans no communication",

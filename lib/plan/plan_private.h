@@ -185,6 +185,8 @@ struct sym_slices {
 	uint8_t *has;    /* by eliminated variable: given; then by extra
 	                      symbol: given */
 	uint8_t *poison; /* by slot, when the plan has extra symbols */
+	int partial;     /* the binding omits an extra symbol: "poison"
+	                    marks what depends on one */
 	char error[1024];
 };
 
