@@ -894,6 +894,13 @@ tensor_text(const sym_plan *p, size_t t, struct sym__sbuf *b)
 char *
 sym_plan_to_str(const sym_plan *p)
 {
+	static const char *kind[] = { [SYM__C_SYMBOL] = "symbol",
+		[SYM__C_DERIVED] = "derived",
+		[SYM__C_AGREE] = "given",
+		[SYM__C_FACT] = "relation",
+		[SYM__C_GUARD] = "guard",
+		[SYM__C_SIZE] = "size",
+		[SYM__C_SPLIT] = "split" };
 	struct sym__sbuf b = { NULL, 0, 0, 0 };
 
 	if (!p)
@@ -936,6 +943,7 @@ sym_plan_to_str(const sym_plan *p)
 		tensor_text(p, t, &b);
 	sym__sbuf_add(&b, "checks\n");
 	for (size_t i = 0; i < p->n_check; i++)
-		sym__sbuf_add(&b, "  %s\n", p->check[i].text);
+		sym__sbuf_add(&b, "  %-8s  %s\n", kind[p->check[i].kind],
+		    p->check[i].text);
 	return sym__sbuf_take(&b, p->ctx);
 }
