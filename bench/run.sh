@@ -22,6 +22,8 @@
 #                overhead on tiny tensors)
 #   BENCH_COMM   the communicator benchmark (default ./bench/bench_comm;
 #                threads collectives on 2, 4 and 8 ranks against memcpy)
+#   BENCH_PLAN   the slice-plan benchmark (default ./bench/bench_plan;
+#                bind + every slice on 8 ranks against shape inference)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
@@ -34,6 +36,7 @@ bench_graph=${BENCH_GRAPH:-./bench/bench_graph}
 bench_redist=${BENCH_REDIST:-./bench/bench_redist}
 bench_kernels=${BENCH_KERNELS:-./bench/bench_kernels}
 bench_comm=${BENCH_COMM:-./bench/bench_comm}
+bench_plan=${BENCH_PLAN:-./bench/bench_plan}
 mpirun=${MPIRUN-}
 python3=${PYTHON3-/usr/bin/python3}
 
@@ -45,6 +48,7 @@ echo "# symshard benchmarks"
 "$bench_graph"
 echo "# redistribution planner: collectives per plan, time per plan"
 "$bench_redist"
+"$bench_plan"
 echo "# executor kernels: matmul vs cblas_sgemm, call overhead (bench/bench_kernels)"
 "$bench_kernels"
 echo "# communicator: threads collectives of 16 MiB vs memcpy (bench/bench_comm)"

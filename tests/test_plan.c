@@ -195,6 +195,7 @@ assert_rejected(const sym_plan *p, sym_slices *s, const char *text,
 	assert_int_equal(sym_slices_is_bound(s), 0);
 	assert_int_equal(sym_slices_local(s, 0, v), -1);
 	assert_int_equal(sym_slices_offset(s, 0, 0, v), -1);
+	assert_null(sym_slices_offsets(s, 0));
 	assert_int_equal(sym_slices_step_bytes(s, 0), -1);
 	sym_ctx_clear_error(ctx);
 }
@@ -621,6 +622,7 @@ cross_check(const char *text, int n)
 	size_t nt = sym_plan_n_tensors(p), ns = sym_plan_n_symbols(p);
 	int64_t nr = sym_plan_n_ranks(p), vals[8], got[8];
 	struct reference *ref = calloc(nt, sizeof(*ref));
+	const int64_t *all;
 	uint64_t seed = 42;
 
 	assert_true(ns <= 8);
@@ -646,15 +648,23 @@ cross_check(const char *text, int n)
 			for (size_t d = 0; d < k; d++)
 				assert_int_equal(got[d],
 				    eval(ref[t].local[d], b));
+			all = sym_slices_offsets(s, t);
+			assert_non_null(all);
 			for (int64_t r = 0; r < nr; r++) {
+				int64_t want;
+
 				assert_int_equal(sym_slices_offset(s, t, r,
 				                     got),
 				    0);
-				for (size_t d = 0; d < k; d++)
-					assert_int_equal(got[d],
+				for (size_t d = 0; d < k; d++) {
+					want =
 					    eval(ref[t]
 					             .offset[(size_t)r * k + d],
-					        b));
+					        b);
+					assert_int_equal(got[d], want);
+					assert_int_equal(all[(size_t)r * k + d],
+					    want);
+				}
 			}
 		}
 		for (size_t i = 0; i < sym_plan_n_steps(p); i++) {

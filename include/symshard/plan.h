@@ -79,8 +79,8 @@ SYM_EXPORT const sym_plan_step *sym_plan_get_step(SYM_KEEP const sym_plan *p,
 SYM_EXPORT size_t sym_plan_n_tensors(SYM_KEEP const sym_plan *p);
 SYM_EXPORT const sym_value *sym_plan_tensor_value(SYM_KEEP const sym_plan *p,
     size_t t);
-SYM_EXPORT const sym_layout *
-sym_plan_tensor_layout(SYM_KEEP const sym_plan *p, size_t t);
+SYM_EXPORT const sym_layout *sym_plan_tensor_layout(SYM_KEEP const sym_plan *p,
+    size_t t);
 SYM_EXPORT size_t sym_plan_tensor_rank(SYM_KEEP const sym_plan *p, size_t t);
 SYM_EXPORT size_t sym_plan_value_tensor(SYM_KEEP const sym_plan *p,
     SYM_KEEP const sym_value *v);
@@ -114,11 +114,15 @@ SYM_EXPORT int sym_slices_local(SYM_KEEP const sym_slices *s, size_t t,
     int64_t *size);
 SYM_EXPORT int sym_slices_offset(SYM_KEEP const sym_slices *s, size_t t,
     int64_t rank, int64_t *offset);
+/* The offsets of tensor "t" on every rank at once, rank after rank
+ * (n_ranks x sym_plan_tensor_rank(t) integers, owned by "s" and valid
+ * until its next binding); NULL when unbound or out of range. */
+SYM_EXPORT const int64_t *sym_slices_offsets(SYM_KEEP const sym_slices *s,
+    size_t t);
 /* Bytes communicated by step "i" (nccl-tests S; 0 for kernels). */
 SYM_EXPORT int64_t sym_slices_step_bytes(SYM_KEEP const sym_slices *s,
     size_t i);
-SYM_EXPORT char *sym_slices_to_str(SYM_KEEP const sym_slices *s,
-    int64_t rank);
+SYM_EXPORT char *sym_slices_to_str(SYM_KEEP const sym_slices *s, int64_t rank);
 
 #ifdef __cplusplus
 }
