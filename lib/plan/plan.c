@@ -212,7 +212,7 @@ collect_symbols(sym_plan *p)
 	for (size_t i = 0; r == 0 && i < p->ctx->n_fact; i++)
 		r = visit(&c, p->ctx->fact[i].e, CLS_EXTRA);
 	/* the extra symbols go after every input symbol */
-	if (r == 0) {
+	if (r == 0 && p->n_sym + p->n_extra > 0) {
 		size_t k = 0, n = p->n_sym + p->n_extra;
 		sym_symbol **order = malloc((n + 1) * sizeof(*order));
 
@@ -493,7 +493,8 @@ node_steps(sym_plan *p, const sym_node *n, const struct comm_index *ci)
 	s = new_step(p, SYM_PLAN_KERNEL, n, n->n_in, n->n_out);
 	if (!s)
 		goto done;
-	memcpy(p->io + s->io, in, (n->n_in + n->n_out) * sizeof(*in));
+	if (n->n_in + n->n_out > 0)
+		memcpy(p->io + s->io, in, (n->n_in + n->n_out) * sizeof(*in));
 	for (size_t k = 0; k < n->n_out; k++) {
 		const sym_value *v = n->out[k];
 		const struct sym__comm *c =

@@ -604,7 +604,8 @@ sym__plan_run(const sym_plan *p, sym_slices *s, size_t from, size_t to,
 		case SYM__P_MOD:
 			if (b <= 0)
 				goto division;
-			r = a - fdiv64(a, b) * b;
+			r = a % b;
+			r += r < 0 ? b : 0;
 			break;
 		case SYM__P_MIN:
 			r = a < b ? a : b;
