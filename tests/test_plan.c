@@ -833,6 +833,7 @@ test_check_messages(void **state)
 	sym_plan *p = compiled(g, 0);
 	sym_slices *s = sym_slices_new(p);
 	int64_t v[4];
+	char *text;
 
 	(void)state;
 	assert_int_equal(sym_plan_n_symbols(p), 4);
@@ -840,6 +841,26 @@ test_check_messages(void **state)
 	assert_string_equal(sym_symbol_name(sym_plan_symbol(p, 1)), "t");
 	assert_string_equal(sym_symbol_name(sym_plan_symbol(p, 2)), "s");
 	assert_string_equal(sym_symbol_name(sym_plan_symbol(p, 3)), "u");
+	/* unification's fact c == b - 1 is checked once, as derived */
+	text = sym_plan_to_str(p);
+	assert_non_null(text);
+	assert_non_null(strstr(text,
+	    "  derived   derived relation c = b - 1 "
+	    "at t.sg:13:5 ("));
+	assert_non_null(strstr(text,
+	    "  given     derived relation c = b - 1 "
+	    "at t.sg:13:5 ("));
+	assert_null(strstr(text, "  relation  relation c"));
+	assert_non_null(strstr(text,
+	    "  relation  relation t = s + 128 "
+	    "declared at t.sg:7:10\n"));
+	assert_non_null(strstr(text,
+	    "  guard     guard 200*u - s*u + 1 >= 1 "
+	    "required at t.sg:15:6 ("));
+	assert_non_null(strstr(text,
+	    "  size      dimension 0 of g declared at "
+	    "t.sg:11:7\n"));
+	free(text);
 	bind_ok(p, s, "b=4, s=128, t=256, u=3");
 	assert_int_equal(sym_slices_symbol(s, sym_symbol_find(ctx, "c")), 3);
 	assert_int_equal(sym_slices_global(s, home(p, "m"), v), 0);

@@ -255,14 +255,21 @@ elim_checks(sym_plan *p, size_t k)
 static int
 derived_fact(const sym_plan *p, const struct sym__fact *f)
 {
+	sym_symbol *buf[8];
+	size_t n;
 	int r = 0;
 
 	if (f->rel != SYM__REL_EQ)
 		return 0;
-	for (size_t i = 0; i < p->n_elim && !r; i++) {
-		sym_expr *d = sym__sub(p->elim[i].var->expr, p->elim[i].value);
-		sym_expr *m = d ? sym__scale_si(d, -1) : NULL;
+	n = sym_expr_symbols(f->e, buf, 8);
+	for (size_t i = 0; i < n && i < 8 && !r; i++) {
+		long k = sym__plan_elim_index(p, buf[i]);
+		sym_expr *d, *m;
 
+		if (k < 0)
+			continue;
+		d = sym__sub(p->elim[k].var->expr, p->elim[k].value);
+		m = d ? sym__scale_si(d, -1) : NULL;
 		r = f->e == d || f->e == m;
 		sym__expr_unref(d);
 		sym__expr_unref(m);
