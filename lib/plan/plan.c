@@ -348,14 +348,13 @@ new_step(sym_plan *p, sym_plan_step_kind kind, const sym_node *n, size_t n_in,
 }
 
 /* Append to "p" the steps of the communication "c" of node "n" moving
- * "v" from the tensor "from" (input "input", or SYM_PLAN_NO_INPUT for a
- * resolution); the last one writes "last" when it is not SYM__NO_TENSOR,
- * else a new tensor in the layout "to". Return the tensor written, or
- * SYM__NO_TENSOR. */
+ * "v" from the tensor "from" (for input "input", or SYM_PLAN_NO_INPUT
+ * for a resolution) to a new tensor in the layout "to", the one the last
+ * step writes (which places the blocks as the step's own layout does).
+ * Return that tensor, or SYM__NO_TENSOR. */
 static size_t
 comm_steps(sym_plan *p, const struct sym__comm *c, const sym_node *n,
-    const sym_value *v, size_t input, size_t from, const sym_layout *to,
-    size_t last)
+    const sym_value *v, size_t input, size_t from, const sym_layout *to)
 {
 	const sym_redist *r = c->plan;
 	size_t cur = from;
@@ -365,11 +364,16 @@ comm_steps(sym_plan *p, const struct sym__comm *c, const sym_node *n,
 		struct sym__pstep *s;
 		size_t out, i;
 
-		if (j + 1 < r->n_step)
-			out = new_tensor(p, v, st->after);
-		else
-			out = last != SYM__NO_TENSOR ? last
-			                             : new_tensor(p, v, to);
+		if (j + 1 == r->n_step &&
+		    !same_placement(st->after, to, p->tensor[from].rank,
+		        p->n_ranks)) {
+			sym__error(p->ctx, SYM_EINTERNAL, &n->loc,
+			    "plan: the redistribution of %s ends in another "
+			    "layout than the one needed",
+			    v->name);
+			return SYM__NO_TENSOR;
+		}
+		out = new_tensor(p, v, j + 1 < r->n_step ? st->after : to);
 		if (out == SYM__NO_TENSOR)
 			return SYM__NO_TENSOR;
 		s = new_step(p, SYM_PLAN_COMM, n, 1, 1);
@@ -408,7 +412,7 @@ input_tensor(sym_plan *p, const sym_node *n, size_t i,
 	if (t != SYM__NO_TENSOR)
 		return t;
 	if (c && c->plan->n_step > 0)
-		return comm_steps(p, c, n, v, i, home, want, SYM__NO_TENSOR);
+		return comm_steps(p, c, n, v, i, home, want);
 	if (!same_placement(p->tensor[home].layout, want, p->tensor[home].rank,
 	        p->n_ranks)) {
 		sym__error(p->ctx, SYM_EINTERNAL, &n->loc,
@@ -504,7 +508,7 @@ node_steps(sym_plan *p, const sym_node *n, const struct comm_index *ci)
 		if (!c || c->plan->n_step == 0)
 			continue;
 		home = comm_steps(p, c, n, v, SYM_PLAN_NO_INPUT, out[k],
-		    v->layout, SYM__NO_TENSOR);
+		    v->layout);
 		if (home == SYM__NO_TENSOR)
 			goto done;
 		p->home[v->index] = home;
