@@ -686,15 +686,50 @@ cross_check(const char *text, int n)
 	free_ctx(ctx);
 }
 
+/* Return the text of examples/"name" of the source tree (malloc'ed). */
+static char *
+example(const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096];
+	char *text;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/examples/%s", top ? top : ".", name);
+	f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = calloc((size_t)n + 1, 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return text;
+}
+
 /* Randomized cross-check of every global size, local size, offset and
- * byte count against the layout functions and sym_expr_eval. */
+ * byte count against the layout functions and sym_expr_eval, on the
+ * graphs above and on the examples of the source tree (every kind of
+ * redistribution step among them). */
 static void
 test_cross_check(void **state)
 {
+	static const char *files[] = { "tp_mlp.sg", "megatron.sg", "seqpar.sg",
+		"redist_all.sg", "transformer.sg" };
+
 	(void)state;
 	cross_check(ffn, 60);
 	cross_check(transformer, 40);
 	cross_check(layout_example, 2);
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		char *text = example(files[i]);
+
+		cross_check(text, 20);
+		free(text);
+	}
 }
 
 /* The layout example of the design: x laid out as (mp, (sp, dp)) on
