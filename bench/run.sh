@@ -25,6 +25,8 @@
 #   BENCH_EXEC   the executor benchmark (default ./bench/bench_exec;
 #                executor matmul step vs cblas_sgemm, overhead per kernel
 #                step)
+#   BENCH_PLAN   the slice-plan benchmark (default ./bench/bench_plan;
+#                bind + every slice on 8 ranks against shape inference)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
@@ -38,6 +40,7 @@ bench_redist=${BENCH_REDIST:-./bench/bench_redist}
 bench_kernels=${BENCH_KERNELS:-./bench/bench_kernels}
 bench_comm=${BENCH_COMM:-./bench/bench_comm}
 bench_exec=${BENCH_EXEC:-./bench/bench_exec}
+bench_plan=${BENCH_PLAN:-./bench/bench_plan}
 mpirun=${MPIRUN-}
 python3=${PYTHON3-/usr/bin/python3}
 
@@ -49,6 +52,7 @@ echo "# symshard benchmarks"
 "$bench_graph"
 echo "# redistribution planner: collectives per plan, time per plan"
 "$bench_redist"
+"$bench_plan"
 echo "# executor kernels: matmul vs cblas_sgemm, call overhead (bench/bench_kernels)"
 "$bench_kernels"
 echo "# executor: matmul step vs cblas_sgemm, overhead per step (bench/bench_exec)"

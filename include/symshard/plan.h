@@ -114,6 +114,11 @@ SYM_EXPORT int sym_slices_local(SYM_KEEP const sym_slices *s, size_t t,
     int64_t *size);
 SYM_EXPORT int sym_slices_offset(SYM_KEEP const sym_slices *s, size_t t,
     int64_t rank, int64_t *offset);
+/* The offsets of tensor "t" on every rank at once, rank after rank
+ * (n_ranks x sym_plan_tensor_rank(t) integers, owned by "s" and valid
+ * until its next binding); NULL when unbound or out of range. */
+SYM_EXPORT const int64_t *sym_slices_offsets(SYM_KEEP const sym_slices *s,
+    size_t t);
 /* Bytes communicated by step "i" (nccl-tests S; 0 for kernels). */
 SYM_EXPORT int64_t sym_slices_step_bytes(SYM_KEEP const sym_slices *s,
     size_t i);

@@ -23,6 +23,7 @@ slices_destroy(struct sym__link *link)
 	free(s->given);
 	free(s->has);
 	free(s->poison);
+	free(s->offsets);
 	free(s);
 }
 
@@ -45,11 +46,14 @@ sym_slices_new(const sym_plan *p)
 	s->given = calloc(p->n_elim + 1, sizeof(*s->given));
 	s->has = calloc(p->n_elim + p->n_extra + 1, 1);
 	s->poison = p->n_extra ? calloc(p->n_insn + 1, 1) : NULL;
-	if (!s->val || !s->given || !s->has || (p->n_extra && !s->poison)) {
+	s->offsets = calloc(p->n_offsets + 1, sizeof(*s->offsets));
+	if (!s->val || !s->given || !s->has || (p->n_extra && !s->poison) ||
+	    !s->offsets) {
 		free(s->val);
 		free(s->given);
 		free(s->has);
 		free(s->poison);
+		free(s->offsets);
 		free(s);
 		sym__oom(p->ctx);
 		return NULL;
@@ -80,6 +84,32 @@ refuse(const sym_plan *p, sym_slices *s, sym_error code, const sym_loc *where)
 	return -1;
 }
 
+/* Compute into "s" the offsets of every placement group of "p" on every
+ * rank: block index times local size (neither overflows: the block is
+ * inside the global size). */
+static void
+offsets(const sym_plan *p, sym_slices *s)
+{
+	for (size_t g = 0; g < p->n_group; g++) {
+		const struct sym__group *gr = &p->group[g];
+		size_t k = gr->rank, n = (size_t)p->n_ranks * k;
+		int64_t loc[16], *o = s->offsets + gr->off;
+		const int32_t *b = gr->block;
+
+		if (k <= 16) {
+			for (size_t d = 0; d < k; d++)
+				loc[d] = s->val[gr->local[d]];
+			for (size_t i = 0; i < n; i += k)
+				for (size_t d = 0; d < k; d++)
+					o[i + d] = b[i + d] * loc[d];
+			continue;
+		}
+		for (size_t i = 0; i < n; i += k)
+			for (size_t d = 0; d < k; d++)
+				o[i + d] = b[i + d] * s->val[gr->local[d]];
+	}
+}
+
 /* Run the checks and the program of "p" on the symbols already in "s";
  * 0, or -1 with "s" unbound and the error recorded. */
 static int
@@ -101,6 +131,7 @@ bind_run(const sym_plan *p, sym_slices *s)
 			    p->check[i].loc.line > 0 ? &p->check[i].loc : NULL);
 	if (sym__plan_run(p, s, p->n_insn1, p->n_insn, &code, &where) < 0)
 		return refuse(p, s, code, where);
+	offsets(p, s);
 	s->bound = 1;
 	s->error[0] = '\0';
 	return 0;
@@ -149,6 +180,7 @@ sym_plan_bind(const sym_plan *p, const sym_binding *b, sym_slices *s)
 	for (size_t e = 0; e < p->n_elim; e++)
 		s->has[e] =
 		    sym_binding_get(b, p->elim[e].var, &s->given[e]) == 0;
+	s->partial = 0;
 	for (size_t i = 0; i < p->n_extra; i++) {
 		size_t k = p->n_sym + i;
 
@@ -157,6 +189,7 @@ sym_plan_bind(const sym_plan *p, const sym_binding *b, sym_slices *s)
 		if (!s->has[p->n_elim + i])
 			s->val[k] = 0;
 		s->poison[k] = !s->has[p->n_elim + i];
+		s->partial |= s->poison[k];
 	}
 	return bind_run(p, s);
 }
@@ -171,6 +204,7 @@ sym_plan_bind_values(const sym_plan *p, const int64_t *values, sym_slices *s)
 	for (size_t i = 0; i < p->n_sym; i++)
 		s->val[i] = values[i];
 	memset(s->has, 0, p->n_elim + p->n_extra);
+	s->partial = p->n_extra > 0;
 	for (size_t i = 0; i < p->n_extra; i++) {
 		s->val[p->n_sym + i] = 0;
 		s->poison[p->n_sym + i] = 1;
@@ -260,19 +294,26 @@ int
 sym_slices_offset(const sym_slices *s, size_t t, int64_t rank, int64_t *offset)
 {
 	const struct sym__tensor *x = bound_tensor(s, t);
-	const int32_t *blk;
 
 	if (!x || (x->rank && !offset) || rank < 0 || rank >= s->plan->n_ranks)
 		return -1;
-	if (!x->block) {
-		for (size_t d = 0; d < x->rank; d++)
-			offset[d] = 0;
-		return 0;
-	}
-	blk = x->block + (size_t)rank * x->rank;
-	for (size_t d = 0; d < x->rank; d++)
-		offset[d] = blk[d] * s->val[x->local[d]];
+	if (x->rank)
+		memcpy(offset,
+		    s->offsets + s->plan->group[x->group].off +
+		        (size_t)rank * x->rank,
+		    x->rank * sizeof(*offset));
 	return 0;
+}
+
+/* Return the offsets of tensor "t" of "s" on every rank, rank after rank
+ * (sym_plan_n_ranks x sym_plan_tensor_rank integers, borrowed from "s"
+ * until its next binding), or NULL when not bound or out of range. */
+const int64_t *
+sym_slices_offsets(const sym_slices *s, size_t t)
+{
+	const struct sym__tensor *x = bound_tensor(s, t);
+
+	return x ? s->offsets + s->plan->group[x->group].off : NULL;
 }
 
 /* Return the bytes step "i" of the bound slices "s" communicates (the

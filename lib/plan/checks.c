@@ -255,14 +255,21 @@ elim_checks(sym_plan *p, size_t k)
 static int
 derived_fact(const sym_plan *p, const struct sym__fact *f)
 {
+	sym_symbol *buf[8];
+	size_t n;
 	int r = 0;
 
 	if (f->rel != SYM__REL_EQ)
 		return 0;
-	for (size_t i = 0; i < p->n_elim && !r; i++) {
-		sym_expr *d = sym__sub(p->elim[i].var->expr, p->elim[i].value);
-		sym_expr *m = d ? sym__scale_si(d, -1) : NULL;
+	n = sym_expr_symbols(f->e, buf, 8);
+	for (size_t i = 0; i < n && i < 8 && !r; i++) {
+		long k = sym__plan_elim_index(p, buf[i]);
+		sym_expr *d, *m;
 
+		if (k < 0)
+			continue;
+		d = sym__sub(p->elim[k].var->expr, p->elim[k].value);
+		m = d ? sym__scale_si(d, -1) : NULL;
 		r = f->e == d || f->e == m;
 		sym__expr_unref(d);
 		sym__expr_unref(m);
@@ -338,8 +345,9 @@ size_checks(sym_plan *p, sym_value *v)
 {
 	sym_shape *sh = sym__value_shape(v);
 	struct sym__check *c;
-	char at[256];
+	char at[256], *e;
 	size_t i;
+	int r;
 
 	at[0] = '\0';
 	sym__append_loc(at, sizeof(at), 0, " declared at ", &v->loc);
@@ -358,7 +366,10 @@ size_checks(sym_plan *p, sym_value *v)
 		if (sym__plan_what(p, SYM__W_CHECK, i, 0) < 0)
 			return -1;
 		p->check[i].slot = sym__plan_expr(p, sh->dim[d]);
-		if (set_named(p, i, sh->dim[d], NULL) < 0)
+		e = sym_expr_to_str(sh->dim[d]);
+		r = set_named(p, i, sh->dim[d], e);
+		free(e);
+		if (r < 0)
 			return -1;
 	}
 	return 0;
@@ -400,9 +411,10 @@ sym__plan_split_check(sym_plan *p, size_t t, size_t d, int64_t k)
 	const struct sym__tensor *x = &p->tensor[t];
 	sym_shape *sh = sym__value_shape((sym_value *)x->value);
 	char *l = sym_layout_to_str(x->layout);
-	char *m = sym_mesh_to_str(x->layout->mesh);
+	char *m = sym_mesh_to_str(x->layout->mesh), *e;
 	struct sym__check *c;
 	size_t i;
+	int r;
 
 	c = new_check(p, SYM__C_SPLIT,
 	    l && m ? sym__asprintf("dimension %zu of %s split %lld ways by "
@@ -420,9 +432,10 @@ sym__plan_split_check(sym_plan *p, size_t t, size_t d, int64_t k)
 	c->tensor = t;
 	c->dim = d;
 	c->slot = p->tensor[t].global[d];
-	if (set_named(p, i, sh->dim[d], NULL) < 0)
-		return -1;
-	return (long)i;
+	e = sym_expr_to_str(sh->dim[d]);
+	r = set_named(p, i, sh->dim[d], e);
+	free(e);
+	return r < 0 ? -1 : (long)i;
 }
 
 /* Append "a = 1, b = 2" for the symbols check "c" names, at the values
@@ -513,7 +526,7 @@ sym__check_eval(const sym_plan *p, sym_slices *s, size_t i)
 		return 1;
 	if (c->kind == SYM__C_AGREE && !s->has[c->elim])
 		return 1;
-	if (s->poison && c->slot != SYM__NO_SLOT && s->poison[c->slot]) {
+	if (s->partial && c->slot != SYM__NO_SLOT && s->poison[c->slot]) {
 		n = sym__append(buf, size, 0,
 		    "64-bit overflow or division by a non-positive number "
 		    "evaluating %s at ",

@@ -44,9 +44,10 @@ plan_release(sym_plan *p)
 		sym__layout_unref(x->layout);
 		free(x->global);
 		free(x->local);
-		if (!x->block_shared)
-			free(x->block);
 	}
+	for (size_t g = 0; g < p->n_group; g++)
+		free(p->group[g].block);
+	free(p->group);
 	for (size_t i = 0; i < p->n_check; i++)
 		sym__check_clear(&p->check[i]);
 	sym__slotmap_clear(&p->expr_map);
@@ -211,7 +212,7 @@ collect_symbols(sym_plan *p)
 	for (size_t i = 0; r == 0 && i < p->ctx->n_fact; i++)
 		r = visit(&c, p->ctx->fact[i].e, CLS_EXTRA);
 	/* the extra symbols go after every input symbol */
-	if (r == 0) {
+	if (r == 0 && p->n_sym + p->n_extra > 0) {
 		size_t k = 0, n = p->n_sym + p->n_extra;
 		sym_symbol **order = malloc((n + 1) * sizeof(*order));
 
@@ -303,15 +304,22 @@ find_tensor(const sym_plan *p, const sym_value *v, const sym_layout *l)
 	return SYM__NO_TENSOR;
 }
 
-/* Return 1 when "a" and "b" (either NULL: whole) cut every dimension
- * into as many blocks. */
+/* Return 1 when "a" and "b" (either NULL: whole) place the same block
+ * of every dimension of a tensor of "rank" dimensions on each of the
+ * "n_ranks" ranks (layouts over different meshes may), else 0. */
 static int
-same_splits(const sym_layout *a, const sym_layout *b, size_t rank)
+same_placement(const sym_layout *a, const sym_layout *b, size_t rank,
+    int64_t n_ranks)
 {
-	for (size_t d = 0; d < rank; d++)
+	for (size_t d = 0; d < rank; d++) {
 		if ((a ? sym_layout_dim_splits(a, d) : 1) !=
 		    (b ? sym_layout_dim_splits(b, d) : 1))
 			return 0;
+		for (int64_t r = 0; r < n_ranks; r++)
+			if ((a ? sym_layout_block(a, r, d) : 0) !=
+			    (b ? sym_layout_block(b, r, d) : 0))
+				return 0;
+	}
 	return 1;
 }
 
@@ -340,14 +348,13 @@ new_step(sym_plan *p, sym_plan_step_kind kind, const sym_node *n, size_t n_in,
 }
 
 /* Append to "p" the steps of the communication "c" of node "n" moving
- * "v" from the tensor "from" (input "input", or SYM_PLAN_NO_INPUT for a
- * resolution); the last one writes "last" when it is not SYM__NO_TENSOR,
- * else a new tensor in the layout "to". Return the tensor written, or
- * SYM__NO_TENSOR. */
+ * "v" from the tensor "from" (for input "input", or SYM_PLAN_NO_INPUT
+ * for a resolution) to a new tensor in the layout "to", the one the last
+ * step writes (which places the blocks as the step's own layout does).
+ * Return that tensor, or SYM__NO_TENSOR. */
 static size_t
 comm_steps(sym_plan *p, const struct sym__comm *c, const sym_node *n,
-    const sym_value *v, size_t input, size_t from, const sym_layout *to,
-    size_t last)
+    const sym_value *v, size_t input, size_t from, const sym_layout *to)
 {
 	const sym_redist *r = c->plan;
 	size_t cur = from;
@@ -357,11 +364,16 @@ comm_steps(sym_plan *p, const struct sym__comm *c, const sym_node *n,
 		struct sym__pstep *s;
 		size_t out, i;
 
-		if (j + 1 < r->n_step)
-			out = new_tensor(p, v, st->after);
-		else
-			out = last != SYM__NO_TENSOR ? last
-			                             : new_tensor(p, v, to);
+		if (j + 1 == r->n_step &&
+		    !same_placement(st->after, to, p->tensor[from].rank,
+		        p->n_ranks)) {
+			sym__error(p->ctx, SYM_EINTERNAL, &n->loc,
+			    "plan: the redistribution of %s ends in another "
+			    "layout than the one needed",
+			    v->name);
+			return SYM__NO_TENSOR;
+		}
+		out = new_tensor(p, v, j + 1 < r->n_step ? st->after : to);
 		if (out == SYM__NO_TENSOR)
 			return SYM__NO_TENSOR;
 		s = new_step(p, SYM_PLAN_COMM, n, 1, 1);
@@ -400,8 +412,9 @@ input_tensor(sym_plan *p, const sym_node *n, size_t i,
 	if (t != SYM__NO_TENSOR)
 		return t;
 	if (c && c->plan->n_step > 0)
-		return comm_steps(p, c, n, v, i, home, want, SYM__NO_TENSOR);
-	if (!same_splits(p->tensor[home].layout, want, p->tensor[home].rank)) {
+		return comm_steps(p, c, n, v, i, home, want);
+	if (!same_placement(p->tensor[home].layout, want, p->tensor[home].rank,
+	        p->n_ranks)) {
 		sym__error(p->ctx, SYM_EINTERNAL, &n->loc,
 		    "plan: input %zu of %s needs another layout than %s has, "
 		    "and the graph plans no communication",
@@ -484,7 +497,8 @@ node_steps(sym_plan *p, const sym_node *n, const struct comm_index *ci)
 	s = new_step(p, SYM_PLAN_KERNEL, n, n->n_in, n->n_out);
 	if (!s)
 		goto done;
-	memcpy(p->io + s->io, in, (n->n_in + n->n_out) * sizeof(*in));
+	if (n->n_in + n->n_out > 0)
+		memcpy(p->io + s->io, in, (n->n_in + n->n_out) * sizeof(*in));
 	for (size_t k = 0; k < n->n_out; k++) {
 		const sym_value *v = n->out[k];
 		const struct sym__comm *c =
@@ -494,7 +508,7 @@ node_steps(sym_plan *p, const sym_node *n, const struct comm_index *ci)
 		if (!c || c->plan->n_step == 0)
 			continue;
 		home = comm_steps(p, c, n, v, SYM_PLAN_NO_INPUT, out[k],
-		    v->layout, SYM__NO_TENSOR);
+		    v->layout);
 		if (home == SYM__NO_TENSOR)
 			goto done;
 		p->home[v->index] = home;
@@ -545,50 +559,103 @@ build_steps(sym_plan *p)
 	return r;
 }
 
-/* Fill in the block indices of every tensor of "p" with a layout, one
- * table per layout object; 0 or -1. */
+/* Return a hash of the "n" block indices "b" and the local slots "l" of
+ * a tensor of "k" dimensions. */
+static uint64_t
+group_hash(const int32_t *b, size_t n, const uint32_t *l, size_t k)
+{
+	uint64_t h = UINT64_C(1469598103934665603) ^ k;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint32_t)b[i]) * UINT64_C(1099511628211);
+	for (size_t d = 0; d < k; d++)
+		h = (h ^ l[d]) * UINT64_C(1099511628211);
+	return h ^ h >> 29;
+}
+
+/* Return the block indices of tensor "x" of "p" on every rank (zeros
+ * without a layout), malloc'ed, or NULL with an error. */
+static int32_t *
+block_table(sym_plan *p, const struct sym__tensor *x)
+{
+	size_t n = (size_t)p->n_ranks * x->rank;
+	int32_t *b = calloc(n + 1, sizeof(*b));
+
+	if (!b) {
+		sym__oom(p->ctx);
+		return NULL;
+	}
+	for (int64_t r = 0; x->layout && r < p->n_ranks; r++)
+		for (size_t d = 0; d < x->rank; d++) {
+			int64_t k = sym_layout_block(x->layout, r, d);
+
+			if (k < 0 || k > INT32_MAX) {
+				free(b);
+				sym__error(p->ctx, SYM_EINTERNAL,
+				    &x->value->loc,
+				    "plan: the layout of %s places no block on "
+				    "rank %lld",
+				    x->value->name, (long long)r);
+				return NULL;
+			}
+			b[(size_t)r * x->rank + d] = (int32_t)k;
+		}
+	return b;
+}
+
+/* Return 1 when group "g" of "p" places tensor "x" (its blocks "b"). */
 static int
-build_blocks(sym_plan *p)
+same_group(const sym_plan *p, const struct sym__group *g,
+    const struct sym__tensor *x, const int32_t *b)
+{
+	return g->rank == x->rank &&
+	    !memcmp(g->local, x->local, x->rank * sizeof(*x->local)) &&
+	    !memcmp(g->block, b, (size_t)p->n_ranks * x->rank * sizeof(*b));
+}
+
+/* Put every tensor of "p" in a placement group, the tensors placed alike
+ * with the same local sizes together, and lay out the offsets of the
+ * groups; 0 or -1. The table "seen" finds a group by its hash. */
+static int
+build_groups(sym_plan *p)
 {
 	struct sym__slotmap seen = { NULL, NULL, 0, 0 };
 	int r = 0;
 
 	for (size_t t = 0; r == 0 && t < p->n_tensor; t++) {
 		struct sym__tensor *x = &p->tensor[t];
-		size_t n = (size_t)p->n_ranks * x->rank;
-		uint32_t same;
+		int32_t *b = block_table(p, x);
+		uint64_t h;
+		uint32_t g;
 
-		if (!x->layout || x->rank == 0)
-			continue;
-		same = sym__slotmap_get(&seen, (uintptr_t)x->layout);
-		if (same != SYM__NO_SLOT) {
-			x->block = p->tensor[same].block;
-			x->block_shared = 1;
+		if (!b) {
+			r = -1;
+			break;
+		}
+		h = group_hash(b, (size_t)p->n_ranks * x->rank, x->local,
+		    x->rank);
+		for (g = sym__slotmap_get(&seen, h);
+		     g != SYM__NO_SLOT && !same_group(p, &p->group[g], x, b);
+		     g = sym__slotmap_get(&seen, ++h))
+			;
+		if (g != SYM__NO_SLOT) {
+			x->group = g;
+			free(b);
 			continue;
 		}
-		x->block = malloc(n * sizeof(*x->block));
-		if (!x->block ||
-		    sym__slotmap_put(&seen, (uintptr_t)x->layout, (uint32_t)t) <
-		        0) {
+		if (PLAN_GROW(p, group, cap_group, p->n_group + 1) < 0 ||
+		    sym__slotmap_put(&seen, h, (uint32_t)p->n_group) < 0) {
+			free(b);
 			sym__oom(p->ctx);
 			r = -1;
 			break;
 		}
-		for (int64_t rk = 0; r == 0 && rk < p->n_ranks; rk++)
-			for (size_t d = 0; d < x->rank; d++) {
-				int64_t b = sym_layout_block(x->layout, rk, d);
-
-				if (b < 0 || b > INT32_MAX) {
-					r = -1;
-					break;
-				}
-				x->block[(size_t)rk * x->rank + d] = (int32_t)b;
-			}
-		if (r < 0)
-			sym__error(p->ctx, SYM_EINTERNAL, &x->value->loc,
-			    "plan: the layout of %s places no block on some "
-			    "rank",
-			    x->value->name);
+		x->group = p->n_group;
+		p->group[p->n_group].rank = x->rank;
+		p->group[p->n_group].local = x->local;
+		p->group[p->n_group].block = b;
+		p->group[p->n_group++].off = p->n_offsets;
+		p->n_offsets += (size_t)p->n_ranks * x->rank;
 	}
 	sym__slotmap_clear(&seen);
 	return r;
@@ -646,7 +713,7 @@ sym_plan_compile(sym_graph *g, unsigned flags)
 	if (r == 0)
 		r = build_steps(p);
 	if (r == 0)
-		r = build_blocks(p);
+		r = build_groups(p);
 	if (r < 0 || p->failed) {
 		if (sym_ctx_last_error(p->ctx) == SYM_OK)
 			sym__oom(p->ctx);
@@ -886,6 +953,13 @@ tensor_text(const sym_plan *p, size_t t, struct sym__sbuf *b)
 char *
 sym_plan_to_str(const sym_plan *p)
 {
+	static const char *kind[] = { [SYM__C_SYMBOL] = "symbol",
+		[SYM__C_DERIVED] = "derived",
+		[SYM__C_AGREE] = "given",
+		[SYM__C_FACT] = "relation",
+		[SYM__C_GUARD] = "guard",
+		[SYM__C_SIZE] = "size",
+		[SYM__C_SPLIT] = "split" };
 	struct sym__sbuf b = { NULL, 0, 0, 0 };
 
 	if (!p)
@@ -928,6 +1002,7 @@ sym_plan_to_str(const sym_plan *p)
 		tensor_text(p, t, &b);
 	sym__sbuf_add(&b, "checks\n");
 	for (size_t i = 0; i < p->n_check; i++)
-		sym__sbuf_add(&b, "  %s\n", p->check[i].text);
+		sym__sbuf_add(&b, "  %-8s  %s\n", kind[p->check[i].kind],
+		    p->check[i].text);
 	return sym__sbuf_take(&b, p->ctx);
 }

@@ -113,9 +113,19 @@ struct sym__tensor {
 	size_t rank;
 	uint32_t *global; /* slots of the global sizes, by dimension */
 	uint32_t *local;  /* slots of the local sizes */
-	int32_t *block;   /* n_ranks x rank block indices, NULL: all 0 */
-	int block_shared; /* "block" belongs to an earlier tensor */
+	size_t group;     /* its placement group */
 	size_t next;      /* the next tensor of the same value (compiling) */
+};
+
+/* A placement group: the tensors whose blocks are placed alike on every
+ * rank and whose local sizes are the same slots share the offsets of
+ * every rank, computed once per binding into the slices at "off":
+ * offset[r][d] = block[r][d] * local[d]. */
+struct sym__group {
+	size_t rank;
+	const uint32_t *local; /* the slots (of its first tensor) */
+	int32_t *block;        /* n_ranks x rank block indices */
+	size_t off;            /* where its offsets are in the slices */
 };
 
 /* A step with the slot of its bytes (SYM__NO_SLOT: none). */
@@ -165,8 +175,11 @@ struct sym_plan {
 	size_t n_io, cap_io;
 	struct sym__tensor *tensor;
 	size_t n_tensor, cap_tensor;
-	size_t *home;  /* by value index: its home tensor */
-	size_t *first; /* by value index: its last tensor (compiling) */
+	struct sym__group *group;
+	size_t n_group, cap_group;
+	size_t n_offsets; /* the offsets of every group */
+	size_t *home;     /* by value index: its home tensor */
+	size_t *first;    /* by value index: its last tensor (compiling) */
 
 	/* Compilation only (freed when done). */
 	struct sym__slotmap expr_map; /* expression node -> slot */
@@ -180,11 +193,14 @@ struct sym_slices {
 	sym_ctx *ctx;
 	const sym_plan *plan;
 	int bound;
-	int64_t *val;    /* by slot */
-	int64_t *given;  /* by eliminated variable: the binding's value */
-	uint8_t *has;    /* by eliminated variable: given; then by extra
+	int64_t *val;     /* by slot */
+	int64_t *given;   /* by eliminated variable: the binding's value */
+	uint8_t *has;     /* by eliminated variable: given; then by extra
 	                      symbol: given */
-	uint8_t *poison; /* by slot, when the plan has extra symbols */
+	int64_t *offsets; /* by group: n_ranks x rank offsets */
+	uint8_t *poison;  /* by slot, when the plan has extra symbols */
+	int partial;      /* the binding omits an extra symbol: "poison"
+	                    marks what depends on one */
 	char error[1024];
 };
 

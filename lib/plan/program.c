@@ -501,31 +501,42 @@ describe(const sym_plan *p, const struct sym__insn *x, char *buf, size_t size,
 	}
 }
 
-/* Record in "s" the failure of instruction "i" of "p" ("what": overflow
- * or division) with "*code" and "*where"; return -1. */
+/* Record in "s" the failure of instruction "i" of "p" (an overflow, or a
+ * division when "division" is set) with "*code" and "*where", naming
+ * what it computed and the values it depends on: the symbols a check
+ * names, or every symbol of the plan; return -1. */
 static int
 run_error(const sym_plan *p, sym_slices *s, size_t i, int division,
     sym_error *code, const sym_loc **where)
 {
 	const struct sym__insn *x = &p->insn[i];
+	const struct sym__what *w = &p->what[x->what];
 	char what[512];
-	size_t n;
+	size_t n, size = sizeof(s->error);
 
 	describe(p, x, what, sizeof(what), where);
 	if (division) {
 		*code = SYM_EDIVZERO;
-		n = sym__append(s->error, sizeof(s->error), 0,
-		    "%s by %lld computing %s: the divisor must be positive",
+		n = sym__append(s->error, size, 0, "%s by %lld computing %s",
 		    x->op == SYM__P_MOD ? "modulo" : "division",
 		    (long long)s->val[x->b], what);
 	} else {
 		*code = SYM_EOVERFLOW;
-		n = sym__append(s->error, sizeof(s->error), 0,
+		n = sym__append(s->error, size, 0,
 		    "64-bit overflow computing %s", what);
 	}
+	if (w->kind == SYM__W_CHECK) {
+		const struct sym__check *c = &p->check[w->a];
+
+		for (size_t k = 0; k < c->n_named; k++)
+			n = sym__append(s->error, size, n, "%s%s = %lld",
+			    k ? ", " : " with ", c->named[k].name,
+			    (long long)s->val[c->named[k].slot]);
+		return -1;
+	}
 	for (size_t k = 0; k < p->n_sym; k++)
-		n = sym__append(s->error, sizeof(s->error), n, "%s%s = %lld",
-		    k ? ", " : " at ", p->sym[k]->name, (long long)s->val[k]);
+		n = sym__append(s->error, size, n, "%s%s = %lld",
+		    k ? ", " : " with ", p->sym[k]->name, (long long)s->val[k]);
 	return -1;
 }
 
@@ -553,10 +564,8 @@ sym__plan_run(const sym_plan *p, sym_slices *s, size_t from, size_t to,
 {
 	const struct sym__insn *in = p->insn;
 	int64_t *v = s->val, r = 0;
-	int partial = 0;
+	int partial = s->partial;
 
-	for (size_t e = 0; e < p->n_extra; e++)
-		partial |= !s->has[p->n_elim + e];
 	for (size_t i = from; i < to; i++) {
 		const struct sym__insn *x = &in[i];
 		int64_t a = v[x->a], b = v[x->b];
@@ -595,7 +604,8 @@ sym__plan_run(const sym_plan *p, sym_slices *s, size_t from, size_t to,
 		case SYM__P_MOD:
 			if (b <= 0)
 				goto division;
-			r = a - fdiv64(a, b) * b;
+			r = a % b;
+			r += r < 0 ? b : 0;
 			break;
 		case SYM__P_MIN:
 			r = a < b ? a : b;

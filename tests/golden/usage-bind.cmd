@@ -1,1 +1,1 @@
-examples/ffn.sg --bind b=8
+examples/ffn.sg --bind b

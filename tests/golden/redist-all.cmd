@@ -1,0 +1,1 @@
+examples/redist_all.sg

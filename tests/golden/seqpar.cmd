@@ -1,0 +1,1 @@
+examples/seqpar.sg
