@@ -1047,8 +1047,9 @@ test_ffn(void **state)
 }
 
 /* The other examples agree with one device: the layout example (a
- * reduce_scatter), the tensor-parallel MLP (an all_reduce) and a
- * transformer block with dynamic batch and sequence. */
+ * reduce_scatter), the tensor-parallel MLP (an all_reduce), a
+ * Megatron-style block (two all_reduces) and a transformer block with
+ * dynamic batch and sequence. */
 static void
 test_examples(void **state)
 {
@@ -1062,6 +1063,10 @@ test_examples(void **state)
 	check_agrees(&c, "b=8");
 	if (!light())
 		check_agrees(&c, "b=24");
+	compiled_clear(&c);
+	compile_example(&c, "megatron");
+	check_agrees(&c, "b=2, s=8");
+	check_agrees(&c, "b=6, s=64");
 	compiled_clear(&c);
 	compile_example(&c, "transformer");
 	if (light())
