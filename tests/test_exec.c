@@ -859,6 +859,22 @@ test_step_errors(void **state)
 		if (!strstr(c.msg[r], "bytes"))
 			fail_msg("rank %d: '%s'", r, c.msg[r]);
 	}
+	/* Rank 1's sizes are not cut evenly: it fails by itself and
+	 * releases the others, which fail at once instead of waiting. */
+	c.global1[0] = 2;
+	c.global1[1] = 6;
+	team_run(&t, 4, run_bcase_rank, &c);
+	assert_int_equal(c.got[1], SYM__XSTEP_ERR);
+	assert_string_equal(c.msg[1],
+	    "all_gather: dimension 1 of size 6 is not cut into 4 and 1 equal "
+	    "blocks");
+	for (int r = 0; r < 4; r++) {
+		if (r == 1)
+			continue;
+		assert_int_equal(c.got[r], SYM__XSTEP_COMM_ERR);
+		if (!strstr(c.msg[r], "barrier"))
+			fail_msg("rank %d: '%s'", r, c.msg[r]);
+	}
 	sym_layout_free((sym_layout *)c.before);
 	sym__xscratch_clear(&s);
 	sym_layout_free(rx);

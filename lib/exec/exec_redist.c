@@ -653,14 +653,52 @@ run_broadcast(struct run *r)
 	    (size_t)box_volume(&r->after, r->nd) * r->es, x->root));
 }
 
+/* Run the prepared step of "r"; return as sym__xstep_run. */
+static int
+run_kind(struct run *r)
+{
+	switch (r->x->kind) {
+	case SYM_COMM_SLICE:
+		return run_slice(r);
+	case SYM_COMM_ALL_GATHER:
+		return run_all_gather(r);
+	case SYM_COMM_ALL_TO_ALL:
+		return run_all_to_all(r);
+	case SYM_COMM_PERMUTE:
+		return run_permute(r);
+	case SYM_COMM_ALL_REDUCE:
+		return run_reduce(r, 0);
+	case SYM_COMM_REDUCE_SCATTER:
+		return run_reduce(r, 1);
+	case SYM_COMM_BROADCAST:
+		return run_broadcast(r);
+	}
+	return xfail(r->err, r->err_size, "unknown step kind %d",
+	    (int)r->x->kind);
+}
+
+/* Return "rc"; when it is this rank's own failure of a step that
+ * communicates, first call a barrier on the step's group through "ep":
+ * the members waiting in the step's collective then fail at once (the
+ * collectives differ) instead of waiting for this rank, and when every
+ * member failed alike the barrier just passes. */
+static int
+release(const struct sym__xstep *x, sym_comm_endpoint *ep, int rc)
+{
+	if (rc == SYM__XSTEP_ERR && ep && x->kind != SYM_COMM_SLICE)
+		sym_comm_barrier(ep, x->group, x->n);
+	return rc;
+}
+
 /*
  * Run the step "x" through "ep" for a tensor of global sizes "global"
  * (x->ndim of them, each divisible by its blocks) of elements of "dt"
  * (stored as in struct sym__tensor): read this rank's block before the
  * step from "in", write its block after the step to "out" (distinct
  * buffers), packing in the buffers of "s". Return 0; SYM__XSTEP_ERR with
- * a message in "err" ("err_size" bytes); or SYM__XSTEP_COMM_ERR, the
- * error on the endpoint's context.
+ * a message in "err" ("err_size" bytes), after releasing the other
+ * members (see release); or SYM__XSTEP_COMM_ERR, the error on the
+ * endpoint's context.
  */
 int
 sym__xstep_run(const struct sym__xstep *x, sym_comm_endpoint *ep,
@@ -679,39 +717,25 @@ sym__xstep_run(const struct sym__xstep *x, sym_comm_endpoint *ep,
 	r.s = s;
 	r.err = err;
 	r.err_size = err_size;
-	if (!r.es)
-		return xfail(err, err_size, "%s: invalid dtype",
-		    sym_comm_kind_name(x->kind));
 	if (x->ndim < 0 || x->ndim > SYM__MAX_RANK || x->me < 0)
 		return xfail(err, err_size, "%s: the step is not prepared",
 		    sym_comm_kind_name(x->kind));
+	if (!r.es)
+		return release(x, ep,
+		    xfail(err, err_size, "%s: invalid dtype",
+		        sym_comm_kind_name(x->kind)));
 	for (int d = 0; d < x->ndim; d++)
 		if (global[d] < 0 || global[d] % x->bsplit[d] ||
 		    global[d] % x->asplit[d])
-			return xfail(err, err_size,
-			    "%s: dimension %d of size %lld is not cut into "
-			    "%lld and %lld equal blocks",
-			    sym_comm_kind_name(x->kind), d,
-			    (long long)global[d], (long long)x->bsplit[d],
-			    (long long)x->asplit[d]);
+			return release(x, ep,
+			    xfail(err, err_size,
+			        "%s: dimension %d of size %lld is not cut into "
+			        "%lld and %lld equal blocks",
+			        sym_comm_kind_name(x->kind), d,
+			        (long long)global[d], (long long)x->bsplit[d],
+			        (long long)x->asplit[d]));
 	r.nd = x->ndim;
 	member_box(x, r.nd, x->me, 0, global, &r.before);
 	member_box(x, r.nd, x->me, 1, global, &r.after);
-	switch (x->kind) {
-	case SYM_COMM_SLICE:
-		return run_slice(&r);
-	case SYM_COMM_ALL_GATHER:
-		return run_all_gather(&r);
-	case SYM_COMM_ALL_TO_ALL:
-		return run_all_to_all(&r);
-	case SYM_COMM_PERMUTE:
-		return run_permute(&r);
-	case SYM_COMM_ALL_REDUCE:
-		return run_reduce(&r, 0);
-	case SYM_COMM_REDUCE_SCATTER:
-		return run_reduce(&r, 1);
-	case SYM_COMM_BROADCAST:
-		return run_broadcast(&r);
-	}
-	return xfail(err, err_size, "unknown step kind %d", (int)x->kind);
+	return release(x, ep, run_kind(&r));
 }
