@@ -88,26 +88,63 @@ run_clear(struct run *r)
 	sym_ctx_free(r->ctx);
 }
 
-/* Return the best seconds per sym_exec_run of "r" over runs of at
- * least "min_time" seconds. */
+/* Return the seconds per call of "fn" with "arg" over calls of at least
+ * "min_time" seconds in all. */
 static double
-time_exec(struct run *r, double min_time)
+time_once(void (*fn)(void *), void *arg, double min_time)
 {
-	double best = 1e30;
+	long n = 0;
+	double t0 = now(), t;
 
-	for (int rep = 0; rep < 5; rep++) {
-		long n = 0;
-		double t0 = now(), t;
+	do {
+		fn(arg);
+		n++;
+	} while ((t = now() - t0) < min_time);
+	return t / (double)n;
+}
 
-		do {
-			if (sym_exec_run(r->x) < 0)
-				die(sym_ctx_last_message(r->ctx));
-			n++;
-		} while ((t = now() - t0) < min_time);
-		if (t / (double)n < best)
-			best = t / (double)n;
+/* Run the executor of "arg" (a struct run) once. */
+static void
+exec_once(void *arg)
+{
+	struct run *r = arg;
+
+	if (sym_exec_run(r->x) < 0)
+		die(sym_ctx_last_message(r->ctx));
+}
+
+/* Store in "*ta" and "*tb" the best seconds per call of "fa" with "a"
+ * and of "fb" with "b", timed alternately (so that a busy machine weighs
+ * on both alike), each block at least "min_time" seconds. */
+static void
+time_pair(void (*fa)(void *), void *a, void (*fb)(void *), void *b,
+    double min_time, double *ta, double *tb)
+{
+	*ta = *tb = 1e30;
+	for (int rep = 0; rep < 7; rep++) {
+		double x = time_once(fa, a, min_time);
+		double y = time_once(fb, b, min_time);
+
+		*ta = x < *ta ? x : *ta;
+		*tb = y < *tb ? y : *tb;
 	}
-	return best;
+}
+
+/* A direct cblas_sgemm c = a b of [m, k] x [k, n]. */
+struct gemm {
+	int m, n, k;
+	const float *a, *b;
+	float *c;
+};
+
+/* Call the cblas_sgemm of "arg" (a struct gemm) once. */
+static void
+gemm_once(void *arg)
+{
+	struct gemm *g = arg;
+
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->m, g->n, g->k,
+	    1.0f, g->a, g->k, g->b, g->n, 0.0f, g->c, g->n);
 }
 
 /* Time the executor's matmul of [m, k] x [k, n] against cblas_sgemm;
@@ -117,9 +154,8 @@ matmul_case(int64_t m, int64_t n, int64_t k, double min_time)
 {
 	char text[512], bind[64];
 	struct run r;
-	float *a, *b, *c;
-	double t_exec, t_blas = 1e30,
-	               flops = 2.0 * (double)m * (double)n * (double)k;
+	struct gemm g = { (int)m, (int)n, (int)k, NULL, NULL, NULL };
+	double t_exec, t_blas, flops = 2.0 * (double)m * (double)n * (double)k;
 
 	snprintf(text, sizeof(text),
 	    "symbol m min=1\ninput a : f32[m, %lld]\nparam w : f32[%lld, "
@@ -127,35 +163,45 @@ matmul_case(int64_t m, int64_t n, int64_t k, double min_time)
 	    (long long)k, (long long)k, (long long)n);
 	snprintf(bind, sizeof(bind), "m=%lld", (long long)m);
 	run_init(&r, text, bind);
-	t_exec = time_exec(&r, min_time);
-	a = sym_exec_data(r.x,
+	g.a = sym_exec_data(r.x,
 	    sym_plan_value_tensor(r.p, sym_graph_find_value(r.g, "a")), NULL);
-	b = sym_exec_data(r.x,
+	g.b = sym_exec_data(r.x,
 	    sym_plan_value_tensor(r.p, sym_graph_find_value(r.g, "w")), NULL);
-	c = malloc((size_t)(m * n) * sizeof(float));
-	if (!a || !b || !c)
+	g.c = malloc((size_t)(m * n) * sizeof(float));
+	if (!g.a || !g.b || !g.c)
 		die("no data");
-	for (int rep = 0; rep < 5; rep++) {
-		long cnt = 0;
-		double t0 = now(), t;
-
-		do {
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
-			    (int)m, (int)n, (int)k, 1.0f, a, (int)k, b, (int)n,
-			    0.0f, c, (int)n);
-			cnt++;
-		} while ((t = now() - t0) < min_time);
-		if (t / (double)cnt < t_blas)
-			t_blas = t / (double)cnt;
-	}
+	time_pair(exec_once, &r, gemm_once, &g, min_time, &t_exec, &t_blas);
 	printf("{\"bench\": \"exec_matmul\", \"m\": %lld, \"n\": %lld, "
 	       "\"k\": %lld, \"exec_gflops\": %.2f, \"sgemm_gflops\": %.2f, "
 	       "\"ratio\": %.3f}\n",
 	    (long long)m, (long long)n, (long long)k, flops / t_exec * 1e-9,
 	    flops / t_blas * 1e-9, t_blas / t_exec);
-	free(c);
+	free(g.c);
 	run_clear(&r);
 	return t_blas / t_exec;
+}
+
+/* The relu kernel called directly along a chain of buffers. */
+struct chain {
+	int len;
+	void **data;
+	sym__kernel_fn relu;
+	struct sym__kernel_args args;
+	struct sym__tensor in, out;
+};
+
+/* Run the chain of "arg" (a struct chain) once. */
+static void
+chain_once(void *arg)
+{
+	struct chain *ch = arg;
+
+	for (int i = 0; i < ch->len; i++) {
+		ch->in.data = ch->data[i];
+		ch->out.data = ch->data[i + 1];
+		if (ch->relu(&ch->args) < 0)
+			die("relu failed");
+	}
 }
 
 /* Time a chain of "len" relu kernels on [b, "w"] run by the executor
@@ -165,17 +211,17 @@ matmul_case(int64_t m, int64_t n, int64_t k, double min_time)
 static double
 overhead_case(int len, int64_t rows, int64_t w, double min_time)
 {
-	size_t cap = 128 + (size_t)len * 48;
+	size_t cap = 128 + (size_t)len * 48, pos;
 	char *text = malloc(cap), bind[64], name[32];
-	void **data = malloc(((size_t)len + 1) * sizeof(*data));
-	struct sym__kernel_args args;
-	struct sym__tensor in, out;
-	sym__kernel_fn relu = sym__kernel_find("relu");
+	struct chain ch;
 	struct run r;
-	size_t pos;
-	double t_exec, t_kern = 1e30, ns;
+	double t_exec, t_kern, ns;
 
-	if (!text || !data || !relu)
+	memset(&ch, 0, sizeof(ch));
+	ch.len = len;
+	ch.data = malloc(((size_t)len + 1) * sizeof(*ch.data));
+	ch.relu = sym__kernel_find("relu");
+	if (!text || !ch.data || !ch.relu)
 		die("out of memory");
 	pos = (size_t)snprintf(text, cap,
 	    "symbol b min=1\ninput r0 : f32[b, %lld]\n", (long long)w);
@@ -185,49 +231,31 @@ overhead_case(int len, int64_t rows, int64_t w, double min_time)
 	snprintf(text + pos, cap - pos, "output r%d\n", len);
 	snprintf(bind, sizeof(bind), "b=%lld", (long long)rows);
 	run_init(&r, text, bind);
-	t_exec = time_exec(&r, min_time);
 	for (int i = 0; i <= len; i++) {
 		snprintf(name, sizeof(name), "r%d", i);
-		data[i] = sym_exec_data(r.x,
+		ch.data[i] = sym_exec_data(r.x,
 		    sym_plan_value_tensor(r.p, sym_graph_find_value(r.g, name)),
 		    NULL);
-		if (!data[i])
+		if (!ch.data[i])
 			die("no data");
 	}
-	memset(&args, 0, sizeof(args));
-	memset(&in, 0, sizeof(in));
-	in.dtype = SYM_DT_F32;
-	in.rank = 2;
-	in.dim[0] = rows;
-	in.dim[1] = w;
-	out = in;
-	args.op = sym_op_find("relu");
-	args.n_in = args.n_out = 1;
-	args.in = &in;
-	args.out = &out;
-	for (int rep = 0; rep < 5; rep++) {
-		long cnt = 0;
-		double t0 = now(), t;
-
-		do {
-			for (int i = 0; i < len; i++) {
-				in.data = data[i];
-				out.data = data[i + 1];
-				if (relu(&args) < 0)
-					die("relu failed");
-			}
-			cnt++;
-		} while ((t = now() - t0) < min_time);
-		if (t / (double)cnt < t_kern)
-			t_kern = t / (double)cnt;
-	}
+	ch.in.dtype = SYM_DT_F32;
+	ch.in.rank = 2;
+	ch.in.dim[0] = rows;
+	ch.in.dim[1] = w;
+	ch.out = ch.in;
+	ch.args.op = sym_op_find("relu");
+	ch.args.n_in = ch.args.n_out = 1;
+	ch.args.in = &ch.in;
+	ch.args.out = &ch.out;
+	time_pair(exec_once, &r, chain_once, &ch, min_time, &t_exec, &t_kern);
 	ns = (t_exec - t_kern) / len * 1e9;
 	printf("{\"bench\": \"exec_overhead\", \"steps\": %d, \"dims\": "
 	       "[%lld, %lld], \"exec_ns_per_step\": %.0f, "
 	       "\"kernel_ns\": %.0f, \"overhead_ns\": %.0f}\n",
 	    len, (long long)rows, (long long)w, t_exec / len * 1e9,
 	    t_kern / len * 1e9, ns);
-	free(data);
+	free(ch.data);
 	free(text);
 	run_clear(&r);
 	return ns;
@@ -241,7 +269,7 @@ main(int argc, char **argv)
 		{ 2048, 3072, 768 } };
 	int quick = argc > 1 && !strcmp(argv[1], "--quick");
 	size_t n_sizes = quick ? 3 : sizeof(sizes) / sizeof(sizes[0]);
-	double min_time = quick ? 0.02 : 0.2, worst_ratio = 1e30, worst_ns, ns;
+	double min_time = quick ? 0.01 : 0.1, worst_ratio = 1e30, worst_ns, ns;
 
 	printf("# executor matmul step vs direct cblas_sgemm "
 	       "(goal: ratio >= 0.9)\n");
