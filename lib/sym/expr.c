@@ -1785,6 +1785,44 @@ foreach_atom(struct sym_expr *e, sym__atom_fn fn, void *user)
 	return fn(e, user);
 }
 
+/* Add the symbols of "e" not among the "n" of "out" to "out" (room for
+ * "cap"), in the order of sym_expr_symbols; return the new count, or
+ * "cap" + 1 as soon as there are more than "cap". */
+static size_t
+collect_upto(const struct sym_expr *e, sym_symbol **out, size_t n, size_t cap)
+{
+	switch (e->kind) {
+	case SYM__VAR:
+		for (size_t i = 0; i < n; i++)
+			if (out[i] == e->u.var)
+				return n;
+		if (n == cap)
+			return cap + 1;
+		out[n] = e->u.var;
+		return n + 1;
+	case SYM__POLY:
+		for (uint32_t i = 0; i < e->u.poly.n && n <= cap; i++)
+			for (uint32_t k = 0; k < e->u.poly.t[i].n && n <= cap;
+			     k++)
+				n = collect_upto(e->u.poly.t[i].f[k].atom, out,
+				    n, cap);
+		return n;
+	default:
+		n = collect_upto(e->u.bin.a, out, n, cap);
+		return n <= cap ? collect_upto(e->u.bin.b, out, n, cap) : n;
+	}
+}
+
+/* Store the distinct symbols of "e" in "out" (room for "cap"), in order
+ * of first appearance as sym_expr_symbols does, and return how many there
+ * are, or "cap" + 1 when there are more than "cap" (then stopping early,
+ * without allocating). */
+size_t
+sym__expr_symbols_upto(const sym_expr *e, sym_symbol **out, size_t cap)
+{
+	return collect_upto(e, out, 0, cap);
+}
+
 /* Call "fn"(atom, "user") on every atom occurrence of "e", children before
  * parents; return the first non-zero value "fn" returns, or 0. */
 int

@@ -131,6 +131,7 @@ sym_expr *sym__expr_map(sym_expr *e, sym__atom_map fn, void *user);
 typedef int (*sym__atom_fn)(struct sym_expr *atom, void *user);
 int sym__expr_foreach_atom(sym_expr *e, sym__atom_fn fn, void *user);
 
+size_t sym__expr_symbols_upto(const sym_expr *e, sym_symbol **out, size_t cap);
 void sym__symbol_free_all(sym_ctx *ctx);
 int sym__expr_eval_vals(const sym_expr *e, sym_symbol *const *sym,
     const int64_t *val, size_t n, int64_t *value);

@@ -294,7 +294,7 @@ tier0(sym_ctx *ctx, const struct sym__claim *claim, sym_binding **witness)
 
 	if (v == 1)
 		return SYM_TRUE;
-	n = sym_expr_symbols(claim->e, fs, T0_MAX_SYMS);
+	n = sym__expr_symbols_upto(claim->e, fs, T0_MAX_SYMS);
 	if (n > T0_MAX_SYMS || facts_touch(ctx, fs, n))
 		return SYM_UNKNOWN;
 	r = t0_search(ctx, claim, fs, n, witness ? &w : NULL);
@@ -455,7 +455,7 @@ static int
 t0_bound(sym_ctx *ctx, sym_expr *e, int up, sym_expr **value)
 {
 	sym_symbol *fs[T0_MAX_SYMS];
-	size_t n = sym_expr_symbols(e, fs, T0_MAX_SYMS);
+	size_t n = sym__expr_symbols_upto(e, fs, T0_MAX_SYMS);
 	sym__av a = e->av;
 
 	*value = NULL;
