@@ -1785,6 +1785,20 @@ foreach_atom(struct sym_expr *e, sym__atom_fn fn, void *user)
 	return fn(e, user);
 }
 
+/* Add "s" to the "n" symbols of "out" (room for "cap") unless it is there
+ * already; return the new count, or "cap" + 1 when "out" is full. */
+static inline size_t
+add_symbol(sym_symbol **out, size_t n, size_t cap, sym_symbol *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (out[i] == s)
+			return n;
+	if (n == cap)
+		return cap + 1;
+	out[n] = s;
+	return n + 1;
+}
+
 /* Add the symbols of "e" not among the "n" of "out" to "out" (room for
  * "cap"), in the order of sym_expr_symbols; return the new count, or
  * "cap" + 1 as soon as there are more than "cap". */
@@ -1793,19 +1807,18 @@ collect_upto(const struct sym_expr *e, sym_symbol **out, size_t n, size_t cap)
 {
 	switch (e->kind) {
 	case SYM__VAR:
-		for (size_t i = 0; i < n; i++)
-			if (out[i] == e->u.var)
-				return n;
-		if (n == cap)
-			return cap + 1;
-		out[n] = e->u.var;
-		return n + 1;
+		return add_symbol(out, n, cap, e->u.var);
 	case SYM__POLY:
 		for (uint32_t i = 0; i < e->u.poly.n && n <= cap; i++)
 			for (uint32_t k = 0; k < e->u.poly.t[i].n && n <= cap;
-			     k++)
-				n = collect_upto(e->u.poly.t[i].f[k].atom, out,
-				    n, cap);
+			     k++) {
+				const struct sym_expr *a =
+				    e->u.poly.t[i].f[k].atom;
+
+				n = a->kind == SYM__VAR
+				    ? add_symbol(out, n, cap, a->u.var)
+				    : collect_upto(a, out, n, cap);
+			}
 		return n;
 	default:
 		n = collect_upto(e->u.bin.a, out, n, cap);
