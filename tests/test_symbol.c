@@ -701,6 +701,73 @@ test_binding_basics(void **state)
 	free_ctx(ctx);
 }
 
+/* Released bindings are reused by the context: a reused one is empty,
+ * counted live again, and one made before more symbols were declared is
+ * not reused for them. */
+static void
+test_binding_reuse(void **state)
+{
+	sym_ctx *ctx = new_ctx();
+	sym_symbol *a = declare(ctx, "a", info_of(1, 0, 1, 0, 0), NULL);
+	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 1, 0, 0), NULL);
+	sym_binding *w = sym_binding_new(ctx), *many[20];
+	sym_symbol *c;
+	int64_t v = -1;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(sym_binding_set(w, a, 5), 0);
+	assert_int_equal(sym_binding_set(w, b, 7), 0);
+	sym_binding_free(w);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+
+	w = sym_binding_new(ctx);
+	assert_non_null(w);
+	assert_int_equal(sym_ctx_live_objects(ctx), 1);
+	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_get(w, a, &v), -1);
+	assert_int_equal(sym_binding_get(w, b, &v), -1);
+	assert_int_equal(v, -1);
+	assert_null(sym_binding_symbol(w, 0));
+	assert_int_equal(sym_binding_set(w, b, 3), 0);
+	assert_int_equal(sym_binding_size(w), 1);
+	assert_ptr_equal(sym_binding_symbol(w, 0), b);
+	assert_int_equal(sym_binding_value(w, 0), 3);
+	sym_binding_free(w);
+
+	c = declare(ctx, "c", info_of(1, 0, 1, 0, 0), NULL);
+	w = sym_binding_new(ctx);
+	assert_non_null(w);
+	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_set(w, c, 2), 0);
+	assert_int_equal(sym_binding_set(w, a, 1), 0);
+	assert_int_equal(sym_binding_size(w), 2);
+	assert_ptr_equal(sym_binding_symbol(w, 1), c);
+	assert_int_equal(sym_binding_get(w, c, &v), 0);
+	assert_int_equal(v, 2);
+	sym_binding_free(w);
+
+	for (int i = 0; i < 20; i++) {
+		many[i] = sym_binding_new(ctx);
+		assert_non_null(many[i]);
+		assert_int_equal(sym_binding_size(many[i]), 0);
+		assert_int_equal(sym_binding_set(many[i], c, i + 1), 0);
+	}
+	assert_int_equal(sym_ctx_live_objects(ctx), 20);
+	for (int i = 0; i < 20; i++) {
+		assert_int_equal(sym_binding_get(many[i], c, &v), 0);
+		assert_int_equal(v, i + 1);
+		sym_binding_free(many[i]);
+	}
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	w = sym_binding_new(ctx);
+	assert_non_null(w);
+	assert_int_equal(sym_binding_get(w, c, &v), -1);
+	/* freed with the context, as are the spare ones */
+	assert_int_equal(sym_ctx_live_objects(ctx), 1);
+	sym_ctx_free(ctx);
+}
+
 /* Check that a binding refuses a symbol of another context; "state" is
  * unused. */
 static void
@@ -996,6 +1063,7 @@ main(void)
 		cmocka_unit_test(test_many_symbols),
 		cmocka_unit_test(test_symbol_null_arguments),
 		cmocka_unit_test(test_binding_basics),
+		cmocka_unit_test(test_binding_reuse),
 		cmocka_unit_test(test_binding_other_ctx),
 		cmocka_unit_test(test_binding_to_str),
 		cmocka_unit_test(test_binding_parse),

@@ -65,6 +65,11 @@ struct sym_ctx {
 	/* Caller-held objects not yet freed (a circular list). */
 	struct sym__link owned;
 
+	/* Bindings released by callers, kept for reuse by binding.c: a list
+	 * through the "next" of their links. */
+	struct sym__link *spare_bindings;
+	unsigned n_spare_bindings;
+
 	/* Clean-up functions registered by the layers above core. */
 	void (*hook[SYM__N_HOOK])(sym_ctx *ctx);
 	int n_hook;

@@ -41,61 +41,25 @@ sym__num_get_mpz(mpz_ptr z, const sym__num *a)
 		mpz_set_si(z, (long)a->small);
 }
 
-/* Set "r" to the 64-bit value "v". */
+/* Free the GMP integer of "r" (which has one): "r" is then small. */
 void
-sym__num_set_si(sym__num *r, int64_t v)
+sym__num_free_big(sym__num *r)
 {
-	sym__num_clear(r);
-	r->small = v;
+	mpz_clear(r->big);
+	free(r->big);
+	r->big = NULL;
 }
 
-/* Set "r" to a copy of "a". */
-void
-sym__num_set(sym__num *r, const sym__num *a)
-{
-	if (r == a)
-		return;
-	if (a->big)
-		sym__num_set_mpz(r, a->big);
-	else
-		sym__num_set_si(r, a->small);
-}
-
-/* Release the storage of "r" and set it to zero. */
-void
-sym__num_clear(sym__num *r)
-{
-	if (r->big) {
-		mpz_clear(r->big);
-		free(r->big);
-		r->big = NULL;
-	}
-	r->small = 0;
-}
-
-/* Return 1 and the value in "v" when "a" fits 64 bits, 0 otherwise. */
+/* Return the sign of "a", which is big. */
 int
-sym__num_fits(const sym__num *a, int64_t *v)
+sym__num_sgn_big(const sym__num *a)
 {
-	if (a->big)
-		return 0;
-	if (v)
-		*v = a->small;
-	return 1;
+	return a->big ? mpz_sgn(a->big) : (a->small > 0) - (a->small < 0);
 }
 
-/* Return the sign of "a". */
+/* Return the sign of "a" - "b", at least one of them big. */
 int
-sym__num_sgn(const sym__num *a)
-{
-	if (a->big)
-		return mpz_sgn(a->big);
-	return (a->small > 0) - (a->small < 0);
-}
-
-/* Return the sign of "a" - "b". */
-int
-sym__num_cmp(const sym__num *a, const sym__num *b)
+sym__num_cmp_big(const sym__num *a, const sym__num *b)
 {
 	if (!a->big && !b->big)
 		return (a->small > b->small) - (a->small < b->small);
@@ -104,22 +68,6 @@ sym__num_cmp(const sym__num *a, const sym__num *b)
 	if (a->big)
 		return mpz_cmp_si(a->big, (long)b->small);
 	return -mpz_cmp_si(b->big, (long)a->small);
-}
-
-/* Return the sign of "a" - "v". */
-int
-sym__num_cmp_si(const sym__num *a, int64_t v)
-{
-	if (a->big)
-		return mpz_cmp_si(a->big, (long)v);
-	return (a->small > v) - (a->small < v);
-}
-
-/* Return 1 when "a" equals "b". */
-int
-sym__num_eq(const sym__num *a, const sym__num *b)
-{
-	return sym__num_cmp(a, b) == 0;
 }
 
 typedef void (*mpz_binop)(mpz_ptr, mpz_srcptr, mpz_srcptr);
@@ -140,55 +88,25 @@ slow_binop(sym__num *r, const sym__num *a, const sym__num *b, mpz_binop op)
 	mpz_clear(y);
 }
 
-/* Set "r" to "a" + "b". */
+/* Set "r" to "a" + "b" in GMP (the 64-bit path overflowed). */
 void
-sym__num_add(sym__num *r, const sym__num *a, const sym__num *b)
+sym__num_add_big(sym__num *r, const sym__num *a, const sym__num *b)
 {
-	int64_t v;
-
-	if (!a->big && !b->big &&
-	    !__builtin_add_overflow(a->small, b->small, &v)) {
-		sym__num_set_si(r, v);
-		return;
-	}
 	slow_binop(r, a, b, mpz_add);
 }
 
-/* Set "r" to "a" - "b". */
+/* Set "r" to "a" - "b" in GMP (the 64-bit path overflowed). */
 void
-sym__num_sub(sym__num *r, const sym__num *a, const sym__num *b)
+sym__num_sub_big(sym__num *r, const sym__num *a, const sym__num *b)
 {
-	int64_t v;
-
-	if (!a->big && !b->big &&
-	    !__builtin_sub_overflow(a->small, b->small, &v)) {
-		sym__num_set_si(r, v);
-		return;
-	}
 	slow_binop(r, a, b, mpz_sub);
 }
 
-/* Set "r" to "a" * "b". */
+/* Set "r" to "a" * "b" in GMP (the 64-bit path overflowed). */
 void
-sym__num_mul(sym__num *r, const sym__num *a, const sym__num *b)
+sym__num_mul_big(sym__num *r, const sym__num *a, const sym__num *b)
 {
-	int64_t v;
-
-	if (!a->big && !b->big &&
-	    !__builtin_mul_overflow(a->small, b->small, &v)) {
-		sym__num_set_si(r, v);
-		return;
-	}
 	slow_binop(r, a, b, mpz_mul);
-}
-
-/* Set "r" to -"a". */
-void
-sym__num_neg(sym__num *r, const sym__num *a)
-{
-	sym__num zero = SYM__NUM_ZERO;
-
-	sym__num_sub(r, &zero, a);
 }
 
 /* Set "r" to floor("a" / "b"); "b" must be non-zero. */
@@ -277,9 +195,9 @@ sym__num_gcd(sym__num *r, const sym__num *a, const sym__num *b)
 	slow_binop(r, a, b, mpz_gcd);
 }
 
-/* Return a hash of the value of "a". */
+/* Return a hash of the value of "a", which is big. */
 uint32_t
-sym__num_hash(const sym__num *a)
+sym__num_hash_big(const sym__num *a)
 {
 	uint64_t h;
 

@@ -18,6 +18,22 @@ struct sym_binding {
 	int inline_arrays; /* val and set live in the same block */
 };
 
+/* The most released bindings a context keeps for reuse. */
+#define MAX_SPARE 8
+
+/* Free the bindings "ctx" keeps for reuse (at sym_ctx_free). */
+static void
+spare_free(sym_ctx *ctx)
+{
+	while (ctx->spare_bindings) {
+		struct sym__link *l = ctx->spare_bindings;
+
+		ctx->spare_bindings = l->next;
+		free(l);
+	}
+	ctx->n_spare_bindings = 0;
+}
+
 /* Free the binding whose link is "link" (at sym_ctx_free). */
 static void
 binding_destroy(struct sym__link *link)
@@ -32,8 +48,29 @@ binding_destroy(struct sym__link *link)
 	free(b);
 }
 
+/* Return a binding released earlier in "ctx" with room for every symbol
+ * declared so far, emptied, or NULL when there is none. */
+static sym_binding *
+spare_take(sym_ctx *ctx)
+{
+	while (ctx->spare_bindings) {
+		sym_binding *b = (sym_binding *)ctx->spare_bindings;
+
+		ctx->spare_bindings = b->link.next;
+		ctx->n_spare_bindings--;
+		if (b->cap >= ctx->n_sym) {
+			memset(b->set, 0, b->cap);
+			b->n = 0;
+			return b;
+		}
+		free(b);
+	}
+	return NULL;
+}
+
 /* Return a new, empty binding of symbols of "ctx". Its arrays are
- * allocated with it, sized for the symbols declared so far. */
+ * allocated with it, sized for the symbols declared so far; a binding
+ * released earlier is reused when it is large enough. */
 sym_binding *
 sym_binding_new(sym_ctx *ctx)
 {
@@ -42,15 +79,20 @@ sym_binding_new(sym_ctx *ctx)
 
 	if (!ctx)
 		return NULL;
-	cap = ctx->n_sym;
-	b = sym__alloc(ctx, sizeof(*b) + cap * (sizeof(int64_t) + 1));
-	if (!b)
-		return NULL;
-	b->ctx = ctx;
-	b->cap = cap;
-	b->val = (int64_t *)(b + 1);
-	b->set = (uint8_t *)(b->val + cap);
-	b->inline_arrays = 1;
+	b = spare_take(ctx);
+	if (!b) {
+		if (sym__ctx_add_hook(ctx, spare_free) < 0)
+			return NULL;
+		cap = ctx->n_sym;
+		b = sym__alloc(ctx, sizeof(*b) + cap * (sizeof(int64_t) + 1));
+		if (!b)
+			return NULL;
+		b->ctx = ctx;
+		b->cap = cap;
+		b->val = (int64_t *)(b + 1);
+		b->set = (uint8_t *)(b->val + cap);
+		b->inline_arrays = 1;
+	}
 	ctx->live[SYM__OBJ_BINDING]++;
 	sym__ctx_own(ctx, &b->link, binding_destroy);
 	return b;
@@ -76,14 +118,25 @@ sym_binding_dup(const sym_binding *b)
 	return c;
 }
 
-/* Free the binding "b". */
+/* Free the binding "b": a context keeps a few released bindings whose
+ * arrays were allocated with them, for sym_binding_new to reuse. */
 void
 sym_binding_free(sym_binding *b)
 {
+	sym_ctx *ctx;
+
 	if (!b)
 		return;
+	ctx = b->ctx;
 	sym__ctx_disown(&b->link);
-	binding_destroy(&b->link);
+	if (!b->inline_arrays || ctx->n_spare_bindings >= MAX_SPARE) {
+		binding_destroy(&b->link);
+		return;
+	}
+	ctx->live[SYM__OBJ_BINDING]--;
+	b->link.next = ctx->spare_bindings;
+	ctx->spare_bindings = &b->link;
+	ctx->n_spare_bindings++;
 }
 
 /* Give symbol "sym" the value "value" in "b"; return 0 or -1. The value is

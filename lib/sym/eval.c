@@ -45,7 +45,7 @@ static int eval_node(const struct sym_expr *e, const struct env *env,
     int64_t *v);
 
 /* Store the value of "s" in "env" in "*v"; 0, or -1 when it has none. */
-static int
+static inline int
 lookup(const struct env *env, sym_symbol *s, int64_t *v)
 {
 	if (env->b)
@@ -58,22 +58,27 @@ lookup(const struct env *env, sym_symbol *s, int64_t *v)
 	return -1;
 }
 
+/* Store the value in "b" of the symbol atom "e" in "*v"; 0, or -1 when
+ * it has none. */
+static inline int
+eval_var(const struct sym_expr *e, const struct env *b, int64_t *v)
+{
+	if (lookup(b, e->u.var, v) == 0)
+		return 0;
+	if (!b->quiet)
+		sym__error(e->ctx, SYM_EUNBOUND, NULL, "symbol %s has no value",
+		    e->u.var->name);
+	return -1;
+}
+
 /* Evaluate the atom "e" under "b" into "*v"; 0 or -1. */
 static int
 eval_atom(const struct sym_expr *e, const struct env *b, int64_t *v)
 {
 	int64_t x, y;
 
-	if (e->kind == SYM__VAR) {
-		if (lookup(b, e->u.var, v) < 0) {
-			if (b->quiet)
-				return -1;
-			sym__error(e->ctx, SYM_EUNBOUND, NULL,
-			    "symbol %s has no value", e->u.var->name);
-			return -1;
-		}
-		return 0;
-	}
+	if (e->kind == SYM__VAR)
+		return eval_var(e, b, v);
 	if (eval_node(e->u.bin.a, b, &x) < 0 ||
 	    eval_node(e->u.bin.b, b, &y) < 0)
 		return -1;
@@ -123,7 +128,10 @@ eval_node(const struct sym_expr *e, const struct env *b, int64_t *v)
 			return env_error(b, e, SYM_EOVERFLOW,
 			    "coefficient does not fit 64 bits");
 		for (uint32_t j = 0; j < term->n; j++) {
-			if (eval_atom(term->f[j].atom, b, &x) < 0)
+			const struct sym_expr *a = term->f[j].atom;
+
+			if ((a->kind == SYM__VAR ? eval_var(a, b, &x)
+			                         : eval_atom(a, b, &x)) < 0)
 				return -1;
 			for (uint32_t k = 0; k < term->f[j].exp; k++)
 				if (__builtin_mul_overflow(t, x, &t))

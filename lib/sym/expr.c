@@ -15,6 +15,8 @@ struct pb {
 	size_t fn, fcap;
 	sym__num c;
 	int err;
+	int divmod; /* some factor is a floordiv or mod atom */
+	int sorted; /* terms in order, monomials distinct, coefficients not 0 */
 	struct sym__term tbuf[8];
 	struct sym__factor fbuf[24];
 };
@@ -114,15 +116,6 @@ table_remove(struct sym_expr *e)
 	t->n--;
 }
 
-/* Return a new internal reference to "e". */
-struct sym_expr *
-sym__expr_ref(struct sym_expr *e)
-{
-	if (e)
-		e->ref++;
-	return e;
-}
-
 /* Free the node "e", whose last reference is gone. */
 static void
 expr_destroy(struct sym_expr *e)
@@ -153,18 +146,17 @@ expr_destroy(struct sym_expr *e)
 	free(e);
 }
 
-/* Release an internal reference to "e". A polynomial whose last reference
- * goes is parked in the context's ring of recent nodes (which holds one
- * reference), so that building it again soon finds it in the table; the
- * node it displaces from the ring is freed if nothing else holds it. */
+/* Handle the release of the last reference to "e" (sym__expr_unref). A
+ * polynomial is parked in the context's ring of recent nodes (which holds
+ * one reference), so that building it again soon finds it in the table;
+ * the node it displaces from the ring is freed if nothing else holds it.
+ * Other nodes are freed. */
 void
-sym__expr_unref(struct sym_expr *e)
+sym__expr_release(struct sym_expr *e)
 {
 	sym_ctx *ctx;
 	struct sym_expr *old;
 
-	if (!e || --e->ref > 0)
-		return;
 	if (e->kind != SYM__POLY) {
 		expr_destroy(e);
 		return;
@@ -187,6 +179,18 @@ sym__expr_give(sym_expr *e)
 	return e;
 }
 
+/* Return the sign of the comparison of the atoms "a" and "b" as
+ * sym__expr_cmp, with the common cases (same atom, two symbols) inline. */
+static inline int
+atom_cmp(const struct sym_expr *a, const struct sym_expr *b)
+{
+	if (a == b)
+		return 0;
+	if (a->kind == SYM__VAR && b->kind == SYM__VAR)
+		return a->u.var->id < b->u.var->id ? -1 : 1;
+	return sym__expr_cmp(a, b);
+}
+
 /* Return the sign of the comparison of the monomials of "a" and "b":
  * lower total degree first, then factor by factor. */
 static int
@@ -194,6 +198,11 @@ mono_cmp(const struct sym__term *a, const struct sym__term *b)
 {
 	uint64_t da = 0, db = 0;
 
+	if (a->n == 1 && b->n == 1) {
+		if (a->f[0].exp != b->f[0].exp)
+			return a->f[0].exp < b->f[0].exp ? -1 : 1;
+		return atom_cmp(a->f[0].atom, b->f[0].atom);
+	}
 	for (uint32_t i = 0; i < a->n; i++)
 		da += a->f[i].exp;
 	for (uint32_t i = 0; i < b->n; i++)
@@ -201,7 +210,7 @@ mono_cmp(const struct sym__term *a, const struct sym__term *b)
 	if (da != db)
 		return da < db ? -1 : 1;
 	for (uint32_t i = 0; i < a->n && i < b->n; i++) {
-		int c = sym__expr_cmp(a->f[i].atom, b->f[i].atom);
+		int c = atom_cmp(a->f[i].atom, b->f[i].atom);
 
 		if (c)
 			return c;
@@ -374,6 +383,8 @@ pb_init(struct pb *pb, sym_ctx *ctx)
 	pb->c.small = 0;
 	pb->c.big = NULL;
 	pb->err = 0;
+	pb->divmod = 0;
+	pb->sorted = 1;
 }
 
 /* Free the arrays of "pb" (not what they hold) and empty it. */
@@ -436,7 +447,8 @@ pb_reserve(struct pb *pb, uint32_t n)
 }
 
 /* Append "coef" times the monomial of "n" factors "f" to "pb", taking new
- * references to the atoms. */
+ * references to the atoms. "pb" stays sorted while the terms come in
+ * increasing order of monomial with non-zero coefficients. */
 static void
 pb_push(struct pb *pb, const sym__num *coef, uint32_t n,
     const struct sym__factor *f)
@@ -449,21 +461,29 @@ pb_push(struct pb *pb, const sym__num *coef, uint32_t n,
 		sym__num_add(&pb->c, &pb->c, coef);
 		return;
 	}
-	if (pb_reserve(pb, n) < 0) {
+	if ((pb->n == pb->cap || pb->fn + n > pb->fcap) &&
+	    pb_reserve(pb, n) < 0) {
 		sym__oom(pb->ctx);
 		pb->err = 1;
 		return;
 	}
 	t = &pb->t[pb->n];
 	t->f = pb->fp + pb->fn;
-	memcpy(t->f, f, n * sizeof(*f));
-	pb->fn += n;
-	for (uint32_t k = 0; k < n; k++)
+	for (uint32_t k = 0; k < n; k++) {
+		t->f[k] = f[k];
 		sym__expr_ref(f[k].atom);
+		pb->divmod |=
+		    f[k].atom->kind == SYM__FDIV || f[k].atom->kind == SYM__MOD;
+	}
+	pb->fn += n;
 	t->n = n;
 	t->coef.small = 0;
 	t->coef.big = NULL;
 	sym__num_set(&t->coef, coef);
+	if (pb->sorted &&
+	    (sym__num_sgn(coef) == 0 ||
+	        (pb->n > 0 && mono_cmp(&pb->t[pb->n - 1], t) >= 0)))
+		pb->sorted = 0;
 	pb->n++;
 }
 
@@ -490,6 +510,49 @@ pb_add_poly(struct pb *pb, const sym_expr *p, const sym__num *k)
 	sym__num_clear(&c);
 }
 
+/* Set "r" to "v" times "k" ("k" NULL means 1). */
+static inline void
+num_scaled(sym__num *r, const sym__num *v, const sym__num *k)
+{
+	if (k)
+		sym__num_mul(r, v, k);
+	else
+		sym__num_set(r, v);
+}
+
+/* Add "ka" times "a" plus "kb" times "b" to "pb" (NULL means 1), merging
+ * the terms of the two polynomials, which are in order already: the sum
+ * comes out sorted when "pb" had no terms. */
+static void
+pb_add_two(struct pb *pb, const sym_expr *a, const sym__num *ka,
+    const sym_expr *b, const sym__num *kb)
+{
+	const struct sym__term *x = a->u.poly.t, *y = b->u.poly.t;
+	uint32_t i = 0, j = 0, na = a->u.poly.n, nb = b->u.poly.n;
+	sym__num c = SYM__NUM_ZERO, d = SYM__NUM_ZERO;
+
+	while (i < na || j < nb) {
+		int o = i == na ? 1 : j == nb ? -1 : mono_cmp(&x[i], &y[j]);
+		const struct sym__term *t = o <= 0 ? &x[i] : &y[j];
+
+		num_scaled(&c, &t->coef, o <= 0 ? ka : kb);
+		if (o == 0) {
+			num_scaled(&d, &y[j].coef, kb);
+			sym__num_add(&c, &c, &d);
+		}
+		if (sym__num_sgn(&c))
+			pb_push(pb, &c, t->n, t->f);
+		i += o <= 0;
+		j += o >= 0;
+	}
+	num_scaled(&c, &a->u.poly.c, ka);
+	num_scaled(&d, &b->u.poly.c, kb);
+	sym__num_add(&c, &c, &d);
+	sym__num_add(&pb->c, &pb->c, &c);
+	sym__num_clear(&c);
+	sym__num_clear(&d);
+}
+
 /* qsort comparison of terms by monomial. */
 static int
 term_qcmp(const void *a, const void *b)
@@ -504,6 +567,8 @@ pb_combine(struct pb *pb)
 {
 	size_t w = 0;
 
+	if (pb->sorted)
+		return;
 	if (pb->n > 16) {
 		qsort(pb->t, pb->n, sizeof(*pb->t), term_qcmp);
 	} else {
@@ -830,11 +895,19 @@ poly_av(const struct sym_expr *e)
 	return s;
 }
 
+/* Return the hash of the constant polynomial "c"; the hash of any
+ * polynomial starts from that of its constant. */
+static uint32_t
+const_hash(const sym__num *c)
+{
+	return mix(0x9017u, sym__num_hash(c));
+}
+
 /* Return the hash of the polynomial in "pb" (combined). */
 static uint32_t
 pb_hash(const struct pb *pb)
 {
-	uint32_t h = mix(0x9017u, sym__num_hash(&pb->c));
+	uint32_t h = const_hash(&pb->c);
 
 	for (size_t i = 0; i < pb->n; i++) {
 		h = mix(h, sym__num_hash(&pb->t[i].coef));
@@ -931,8 +1004,8 @@ pb_intern(struct pb *pb)
 	return e;
 }
 
-/* Normalise the builder "pb" (combine terms, apply the rewriting rules)
- * and return an internal reference to its interned polynomial; "pb" is
+/* Normalise the builder "pb" (combine terms, apply the rewriting rules,
+ * which only concern terms with a floordiv or mod factor) and return an internal reference to its interned polynomial; "pb" is
  * consumed. */
 static sym_expr *
 pb_finish(struct pb *pb)
@@ -952,6 +1025,8 @@ pb_finish(struct pb *pb)
 		pb_clear(pb);
 		return NULL;
 	}
+	if (!pb->divmod)
+		return pb_intern(pb);
 	r = rule_exact_division(pb, &applied);
 	if (applied)
 		return r;
@@ -969,7 +1044,15 @@ sym_expr *
 sym__const_num(sym_ctx *ctx, const sym__num *v)
 {
 	struct pb pb;
+	uint32_t h = const_hash(v);
+	struct sym_expr *e;
 
+	if (ctx->table.n_bucket)
+		for (e = ctx->table.bucket[h & (ctx->table.n_bucket - 1)]; e;
+		     e = e->next)
+			if (e->hash == h && e->kind == SYM__POLY &&
+			    e->u.poly.n == 0 && sym__num_eq(&e->u.poly.c, v))
+				return sym__expr_ref(e);
 	pb_init(&pb, ctx);
 	sym__num_set(&pb.c, v);
 	return pb_finish(&pb);
@@ -1063,8 +1146,7 @@ sym__add(sym_expr *a, sym_expr *b)
 	if (sym__expr_const_num(a, NULL) && sym__num_sgn(&a->u.poly.c) == 0)
 		return sym__expr_ref(b);
 	pb_init(&pb, a->ctx);
-	pb_add_poly(&pb, a, NULL);
-	pb_add_poly(&pb, b, NULL);
+	pb_add_two(&pb, a, NULL, b, NULL);
 	return pb_finish(&pb);
 }
 
@@ -1120,8 +1202,7 @@ sym__lin(sym_expr *a, int64_t ca, sym_expr *b, int64_t cb, int64_t c)
 	if (!a || !b || !same_ctx(a, b))
 		return NULL;
 	pb_init(&pb, a->ctx);
-	pb_add_poly(&pb, a, ca == 1 ? NULL : &na);
-	pb_add_poly(&pb, b, cb == 1 ? NULL : &nb);
+	pb_add_two(&pb, a, ca == 1 ? NULL : &na, b, cb == 1 ? NULL : &nb);
 	sym__num_add(&pb.c, &pb.c, &nc);
 	return pb_finish(&pb);
 }
@@ -1136,8 +1217,7 @@ sym__sub(sym_expr *a, sym_expr *b)
 	if (!a || !b || !same_ctx(a, b))
 		return NULL;
 	pb_init(&pb, a->ctx);
-	pb_add_poly(&pb, a, NULL);
-	pb_add_poly(&pb, b, &m1);
+	pb_add_two(&pb, a, NULL, b, &m1);
 	return pb_finish(&pb);
 }
 
@@ -1703,6 +1783,57 @@ foreach_atom(struct sym_expr *e, sym__atom_fn fn, void *user)
 			return r;
 	}
 	return fn(e, user);
+}
+
+/* Add "s" to the "n" symbols of "out" (room for "cap") unless it is there
+ * already; return the new count, or "cap" + 1 when "out" is full. */
+static inline size_t
+add_symbol(sym_symbol **out, size_t n, size_t cap, sym_symbol *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (out[i] == s)
+			return n;
+	if (n == cap)
+		return cap + 1;
+	out[n] = s;
+	return n + 1;
+}
+
+/* Add the symbols of "e" not among the "n" of "out" to "out" (room for
+ * "cap"), in the order of sym_expr_symbols; return the new count, or
+ * "cap" + 1 as soon as there are more than "cap". */
+static size_t
+collect_upto(const struct sym_expr *e, sym_symbol **out, size_t n, size_t cap)
+{
+	switch (e->kind) {
+	case SYM__VAR:
+		return add_symbol(out, n, cap, e->u.var);
+	case SYM__POLY:
+		for (uint32_t i = 0; i < e->u.poly.n && n <= cap; i++)
+			for (uint32_t k = 0; k < e->u.poly.t[i].n && n <= cap;
+			     k++) {
+				const struct sym_expr *a =
+				    e->u.poly.t[i].f[k].atom;
+
+				n = a->kind == SYM__VAR
+				    ? add_symbol(out, n, cap, a->u.var)
+				    : collect_upto(a, out, n, cap);
+			}
+		return n;
+	default:
+		n = collect_upto(e->u.bin.a, out, n, cap);
+		return n <= cap ? collect_upto(e->u.bin.b, out, n, cap) : n;
+	}
+}
+
+/* Store the distinct symbols of "e" in "out" (room for "cap"), in order
+ * of first appearance as sym_expr_symbols does, and return how many there
+ * are, or "cap" + 1 when there are more than "cap" (then stopping early,
+ * without allocating). */
+size_t
+sym__expr_symbols_upto(const sym_expr *e, sym_symbol **out, size_t cap)
+{
+	return collect_upto(e, out, 0, cap);
 }
 
 /* Call "fn"(atom, "user") on every atom occurrence of "e", children before

@@ -83,9 +83,26 @@ struct sym_symbol {
 };
 
 /* Internal references: not counted as held by callers. */
-struct sym_expr *sym__expr_ref(struct sym_expr *e);
-void sym__expr_unref(struct sym_expr *e);
+void sym__expr_release(struct sym_expr *e);
 sym_expr *sym__expr_give(sym_expr *e);
+
+/* Return a new internal reference to "e" (may be NULL). */
+static inline struct sym_expr *
+sym__expr_ref(struct sym_expr *e)
+{
+	if (e)
+		e->ref++;
+	return e;
+}
+
+/* Release an internal reference to "e" (may be NULL); the last one goes
+ * to sym__expr_release. */
+static inline void
+sym__expr_unref(struct sym_expr *e)
+{
+	if (e && --e->ref == 0)
+		sym__expr_release(e);
+}
 
 sym_expr *sym__const(sym_ctx *ctx, int64_t v);
 sym_expr *sym__const_num(sym_ctx *ctx, const sym__num *v);
@@ -114,6 +131,7 @@ sym_expr *sym__expr_map(sym_expr *e, sym__atom_map fn, void *user);
 typedef int (*sym__atom_fn)(struct sym_expr *atom, void *user);
 int sym__expr_foreach_atom(sym_expr *e, sym__atom_fn fn, void *user);
 
+size_t sym__expr_symbols_upto(const sym_expr *e, sym_symbol **out, size_t cap);
 void sym__symbol_free_all(sym_ctx *ctx);
 int sym__expr_eval_vals(const sym_expr *e, sym_symbol *const *sym,
     const int64_t *val, size_t n, int64_t *value);

@@ -294,7 +294,7 @@ tier0(sym_ctx *ctx, const struct sym__claim *claim, sym_binding **witness)
 
 	if (v == 1)
 		return SYM_TRUE;
-	n = sym_expr_symbols(claim->e, fs, T0_MAX_SYMS);
+	n = sym__expr_symbols_upto(claim->e, fs, T0_MAX_SYMS);
 	if (n > T0_MAX_SYMS || facts_touch(ctx, fs, n))
 		return SYM_UNKNOWN;
 	r = t0_search(ctx, claim, fs, n, witness ? &w : NULL);
@@ -422,10 +422,12 @@ t0_unbounded(const sym_expr *e, int up)
 	return 0;
 }
 
-/* Return 1 when some corner binding of the "n" symbols "syms" (least or
- * greatest values) makes "e" equal to "target". */
-static int
-t0_attained(sym_expr *e, sym_symbol **syms, size_t n, int64_t target)
+/* Find which of "target"[0] and "target"[1] (those with "want" set) some
+ * corner binding of the "n" symbols "syms" (least or greatest values)
+ * makes "e" equal to: set "hit"[i] for each. */
+static void
+t0_attained(sym_expr *e, sym_symbol **syms, size_t n, const int64_t *target,
+    const int *want, int *hit)
 {
 	int64_t val[T0_MAX_SYMS];
 
@@ -440,33 +442,46 @@ t0_attained(sym_expr *e, sym_symbol **syms, size_t n, int64_t target)
 				ok = 0;
 			val[j] = hi ? syms[j]->greatest : syms[j]->least;
 		}
-		if (!ok)
+		if (!ok || sym__expr_eval_vals(e, syms, val, n, &v) < 0)
 			continue;
-		if (sym__expr_eval_vals(e, syms, val, n, &v) == 0 &&
-		    v == target)
-			return 1;
+		for (int i = 0; i < 2; i++)
+			hit[i] |= want[i] && v == target[i];
+		if ((hit[0] || !want[0]) && (hit[1] || !want[1]))
+			return;
 	}
-	return 0;
 }
 
-/* Compute with tier 0 one bound of "e" ("up" for the maximum): return 1
- * with "*value" (NULL = unbounded) when exact, 0 when undecided. */
-static int
-t0_bound(sym_ctx *ctx, sym_expr *e, int up, sym_expr **value)
+/* Compute with tier 0 the bounds of "e" that "want" asks for ("want"[0]
+ * the minimum, "want"[1] the maximum), in one pass: set "exact"[i] when
+ * "value"[i] (an internal reference; NULL = unbounded) is exact. */
+static void
+t0_bounds(sym_ctx *ctx, sym_expr *e, const int *want, int *exact,
+    sym_expr **value)
 {
 	sym_symbol *fs[T0_MAX_SYMS];
-	size_t n = sym_expr_symbols(e, fs, T0_MAX_SYMS);
+	size_t n = sym__expr_symbols_upto(e, fs, T0_MAX_SYMS);
 	sym__av a = e->av;
+	int64_t target[2] = { a.lo, a.hi };
+	int finite[2] = { 0, 0 }, inf[2] = { a.lo_inf, a.hi_inf };
 
-	*value = NULL;
+	exact[0] = exact[1] = 0;
+	value[0] = value[1] = NULL;
 	if (a.empty || n > T0_MAX_SYMS || facts_touch(ctx, fs, n))
-		return 0;
-	if (up ? a.hi_inf : a.lo_inf)
-		return t0_unbounded(e, up);
-	if (!t0_attained(e, fs, n, up ? a.hi : a.lo))
-		return 0;
-	*value = sym__const(ctx, up ? a.hi : a.lo);
-	return *value != NULL;
+		return;
+	for (int up = 0; up < 2; up++) {
+		if (want[up] && inf[up])
+			exact[up] = t0_unbounded(e, up);
+		finite[up] = want[up] && !inf[up];
+	}
+	if (!finite[0] && !finite[1])
+		return;
+	t0_attained(e, fs, n, target, finite, exact);
+	for (int up = 0; up < 2; up++) {
+		if (!finite[up] || !exact[up])
+			continue;
+		value[up] = sym__const(ctx, target[up]);
+		exact[up] = value[up] != NULL;
+	}
 }
 
 /* Compute the least ("*min") and greatest ("*max") values of "e" over the
@@ -479,6 +494,8 @@ sym_prove_bounds(sym_ctx *ctx, sym_expr *e, sym_expr **min, sym_expr **max)
 {
 	sym_answer res = SYM_TRUE;
 	sym_expr **out[2] = { min, max };
+	int want[2] = { min != NULL, max != NULL }, t0[2] = { 0, 0 };
+	sym_expr *t0v[2] = { NULL, NULL };
 
 	if (min)
 		*min = NULL;
@@ -487,20 +504,25 @@ sym_prove_bounds(sym_ctx *ctx, sym_expr *e, sym_expr **min, sym_expr **max)
 	if (!ctx || !e)
 		return SYM_ERROR;
 	ctx->last_tier = SYM_TIER_FAST;
+	if (ctx->opt_fast)
+		t0_bounds(ctx, e, want, t0, t0v);
 	for (int up = 0; up < 2; up++) {
 		sym_expr *v = NULL;
 		sym_answer a = SYM_UNKNOWN;
 
 		if (!out[up])
 			continue;
-		if (ctx->opt_fast && t0_bound(ctx, e, up, &v)) {
+		if (t0[up]) {
 			a = SYM_TRUE;
+			v = t0v[up];
+			t0v[up] = NULL;
 		} else if (ctx->opt_exact) {
 			a = sym__isl_bound(ctx, e, up, &v);
 			ctx->last_tier = SYM_TIER_EXACT;
 		}
 		if (a == SYM_ERROR) {
 			sym__expr_unref(v);
+			sym__expr_unref(t0v[1]);
 			if (min)
 				*min = sym_expr_free(*min);
 			return SYM_ERROR;
