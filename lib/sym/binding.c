@@ -18,8 +18,19 @@ struct sym_binding {
 	int inline_arrays; /* val and set live in the same block */
 };
 
-/* The most released bindings a context keeps for reuse. */
+/* The most released bindings a context keeps for reuse; none under
+ * AddressSanitizer, so that it still catches a binding used after it was
+ * freed. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MAX_SPARE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MAX_SPARE 0
+#endif
+#endif
+#ifndef MAX_SPARE
 #define MAX_SPARE 8
+#endif
 
 /* Free the bindings "ctx" keeps for reuse (at sym_ctx_free). */
 static void
