@@ -196,6 +196,7 @@ assert_rejected(const sym_plan *p, sym_slices *s, const char *text,
 	assert_int_equal(sym_slices_local(s, 0, v), -1);
 	assert_int_equal(sym_slices_offset(s, 0, 0, v), -1);
 	assert_null(sym_slices_offsets(s, 0));
+	assert_null(sym_slices_local_sizes(s, 0));
 	assert_int_equal(sym_slices_step_bytes(s, 0), -1);
 	sym_ctx_clear_error(ctx);
 }
@@ -645,9 +646,13 @@ cross_check(const char *text, int n)
 				assert_int_equal(got[d],
 				    eval(ref[t].global[d], b));
 			assert_int_equal(sym_slices_local(s, t, got), 0);
-			for (size_t d = 0; d < k; d++)
+			all = sym_slices_local_sizes(s, t);
+			assert_non_null(all);
+			for (size_t d = 0; d < k; d++) {
 				assert_int_equal(got[d],
 				    eval(ref[t].local[d], b));
+				assert_int_equal(all[d], got[d]);
+			}
 			all = sym_slices_offsets(s, t);
 			assert_non_null(all);
 			for (int64_t r = 0; r < nr; r++) {

@@ -119,6 +119,10 @@ SYM_EXPORT int sym_slices_offset(SYM_KEEP const sym_slices *s, size_t t,
  * until its next binding); NULL when unbound or out of range. */
 SYM_EXPORT const int64_t *sym_slices_offsets(SYM_KEEP const sym_slices *s,
     size_t t);
+/* Its local sizes, likewise borrowed (sym_plan_tensor_rank(t)
+ * integers). */
+SYM_EXPORT const int64_t *sym_slices_local_sizes(SYM_KEEP const sym_slices *s,
+    size_t t);
 /* Bytes communicated by step "i" (nccl-tests S; 0 for kernels). */
 SYM_EXPORT int64_t sym_slices_step_bytes(SYM_KEEP const sym_slices *s,
     size_t i);

@@ -84,9 +84,9 @@ refuse(const sym_plan *p, sym_slices *s, sym_error code, const sym_loc *where)
 	return -1;
 }
 
-/* Compute into "s" the offsets of every placement group of "p" on every
- * rank: block index times local size (neither overflows: the block is
- * inside the global size). */
+/* Compute into "s" the local sizes of every placement group of "p" and
+ * its offsets on every rank: block index times local size (neither
+ * overflows: the block is inside the global size). */
 static void
 offsets(const sym_plan *p, sym_slices *s)
 {
@@ -96,6 +96,8 @@ offsets(const sym_plan *p, sym_slices *s)
 		int64_t loc[16], *o = s->offsets + gr->off;
 		const int32_t *b = gr->block;
 
+		for (size_t d = 0; d < k; d++)
+			o[(ptrdiff_t)d - (ptrdiff_t)k] = s->val[gr->local[d]];
 		if (k <= 16) {
 			for (size_t d = 0; d < k; d++)
 				loc[d] = s->val[gr->local[d]];
@@ -314,6 +316,17 @@ sym_slices_offsets(const sym_slices *s, size_t t)
 	const struct sym__tensor *x = bound_tensor(s, t);
 
 	return x ? s->offsets + s->plan->group[x->group].off : NULL;
+}
+
+/* Return the local sizes of tensor "t" of "s" (sym_plan_tensor_rank
+ * integers, borrowed from "s" until its next binding), or NULL when not
+ * bound or out of range. */
+const int64_t *
+sym_slices_local_sizes(const sym_slices *s, size_t t)
+{
+	const struct sym__tensor *x = bound_tensor(s, t);
+
+	return x ? s->offsets + s->plan->group[x->group].off - x->rank : NULL;
 }
 
 /* Return the bytes step "i" of the bound slices "s" communicates (the

@@ -614,8 +614,8 @@ same_group(const sym_plan *p, const struct sym__group *g,
 }
 
 /* Put every tensor of "p" in a placement group, the tensors placed alike
- * with the same local sizes together, and lay out the offsets of the
- * groups; 0 or -1. The table "seen" finds a group by its hash. */
+ * with the same local sizes together, and lay out the local sizes and
+ * offsets of the groups; 0 or -1. The table "seen" finds a group by its hash. */
 static int
 build_groups(sym_plan *p)
 {
@@ -654,6 +654,7 @@ build_groups(sym_plan *p)
 		p->group[p->n_group].rank = x->rank;
 		p->group[p->n_group].local = x->local;
 		p->group[p->n_group].block = b;
+		p->n_offsets += x->rank; /* its local sizes come first */
 		p->group[p->n_group++].off = p->n_offsets;
 		p->n_offsets += (size_t)p->n_ranks * x->rank;
 	}
