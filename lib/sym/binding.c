@@ -22,15 +22,16 @@ struct sym_binding {
  * AddressSanitizer, so that it still catches a binding used after it was
  * freed. */
 #if defined(__SANITIZE_ADDRESS__)
-#define MAX_SPARE 0
+#define NO_SPARE 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define MAX_SPARE 0
+#define NO_SPARE 1
 #endif
 #endif
-#ifndef MAX_SPARE
+#ifndef NO_SPARE
+#define NO_SPARE 0
+#endif
 #define MAX_SPARE 8
-#endif
 
 /* Free the bindings "ctx" keeps for reuse (at sym_ctx_free). */
 static void
@@ -140,7 +141,8 @@ sym_binding_free(sym_binding *b)
 		return;
 	ctx = b->ctx;
 	sym__ctx_disown(&b->link);
-	if (!b->inline_arrays || ctx->n_spare_bindings >= MAX_SPARE) {
+	if (NO_SPARE || !b->inline_arrays ||
+	    ctx->n_spare_bindings >= MAX_SPARE) {
 		binding_destroy(&b->link);
 		return;
 	}
