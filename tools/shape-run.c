@@ -602,7 +602,8 @@ run_steps(struct run *r, const struct options *o)
 		       "run\n",
 		    r->n_step, r->n_step == 1 ? "" : "s");
 	else if (o->speak && matched < r->n_step)
-		printf("%zu of %zu step%s MISMATCH the single-device run\n",
+		printf("MISMATCH in %zu of %zu step%s: the outputs differ "
+		       "from the single-device run\n",
 		    r->n_step - matched, r->n_step, r->n_step == 1 ? "" : "s");
 	return matched == r->n_step ? EXIT_MATCH : EXIT_FAIL;
 }
