@@ -98,13 +98,19 @@ refuse()
 # The dynamic-shape case: three batch sizes on one plan.
 match ffn 3 examples/ffn.sg --bind b=8 --bind b=64 --bind b=40
 match layout 1 examples/layout.sg
-match tp_mlp 2 examples/tp_mlp.sg --bind b=8 --bind b=16
+match tp_mlp 1 examples/tp_mlp.sg --bind b=8
 match megatron 3 examples/megatron.sg --bind b=2,s=8 --bind b=4,s=16 \
     --bind b=2,s=24
 match seqpar 3 examples/seqpar.sg --bind b=2,s=8 --bind b=4,s=16 \
     --bind b=2,s=24
 match redist_all 2 examples/redist_all.sg --bind n=8 --bind n=24
-match transformer 1 examples/transformer.sg --bind b=8,s=128
+# The full-size block (hidden 768, s >= 128) takes under a second but 300
+# MB, and minutes under valgrind, where megatron.sg covers its operators.
+if test -z "$SYM_TEST_WRAPPER"; then
+	match transformer 1 examples/transformer.sg --bind b=8,s=128
+else
+	echo "transformer: not run under SYM_TEST_WRAPPER (too slow there)"
+fi
 # A number of ranks the graph allows: megatron's strategies on 16 ranks
 # (every layout replicated twice as much).
 match megatron-16 1 examples/megatron.sg --ranks 16 --bind b=2,s=8

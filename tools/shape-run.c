@@ -515,7 +515,7 @@ print_heading(const struct run *r, const struct options *o)
 		printf(", the file says %" PRId64 " device%s", r->devices,
 		    r->devices == 1 ? "" : "s");
 	printf("\n  per rank: %zu kernel%s, %zu communication step%s; "
-	       "sizes: %zu instructions, %zu checks\n",
+	       "binding: %zu instructions, %zu checks\n",
 	    kernels, kernels == 1 ? "" : "s", n - kernels,
 	    n - kernels == 1 ? "" : "s", sym_plan_n_instructions(r->plan),
 	    sym_plan_n_checks(r->plan));
