@@ -129,8 +129,26 @@ refuse usage-option 2 "unknown option '--frobnicate'" examples/ffn.sg \
 refuse usage-backend 2 "--backend expects threads or mpi" \
     examples/ffn.sg --backend nccl --bind b=8
 
-# A mismatch must fail: none of the examples has one, so this rests on
-# the executor's own tests; here the summary line of a match is checked.
+# redist_all.sg must go on using every kind of step the planner emits
+# (shape-check's JSON report; broadcast is never emitted).
+n=$((n + 1))
+missing=
+json=$($SYM_TEST_WRAPPER "$top_builddir/tools/shape-check" --json \
+    examples/redist_all.sg)
+for kind in slice all_to_all permute all_gather all_reduce reduce_scatter; do
+	if ! printf '%s\n' "$json" | grep -q "\"kind\": \"$kind\""; then
+		missing="$missing $kind"
+	fi
+done
+if test -n "$missing"; then
+	echo "FAIL: redist_all.sg: no step of kind$missing"
+	failed="$failed redist_all-kinds"
+else
+	echo "ok: redist_all.sg: every kind of step"
+fi
+
+# No example mismatches, so the failing path rests on the executor's own
+# tests (corrupted plans); here the summary line of a match is checked.
 if ! grep -q '^3 steps: every output matches the single-device run$' \
     "$tmp/ffn.out"; then
 	fail ffn "no summary line"

@@ -456,23 +456,32 @@ now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* Called by rank 0 after step "i" of "n" of a run: once the run of the
- * struct progress "arg" has lasted a second, show the count on the
- * terminal, at most ten times a second. */
+/* Called by rank 0 after step "i" (from 0) of the "n" steps of its
+ * sharded run: once the step of the struct progress "arg" has lasted a
+ * second, show on the terminal how many steps are done, at most ten times
+ * a second, and after the last one that the single-device run goes on. */
 static void
 show_progress(void *arg, size_t i, size_t n)
 {
 	struct progress *pg = arg;
 	double t = now();
+	char line[256];
 	int len;
 
-	if (t - pg->start < 1.0 || t - pg->last < 0.1)
+	if (t - pg->start < 1.0 || (i + 1 < n && t - pg->last < 0.1))
 		return;
 	pg->last = t;
-	len = fprintf(stderr, "\r" PROG ": %s: step %zu of %zu", pg->label,
-	    i < n ? i + 1 : n, n);
+	if (i + 1 < n)
+		len = snprintf(line, sizeof(line),
+		    PROG ": %s: sharded step %zu of %zu", pg->label, i + 1, n);
+	else
+		len = snprintf(line, sizeof(line),
+		    PROG ": %s: %zu sharded steps done, running on one device",
+		    pg->label, n);
+	fprintf(stderr, "\r%-*s", pg->shown, line);
 	if (len > pg->shown)
-		pg->shown = len;
+		pg->shown =
+		    len < (int)sizeof(line) ? len : (int)sizeof(line) - 1;
 	fflush(stderr);
 }
 
