@@ -676,7 +676,7 @@ main(int argc, char **argv)
 	if (status < 0 && o.mpi && !sym_comm_mpi_available()) {
 		fprintf(stderr,
 		    PROG ": --backend mpi: this symshard was built "
-		         "without MPI (configure found no mpicc); use "
+		         "without MPI (see configure --with-mpi); use "
 		         "--backend threads\n");
 		status = EXIT_USAGE;
 	}
