@@ -1,0 +1,208 @@
+#!/bin/sh
+# End-to-end runs of shape-run: every example graph sharded on 8 ranks of
+# the threads backend must match the single-device run, step after step on
+# one plan (ffn.sg with b = 8, 64 and 40 in one invocation); a binding
+# that violates a declaration is rejected and runs nothing; a number of
+# ranks the graph does not allow is refused, one it allows runs; usage
+# errors exit with status 2. With MPI (RUN_MPI=yes), 8 processes under
+# mpirun must run the same steps with the same verdicts as the threads
+# backend; their differences are printed side by side but not required
+# equal, as MPI chooses the order of its float sums (sym_comm(3)).
+#
+# Usage: tests/check-run.sh
+# Environment (set by make check): top_srcdir, top_builddir, MPIRUN,
+# RUN_MPI; SYM_TEST_WRAPPER, when set, is put in front of the tool
+# (valgrind), but not under mpirun.
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${MPIRUN:=mpirun}"
+LC_ALL=C
+export LC_ALL
+
+tool=$top_builddir/tools/shape-run
+if ! test -x "$tool"; then
+	echo "check-run: $tool is not built" >&2
+	exit 1
+fi
+cd "$top_srcdir" || exit 1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=
+n=0
+
+# run NAME ARGS...: run the tool with ARGS into $tmp/NAME.out, .err and
+# .status.
+run()
+{
+	name=$1
+	shift
+	$SYM_TEST_WRAPPER "$tool" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.status"
+}
+
+# fail NAME WHY: record a failure of case NAME and show its output.
+fail()
+{
+	echo "FAIL: $1: $2"
+	sed 's/^/  out: /' "$tmp/$1.out"
+	sed 's/^/  err: /' "$tmp/$1.err"
+	failed="$failed $1"
+}
+
+# match NAME STEPS ARGS...: the run must exit 0 with STEPS lines ending in
+# "ok", no MISMATCH and nothing on the standard error.
+match()
+{
+	name=$1
+	steps=$2
+	shift 2
+	n=$((n + 1))
+	run "$name" "$@"
+	got=$(grep -c ' ok$' "$tmp/$name.out")
+	if test "$(cat "$tmp/$name.status")" -ne 0; then
+		fail "$name" "exit status $(cat "$tmp/$name.status"), not 0"
+	elif test "$got" -ne "$steps"; then
+		fail "$name" "$got steps ok, not $steps"
+	elif grep -q MISMATCH "$tmp/$name.out"; then
+		fail "$name" "a step does not match"
+	elif test -s "$tmp/$name.err"; then
+		fail "$name" "unexpected standard error"
+	else
+		echo "ok: $name: $steps step(s) match"
+	fi
+}
+
+# refuse NAME STATUS TEXT ARGS...: the run must exit with STATUS, print
+# TEXT (a fixed string) on the standard error and nothing on the standard
+# output: nothing ran.
+refuse()
+{
+	name=$1
+	status=$2
+	text=$3
+	shift 3
+	n=$((n + 1))
+	run "$name" "$@"
+	if test "$(cat "$tmp/$name.status")" -ne "$status"; then
+		fail "$name" "exit status $(cat "$tmp/$name.status"), not $status"
+	elif ! grep -q -F -- "$text" "$tmp/$name.err"; then
+		fail "$name" "no '$text' on the standard error"
+	elif test -s "$tmp/$name.out"; then
+		fail "$name" "something ran"
+	else
+		echo "ok: $name: refused with status $status"
+	fi
+}
+
+# The dynamic-shape case: three batch sizes on one plan.
+match ffn 3 examples/ffn.sg --bind b=8 --bind b=64 --bind b=40
+match layout 1 examples/layout.sg
+match tp_mlp 1 examples/tp_mlp.sg --bind b=8
+match megatron 3 examples/megatron.sg --bind b=2,s=8 --bind b=4,s=16 \
+    --bind b=2,s=24
+match seqpar 3 examples/seqpar.sg --bind b=2,s=8 --bind b=4,s=16 \
+    --bind b=2,s=24
+match redist_all 2 examples/redist_all.sg --bind n=8 --bind n=24
+# The full-size block (hidden 768, s >= 128) takes under a second but 300
+# MB, and minutes under valgrind, where megatron.sg covers its operators.
+if test -z "$SYM_TEST_WRAPPER"; then
+	match transformer 1 examples/transformer.sg --bind b=8,s=128
+else
+	echo "transformer: not run under SYM_TEST_WRAPPER (too slow there)"
+fi
+# A number of ranks the graph allows: megatron's strategies on 16 ranks
+# (every layout replicated twice as much).
+match megatron-16 1 examples/megatron.sg --ranks 16 --bind b=2,s=8
+
+# Rejected bindings and ranks, usage errors: nothing runs.
+refuse ffn-b12 1 'b = 12 violates divisor=8 declared at examples/ffn.sg:3:8' \
+    examples/ffn.sg --bind b=8 --bind b=12
+refuse layout-4 1 'examples/layout.sg cannot run on 4 ranks' \
+    examples/layout.sg --ranks 4
+refuse ffn-nobind 2 'give b with --bind' examples/ffn.sg
+refuse ffn-unknown 2 "unknown symbol 'q'" examples/ffn.sg --bind q=8
+refuse usage-ranks 2 "--ranks expects an integer" examples/ffn.sg \
+    --ranks 0 --bind b=8
+refuse usage-option 2 "unknown option '--frobnicate'" examples/ffn.sg \
+    --frobnicate
+refuse usage-backend 2 "--backend expects threads or mpi" \
+    examples/ffn.sg --backend nccl --bind b=8
+
+# redist_all.sg must go on using every kind of step the planner emits
+# (shape-check's JSON report; broadcast is never emitted).
+n=$((n + 1))
+missing=
+json=$($SYM_TEST_WRAPPER "$top_builddir/tools/shape-check" --json \
+    examples/redist_all.sg)
+for kind in slice all_to_all permute all_gather all_reduce reduce_scatter; do
+	if ! printf '%s\n' "$json" | grep -q "\"kind\": \"$kind\""; then
+		missing="$missing $kind"
+	fi
+done
+if test -n "$missing"; then
+	echo "FAIL: redist_all.sg: no step of kind$missing"
+	failed="$failed redist_all-kinds"
+else
+	echo "ok: redist_all.sg: every kind of step"
+fi
+
+# No example mismatches, so the failing path rests on the executor's own
+# tests (corrupted plans); here the summary line of a match is checked.
+if ! grep -q '^3 steps: every output matches the single-device run$' \
+    "$tmp/ffn.out"; then
+	fail ffn "no summary line"
+fi
+
+# The mpi backend: 8 processes must run the steps the threads backend
+# runs, with the same verdicts; without MPI, a clear error.
+# verdicts FILE: each step's binding and verdict.
+verdicts()
+{
+	sed -n 's/^  \(.*[^ ]\) *max abs .* \(ok\|MISMATCH\)$/\1: \2/p' "$1"
+}
+# differences FILE: each step's differences.
+differences()
+{
+	sed -n 's/^ *\(.*max rel [^ ]*\) .*$/\1/p' "$1"
+}
+if test "x$RUN_MPI" = xyes; then
+	n=$((n + 1))
+	root=
+	if test "$(id -u)" = 0; then
+		root=--allow-run-as-root
+	fi
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/openmpi.supp"
+	export ASAN_OPTIONS LSAN_OPTIONS
+	run ffn-2 examples/ffn.sg --bind b=8 --bind b=40
+	"$MPIRUN" $root --oversubscribe -n 8 \
+	    "$top_builddir/libtool" --mode=execute "$tool" --backend mpi \
+	    examples/ffn.sg --bind b=8 --bind b=40 \
+	    >"$tmp/mpi.out" 2>"$tmp/mpi.err"
+	echo $? >"$tmp/mpi.status"
+	verdicts "$tmp/ffn-2.out" >"$tmp/threads.verdicts"
+	verdicts "$tmp/mpi.out" >"$tmp/mpi.verdicts"
+	if test "$(cat "$tmp/mpi.status")" -ne 0; then
+		fail mpi "exit status $(cat "$tmp/mpi.status")"
+	elif test "$(grep -c ' ok$' "$tmp/mpi.out")" -ne 2; then
+		fail mpi "not 2 steps ok"
+	elif ! cmp -s "$tmp/threads.verdicts" "$tmp/mpi.verdicts"; then
+		fail mpi "steps or verdicts other than the threads backend's"
+		diff "$tmp/threads.verdicts" "$tmp/mpi.verdicts"
+	else
+		echo "ok: mpi: 8 processes run the threads backend's steps"
+		differences "$tmp/ffn-2.out" | sed 's/^/  threads: /'
+		differences "$tmp/mpi.out" | sed 's/^/  mpi:     /'
+	fi
+else
+	refuse no-mpi 2 'built without MPI' examples/ffn.sg --backend mpi \
+	    --bind b=8
+fi
+
+if test -n "$failed"; then
+	echo "check-run: failed:$failed"
+	exit 1
+fi
+echo "check-run: $n cases as expected"
+exit 0

@@ -1,0 +1,712 @@
+/*
+ * shape-run: run a graph file (symshard-graph(5)) sharded on its ranks,
+ * kernel by kernel, one step per --bind, and compare every step with the
+ * same graph run on one device (shape-run(1)). A thin wrapper over the
+ * library: the checking is sym_graph_parse_file's, the sharding
+ * sym_graph_shard's, the plans sym_plan_compile's, the binding
+ * sym_plan_bind's, the runs and the comparison sym_exec_check's.
+ *
+ * Exit status: 0 every step matches, 1 invalid graph, rejected binding,
+ * failed run or mismatch, 2 usage or internal error.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <symshard.h>
+#include <symshard/exec.h>
+#include <symshard/plan.h>
+
+#define PROG "shape-run"
+
+enum {
+	EXIT_MATCH = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 2
+};
+
+/* The command line, and whether this process prints. */
+struct options {
+	const char *file;
+	const char **bind; /* the --bind texts, in order */
+	size_t n_bind;
+	int64_t ranks;       /* --ranks; 0: the graph's devices */
+	const char *backend; /* --backend, NULL when not given */
+	int mpi;             /* --backend mpi */
+	uint64_t seed;
+	int quiet;
+	int speak; /* 0 on the ranks of mpi other than 0 */
+};
+
+/* One step: its binding, its text and its bound slices. */
+struct step {
+	sym_binding *b;
+	char *text; /* "b = 8, s = 16" */
+	sym_slices *s;
+};
+
+/* Everything a run holds, freed by release(). */
+struct run {
+	sym_ctx *ctx;
+	sym_communicator *comm;
+	sym_graph *g;
+	sym_plan *plan, *single;
+	struct step *step;
+	size_t n_step;
+	int64_t devices; /* what the file says, 1 when it says nothing */
+	int64_t ranks;
+};
+
+/* Progress of one step, shown on a terminal once it lasts. */
+struct progress {
+	const char *label;
+	double start, last; /* seconds */
+	int shown;          /* characters on the line, 0: nothing shown */
+};
+
+/* Print the usage summary to "out". */
+static void
+usage(FILE *out)
+{
+	fputs("usage: " PROG " FILE.sg [--bind NAME=V[,NAME=V...]]... "
+	      "[--ranks N]\n"
+	      "           [--backend threads|mpi] [--seed S] [--check] "
+	      "[--quiet]\n"
+	      "       " PROG " --help | --version\n"
+	      "\n"
+	      "Check and shard the graph FILE.sg, then for each --bind run "
+	      "one step of its\n"
+	      "sharded plan on every rank and the same graph on one device, "
+	      "and compare\n"
+	      "their outputs.\n"
+	      "\n"
+	      "  --bind NAME=V,...     the sizes of one step (one step per "
+	      "--bind, in order)\n"
+	      "  --ranks N             run on N ranks (default: the graph's "
+	      "devices)\n"
+	      "  --backend threads     ranks are threads of this process "
+	      "(default)\n"
+	      "  --backend mpi         one rank per process: mpirun -n N " PROG
+	      " ...\n"
+	      "  --seed S              seed of the inputs and parameters "
+	      "(default 1)\n"
+	      "  --check               compare with one device (the default "
+	      "and only mode)\n"
+	      "  --quiet               print only errors and mismatches\n"
+	      "  --help                print this help and exit\n"
+	      "  --version             print the version and exit\n"
+	      "\n"
+	      "Exit status: 0 every step matches, 1 invalid graph, rejected "
+	      "binding or\n"
+	      "mismatch, 2 usage or internal error.\n",
+	    out);
+}
+
+/* Print the usage error "msg" about "what" and a pointer to --help on
+ * stderr when "o" speaks; return EXIT_USAGE. */
+static int
+usage_error(const struct options *o, const char *msg, const char *what)
+{
+	if (!o->speak)
+		return EXIT_USAGE;
+	fprintf(stderr, PROG ": %s%s%s%s\n", msg, what ? " '" : "",
+	    what ? what : "", what ? "'" : "");
+	fputs("Try '" PROG " --help' for more information.\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* Store in "*n" the unsigned integer written in "s", at least "least";
+ * 0, or -1 when "s" is not one. */
+static int
+parse_number(const char *s, uint64_t least, uint64_t *n)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < least)
+		return -1;
+	*n = v;
+	return 0;
+}
+
+/* Return the name of the option of "arg" ("--bind" of "--bind=x") that
+ * takes a value, or NULL when "arg" is not such an option. */
+static const char *
+valued_option(const char *arg)
+{
+	static const char *const names[] = { "--bind", "--ranks", "--backend",
+		"--seed" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i]);
+
+		if (!strncmp(arg, names[i], n) &&
+		    (arg[n] == '\0' || arg[n] == '='))
+			return names[i];
+	}
+	return NULL;
+}
+
+/* Apply the option "name" with the value "val" to "o"; return 0, or
+ * EXIT_USAGE after a message. */
+static int
+option_value(struct options *o, const char *name, const char *val)
+{
+	uint64_t n;
+
+	if (!strcmp(name, "--bind")) {
+		if (!strchr(val, '='))
+			return usage_error(o,
+			    "--bind expects NAME=V[,NAME=V...], not", val);
+		o->bind[o->n_bind++] = val;
+	} else if (!strcmp(name, "--ranks")) {
+		if (parse_number(val, 1, &n) < 0 || n > 65536)
+			return usage_error(o,
+			    "--ranks expects an integer from 1 to 65536, not",
+			    val);
+		o->ranks = (int64_t)n;
+	} else if (!strcmp(name, "--seed")) {
+		if (parse_number(val, 0, &n) < 0)
+			return usage_error(o,
+			    "--seed expects an unsigned 64-bit integer, not",
+			    val);
+		o->seed = n;
+	} else if (o->backend) {
+		return usage_error(o, "--backend given twice:", val);
+	} else if (!strcmp(val, "threads") || !strcmp(val, "mpi")) {
+		o->backend = val;
+		o->mpi = !strcmp(val, "mpi");
+	} else {
+		return usage_error(o, "--backend expects threads or mpi, not",
+		    val);
+	}
+	return 0;
+}
+
+/* Read the command line "argv" of "argc" words into "o". Return -1 to go
+ * on, or the exit status when the program is done (help, version, usage
+ * error). */
+static int
+parse_args(int argc, char **argv, struct options *o)
+{
+	int only_files = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *name, *val;
+
+		if (only_files || a[0] != '-') {
+			if (o->file)
+				return usage_error(o, "more than one file:", a);
+			o->file = a;
+		} else if (!strcmp(a, "--")) {
+			only_files = 1;
+		} else if (!strcmp(a, "--help")) {
+			if (o->speak)
+				usage(stdout);
+			return EXIT_MATCH;
+		} else if (!strcmp(a, "--version")) {
+			if (o->speak)
+				printf(PROG " (symshard) %s\n", sym_version());
+			return EXIT_MATCH;
+		} else if (!strcmp(a, "--check")) {
+			continue;
+		} else if (!strcmp(a, "--quiet")) {
+			o->quiet = 1;
+		} else if ((name = valued_option(a)) != NULL) {
+			if (a[strlen(name)] == '=')
+				val = a + strlen(name) + 1;
+			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2))
+				val = argv[++i];
+			else
+				return usage_error(o,
+				    "a value is missing after", name);
+			if (option_value(o, name, val) != 0)
+				return EXIT_USAGE;
+		} else {
+			return usage_error(o, "unknown option", a);
+		}
+	}
+	if (!o->file)
+		return usage_error(o, "no graph file given", NULL);
+	return -1;
+}
+
+/* Return 1 when the command line "argv" of "argc" words asks for the mpi
+ * backend (before "--"), so that MPI starts before it is read. */
+static int
+wants_mpi(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--backend=mpi"))
+			return 1;
+		if (!strcmp(argv[i], "--backend") && i + 1 < argc &&
+		    !strcmp(argv[i + 1], "mpi"))
+			return 1;
+	}
+	return 0;
+}
+
+/* Return the exit status of the failure left on "ctx": EXIT_USAGE for
+ * what is no fault of the input (memory, input/output, internal errors),
+ * else EXIT_FAIL. */
+static int
+failure_status(const sym_ctx *ctx)
+{
+	switch (sym_ctx_last_error(ctx)) {
+	case SYM_ENOMEM:
+	case SYM_EINTERNAL:
+	case SYM_EIO:
+	case SYM_OK:
+		return EXIT_USAGE;
+	default:
+		return EXIT_FAIL;
+	}
+}
+
+/* Print, when "o" speaks, the diagnostics of the graph of "r" to stderr
+ * as the library formats them (with --quiet only the errors); 0, or -1
+ * when out of memory. */
+static int
+print_diagnostics(const struct run *r, const struct options *o)
+{
+	size_t n = sym_graph_n_diagnostics(r->g);
+
+	for (size_t i = 0; o->speak && i < n; i++) {
+		const sym_diagnostic *d = sym_graph_diagnostic(r->g, i);
+		char *text;
+
+		if (o->quiet && d->severity != SYM_SEV_ERROR)
+			continue;
+		text = sym_diagnostic_format(r->g, d);
+		if (!text)
+			return -1;
+		fprintf(stderr, "%s\n", text);
+		free(text);
+	}
+	return 0;
+}
+
+/* Read, check and shard the graph of "o" into "r" on the ranks "o" asks
+ * for (on mpi, those of the communicator), printing its diagnostics;
+ * return -1 to go on, or the exit status. */
+static int
+load_graph(struct run *r, const struct options *o)
+{
+	int64_t n;
+
+	r->g = sym_graph_parse_file(r->ctx, o->file);
+	if (!r->g) {
+		if (o->speak)
+			fprintf(stderr, PROG ": %s\n",
+			    sym_ctx_last_message(r->ctx));
+		return EXIT_USAGE;
+	}
+	r->devices = sym_graph_devices(r->g);
+	if (r->devices < 1)
+		r->devices = 1;
+	r->ranks = o->ranks ? o->ranks : r->devices;
+	if (r->comm) {
+		n = sym_comm_n_ranks(r->comm);
+		if (o->ranks && o->ranks != n) {
+			if (o->speak)
+				fprintf(stderr,
+				    PROG ": --ranks %" PRId64 ", but mpirun "
+				         "started %" PRId64 " processes\n",
+				    o->ranks, n);
+			return EXIT_USAGE;
+		}
+		r->ranks = n;
+	}
+	if (sym_graph_n_errors(r->g) == 0) {
+		if (r->ranks != r->devices &&
+		    sym_graph_set_devices(r->g, r->ranks, NULL) < 0)
+			return EXIT_USAGE;
+		sym_graph_shard(r->g, NULL);
+	}
+	if (print_diagnostics(r, o) < 0) {
+		if (o->speak)
+			fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_USAGE;
+	}
+	if (sym_graph_n_errors(r->g) == 0)
+		return -1;
+	if (o->speak && r->ranks != r->devices)
+		fprintf(stderr,
+		    PROG ": %s cannot run on %" PRId64 " rank%s: its "
+		         "strategies are for %" PRId64 " device%s (see the "
+		         "errors above); run it %s%" PRId64 "%s\n",
+		    o->file, r->ranks, r->ranks == 1 ? "" : "s", r->devices,
+		    r->devices == 1 ? "" : "s",
+		    r->comm ? "with mpirun -n " : "on ", r->devices,
+		    r->comm ? "" : " ranks");
+	else if (o->speak)
+		fprintf(stderr, PROG ": %s is invalid: nothing runs\n",
+		    o->file);
+	return EXIT_FAIL;
+}
+
+/* Compile the sharded and the single-device plans of "r"; return -1 to
+ * go on, or the exit status after a message. */
+static int
+compile_plans(struct run *r, const struct options *o)
+{
+	r->plan = sym_plan_compile(r->g, 0);
+	if (r->plan)
+		r->single = sym_plan_compile(r->g, SYM_PLAN_SINGLE);
+	if (r->single)
+		return -1;
+	if (o->speak)
+		fprintf(stderr, PROG ": %s: cannot compile the %s plan: %s\n",
+		    o->file, r->plan ? "single-device" : "sharded",
+		    sym_ctx_last_message(r->ctx));
+	return failure_status(r->ctx);
+}
+
+/* Return the malloc'ed names of the symbols a binding of "p" must give,
+ * "b, s", or NULL when out of memory. */
+static char *
+symbol_names(const sym_plan *p)
+{
+	size_t n = sym_plan_n_symbols(p), len = 1;
+	char *s;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(sym_symbol_name(sym_plan_symbol(p, i))) + 2;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(s, ", ");
+		strcat(s, sym_symbol_name(sym_plan_symbol(p, i)));
+	}
+	return s;
+}
+
+/* Read the bindings of "o" into the steps of "r" (one step with no size
+ * when there is no --bind) and bind each to the sharded plan, printing
+ * every one rejected; return -1 to go on, or the exit status. Nothing
+ * runs unless every binding is accepted. */
+static int
+bind_steps(struct run *r, const struct options *o)
+{
+	size_t n = o->n_bind ? o->n_bind : 1;
+	int status = -1;
+
+	if (o->n_bind == 0 && sym_plan_n_symbols(r->plan) > 0) {
+		char *names = symbol_names(r->plan);
+
+		if (o->speak)
+			fprintf(stderr,
+			    PROG ": %s has dynamic sizes: give %s with "
+			         "--bind NAME=V\n",
+			    o->file, names ? names : "them");
+		free(names);
+		return usage_error(o, "no --bind given", NULL);
+	}
+	r->step = calloc(n, sizeof(*r->step));
+	if (!r->step)
+		return EXIT_USAGE;
+	r->n_step = n;
+	for (size_t i = 0; i < n; i++) {
+		struct step *st = &r->step[i];
+
+		st->b = sym_binding_new(r->ctx);
+		if (!st->b)
+			return EXIT_USAGE;
+		if (o->n_bind && sym_binding_parse(st->b, o->bind[i], NULL)) {
+			if (sym_ctx_last_error(r->ctx) == SYM_ENOMEM)
+				return EXIT_USAGE;
+			return usage_error(o, sym_ctx_last_message(r->ctx),
+			    NULL);
+		}
+		st->text = sym_binding_to_str(st->b);
+		st->s = sym_slices_new(r->plan);
+		if (!st->text || !st->s)
+			return EXIT_USAGE;
+		if (sym_plan_bind(r->plan, st->b, st->s) == 0)
+			continue;
+		if (o->speak)
+			fprintf(stderr, PROG ": %s: rejected: %s\n",
+			    st->text[0] ? st->text : "no sizes",
+			    sym_slices_error(st->s));
+		status = EXIT_FAIL;
+	}
+	if (status == EXIT_FAIL && o->speak)
+		fprintf(stderr, PROG ": nothing runs\n");
+	return status;
+}
+
+/* Return the time of the monotonic clock in seconds. */
+static double
+now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Called by rank 0 after step "i" (from 0) of the "n" steps of its
+ * sharded run: once the step of the struct progress "arg" has lasted a
+ * second, show on the terminal how many steps are done, at most ten times
+ * a second, and after the last one that the single-device run goes on. */
+static void
+show_progress(void *arg, size_t i, size_t n)
+{
+	struct progress *pg = arg;
+	double t = now();
+	char line[256];
+	int len;
+
+	if (t - pg->start < 1.0 || (i + 1 < n && t - pg->last < 0.1))
+		return;
+	pg->last = t;
+	if (i + 1 < n)
+		len = snprintf(line, sizeof(line),
+		    PROG ": %s: sharded step %zu of %zu", pg->label, i + 1, n);
+	else
+		len = snprintf(line, sizeof(line),
+		    PROG ": %s: %zu sharded steps done, running on one device",
+		    pg->label, n);
+	fprintf(stderr, "\r%-*s", pg->shown, line);
+	if (len > pg->shown)
+		pg->shown =
+		    len < (int)sizeof(line) ? len : (int)sizeof(line) - 1;
+	fflush(stderr);
+}
+
+/* Erase what show_progress left on the line of "pg". */
+static void
+clear_progress(struct progress *pg)
+{
+	if (pg->shown)
+		fprintf(stderr, "\r%*s\r", pg->shown, "");
+	pg->shown = 0;
+}
+
+/* Return "s" seconds as "5.57 us", "1.20 ms" or "2.31 s" in "buf" of
+ * "size" bytes. */
+static const char *
+seconds_text(char *buf, size_t size, double s)
+{
+	if (s < 1e-3)
+		snprintf(buf, size, "%.2f us", s * 1e6);
+	else if (s < 1.0)
+		snprintf(buf, size, "%.2f ms", s * 1e3);
+	else
+		snprintf(buf, size, "%.2f s", s);
+	return buf;
+}
+
+/* Print the heading of "r": the file, ranks, backend, seed, and what one
+ * rank's plan holds. */
+static void
+print_heading(const struct run *r, const struct options *o)
+{
+	size_t n = sym_plan_n_steps(r->plan), kernels = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (sym_plan_get_step(r->plan, i)->kind == SYM_PLAN_KERNEL)
+			kernels++;
+	printf("%s: %" PRId64 " rank%s (%s), seed %" PRIu64, o->file, r->ranks,
+	    r->ranks == 1 ? "" : "s", o->mpi ? "mpi" : "threads", o->seed);
+	if (r->ranks != r->devices)
+		printf(", the file says %" PRId64 " device%s", r->devices,
+		    r->devices == 1 ? "" : "s");
+	printf("\n  per rank: %zu kernel%s, %zu communication step%s; "
+	       "binding: %zu instructions, %zu checks\n",
+	    kernels, kernels == 1 ? "" : "s", n - kernels,
+	    n - kernels == 1 ? "" : "s", sym_plan_n_instructions(r->plan),
+	    sym_plan_n_checks(r->plan));
+}
+
+/* Print the result "rep" of step "st" of "r", its binding padded to
+ * "width"; return 1 when it matches, else 0. */
+static int
+print_result(const struct step *st, int width, const sym_exec_report *rep,
+    const struct options *o)
+{
+	int ok = rep->n_mismatch == 0;
+	char t1[32], t2[32];
+
+	if (!o->speak || (o->quiet && ok))
+		return ok;
+	printf("  %-*s  max abs %.2e  max rel %.2e  sharded %s  single %s  "
+	       "%s\n",
+	    width, st->text[0] ? st->text : "no sizes", rep->max_abs,
+	    rep->max_rel, seconds_text(t1, sizeof(t1), rep->sharded_seconds),
+	    seconds_text(t2, sizeof(t2), rep->single_seconds),
+	    ok ? "ok" : "MISMATCH");
+	if (!ok)
+		printf("    %" PRId64 " element%s beyond tolerance; the "
+		       "largest difference at %s[%" PRId64 "] (row-major)\n",
+		    rep->n_mismatch, rep->n_mismatch == 1 ? "" : "s",
+		    rep->worst ? sym_value_name(rep->worst) : "?",
+		    rep->worst_index);
+	return ok;
+}
+
+/* Run every step of "r" on its communicator, printing each result;
+ * return the exit status. */
+static int
+run_steps(struct run *r, const struct options *o)
+{
+	sym_exec_options opts;
+	size_t matched = 0;
+	int width = 0, tty = o->speak && isatty(STDERR_FILENO);
+
+	if (!r->comm) {
+		r->comm = sym_comm_threads_new(r->ctx, (int)r->ranks);
+		if (!r->comm) {
+			fprintf(stderr, PROG ": %s\n",
+			    sym_ctx_last_message(r->ctx));
+			return EXIT_USAGE;
+		}
+	}
+	for (size_t i = 0; i < r->n_step; i++) {
+		int w = (int)strlen(r->step[i].text);
+
+		width = w > width ? w : width;
+	}
+	if (o->speak && !o->quiet)
+		print_heading(r, o);
+	memset(&opts, 0, sizeof(opts));
+	opts.seed = o->seed;
+	for (size_t i = 0; i < r->n_step; i++) {
+		struct step *st = &r->step[i];
+		struct progress pg = { st->text, now(), 0, 0 };
+		sym_exec_report rep;
+		int res;
+
+		fflush(stdout);
+		opts.progress = tty ? show_progress : NULL;
+		opts.progress_arg = &pg;
+		memset(&rep, 0, sizeof(rep));
+		res = sym_exec_check(r->plan, r->single, r->comm, st->b, &opts,
+		    &rep, r->ctx);
+		clear_progress(&pg);
+		if (res < 0) {
+			if (o->speak)
+				fprintf(stderr,
+				    PROG ": %s: the run failed: "
+				         "%s\n",
+				    st->text[0] ? st->text : "no sizes",
+				    sym_ctx_last_message(r->ctx));
+			return failure_status(r->ctx);
+		}
+		matched += (size_t)print_result(st, width, &rep, o);
+	}
+	if (o->speak && !o->quiet && matched == r->n_step)
+		printf("%zu step%s: every output matches the single-device "
+		       "run\n",
+		    r->n_step, r->n_step == 1 ? "" : "s");
+	else if (o->speak && matched < r->n_step)
+		printf("MISMATCH in %zu of %zu step%s: the outputs differ "
+		       "from the single-device run\n",
+		    r->n_step - matched, r->n_step, r->n_step == 1 ? "" : "s");
+	return matched == r->n_step ? EXIT_MATCH : EXIT_FAIL;
+}
+
+/* Free what "r" holds but its context; return the number of library
+ * objects the context still counts, printed on stderr when "o" speaks. */
+static size_t
+release(struct run *r, const struct options *o)
+{
+	size_t live;
+
+	for (size_t i = 0; i < r->n_step; i++) {
+		sym_slices_free(r->step[i].s);
+		sym_binding_free(r->step[i].b);
+		free(r->step[i].text);
+	}
+	free(r->step);
+	sym_plan_free(r->single);
+	sym_plan_free(r->plan);
+	sym_graph_free(r->g);
+	sym_comm_free(r->comm);
+	r->comm = NULL;
+	live = sym_ctx_report_live(r->ctx, o->speak ? stderr : NULL);
+	return live;
+}
+
+/* Run shape-run with the command line "argv" of "argc" words; return its
+ * exit status. */
+int
+main(int argc, char **argv)
+{
+	struct options o;
+	struct run r;
+	size_t live;
+	int status;
+
+	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
+	o.seed = 1;
+	o.speak = 1;
+	r.ctx = sym_ctx_new();
+	o.bind = calloc((size_t)argc, sizeof(*o.bind));
+	if (!r.ctx || !o.bind) {
+		fprintf(stderr, PROG ": out of memory\n");
+		sym_ctx_free(r.ctx);
+		free(o.bind);
+		return EXIT_USAGE;
+	}
+	if (wants_mpi(argc, argv) && sym_comm_mpi_available()) {
+		r.comm = sym_comm_mpi_new(r.ctx, &argc, &argv);
+		if (!r.comm) {
+			fprintf(stderr, PROG ": %s\n",
+			    sym_ctx_last_message(r.ctx));
+			sym_ctx_free(r.ctx);
+			free(o.bind);
+			return EXIT_USAGE;
+		}
+		o.speak = sym_comm_rank(r.comm) == 0;
+	}
+	status = parse_args(argc, argv, &o);
+	if (status < 0 && o.mpi && !sym_comm_mpi_available()) {
+		fprintf(stderr,
+		    PROG ": --backend mpi: this symshard was built "
+		         "without MPI (see configure --with-mpi); use "
+		         "--backend threads\n");
+		status = EXIT_USAGE;
+	}
+	if (status < 0)
+		status = load_graph(&r, &o);
+	if (status < 0)
+		status = compile_plans(&r, &o);
+	if (status < 0)
+		status = bind_steps(&r, &o);
+	if (status < 0)
+		status = run_steps(&r, &o);
+	if (status == EXIT_USAGE && sym_ctx_last_error(r.ctx) == SYM_ENOMEM &&
+	    o.speak)
+		fprintf(stderr, PROG ": out of memory\n");
+	live = release(&r, &o);
+	sym_ctx_free(r.ctx);
+	free(o.bind);
+	if (live) {
+		if (o.speak)
+			fprintf(stderr,
+			    PROG ": internal error: %zu library object%s "
+			         "not released\n",
+			    live, live == 1 ? "" : "s");
+		status = EXIT_USAGE;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (o.speak)
+			fprintf(stderr, PROG ": cannot write the report: %s\n",
+			    strerror(errno));
+		status = EXIT_USAGE;
+	}
+	return status;
+}
