@@ -1136,6 +1136,119 @@ test_property(void **state)
 	finish(sim.ctx);
 }
 
+/* Return 1 when the prover shows that every dimension of "shape" divides
+ * by its number of blocks under "l" (of "ctx"). */
+static int
+divides(sym_ctx *ctx, const sym_layout *l, const sym_shape *shape)
+{
+	for (size_t d = 0; d < sym_layout_rank(l); d++) {
+		sym_expr *e = sym_shape_dim(shape, d);
+		int64_t k = sym_layout_dim_splits(l, d);
+
+		if (k > 1 && sym_prove_divisible(ctx, e, k, NULL) != SYM_TRUE)
+			return 0;
+	}
+	return 1;
+}
+
+/* A layout on the way of a redistribution never cuts a dimension into a
+ * number of blocks some admissible size does not divide: with b a
+ * multiple of 4 on 8 devices, moving a 4-way split of dimension 0 to an
+ * 8-way split of dimension 1 must not slice dimension 0 8 ways first
+ * (the cheaper order, which b = 4 cannot take). Then random layouts of
+ * random symbolic shapes, every step checked by the prover. */
+static void
+test_admissible_steps(void **state)
+{
+	static const char *const names[] = { "a", "r" };
+	static const int64_t sizes[] = { 4, 2 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_symbol_info info = SYM_SYMBOL_INFO_INIT;
+	struct sym_symbol *c[4];
+	sym_expr *d[MAX_DIMS];
+	sym_shape *shape;
+	sym_mesh *m;
+	sym_redist *r;
+	struct sim sim;
+	size_t cases = 0, steps = 0;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "c%d", i);
+		info.divisor = (int64_t)1 << i;
+		c[i] = sym_symbol_new(ctx, name, &info, NULL);
+		assert_non_null(c[i]);
+	}
+	d[0] = sym_expr_symbol(c[2]);
+	d[1] = sym_expr_const(ctx, 512);
+	shape = sym_shape_new(ctx, SYM_DT_F32, 2, d);
+	sym_expr_free(d[0]);
+	sym_expr_free(d[1]);
+	m = mesh(ctx, 2, sizes, names);
+	r = plan(m, "(a, None)", m, "(None, (a, r))", shape, NULL, NULL);
+	assert_int_equal(sym_redist_n_steps(r), 2);
+	assert_int_equal(sym_redist_step_kind(r, 0), SYM_COMM_ALL_TO_ALL);
+	assert_int_equal(sym_redist_step_kind(r, 1), SYM_COMM_SLICE);
+	for (size_t i = 0; i < sym_redist_n_steps(r); i++)
+		assert_true(divides(ctx, sym_redist_step_layout(r, i), shape));
+	sym_redist_free(r);
+	sym_shape_free(shape);
+	sym_mesh_free(m);
+
+	memset(&sim, 0, sizeof(sim));
+	sim.ctx = ctx;
+	sim.seed = 4242u;
+	for (int it = 0; it < 3000; it++) {
+		sym_layout *la, *lb;
+		uint32_t pa, pb;
+
+		m = random_mesh(&sim, 8, NULL);
+		assert_non_null(m);
+		sim.dims = 1 + (size_t)rnd(&sim, MAX_DIMS);
+		for (size_t k = 0; k < sim.dims; k++) {
+			int64_t f = 1 + rnd(&sim, 3);
+
+			d[k] = rnd(&sim, 4) == 0
+			    ? sym_expr_const(ctx, 8 * f)
+			    : sym_expr_mul_si(sym_expr_symbol(c[rnd(&sim, 4)]),
+			          f);
+		}
+		shape = sym_shape_new(ctx, SYM_DT_F32, sim.dims, d);
+		for (size_t k = 0; k < sim.dims; k++)
+			sym_expr_free(d[k]);
+		la = random_layout(&sim, m, ~UINT32_C(0), &pa);
+		lb = random_layout(&sim, m, pa, &pb);
+		if (divides(ctx, la, shape) && divides(ctx, lb, shape)) {
+			r = sym_redist_plan(la, lb, shape, NULL);
+			if (!r)
+				fail_msg("no plan: %s",
+				    sym_ctx_last_message(ctx));
+			for (size_t i = 0; i < sym_redist_n_steps(r); i++)
+				if (!divides(ctx, sym_redist_step_layout(r, i),
+				        shape))
+					fail_msg("step %zu of %s -> %s on %s "
+					         "cuts unevenly:\n%s",
+					    i, sym_layout_to_str(la),
+					    sym_layout_to_str(lb),
+					    sym_mesh_to_str(m),
+					    sym_redist_to_str(r));
+			steps += sym_redist_n_steps(r);
+			cases++;
+			sym_redist_free(r);
+		}
+		sym_layout_free(la);
+		sym_layout_free(lb);
+		sym_shape_free(shape);
+		sym_mesh_free(m);
+	}
+	assert_true(cases > 500);
+	assert_true(steps > cases);
+	printf("# admissible steps: %zu cases, %zu steps\n", cases, steps);
+	finish(ctx);
+}
+
 int
 main(void)
 {
@@ -1148,6 +1261,7 @@ main(void)
 		cmocka_unit_test(test_topology),
 		cmocka_unit_test(test_rank_table),
 		cmocka_unit_test(test_property),
+		cmocka_unit_test(test_admissible_steps),
 	};
 
 	return cmocka_run_group_tests_name("redist", tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/num.h"
 #include "layout/redist_private.h"
 
 /* Free the steps of "r" and "r" itself. */
@@ -326,6 +327,48 @@ total_bytes(const sym_shape *s)
 	return e;
 }
 
+/* Return a number every admissible size "e" takes is a multiple of,
+ * looking only at the divisors of "devices" (the numbers of blocks a
+ * layout over that many devices can make): 0 for the constant 0, the
+ * constant itself, else the least common multiple of the divisors the
+ * prover shows divide "e" (1 when none). An undecided or failed query
+ * counts as "does not divide"; a failure leaves no error behind. */
+static int64_t
+dim_modulus(sym_ctx *ctx, sym_expr *e, int64_t devices)
+{
+	int64_t c, m = 1;
+
+	if (sym_expr_get_const(e, &c) == 0)
+		return c >= 0 ? c : 1;
+	for (int64_t k = 2; k <= devices; k++) {
+		sym_answer a;
+
+		if (devices % k != 0 || m % k == 0)
+			continue;
+		a = sym_prove_divisible(ctx, e, k, NULL);
+		if (a == SYM_ERROR)
+			sym_ctx_clear_error(ctx);
+		if (a == SYM_TRUE)
+			m = m / sym__gcd64(m, k) * k; /* divides devices */
+	}
+	return m;
+}
+
+/* Fill "p->mod" for the tensor of shape "global"; 0 or -1. */
+static int
+set_moduli(struct sym__rproblem *p, const sym_shape *global)
+{
+	size_t k = p->rank ? p->rank : 1;
+
+	p->mod = sym__alloc(global->ctx, k * sizeof(*p->mod));
+	if (!p->mod)
+		return -1;
+	for (size_t d = 0; d < p->rank; d++)
+		p->mod[d] = dim_modulus(global->ctx, global->dim[d],
+		    p->mesh->n_devices);
+	return 0;
+}
+
 /* Plan on the common mesh of "p" with "topo": add the steps to "r";
  * return 0 or -1. */
 static int
@@ -426,7 +469,8 @@ sym_redist_plan(const sym_layout *from, const sym_layout *to,
 	ok = sym__redist_map(&p, from, to, &r->note) == 0 &&
 	    (total = total_bytes(global)) != NULL;
 	if (ok && p.mesh)
-		ok = plan_on_mesh(r, &p, total, topo) == 0;
+		ok = set_moduli(&p, global) == 0 &&
+		    plan_on_mesh(r, &p, total, topo) == 0;
 	else if (ok)
 		ok = cross_mesh(r, from, to, total, topo) == 0;
 	sym__redist_problem_clear(&p);

@@ -260,6 +260,7 @@ sym__redist_problem_clear(struct sym__rproblem *p)
 	free(p->n_to);
 	free(p->from);
 	free(p->to);
+	free(p->mod);
 	memset(p, 0, sizeof(*p));
 }
 

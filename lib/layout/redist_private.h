@@ -26,7 +26,11 @@ struct sym__rkey {
 
 /* Two layouts of one tensor mapped onto one mesh, axes of size 1 left
  * out: the lists "n_from"/"from" and "n_to"/"to" per dimension, the
- * partial axes to resolve ("pending") and those both keep ("kept"). */
+ * partial axes to resolve ("pending") and those both keep ("kept").
+ * "mod" (NULL: no constraint) gives, by dimension, a number every
+ * admissible size of the dimension is a multiple of: a layout on the way
+ * may split dimension d only into a number of blocks that divides
+ * mod[d], so that no intermediate step cuts a tensor unevenly. */
 struct sym__rproblem {
 	sym_mesh *mesh; /* internal reference */
 	size_t rank;
@@ -34,6 +38,7 @@ struct sym__rproblem {
 	int8_t (*from)[SYM_MESH_MAX_AXES];
 	int8_t (*to)[SYM_MESH_MAX_AXES];
 	uint32_t pending, kept;
+	int64_t *mod;
 };
 
 /* The mapping of two layouts onto a common mesh. */

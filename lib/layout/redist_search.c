@@ -254,6 +254,37 @@ sym__search_mask_size(const struct sym__search *s, uint32_t mask)
 	return n;
 }
 
+/* Return 1 when the layout of "k" splits no dimension into a number of
+ * blocks that fails to divide its modulus (see struct sym__rproblem). */
+static int
+admissible(const struct sym__search *s, const struct sym__rkey *k)
+{
+	int64_t split[SYM_MESH_MAX_AXES];
+	uint8_t dim[SYM_MESH_MAX_AXES];
+	size_t n = 0;
+
+	if (!s->p->mod)
+		return 1;
+	for (size_t a = 0; a < s->mesh->n_axes; a++) {
+		uint8_t d = k->b[2 * a];
+		size_t i;
+
+		if (d >= s->p->rank || s->mesh->size[a] == 1)
+			continue;
+		for (i = 0; i < n && dim[i] != d; i++)
+			;
+		if (i == n) {
+			dim[n] = d;
+			split[n++] = 1;
+		}
+		split[i] *= s->mesh->size[a];
+	}
+	for (size_t i = 0; i < n; i++)
+		if (s->p->mod[dim[i]] % split[i] != 0)
+			return 0;
+	return 1;
+}
+
 /* Record in "s" the step "mv" from node "from", which moves the fraction
  * "frac" of the tensor, as the way to the layout after it when that is
  * the cheapest known; return 0 or -1 (0 too when the search is full). */
@@ -270,6 +301,9 @@ sym__search_relax(struct sym__search *s, int32_t from,
 	struct sym__snode *t;
 	int32_t id;
 
+	if (!admissible(s, &mv->after) &&
+	    memcmp(&mv->after, &s->goal, sizeof(s->goal)) != 0)
+		return 0;
 	sym__cost_factors(mv->kind, n, &ac, &bf);
 	bw = spans ? s->cm->inter_bw : s->cm->intra_bw;
 	lat = spans ? s->cm->inter_lat : s->cm->intra_lat;
