@@ -394,20 +394,22 @@ add_comm(sym_graph *g, sym_value *v, sym_node *consumer, size_t input,
 	return 0;
 }
 
-/* Return a plan from "from" to "to" for "v", owned by the graph rather than
- * by the context (so that freeing the context frees it with the graph), or
- * NULL with an error diagnostic at "where". "p" is the pass. */
+/* Return a plan from "from" to "to" for "v" (a copy of the one the pass
+ * made), owned by the graph rather than by the context (so that freeing
+ * the context frees it with the graph), or NULL with an error diagnostic
+ * at "where". "p" is the pass. */
 static sym_redist *
 plan(struct sym__pass *p, sym_value *v, const sym_layout *from,
     const sym_layout *to, const sym_loc *where)
 {
-	sym_redist *r = sym_redist_plan(from, to, sym__value_shape(v), p->topo);
+	const struct sym__memo *m =
+	    sym__pass_redist(p, from, to, sym__value_shape(v));
+	sym_redist *r = m && m->plan ? sym__redist_copy(m->plan) : NULL;
 
 	if (!r) {
 		sym__graph_diag(p->g, SYM_SEV_ERROR, where, NULL, NULL,
 		    "cannot redistribute %s: %s", v->name,
-		    sym_ctx_last_message(p->g->ctx));
-		sym_ctx_clear_error(p->g->ctx);
+		    m && m->error ? m->error : "out of memory");
 		return NULL;
 	}
 	sym__ctx_disown(&r->link);
@@ -594,7 +596,10 @@ pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
 		free(p->least_txt);
 		p->least_txt = t;
 	}
-	return 0;
+	p->least_words = p->least_txt
+	    ? sym__asprintf("; bytes at the least sizes %s", p->least_txt)
+	    : strdup("");
+	return p->least_words ? 0 : -1;
 }
 
 /* Release what the pass "p" holds. */
@@ -611,7 +616,9 @@ pass_clear(struct sym__pass *p)
 	free(p->use0);
 	free(p->use);
 	free(p->least_txt);
+	free(p->least_words);
 	sym_binding_free(p->least);
+	sym__pass_redist_clear(p);
 }
 
 /* Run the pass "p" over every node of its graph. */

@@ -36,6 +36,26 @@ struct sym__use {
 	size_t node, input;
 };
 
+/* A redistribution planned once in a pass (shard_redist.c): of a tensor
+ * of shape "shape" from layout "from" to layout "to" (the key, internal
+ * references). */
+struct sym__memo {
+	sym_layout *from, *to;
+	sym_shape *shape;
+	uint64_t hash;
+	sym_redist *plan; /* owned by the pass; NULL: it cannot be planned */
+	char *error;      /* why not (NULL: out of memory) */
+	double cost;      /* bytes at the least sizes; -1: not known */
+	char *steps;      /* "all_gather over d0, ..."; NULL: no steps */
+};
+
+/* What a candidate strategy communicates: the memos (indices) of its
+ * redistributions that have steps, in the order they were priced. */
+struct sym__desc {
+	size_t *memo;
+	size_t n, cap;
+};
+
 /* The state of one sharding pass over "g". */
 struct sym__pass {
 	sym_graph *g;
@@ -45,9 +65,14 @@ struct sym__pass {
 	sym_mesh **decl_mesh;   /* by mesh declaration (internal), or NULL */
 	sym_binding *least;     /* every symbol at its least value */
 	char *least_txt;        /* "b = 8" */
+	char *least_words;      /* "; bytes at the least sizes b = 8" or "" */
 	struct sym__seen *seen; /* by value */
 	size_t *use0;           /* by value: its first use in "use" */
 	struct sym__use *use;   /* uses grouped by value, nodes in order */
+	struct sym__memo *memo; /* the redistributions planned so far */
+	size_t n_memo, cap_memo;
+	uint32_t *memo_slot; /* hash index of "memo": 1 + index, 0: empty */
+	size_t cap_slot;
 };
 
 /* A run for node "n"; 0 or -1 (out of memory). */
@@ -77,11 +102,21 @@ int sym__shard_choose(struct sym__pass *p, sym_node *n);
 /* 1 when no split dimension of the run "r" of "n" is refuted (quietly). */
 int sym__run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r);
 
+/* The memo of the redistribution of a tensor of shape "shape" from
+ * "from" to "to", planned the first time (borrowed until the next call);
+ * NULL when out of memory. */
+const struct sym__memo *sym__pass_redist(struct sym__pass *p,
+    const sym_layout *from, const sym_layout *to, const sym_shape *shape);
+void sym__pass_redist_clear(struct sym__pass *p);
+
 /* The bytes the redistribution of a tensor of shape "shape" from "from"
  * to "to" communicates at the least sizes (0 when none is needed),
- * appending "all_gather over d0" for each step to "desc" (a malloc'ed
- * string, may be NULL); -1 when it cannot be planned. */
+ * adding its memo to "desc" (may be NULL) when it has steps; -1 when it
+ * cannot be planned. */
 double sym__pass_cost(struct sym__pass *p, const sym_layout *from,
-    const sym_layout *to, const sym_shape *shape, char **desc);
+    const sym_layout *to, const sym_shape *shape, struct sym__desc *desc);
+/* The steps of "desc" as text, "all_gather over d0, all_reduce over k"
+ * (malloc'ed), or NULL when there are none or memory ran out. */
+char *sym__desc_text(const struct sym__pass *p, const struct sym__desc *desc);
 
 #endif

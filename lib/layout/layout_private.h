@@ -103,4 +103,8 @@ struct sym_redist {
 	double intra_bw, intra_lat, inter_bw, inter_lat;
 };
 
+/* A copy of the plan "r" (sharing its expressions and layouts), a new
+ * plan of its context; NULL when out of memory. */
+sym_redist *sym__redist_copy(const sym_redist *r);
+
 #endif
