@@ -621,7 +621,10 @@ pass_clear(struct sym__pass *p)
 	sym__pass_redist_clear(p);
 }
 
-/* Run the pass "p" over every node of its graph. */
+/* Run the pass "p" over every node of its graph. The run of a node is
+ * released once the node is done: only the runs of later nodes (those
+ * with shard clauses, for the costs of their producers) are read again.
+ */
 static void
 pass_run(struct sym__pass *p)
 {
@@ -647,6 +650,7 @@ pass_run(struct sym__pass *p)
 		validate_node(p, n);
 		redistribute(p, n);
 		resolve_partials(p, n, r);
+		sym__run_clear(r);
 	}
 }
 
