@@ -176,6 +176,25 @@ sym__run_resolve(struct sym__run *r)
 	return 0;
 }
 
+/* Write the decimal digits of "v" at "t"; return how many were written
+ * (at most 20). */
+static size_t
+put_int(char *t, int64_t v)
+{
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	char d[20];
+	size_t n = 0, k = 0;
+
+	do
+		d[n++] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		t[k++] = '-';
+	while (n > 0)
+		t[k++] = d[--n];
+	return k;
+}
+
 /* Return the split counts of the input layouts of "r" as a strategy
  * tuple, "((8, 1), (1, 1))", malloc'ed. */
 char *
@@ -185,24 +204,34 @@ sym__run_tuple_text(const struct sym__run *r)
 	char *t;
 
 	for (size_t i = 0; i < r->s.n_in; i++)
-		len += 4 + 22 * r->s.in[i]->rank;
+		len += 5 + 23 * r->s.in[i]->rank;
 	t = malloc(len);
 	if (!t)
 		return NULL;
-	pos += (size_t)snprintf(t, len, "(");
+	t[pos++] = '(';
 	for (size_t i = 0; i < r->s.n_in; i++) {
 		const sym_layout *l = r->s.in[i];
 
-		pos +=
-		    (size_t)snprintf(t + pos, len - pos, "%s(", i ? ", " : "");
-		for (size_t d = 0; d < l->rank; d++)
-			pos += (size_t)snprintf(t + pos, len - pos, "%s%lld",
-			    d ? ", " : "",
-			    (long long)sym_layout_dim_splits(l, d));
-		pos += (size_t)snprintf(t + pos, len - pos, "%s)",
-		    l->rank == 1 ? "," : "");
+		if (i) {
+			t[pos++] = ',';
+			t[pos++] = ' ';
+		}
+		t[pos++] = '(';
+		for (size_t d = 0; d < l->rank; d++) {
+			if (d) {
+				t[pos++] = ',';
+				t[pos++] = ' ';
+			}
+			pos += put_int(t + pos, sym_layout_dim_splits(l, d));
+		}
+		if (l->rank == 1)
+			t[pos++] = ',';
+		t[pos++] = ')';
 	}
-	snprintf(t + pos, len - pos, "%s)", r->s.n_in == 1 ? "," : "");
+	if (r->s.n_in == 1)
+		t[pos++] = ',';
+	t[pos++] = ')';
+	t[pos] = '\0';
 	return t;
 }
 
@@ -284,15 +313,27 @@ guard(sym_graph *g, const sym_node *n, const char *label, const sym_value *v,
 	return r;
 }
 
+/* Return the label of node "n" for messages kept in "*label", made the
+ * first time it is needed (the operator's name when out of memory). */
+static const char *
+lazy_label(const sym_node *n, char **label)
+{
+	if (!*label)
+		*label = sym__node_label(n);
+	return *label ? *label : n->op->name;
+}
+
 /* Prove that every split dimension of the tensor "v" laid out as "l" at
- * node "n" (labelled "label") divides evenly; refuted: an error with a
- * witness and a hint; undecided: a run-time guard. Return 0, or -1 when
- * some split is refuted. "p" is the pass. */
+ * node "n" (its label kept in "*lab", made when a message needs it)
+ * divides evenly; refuted: an error with a witness and a hint; undecided:
+ * a run-time guard. Return 0, or -1 when some split is refuted. "p" is
+ * the pass. */
 static int
-validate_tensor(struct sym__pass *p, const sym_node *n, const char *label,
+validate_tensor(struct sym__pass *p, const sym_node *n, char **lab,
     sym_value *v, const sym_layout *l)
 {
 	sym_shape *shape = sym__value_shape(v);
+	const char *label;
 	int bad = 0;
 
 	for (size_t d = 0; shape && d < l->rank && d < shape->rank; d++) {
@@ -311,6 +352,7 @@ validate_tensor(struct sym__pass *p, const sym_node *n, const char *label,
 		}
 		axes = axes_words(l, d);
 		es = sym_expr_to_str(e);
+		label = lazy_label(n, lab);
 		if (a == SYM_UNKNOWN) {
 			guard(p->g, n, label, v, d, e, k, axes ? axes : "?");
 		} else if (a == SYM_ERROR) {
@@ -352,17 +394,15 @@ validate_tensor(struct sym__pass *p, const sym_node *n, const char *label,
 static int
 validate_node(struct sym__pass *p, sym_node *n)
 {
-	char *label = sym__node_label(n);
+	char *label = NULL;
 	int bad = 0;
 
-	if (!label)
-		return -1;
 	for (size_t i = 0; i < n->n_in; i++)
-		bad |=
-		    validate_tensor(p, n, label, n->in[i], n->in_layout[i]) < 0;
+		bad |= validate_tensor(p, n, &label, n->in[i],
+		           n->in_layout[i]) < 0;
 	for (size_t k = 0; k < n->n_out; k++)
 		if (n->out[k]->layout)
-			bad |= validate_tensor(p, n, label, n->out[k],
+			bad |= validate_tensor(p, n, &label, n->out[k],
 			           n->out[k]->layout) < 0;
 	free(label);
 	return bad ? -1 : 0;
@@ -394,16 +434,14 @@ add_comm(sym_graph *g, sym_value *v, sym_node *consumer, size_t input,
 	return 0;
 }
 
-/* Return a plan from "from" to "to" for "v" (a copy of the one the pass
- * made), owned by the graph rather than by the context (so that freeing
- * the context frees it with the graph), or NULL with an error diagnostic
- * at "where". "p" is the pass. */
+/* Return a plan for "v" copied from the memo "m" of the pass "p" (NULL:
+ * out of memory), owned by the graph rather than by the context (so that
+ * freeing the context frees it with the graph), or NULL with an error
+ * diagnostic at "where". */
 static sym_redist *
-plan(struct sym__pass *p, sym_value *v, const sym_layout *from,
-    const sym_layout *to, const sym_loc *where)
+plan(struct sym__pass *p, sym_value *v, const struct sym__memo *m,
+    const sym_loc *where)
 {
-	const struct sym__memo *m =
-	    sym__pass_redist(p, from, to, sym__value_shape(v));
 	sym_redist *r = m && m->plan ? sym__redist_copy(m->plan) : NULL;
 
 	if (!r) {
@@ -414,6 +452,51 @@ plan(struct sym__pass *p, sym_value *v, const sym_layout *from,
 	}
 	sym__ctx_disown(&r->link);
 	return r;
+}
+
+/* Return the concatenation of the "n" strings "part", malloc'ed. */
+static char *
+concat(const char *const *part, size_t n)
+{
+	size_t len = 1, pos = 0;
+	char *t;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(part[i]);
+	t = malloc(len);
+	for (size_t i = 0; t && i < n; i++) {
+		size_t k = strlen(part[i]);
+
+		memcpy(t + pos, part[i], k);
+		pos += k;
+	}
+	if (t)
+		t[pos] = '\0';
+	return t;
+}
+
+/* Return "h -> q: (d0, d1) over (d0=8, d1=1) to (m, k) over (...)", the
+ * reason of the redistribution "m" of "v" for the consumer "n",
+ * malloc'ed; the texts of the layouts are kept in the memo. */
+static char *
+redist_reason(struct sym__memo *m, const sym_value *v, const sym_node *n)
+{
+	const char *part[7];
+
+	if (!m->from_text)
+		m->from_text = sym__layout_text(m->from);
+	if (!m->to_text)
+		m->to_text = sym__layout_text(m->to);
+	if (!m->from_text || !m->to_text)
+		return NULL;
+	part[0] = v->name;
+	part[1] = " -> ";
+	part[2] = n->out[0]->name;
+	part[3] = ": ";
+	part[4] = m->from_text;
+	part[5] = " to ";
+	part[6] = m->to_text;
+	return concat(part, 7);
 }
 
 /* Record the resolution of the partial sums of the outputs of node "n" (run
@@ -428,7 +511,10 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 
 		if (!sym__run_partial(r, k))
 			continue;
-		rp = plan(p, v, r->s.out[k], r->value[k], &n->loc);
+		rp = plan(p, v,
+		    sym__pass_redist(p, r->s.out[k], r->value[k],
+		        sym__value_shape(v)),
+		    &n->loc);
 		if (!rp)
 			return -1;
 		for (size_t i = 0; i < r->s.n_red[k]; i++) {
@@ -462,7 +548,7 @@ redistribute(struct sym__pass *p, sym_node *n)
 	for (size_t i = 0; i < n->n_in; i++) {
 		sym_value *v = n->in[i];
 		const sym_layout *want = n->in_layout[i];
-		char *from, *to, *reason;
+		struct sym__memo *m;
 		sym_redist *rp;
 
 		if (!v->layout) {
@@ -472,23 +558,15 @@ redistribute(struct sym__pass *p, sym_node *n)
 		}
 		if (sym_layout_is_equal(v->layout, want))
 			continue;
-		rp = plan(p, v, v->layout, want, &n->loc);
+		m = sym__pass_redist(p, v->layout, want, sym__value_shape(v));
+		if (m && m->plan && sym_redist_n_steps(m->plan) == 0)
+			continue;
+		rp = plan(p, v, m, &n->loc);
 		if (!rp) {
 			bad = 1;
 			continue;
 		}
-		if (sym_redist_n_steps(rp) == 0) {
-			sym_redist_free(rp);
-			continue;
-		}
-		from = sym__layout_text(v->layout);
-		to = sym__layout_text(want);
-		reason = from && to ? sym__asprintf("%s -> %s: %s to %s",
-		                          v->name, n->out[0]->name, from, to)
-		                    : NULL;
-		free(from);
-		free(to);
-		if (add_comm(p->g, v, n, i, rp, reason) < 0)
+		if (add_comm(p->g, v, n, i, rp, redist_reason(m, v, n)) < 0)
 			bad = 1;
 	}
 	return bad ? -1 : 0;
@@ -520,8 +598,11 @@ commit(sym_node *n, struct sym__run *r)
 static void
 notes(sym_graph *g, sym_node *n, const struct sym__run *r)
 {
-	char *label = sym__node_label(n);
+	char *label;
 
+	if (r->s.n_note == 0)
+		return;
+	label = sym__node_label(n);
 	for (size_t i = 0; i < r->s.n_note; i++)
 		sym__graph_diag(g, SYM_SEV_NOTE, &n->loc, NULL, NULL, "%s: %s",
 		    label ? label : n->op->name, r->s.note[i]);

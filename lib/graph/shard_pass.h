@@ -47,6 +47,7 @@ struct sym__memo {
 	char *error;      /* why not (NULL: out of memory) */
 	double cost;      /* bytes at the least sizes; -1: not known */
 	char *steps;      /* "all_gather over d0, ..."; NULL: no steps */
+	char *from_text, *to_text; /* sym__layout_text, once needed */
 };
 
 /* What a candidate strategy communicates: the memos (indices) of its
@@ -105,8 +106,8 @@ int sym__run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r);
 /* The memo of the redistribution of a tensor of shape "shape" from
  * "from" to "to", planned the first time (borrowed until the next call);
  * NULL when out of memory. */
-const struct sym__memo *sym__pass_redist(struct sym__pass *p,
-    const sym_layout *from, const sym_layout *to, const sym_shape *shape);
+struct sym__memo *sym__pass_redist(struct sym__pass *p, const sym_layout *from,
+    const sym_layout *to, const sym_shape *shape);
 void sym__pass_redist_clear(struct sym__pass *p);
 
 /* The bytes the redistribution of a tensor of shape "shape" from "from"

@@ -201,7 +201,7 @@ reindex(struct sym__pass *p, size_t cap)
  * from "from" to "to" in the pass "p", planned the first time it is
  * asked for (borrowed: valid until the next call); NULL when out of
  * memory. */
-const struct sym__memo *
+struct sym__memo *
 sym__pass_redist(struct sym__pass *p, const sym_layout *from,
     const sym_layout *to, const sym_shape *shape)
 {
@@ -247,6 +247,8 @@ sym__pass_redist_clear(struct sym__pass *p)
 		sym__shape_unref(m->shape);
 		free(m->error);
 		free(m->steps);
+		free(m->from_text);
+		free(m->to_text);
 	}
 	free(p->memo);
 	free(p->memo_slot);

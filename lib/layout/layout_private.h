@@ -31,7 +31,8 @@ struct sym_mesh {
  * split by the axes axes[d][0 .. n[d]-1], most significant first; bit a of
  * "partial" marks axis a as holding partial sums. Immutable, reference
  * counted like meshes ("ref", "cref", "link"); holds an internal
- * reference to its mesh. */
+ * reference to its mesh. "n" and "axes" point into the layout's own
+ * allocation, right after the struct. */
 struct sym_layout {
 	struct sym__link link;
 	sym_ctx *ctx;
