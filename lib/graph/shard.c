@@ -96,18 +96,18 @@ sym__layout_text(const sym_layout *l)
 }
 
 /* Prepare the run "r" of node "n" in the pass "p": the shapes and names
- * of its values; 0 or -1. */
+ * of its values (in the scratch memory of the rule's run); 0 or -1. */
 int
 sym__run_init(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
 	size_t ni = n->n_in + 1, no = n->n_out + 1;
 
 	memset(r, 0, sizeof(*r));
-	r->in_shape = calloc(ni, sizeof(*r->in_shape));
-	r->out_shape = calloc(no, sizeof(*r->out_shape));
-	r->in_name = calloc(ni, sizeof(*r->in_name));
-	r->value = calloc(no, sizeof(*r->value));
-	r->scatter = calloc(no, sizeof(*r->scatter));
+	r->in_shape = sym__shard_scratch(&r->s, ni, sizeof(*r->in_shape));
+	r->out_shape = sym__shard_scratch(&r->s, no, sizeof(*r->out_shape));
+	r->in_name = sym__shard_scratch(&r->s, ni, sizeof(*r->in_name));
+	r->value = sym__shard_scratch(&r->s, no, sizeof(*r->value));
+	r->scatter = sym__shard_scratch(&r->s, no, sizeof(*r->scatter));
 	if (!r->in_shape || !r->out_shape || !r->in_name || !r->value ||
 	    !r->scatter) {
 		sym__oom(p->g->ctx);
@@ -138,11 +138,6 @@ sym__run_clear(struct sym__run *r)
 	for (size_t k = 0; r->value && k < r->s.n_out; k++)
 		sym__layout_unref(r->value[k]);
 	sym__shard_clear(&r->s);
-	free(r->in_shape);
-	free(r->out_shape);
-	free(r->in_name);
-	free(r->value);
-	free(r->scatter);
 	free(r->source);
 	free(r->text);
 	memset(r, 0, sizeof(*r));

@@ -14,6 +14,7 @@
  * their partial sums resolved. */
 struct sym__run {
 	struct sym__shard s;
+	/* The arrays are in the scratch memory of "s". */
 	sym_shape **in_shape, **out_shape; /* borrowed from the values */
 	const char **in_name;
 	int ok;             /* "s" holds input and output layouts */
