@@ -173,8 +173,8 @@ sym__run_resolve(struct sym__run *r)
 
 /* Write the decimal digits of "v" at "t"; return how many were written
  * (at most 20). */
-static size_t
-put_int(char *t, int64_t v)
+size_t
+sym__put_int(char *t, int64_t v)
 {
 	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	char d[20];
@@ -217,7 +217,8 @@ sym__run_tuple_text(const struct sym__run *r)
 				t[pos++] = ',';
 				t[pos++] = ' ';
 			}
-			pos += put_int(t + pos, sym_layout_dim_splits(l, d));
+			pos +=
+			    sym__put_int(t + pos, sym_layout_dim_splits(l, d));
 		}
 		if (l->rank == 1)
 			t[pos++] = ',';
@@ -450,8 +451,8 @@ plan(struct sym__pass *p, sym_value *v, const struct sym__memo *m,
 }
 
 /* Return the concatenation of the "n" strings "part", malloc'ed. */
-static char *
-concat(const char *const *part, size_t n)
+char *
+sym__concat(const char *const *part, size_t n)
 {
 	size_t len = 1, pos = 0;
 	char *t;
@@ -491,7 +492,7 @@ redist_reason(struct sym__memo *m, const sym_value *v, const sym_node *n)
 	part[4] = m->from_text;
 	part[5] = " to ";
 	part[6] = m->to_text;
-	return concat(part, 7);
+	return sym__concat(part, 7);
 }
 
 /* Record the resolution of the partial sums of the outputs of node "n" (run

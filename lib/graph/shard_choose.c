@@ -176,6 +176,45 @@ try_tuple(struct sym__pass *p, sym_node *n, struct sym__run *r,
 	return 0;
 }
 
+/* Return the source of the default strategy of node "n" when its run "r"
+ * splits dimension 0 of its input "di", named "x", "k" ways ("why" says
+ * why not more): "default: dimension 0 of x split across 8 devices",
+ * malloc'ed. "p" is the pass. */
+static char *
+default_words(const struct sym__pass *p, const sym_node *n,
+    const struct sym__run *r, size_t di, const char *x, int64_t k,
+    const char *why)
+{
+	char ks[24], reps[24];
+	const char *part[9];
+
+	ks[sym__put_int(ks, k)] = '\0';
+	reps[sym__put_int(reps, p->devices / k)] = '\0';
+	part[0] = "default: dimension 0 of ";
+	part[1] = x;
+	if (di < n->n_in && r->s.in[di] &&
+	    sym_layout_dim_splits(r->s.in[di], 0) != k) {
+		part[2] = " not split (";
+		part[3] = n->op->name;
+		part[4] = " cannot keep a split of it)";
+		return sym__concat(part, 5);
+	}
+	if (k == p->devices) {
+		part[2] = " split across ";
+		part[3] = ks;
+		part[4] = " devices";
+		return sym__concat(part, 5);
+	}
+	part[2] = " split ";
+	part[3] = ks;
+	part[4] = " ways and repeated ";
+	part[5] = reps;
+	part[6] = " times (";
+	part[7] = why ? why : "";
+	part[8] = ")";
+	return sym__concat(part, 9);
+}
+
 /* Give "r" the default strategy of node "n": dimension 0 of the rule's
  * default input split across the devices — or, when that split is refuted
  * for some admissible size, the largest split of the devices that always
@@ -228,27 +267,7 @@ default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
 				sym__run_clear(r);
 				continue;
 			}
-			if (di < n->n_in && r->s.in[di] &&
-			    sym_layout_dim_splits(r->s.in[di], 0) != k)
-				r->source = sym__asprintf(
-				    "default: dimension 0 of %s not split (%s "
-				    "cannot keep a split of it)",
-				    x, n->op->name);
-			else if (k == p->devices)
-				r->source =
-				    sym__asprintf("default: dimension 0 "
-				                  "of %s split across "
-				                  "%lld devices",
-				        x, (long long)k);
-			else
-				r->source =
-				    sym__asprintf("default: dimension 0 "
-				                  "of %s split %lld ways "
-				                  "and repeated %lld times "
-				                  "(%s)",
-				        x, (long long)k,
-				        (long long)(p->devices / k),
-				        why ? why : "");
+			r->source = default_words(p, n, r, di, x, k, why);
 		}
 	}
 	if (!r->ok) {

@@ -89,6 +89,11 @@ int sym__run_partial(const struct sym__run *r, size_t k);
 /* The strategy of "r" as a tuple of split counts, "((8, 1), (1, 1))". */
 char *sym__run_tuple_text(const struct sym__run *r);
 
+/* Write the decimal digits of "v" at "t" (room for 21); their number. */
+size_t sym__put_int(char *t, int64_t v);
+/* The concatenation of the "n" strings "part" (malloc'ed). */
+char *sym__concat(const char *const *part, size_t n);
+
 /* The label of node "n" for messages, "matmul h1" (malloc'ed). */
 char *sym__node_label(const sym_node *n);
 /* The text of layout "l" with its mesh, "(m, n) over (m=2, k=4, n=1)"
