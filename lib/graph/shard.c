@@ -652,11 +652,17 @@ pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
 	p->g = g;
 	p->topo = topo;
 	p->devices = g->devices > 0 ? g->devices : 1;
-	p->run = calloc(g->n_node + 1, sizeof(*p->run));
+	p->run_of = calloc(g->n_node + 1, sizeof(*p->run_of));
+	for (size_t i = 0; p->run_of && i < g->n_node; i++)
+		p->run_of[i] = g->node[i]->strategy ? p->n_run++ : SIZE_MAX;
+	for (size_t i = 0; p->run_of && i < g->n_node; i++)
+		if (p->run_of[i] == SIZE_MAX)
+			p->run_of[i] = p->n_run;
+	p->run = calloc(p->n_run + 1, sizeof(*p->run));
 	p->decl_mesh = calloc(g->n_mesh + 1, sizeof(*p->decl_mesh));
 	p->seen = calloc(g->n_value + 1, sizeof(*p->seen));
 	p->least = sym_binding_new(g->ctx);
-	if (!p->run || !p->decl_mesh || !p->seen || !p->least ||
+	if (!p->run_of || !p->run || !p->decl_mesh || !p->seen || !p->least ||
 	    index_uses(p) < 0)
 		return -1;
 	for (size_t i = 0; i < ns; i++) {
@@ -683,11 +689,12 @@ pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
 static void
 pass_clear(struct sym__pass *p)
 {
-	for (size_t i = 0; p->run && i < p->g->n_node; i++)
+	for (size_t i = 0; p->run && i <= p->n_run; i++)
 		sym__run_clear(&p->run[i]);
 	for (size_t i = 0; p->decl_mesh && i < p->g->n_mesh; i++)
 		sym__mesh_unref(p->decl_mesh[i]);
 	free(p->run);
+	free(p->run_of);
 	free(p->decl_mesh);
 	free(p->seen);
 	free(p->use0);
@@ -699,9 +706,9 @@ pass_clear(struct sym__pass *p)
 }
 
 /* Run the pass "p" over every node of its graph. The run of a node is
- * released once the node is done: only the runs of later nodes (those
- * with shard clauses, for the costs of their producers) are read again.
- */
+ * released once the node is done: only the runs of later nodes with shard
+ * clauses are read again (for the costs of their producers), so the nodes
+ * without one share a single run. */
 static void
 pass_run(struct sym__pass *p)
 {
@@ -712,21 +719,19 @@ pass_run(struct sym__pass *p)
 			sym__shard_clause(p, g->node[i]);
 	for (size_t i = 0; i < g->n_node; i++) {
 		sym_node *n = g->node[i];
-		struct sym__run *r = &p->run[i];
+		struct sym__run *r = sym__pass_run(p, i);
 
 		if (!n->strategy)
 			sym__shard_choose(p, n);
-		if (!r->ok)
-			continue;
-		if (commit(n, r) < 0) {
+		if (r->ok && commit(n, r) < 0) {
 			sym__oom(g->ctx);
 			sym__graph_ctx_error(g, &n->loc);
-			continue;
+		} else if (r->ok) {
+			notes(g, n, r);
+			validate_node(p, n);
+			redistribute(p, n);
+			resolve_partials(p, n, r);
 		}
-		notes(g, n, r);
-		validate_node(p, n);
-		redistribute(p, n);
-		resolve_partials(p, n, r);
 		sym__run_clear(r);
 	}
 }

@@ -120,10 +120,11 @@ run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r,
 			size_t j = p->use[u].node, s = p->use[u].input;
 			sym_node *m = p->g->node[j];
 
-			if (j <= n->index || !m->strategy || !p->run[j].ok)
+			if (j <= n->index || !m->strategy ||
+			    !sym__pass_run(p, j)->ok)
 				continue;
-			c = sym__pass_cost(p, r->value[k], p->run[j].s.in[s],
-			    shape, desc);
+			c = sym__pass_cost(p, r->value[k],
+			    sym__pass_run(p, j)->s.in[s], shape, desc);
 			if (c < 0)
 				return -1;
 			total += c;
@@ -427,7 +428,7 @@ describe(struct sym__pass *p, struct sym__run *best, const char *def,
 int
 sym__shard_choose(struct sym__pass *p, sym_node *n)
 {
-	struct sym__run *best = &p->run[n->index], cand;
+	struct sym__run *best = sym__pass_run(p, n->index), cand;
 	struct choice c;
 	char *def;
 	int r;

@@ -63,11 +63,13 @@ struct sym__pass {
 	sym_graph *g;
 	const sym_topology *topo;
 	int64_t devices;
-	struct sym__run *run;   /* by node */
-	sym_mesh **decl_mesh;   /* by mesh declaration (internal), or NULL */
-	sym_binding *least;     /* every symbol at its least value */
-	char *least_txt;        /* "b = 8" */
-	char *least_words;      /* "; bytes at the least sizes b = 8" or "" */
+	struct sym__run *run; /* of the nodes with clauses, then the current */
+	size_t n_run;         /* node without a clause: its run, run[n_run] */
+	size_t *run_of;       /* by node: its index in "run" */
+	sym_mesh **decl_mesh; /* by mesh declaration (internal), or NULL */
+	sym_binding *least;   /* every symbol at its least value */
+	char *least_txt;      /* "b = 8" */
+	char *least_words;    /* "; bytes at the least sizes b = 8" or "" */
 	struct sym__seen *seen; /* by value */
 	size_t *use0;           /* by value: its first use in "use" */
 	struct sym__use *use;   /* uses grouped by value, nodes in order */
@@ -76,6 +78,14 @@ struct sym__pass {
 	uint32_t *memo_slot; /* hash index of "memo": 1 + index, 0: empty */
 	size_t cap_slot;
 };
+
+/* The run of node number "i" in the pass "p": its own when it has a
+ * shard clause, else the one of the node being sharded. */
+static inline struct sym__run *
+sym__pass_run(struct sym__pass *p, size_t i)
+{
+	return &p->run[p->run_of[i]];
+}
 
 /* A run for node "n"; 0 or -1 (out of memory). */
 int sym__run_init(struct sym__pass *p, sym_node *n, struct sym__run *r);
