@@ -13,7 +13,8 @@
  * position of rank r (both NULL: the identity, never stored otherwise).
  * Immutable and reference counted: "ref" counts every reference, "cref"
  * those held by callers, during which the mesh is on its context's list
- * of caller-held objects (as shapes are). */
+ * of caller-held objects (as shapes are). The names are stored in the
+ * mesh's own allocation, right after the struct. */
 struct sym_mesh {
 	struct sym__link link;
 	sym_ctx *ctx;
