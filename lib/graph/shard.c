@@ -78,9 +78,12 @@ sym__graph_shard_clear(sym_graph *g)
 char *
 sym__node_label(const sym_node *n)
 {
-	if (n->n_out > 0 && n->out[0])
-		return sym__asprintf("%s %s", n->op->name, n->out[0]->name);
-	return sym__asprintf("%s", n->op->name);
+	const char *part[3];
+
+	part[0] = n->op->name;
+	part[1] = " ";
+	part[2] = n->n_out > 0 && n->out[0] ? n->out[0]->name : NULL;
+	return sym__concat(part, part[2] ? 3 : 1);
 }
 
 /* Return "(m, n) over (m=2, k=4, n=1)" for the layout "l", malloc'ed. */
@@ -502,7 +505,8 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
 	for (size_t k = 0; k < n->n_out; k++) {
 		sym_value *v = n->out[k];
-		char *axes = NULL, *reason;
+		const char *part[2 * SYM_MESH_MAX_AXES + 4];
+		size_t np = 0;
 		sym_redist *rp;
 
 		if (!sym__run_partial(r, k))
@@ -513,21 +517,19 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 		    &n->loc);
 		if (!rp)
 			return -1;
+		part[np++] = v->name;
+		part[np++] = ": partial sums over ";
 		for (size_t i = 0; i < r->s.n_red[k]; i++) {
-			const char *name = r->s.mesh->name[r->s.red[k][i]];
-			char *t = sym__asprintf("%s%s%s", axes ? axes : "",
-			    axes ? ", " : "", name);
-
-			free(axes);
-			axes = t;
+			if (i)
+				part[np++] = ", ";
+			part[np++] = r->s.mesh->name[r->s.red[k][i]];
 		}
-		reason = sym__asprintf("%s: partial sums over %s resolved by "
-		                       "%s",
-		    v->name, axes ? axes : "?",
-		    r->scatter[k] ? "reduce_scatter along dimension 0"
-		                  : "all_reduce");
-		free(axes);
-		if (add_comm(p->g, v, NULL, 0, rp, reason) < 0)
+		if (r->s.n_red[k] == 0)
+			part[np++] = "?";
+		part[np++] = " resolved by ";
+		part[np++] = r->scatter[k] ? "reduce_scatter along dimension 0"
+		                           : "all_reduce";
+		if (add_comm(p->g, v, NULL, 0, rp, sym__concat(part, np)) < 0)
 			return -1;
 	}
 	return 0;

@@ -323,11 +323,21 @@ propagated_run(struct sym__pass *p, sym_node *n, size_t i, struct sym__run *r)
 static char *
 comm_text(const struct sym__pass *p, const struct sym__desc *desc, double bytes)
 {
-	char *d = sym__desc_text(p, desc), *t;
+	char *d = sym__desc_text(p, desc), *t, num[24];
+	const char *part[4];
 
 	if (!d)
-		return desc->n ? NULL : sym__asprintf("no communication");
-	t = sym__asprintf("%s, %.0f bytes", d, bytes);
+		return desc->n ? NULL : strdup("no communication");
+	if (bytes > -1e18 && bytes < 1e18 && bytes == (double)(int64_t)bytes) {
+		num[sym__put_int(num, (int64_t)bytes)] = '\0';
+		part[0] = d;
+		part[1] = ", ";
+		part[2] = num;
+		part[3] = " bytes";
+		t = sym__concat(part, 4);
+	} else {
+		t = sym__asprintf("%s, %.0f bytes", d, bytes);
+	}
 	free(d);
 	return t;
 }
@@ -344,23 +354,35 @@ set_source(struct sym__pass *p, struct sym__run *best, const char *def,
     const sym_value *from, const char *mine, const char *other,
     const sym_value *other_from, int def_ok)
 {
-	const char *at = p->least_words;
+	const char *part[9];
 	char *s;
 
-	if (from && !def_ok)
-		s = sym__asprintf("propagated from %s: %s (the default splits "
-		                  "a dimension that is not always divisible)",
-		    from->name, mine);
-	else if (from)
-		s = sym__asprintf("propagated from %s: %s (default would need "
-		                  "%s%s)",
-		    from->name, mine, other, at);
-	else if (other)
-		s = sym__asprintf("%s (propagation from %s would need %s, the "
-		                  "default %s%s)",
-		    def, other_from->name, other, mine, at);
-	else
+	if (from) {
+		part[0] = "propagated from ";
+		part[1] = from->name;
+		part[2] = ": ";
+		part[3] = mine;
+		part[4] = def_ok ? " (default would need "
+		                 : " (the default splits a dimension that is "
+		                   "not always divisible)";
+		part[5] = other;
+		part[6] = p->least_words;
+		part[7] = ")";
+		s = sym__concat(part, def_ok ? 8 : 5);
+	} else if (other) {
+		part[0] = def;
+		part[1] = " (propagation from ";
+		part[2] = other_from->name;
+		part[3] = " would need ";
+		part[4] = other;
+		part[5] = ", the default ";
+		part[6] = mine;
+		part[7] = p->least_words;
+		part[8] = ")";
+		s = sym__concat(part, 9);
+	} else {
 		s = strdup(def);
+	}
 	if (!s)
 		return -1;
 	free(best->source);
