@@ -571,20 +571,21 @@ redistribute(struct sym__pass *p, sym_node *n)
 }
 
 /* Give node "n" the layouts of its successful run "r" (the source and
- * text are taken); 0 or -1. */
+ * text are taken), as the pass's objects equal to them; 0 or -1. "p" is
+ * the pass. */
 static int
-commit(sym_node *n, struct sym__run *r)
+commit(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
 	n->in_layout = calloc(n->n_in + 1, sizeof(*n->in_layout));
 	n->out_layout = calloc(n->n_out + 1, sizeof(*n->out_layout));
 	if (!n->in_layout || !n->out_layout)
 		return -1;
-	n->mesh = sym__mesh_ref(r->s.mesh);
+	n->mesh = sym__intern_mesh(p, r->s.mesh);
 	for (size_t i = 0; i < n->n_in; i++)
-		n->in_layout[i] = sym__layout_ref(r->s.in[i]);
+		n->in_layout[i] = sym__intern_layout(p, r->s.in[i]);
 	for (size_t k = 0; k < n->n_out; k++) {
-		n->out_layout[k] = sym__layout_ref(r->s.out[k]);
-		n->out[k]->layout = sym__layout_ref(r->value[k]);
+		n->out_layout[k] = sym__intern_layout(p, r->s.out[k]);
+		n->out[k]->layout = sym__intern_layout(p, r->value[k]);
 	}
 	n->strategy_source = r->source;
 	n->strategy_text = r->text;
@@ -705,6 +706,7 @@ pass_clear(struct sym__pass *p)
 	free(p->least_words);
 	sym_binding_free(p->least);
 	sym__pass_redist_clear(p);
+	sym__intern_clear(p);
 }
 
 /* Run the pass "p" over every node of its graph. The run of a node is
@@ -725,7 +727,7 @@ pass_run(struct sym__pass *p)
 
 		if (!n->strategy)
 			sym__shard_choose(p, n);
-		if (r->ok && commit(n, r) < 0) {
+		if (r->ok && commit(p, n, r) < 0) {
 			sym__oom(g->ctx);
 			sym__graph_ctx_error(g, &n->loc);
 		} else if (r->ok) {

@@ -58,6 +58,18 @@ struct sym__desc {
 	size_t n, cap;
 };
 
+/* A hash table of the distinct meshes or layouts of a pass (internal
+ * references). */
+struct sym__intern_slot {
+	void *obj; /* NULL: empty */
+	uint64_t hash;
+};
+
+struct sym__intern {
+	struct sym__intern_slot *slot;
+	size_t n, cap;
+};
+
 /* The state of one sharding pass over "g". */
 struct sym__pass {
 	sym_graph *g;
@@ -77,6 +89,7 @@ struct sym__pass {
 	size_t n_memo, cap_memo;
 	uint32_t *memo_slot; /* hash index of "memo": 1 + index, 0: empty */
 	size_t cap_slot;
+	struct sym__intern meshes, layouts; /* those given to the graph */
 };
 
 /* The run of node number "i" in the pass "p": its own when it has a
@@ -118,6 +131,16 @@ int sym__shard_clause(struct sym__pass *p, sym_node *n);
 int sym__shard_choose(struct sym__pass *p, sym_node *n);
 /* 1 when no split dimension of the run "r" of "n" is refuted (quietly). */
 int sym__run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r);
+
+/* Interning (shard_intern.c): a new reference to the pass's mesh or
+ * layout equal to "m" or "l"; exact equality of layouts (axes of size 1
+ * included) and their hash, mixed into "h". */
+sym_mesh *sym__intern_mesh(struct sym__pass *p, sym_mesh *m);
+sym_layout *sym__intern_layout(struct sym__pass *p, sym_layout *l);
+void sym__intern_clear(struct sym__pass *p);
+int sym__layout_same(const sym_layout *a, const sym_layout *b);
+uint64_t sym__layout_hash(uint64_t h, const sym_layout *l);
+uint64_t sym__hash_mix(uint64_t h, uint64_t v);
 
 /* The memo of the redistribution of a tensor of shape "shape" from
  * "from" to "to", planned the first time (borrowed until the next call);

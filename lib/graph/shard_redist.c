@@ -8,88 +8,29 @@
  * keeps one memo per distinct (from, to, shape): its plan, or why there
  * is none, its bytes at the least sizes and the text of its steps.
  *
- * The key is exact: layouts are equal when their meshes are equal (axis
- * sizes, names and rank lists) and they list the same axes in every
- * dimension with the same partial axes (size-1 axes included, since the
- * plan's meshes and names follow them); shapes when they have the same
- * dtype and the same dimension expressions, which are hash-consed, so
- * equal expressions are one object. The memo holds references to its
- * key, which keeps those objects alive and their addresses unique.
+ * The key is exact: layouts compare as in shard_intern.c (equal meshes,
+ * the same axes in every dimension, size-1 axes included since the
+ * plan's meshes and names follow them, the same partial axes); shapes are
+ * equal when they have the same dtype and the same dimension expressions,
+ * which are hash-consed, so equal expressions are one object. The memo
+ * holds references to its key, which keeps those objects alive and their
+ * addresses unique.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph/shard_pass.h"
 
-/* Return "h" with the 64-bit value "v" mixed in. */
-static uint64_t
-mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdULL;
-}
-
-/* Return "h" with the string "s" mixed in. */
-static uint64_t
-mix_str(uint64_t h, const char *s)
-{
-	uint64_t w = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		w = (w ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return mix(h, w);
-}
-
-/* Return the hash of the layout "l": its mesh (the first 64 ranks of its
- * rank list at most), its lists and its partial axes. */
-static uint64_t
-layout_hash(uint64_t h, const sym_layout *l)
-{
-	const sym_mesh *m = l->mesh;
-
-	h = mix(h, m->n_axes);
-	for (size_t a = 0; a < m->n_axes; a++)
-		h = mix_str(mix(h, (uint64_t)m->size[a]), m->name[a]);
-	for (int64_t i = 0; m->ranks && i < m->n_devices && i < 64; i++)
-		h = mix(h, (uint64_t)m->ranks[i]);
-	h = mix(mix(h, l->rank), l->partial);
-	for (size_t d = 0; d < l->rank; d++) {
-		uint64_t w = l->n[d];
-
-		for (size_t i = 0; i < l->n[d]; i++)
-			w = w << 5 ^ (uint8_t)l->axes[d][i];
-		h = mix(h, w);
-	}
-	return h;
-}
-
 /* Return the hash of the redistribution of "shape" from "from" to "to".
  */
 static uint64_t
 key_hash(const sym_layout *from, const sym_layout *to, const sym_shape *shape)
 {
-	uint64_t h = mix(shape->dtype, shape->rank);
+	uint64_t h = sym__hash_mix(shape->dtype, shape->rank);
 
 	for (size_t d = 0; d < shape->rank; d++)
-		h = mix(h, (uint64_t)(uintptr_t)shape->dim[d]);
-	return layout_hash(layout_hash(h, from), to);
-}
-
-/* Return 1 when "a" and "b" are the same layout over equal meshes, axes
- * of size 1 included. */
-static int
-same_layout(const sym_layout *a, const sym_layout *b)
-{
-	if (a == b)
-		return 1;
-	if (a->rank != b->rank || a->partial != b->partial ||
-	    !sym_mesh_is_equal(a->mesh, b->mesh))
-		return 0;
-	for (size_t d = 0; d < a->rank; d++)
-		if (a->n[d] != b->n[d] ||
-		    memcmp(a->axes[d], b->axes[d], a->n[d]) != 0)
-			return 0;
-	return 1;
+		h = sym__hash_mix(h, (uint64_t)(uintptr_t)shape->dim[d]);
+	return sym__layout_hash(sym__layout_hash(h, from), to);
 }
 
 /* Return 1 when "a" and "b" have the same dtype and dimensions. */
@@ -217,7 +158,8 @@ sym__pass_redist(struct sym__pass *p, const sym_layout *from,
 	     s = (s + 1) & (p->cap_slot - 1)) {
 		m = &p->memo[p->memo_slot[s] - 1];
 		if (m->hash == h && same_shape(m->shape, shape) &&
-		    same_layout(m->from, from) && same_layout(m->to, to))
+		    sym__layout_same(m->from, from) &&
+		    sym__layout_same(m->to, to))
 			return m;
 	}
 	if (sym__grow(p->g->ctx, (void **)&p->memo, &p->cap_memo, p->n_memo + 1,
