@@ -299,48 +299,123 @@ run(long target, int tp, long *ops)
 	return t1 - t0;
 }
 
-/* Measure the sizes of 1k, 10k and 100k operators for the case "name"
- * ("infer": shapes only; "check": shapes and sharding), with the goal
- * "goal_ns" per operator. */
-static void
-bench(const char *name, int tp, double goal_ns)
+/* Write "1k", "10k", "100k" or the count "ops" itself into "buf" (of
+ * "len" bytes) for the names of the summary's fields; return "buf". */
+static char *
+size_words(long ops, char *buf, size_t len)
 {
-	static const long sizes[] = { 1000, 10000, 100000 };
-	double per[3];
+	if (ops >= 1000 && ops % 1000 == 0)
+		snprintf(buf, len, "%ldk", ops / 1000);
+	else
+		snprintf(buf, len, "%ld", ops);
+	return buf;
+}
 
-	for (int i = 0; i < 3; i++) {
+/* Measure the "n" sizes "sizes" (operator targets) for the case "name"
+ * ("infer": shapes only; "check": shapes and sharding), with the goal
+ * "goal_ns" per operator, keeping the best of "reps" runs per size (0:
+ * 20 up to 1k operators, 3 up to 10k, else 1). */
+static void
+bench(const char *name, int tp, double goal_ns, size_t n, const long *sizes,
+    long reps)
+{
+	double per0 = 0, perN = 0;
+	char w0[24], wn[24];
+
+	for (size_t i = 0; i < n; i++) {
 		long ops = 0,
-		     reps = sizes[i] <= 1000 ? 20
-		    : sizes[i] <= 10000      ? 3
-		                             : 1;
+		     rr = reps > 0      ? reps
+		    : sizes[i] <= 1000  ? 20
+		    : sizes[i] <= 10000 ? 3
+		                        : 1;
 		double best = 1e30;
 
-		for (long r = 0; r < reps; r++) {
+		for (long r = 0; r < rr; r++) {
 			double t = run(sizes[i], tp, &ops);
 
 			best = t < best ? t : best;
 		}
-		per[i] = best / (double)ops * 1e9;
+		perN = best / (double)ops * 1e9;
+		if (i == 0)
+			per0 = perN;
 		printf("{\"bench\":\"graph\",\"case\":\"%s\","
 		       "\"target_ops\":%ld,\"ops\":%ld,\"seconds\":%.4f,"
 		       "\"ns_per_op\":%.1f}\n",
-		    name, sizes[i], ops, best, per[i]);
+		    name, sizes[i], ops, best, perN);
+		fflush(stdout);
 	}
+	if (n < 2)
+		return;
+	size_words(sizes[0], w0, sizeof(w0));
+	size_words(sizes[n - 1], wn, sizeof(wn));
 	printf("{\"bench\":\"graph\",\"case\":\"%s_summary\","
-	       "\"ns_per_op_1k\":%.1f,\"ns_per_op_100k\":%.1f,"
-	       "\"growth_100k_over_1k\":%.3f,\"goal_ns_per_op\":%.0f,"
+	       "\"ns_per_op_%s\":%.1f,\"ns_per_op_%s\":%.1f,"
+	       "\"growth_%s_over_%s\":%.3f,\"goal_ns_per_op\":%.0f,"
 	       "\"goal_growth\":2.0,\"goals_met\":%s}\n",
-	    name, per[0], per[2], per[2] / per[0], goal_ns,
-	    per[2] <= goal_ns && per[2] / per[0] <= 2.0 ? "true" : "false");
+	    name, w0, per0, wn, perN, wn, w0, perN / per0, goal_ns,
+	    perN <= goal_ns && perN / per0 <= 2.0 ? "true" : "false");
+}
+
+/* Print the usage of the benchmark to "f". */
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: bench_graph [-r REPS] [infer|check [OPS...]]\n"
+	    "Without arguments, times both cases at 1k, 10k and 100k "
+	    "operators.\n"
+	    "  infer       shape inference of stacked transformer blocks\n"
+	    "  check       the full check: shapes and tensor-parallel "
+	    "sharding on 8 devices\n"
+	    "  OPS         operator counts to time (default 1000 10000 "
+	    "100000)\n"
+	    "  -r REPS     keep the best of REPS runs per size (default 20 "
+	    "up to 1k\n"
+	    "              operators, 3 up to 10k, else 1)\n");
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	static const long dflt[] = { 1000, 10000, 100000 };
+	long sizes[16], reps = 0;
+	size_t n = 0;
+	int a = 1, which = 3; /* 1: infer, 2: check */
+
+	if (a < argc &&
+	    (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (a + 1 < argc && !strcmp(argv[a], "-r")) {
+		reps = strtol(argv[a + 1], NULL, 10);
+		a += 2;
+	}
+	if (a < argc) {
+		which = !strcmp(argv[a], "infer") ? 1
+		    : !strcmp(argv[a], "check")   ? 2
+		                                  : 0;
+		a++;
+	}
+	for (; which && a < argc && n < 16; a++) {
+		sizes[n] = strtol(argv[a], NULL, 10);
+		if (sizes[n++] < 1)
+			which = 0;
+	}
+	if (!which || reps < 0 || a < argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (n == 0) {
+		memcpy(sizes, dflt, sizeof(dflt));
+		n = 3;
+	}
 	printf("# shape inference (infer) and the full check with "
 	       "tensor-parallel sharding on 8 devices (check) of stacked "
 	       "transformer blocks (bench/bench_graph)\n");
-	bench("infer", 0, 2000);
-	bench("check", 1, 20000);
+	if (which & 1)
+		bench("infer", 0, 2000, n, sizes, reps);
+	if (which & 2)
+		bench("check", 1, 20000, n, sizes, reps);
 	return 0;
 }

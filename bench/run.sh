@@ -4,7 +4,9 @@
 # are comments).
 #
 # The shape-inference benchmark (bench/bench_graph) times stacked
-# transformer blocks of about 1k, 10k and 100k operators.
+# transformer blocks of about 1k, 10k and 100k operators, shapes only
+# (infer) and the full check with sharding (check); run it by hand to time
+# one case at chosen sizes ("bench/bench_graph --help").
 # The redistribution benchmark (bench/bench_redist) counts the collectives
 # the planner chooses on standard and larger cases and times planning.
 # The prover benchmark (bench/bench_prove) times a fixed query mix on each

@@ -4,7 +4,8 @@
  * matrices, repeat axes, output strategies (AllReduce or ReduceScatter),
  * every structural error, divisibility proofs with witnesses and hints,
  * multi-axis layouts on dynamic dimensions, the default strategy and
- * propagation, and a rule for every operator of the registry.
+ * propagation, a rule for every operator of the registry, and plans made
+ * once per distinct redistribution that equal fresh ones.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1118,6 +1119,125 @@ test_examples(void **state)
 	}
 }
 
+/* Layouts that differ only in their axis names, tensors that differ only
+ * in their shapes, and blocks that repeat: the pass plans each distinct
+ * redistribution once, so these must not share plans. */
+static const char repeats[] = "devices 8\n"
+                              "mesh m1 = (dp=8)\n"
+                              "mesh m2 = (tp=8)\n"
+                              "input x : f32[64, 32]\n"
+                              "input y : f32[64, 32]\n"
+                              "input z : f32[64, 64]\n"
+                              "param w : f32[32, 32]\n"
+                              "param v : f32[32, 16]\n"
+                              "a = relu(x) shard (m1(dp, None),)\n"
+                              "c = relu(a) shard (m1(None, dp),)\n"
+                              "d = relu(y) shard (m2(tp, None),)\n"
+                              "e = relu(d) shard (m2(None, tp),)\n"
+                              "f = relu(z) shard (m1(dp, None),)\n"
+                              "h = relu(f) shard (m1(None, dp),)\n"
+                              "i = matmul(c, w)\n"
+                              "j = matmul(e, w)\n"
+                              "k = matmul(i, v) shard ((1, 8), (8, 1))\n"
+                              "l = matmul(j, v) shard ((1, 8), (8, 1))\n"
+                              "output h\n"
+                              "output k\n"
+                              "output l\n";
+
+/* Assert that the plan of the communication "c" of "g" is the plan
+ * sym_redist_plan makes from scratch for its layouts and shape. */
+static void
+assert_fresh_plan(const sym_graph *g, const sym_comm *c)
+{
+	const sym_layout *from, *to;
+	char *got, *want;
+	sym_redist *fresh;
+
+	if (c->consumer) {
+		from = sym_value_layout(c->value);
+		to = sym_node_input_layout(c->consumer, c->input);
+	} else {
+		from = sym_node_output_layout(sym_value_producer(c->value), 0);
+		to = sym_value_layout(c->value);
+	}
+	fresh = sym_redist_plan(from, to, sym_value_shape(c->value), NULL);
+	assert_non_null(fresh);
+	got = sym_redist_to_str(c->plan);
+	want = sym_redist_to_str(fresh);
+	assert_non_null(got);
+	assert_non_null(want);
+	assert_string_equal(got, want);
+	assert_int_equal(sym_redist_n_steps(c->plan),
+	    sym_redist_n_steps(fresh));
+	for (size_t i = 0; i < sym_redist_n_steps(fresh); i++) {
+		size_t gs, fs;
+
+		assert_int_equal(sym_redist_step_groups(c->plan, i, &gs),
+		    sym_redist_step_groups(fresh, i, &fs));
+		assert_int_equal(gs, fs);
+		assert_int_equal(sym_redist_step_group_rank(c->plan, i, 0,
+		                     gs - 1),
+		    sym_redist_step_group_rank(fresh, i, 0, fs - 1));
+	}
+	(void)g;
+	free(got);
+	free(want);
+	sym_redist_free(fresh);
+}
+
+/* Each distinct redistribution is planned once per pass: the plans of
+ * the report equal fresh ones, layouts that differ only in axis names or
+ * shapes get their own, and sharding twice gives the same report. */
+static void
+test_planned_once(void **state)
+{
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_ok(ctx, repeats);
+	char *first[64];
+	size_t n = sym_graph_n_comms(g);
+
+	(void)state;
+	assert_true(n >= 6 && n <= 64);
+	for (size_t i = 0; i < n; i++)
+		assert_fresh_plan(g, sym_graph_comm(g, i));
+	assert_steps(find_comm(g, "a", "c"), "all_to_all(dp)");
+	assert_steps(find_comm(g, "d", "e"), "all_to_all(tp)");
+	assert_steps(find_comm(g, "f", "h"), "all_to_all(dp)");
+	assert_bytes(find_comm(g, "a", "c"), 0, "1024");
+	assert_bytes(find_comm(g, "d", "e"), 0, "1024");
+	assert_bytes(find_comm(g, "f", "h"), 0, "2048");
+	assert_string_equal(find_comm(g, "d", "e")->reason,
+	    "d -> e: (tp, None) over (tp=8) to (None, tp) over (tp=8)");
+	assert_steps(find_comm(g, "k", NULL), "all_reduce(k)");
+	assert_steps(find_comm(g, "l", NULL), "all_reduce(k)");
+	assert_source(g, "i",
+	    "default: dimension 0 of c split across 8 devices (propagation "
+	    "from c would need all_reduce over dp, slice over dp, 8192 "
+	    "bytes, the default all_to_all over dp, all_to_all over m, 2048 "
+	    "bytes)");
+	assert_source(g, "j",
+	    "default: dimension 0 of e split across 8 devices (propagation "
+	    "from e would need slice over m, all_reduce over tp, slice over "
+	    "tp, 8192 bytes, the default all_to_all over tp, all_to_all over "
+	    "m, 2048 bytes)");
+	for (size_t i = 0; i < n; i++) {
+		first[i] = sym_redist_to_str(sym_graph_comm(g, i)->plan);
+		assert_non_null(first[i]);
+	}
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	assert_int_equal(sym_graph_n_comms(g), n);
+	for (size_t i = 0; i < n; i++) {
+		char *again = sym_redist_to_str(sym_graph_comm(g, i)->plan);
+
+		assert_non_null(again);
+		assert_string_equal(again, first[i]);
+		free(again);
+		free(first[i]);
+	}
+	sym_graph_free(g);
+	free_ctx(ctx);
+}
+
 int
 main(void)
 {
@@ -1136,6 +1256,7 @@ main(void)
 		cmocka_unit_test(test_reshape),
 		cmocka_unit_test(test_reshard_and_refusal),
 		cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_planned_once),
 	};
 
 	return cmocka_run_group_tests_name("shard", tests, NULL, NULL);

@@ -78,9 +78,12 @@ sym__graph_shard_clear(sym_graph *g)
 char *
 sym__node_label(const sym_node *n)
 {
-	if (n->n_out > 0 && n->out[0])
-		return sym__asprintf("%s %s", n->op->name, n->out[0]->name);
-	return sym__asprintf("%s", n->op->name);
+	const char *part[3];
+
+	part[0] = n->op->name;
+	part[1] = " ";
+	part[2] = n->n_out > 0 && n->out[0] ? n->out[0]->name : NULL;
+	return sym__concat(part, part[2] ? 3 : 1);
 }
 
 /* Return "(m, n) over (m=2, k=4, n=1)" for the layout "l", malloc'ed. */
@@ -96,18 +99,18 @@ sym__layout_text(const sym_layout *l)
 }
 
 /* Prepare the run "r" of node "n" in the pass "p": the shapes and names
- * of its values; 0 or -1. */
+ * of its values (in the scratch memory of the rule's run); 0 or -1. */
 int
 sym__run_init(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
 	size_t ni = n->n_in + 1, no = n->n_out + 1;
 
 	memset(r, 0, sizeof(*r));
-	r->in_shape = calloc(ni, sizeof(*r->in_shape));
-	r->out_shape = calloc(no, sizeof(*r->out_shape));
-	r->in_name = calloc(ni, sizeof(*r->in_name));
-	r->value = calloc(no, sizeof(*r->value));
-	r->scatter = calloc(no, sizeof(*r->scatter));
+	r->in_shape = sym__shard_scratch(&r->s, ni, sizeof(*r->in_shape));
+	r->out_shape = sym__shard_scratch(&r->s, no, sizeof(*r->out_shape));
+	r->in_name = sym__shard_scratch(&r->s, ni, sizeof(*r->in_name));
+	r->value = sym__shard_scratch(&r->s, no, sizeof(*r->value));
+	r->scatter = sym__shard_scratch(&r->s, no, sizeof(*r->scatter));
 	if (!r->in_shape || !r->out_shape || !r->in_name || !r->value ||
 	    !r->scatter) {
 		sym__oom(p->g->ctx);
@@ -138,11 +141,6 @@ sym__run_clear(struct sym__run *r)
 	for (size_t k = 0; r->value && k < r->s.n_out; k++)
 		sym__layout_unref(r->value[k]);
 	sym__shard_clear(&r->s);
-	free(r->in_shape);
-	free(r->out_shape);
-	free(r->in_name);
-	free(r->value);
-	free(r->scatter);
 	free(r->source);
 	free(r->text);
 	memset(r, 0, sizeof(*r));
@@ -176,6 +174,25 @@ sym__run_resolve(struct sym__run *r)
 	return 0;
 }
 
+/* Write the decimal digits of "v" at "t"; return how many were written
+ * (at most 20). */
+size_t
+sym__put_int(char *t, int64_t v)
+{
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	char d[20];
+	size_t n = 0, k = 0;
+
+	do
+		d[n++] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		t[k++] = '-';
+	while (n > 0)
+		t[k++] = d[--n];
+	return k;
+}
+
 /* Return the split counts of the input layouts of "r" as a strategy
  * tuple, "((8, 1), (1, 1))", malloc'ed. */
 char *
@@ -185,24 +202,35 @@ sym__run_tuple_text(const struct sym__run *r)
 	char *t;
 
 	for (size_t i = 0; i < r->s.n_in; i++)
-		len += 4 + 22 * r->s.in[i]->rank;
+		len += 5 + 23 * r->s.in[i]->rank;
 	t = malloc(len);
 	if (!t)
 		return NULL;
-	pos += (size_t)snprintf(t, len, "(");
+	t[pos++] = '(';
 	for (size_t i = 0; i < r->s.n_in; i++) {
 		const sym_layout *l = r->s.in[i];
 
-		pos +=
-		    (size_t)snprintf(t + pos, len - pos, "%s(", i ? ", " : "");
-		for (size_t d = 0; d < l->rank; d++)
-			pos += (size_t)snprintf(t + pos, len - pos, "%s%lld",
-			    d ? ", " : "",
-			    (long long)sym_layout_dim_splits(l, d));
-		pos += (size_t)snprintf(t + pos, len - pos, "%s)",
-		    l->rank == 1 ? "," : "");
+		if (i) {
+			t[pos++] = ',';
+			t[pos++] = ' ';
+		}
+		t[pos++] = '(';
+		for (size_t d = 0; d < l->rank; d++) {
+			if (d) {
+				t[pos++] = ',';
+				t[pos++] = ' ';
+			}
+			pos +=
+			    sym__put_int(t + pos, sym_layout_dim_splits(l, d));
+		}
+		if (l->rank == 1)
+			t[pos++] = ',';
+		t[pos++] = ')';
 	}
-	snprintf(t + pos, len - pos, "%s)", r->s.n_in == 1 ? "," : "");
+	if (r->s.n_in == 1)
+		t[pos++] = ',';
+	t[pos++] = ')';
+	t[pos] = '\0';
 	return t;
 }
 
@@ -284,15 +312,27 @@ guard(sym_graph *g, const sym_node *n, const char *label, const sym_value *v,
 	return r;
 }
 
+/* Return the label of node "n" for messages kept in "*label", made the
+ * first time it is needed (the operator's name when out of memory). */
+static const char *
+lazy_label(const sym_node *n, char **label)
+{
+	if (!*label)
+		*label = sym__node_label(n);
+	return *label ? *label : n->op->name;
+}
+
 /* Prove that every split dimension of the tensor "v" laid out as "l" at
- * node "n" (labelled "label") divides evenly; refuted: an error with a
- * witness and a hint; undecided: a run-time guard. Return 0, or -1 when
- * some split is refuted. "p" is the pass. */
+ * node "n" (its label kept in "*lab", made when a message needs it)
+ * divides evenly; refuted: an error with a witness and a hint; undecided:
+ * a run-time guard. Return 0, or -1 when some split is refuted. "p" is
+ * the pass. */
 static int
-validate_tensor(struct sym__pass *p, const sym_node *n, const char *label,
+validate_tensor(struct sym__pass *p, const sym_node *n, char **lab,
     sym_value *v, const sym_layout *l)
 {
 	sym_shape *shape = sym__value_shape(v);
+	const char *label;
 	int bad = 0;
 
 	for (size_t d = 0; shape && d < l->rank && d < shape->rank; d++) {
@@ -311,6 +351,7 @@ validate_tensor(struct sym__pass *p, const sym_node *n, const char *label,
 		}
 		axes = axes_words(l, d);
 		es = sym_expr_to_str(e);
+		label = lazy_label(n, lab);
 		if (a == SYM_UNKNOWN) {
 			guard(p->g, n, label, v, d, e, k, axes ? axes : "?");
 		} else if (a == SYM_ERROR) {
@@ -352,17 +393,15 @@ validate_tensor(struct sym__pass *p, const sym_node *n, const char *label,
 static int
 validate_node(struct sym__pass *p, sym_node *n)
 {
-	char *label = sym__node_label(n);
+	char *label = NULL;
 	int bad = 0;
 
-	if (!label)
-		return -1;
 	for (size_t i = 0; i < n->n_in; i++)
-		bad |=
-		    validate_tensor(p, n, label, n->in[i], n->in_layout[i]) < 0;
+		bad |= validate_tensor(p, n, &label, n->in[i],
+		           n->in_layout[i]) < 0;
 	for (size_t k = 0; k < n->n_out; k++)
 		if (n->out[k]->layout)
-			bad |= validate_tensor(p, n, label, n->out[k],
+			bad |= validate_tensor(p, n, &label, n->out[k],
 			           n->out[k]->layout) < 0;
 	free(label);
 	return bad ? -1 : 0;
@@ -394,24 +433,69 @@ add_comm(sym_graph *g, sym_value *v, sym_node *consumer, size_t input,
 	return 0;
 }
 
-/* Return a plan from "from" to "to" for "v", owned by the graph rather than
- * by the context (so that freeing the context frees it with the graph), or
- * NULL with an error diagnostic at "where". "p" is the pass. */
+/* Return a plan for "v" copied from the memo "m" of the pass "p" (NULL:
+ * out of memory), owned by the graph rather than by the context (so that
+ * freeing the context frees it with the graph), or NULL with an error
+ * diagnostic at "where". */
 static sym_redist *
-plan(struct sym__pass *p, sym_value *v, const sym_layout *from,
-    const sym_layout *to, const sym_loc *where)
+plan(struct sym__pass *p, sym_value *v, const struct sym__memo *m,
+    const sym_loc *where)
 {
-	sym_redist *r = sym_redist_plan(from, to, sym__value_shape(v), p->topo);
+	sym_redist *r = m && m->plan ? sym__redist_copy(m->plan) : NULL;
 
 	if (!r) {
 		sym__graph_diag(p->g, SYM_SEV_ERROR, where, NULL, NULL,
 		    "cannot redistribute %s: %s", v->name,
-		    sym_ctx_last_message(p->g->ctx));
-		sym_ctx_clear_error(p->g->ctx);
+		    m && m->error ? m->error : "out of memory");
 		return NULL;
 	}
 	sym__ctx_disown(&r->link);
 	return r;
+}
+
+/* Return the concatenation of the "n" strings "part", malloc'ed. */
+char *
+sym__concat(const char *const *part, size_t n)
+{
+	size_t len = 1, pos = 0;
+	char *t;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(part[i]);
+	t = malloc(len);
+	for (size_t i = 0; t && i < n; i++) {
+		size_t k = strlen(part[i]);
+
+		memcpy(t + pos, part[i], k);
+		pos += k;
+	}
+	if (t)
+		t[pos] = '\0';
+	return t;
+}
+
+/* Return "h -> q: (d0, d1) over (d0=8, d1=1) to (m, k) over (...)", the
+ * reason of the redistribution "m" of "v" for the consumer "n",
+ * malloc'ed; the texts of the layouts are kept in the memo. */
+static char *
+redist_reason(struct sym__memo *m, const sym_value *v, const sym_node *n)
+{
+	const char *part[7];
+
+	if (!m->from_text)
+		m->from_text = sym__layout_text(m->from);
+	if (!m->to_text)
+		m->to_text = sym__layout_text(m->to);
+	if (!m->from_text || !m->to_text)
+		return NULL;
+	part[0] = v->name;
+	part[1] = " -> ";
+	part[2] = n->out[0]->name;
+	part[3] = ": ";
+	part[4] = m->from_text;
+	part[5] = " to ";
+	part[6] = m->to_text;
+	return sym__concat(part, 7);
 }
 
 /* Record the resolution of the partial sums of the outputs of node "n" (run
@@ -421,29 +505,31 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
 	for (size_t k = 0; k < n->n_out; k++) {
 		sym_value *v = n->out[k];
-		char *axes = NULL, *reason;
+		const char *part[2 * SYM_MESH_MAX_AXES + 4];
+		size_t np = 0;
 		sym_redist *rp;
 
 		if (!sym__run_partial(r, k))
 			continue;
-		rp = plan(p, v, r->s.out[k], r->value[k], &n->loc);
+		rp = plan(p, v,
+		    sym__pass_redist(p, r->s.out[k], r->value[k],
+		        sym__value_shape(v)),
+		    &n->loc);
 		if (!rp)
 			return -1;
+		part[np++] = v->name;
+		part[np++] = ": partial sums over ";
 		for (size_t i = 0; i < r->s.n_red[k]; i++) {
-			const char *name = r->s.mesh->name[r->s.red[k][i]];
-			char *t = sym__asprintf("%s%s%s", axes ? axes : "",
-			    axes ? ", " : "", name);
-
-			free(axes);
-			axes = t;
+			if (i)
+				part[np++] = ", ";
+			part[np++] = r->s.mesh->name[r->s.red[k][i]];
 		}
-		reason = sym__asprintf("%s: partial sums over %s resolved by "
-		                       "%s",
-		    v->name, axes ? axes : "?",
-		    r->scatter[k] ? "reduce_scatter along dimension 0"
-		                  : "all_reduce");
-		free(axes);
-		if (add_comm(p->g, v, NULL, 0, rp, reason) < 0)
+		if (r->s.n_red[k] == 0)
+			part[np++] = "?";
+		part[np++] = " resolved by ";
+		part[np++] = r->scatter[k] ? "reduce_scatter along dimension 0"
+		                           : "all_reduce";
+		if (add_comm(p->g, v, NULL, 0, rp, sym__concat(part, np)) < 0)
 			return -1;
 	}
 	return 0;
@@ -460,7 +546,7 @@ redistribute(struct sym__pass *p, sym_node *n)
 	for (size_t i = 0; i < n->n_in; i++) {
 		sym_value *v = n->in[i];
 		const sym_layout *want = n->in_layout[i];
-		char *from, *to, *reason;
+		struct sym__memo *m;
 		sym_redist *rp;
 
 		if (!v->layout) {
@@ -470,43 +556,36 @@ redistribute(struct sym__pass *p, sym_node *n)
 		}
 		if (sym_layout_is_equal(v->layout, want))
 			continue;
-		rp = plan(p, v, v->layout, want, &n->loc);
+		m = sym__pass_redist(p, v->layout, want, sym__value_shape(v));
+		if (m && m->plan && sym_redist_n_steps(m->plan) == 0)
+			continue;
+		rp = plan(p, v, m, &n->loc);
 		if (!rp) {
 			bad = 1;
 			continue;
 		}
-		if (sym_redist_n_steps(rp) == 0) {
-			sym_redist_free(rp);
-			continue;
-		}
-		from = sym__layout_text(v->layout);
-		to = sym__layout_text(want);
-		reason = from && to ? sym__asprintf("%s -> %s: %s to %s",
-		                          v->name, n->out[0]->name, from, to)
-		                    : NULL;
-		free(from);
-		free(to);
-		if (add_comm(p->g, v, n, i, rp, reason) < 0)
+		if (add_comm(p->g, v, n, i, rp, redist_reason(m, v, n)) < 0)
 			bad = 1;
 	}
 	return bad ? -1 : 0;
 }
 
 /* Give node "n" the layouts of its successful run "r" (the source and
- * text are taken); 0 or -1. */
+ * text are taken), as the pass's objects equal to them; 0 or -1. "p" is
+ * the pass. */
 static int
-commit(sym_node *n, struct sym__run *r)
+commit(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
 	n->in_layout = calloc(n->n_in + 1, sizeof(*n->in_layout));
 	n->out_layout = calloc(n->n_out + 1, sizeof(*n->out_layout));
 	if (!n->in_layout || !n->out_layout)
 		return -1;
-	n->mesh = sym__mesh_ref(r->s.mesh);
+	n->mesh = sym__intern_mesh(p, r->s.mesh);
 	for (size_t i = 0; i < n->n_in; i++)
-		n->in_layout[i] = sym__layout_ref(r->s.in[i]);
+		n->in_layout[i] = sym__intern_layout(p, r->s.in[i]);
 	for (size_t k = 0; k < n->n_out; k++) {
-		n->out_layout[k] = sym__layout_ref(r->s.out[k]);
-		n->out[k]->layout = sym__layout_ref(r->value[k]);
+		n->out_layout[k] = sym__intern_layout(p, r->s.out[k]);
+		n->out[k]->layout = sym__intern_layout(p, r->value[k]);
 	}
 	n->strategy_source = r->source;
 	n->strategy_text = r->text;
@@ -518,8 +597,11 @@ commit(sym_node *n, struct sym__run *r)
 static void
 notes(sym_graph *g, sym_node *n, const struct sym__run *r)
 {
-	char *label = sym__node_label(n);
+	char *label;
 
+	if (r->s.n_note == 0)
+		return;
+	label = sym__node_label(n);
 	for (size_t i = 0; i < r->s.n_note; i++)
 		sym__graph_diag(g, SYM_SEV_NOTE, &n->loc, NULL, NULL, "%s: %s",
 		    label ? label : n->op->name, r->s.note[i]);
@@ -573,11 +655,17 @@ pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
 	p->g = g;
 	p->topo = topo;
 	p->devices = g->devices > 0 ? g->devices : 1;
-	p->run = calloc(g->n_node + 1, sizeof(*p->run));
+	p->run_of = calloc(g->n_node + 1, sizeof(*p->run_of));
+	for (size_t i = 0; p->run_of && i < g->n_node; i++)
+		p->run_of[i] = g->node[i]->strategy ? p->n_run++ : SIZE_MAX;
+	for (size_t i = 0; p->run_of && i < g->n_node; i++)
+		if (p->run_of[i] == SIZE_MAX)
+			p->run_of[i] = p->n_run;
+	p->run = calloc(p->n_run + 1, sizeof(*p->run));
 	p->decl_mesh = calloc(g->n_mesh + 1, sizeof(*p->decl_mesh));
 	p->seen = calloc(g->n_value + 1, sizeof(*p->seen));
 	p->least = sym_binding_new(g->ctx);
-	if (!p->run || !p->decl_mesh || !p->seen || !p->least ||
+	if (!p->run_of || !p->run || !p->decl_mesh || !p->seen || !p->least ||
 	    index_uses(p) < 0)
 		return -1;
 	for (size_t i = 0; i < ns; i++) {
@@ -594,27 +682,37 @@ pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
 		free(p->least_txt);
 		p->least_txt = t;
 	}
-	return 0;
+	p->least_words = p->least_txt
+	    ? sym__asprintf("; bytes at the least sizes %s", p->least_txt)
+	    : strdup("");
+	return p->least_words ? 0 : -1;
 }
 
 /* Release what the pass "p" holds. */
 static void
 pass_clear(struct sym__pass *p)
 {
-	for (size_t i = 0; p->run && i < p->g->n_node; i++)
+	for (size_t i = 0; p->run && i <= p->n_run; i++)
 		sym__run_clear(&p->run[i]);
 	for (size_t i = 0; p->decl_mesh && i < p->g->n_mesh; i++)
 		sym__mesh_unref(p->decl_mesh[i]);
 	free(p->run);
+	free(p->run_of);
 	free(p->decl_mesh);
 	free(p->seen);
 	free(p->use0);
 	free(p->use);
 	free(p->least_txt);
+	free(p->least_words);
 	sym_binding_free(p->least);
+	sym__pass_redist_clear(p);
+	sym__intern_clear(p);
 }
 
-/* Run the pass "p" over every node of its graph. */
+/* Run the pass "p" over every node of its graph. The run of a node is
+ * released once the node is done: only the runs of later nodes with shard
+ * clauses are read again (for the costs of their producers), so the nodes
+ * without one share a single run. */
 static void
 pass_run(struct sym__pass *p)
 {
@@ -625,21 +723,20 @@ pass_run(struct sym__pass *p)
 			sym__shard_clause(p, g->node[i]);
 	for (size_t i = 0; i < g->n_node; i++) {
 		sym_node *n = g->node[i];
-		struct sym__run *r = &p->run[i];
+		struct sym__run *r = sym__pass_run(p, i);
 
 		if (!n->strategy)
 			sym__shard_choose(p, n);
-		if (!r->ok)
-			continue;
-		if (commit(n, r) < 0) {
+		if (r->ok && commit(p, n, r) < 0) {
 			sym__oom(g->ctx);
 			sym__graph_ctx_error(g, &n->loc);
-			continue;
+		} else if (r->ok) {
+			notes(g, n, r);
+			validate_node(p, n);
+			redistribute(p, n);
+			resolve_partials(p, n, r);
 		}
-		notes(g, n, r);
-		validate_node(p, n);
-		redistribute(p, n);
-		resolve_partials(p, n, r);
+		sym__run_clear(r);
 	}
 }
 

@@ -21,100 +21,79 @@
 
 #include "graph/shard_pass.h"
 
-/* Append "what" to the malloc'ed list "*desc" ("a, b"). */
-static void
-append(char **desc, const char *what)
-{
-	char *t;
-
-	if (!desc)
-		return;
-	t = sym__asprintf("%s%s%s", *desc ? *desc : "", *desc ? ", " : "",
-	    what);
-	free(*desc);
-	*desc = t;
-}
-
-/* Return the steps of plan "r" as "all_gather over d0, all_reduce over
- * k", malloc'ed (NULL when it has none). */
-static char *
-steps_text(const sym_redist *r)
-{
-	char *s = NULL;
-
-	for (size_t i = 0; i < sym_redist_n_steps(r); i++) {
-		int axes[SYM_MESH_MAX_AXES];
-		size_t n = sym_redist_step_axes(r, i, SYM_MESH_MAX_AXES, axes);
-		const sym_layout *l = sym_redist_step_layout(r, i);
-		char *names = NULL, *t;
-
-		for (size_t k = 0; l && k < n && k < SYM_MESH_MAX_AXES; k++) {
-			t = sym__asprintf("%s%s%s", names ? names : "",
-			    names ? ", " : "",
-			    sym_mesh_axis_name(sym_layout_mesh(l),
-			        (size_t)axes[k]));
-			free(names);
-			names = t;
-		}
-		t = sym__asprintf("%s over %s",
-		    sym_comm_kind_name(sym_redist_step_kind(r, i)),
-		    names ? names : "no axis");
-		free(names);
-		if (t)
-			append(&s, t);
-		free(t);
-	}
-	return s;
-}
-
 /* Return the bytes that redistributing a tensor of shape "shape" from
- * "from" to "to" communicates at the least sizes of the pass "p",
- * appending its steps to "*desc" (may be NULL); -1 when it cannot be
- * planned or evaluated. */
+ * "from" to "to" communicates at the least sizes of the pass "p" (each
+ * distinct redistribution is planned once, see shard_redist.c), adding
+ * its memo to "desc" (may be NULL) when it has steps; -1 when it cannot
+ * be planned or evaluated. */
 double
 sym__pass_cost(struct sym__pass *p, const sym_layout *from,
-    const sym_layout *to, const sym_shape *shape, char **desc)
+    const sym_layout *to, const sym_shape *shape, struct sym__desc *desc)
 {
-	sym_redist *r;
-	double total = 0;
-	char *t;
+	const struct sym__memo *m;
 
 	if (sym_layout_is_equal(from, to))
 		return 0;
-	r = sym_redist_plan(from, to, shape, p->topo);
-	if (!r) {
-		sym_ctx_clear_error(p->g->ctx);
+	m = sym__pass_redist(p, from, to, shape);
+	if (!m || m->cost < 0)
 		return -1;
-	}
-	for (size_t i = 0; i < sym_redist_n_steps(r); i++) {
-		int64_t v;
+	if (desc && m->steps) {
+		if (desc->n == desc->cap) {
+			size_t cap = desc->cap ? 2 * desc->cap : 8;
+			size_t *t = realloc(desc->memo, cap * sizeof(*t));
 
-		if (sym_expr_eval(sym_redist_step_bytes(r, i), p->least, &v) <
-		    0) {
-			sym_ctx_clear_error(p->g->ctx);
-			sym_redist_free(r);
-			return -1;
+			if (!t)
+				return -1;
+			desc->memo = t;
+			desc->cap = cap;
 		}
-		total += (double)v;
+		desc->memo[desc->n++] = (size_t)(m - p->memo);
 	}
-	t = steps_text(r);
+	return m->cost;
+}
+
+/* Return the steps of "desc" in the pass "p" as text, "all_gather over
+ * d0, all_reduce over k", malloc'ed; NULL when there are none (or on
+ * out of memory). */
+char *
+sym__desc_text(const struct sym__pass *p, const struct sym__desc *desc)
+{
+	size_t len = 1, pos = 0;
+	char *t;
+
+	if (!desc || desc->n == 0)
+		return NULL;
+	for (size_t i = 0; i < desc->n; i++)
+		len += strlen(p->memo[desc->memo[i]].steps) + 2;
+	t = malloc(len);
+	for (size_t i = 0; t && i < desc->n; i++) {
+		const char *s = p->memo[desc->memo[i]].steps;
+		size_t k = strlen(s);
+
+		if (i) {
+			memcpy(t + pos, ", ", 2);
+			pos += 2;
+		}
+		memcpy(t + pos, s, k);
+		pos += k;
+	}
 	if (t)
-		append(desc, t);
-	free(t);
-	sym_redist_free(r);
-	return total;
+		t[pos] = '\0';
+	return t;
 }
 
 /* Return the bytes the run "r" of node "n" communicates at the least sizes:
  * redistributing its inputs from the layouts they have, resolving its
- * partial sums, feeding its consumers with shard clauses; the steps are
- * appended to "*desc". -1 when some redistribution cannot be planned. (pass
- * "p") */
+ * partial sums, feeding its consumers with shard clauses; the
+ * redistributions with steps are added to "desc" (emptied first). -1 when
+ * some redistribution cannot be planned. (pass "p") */
 static double
-run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r, char **desc)
+run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r,
+    struct sym__desc *desc)
 {
 	double total = 0, c;
 
+	desc->n = 0;
 	for (size_t i = 0; i < n->n_in; i++) {
 		sym_value *v = n->in[i];
 
@@ -141,10 +120,11 @@ run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r, char **desc)
 			size_t j = p->use[u].node, s = p->use[u].input;
 			sym_node *m = p->g->node[j];
 
-			if (j <= n->index || !m->strategy || !p->run[j].ok)
+			if (j <= n->index || !m->strategy ||
+			    !sym__pass_run(p, j)->ok)
 				continue;
-			c = sym__pass_cost(p, r->value[k], p->run[j].s.in[s],
-			    shape, desc);
+			c = sym__pass_cost(p, r->value[k],
+			    sym__pass_run(p, j)->s.in[s], shape, desc);
 			if (c < 0)
 				return -1;
 			total += c;
@@ -195,6 +175,45 @@ try_tuple(struct sym__pass *p, sym_node *n, struct sym__run *r,
 		return -1;
 	r->ok = 1;
 	return 0;
+}
+
+/* Return the source of the default strategy of node "n" when its run "r"
+ * splits dimension 0 of its input "di", named "x", "k" ways ("why" says
+ * why not more): "default: dimension 0 of x split across 8 devices",
+ * malloc'ed. "p" is the pass. */
+static char *
+default_words(const struct sym__pass *p, const sym_node *n,
+    const struct sym__run *r, size_t di, const char *x, int64_t k,
+    const char *why)
+{
+	char ks[24], reps[24];
+	const char *part[9];
+
+	ks[sym__put_int(ks, k)] = '\0';
+	reps[sym__put_int(reps, p->devices / k)] = '\0';
+	part[0] = "default: dimension 0 of ";
+	part[1] = x;
+	if (di < n->n_in && r->s.in[di] &&
+	    sym_layout_dim_splits(r->s.in[di], 0) != k) {
+		part[2] = " not split (";
+		part[3] = n->op->name;
+		part[4] = " cannot keep a split of it)";
+		return sym__concat(part, 5);
+	}
+	if (k == p->devices) {
+		part[2] = " split across ";
+		part[3] = ks;
+		part[4] = " devices";
+		return sym__concat(part, 5);
+	}
+	part[2] = " split ";
+	part[3] = ks;
+	part[4] = " ways and repeated ";
+	part[5] = reps;
+	part[6] = " times (";
+	part[7] = why ? why : "";
+	part[8] = ")";
+	return sym__concat(part, 9);
 }
 
 /* Give "r" the default strategy of node "n": dimension 0 of the rule's
@@ -249,27 +268,7 @@ default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
 				sym__run_clear(r);
 				continue;
 			}
-			if (di < n->n_in && r->s.in[di] &&
-			    sym_layout_dim_splits(r->s.in[di], 0) != k)
-				r->source = sym__asprintf(
-				    "default: dimension 0 of %s not split (%s "
-				    "cannot keep a split of it)",
-				    x, n->op->name);
-			else if (k == p->devices)
-				r->source =
-				    sym__asprintf("default: dimension 0 "
-				                  "of %s split across "
-				                  "%lld devices",
-				        x, (long long)k);
-			else
-				r->source =
-				    sym__asprintf("default: dimension 0 "
-				                  "of %s split %lld ways "
-				                  "and repeated %lld times "
-				                  "(%s)",
-				        x, (long long)k,
-				        (long long)(p->devices / k),
-				        why ? why : "");
+			r->source = default_words(p, n, r, di, x, k, why);
 		}
 	}
 	if (!r->ok) {
@@ -319,24 +318,28 @@ propagated_run(struct sym__pass *p, sym_node *n, size_t i, struct sym__run *r)
 	return 0;
 }
 
-/* Return "what it communicates: N bytes" for a candidate with the steps
- * "desc" (may be NULL) and "bytes", malloc'ed. */
+/* Return "what it communicates: N bytes" for a candidate with the
+ * redistributions "desc" and "bytes" in the pass "p", malloc'ed. */
 static char *
-comm_text(const char *desc, double bytes)
+comm_text(const struct sym__pass *p, const struct sym__desc *desc, double bytes)
 {
-	if (!desc)
-		return sym__asprintf("no communication");
-	return sym__asprintf("%s, %.0f bytes", desc, bytes);
-}
+	char *d = sym__desc_text(p, desc), *t, num[24];
+	const char *part[4];
 
-/* Return "; bytes at the least sizes b = 8" for the pass "p" (malloc'ed,
- * "" when there are no symbols). */
-static char *
-least_words(const struct sym__pass *p)
-{
-	if (!p->least_txt)
-		return strdup("");
-	return sym__asprintf("; bytes at the least sizes %s", p->least_txt);
+	if (!d)
+		return desc->n ? NULL : strdup("no communication");
+	if (bytes > -1e18 && bytes < 1e18 && bytes == (double)(int64_t)bytes) {
+		num[sym__put_int(num, (int64_t)bytes)] = '\0';
+		part[0] = d;
+		part[1] = ", ";
+		part[2] = num;
+		part[3] = " bytes";
+		t = sym__concat(part, 4);
+	} else {
+		t = sym__asprintf("%s, %.0f bytes", d, bytes);
+	}
+	free(d);
+	return t;
 }
 
 /* Set the strategy source of the chosen run "best": "def" describes the
@@ -351,25 +354,35 @@ set_source(struct sym__pass *p, struct sym__run *best, const char *def,
     const sym_value *from, const char *mine, const char *other,
     const sym_value *other_from, int def_ok)
 {
-	char *at = least_words(p), *s;
+	const char *part[9];
+	char *s;
 
-	if (!at)
-		return -1;
-	if (from && !def_ok)
-		s = sym__asprintf("propagated from %s: %s (the default splits "
-		                  "a dimension that is not always divisible)",
-		    from->name, mine);
-	else if (from)
-		s = sym__asprintf("propagated from %s: %s (default would need "
-		                  "%s%s)",
-		    from->name, mine, other, at);
-	else if (other)
-		s = sym__asprintf("%s (propagation from %s would need %s, the "
-		                  "default %s%s)",
-		    def, other_from->name, other, mine, at);
-	else
+	if (from) {
+		part[0] = "propagated from ";
+		part[1] = from->name;
+		part[2] = ": ";
+		part[3] = mine;
+		part[4] = def_ok ? " (default would need "
+		                 : " (the default splits a dimension that is "
+		                   "not always divisible)";
+		part[5] = other;
+		part[6] = p->least_words;
+		part[7] = ")";
+		s = sym__concat(part, def_ok ? 8 : 5);
+	} else if (other) {
+		part[0] = def;
+		part[1] = " (propagation from ";
+		part[2] = other_from->name;
+		part[3] = " would need ";
+		part[4] = other;
+		part[5] = ", the default ";
+		part[6] = mine;
+		part[7] = p->least_words;
+		part[8] = ")";
+		s = sym__concat(part, 9);
+	} else {
 		s = strdup(def);
-	free(at);
+	}
 	if (!s)
 		return -1;
 	free(best->source);
@@ -386,29 +399,72 @@ better(double c, int best_valid, double best_cost)
 	return !best_valid || best_cost < 0 || c < best_cost;
 }
 
+/* Exchange the descriptions "a" and "b". */
+static void
+swap_desc(struct sym__desc *a, struct sym__desc *b)
+{
+	struct sym__desc t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* The candidates of a node and what they communicate: the default, the
+ * best propagated one so far, the one being tried and the first rejected
+ * one whose cost differs from the best's. */
+struct choice {
+	struct sym__desc def, win, cand, alt;
+	double def_cost, best_cost, alt_cost;
+	const sym_value *from, *alt_from;
+	int best_valid, def_ok;
+};
+
+/* Set the strategy source of the run "best" chosen in "c" (the default
+ * described as "def") and its text; 0 or -1. "p" is the pass. */
+static int
+describe(struct sym__pass *p, struct sym__run *best, const char *def,
+    const struct choice *c)
+{
+	char *mine = NULL, *other = NULL;
+	int r;
+
+	if (c->from) {
+		other = c->def_ok ? comm_text(p, &c->def, c->def_cost) : NULL;
+		mine = comm_text(p, &c->win, c->best_cost);
+	} else if (c->alt_from) {
+		other = comm_text(p, &c->alt, c->alt_cost);
+		mine = comm_text(p, &c->def, c->def_cost);
+	}
+	r = set_source(p, best, def ? def : "default", c->from,
+	    mine ? mine : "?", c->from ? (other ? other : "?") : other,
+	    c->alt_from, c->def_ok);
+	free(mine);
+	free(other);
+	best->text = sym__run_tuple_text(best);
+	return best->text ? r : -1;
+}
+
 /* Choose the strategy of node "n", which has no shard clause: the default
  * or a cheaper valid propagated one (see the top of the file). Return 0, or
  * -1 with an error diagnostic. "p" is the pass. */
 int
 sym__shard_choose(struct sym__pass *p, sym_node *n)
 {
-	struct sym__run *best = &p->run[n->index], cand;
-	char *def, *best_desc = NULL, *def_txt, *alt = NULL, *mine;
-	const sym_value *from = NULL, *alt_from = NULL;
-	double best_cost;
-	int best_valid, def_ok, r;
+	struct sym__run *best = sym__pass_run(p, n->index), cand;
+	struct choice c;
+	char *def;
+	int r;
 
 	if (default_run(p, n, best) < 0)
 		return -1;
+	memset(&c, 0, sizeof(c));
 	def = best->source;
 	best->source = NULL;
-	best_valid = def_ok = sym__run_divisible(p, n, best);
-	best_cost = run_cost(p, n, best, &best_desc);
-	def_txt = comm_text(best_desc, best_cost);
+	c.best_valid = c.def_ok = sym__run_divisible(p, n, best);
+	c.best_cost = c.def_cost = run_cost(p, n, best, &c.def);
 	for (size_t i = 0; p->g->opt_propagate && i < n->n_in; i++) {
 		sym_value *v = n->in[i];
-		char *desc = NULL;
-		double c = -1;
+		double cost = -1;
 		int dup = 0;
 
 		for (size_t j = 0; j < i; j++)
@@ -417,34 +473,28 @@ sym__shard_choose(struct sym__pass *p, sym_node *n)
 			continue;
 		if (propagated_run(p, n, i, &cand) < 0 ||
 		    !sym__run_divisible(p, n, &cand) ||
-		    (c = run_cost(p, n, &cand, &desc)) < 0 ||
-		    !better(c, best_valid, best_cost)) {
-			if (c >= 0 && c != best_cost && !alt) {
-				alt = comm_text(desc, c);
-				alt_from = v;
+		    (cost = run_cost(p, n, &cand, &c.cand)) < 0 ||
+		    !better(cost, c.best_valid, c.best_cost)) {
+			if (cost >= 0 && cost != c.best_cost && !c.alt_from) {
+				swap_desc(&c.alt, &c.cand);
+				c.alt_cost = cost;
+				c.alt_from = v;
 			}
 			sym__run_clear(&cand);
-			free(desc);
 			continue;
 		}
 		sym__run_clear(best);
 		*best = cand;
-		free(best_desc);
-		best_desc = desc;
-		best_cost = c;
-		best_valid = 1;
-		from = v;
+		swap_desc(&c.win, &c.cand);
+		c.best_cost = cost;
+		c.best_valid = 1;
+		c.from = v;
 	}
-	mine = comm_text(best_desc, best_cost);
-	r = set_source(p, best, def ? def : "default", from, mine ? mine : "?",
-	    from ? (def_txt ? def_txt : "?") : alt, alt_from, def_ok);
-	best->text = sym__run_tuple_text(best);
-	if (!best->text)
-		r = -1;
-	free(mine);
+	r = describe(p, best, def, &c);
 	free(def);
-	free(def_txt);
-	free(alt);
-	free(best_desc);
+	free(c.def.memo);
+	free(c.win.memo);
+	free(c.cand.memo);
+	free(c.alt.memo);
 	return r;
 }

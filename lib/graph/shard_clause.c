@@ -476,7 +476,7 @@ int
 sym__shard_clause(struct sym__pass *p, sym_node *n)
 {
 	const struct sym__strategy *st = n->strategy;
-	struct sym__run *r = &p->run[n->index];
+	struct sym__run *r = sym__pass_run(p, n->index);
 	char *label = sym__node_label(n);
 	int bad;
 

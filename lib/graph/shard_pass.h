@@ -14,6 +14,7 @@
  * their partial sums resolved. */
 struct sym__run {
 	struct sym__shard s;
+	/* The arrays are in the scratch memory of "s". */
 	sym_shape **in_shape, **out_shape; /* borrowed from the values */
 	const char **in_name;
 	int ok;             /* "s" holds input and output layouts */
@@ -36,19 +37,68 @@ struct sym__use {
 	size_t node, input;
 };
 
+/* A redistribution planned once in a pass (shard_redist.c): of a tensor
+ * of shape "shape" from layout "from" to layout "to" (the key, internal
+ * references). */
+struct sym__memo {
+	sym_layout *from, *to;
+	sym_shape *shape;
+	uint64_t hash;
+	sym_redist *plan; /* owned by the pass; NULL: it cannot be planned */
+	char *error;      /* why not (NULL: out of memory) */
+	double cost;      /* bytes at the least sizes; -1: not known */
+	char *steps;      /* "all_gather over d0, ..."; NULL: no steps */
+	char *from_text, *to_text; /* sym__layout_text, once needed */
+};
+
+/* What a candidate strategy communicates: the memos (indices) of its
+ * redistributions that have steps, in the order they were priced. */
+struct sym__desc {
+	size_t *memo;
+	size_t n, cap;
+};
+
+/* A hash table of the distinct meshes or layouts of a pass (internal
+ * references). */
+struct sym__intern_slot {
+	void *obj; /* NULL: empty */
+	uint64_t hash;
+};
+
+struct sym__intern {
+	struct sym__intern_slot *slot;
+	size_t n, cap;
+};
+
 /* The state of one sharding pass over "g". */
 struct sym__pass {
 	sym_graph *g;
 	const sym_topology *topo;
 	int64_t devices;
-	struct sym__run *run;   /* by node */
-	sym_mesh **decl_mesh;   /* by mesh declaration (internal), or NULL */
-	sym_binding *least;     /* every symbol at its least value */
-	char *least_txt;        /* "b = 8" */
+	struct sym__run *run; /* of the nodes with clauses, then the current */
+	size_t n_run;         /* node without a clause: its run, run[n_run] */
+	size_t *run_of;       /* by node: its index in "run" */
+	sym_mesh **decl_mesh; /* by mesh declaration (internal), or NULL */
+	sym_binding *least;   /* every symbol at its least value */
+	char *least_txt;      /* "b = 8" */
+	char *least_words;    /* "; bytes at the least sizes b = 8" or "" */
 	struct sym__seen *seen; /* by value */
 	size_t *use0;           /* by value: its first use in "use" */
 	struct sym__use *use;   /* uses grouped by value, nodes in order */
+	struct sym__memo *memo; /* the redistributions planned so far */
+	size_t n_memo, cap_memo;
+	uint32_t *memo_slot; /* hash index of "memo": 1 + index, 0: empty */
+	size_t cap_slot;
+	struct sym__intern meshes, layouts; /* those given to the graph */
 };
+
+/* The run of node number "i" in the pass "p": its own when it has a
+ * shard clause, else the one of the node being sharded. */
+static inline struct sym__run *
+sym__pass_run(struct sym__pass *p, size_t i)
+{
+	return &p->run[p->run_of[i]];
+}
 
 /* A run for node "n"; 0 or -1 (out of memory). */
 int sym__run_init(struct sym__pass *p, sym_node *n, struct sym__run *r);
@@ -61,6 +111,11 @@ int sym__run_resolve(struct sym__run *r);
 int sym__run_partial(const struct sym__run *r, size_t k);
 /* The strategy of "r" as a tuple of split counts, "((8, 1), (1, 1))". */
 char *sym__run_tuple_text(const struct sym__run *r);
+
+/* Write the decimal digits of "v" at "t" (room for 21); their number. */
+size_t sym__put_int(char *t, int64_t v);
+/* The concatenation of the "n" strings "part" (malloc'ed). */
+char *sym__concat(const char *const *part, size_t n);
 
 /* The label of node "n" for messages, "matmul h1" (malloc'ed). */
 char *sym__node_label(const sym_node *n);
@@ -77,11 +132,31 @@ int sym__shard_choose(struct sym__pass *p, sym_node *n);
 /* 1 when no split dimension of the run "r" of "n" is refuted (quietly). */
 int sym__run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r);
 
+/* Interning (shard_intern.c): a new reference to the pass's mesh or
+ * layout equal to "m" or "l"; exact equality of layouts (axes of size 1
+ * included) and their hash, mixed into "h". */
+sym_mesh *sym__intern_mesh(struct sym__pass *p, sym_mesh *m);
+sym_layout *sym__intern_layout(struct sym__pass *p, sym_layout *l);
+void sym__intern_clear(struct sym__pass *p);
+int sym__layout_same(const sym_layout *a, const sym_layout *b);
+uint64_t sym__layout_hash(uint64_t h, const sym_layout *l);
+uint64_t sym__hash_mix(uint64_t h, uint64_t v);
+
+/* The memo of the redistribution of a tensor of shape "shape" from
+ * "from" to "to", planned the first time (borrowed until the next call);
+ * NULL when out of memory. */
+struct sym__memo *sym__pass_redist(struct sym__pass *p, const sym_layout *from,
+    const sym_layout *to, const sym_shape *shape);
+void sym__pass_redist_clear(struct sym__pass *p);
+
 /* The bytes the redistribution of a tensor of shape "shape" from "from"
  * to "to" communicates at the least sizes (0 when none is needed),
- * appending "all_gather over d0" for each step to "desc" (a malloc'ed
- * string, may be NULL); -1 when it cannot be planned. */
+ * adding its memo to "desc" (may be NULL) when it has steps; -1 when it
+ * cannot be planned. */
 double sym__pass_cost(struct sym__pass *p, const sym_layout *from,
-    const sym_layout *to, const sym_shape *shape, char **desc);
+    const sym_layout *to, const sym_shape *shape, struct sym__desc *desc);
+/* The steps of "desc" as text, "all_gather over d0, all_reduce over k"
+ * (malloc'ed), or NULL when there are none or memory ran out. */
+char *sym__desc_text(const struct sym__pass *p, const struct sym__desc *desc);
 
 #endif

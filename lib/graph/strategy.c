@@ -97,10 +97,17 @@ sym__strategy_free(struct sym__strategy *s)
 static void
 put_int(struct buf *b, int64_t v)
 {
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	char t[24];
+	size_t k = sizeof(t) - 1;
 
-	snprintf(t, sizeof(t), "%lld", (long long)v);
-	put(b, t);
+	t[k] = '\0';
+	do
+		t[--k] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		t[--k] = '-';
+	put(b, t + k);
 }
 
 /* Append the tensor strategy "t" to "b": "(2, 4)", "(4,)" or

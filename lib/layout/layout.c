@@ -14,13 +14,11 @@
 
 #include "layout/layout_private.h"
 
-/* Free "l" and release its mesh. */
+/* Free "l" (its lists are in the same block) and release its mesh. */
 static void
 layout_destroy(sym_layout *l)
 {
 	sym__mesh_unref(l->mesh);
-	free(l->n);
-	free(l->axes);
 	free(l);
 }
 
@@ -116,17 +114,15 @@ sym__layout_new(sym_mesh *mesh, size_t rank, const uint8_t *n,
 			return NULL;
 	} else if (check_axes(mesh, 0, NULL, NULL, partial) < 0)
 		return NULL;
-	l = sym__alloc(mesh->ctx, sizeof(*l));
-	if (!l)
-		return NULL;
-	l->n = sym__alloc(mesh->ctx, k * sizeof(*l->n));
-	l->axes = sym__alloc(mesh->ctx, k * sizeof(*l->axes));
-	if (!l->n || !l->axes) {
-		free(l->n);
-		free(l->axes);
-		free(l);
+	if (k > (SIZE_MAX - sizeof(*l)) / (sizeof(*l->axes) + 1)) {
+		sym__oom(mesh->ctx);
 		return NULL;
 	}
+	l = sym__alloc(mesh->ctx, sizeof(*l) + k * (sizeof(*l->axes) + 1));
+	if (!l)
+		return NULL;
+	l->axes = (int8_t(*)[SYM_MESH_MAX_AXES])(l + 1);
+	l->n = (uint8_t *)(l->axes + k);
 	l->link.prev = l->link.next = &l->link;
 	l->ctx = mesh->ctx;
 	l->ref = 1;

@@ -13,7 +13,8 @@
  * position of rank r (both NULL: the identity, never stored otherwise).
  * Immutable and reference counted: "ref" counts every reference, "cref"
  * those held by callers, during which the mesh is on its context's list
- * of caller-held objects (as shapes are). */
+ * of caller-held objects (as shapes are). The names are stored in the
+ * mesh's own allocation, right after the struct. */
 struct sym_mesh {
 	struct sym__link link;
 	sym_ctx *ctx;
@@ -31,7 +32,8 @@ struct sym_mesh {
  * split by the axes axes[d][0 .. n[d]-1], most significant first; bit a of
  * "partial" marks axis a as holding partial sums. Immutable, reference
  * counted like meshes ("ref", "cref", "link"); holds an internal
- * reference to its mesh. */
+ * reference to its mesh. "n" and "axes" point into the layout's own
+ * allocation, right after the struct. */
 struct sym_layout {
 	struct sym__link link;
 	sym_ctx *ctx;
@@ -102,5 +104,9 @@ struct sym_redist {
 	char *note;      /* why, for sym_redist_to_str; may be NULL */
 	double intra_bw, intra_lat, inter_bw, inter_lat;
 };
+
+/* A copy of the plan "r" (sharing its expressions and layouts), a new
+ * plan of its context; NULL when out of memory. */
+sym_redist *sym__redist_copy(const sym_redist *r);
 
 #endif

@@ -8,17 +8,16 @@
  * on its context's list of caller-held objects.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "layout/layout_private.h"
 
-/* Free "m" and its arrays. */
+/* Free "m" (its names are in the same block) and its arrays. */
 static void
 mesh_destroy(sym_mesh *m)
 {
-	for (size_t i = 0; i < m->n_axes; i++)
-		free(m->name[i]);
 	free(m->ranks);
 	free(m->pos);
 	free(m);
@@ -83,28 +82,38 @@ check_sizes(sym_ctx *ctx, size_t n_axes, const int64_t *sizes, int64_t *n)
 	return 0;
 }
 
-/* Give "m" the axis names "names" (NULL, or NULL entries: "a0", "a1",
- * ...) after checking them; return 0, or -1 with SYM_ELAYOUT. */
-static int
-set_names(sym_mesh *m, const char *const *names)
+/* Return the name of axis "i" given as "names" (NULL, or a NULL entry:
+ * "a0", "a1", ..., written in "buf" of 24 bytes). */
+static const char *
+axis_name(const char *const *names, size_t i, char *buf)
 {
-	for (size_t i = 0; i < m->n_axes; i++) {
-		const char *s = names ? names[i] : NULL;
+	if (names && names[i])
+		return names[i];
+	snprintf(buf, 24, "a%zu", i);
+	return buf;
+}
 
-		if (s && !is_identifier(s)) {
+/* Give "m" the axis names "names" (see axis_name) after checking them,
+ * copied to "store" (room for all of them); return 0, or -1 with
+ * SYM_ELAYOUT. */
+static int
+set_names(sym_mesh *m, const char *const *names, char *store)
+{
+	char buf[24];
+
+	for (size_t i = 0; i < m->n_axes; i++) {
+		const char *s = axis_name(names, i, buf);
+		size_t len = strlen(s) + 1;
+
+		if (!is_identifier(s)) {
 			sym__error(m->ctx, SYM_ELAYOUT, NULL,
 			    "axis %zu of a mesh is named '%s': axis names are "
 			    "identifiers other than None",
 			    i, s);
 			return -1;
 		}
-		m->name[i] =
-		    s ? sym__strdup(m->ctx, s) : sym__asprintf("a%zu", i);
-		if (!m->name[i]) {
-			if (!s)
-				sym__oom(m->ctx);
-			return -1;
-		}
+		m->name[i] = memcpy(store, s, len);
+		store += len;
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(m->name[j], m->name[i]) == 0) {
 				sym__error(m->ctx, SYM_ELAYOUT, NULL,
@@ -174,22 +183,26 @@ sym_mesh *
 sym__mesh_new(sym_ctx *ctx, size_t n_axes, const int64_t *sizes,
     const char *const *names, size_t n_ranks, const int64_t *ranks)
 {
+	size_t len = 0;
+	char buf[24];
 	sym_mesh *m;
 	int64_t n;
 
 	if (!ctx || check_sizes(ctx, n_axes, sizes, &n) < 0)
 		return NULL;
-	m = sym__alloc(ctx, sizeof(*m));
+	for (size_t i = 0; i < n_axes; i++)
+		len += strlen(axis_name(names, i, buf)) + 1;
+	m = sym__alloc(ctx, sizeof(*m) + len);
 	if (!m)
 		return NULL;
-	memset(m, 0, sizeof(*m));
 	m->link.prev = m->link.next = &m->link;
 	m->ctx = ctx;
 	m->ref = 1;
 	m->n_axes = n_axes;
 	m->n_devices = n;
 	memcpy(m->size, sizes, n_axes * sizeof(*sizes));
-	if (set_names(m, names) < 0 || set_ranks(m, n_ranks, ranks) < 0) {
+	if (set_names(m, names, (char *)(m + 1)) < 0 ||
+	    set_ranks(m, n_ranks, ranks) < 0) {
 		mesh_destroy(m);
 		return NULL;
 	}

@@ -489,6 +489,50 @@ sym_redist_plan(const sym_layout *from, const sym_layout *to,
 	return r;
 }
 
+/* Return a new plan of the context of "r" with the steps of "r" (sharing
+ * their expressions and layouts), owned by the context as the plans of
+ * sym_redist_plan are; NULL when out of memory. */
+sym_redist *
+sym__redist_copy(const sym_redist *r)
+{
+	sym_redist *c = sym__alloc(r->ctx, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *r;
+	memset(&c->link, 0, sizeof(c->link));
+	c->step = NULL;
+	c->n_step = 0;
+	c->note = r->note ? sym__strdup(r->ctx, r->note) : NULL;
+	if (r->n_step)
+		c->step = sym__realloc_array(r->ctx, NULL, r->n_step,
+		    sizeof(*c->step));
+	if ((r->note && !c->note) || (r->n_step && !c->step)) {
+		redist_release(c);
+		return NULL;
+	}
+	for (size_t i = 0; i < r->n_step; i++) {
+		const struct sym__step *from = &r->step[i];
+		struct sym__step *st = &c->step[i];
+		size_t n = (size_t)(from->n_groups * from->group_size);
+
+		*st = *from;
+		st->groups = sym__realloc_array(r->ctx, NULL, n ? n : 1,
+		    sizeof(*st->groups));
+		if (!st->groups) {
+			redist_release(c);
+			return NULL;
+		}
+		memcpy(st->groups, from->groups, n * sizeof(*st->groups));
+		st->bytes = sym__expr_ref(from->bytes);
+		st->after = sym__layout_ref(from->after);
+		c->n_step++;
+	}
+	c->ctx->live[SYM__OBJ_OTHER]++;
+	sym__ctx_own(c->ctx, &c->link, redist_destroy);
+	return c;
+}
+
 /* Return step "i" of "r", or NULL with SYM_EINVAL when out of range. */
 static const struct sym__step *
 step_at(const sym_redist *r, size_t i)

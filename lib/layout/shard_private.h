@@ -57,9 +57,9 @@ struct sym__shard {
 	char **note;
 	size_t n_note, cap_note;
 
-	/* Scratch memory of the run. */
-	void **mem;
-	size_t n_mem, cap_mem;
+	/* Scratch memory of the run: blocks handed out piece by piece, the
+	 * one being used first. */
+	struct sym__scratch *scratch;
 };
 
 /* A rule: the operator's name, the input whose leading dimension the

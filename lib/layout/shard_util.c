@@ -5,6 +5,7 @@
  * messages.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,25 +107,44 @@ sym__shard_note(struct sym__shard *s, const char *fmt, ...)
 	return 0;
 }
 
+/* A block of scratch memory: "used" of its "size" bytes are handed out.
+ */
+struct sym__scratch {
+	struct sym__scratch *next;
+	size_t size, used;
+	max_align_t data[];
+};
+
+/* The least size of a block of scratch memory: most runs need no more. */
+#define SCRATCH_BLOCK 1024
+
 /* Return "n" zeroed elements of "size" bytes that live until "s" is
  * cleared, or NULL when out of memory. */
 void *
 sym__shard_scratch(struct sym__shard *s, size_t n, size_t size)
 {
-	void *p, **m;
+	struct sym__scratch *b = s->scratch;
+	const size_t align = sizeof(max_align_t);
+	size_t bytes;
+	void *p;
 
-	if (s->n_mem == s->cap_mem) {
-		size_t cap = s->cap_mem ? 2 * s->cap_mem : 16;
+	n = n ? n : 1;
+	size = size ? size : 1;
+	if (n > (SIZE_MAX - sizeof(*b) - align) / size)
+		return NULL;
+	bytes = (n * size + align - 1) / align * align;
+	if (!b || b->size - b->used < bytes) {
+		size_t cap = bytes > SCRATCH_BLOCK ? bytes : SCRATCH_BLOCK;
 
-		m = realloc(s->mem, cap * sizeof(*m));
-		if (!m)
+		b = calloc(1, sizeof(*b) + cap);
+		if (!b)
 			return NULL;
-		s->mem = m;
-		s->cap_mem = cap;
+		b->size = cap;
+		b->next = s->scratch;
+		s->scratch = b;
 	}
-	p = calloc(n ? n : 1, size ? size : 1);
-	if (p)
-		s->mem[s->n_mem++] = p;
+	p = (char *)b->data + b->used;
+	b->used += bytes;
 	return p;
 }
 
@@ -178,13 +198,20 @@ const char **
 sym__shard_axis_names(struct sym__shard *s, const char *prefix, size_t n)
 {
 	const char **names = sym__shard_scratch(s, n + 1, sizeof(*names));
+	size_t len = strlen(prefix);
 
 	for (size_t i = 0; names && i < n; i++) {
-		char *t = sym__shard_scratch(s, strlen(prefix) + 24, 1);
+		char *t = sym__shard_scratch(s, len + 24, 1), d[24];
+		size_t k = 0, j = i, pos = len;
 
 		if (!t)
 			return NULL;
-		sprintf(t, "%s%zu", prefix, i);
+		do
+			d[k++] = (char)('0' + j % 10);
+		while ((j /= 10) > 0);
+		memcpy(t, prefix, len);
+		while (k > 0)
+			t[pos++] = d[--k];
 		names[i] = t;
 	}
 	return names;
@@ -374,14 +401,8 @@ build(struct sym__shard *s, struct sym__lb *b, const char *what)
 int
 sym__shard_set_in(struct sym__shard *s, size_t i, struct sym__lb *b)
 {
-	const char *name = sym__shard_in_name(s, i);
-	char *what = sym__shard_scratch(s, strlen(name) + 8, 1);
-	sym_layout *l;
+	sym_layout *l = build(s, b, sym__shard_in_name(s, i));
 
-	if (!what)
-		return sym__shard_nomem(s);
-	sprintf(what, "%s", name);
-	l = build(s, b, what);
 	if (!l) {
 		if (s->error_input < 0)
 			s->error_input = (int)i;
@@ -663,10 +684,10 @@ sym__shard_begin(struct sym__shard *s)
 	size_t ni = s->n_in ? s->n_in : 1, no = s->n_out ? s->n_out : 1;
 
 	s->error_input = s->error_dim = -1;
-	s->in = calloc(ni, sizeof(*s->in));
-	s->out = calloc(no, sizeof(*s->out));
-	s->n_red = calloc(no, sizeof(*s->n_red));
-	s->red = calloc(no, sizeof(*s->red));
+	s->in = sym__shard_scratch(s, ni, sizeof(*s->in));
+	s->out = sym__shard_scratch(s, no, sizeof(*s->out));
+	s->n_red = sym__shard_scratch(s, no, sizeof(*s->n_red));
+	s->red = sym__shard_scratch(s, no, sizeof(*s->red));
 	if (!s->in || !s->out || !s->n_red || !s->red)
 		return sym__shard_nomem(s);
 	return 0;
@@ -765,22 +786,20 @@ sym__shard_clear(struct sym__shard *s)
 		sym__layout_unref(s->out[k]);
 	for (size_t i = 0; i < s->n_note; i++)
 		free(s->note[i]);
-	for (size_t i = 0; i < s->n_mem; i++)
-		free(s->mem[i]);
+	while (s->scratch) {
+		struct sym__scratch *b = s->scratch;
+
+		s->scratch = b->next;
+		free(b);
+	}
 	sym__mesh_unref(s->mesh);
-	free(s->in);
-	free(s->out);
-	free(s->n_red);
-	free(s->red);
 	free(s->note);
-	free(s->mem);
 	free(s->error);
 	s->in = s->out = NULL;
 	s->n_red = NULL;
 	s->red = NULL;
 	s->note = NULL;
-	s->mem = NULL;
 	s->error = NULL;
 	s->mesh = NULL;
-	s->n_note = s->cap_note = s->n_mem = s->cap_mem = 0;
+	s->n_note = s->cap_note = 0;
 }

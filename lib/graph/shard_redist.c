@@ -1,0 +1,200 @@
+/*
+ * The redistributions of one sharding pass, each planned once: a pass
+ * asks for the plan between two layouts of a tensor many times over
+ * (every candidate strategy of every node is priced, then the chosen
+ * ones are planned again for the report), and graphs repeat the same
+ * layouts and shapes block after block. A plan depends only on the two
+ * layouts, the shape and the topology (fixed for the pass), so the pass
+ * keeps one memo per distinct (from, to, shape): its plan, or why there
+ * is none, its bytes at the least sizes and the text of its steps.
+ *
+ * The key is exact: layouts compare as in shard_intern.c (equal meshes,
+ * the same axes in every dimension, size-1 axes included since the
+ * plan's meshes and names follow them, the same partial axes); shapes are
+ * equal when they have the same dtype and the same dimension expressions,
+ * which are hash-consed, so equal expressions are one object. The memo
+ * holds references to its key, which keeps those objects alive and their
+ * addresses unique.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/shard_pass.h"
+
+/* Return the hash of the redistribution of "shape" from "from" to "to".
+ */
+static uint64_t
+key_hash(const sym_layout *from, const sym_layout *to, const sym_shape *shape)
+{
+	uint64_t h = sym__hash_mix(shape->dtype, shape->rank);
+
+	for (size_t d = 0; d < shape->rank; d++)
+		h = sym__hash_mix(h, (uint64_t)(uintptr_t)shape->dim[d]);
+	return sym__layout_hash(sym__layout_hash(h, from), to);
+}
+
+/* Return 1 when "a" and "b" have the same dtype and dimensions. */
+static int
+same_shape(const sym_shape *a, const sym_shape *b)
+{
+	if (a == b)
+		return 1;
+	if (a->dtype != b->dtype || a->rank != b->rank)
+		return 0;
+	for (size_t d = 0; d < a->rank; d++)
+		if (a->dim[d] != b->dim[d])
+			return 0;
+	return 1;
+}
+
+/* Return "a, b" for the malloc'ed list "s" (may be NULL, freed) and
+ * "what", malloc'ed. */
+static char *
+append(char *s, const char *what)
+{
+	char *t = sym__asprintf("%s%s%s", s ? s : "", s ? ", " : "", what);
+
+	free(s);
+	return t;
+}
+
+/* Return the steps of plan "r" as "all_gather over d0, all_reduce over
+ * k", malloc'ed (NULL when it has none). */
+static char *
+steps_text(const sym_redist *r)
+{
+	char *s = NULL;
+
+	for (size_t i = 0; i < sym_redist_n_steps(r); i++) {
+		int axes[SYM_MESH_MAX_AXES];
+		size_t n = sym_redist_step_axes(r, i, SYM_MESH_MAX_AXES, axes);
+		const sym_layout *l = sym_redist_step_layout(r, i);
+		char *names = NULL, *t;
+
+		for (size_t k = 0; l && k < n && k < SYM_MESH_MAX_AXES; k++)
+			names = append(names,
+			    sym_mesh_axis_name(sym_layout_mesh(l),
+			        (size_t)axes[k]));
+		t = sym__asprintf("%s over %s",
+		    sym_comm_kind_name(sym_redist_step_kind(r, i)),
+		    names ? names : "no axis");
+		free(names);
+		if (t)
+			s = append(s, t);
+		free(t);
+	}
+	return s;
+}
+
+/* Fill the new memo "m" of the pass "p" (its key set): plan it, price it
+ * at the least sizes and describe its steps. */
+static void
+fill(struct sym__pass *p, struct sym__memo *m)
+{
+	sym_ctx *ctx = p->g->ctx;
+	double total = 0;
+
+	m->cost = -1;
+	m->plan = sym_redist_plan(m->from, m->to, m->shape, p->topo);
+	if (!m->plan) {
+		m->error = strdup(sym_ctx_last_message(ctx));
+		sym_ctx_clear_error(ctx);
+		return;
+	}
+	sym__ctx_disown(&m->plan->link);
+	for (size_t i = 0; i < sym_redist_n_steps(m->plan); i++) {
+		int64_t v;
+
+		if (sym_expr_eval(sym_redist_step_bytes(m->plan, i), p->least,
+		        &v) < 0) {
+			sym_ctx_clear_error(ctx);
+			return;
+		}
+		total += (double)v;
+	}
+	m->cost = total;
+	m->steps = steps_text(m->plan);
+}
+
+/* Grow the index of the memos of "p" to "cap" slots (a power of two);
+ * 0 or -1. */
+static int
+reindex(struct sym__pass *p, size_t cap)
+{
+	uint32_t *slot = calloc(cap, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < p->n_memo; i++) {
+		size_t s = p->memo[i].hash & (cap - 1);
+
+		while (slot[s])
+			s = (s + 1) & (cap - 1);
+		slot[s] = (uint32_t)i + 1;
+	}
+	free(p->memo_slot);
+	p->memo_slot = slot;
+	p->cap_slot = cap;
+	return 0;
+}
+
+/* Return the memo of the redistribution of a tensor of shape "shape"
+ * from "from" to "to" in the pass "p", planned the first time it is
+ * asked for (borrowed: valid until the next call); NULL when out of
+ * memory. */
+struct sym__memo *
+sym__pass_redist(struct sym__pass *p, const sym_layout *from,
+    const sym_layout *to, const sym_shape *shape)
+{
+	uint64_t h = key_hash(from, to, shape);
+	struct sym__memo *m;
+	size_t s;
+
+	if (2 * (p->n_memo + 1) > p->cap_slot &&
+	    (p->n_memo >= UINT32_MAX - 1 ||
+	        reindex(p, p->cap_slot ? 2 * p->cap_slot : 64) < 0))
+		return NULL;
+	for (s = h & (p->cap_slot - 1); p->memo_slot[s];
+	     s = (s + 1) & (p->cap_slot - 1)) {
+		m = &p->memo[p->memo_slot[s] - 1];
+		if (m->hash == h && same_shape(m->shape, shape) &&
+		    sym__layout_same(m->from, from) &&
+		    sym__layout_same(m->to, to))
+			return m;
+	}
+	if (sym__grow(p->g->ctx, (void **)&p->memo, &p->cap_memo, p->n_memo + 1,
+	        sizeof(*p->memo)) < 0)
+		return NULL;
+	m = &p->memo[p->n_memo];
+	memset(m, 0, sizeof(*m));
+	m->from = sym__layout_ref((sym_layout *)from);
+	m->to = sym__layout_ref((sym_layout *)to);
+	m->shape = sym__shape_ref((sym_shape *)shape);
+	m->hash = h;
+	p->memo_slot[s] = (uint32_t)++p->n_memo;
+	fill(p, m);
+	return m;
+}
+
+/* Release the memos of the pass "p". */
+void
+sym__pass_redist_clear(struct sym__pass *p)
+{
+	for (size_t i = 0; i < p->n_memo; i++) {
+		struct sym__memo *m = &p->memo[i];
+
+		sym_redist_free(m->plan);
+		sym__layout_unref(m->from);
+		sym__layout_unref(m->to);
+		sym__shape_unref(m->shape);
+		free(m->error);
+		free(m->steps);
+		free(m->from_text);
+		free(m->to_text);
+	}
+	free(p->memo);
+	free(p->memo_slot);
+	p->memo = NULL;
+	p->memo_slot = NULL;
+	p->n_memo = p->cap_memo = p->cap_slot = 0;
+}
