@@ -48,7 +48,9 @@ report_slices_prepare(struct report *r, sym_binding *b, char **why)
 	if (sym_plan_bind(r->plan, b, r->slices) == 0)
 		return 0;
 	if (sym_ctx_last_error(r->ctx) == SYM_EUNBOUND) {
-		*why = report_format("--bind: %s", sym_slices_error(r->slices));
+		*why = report_format("%s: %s",
+		    sym_binding_size(b) ? "--bind" : "--rank without --bind",
+		    sym_slices_error(r->slices));
 		return -1;
 	}
 	at = sym_ctx_last_location(r->ctx);

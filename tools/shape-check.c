@@ -233,10 +233,6 @@ parse_args(int argc, char **argv, struct options *o)
 		return usage_error("--topology and --rank-table exclude each "
 		                   "other",
 		    NULL);
-	if (o->rank >= 0 && o->n_bind == 0)
-		return usage_error("--rank needs --bind: the slices are "
-		                   "evaluated at the sizes it gives",
-		    NULL);
 	return -1;
 }
 
@@ -523,7 +519,8 @@ check(sym_ctx *ctx, sym_graph *g, const sym_topology *topo,
 		r.sharded = 1;
 		sym_graph_shard(g, topo);
 	}
-	if (o->n_bind > 0 && (status = prepare_slices(&r, o)) != 0) {
+	if ((o->n_bind > 0 || o->rank >= 0) &&
+	    (status = prepare_slices(&r, o)) != 0) {
 		report_slices_release(&r);
 		sym_binding_free(r.bind);
 		return status;

@@ -1,0 +1,1 @@
+examples/layout.sg --rank 5
