@@ -99,7 +99,7 @@ binding_text(const struct report *r)
 		    (long long)sym_slices_symbol(r->slices, s));
 	}
 	if (n == 0)
-		strbuf_add(&b, "no symbols");
+		strbuf_add(&b, "no symbols to bind");
 	return strbuf_take(&b);
 }
 
@@ -207,7 +207,10 @@ report_text_slices(const struct report *r, FILE *out)
 	lo = r->rank >= 0 ? r->rank : 0;
 	hi = r->rank >= 0 ? r->rank + 1 : sym_plan_n_ranks(r->plan);
 	text = binding_text(r);
-	table_line(&t, 2, text ? report_format("at %s", text) : NULL);
+	table_line(&t, 2,
+	    text ? report_format(sym_plan_n_symbols(r->plan) ? "at %s" : "%s",
+	               text)
+	         : NULL);
 	free(text);
 	for (int64_t rank = lo; rank < hi && !t.oom; rank++)
 		rank_rows(r, &t, rank);
