@@ -122,6 +122,7 @@ refuse layout-4 1 'examples/layout.sg cannot run on 4 ranks' \
     examples/layout.sg --ranks 4
 refuse ffn-nobind 2 'give b with --bind' examples/ffn.sg
 refuse ffn-unknown 2 "unknown symbol 'q'" examples/ffn.sg --bind q=8
+refuse ffn-twice 2 "b is given twice" examples/ffn.sg --bind b=8,b=16
 refuse usage-ranks 2 "--ranks expects an integer" examples/ffn.sg \
     --ranks 0 --bind b=8
 refuse usage-option 2 "unknown option '--frobnicate'" examples/ffn.sg \

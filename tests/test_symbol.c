@@ -817,7 +817,7 @@ static void
 test_binding_parse(void **state)
 {
 	static const char *const texts[] = { "b=8, s=128", "b=8 s=128",
-		"s=128,b=8", "  b=8 ,\ts=128, ", "b=16 s=128 b=8" };
+		"s=128,b=8", "  b=8 ,\ts=128, ", "b = 8, s = 128" };
 	sym_ctx *ctx = new_ctx();
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 8, 0, 0), NULL);
 	sym_symbol *s = declare(ctx, "s", info_of(128, 8192, 128, 0, 1), NULL);
@@ -931,6 +931,8 @@ test_binding_parse_errors(void **state)
 	    "invalid value for s", 16);
 	assert_parse_error(ctx, "s=99999999999999999999999", SYM_EPARSE,
 	    "64-bit integer", 12);
+	assert_parse_error(ctx, "b=8, s=16, b=16", SYM_EPARSE,
+	    "b is given twice in binding", 21);
 
 	w = sym_binding_new(ctx);
 	assert_int_equal(sym_binding_parse(w, "  y=1", NULL), -1);

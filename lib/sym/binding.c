@@ -275,9 +275,10 @@ name_length(const char *p)
 	return n;
 }
 
-/* Parse the assignments of "text" into "b" (see sym_binding_parse). */
+/* Parse the assignments of "text" into "b" (see sym_binding_parse),
+ * marking in "seen" the symbols it gives. */
 static int
-parse_into(sym_binding *b, const char *text, sym_loc at)
+parse_into(sym_binding *b, sym_binding *seen, const char *text, sym_loc at)
 {
 	const char *p = text;
 
@@ -331,9 +332,16 @@ parse_into(sym_binding *b, const char *text, sym_loc at)
 			free(buf);
 			return -1;
 		}
+		if (sym_binding_get(seen, sym, NULL) == 0) {
+			sym__error(b->ctx, SYM_EPARSE, &here,
+			    "%s is given twice in binding '%s'", buf, text);
+			free(buf);
+			return -1;
+		}
 		free(buf);
 		p = end;
-		if (sym_binding_set(b, sym, (int64_t)v) < 0)
+		if (sym_binding_set(seen, sym, 1) < 0 ||
+		    sym_binding_set(b, sym, (int64_t)v) < 0)
 			return -1;
 	}
 	return 0;
@@ -348,16 +356,18 @@ int
 sym_binding_parse(sym_binding *b, const char *text, const sym_loc *where)
 {
 	sym_loc at = { NULL, 1, 1 };
-	sym_binding *tmp;
+	sym_binding *tmp, *seen;
+	int r;
 
 	if (!b || !text)
 		return -1;
 	if (where)
 		at = *where;
 	tmp = sym_binding_dup(b);
-	if (!tmp)
-		return -1;
-	if (parse_into(tmp, text, at) < 0) {
+	seen = sym_binding_new(b->ctx);
+	r = tmp && seen ? parse_into(tmp, seen, text, at) : -1;
+	sym_binding_free(seen);
+	if (r < 0) {
 		sym_binding_free(tmp);
 		return -1;
 	}
