@@ -342,6 +342,9 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
     sym_ctx *ctx)
 {
 	int n = sym_comm_n_ranks(comm), ret = 0, started = 0;
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	int blas_threads;
+#endif
 	struct job *jobs = calloc((size_t)n, sizeof(*jobs));
 	pthread_t *th = calloc((size_t)n, sizeof(*th));
 	struct gate gate;
@@ -353,7 +356,9 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
 		return -1;
 	}
 #ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-	/* The ranks are the threads: one BLAS thread each. */
+	/* The ranks are the threads: one BLAS thread each, until they are
+	 * done. */
+	blas_threads = openblas_get_num_threads();
 	openblas_set_num_threads(1);
 #endif
 	pthread_mutex_init(&gate.mu, NULL);
@@ -385,6 +390,9 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
 	}
 	for (int k = 0; k < started; k++)
 		pthread_join(th[k], NULL);
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	openblas_set_num_threads(blas_threads);
+#endif
 	for (int pass = 2; ret == 0 && pass >= 1; pass--)
 		for (int k = 0; ret == 0 && k < n; k++)
 			if (jobs[k].failed == pass)
