@@ -3,7 +3,8 @@
 # the threads backend must match the single-device run, step after step on
 # one plan (ffn.sg with b = 8, 64 and 40 in one invocation); a binding
 # that violates a declaration is rejected and runs nothing; a number of
-# ranks the graph does not allow is refused, one it allows runs; usage
+# ranks the graph does not allow is refused, one it allows runs; with
+# tolerances below float rounding a run reports its mismatch; usage
 # errors exit with status 2. With MPI (RUN_MPI=yes), 8 processes under
 # mpirun must run the same steps with the same verdicts as the threads
 # backend; their differences are printed side by side but not required
@@ -95,6 +96,24 @@ refuse()
 	fi
 }
 
+# mismatch NAME ARGS...: the run must exit 1 with a MISMATCH step and
+# its summary: the comparison does fail on differences beyond tolerance.
+mismatch()
+{
+	name=$1
+	shift
+	n=$((n + 1))
+	run "$name" "$@"
+	if test "$(cat "$tmp/$name.status")" -ne 1; then
+		fail "$name" "exit status $(cat "$tmp/$name.status"), not 1"
+	elif ! grep -q ' MISMATCH$' "$tmp/$name.out" ||
+	    ! grep -q 'elements beyond tolerance' "$tmp/$name.out"; then
+		fail "$name" "no MISMATCH step"
+	else
+		echo "ok: $name: mismatch found"
+	fi
+}
+
 # The dynamic-shape case: three batch sizes on one plan.
 match ffn 3 examples/ffn.sg --bind b=8 --bind b=64 --bind b=40
 match layout 1 examples/layout.sg
@@ -123,6 +142,15 @@ refuse layout-4 1 'examples/layout.sg cannot run on 4 ranks' \
 refuse ffn-nobind 2 'give b with --bind' examples/ffn.sg
 refuse ffn-unknown 2 "unknown symbol 'q'" examples/ffn.sg --bind q=8
 refuse ffn-twice 2 "b is given twice" examples/ffn.sg --bind b=8,b=16
+refuse usage-rtol 2 "--rtol expects a positive number" examples/ffn.sg \
+    --bind b=8 --rtol 0
+
+# Tolerances far below float rounding: the all_reduces of the sharded
+# block sum in another order than one device does, so the run must report
+# a mismatch (and an ordinary tolerance still matches).
+mismatch megatron-exact examples/megatron.sg --bind b=2,s=8 \
+    --rtol 1e-12 --atol 1e-12
+match megatron-rtol 1 examples/megatron.sg --bind b=2,s=8 --rtol 1e-3
 refuse usage-ranks 2 "--ranks expects an integer" examples/ffn.sg \
     --ranks 0 --bind b=8
 refuse usage-option 2 "unknown option '--frobnicate'" examples/ffn.sg \

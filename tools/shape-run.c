@@ -10,6 +10,7 @@
  * failed run or mismatch, 2 usage or internal error.
  */
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ struct options {
 	const char *backend; /* --backend, NULL when not given */
 	int mpi;             /* --backend mpi */
 	uint64_t seed;
+	double rtol, atol; /* 0: the executor's defaults */
 	int quiet;
 	int speak; /* 0 on the ranks of mpi other than 0 */
 };
@@ -74,8 +76,9 @@ usage(FILE *out)
 {
 	fputs("usage: " PROG " FILE.sg [--bind NAME=V[,NAME=V...]]... "
 	      "[--ranks N]\n"
-	      "           [--backend threads|mpi] [--seed S] [--check] "
-	      "[--quiet]\n"
+	      "           [--backend threads|mpi] [--seed S] [--rtol X] "
+	      "[--atol X]\n"
+	      "           [--check] [--quiet]\n"
 	      "       " PROG " --help | --version\n"
 	      "\n"
 	      "Check and shard the graph FILE.sg, then for each --bind run "
@@ -94,6 +97,9 @@ usage(FILE *out)
 	      " ...\n"
 	      "  --seed S              seed of the inputs and parameters "
 	      "(default 1)\n"
+	      "  --rtol X, --atol X    tolerances of the comparison, |a - b| "
+	      "<= atol + rtol*|b|\n"
+	      "                        (default: sym_exec(3)'s)\n"
 	      "  --check               compare with one device (the default "
 	      "and only mode)\n"
 	      "  --quiet               print only errors and mismatches\n"
@@ -137,13 +143,31 @@ parse_number(const char *s, uint64_t least, uint64_t *n)
 	return 0;
 }
 
+/* Store in "*x" the tolerance written in "s", a finite number > 0;
+ * 0, or -1 when "s" is not one. */
+static int
+parse_tolerance(const char *s, double *x)
+{
+	char *end;
+	double v;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v > 0) || !isfinite(v))
+		return -1;
+	*x = v;
+	return 0;
+}
+
 /* Return the name of the option of "arg" ("--bind" of "--bind=x") that
  * takes a value, or NULL when "arg" is not such an option. */
 static const char *
 valued_option(const char *arg)
 {
 	static const char *const names[] = { "--bind", "--ranks", "--backend",
-		"--seed" };
+		"--seed", "--rtol", "--atol" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		size_t n = strlen(names[i]);
@@ -179,6 +203,14 @@ option_value(struct options *o, const char *name, const char *val)
 			    "--seed expects an unsigned 64-bit integer, not",
 			    val);
 		o->seed = n;
+	} else if (!strcmp(name, "--rtol") || !strcmp(name, "--atol")) {
+		if (parse_tolerance(val, name[2] == 'r' ? &o->rtol : &o->atol) <
+		    0)
+			return usage_error(o,
+			    name[2] == 'r'
+			        ? "--rtol expects a positive number, not"
+			        : "--atol expects a positive number, not",
+			    val);
 	} else if (o->backend) {
 		return usage_error(o, "--backend given twice:", val);
 	} else if (!strcmp(val, "threads") || !strcmp(val, "mpi")) {
@@ -582,6 +614,8 @@ run_steps(struct run *r, const struct options *o)
 		print_heading(r, o);
 	memset(&opts, 0, sizeof(opts));
 	opts.seed = o->seed;
+	opts.rtol = o->rtol;
+	opts.atol = o->atol;
 	for (size_t i = 0; i < r->n_step; i++) {
 		struct step *st = &r->step[i];
 		struct progress pg = { st->text, now(), 0, 0 };
