@@ -93,22 +93,14 @@ offsets(const sym_plan *p, sym_slices *s)
 	for (size_t g = 0; g < p->n_group; g++) {
 		const struct sym__group *gr = &p->group[g];
 		size_t k = gr->rank, n = (size_t)p->n_ranks * k;
-		int64_t loc[16], *o = s->offsets + gr->off;
+		int64_t *o = s->offsets + gr->off, *loc = o - k;
 		const int32_t *b = gr->block;
 
 		for (size_t d = 0; d < k; d++)
-			o[(ptrdiff_t)d - (ptrdiff_t)k] = s->val[gr->local[d]];
-		if (k <= 16) {
-			for (size_t d = 0; d < k; d++)
-				loc[d] = s->val[gr->local[d]];
-			for (size_t i = 0; i < n; i += k)
-				for (size_t d = 0; d < k; d++)
-					o[i + d] = b[i + d] * loc[d];
-			continue;
-		}
+			loc[d] = s->val[gr->local[d]];
 		for (size_t i = 0; i < n; i += k)
 			for (size_t d = 0; d < k; d++)
-				o[i + d] = b[i + d] * s->val[gr->local[d]];
+				o[i + d] = b[i + d] * loc[d];
 	}
 }
 
