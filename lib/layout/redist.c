@@ -330,26 +330,40 @@ total_bytes(const sym_shape *s)
 /* Return a number every admissible size "e" takes is a multiple of,
  * looking only at the divisors of "devices" (the numbers of blocks a
  * layout over that many devices can make): 0 for the constant 0, the
- * constant itself, else the least common multiple of the divisors the
- * prover shows divide "e" (1 when none). An undecided or failed query
- * counts as "does not divide"; a failure leaves no error behind. */
+ * constant itself, else the product, over the primes q of "devices", of
+ * the largest power of q dividing "devices" that the prover shows divides
+ * "e" (1 when none). A divisor of "devices" divides "e" exactly when it
+ * divides that product, so only prime powers are asked about, each until
+ * the first that fails. An undecided or failed query counts as "does not
+ * divide"; a failure leaves no error behind. */
 static int64_t
 dim_modulus(sym_ctx *ctx, sym_expr *e, int64_t devices)
 {
-	int64_t c, m = 1;
+	int64_t c, m = 1, rest = devices;
 
 	if (sym_expr_get_const(e, &c) == 0)
 		return c >= 0 ? c : 1;
-	for (int64_t k = 2; k <= devices; k++) {
-		sym_answer a;
+	for (int64_t q = 2; rest > 1; q++) {
+		int64_t pw = 1;
 
-		if (devices % k != 0 || m % k == 0)
+		if (q * q > rest)
+			q = rest; /* the last prime factor */
+		if (rest % q != 0)
 			continue;
-		a = sym_prove_divisible(ctx, e, k, NULL);
-		if (a == SYM_ERROR)
-			sym_ctx_clear_error(ctx);
-		if (a == SYM_TRUE)
-			m = m / sym__gcd64(m, k) * k; /* divides devices */
+		for (; rest % q == 0; rest /= q) {
+			sym_answer a =
+			    sym_prove_divisible(ctx, e, pw * q, NULL);
+
+			if (a == SYM_ERROR)
+				sym_ctx_clear_error(ctx);
+			if (a != SYM_TRUE) {
+				while (rest % q == 0)
+					rest /= q;
+				break;
+			}
+			pw *= q;
+		}
+		m *= pw;
 	}
 	return m;
 }
