@@ -3,20 +3,27 @@
  * batch b and sequence length s, tensor-parallel on 8 devices, compiled
  * once into a slice plan. For each of a series of sizes (b, s) it times
  * binding the plan and evaluating every slice (the local size and the
- * offset of every dimension of every plan tensor on every rank), and, in
- * the same run, the baseline: building the same graph again with those
- * sizes as constants through the C API, which infers the shape of every
- * operator. Prints one JSON line per graph size with the time per slice
- * dimension, the ratio of the two and whether the goals (>= 100x faster,
- * <= 10 ns per slice dimension) are met. Also printed: the binding alone
- * (the program, the checks and every rank's offsets), the same reading
- * rank by rank (sym_slices_offset), and the ratio to a baseline that
- * shards the constant graph too, which is what it takes to know the
- * local sizes without a plan.
+ * offset of every dimension of every plan tensor), and, in the same run,
+ * the baseline: building the same graph again with those sizes as
+ * constants through the C API, which infers the shape of every operator.
+ * Prints one JSON line per graph size with the time per slice dimension,
+ * the ratio of the two and whether the goals (>= 100x faster, <= 10 ns
+ * per slice dimension) are met.
  *
- * "goals_met" is for what one rank does at each step (DESIGN 8): bind,
- * then read its own local sizes and offsets of every tensor
- * ("one_rank_us"); "goals_met_all_ranks" for reading every rank's.
+ * The slices are read the way an executor reads them: it fetches the
+ * arrays of the tensors it uses once (sym_slices_local_sizes and
+ * sym_slices_offsets give the same pointers after every binding), then,
+ * at each step, binds and reads the new numbers through them. "goals_met"
+ * is for what one rank does at each step (DESIGN 8): bind, then read the
+ * local sizes and offsets of every tensor on that rank ("one_rank_us");
+ * "goals_met_all_ranks" for reading those of all 8 ranks.
+ *
+ * Also printed: the binding alone (the checks, the program and every
+ * rank's offsets); the same readings with the accessor calls made again
+ * at every step ("..._calls"), and rank by rank with copies
+ * (sym_slices_offset); and the ratio to a baseline that shards the
+ * constant graph too, which is what it takes to know the local sizes
+ * without a plan.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -313,48 +320,97 @@ baseline(int layers, int64_t b, int64_t s, int shard)
 	return t1 - t0;
 }
 
-/* Bind "values" to "s" of "p" and read every slice: the local size of
- * every dimension of every tensor and its offset on every rank, all
- * ranks at once ("each" 1: rank by rank, sym_slices_offset; 2: only the
- * slices of one rank, as its executor reads them); return the
- * sum of what was read, so that nothing is optimized away. */
-static int64_t
-bind_all(const sym_plan *p, sym_slices *s, const int64_t *values, int each)
+/* What a step reads: every rank's slices or one rank's, through the
+ * arrays fetched once or through accessor calls made at each step, or
+ * rank by rank with copies; or nothing (the binding alone). */
+enum mode {
+	ALL_FETCHED,
+	ONE_FETCHED,
+	ALL_CALLS,
+	ONE_CALLS,
+	RANK_BY_RANK,
+	BIND_ONLY,
+	N_MODES
+};
+
+/* The arrays of one tensor, fetched once after the first binding. */
+struct view {
+	const int64_t *local, *offsets;
+	size_t k;
+};
+
+/* Fetch into "v" the arrays of every tensor of "p" bound in "s". */
+static void
+fetch(const sym_plan *p, const sym_slices *s, struct view *v)
 {
-	size_t nt = sym_plan_n_tensors(p);
-	int64_t nr = sym_plan_n_ranks(p), v[16], sum = 0;
+	for (size_t t = 0; t < sym_plan_n_tensors(p); t++) {
+		v[t].local = sym_slices_local_sizes(s, t);
+		v[t].offsets = sym_slices_offsets(s, t);
+		v[t].k = sym_plan_tensor_rank(p, t);
+		if (!v[t].local || !v[t].offsets)
+			die(NULL, "unbound slices");
+	}
+}
+
+/* Bind "values" to "s" of "p" and read the slices as "m" says (one rank:
+ * the middle one); return the sum of what was read, so that nothing is
+ * optimized away. */
+static int64_t
+bind_read(const sym_plan *p, sym_slices *s, const struct view *view,
+    const int64_t *values, enum mode m)
+{
+	size_t nt = sym_plan_n_tensors(p), nr = (size_t)sym_plan_n_ranks(p);
+	int64_t v[16], sum = 0;
 
 	if (sym_plan_bind_values(p, values, s) < 0)
 		die(sym_graph_get_ctx(sym_plan_graph(p)), "binding");
-	for (size_t t = 0; t < nt; t++) {
-		size_t k = sym_plan_tensor_rank(p, t), n = (size_t)nr * k;
-		if (each == 2) {
-			const int64_t *o = sym_slices_offsets(s, t);
-			const int64_t *l = sym_slices_local_sizes(s, t);
+	switch (m) {
+	case ALL_FETCHED:
+	case ONE_FETCHED:
+		for (size_t t = 0; t < nt; t++) {
+			size_t k = view[t].k, n = m == ALL_FETCHED ? nr * k : k;
+			const int64_t *o = view[t].offsets;
 
-			o += (size_t)(nr / 2) * k;
+			if (m == ONE_FETCHED)
+				o += nr / 2 * k;
 			for (size_t d = 0; d < k; d++)
-				sum += l[d] + o[d];
-			continue;
+				sum += view[t].local[d];
+			for (size_t i = 0; i < n; i++)
+				sum += o[i];
 		}
-		if (!each) {
+		break;
+	case ALL_CALLS:
+	case ONE_CALLS:
+		for (size_t t = 0; t < nt; t++) {
+			size_t k = sym_plan_tensor_rank(p, t);
+			size_t n = m == ALL_CALLS ? nr * k : k;
 			const int64_t *o = sym_slices_offsets(s, t);
 			const int64_t *l = sym_slices_local_sizes(s, t);
 
+			if (m == ONE_CALLS)
+				o += nr / 2 * k;
 			for (size_t d = 0; d < k; d++)
 				sum += l[d];
 			for (size_t i = 0; i < n; i++)
 				sum += o[i];
-			continue;
 		}
-		sym_slices_local(s, t, v);
-		for (size_t d = 0; d < k; d++)
-			sum += v[d];
-		for (int64_t r = 0; r < nr; r++) {
-			sym_slices_offset(s, t, r, v);
+		break;
+	case RANK_BY_RANK:
+		for (size_t t = 0; t < nt; t++) {
+			size_t k = sym_plan_tensor_rank(p, t);
+
+			sym_slices_local(s, t, v);
 			for (size_t d = 0; d < k; d++)
 				sum += v[d];
+			for (size_t r = 0; r < nr; r++) {
+				sym_slices_offset(s, t, (int64_t)r, v);
+				for (size_t d = 0; d < k; d++)
+					sum += v[d];
+			}
 		}
+		break;
+	default:
+		break;
 	}
 	return sum;
 }
@@ -388,21 +444,18 @@ plan_groups(const sym_plan *p, const sym_slices *s)
 	return n;
 }
 
-/* The best of "reps" runs of bind_all (with "each"; when "each" is -1,
- * the binding alone) at size "i". */
+/* The best time of "reps" runs of bind_read in mode "m" at size "i";
+ * what was read is added to "check". */
 static double
-best_bind(const sym_plan *p, sym_slices *s, size_t i, int reps, int each,
-    int64_t *check)
+best_bind(const sym_plan *p, sym_slices *s, const struct view *view, size_t i,
+    int reps, enum mode m, int64_t *check)
 {
 	double best = 1e30;
 
 	for (int r = 0; r < reps; r++) {
 		double t0 = now(), t;
 
-		if (each >= 0)
-			*check += bind_all(p, s, sizes[i], each);
-		else if (sym_plan_bind_values(p, sizes[i], s) < 0)
-			die(NULL, "binding");
+		*check += bind_read(p, s, view, sizes[i], m);
 		t = now() - t0;
 		best = t < best ? t : best;
 	}
@@ -410,7 +463,7 @@ best_bind(const sym_plan *p, sym_slices *s, size_t i, int reps, int each,
 }
 
 /* Measure the graph of "layers" blocks: compile it, then per size the
- * best of "reps" bindings with every slice against the best of three
+ * best of "reps" bindings in every mode against the best of three
  * baseline builds (inference; inference and sharding); print one JSON
  * line. Return 1 when the goals are met. */
 static int
@@ -419,10 +472,10 @@ bench(int layers, int reps)
 	struct builder B;
 	sym_plan *p;
 	sym_slices *s;
-	size_t dims = 0, nt;
-	double t0, compile, all = 0, each = 0, base = 0, base_shard = 0;
-	double bind = 0, one = 0;
-	double worst_ns = 0, ratio, ns;
+	struct view *view;
+	size_t dims = 0, nt, nr;
+	double t0, compile, t[N_MODES] = { 0 }, base = 0, base_shard = 0;
+	double worst_ns = 0, worst_one_ns = 0;
 	int64_t check = 0;
 	int met, met_all;
 
@@ -451,62 +504,81 @@ bench(int layers, int reps)
 		die(NULL, "the plan's symbols are not b, s");
 	s = sym_slices_new(p);
 	nt = sym_plan_n_tensors(p);
-	for (size_t t = 0; t < nt; t++)
-		dims += sym_plan_tensor_rank(p, t);
-	dims *= (size_t)sym_plan_n_ranks(p);
+	nr = (size_t)sym_plan_n_ranks(p);
+	view = malloc(nt * sizeof(*view));
+	if (!s || !view)
+		die(B.ctx, "out of memory");
+	for (size_t i = 0; i < nt; i++)
+		dims += sym_plan_tensor_rank(p, i);
+	dims *= nr;
+	/* the executor's setup: a first binding, then the arrays */
+	if (sym_plan_bind_values(p, sizes[0], s) < 0)
+		die(B.ctx, "binding");
+	fetch(p, s, view);
 	for (size_t i = 0; i < N_SIZES; i++) {
-		double a = best_bind(p, s, i, reps, 0, &check), b = 1e30,
-		       c = 1e30;
+		double b = 1e30, c = 1e30, ns;
 
-		each += best_bind(p, s, i, reps, 1, &check);
-		one += best_bind(p, s, i, reps, 2, &check);
-		bind += best_bind(p, s, i, reps, -1, &check);
+		for (int m = 0; m < N_MODES; m++) {
+			double best = best_bind(p, s, view, i, reps,
+			    (enum mode)m, &check);
+
+			t[m] += best;
+			ns = best / (double)dims * 1e9;
+			if (m == ALL_FETCHED && ns > worst_ns)
+				worst_ns = ns;
+			ns *= (double)nr;
+			if (m == ONE_FETCHED && ns > worst_one_ns)
+				worst_one_ns = ns;
+		}
 		for (int r = 0; r < 3; r++) {
-			double t =
+			double u =
 			    baseline(layers, sizes[i][0], sizes[i][1], 0);
 
-			b = t < b ? t : b;
-			t = baseline(layers, sizes[i][0], sizes[i][1], 1);
-			c = t < c ? t : c;
+			b = u < b ? u : b;
+			u = baseline(layers, sizes[i][0], sizes[i][1], 1);
+			c = u < c ? u : c;
 		}
-		all += a;
 		base += b;
 		base_shard += c;
-		ns = a / (double)dims * 1e9;
-		worst_ns = ns > worst_ns ? ns : worst_ns;
 	}
-	ratio = base / all;
-	met_all = ratio >= 100 && worst_ns <= 10;
-	met = base / one >= 100 &&
-	    one / N_SIZES / (double)(dims / (size_t)sym_plan_n_ranks(p)) *
-	            1e9 <=
-	        10;
-	printf(
-	    "{\"bench\":\"plan\",\"layers\":%d,\"ops\":%ld,"
-	    "\"ranks\":%lld,\"tensors\":%zu,\"steps\":%zu,"
-	    "\"instructions\":%zu,\"checks\":%zu,\"groups\":%zu,"
-	    "\"slice_dims\":%zu,\"sizes\":%zu,\"compile_ms\":%.3f,"
-	    "\"bind_us\":%.3f,\"bind_and_slices_us\":%.3f,\"ns_per_slice_dim\":%.3f,"
-	    "\"worst_ns_per_slice_dim\":%.3f,"
-	    "\"rank_by_rank_us\":%.3f,\"ns_per_slice_dim_rank_by_rank\":"
-	    "%.3f,\"baseline_infer_us\":%.1f,"
-	    "\"baseline_infer_shard_us\":%.1f,\"ratio\":%.1f,"
-	    "\"ratio_rank_by_rank\":%.1f,\"ratio_vs_infer_shard\":%.1f,"
-	    "\"one_rank_us\":%.3f,\"ns_per_slice_dim_one_rank\":%.3f,"
-	    "\"ratio_one_rank\":%.1f,"
-	    "\"goal_ratio\":100,\"goal_ns\":10,\"goals_met\":%s,"
-	    "\"goals_met_all_ranks\":%s,\"checksum\":%lld}\n",
-	    layers, B.ops, (long long)sym_plan_n_ranks(p), nt,
-	    sym_plan_n_steps(p), sym_plan_n_instructions(p),
-	    sym_plan_n_checks(p), plan_groups(p, s), dims, N_SIZES,
-	    compile * 1e3, bind / N_SIZES * 1e6, all / N_SIZES * 1e6,
-	    all / N_SIZES / (double)dims * 1e9, worst_ns, each / N_SIZES * 1e6,
-	    each / N_SIZES / (double)dims * 1e9, base / N_SIZES * 1e6,
-	    base_shard / N_SIZES * 1e6, ratio, base / each, base_shard / all,
-	    one / N_SIZES * 1e6,
-	    one / N_SIZES / (double)(dims / (size_t)sym_plan_n_ranks(p)) * 1e9,
-	    base / one, met ? "true" : "false", met_all ? "true" : "false",
+	/* the same pointers after every binding, as documented */
+	for (size_t i = 0; i < nt; i++)
+		if (sym_slices_local_sizes(s, i) != view[i].local ||
+		    sym_slices_offsets(s, i) != view[i].offsets)
+			die(NULL, "the slices moved");
+	met_all = base / t[ALL_FETCHED] >= 100 && worst_ns <= 10;
+	met = base / t[ONE_FETCHED] >= 100 && worst_one_ns <= 10;
+	printf("{\"bench\":\"plan\",\"layers\":%d,\"ops\":%ld,"
+	       "\"ranks\":%zu,\"tensors\":%zu,\"steps\":%zu,"
+	       "\"instructions\":%zu,\"checks\":%zu,\"groups\":%zu,"
+	       "\"slice_dims\":%zu,\"sizes\":%zu,\"compile_ms\":%.3f,"
+	       "\"bind_us\":%.3f,"
+	       "\"one_rank_us\":%.3f,\"ns_per_slice_dim_one_rank\":%.3f,"
+	       "\"ratio_one_rank\":%.1f,"
+	       "\"all_ranks_us\":%.3f,\"ns_per_slice_dim\":%.3f,"
+	       "\"ratio\":%.1f,"
+	       "\"one_rank_calls_us\":%.3f,\"ratio_one_rank_calls\":%.1f,"
+	       "\"all_ranks_calls_us\":%.3f,\"ratio_calls\":%.1f,"
+	       "\"rank_by_rank_us\":%.3f,\"ratio_rank_by_rank\":%.1f,"
+	       "\"baseline_infer_us\":%.1f,\"baseline_infer_shard_us\":%.1f,"
+	       "\"ratio_vs_infer_shard\":%.1f,"
+	       "\"goal_ratio\":100,\"goal_ns\":10,\"goals_met\":%s,"
+	       "\"goals_met_all_ranks\":%s,\"checksum\":%lld}\n",
+	    layers, B.ops, nr, nt, sym_plan_n_steps(p),
+	    sym_plan_n_instructions(p), sym_plan_n_checks(p), plan_groups(p, s),
+	    dims, N_SIZES, compile * 1e3, t[BIND_ONLY] / N_SIZES * 1e6,
+	    t[ONE_FETCHED] / N_SIZES * 1e6,
+	    t[ONE_FETCHED] / N_SIZES / (double)(dims / nr) * 1e9,
+	    base / t[ONE_FETCHED], t[ALL_FETCHED] / N_SIZES * 1e6,
+	    t[ALL_FETCHED] / N_SIZES / (double)dims * 1e9,
+	    base / t[ALL_FETCHED], t[ONE_CALLS] / N_SIZES * 1e6,
+	    base / t[ONE_CALLS], t[ALL_CALLS] / N_SIZES * 1e6,
+	    base / t[ALL_CALLS], t[RANK_BY_RANK] / N_SIZES * 1e6,
+	    base / t[RANK_BY_RANK], base / N_SIZES * 1e6,
+	    base_shard / N_SIZES * 1e6, base_shard / t[ALL_FETCHED],
+	    met ? "true" : "false", met_all ? "true" : "false",
 	    (long long)check);
+	free(view);
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(B.g);

@@ -481,12 +481,23 @@ test_ffn_numbers(void **state)
 	sym_slices *s = sym_slices_new(p);
 	const sym_plan_step *mm = sym_plan_get_step(p, 2);
 	size_t x = home(p, "x"), h1 = home(p, "h1"), a1 = home(p, "a1");
+	const int64_t *xl = NULL, *xo = NULL;
 
 	(void)state;
 	for (size_t i = 0; i < 3; i++) {
 		int64_t b = bs[i], q = b / 8;
 
 		assert_int_equal(sym_plan_bind_values(p, &b, s), 0);
+		/* the borrowed arrays stay put from binding to binding, and
+		 * each binding rewrites them in place */
+		if (i == 0) {
+			xl = sym_slices_local_sizes(s, x);
+			xo = sym_slices_offsets(s, x);
+		}
+		assert_ptr_equal(sym_slices_local_sizes(s, x), xl);
+		assert_ptr_equal(sym_slices_offsets(s, x), xo);
+		assert_int_equal(xl[0], q);
+		assert_int_equal(xo[7 * 4], 7 * q);
 		assert_slice(s, x, 0, (int64_t[]){ 0, 0, 0, 0 },
 		    (int64_t[]){ q, 1, 28, 28 }, 4);
 		assert_slice(s, x, 7, (int64_t[]){ 7 * q, 0, 0, 0 },
@@ -516,6 +527,13 @@ test_ffn_numbers(void **state)
 		    b);
 	}
 	assert_int_equal(sym_slices_symbol(s, NULL), -1);
+	assert_int_equal(sym_plan_bind_values(p, (int64_t[]){ 12 }, s), -1);
+	assert_null(sym_slices_local_sizes(s, x));
+	assert_int_equal(sym_plan_bind_values(p, (int64_t[]){ 16 }, s), 0);
+	assert_ptr_equal(sym_slices_local_sizes(s, x), xl);
+	assert_ptr_equal(sym_slices_offsets(s, x), xo);
+	assert_int_equal(xl[0], 2);
+	assert_int_equal(xo[7 * 4], 14);
 	assert_rejected(p, s, "b=1152921504606846976", SYM_EOVERFLOW,
 	    "64-bit overflow computing the bytes of step 1 (all_to_all of x2 "
 	    "for matmul h1 (input 0)) with b = 1152921504606846976");

@@ -115,8 +115,10 @@ SYM_EXPORT int sym_slices_local(SYM_KEEP const sym_slices *s, size_t t,
 SYM_EXPORT int sym_slices_offset(SYM_KEEP const sym_slices *s, size_t t,
     int64_t rank, int64_t *offset);
 /* The offsets of tensor "t" on every rank at once, rank after rank
- * (n_ranks x sym_plan_tensor_rank(t) integers, owned by "s" and valid
- * until its next binding); NULL when unbound or out of range. */
+ * (n_ranks x sym_plan_tensor_rank(t) integers owned by "s"); NULL when
+ * unbound or out of range. The pointer is the same after every binding
+ * of "s", which rewrites the integers in place: an executor may fetch it
+ * once and read it after each binding that succeeded. */
 SYM_EXPORT const int64_t *sym_slices_offsets(SYM_KEEP const sym_slices *s,
     size_t t);
 /* Its local sizes, likewise borrowed (sym_plan_tensor_rank(t)
