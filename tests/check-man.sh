@@ -1,5 +1,6 @@
 #!/bin/sh
 # Lints every man page with mandoc -Tlint -Wwarning; any message fails.
+# Then checks that every exported function has its page.
 #
 # Environment (set by make check): top_srcdir, MANDOC.
 
@@ -20,5 +21,23 @@ if test -n "$out" || test "$status" -ne 0; then
 	echo "check-man: mandoc -Tlint -Wwarning reported problems (status $status)"
 	exit 1
 fi
-echo "check-man: $(echo $pages | wc -w) pages clean"
+# Every exported function (tests/exports.txt) is named in the NAME
+# section of exactly one section-3 page and has a SYNOPSIS there.
+missing=$(awk '
+	FNR == 1 { page = FILENAME }
+	page == "tests/exports.txt" { want[$1] = 1; next }
+	/^\.Sh / { sec = $2; next }
+	sec == "NAME" && $1 == ".Nm" { sub(/,$/, "", $2); named[$2]++ }
+	sec == "SYNOPSIS" && ($1 == ".Fo" || $1 == ".Fn") { syn[$2]++ }
+	END {
+		for (f in want)
+			if (named[f] != 1 || syn[f] != 1)
+				printf " %s(named in %d, synopsis in %d)", f,
+				    named[f], syn[f]
+	}' tests/exports.txt man/*.3)
+if test -n "$missing"; then
+	echo "check-man: exported functions not documented in exactly one page:$missing"
+	exit 1
+fi
+echo "check-man: $(echo $pages | wc -w) pages clean, $(wc -l <tests/exports.txt) exported functions documented"
 exit 0
