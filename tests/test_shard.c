@@ -1238,6 +1238,99 @@ test_planned_once(void **state)
 	free_ctx(ctx);
 }
 
+/* Assert that the last diagnostic of "g" formats as "want". */
+static void
+assert_last_diag(const sym_graph *g, const char *want)
+{
+	size_t n = sym_graph_n_diagnostics(g);
+	char *s;
+
+	assert_true(n > 0);
+	s = sym_diagnostic_format(g, sym_graph_diagnostic(g, n - 1));
+	assert_non_null(s);
+	assert_string_equal(s, want);
+	free(s);
+}
+
+/* Strategies and meshes given through the API: tuple, layouts over a
+ * mesh declared after the strategy, an output strategy, a replaced
+ * strategy; errors located where the caller says, without quoting the
+ * graph's own source line. */
+static void
+test_api_strategies(void **state)
+{
+	static const char text[] = "devices 8\n"
+	                           "input x : f32[16, 32]\n"
+	                           "input w : f32[32, 64]\n"
+	                           "y = matmul(x, w)\n"
+	                           "output y\n";
+	static const char *const tuple_in[] = { "(m, k)", "(k, n)", NULL };
+	static const char *const mesh_in[] = { "(dp, mp)", "(mp, None)", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = sym_graph_parse(ctx, text, "t.sg");
+	sym_loc at = { "api.c", 3, 5 };
+	sym_node *n;
+	char *s;
+
+	(void)state;
+	assert_non_null(g);
+	n = node(g, "y");
+	assert_int_equal(sym_node_set_strategy(g, n, "((2, 4), (4, 1))", NULL),
+	    0);
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	assert_string_equal(sym_node_strategy_source(n), "shard clause");
+	assert_mesh(g, "y", "(m=2, k=4, n=1)");
+	assert_node(g, "y", tuple_in, "(m, n) partial(k)");
+	/* replaced, over a mesh declared afterwards */
+	assert_int_equal(sym_node_set_strategy(g, n,
+	                     "(z(dp, mp), z(mp, None)) -> (z(dp, None),)",
+	                     NULL),
+	    0);
+	assert_int_equal(sym_graph_add_mesh(g, "z = (dp=2, mp=4)", NULL), 0);
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	assert_int_equal(sym_graph_n_errors(g), 0);
+	s = sym_node_strategy_to_str(n);
+	assert_string_equal(s, "(z(dp, mp), z(mp, None)) -> (z(dp, None),)");
+	free(s);
+	assert_node(g, "y", mesh_in, "(dp, None) partial(mp)");
+	/* a split the devices cannot take: found by the pass, located at
+	 * the caller's text, whose line is not the graph's line 3 */
+	assert_int_equal(sym_node_set_strategy(g, n, "((3, 1), (1, 1))", &at),
+	    0);
+	assert_int_equal(sym_graph_shard(g, NULL), -1);
+	assert_last_diag(g,
+	    "api.c:3:5: error: matmul y: the device matrix (3, 1, 1) uses 3 "
+	    "devices, which does not divide the 8 devices");
+	assert_null(sym_node_strategy_to_str(n));
+	/* texts that do not parse; a mesh declared twice */
+	assert_int_equal(sym_graph_add_mesh(g, "z = (a=8)", &at), -1);
+	assert_last_diag(g, "api.c:3:5: error: mesh 'z' is already declared");
+	assert_int_equal(sym_node_set_strategy(g, n, "((2, 4), (4", &at), -1);
+	assert_last_diag(g,
+	    "api.c:3:16: error: expected ')' to close the tensor strategy "
+	    "started at column 14");
+	assert_int_equal(sym_graph_add_mesh(g, "q = (a=", &at), -1);
+	assert_last_diag(g,
+	    "api.c:3:12: error: expected the size of axis 'a' after '='");
+	/* the pass's own error stays until the next sharding drops it */
+	assert_int_equal(sym_graph_n_errors(g), 4);
+	assert_int_equal(sym_graph_shard(g, NULL), -1);
+	assert_last_diag(g,
+	    "error: cannot shard a graph with errors (3 found before "
+	    "sharding)");
+	assert_int_equal(sym_node_set_strategy(NULL, n, "((1, 1), (1, 1))",
+	                     NULL),
+	    -1);
+	assert_int_equal(sym_node_set_strategy(g, NULL, "((1, 1), (1, 1))",
+	                     NULL),
+	    -1);
+	assert_int_equal(sym_node_set_strategy(g, n, NULL, NULL), -1);
+	assert_int_equal(sym_graph_add_mesh(g, NULL, NULL), -1);
+	assert_int_equal(sym_graph_add_mesh(NULL, "m = (a=2)", NULL), -1);
+	sym_graph_free(g);
+	free_ctx(ctx);
+}
+
 int
 main(void)
 {
@@ -1257,6 +1350,7 @@ main(void)
 		cmocka_unit_test(test_reshard_and_refusal),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_planned_once),
+		cmocka_unit_test(test_api_strategies),
 	};
 
 	return cmocka_run_group_tests_name("shard", tests, NULL, NULL);

@@ -779,9 +779,23 @@ sym_graph_assertion(const sym_graph *g, size_t i)
 	return g && i < g->n_assertion ? &g->assertion[i].pub : NULL;
 }
 
+/* Return whether the location "loc" is in the source text of "g": the
+ * same file name (or none on either side). Text given through the API
+ * with a location of its own (sym_node_set_strategy) is not. */
+static int
+in_source(const sym_graph *g, const sym_loc *loc)
+{
+	if (!g->source)
+		return 0;
+	if (!loc->file || !g->filename)
+		return !loc->file && !g->filename;
+	return strcmp(loc->file, g->filename) == 0;
+}
+
 /* Return the text of diagnostic "d" of "g" as a compiler prints it: the
  * location, severity and message, the source line with a caret when the
- * graph has its source, then the witness and hint lines. Malloc'ed. */
+ * location is in the graph's source, then the witness and hint lines.
+ * Malloc'ed. */
 char *
 sym_diagnostic_format(const sym_graph *g, const sym_diagnostic *d)
 {
@@ -790,8 +804,8 @@ sym_diagnostic_format(const sym_graph *g, const sym_diagnostic *d)
 
 	if (!g || !d)
 		return NULL;
-	head =
-	    sym__diag_format(&d->loc, sev[d->severity], d->message, g->source);
+	head = sym__diag_format(&d->loc, sev[d->severity], d->message,
+	    in_source(g, &d->loc) ? g->source : NULL);
 	if (!head)
 		return NULL;
 	res = sym__asprintf("%s%s%s%s%s", head,

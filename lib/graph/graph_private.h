@@ -122,7 +122,8 @@ struct sym_graph {
 	size_t n_comm, cap_comm;
 	int opt_power_of_two, opt_propagate;
 	int sharded;
-	size_t shard_diag0, shard_guard0; /* first added by sharding */
+	/* what the last sharding added: [diag0, diag1), [guard0, guard1) */
+	size_t shard_diag0, shard_diag1, shard_guard0, shard_guard1;
 
 	char **files; /* file names locations point to */
 	size_t n_files;

@@ -12,12 +12,16 @@
 #define MAX_SUGGEST_LEN 64
 
 /* Return the location of byte "pos" of the current line of "p": its
- * file, line and 1-based column (a tab counts as one column). */
+ * file, line and 1-based column (a tab counts as one column; on the
+ * first line, after the "col0" columns that precede the text). */
 sym_loc
 sym__lex_loc(const struct sym__parser *p, size_t pos)
 {
 	sym_loc loc;
 	size_t col = pos >= p->bol ? pos - p->bol + 1 : 1;
+
+	if (p->bol == 0)
+		col += (size_t)p->col0;
 
 	loc.file = p->file;
 	loc.line = p->line;

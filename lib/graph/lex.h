@@ -36,7 +36,8 @@ struct sym__parser {
 	size_t pos;       /* the next byte to read */
 	size_t bol;       /* the first byte of the current line */
 	int line;
-	int oom; /* out of memory: give up */
+	int col0; /* columns before the text's first line (API text) */
+	int oom;  /* out of memory: give up */
 	struct sym__nameset failed;
 };
 

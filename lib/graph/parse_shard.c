@@ -388,7 +388,7 @@ fail:
 }
 
 /* Set up "p" to read "text" of graph "g", whose first character is at
- * "where" (may be NULL: line 1); columns count from the text's start. */
+ * "where" (may be NULL: line 1, column 1). */
 static void
 text_parser(struct sym__parser *p, sym_graph *g, const char *text,
     const sym_loc *where)
@@ -399,6 +399,8 @@ text_parser(struct sym__parser *p, sym_graph *g, const char *text,
 	p->src = text;
 	p->file = where ? sym__graph_intern_file(g, where->file) : NULL;
 	p->line = where && where->line > 0 ? where->line : 1;
+	p->col0 =
+	    where && where->line > 0 && where->col > 1 ? where->col - 1 : 0;
 }
 
 /* Give node "n" of "g" the strategy written in "text" as after "shard"

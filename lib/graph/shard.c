@@ -15,26 +15,38 @@
 
 #include "graph/shard_pass.h"
 
-/* Remove the diagnostics and guards the last sharding of "g" added. */
+/* Remove the diagnostics and guards the last sharding of "g" added, the
+ * ranges [shard_diag0, shard_diag1) and [shard_guard0, shard_guard1);
+ * those recorded after it (nodes added since, strategies that did not
+ * parse) move down and stay. */
 static void
 drop_shard_results(sym_graph *g)
 {
-	for (size_t i = g->shard_diag0; i < g->n_diag; i++) {
+	size_t d0 = g->shard_diag0, d1 = g->shard_diag1;
+	size_t g0 = g->shard_guard0, g1 = g->shard_guard1;
+
+	for (size_t i = d0; i < d1; i++) {
 		if (g->diag[i].pub.severity == SYM_SEV_ERROR)
 			g->n_errors--;
 		free(g->diag[i].message);
 		free(g->diag[i].witness);
 		free(g->diag[i].hint);
 	}
-	if (g->n_diag > g->shard_diag0)
-		g->n_diag = g->shard_diag0;
-	for (size_t i = g->shard_guard0; i < g->n_guard; i++) {
+	if (d1 > d0)
+		memmove(g->diag + d0, g->diag + d1,
+		    (g->n_diag - d1) * sizeof(*g->diag));
+	g->n_diag -= d1 - d0;
+	for (size_t i = g0; i < g1; i++) {
 		free(g->guard[i].text);
 		free(g->guard[i].reason);
 		sym__expr_unref(g->guard[i].e);
 	}
-	if (g->n_guard > g->shard_guard0)
-		g->n_guard = g->shard_guard0;
+	if (g1 > g0)
+		memmove(g->guard + g0, g->guard + g1,
+		    (g->n_guard - g1) * sizeof(*g->guard));
+	g->n_guard -= g1 - g0;
+	g->shard_diag1 = g->shard_diag0;
+	g->shard_guard1 = g->shard_guard0;
 }
 
 /* Release the layouts, meshes, communications, diagnostics and guards
@@ -763,12 +775,12 @@ sym_graph_shard(sym_graph *g, const sym_topology *topo)
 	g->shard_diag0 = g->n_diag;
 	g->shard_guard0 = g->n_guard;
 	errors = g->n_errors;
-	if (!topo) {
+	memset(&p, 0, sizeof(p));
+	if (!topo)
 		own = sym_topology_new(g->ctx, 0, 0, 0, 0, 0);
-		if (!own)
-			return sym__graph_ctx_error(g, NULL);
-	}
-	if (pass_init(&p, g, topo ? topo : own) < 0) {
+	if (!topo && !own) {
+		sym__graph_ctx_error(g, NULL);
+	} else if (pass_init(&p, g, topo ? topo : own) < 0) {
 		sym__oom(g->ctx);
 		sym__graph_ctx_error(g, NULL);
 	} else {
@@ -776,6 +788,8 @@ sym_graph_shard(sym_graph *g, const sym_topology *topo)
 	}
 	pass_clear(&p);
 	sym_topology_free(own);
+	g->shard_diag1 = g->n_diag;
+	g->shard_guard1 = g->n_guard;
 	return g->n_errors > errors ? -1 : 0;
 }
 
