@@ -5,7 +5,8 @@
 # library through pkg-config, then run; the installed tools print their
 # version; every exported function has its installed man page.
 #
-# Usage: installcheck.sh SRCDIR
+# Usage: installcheck.sh SRCDIR (the examples find their graph files
+# there, as in make check)
 # Environment (set by the Makefile): CC, CFLAGS, PKG_CONFIG, DESTDIR,
 # libdir, bindir, mandir.
 
@@ -30,7 +31,8 @@ for src in "$srcdir"/examples/*.c; do
 	name=$(basename "$src" .c)
 	# shellcheck disable=SC2086 # the flags are words
 	$CC $CFLAGS -o "$tmp/$name" "$src" $flags
-	LD_LIBRARY_PATH="$DESTDIR$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	top_srcdir=$srcdir \
+	    LD_LIBRARY_PATH="$DESTDIR$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 	    "$tmp/$name" >"$tmp/$name.out" 2>&1 || {
 		cat "$tmp/$name.out" >&2
 		echo "installcheck: examples/$name.c, built against the installed library, failed" >&2
