@@ -1432,6 +1432,134 @@ test_exec_api(void **state)
 	compiled_clear(&c);
 }
 
+/* Kernels that need temporary memory (conv2d by im2col, the loss, a
+ * softmax along columns and a log_softmax along axes apart, sums and
+ * means) after communication steps, with a dynamic batch. */
+static const char scratchy[] =
+    "devices 8\n"
+    "symbol b divisor=8\n"
+    "input img : f32[b, 2, 6, 6]\n"
+    "input lab : i32[b]\n"
+    "param k : f32[4, 2, 3, 3]\n"
+    "param w : f32[64, 10]\n"
+    "c = conv2d(img, k) shard ((8, 1, 1, 1), (1, 1, 1, 1))\n"
+    "f = reshape(c, [-1, 64])\n"
+    "t = softmax(f, axis=0)\n"
+    "u = log_softmax(c, axis=[1, 3])\n"
+    "s = reduce_sum(u, axis=[1, 2, 3])\n"
+    "m = matmul(t, w) shard ((1, 8), (8, 1))\n"
+    "r = reduce_mean(m, axis=1)\n"
+    "loss = softmax_cross_entropy(m, lab)\n"
+    "output loss\n"
+    "output r\n"
+    "output s\n";
+
+/* A plan run for b = 8, 16, 8, 16 on each rank, and what each rank's
+ * executor had allocated after each run. */
+struct steady {
+	const sym_plan *p;
+	sym_slices *s[2];
+	size_t allocs[MAX_RANKS][4];
+	size_t kernel_grows[MAX_RANKS];
+};
+
+/* Return what "x" has allocated so far: tensor buffers and the growths
+ * of the kernels' and the communication steps' scratch areas. */
+static size_t
+exec_allocs(const sym_exec *x)
+{
+	return x->buffer_allocs + x->kscratch.grows + x->scratch.grows;
+}
+
+/* Run the plan of "arg" (a struct steady) for its two bindings in turn,
+ * twice, on rank "m" (NULL handle: a plan of one rank), recording what
+ * its executor allocated; return 0 or -1. */
+static int
+run_steady_rank(struct member *m, void *arg)
+{
+	struct steady *st = arg;
+	sym_exec *x = sym_exec_new(st->p, m->ep, m->ctx);
+
+	if (!x)
+		return failed(m, "new: %s", sym_ctx_last_message(m->ctx));
+	for (int i = 0; i < 4; i++) {
+		if (sym_exec_prepare(x, st->s[i % 2]) < 0 ||
+		    sym_exec_fill(x, 3) < 0 || sym_exec_run(x) < 0) {
+			failed(m, "run %d: %s", i,
+			    sym_ctx_last_message(m->ctx));
+			sym_exec_free(x);
+			return -1;
+		}
+		st->allocs[m->rank][i] = exec_allocs(x);
+	}
+	st->kernel_grows[m->rank] = x->kscratch.grows;
+	sym_exec_free(x);
+	return 0;
+}
+
+/* Check that each of the "n" ranks of "st" allocated in its first two
+ * runs (b = 8, then the larger b = 16) and nothing in the next two, of
+ * sizes it had seen, and that its kernels used their scratch area. */
+static void
+check_steady(const struct steady *st, int n)
+{
+	for (int r = 0; r < n; r++) {
+		const size_t *a = st->allocs[r];
+
+		printf("# rank %d: %zu, %zu, %zu, %zu allocations after each "
+		       "run (kernel scratch grown %zu times)\n",
+		    r, a[0], a[1], a[2], a[3], st->kernel_grows[r]);
+		assert_true(a[0] > 0);
+		assert_true(a[1] > a[0]);
+		assert_int_equal(a[2], a[1]);
+		assert_int_equal(a[3], a[1]);
+		assert_true(st->kernel_grows[r] >= 1);
+	}
+}
+
+/* A dynamic-shape run allocates nothing once it has seen its sizes:
+ * neither buffers nor scratch areas, on 8 ranks and on one device. */
+static void
+test_steady_state(void **state)
+{
+	static const char *const texts[2] = { "b=8", "b=16" };
+	struct compiled c;
+	struct team t;
+	struct steady st;
+	struct member one;
+
+	(void)state;
+	compile_text(&c, scratchy, "scratchy.sg");
+	team_init(&t);
+	for (int single = 0; single < 2; single++) {
+		const sym_plan *p = single ? c.single : c.p;
+
+		memset(&st, 0, sizeof(st));
+		st.p = p;
+		for (int i = 0; i < 2; i++) {
+			sym_binding *b = binding(&c, texts[i]);
+
+			st.s[i] = sym_slices_new(p);
+			assert_non_null(st.s[i]);
+			assert_int_equal(sym_plan_bind(p, b, st.s[i]), 0);
+			sym_binding_free(b);
+		}
+		if (single) {
+			memset(&one, 0, sizeof(one));
+			one.ctx = c.ctx;
+			assert_int_equal(run_steady_rank(&one, &st), 0);
+			check_steady(&st, 1);
+		} else {
+			team_run(&t, MAX_RANKS, run_steady_rank, &st);
+			check_steady(&st, MAX_RANKS);
+		}
+		sym_slices_free(st.s[0]);
+		sym_slices_free(st.s[1]);
+	}
+	team_clear(&t);
+	compiled_clear(&c);
+}
+
 int
 main(void)
 {
@@ -1446,6 +1574,7 @@ main(void)
 		cmocka_unit_test(test_detects),
 		cmocka_unit_test(test_failing_rank),
 		cmocka_unit_test(test_exec_api),
+		cmocka_unit_test(test_steady_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2367,6 +2367,132 @@ test_conv2d(void **state)
 	finish(ctx);
 }
 
+/* --- Scratch memory --------------------------------------------------- */
+
+/* A call of a kernel that needs temporary memory: its inputs, its
+ * output, the reference output of a call without scratch area, and its
+ * attributes. */
+struct scall {
+	const char *op;
+	struct sym__tensor in[2], out, want;
+	int n_in;
+	sym_attrs *at;
+};
+
+/* Make "c" a call of "op" on "n_in" random inputs of dims "d0" (rank
+ * "r0") and "d1" (rank "r1"; labels in [0, "classes") when "classes" is
+ * positive) into an output of dims "dy" (rank "ry"), attributes "at";
+ * run it without scratch area into c->want. */
+static void
+scall_init(struct scall *c, uint64_t *s, const char *op, sym_attrs *at,
+    int n_in, int r0, const int64_t *d0, int r1, const int64_t *d1,
+    int64_t classes, int ry, const int64_t *dy)
+{
+	memset(c, 0, sizeof(*c));
+	c->op = op;
+	c->at = at;
+	c->n_in = n_in;
+	c->in[0] = random_tensor(s, SYM_DT_F32, r0, d0, -1, 1);
+	if (n_in == 2)
+		c->in[1] = classes
+		    ? random_tensor(s, SYM_DT_I32, r1, d1, 0,
+		          (double)(classes - 1))
+		    : random_tensor(s, SYM_DT_F32, r1, d1, -1, 1);
+	c->out = tensor(SYM_DT_F32, ry, dy);
+	c->want = tensor(SYM_DT_F32, ry, dy);
+	run(op, at, c->in, n_in, &c->want, 1);
+}
+
+/* Run the call "c" with the scratch area "sc" and check that its output
+ * equals the one computed without, bit for bit. */
+static void
+scall_run(struct scall *c, struct sym__kscratch *sc)
+{
+	struct sym__kernel_args a = args(c->at, c->in, c->n_in, &c->out, 1);
+
+	memset(c->out.data, 0, (size_t)numel(&c->out) * 4);
+	a.scratch = sc;
+	run_args(c->op, &a);
+	if (memcmp(c->out.data, c->want.data, (size_t)numel(&c->out) * 4))
+		fail_msg("%s: another result with a scratch area", c->op);
+}
+
+/* Free what "c" holds. */
+static void
+scall_clear(struct scall *c)
+{
+	free_all(c->in, c->n_in);
+	sym__tensor_free(&c->out);
+	sym__tensor_free(&c->want);
+	sym_attrs_free(c->at);
+}
+
+/* The kernels that need temporary memory (conv2d by im2col, the loss,
+ * softmax along inner columns and along axes that are not neighbours,
+ * sums and means) give the same bits with a shared scratch area, whatever
+ * it holds, as with their own; the area grows for the largest call and
+ * then never again, and a larger call grows it once more. */
+static void
+test_scratch(void **state)
+{
+	static const int64_t x4[] = { 2, 3, 6, 6 }, w4[] = { 4, 3, 3, 3 },
+	                     y4[] = { 2, 4, 4, 4 }, big4[] = { 4, 3, 9, 9 },
+	                     ybig4[] = { 4, 4, 7, 7 }, l2[] = { 6, 5 },
+	                     lab[] = { 6 }, m2[] = { 4, 6 }, m3[] = { 3, 4, 5 },
+	                     r1[] = { 4 };
+	static const int64_t ax02[] = { 0, 2 };
+	sym_ctx *ctx = new_ctx();
+	struct sym__kscratch sc = { 0 };
+	struct scall c[7];
+	sym_attrs *at[7];
+	uint64_t s = 31337;
+	size_t grows, cap;
+
+	(void)state;
+	for (int i = 0; i < 7; i++)
+		at[i] = attrs(ctx);
+	assert_int_equal(sym_attrs_set_int(at[2], "axis", 0), 0);
+	set_ints(ctx, at[3], "axis", 2, ax02);
+	assert_int_equal(sym_attrs_set_int(at[4], "axis", 1), 0);
+	assert_int_equal(sym_attrs_set_int(at[5], "axis", 1), 0);
+	scall_init(&c[0], &s, "conv2d", at[0], 2, 4, x4, 4, w4, 0, 4, y4);
+	scall_init(&c[1], &s, "softmax_cross_entropy", at[1], 2, 2, l2, 1, lab,
+	    5, 0, NULL);
+	scall_init(&c[2], &s, "softmax", at[2], 1, 2, m2, 0, NULL, 0, 2, m2);
+	scall_init(&c[3], &s, "log_softmax", at[3], 1, 3, m3, 0, NULL, 0, 3,
+	    m3);
+	scall_init(&c[4], &s, "reduce_sum", at[4], 1, 2, m2, 0, NULL, 0, 1, r1);
+	scall_init(&c[5], &s, "reduce_mean", at[5], 1, 2, m2, 0, NULL, 0, 1,
+	    r1);
+	scall_init(&c[6], &s, "conv2d", at[6], 2, 4, big4, 4, w4, 0, 4, ybig4);
+	for (int i = 0; i < 6; i++)
+		scall_run(&c[i], &sc);
+	grows = sc.grows;
+	cap = sc.cap;
+	assert_true(grows >= 1 && grows <= 6);
+	/* im2col of conv2d is the largest: 27 rows of 16 pixels. */
+	assert_true(cap >= 27 * 16 * 4);
+	for (int pass = 0; pass < 3; pass++) {
+		memset(sc.data, 0xff, sc.cap);
+		for (int i = 5; i >= 0; i--)
+			scall_run(&c[i], &sc);
+	}
+	assert_int_equal(sc.grows, grows);
+	assert_int_equal(sc.cap, cap);
+	scall_run(&c[6], &sc);
+	assert_int_equal(sc.grows, grows + 1);
+	assert_true(sc.cap >= 27 * 49 * 4);
+	for (int i = 0; i < 7; i++)
+		scall_run(&c[i], &sc);
+	assert_int_equal(sc.grows, grows + 1);
+	sym__kscratch_free(&sc);
+	assert_null(sc.data);
+	assert_int_equal(sc.cap, 0);
+	for (int i = 0; i < 7; i++)
+		scall_clear(&c[i]);
+	finish(ctx);
+}
+
 /* Run the tests. */
 int
 main(void)
@@ -2392,6 +2518,7 @@ main(void)
 		cmocka_unit_test(test_one_hot),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_conv2d),
+		cmocka_unit_test(test_scratch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,6 +42,7 @@ exec_destroy(struct sym__link *link)
 	free(x->tensor);
 	free(x->fill);
 	sym__xscratch_clear(&x->scratch);
+	sym__kscratch_free(&x->kscratch);
 	free(x);
 }
 
@@ -214,6 +215,7 @@ init_kernel(sym_exec *x, struct sym__estep *e)
 	a->offset = (const int64_t(*)[SYM__MAX_RANK])e->off;
 	a->global_dim = (const int64_t(*)[SYM__MAX_RANK])e->glob;
 	a->out_offset = (const int64_t(*)[SYM__MAX_RANK])e->ooff;
+	a->scratch = &x->kscratch;
 	if (!strcmp(op, "reduce_mean") && ps->n_in == 1) {
 		e->norm = SYM__NORM_AXES;
 		if (mean_axes(x, e, sym_plan_tensor_rank(x->plan, ps->in[0]),
@@ -343,15 +345,16 @@ sym_exec_new(const sym_plan *p, sym_comm_endpoint *ep, sym_ctx *ctx)
 	return x;
 }
 
-/* Make tensor "et" own a zeroed buffer of at least "bytes" (kept when
- * large enough); return 0, or -1 out of memory. */
+/* Make tensor "et" of "x" own a zeroed buffer of at least "bytes" (kept
+ * when large enough); return 0, or -1 out of memory. */
 static int
-reserve(struct sym__etensor *et, size_t bytes)
+reserve(sym_exec *x, struct sym__etensor *et, size_t bytes)
 {
-	size_t want = (bytes + ALIGN - 1) / ALIGN * ALIGN;
+	size_t want;
 
-	if (want == 0)
-		want = ALIGN;
+	if (bytes > SIZE_MAX - ALIGN)
+		return -1;
+	want = bytes ? (bytes + ALIGN - 1) / ALIGN * ALIGN : ALIGN;
 	if (et->buf && et->cap >= want)
 		return 0;
 	free(et->buf);
@@ -361,6 +364,7 @@ reserve(struct sym__etensor *et, size_t bytes)
 		return -1;
 	memset(et->buf, 0, want);
 	et->cap = want;
+	x->buffer_allocs++;
 	return 0;
 }
 
@@ -467,7 +471,7 @@ sym_exec_prepare(sym_exec *x, const sym_slices *s)
 		if (et->alias != SIZE_MAX &&
 		    x->tensor[et->alias].bytes == et->bytes)
 			continue;
-		if (reserve(et, et->bytes) < 0) {
+		if (reserve(x, et, et->bytes) < 0) {
 			sym__oom(x->ctx);
 			return -1;
 		}
@@ -483,7 +487,7 @@ sym_exec_prepare(sym_exec *x, const sym_slices *s)
 	}
 	for (size_t t = 0; t < x->n_tensor; t++)
 		if (!x->tensor[t].data &&
-		    reserve(&x->tensor[t], x->tensor[t].bytes) == 0)
+		    reserve(x, &x->tensor[t], x->tensor[t].bytes) == 0)
 			x->tensor[t].data = x->tensor[t].buf;
 	for (size_t t = 0; t < x->n_tensor; t++)
 		if (!x->tensor[t].data) {

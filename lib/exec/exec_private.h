@@ -48,10 +48,12 @@ struct sym__xstep {
 	int root;
 };
 
-/* Buffers for packing and unpacking, grown as needed and kept. */
+/* Buffers for packing and unpacking, grown as needed and kept; "grows"
+ * counts their allocations. */
 struct sym__xscratch {
 	void *send, *recv;
 	size_t send_cap, recv_cap;
+	size_t grows;
 };
 
 /* What sym__xstep_run returns on failure: its own error (the message in
@@ -149,8 +151,10 @@ struct sym_exec {
 	size_t n_step;
 	struct sym__fillv *fill;
 	size_t n_fill;
-	const sym_slices *slices; /* NULL until prepared */
-	struct sym__xscratch scratch;
+	const sym_slices *slices;      /* NULL until prepared */
+	struct sym__xscratch scratch;  /* communication steps' */
+	struct sym__kscratch kscratch; /* kernels' */
+	size_t buffer_allocs;          /* tensor buffers allocated */
 	void (*progress)(void *arg, size_t step, size_t n_steps);
 	void *progress_arg;
 };

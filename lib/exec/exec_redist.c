@@ -361,10 +361,10 @@ sym__xstep_from_redist(struct sym__xstep *x, const sym_redist *r, size_t i,
 	    sym_comm_kind_name(sym_redist_step_kind(r, i)), (long long)rank);
 }
 
-/* Make "*buf" (of capacity "*cap") hold at least "bytes"; return it, or
- * NULL when memory runs out. */
+/* Make "*buf" (of capacity "*cap") hold at least "bytes", counting a
+ * new allocation in "*grows"; return it, or NULL when memory runs out. */
 static void *
-reserve(void **buf, size_t *cap, size_t bytes)
+reserve(void **buf, size_t *cap, size_t *grows, size_t bytes)
 {
 	if (bytes > *cap || !*buf) {
 		void *p = realloc(*buf, bytes ? bytes : 1);
@@ -373,6 +373,7 @@ reserve(void **buf, size_t *cap, size_t bytes)
 			return NULL;
 		*buf = p;
 		*cap = bytes ? bytes : 1;
+		(*grows)++;
 	}
 	return *buf;
 }
@@ -446,7 +447,8 @@ run_all_gather(struct run *r)
 	if (direct)
 		return comm_result(sym_comm_all_gather(r->ep, x->group, x->n,
 		    r->in, r->out, bytes));
-	recv = reserve(&r->s->recv, &r->s->recv_cap, bytes * (size_t)x->n);
+	recv = reserve(&r->s->recv, &r->s->recv_cap, &r->s->grows,
+	    bytes * (size_t)x->n);
 	if (!recv)
 		return xfail(r->err, r->err_size, "all_gather: out of memory");
 	if (sym_comm_all_gather(r->ep, x->group, x->n, r->in, recv, bytes) < 0)
@@ -531,15 +533,15 @@ run_all_to_all(struct run *r)
 		    "exchange equal chunks",
 		    (long long)x->rank, x->group[bad >= 0 ? bad : 0]);
 	if (!dsend) {
-		send =
-		    reserve(&r->s->send, &r->s->send_cap, bytes * (size_t)x->n);
+		send = reserve(&r->s->send, &r->s->send_cap, &r->s->grows,
+		    bytes * (size_t)x->n);
 		if (!send)
 			return xfail(r->err, r->err_size,
 			    "all_to_all: out of memory");
 		pack(r, 1, (char *)send, vol);
 	}
 	if (!drecv &&
-	    !(recv = reserve(&r->s->recv, &r->s->recv_cap,
+	    !(recv = reserve(&r->s->recv, &r->s->recv_cap, &r->s->grows,
 	          bytes * (size_t)x->n)))
 		return xfail(r->err, r->err_size, "all_to_all: out of memory");
 	if (sym_comm_all_to_all(r->ep, x->group, x->n, send, recv, bytes) < 0)
@@ -614,7 +616,7 @@ run_reduce(struct run *r, int scatter)
 		    r->in, r->out, vol, rdt, SYM_REDUCE_SUM));
 	}
 	if (!chunks_direct(r, 1, vol, &bad)) {
-		send = reserve(&r->s->send, &r->s->send_cap,
+		send = reserve(&r->s->send, &r->s->send_cap, &r->s->grows,
 		    (size_t)vol * r->es * (size_t)x->n);
 		if (!send)
 			return xfail(r->err, r->err_size,

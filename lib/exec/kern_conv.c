@@ -302,15 +302,16 @@ k_conv2d(struct sym__kernel_args *a)
 		return 0;
 	}
 	if (!pointwise(&cv)) {
-		col = malloc((size_t)(cv.cg * cv.kh * cv.kw) *
-		    (size_t)(cv.ho * cv.wo) * es);
+		col = sym__kscratch_get(a,
+		    (size_t)(cv.cg * cv.kh * cv.kw) * (size_t)(cv.ho * cv.wo) *
+		        es);
 		if (!col)
 			return sym__kfail(a, op, "out of memory");
 	}
 	for (int64_t i = 0; i < cv.n; i++)
 		image(&cv, i, a->in[0].data, a->in[1].data, a->out[0].data,
 		    col);
-	free(col);
+	sym__kscratch_done(a, col);
 	return 0;
 }
 

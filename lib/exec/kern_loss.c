@@ -99,7 +99,7 @@ k_sce(struct sym__kernel_args *a)
 	x = &a->in[0];
 	n = x->dim[0];
 	k = sym__kst(x->dtype);
-	loss = malloc((n ? (size_t)n : 1) * sizeof(*loss));
+	loss = sym__kscratch_get(a, (size_t)n * sizeof(*loss));
 	if (!loss)
 		return sym__kfail(a, op, "out of memory");
 	if (k == SYM__KST_F32)
@@ -116,7 +116,7 @@ k_sce(struct sym__kernel_args *a)
 			sum /= (double)(a->normalizer > 0 ? a->normalizer : n);
 		put(a->out[0].data, k, 0, sum);
 	}
-	free(loss);
+	sym__kscratch_done(a, loss);
 	return 0;
 }
 

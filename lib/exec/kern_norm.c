@@ -107,47 +107,38 @@ SOFTMAX_COLS(cols_f32, float, expf)
 SOFTMAX_COLS(cols_f64, double, exp)
 
 /* Normalise "x" into "y" (storage "k", dims [outer, n, inner]) along the
- * middle dim, a log-softmax when "lg"; return 0, or -1 when out of
- * memory. */
-static int
+ * middle dim, a log-softmax when "lg", with "w" room for 2 * inner
+ * doubles when inner > 1. */
+static void
 softmax_block(const void *x, void *y, enum sym__kst k, int64_t outer, int64_t n,
-    int64_t inner, int lg)
+    int64_t inner, int lg, double *w)
 {
-	double *w;
-
 	if (inner == 1) {
 		if (k == SYM__KST_F32)
 			rows_f32(x, y, outer, n, lg);
 		else
 			rows_f64(x, y, outer, n, lg);
-		return 0;
-	}
-	w = malloc(2 * (size_t)inner * sizeof(*w));
-	if (!w)
-		return -1;
-	if (k == SYM__KST_F32)
+	} else if (k == SYM__KST_F32) {
 		cols_f32(x, y, outer, n, inner, w, lg);
-	else
+	} else {
 		cols_f64(x, y, outer, n, inner, w, lg);
-	free(w);
-	return 0;
+	}
 }
 
 /*
  * Normalise "x" into "y" (storage "k") along the axes marked in "mark"
- * when they are not one block of neighbours: copy x into "t" with the
- * marked axes moved last, normalise its rows, and copy back. Return 0, or
- * -1 when out of memory.
+ * when they are not one block of neighbours: copy x into "t" (room for
+ * twice its elements) with the marked axes moved last, normalise its
+ * rows, and copy back.
  */
-static int
+static void
 softmax_moved(const struct sym__tensor *x, struct sym__tensor *y,
-    enum sym__kst k, const unsigned char *mark, int lg)
+    enum sym__kst k, const unsigned char *mark, int lg, char *t)
 {
 	int64_t sx[SYM__MAX_RANK], ps[SYM__MAX_RANK], pd[SYM__MAX_RANK];
 	int64_t ts[SYM__MAX_RANK], n = 1, total = sym__tensor_numel(x);
 	size_t es = sym__tensor_elem_size(x->dtype);
 	int perm[SYM__MAX_RANK], r = 0;
-	char *t;
 
 	for (int pass = 0; pass < 2; pass++)
 		for (int d = 0; d < x->rank; d++)
@@ -155,9 +146,6 @@ softmax_moved(const struct sym__tensor *x, struct sym__tensor *y,
 				perm[r++] = d;
 	for (int d = 0; d < x->rank; d++)
 		n *= mark[d] ? x->dim[d] : 1;
-	t = malloc(2 * (size_t)total * es);
-	if (!t)
-		return -1;
 	sym__kstrides(x, sx);
 	for (int i = x->rank - 1; i >= 0; i--) {
 		pd[i] = x->dim[perm[i]];
@@ -165,9 +153,47 @@ softmax_moved(const struct sym__tensor *x, struct sym__tensor *y,
 		ts[i] = i == x->rank - 1 ? 1 : ts[i + 1] * pd[i + 1];
 	}
 	sym__kcopy(t, ts, x->data, ps, es, x->rank, pd);
-	softmax_block(t, t + total * (int64_t)es, k, total / n, n, 1, lg);
+	softmax_block(t, t + total * (int64_t)es, k, total / n, n, 1, lg, NULL);
 	sym__kcopy(y->data, ps, t + total * (int64_t)es, ts, es, x->rank, pd);
-	free(t);
+}
+
+/* Normalise the input of the call "a" of "op" into its output along the
+ * axes marked in "mark", the marked dims other than 1 spanning dims
+ * "first" to "last" (first -1: none), a log-softmax when "lg"; return 0,
+ * or -1 when out of memory. */
+static int
+softmax_run(struct sym__kernel_args *a, const char *op,
+    const unsigned char *mark, int first, int last, int lg)
+{
+	const struct sym__tensor *x = &a->in[0];
+	enum sym__kst k = sym__kst(x->dtype);
+	int64_t outer, n, inner;
+	int moved = 0;
+	void *w = NULL;
+
+	for (int d = first; d >= 0 && d <= last; d++)
+		moved |= !mark[d] && x->dim[d] != 1;
+	if (first < 0) {
+		first = x->rank;
+		last = x->rank - 1;
+	}
+	outer = sym__kprod(x->dim, 0, first);
+	n = sym__kprod(x->dim, first, last + 1);
+	inner = sym__kprod(x->dim, last + 1, x->rank);
+	if (moved || inner > 1) {
+		w = sym__kscratch_get(a,
+		    moved ? 2 * (size_t)sym__tensor_numel(x) *
+		            sym__tensor_elem_size(x->dtype)
+		          : 2 * (size_t)inner * sizeof(double));
+		if (!w)
+			return sym__kfail(a, op, "out of memory");
+	}
+	if (moved)
+		softmax_moved(x, &a->out[0], k, mark, lg, w);
+	else
+		softmax_block(x->data, a->out[0].data, k, outer, n, inner, lg,
+		    w);
+	sym__kscratch_done(a, w);
 	return 0;
 }
 
@@ -208,22 +234,7 @@ softmax(struct sym__kernel_args *a, const char *op, int lg)
 			first = first < 0 ? d : first;
 			last = d;
 		}
-	for (int d = first; d >= 0 && d <= last; d++)
-		if (!mark[d] && x->dim[d] != 1)
-			return softmax_moved(x, &a->out[0], sym__kst(x->dtype),
-			           mark, lg) < 0
-			    ? sym__kfail(a, op, "out of memory")
-			    : 0;
-	if (first < 0) {
-		first = x->rank;
-		last = x->rank - 1;
-	}
-	if (softmax_block(x->data, a->out[0].data, sym__kst(x->dtype),
-	        sym__kprod(x->dim, 0, first),
-	        sym__kprod(x->dim, first, last + 1),
-	        sym__kprod(x->dim, last + 1, x->rank), lg) < 0)
-		return sym__kfail(a, op, "out of memory");
-	return 0;
+	return softmax_run(a, op, mark, first, last, lg);
 }
 
 /* The kernel of softmax; "a" is the call. */

@@ -280,15 +280,16 @@ reduce(struct sym__kernel_args *a, const char *op, enum reduce_kind kind)
 			    y->data, sym__tensor_elem_size(y->dtype), f);
 		return 0;
 	}
-	acc = calloc(ny ? (size_t)ny : 1, 8);
+	acc = sym__kscratch_get(a, (size_t)ny * 8);
 	if (!acc)
 		return sym__kfail(a, op, "out of memory");
+	memset(acc, 0, (size_t)ny * 8);
 	if (count)
 		walk(&l, x->data, sym__tensor_elem_size(x->dtype), acc, 8, f);
 	if (kind == R_MEAN && a->normalizer > 0)
 		count = a->normalizer;
 	sum_store(y->data, k, acc, ny, kind == R_MEAN ? count : 1);
-	free(acc);
+	sym__kscratch_done(a, acc);
 	return 0;
 }
 

@@ -21,6 +21,15 @@ struct sym__tensor {
 	int64_t dim[SYM__MAX_RANK];
 };
 
+/* Temporary memory kernels reuse across calls: "cap" bytes at "data"
+ * (64-byte aligned; contents undefined between calls), grown and never
+ * shrunk; "grows" counts its allocations. Zero-initialise it. */
+struct sym__kscratch {
+	void *data;
+	size_t cap;
+	size_t grows;
+};
+
 /*
  * The arguments of one kernel call. Attributes are the node's (global)
  * attributes; everything that depends on sizes is in the tensors, whose
@@ -35,8 +44,13 @@ struct sym__tensor {
  * dims the plan gives, which the kernel checks) and, on failure, "error".
  * The executor may alias the output of reshape, flatten, expand_dims,
  * squeeze and identity to their input (same "data"): then the kernel only
- * checks the shapes. Kernels are reentrant: calls on different
- * arguments may run in parallel threads, attributes shared.
+ * checks the shapes. Kernels that need temporary memory (conv2d,
+ * softmax_cross_entropy, softmax and log_softmax, reduce_sum and
+ * reduce_mean) take it from "scratch" when it is not NULL, growing it
+ * when it is too small, so that calls with sizes seen before allocate
+ * nothing; without one they allocate and free it in each call. Kernels
+ * are reentrant: calls on different arguments may run in parallel
+ * threads, attributes shared, each thread with its own scratch area.
  */
 struct sym__kernel_args {
 	const sym_op *op;
@@ -48,7 +62,8 @@ struct sym__kernel_args {
 	const int64_t (*global_dim)[SYM__MAX_RANK];
 	const int64_t (*out_offset)[SYM__MAX_RANK];
 	int64_t normalizer; /* reduce_mean / loss mean: global count */
-	char *error;        /* set (malloc'ed) on failure */
+	struct sym__kscratch *scratch; /* NULL: allocate per call */
+	char *error;                   /* set (malloc'ed) on failure */
 };
 
 /* A kernel: 0 on success; -1 with a->error set (replacing any previous
@@ -63,5 +78,10 @@ int sym__tensor_alloc(struct sym__tensor *t);
 void sym__tensor_free(struct sym__tensor *t);
 int64_t sym__tensor_numel(const struct sym__tensor *t);
 size_t sym__tensor_elem_size(sym_dtype dt);
+
+/* Temporary memory of a call (scratch.c): one area per call. */
+void *sym__kscratch_get(struct sym__kernel_args *a, size_t bytes);
+void sym__kscratch_done(struct sym__kernel_args *a, void *p);
+void sym__kscratch_free(struct sym__kscratch *s);
 
 #endif
