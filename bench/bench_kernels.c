@@ -5,7 +5,11 @@
  *  - "kernel_matmul": the matmul kernel against a direct cblas_sgemm of
  *    the same sizes, in GFLOP/s, and their ratio (goal: >= 0.9);
  *  - "kernel_overhead": the time of one call of every operator's kernel
- *    on tiny tensors (goal: <= 2 us), the best of several runs.
+ *    on tiny tensors (goal: <= 2 us), the best of several runs;
+ *  - "kernel_scratch": for the kernels that need temporary memory, the
+ *    time of one call on tiny tensors allocating it in the call (as a
+ *    kernel called on its own does) and taking it from a scratch area
+ *    kept across calls (as the executor does), and their ratio.
  *
  * Usage: bench_kernels [--quick]   (--quick: shorter runs, fewer sizes)
  */
@@ -110,6 +114,22 @@ static const struct tiny tinies[] = {
 	{ "conv2d", 2, 1,
 	    { { F32, 4, { 1, 2, 4, 4 } }, { F32, 4, { 2, 2, 3, 3 } } },
 	    { { F32, 4, { 1, 2, 2, 2 } } }, "pad=0" },
+};
+
+/* Tiny calls of the kernels that need temporary memory: im2col, the
+ * loss's rows, softmax along columns (axis 0) and along axes apart (the
+ * input moved), the accumulators of sums and means. */
+static const struct tiny scratchies[] = {
+	{ "conv2d", 2, 1,
+	    { { F32, 4, { 1, 2, 4, 4 } }, { F32, 4, { 2, 2, 3, 3 } } },
+	    { { F32, 4, { 1, 2, 2, 2 } } }, "pad=0" },
+	{ "softmax_cross_entropy", 2, 1, { T2(4, 8), { I32, 1, { 4 } } },
+	    { { F32, 0, { 0 } } }, "" },
+	{ "softmax", 1, 1, { T2(4, 8) }, { T2(4, 8) }, "axis=0" },
+	{ "log_softmax", 1, 1, { { F32, 3, { 2, 4, 4 } } },
+	    { { F32, 3, { 2, 4, 4 } } }, "axis=[0,2]" },
+	R("reduce_sum"),
+	R("reduce_mean"),
 };
 
 /* Return the monotonic time in seconds. */
@@ -245,6 +265,76 @@ overhead(sym_ctx *ctx, const struct tiny *c, int reps, double min_time)
 	return best * 1e9;
 }
 
+/* Return the seconds per call of 100 calls of "f" on "a" with the
+ * scratch area "sc" (NULL: each call allocates its own). */
+static double
+time_calls(sym__kernel_fn f, struct sym__kernel_args *a,
+    struct sym__kscratch *sc)
+{
+	double t0 = now();
+
+	a->scratch = sc;
+	for (int k = 0; k < 100; k++)
+		if (f(a) < 0)
+			die(a->error ? a->error : "a kernel failed");
+	return (now() - t0) / 100;
+}
+
+/* Time the tiny case "c" in "ctx" allocating in each call and with a
+ * scratch area kept across calls, alternating the two for at least
+ * "min_time" seconds and 20 rounds, the best of each; print its line
+ * and return their ratio (above 1: the scratch area is faster). */
+static double
+scratch_case(sym_ctx *ctx, const struct tiny *c, double min_time)
+{
+	struct sym__tensor in[3], out[3];
+	struct sym__kernel_args a;
+	struct sym__kscratch sc = { 0 };
+	sym__kernel_fn f = sym__kernel_find(c->op);
+	double own = 1e30, kept = 1e30, t0;
+
+	if (!f)
+		die("an operator has no kernel");
+	for (int i = 0; i < c->n_in; i++)
+		in[i] = make(&c->in[i]);
+	for (int i = 0; i < c->n_out; i++)
+		out[i] = make(&c->out[i]);
+	memset(&a, 0, sizeof(a));
+	a.op = sym_op_find(c->op);
+	a.attrs = parse_attrs(ctx, c->attrs);
+	a.in = in;
+	a.n_in = c->n_in;
+	a.out = out;
+	a.n_out = c->n_out;
+	t0 = now();
+	for (int r = 0; r < 20 || now() - t0 < min_time; r++) {
+		double x, y;
+
+		if (r % 2) {
+			y = time_calls(f, &a, &sc);
+			x = time_calls(f, &a, NULL);
+		} else {
+			x = time_calls(f, &a, NULL);
+			y = time_calls(f, &a, &sc);
+		}
+		own = x < own ? x : own;
+		kept = y < kept ? y : kept;
+	}
+	if (sc.grows != 1)
+		die("the scratch area grew more than once");
+	printf("{\"bench\": \"kernel_scratch\", \"op\": \"%s\", "
+	       "\"ns_per_call_malloc\": %.0f, \"ns_per_call_scratch\": %.0f, "
+	       "\"ratio\": %.3f}\n",
+	    c->op, own * 1e9, kept * 1e9, own / kept);
+	sym__kscratch_free(&sc);
+	sym_attrs_free((sym_attrs *)a.attrs);
+	for (int i = 0; i < c->n_in; i++)
+		sym__tensor_free(&in[i]);
+	for (int i = 0; i < c->n_out; i++)
+		sym__tensor_free(&out[i]);
+	return own / kept;
+}
+
 /* Run one product of "a" (its inputs [m, k] and [k, n]): through the
  * matmul kernel when "kernel", else by cblas_sgemm directly on its
  * tensors; return the seconds it took. */
@@ -329,6 +419,7 @@ main(int argc, char **argv)
 	int quick = argc > 1 && !strcmp(argv[1], "--quick");
 	size_t n_sizes = quick ? 3 : sizeof(sizes) / sizeof(sizes[0]);
 	double min_time = quick ? 0.02 : 0.2, worst_ratio = 1e30, worst_ns = 0;
+	double worst_scratch = 1e30;
 	sym_ctx *ctx = sym_ctx_new();
 
 	if (!ctx)
@@ -346,9 +437,19 @@ main(int argc, char **argv)
 
 		worst_ns = ns > worst_ns ? ns : worst_ns;
 	}
+	printf("# tiny kernels allocating per call vs a kept scratch area "
+	       "(ratio above 1: the scratch area is faster)\n");
+	for (size_t i = 0; i < sizeof(scratchies) / sizeof(scratchies[0]);
+	     i++) {
+		double r = scratch_case(ctx, &scratchies[i], min_time / 4);
+
+		worst_scratch = r < worst_scratch ? r : worst_scratch;
+	}
 	printf("{\"bench\": \"kernel_summary\", \"worst_matmul_ratio\": %.3f, "
-	       "\"worst_overhead_ns\": %.0f, \"ops\": %zu}\n",
-	    worst_ratio, worst_ns, sizeof(tinies) / sizeof(tinies[0]));
+	       "\"worst_overhead_ns\": %.0f, \"ops\": %zu, "
+	       "\"worst_scratch_ratio\": %.3f}\n",
+	    worst_ratio, worst_ns, sizeof(tinies) / sizeof(tinies[0]),
+	    worst_scratch);
 	sym_ctx_free(ctx);
 	return 0;
 }
