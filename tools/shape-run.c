@@ -7,11 +7,16 @@
  * sym_plan_bind's, the runs and the comparison sym_exec_check's.
  *
  * Exit status: 0 every step matches, 1 invalid graph, rejected binding,
- * failed run or mismatch, 2 usage or internal error.
+ * failed run or mismatch, 2 usage or internal error. On the mpi backend
+ * the processes agree on the outcome of reading, compiling and binding
+ * before anything runs (and sym_exec_check on each step), so that one
+ * failing process makes every process stop with its error instead of
+ * leaving them waiting.
  */
 #include <errno.h>
 #include <math.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +46,8 @@ struct options {
 	uint64_t seed;
 	double rtol, atol; /* 0: the executor's defaults */
 	int quiet;
-	int speak; /* 0 on the ranks of mpi other than 0 */
+	int speak;     /* 0 on the ranks of mpi other than 0 */
+	char why[512]; /* the first error, for the other processes */
 };
 
 /* One step: its binding, its text and its bound slices. */
@@ -112,16 +118,34 @@ usage(FILE *out)
 	    out);
 }
 
+/* Keep the error from "fmt" in "o" for the other processes of mpi
+ * unless one is kept, and print it after the program's name on stderr
+ * when "o" speaks and "print" is 1; return "status". */
+static int __attribute__((format(printf, 4, 5)))
+note(struct options *o, int print, int status, const char *fmt, ...)
+{
+	char msg[sizeof(o->why)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!o->why[0])
+		snprintf(o->why, sizeof(o->why), "%s", msg);
+	if (print && o->speak)
+		fprintf(stderr, PROG ": %s\n", msg);
+	return status;
+}
+
 /* Print the usage error "msg" about "what" and a pointer to --help on
  * stderr when "o" speaks; return EXIT_USAGE. */
 static int
-usage_error(const struct options *o, const char *msg, const char *what)
+usage_error(struct options *o, const char *msg, const char *what)
 {
-	if (!o->speak)
-		return EXIT_USAGE;
-	fprintf(stderr, PROG ": %s%s%s%s\n", msg, what ? " '" : "",
+	note(o, 1, EXIT_USAGE, "%s%s%s%s", msg, what ? " '" : "",
 	    what ? what : "", what ? "'" : "");
-	fputs("Try '" PROG " --help' for more information.\n", stderr);
+	if (o->speak)
+		fputs("Try '" PROG " --help' for more information.\n", stderr);
 	return EXIT_USAGE;
 }
 
@@ -326,80 +350,90 @@ print_diagnostics(const struct run *r, const struct options *o)
 	return 0;
 }
 
+/* Keep in "o" the first error diagnostic of the graph of "r" for the
+ * other processes (printed already with the others). */
+static void
+note_first_error(const struct run *r, struct options *o)
+{
+	size_t n = sym_graph_n_diagnostics(r->g);
+
+	for (size_t i = 0; i < n; i++) {
+		const sym_diagnostic *d = sym_graph_diagnostic(r->g, i);
+		char *text;
+
+		if (d->severity != SYM_SEV_ERROR)
+			continue;
+		text = sym_diagnostic_format(r->g, d);
+		if (text)
+			note(o, 0, 0, "%s", text);
+		free(text);
+		return;
+	}
+}
+
 /* Read, check and shard the graph of "o" into "r" on the ranks "o" asks
  * for (on mpi, those of the communicator), printing its diagnostics;
  * return -1 to go on, or the exit status. */
 static int
-load_graph(struct run *r, const struct options *o)
+load_graph(struct run *r, struct options *o)
 {
 	int64_t n;
 
 	r->g = sym_graph_parse_file(r->ctx, o->file);
-	if (!r->g) {
-		if (o->speak)
-			fprintf(stderr, PROG ": %s\n",
-			    sym_ctx_last_message(r->ctx));
-		return EXIT_USAGE;
-	}
+	if (!r->g)
+		return note(o, 1, EXIT_USAGE, "%s",
+		    sym_ctx_last_message(r->ctx));
 	r->devices = sym_graph_devices(r->g);
 	if (r->devices < 1)
 		r->devices = 1;
 	r->ranks = o->ranks ? o->ranks : r->devices;
 	if (r->comm) {
 		n = sym_comm_n_ranks(r->comm);
-		if (o->ranks && o->ranks != n) {
-			if (o->speak)
-				fprintf(stderr,
-				    PROG ": --ranks %" PRId64 ", but mpirun "
-				         "started %" PRId64 " processes\n",
-				    o->ranks, n);
-			return EXIT_USAGE;
-		}
+		if (o->ranks && o->ranks != n)
+			return note(o, 1, EXIT_USAGE,
+			    "--ranks %" PRId64 ", but mpirun started %" PRId64
+			    " processes",
+			    o->ranks, n);
 		r->ranks = n;
 	}
 	if (sym_graph_n_errors(r->g) == 0) {
 		if (r->ranks != r->devices &&
 		    sym_graph_set_devices(r->g, r->ranks, NULL) < 0)
-			return EXIT_USAGE;
+			return note(o, 1, EXIT_USAGE, "%s",
+			    sym_ctx_last_message(r->ctx));
 		sym_graph_shard(r->g, NULL);
 	}
-	if (print_diagnostics(r, o) < 0) {
-		if (o->speak)
-			fprintf(stderr, PROG ": out of memory\n");
-		return EXIT_USAGE;
-	}
+	if (print_diagnostics(r, o) < 0)
+		return note(o, 1, EXIT_USAGE, "out of memory");
 	if (sym_graph_n_errors(r->g) == 0)
 		return -1;
-	if (o->speak && r->ranks != r->devices)
-		fprintf(stderr,
-		    PROG ": %s cannot run on %" PRId64 " rank%s: its "
-		         "strategies are for %" PRId64 " device%s (see the "
-		         "errors above); run it %s%" PRId64 "%s\n",
+	note_first_error(r, o);
+	if (r->ranks != r->devices)
+		return note(o, 1, EXIT_FAIL,
+		    "%s cannot run on %" PRId64 " rank%s: its strategies are "
+		    "for %" PRId64 " device%s (see the errors above); run it "
+		    "%s%" PRId64 "%s",
 		    o->file, r->ranks, r->ranks == 1 ? "" : "s", r->devices,
 		    r->devices == 1 ? "" : "s",
 		    r->comm ? "with mpirun -n " : "on ", r->devices,
 		    r->comm ? "" : " ranks");
-	else if (o->speak)
-		fprintf(stderr, PROG ": %s is invalid: nothing runs\n",
-		    o->file);
-	return EXIT_FAIL;
+	return note(o, 1, EXIT_FAIL, "%s is invalid: nothing runs", o->file);
 }
 
 /* Compile the sharded and the single-device plans of "r"; return -1 to
  * go on, or the exit status after a message. */
 static int
-compile_plans(struct run *r, const struct options *o)
+compile_plans(struct run *r, struct options *o)
 {
 	r->plan = sym_plan_compile(r->g, 0);
 	if (r->plan)
 		r->single = sym_plan_compile(r->g, SYM_PLAN_SINGLE);
 	if (r->single)
 		return -1;
-	if (o->speak)
-		fprintf(stderr, PROG ": %s: cannot compile the %s plan: %s\n",
-		    o->file, r->plan ? "single-device" : "sharded",
-		    sym_ctx_last_message(r->ctx));
-	return failure_status(r->ctx);
+	return note(o, 1, failure_status(r->ctx),
+	    "%s: cannot compile the %s plan: %s", o->file,
+	    r->plan ? "single-device" : "sharded",
+	    sym_ctx_last_message(r->ctx));
 }
 
 /* Return the malloc'ed names of the symbols a binding of "p" must give,
@@ -429,7 +463,7 @@ symbol_names(const sym_plan *p)
  * every one rejected; return -1 to go on, or the exit status. Nothing
  * runs unless every binding is accepted. */
 static int
-bind_steps(struct run *r, const struct options *o)
+bind_steps(struct run *r, struct options *o)
 {
 	size_t n = o->n_bind ? o->n_bind : 1;
 	int status = -1;
@@ -437,45 +471,81 @@ bind_steps(struct run *r, const struct options *o)
 	if (o->n_bind == 0 && sym_plan_n_symbols(r->plan) > 0) {
 		char *names = symbol_names(r->plan);
 
-		if (o->speak)
-			fprintf(stderr,
-			    PROG ": %s has dynamic sizes: give %s with "
-			         "--bind NAME=V\n",
-			    o->file, names ? names : "them");
+		note(o, 1, EXIT_USAGE,
+		    "%s has dynamic sizes: give %s with --bind NAME=V", o->file,
+		    names ? names : "them");
 		free(names);
 		return usage_error(o, "no --bind given", NULL);
 	}
 	r->step = calloc(n, sizeof(*r->step));
 	if (!r->step)
-		return EXIT_USAGE;
+		return note(o, 0, EXIT_USAGE, "out of memory");
 	r->n_step = n;
 	for (size_t i = 0; i < n; i++) {
 		struct step *st = &r->step[i];
 
 		st->b = sym_binding_new(r->ctx);
 		if (!st->b)
-			return EXIT_USAGE;
+			return note(o, 0, EXIT_USAGE, "out of memory");
 		if (o->n_bind && sym_binding_parse(st->b, o->bind[i], NULL)) {
 			if (sym_ctx_last_error(r->ctx) == SYM_ENOMEM)
-				return EXIT_USAGE;
+				return note(o, 0, EXIT_USAGE, "out of memory");
 			return usage_error(o, sym_ctx_last_message(r->ctx),
 			    NULL);
 		}
 		st->text = sym_binding_to_str(st->b);
 		st->s = sym_slices_new(r->plan);
 		if (!st->text || !st->s)
-			return EXIT_USAGE;
+			return note(o, 0, EXIT_USAGE, "out of memory");
 		if (sym_plan_bind(r->plan, st->b, st->s) == 0)
 			continue;
-		if (o->speak)
-			fprintf(stderr, PROG ": %s: rejected: %s\n",
-			    st->text[0] ? st->text : "no sizes",
-			    sym_slices_error(st->s));
-		status = EXIT_FAIL;
+		status = note(o, 1, EXIT_FAIL, "%s: rejected: %s",
+		    st->text[0] ? st->text : "no sizes",
+		    sym_slices_error(st->s));
 	}
 	if (status == EXIT_FAIL && o->speak)
 		fprintf(stderr, PROG ": nothing runs\n");
 	return status;
+}
+
+/*
+ * On the mpi backend of "r", agree with the other processes on the
+ * outcome "status" of reading, compiling and binding here (-1: go on,
+ * else the exit status), before the first step runs: when a process
+ * stopped, every process stops, rank 0 printing the error of the lowest
+ * rank that failed unless it printed its own. Return -1 to go on, or
+ * the exit status: this process's own, else the highest of those that
+ * stopped.
+ */
+static int
+agree_setup(struct run *r, struct options *o, int status)
+{
+	sym_comm_endpoint *ep;
+	int32_t mine = status < 0 ? 0 : status + 1, top = 0;
+	sym_error code = status <= 0 ? SYM_OK : sym_ctx_last_error(r->ctx);
+
+	ep = sym_comm_attach(r->comm, sym_comm_rank(r->comm), r->ctx);
+	if (!ep ||
+	    sym_comm_all_reduce(ep, NULL, 0, &mine, &top, 1, SYM_DT_I32,
+	        SYM_REDUCE_MAX) < 0) {
+		if (o->speak)
+			fprintf(stderr, PROG ": %s\n",
+			    sym_ctx_last_message(r->ctx));
+		sym_comm_detach(ep);
+		return EXIT_USAGE;
+	}
+	if (status > 0 && code == SYM_OK)
+		code = SYM_EINVAL;
+	/* top 1: the processes that stopped are done (--help), none failed */
+	if (top > 1 &&
+	    sym_comm_agree(ep, code, o->why[0] ? o->why : NULL) < 0 &&
+	    status < 0 && o->speak)
+		fprintf(stderr, PROG ": %s\n" PROG ": nothing runs\n",
+		    sym_ctx_last_message(r->ctx));
+	sym_comm_detach(ep);
+	if (status >= 0 || top == 0)
+		return status;
+	return top - 1;
 }
 
 /* Return the time of the monotonic clock in seconds. */
@@ -720,6 +790,8 @@ main(int argc, char **argv)
 		status = compile_plans(&r, &o);
 	if (status < 0)
 		status = bind_steps(&r, &o);
+	if (r.comm)
+		status = agree_setup(&r, &o, status);
 	if (status < 0)
 		status = run_steps(&r, &o);
 	if (status == EXIT_USAGE && sym_ctx_last_error(r.ctx) == SYM_ENOMEM &&

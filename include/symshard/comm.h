@@ -74,6 +74,10 @@ SYM_EXPORT int sym_comm_broadcast(SYM_KEEP sym_comm_endpoint *ep,
 SYM_EXPORT int sym_comm_barrier(SYM_KEEP sym_comm_endpoint *ep,
     const int *group, int group_size);
 
+/* Agree with every rank on whether one failed (SYM_OK: not this one). */
+SYM_EXPORT int sym_comm_agree(SYM_KEEP sym_comm_endpoint *ep, sym_error code,
+    const char *msg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,15 @@
  * every call first gathers the members' arguments so that a mismatch fails
  * on every member with the same message as on the threads backend.
  *
+ * MPI has no timeout: a member that fails alone once its peers may be
+ * inside the collective would leave them waiting forever. So nothing a
+ * member decides alone comes between the first MPI call of a collective
+ * and the last: the buffer of the argument check is allocated with the
+ * communicator, the limits of MPI's int counts are checked on arguments
+ * every member has (after the check), and running out of memory while
+ * creating a group's communicator, which its peers are already creating,
+ * ends the job with MPI_Abort.
+ *
  * Compiled only when configure found MPI (SYM_HAVE_MPI); otherwise comm.c
  * has the stub of sym__comm_mpi_new.
  */
@@ -31,13 +40,18 @@ struct mgroup {
 };
 
 /* The backend's state: the world's duplicate, whether MPI was initialised
- * here (and is then finalised by sym_comm_free), the groups' communicators.
- */
+ * here (and is then finalised by sym_comm_free), the groups' communicators,
+ * room for the arguments of every rank (the argument check's). */
 struct mpi {
 	MPI_Comm world;
 	int init_here;
 	struct mgroup *groups;
+	struct sym__comm_args *all;
 };
+
+/* The exit code of MPI_Abort when a member runs out of memory where its
+ * peers cannot be told (EX_OSERR of sysexits.h). */
+#define ABORT_CODE 71
 
 /* Return 1 when MPI is initialised and not yet finalised. */
 static int
@@ -73,6 +87,7 @@ mpi_destroy(sym_communicator *comm)
 		MPI_Comm_free(&m->world);
 	if (alive && m->init_here)
 		MPI_Finalize();
+	free(m->all);
 	free(m);
 	comm->impl = NULL;
 }
@@ -90,9 +105,23 @@ mpi_error(sym_ctx *ctx, const char *what, int rc)
 	return -1;
 }
 
+/* End the job: this member of the group of "call" ran out of memory
+ * while its peers may already be in the collective, where they would
+ * wait for it forever. */
+static void
+abort_oom(struct sym__comm_call *call, struct mpi *m)
+{
+	sym_ctx *ctx = call->ep->ctx;
+
+	sym__oom(ctx);
+	MPI_Abort(m->world, ABORT_CODE);
+}
+
 /* Return the communicator of the group of "call" in the state "m",
  * created at its first use; MPI_COMM_NULL with an error on the caller's
- * context. */
+ * context (a group that is not valid, which every member passing the
+ * same group sees alike, or MPI's error). Out of memory, the job
+ * ends (abort_oom). */
 static MPI_Comm
 group_comm(struct sym__comm_call *call, struct mpi *m)
 {
@@ -110,11 +139,15 @@ group_comm(struct sym__comm_call *call, struct mpi *m)
 		if (g->n == call->n && !memcmp(g->ranks, call->group, sz))
 			return g->comm;
 	if (sym__comm_group_check(ctx, call->ep->comm->n_ranks, call->group,
-	        call->n) < 0)
+	        call->n) < 0) {
+		if (sym_ctx_last_error(ctx) == SYM_ENOMEM)
+			abort_oom(call, m);
 		return MPI_COMM_NULL;
+	}
 	g = sym__alloc(ctx, sizeof(*g));
 	if (!g || !(g->ranks = sym__alloc(ctx, sz))) {
 		free(g);
+		abort_oom(call, m);
 		return MPI_COMM_NULL;
 	}
 	memcpy(g->ranks, call->group, sz);
@@ -139,26 +172,19 @@ group_comm(struct sym__comm_call *call, struct mpi *m)
 }
 
 /* Return 0 when every member of the group of "call" passed matching
- * arguments (gathered over "gc"), else -1 with an error. */
+ * arguments (gathered over "gc" into the room "all" of "m"), else -1
+ * with an error. */
 static int
-check_args(struct sym__comm_call *call, MPI_Comm gc)
+check_args(struct sym__comm_call *call, MPI_Comm gc, struct mpi *m)
 {
-	struct sym__comm_args *all;
 	int rc;
 
-	all = sym__realloc_array(call->ep->ctx, NULL, (size_t)call->n,
-	    sizeof(*all));
-	if (!all)
-		return -1;
-	rc = MPI_Allgather(&call->args, (int)sizeof(call->args), MPI_BYTE, all,
-	    (int)sizeof(call->args), MPI_BYTE, gc);
-	if (rc != MPI_SUCCESS) {
-		free(all);
+	rc = MPI_Allgather(&call->args, (int)sizeof(call->args), MPI_BYTE,
+	    m->all, (int)sizeof(call->args), MPI_BYTE, gc);
+	if (rc != MPI_SUCCESS)
 		return mpi_error(call->ep->ctx, "checking the arguments", rc);
-	}
-	rc = sym__comm_args_check(call->ep->ctx, call, all, sizeof(*all));
-	free(all);
-	return rc;
+	return sym__comm_args_check(call->ep->ctx, call, m->all,
+	    sizeof(*m->all));
 }
 
 /* Return the MPI datatype of the reduction of "a". */
@@ -242,13 +268,13 @@ mpi_run(struct sym__comm_call *call)
 		    sym__comm_coll_name(call->args.kind), call->ep->rank);
 		return -1;
 	}
-	if (fits_int(call, call->args.bytes, "bytes") < 0 ||
-	    fits_int(call, (uint64_t)call->args.count, "elements") < 0)
-		return -1;
 	gc = group_comm(call, comm->impl);
 	if (gc == MPI_COMM_NULL)
 		return -1;
-	if (atomic_load(&comm->check) && check_args(call, gc) < 0)
+	if (atomic_load(&comm->check) && check_args(call, gc, comm->impl) < 0)
+		return -1;
+	if (fits_int(call, call->args.bytes, "bytes") < 0 ||
+	    fits_int(call, (uint64_t)call->args.count, "elements") < 0)
 		return -1;
 	rc = mpi_call(call, gc);
 	if (rc != MPI_SUCCESS)
@@ -263,15 +289,31 @@ static const struct sym__comm_ops mpi_ops = {
 	.run = mpi_run,
 };
 
+/* Free the parts "m" and "world" of a communicator that was not made,
+ * finalising MPI when "init_here". */
+static void
+unmade(struct mpi *m, MPI_Comm *world, int init_here)
+{
+	if (*world != MPI_COMM_NULL)
+		MPI_Comm_free(world);
+	if (m)
+		free(m->all);
+	free(m);
+	if (init_here)
+		MPI_Finalize();
+}
+
 /* Return an MPI communicator of "ctx" over MPI_COMM_WORLD, initialising MPI
  * (MPI_THREAD_SERIALIZED) with "argc" and "argv" unless it is; NULL with
- * SYM_EIO on "ctx" when MPI is finalised or fails. */
+ * SYM_EIO on "ctx" when MPI is finalised or fails, SYM_ENOMEM out of
+ * memory. The processes agree at the end: when one fails, all do. */
 sym_communicator *
 sym__comm_mpi_new(sym_ctx *ctx, int *argc, char ***argv)
 {
-	sym_communicator *comm;
+	sym_communicator *comm = NULL;
+	MPI_Comm world = MPI_COMM_NULL;
 	struct mpi *m;
-	int init = 0, fin = 0, provided, rank, size, rc;
+	int init = 0, fin = 0, provided, rank = 0, size = 1, rc, bad, first = 0;
 
 	MPI_Initialized(&init);
 	MPI_Finalized(&fin);
@@ -289,30 +331,37 @@ sym__comm_mpi_new(sym_ctx *ctx, int *argc, char ***argv)
 			return NULL;
 		}
 	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	m = sym__alloc(ctx, sizeof(*m));
-	if (!m) {
-		if (!init)
-			MPI_Finalize();
-		return NULL;
+	if (m) {
+		memset(m, 0, sizeof(*m));
+		m->init_here = !init;
+		m->world = MPI_COMM_NULL;
+		m->all = sym__realloc_array(ctx, NULL, (size_t)size,
+		    sizeof(*m->all));
 	}
-	m->init_here = !init;
-	m->world = MPI_COMM_NULL;
-	rc = MPI_Comm_dup(MPI_COMM_WORLD, &m->world);
-	if (rc == MPI_SUCCESS) {
-		MPI_Comm_set_errhandler(m->world, MPI_ERRORS_RETURN);
-		MPI_Comm_rank(m->world, &rank);
-		MPI_Comm_size(m->world, &size);
-		comm = sym__comm_new(ctx, &mpi_ops, size, rank, 1);
-	} else {
+	rc = MPI_Comm_dup(MPI_COMM_WORLD, &world);
+	if (rc != MPI_SUCCESS)
 		mpi_error(ctx, "mpi communicator", rc);
-		comm = NULL;
-	}
-	if (!comm) {
-		struct sym_communicator tmp = { .impl = m };
-
-		mpi_destroy(&tmp);
+	else if (m && m->all)
+		comm = sym__comm_new(ctx, &mpi_ops, size, rank, 1);
+	bad = comm ? 0 : size - rank;
+	if (MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
+	        MPI_SUCCESS ||
+	    first != 0) {
+		if (comm) {
+			sym__error(ctx, SYM_EIO, NULL,
+			    "mpi communicator: rank %d could not make its "
+			    "communicator",
+			    size - first);
+			sym_comm_free(comm);
+		}
+		unmade(m, &world, !init);
 		return NULL;
 	}
+	MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+	m->world = world;
 	comm->impl = m;
 	return comm;
 }

@@ -625,14 +625,47 @@ run_comm(sym_exec *x, struct sym__estep *e, char *err, size_t size)
 	    out->data, &x->scratch, err, size);
 }
 
+/* An error kept aside: its code, location and message. */
+struct kept_error {
+	sym_error code;
+	int line, col;
+	char file[256];
+	char msg[1024];
+};
+
+/* Store in "k" the error last recorded on "ctx". */
+static void
+keep_error(struct kept_error *k, const sym_ctx *ctx)
+{
+	sym_loc loc = sym_ctx_last_location(ctx);
+
+	k->code = sym_ctx_last_error(ctx);
+	k->line = loc.line;
+	k->col = loc.col;
+	snprintf(k->file, sizeof(k->file), "%s", loc.file ? loc.file : "");
+	snprintf(k->msg, sizeof(k->msg), "%s", sym_ctx_last_message(ctx));
+}
+
+/* Record on "ctx" the error "k" again. */
+static void
+restore_error(const struct kept_error *k, sym_ctx *ctx)
+{
+	sym_loc loc = { k->file, k->line, k->col };
+
+	sym__error(ctx, k->code, k->file[0] ? &loc : NULL, "%s", k->msg);
+}
+
 /* Run every step of "x" in order. After a step fails, the remaining
  * communication steps still run (on stale data) so that the other ranks
  * never wait for this one, and the kernels are skipped. Return 0, or -1
- * with the first error on the executor's context. */
+ * with the first error on the executor's context (the communicator's
+ * errors of later steps, recorded on the same context when the handle
+ * shares it, do not replace it). */
 int
 sym_exec_run(sym_exec *x)
 {
-	int failed = 0;
+	struct kept_error first;
+	int failed = 0, later = 0;
 	char err[256];
 
 	if (!x)
@@ -644,23 +677,26 @@ sym_exec_run(sym_exec *x)
 	}
 	for (size_t i = 0; i < x->n_step; i++) {
 		struct sym__estep *e = &x->step[i];
+		int rc = 0;
 
 		if (e->ps->kind == SYM_PLAN_KERNEL) {
 			if (!failed && e->fn(&e->args) < 0) {
 				kernel_failed(x, e);
-				failed = 1;
+				rc = -1;
 			}
-		} else {
-			int rc = run_comm(x, e, err, sizeof(err));
-
-			if (rc < 0 && !failed) {
-				comm_failed(x, e, rc, err);
-				failed = 1;
-			}
+		} else if ((rc = run_comm(x, e, err, sizeof(err))) < 0 &&
+		    !failed) {
+			comm_failed(x, e, rc, err);
 		}
+		if (rc < 0 && !failed)
+			keep_error(&first, x->ctx);
+		later |= rc < 0 && failed;
+		failed |= rc < 0;
 		if (x->progress)
 			x->progress(x->progress_arg, i, x->n_step);
 	}
+	if (later)
+		restore_error(&first, x->ctx);
 	return failed ? -1 : 0;
 }
 

@@ -7,9 +7,11 @@
  * executor; they all prepare and fill, then meet at a gate: if any failed
  * so far none runs, and a rank whose step fails keeps running the
  * communication steps (sym_exec_run) so that the others finish. On the
- * mpi backend this process runs its rank; the ranks agree on failures
- * with an all_reduce and every process gathers the outputs with
- * all_gather, runs the single plan and computes the same report.
+ * mpi backend this process runs its rank; wherever one rank can fail on
+ * its own the ranks agree (sym_comm_agree) before the next collective,
+ * so that a failing rank never leaves the others waiting, and every
+ * process gathers the outputs with all_gather, runs the single plan and
+ * computes the same report.
  */
 #include <math.h>
 #include <pthread.h>
@@ -416,103 +418,82 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
 	return ret;
 }
 
-/* Return the largest "v" of the ranks of "ep" (all of them), or -1 when
- * the all_reduce fails. */
+/* Agree with every rank of "ep" on whether one failed, this one when
+ * "bad" (its error on "ctx", the handle's context); return 0 when none
+ * did, else -1 with the lowest failing rank's error on "ctx". */
 static int
-agree_max(sym_comm_endpoint *ep, int v)
+agree(sym_comm_endpoint *ep, sym_ctx *ctx, int bad)
 {
-	int32_t in = v, res = 0;
+	sym_error code = SYM_OK;
 
-	if (sym_comm_all_reduce(ep, NULL, 0, &in, &res, 1, SYM_DT_I32,
-	        SYM_REDUCE_MAX) < 0)
-		return -1;
-	return res;
+	if (bad) {
+		code = sym_ctx_last_error(ctx);
+		if (code == SYM_OK)
+			code = SYM_EINTERNAL;
+	}
+	return sym_comm_agree(ep, code, NULL);
 }
 
-/* Gather on every rank of "ep" the outputs "out" of "x" (of "p" bound
- * by "s"); return 0, or -1 with an error on the endpoint's context. */
+/* Store in "*buf" room for the blocks of the outputs of "out" that "x"
+ * (of "p") holds, from each of "n" ranks; return 0, or -1 with an error
+ * on "ctx". */
+static int
+gather_alloc(sym_exec *x, int n, const sym_plan *p, const struct outputs *out,
+    char **buf, sym_ctx *ctx)
+{
+	size_t most = 0;
+
+	for (size_t i = 0; i < out->n; i++) {
+		size_t bytes = 0;
+
+		sym_exec_data(x, sym_plan_value_tensor(p, out->v[i]), &bytes);
+		most = bytes > most ? bytes : most;
+	}
+	*buf = sym__realloc_array(ctx, NULL, (size_t)n, most ? most : 1);
+	return *buf ? 0 : -1;
+}
+
+/* Gather on every rank of "ep" ("n" ranks) the outputs "out" of "x" (of
+ * "p" bound by "s") through "all" (from gather_alloc); return 0, or -1
+ * with an error on the endpoint's context. */
 static int
 gather_outputs(sym_exec *x, sym_comm_endpoint *ep, int n, const sym_plan *p,
-    const sym_slices *s, struct outputs *out)
+    const sym_slices *s, struct outputs *out, char *all)
 {
 	for (size_t i = 0; i < out->n; i++) {
 		size_t t = sym_plan_value_tensor(p, out->v[i]), bytes = 0;
 		void *mine = sym_exec_data(x, t, &bytes);
-		char *all = malloc(bytes * (size_t)n + 1);
-		int ok;
 
-		if (!all)
+		if (sym_comm_all_gather(ep, NULL, 0, mine, all, bytes) < 0)
 			return -1;
-		ok = sym_comm_all_gather(ep, NULL, 0, mine, all, bytes) == 0;
-		for (int k = 0; ok && k < n; k++)
+		for (int k = 0; k < n; k++)
 			place_block(out, i, p, s, k, all + (size_t)k * bytes);
-		free(all);
-		if (!ok)
-			return -1;
 	}
 	return 0;
 }
 
-/* Run this process's rank of "p" bound by "s" on the mpi communicator
- * "comm" and gather the outputs in "out" on every rank; return 0 or -1
- * with an error on "ctx" (the same outcome on every rank). */
+/* The bound slices of the plans of a check and the outputs it compares
+ * ("out" valid when "has_out"). */
+struct check {
+	sym_slices *s, *s1;
+	struct outputs out;
+	int has_out;
+};
+
+/* Check the arguments of sym_exec_check ("comm" given), bind "b" to "p"
+ * and "single" into "c" and allocate its outputs; return 0, or -1 with
+ * an error on "ctx" (check_clear frees what "c" holds either way). */
 static int
-run_mpi(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
-    const sym_exec_options *o, struct outputs *out, sym_exec_report *r,
+check_begin(struct check *c, const sym_plan *p, const sym_plan *single,
+    const sym_communicator *comm, const sym_binding *b, sym_exec_report *r,
     sym_ctx *ctx)
 {
-	int rank = sym_comm_rank(comm), n = sym_comm_n_ranks(comm), bad;
-	sym_comm_endpoint *ep = sym_comm_attach(comm, rank, ctx);
-	sym_exec *x;
-	double t0;
-
-	if (!ep)
-		return -1;
-	x = sym_exec_new(p, ep, ctx);
-	bad = setup(x, s, o, rank == 0) < 0;
-	if ((bad = agree_max(ep, bad)) == 0) {
-		t0 = now();
-		bad = sym_exec_run(x) < 0;
-		r->sharded_seconds = now() - t0;
-		bad = agree_max(ep, bad);
-	}
-	if (bad == 0 && gather_outputs(x, ep, n, p, s, out) < 0)
-		bad = -1;
-	if (bad > 0 && sym_ctx_last_error(ctx) == SYM_OK)
-		sym__error(ctx, SYM_EINVAL, NULL,
-		    "check: another rank failed (see its report)");
-	sym_exec_free(x);
-	sym_comm_detach(ep);
-	return bad ? -1 : 0;
-}
-
-/* Bind "b" to "p" and "single" (borrowed), run "p" on every rank of
- * "comm" and "single" here with the options "o" (NULL: defaults),
- * compare their outputs into "r"; return 0 when both ran, -1 with the
- * error on "ctx" otherwise (nothing runs when "b" violates a
- * constraint). */
-int
-sym_exec_check(const sym_plan *p, const sym_plan *single,
-    sym_communicator *comm, const sym_binding *b, const sym_exec_options *o,
-    sym_exec_report *r, sym_ctx *ctx)
-{
-	static const sym_exec_options defaults = { 0 };
-	sym_slices *s = NULL, *s1 = NULL;
-	struct outputs out;
-	const char *backend;
-	int ret = -1;
-
-	if (!ctx)
-		return -1;
-	if (!p || !single || !comm || !r) {
+	memset(c, 0, sizeof(*c));
+	if (!p || !single || !r) {
 		sym__error(ctx, SYM_EINVAL, NULL,
 		    "check: missing plan, communicator or report");
 		return -1;
 	}
-	o = o ? o : &defaults;
-	memset(r, 0, sizeof(*r));
-	r->worst_index = -1;
-	backend = sym_comm_backend(comm);
 	if (sym_plan_n_ranks(p) != sym_comm_n_ranks(comm) ||
 	    sym_plan_n_ranks(single) != 1 ||
 	    sym_plan_graph(p) != sym_plan_graph(single)) {
@@ -526,28 +507,120 @@ sym_exec_check(const sym_plan *p, const sym_plan *single,
 		        : "");
 		return -1;
 	}
-	s = sym_slices_new(p);
-	s1 = sym_slices_new(single);
-	if (!s || !s1) {
+	c->s = sym_slices_new(p);
+	c->s1 = sym_slices_new(single);
+	if (!c->s || !c->s1) {
 		sym__error(ctx, SYM_ENOMEM, NULL, "check: no slices");
-	} else if (sym_plan_bind(p, b, s) < 0 ||
-	    sym_plan_bind(single, b, s1) < 0) {
+		return -1;
+	}
+	if (sym_plan_bind(p, b, c->s) < 0 ||
+	    sym_plan_bind(single, b, c->s1) < 0) {
 		const char *m =
-		    sym_slices_error(sym_slices_is_bound(s) ? s1 : s);
+		    sym_slices_error(sym_slices_is_bound(c->s) ? c->s1 : c->s);
 		sym_error code =
 		    sym_ctx_last_error(sym_graph_get_ctx(sym_plan_graph(p)));
 
 		sym__error(ctx, code != SYM_OK ? code : SYM_EDOMAIN, NULL, "%s",
 		    m && *m ? m : "the binding is rejected");
-	} else if (outputs_init(&out, p, s, ctx) == 0) {
-		ret = strcmp(backend, "mpi") == 0
-		    ? run_mpi(p, s, comm, o, &out, r, ctx)
-		    : run_threads(p, s, comm, o, &out, r, ctx);
-		if (ret == 0)
-			ret = run_single(single, s1, o, &out, r, ctx);
-		outputs_clear(&out);
+		return -1;
 	}
-	sym_slices_free(s);
-	sym_slices_free(s1);
+	if (outputs_init(&c->out, p, c->s, ctx) < 0)
+		return -1;
+	c->has_out = 1;
+	return 0;
+}
+
+/* Free what "c" holds. */
+static void
+check_clear(struct check *c)
+{
+	if (c->has_out)
+		outputs_clear(&c->out);
+	sym_slices_free(c->s);
+	sym_slices_free(c->s1);
+}
+
+/*
+ * sym_exec_check on the mpi communicator "comm": this process runs its
+ * rank. Wherever a rank can fail on its own -- the arguments, the
+ * binding, the buffers and inputs, the run, the gathered outputs and the
+ * single-device run -- the ranks agree before the next collective, so
+ * that every rank returns the lowest failing rank's error instead of
+ * waiting for it. Return as sym_exec_check, the same on every rank.
+ */
+static int
+check_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
+    const sym_binding *b, const sym_exec_options *o, sym_exec_report *r,
+    sym_ctx *ctx)
+{
+	int rank = sym_comm_rank(comm), n = sym_comm_n_ranks(comm), bad;
+	sym_comm_endpoint *ep = sym_comm_attach(comm, rank, ctx);
+	struct check c;
+	sym_exec *x = NULL;
+	char *all = NULL;
+	double t0;
+	int ret = -1;
+
+	if (!ep)
+		return -1;
+	bad = check_begin(&c, p, single, comm, b, r, ctx) < 0;
+	if (!bad) {
+		x = sym_exec_new(p, ep, ctx);
+		bad = setup(x, c.s, o, rank == 0) < 0 ||
+		    gather_alloc(x, n, p, &c.out, &all, ctx) < 0;
+	}
+	if (agree(ep, ctx, bad) < 0)
+		goto out;
+	t0 = now();
+	bad = sym_exec_run(x) < 0;
+	r->sharded_seconds = now() - t0;
+	if (agree(ep, ctx, bad) < 0)
+		goto out;
+	bad = gather_outputs(x, ep, n, p, c.s, &c.out, all) < 0 ||
+	    run_single(single, c.s1, o, &c.out, r, ctx) < 0;
+	if (agree(ep, ctx, bad) == 0)
+		ret = 0;
+out:
+	free(all);
+	sym_exec_free(x);
+	check_clear(&c);
+	sym_comm_detach(ep);
+	return ret;
+}
+
+/* Bind "b" to "p" and "single" (borrowed), run "p" on every rank of
+ * "comm" and "single" here with the options "o" (NULL: defaults),
+ * compare their outputs into "r"; return 0 when both ran, -1 with the
+ * error on "ctx" otherwise (nothing runs when "b" violates a
+ * constraint). */
+int
+sym_exec_check(const sym_plan *p, const sym_plan *single,
+    sym_communicator *comm, const sym_binding *b, const sym_exec_options *o,
+    sym_exec_report *r, sym_ctx *ctx)
+{
+	static const sym_exec_options defaults = { 0 };
+	struct check c;
+	int ret = -1;
+
+	if (!ctx)
+		return -1;
+	if (!comm) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "check: missing plan, communicator or report");
+		return -1;
+	}
+	o = o ? o : &defaults;
+	if (r) {
+		memset(r, 0, sizeof(*r));
+		r->worst_index = -1;
+	}
+	if (!strcmp(sym_comm_backend(comm), "mpi"))
+		return check_mpi(p, single, comm, b, o, r, ctx);
+	if (check_begin(&c, p, single, comm, b, r, ctx) == 0) {
+		ret = run_threads(p, c.s, comm, o, &c.out, r, ctx);
+		if (ret == 0)
+			ret = run_single(single, c.s1, o, &c.out, r, ctx);
+	}
+	check_clear(&c);
 	return ret;
 }
