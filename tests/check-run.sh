@@ -8,12 +8,16 @@
 # errors exit with status 2. With MPI (RUN_MPI=yes), 8 processes under
 # mpirun must run the same steps with the same verdicts as the threads
 # backend; their differences are printed side by side but not required
-# equal, as MPI chooses the order of its float sums (sym_comm(3)).
+# equal, as MPI chooses the order of its float sums (sym_comm(3)). One
+# process that cannot read its file, or rejects its binding, must make
+# all 8 stop with its error and status instead of leaving them waiting;
+# every mpirun runs within a time limit, so that a hang fails the test.
 #
 # Usage: tests/check-run.sh
 # Environment (set by make check): top_srcdir, top_builddir, MPIRUN,
 # RUN_MPI; SYM_TEST_WRAPPER, when set, is put in front of the tool
-# (valgrind), but not under mpirun.
+# (valgrind), but not under mpirun; SYM_MPI_TIMEOUT, the time limit of
+# an mpirun in seconds (default 120).
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -204,15 +208,52 @@ if test "x$RUN_MPI" = xyes; then
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/openmpi.supp"
 	export ASAN_OPTIONS LSAN_OPTIONS
+	limit=${SYM_MPI_TIMEOUT:-120}
+	lt=$top_builddir/libtool
+	# mpi NAME ARGS...: mpirun ARGS (parts that run the tool, separated
+	# by ':') within the time limit, into $tmp/NAME.out, .err, .status.
+	mpi()
+	{
+		name=$1
+		shift
+		sh "$top_srcdir/tests/with-timeout.sh" "$limit" \
+		    "$MPIRUN" $root --oversubscribe "$@" \
+		    >"$tmp/$name.out" 2>"$tmp/$name.err"
+		echo $? >"$tmp/$name.status"
+	}
+	# lone NAME STATUS TEXT ARGS...: mpi NAME ARGS, where one process
+	# fails alone: every process must stop, mpirun exiting with STATUS
+	# within the time limit, rank 0 printing TEXT (a fixed string) on
+	# the standard error, and no step may run.
+	lone()
+	{
+		name=$1
+		status=$2
+		text=$3
+		shift 3
+		n=$((n + 1))
+		mpi "$name" "$@"
+		if test "$(cat "$tmp/$name.status")" -eq 124; then
+			fail "$name" "still running after $limit s: stopped"
+		elif test "$(cat "$tmp/$name.status")" -ne "$status"; then
+			fail "$name" \
+			    "exit status $(cat "$tmp/$name.status"), not $status"
+		elif ! grep -q -F -- "$text" "$tmp/$name.err"; then
+			fail "$name" "no '$text' on the standard error"
+		elif grep -q ' ok$' "$tmp/$name.out"; then
+			fail "$name" "a step ran"
+		else
+			echo "ok: $name: every process stopped with status $status"
+		fi
+	}
 	run ffn-2 examples/ffn.sg --bind b=8 --bind b=40
-	"$MPIRUN" $root --oversubscribe -n 8 \
-	    "$top_builddir/libtool" --mode=execute "$tool" --backend mpi \
-	    examples/ffn.sg --bind b=8 --bind b=40 \
-	    >"$tmp/mpi.out" 2>"$tmp/mpi.err"
-	echo $? >"$tmp/mpi.status"
+	mpi mpi -n 8 "$lt" --mode=execute "$tool" --backend mpi \
+	    examples/ffn.sg --bind b=8 --bind b=40
 	verdicts "$tmp/ffn-2.out" >"$tmp/threads.verdicts"
 	verdicts "$tmp/mpi.out" >"$tmp/mpi.verdicts"
-	if test "$(cat "$tmp/mpi.status")" -ne 0; then
+	if test "$(cat "$tmp/mpi.status")" -eq 124; then
+		fail mpi "still running after $limit s: stopped"
+	elif test "$(cat "$tmp/mpi.status")" -ne 0; then
 		fail mpi "exit status $(cat "$tmp/mpi.status")"
 	elif test "$(grep -c ' ok$' "$tmp/mpi.out")" -ne 2; then
 		fail mpi "not 2 steps ok"
@@ -224,6 +265,22 @@ if test "x$RUN_MPI" = xyes; then
 		differences "$tmp/ffn-2.out" | sed 's/^/  threads: /'
 		differences "$tmp/mpi.out" | sed 's/^/  mpi:     /'
 	fi
+	lone mpi-unreadable 2 \
+	    'shape-run: rank 3: cannot open examples/missing.sg' \
+	    -n 3 "$lt" --mode=execute "$tool" --backend mpi examples/ffn.sg \
+	    --bind b=8 : \
+	    -n 1 "$lt" --mode=execute "$tool" --backend mpi \
+	    examples/missing.sg --bind b=8 : \
+	    -n 4 "$lt" --mode=execute "$tool" --backend mpi examples/ffn.sg \
+	    --bind b=8
+	lone mpi-rejected 1 \
+	    'shape-run: rank 5: b = 12: rejected: b = 12 violates divisor=8' \
+	    -n 5 "$lt" --mode=execute "$tool" --backend mpi examples/ffn.sg \
+	    --bind b=8 : \
+	    -n 1 "$lt" --mode=execute "$tool" --backend mpi examples/ffn.sg \
+	    --bind b=12 : \
+	    -n 2 "$lt" --mode=execute "$tool" --backend mpi examples/ffn.sg \
+	    --bind b=8
 else
 	refuse no-mpi 2 'built without MPI' examples/ffn.sg --backend mpi \
 	    --bind b=8

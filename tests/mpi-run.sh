@@ -1,12 +1,15 @@
 #!/bin/sh
 # Runs a test program under mpirun on N processes (oversubscribed, so that
 # it runs on any machine) and passes when every process reports success
-# (a line ending " checks, 0 failures"). Shared by comm_mpi_check.sh and
-# exec_mpi_check.sh, which are in TESTS only when configure found MPI and
-# mpirun.
+# (a line ending " checks, 0 failures") within a time limit: MPI has no
+# timeout, so a rank left waiting for one that failed would otherwise hang
+# make check. Shared by comm_mpi_check.sh and exec_mpi_check.sh, which
+# are in TESTS only when configure found MPI and mpirun.
 #
 # Usage: mpi-run.sh NAME PROGRAM N
-# Environment (set by make check): top_srcdir, top_builddir, MPIRUN.
+# Environment (set by make check): top_srcdir, top_builddir, MPIRUN;
+# SYM_MPI_TIMEOUT, the time limit in seconds (default 120; a run takes a
+# few seconds).
 
 name=$1
 prog=$2
@@ -29,8 +32,11 @@ fi
 
 # With --enable-sanitizers, LeakSanitizer would report what Open MPI never
 # frees: tests/openmpi.supp suppresses stacks through its libraries, which
-# needs full stacks. (Both settings are ignored by builds without ASan.)
+# needs full stacks. A test asks one rank for buffers beyond any memory,
+# which the allocator must refuse with NULL, as malloc does, rather than
+# end the process. (These settings are ignored by builds without ASan.)
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+ASAN_OPTIONS="$ASAN_OPTIONS:allocator_may_return_null=1"
 LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/openmpi.supp"
 export ASAN_OPTIONS LSAN_OPTIONS
 
@@ -39,10 +45,17 @@ export ASAN_OPTIONS LSAN_OPTIONS
 # Open MPI itself is not valgrind-clean (leaks and uninitialised bytes inside
 # MPI_Init_thread and MPI_Finalize); the threads backend's tests cover the
 # common code.
-out=$("$MPIRUN" $root --oversubscribe -n "$n_proc" \
+limit=${SYM_MPI_TIMEOUT:-120}
+out=$(sh "$top_srcdir/tests/with-timeout.sh" "$limit" \
+    "$MPIRUN" $root --oversubscribe -n "$n_proc" \
     "$top_builddir/libtool" --mode=execute "$prog" 2>&1)
 status=$?
 printf '%s\n' "$out"
+if test "$status" -eq 124; then
+	echo "$name: still running after $limit s: stopped (a rank waiting" \
+	    "for one that failed?)"
+	exit 1
+fi
 if test "$status" -ne 0; then
 	echo "$name: mpirun exited with status $status"
 	exit 1

@@ -729,6 +729,59 @@ test_timeout(void **state)
 	pthread_barrier_destroy(&meet);
 }
 
+/* Agreeing on failures on 5 ranks; "arg" unused. Nobody fails: 0
+ * everywhere. Ranks 3 and 4 fail: every rank gets rank 3's error (its
+ * code, its message after "rank 3: "), rank 3 too. Every rank fails
+ * with its context's error: rank 0's, with its location. A message that
+ * names its rank already is not named twice. Return 0 or -1. */
+static int
+agreement(struct member *m, void *arg)
+{
+	sym_loc at = { "net.sg", 4, 2 }, loc;
+	char mine[64];
+	int rc;
+
+	(void)arg;
+	if (sym_comm_agree(m->ep, SYM_OK, "ignored") != 0)
+		return failed(m, "rank %d: agree with no failure: %s", m->rank,
+		    sym_ctx_last_message(m->ctx));
+	if (sym_ctx_last_error(m->ctx) != SYM_OK)
+		return failed(m, "rank %d: an error without failure", m->rank);
+	snprintf(mine, sizeof(mine), "disk %d is full", m->rank);
+	rc = sym_comm_agree(m->ep, m->rank >= 3 ? SYM_EIO : SYM_OK,
+	    m->rank >= 3 ? mine : NULL);
+	if (expect_error(m, rc, SYM_EIO, "rank 3: disk 3 is full") < 0)
+		return -1;
+	if (sym_expr_parse(m->ctx, NULL, &at) != NULL)
+		return failed(m, "rank %d: parsed no text", m->rank);
+	rc = sym_comm_agree(m->ep, sym_ctx_last_error(m->ctx), NULL);
+	loc = sym_ctx_last_location(m->ctx);
+	if (!loc.file || strcmp(loc.file, "net.sg") || loc.line != 4 ||
+	    loc.col != 2)
+		return failed(m, "rank %d: location %s:%d:%d", m->rank,
+		    loc.file ? loc.file : "(none)", loc.line, loc.col);
+	if (expect_error(m, rc, SYM_EINVAL, "rank 0: no text to parse") < 0)
+		return -1;
+	rc = sym_comm_agree(m->ep, m->rank == 2 ? SYM_ENOMEM : SYM_OK,
+	    "rank 2: out of memory");
+	if (rc != -1 ||
+	    strcmp(sym_ctx_last_message(m->ctx), "rank 2: out of memory"))
+		return failed(m, "rank %d: '%s'", m->rank,
+		    sym_ctx_last_message(m->ctx));
+	rc = sym_comm_agree(m->ep, m->rank == 1 ? SYM_EDOMAIN : SYM_OK, NULL);
+	return expect_error(m, rc, SYM_EDOMAIN,
+	    "rank 1: rank 2: out of memory");
+}
+
+/* sym_comm_agree: every rank returns the lowest failing rank's error;
+ * "state" is unused. */
+static void
+test_agree(void **state)
+{
+	(void)state;
+	run_team(5, 0, agreement, NULL);
+}
+
 /* Creation, options, attaching and the backend without threads; "state"
  * is unused. */
 static void
@@ -810,6 +863,7 @@ main(void)
 		cmocka_unit_test(test_local_errors),
 		cmocka_unit_test(test_mismatches),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_agree),
 	};
 
 	return cmocka_run_group_tests_name("comm", tests, NULL, NULL);

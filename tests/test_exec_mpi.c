@@ -1,16 +1,22 @@
 /*
  * Test of sym_exec_check on the MPI backend, run by tests/exec_mpi_check.sh
- * under mpirun (8 processes): the network of examples/ffn.sg, one rank per
- * process, for two batch sizes on one plan agrees with one device on
- * every process, with the same report everywhere; a binding the graph
- * forbids fails on every process and runs nothing. Each process prints
- * its failures; the exit status is 0 when every check of this process
- * passed.
+ * under mpirun (8 processes, within a time limit): the network of
+ * examples/ffn.sg, one rank per process, for two batch sizes on one plan
+ * agrees with one device on every process, with the same report
+ * everywhere; a binding the graph forbids fails on every process and runs
+ * nothing. One process failing alone -- a binding only it rejects,
+ * arguments only it passes, buffers too large for it, a kernel that fails
+ * on its data -- makes every process return its error ("rank N: ...")
+ * instead of leaving them waiting in the next collective, which would
+ * hang the test until the runner's time limit; after that, the processes
+ * still run a step together. Each process prints its failures; the exit
+ * status is 0 when every check of this process passed.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <symshard.h>
 
@@ -39,6 +45,34 @@ check(struct run *r, int ok, const char *fmt, ...)
 	return 0;
 }
 
+/* Return the time of the monotonic clock in seconds. */
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Check that the call that returned "rc" failed on this process of "r"
+ * with the error "code" of "ctx" whose message starts with "start", in
+ * case "what" that took "seconds"; return 1 when it did. */
+static int
+fails_with(struct run *r, sym_ctx *ctx, const char *what, int rc,
+    sym_error code, const char *start, double seconds)
+{
+	const char *m = sym_ctx_last_message(ctx);
+
+	printf("exec_mpi: rank %d: %s: %.2f s: %s\n", r->rank, what, seconds,
+	    m);
+	return check(r,
+	    rc == -1 && sym_ctx_last_error(ctx) == code &&
+	        !strncmp(m, start, strlen(start)),
+	    "%s: returned %d with error %d '%s', not -1 with %d '%s...'", what,
+	    rc, (int)sym_ctx_last_error(ctx), m, (int)code, start);
+}
+
 /* Check "p" against "single" on "comm" bound by "text" of "ctx"; return
  * what sym_exec_check returned and store the report in "rep". */
 static int
@@ -53,6 +87,82 @@ run_check(sym_plan *p, sym_plan *single, sym_communicator *comm, sym_ctx *ctx,
 		rc = sym_exec_check(p, single, comm, b, &o, rep, ctx);
 	sym_binding_free(b);
 	return rc;
+}
+
+/* Run "p" bound by "b = 16" on this process's rank of "comm" with the
+ * executor, rank 3's labels corrupted so that its loss kernel fails,
+ * and agree on the outcome; return what sym_comm_agree returned. */
+static int
+run_corrupted(struct run *r, sym_graph *g, sym_plan *p, sym_communicator *comm,
+    sym_ctx *ctx)
+{
+	const sym_value *y = sym_graph_find_value(g, "y");
+	sym_comm_endpoint *ep = sym_comm_attach(comm, r->rank, ctx);
+	sym_binding *b = sym_binding_new(ctx);
+	sym_slices *s = sym_slices_new(p);
+	sym_exec *x = NULL;
+	int32_t *lab;
+	int bad = 1, rc;
+
+	if (ep && b && s && sym_binding_parse(b, "b=16", NULL) == 0 &&
+	    sym_plan_bind(p, b, s) == 0 && (x = sym_exec_new(p, ep, ctx)) &&
+	    sym_exec_prepare(x, s) == 0 && sym_exec_fill(x, 5) == 0) {
+		lab = sym_exec_data(x, sym_plan_value_tensor(p, y), NULL);
+		if (lab && r->rank == 3)
+			lab[0] = 1000;
+		bad = !lab || sym_exec_run(x) < 0;
+	}
+	rc = ep
+	    ? sym_comm_agree(ep, bad ? sym_ctx_last_error(ctx) : SYM_OK, NULL)
+	    : -1;
+	sym_exec_free(x);
+	sym_slices_free(s);
+	sym_binding_free(b);
+	sym_comm_detach(ep);
+	return rc;
+}
+
+/* One process failing alone: every process returns its error, then a
+ * step runs on all of them again. */
+static void
+lone_failures(struct run *r, sym_graph *g, sym_plan *p, sym_plan *single,
+    sym_communicator *comm, sym_ctx *ctx)
+{
+	sym_exec_report rep;
+	double t0 = now();
+	int rc;
+
+	rc = run_check(p, single, comm, ctx, r->rank == 3 ? "b=12" : "b=8",
+	    &rep);
+	fails_with(r, ctx, "rank 3 rejects its binding", rc, SYM_EDOMAIN,
+	    "rank 3: b = 12 violates divisor=8 declared at ", now() - t0);
+	t0 = now();
+	rc = r->rank == 5 ? sym_exec_check(p, p, comm, NULL, NULL, &rep, ctx)
+	                  : run_check(p, single, comm, ctx, "b=8", &rep);
+	fails_with(r, ctx, "rank 5 passes the sharded plan as the single one",
+	    rc, SYM_EINVAL,
+	    "rank 5: check: a plan of 8 ranks on a communicator of 8, "
+	    "against a plan of 8 ranks",
+	    now() - t0);
+	t0 = now();
+	rc = run_check(p, single, comm, ctx,
+	    r->rank == 6 ? "b=1099511627776" : "b=8", &rep);
+	fails_with(r, ctx, "rank 6 cannot allocate its buffers", rc, SYM_ENOMEM,
+	    "rank 6: ", now() - t0);
+	t0 = now();
+	rc = run_corrupted(r, g, p, comm, ctx);
+	if (fails_with(r, ctx, "rank 3's loss kernel fails", rc, SYM_EINVAL,
+	        "rank 3: ", now() - t0))
+		check(r,
+		    strstr(sym_ctx_last_message(ctx),
+		        "softmax_cross_entropy loss (step ") &&
+		        strstr(sym_ctx_last_message(ctx),
+		            "label 1000 of row 0 is out of range [0, 10)"),
+		    "the kernel's error: '%s'", sym_ctx_last_message(ctx));
+	rc = run_check(p, single, comm, ctx, "b=8", &rep);
+	check(r, rc == 0 && rep.n_mismatch == 0,
+	    "b=8 after the failures: %d, %lld mismatches: %s", rc,
+	    (long long)rep.n_mismatch, sym_ctx_last_message(ctx));
 }
 
 int
@@ -110,6 +220,7 @@ main(int argc, char **argv)
 		        strstr(sym_ctx_last_message(ctx),
 		            "b = 12 violates divisor=8"),
 		    "b=12: '%s'", sym_ctx_last_message(ctx));
+		lone_failures(&r, g, p, single, comm, ctx);
 	}
 	printf("exec_mpi: rank %d: %d checks, %d failures\n", r.rank, r.checks,
 	    r.failures);
