@@ -21,7 +21,8 @@
 #   BENCH_REDIST the redistribution benchmark (default ./bench/bench_redist)
 #   BENCH_KERNELS the executor's kernel benchmark (default
 #                ./bench/bench_kernels; matmul kernel vs cblas_sgemm, call
-#                overhead on tiny tensors)
+#                overhead on tiny tensors, temporary memory allocated per
+#                call vs a kept scratch area)
 #   BENCH_COMM   the communicator benchmark (default ./bench/bench_comm;
 #                threads collectives on 2, 4 and 8 ranks against memcpy)
 #   BENCH_EXEC   the executor benchmark (default ./bench/bench_exec;
@@ -55,7 +56,7 @@ echo "# symshard benchmarks"
 echo "# redistribution planner: collectives per plan, time per plan"
 "$bench_redist"
 "$bench_plan"
-echo "# executor kernels: matmul vs cblas_sgemm, call overhead (bench/bench_kernels)"
+echo "# executor kernels: matmul vs cblas_sgemm, call overhead, scratch area (bench/bench_kernels)"
 "$bench_kernels"
 echo "# executor: matmul step vs cblas_sgemm, overhead per step (bench/bench_exec)"
 "$bench_exec"
