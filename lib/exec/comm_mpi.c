@@ -347,16 +347,16 @@ sym__comm_mpi_new(sym_ctx *ctx, int *argc, char ***argv)
 	else if (m && m->all)
 		comm = sym__comm_new(ctx, &mpi_ops, size, rank, 1);
 	bad = comm ? 0 : size - rank;
-	if (MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
-	        MPI_SUCCESS ||
-	    first != 0) {
-		if (comm) {
+	rc = MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (rc != MPI_SUCCESS || first != 0 || !comm) {
+		if (comm && rc != MPI_SUCCESS)
+			mpi_error(ctx, "mpi communicator", rc);
+		else if (comm)
 			sym__error(ctx, SYM_EIO, NULL,
 			    "mpi communicator: rank %d could not make its "
 			    "communicator",
 			    size - first);
-			sym_comm_free(comm);
-		}
+		sym_comm_free(comm);
 		unmade(m, &world, !init);
 		return NULL;
 	}
