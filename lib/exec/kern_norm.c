@@ -138,7 +138,7 @@ softmax_moved(const struct sym__tensor *x, struct sym__tensor *y,
 	int64_t sx[SYM__MAX_RANK], ps[SYM__MAX_RANK], pd[SYM__MAX_RANK];
 	int64_t ts[SYM__MAX_RANK], n = 1, total = sym__tensor_numel(x);
 	size_t es = sym__tensor_elem_size(x->dtype);
-	int perm[SYM__MAX_RANK], r = 0;
+	int perm[SYM__MAX_RANK] = { 0 }, r = 0;
 
 	for (int pass = 0; pass < 2; pass++)
 		for (int d = 0; d < x->rank; d++)
