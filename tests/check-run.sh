@@ -149,6 +149,27 @@ refuse ffn-twice 2 "b is given twice" examples/ffn.sg --bind b=8,b=16
 refuse usage-rtol 2 "--rtol expects a positive number" examples/ffn.sg \
     --bind b=8 --rtol 0
 
+# Buffers beyond any address space (285 TiB for one rank's block of x,
+# the first tensor allocated, so nothing smaller is touched first): one
+# clear message naming the block, exit 2.
+n=$((n + 1))
+(
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1"
+	export ASAN_OPTIONS
+	run ffn-huge examples/ffn.sg --bind b=800000000000
+)
+want='rank 0: out of memory: cannot allocate 313600000000000 bytes'
+want="$want (292062.8 GiB) for the block f32[100000000000, 1, 28, 28] of x"
+if test "$(cat "$tmp/ffn-huge.status")" -ne 2; then
+	fail ffn-huge "exit status $(cat "$tmp/ffn-huge.status"), not 2"
+elif ! grep -q -F -- "$want" "$tmp/ffn-huge.err"; then
+	fail ffn-huge "no '$want' on the standard error"
+elif grep -q -x 'shape-run: out of memory' "$tmp/ffn-huge.err"; then
+	fail ffn-huge "the failure is told twice"
+else
+	echo "ok: ffn-huge: out of memory, told once with the block's size"
+fi
+
 # Tolerances far below float rounding: the all_reduces of the sharded
 # block sum in another order than one device does, so the run must report
 # a mismatch (and an ordinary tolerance still matches).

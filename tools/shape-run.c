@@ -67,6 +67,7 @@ struct run {
 	size_t n_step;
 	int64_t devices; /* what the file says, 1 when it says nothing */
 	int64_t ranks;
+	int told; /* the failure's message is printed */
 };
 
 /* Progress of one step, shown on a terminal once it lasts. */
@@ -706,6 +707,7 @@ run_steps(struct run *r, const struct options *o)
 				         "%s\n",
 				    st->text[0] ? st->text : "no sizes",
 				    sym_ctx_last_message(r->ctx));
+			r->told = 1;
 			return failure_status(r->ctx);
 		}
 		matched += (size_t)print_result(st, width, &rep, o);
@@ -795,7 +797,7 @@ main(int argc, char **argv)
 	if (status < 0)
 		status = run_steps(&r, &o);
 	if (status == EXIT_USAGE && sym_ctx_last_error(r.ctx) == SYM_ENOMEM &&
-	    o.speak)
+	    o.speak && !r.told)
 		fprintf(stderr, PROG ": out of memory\n");
 	live = release(&r, &o);
 	sym_ctx_free(r.ctx);

@@ -368,6 +368,28 @@ reserve(sym_exec *x, struct sym__etensor *et, size_t bytes)
 	return 0;
 }
 
+/* Record SYM_ENOMEM on the context of "x" for the block of tensor "t":
+ * its bytes, dtype, local sizes and value; return -1. */
+static int
+no_room(sym_exec *x, size_t t)
+{
+	const struct sym__etensor *et = &x->tensor[t];
+	char dims[SYM__MAX_RANK * 22 + 1];
+	size_t n = 0;
+
+	dims[0] = '\0';
+	for (size_t d = 0; d < et->rank; d++)
+		n += (size_t)snprintf(dims + n, sizeof(dims) - n, "%s%lld",
+		    d ? ", " : "", (long long)et->local[d]);
+	sym__error(x->ctx, SYM_ENOMEM, NULL,
+	    "out of memory: cannot allocate %zu bytes (%.1f GiB) for the "
+	    "block %s[%s] of %s",
+	    et->bytes, (double)et->bytes / (1024.0 * 1024.0 * 1024.0),
+	    sym_dtype_name(et->dtype), dims,
+	    sym_value_name(sym_plan_tensor_value(x->plan, t)));
+	return -1;
+}
+
 /* Size tensor "t" of "x" for "s": its global and local sizes, this
  * rank's offsets and its bytes; return 0 or -1 with an error. */
 static int
@@ -471,10 +493,8 @@ sym_exec_prepare(sym_exec *x, const sym_slices *s)
 		if (et->alias != SIZE_MAX &&
 		    x->tensor[et->alias].bytes == et->bytes)
 			continue;
-		if (reserve(x, et, et->bytes) < 0) {
-			sym__oom(x->ctx);
-			return -1;
-		}
+		if (reserve(x, et, et->bytes) < 0)
+			return no_room(x, t);
 		et->data = et->buf;
 	}
 	/* Aliases in step order: a producer's input has its data. */
@@ -485,15 +505,13 @@ sym_exec_prepare(sym_exec *x, const sym_slices *s)
 		    !x->tensor[ps->out[0]].data)
 			x->tensor[ps->out[0]].data = x->tensor[ps->in[0]].data;
 	}
-	for (size_t t = 0; t < x->n_tensor; t++)
-		if (!x->tensor[t].data &&
-		    reserve(x, &x->tensor[t], x->tensor[t].bytes) == 0)
-			x->tensor[t].data = x->tensor[t].buf;
-	for (size_t t = 0; t < x->n_tensor; t++)
-		if (!x->tensor[t].data) {
-			sym__oom(x->ctx);
-			return -1;
-		}
+	for (size_t t = 0; t < x->n_tensor; t++) {
+		if (x->tensor[t].data)
+			continue;
+		if (reserve(x, &x->tensor[t], x->tensor[t].bytes) < 0)
+			return no_room(x, t);
+		x->tensor[t].data = x->tensor[t].buf;
+	}
 	for (size_t i = 0; i < x->n_step; i++)
 		if (x->step[i].ps->kind == SYM_PLAN_KERNEL)
 			prepare_kernel(x, &x->step[i]);
