@@ -641,6 +641,25 @@ test_rank_table(void **state)
 	assert_int_equal(loc.line, 3);
 	check_error(ctx, SYM_EPARSE, "invalid JSON");
 	unlink(path);
+	/* Errors before the first character of a line are at column 1. */
+	write_tmp(path, "");
+	assert_null(sym_topology_parse_rank_table(ctx, path));
+	loc = sym_ctx_last_location(ctx);
+	assert_int_equal(loc.line, 1);
+	assert_int_equal(loc.col, 1);
+	check_error(ctx, SYM_EPARSE,
+	    "invalid JSON: '[' or '{' expected near "
+	    "end of file");
+	unlink(path);
+	write_tmp(path, "\xf1{}");
+	assert_null(sym_topology_parse_rank_table(ctx, path));
+	loc = sym_ctx_last_location(ctx);
+	assert_int_equal(loc.line, 1);
+	assert_int_equal(loc.col, 1);
+	check_error(ctx, SYM_EPARSE,
+	    "invalid JSON: unable to decode byte "
+	    "0xf1");
+	unlink(path);
 	assert_null(sym_topology_parse_rank_table(ctx, "/nonexistent/rt"));
 	check_error(ctx, SYM_EIO, "cannot open");
 	finish(ctx);

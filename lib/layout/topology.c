@@ -644,7 +644,9 @@ rank_table(struct tparse *tp, const char *path, json_t *root)
 
 /* Return a new topology of "ctx" from MindSpore's rank table "path": the
  * ranks of a server share a node; links take the defaults of
- * sym_topology_new. NULL with SYM_EIO, or SYM_EPARSE naming the problem. */
+ * sym_topology_new. NULL with SYM_EIO, or SYM_EPARSE naming the problem
+ * (located where Jansson says, at column 1 when it says 0: before the
+ * first character of a line, in an empty file or at a bad first byte). */
 sym_topology *
 sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 {
@@ -661,7 +663,8 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 	}
 	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		sym_loc at = { path, jerr.line, jerr.column };
+		sym_loc at = { path, jerr.line,
+			jerr.column > 0 ? jerr.column : 1 };
 
 		if (json_error_code(&jerr) == json_error_cannot_open_file)
 			sym__error(ctx, SYM_EIO, NULL, "cannot open '%s'",

@@ -63,26 +63,28 @@ line_count(const char *text, int line, size_t *len)
 	}
 }
 
-/* Return 0 when a reader of "text" (its first character at line 1,
- * column 1 of "file") that failed left an error on "ctx", located within
- * "text" when it is located in "file"; else -1 naming "what". */
+/* Return 0 when a reader of "text" (its first character at line
+ * "first", column 1 of "file") that failed left an error on "ctx",
+ * located within "text" when it is located in "file"; else -1 naming
+ * "what". */
 static int
-check_error(sym_ctx *ctx, const char *what, const char *text, const char *file)
+check_error(sym_ctx *ctx, const char *what, const char *text, const char *file,
+    int first)
 {
 	sym_loc at = sym_ctx_last_location(ctx);
+	int line = at.line - first + 1, n;
 	size_t len;
-	int n;
 
 	if (sym_ctx_last_error(ctx) == SYM_OK)
 		return fuzz_fail("%s failed without an error", what);
 	fuzz_note("%s: %s", what, sym_ctx_last_message(ctx));
 	if (at.line <= 0 || !at.file || strcmp(at.file, file) != 0)
 		return 0;
-	n = line_count(text, at.line, &len);
-	if (at.line > n || at.col < 1 || (size_t)at.col > len + 1)
-		return fuzz_fail("%s: error at %d:%d, outside the %d lines of "
-		                 "the text (%s)",
-		    what, at.line, at.col, n, sym_ctx_last_message(ctx));
+	n = line_count(text, line, &len);
+	if (line < 1 || line > n || at.col < 1 || (size_t)at.col > len + 1)
+		return fuzz_fail("%s: error at %d:%d, outside the %d lines "
+		                 "from line %d (%s)",
+		    what, at.line, at.col, n, first, sym_ctx_last_message(ctx));
 	return 0;
 }
 
@@ -150,7 +152,7 @@ one_binding(sym_ctx *ctx, const char *text)
 	before = sym_binding_to_str(b);
 	sym_ctx_clear_error(ctx);
 	if (sym_binding_parse(b, text, &where) < 0) {
-		res = check_error(ctx, "sym_binding_parse", text, "bind");
+		res = check_error(ctx, "sym_binding_parse", text, "bind", 1);
 		after = sym_binding_to_str(b);
 		if (!res && before && after && strcmp(before, after) != 0)
 			res = fuzz_fail("a binding refused changed '%s' into "
@@ -377,7 +379,7 @@ layouts(sym_ctx *ctx, unsigned pick, const char *text)
 	int res = 0;
 
 	if (!m)
-		return check_error(ctx, "sym_mesh_new", "", "-");
+		return check_error(ctx, "sym_mesh_new", "", "-", 1);
 	if (!sym_symbol_new(ctx, "b", &info, NULL)) {
 		sym_mesh_free(m);
 		return 0;
@@ -392,18 +394,11 @@ layouts(sym_ctx *ctx, unsigned pick, const char *text)
 			break;
 		sym_ctx_clear_error(ctx);
 		l[i] = sym_layout_parse(m, one, &where);
-		if (!l[i]) {
-			sym_loc at = sym_ctx_last_location(ctx);
-
-			res =
-			    check_error(ctx, "sym_layout_parse", one, "layout");
-			if (!res && at.line > 0 && at.line != i + 1)
-				res = fuzz_fail("sym_layout_parse: error on "
-				                "line %d of line %d",
-				    at.line, i + 1);
-		} else {
+		if (!l[i])
+			res = check_error(ctx, "sym_layout_parse", one,
+			    "layout", i + 1);
+		else
 			res = describe_layout(l[i]);
-		}
 		free(one);
 	}
 	if (!res && l[0] && l[1] &&
@@ -439,8 +434,9 @@ strategies(sym_graph *g, const char *text, size_t first, int mesh)
 	int lineno = 1;
 
 	for (const char *line = text; line; lineno++) {
-		size_t len = strcspn(line, "\n"),
-		       errors = sym_graph_n_errors(g);
+		size_t len = strcspn(line, "\n");
+		size_t errors = sym_graph_n_errors(g);
+		size_t seen = sym_graph_n_diagnostics(g);
 		char *one = strndup(line, len);
 		sym_loc where = { "input", lineno, 1 };
 		int r;
@@ -459,7 +455,7 @@ strategies(sym_graph *g, const char *text, size_t first, int mesh)
 			return fuzz_fail("a strategy or mesh refused without "
 			                 "an error diagnostic");
 		}
-		for (size_t i = 0; r < 0 && i < sym_graph_n_diagnostics(g);
+		for (size_t i = seen; r < 0 && i < sym_graph_n_diagnostics(g);
 		     i++) {
 			const sym_diagnostic *d = sym_graph_diagnostic(g, i);
 
@@ -562,7 +558,7 @@ topology(sym_ctx *ctx, const uint8_t *data, size_t size, int table,
 			res = check_error(ctx,
 			    table ? "sym_topology_parse_rank_table"
 			          : "sym_topology_parse_file",
-			    text, path);
+			    text, path, 1);
 	} else if (fuzz_printed(sym_topology_to_str(t), "sym_topology_to_str") <
 	    0) {
 		res = -1;
