@@ -18,6 +18,9 @@
 #define DEFAULT_INTRA_US 5.0
 #define DEFAULT_INTER_GBPS 25.0
 #define DEFAULT_INTER_US 10.0
+/* The greatest rank a topology file or a rank table may name: the table
+ * of nodes by rank is allocated up to it. */
+#define MAX_RANK ((1LL << 20) - 1)
 
 /* Free the topology whose link is "link" (at sym_ctx_free too). */
 static void
@@ -267,8 +270,9 @@ integer(struct tparse *tp, int64_t *v)
 		return tfail(tp, "expected a rank number");
 	errno = 0;
 	x = strtoll(tp->p, &end, 10);
-	if (errno == ERANGE || x > (1LL << 30))
-		return tfail(tp, "rank number too large");
+	if (errno == ERANGE || x > MAX_RANK)
+		return tfail(tp, "rank number too large (at most %lld)",
+		    MAX_RANK);
 	tp->p = end;
 	*v = x;
 	return 0;
@@ -595,9 +599,13 @@ rank_table_server(struct tparse *tp, const char *path, size_t i, json_t *server)
 		if (!id)
 			return rfail(tp->ctx, path, what,
 			    "missing \"rank_id\"");
-		if (json_count(id, &r) < 0 || r > (1LL << 30))
+		if (json_count(id, &r) < 0)
 			return rfail(tp->ctx, path, what,
 			    "\"rank_id\" must be a non-negative integer");
+		if (r > MAX_RANK)
+			return rfail(tp->ctx, path, what,
+			    "\"rank_id\" %lld is too large (at most %lld)",
+			    (long long)r, MAX_RANK);
 		if (tp->node_of && r < tp->cap && tp->node_of[r] >= 0)
 			return rfail(tp->ctx, path, what,
 			    "rank %lld appears twice", (long long)r);
