@@ -33,7 +33,7 @@
 #define MAX_BIND 4          /* "# bind" directives read */
 #define N_CHOSEN 4          /* bindings chosen from the declarations */
 #define MAX_DEVICES 256     /* larger graphs are parsed, not sharded */
-#define MAX_DIMS 16         /* plan tensors of more dimensions: no run */
+#define MAX_DIMS 16         /* plan tensors of more dimensions: not run */
 #define EXEC_MAX_RANKS 8    /* sym_exec_check only on so many ranks */
 #define EXEC_MAX_ELEMS 4096 /* and when every tensor is this small */
 #define EXEC_MAX_STEPS 256  /* and the plan this short */
@@ -58,7 +58,6 @@ struct run {
 	sym_communicator *comm;
 	uint64_t hash;
 	int n_exec;
-	int small; /* every tensor is small enough to run */
 };
 
 /* Return the FNV-1a hash of the "size" bytes of "data". */
@@ -341,6 +340,9 @@ bind_both(struct run *r, const sym_binding *b, int *ok)
 		return fuzz_fail("the single-device plan accepts a binding "
 		                 "the sharded plan refuses: %s",
 		    why);
+	if (!*ok && ok1)
+		fuzz_note("only the sharded plan refuses: %s",
+		    sym_slices_error(r->s));
 	return 0;
 }
 
