@@ -536,6 +536,12 @@ test_topology(void **state)
 	check_topo_error(ctx, "node 0\nranks_per_node 2\n", 2, 1,
 	    "exclude each other");
 	check_topo_error(ctx, "intra -3GB/s 1us\n", 1, 7, "positive number");
+	/* Ranks are bounded: the table of nodes by rank is allocated up to
+	 * the greatest (8 GB for rank 2^30, which used to be allowed). */
+	check_topo_error(ctx, "node 0-1\nnode 1048576\n", 2, 6,
+	    "rank number too large (at most 1048575)");
+	check_topo_error(ctx, "node 1073741824\n", 1, 6,
+	    "rank number too large (at most 1048575)");
 
 	assert_null(sym_topology_parse_file(ctx, "/nonexistent/topo"));
 	check_error(ctx, SYM_EIO, "cannot open");
@@ -629,6 +635,11 @@ test_rank_table(void **state)
 	check_table_error(ctx, text, SYM_EPARSE, "rank 0 is missing");
 	check_table_error(ctx, "{\"server_list\": [{\"device\": [{}]}]}",
 	    SYM_EPARSE, "server_list[0].device[0]: missing \"rank_id\"");
+	check_table_error(ctx,
+	    "{\"server_list\": [{\"device\": [{\"rank_id\": 1048576}]}]}",
+	    SYM_EPARSE,
+	    "server_list[0].device[0]: \"rank_id\" 1048576 is too large (at "
+	    "most 1048575)");
 	check_table_error(ctx, "{\"server_list\": [{}]}", SYM_EPARSE,
 	    "server_list[0]: missing \"device\"");
 	check_table_error(ctx, "{\"version\": \"1.0\"}", SYM_EPARSE,
@@ -640,6 +651,25 @@ test_rank_table(void **state)
 	loc = sym_ctx_last_location(ctx);
 	assert_int_equal(loc.line, 3);
 	check_error(ctx, SYM_EPARSE, "invalid JSON");
+	unlink(path);
+	/* Errors before the first character of a line are at column 1. */
+	write_tmp(path, "");
+	assert_null(sym_topology_parse_rank_table(ctx, path));
+	loc = sym_ctx_last_location(ctx);
+	assert_int_equal(loc.line, 1);
+	assert_int_equal(loc.col, 1);
+	check_error(ctx, SYM_EPARSE,
+	    "invalid JSON: '[' or '{' expected near "
+	    "end of file");
+	unlink(path);
+	write_tmp(path, "\xf1{}");
+	assert_null(sym_topology_parse_rank_table(ctx, path));
+	loc = sym_ctx_last_location(ctx);
+	assert_int_equal(loc.line, 1);
+	assert_int_equal(loc.col, 1);
+	check_error(ctx, SYM_EPARSE,
+	    "invalid JSON: unable to decode byte "
+	    "0xf1");
 	unlink(path);
 	assert_null(sym_topology_parse_rank_table(ctx, "/nonexistent/rt"));
 	check_error(ctx, SYM_EIO, "cannot open");

@@ -933,6 +933,14 @@ test_binding_parse_errors(void **state)
 	    "64-bit integer", 12);
 	assert_parse_error(ctx, "b=8, s=16, b=16", SYM_EPARSE,
 	    "b is given twice in binding", 21);
+	/* A value starts right after '=' and its blanks: a newline, or
+	 * another white space, is not skipped. */
+	assert_parse_error(ctx, "b=\n8", SYM_EPARSE, "invalid value for b", 12);
+	assert_parse_error(ctx, "b= \t\v8", SYM_EPARSE, "invalid value for b",
+	    14);
+	assert_parse_error(ctx, "b=8,\ns=128", SYM_EPARSE,
+	    "expected NAME=VALUE", 14);
+	assert_parse_error(ctx, "b=- 8", SYM_EPARSE, "invalid value for b", 12);
 
 	w = sym_binding_new(ctx);
 	assert_int_equal(sym_binding_parse(w, "  y=1", NULL), -1);

@@ -261,7 +261,8 @@ tolerance(const struct outputs *out, size_t i, const void *want, double rtol,
 
 /* Compare output "i" of "out" with "want" (the reference) into "r" with
  * the tolerances "rtol" and "atol" (floating dtypes, atol 0: see
- * tolerance; others must be equal). */
+ * tolerance; others must be equal). Equal elements agree, infinities of
+ * one sign included (their difference is NaN), and so do two NaNs. */
 static void
 compare(const struct outputs *out, size_t i, const void *want, double rtol,
     double atol, sym_exec_report *r)
@@ -278,6 +279,9 @@ compare(const struct outputs *out, size_t i, const void *want, double rtol,
 		if (isnan(a) || isnan(b)) {
 			diff = isnan(a) && isnan(b) ? 0.0 : INFINITY;
 			bad = diff != 0.0;
+		} else if (a == b) {
+			diff = 0.0;
+			bad = 0;
 		} else {
 			bad = fl ? !(diff <= atol + rtol * fabs(b)) : diff != 0;
 		}

@@ -18,6 +18,9 @@
 #define DEFAULT_INTRA_US 5.0
 #define DEFAULT_INTER_GBPS 25.0
 #define DEFAULT_INTER_US 10.0
+/* The greatest rank a topology file or a rank table may name: the table
+ * of nodes by rank is allocated up to it. */
+#define MAX_RANK ((1LL << 20) - 1)
 
 /* Free the topology whose link is "link" (at sym_ctx_free too). */
 static void
@@ -267,8 +270,9 @@ integer(struct tparse *tp, int64_t *v)
 		return tfail(tp, "expected a rank number");
 	errno = 0;
 	x = strtoll(tp->p, &end, 10);
-	if (errno == ERANGE || x > (1LL << 30))
-		return tfail(tp, "rank number too large");
+	if (errno == ERANGE || x > MAX_RANK)
+		return tfail(tp, "rank number too large (at most %lld)",
+		    MAX_RANK);
 	tp->p = end;
 	*v = x;
 	return 0;
@@ -595,9 +599,13 @@ rank_table_server(struct tparse *tp, const char *path, size_t i, json_t *server)
 		if (!id)
 			return rfail(tp->ctx, path, what,
 			    "missing \"rank_id\"");
-		if (json_count(id, &r) < 0 || r > (1LL << 30))
+		if (json_count(id, &r) < 0)
 			return rfail(tp->ctx, path, what,
 			    "\"rank_id\" must be a non-negative integer");
+		if (r > MAX_RANK)
+			return rfail(tp->ctx, path, what,
+			    "\"rank_id\" %lld is too large (at most %lld)",
+			    (long long)r, MAX_RANK);
 		if (tp->node_of && r < tp->cap && tp->node_of[r] >= 0)
 			return rfail(tp->ctx, path, what,
 			    "rank %lld appears twice", (long long)r);
@@ -644,7 +652,9 @@ rank_table(struct tparse *tp, const char *path, json_t *root)
 
 /* Return a new topology of "ctx" from MindSpore's rank table "path": the
  * ranks of a server share a node; links take the defaults of
- * sym_topology_new. NULL with SYM_EIO, or SYM_EPARSE naming the problem. */
+ * sym_topology_new. NULL with SYM_EIO, or SYM_EPARSE naming the problem
+ * (located where Jansson says, at column 1 when it says 0: before the
+ * first character of a line, in an empty file or at a bad first byte). */
 sym_topology *
 sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 {
@@ -661,7 +671,8 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 	}
 	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		sym_loc at = { path, jerr.line, jerr.column };
+		sym_loc at = { path, jerr.line,
+			jerr.column > 0 ? jerr.column : 1 };
 
 		if (json_error_code(&jerr) == json_error_cannot_open_file)
 			sym__error(ctx, SYM_EIO, NULL, "cannot open '%s'",

@@ -275,6 +275,17 @@ name_length(const char *p)
 	return n;
 }
 
+/* Return 1 when "p" starts with a decimal integer: digits after an
+ * optional sign, with no blank (strtoll would skip any white space,
+ * newlines included, before the number), else 0. */
+static int
+starts_number(const char *p)
+{
+	if (*p == '-' || *p == '+')
+		p++;
+	return isdigit((unsigned char)*p) != 0;
+}
+
 /* Parse the assignments of "text" into "b" (see sym_binding_parse),
  * marking in "seen" the symbols it gives. */
 static int
@@ -321,8 +332,7 @@ parse_into(sym_binding *b, sym_binding *seen, const char *text, sym_loc at)
 			p++;
 		errno = 0;
 		v = strtoll(p, &end, 10);
-		if (end == p || errno == ERANGE ||
-		    !isdigit((unsigned char)end[-1]) ||
+		if (!starts_number(p) || errno == ERANGE ||
 		    (*end && *end != ',' && *end != ' ' && *end != '\t')) {
 			here.col = at.col + (int)(p - text);
 			sym__error(b->ctx, SYM_EPARSE, &here,

@@ -1,9 +1,13 @@
 /*
- * The fuzz targets: parse one input as a graph file or as an expression,
- * exercise what prints the result, and check the properties every input
- * must keep (no object left alive; an expression prints as text that
- * parses back to itself).
+ * The fuzz targets of the parsers: parse one input as a graph file or as
+ * an expression, exercise what prints the result, and check the
+ * properties every input must keep (no object left alive; an expression
+ * prints as text that parses back to itself); and what every target
+ * shares. The run-time half and the other text inputs have targets of
+ * their own (target_pipeline.c, target_inputs.c).
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +18,8 @@
 /* Return a malloc'ed NUL-terminated copy of the "size" bytes of "data"
  * (the parsers read C strings: the text ends at the first NUL), or
  * NULL. */
-static char *
-text_of(const uint8_t *data, size_t size)
+char *
+fuzz_text_of(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1);
 
@@ -27,10 +31,41 @@ text_of(const uint8_t *data, size_t size)
 	return text;
 }
 
+/* Print "fuzz: " and the message formatted from "fmt" on stderr: which
+ * property an input broke. Return -1. */
+int
+fuzz_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fuzz: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* Print "fuzz: " and the message formatted from "fmt" on stderr when
+ * the environment sets SYMSHARD_FUZZ_VERBOSE: what an input did. */
+void
+fuzz_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!getenv("SYMSHARD_FUZZ_VERBOSE"))
+		return;
+	fputs("fuzz: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 /* Print every diagnostic, value shape and node attribute set of "g",
  * freeing the texts; return 0, or -1 when a value has no name. */
-static int
-print_graph(const sym_graph *g)
+int
+fuzz_print_graph(const sym_graph *g)
 {
 	for (size_t i = 0; i < sym_graph_n_diagnostics(g); i++)
 		free(sym_diagnostic_format(g, sym_graph_diagnostic(g, i)));
@@ -48,8 +83,8 @@ print_graph(const sym_graph *g)
 
 /* Return a new context whose exact prover tier gives up early, so that
  * fuzzing spends its time in the parsers, or NULL. */
-static sym_ctx *
-new_ctx(void)
+sym_ctx *
+fuzz_new_ctx(void)
 {
 	sym_ctx *ctx = sym_ctx_new();
 
@@ -64,8 +99,8 @@ new_ctx(void)
 int
 fuzz_graph_one(const uint8_t *data, size_t size)
 {
-	sym_ctx *ctx = new_ctx();
-	char *text = text_of(data, size);
+	sym_ctx *ctx = fuzz_new_ctx();
+	char *text = fuzz_text_of(data, size);
 	sym_graph *g;
 	int r = 0;
 
@@ -77,7 +112,7 @@ fuzz_graph_one(const uint8_t *data, size_t size)
 	g = sym_graph_parse(ctx, text, "fuzz.sg");
 	if (!g && sym_ctx_last_error(ctx) != SYM_ENOMEM)
 		r = -1;
-	if (g && print_graph(g) < 0)
+	if (g && fuzz_print_graph(g) < 0)
 		r = -1;
 	sym_graph_free(g);
 	if (sym_ctx_live_objects(ctx) != 0)
@@ -130,8 +165,8 @@ round_trip(sym_ctx *ctx, sym_expr *e)
 int
 fuzz_expr_one(const uint8_t *data, size_t size)
 {
-	sym_ctx *ctx = new_ctx();
-	char *text = text_of(data, size);
+	sym_ctx *ctx = fuzz_new_ctx();
+	char *text = fuzz_text_of(data, size);
 	sym_loc where = { "fuzz", 1, 1 };
 	sym_expr *e;
 	int r = 0;
