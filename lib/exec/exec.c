@@ -20,8 +20,6 @@
 
 #include <symshard/expr.h>
 
-#define ALIGN 64
-
 /* Free the executor whose link is "link" (at sym_ctx_free too). */
 static void
 exec_destroy(struct sym__link *link)
@@ -345,27 +343,16 @@ sym_exec_new(const sym_plan *p, sym_comm_endpoint *ep, sym_ctx *ctx)
 	return x;
 }
 
-/* Make tensor "et" of "x" own a zeroed buffer of at least "bytes" (kept
- * when large enough); return 0, or -1 out of memory. */
+/* Make tensor "et" of "x" own a buffer of at least "bytes" (kept when
+ * large enough, zeroed when new); return 0, or -1 out of memory. */
 static int
 reserve(sym_exec *x, struct sym__etensor *et, size_t bytes)
 {
-	size_t want;
+	int r = sym__kbuf_grow(&et->buf, &et->cap, &x->buffer_allocs, bytes);
 
-	if (bytes > SIZE_MAX - ALIGN)
-		return -1;
-	want = bytes ? (bytes + ALIGN - 1) / ALIGN * ALIGN : ALIGN;
-	if (et->buf && et->cap >= want)
-		return 0;
-	free(et->buf);
-	et->cap = 0;
-	et->buf = aligned_alloc(ALIGN, want);
-	if (!et->buf)
-		return -1;
-	memset(et->buf, 0, want);
-	et->cap = want;
-	x->buffer_allocs++;
-	return 0;
+	if (r > 0)
+		memset(et->buf, 0, et->cap);
+	return r < 0 ? -1 : 0;
 }
 
 /* Record SYM_ENOMEM on the context of "x" for the block of tensor "t":

@@ -362,20 +362,12 @@ sym__xstep_from_redist(struct sym__xstep *x, const sym_redist *r, size_t i,
 }
 
 /* Make "*buf" (of capacity "*cap") hold at least "bytes", counting a
- * new allocation in "*grows"; return it, or NULL when memory runs out. */
+ * new allocation in "*grows" (sym__kbuf_grow); return it, or NULL when
+ * memory runs out. */
 static void *
 reserve(void **buf, size_t *cap, size_t *grows, size_t bytes)
 {
-	if (bytes > *cap || !*buf) {
-		void *p = realloc(*buf, bytes ? bytes : 1);
-
-		if (!p)
-			return NULL;
-		*buf = p;
-		*cap = bytes ? bytes : 1;
-		(*grows)++;
-	}
-	return *buf;
+	return sym__kbuf_grow(buf, cap, grows, bytes) < 0 ? NULL : *buf;
 }
 
 /* The sizes and boxes of one run of a step. */

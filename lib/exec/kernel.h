@@ -80,6 +80,7 @@ int64_t sym__tensor_numel(const struct sym__tensor *t);
 size_t sym__tensor_elem_size(sym_dtype dt);
 
 /* Temporary memory of a call (scratch.c): one area per call. */
+int sym__kbuf_grow(void **data, size_t *cap, size_t *grows, size_t bytes);
 void *sym__kscratch_get(struct sym__kernel_args *a, size_t bytes);
 void sym__kscratch_done(struct sym__kernel_args *a, void *p);
 void sym__kscratch_free(struct sym__kscratch *s);

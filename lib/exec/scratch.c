@@ -20,12 +20,34 @@ rounded(size_t bytes)
 	return bytes ? (bytes + ALIGN - 1) / ALIGN * ALIGN : ALIGN;
 }
 
+/* Make the kept buffer "*data" of "*cap" bytes hold at least "bytes",
+ * 64-byte aligned: kept when large enough, else replaced (contents not
+ * kept) and the allocation counted in "*grows". Return 1 when replaced,
+ * 0 when kept, -1 when memory runs out (the buffer is then empty). */
+int
+sym__kbuf_grow(void **data, size_t *cap, size_t *grows, size_t bytes)
+{
+	size_t want = rounded(bytes);
+
+	if (!want)
+		return -1;
+	if (*data && *cap >= want)
+		return 0;
+	free(*data);
+	*cap = 0;
+	*data = aligned_alloc(ALIGN, want);
+	if (!*data)
+		return -1;
+	*cap = want;
+	(*grows)++;
+	return 1;
+}
+
 /* Return at least "bytes" of memory for the call "a", 64-byte aligned,
- * its contents undefined: the area of a->scratch, reallocated (and
- * counted) when smaller, or without a scratch area a new block that
- * sym__kscratch_done frees. A kernel takes one area per call (from a
- * scratch area, a second request would return the same memory). NULL
- * when memory runs out. */
+ * its contents undefined: the area of a->scratch (sym__kbuf_grow), or
+ * without a scratch area a new block that sym__kscratch_done frees. A
+ * kernel takes one area per call (from a scratch area, a second request
+ * would return the same memory). NULL when memory runs out. */
 void *
 sym__kscratch_get(struct sym__kernel_args *a, size_t bytes)
 {
@@ -36,16 +58,9 @@ sym__kscratch_get(struct sym__kernel_args *a, size_t bytes)
 		return NULL;
 	if (!s)
 		return aligned_alloc(ALIGN, want);
-	if (s->data && s->cap >= want)
-		return s->data;
-	free(s->data);
-	s->cap = 0;
-	s->data = aligned_alloc(ALIGN, want);
-	if (!s->data)
-		return NULL;
-	s->cap = want;
-	s->grows++;
-	return s->data;
+	return sym__kbuf_grow(&s->data, &s->cap, &s->grows, bytes) < 0
+	    ? NULL
+	    : s->data;
 }
 
 /* End the use of "p", from sym__kscratch_get of the call "a": free it
