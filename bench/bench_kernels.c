@@ -216,6 +216,37 @@ make(const struct tspec *s)
 	return t;
 }
 
+/* Set up in "a" a call of the tiny case "c" in "ctx" on the tensors
+ * "in" and "out" (made here; at least 3 each). */
+static void
+call_new(sym_ctx *ctx, const struct tiny *c, struct sym__tensor *in,
+    struct sym__tensor *out, struct sym__kernel_args *a)
+{
+	for (int i = 0; i < c->n_in; i++)
+		in[i] = make(&c->in[i]);
+	for (int i = 0; i < c->n_out; i++)
+		out[i] = make(&c->out[i]);
+	memset(a, 0, sizeof(*a));
+	a->op = sym_op_find(c->op);
+	a->attrs = parse_attrs(ctx, c->attrs);
+	a->in = in;
+	a->n_in = c->n_in;
+	a->out = out;
+	a->n_out = c->n_out;
+}
+
+/* Free what call_new made for "a" on "in" and "out". */
+static void
+call_free(struct sym__kernel_args *a, struct sym__tensor *in,
+    struct sym__tensor *out)
+{
+	sym_attrs_free((sym_attrs *)a->attrs);
+	for (int i = 0; i < a->n_in; i++)
+		sym__tensor_free(&in[i]);
+	for (int i = 0; i < a->n_out; i++)
+		sym__tensor_free(&out[i]);
+}
+
 /* Measure the call overhead of the tiny case "c" in "ctx": the best of
  * "reps" runs of calls lasting "min_time" seconds; print its line and
  * return the nanoseconds per call. */
@@ -229,17 +260,7 @@ overhead(sym_ctx *ctx, const struct tiny *c, int reps, double min_time)
 
 	if (!f)
 		die("an operator has no kernel");
-	for (int i = 0; i < c->n_in; i++)
-		in[i] = make(&c->in[i]);
-	for (int i = 0; i < c->n_out; i++)
-		out[i] = make(&c->out[i]);
-	memset(&a, 0, sizeof(a));
-	a.op = sym_op_find(c->op);
-	a.attrs = parse_attrs(ctx, c->attrs);
-	a.in = in;
-	a.n_in = c->n_in;
-	a.out = out;
-	a.n_out = c->n_out;
+	call_new(ctx, c, in, out, &a);
 	for (int r = 0; r < reps; r++) {
 		double t0 = now(), t;
 		long calls = 0;
@@ -257,11 +278,7 @@ overhead(sym_ctx *ctx, const struct tiny *c, int reps, double min_time)
 	printf("{\"bench\": \"kernel_overhead\", \"op\": \"%s\", "
 	       "\"ns_per_call\": %.0f}\n",
 	    c->op, best * 1e9);
-	sym_attrs_free((sym_attrs *)a.attrs);
-	for (int i = 0; i < c->n_in; i++)
-		sym__tensor_free(&in[i]);
-	for (int i = 0; i < c->n_out; i++)
-		sym__tensor_free(&out[i]);
+	call_free(&a, in, out);
 	return best * 1e9;
 }
 
@@ -295,17 +312,7 @@ scratch_case(sym_ctx *ctx, const struct tiny *c, double min_time)
 
 	if (!f)
 		die("an operator has no kernel");
-	for (int i = 0; i < c->n_in; i++)
-		in[i] = make(&c->in[i]);
-	for (int i = 0; i < c->n_out; i++)
-		out[i] = make(&c->out[i]);
-	memset(&a, 0, sizeof(a));
-	a.op = sym_op_find(c->op);
-	a.attrs = parse_attrs(ctx, c->attrs);
-	a.in = in;
-	a.n_in = c->n_in;
-	a.out = out;
-	a.n_out = c->n_out;
+	call_new(ctx, c, in, out, &a);
 	t0 = now();
 	for (int r = 0; r < 20 || now() - t0 < min_time; r++) {
 		double x, y;
@@ -327,11 +334,7 @@ scratch_case(sym_ctx *ctx, const struct tiny *c, double min_time)
 	       "\"ratio\": %.3f}\n",
 	    c->op, own * 1e9, kept * 1e9, own / kept);
 	sym__kscratch_free(&sc);
-	sym_attrs_free((sym_attrs *)a.attrs);
-	for (int i = 0; i < c->n_in; i++)
-		sym__tensor_free(&in[i]);
-	for (int i = 0; i < c->n_out; i++)
-		sym__tensor_free(&out[i]);
+	call_free(&a, in, out);
 	return own / kept;
 }
 
