@@ -442,10 +442,50 @@ free_results(struct sym__infer *inf)
 	free(inf->req);
 	inf->req = NULL;
 	inf->n_req = inf->cap_req = 0;
+	sym__opattrs_clear(&inf->at);
 }
 
-/* Release the outputs, requirements, error and scratch of "inf", leaving
- * its inputs. */
+/* Release "a"'s memory and zero it. */
+void
+sym__opattrs_clear(struct sym__opattrs *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < sizeof(a->mem) / sizeof(a->mem[0]); i++)
+		free(a->mem[i]);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Return zeroed memory for "n" elements of "size" bytes, owned by the
+ * decoded attributes of "inf", or NULL (an error on "inf"). */
+void *
+sym__at_alloc(struct sym__infer *inf, size_t n, size_t size)
+{
+	for (size_t i = 0; i < sizeof(inf->at.mem) / sizeof(inf->at.mem[0]);
+	     i++) {
+		if (inf->at.mem[i])
+			continue;
+		inf->at.mem[i] = calloc(n ? n : 1, size ? size : 1);
+		if (!inf->at.mem[i])
+			sym__infer_nomem(inf);
+		return inf->at.mem[i];
+	}
+	sym__infer_fail(inf, -1, "internal error: too many attribute arrays");
+	return NULL;
+}
+
+/* Move the decoded attributes of "inf" into "*to", releasing what "*to"
+ * held. */
+void
+sym__infer_take_attrs(struct sym__infer *inf, struct sym__opattrs *to)
+{
+	sym__opattrs_clear(to);
+	*to = inf->at;
+	memset(&inf->at, 0, sizeof(inf->at));
+}
+
+/* Release the outputs, requirements, decoded attributes, error and
+ * scratch of "inf", leaving its inputs. */
 void
 sym__infer_clear(struct sym__infer *inf)
 {
@@ -507,6 +547,8 @@ sym__infer_run(struct sym__infer *inf)
 		return -1;
 	}
 	r = check_arity(inf);
+	if (r == 0 && inf->op->decode)
+		r = inf->op->decode(inf);
 	if (r == 0)
 		r = inf->op->rule(inf);
 	if (r == 0 && inf->n_out_wanted && inf->n_out != inf->n_out_wanted)
@@ -521,4 +563,38 @@ sym__infer_run(struct sym__infer *inf)
 	}
 	free_scratch(inf);
 	return r != 0 ? -1 : 0;
+}
+
+/* Decode the attributes "attrs" of "op" for the "n_in" inputs "in" and
+ * "n_out" named outputs into "*at", in context "ctx"; return 0, or -1
+ * with a malloc'ed message in "*error". */
+int
+sym__opattrs_decode(sym_ctx *ctx, const sym_op *op, const sym_attrs *attrs,
+    size_t n_in, sym_shape *const *in, size_t n_out, struct sym__opattrs *at,
+    char **error)
+{
+	struct sym__infer inf;
+	int r;
+
+	memset(at, 0, sizeof(*at));
+	*error = NULL;
+	memset(&inf, 0, sizeof(inf));
+	inf.ctx = ctx;
+	inf.op = op;
+	inf.n_in = n_in;
+	inf.in = in;
+	inf.attrs = attrs;
+	inf.n_out_wanted = n_out;
+	inf.error_input = -1;
+	r = op ? check_arity(&inf) : sym__infer_fail(&inf, -1, "no operator");
+	if (r == 0 && op->decode)
+		r = op->decode(&inf);
+	if (r == 0)
+		sym__infer_take_attrs(&inf, at);
+	else if (!inf.error)
+		sym__infer_nomem(&inf);
+	*error = inf.error;
+	inf.error = NULL;
+	sym__infer_clear(&inf);
+	return r == 0 ? 0 : -1;
 }

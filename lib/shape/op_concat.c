@@ -9,22 +9,32 @@
  * none. */
 #define MAX_SPLIT 65536
 
-/* The rule of concat: inputs of one rank and dtype joined along the
- * attribute axis (default 0); the other dimensions must be equal and the
- * joined one is the sum. "inf" is the run. */
-static int
-rule_concat(struct sym__infer *inf)
+/* The decoder of concat: the attribute axis (default 0) of "inf"; return
+ * 0 or -1. */
+int
+sym__decode_concat(struct sym__infer *inf)
 {
 	static const char *const known[] = { "axis", NULL };
-	const sym_shape *x = inf->in[0];
-	sym_expr **dims;
 	int64_t axis;
-	size_t ax;
 
 	if (sym__check_attrs(inf, known) < 0 ||
 	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
-	    sym__axis(inf, "axis", axis, x->rank, 0, &ax) < 0)
+	    sym__axis(inf, "axis", axis, inf->in[0]->rank, 0,
+	        &inf->at.concat.axis) < 0)
 		return -1;
+	return 0;
+}
+
+/* The rule of concat: inputs of one rank and dtype joined along the
+ * decoded axis; the other dimensions must be equal and the joined one is
+ * the sum. "inf" is the run. */
+int
+sym__rule_concat(struct sym__infer *inf)
+{
+	const sym_shape *x = inf->in[0];
+	size_t ax = inf->at.concat.axis;
+	sym_expr **dims;
+
 	dims = sym__scratch(inf, x->rank, sizeof(*dims));
 	if (!dims)
 		return sym__infer_nomem(inf);
@@ -46,23 +56,21 @@ rule_concat(struct sym__infer *inf)
 	return sym__out_shape(inf, x->dtype, x->rank, dims);
 }
 
-/* The rule of split: output_num equal parts (default: as many as the
- * outputs named) along the attribute axis (default 0), which output_num
- * must divide; "inf" is the run. */
-static int
-rule_split(struct sym__infer *inf)
+/* The decoder of split: output_num equal parts (default: as many as the
+ * outputs named) along the attribute axis (default 0); "inf" is the
+ * run. */
+int
+sym__decode_split(struct sym__infer *inf)
 {
 	static const char *const known[] = { "axis", "output_num", NULL };
-	const sym_shape *x = inf->in[0];
 	int64_t axis, k,
 	    def = inf->n_out_wanted ? (int64_t)inf->n_out_wanted : 1;
-	sym_expr **dims;
-	size_t ax;
 
 	if (sym__check_attrs(inf, known) < 0 ||
 	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
 	    sym__attr_int(inf, "output_num", 0, def, &k) < 0 ||
-	    sym__axis(inf, "axis", axis, x->rank, 0, &ax) < 0)
+	    sym__axis(inf, "axis", axis, inf->in[0]->rank, 0,
+	        &inf->at.concat.axis) < 0)
 		return -1;
 	if (k < 1 || (!inf->n_out_wanted && k > MAX_SPLIT))
 		return sym__infer_fail_attr(inf, "output_num",
@@ -74,6 +82,20 @@ rule_split(struct sym__infer *inf)
 		    "%s named",
 		    (long long)k, (long long)k, inf->n_out_wanted,
 		    inf->n_out_wanted == 1 ? "is" : "are");
+	inf->at.concat.parts = k;
+	return 0;
+}
+
+/* The rule of split: the decoded number of equal parts along the decoded
+ * axis, which it must divide; "inf" is the run. */
+int
+sym__rule_split(struct sym__infer *inf)
+{
+	const sym_shape *x = inf->in[0];
+	size_t ax = inf->at.concat.axis;
+	int64_t k = inf->at.concat.parts;
+	sym_expr **dims;
+
 	if (sym__require_divisible(inf, x->dim[ax], k,
 	        "dimension %zu of %s (%s) must be divisible by "
 	        "output_num=%lld to split it evenly",
@@ -94,12 +116,14 @@ rule_split(struct sym__infer *inf)
 }
 
 /* Read the list attribute "name" of slice in "inf", one constant per
- * dimension of input 0, into "*v"; return 0 or -1. */
+ * dimension of input 0, into "*v" (owned by the decoded attributes);
+ * return 0 or -1. */
 static int
-bounds(struct sym__infer *inf, const char *name, int64_t **v)
+bounds(struct sym__infer *inf, const char *name, const int64_t **v)
 {
 	size_t n, rank = inf->in[0]->rank;
-	int r = sym__attr_ints(inf, name, 0, v, &n);
+	int64_t *tmp, *out;
+	int r = sym__attr_ints(inf, name, 0, &tmp, &n);
 
 	if (r < 0)
 		return -1;
@@ -111,6 +135,12 @@ bounds(struct sym__infer *inf, const char *name, int64_t **v)
 		return sym__infer_fail_attr(inf, name,
 		    "attribute %s of slice has %zu item%s, but %s has rank %zu",
 		    name, n, n == 1 ? "" : "s", sym__in_name(inf, 0), rank);
+	out = sym__at_alloc(inf, n, sizeof(*out));
+	if (!out)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		out[i] = tmp[i];
+	*v = out;
 	return 0;
 }
 
@@ -155,20 +185,31 @@ slice_dim(struct sym__infer *inf, size_t i, int64_t b, int64_t s,
 	    (long long)s);
 }
 
-/* The rule of slice: the attributes begin and size give, per dimension,
- * the constant start (>= 0) and extent (>= 1, or -1 for the rest); each
- * dimension must hold the slice. "inf" is the run. */
-static int
-rule_slice(struct sym__infer *inf)
+/* The decoder of slice: the attributes begin and size give, per
+ * dimension, the constant start and extent; "inf" is the run. */
+int
+sym__decode_slice(struct sym__infer *inf)
 {
 	static const char *const known[] = { "begin", "size", NULL };
-	const sym_shape *x = inf->in[0];
-	int64_t *begin, *size;
-	sym_expr **dims;
 
 	if (sym__check_attrs(inf, known) < 0 ||
-	    bounds(inf, "begin", &begin) < 0 || bounds(inf, "size", &size) < 0)
+	    bounds(inf, "begin", &inf->at.concat.begin) < 0 ||
+	    bounds(inf, "size", &inf->at.concat.size) < 0)
 		return -1;
+	return 0;
+}
+
+/* The rule of slice: per dimension, the decoded start (>= 0) and extent
+ * (>= 1, or -1 for the rest); each dimension must hold the slice. "inf"
+ * is the run. */
+int
+sym__rule_slice(struct sym__infer *inf)
+{
+	const sym_shape *x = inf->in[0];
+	const int64_t *begin = inf->at.concat.begin,
+	              *size = inf->at.concat.size;
+	sym_expr **dims;
+
 	dims = sym__scratch(inf, x->rank, sizeof(*dims));
 	if (!dims)
 		return sym__infer_nomem(inf);
@@ -177,10 +218,3 @@ rule_slice(struct sym__infer *inf)
 			return -1;
 	return sym__out_shape(inf, x->dtype, x->rank, dims);
 }
-
-const sym_op sym__ops_concat[] = {
-	{ "concat", "concat", 1, -1, NULL, rule_concat },
-	{ "split", "concat", 1, 1, NULL, rule_split },
-	{ "slice", "concat", 1, 1, NULL, rule_slice },
-	{ NULL, NULL, 0, 0, NULL, NULL },
-};

@@ -106,22 +106,16 @@ channels(struct sym__infer *inf, int64_t group)
 	return 0;
 }
 
-/*
- * The rule of conv2d(x, weight): x [N, C, H, W] and weight
- * [O, C / group, kh, kw] give [N, O, Ho, Wo] with
- * Ho = (H + pad_top + pad_bottom - dilation * (kh - 1) - 1) floordiv
- * stride + 1 (likewise Wo), kept symbolic and required to be at least 1.
- * "inf" is the run.
- */
-static int
-rule_conv2d(struct sym__infer *inf)
+/* The decoder of conv2d: stride, dilation, pad and group, and
+ * data_format, which must be NCHW; "inf" is the run. */
+int
+sym__decode_conv2d(struct sym__infer *inf)
 {
 	static const char *const known[] = { "stride", "pad", "dilation",
 		"group", "data_format", NULL };
-	const sym_shape *x = inf->in[0], *w = inf->in[1];
-	int64_t stride[2], dil[2], pad[4], group;
+	int64_t *stride = inf->at.conv.stride, *dil = inf->at.conv.dilation;
+	int64_t *pad = inf->at.conv.pad, *group = &inf->at.conv.group;
 	const char *fmt;
-	sym_expr *dims[4];
 
 	if (sym__check_attrs(inf, known) < 0 ||
 	    sym__attr_string(inf, "data_format", "NCHW", &fmt) < 0)
@@ -132,11 +126,30 @@ rule_conv2d(struct sym__infer *inf)
 		    fmt);
 	if (pair(inf, "stride", 1, stride) < 0 ||
 	    pair(inf, "dilation", 1, dil) < 0 || pads(inf, pad) < 0 ||
-	    sym__attr_int(inf, "group", 0, 1, &group) < 0)
+	    sym__attr_int(inf, "group", 0, 1, group) < 0)
 		return -1;
-	if (group < 1)
+	if (*group < 1)
 		return sym__infer_fail_attr(inf, "group",
 		    "attribute group of conv2d must be at least 1");
+	return 0;
+}
+
+/*
+ * The rule of conv2d(x, weight): x [N, C, H, W] and weight
+ * [O, C / group, kh, kw] give [N, O, Ho, Wo] with
+ * Ho = (H + pad_top + pad_bottom - dilation * (kh - 1) - 1) floordiv
+ * stride + 1 (likewise Wo), kept symbolic and required to be at least 1,
+ * for the decoded stride, pad, dilation and group. "inf" is the run.
+ */
+int
+sym__rule_conv2d(struct sym__infer *inf)
+{
+	const sym_shape *x = inf->in[0], *w = inf->in[1];
+	const int64_t *stride = inf->at.conv.stride,
+	              *dil = inf->at.conv.dilation;
+	const int64_t *pad = inf->at.conv.pad, group = inf->at.conv.group;
+	sym_expr *dims[4];
+
 	if (sym__rank_is(inf, 0, 4) < 0 || sym__rank_is(inf, 1, 4) < 0 ||
 	    sym__same_dtype(inf, 0, 1) < 0 || channels(inf, group) < 0)
 		return -1;
@@ -161,8 +174,3 @@ rule_conv2d(struct sym__infer *inf)
 			return -1;
 	return sym__out_shape(inf, x->dtype, 4, dims);
 }
-
-const sym_op sym__ops_conv[] = {
-	{ "conv2d", "conv", 2, 2, NULL, rule_conv2d },
-	{ NULL, NULL, 0, 0, NULL, NULL },
-};

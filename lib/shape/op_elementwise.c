@@ -13,14 +13,23 @@
 #include "shape/shape_private.h"
 
 static const char *const no_attrs[] = { NULL };
+static const char *const formats[] = { [SYM__FORMAT_NCHW] = "NCHW",
+	[SYM__FORMAT_NHWC] = "NHWC",
+	[SYM__FORMAT_NCDHW] = "NCDHW" };
+
+/* The decoder of operators without attributes: check that "inf" has
+ * none; return 0 or -1. */
+int
+sym__decode_none(struct sym__infer *inf)
+{
+	return sym__check_attrs(inf, no_attrs);
+}
 
 /* The rule of relu and neg: any numeric dtype, same shape; "inf" is the
  * run. */
-static int
-rule_numeric(struct sym__infer *inf)
+int
+sym__rule_numeric(struct sym__infer *inf)
 {
-	if (sym__check_attrs(inf, no_attrs) < 0)
-		return -1;
 	if (inf->in[0]->dtype == SYM_DT_BOOL)
 		return sym__infer_fail(inf, 0,
 		    "%s needs a numeric input, but %s is bool", inf->op->name,
@@ -28,51 +37,57 @@ rule_numeric(struct sym__infer *inf)
 	return sym__out_same(inf, 0);
 }
 
-/* The rule of gelu, exp, log, sqrt, tanh and sigmoid: a floating-point
- * input, same shape; "inf" is the run. */
-static int
-rule_float(struct sym__infer *inf)
+/* The rule of gelu, exp, log, sqrt, tanh, sigmoid, softmax and
+ * log_softmax: a floating-point input, same shape; "inf" is the run. */
+int
+sym__rule_float(struct sym__infer *inf)
 {
-	if (sym__check_attrs(inf, no_attrs) < 0 || sym__dtype_float(inf, 0) < 0)
+	if (sym__dtype_float(inf, 0) < 0)
 		return -1;
 	return sym__out_same(inf, 0);
 }
 
 /* The rule of identity: the same shape; "inf" is the run. */
-static int
-rule_identity(struct sym__infer *inf)
+int
+sym__rule_identity(struct sym__infer *inf)
 {
-	if (sym__check_attrs(inf, no_attrs) < 0)
-		return -1;
 	return sym__out_same(inf, 0);
 }
 
-/* The rule of cast: the same dimensions in the dtype of the required
- * attribute dtype; "inf" is the run. */
-static int
-rule_cast(struct sym__infer *inf)
+/* The decoder of cast: the required attribute dtype of "inf"; return 0
+ * or -1. */
+int
+sym__decode_cast(struct sym__infer *inf)
 {
 	static const char *const known[] = { "dtype", NULL };
-	const sym_shape *x = inf->in[0];
-	sym_dtype dt;
 
 	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__attr_dtype(inf, "dtype", 1, SYM_DT_INVALID, &dt) < 0)
+	    sym__attr_dtype(inf, "dtype", 1, SYM_DT_INVALID,
+	        &inf->at.elementwise.dtype) < 0)
 		return -1;
-	return sym__out_shape(inf, dt, x->rank, x->dim);
+	return 0;
+}
+
+/* The rule of cast: the same dimensions in the decoded dtype; "inf" is
+ * the run. */
+int
+sym__rule_cast(struct sym__infer *inf)
+{
+	const sym_shape *x = inf->in[0];
+
+	return sym__out_shape(inf, inf->at.elementwise.dtype, x->rank, x->dim);
 }
 
 /* The rule of add, sub, mul, div, maximum and minimum: operands of one
  * dtype, broadcast; "inf" is the run. */
-static int
-rule_binary(struct sym__infer *inf)
+int
+sym__rule_binary(struct sym__infer *inf)
 {
 	size_t ra = inf->in[0]->rank, rb = inf->in[1]->rank;
 	size_t n = ra > rb ? ra : rb;
 	sym_expr **dims;
 
-	if (sym__check_attrs(inf, no_attrs) < 0 ||
-	    sym__same_dtype(inf, 0, 1) < 0)
+	if (sym__same_dtype(inf, 0, 1) < 0)
 		return -1;
 	dims = sym__scratch(inf, n, sizeof(*dims));
 	if (!dims)
@@ -82,55 +97,50 @@ rule_binary(struct sym__infer *inf)
 	return sym__out_shape(inf, inf->in[0]->dtype, n, dims);
 }
 
-/* The rule of bias_add: x of rank >= 2 plus a 1-D bias along the channel
- * dimension, 1 for data_format NCHW / NCDHW (the default, as MindSpore)
- * and the last for NHWC; "inf" is the run. */
-static int
-rule_bias_add(struct sym__infer *inf)
+/* The decoder of bias_add: its channel dimension, 1 for data_format
+ * NCHW / NCDHW (the default, as MindSpore) and the last for NHWC, after
+ * checking that x has rank >= 2 (the rank is needed here); "inf" is the
+ * run. */
+int
+sym__decode_bias_add(struct sym__infer *inf)
 {
 	static const char *const known[] = { "data_format", NULL };
 	const char *fmt;
-	size_t c;
+	int f = 0;
 
 	if (sym__check_attrs(inf, known) < 0 ||
 	    sym__attr_string(inf, "data_format", "NCHW", &fmt) < 0)
 		return -1;
-	if (strcmp(fmt, "NCHW") && strcmp(fmt, "NHWC") && strcmp(fmt, "NCDHW"))
+	while (f < 3 && strcmp(fmt, formats[f]))
+		f++;
+	if (f == 3)
 		return sym__infer_fail_attr(inf, "data_format",
 		    "attribute data_format of bias_add must be \"NCHW\", "
 		    "\"NHWC\" or \"NCDHW\", not \"%s\"",
 		    fmt);
-	if (sym__rank_at_least(inf, 0, 2) < 0 || sym__rank_is(inf, 1, 1) < 0 ||
-	    sym__same_dtype(inf, 0, 1) < 0)
+	if (sym__rank_at_least(inf, 0, 2) < 0)
 		return -1;
-	c = strcmp(fmt, "NHWC") ? 1 : inf->in[0]->rank - 1;
+	inf->at.elementwise.data_format = f;
+	inf->at.elementwise.channel =
+	    f == SYM__FORMAT_NHWC ? inf->in[0]->rank - 1 : 1;
+	return 0;
+}
+
+/* The rule of bias_add: x of rank >= 2 plus a 1-D bias along its decoded
+ * channel dimension; "inf" is the run. */
+int
+sym__rule_bias_add(struct sym__infer *inf)
+{
+	size_t c = inf->at.elementwise.channel;
+
+	if (sym__rank_is(inf, 1, 1) < 0 || sym__same_dtype(inf, 0, 1) < 0)
+		return -1;
 	if (sym__require_equal(inf, inf->in[1]->dim[0], inf->in[0]->dim[c],
 	        "dimension 0 of bias %s (%s) must equal dimension %zu of %s "
 	        "(%s), its channel dimension for data_format=%s",
 	        sym__in_name(inf, 1), sym__txt_expr(inf, inf->in[1]->dim[0]), c,
 	        sym__in_name(inf, 0), sym__txt_expr(inf, inf->in[0]->dim[c]),
-	        fmt) < 0)
+	        formats[inf->at.elementwise.data_format]) < 0)
 		return -1;
 	return sym__out_same(inf, 0);
 }
-
-const sym_op sym__ops_elementwise[] = {
-	{ "relu", "elementwise", 1, 1, NULL, rule_numeric },
-	{ "gelu", "elementwise", 1, 1, NULL, rule_float },
-	{ "exp", "elementwise", 1, 1, NULL, rule_float },
-	{ "log", "elementwise", 1, 1, NULL, rule_float },
-	{ "neg", "elementwise", 1, 1, NULL, rule_numeric },
-	{ "sqrt", "elementwise", 1, 1, NULL, rule_float },
-	{ "tanh", "elementwise", 1, 1, NULL, rule_float },
-	{ "sigmoid", "elementwise", 1, 1, NULL, rule_float },
-	{ "cast", "elementwise", 1, 1, NULL, rule_cast },
-	{ "identity", "elementwise", 1, 1, NULL, rule_identity },
-	{ "add", "elementwise", 2, 2, NULL, rule_binary },
-	{ "sub", "elementwise", 2, 2, NULL, rule_binary },
-	{ "mul", "elementwise", 2, 2, NULL, rule_binary },
-	{ "div", "elementwise", 2, 2, NULL, rule_binary },
-	{ "maximum", "elementwise", 2, 2, NULL, rule_binary },
-	{ "minimum", "elementwise", 2, 2, NULL, rule_binary },
-	{ "bias_add", "elementwise", 2, 2, NULL, rule_bias_add },
-	{ NULL, NULL, 0, 0, NULL, NULL },
-};

@@ -3,22 +3,33 @@
  */
 #include "shape/shape_private.h"
 
-/* The rule of gather(params, indices): output params[:axis] + indices +
- * params[axis+1:] for the attribute axis (default 0); the indices have an
- * integer dtype. "inf" is the run. */
-static int
-rule_gather(struct sym__infer *inf)
+/* The decoder of gather: the attribute axis (default 0) of the table;
+ * "inf" is the run. */
+int
+sym__decode_gather(struct sym__infer *inf)
 {
 	static const char *const known[] = { "axis", NULL };
-	const sym_shape *p = inf->in[0], *ix = inf->in[1];
-	size_t rank, ax, n = 0;
-	sym_expr **dims;
 	int64_t axis;
 
 	if (sym__check_attrs(inf, known) < 0 ||
 	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
-	    sym__axis(inf, "axis", axis, p->rank, 0, &ax) < 0 ||
-	    sym__dtype_integer(inf, 1, "indices") < 0)
+	    sym__axis(inf, "axis", axis, inf->in[0]->rank, 0,
+	        &inf->at.gather.axis) < 0)
+		return -1;
+	return 0;
+}
+
+/* The rule of gather(params, indices): output params[:axis] + indices +
+ * params[axis+1:] for the decoded axis; the indices have an integer
+ * dtype. "inf" is the run. */
+int
+sym__rule_gather(struct sym__infer *inf)
+{
+	const sym_shape *p = inf->in[0], *ix = inf->in[1];
+	size_t rank, ax = inf->at.gather.axis, n = 0;
+	sym_expr **dims;
+
+	if (sym__dtype_integer(inf, 1, "indices") < 0)
 		return -1;
 	rank = p->rank - 1 + ix->rank;
 	dims = sym__scratch(inf, rank, sizeof(*dims));
@@ -35,15 +46,13 @@ rule_gather(struct sym__infer *inf)
 
 /* The rule of embedding(ids, table): integer ids and a table [V, D] give
  * ids.shape + [D] in the table's dtype; "inf" is the run. */
-static int
-rule_embedding(struct sym__infer *inf)
+int
+sym__rule_embedding(struct sym__infer *inf)
 {
-	static const char *const known[] = { NULL };
 	const sym_shape *ids = inf->in[0], *t = inf->in[1];
 	sym_expr **dims;
 
-	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__dtype_integer(inf, 0, "ids") < 0 ||
+	if (sym__dtype_integer(inf, 0, "ids") < 0 ||
 	    sym__rank_is(inf, 1, 2) < 0)
 		return -1;
 	dims = sym__scratch(inf, ids->rank + 1, sizeof(*dims));
@@ -57,7 +66,7 @@ rule_embedding(struct sym__infer *inf)
 
 /* Return the depth of one_hot in "inf": the required attribute depth, an
  * integer or a list of one expression, at least 1 (a requirement when
- * symbolic); NULL on error. */
+ * symbolic), valid as long as the attributes; NULL on error. */
 static sym_expr *
 depth(struct sym__infer *inf)
 {
@@ -96,38 +105,52 @@ depth(struct sym__infer *inf)
 	return d;
 }
 
-/* The rule of one_hot(indices): integer indices give indices.shape with
- * the depth inserted at the attribute axis (default -1: last), in the
- * attribute dtype (default f32); "inf" is the run. */
-static int
-rule_one_hot(struct sym__infer *inf)
+/* The decoder of one_hot: the depth, the axis of the output where the
+ * classes go (default -1: last) and the dtype (default f32); "inf" is
+ * the run. */
+int
+sym__decode_one_hot(struct sym__infer *inf)
 {
 	static const char *const known[] = { "depth", "dtype", "axis", NULL };
-	const sym_shape *ix = inf->in[0];
-	sym_expr **dims, *d;
-	sym_dtype dt;
+	struct sym__opattrs *at = &inf->at;
+	sym_expr *d;
 	int64_t axis;
-	size_t ax;
 
-	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__dtype_integer(inf, 0, "indices") < 0)
+	if (sym__check_attrs(inf, known) < 0)
 		return -1;
 	d = depth(inf);
-	if (!d || sym__attr_dtype(inf, "dtype", 0, SYM_DT_F32, &dt) < 0 ||
+	if (!d ||
+	    sym__attr_dtype(inf, "dtype", 0, SYM_DT_F32, &at->gather.dtype) <
+	        0 ||
 	    sym__attr_int(inf, "axis", 0, -1, &axis) < 0 ||
-	    sym__axis(inf, "axis", axis, ix->rank + 1, 0, &ax) < 0)
+	    sym__axis(inf, "axis", axis, inf->in[0]->rank + 1, 0,
+	        &at->gather.axis) < 0)
+		return -1;
+	at->gather.depth_expr = d;
+	if (sym_expr_get_const(d, &at->gather.depth) < 0)
+		at->gather.depth = -1;
+	return 0;
+}
+
+/* The rule of one_hot(indices): integer indices give indices.shape with
+ * the depth inserted at the decoded axis, in the decoded dtype; "inf" is
+ * the run. */
+int
+sym__rule_one_hot(struct sym__infer *inf)
+{
+	const sym_shape *ix = inf->in[0];
+	sym_expr *d = (sym_expr *)inf->at.gather.depth_expr;
+	size_t ax = inf->at.gather.axis;
+	sym_dtype dt = inf->at.gather.dtype;
+	sym_expr **dims;
+
+	if (sym__dtype_integer(inf, 0, "indices") < 0)
 		return -1;
 	dims = sym__scratch(inf, ix->rank + 1, sizeof(*dims));
 	if (!dims)
 		return sym__infer_nomem(inf);
 	for (size_t i = 0, j = 0; i <= ix->rank; i++)
 		dims[i] = i == ax ? d : ix->dim[j++];
+	inf->at.gather.depth_expr = NULL;
 	return sym__out_shape(inf, dt, ix->rank + 1, dims);
 }
-
-const sym_op sym__ops_gather[] = {
-	{ "gather", "gather", 2, 2, NULL, rule_gather },
-	{ "embedding", "gather", 2, 2, NULL, rule_embedding },
-	{ "one_hot", "gather", 1, 1, NULL, rule_one_hot },
-	{ NULL, NULL, 0, 0, NULL, NULL },
-};

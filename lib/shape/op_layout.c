@@ -9,6 +9,7 @@
 
 static const char *const reshape_pos[] = { "shape", NULL };
 static const char *const perm_pos[] = { "perm", NULL };
+static const char *const axis_attr[] = { "axis", NULL };
 
 /* Return the list attribute "at" as text, "[-1, 784]", valid until the
  * end of the run of "inf". */
@@ -93,8 +94,8 @@ infer_dim(struct sym__infer *inf, const struct sym__attr *at, size_t infer,
  * without -1 the element counts must be equal. Constant target dimensions
  * must be at least 1, symbolic ones are required to be. "inf" is the run.
  */
-static int
-rule_reshape(struct sym__infer *inf)
+int
+sym__rule_reshape(struct sym__infer *inf)
 {
 	const sym_shape *x = inf->in[0];
 	const struct sym__attr *at;
@@ -159,32 +160,29 @@ rule_reshape(struct sym__infer *inf)
 
 /* The rule of flatten (MindSpore Flatten): [N, d1, ..., dk] becomes
  * [N, d1 * ... * dk] ([N, 1] for a 1-D input); "inf" is the run. */
-static int
-rule_flatten(struct sym__infer *inf)
+int
+sym__rule_flatten(struct sym__infer *inf)
 {
-	static const char *const known[] = { NULL };
 	const sym_shape *x = inf->in[0];
 	sym_expr *dims[2];
 
-	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__rank_at_least(inf, 0, 1) < 0)
+	if (sym__rank_at_least(inf, 0, 1) < 0)
 		return -1;
 	dims[0] = x->dim[0];
 	dims[1] = sym__prod(inf, x, 1, x->rank);
 	return sym__out_shape(inf, x->dtype, 2, dims);
 }
 
-/* The rule of transpose and permute(x, [p0, p1, ...]): output dimension i
- * is dimension p_i of x; the list must be a permutation of the axes of x
- * (negative axes count from the end). "inf" is the run. */
-static int
-rule_transpose(struct sym__infer *inf)
+/* The decoder of transpose and permute(x, [p0, p1, ...]): the list must
+ * be a permutation of the axes of x (negative axes count from the end).
+ * "inf" is the run. */
+int
+sym__decode_transpose(struct sym__infer *inf)
 {
 	const sym_shape *x = inf->in[0];
 	const struct sym__attr *at;
 	unsigned char *seen;
-	sym_expr **dims;
-	int64_t *perm;
+	int64_t *perm, *out;
 	size_t n;
 
 	if (sym__check_attrs(inf, perm_pos) < 0)
@@ -199,9 +197,10 @@ rule_transpose(struct sym__infer *inf)
 		    list_text(inf, at), inf->op->name, n, n == 1 ? "" : "s",
 		    sym__in_name(inf, 0), x->rank);
 	seen = sym__scratch(inf, n, 1);
-	dims = sym__scratch(inf, n, sizeof(*dims));
-	if (!seen || !dims)
+	out = sym__at_alloc(inf, n, sizeof(*out));
+	if (!seen || !out)
 		return sym__infer_nomem(inf);
+	inf->at.layout.perm = out;
 	for (size_t i = 0; i < n; i++) {
 		size_t ax;
 
@@ -212,26 +211,50 @@ rule_transpose(struct sym__infer *inf)
 			    "%s is not a permutation: it names axis %zu twice",
 			    list_text(inf, at), ax);
 		seen[ax] = 1;
-		dims[i] = x->dim[ax];
+		out[i] = (int64_t)ax;
 	}
-	return sym__out_shape(inf, x->dtype, n, dims);
+	return 0;
 }
 
-/* The rule of expand_dims: a dimension 1 inserted at the required
- * attribute axis, in [-rank-1, rank] as in NumPy; "inf" is the run. */
-static int
-rule_expand_dims(struct sym__infer *inf)
+/* The rule of transpose and permute: output dimension i is dimension
+ * perm[i] of x; "inf" is the run. */
+int
+sym__rule_transpose(struct sym__infer *inf)
 {
-	static const char *const known[] = { "axis", NULL };
 	const sym_shape *x = inf->in[0];
-	sym_expr **dims, *one;
-	int64_t axis;
-	size_t ax;
+	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
 
-	if (sym__check_attrs(inf, known) < 0 ||
+	if (!dims)
+		return sym__infer_nomem(inf);
+	for (size_t i = 0; i < x->rank; i++)
+		dims[i] = x->dim[inf->at.layout.perm[i]];
+	return sym__out_shape(inf, x->dtype, x->rank, dims);
+}
+
+/* The decoder of expand_dims: the required attribute axis, in
+ * [-rank-1, rank] as in NumPy; "inf" is the run. */
+int
+sym__decode_expand_dims(struct sym__infer *inf)
+{
+	int64_t axis;
+
+	if (sym__check_attrs(inf, axis_attr) < 0 ||
 	    sym__attr_int(inf, "axis", 1, 0, &axis) < 0 ||
-	    sym__axis(inf, "axis", axis, x->rank + 1, 0, &ax) < 0)
+	    sym__axis(inf, "axis", axis, inf->in[0]->rank + 1, 0,
+	        &inf->at.layout.axis) < 0)
 		return -1;
+	return 0;
+}
+
+/* The rule of expand_dims: a dimension 1 inserted at the decoded axis;
+ * "inf" is the run. */
+int
+sym__rule_expand_dims(struct sym__infer *inf)
+{
+	const sym_shape *x = inf->in[0];
+	size_t ax = inf->at.layout.axis;
+	sym_expr **dims, *one;
+
 	dims = sym__scratch(inf, x->rank + 1, sizeof(*dims));
 	one = sym__tmp(inf, sym__const(inf->ctx, 1));
 	if (!dims || !one)
@@ -283,33 +306,35 @@ squeezed(struct sym__infer *inf, unsigned char *mark)
 	return 0;
 }
 
-/* The rule of squeeze: the dimensions chosen by squeezed() removed; "inf"
- * is the run. */
-static int
-rule_squeeze(struct sym__infer *inf)
+/* The decoder of squeeze: the dimensions chosen by squeezed(); "inf" is
+ * the run. */
+int
+sym__decode_squeeze(struct sym__infer *inf)
 {
-	static const char *const known[] = { "axis", NULL };
+	unsigned char *mark = sym__at_alloc(inf, inf->in[0]->rank, 1);
+
+	if (!mark)
+		return -1;
+	inf->at.layout.mark = mark;
+	if (sym__check_attrs(inf, axis_attr) < 0 || squeezed(inf, mark) < 0)
+		return -1;
+	return 0;
+}
+
+/* The rule of squeeze: the decoded dimensions removed; "inf" is the
+ * run. */
+int
+sym__rule_squeeze(struct sym__infer *inf)
+{
 	const sym_shape *x = inf->in[0];
-	unsigned char *mark = sym__scratch(inf, x->rank, 1);
+	const unsigned char *mark = inf->at.layout.mark;
 	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
 	size_t n = 0;
 
-	if (!mark || !dims)
+	if (!dims)
 		return sym__infer_nomem(inf);
-	if (sym__check_attrs(inf, known) < 0 || squeezed(inf, mark) < 0)
-		return -1;
 	for (size_t i = 0; i < x->rank; i++)
 		if (!mark[i])
 			dims[n++] = x->dim[i];
 	return sym__out_shape(inf, x->dtype, n, dims);
 }
-
-const sym_op sym__ops_layout[] = {
-	{ "reshape", "layout", 1, 1, reshape_pos, rule_reshape },
-	{ "flatten", "layout", 1, 1, NULL, rule_flatten },
-	{ "transpose", "layout", 1, 1, perm_pos, rule_transpose },
-	{ "permute", "layout", 1, 1, perm_pos, rule_transpose },
-	{ "expand_dims", "layout", 1, 1, NULL, rule_expand_dims },
-	{ "squeeze", "layout", 1, 1, NULL, rule_squeeze },
-	{ NULL, NULL, 0, 0, NULL, NULL },
-};

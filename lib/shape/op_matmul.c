@@ -7,14 +7,16 @@
 static const char *const matmul_attrs[] = { "transpose_a", "transpose_b",
 	NULL };
 
-/* Read the transposition flags of "inf" into "*ta" and "*tb"; return 0 or
- * -1. */
-static int
-transposes(struct sym__infer *inf, int *ta, int *tb)
+/* The decoder of matmul and batch_matmul: the transposition flags of
+ * "inf"; return 0 or -1. */
+int
+sym__decode_matmul(struct sym__infer *inf)
 {
 	if (sym__check_attrs(inf, matmul_attrs) < 0 ||
-	    sym__attr_bool(inf, "transpose_a", 0, ta) < 0 ||
-	    sym__attr_bool(inf, "transpose_b", 0, tb) < 0)
+	    sym__attr_bool(inf, "transpose_a", 0, &inf->at.matmul.transpose_a) <
+	        0 ||
+	    sym__attr_bool(inf, "transpose_b", 0, &inf->at.matmul.transpose_b) <
+	        0)
 		return -1;
 	return 0;
 }
@@ -38,14 +40,14 @@ product_dims(struct sym__infer *inf, int ta, int tb, sym_expr **out)
 }
 
 /* The rule of matmul: [M, K] x [K, N] -> [M, N]; "inf" is the run. */
-static int
-rule_matmul(struct sym__infer *inf)
+int
+sym__rule_matmul(struct sym__infer *inf)
 {
+	int ta = inf->at.matmul.transpose_a, tb = inf->at.matmul.transpose_b;
 	sym_expr *dims[2];
-	int ta, tb;
 
-	if (transposes(inf, &ta, &tb) < 0 || sym__rank_is(inf, 0, 2) < 0 ||
-	    sym__rank_is(inf, 1, 2) < 0 || product_dims(inf, ta, tb, dims) < 0)
+	if (sym__rank_is(inf, 0, 2) < 0 || sym__rank_is(inf, 1, 2) < 0 ||
+	    product_dims(inf, ta, tb, dims) < 0)
 		return -1;
 	return sym__out_shape(inf, inf->in[0]->dtype, 2, dims);
 }
@@ -53,16 +55,15 @@ rule_matmul(struct sym__infer *inf)
 /* The rule of batch_matmul: [..., M, K] x [..., K, N] -> [..., M, N] with
  * the batch dimensions broadcast (a missing one or a constant 1 takes the
  * other side's size); "inf" is the run. */
-static int
-rule_batch_matmul(struct sym__infer *inf)
+int
+sym__rule_batch_matmul(struct sym__infer *inf)
 {
 	size_t ra = inf->in[0]->rank, rb = inf->in[1]->rank;
 	size_t nbatch = (ra > rb ? ra : rb) - 2;
+	int ta = inf->at.matmul.transpose_a, tb = inf->at.matmul.transpose_b;
 	sym_expr **dims;
-	int ta, tb;
 
-	if (transposes(inf, &ta, &tb) < 0 ||
-	    sym__rank_at_least(inf, 0, 2) < 0 ||
+	if (sym__rank_at_least(inf, 0, 2) < 0 ||
 	    sym__rank_at_least(inf, 1, 2) < 0)
 		return -1;
 	dims = sym__scratch(inf, nbatch + 2, sizeof(*dims));
@@ -73,9 +74,3 @@ rule_batch_matmul(struct sym__infer *inf)
 		return -1;
 	return sym__out_shape(inf, inf->in[0]->dtype, nbatch + 2, dims);
 }
-
-const sym_op sym__ops_matmul[] = {
-	{ "matmul", "matmul", 2, 2, NULL, rule_matmul },
-	{ "batch_matmul", "matmul", 2, 2, NULL, rule_batch_matmul },
-	{ NULL, NULL, 0, 0, NULL, NULL },
-};

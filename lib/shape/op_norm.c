@@ -3,22 +3,23 @@
  */
 #include "shape/shape_private.h"
 
-/* The rule of softmax and log_softmax: a floating-point input normalised
- * along the attribute axis (an integer or a list, default -1), same
- * shape; "inf" is the run. */
-static int
-rule_softmax(struct sym__infer *inf)
+/* The decoder of softmax and log_softmax: the axes the input is
+ * normalised along, the attribute axis (an integer or a list, default
+ * -1); the rule is sym__rule_float. "inf" is the run. */
+int
+sym__decode_softmax(struct sym__infer *inf)
 {
 	static const char *const known[] = { "axis", NULL };
 	const sym_shape *x = inf->in[0];
-	unsigned char *mark = sym__scratch(inf, x->rank, 1);
+	unsigned char *mark = sym__at_alloc(inf, x->rank, 1);
 	int64_t *axes, last = -1;
 	size_t n;
 	int r;
 
 	if (!mark)
-		return sym__infer_nomem(inf);
-	if (sym__check_attrs(inf, known) < 0 || sym__dtype_float(inf, 0) < 0)
+		return -1;
+	inf->at.norm.mark = mark;
+	if (sym__check_attrs(inf, known) < 0)
 		return -1;
 	r = sym__attr_ints(inf, "axis", 1, &axes, &n);
 	if (r < 0)
@@ -31,9 +32,7 @@ rule_softmax(struct sym__infer *inf)
 		return sym__infer_fail_attr(inf, "axis",
 		    "attribute axis of %s must name at least one axis",
 		    inf->op->name);
-	if (sym__axes(inf, "axis", axes, n, x->rank, 0, mark) < 0)
-		return -1;
-	return sym__out_same(inf, 0);
+	return sym__axes(inf, "axis", axes, n, x->rank, 0, mark);
 }
 
 /* Check that input "p" of layer_norm in "inf" (gamma or beta, called
@@ -84,49 +83,61 @@ stats_outputs(struct sym__infer *inf, size_t from)
 	return 0;
 }
 
-/*
- * The rule of layer_norm(x, gamma, beta): normalisation over the
- * dimensions of x from begin_norm_axis on (default -1), gamma and beta of
- * the shape of x from begin_params_axis on (default -1); output y of the
- * shape of x and, when three outputs are named, the mean and the variance
- * (MindSpore's LayerNorm). epsilon is accepted and ignored. "inf" is the
- * run.
- */
-static int
-rule_layer_norm(struct sym__infer *inf)
+/* The decoder of layer_norm: begin_norm_axis and begin_params_axis
+ * (default -1 each) and epsilon (default 1e-5, a positive number); "inf"
+ * is the run. */
+int
+sym__decode_layer_norm(struct sym__infer *inf)
 {
 	static const char *const known[] = { "begin_norm_axis",
 		"begin_params_axis", "epsilon", NULL };
-	const sym_shape *x = inf->in[0];
 	const struct sym__attr *eps = sym__attrs_find(inf->attrs, "epsilon");
+	size_t rank = inf->in[0]->rank;
 	int64_t bna, bpa;
-	size_t norm, params;
 
 	if (sym__check_attrs(inf, known) < 0)
 		return -1;
 	if (eps && eps->kind != SYM_ATTR_FLOAT && eps->kind != SYM_ATTR_INT)
 		return sym__infer_fail_attr(inf, "epsilon",
 		    "attribute epsilon of layer_norm must be a number");
+	inf->at.norm.epsilon = !eps       ? 1e-5
+	    : eps->kind == SYM_ATTR_FLOAT ? eps->f
+	                                  : (double)eps->i;
+	if (!(inf->at.norm.epsilon > 0))
+		return sym__infer_fail_attr(inf, "epsilon",
+		    "attribute epsilon of layer_norm must be positive");
 	if (inf->n_out_wanted > 1 && inf->n_out_wanted != 3)
 		return sym__infer_fail(inf, -1,
 		    "layer_norm produces 1 output (y) or 3 (y, mean, "
 		    "variance), but %zu are named",
 		    inf->n_out_wanted);
-	if (sym__dtype_float(inf, 0) < 0 ||
-	    sym__attr_int(inf, "begin_norm_axis", 0, -1, &bna) < 0 ||
+	if (sym__attr_int(inf, "begin_norm_axis", 0, -1, &bna) < 0 ||
 	    sym__attr_int(inf, "begin_params_axis", 0, -1, &bpa) < 0 ||
-	    sym__axis(inf, "begin_norm_axis", bna, x->rank, 0, &norm) < 0 ||
-	    sym__axis(inf, "begin_params_axis", bpa, x->rank, 0, &params) < 0 ||
+	    sym__axis(inf, "begin_norm_axis", bna, rank, 0,
+	        &inf->at.norm.begin_norm) < 0 ||
+	    sym__axis(inf, "begin_params_axis", bpa, rank, 0,
+	        &inf->at.norm.begin_params) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The rule of layer_norm(x, gamma, beta): normalisation over the
+ * dimensions of x from begin_norm_axis on, gamma and beta of the shape of
+ * x from begin_params_axis on; output y of the shape of x and, when three
+ * outputs are named, the mean and the variance (MindSpore's LayerNorm).
+ * "inf" is the run.
+ */
+int
+sym__rule_layer_norm(struct sym__infer *inf)
+{
+	size_t norm = inf->at.norm.begin_norm;
+	size_t params = inf->at.norm.begin_params;
+
+	if (sym__dtype_float(inf, 0) < 0 ||
 	    check_param(inf, 1, "gamma", params) < 0 ||
 	    check_param(inf, 2, "beta", params) < 0 ||
 	    sym__out_same(inf, 0) < 0)
 		return -1;
 	return inf->n_out_wanted == 3 ? stats_outputs(inf, norm) : 0;
 }
-
-const sym_op sym__ops_norm[] = {
-	{ "softmax", "norm", 1, 1, NULL, rule_softmax },
-	{ "log_softmax", "norm", 1, 1, NULL, rule_softmax },
-	{ "layer_norm", "norm", 3, 3, NULL, rule_layer_norm },
-	{ NULL, NULL, 0, 0, NULL, NULL },
-};

@@ -3,33 +3,47 @@
  */
 #include "shape/shape_private.h"
 
-/* The rule of the reductions: the dimensions named by the attribute axis
- * (an integer or a list; absent or empty: all of them, as MindSpore's
- * axis=()) are removed, or kept as 1 when keep_dims is true; negative axes
- * count from the end and an axis named twice is an error. "inf" is the
- * run. */
-static int
-rule_reduce(struct sym__infer *inf)
+/* The decoder of the reductions: the dimensions named by the attribute
+ * axis (an integer or a list; absent or empty: all of them, as
+ * MindSpore's axis=()) and keep_dims; negative axes count from the end and
+ * an axis named twice is an error. "inf" is the run. */
+int
+sym__decode_reduce(struct sym__infer *inf)
 {
 	static const char *const known[] = { "axis", "keep_dims", NULL };
-	const sym_shape *x = inf->in[0];
-	unsigned char *mark = sym__scratch(inf, x->rank, 1);
-	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
-	sym_expr *one = sym__tmp(inf, sym__const(inf->ctx, 1));
+	size_t rank = inf->in[0]->rank, n;
+	unsigned char *mark = sym__at_alloc(inf, rank, 1);
 	int64_t *axes;
-	size_t n, rank = 0;
-	int keep;
 
-	if (!mark || !dims || !one)
-		return sym__infer_nomem(inf);
+	if (!mark)
+		return -1;
+	inf->at.reduce.mark = mark;
 	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__attr_bool(inf, "keep_dims", 0, &keep) < 0 ||
+	    sym__attr_bool(inf, "keep_dims", 0, &inf->at.reduce.keep_dims) <
+	        0 ||
 	    sym__attr_ints(inf, "axis", 1, &axes, &n) < 0)
 		return -1;
-	for (size_t i = 0; i < x->rank && n == 0; i++)
+	for (size_t i = 0; i < rank && n == 0; i++)
 		mark[i] = 1;
-	if (n && sym__axes(inf, "axis", axes, n, x->rank, 0, mark) < 0)
+	if (n && sym__axes(inf, "axis", axes, n, rank, 0, mark) < 0)
 		return -1;
+	return 0;
+}
+
+/* The rule of the reductions: the dimensions the decoder marked are
+ * removed, or kept as 1 with keep_dims; "inf" is the run. */
+int
+sym__rule_reduce(struct sym__infer *inf)
+{
+	const sym_shape *x = inf->in[0];
+	const unsigned char *mark = inf->at.reduce.mark;
+	int keep = inf->at.reduce.keep_dims;
+	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
+	sym_expr *one = sym__tmp(inf, sym__const(inf->ctx, 1));
+	size_t rank = 0;
+
+	if (!dims || !one)
+		return sym__infer_nomem(inf);
 	for (size_t i = 0; i < x->rank; i++)
 		if (!mark[i])
 			dims[rank++] = x->dim[i];
@@ -37,10 +51,3 @@ rule_reduce(struct sym__infer *inf)
 			dims[rank++] = one;
 	return sym__out_shape(inf, x->dtype, rank, dims);
 }
-
-const sym_op sym__ops_reduce[] = {
-	{ "reduce_sum", "reduce", 1, 1, NULL, rule_reduce },
-	{ "reduce_mean", "reduce", 1, 1, NULL, rule_reduce },
-	{ "reduce_max", "reduce", 1, 1, NULL, rule_reduce },
-	{ NULL, NULL, 0, 0, NULL, NULL },
-};

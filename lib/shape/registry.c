@@ -1,24 +1,126 @@
 /*
- * The operator registry: the union of the families' tables, each ending
- * with an entry whose name is NULL.
+ * The operator registry: one entry per operator identity (lib/shape/op.h)
+ * with its name, family, arity, positional arguments, attribute decoder,
+ * shape rule and the facts the executor needs. The sharding rules
+ * (lib/layout/rules.c) and the kernels (lib/exec/kernel.c) are tables
+ * indexed by the same identities.
  */
 #include <string.h>
 
 #include "shape/shape_private.h"
 
-static const sym_op *const families[] = {
-	sym__ops_matmul,
-	sym__ops_elementwise,
-	sym__ops_layout,
-	sym__ops_concat,
-	sym__ops_reduce,
-	sym__ops_norm,
-	sym__ops_gather,
-	sym__ops_loss,
-	sym__ops_conv,
+static const char *const reshape_pos[] = { "shape", NULL };
+static const char *const perm_pos[] = { "perm", NULL };
+
+static const char *const family_name[SYM__N_FAMILIES] = {
+	[SYM__FAM_MATMUL] = "matmul",
+	[SYM__FAM_ELEMENTWISE] = "elementwise",
+	[SYM__FAM_LAYOUT] = "layout",
+	[SYM__FAM_CONCAT] = "concat",
+	[SYM__FAM_REDUCE] = "reduce",
+	[SYM__FAM_NORM] = "norm",
+	[SYM__FAM_GATHER] = "gather",
+	[SYM__FAM_LOSS] = "loss",
+	[SYM__FAM_CONV] = "conv",
 };
 
-#define N_FAMILIES (sizeof(families) / sizeof(families[0]))
+/* An entry with no index operand, no normaliser and no flags. */
+#define OP(ID, NAME, FAM, MIN, MAX, DECODE, RULE)                              \
+	[SYM__OP_##ID] = { SYM__OP_##ID, NAME, SYM__FAM_##FAM, MIN, MAX, NULL, \
+		DECODE, RULE, 0, SYM__NORM_NONE, { -1, 0, 0 } }
+/* The same with every field given. */
+#define OPX(ID, NAME, FAM, MIN, MAX, POS, DECODE, RULE, FLAGS, NORM, IN, T, D) \
+	[SYM__OP_##ID] = { SYM__OP_##ID, NAME, SYM__FAM_##FAM, MIN, MAX, POS,  \
+		DECODE, RULE, FLAGS, NORM, { IN, T, D } }
+
+static const sym_op ops[SYM__N_OPS] = {
+	OP(MATMUL, "matmul", MATMUL, 2, 2, sym__decode_matmul,
+	    sym__rule_matmul),
+	OP(BATCH_MATMUL, "batch_matmul", MATMUL, 2, 2, sym__decode_matmul,
+	    sym__rule_batch_matmul),
+
+	OP(RELU, "relu", ELEMENTWISE, 1, 1, sym__decode_none,
+	    sym__rule_numeric),
+	OP(GELU, "gelu", ELEMENTWISE, 1, 1, sym__decode_none, sym__rule_float),
+	OP(EXP, "exp", ELEMENTWISE, 1, 1, sym__decode_none, sym__rule_float),
+	OP(LOG, "log", ELEMENTWISE, 1, 1, sym__decode_none, sym__rule_float),
+	OP(NEG, "neg", ELEMENTWISE, 1, 1, sym__decode_none, sym__rule_numeric),
+	OP(SQRT, "sqrt", ELEMENTWISE, 1, 1, sym__decode_none, sym__rule_float),
+	OP(TANH, "tanh", ELEMENTWISE, 1, 1, sym__decode_none, sym__rule_float),
+	OP(SIGMOID, "sigmoid", ELEMENTWISE, 1, 1, sym__decode_none,
+	    sym__rule_float),
+	OP(CAST, "cast", ELEMENTWISE, 1, 1, sym__decode_cast, sym__rule_cast),
+	OPX(IDENTITY, "identity", ELEMENTWISE, 1, 1, NULL, sym__decode_none,
+	    sym__rule_identity, SYM__OPF_ALIAS, SYM__NORM_NONE, -1, 0, 0),
+	OP(ADD, "add", ELEMENTWISE, 2, 2, sym__decode_none, sym__rule_binary),
+	OP(SUB, "sub", ELEMENTWISE, 2, 2, sym__decode_none, sym__rule_binary),
+	OP(MUL, "mul", ELEMENTWISE, 2, 2, sym__decode_none, sym__rule_binary),
+	OP(DIV, "div", ELEMENTWISE, 2, 2, sym__decode_none, sym__rule_binary),
+	OP(MAXIMUM, "maximum", ELEMENTWISE, 2, 2, sym__decode_none,
+	    sym__rule_binary),
+	OP(MINIMUM, "minimum", ELEMENTWISE, 2, 2, sym__decode_none,
+	    sym__rule_binary),
+	OP(BIAS_ADD, "bias_add", ELEMENTWISE, 2, 2, sym__decode_bias_add,
+	    sym__rule_bias_add),
+
+	OPX(RESHAPE, "reshape", LAYOUT, 1, 1, reshape_pos, NULL,
+	    sym__rule_reshape, SYM__OPF_ALIAS, SYM__NORM_NONE, -1, 0, 0),
+	OPX(FLATTEN, "flatten", LAYOUT, 1, 1, NULL, sym__decode_none,
+	    sym__rule_flatten, SYM__OPF_ALIAS, SYM__NORM_NONE, -1, 0, 0),
+	OPX(TRANSPOSE, "transpose", LAYOUT, 1, 1, perm_pos,
+	    sym__decode_transpose, sym__rule_transpose, 0, SYM__NORM_NONE, -1,
+	    0, 0),
+	OPX(PERMUTE, "permute", LAYOUT, 1, 1, perm_pos, sym__decode_transpose,
+	    sym__rule_transpose, 0, SYM__NORM_NONE, -1, 0, 0),
+	OPX(EXPAND_DIMS, "expand_dims", LAYOUT, 1, 1, NULL,
+	    sym__decode_expand_dims, sym__rule_expand_dims, SYM__OPF_ALIAS,
+	    SYM__NORM_NONE, -1, 0, 0),
+	OPX(SQUEEZE, "squeeze", LAYOUT, 1, 1, NULL, sym__decode_squeeze,
+	    sym__rule_squeeze, SYM__OPF_ALIAS, SYM__NORM_NONE, -1, 0, 0),
+
+	OP(CONCAT, "concat", CONCAT, 1, -1, sym__decode_concat,
+	    sym__rule_concat),
+	OP(SPLIT, "split", CONCAT, 1, 1, sym__decode_split, sym__rule_split),
+	OP(SLICE, "slice", CONCAT, 1, 1, sym__decode_slice, sym__rule_slice),
+
+	OP(REDUCE_SUM, "reduce_sum", REDUCE, 1, 1, sym__decode_reduce,
+	    sym__rule_reduce),
+	OPX(REDUCE_MEAN, "reduce_mean", REDUCE, 1, 1, NULL, sym__decode_reduce,
+	    sym__rule_reduce, 0, SYM__NORM_REDUCED, -1, 0, 0),
+	OP(REDUCE_MAX, "reduce_max", REDUCE, 1, 1, sym__decode_reduce,
+	    sym__rule_reduce),
+
+	OP(SOFTMAX, "softmax", NORM, 1, 1, sym__decode_softmax,
+	    sym__rule_float),
+	OP(LOG_SOFTMAX, "log_softmax", NORM, 1, 1, sym__decode_softmax,
+	    sym__rule_float),
+	OP(LAYER_NORM, "layer_norm", NORM, 3, 3, sym__decode_layer_norm,
+	    sym__rule_layer_norm),
+
+	/* gather's indices (input 1) are bounded by the gathered axis of the
+	 * table, embedding's ids (input 0) by the rows of the table (input
+	 * 1), one_hot's indices by the class axis of its output. */
+	OPX(GATHER, "gather", GATHER, 2, 2, NULL, sym__decode_gather,
+	    sym__rule_gather, 0, SYM__NORM_NONE, 1, 0, SYM__INDEX_AXIS),
+	OPX(EMBEDDING, "embedding", GATHER, 2, 2, NULL, sym__decode_none,
+	    sym__rule_embedding, 0, SYM__NORM_NONE, 0, 1, 0),
+	OPX(ONE_HOT, "one_hot", GATHER, 1, 1, NULL, sym__decode_one_hot,
+	    sym__rule_one_hot, 0, SYM__NORM_NONE, 0, -1, SYM__INDEX_AXIS),
+
+	/* The labels (input 1) are bounded by the classes of the logits; a
+	 * mean divides by the global batch. */
+	OPX(SOFTMAX_CROSS_ENTROPY, "softmax_cross_entropy", LOSS, 2, 2, NULL,
+	    sym__decode_sce, sym__rule_sce, 0, SYM__NORM_BATCH, 1, 0, 1),
+
+	OP(CONV2D, "conv2d", CONV, 2, 2, sym__decode_conv2d, sym__rule_conv2d),
+};
+
+/* Return the registry entry of "id", or NULL when out of range. */
+const sym_op *
+sym__op(enum sym__opid id)
+{
+	return (unsigned)id < SYM__N_OPS ? &ops[id] : NULL;
+}
 
 /* Return the operator called "name", or NULL when there is none. */
 const sym_op *
@@ -26,10 +128,9 @@ sym_op_find(const char *name)
 {
 	if (!name)
 		return NULL;
-	for (size_t f = 0; f < N_FAMILIES; f++)
-		for (const sym_op *op = families[f]; op->name; op++)
-			if (op->name[0] == name[0] && !strcmp(op->name, name))
-				return op;
+	for (size_t i = 0; i < SYM__N_OPS; i++)
+		if (ops[i].name[0] == name[0] && !strcmp(ops[i].name, name))
+			return &ops[i];
 	return NULL;
 }
 
@@ -37,24 +138,15 @@ sym_op_find(const char *name)
 size_t
 sym_op_count(void)
 {
-	size_t n = 0;
-
-	for (size_t f = 0; f < N_FAMILIES; f++)
-		for (const sym_op *op = families[f]; op->name; op++)
-			n++;
-	return n;
+	return SYM__N_OPS;
 }
 
-/* Return the "i"-th registered operator (family by family, in table
- * order), or NULL when "i" is out of range. */
+/* Return the "i"-th registered operator (family by family), or NULL
+ * when "i" is out of range. */
 const sym_op *
 sym_op_at(size_t i)
 {
-	for (size_t f = 0; f < N_FAMILIES; f++)
-		for (const sym_op *op = families[f]; op->name; op++)
-			if (i-- == 0)
-				return op;
-	return NULL;
+	return i < SYM__N_OPS ? &ops[i] : NULL;
 }
 
 /* Return the name of "op" ("matmul"), or NULL. */
@@ -68,7 +160,7 @@ sym_op_name(const sym_op *op)
 const char *
 sym_op_family(const sym_op *op)
 {
-	return op ? op->family : NULL;
+	return op ? family_name[op->family] : NULL;
 }
 
 /* Return the least number of inputs of "op", or -1 for NULL. */

@@ -7,6 +7,7 @@
 
 #include <symshard/shape.h>
 
+#include "shape/op.h"
 #include "sym/expr_private.h"
 
 /* Shapes are immutable and reference counted. "ref" counts every
@@ -90,6 +91,10 @@ struct sym__infer {
 	const char *const *in_name;
 	const sym_attrs *attrs;
 	size_t n_out_wanted; /* outputs named by the caller */
+	/* The attributes decoded by the operator's decoder, which the rule
+	 * reads; the caller takes them (sym__infer_take_attrs) or
+	 * sym__infer_clear releases them. */
+	struct sym__opattrs at;
 	sym_shape **out;
 	size_t n_out, cap_out;
 	struct sym__req *req;
@@ -107,12 +112,20 @@ struct sym__infer {
 
 typedef int (*sym__shape_rule)(struct sym__infer *inf);
 
+/* A registry entry. "decode" checks the attributes against the inputs'
+ * ranks and fills "at" (NULL: the operator takes no attribute); "rule"
+ * then infers the outputs and states the requirements. */
 struct sym_op {
+	enum sym__opid id;
 	const char *name;
-	const char *family;
+	enum sym__family family;
 	int min_in, max_in;            /* max_in -1: any number */
 	const char *const *positional; /* names of list arguments */
+	sym__shape_rule decode;
 	sym__shape_rule rule;
+	unsigned flags; /* SYM__OPF_* */
+	enum sym__norm norm;
+	struct sym__index_operand index;
 };
 
 /*
@@ -126,6 +139,25 @@ struct sym_op {
  */
 int sym__infer_run(struct sym__infer *inf);
 void sym__infer_clear(struct sym__infer *inf);
+/* Move the decoded attributes of "inf" to "*to" (cleared first). */
+void sym__infer_take_attrs(struct sym__infer *inf, struct sym__opattrs *to);
+
+/*
+ * Decode the attributes "attrs" of operator "op" for the inputs "in"
+ * ("n_in" shapes; only their ranks, and for squeeze their constant
+ * dimensions, matter) and "n_out" named outputs, into "*at" (zeroed
+ * first; release it with sym__opattrs_clear). Return 0, or -1 with the
+ * malloc'ed message in "*error". For callers that run kernels without a
+ * graph (the kernel tests and benchmarks).
+ */
+int sym__opattrs_decode(sym_ctx *ctx, const sym_op *op, const sym_attrs *attrs,
+    size_t n_in, sym_shape *const *in, size_t n_out, struct sym__opattrs *at,
+    char **error);
+
+/* Zeroed memory of "n" elements of "size" bytes owned by the decoded
+ * attributes of "inf" (at most two such blocks); NULL when out of
+ * memory, with an error on "inf". */
+void *sym__at_alloc(struct sym__infer *inf, size_t n, size_t size);
 
 int sym__infer_fail(struct sym__infer *inf, int input, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -212,15 +244,47 @@ sym_expr *sym__prod(struct sym__infer *inf, const sym_shape *s, size_t from,
 int sym__broadcast(struct sym__infer *inf, size_t ia, size_t na, size_t ib,
     size_t nb, sym_expr **out);
 
-/* The operator families: each returns its table of operators. */
-extern const sym_op sym__ops_matmul[];
-extern const sym_op sym__ops_elementwise[];
-extern const sym_op sym__ops_layout[];
-extern const sym_op sym__ops_concat[];
-extern const sym_op sym__ops_reduce[];
-extern const sym_op sym__ops_norm[];
-extern const sym_op sym__ops_gather[];
-extern const sym_op sym__ops_loss[];
-extern const sym_op sym__ops_conv[];
+/* The decoders and rules of the families (lib/shape/op_*.c), which the
+ * registry (registry.c) lists by operator. */
+int sym__decode_none(struct sym__infer *inf);
+int sym__decode_matmul(struct sym__infer *inf);
+int sym__rule_matmul(struct sym__infer *inf);
+int sym__rule_batch_matmul(struct sym__infer *inf);
+int sym__rule_numeric(struct sym__infer *inf);
+int sym__rule_float(struct sym__infer *inf);
+int sym__rule_identity(struct sym__infer *inf);
+int sym__decode_cast(struct sym__infer *inf);
+int sym__rule_cast(struct sym__infer *inf);
+int sym__rule_binary(struct sym__infer *inf);
+int sym__decode_bias_add(struct sym__infer *inf);
+int sym__rule_bias_add(struct sym__infer *inf);
+int sym__rule_reshape(struct sym__infer *inf);
+int sym__rule_flatten(struct sym__infer *inf);
+int sym__decode_transpose(struct sym__infer *inf);
+int sym__rule_transpose(struct sym__infer *inf);
+int sym__decode_expand_dims(struct sym__infer *inf);
+int sym__rule_expand_dims(struct sym__infer *inf);
+int sym__decode_squeeze(struct sym__infer *inf);
+int sym__rule_squeeze(struct sym__infer *inf);
+int sym__decode_concat(struct sym__infer *inf);
+int sym__rule_concat(struct sym__infer *inf);
+int sym__decode_split(struct sym__infer *inf);
+int sym__rule_split(struct sym__infer *inf);
+int sym__decode_slice(struct sym__infer *inf);
+int sym__rule_slice(struct sym__infer *inf);
+int sym__decode_reduce(struct sym__infer *inf);
+int sym__rule_reduce(struct sym__infer *inf);
+int sym__decode_softmax(struct sym__infer *inf);
+int sym__decode_layer_norm(struct sym__infer *inf);
+int sym__rule_layer_norm(struct sym__infer *inf);
+int sym__decode_gather(struct sym__infer *inf);
+int sym__rule_gather(struct sym__infer *inf);
+int sym__rule_embedding(struct sym__infer *inf);
+int sym__decode_one_hot(struct sym__infer *inf);
+int sym__rule_one_hot(struct sym__infer *inf);
+int sym__decode_sce(struct sym__infer *inf);
+int sym__rule_sce(struct sym__infer *inf);
+int sym__decode_conv2d(struct sym__infer *inf);
+int sym__rule_conv2d(struct sym__infer *inf);
 
 #endif

@@ -1,0 +1,193 @@
+/*
+ * What every layer knows of an operator: its identity, its family, the
+ * facts the executor needs (aliasing, index operands, normaliser), and
+ * its attributes decoded once by the shape layer into a typed structure
+ * that the sharding rules and the kernels read.
+ *
+ * Adding an operator: an identifier here, an entry in the registry
+ * (lib/shape/registry.c) with its shape rule, a sharding rule
+ * (lib/layout/rules.c) and a kernel (lib/exec/kernel.c); test_shape's
+ * registry test fails until all three exist.
+ */
+#ifndef SYM_SHAPE_OP_H
+#define SYM_SHAPE_OP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <symshard/expr.h>
+#include <symshard/shape.h>
+
+/* Operator identities, in registry order (family by family). */
+enum sym__opid {
+	/* matmul */
+	SYM__OP_MATMUL,
+	SYM__OP_BATCH_MATMUL,
+	/* elementwise */
+	SYM__OP_RELU,
+	SYM__OP_GELU,
+	SYM__OP_EXP,
+	SYM__OP_LOG,
+	SYM__OP_NEG,
+	SYM__OP_SQRT,
+	SYM__OP_TANH,
+	SYM__OP_SIGMOID,
+	SYM__OP_CAST,
+	SYM__OP_IDENTITY,
+	SYM__OP_ADD,
+	SYM__OP_SUB,
+	SYM__OP_MUL,
+	SYM__OP_DIV,
+	SYM__OP_MAXIMUM,
+	SYM__OP_MINIMUM,
+	SYM__OP_BIAS_ADD,
+	/* layout */
+	SYM__OP_RESHAPE,
+	SYM__OP_FLATTEN,
+	SYM__OP_TRANSPOSE,
+	SYM__OP_PERMUTE,
+	SYM__OP_EXPAND_DIMS,
+	SYM__OP_SQUEEZE,
+	/* concat */
+	SYM__OP_CONCAT,
+	SYM__OP_SPLIT,
+	SYM__OP_SLICE,
+	/* reduce */
+	SYM__OP_REDUCE_SUM,
+	SYM__OP_REDUCE_MEAN,
+	SYM__OP_REDUCE_MAX,
+	/* norm */
+	SYM__OP_SOFTMAX,
+	SYM__OP_LOG_SOFTMAX,
+	SYM__OP_LAYER_NORM,
+	/* gather */
+	SYM__OP_GATHER,
+	SYM__OP_EMBEDDING,
+	SYM__OP_ONE_HOT,
+	/* loss */
+	SYM__OP_SOFTMAX_CROSS_ENTROPY,
+	/* conv */
+	SYM__OP_CONV2D,
+	SYM__N_OPS
+};
+
+/* Operator families: one file per family in each layer. */
+enum sym__family {
+	SYM__FAM_MATMUL,
+	SYM__FAM_ELEMENTWISE,
+	SYM__FAM_LAYOUT,
+	SYM__FAM_CONCAT,
+	SYM__FAM_REDUCE,
+	SYM__FAM_NORM,
+	SYM__FAM_GATHER,
+	SYM__FAM_LOSS,
+	SYM__FAM_CONV,
+	SYM__N_FAMILIES
+};
+
+/* Flags of a registry entry. */
+enum {
+	/* The output may share input 0's data (reshape and its kin): the
+	 * kernel then only checks the shapes. */
+	SYM__OPF_ALIAS = 1u << 0
+};
+
+/* What the kernel divides by, evaluated on global sizes at run time. */
+enum sym__norm {
+	SYM__NORM_NONE = 0,
+	SYM__NORM_REDUCED, /* the reduced dimensions of input 0 (.reduce) */
+	SYM__NORM_BATCH    /* dimension 0 of input 0 */
+};
+
+/* An operand that holds indices, and the global size that bounds them:
+ * dimension "dim" of input "tensor" (or of output 0 when "tensor" is
+ * -1); "dim" SYM__INDEX_AXIS means the decoded .gather.axis. "input" is
+ * -1 when the operator has no index operand. */
+#define SYM__INDEX_AXIS (-1)
+struct sym__index_operand {
+	int8_t input;
+	int8_t tensor;
+	int8_t dim;
+};
+
+/* Data formats of bias_add. */
+enum {
+	SYM__FORMAT_NCHW = 0,
+	SYM__FORMAT_NHWC,
+	SYM__FORMAT_NCDHW
+};
+
+/* Reductions of a loss. */
+enum sym__reduction {
+	SYM__RED_MEAN = 0,
+	SYM__RED_SUM,
+	SYM__RED_NONE
+};
+
+/*
+ * The attributes of one operator call, decoded and checked by its shape
+ * rule, per family. Axes are normalised to [0, rank). Arrays point into
+ * "mem" (owned) and are as long as the rank they index: "mark" arrays
+ * have one byte per dimension of input 0, 1 where the dimension is
+ * named. A structure whose operator has no attribute of a kind leaves it
+ * zero.
+ */
+struct sym__opattrs {
+	union {
+		struct {
+			int transpose_a, transpose_b;
+		} matmul;
+		struct {
+			sym_dtype dtype; /* cast: the target */
+			size_t channel;  /* bias_add: the channel axis of x */
+			int data_format; /* bias_add: SYM__FORMAT_* */
+		} elementwise;
+		struct {
+			const int64_t *perm; /* transpose, permute */
+			size_t axis;         /* expand_dims, of the output */
+			const unsigned char *mark; /* squeeze: removed */
+		} layout;
+		struct {
+			size_t axis;                 /* concat, split */
+			int64_t parts;               /* split: output_num */
+			const int64_t *begin, *size; /* slice (-1: rest) */
+		} concat;
+		struct {
+			const unsigned char *mark;
+			int keep_dims;
+		} reduce;
+		struct {
+			const unsigned char *mark; /* softmax, log_softmax */
+			size_t begin_norm, begin_params; /* layer_norm */
+			double epsilon;
+		} norm;
+		struct {
+			/* gather: axis of the table; one_hot: axis of the
+			 * output where the classes go */
+			size_t axis;
+			int64_t depth; /* one_hot: a constant, or -1 */
+			/* one_hot: the depth, for its shape rule only (NULL
+			 * once the rule ran) */
+			const sym_expr *depth_expr;
+			sym_dtype dtype; /* one_hot */
+		} gather;
+		struct {
+			enum sym__reduction reduction;
+		} loss;
+		struct {
+			int64_t stride[2], dilation[2];
+			int64_t pad[4]; /* top, bottom, left, right */
+			int64_t group;
+		} conv;
+	};
+	void *mem[2];
+};
+
+/* Release what "a" owns and zero it. */
+void sym__opattrs_clear(struct sym__opattrs *a);
+
+/* The registry entry of operator "id" (never NULL for an identity below
+ * SYM__N_OPS). */
+const sym_op *sym__op(enum sym__opid id);
+
+#endif
