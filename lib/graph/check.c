@@ -539,6 +539,7 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 	} else {
 		node_outputs(g, n, inf.n_out, gen, n_out ? out_names : NULL,
 		    inf.out);
+		sym__infer_take_attrs(&inf, &n->at);
 	}
 	for (size_t i = 0; i < n->n_out; i++)
 		sym__value_shape(n->out[i]);

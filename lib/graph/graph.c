@@ -113,6 +113,7 @@ static void
 node_free(sym_node *n)
 {
 	sym__attrs_free(n->attrs);
+	sym__opattrs_clear(&n->at);
 	sym__strategy_free(n->strategy);
 	free(n->in);
 	free(n->out);
@@ -715,6 +716,13 @@ const sym_attrs *
 sym_node_attrs(const sym_node *n)
 {
 	return n ? n->attrs : NULL;
+}
+
+/* Return the decoded attributes of "n", or NULL for NULL. */
+const struct sym__opattrs *
+sym__node_opattrs(const sym_node *n)
+{
+	return n ? &n->at : NULL;
 }
 
 sym_loc

@@ -31,6 +31,9 @@ struct sym_node {
 	sym_value **in;
 	sym_value **out;
 	sym_attrs *attrs; /* a copy owned by the node */
+	/* Its attributes decoded by the shape rule (zero when it failed):
+	 * what the sharding rules and the kernels read. */
+	struct sym__opattrs at;
 	sym_loc loc;
 	size_t index;
 	int failed;
@@ -181,6 +184,9 @@ char *sym__divisor_hint(sym_expr *e, int64_t k);
 
 /* The malloc'ed text of the binding "w", or NULL when it is empty. */
 char *sym__witness_text(sym_binding *w);
+
+/* The decoded attributes of "n" (see struct sym__opattrs), or NULL. */
+const struct sym__opattrs *sym__node_opattrs(const sym_node *n);
 
 /* The shape of "v" with every substitution applied (internal, kept by
  * the value; NULL when it failed). */

@@ -136,7 +136,7 @@ sym__run_init(struct sym__pass *p, sym_node *n, struct sym__run *r)
 		r->out_shape[k] = sym__value_shape(n->out[k]);
 	r->s.ctx = p->g->ctx;
 	r->s.op = n->op;
-	r->s.attrs = n->attrs;
+	r->s.at = &n->at;
 	r->s.n_in = n->n_in;
 	r->s.n_out = n->n_out;
 	r->s.in_shape = r->in_shape;

@@ -51,13 +51,11 @@ tuple_first(struct sym__shard *s, const int64_t *const *split)
 	return 0;
 }
 
-/* Return the concat / split dimension of "s" (attribute axis, default
- * 0). */
+/* Return the concat / split dimension of "s". */
 static size_t
 axis(const struct sym__shard *s)
 {
-	return sym__shard_axis(sym__shard_attr_int(s, "axis", 0),
-	    sym__shard_in_rank(s, 0));
+	return s->at->concat.axis;
 }
 
 /* The layout step of concat: inputs split alike, the concatenated
@@ -121,18 +119,13 @@ static int
 infer_slice(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0);
-	int64_t *begin = sym__shard_scratch(s, r, sizeof(*begin));
-	int64_t *size = sym__shard_scratch(s, r, sizeof(*size));
+	const int64_t *begin = s->at->concat.begin, *size = s->at->concat.size;
 
-	if (!begin || !size)
-		return sym__shard_nomem(s);
 	if (sym__shard_default_replicated(s, 0) < 0)
 		return -1;
-	if (sym__shard_attr_ints(s, "begin", begin, r) != r ||
-	    sym__shard_attr_ints(s, "size", size, r) != r)
+	if (!begin || !size)
 		return sym__shard_fail(s, -1, -1,
-		    "the bounds of slice do not match the rank of %s",
-		    sym__shard_in_name(s, 0));
+		    "internal error: slice has no decoded bounds");
 	for (size_t d = 0; d < r; d++) {
 		int64_t whole;
 		int full = begin[d] == 0 &&
@@ -148,9 +141,8 @@ infer_slice(struct sym__shard *s)
 	return sym__shard_out_same(s, 0, 0);
 }
 
-const struct sym__shard_rule sym__shard_concat[] = {
-	{ "concat", 0, tuple_first, infer_concat },
-	{ "split", 0, tuple_first, infer_split },
-	{ "slice", 0, tuple_first, infer_slice },
-	{ NULL, 0, NULL, NULL },
+const struct sym__shard_rule sym__shard_concat[SYM__N_OPS] = {
+	[SYM__OP_CONCAT] = { 0, tuple_first, infer_concat },
+	[SYM__OP_SPLIT] = { 0, tuple_first, infer_split },
+	[SYM__OP_SLICE] = { 0, tuple_first, infer_slice },
 };

@@ -44,7 +44,7 @@ tuple_conv2d(struct sym__shard *s, const int64_t *const *split)
 static int
 infer_conv2d(struct sym__shard *s)
 {
-	int64_t group = sym__shard_attr_int(s, "group", 1);
+	int64_t group = s->at->conv.group;
 	struct sym__lb b;
 
 	if (!s->in[0] && !s->in[1] && sym__shard_default_replicated(s, 0) < 0)
@@ -84,7 +84,6 @@ infer_conv2d(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
-const struct sym__shard_rule sym__shard_conv[] = {
-	{ "conv2d", 0, tuple_conv2d, infer_conv2d },
-	{ NULL, 0, NULL, NULL },
+const struct sym__shard_rule sym__shard_conv[SYM__N_OPS] = {
+	[SYM__OP_CONV2D] = { 0, tuple_conv2d, infer_conv2d },
 };

@@ -197,9 +197,7 @@ infer_binary(struct sym__shard *s)
 static size_t
 channel(const struct sym__shard *s)
 {
-	const char *fmt = sym__shard_attr_str(s, "data_format", "NCHW");
-
-	return strcmp(fmt, "NHWC") ? 1 : sym__shard_in_rank(s, 0) - 1;
+	return s->at->elementwise.channel;
 }
 
 /* The tuple step of bias_add: the device matrix is the strategy of x, the
@@ -263,23 +261,22 @@ infer_bias_add(struct sym__shard *s)
 	return sym__shard_out_same(s, 0, 0);
 }
 
-const struct sym__shard_rule sym__shard_elementwise[] = {
-	{ "relu", 0, tuple_unary, infer_unary },
-	{ "gelu", 0, tuple_unary, infer_unary },
-	{ "exp", 0, tuple_unary, infer_unary },
-	{ "log", 0, tuple_unary, infer_unary },
-	{ "neg", 0, tuple_unary, infer_unary },
-	{ "sqrt", 0, tuple_unary, infer_unary },
-	{ "tanh", 0, tuple_unary, infer_unary },
-	{ "sigmoid", 0, tuple_unary, infer_unary },
-	{ "cast", 0, tuple_unary, infer_unary },
-	{ "identity", 0, tuple_unary, infer_unary },
-	{ "add", 0, tuple_binary, infer_binary },
-	{ "sub", 0, tuple_binary, infer_binary },
-	{ "mul", 0, tuple_binary, infer_binary },
-	{ "div", 0, tuple_binary, infer_binary },
-	{ "maximum", 0, tuple_binary, infer_binary },
-	{ "minimum", 0, tuple_binary, infer_binary },
-	{ "bias_add", 0, tuple_bias_add, infer_bias_add },
-	{ NULL, 0, NULL, NULL },
+const struct sym__shard_rule sym__shard_elementwise[SYM__N_OPS] = {
+	[SYM__OP_RELU] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_GELU] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_EXP] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_LOG] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_NEG] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_SQRT] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_TANH] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_SIGMOID] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_CAST] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_IDENTITY] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_ADD] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_SUB] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_MUL] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_DIV] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_MAXIMUM] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_MINIMUM] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_BIAS_ADD] = { 0, tuple_bias_add, infer_bias_add },
 };

@@ -62,7 +62,7 @@ static int
 infer_gather(struct sym__shard *s)
 {
 	size_t rp = sym__shard_in_rank(s, 0), ri = sym__shard_in_rank(s, 1);
-	size_t ax = sym__shard_axis(sym__shard_attr_int(s, "axis", 0), rp);
+	size_t ax = s->at->gather.axis;
 	size_t k = 0;
 	struct sym__lb b;
 
@@ -149,7 +149,7 @@ static int
 infer_one_hot(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0);
-	size_t ax = sym__shard_axis(sym__shard_attr_int(s, "axis", -1), r + 1);
+	size_t ax = s->at->gather.axis;
 	struct sym__lb b;
 
 	if (sym__shard_default_replicated(s, 0) < 0 ||
@@ -161,9 +161,8 @@ infer_one_hot(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
-const struct sym__shard_rule sym__shard_gather[] = {
-	{ "gather", 1, tuple_gather, infer_gather },
-	{ "embedding", 0, tuple_embedding, infer_embedding },
-	{ "one_hot", 0, tuple_one_hot, infer_one_hot },
-	{ NULL, 0, NULL, NULL },
+const struct sym__shard_rule sym__shard_gather[SYM__N_OPS] = {
+	[SYM__OP_GATHER] = { 1, tuple_gather, infer_gather },
+	[SYM__OP_EMBEDDING] = { 0, tuple_embedding, infer_embedding },
+	[SYM__OP_ONE_HOT] = { 0, tuple_one_hot, infer_one_hot },
 };

@@ -207,20 +207,18 @@ static int
 infer_transpose(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0);
-	int64_t *perm = sym__shard_scratch(s, r, sizeof(*perm));
+	const int64_t *perm = s->at->layout.perm;
 	struct sym__lb b;
 
-	if (!perm)
-		return sym__shard_nomem(s);
 	if (sym__shard_default_replicated(s, 0) < 0 ||
 	    sym__lb_init(s, &b, r) < 0)
 		return -1;
-	if (sym__shard_attr_ints(s, "perm", perm, r) != r)
+	if (!perm)
 		return sym__shard_fail(s, -1, -1,
-		    "the permutation of %s does not match the rank of %s",
-		    sym_op_name(s->op), sym__shard_in_name(s, 0));
+		    "internal error: %s has no decoded permutation",
+		    sym_op_name(s->op));
 	for (size_t i = 0; i < r; i++)
-		sym__lb_copy(&b, i, s->in[0], sym__shard_axis(perm[i], r));
+		sym__lb_copy(&b, i, s->in[0], (size_t)perm[i]);
 	return sym__shard_set_out(s, 0, &b);
 }
 
@@ -230,7 +228,7 @@ static int
 infer_expand_dims(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0);
-	size_t ax = sym__shard_axis(sym__shard_attr_int(s, "axis", 0), r + 1);
+	size_t ax = s->at->layout.axis;
 	struct sym__lb b;
 
 	if (sym__shard_default_replicated(s, 0) < 0 ||
@@ -242,26 +240,20 @@ infer_expand_dims(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
-/* The layout step of squeeze: the removed dimensions (those named by the
- * attribute axis, else every constant 1) must be unsplit; "s" is the run.
- */
+/* The layout step of squeeze: the removed dimensions (as decoded) must be
+ * unsplit; "s" is the run. */
 static int
 infer_squeeze(struct sym__shard *s)
 {
-	size_t r = sym__shard_in_rank(s, 0), n, k = 0;
-	unsigned char *drop = sym__shard_scratch(s, r, 1);
-	int64_t *axes = sym__shard_scratch(s, r, sizeof(*axes));
+	size_t r = sym__shard_in_rank(s, 0), k = 0;
+	const unsigned char *drop = s->at->layout.mark;
 	struct sym__lb b;
 
-	if (!drop || !axes)
-		return sym__shard_nomem(s);
 	if (sym__shard_default_replicated(s, 0) < 0)
 		return -1;
-	n = sym__shard_attr_ints(s, "axis", axes, r);
-	for (size_t i = 0; i < n && i < r; i++)
-		drop[sym__shard_axis(axes[i], r)] = 1;
-	for (size_t d = 0; d < r && n == 0; d++)
-		drop[d] = (unsigned char)is_one(s->in_shape[0]->dim[d]);
+	if (!drop)
+		return sym__shard_fail(s, -1, -1,
+		    "internal error: squeeze has no decoded axes");
 	for (size_t d = 0; d < r; d++)
 		if (drop[d] &&
 		    sym__shard_unsplit(s, 0, d, "squeeze removes it, so it") <
@@ -275,12 +267,11 @@ infer_squeeze(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
-const struct sym__shard_rule sym__shard_layout[] = {
-	{ "reshape", 0, tuple_input, infer_reshape },
-	{ "flatten", 0, tuple_input, infer_reshape },
-	{ "transpose", 0, tuple_input, infer_transpose },
-	{ "permute", 0, tuple_input, infer_transpose },
-	{ "expand_dims", 0, tuple_input, infer_expand_dims },
-	{ "squeeze", 0, tuple_input, infer_squeeze },
-	{ NULL, 0, NULL, NULL },
+const struct sym__shard_rule sym__shard_layout[SYM__N_OPS] = {
+	[SYM__OP_RESHAPE] = { 0, tuple_input, infer_reshape },
+	[SYM__OP_FLATTEN] = { 0, tuple_input, infer_reshape },
+	[SYM__OP_TRANSPOSE] = { 0, tuple_input, infer_transpose },
+	[SYM__OP_PERMUTE] = { 0, tuple_input, infer_transpose },
+	[SYM__OP_EXPAND_DIMS] = { 0, tuple_input, infer_expand_dims },
+	[SYM__OP_SQUEEZE] = { 0, tuple_input, infer_squeeze },
 };

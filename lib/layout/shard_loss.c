@@ -47,7 +47,7 @@ tuple_sce(struct sym__shard *s, const int64_t *const *split)
 static int
 infer_sce(struct sym__shard *s)
 {
-	const char *red = sym__shard_attr_str(s, "reduction", "mean");
+	int none = s->at->loss.reduction == SYM__RED_NONE;
 	struct sym__lb b;
 
 	if (!s->in[0] && !s->in[1] && sym__shard_default_replicated(s, 0) < 0)
@@ -78,14 +78,13 @@ infer_sce(struct sym__shard *s)
 		    sym__shard_axes_txt(s, s->in[0], 0));
 	if (sym__lb_init(s, &b, s->out_shape[0]->rank) < 0)
 		return -1;
-	if (strcmp(red, "none") == 0)
+	if (none)
 		sym__lb_copy(&b, 0, s->in[0], 0);
 	else
 		sym__lb_partial_dim(&b, s->in[0], 0);
 	return sym__shard_set_out(s, 0, &b);
 }
 
-const struct sym__shard_rule sym__shard_loss[] = {
-	{ "softmax_cross_entropy", 0, tuple_sce, infer_sce },
-	{ NULL, 0, NULL, NULL },
+const struct sym__shard_rule sym__shard_loss[SYM__N_OPS] = {
+	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = { 0, tuple_sce, infer_sce },
 };

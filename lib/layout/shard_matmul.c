@@ -27,8 +27,8 @@ struct mm {
 static void
 positions(const struct sym__shard *s, struct mm *p)
 {
-	int ta = sym__shard_attr_bool(s, "transpose_a", 0);
-	int tb = sym__shard_attr_bool(s, "transpose_b", 0);
+	int ta = s->at->matmul.transpose_a;
+	int tb = s->at->matmul.transpose_b;
 
 	p->ra = sym__shard_in_rank(s, 0);
 	p->rb = sym__shard_in_rank(s, 1);
@@ -295,8 +295,7 @@ infer_matmul(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
-const struct sym__shard_rule sym__shard_matmul[] = {
-	{ "matmul", 0, tuple_matmul, infer_matmul },
-	{ "batch_matmul", 0, tuple_matmul, infer_matmul },
-	{ NULL, 0, NULL, NULL },
+const struct sym__shard_rule sym__shard_matmul[SYM__N_OPS] = {
+	[SYM__OP_MATMUL] = { 0, tuple_matmul, infer_matmul },
+	[SYM__OP_BATCH_MATMUL] = { 0, tuple_matmul, infer_matmul },
 };

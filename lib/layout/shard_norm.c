@@ -27,21 +27,15 @@ tuple_softmax(struct sym__shard *s, const int64_t *const *split)
 static int
 infer_softmax(struct sym__shard *s)
 {
-	size_t r = sym__shard_in_rank(s, 0), n;
-	int64_t *axes = sym__shard_scratch(s, r + 1, sizeof(*axes));
+	size_t r = sym__shard_in_rank(s, 0);
+	const unsigned char *mark = s->at->norm.mark;
 
-	if (!axes)
-		return sym__shard_nomem(s);
 	if (sym__shard_default_replicated(s, 0) < 0)
 		return -1;
-	n = sym__shard_attr_ints(s, "axis", axes, r);
-	if (n == 0) {
-		axes[0] = -1;
-		n = 1;
-	}
-	for (size_t i = 0; i < n && i < r; i++)
-		if (sym__shard_unsplit(s, 0, sym__shard_axis(axes[i], r),
-		        "it is a softmax axis, which") < 0)
+	for (size_t d = 0; d < r && mark; d++)
+		if (mark[d] &&
+		    sym__shard_unsplit(s, 0, d, "it is a softmax axis, which") <
+		        0)
 			return -1;
 	return sym__shard_out_same(s, 0, 0);
 }
@@ -53,8 +47,7 @@ static int
 tuple_layer_norm(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t r = sym__shard_in_rank(s, 0);
-	size_t params =
-	    sym__shard_axis(sym__shard_attr_int(s, "begin_params_axis", -1), r);
+	size_t params = s->at->norm.begin_params;
 	int *axis_of = sym__shard_scratch(s, r, sizeof(*axis_of));
 
 	if (!axis_of)
@@ -90,10 +83,8 @@ static int
 infer_layer_norm(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0);
-	size_t norm =
-	    sym__shard_axis(sym__shard_attr_int(s, "begin_norm_axis", -1), r);
-	size_t params =
-	    sym__shard_axis(sym__shard_attr_int(s, "begin_params_axis", -1), r);
+	size_t norm = s->at->norm.begin_norm;
+	size_t params = s->at->norm.begin_params;
 	struct sym__lb b;
 
 	if (sym__shard_default_replicated(s, 0) < 0)
@@ -138,9 +129,8 @@ infer_layer_norm(struct sym__shard *s)
 	return 0;
 }
 
-const struct sym__shard_rule sym__shard_norm[] = {
-	{ "softmax", 0, tuple_softmax, infer_softmax },
-	{ "log_softmax", 0, tuple_softmax, infer_softmax },
-	{ "layer_norm", 0, tuple_layer_norm, infer_layer_norm },
-	{ NULL, 0, NULL, NULL },
+const struct sym__shard_rule sym__shard_norm[SYM__N_OPS] = {
+	[SYM__OP_SOFTMAX] = { 0, tuple_softmax, infer_softmax },
+	[SYM__OP_LOG_SOFTMAX] = { 0, tuple_softmax, infer_softmax },
+	[SYM__OP_LAYER_NORM] = { 0, tuple_layer_norm, infer_layer_norm },
 };

@@ -30,7 +30,7 @@ struct sym__shard {
 	/* Filled by the caller (borrowed). */
 	sym_ctx *ctx;
 	const sym_op *op;
-	const sym_attrs *attrs;
+	const struct sym__opattrs *at; /* decoded by the shape rule */
 	size_t n_in, n_out;
 	sym_shape *const *in_shape;  /* global shapes */
 	sym_shape *const *out_shape; /* global shapes */
@@ -62,28 +62,28 @@ struct sym__shard {
 	struct sym__scratch *scratch;
 };
 
-/* A rule: the operator's name, the input whose leading dimension the
- * default (semi-automatic) strategy splits, and the two steps. "tuple"
- * gets one array of split counts per input ("split"[i] NULL: that input
- * has none, it is completed by "infer"), each as long as the input's
- * rank, every count at least 1. */
+/* A rule: the input whose leading dimension the default
+ * (semi-automatic) strategy splits, and the two steps. "tuple" gets one
+ * array of split counts per input ("split"[i] NULL: that input has none,
+ * it is completed by "infer"), each as long as the input's rank, every
+ * count at least 1. */
 struct sym__shard_rule {
-	const char *op;
 	int default_input;
 	int (*tuple)(struct sym__shard *s, const int64_t *const *split);
 	int (*infer)(struct sym__shard *s);
 };
 
-/* The families' tables, each ending with an entry whose name is NULL. */
-extern const struct sym__shard_rule sym__shard_elementwise[];
-extern const struct sym__shard_rule sym__shard_matmul[];
-extern const struct sym__shard_rule sym__shard_layout[];
-extern const struct sym__shard_rule sym__shard_concat[];
-extern const struct sym__shard_rule sym__shard_reduce[];
-extern const struct sym__shard_rule sym__shard_norm[];
-extern const struct sym__shard_rule sym__shard_gather[];
-extern const struct sym__shard_rule sym__shard_loss[];
-extern const struct sym__shard_rule sym__shard_conv[];
+/* The families' tables, indexed by operator identity: each fills the
+ * entries of its family's operators. */
+extern const struct sym__shard_rule sym__shard_elementwise[SYM__N_OPS];
+extern const struct sym__shard_rule sym__shard_matmul[SYM__N_OPS];
+extern const struct sym__shard_rule sym__shard_layout[SYM__N_OPS];
+extern const struct sym__shard_rule sym__shard_concat[SYM__N_OPS];
+extern const struct sym__shard_rule sym__shard_reduce[SYM__N_OPS];
+extern const struct sym__shard_rule sym__shard_norm[SYM__N_OPS];
+extern const struct sym__shard_rule sym__shard_gather[SYM__N_OPS];
+extern const struct sym__shard_rule sym__shard_loss[SYM__N_OPS];
+extern const struct sym__shard_rule sym__shard_conv[SYM__N_OPS];
 
 /* "s" to make "way" plural after the count "n". */
 #define SYM__WAYS(n) ((n) == 1 ? "" : "s")
@@ -171,19 +171,5 @@ int sym__shard_unsplit(struct sym__shard *s, size_t i, size_t d,
  * constructor's check, with a message naming the output); 0 or -1. */
 int sym__shard_check_out(struct sym__shard *s, size_t k, struct sym__lb *b,
     const char *what);
-
-/* Attributes (already checked by the shape rule). */
-int64_t sym__shard_attr_int(const struct sym__shard *s, const char *name,
-    int64_t def);
-int sym__shard_attr_bool(const struct sym__shard *s, const char *name, int def);
-const char *sym__shard_attr_str(const struct sym__shard *s, const char *name,
-    const char *def);
-/* The integers of the list (or integer) attribute "name" in "out" (room
- * for "cap"); the number found, 0 when absent. */
-size_t sym__shard_attr_ints(const struct sym__shard *s, const char *name,
-    int64_t *out, size_t cap);
-/* "axis" (negative: from the end) as a dimension of a rank "rank"
- * tensor. */
-size_t sym__shard_axis(int64_t axis, size_t rank);
 
 #endif

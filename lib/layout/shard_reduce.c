@@ -29,23 +29,19 @@ tuple_reduce(struct sym__shard *s, const int64_t *const *split)
 static int
 infer_reduce(struct sym__shard *s)
 {
-	size_t r = sym__shard_in_rank(s, 0), n, k = 0;
-	unsigned char *mark = sym__shard_scratch(s, r, 1);
-	int64_t *axes = sym__shard_scratch(s, r + 1, sizeof(*axes));
-	int keep = sym__shard_attr_bool(s, "keep_dims", 0);
-	int is_max = strcmp(sym_op_name(s->op), "reduce_max") == 0;
+	size_t r = sym__shard_in_rank(s, 0), k = 0;
+	const unsigned char *mark = s->at->reduce.mark;
+	int keep = s->at->reduce.keep_dims;
+	int is_max = s->op->id == SYM__OP_REDUCE_MAX;
 	struct sym__lb b;
 
-	if (!mark || !axes)
-		return sym__shard_nomem(s);
 	if (sym__shard_default_replicated(s, 0) < 0 ||
 	    sym__lb_init(s, &b, s->out_shape[0]->rank) < 0)
 		return -1;
-	n = sym__shard_attr_ints(s, "axis", axes, r);
-	for (size_t i = 0; i < n && i < r; i++)
-		mark[sym__shard_axis(axes[i], r)] = 1;
-	for (size_t d = 0; d < r && n == 0; d++)
-		mark[d] = 1;
+	if (!mark)
+		return sym__shard_fail(s, -1, -1,
+		    "internal error: %s has no decoded axes",
+		    sym_op_name(s->op));
 	for (size_t d = 0; d < r; d++) {
 		if (!mark[d]) {
 			if (k < b.rank)
@@ -64,9 +60,8 @@ infer_reduce(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
-const struct sym__shard_rule sym__shard_reduce[] = {
-	{ "reduce_sum", 0, tuple_reduce, infer_reduce },
-	{ "reduce_mean", 0, tuple_reduce, infer_reduce },
-	{ "reduce_max", 0, tuple_reduce, infer_reduce },
-	{ NULL, 0, NULL, NULL },
+const struct sym__shard_rule sym__shard_reduce[SYM__N_OPS] = {
+	[SYM__OP_REDUCE_SUM] = { 0, tuple_reduce, infer_reduce },
+	[SYM__OP_REDUCE_MEAN] = { 0, tuple_reduce, infer_reduce },
+	[SYM__OP_REDUCE_MAX] = { 0, tuple_reduce, infer_reduce },
 };

@@ -12,33 +12,30 @@
 
 #include "layout/shard_private.h"
 
-static const struct sym__shard_rule *const families[] = {
-	sym__shard_matmul,
-	sym__shard_elementwise,
-	sym__shard_layout,
-	sym__shard_concat,
-	sym__shard_reduce,
-	sym__shard_norm,
-	sym__shard_gather,
-	sym__shard_loss,
-	sym__shard_conv,
+/* The families' tables, by family. */
+static const struct sym__shard_rule *const families[SYM__N_FAMILIES] = {
+	[SYM__FAM_MATMUL] = sym__shard_matmul,
+	[SYM__FAM_ELEMENTWISE] = sym__shard_elementwise,
+	[SYM__FAM_LAYOUT] = sym__shard_layout,
+	[SYM__FAM_CONCAT] = sym__shard_concat,
+	[SYM__FAM_REDUCE] = sym__shard_reduce,
+	[SYM__FAM_NORM] = sym__shard_norm,
+	[SYM__FAM_GATHER] = sym__shard_gather,
+	[SYM__FAM_LOSS] = sym__shard_loss,
+	[SYM__FAM_CONV] = sym__shard_conv,
 };
-
-#define N_FAMILIES (sizeof(families) / sizeof(families[0]))
 
 /* Return the sharding rule of "op", or NULL when it has none. */
 const struct sym__shard_rule *
 sym__shard_rule_find(const sym_op *op)
 {
-	const char *name = sym_op_name(op);
+	const struct sym__shard_rule *r;
 
-	if (!name)
+	if (!op || (unsigned)op->family >= SYM__N_FAMILIES ||
+	    (unsigned)op->id >= SYM__N_OPS || !families[op->family])
 		return NULL;
-	for (size_t f = 0; f < N_FAMILIES; f++)
-		for (const struct sym__shard_rule *r = families[f]; r->op; r++)
-			if (strcmp(r->op, name) == 0)
-				return r;
-	return NULL;
+	r = &families[op->family][op->id];
+	return r->tuple && r->infer ? r : NULL;
 }
 
 /* Record on "s" the structural error "fmt" about dimension "dim" of the
@@ -597,83 +594,6 @@ sym__shard_tuple_input(struct sym__shard *s, const int64_t *split, size_t i,
 	if (sym__shard_set_mesh(s, rank, sizes, names) < 0)
 		return -1;
 	return sym__shard_map(s, i, split, axis_of);
-}
-
-/* Return the integer attribute "name" of "s", "def" when absent. */
-int64_t
-sym__shard_attr_int(const struct sym__shard *s, const char *name, int64_t def)
-{
-	const struct sym__attr *at = sym__attrs_find(s->attrs, name);
-	int64_t v;
-
-	if (!at)
-		return def;
-	if (at->kind == SYM_ATTR_INT || at->kind == SYM_ATTR_BOOL)
-		return at->i;
-	if (at->kind == SYM_ATTR_LIST && at->n == 1 &&
-	    sym_expr_get_const(at->items[0], &v) == 0)
-		return v;
-	return def;
-}
-
-/* Return the boolean attribute "name" of "s", "def" when absent. */
-int
-sym__shard_attr_bool(const struct sym__shard *s, const char *name, int def)
-{
-	const struct sym__attr *at = sym__attrs_find(s->attrs, name);
-
-	if (!at || (at->kind != SYM_ATTR_BOOL && at->kind != SYM_ATTR_INT))
-		return def;
-	return at->i != 0;
-}
-
-/* Return the string attribute "name" of "s", "def" when absent. */
-const char *
-sym__shard_attr_str(const struct sym__shard *s, const char *name,
-    const char *def)
-{
-	const struct sym__attr *at = sym__attrs_find(s->attrs, name);
-
-	return at && at->kind == SYM_ATTR_STRING ? at->s : def;
-}
-
-/* Store in "out" (room for "cap") the integers of the attribute "name" of
- * "s", an integer or a list of constants; return how many there are (0
- * when absent). */
-size_t
-sym__shard_attr_ints(const struct sym__shard *s, const char *name, int64_t *out,
-    size_t cap)
-{
-	const struct sym__attr *at = sym__attrs_find(s->attrs, name);
-	size_t n = 0;
-
-	if (!at)
-		return 0;
-	if (at->kind == SYM_ATTR_INT) {
-		if (cap)
-			out[0] = at->i;
-		return 1;
-	}
-	if (at->kind != SYM_ATTR_LIST)
-		return 0;
-	for (size_t i = 0; i < at->n; i++) {
-		int64_t v;
-
-		if (sym_expr_get_const(at->items[i], &v) < 0)
-			continue;
-		if (n < cap)
-			out[n] = v;
-		n++;
-	}
-	return n;
-}
-
-/* Return "axis" (negative: counted from the end) as a dimension of a
- * tensor of rank "rank". */
-size_t
-sym__shard_axis(int64_t axis, size_t rank)
-{
-	return axis < 0 ? (size_t)((int64_t)rank + axis) : (size_t)axis;
 }
 
 /* Allocate the arrays of "s", whose first block the caller filled; 0 or
