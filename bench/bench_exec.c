@@ -21,6 +21,7 @@
 #include <symshard.h>
 
 #include "exec/kernel.h"
+#include "shape/shape_private.h"
 
 /* Print "msg" and exit with status 1. */
 static void
@@ -220,7 +221,7 @@ overhead_case(int len, int64_t rows, int64_t w, double min_time)
 	memset(&ch, 0, sizeof(ch));
 	ch.len = len;
 	ch.data = malloc(((size_t)len + 1) * sizeof(*ch.data));
-	ch.relu = sym__kernel_find("relu");
+	ch.relu = sym__kernel(sym_op_find("relu"));
 	if (!text || !ch.data || !ch.relu)
 		die("out of memory");
 	pos = (size_t)snprintf(text, cap,

@@ -23,6 +23,7 @@
 #include <symshard.h>
 
 #include "exec/kernel.h"
+#include "shape/shape_private.h"
 
 /* A tensor of a tiny case: dtype, rank, dims. */
 struct tspec {
@@ -216,6 +217,40 @@ make(const struct tspec *s)
 	return t;
 }
 
+/* Return the attributes written "text" of "op" decoded for the "n_in"
+ * inputs "in" and "n_out" outputs, as the shape rule of a graph node
+ * decodes them (a new structure); exit on failure. */
+static struct sym__opattrs *
+decode(sym_ctx *ctx, const sym_op *op, const char *text,
+    const struct sym__tensor *in, int n_in, int n_out)
+{
+	struct sym__opattrs *at = malloc(sizeof(*at));
+	sym_attrs *attrs = parse_attrs(ctx, text);
+	sym_shape *sh[3] = { NULL, NULL, NULL };
+	char *error = NULL;
+	int r;
+
+	if (!at || n_in > 3)
+		die("out of memory");
+	for (int i = 0; i < n_in; i++) {
+		sym_expr *e[SYM__MAX_RANK];
+
+		for (int d = 0; d < in[i].rank; d++)
+			e[d] = sym__const(ctx, in[i].dim[d]);
+		sh[i] = sym__shape_new(ctx, in[i].dtype, (size_t)in[i].rank, e);
+		for (int d = 0; d < in[i].rank; d++)
+			sym__expr_unref(e[d]);
+	}
+	r = sym__opattrs_decode(ctx, op, attrs, (size_t)n_in, sh, (size_t)n_out,
+	    at, &error);
+	for (int i = 0; i < n_in; i++)
+		sym__shape_unref(sh[i]);
+	sym_attrs_free(attrs);
+	if (r < 0)
+		die(error ? error : "cannot decode the attributes");
+	return at;
+}
+
 /* Set up in "a" a call of the tiny case "c" in "ctx" on the tensors
  * "in" and "out" (made here; at least 3 each). */
 static void
@@ -228,7 +263,7 @@ call_new(sym_ctx *ctx, const struct tiny *c, struct sym__tensor *in,
 		out[i] = make(&c->out[i]);
 	memset(a, 0, sizeof(*a));
 	a->op = sym_op_find(c->op);
-	a->attrs = parse_attrs(ctx, c->attrs);
+	a->at = decode(ctx, a->op, c->attrs, in, c->n_in, c->n_out);
 	a->in = in;
 	a->n_in = c->n_in;
 	a->out = out;
@@ -240,7 +275,8 @@ static void
 call_free(struct sym__kernel_args *a, struct sym__tensor *in,
     struct sym__tensor *out)
 {
-	sym_attrs_free((sym_attrs *)a->attrs);
+	sym__opattrs_clear((struct sym__opattrs *)a->at);
+	free((void *)a->at);
 	for (int i = 0; i < a->n_in; i++)
 		sym__tensor_free(&in[i]);
 	for (int i = 0; i < a->n_out; i++)
@@ -255,7 +291,7 @@ overhead(sym_ctx *ctx, const struct tiny *c, int reps, double min_time)
 {
 	struct sym__tensor in[3], out[3];
 	struct sym__kernel_args a;
-	sym__kernel_fn f = sym__kernel_find(c->op);
+	sym__kernel_fn f = sym__kernel(sym_op_find(c->op));
 	double best = 1e30;
 
 	if (!f)
@@ -307,7 +343,7 @@ scratch_case(sym_ctx *ctx, const struct tiny *c, double min_time)
 	struct sym__tensor in[3], out[3];
 	struct sym__kernel_args a;
 	struct sym__kscratch sc = { 0 };
-	sym__kernel_fn f = sym__kernel_find(c->op);
+	sym__kernel_fn f = sym__kernel(sym_op_find(c->op));
 	double own = 1e30, kept = 1e30, t0;
 
 	if (!f)
@@ -344,7 +380,7 @@ scratch_case(sym_ctx *ctx, const struct tiny *c, double min_time)
 static double
 one_matmul(struct sym__kernel_args *a, int kernel)
 {
-	sym__kernel_fn f = sym__kernel_find("matmul");
+	sym__kernel_fn f = sym__kernel(sym_op_find("matmul"));
 	int m = (int)a->in[0].dim[0], k = (int)a->in[0].dim[1];
 	int n = (int)a->in[1].dim[1];
 	double t0 = now();
@@ -393,9 +429,12 @@ matmul_case(int64_t m, int64_t n, int64_t k, double min_time)
 	struct tspec sc = { F32, 2, { m, n } };
 	struct sym__tensor in[2] = { make(&sa), make(&sb) }, out = make(&sc);
 	struct sym__kernel_args a;
+	struct sym__opattrs at;
 	double tk, tc, flop = 2.0 * (double)(m * n * k);
 
 	memset(&a, 0, sizeof(a));
+	memset(&at, 0, sizeof(at));
+	a.at = &at;
 	a.in = in;
 	a.n_in = 2;
 	a.out = &out;

@@ -17,6 +17,7 @@
 
 #include "exec/comm_private.h"
 #include "exec/exec_private.h"
+#include "graph/graph_private.h"
 
 #include <symshard/expr.h>
 
@@ -61,69 +62,32 @@ sym_exec_rank(const sym_exec *x)
 	return x ? x->rank : -1;
 }
 
-/* Return 1 when the kernel of operator "name" only checks shapes when
- * its output shares its input's data. */
+/* Store in "*mask" the axes (bits) of input 0 of kernel step "e" of "x",
+ * of rank "rank", that its normalizer divides by: the reduced axes, or
+ * dimension 0, as its registry entry says; return 0, or -1 with an error
+ * on the executor's context. */
 static int
-aliasing_op(const char *name)
+norm_axes(sym_exec *x, struct sym__estep *e, size_t rank, unsigned *mask)
 {
-	static const char *const ops[] = { "reshape", "flatten", "expand_dims",
-		"squeeze", "identity" };
-
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (!strcmp(name, ops[i]))
-			return 1;
-	return 0;
-}
-
-/* Store in "*mask" the axes (bits) reduce_mean step "e" of "x" reduces
- * of its input of rank "rank" (attribute axis: an integer or a list,
- * negative from the end; absent or empty: all); return 0, or -1 with an
- * error on the executor's context. */
-static int
-mean_axes(sym_exec *x, struct sym__estep *e, size_t rank, unsigned *mask)
-{
-	const sym_attrs *a = sym_node_attrs(e->ps->node);
-	sym_attr_kind k = a ? sym_attrs_kind(a, "axis") : SYM_ATTR_NONE;
-	size_t n = k == SYM_ATTR_LIST ? sym_attrs_list_size(a, "axis") : 1;
+	const sym_op *op = sym_node_op(e->ps->node);
+	const struct sym__opattrs *at = sym__node_opattrs(e->ps->node);
 
 	*mask = 0;
-	if (k == SYM_ATTR_NONE || (k == SYM_ATTR_LIST && n == 0)) {
-		*mask = rank ? (1u << rank) - 1 : 0;
+	if (rank > SYM__MAX_RANK)
+		return sym__exec_fail(x, e, SYM_EINVAL,
+		    "tensors of more than %d dimensions are not supported",
+		    SYM__MAX_RANK);
+	if (op->norm == SYM__NORM_BATCH) {
+		*mask = rank ? 1u : 0;
 		return 0;
 	}
-	for (size_t i = 0; i < n; i++) {
-		int64_t v = 0;
-		int ok = k == SYM_ATTR_INT
-		    ? sym_attrs_get_int(a, "axis", &v) == 0
-		    : k == SYM_ATTR_LIST &&
-		        sym_expr_get_const(sym_attrs_list_item(a, "axis", i),
-		            &v) == 0;
-
-		if (ok && v < 0)
-			v += (int64_t)rank;
-		if (!ok || v < 0 || v >= (int64_t)rank)
-			return sym__exec_fail(x, e, SYM_EINVAL,
-			    "the attribute axis is not an axis of the input");
-		*mask |= 1u << v;
-	}
+	if (!at->reduce.mark)
+		return sym__exec_fail(x, e, SYM_EINVAL,
+		    "the operator has no decoded axes");
+	for (size_t d = 0; d < rank; d++)
+		if (at->reduce.mark[d])
+			*mask |= 1u << d;
 	return 0;
-}
-
-/* Return the axis of input or output of rank "rank" the attribute
- * "axis" of the node of "e" names (default "def", negative from the
- * end), or -1. */
-static int
-attr_axis(const struct sym__estep *e, int64_t def, size_t rank)
-{
-	const sym_attrs *a = sym_node_attrs(e->ps->node);
-	int64_t v = def;
-
-	if (a && sym_attrs_kind(a, "axis") == SYM_ATTR_INT &&
-	    sym_attrs_get_int(a, "axis", &v) < 0)
-		return -1;
-	if (v < 0)
-		v += (int64_t)rank;
-	return v >= 0 && v < (int64_t)rank ? (int)v : -1;
 }
 
 /* Record on "e" that input "in" of its node holds indices below the
@@ -148,26 +112,24 @@ add_bound(sym_exec *x, struct sym__estep *e, size_t in, int out, size_t t,
 	return 0;
 }
 
-/* Record the index inputs of kernel step "e" (labels, gather and
- * embedding indices, one_hot) and what bounds them; return 0 or -1. */
+/* Record the index operand of kernel step "e" (labels, gather and
+ * embedding indices, one_hot's input), as its registry entry gives it,
+ * and what bounds it; return 0 or -1. */
 static int
 index_bounds(sym_exec *x, struct sym__estep *e)
 {
-	const char *op = sym_node_op_name(e->ps->node);
+	const sym_op *op = sym_node_op(e->ps->node);
+	const struct sym__index_operand *ix = &op->index;
 	const sym_plan_step *ps = e->ps;
+	int dim = ix->dim;
 
-	if (!strcmp(op, "softmax_cross_entropy") && ps->n_in == 2)
-		return add_bound(x, e, 1, 0, 0, 1);
-	if (!strcmp(op, "gather") && ps->n_in == 2)
-		return add_bound(x, e, 1, 0, 0,
-		    attr_axis(e, 0, sym_plan_tensor_rank(x->plan, ps->in[0])));
-	if (!strcmp(op, "embedding") && ps->n_in == 2)
-		return add_bound(x, e, 0, 0, 1, 0);
-	if (!strcmp(op, "one_hot") && ps->n_in == 1 && ps->n_out == 1)
-		return add_bound(x, e, 0, 1, 0,
-		    attr_axis(e, -1,
-		        sym_plan_tensor_rank(x->plan, ps->out[0])));
-	return 0;
+	if (ix->input < 0 || (size_t)ix->input >= ps->n_in ||
+	    (ix->tensor < 0 ? ps->n_out < 1 : (size_t)ix->tensor >= ps->n_in))
+		return 0;
+	if (dim == SYM__INDEX_AXIS)
+		dim = (int)sym__node_opattrs(ps->node)->gather.axis;
+	return add_bound(x, e, (size_t)ix->input, ix->tensor < 0,
+	    ix->tensor < 0 ? 0 : (size_t)ix->tensor, dim);
 }
 
 /* Prepare kernel step "e" of "x": its kernel, arguments, normalizer,
@@ -176,11 +138,11 @@ static int
 init_kernel(sym_exec *x, struct sym__estep *e)
 {
 	const sym_plan_step *ps = e->ps;
-	const char *op = sym_node_op_name(ps->node);
+	const sym_op *op = sym_node_op(ps->node);
 	size_t n = ps->n_in + ps->n_out;
 	struct sym__kernel_args *a = &e->args;
 
-	e->fn = sym__kernel_find(op);
+	e->fn = sym__kernel(op);
 	if (!e->fn)
 		return sym__exec_fail(x, e, SYM_EINVAL,
 		    "the executor has no kernel for this operator");
@@ -204,8 +166,8 @@ init_kernel(sym_exec *x, struct sym__estep *e)
 	e->off = (int64_t(*)[SYM__MAX_RANK])(e->tin + n);
 	e->glob = e->off + ps->n_in;
 	e->ooff = e->glob + ps->n_in;
-	a->op = sym_node_op(ps->node);
-	a->attrs = sym_node_attrs(ps->node);
+	a->op = op;
+	a->at = sym__node_opattrs(ps->node);
 	a->n_in = (int)ps->n_in;
 	a->n_out = (int)ps->n_out;
 	a->in = e->tin;
@@ -214,16 +176,13 @@ init_kernel(sym_exec *x, struct sym__estep *e)
 	a->global_dim = (const int64_t(*)[SYM__MAX_RANK])e->glob;
 	a->out_offset = (const int64_t(*)[SYM__MAX_RANK])e->ooff;
 	a->scratch = &x->kscratch;
-	if (!strcmp(op, "reduce_mean") && ps->n_in == 1) {
-		e->norm = SYM__NORM_AXES;
-		if (mean_axes(x, e, sym_plan_tensor_rank(x->plan, ps->in[0]),
+	if (op->norm != SYM__NORM_NONE && ps->n_in >= 1) {
+		e->norm = 1;
+		if (norm_axes(x, e, sym_plan_tensor_rank(x->plan, ps->in[0]),
 		        &e->norm_axes) < 0)
 			return -1;
-	} else if (!strcmp(op, "softmax_cross_entropy") && ps->n_in >= 1) {
-		e->norm = SYM__NORM_AXES;
-		e->norm_axes = 1u;
 	}
-	if (aliasing_op(op) && ps->n_in >= 1 && ps->n_out == 1 &&
+	if ((op->flags & SYM__OPF_ALIAS) && ps->n_in >= 1 && ps->n_out == 1 &&
 	    x->tensor[ps->out[0]].es == x->tensor[ps->in[0]].es)
 		x->tensor[ps->out[0]].alias = ps->in[0];
 	return index_bounds(x, e);
@@ -442,7 +401,7 @@ prepare_kernel(sym_exec *x, struct sym__estep *e)
 		kernel_tensor(x, ps->out[o], &e->tout[o]);
 		memcpy(e->ooff[o], et->offset, et->rank * sizeof(int64_t));
 	}
-	if (e->norm == SYM__NORM_AXES) {
+	if (e->norm) {
 		const struct sym__etensor *in = &x->tensor[ps->in[0]];
 
 		for (size_t d = 0; d < in->rank; d++)

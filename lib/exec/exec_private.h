@@ -104,13 +104,6 @@ struct sym__bound {
 	int dim;
 };
 
-/* How a kernel's normalizer is computed: none, or the product of the
- * global sizes of input 0 along the axes in "norm_axes". */
-enum {
-	SYM__NORM_NONE = 0,
-	SYM__NORM_AXES
-};
-
 /* A step of the executor: the plan's step, and for a kernel its
  * function and arguments (tensors, offsets, global dims and output
  * offsets in one block at "tin"), for a communication the step of its
@@ -124,6 +117,8 @@ struct sym__estep {
 	int64_t (*off)[SYM__MAX_RANK];
 	int64_t (*glob)[SYM__MAX_RANK];
 	int64_t (*ooff)[SYM__MAX_RANK];
+	/* The normalizer, when "norm": the product of the global sizes of
+	 * input 0 along the axes in "norm_axes". */
 	int norm;
 	unsigned norm_axes;
 	struct sym__bound *bounds;

@@ -27,16 +27,17 @@ check_part(struct sym__kernel_args *a, const char *op,
 	return 0;
 }
 
-/* Read the attribute axis (default 0) of the call "a" of "op" for rank
- * "rank" into "*ax"; return 0 or -1. */
+/* Store in "*ax" the decoded axis of the call "a" of "op", checked
+ * against "rank"; return 0 or -1. */
 static int
 read_axis(struct sym__kernel_args *a, const char *op, int rank, int *ax)
 {
-	int64_t axis;
+	const struct sym__opattrs *at = sym__kat(a, op);
 
-	if (sym__kattr_int(a, op, "axis", 0, &axis) < 0)
+	if (!at || sym__kaxis(a, op, "axis", at->concat.axis, rank) < 0)
 		return -1;
-	return sym__kaxis(a, op, "axis", axis, rank, ax);
+	*ax = (int)at->concat.axis;
+	return 0;
 }
 
 /* The kernel of concat: the inputs joined along the attribute axis
@@ -94,9 +95,9 @@ k_split(struct sym__kernel_args *a)
 	if (sym__kio(a, op, 1, 1, 1, 1 << 20) < 0)
 		return -1;
 	x = &a->in[0];
-	if (read_axis(a, op, x->rank, &ax) < 0 ||
-	    sym__kattr_int(a, op, "output_num", a->n_out, &num) < 0)
+	if (read_axis(a, op, x->rank, &ax) < 0)
 		return -1;
+	num = a->at->concat.parts;
 	if (num != a->n_out)
 		return sym__kfail(a, op, "output_num=%lld but %d outputs given",
 		    (long long)num, a->n_out);
@@ -160,18 +161,17 @@ k_slice(struct sym__kernel_args *a)
 {
 	static const char op[] = "slice";
 	const struct sym__tensor *x, *y;
-	int64_t begin[SYM__MAX_RANK], size[SYM__MAX_RANK], sx[SYM__MAX_RANK];
-	int64_t sy[SYM__MAX_RANK], off = 0, start = 0;
-	size_t nb, ns;
+	const struct sym__opattrs *at;
+	const int64_t *begin, *size;
+	int64_t sx[SYM__MAX_RANK], sy[SYM__MAX_RANK], off = 0, start = 0;
 
-	if (sym__kio(a, op, 1, 1, 1, 1) < 0 ||
-	    sym__kattr_ints(a, op, "begin", begin, SYM__MAX_RANK, &nb) < 0 ||
-	    sym__kattr_ints(a, op, "size", size, SYM__MAX_RANK, &ns) < 0)
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || !(at = sym__kat(a, op)))
 		return -1;
 	x = &a->in[0];
 	y = &a->out[0];
-	if (nb != (size_t)x->rank || ns != (size_t)x->rank ||
-	    y->rank != x->rank)
+	begin = at->concat.begin;
+	size = at->concat.size;
+	if (!begin || !size || y->rank != x->rank)
 		return sym__kfail(a, op,
 		    "begin and size must have one item per dim of the input "
 		    "(%d), and the output that rank",
@@ -192,9 +192,8 @@ k_slice(struct sym__kernel_args *a)
 	return 0;
 }
 
-const struct sym__kernel_entry sym__kernels_concat[] = {
-	{ "concat", k_concat },
-	{ "split", k_split },
-	{ "slice", k_slice },
-	{ NULL, NULL },
+const sym__kernel_fn sym__kernels_concat[SYM__N_OPS] = {
+	[SYM__OP_CONCAT] = k_concat,
+	[SYM__OP_SPLIT] = k_split,
+	[SYM__OP_SLICE] = k_slice,
 };

@@ -31,58 +31,6 @@ struct conv {
 	int64_t group, o_global, o_off;
 };
 
-/* Read the attribute "name" of the call "a" (an integer, a list of 2 or
- * a list of 4 starting with 1, 1) into "hw", "def" when absent; return 0
- * or -1. */
-static int
-pair(struct sym__kernel_args *a, const char *name, int64_t def, int64_t *hw)
-{
-	int64_t v[4];
-	size_t n;
-	int r = sym__kattr_ints(a, op, name, v, 4, &n);
-
-	if (r < 0)
-		return -1;
-	hw[0] = hw[1] = def;
-	if (n == 1)
-		hw[0] = hw[1] = v[0];
-	else if (n == 2 || (n == 4 && v[0] == 1 && v[1] == 1)) {
-		hw[0] = v[n - 2];
-		hw[1] = v[n - 1];
-	} else if (r == 0)
-		return sym__kfail(a, op,
-		    "attribute %s must be an integer, a list of 2 or of 4 "
-		    "(1, 1, h, w)",
-		    name);
-	if (hw[0] < 1 || hw[1] < 1)
-		return sym__kfail(a, op, "attribute %s must be at least 1",
-		    name);
-	return 0;
-}
-
-/* Read the attribute pad of the call "a" (an integer, a list of 2 (h, w)
- * or of 4 (top, bottom, left, right)) into "p", 0 when absent; return 0
- * or -1. */
-static int
-pads(struct sym__kernel_args *a, int64_t *p)
-{
-	int64_t v[4];
-	size_t n;
-	int r = sym__kattr_ints(a, op, "pad", v, 4, &n);
-
-	if (r < 0)
-		return -1;
-	if (r == 0 && n != 1 && n != 2 && n != 4)
-		return sym__kfail(a, op,
-		    "attribute pad must be an integer, a list of 2 or of 4");
-	for (size_t i = 0; i < 4; i++) {
-		p[i] = n == 4 ? v[i] : n == 2 ? v[i / 2] : n == 1 ? v[0] : 0;
-		if (p[i] < 0)
-			return sym__kfail(a, op, "attribute pad is negative");
-	}
-	return 0;
-}
-
 /* Return the output extent floor((size + pa + pb - dil (k - 1) - 1) /
  * stride) + 1 of one spatial dim, or -1 when it overflows 64 bits. */
 static int64_t
@@ -100,22 +48,22 @@ extent(int64_t size, int64_t k, int64_t pa, int64_t pb, int64_t dil,
 	return e >= 0 ? e / stride + 1 : -(-(e + 1) / stride);
 }
 
-/* Read the attributes of the call "a" into "cv"; return 0 or -1. */
+/* Copy the decoded attributes of the call "a" into "cv"; return 0 or
+ * -1. */
 static int
 read_attrs(struct sym__kernel_args *a, struct conv *cv)
 {
-	const char *fmt;
+	const struct sym__opattrs *at = sym__kat(a, op);
 
-	if (sym__kattr_string(a, op, "data_format", "NCHW", &fmt) < 0 ||
-	    pair(a, "stride", 1, cv->stride) < 0 ||
-	    pair(a, "dilation", 1, cv->dil) < 0 || pads(a, cv->pad) < 0 ||
-	    sym__kattr_int(a, op, "group", 1, &cv->group) < 0)
+	if (!at)
 		return -1;
-	if (strcmp(fmt, "NCHW"))
-		return sym__kfail(a, op, "data_format \"%s\" is not supported",
-		    fmt);
-	if (cv->group < 1)
-		return sym__kfail(a, op, "attribute group must be at least 1");
+	memcpy(cv->stride, at->conv.stride, sizeof(cv->stride));
+	memcpy(cv->dil, at->conv.dilation, sizeof(cv->dil));
+	memcpy(cv->pad, at->conv.pad, sizeof(cv->pad));
+	cv->group = at->conv.group;
+	if (cv->group < 1 || cv->stride[0] < 1 || cv->stride[1] < 1 ||
+	    cv->dil[0] < 1 || cv->dil[1] < 1)
+		return sym__kfail(a, op, "invalid decoded attributes");
 	return 0;
 }
 
@@ -315,7 +263,6 @@ k_conv2d(struct sym__kernel_args *a)
 	return 0;
 }
 
-const struct sym__kernel_entry sym__kernels_conv[] = {
-	{ "conv2d", k_conv2d },
-	{ NULL, NULL },
+const sym__kernel_fn sym__kernels_conv[SYM__N_OPS] = {
+	[SYM__OP_CONV2D] = k_conv2d,
 };

@@ -285,24 +285,23 @@ convert(const struct sym__tensor *x, struct sym__tensor *y, int64_t n)
 }
 
 /* The kernel of cast: the input converted to the output's dtype, which
- * must be the attribute dtype when it is given; "a" is the call. */
+ * must be the decoded attribute dtype; "a" is the call. */
 static int
 k_cast(struct sym__kernel_args *a)
 {
 	static const char op[] = "cast";
-	const char *name;
-	sym_dtype dt;
+	const struct sym__opattrs *at;
 
 	if (sym__kio(a, op, 1, 1, 1, 1) < 0 ||
 	    sym__ksame_dims(a, op, &a->in[0], "the input", &a->out[0],
 	        "the output") < 0 ||
-	    sym__kattr_string(a, op, "dtype", NULL, &name) < 0)
+	    !(at = sym__kat(a, op)))
 		return -1;
-	dt = name ? sym_dtype_from_name(name) : a->out[0].dtype;
-	if (dt != a->out[0].dtype)
+	if (at->elementwise.dtype != a->out[0].dtype)
 		return sym__kfail(a, op,
 		    "the output is %s but the attribute dtype says %s",
-		    sym_dtype_name(a->out[0].dtype), name);
+		    sym_dtype_name(a->out[0].dtype),
+		    sym_dtype_name(at->elementwise.dtype));
 	if (a->in[0].data == a->out[0].data && sym__tensor_numel(&a->in[0]))
 		return sym__kfail(a, op, "the output may not alias the input");
 	convert(&a->in[0], &a->out[0], sym__tensor_numel(&a->in[0]));
@@ -588,30 +587,29 @@ BIAS(bias_f32, float, u + v)
 BIAS(bias_f64, double, u + v)
 BIAS(bias_i32, int32_t, WRAP(+))
 
-/* The kernel of bias_add(x, bias): bias [C] added along the channel dim
- * of x, 1 for data_format NCHW (default) and NCDHW, the last for NHWC;
- * "a" is the call. */
+/* The kernel of bias_add(x, bias): bias [C] added along the decoded
+ * channel dim of x; "a" is the call. */
 static int
 k_bias_add(struct sym__kernel_args *a)
 {
 	static const char op[] = "bias_add";
+	const struct sym__opattrs *at;
 	const struct sym__tensor *x, *b;
-	const char *fmt;
 	int c;
 
-	if (sym__kio(a, op, 2, 2, 1, 1) < 0 ||
-	    sym__kattr_string(a, op, "data_format", "NCHW", &fmt) < 0)
+	if (sym__kio(a, op, 2, 2, 1, 1) < 0 || !(at = sym__kat(a, op)))
 		return -1;
 	x = &a->in[0];
 	b = &a->in[1];
-	if (strcmp(fmt, "NCHW") && strcmp(fmt, "NHWC") && strcmp(fmt, "NCDHW"))
-		return sym__kfail(a, op, "unknown data_format \"%s\"", fmt);
 	if (x->rank < 2 || b->rank != 1)
 		return sym__kfail(a, op,
 		    "x must have rank at least 2 and the bias rank 1 (ranks "
 		    "%d and %d)",
 		    x->rank, b->rank);
-	c = strcmp(fmt, "NHWC") ? 1 : x->rank - 1;
+	if (sym__kaxis(a, op, "the channel axis", at->elementwise.channel,
+	        x->rank) < 0)
+		return -1;
+	c = (int)at->elementwise.channel;
 	if (b->dim[0] != x->dim[c])
 		return sym__kfail(a, op,
 		    "the bias has %lld elements but dim %d of x is %lld",
@@ -642,23 +640,22 @@ k_bias_add(struct sym__kernel_args *a)
 	}
 }
 
-const struct sym__kernel_entry sym__kernels_elementwise[] = {
-	{ "relu", k_relu },
-	{ "gelu", k_gelu },
-	{ "exp", k_exp },
-	{ "log", k_log },
-	{ "neg", k_neg },
-	{ "sqrt", k_sqrt },
-	{ "tanh", k_tanh },
-	{ "sigmoid", k_sigmoid },
-	{ "cast", k_cast },
-	{ "identity", k_identity },
-	{ "add", k_add },
-	{ "sub", k_sub },
-	{ "mul", k_mul },
-	{ "div", k_div },
-	{ "maximum", k_maximum },
-	{ "minimum", k_minimum },
-	{ "bias_add", k_bias_add },
-	{ NULL, NULL },
+const sym__kernel_fn sym__kernels_elementwise[SYM__N_OPS] = {
+	[SYM__OP_RELU] = k_relu,
+	[SYM__OP_GELU] = k_gelu,
+	[SYM__OP_EXP] = k_exp,
+	[SYM__OP_LOG] = k_log,
+	[SYM__OP_NEG] = k_neg,
+	[SYM__OP_SQRT] = k_sqrt,
+	[SYM__OP_TANH] = k_tanh,
+	[SYM__OP_SIGMOID] = k_sigmoid,
+	[SYM__OP_CAST] = k_cast,
+	[SYM__OP_IDENTITY] = k_identity,
+	[SYM__OP_ADD] = k_add,
+	[SYM__OP_SUB] = k_sub,
+	[SYM__OP_MUL] = k_mul,
+	[SYM__OP_DIV] = k_div,
+	[SYM__OP_MAXIMUM] = k_maximum,
+	[SYM__OP_MINIMUM] = k_minimum,
+	[SYM__OP_BIAS_ADD] = k_bias_add,
 };

@@ -87,20 +87,18 @@ gather(struct sym__kernel_args *a, const char *op, int ip, int ii, int ax)
 	return 0;
 }
 
-/* The kernel of gather(params, indices): along the attribute axis
- * (default 0); "a" is the call. */
+/* The kernel of gather(params, indices): along the decoded axis; "a" is
+ * the call. */
 static int
 k_gather(struct sym__kernel_args *a)
 {
 	static const char op[] = "gather";
-	int64_t axis;
-	int ax;
+	const struct sym__opattrs *at;
 
-	if (sym__kio(a, op, 2, 2, 1, 1) < 0 ||
-	    sym__kattr_int(a, op, "axis", 0, &axis) < 0 ||
-	    sym__kaxis(a, op, "axis", axis, a->in[0].rank, &ax) < 0)
+	if (sym__kio(a, op, 2, 2, 1, 1) < 0 || !(at = sym__kat(a, op)) ||
+	    sym__kaxis(a, op, "axis", at->gather.axis, a->in[0].rank) < 0)
 		return -1;
-	return gather(a, op, 0, 1, ax);
+	return gather(a, op, 0, 1, (int)at->gather.axis);
 }
 
 /* The kernel of embedding(ids, table [V, D]): ids.shape + [D]; "a" is
@@ -118,25 +116,6 @@ k_embedding(struct sym__kernel_args *a)
 	return gather(a, op, 1, 0, 0);
 }
 
-/* Store in "*depth" the attribute depth of the call "a" of one_hot when
- * it is a constant (an integer or a list of one constant), else -1;
- * return 0 or -1. */
-static int
-const_depth(struct sym__kernel_args *a, int64_t *depth)
-{
-	sym_attr_kind k =
-	    a->attrs ? sym_attrs_kind(a->attrs, "depth") : SYM_ATTR_NONE;
-
-	*depth = -1;
-	if (k == SYM_ATTR_INT)
-		return sym_attrs_get_int(a->attrs, "depth", depth);
-	if (k == SYM_ATTR_LIST && sym_attrs_list_size(a->attrs, "depth") == 1 &&
-	    sym_expr_get_const(sym_attrs_list_item(a->attrs, "depth", 0),
-	        depth) < 0)
-		*depth = -1;
-	return 0;
-}
-
 /* Set element "i" of "y" (storage "k") to one. */
 static void
 set_one(void *y, enum sym__kst k, int64_t i)
@@ -152,23 +131,20 @@ set_one(void *y, enum sym__kst k, int64_t i)
 }
 
 /* Check that the output of the call "a" of one_hot has the dims of the
- * indices with a dim inserted at "ax", in the attribute dtype (default
- * f32), and that its block of classes is inside the constant depth;
- * return 0 or -1. */
+ * indices with a dim inserted at "ax", in the decoded dtype, and that its
+ * block of classes is inside the depth when it is a constant; return 0
+ * or -1. */
 static int
 check_one_hot(struct sym__kernel_args *a, int ax)
 {
 	const struct sym__tensor *x = &a->in[0], *y = &a->out[0];
-	int64_t depth, c0 = sym__kout_offset(a, 0, ax);
-	const char *name;
+	int64_t depth = a->at->gather.depth, c0 = sym__kout_offset(a, 0, ax);
 
-	if (sym__kattr_string(a, "one_hot", "dtype", "f32", &name) < 0 ||
-	    const_depth(a, &depth) < 0)
-		return -1;
-	if (sym_dtype_from_name(name) != y->dtype)
+	if (a->at->gather.dtype != y->dtype)
 		return sym__kfail(a, "one_hot",
 		    "the output is %s but the attribute dtype says %s",
-		    sym_dtype_name(y->dtype), name);
+		    sym_dtype_name(y->dtype),
+		    sym_dtype_name(a->at->gather.dtype));
 	if (y->rank != x->rank + 1)
 		return sym__kfail(a, "one_hot",
 		    "the output has rank %d, not %d", y->rank, x->rank + 1);
@@ -186,21 +162,23 @@ check_one_hot(struct sym__kernel_args *a, int ax)
 }
 
 /* The kernel of one_hot(indices): the depth (local: the output's dim)
- * inserted at the attribute axis (default -1: last); "a" is the call. */
+ * inserted at the decoded axis; "a" is the call. */
 static int
 k_one_hot(struct sym__kernel_args *a)
 {
 	static const char op[] = "one_hot";
 	const struct sym__tensor *x;
 	struct sym__tensor *y;
-	int64_t axis, outer, inner, depth, c0;
+	const struct sym__opattrs *at;
+	int64_t outer, inner, depth, c0;
 	const int32_t *idx;
 	int ax;
 
-	if (sym__kio(a, op, 1, 1, 1, 1) < 0 ||
-	    sym__kattr_int(a, op, "axis", -1, &axis) < 0 ||
-	    sym__kaxis(a, op, "axis", axis, a->in[0].rank + 1, &ax) < 0 ||
-	    sym__kindices(a, op, &a->in[0], "the indices") < 0 ||
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || !(at = sym__kat(a, op)) ||
+	    sym__kaxis(a, op, "axis", at->gather.axis, a->in[0].rank + 1) < 0)
+		return -1;
+	ax = (int)at->gather.axis;
+	if (sym__kindices(a, op, &a->in[0], "the indices") < 0 ||
 	    check_one_hot(a, ax) < 0)
 		return -1;
 	x = &a->in[0];
@@ -225,9 +203,8 @@ k_one_hot(struct sym__kernel_args *a)
 	return 0;
 }
 
-const struct sym__kernel_entry sym__kernels_gather[] = {
-	{ "gather", k_gather },
-	{ "embedding", k_embedding },
-	{ "one_hot", k_one_hot },
-	{ NULL, NULL },
+const sym__kernel_fn sym__kernels_gather[SYM__N_OPS] = {
+	[SYM__OP_GATHER] = k_gather,
+	[SYM__OP_EMBEDDING] = k_embedding,
+	[SYM__OP_ONE_HOT] = k_one_hot,
 };

@@ -40,39 +40,33 @@ k_flatten(struct sym__kernel_args *a)
 }
 
 /* The kernel of transpose and permute, called "op": output dim i is input
- * dim perm[i] (the required attribute perm, negative axes from the end);
- * "a" is the call. */
+ * dim perm[i] (the decoded permutation); "a" is the call. */
 static int
 transpose(struct sym__kernel_args *a, const char *op)
 {
+	const struct sym__opattrs *at;
 	const struct sym__tensor *x, *y;
-	int64_t perm[SYM__MAX_RANK], sx[SYM__MAX_RANK], ss[SYM__MAX_RANK];
-	int64_t sy[SYM__MAX_RANK];
-	unsigned char seen[SYM__MAX_RANK] = { 0 };
-	size_t n;
-	int r;
+	int64_t sx[SYM__MAX_RANK], ss[SYM__MAX_RANK], sy[SYM__MAX_RANK];
+	const int64_t *perm;
 
-	if (sym__kio(a, op, 1, 1, 1, 1) < 0)
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || !(at = sym__kat(a, op)))
 		return -1;
 	x = &a->in[0];
 	y = &a->out[0];
-	r = sym__kattr_ints(a, op, "perm", perm, SYM__MAX_RANK, &n);
-	if (r < 0)
-		return -1;
-	if (r == 1 || n != (size_t)x->rank || y->rank != x->rank)
+	perm = at->layout.perm;
+	if (!perm || y->rank != x->rank)
 		return sym__kfail(a, op,
 		    "perm must list the %d axes of the input, which the output "
 		    "(rank %d) must have",
 		    x->rank, y->rank);
-	if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0 ||
-	    sym__kaxes(a, op, "perm", perm, n, x->rank, seen) < 0)
+	if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
 		return -1;
 	if (x->data == y->data && sym__tensor_numel(x) > 0)
 		return sym__kfail(a, op, "the output may not alias the input");
 	sym__kstrides(x, sx);
 	sym__kstrides(y, sy);
 	for (int i = 0; i < x->rank; i++) {
-		int p = (int)(perm[i] < 0 ? perm[i] + x->rank : perm[i]);
+		int p = (int)perm[i];
 
 		if (y->dim[i] != x->dim[p])
 			return sym__kfail(a, op,
@@ -106,20 +100,17 @@ static int
 k_expand_dims(struct sym__kernel_args *a)
 {
 	static const char op[] = "expand_dims";
+	const struct sym__opattrs *at;
 	const struct sym__tensor *x, *y;
-	int64_t axis;
 	int ax;
 
-	if (sym__kio(a, op, 1, 1, 1, 1) < 0)
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || !(at = sym__kat(a, op)))
 		return -1;
 	x = &a->in[0];
 	y = &a->out[0];
-	if (sym__kattr_int(a, op, "axis", INT64_MIN, &axis) < 0)
+	if (sym__kaxis(a, op, "axis", at->layout.axis, x->rank + 1) < 0)
 		return -1;
-	if (axis == INT64_MIN)
-		return sym__kfail(a, op, "the attribute axis is required");
-	if (sym__kaxis(a, op, "axis", axis, x->rank + 1, &ax) < 0)
-		return -1;
+	ax = (int)at->layout.axis;
 	if (y->rank != x->rank + 1 || y->dim[ax] != 1)
 		return sym__kfail(a, op,
 		    "the output must have rank %d and a dim 1 at %d",
@@ -133,9 +124,8 @@ k_expand_dims(struct sym__kernel_args *a)
 }
 
 /* Check that the dims of output "y" of the call "a" of squeeze are those
- * of input "x" with some dims 1 removed: the axes marked in "mark", or
- * when "mark" is NULL any dims 1 (the global dims that were the constant
- * 1 are not known here); return 0 or -1. */
+ * of input "x" with the dims 1 marked in "mark" removed; return 0 or
+ * -1. */
 static int
 squeezed(struct sym__kernel_args *a, const struct sym__tensor *x,
     const struct sym__tensor *y, const unsigned char *mark)
@@ -143,20 +133,18 @@ squeezed(struct sym__kernel_args *a, const struct sym__tensor *x,
 	int j = 0;
 
 	for (int i = 0; i < x->rank; i++) {
-		if (mark && mark[i] && x->dim[i] != 1)
+		if (mark[i] && x->dim[i] != 1)
 			return sym__kfail(a, "squeeze",
 			    "dim %d of the input is %lld, not 1", i,
 			    (long long)x->dim[i]);
-		if (mark && mark[i])
+		if (mark[i])
 			continue;
 		if (j < y->rank && y->dim[j] == x->dim[i]) {
 			j++;
 			continue;
 		}
-		if (mark || x->dim[i] != 1)
-			return sym__kfail(a, "squeeze",
-			    "the output dims are not the input's with dims 1 "
-			    "removed");
+		return sym__kfail(a, "squeeze",
+		    "the output dims are not the input's with dims 1 removed");
 	}
 	if (j != y->rank)
 		return sym__kfail(a, "squeeze",
@@ -164,35 +152,28 @@ squeezed(struct sym__kernel_args *a, const struct sym__tensor *x,
 	return 0;
 }
 
-/* The kernel of squeeze: the dims 1 named by the attribute axis (an
- * integer or a list), or when absent the input's dims 1 the output drops,
- * removed; "a" is the call. */
+/* The kernel of squeeze: the dims 1 its shape rule marked removed; "a"
+ * is the call. */
 static int
 k_squeeze(struct sym__kernel_args *a)
 {
 	static const char op[] = "squeeze";
-	int64_t axes[SYM__MAX_RANK];
-	unsigned char mark[SYM__MAX_RANK] = { 0 };
-	size_t n;
-	int r;
+	const struct sym__opattrs *at;
 
-	if (sym__kio(a, op, 1, 1, 1, 1) < 0)
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || !(at = sym__kat(a, op)))
 		return -1;
-	r = sym__kattr_ints(a, op, "axis", axes, SYM__MAX_RANK, &n);
-	if (r < 0 ||
-	    (n > 0 &&
-	        sym__kaxes(a, op, "axis", axes, n, a->in[0].rank, mark) < 0) ||
-	    squeezed(a, &a->in[0], &a->out[0], n > 0 ? mark : NULL) < 0)
+	if (!at->layout.mark)
+		return sym__kfail(a, op, "no decoded axes");
+	if (squeezed(a, &a->in[0], &a->out[0], at->layout.mark) < 0)
 		return -1;
 	return sym__kcopy_or_alias(a, op);
 }
 
-const struct sym__kernel_entry sym__kernels_layout[] = {
-	{ "reshape", k_reshape },
-	{ "flatten", k_flatten },
-	{ "transpose", k_transpose },
-	{ "permute", k_permute },
-	{ "expand_dims", k_expand_dims },
-	{ "squeeze", k_squeeze },
-	{ NULL, NULL },
+const sym__kernel_fn sym__kernels_layout[SYM__N_OPS] = {
+	[SYM__OP_RESHAPE] = k_reshape,
+	[SYM__OP_FLATTEN] = k_flatten,
+	[SYM__OP_TRANSPOSE] = k_transpose,
+	[SYM__OP_PERMUTE] = k_permute,
+	[SYM__OP_EXPAND_DIMS] = k_expand_dims,
+	[SYM__OP_SQUEEZE] = k_squeeze,
 };

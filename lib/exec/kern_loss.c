@@ -51,15 +51,13 @@ put(void *y, enum sym__kst k, int64_t i, double v)
 /* Check the tensors of the call "a" for the reduction "red"; return 0 or
  * -1. */
 static int
-check(struct sym__kernel_args *a, const char *red)
+check(struct sym__kernel_args *a, enum sym__reduction red)
 {
 	static const char op[] = "softmax_cross_entropy";
 	const struct sym__tensor *x = &a->in[0], *lab = &a->in[1];
 	const struct sym__tensor *y = &a->out[0];
-	int none = !strcmp(red, "none");
+	int none = red == SYM__RED_NONE;
 
-	if (strcmp(red, "mean") && strcmp(red, "sum") && !none)
-		return sym__kfail(a, op, "unknown reduction \"%s\"", red);
 	if (x->rank != 2 || lab->rank != 1 || lab->dim[0] != x->dim[0])
 		return sym__kfail(a, op,
 		    "the logits must be [N, C] and the labels [N]");
@@ -88,13 +86,14 @@ k_sce(struct sym__kernel_args *a)
 	static const char op[] = "softmax_cross_entropy";
 	const struct sym__tensor *x;
 	enum sym__kst k;
-	const char *red;
+	enum sym__reduction red;
 	double *loss, sum = 0.0;
 	int64_t n;
 
-	if (sym__kio(a, op, 2, 2, 1, 1) < 0 ||
-	    sym__kattr_string(a, op, "reduction", "mean", &red) < 0 ||
-	    check(a, red) < 0)
+	if (sym__kio(a, op, 2, 2, 1, 1) < 0 || !sym__kat(a, op))
+		return -1;
+	red = a->at->loss.reduction;
+	if (check(a, red) < 0)
 		return -1;
 	x = &a->in[0];
 	n = x->dim[0];
@@ -106,13 +105,13 @@ k_sce(struct sym__kernel_args *a)
 		sce_f32(x->data, a->in[1].data, n, x->dim[1], loss);
 	else
 		sce_f64(x->data, a->in[1].data, n, x->dim[1], loss);
-	if (!strcmp(red, "none")) {
+	if (red == SYM__RED_NONE) {
 		for (int64_t i = 0; i < n; i++)
 			put(a->out[0].data, k, i, loss[i]);
 	} else {
 		for (int64_t i = 0; i < n; i++)
 			sum += loss[i];
-		if (!strcmp(red, "mean"))
+		if (red == SYM__RED_MEAN)
 			sum /= (double)(a->normalizer > 0 ? a->normalizer : n);
 		put(a->out[0].data, k, 0, sum);
 	}
@@ -120,7 +119,6 @@ k_sce(struct sym__kernel_args *a)
 	return 0;
 }
 
-const struct sym__kernel_entry sym__kernels_loss[] = {
-	{ "softmax_cross_entropy", k_sce },
-	{ NULL, NULL },
+const sym__kernel_fn sym__kernels_loss[SYM__N_OPS] = {
+	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = k_sce,
 };

@@ -75,9 +75,11 @@ setup(struct sym__kernel_args *a, const char *op, struct gemm *g)
 	int ra = x->rank, rb = y->rank;
 	int64_t kb;
 
-	if (sym__kattr_bool(a, op, "transpose_a", 0, &g->ta) < 0 ||
-	    sym__kattr_bool(a, op, "transpose_b", 0, &g->tb) < 0 ||
-	    sym__ksame_kst(a, op, x, "input 0", y, "input 1") < 0 ||
+	if (!sym__kat(a, op))
+		return -1;
+	g->ta = a->at->matmul.transpose_a;
+	g->tb = a->at->matmul.transpose_b;
+	if (sym__ksame_kst(a, op, x, "input 0", y, "input 1") < 0 ||
 	    sym__ksame_kst(a, op, x, "input 0", &a->out[0], "the output") < 0)
 		return -1;
 	g->kst = sym__kst(x->dtype);
@@ -267,8 +269,7 @@ k_batch_matmul(struct sym__kernel_args *a)
 	return 0;
 }
 
-const struct sym__kernel_entry sym__kernels_matmul[] = {
-	{ "matmul", k_matmul },
-	{ "batch_matmul", k_batch_matmul },
-	{ NULL, NULL },
+const sym__kernel_fn sym__kernels_matmul[SYM__N_OPS] = {
+	[SYM__OP_MATMUL] = k_matmul,
+	[SYM__OP_BATCH_MATMUL] = k_batch_matmul,
 };

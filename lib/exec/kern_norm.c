@@ -202,26 +202,17 @@ softmax_run(struct sym__kernel_args *a, const char *op,
 static int
 softmax(struct sym__kernel_args *a, const char *op, int lg)
 {
-	unsigned char mark[SYM__MAX_RANK] = { 0 };
-	int64_t axes[SYM__MAX_RANK];
+	const unsigned char *mark;
 	const struct sym__tensor *x;
-	int first = -1, last = -1, r;
-	size_t n;
+	int first = -1, last = -1;
 
-	if (sym__kio(a, op, 1, 1, 1, 1) < 0)
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || !sym__kat(a, op))
 		return -1;
 	x = &a->in[0];
-	r = sym__kattr_ints(a, op, "axis", axes, SYM__MAX_RANK, &n);
-	if (r < 0)
-		return -1;
-	if (r == 1) {
-		axes[0] = -1;
-		n = 1;
-	}
-	if (n == 0)
-		return sym__kfail(a, op, "the attribute axis names no axis");
-	if (sym__kaxes(a, op, "axis", axes, n, x->rank, mark) < 0 ||
-	    sym__kfloat(a, op, x, "the input") < 0 ||
+	mark = a->at->norm.mark;
+	if (!mark)
+		return sym__kfail(a, op, "no decoded axes");
+	if (sym__kfloat(a, op, x, "the input") < 0 ||
 	    sym__ksame_kst(a, op, x, "the input", &a->out[0], "the output") <
 	        0 ||
 	    sym__ksame_dims(a, op, x, "the input", &a->out[0], "the output") <
@@ -356,22 +347,24 @@ k_layer_norm(struct sym__kernel_args *a)
 	static const char op[] = "layer_norm";
 	const struct sym__tensor *x;
 	struct sym__tensor *y;
-	int64_t bna, bpa;
+	const struct sym__opattrs *at;
 	int norm, params;
 	struct ln s;
 	void *mean, *var;
 
-	if (sym__kio(a, op, 3, 3, 1, 3) < 0)
+	if (sym__kio(a, op, 3, 3, 1, 3) < 0 || !(at = sym__kat(a, op)))
 		return -1;
 	if (a->n_out == 2)
 		return sym__kfail(a, op, "1 or 3 outputs expected, not 2");
 	x = &a->in[0];
 	y = &a->out[0];
-	if (sym__kattr_int(a, op, "begin_norm_axis", -1, &bna) < 0 ||
-	    sym__kattr_int(a, op, "begin_params_axis", -1, &bpa) < 0 ||
-	    sym__kattr_float(a, op, "epsilon", 1e-5, &s.eps) < 0 ||
-	    sym__kaxis(a, op, "begin_norm_axis", bna, x->rank, &norm) < 0 ||
-	    sym__kaxis(a, op, "begin_params_axis", bpa, x->rank, &params) < 0 ||
+	s.eps = at->norm.epsilon;
+	norm = (int)at->norm.begin_norm;
+	params = (int)at->norm.begin_params;
+	if (sym__kaxis(a, op, "begin_norm_axis", at->norm.begin_norm, x->rank) <
+	        0 ||
+	    sym__kaxis(a, op, "begin_params_axis", at->norm.begin_params,
+	        x->rank) < 0 ||
 	    sym__kfloat(a, op, x, "x") < 0 || check_param(a, 1, params) < 0 ||
 	    check_param(a, 2, params) < 0 ||
 	    sym__ksame_dims(a, op, x, "x", y, "y") < 0 ||
@@ -394,9 +387,8 @@ k_layer_norm(struct sym__kernel_args *a)
 	return 0;
 }
 
-const struct sym__kernel_entry sym__kernels_norm[] = {
-	{ "softmax", k_softmax },
-	{ "log_softmax", k_log_softmax },
-	{ "layer_norm", k_layer_norm },
-	{ NULL, NULL },
+const sym__kernel_fn sym__kernels_norm[SYM__N_OPS] = {
+	[SYM__OP_SOFTMAX] = k_softmax,
+	[SYM__OP_LOG_SOFTMAX] = k_log_softmax,
+	[SYM__OP_LAYER_NORM] = k_layer_norm,
 };

@@ -11,21 +11,17 @@
 
 #include "exec/kernel.h"
 
-/* One kernel of a family's table; the table ends with a NULL name. */
-struct sym__kernel_entry {
-	const char *name;
-	sym__kernel_fn fn;
-};
-
-extern const struct sym__kernel_entry sym__kernels_matmul[];
-extern const struct sym__kernel_entry sym__kernels_elementwise[];
-extern const struct sym__kernel_entry sym__kernels_layout[];
-extern const struct sym__kernel_entry sym__kernels_concat[];
-extern const struct sym__kernel_entry sym__kernels_reduce[];
-extern const struct sym__kernel_entry sym__kernels_norm[];
-extern const struct sym__kernel_entry sym__kernels_gather[];
-extern const struct sym__kernel_entry sym__kernels_loss[];
-extern const struct sym__kernel_entry sym__kernels_conv[];
+/* The families' kernels, indexed by operator identity: each fills the
+ * entries of its family's operators. */
+extern const sym__kernel_fn sym__kernels_matmul[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_elementwise[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_layout[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_concat[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_reduce[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_norm[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_gather[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_loss[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_conv[SYM__N_OPS];
 
 /* How the elements of a dtype are stored (see struct sym__tensor). */
 enum sym__kst {
@@ -48,7 +44,6 @@ enum sym__kst {
 #endif
 
 enum sym__kst sym__kst(sym_dtype dt);
-const char *sym__kst_name(enum sym__kst k);
 
 int sym__kfail(struct sym__kernel_args *a, const char *op, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -67,20 +62,13 @@ int sym__kindices(struct sym__kernel_args *a, const char *op,
 int64_t sym__kprod(const int64_t *dim, int from, int to);
 const char *sym__kdims(const struct sym__tensor *t, char *buf, size_t size);
 
-int sym__kattr_int(struct sym__kernel_args *a, const char *op, const char *name,
-    int64_t def, int64_t *v);
-int sym__kattr_bool(struct sym__kernel_args *a, const char *op,
-    const char *name, int def, int *v);
-int sym__kattr_float(struct sym__kernel_args *a, const char *op,
-    const char *name, double def, double *v);
-int sym__kattr_string(struct sym__kernel_args *a, const char *op,
-    const char *name, const char *def, const char **v);
-int sym__kattr_ints(struct sym__kernel_args *a, const char *op,
-    const char *name, int64_t *v, size_t max, size_t *n);
-int sym__kaxis(struct sym__kernel_args *a, const char *op, const char *attr,
-    int64_t axis, int n, int *out);
-int sym__kaxes(struct sym__kernel_args *a, const char *op, const char *attr,
-    const int64_t *axes, size_t n, int rank, unsigned char *mark);
+/* The decoded attributes of the call "a" of "op", or NULL with an
+ * error. */
+const struct sym__opattrs *sym__kat(struct sym__kernel_args *a, const char *op);
+/* Check that the decoded axis "axis" (called "what") is below "rank";
+ * 0 or -1. */
+int sym__kaxis(struct sym__kernel_args *a, const char *op, const char *what,
+    size_t axis, int rank);
 
 int64_t sym__kin_offset(const struct sym__kernel_args *a, int i, int d);
 int64_t sym__kin_global(const struct sym__kernel_args *a, int i, int d);

@@ -146,24 +146,23 @@ walk(const struct rloop *l, const void *x, size_t ex, void *acc, size_t ea,
 	}
 }
 
-/* Read the axes and keep_dims of the call "a" of "op" into "mark" (all
- * axes when none is named) and "*keep", and check the output's dims;
- * return 0 or -1. */
+/* Copy the decoded axes and keep_dims of the call "a" of "op" into
+ * "mark" and "*keep", and check the output's dims; return 0 or -1. */
 static int
 read_axes(struct sym__kernel_args *a, const char *op, unsigned char *mark,
     int *keep)
 {
 	const struct sym__tensor *x = &a->in[0], *y = &a->out[0];
-	int64_t axes[SYM__MAX_RANK];
-	size_t n;
+	const struct sym__opattrs *at = sym__kat(a, op);
 	int r = 0;
 
-	if (sym__kattr_bool(a, op, "keep_dims", 0, keep) < 0 ||
-	    sym__kattr_ints(a, op, "axis", axes, SYM__MAX_RANK, &n) < 0 ||
-	    sym__kaxes(a, op, "axis", axes, n, x->rank, mark) < 0)
+	if (!at)
 		return -1;
-	for (int d = 0; d < x->rank && n == 0; d++)
-		mark[d] = 1;
+	if (!at->reduce.mark)
+		return sym__kfail(a, op, "no decoded axes");
+	*keep = at->reduce.keep_dims;
+	for (int d = 0; d < x->rank; d++)
+		mark[d] = at->reduce.mark[d];
 	for (int d = 0; d < x->rank; d++) {
 		if (mark[d] && !*keep)
 			continue;
@@ -314,9 +313,8 @@ k_reduce_max(struct sym__kernel_args *a)
 	return reduce(a, "reduce_max", R_MAX);
 }
 
-const struct sym__kernel_entry sym__kernels_reduce[] = {
-	{ "reduce_sum", k_reduce_sum },
-	{ "reduce_mean", k_reduce_mean },
-	{ "reduce_max", k_reduce_max },
-	{ NULL, NULL },
+const sym__kernel_fn sym__kernels_reduce[SYM__N_OPS] = {
+	[SYM__OP_REDUCE_SUM] = k_reduce_sum,
+	[SYM__OP_REDUCE_MEAN] = k_reduce_mean,
+	[SYM__OP_REDUCE_MAX] = k_reduce_max,
 };

@@ -26,17 +26,6 @@ sym__kst(sym_dtype dt)
 	return sym_dtype_size(dt) ? SYM__KST_I32 : SYM__KST_NONE;
 }
 
-/* Return the name of storage class "k" ("f32"). */
-const char *
-sym__kst_name(enum sym__kst k)
-{
-	static const char *const names[] = { "invalid", "f32", "f64", "int32",
-		"bool" };
-
-	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k]
-	                                                      : names[0];
-}
-
 /* Set the error of "a" to "op: " followed by the printf-style "fmt",
  * replacing any previous message (left NULL when out of memory); return
  * -1. */
@@ -198,162 +187,26 @@ sym__kprod(const int64_t *dim, int from, int to)
 	return p;
 }
 
-/* Return the attribute "name" of the call "a" when it has the kind "kind";
- * set "*absent" when it is missing. NULL when missing or of another kind
- * (then also an error of "op" saying that it should be "want"). */
-static int
-attr_kind(struct sym__kernel_args *a, const char *op, const char *name,
-    sym_attr_kind kind, sym_attr_kind alt, const char *want, int *absent)
+/* Return the decoded attributes of the call "a" of "op", or NULL with an
+ * error when the caller gave none. */
+const struct sym__opattrs *
+sym__kat(struct sym__kernel_args *a, const char *op)
 {
-	sym_attr_kind k =
-	    a->attrs ? sym_attrs_kind(a->attrs, name) : SYM_ATTR_NONE;
-
-	*absent = k == SYM_ATTR_NONE;
-	if (*absent || k == kind || k == alt)
-		return (int)k;
-	return sym__kfail(a, op, "attribute %s must be %s", name, want);
+	if (!a->at)
+		sym__kfail(a, op, "no decoded attributes");
+	return a->at;
 }
 
-/* Store in "*v" the integer attribute "name" of the call "a" of "op",
- * "def" when absent; return 0 or -1 (another kind). */
+/* Check that the decoded axis "axis", called "what", of the call "a" of
+ * "op" is below "rank"; return 0 or -1. */
 int
-sym__kattr_int(struct sym__kernel_args *a, const char *op, const char *name,
-    int64_t def, int64_t *v)
+sym__kaxis(struct sym__kernel_args *a, const char *op, const char *what,
+    size_t axis, int rank)
 {
-	int absent;
-
-	*v = def;
-	if (attr_kind(a, op, name, SYM_ATTR_INT, SYM_ATTR_INT, "an integer",
-	        &absent) < 0)
-		return -1;
-	return absent ? 0 : sym_attrs_get_int(a->attrs, name, v);
-}
-
-/* Store in "*v" the boolean attribute "name" of the call "a" of "op",
- * "def" when absent; return 0 or -1 (another kind). */
-int
-sym__kattr_bool(struct sym__kernel_args *a, const char *op, const char *name,
-    int def, int *v)
-{
-	int absent;
-
-	*v = def;
-	if (attr_kind(a, op, name, SYM_ATTR_BOOL, SYM_ATTR_BOOL,
-	        "true or false", &absent) < 0)
-		return -1;
-	return absent ? 0 : sym_attrs_get_bool(a->attrs, name, v);
-}
-
-/* Store in "*v" the number attribute "name" (a float or an integer) of
- * the call "a" of "op", "def" when absent; return 0 or -1. */
-int
-sym__kattr_float(struct sym__kernel_args *a, const char *op, const char *name,
-    double def, double *v)
-{
-	int absent, k;
-	int64_t i;
-
-	*v = def;
-	k = attr_kind(a, op, name, SYM_ATTR_FLOAT, SYM_ATTR_INT, "a number",
-	    &absent);
-	if (k < 0)
-		return -1;
-	if (absent)
+	if (axis < (size_t)rank)
 		return 0;
-	if (k == SYM_ATTR_FLOAT)
-		return sym_attrs_get_float(a->attrs, name, v);
-	if (sym_attrs_get_int(a->attrs, name, &i) < 0)
-		return -1;
-	*v = (double)i;
-	return 0;
-}
-
-/* Store in "*v" the string attribute "name" of the call "a" of "op"
- * (owned by the attributes), "def" when absent; return 0 or -1. */
-int
-sym__kattr_string(struct sym__kernel_args *a, const char *op, const char *name,
-    const char *def, const char **v)
-{
-	int absent;
-
-	*v = def;
-	if (attr_kind(a, op, name, SYM_ATTR_STRING, SYM_ATTR_STRING, "a string",
-	        &absent) < 0)
-		return -1;
-	if (!absent)
-		*v = sym_attrs_get_string(a->attrs, name);
-	return 0;
-}
-
-/* Store in "v" (room for "max") and "*n" the integers of the attribute
- * "name" of the call "a" of "op": an integer (one item) or a list of
- * integer constants. Return 0, 1 when absent (*n 0), or -1. */
-int
-sym__kattr_ints(struct sym__kernel_args *a, const char *op, const char *name,
-    int64_t *v, size_t max, size_t *n)
-{
-	int absent, k;
-
-	*n = 0;
-	k = attr_kind(a, op, name, SYM_ATTR_LIST, SYM_ATTR_INT,
-	    "an integer or a list of integers", &absent);
-	if (k < 0)
-		return -1;
-	if (absent)
-		return 1;
-	if (k == SYM_ATTR_INT) {
-		*n = 1;
-		return max ? sym_attrs_get_int(a->attrs, name, v)
-		           : sym__kfail(a, op,
-		                 "attribute %s has too many items", name);
-	}
-	*n = sym_attrs_list_size(a->attrs, name);
-	if (*n > max)
-		return sym__kfail(a, op,
-		    "attribute %s has %zu items, at most %zu "
-		    "expected",
-		    name, *n, max);
-	for (size_t i = 0; i < *n; i++)
-		if (sym_expr_get_const(sym_attrs_list_item(a->attrs, name, i),
-		        &v[i]) < 0)
-			return sym__kfail(a, op,
-			    "item %zu of attribute %s is not an integer", i,
-			    name);
-	return 0;
-}
-
-/* Store in "*out" the axis "axis" (negative: from the end) of attribute
- * "attr" normalised into [0, "n"); return 0, or -1 when out of range. */
-int
-sym__kaxis(struct sym__kernel_args *a, const char *op, const char *attr,
-    int64_t axis, int n, int *out)
-{
-	if (axis >= -(int64_t)n && axis < n) {
-		*out = (int)(axis < 0 ? axis + n : axis);
-		return 0;
-	}
-	return sym__kfail(a, op, "%s=%lld is out of range for rank %d", attr,
-	    (long long)axis, n);
-}
-
-/* Set "mark"[k] (zeroed by the caller) for the "n" axes "axes" of
- * attribute "attr" for rank "rank"; return 0, or -1 when one is out of
- * range or repeated. */
-int
-sym__kaxes(struct sym__kernel_args *a, const char *op, const char *attr,
-    const int64_t *axes, size_t n, int rank, unsigned char *mark)
-{
-	for (size_t i = 0; i < n; i++) {
-		int ax = 0;
-
-		if (sym__kaxis(a, op, attr, axes[i], rank, &ax) < 0)
-			return -1;
-		if (mark[ax])
-			return sym__kfail(a, op,
-			    "attribute %s names axis %d twice", attr, ax);
-		mark[ax] = 1;
-	}
-	return 0;
+	return sym__kfail(a, op, "%s %zu is out of range for rank %d", what,
+	    axis, rank);
 }
 
 /* Return the global offset of input "i" of "a" along "d" (0 without

@@ -1,36 +1,29 @@
 /*
- * The kernel registry: the union of the kernel families' constant tables
- * (lib/exec/kern_*.c), each ending with an entry whose name is NULL.
+ * The kernel registry: the kernel families' tables (lib/exec/kern_*.c),
+ * indexed by family and operator identity.
  */
-#include <string.h>
-
 #include "exec/kern_private.h"
+#include "shape/shape_private.h"
 
-static const struct sym__kernel_entry *const families[] = {
-	sym__kernels_matmul,
-	sym__kernels_elementwise,
-	sym__kernels_layout,
-	sym__kernels_concat,
-	sym__kernels_reduce,
-	sym__kernels_norm,
-	sym__kernels_gather,
-	sym__kernels_loss,
-	sym__kernels_conv,
+static const sym__kernel_fn *const families[SYM__N_FAMILIES] = {
+	[SYM__FAM_MATMUL] = sym__kernels_matmul,
+	[SYM__FAM_ELEMENTWISE] = sym__kernels_elementwise,
+	[SYM__FAM_LAYOUT] = sym__kernels_layout,
+	[SYM__FAM_CONCAT] = sym__kernels_concat,
+	[SYM__FAM_REDUCE] = sym__kernels_reduce,
+	[SYM__FAM_NORM] = sym__kernels_norm,
+	[SYM__FAM_GATHER] = sym__kernels_gather,
+	[SYM__FAM_LOSS] = sym__kernels_loss,
+	[SYM__FAM_CONV] = sym__kernels_conv,
 };
 
-#define N_FAMILIES (sizeof(families) / sizeof(families[0]))
-
-/* Return the kernel of the operator called "name", or NULL when there is
- * none (or "name" is NULL). */
+/* Return the kernel of operator "op", or NULL when there is none (or
+ * "op" is NULL). */
 sym__kernel_fn
-sym__kernel_find(const char *name)
+sym__kernel(const sym_op *op)
 {
-	if (!name)
+	if (!op || (unsigned)op->family >= SYM__N_FAMILIES ||
+	    (unsigned)op->id >= SYM__N_OPS)
 		return NULL;
-	for (size_t f = 0; f < N_FAMILIES; f++)
-		for (const struct sym__kernel_entry *k = families[f]; k->name;
-		     k++)
-			if (k->name[0] == name[0] && !strcmp(k->name, name))
-				return k->fn;
-	return NULL;
+	return families[op->family][op->id];
 }

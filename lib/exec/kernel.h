@@ -10,6 +10,8 @@
 
 #include <symshard/shape.h>
 
+#include "shape/op.h"
+
 #define SYM__MAX_RANK 8
 
 /* A dense row-major tensor: f32 for floating dtypes (f64 kept as f64),
@@ -31,19 +33,22 @@ struct sym__kscratch {
 };
 
 /*
- * The arguments of one kernel call. Attributes are the node's (global)
- * attributes; everything that depends on sizes is in the tensors, whose
+ * The arguments of one kernel call. "at" holds the node's attributes as
+ * its shape rule decoded them (axes normalised, defaults applied); the
+ * kernels read nothing else of them and fail when it is NULL for an
+ * operator that has attributes. Everything that depends on sizes is in
+ * the tensors, whose
  * dims are LOCAL. "offset[i][d]" is the global offset of input i's block
  * along d (kernels that need global indices, e.g. gather / embedding with
  * a split table, use it); "global_dim" the global sizes of input i;
  * "out_offset[o][d]" the global offset of output o's block along d
  * (one_hot with a split class dim). Each of the three may be NULL: no
- * offsets, global sizes equal to the local ones. "attrs" may be NULL (no
- * attributes). The caller zero-initialises the structure; a kernel only
+ * offsets, global sizes equal to the local ones. The caller
+ * zero-initialises the structure; a kernel only
  * reads it, writes the outputs' data (allocated by the caller with the
  * dims the plan gives, which the kernel checks) and, on failure, "error".
- * The executor may alias the output of reshape, flatten, expand_dims,
- * squeeze and identity to their input (same "data"): then the kernel only
+ * The executor may alias the output of the operators flagged
+ * SYM__OPF_ALIAS to their input (same "data"): then the kernel only
  * checks the shapes. Kernels that need temporary memory (conv2d,
  * softmax_cross_entropy, softmax and log_softmax, reduce_sum and
  * reduce_mean) take it from "scratch" when it is not NULL, growing it
@@ -54,7 +59,7 @@ struct sym__kscratch {
  */
 struct sym__kernel_args {
 	const sym_op *op;
-	const sym_attrs *attrs;
+	const struct sym__opattrs *at;
 	int n_in, n_out;
 	const struct sym__tensor *in;
 	struct sym__tensor *out;
@@ -70,8 +75,8 @@ struct sym__kernel_args {
  * message) when the tensors do not fit the operator. */
 typedef int (*sym__kernel_fn)(struct sym__kernel_args *a);
 
-/* The kernel of operator "name", or NULL. */
-sym__kernel_fn sym__kernel_find(const char *name);
+/* The kernel of operator "op", or NULL. */
+sym__kernel_fn sym__kernel(const sym_op *op);
 
 /* Allocate / free the data of "t" for its dtype and dims; 0 or -1. */
 int sym__tensor_alloc(struct sym__tensor *t);

@@ -589,9 +589,12 @@ sym__opattrs_decode(sym_ctx *ctx, const sym_op *op, const sym_attrs *attrs,
 	r = op ? check_arity(&inf) : sym__infer_fail(&inf, -1, "no operator");
 	if (r == 0 && op->decode)
 		r = op->decode(&inf);
-	if (r == 0)
+	if (r == 0) {
+		/* The depth of one_hot is for its shape rule only. */
+		if (op->id == SYM__OP_ONE_HOT)
+			inf.at.gather.depth_expr = NULL;
 		sym__infer_take_attrs(&inf, at);
-	else if (!inf.error)
+	} else if (!inf.error)
 		sym__infer_nomem(&inf);
 	*error = inf.error;
 	inf.error = NULL;
