@@ -20,7 +20,7 @@
 
 #include "exec/kernel.h"
 #include "graph/graph_private.h"
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* Every identity below SYM__N_OPS is the registry entry at that index,
  * with a name found back by sym_op_find, a family, a shape rule, a

@@ -126,7 +126,8 @@ graph_destroy(struct sym__link *link)
 {
 	sym_graph *g = (sym_graph *)link;
 
-	sym__graph_shard_clear(g);
+	if (g->shard_clear)
+		g->shard_clear(g);
 	for (size_t i = 0; i < g->n_value; i++)
 		value_free(g->value[i]);
 	for (size_t i = 0; i < g->n_node; i++)

@@ -6,7 +6,7 @@
 
 #include <symshard/graph.h>
 
-#include "graph/strategy.h"
+#include "layout/strategy.h"
 #include "layout/layout_private.h"
 #include "shape/shape_private.h"
 #include "sym/prove_private.h"
@@ -38,7 +38,7 @@ struct sym_node {
 	size_t index;
 	int failed;
 	struct sym__strategy *strategy; /* NULL when none was given */
-	/* Sharding (lib/graph/shard.c): internal references. */
+	/* Sharding (lib/shard/): internal references. */
 	sym_mesh *mesh;
 	sym_layout **in_layout;  /* what the operator needs, by input */
 	sym_layout **out_layout; /* what it produces, partial sums included */
@@ -120,11 +120,13 @@ struct sym_graph {
 	struct sym__mesh_decl *mesh;
 	size_t n_mesh, cap_mesh;
 
-	/* Sharding (lib/graph/shard.c). */
+	/* Sharding (lib/shard/). */
 	struct sym__comm *comm;
 	size_t n_comm, cap_comm;
 	int opt_power_of_two, opt_propagate;
 	int sharded;
+	/* Set by the shard layer when it attaches state: releases it. */
+	void (*shard_clear)(sym_graph *g);
 	/* what the last sharding added: [diag0, diag1), [guard0, guard1) */
 	size_t shard_diag0, shard_diag1, shard_guard0, shard_guard1;
 
@@ -168,8 +170,9 @@ const struct sym__mesh_decl *sym__graph_find_mesh(const sym_graph *g,
     const char *name);
 void sym__node_set_strategy(sym_node *n, struct sym__strategy *s);
 
-/* Release everything sym_graph_shard attached to "g" (lib/graph/shard.c);
- * called when the graph is freed and before sharding again. */
+/* Release everything sym_graph_shard (lib/shard/) attached to "g":
+ * called through the graph's hook "shard_clear" when the graph is freed
+ * (the shard layer sets the hook; the graph layer never calls up). */
 void sym__graph_shard_clear(sym_graph *g);
 
 /* Record on "g" a run-time guard "e rel 0" (or "k | e") with the text

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/strategy.h"
+#include "layout/strategy.h"
 #include "layout/layout_private.h"
 
 /* A layout being built: the axes of each dimension and the partial ones,

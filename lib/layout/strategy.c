@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/strategy.h"
+#include "layout/strategy.h"
 
 /* A growing string. */
 struct buf {

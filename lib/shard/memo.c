@@ -8,7 +8,7 @@
  * keeps one memo per distinct (from, to, shape): its plan, or why there
  * is none, its bytes at the least sizes and the text of its steps.
  *
- * The key is exact: layouts compare as in shard_intern.c (equal meshes,
+ * The key is exact: layouts compare as in intern.c (equal meshes,
  * the same axes in every dimension, size-1 axes included since the
  * plan's meshes and names follow them, the same partial axes); shapes are
  * equal when they have the same dtype and the same dimension expressions,
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/shard_pass.h"
+#include "shard/shard_private.h"
 
 /* Return the hash of the redistribution of "shape" from "from" to "to".
  */

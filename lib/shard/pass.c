@@ -1,7 +1,7 @@
 /*
  * Sharding a checked graph (DESIGN sections 6 and 7): every node gets a
  * strategy (its shard clause, else the semi-automatic default or a
- * cheaper propagated one, see shard_clause.c and shard_choose.c), a
+ * cheaper propagated one, see clause.c and choose.c), a
  * device matrix and input and output layouts; every split dimension is
  * proved divisible (refuted: an error with a witness; undecided: a
  * run-time guard); partial sums are resolved right after their operator;
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/shard_pass.h"
+#include "shard/shard_private.h"
 
 /* Remove the diagnostics and guards the last sharding of "g" added, the
  * ranges [shard_diag0, shard_diag1) and [shard_guard0, shard_guard1);
@@ -766,6 +766,7 @@ sym_graph_shard(sym_graph *g, const sym_topology *topo)
 	if (!g)
 		return -1;
 	sym__graph_shard_clear(g);
+	g->shard_clear = sym__graph_shard_clear;
 	if (g->n_errors > 0)
 		return sym__graph_diag(g, SYM_SEV_ERROR, NULL, NULL, NULL,
 		    "cannot shard a graph with errors (%zu found before "

@@ -13,7 +13,7 @@
  *    has the layout of x, the mean and the variance x's splits before
  *    begin_norm_axis.
  */
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* The tuple step of softmax and log_softmax: "s" is the run, "split" the
  * split counts by input. */

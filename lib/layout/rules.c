@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* The families' tables, by family. */
 static const struct sym__shard_rule *const families[SYM__N_FAMILIES] = {

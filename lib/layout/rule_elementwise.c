@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* The tuple step of the unary operators: "s" is the run, "split" the
  * split counts by input. */

@@ -17,7 +17,7 @@
  *    output has the indices' layout with the depth dimension inserted
  *    unsplit.
  */
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* The tuple step of gather: "s" is the run, "split" the split counts by
  * input. */

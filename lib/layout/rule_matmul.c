@@ -13,7 +13,7 @@
  * axes, in the same order), batch dimensions are split alike or
  * broadcast (then unsplit), and no axis splits both M and N.
  */
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* The positions of the dimensions of one matmul run: batch dimensions of
  * the output, then M and K in A, K and N in B. */

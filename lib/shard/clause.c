@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/shard_pass.h"
+#include "shard/shard_private.h"
 
 /* Return 1 when "v" is a power of two. */
 static int

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* The tuple step of the family: "s" is the run, "split" the split counts
  * by input. */

@@ -10,7 +10,7 @@
  *  - slice: a dimension the slice cuts (begin > 0, or a size other than
  *    the whole dimension) is unsplit; the output has the input's layout.
  */
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* The tuple step of the family: the device matrix is the strategy of
  * input 0 and every input with a strategy is mapped like it; "s" is the

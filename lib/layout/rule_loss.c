@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* The tuple step: "s" is the run, "split" the split counts by input. */
 static int

@@ -1,14 +1,14 @@
 /*
  * The sharding pass of a graph (sym_graph_shard), shared by its files:
- * shard.c (the driver, validation, redistribution and the accessors),
- * shard_clause.c (shard clauses and output strategies) and
- * shard_choose.c (the default strategy, propagation and their costs).
+ * pass.c (the driver, validation, redistribution and the accessors),
+ * clause.c (shard clauses and output strategies), choose.c (the
+ * default strategy, propagation and their costs), intern.c and memo.c.
  */
-#ifndef SYM_GRAPH_SHARD_PASS_H
-#define SYM_GRAPH_SHARD_PASS_H
+#ifndef SYM_SHARD_SHARD_PRIVATE_H
+#define SYM_SHARD_SHARD_PRIVATE_H
 
 #include "graph/graph_private.h"
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* One way of sharding a node: a run of its rule, and its outputs with
  * their partial sums resolved. */
@@ -37,7 +37,7 @@ struct sym__use {
 	size_t node, input;
 };
 
-/* A redistribution planned once in a pass (shard_redist.c): of a tensor
+/* A redistribution planned once in a pass (memo.c): of a tensor
  * of shape "shape" from layout "from" to layout "to" (the key, internal
  * references). */
 struct sym__memo {
@@ -132,7 +132,7 @@ int sym__shard_choose(struct sym__pass *p, sym_node *n);
 /* 1 when no split dimension of the run "r" of "n" is refuted (quietly). */
 int sym__run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r);
 
-/* Interning (shard_intern.c): a new reference to the pass's mesh or
+/* Interning (intern.c): a new reference to the pass's mesh or
  * layout equal to "m" or "l"; exact equality of layouts (axes of size 1
  * included) and their hash, mixed into "h". */
 sym_mesh *sym__intern_mesh(struct sym__pass *p, sym_mesh *m);

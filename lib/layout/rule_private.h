@@ -1,6 +1,6 @@
 /*
  * Per-operator sharding rules: the interface between the operator
- * families (lib/layout/shard_*.c) and the sharding pass of the graph.
+ * families (lib/layout/rule_*.c) and the sharding pass (lib/shard/).
  *
  * A rule works in two steps, as MindSpore's operator infos do:
  *
@@ -17,8 +17,8 @@
  * Layout comparisons inside the rules use standard forms: axes of size 1
  * split nothing.
  */
-#ifndef SYM_LAYOUT_SHARD_PRIVATE_H
-#define SYM_LAYOUT_SHARD_PRIVATE_H
+#ifndef SYM_LAYOUT_RULE_PRIVATE_H
+#define SYM_LAYOUT_RULE_PRIVATE_H
 
 #include "layout/layout_private.h"
 
@@ -88,7 +88,7 @@ extern const struct sym__shard_rule sym__shard_conv[SYM__N_OPS];
 /* "s" to make "way" plural after the count "n". */
 #define SYM__WAYS(n) ((n) == 1 ? "" : "s")
 
-/* The driver (lib/layout/shard_util.c). */
+/* The driver (lib/layout/rules.c). */
 const struct sym__shard_rule *sym__shard_rule_find(const sym_op *op);
 int sym__shard_begin(struct sym__shard *s);
 int sym__shard_tuple(struct sym__shard *s, const int64_t *const *split);

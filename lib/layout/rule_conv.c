@@ -10,7 +10,7 @@
  * dimensions of x and of the kernel are unsplit (no halo exchange). The
  * output [N, O, Ho, Wo] is split like N and O.
  */
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* The tuple step: "s" is the run, "split" the split counts by input. */
 static int

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/shard_pass.h"
+#include "shard/shard_private.h"
 
 /* Return "h" with the 64-bit value "v" mixed in. */
 static uint64_t

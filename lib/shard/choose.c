@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/shard_pass.h"
+#include "shard/shard_private.h"
 
 /* Return the bytes that redistributing a tensor of shape "shape" from
  * "from" to "to" communicates at the least sizes of the pass "p" (each

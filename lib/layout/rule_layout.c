@@ -19,7 +19,7 @@
  * expand_dims inserts an unsplit dimension; squeeze removes dimensions of
  * size 1, which must be unsplit.
  */
-#include "layout/shard_private.h"
+#include "layout/rule_private.h"
 
 /* The tuple step of the family: "s" is the run, "split" the split counts
  * by input. */

@@ -2,8 +2,8 @@
  * Parsed "mesh" declarations and "shard ... -> ..." clauses, kept as the
  * user wrote them; the layout layer gives them their meaning.
  */
-#ifndef SYM_GRAPH_STRATEGY_H
-#define SYM_GRAPH_STRATEGY_H
+#ifndef SYM_LAYOUT_STRATEGY_H
+#define SYM_LAYOUT_STRATEGY_H
 
 #include <stddef.h>
 #include <stdint.h>
