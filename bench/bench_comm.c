@@ -27,6 +27,8 @@
 
 #include <symshard.h>
 
+#include "util.h"
+
 /* The settings of a run. */
 struct opts {
 	size_t bytes;
@@ -317,6 +319,7 @@ bench_mpi(const struct opts *o, int *argc, char ***argv)
 	if (time_all(ep, n, o, m.best, m.median) < 0)
 		die(ctx, "collective");
 	if (sym_comm_rank(comm) == 0) {
+		bench_header("bench_comm --mpi");
 		bench_memcpy(o, &mc);
 		report("mpi", n, o, &m, &mc);
 	}
@@ -360,6 +363,7 @@ main(int argc, char **argv)
 	o.bytes = o.bytes / (8 * 64) * (8 * 64);
 	if (o.mpi)
 		return bench_mpi(&o, &argc, &argv);
+	bench_header("bench_comm");
 	bench_memcpy(&o, &mc);
 	if (o.ranks)
 		bench_threads(o.ranks, &o, &mc);

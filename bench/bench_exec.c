@@ -22,6 +22,8 @@
 
 #include "exec/kernel.h"
 
+#include "util.h"
+
 /* Print "msg" and exit with status 1. */
 static void
 die(const char *msg)
@@ -271,6 +273,7 @@ main(int argc, char **argv)
 	size_t n_sizes = quick ? 3 : sizeof(sizes) / sizeof(sizes[0]);
 	double min_time = quick ? 0.01 : 0.1, worst_ratio = 1e30, worst_ns, ns;
 
+	bench_header("bench_exec");
 	printf("# executor matmul step vs direct cblas_sgemm "
 	       "(goal: ratio >= 0.9)\n");
 	for (size_t i = 0; i < n_sizes; i++) {

@@ -11,6 +11,8 @@
 
 #include <symshard.h>
 
+#include "util.h"
+
 /* Return the monotonic time in seconds. */
 static double
 now(void)
@@ -410,6 +412,7 @@ main(int argc, char **argv)
 		memcpy(sizes, dflt, sizeof(dflt));
 		n = 3;
 	}
+	bench_header("bench_graph");
 	printf("# shape inference (infer) and the full check with "
 	       "tensor-parallel sharding on 8 devices (check) of stacked "
 	       "transformer blocks (bench/bench_graph)\n");

@@ -24,6 +24,8 @@
 
 #include "exec/kernel.h"
 
+#include "util.h"
+
 /* A tensor of a tiny case: dtype, rank, dims. */
 struct tspec {
 	sym_dtype dt;
@@ -427,6 +429,7 @@ main(int argc, char **argv)
 
 	if (!ctx)
 		die("out of memory");
+	bench_header("bench_kernels");
 	printf("# matmul kernel vs direct cblas_sgemm (goal: ratio >= 0.9)\n");
 	for (size_t i = 0; i < n_sizes; i++) {
 		double r = matmul_case(sizes[i][0], sizes[i][1], sizes[i][2],

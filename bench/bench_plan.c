@@ -33,6 +33,8 @@
 
 #include <symshard.h>
 
+#include "util.h"
+
 /* The sizes bound at each step of the simulated dynamic-shape run. */
 static const int64_t sizes[][2] = { { 8, 128 }, { 16, 256 }, { 40, 384 },
 	{ 64, 512 }, { 8, 1024 }, { 32, 2048 }, { 24, 640 }, { 128, 128 } };
@@ -591,6 +593,7 @@ bench(int layers, int reps)
 int
 main(void)
 {
+	bench_header("bench_plan");
 	printf("# slice plans: bind + every slice on 8 ranks vs shape "
 	       "inference of the same graph with constant sizes "
 	       "(bench/bench_plan)\n");

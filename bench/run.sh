@@ -1,7 +1,9 @@
 #!/bin/sh
 # make bench: runs the benchmarks from the build directory and prints their
 # machine-readable results, one JSON object a line (lines starting with #
-# are comments).
+# are comments). Each program's output starts with a line
+# {"bench": "machine", ...}: the cores and the load average when it
+# started, so that figures of different runs can be judged.
 #
 # The shape-inference benchmark (bench/bench_graph) times stacked
 # transformer blocks of about 1k, 10k and 100k operators, shapes only
@@ -46,6 +48,19 @@ bench_exec=${BENCH_EXEC:-./bench/bench_exec}
 bench_plan=${BENCH_PLAN:-./bench/bench_plan}
 mpirun=${MPIRUN-}
 python3=${PYTHON3-/usr/bin/python3}
+
+# machine PROGRAM: the line of the cores and the load average that heads
+# the output of each benchmark program (bench_header in bench/util.c), for
+# PROGRAM, not one of ours.
+machine()
+{
+	load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null | sed 's/ /, /g')
+	load=${load:+[$load]}
+	printf '{"bench": "machine", "program": "%s", "cores": %s, ' "$1" \
+	    "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo null)"
+	printf '"cores_usable": %s, "loadavg": %s}\n' \
+	    "$(nproc 2>/dev/null || echo null)" "${load:-null}"
+}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/symshard-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -97,6 +112,7 @@ if ! "$python3" -c 'import sympy' >/dev/null 2>&1; then
 fi
 
 echo "# the same mix answered by SymPy ($python3, bench/sympy_mix.py)"
+machine sympy_mix.py
 "$bench_prove" --mix >"$tmp/mix.json"
 "$python3" "$srcdir/sympy_mix.py" --min-time "${SYMPY_MIN_TIME:-1}" \
     --symshard "$tmp/prove.json" "$tmp/mix.json"
