@@ -28,8 +28,11 @@
 #   BENCH_COMM   the communicator benchmark (default ./bench/bench_comm;
 #                threads collectives on 2, 4 and 8 ranks against memcpy)
 #   BENCH_EXEC   the executor benchmark (default ./bench/bench_exec;
-#                executor matmul step vs cblas_sgemm, overhead per kernel
-#                step)
+#                executor matmul step vs the same cblas_sgemm call, i.e.
+#                the executor's cost around it, OpenBLAS on one thread;
+#                overhead per step of a plan of kernels that do nothing
+#                measurable vs the same kernel calls; both interleaved,
+#                medians with 10th and 90th percentiles)
 #   BENCH_PLAN   the slice-plan benchmark (default ./bench/bench_plan;
 #                bind + every slice on 8 ranks against shape inference)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
@@ -73,7 +76,7 @@ echo "# redistribution planner: collectives per plan, time per plan"
 "$bench_plan"
 echo "# executor kernels: matmul vs cblas_sgemm, call overhead, scratch area (bench/bench_kernels)"
 "$bench_kernels"
-echo "# executor: matmul step vs cblas_sgemm, overhead per step (bench/bench_exec)"
+echo "# executor: cost around the cblas_sgemm of a matmul step, overhead per step (bench/bench_exec)"
 "$bench_exec"
 echo "# communicator: threads collectives of 16 MiB vs memcpy (bench/bench_comm)"
 "$bench_comm"

@@ -198,3 +198,46 @@ bench_counters_close(struct bench_counters *c)
 		c->fd[i] = -1;
 	}
 }
+
+/* Return the seconds per call of "calls" calls of "f" with "arg". */
+static double
+time_block(void (*f)(void *), void *arg, long calls)
+{
+	double t0 = bench_now();
+
+	for (long i = 0; i < calls; i++)
+		f(arg);
+	return (bench_now() - t0) / (double)calls;
+}
+
+/* Time "fa" with "a" and "fb" with "b" in pairs of blocks of the same
+ * number of calls (each block at least 50 us of "fa"), the order swapped
+ * at every pair so that both see the same machine, for at least
+ * "min_time" seconds and "min_pairs" pairs, at most "max_pairs". Store the
+ * seconds per call of pair i in "ta"[i] and "tb"[i]; return the pairs. */
+size_t
+bench_pairs(void (*fa)(void *), void *a, void (*fb)(void *), void *b,
+    double min_time, size_t min_pairs, size_t max_pairs, double *ta, double *tb)
+{
+	double first, t0;
+	long calls;
+	size_t n = 0;
+
+	fa(a);
+	fb(b);
+	first = time_block(fa, a, 1);
+	calls = first >= 50e-6 ? 1 : (long)(50e-6 / (first + 1e-9)) + 1;
+	t0 = bench_now();
+	while (n < max_pairs &&
+	    (n < min_pairs || bench_now() - t0 < min_time)) {
+		if (n % 2) {
+			tb[n] = time_block(fb, b, calls);
+			ta[n] = time_block(fa, a, calls);
+		} else {
+			ta[n] = time_block(fa, a, calls);
+			tb[n] = time_block(fb, b, calls);
+		}
+		n++;
+	}
+	return n;
+}

@@ -33,5 +33,8 @@ int bench_counters_ok(const struct bench_counters *c);
 void bench_counters_start(struct bench_counters *c);
 void bench_counters_stop(struct bench_counters *c);
 void bench_counters_close(struct bench_counters *c);
+size_t bench_pairs(void (*fa)(void *), void *a, void (*fb)(void *), void *b,
+    double min_time, size_t min_pairs, size_t max_pairs, double *ta,
+    double *tb);
 
 #endif
