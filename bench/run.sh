@@ -22,7 +22,8 @@
 #   BENCH_GRAPH  the shape-inference benchmark (default ./bench/bench_graph)
 #   BENCH_REDIST the redistribution benchmark (default ./bench/bench_redist)
 #   BENCH_KERNELS the executor's kernel benchmark (default
-#                ./bench/bench_kernels; matmul kernel vs cblas_sgemm, call
+#                ./bench/bench_kernels; matmul kernel vs the same
+#                cblas_sgemm call, interleaved, OpenBLAS on one thread, call
 #                overhead on tiny tensors, temporary memory allocated per
 #                call vs a kept scratch area)
 #   BENCH_COMM   the communicator benchmark (default ./bench/bench_comm;
