@@ -27,7 +27,9 @@
 #                overhead on tiny tensors, temporary memory allocated per
 #                call vs a kept scratch area)
 #   BENCH_COMM   the communicator benchmark (default ./bench/bench_comm;
-#                threads collectives on 2, 4 and 8 ranks against memcpy)
+#                threads collectives on 2, 4 and 8 ranks against memcpy,
+#                each call timed on every rank, the slowest reported; no
+#                ratio against memcpy with more ranks than cores)
 #   BENCH_EXEC   the executor benchmark (default ./bench/bench_exec;
 #                executor matmul step vs the same cblas_sgemm call, i.e.
 #                the executor's cost around it, OpenBLAS on one thread;
