@@ -37,7 +37,9 @@
 #                measurable vs the same kernel calls; both interleaved,
 #                medians with 10th and 90th percentiles)
 #   BENCH_PLAN   the slice-plan benchmark (default ./bench/bench_plan;
-#                bind + every slice on 8 ranks against shape inference)
+#                layers that differ; bind + the slices of one rank and of
+#                all 8 ranks, each with its goal flag, against shape
+#                inference, both sides the median of as many repetitions)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
