@@ -7,8 +7,11 @@
 #
 # The shape-inference benchmark (bench/bench_graph) times stacked
 # transformer blocks of about 1k, 10k and 100k operators, shapes only
-# (infer) and the full check with sharding (check); run it by hand to time
-# one case at chosen sizes ("bench/bench_graph --help").
+# (infer) and the full check with sharding (check), through the C API,
+# from their text (parse_*) and through shape-check (cli_text, cli_json),
+# the same number of runs at every size, with the CPU time and, where the
+# machine counts them, the instructions and cycles per operator; run it by
+# hand to time one case at chosen sizes ("bench/bench_graph --help").
 # The redistribution benchmark (bench/bench_redist) counts the collectives
 # the planner chooses on standard and larger cases and times planning.
 # The prover benchmark (bench/bench_prove) times a fixed query mix on each
@@ -20,6 +23,9 @@
 #                unset: /usr/bin/python3 (Debian's, with python3-sympy)
 #   BENCH_PROVE  the benchmark program (default ./bench/bench_prove)
 #   BENCH_GRAPH  the shape-inference benchmark (default ./bench/bench_graph)
+#   SHAPE_CHECK  the shape-check program it times (default the one libtool
+#                built in tools/.libs, run with the library it was built
+#                with, else ./tools/shape-check; empty: not timed)
 #   BENCH_REDIST the redistribution benchmark (default ./bench/bench_redist)
 #   BENCH_KERNELS the executor's kernel benchmark (default
 #                ./bench/bench_kernels; matmul kernel vs the same
@@ -54,6 +60,14 @@ bench_kernels=${BENCH_KERNELS:-./bench/bench_kernels}
 bench_comm=${BENCH_COMM:-./bench/bench_comm}
 bench_exec=${BENCH_EXEC:-./bench/bench_exec}
 bench_plan=${BENCH_PLAN:-./bench/bench_plan}
+# The real program rather than libtool's wrapper script, whose shell would
+# be timed too; it finds the uninstalled library through bench_graph's
+# own wrapper (LD_LIBRARY_PATH), which starts it.
+if test -x ./tools/.libs/shape-check; then
+	shape_check=${SHAPE_CHECK-./tools/.libs/shape-check}
+else
+	shape_check=${SHAPE_CHECK-./tools/shape-check}
+fi
 mpirun=${MPIRUN-}
 python3=${PYTHON3-/usr/bin/python3}
 
@@ -75,7 +89,7 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
 echo "# symshard benchmarks"
-"$bench_graph"
+"$bench_graph" ${shape_check:+--cli "$shape_check"}
 echo "# redistribution planner: collectives per plan, time per plan"
 "$bench_redist"
 "$bench_plan"
