@@ -1,22 +1,31 @@
 /*
  * Benchmark of slice plans: stacked transformer blocks with a dynamic
- * batch b and sequence length s, tensor-parallel on 8 devices, compiled
- * once into a slice plan. For each of a series of sizes (b, s) it times
- * binding the plan and evaluating every slice (the local size and the
- * offset of every dimension of every plan tensor), and, in the same run,
- * the baseline: building the same graph again with those sizes as
- * constants through the C API, which infers the shape of every operator.
- * Prints one JSON line per graph size with the time per slice dimension,
- * the ratio of the two and whether the goals (>= 100x faster, <= 10 ns
- * per slice dimension) are met.
+ * batch b and sequence length s on 8 devices, compiled once into a slice
+ * plan. The layers differ (layer_of): each has its own number of heads,
+ * folded into the batch of its attention ([b * heads, s, 64]), its own
+ * feed-forward width and one of four strategies (tensor-parallel,
+ * data-parallel, 2 x 4, 4 x 2), so that the plan grows with the graph.
+ * For each of a series of sizes (b, s) it times binding the plan and
+ * evaluating every slice (the local size and the offset of every
+ * dimension of every plan tensor), and, in the same run, the baseline:
+ * building the same graph again with those sizes as constants through the
+ * C API, which infers the shape of every operator. Both sides are timed
+ * alike: the median of the same number of repetitions, setup and
+ * teardown (the plan's compilation and first binding; the baseline's
+ * context, and freeing its graph) left out of both. Prints one JSON line
+ * per graph size with the time per slice dimension, the ratios and
+ * whether the goals (>= 100x faster, <= 10 ns per slice dimension) are
+ * met.
  *
  * The slices are read the way an executor reads them: it fetches the
  * arrays of the tensors it uses once (sym_slices_local_sizes and
  * sym_slices_offsets give the same pointers after every binding), then,
- * at each step, binds and reads the new numbers through them. "goals_met"
- * is for what one rank does at each step (DESIGN 8): bind, then read the
- * local sizes and offsets of every tensor on that rank ("one_rank_us");
- * "goals_met_all_ranks" for reading those of all 8 ranks.
+ * at each step, binds and reads the new numbers through them. There are
+ * two readings, each with its own goal flag: what one rank does at each
+ * step (DESIGN 8), bind then read the local sizes and offsets of every
+ * tensor on that rank ("one_rank_us", "goals_met_one_rank"), and bind
+ * then read those of all 8 ranks ("all_ranks_us", "goals_met_all_ranks");
+ * "goals_met" is both.
  *
  * Also printed: the binding alone (the checks, the program and every
  * rank's offsets); the same readings with the accessor calls made again
@@ -32,6 +41,8 @@
 #include <time.h>
 
 #include <symshard.h>
+
+#include "util.h"
 
 /* The sizes bound at each step of the simulated dynamic-shape run. */
 static const int64_t sizes[][2] = { { 8, 128 }, { 16, 256 }, { 40, 384 },
@@ -182,15 +193,72 @@ transpose(struct builder *B, sym_value *x, const char *prefix, int layer,
 	return r;
 }
 
-/* Return a reshape of "x" to [b, s, 12, 64], transposed by "p". */
-static sym_value *
-heads(struct builder *B, sym_value *x, const char *name, const char *tname,
-    int l, const int *p)
+/* The shape of layer "l": its heads of 64 (4 to 32, a different count in
+ * each of 29 layers running), its feed-forward width, and its strategy
+ * (tensor-parallel on 8, data-parallel on 8, 2 x 4 or 4 x 2), so that
+ * the layers differ and the plan grows with the graph. */
+struct layer {
+	int64_t heads, ffn;
+	const char *col, *row, *bmm;
+};
+
+/* Return the shape of layer "l". */
+static struct layer
+layer_of(int l)
 {
-	sym_expr *d[4] = { dim_b(B), dim_s(B), sym_expr_const(B->ctx, 12),
+	static const char *const st[4][3] = {
+		{ "((1, 1), (1, 8))", "((1, 8), (8, 1))",
+		    "((8, 1, 1), (8, 1, 1))" },
+		{ "((8, 1), (1, 1))", "((8, 1), (1, 1))",
+		    "((8, 1, 1), (8, 1, 1))" },
+		{ "((2, 1), (1, 4))", "((2, 4), (4, 1))",
+		    "((4, 1, 1), (4, 1, 1))" },
+		{ "((4, 1), (1, 2))", "((4, 2), (2, 1))",
+		    "((2, 1, 1), (2, 1, 1))" },
+	};
+	struct layer y;
+
+	y.heads = 4 + (l * 7) % 29;
+	y.ffn = 256 * (4 + (l * 5) % 13);
+	y.col = st[l % 4][0];
+	y.row = st[l % 4][1];
+	y.bmm = st[l % 4][2];
+	return y;
+}
+
+/* Return "x" [b * s, 64 h] as [b * h, s, 64] (heads folded into the
+ * batch), its last two axes swapped when "kt". */
+static sym_value *
+heads(struct builder *B, sym_value *x, const char *name, int l, int64_t h,
+    int kt)
+{
+	static const int p0213[] = { 0, 2, 1, 3 }, p0231[] = { 0, 2, 3, 1 };
+	char n1[16], n2[16];
+	sym_expr *d[4] = { dim_b(B), dim_s(B), sym_expr_const(B->ctx, h),
+		sym_expr_const(B->ctx, 64) };
+	sym_expr *hb = sym_expr_const(B->ctx, h);
+
+	snprintf(n1, sizeof(n1), "%s4", name);
+	snprintf(n2, sizeof(n2), "%sh", name);
+	x = transpose(B, reshape(B, x, n1, l, 4, d), n2, l, kt ? p0231 : p0213);
+	d[0] = sym_expr_mul(dim_b(B), hb);
+	d[1] = kt ? sym_expr_const(B->ctx, 64) : dim_s(B);
+	d[2] = kt ? dim_s(B) : sym_expr_const(B->ctx, 64);
+	return reshape(B, x, name, l, 3, d);
+}
+
+/* Return "x" [b * h, s, 64] back as [b * s, 64 h]. */
+static sym_value *
+unheads(struct builder *B, sym_value *x, int l, int64_t h)
+{
+	static const int p0213[] = { 0, 2, 1, 3 };
+	sym_expr *d[4] = { dim_b(B), sym_expr_const(B->ctx, h), dim_s(B),
 		sym_expr_const(B->ctx, 64) };
 
-	return transpose(B, reshape(B, x, name, l, 4, d), tname, l, p);
+	x = transpose(B, reshape(B, x, "ctx4", l, 4, d), "ctx2", l, p0213);
+	d[0] = sym_expr_const(B->ctx, -1);
+	d[1] = sym_expr_const(B->ctx, 64 * h);
+	return reshape(B, x, "ctx3", l, 2, d);
 }
 
 /* Return a reshape of "x" to [-1, 768] ("flat") or [b, s, 768]. */
@@ -210,13 +278,13 @@ rows(struct builder *B, sym_value *x, const char *name, int l, int flat)
 	return reshape(B, x, name, l, 3, d);
 }
 
-/* Add one transformer block applied to "x" [b, s, 768] to "B"; return
- * its output. Column-parallel projections, row-parallel outputs. */
+/* Add the transformer block of layer "l" (layer_of) applied to "x" [b,
+ * s, 768] to "B"; return its output. */
 static sym_value *
 block(struct builder *B, sym_value *x, int l, sym_attrs *ln, sym_attrs *sm)
 {
-	static const int p0213[] = { 0, 2, 1, 3 }, p0231[] = { 0, 2, 3, 1 };
-	static const char *col = "((1, 1), (1, 8))", *row = "((1, 8), (8, 1))";
+	struct layer y = layer_of(l);
+	int64_t w = 64 * y.heads;
 	sym_value *in[3], *h, *q, *k, *v, *t, *r1, *f;
 
 	in[0] = x;
@@ -224,25 +292,24 @@ block(struct builder *B, sym_value *x, int l, sym_attrs *ln, sym_attrs *sm)
 	in[2] = param(B, "ln1b", l, 768, 0);
 	h = rows(B, op(B, "layer_norm", "h", l, 3, in, ln, NULL), "h2", l, 1);
 	in[0] = h;
-	in[1] = param(B, "wq", l, 768, 768);
-	q = op(B, "matmul", "q", l, 2, in, NULL, col);
-	in[1] = param(B, "wk", l, 768, 768);
-	k = op(B, "matmul", "k", l, 2, in, NULL, col);
-	in[1] = param(B, "wv", l, 768, 768);
-	v = op(B, "matmul", "v", l, 2, in, NULL, col);
-	in[0] = heads(B, q, "q4", "qh", l, p0213);
-	in[1] = heads(B, k, "k4", "kh", l, p0231);
-	t = op(B, "batch_matmul", "scores", l, 2, in, NULL, NULL);
+	in[1] = param(B, "wq", l, 768, w);
+	q = op(B, "matmul", "q", l, 2, in, NULL, y.col);
+	in[1] = param(B, "wk", l, 768, w);
+	k = op(B, "matmul", "k", l, 2, in, NULL, y.col);
+	in[1] = param(B, "wv", l, 768, w);
+	v = op(B, "matmul", "v", l, 2, in, NULL, y.col);
+	in[0] = heads(B, q, "q3", l, y.heads, 0);
+	in[1] = heads(B, k, "k3", l, y.heads, 1);
+	t = op(B, "batch_matmul", "scores", l, 2, in, NULL, y.bmm);
 	in[0] = t;
 	in[1] = param(B, "scale", l, 1, 0);
 	t = op(B, "mul", "scaled", l, 2, in, NULL, NULL);
 	in[0] = op(B, "softmax", "probs", l, 1, &t, sm, NULL);
-	in[1] = heads(B, v, "v4", "vh", l, p0213);
-	t = op(B, "batch_matmul", "ctx", l, 2, in, NULL, NULL);
-	t = rows(B, transpose(B, t, "ctx2", l, p0213), "ctx3", l, 1);
-	in[0] = t;
-	in[1] = param(B, "wo", l, 768, 768);
-	t = rows(B, op(B, "matmul", "attn", l, 2, in, NULL, row), "attn3", l,
+	in[1] = heads(B, v, "v3", l, y.heads, 0);
+	t = op(B, "batch_matmul", "ctx", l, 2, in, NULL, y.bmm);
+	in[0] = unheads(B, t, l, y.heads);
+	in[1] = param(B, "wo", l, w, 768);
+	t = rows(B, op(B, "matmul", "attn", l, 2, in, NULL, y.row), "attn3", l,
 	    0);
 	in[0] = x;
 	in[1] = t;
@@ -252,12 +319,12 @@ block(struct builder *B, sym_value *x, int l, sym_attrs *ln, sym_attrs *sm)
 	in[2] = param(B, "ln2b", l, 768, 0);
 	h = rows(B, op(B, "layer_norm", "h3", l, 3, in, ln, NULL), "h4", l, 1);
 	in[0] = h;
-	in[1] = param(B, "w1", l, 768, 3072);
-	f = op(B, "matmul", "f1", l, 2, in, NULL, col);
+	in[1] = param(B, "w1", l, 768, y.ffn);
+	f = op(B, "matmul", "f1", l, 2, in, NULL, y.col);
 	f = op(B, "gelu", "g1", l, 1, &f, NULL, NULL);
 	in[0] = f;
-	in[1] = param(B, "w2", l, 3072, 768);
-	f = rows(B, op(B, "matmul", "f2", l, 2, in, NULL, row), "f3", l, 0);
+	in[1] = param(B, "w2", l, y.ffn, 768);
+	f = rows(B, op(B, "matmul", "f2", l, 2, in, NULL, y.row), "f3", l, 0);
 	in[0] = r1;
 	in[1] = f;
 	return op(B, "add", "y", l, 2, in, NULL, NULL);
@@ -299,8 +366,8 @@ build(struct builder *B, int layers)
 }
 
 /* Return the seconds shape inference takes to build the graph of
- * "layers" blocks with the constant sizes "b" and "s" (the baseline),
- * context included; with "shard", sharding it too. */
+ * "layers" blocks with the constant sizes "b" and "s" (the baseline), in a
+ * new context made and freed untimed; with "shard", sharding it too. */
 static double
 baseline(int layers, int64_t b, int64_t s, int shard)
 {
@@ -308,15 +375,17 @@ baseline(int layers, int64_t b, int64_t s, int shard)
 	double t0, t1;
 
 	memset(&B, 0, sizeof(B));
-	t0 = now();
 	B.ctx = sym_ctx_new();
+	if (!B.ctx)
+		die(NULL, "out of memory");
 	B.b = b;
 	B.s = s;
 	B.sharded = shard;
+	t0 = now();
 	build(&B, layers);
+	t1 = now();
 	sym_graph_free(B.g);
 	sym_ctx_free(B.ctx);
-	t1 = now();
 	return t1 - t0;
 }
 
@@ -444,28 +513,42 @@ plan_groups(const sym_plan *p, const sym_slices *s)
 	return n;
 }
 
-/* The best time of "reps" runs of bind_read in mode "m" at size "i";
- * what was read is added to "check". */
+/* Return the median of the "n" seconds "t" (which it sorts). */
 static double
-best_bind(const sym_plan *p, sym_slices *s, const struct view *view, size_t i,
-    int reps, enum mode m, int64_t *check)
+median(double *t, int n)
 {
-	double best = 1e30;
+	return bench_spread_of(t, (size_t)n).median;
+}
 
+/* The median time of "reps" runs of bind_read in mode "m" at size "i",
+ * using "t" (room for "reps"); what was read is added to "check". */
+static double
+median_bind(const sym_plan *p, sym_slices *s, const struct view *view, size_t i,
+    int reps, enum mode m, int64_t *check, double *t)
+{
 	for (int r = 0; r < reps; r++) {
-		double t0 = now(), t;
+		double t0 = now();
 
 		*check += bind_read(p, s, view, sizes[i], m);
-		t = now() - t0;
-		best = t < best ? t : best;
+		t[r] = now() - t0;
 	}
-	return best;
+	return median(t, reps);
+}
+
+/* The median time of "reps" baseline builds of "layers" blocks at size
+ * "i" (with "shard", sharded too), using "t" (room for "reps"). */
+static double
+median_baseline(int layers, size_t i, int shard, int reps, double *t)
+{
+	for (int r = 0; r < reps; r++)
+		t[r] = baseline(layers, sizes[i][0], sizes[i][1], shard);
+	return median(t, reps);
 }
 
 /* Measure the graph of "layers" blocks: compile it, then per size the
- * best of "reps" bindings in every mode against the best of three
+ * median of "reps" bindings in every mode against the median of as many
  * baseline builds (inference; inference and sharding); print one JSON
- * line. Return 1 when the goals are met. */
+ * line. Return 1 when the goals of both readings are met. */
 static int
 bench(int layers, int reps)
 {
@@ -478,6 +561,7 @@ bench(int layers, int reps)
 	double worst_ns = 0, worst_one_ns = 0;
 	int64_t check = 0;
 	int met, met_all;
+	double *rt = malloc((size_t)reps * sizeof(double));
 
 	memset(&B, 0, sizeof(B));
 	B.ctx = sym_ctx_new();
@@ -506,7 +590,7 @@ bench(int layers, int reps)
 	nt = sym_plan_n_tensors(p);
 	nr = (size_t)sym_plan_n_ranks(p);
 	view = malloc(nt * sizeof(*view));
-	if (!s || !view)
+	if (!s || !view || !rt)
 		die(B.ctx, "out of memory");
 	for (size_t i = 0; i < nt; i++)
 		dims += sym_plan_tensor_rank(p, i);
@@ -516,11 +600,11 @@ bench(int layers, int reps)
 		die(B.ctx, "binding");
 	fetch(p, s, view);
 	for (size_t i = 0; i < N_SIZES; i++) {
-		double b = 1e30, c = 1e30, ns;
+		double ns;
 
 		for (int m = 0; m < N_MODES; m++) {
-			double best = best_bind(p, s, view, i, reps,
-			    (enum mode)m, &check);
+			double best = median_bind(p, s, view, i, reps,
+			    (enum mode)m, &check, rt);
 
 			t[m] += best;
 			ns = best / (double)dims * 1e9;
@@ -530,16 +614,8 @@ bench(int layers, int reps)
 			if (m == ONE_FETCHED && ns > worst_one_ns)
 				worst_one_ns = ns;
 		}
-		for (int r = 0; r < 3; r++) {
-			double u =
-			    baseline(layers, sizes[i][0], sizes[i][1], 0);
-
-			b = u < b ? u : b;
-			u = baseline(layers, sizes[i][0], sizes[i][1], 1);
-			c = u < c ? u : c;
-		}
-		base += b;
-		base_shard += c;
+		base += median_baseline(layers, i, 0, reps, rt);
+		base_shard += median_baseline(layers, i, 1, reps, rt);
 	}
 	/* the same pointers after every binding, as documented */
 	for (size_t i = 0; i < nt; i++)
@@ -562,8 +638,9 @@ bench(int layers, int reps)
 	       "\"rank_by_rank_us\":%.3f,\"ratio_rank_by_rank\":%.1f,"
 	       "\"baseline_infer_us\":%.1f,\"baseline_infer_shard_us\":%.1f,"
 	       "\"ratio_vs_infer_shard\":%.1f,"
-	       "\"goal_ratio\":100,\"goal_ns\":10,\"goals_met\":%s,"
-	       "\"goals_met_all_ranks\":%s,\"checksum\":%lld}\n",
+	       "\"goal_ratio\":100,\"goal_ns\":10,"
+	       "\"goals_met_one_rank\":%s,\"goals_met_all_ranks\":%s,"
+	       "\"goals_met\":%s,\"reps\":%d,\"checksum\":%lld}\n",
 	    layers, B.ops, nr, nt, sym_plan_n_steps(p),
 	    sym_plan_n_instructions(p), sym_plan_n_checks(p), plan_groups(p, s),
 	    dims, N_SIZES, compile * 1e3, t[BIND_ONLY] / N_SIZES * 1e6,
@@ -577,25 +654,28 @@ bench(int layers, int reps)
 	    base / t[RANK_BY_RANK], base / N_SIZES * 1e6,
 	    base_shard / N_SIZES * 1e6, base_shard / t[ALL_FETCHED],
 	    met ? "true" : "false", met_all ? "true" : "false",
-	    (long long)check);
+	    met && met_all ? "true" : "false", reps, (long long)check);
 	free(view);
+	free(rt);
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(B.g);
 	if (sym_ctx_live_objects(B.ctx) != 0)
 		die(B.ctx, "leaked objects");
 	sym_ctx_free(B.ctx);
-	return met;
+	return met && met_all;
 }
 
 int
 main(void)
 {
-	printf("# slice plans: bind + every slice on 8 ranks vs shape "
-	       "inference of the same graph with constant sizes "
+	bench_header("bench_plan");
+	printf("# slice plans of layers that differ: bind + the slices of one "
+	       "rank and of all 8 ranks vs shape inference of the same graph "
+	       "with constant sizes, medians of as many repetitions "
 	       "(bench/bench_plan)\n");
-	bench(1, 200);
-	bench(8, 50);
-	bench(32, 20);
+	bench(1, 100);
+	bench(8, 30);
+	bench(32, 15);
 	return 0;
 }

@@ -20,6 +20,8 @@
 
 #include <symshard.h>
 
+#include "util.h"
+
 /* The goals stated in the issue, in nanoseconds per query. */
 #define GOAL_TIER0_NS 100.0
 #define GOAL_EXACT_NS 50000.0
@@ -612,6 +614,7 @@ main(int argc, char **argv)
 		print_mix();
 		return 0;
 	}
+	bench_header("bench_prove");
 	ctx = sym_ctx_new();
 	if (!ctx)
 		die(NULL, NULL, "out of memory");

@@ -13,6 +13,8 @@
 
 #include <symshard.h>
 
+#include "util.h"
+
 /* A case: a mesh, two layouts over it (or over a second mesh), and the
  * tensor's rank. */
 struct bench_case {
@@ -176,6 +178,7 @@ main(int argc, char **argv)
 
 	if (!ctx)
 		return 1;
+	bench_header("bench_redist");
 	info.divisor = 1024;
 	info.unique = 1;
 	if (!sym_symbol_new(ctx, "b", &info, NULL))

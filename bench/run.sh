@@ -1,12 +1,17 @@
 #!/bin/sh
 # make bench: runs the benchmarks from the build directory and prints their
 # machine-readable results, one JSON object a line (lines starting with #
-# are comments).
+# are comments). Each program's output starts with a line
+# {"bench": "machine", ...}: the cores and the load average when it
+# started, so that figures of different runs can be judged.
 #
 # The shape-inference benchmark (bench/bench_graph) times stacked
 # transformer blocks of about 1k, 10k and 100k operators, shapes only
-# (infer) and the full check with sharding (check); run it by hand to time
-# one case at chosen sizes ("bench/bench_graph --help").
+# (infer) and the full check with sharding (check), through the C API,
+# from their text (parse_*) and through shape-check (cli_text, cli_json),
+# the same number of runs at every size, with the CPU time and, where the
+# machine counts them, the instructions and cycles per operator; run it by
+# hand to time one case at chosen sizes ("bench/bench_graph --help").
 # The redistribution benchmark (bench/bench_redist) counts the collectives
 # the planner chooses on standard and larger cases and times planning.
 # The prover benchmark (bench/bench_prove) times a fixed query mix on each
@@ -18,18 +23,29 @@
 #                unset: /usr/bin/python3 (Debian's, with python3-sympy)
 #   BENCH_PROVE  the benchmark program (default ./bench/bench_prove)
 #   BENCH_GRAPH  the shape-inference benchmark (default ./bench/bench_graph)
+#   SHAPE_CHECK  the shape-check program it times (default the one libtool
+#                built in tools/.libs, run with the library it was built
+#                with, else ./tools/shape-check; empty: not timed)
 #   BENCH_REDIST the redistribution benchmark (default ./bench/bench_redist)
 #   BENCH_KERNELS the executor's kernel benchmark (default
-#                ./bench/bench_kernels; matmul kernel vs cblas_sgemm, call
+#                ./bench/bench_kernels; matmul kernel vs the same
+#                cblas_sgemm call, interleaved, OpenBLAS on one thread, call
 #                overhead on tiny tensors, temporary memory allocated per
 #                call vs a kept scratch area)
 #   BENCH_COMM   the communicator benchmark (default ./bench/bench_comm;
-#                threads collectives on 2, 4 and 8 ranks against memcpy)
+#                threads collectives on 2, 4 and 8 ranks against memcpy,
+#                each call timed on every rank, the slowest reported; no
+#                ratio against memcpy with more ranks than cores)
 #   BENCH_EXEC   the executor benchmark (default ./bench/bench_exec;
-#                executor matmul step vs cblas_sgemm, overhead per kernel
-#                step)
+#                executor matmul step vs the same cblas_sgemm call, i.e.
+#                the executor's cost around it, OpenBLAS on one thread;
+#                overhead per step of a plan of kernels that do nothing
+#                measurable vs the same kernel calls; both interleaved,
+#                medians with 10th and 90th percentiles)
 #   BENCH_PLAN   the slice-plan benchmark (default ./bench/bench_plan;
-#                bind + every slice on 8 ranks against shape inference)
+#                layers that differ; bind + the slices of one rank and of
+#                all 8 ranks, each with its goal flag, against shape
+#                inference, both sides the median of as many repetitions)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
@@ -44,21 +60,42 @@ bench_kernels=${BENCH_KERNELS:-./bench/bench_kernels}
 bench_comm=${BENCH_COMM:-./bench/bench_comm}
 bench_exec=${BENCH_EXEC:-./bench/bench_exec}
 bench_plan=${BENCH_PLAN:-./bench/bench_plan}
+# The real program rather than libtool's wrapper script, whose shell would
+# be timed too; it finds the uninstalled library through bench_graph's
+# own wrapper (LD_LIBRARY_PATH), which starts it.
+if test -x ./tools/.libs/shape-check; then
+	shape_check=${SHAPE_CHECK-./tools/.libs/shape-check}
+else
+	shape_check=${SHAPE_CHECK-./tools/shape-check}
+fi
 mpirun=${MPIRUN-}
 python3=${PYTHON3-/usr/bin/python3}
+
+# machine PROGRAM: the line of the cores and the load average that heads
+# the output of each benchmark program (bench_header in bench/util.c), for
+# PROGRAM, not one of ours.
+machine()
+{
+	load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null | sed 's/ /, /g')
+	load=${load:+[$load]}
+	printf '{"bench": "machine", "program": "%s", "cores": %s, ' "$1" \
+	    "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo null)"
+	printf '"cores_usable": %s, "loadavg": %s}\n' \
+	    "$(nproc 2>/dev/null || echo null)" "${load:-null}"
+}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/symshard-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
 echo "# symshard benchmarks"
-"$bench_graph"
+"$bench_graph" ${shape_check:+--cli "$shape_check"}
 echo "# redistribution planner: collectives per plan, time per plan"
 "$bench_redist"
 "$bench_plan"
 echo "# executor kernels: matmul vs cblas_sgemm, call overhead, scratch area (bench/bench_kernels)"
 "$bench_kernels"
-echo "# executor: matmul step vs cblas_sgemm, overhead per step (bench/bench_exec)"
+echo "# executor: cost around the cblas_sgemm of a matmul step, overhead per step (bench/bench_exec)"
 "$bench_exec"
 echo "# communicator: threads collectives of 16 MiB vs memcpy (bench/bench_comm)"
 "$bench_comm"
@@ -97,6 +134,7 @@ if ! "$python3" -c 'import sympy' >/dev/null 2>&1; then
 fi
 
 echo "# the same mix answered by SymPy ($python3, bench/sympy_mix.py)"
+machine sympy_mix.py
 "$bench_prove" --mix >"$tmp/mix.json"
 "$python3" "$srcdir/sympy_mix.py" --min-time "${SYMPY_MIN_TIME:-1}" \
     --symshard "$tmp/prove.json" "$tmp/mix.json"

@@ -207,6 +207,11 @@ if ! grep -q '^3 steps: every output matches the single-device run$' \
     "$tmp/ffn.out"; then
 	fail ffn "no summary line"
 fi
+# The times of a step are of one cold run, and the line says so.
+if test "$(grep -c ' cold run: sharded .* single .* ok$' "$tmp/ffn.out")" \
+    -ne 3; then
+	fail ffn "a step's times are not labelled as one cold run"
+fi
 
 # The mpi backend: 8 processes must run the steps the threads backend
 # runs, with the same verdicts; without MPI, a clear error.

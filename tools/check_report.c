@@ -179,22 +179,27 @@ report_symbol_values(const sym_symbol *sym)
 }
 
 /* Return a malloc'ed string formatted from "fmt" and its arguments, or
- * NULL when out of memory. */
+ * NULL when out of memory. Formatted once into a buffer on the stack,
+ * again only when it does not fit. */
 char *
 report_format(const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
+	char buf[256], *s;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return NULL;
 	s = malloc((size_t)n + 1);
 	if (!s)
 		return NULL;
+	if ((size_t)n < sizeof(buf)) {
+		memcpy(s, buf, (size_t)n + 1);
+		return s;
+	}
 	va_start(ap, fmt);
 	vsnprintf(s, (size_t)n + 1, fmt, ap);
 	va_end(ap);
@@ -202,24 +207,26 @@ report_format(const char *fmt, ...)
 }
 
 /* Append the text formatted from "fmt" and its arguments to "b"; a
- * failed allocation marks "b" out of memory. */
+ * failed allocation marks "b" out of memory. Formatted once into the room
+ * left in "b", again only when it does not fit. */
 void
 strbuf_add(struct strbuf *b, const char *fmt, ...)
 {
 	va_list ap;
+	size_t room = b->cap - b->len;
 	int n;
 
 	if (b->oom)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(room ? b->s + b->len : NULL, room, fmt, ap);
 	va_end(ap);
 	if (n < 0) {
 		b->oom = 1;
 		return;
 	}
-	if (b->len + (size_t)n + 1 > b->cap) {
-		size_t cap = 2 * (b->len + (size_t)n + 1);
+	if ((size_t)n >= room) {
+		size_t cap = 2 * (b->len + (size_t)n + 1) + 64;
 		char *s = realloc(b->s, cap);
 
 		if (!s) {
@@ -228,10 +235,10 @@ strbuf_add(struct strbuf *b, const char *fmt, ...)
 		}
 		b->s = s;
 		b->cap = cap;
+		va_start(ap, fmt);
+		vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
 	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
 	b->len += (size_t)n;
 }
 

@@ -82,7 +82,23 @@ table_line(struct table *t, int indent, char *text)
 	append(t, &row);
 }
 
-/* Print row "row" of cells to "out", with the column widths "width". */
+/* Write "n" spaces to "out" (none when "n" is not positive). */
+static void
+pad(long n, FILE *out)
+{
+	static const char spaces[] = "                                ";
+	const long most = (long)sizeof(spaces) - 1;
+
+	while (n > 0) {
+		long k = n < most ? n : most;
+
+		fwrite(spaces, 1, (size_t)k, out);
+		n -= k;
+	}
+}
+
+/* Print row "row" of cells to "out", with the column widths "width"
+ * (stdio's plain writes: this is the bulk of a large report). */
 static void
 print_row(const struct table_row *row, const size_t *width, FILE *out)
 {
@@ -90,12 +106,16 @@ print_row(const struct table_row *row, const size_t *width, FILE *out)
 
 	while (last > 0 && !(row->cell[last] && *row->cell[last]))
 		last--;
-	fprintf(out, "%*s", row->indent, "");
+	pad(row->indent, out);
 	for (int j = 0; j <= last; j++) {
 		const char *c = row->cell[j] ? row->cell[j] : "";
+		size_t len = strlen(c);
 
-		fprintf(out, "%s%-*s", j ? "  " : "",
-		    j < last ? (int)width[j] : 0, c);
+		if (j)
+			fputs("  ", out);
+		fputs(c, out);
+		if (j < last)
+			pad((long)width[j] - (long)len, out);
 	}
 	fputc('\n', out);
 }
@@ -115,11 +135,13 @@ table_print(struct table *t, FILE *out)
 	if (t->n == 0 && !t->oom)
 		fputs("  none\n", out);
 	for (size_t i = 0; i < t->n && !t->oom; i++) {
-		if (t->row[i].line)
-			fprintf(out, "%*s%s\n", t->row[i].indent, "",
-			    t->row[i].cell[0]);
-		else
+		if (t->row[i].line) {
+			pad(t->row[i].indent, out);
+			fputs(t->row[i].cell[0], out);
+			fputc('\n', out);
+		} else {
 			print_row(&t->row[i], width, out);
+		}
 	}
 	for (size_t i = 0; i < t->n; i++)
 		for (int j = 0; j < TABLE_COLS; j++)

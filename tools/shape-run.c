@@ -634,7 +634,9 @@ print_heading(const struct run *r, const struct options *o)
 }
 
 /* Print the result "rep" of step "st" of "r", its binding padded to
- * "width"; return 1 when it matches, else 0. */
+ * "width"; return 1 when it matches, else 0. The times are of one cold
+ * run (fresh executors, their memory touched for the first time), and
+ * say so. */
 static int
 print_result(const struct step *st, int width, const sym_exec_report *rep,
     const struct options *o)
@@ -644,8 +646,8 @@ print_result(const struct step *st, int width, const sym_exec_report *rep,
 
 	if (!o->speak || (o->quiet && ok))
 		return ok;
-	printf("  %-*s  max abs %.2e  max rel %.2e  sharded %s  single %s  "
-	       "%s\n",
+	printf("  %-*s  max abs %.2e  max rel %.2e  cold run: sharded %s  "
+	       "single %s  %s\n",
 	    width, st->text[0] ? st->text : "no sizes", rep->max_abs,
 	    rep->max_rel, seconds_text(t1, sizeof(t1), rep->sharded_seconds),
 	    seconds_text(t2, sizeof(t2), rep->single_seconds),
