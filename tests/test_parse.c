@@ -899,6 +899,66 @@ test_files(void **state)
 	free_ctx(ctx);
 }
 
+/* Endless or huge inputs fail at once (issue 14, item 10): /dev/zero
+ * stops at its first byte, a NUL; a stream longer than the 64 MiB limit
+ * is SYM_EIO saying so, without being read to its end; a stream within
+ * it parses, with its name in locations. */
+static void
+test_file_limits(void **state)
+{
+	size_t big = ((size_t)64 << 20) + 1;
+	sym_ctx *ctx = new_ctx();
+	char *text = malloc(big);
+	const sym_diagnostic *d;
+	sym_graph *g;
+	FILE *f;
+
+	(void)state;
+	g = sym_graph_parse_file(ctx, "/dev/zero");
+	assert_non_null(g);
+	assert_int_equal(sym_graph_n_errors(g), 1);
+	d = error_at(g, 0);
+	assert_int_equal(d->loc.line, 1);
+	assert_int_equal(d->loc.col, 1);
+	assert_non_null(strstr(d->message, "NUL byte"));
+	assert_string_equal(sym_graph_source(g), "");
+	sym_graph_free(g);
+
+	assert_non_null(text);
+	memset(text, '#', big);
+	f = fmemopen(text, big, "r");
+	assert_non_null(f);
+	assert_null(sym_graph_parse_stream(ctx, f, "<big>"));
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_EIO);
+	assert_string_equal(sym_ctx_last_message(ctx),
+	    "<big> is larger than 67108864 bytes, the limit of an input file");
+	sym_ctx_clear_error(ctx);
+	fclose(f);
+
+	f = fmemopen(text, big - 1, "r");
+	assert_non_null(f);
+	g = sym_graph_parse_stream(ctx, f, "<big>");
+	assert_non_null(g);
+	assert_int_equal(sym_graph_n_diagnostics(g), 0);
+	sym_graph_free(g);
+	fclose(f);
+
+	strcpy(text, "input x : f32[2]\nouput x\n");
+	f = fmemopen(text, strlen(text), "r");
+	g = sym_graph_parse_stream(ctx, f, "<stdin>");
+	assert_int_equal(sym_graph_n_errors(g), 1);
+	d = error_at(g, 0);
+	assert_string_equal(d->loc.file, "<stdin>");
+	assert_int_equal(d->loc.line, 2);
+	sym_graph_free(g);
+	fclose(f);
+	free(text);
+	assert_null(sym_graph_parse_stream(ctx, NULL, "x"));
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
+	sym_ctx_clear_error(ctx);
+	free_ctx(ctx);
+}
+
 /* Inputs at the limits: deep nesting is a clean error, very long lines
  * and binary bytes parse, no text is SYM_EINVAL. */
 static void
@@ -971,6 +1031,7 @@ main(void)
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_file_limits),
 	};
 
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);

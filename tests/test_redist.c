@@ -545,6 +545,9 @@ test_topology(void **state)
 
 	assert_null(sym_topology_parse_file(ctx, "/nonexistent/topo"));
 	check_error(ctx, SYM_EIO, "cannot open");
+	/* An endless file stops at its first NUL byte (issue 14, item 10). */
+	assert_null(sym_topology_parse_file(ctx, "/dev/zero"));
+	check_error(ctx, SYM_EPARSE, "/dev/zero is not a text file");
 	finish(ctx);
 }
 
@@ -673,6 +676,8 @@ test_rank_table(void **state)
 	unlink(path);
 	assert_null(sym_topology_parse_rank_table(ctx, "/nonexistent/rt"));
 	check_error(ctx, SYM_EIO, "cannot open");
+	assert_null(sym_topology_parse_rank_table(ctx, "/dev/zero"));
+	check_error(ctx, SYM_EPARSE, "/dev/zero is not a text file");
 	finish(ctx);
 }
 

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "core/file.h"
 #include "layout/layout_private.h"
 
 #define DEFAULT_INTRA_GBPS 100.0
@@ -438,56 +439,6 @@ parse_text(struct tparse *tp, const char *text)
 	return 0;
 }
 
-/* Return the malloc'ed contents of the file "path", or NULL with
- * SYM_EIO on "ctx". */
-static char *
-read_file(sym_ctx *ctx, const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!f) {
-		sym__error(ctx, SYM_EIO, NULL, "cannot open '%s': %s", path,
-		    strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		if (cap - n < 4096) {
-			char *b = realloc(buf, cap ? 2 * cap : 8192);
-
-			if (!b) {
-				free(buf);
-				fclose(f);
-				sym__oom(ctx);
-				return NULL;
-			}
-			buf = b;
-			cap = cap ? 2 * cap : 8192;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		sym__error(ctx, SYM_EIO, NULL, "cannot read '%s'", path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	if (strlen(buf) != n) {
-		free(buf);
-		sym__error(ctx, SYM_EPARSE, NULL,
-		    "'%s' is not a text file (it contains a NUL byte)", path);
-		return NULL;
-	}
-	return buf;
-}
-
 /* Return a new topology of "ctx" from the topology file "path" (format in
  * sym_redist(3)), or NULL with SYM_EIO or a located SYM_EPARSE. */
 sym_topology *
@@ -495,6 +446,7 @@ sym_topology_parse_file(sym_ctx *ctx, const char *path)
 {
 	struct tparse tp;
 	sym_topology *t;
+	size_t len;
 	char *text;
 
 	if (!ctx)
@@ -503,7 +455,7 @@ sym_topology_parse_file(sym_ctx *ctx, const char *path)
 		sym__error(ctx, SYM_EINVAL, NULL, "topology: no file name");
 		return NULL;
 	}
-	text = read_file(ctx, path);
+	text = sym__read_file(ctx, path, SYM__FILE_LIMIT, &len, NULL);
 	if (!text)
 		return NULL;
 	memset(&tp, 0, sizeof(tp));
@@ -662,6 +614,8 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 	json_error_t jerr;
 	sym_topology *t;
 	json_t *root;
+	size_t len;
+	char *text;
 
 	if (!ctx)
 		return NULL;
@@ -669,18 +623,17 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 		sym__error(ctx, SYM_EINVAL, NULL, "rank table: no file name");
 		return NULL;
 	}
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	text = sym__read_file(ctx, path, SYM__FILE_LIMIT, &len, NULL);
+	if (!text)
+		return NULL;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
 	if (!root) {
 		sym_loc at = { path, jerr.line,
 			jerr.column > 0 ? jerr.column : 1 };
 
-		if (json_error_code(&jerr) == json_error_cannot_open_file)
-			sym__error(ctx, SYM_EIO, NULL, "cannot open '%s'",
-			    path);
-		else
-			sym__error(ctx, SYM_EPARSE, jerr.line > 0 ? &at : NULL,
-			    "rank table '%s': invalid JSON: %s", path,
-			    jerr.text);
+		sym__error(ctx, SYM_EPARSE, jerr.line > 0 ? &at : NULL,
+		    "rank table '%s': invalid JSON: %s", path, jerr.text);
 		return NULL;
 	}
 	memset(&tp, 0, sizeof(tp));
