@@ -106,7 +106,7 @@ sym__parse_unknown_value(struct sym__parser *p, size_t start, size_t len)
 	int failed = name && sym__nameset_has(p, name);
 
 	free(name);
-	if (failed || p->oom)
+	if (failed || p->oom || p->g->too_many)
 		return -1;
 	sym__suggest_init(&s, p->src + start, len);
 	for (size_t i = 0; i < p->g->n_value; i++)
@@ -587,7 +587,7 @@ parse_lines(struct sym__parser *p)
 {
 	const char *nl;
 
-	while (!p->oom) {
+	while (!p->oom && !p->g->too_many) {
 		statement(p);
 		if (sym_ctx_last_error(p->ctx) == SYM_ENOMEM)
 			p->oom = 1;
@@ -629,7 +629,9 @@ parse(sym_ctx *ctx, const char *text, size_t len, const char *filename)
 	p.src = g->source;
 	p.line = 1;
 	sym_ctx_clear_error(ctx);
+	g->error_limit = SYM__MAX_ERRORS;
 	parse_lines(&p);
+	g->error_limit = 0;
 	sym__nameset_clear(&p.failed);
 	if (p.oom) {
 		sym_graph_free(g);
