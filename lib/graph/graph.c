@@ -507,10 +507,8 @@ sym__value_shape(sym_value *v)
 static int
 mark_used(sym_graph *g, sym_symbol *s)
 {
-	size_t id = 0, n = sym_ctx_n_symbols(g->ctx);
+	size_t id = s->id, n = sym_ctx_n_symbols(g->ctx);
 
-	while (id < n && sym_ctx_symbol(g->ctx, id) != s)
-		id++;
 	if (id >= g->n_used) {
 		uint8_t *u = sym__realloc_array(g->ctx, g->used, n + 1, 1);
 
