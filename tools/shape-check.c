@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind_arg.h"
 #include "check_report.h"
 
 #define PROG "shape-check"
@@ -394,6 +395,14 @@ parse_bindings(sym_ctx *ctx, const struct options *o)
 	sym_binding *all = sym_binding_new(ctx), *one;
 
 	for (size_t i = 0; all && i < o->n_bind; i++) {
+		const char *bad = bind_arg_error(o->bind[i]);
+
+		if (bad) {
+			fprintf(stderr, PROG ": --bind '%s': %s\n", o->bind[i],
+			    bad);
+			sym_binding_free(all);
+			return NULL;
+		}
 		one = sym_binding_new(ctx);
 		if (!one || sym_binding_parse(one, o->bind[i], NULL) < 0) {
 			fprintf(stderr, PROG ": --bind %s: %s\n", o->bind[i],
