@@ -536,6 +536,12 @@ test_topology(void **state)
 	check_topo_error(ctx, "node 0\nranks_per_node 2\n", 2, 1,
 	    "exclude each other");
 	check_topo_error(ctx, "intra -3GB/s 1us\n", 1, 7, "positive number");
+	/* Issue 14, item 16: a huge count is too large, not fractional; a
+	 * hexadecimal bandwidth is no decimal number. */
+	check_topo_error(ctx, "ranks_per_node 9223372036854775807\n", 1, 35,
+	    "ranks_per_node too large (at most 1000000000)");
+	check_topo_error(ctx, "intra 0x10GB/s 1us\n", 1, 7,
+	    "expected a positive decimal number");
 	/* Ranks are bounded: the table of nodes by rank is allocated up to
 	 * the greatest (8 GB for rank 2^30, which used to be allowed). */
 	check_topo_error(ctx, "node 0-1\nnode 1048576\n", 2, 6,

@@ -202,8 +202,8 @@ word(struct tparse *tp, size_t *len)
 	return w;
 }
 
-/* Parse a positive decimal number at the position of "tp" into "*v";
- * return 0 or -1. */
+/* Parse a positive decimal number at the position of "tp" into "*v"
+ * (digits, a point, an exponent: no hexadecimal); return 0 or -1. */
 static int
 number(struct tparse *tp, double *v)
 {
@@ -212,6 +212,8 @@ number(struct tparse *tp, double *v)
 	skip_blanks(tp);
 	if (!isdigit((unsigned char)*tp->p) && *tp->p != '.')
 		return tfail(tp, "expected a positive number");
+	if (tp->p[0] == '0' && (tp->p[1] == 'x' || tp->p[1] == 'X'))
+		return tfail(tp, "expected a positive decimal number");
 	errno = 0;
 	*v = strtod(tp->p, &end);
 	if (errno == ERANGE || !isfinite(*v) || *v <= 0)
@@ -375,7 +377,10 @@ one_line(struct tparse *tp)
 			    "expected the number of ranks per node");
 		if (number(tp, &v) < 0)
 			return -1;
-		if (v > 1e9 || v != (double)(int64_t)v)
+		if (v > 1e9)
+			return tfail(tp,
+			    "ranks_per_node too large (at most 1000000000)");
+		if (v != (double)(int64_t)v)
 			return tfail(tp,
 			    "ranks_per_node must be a whole number");
 		tp->rpn = (int64_t)v;
