@@ -642,6 +642,11 @@ test_rank_table(void **state)
 	    "integer");
 	rank_table(text, sizeof(text), "", "4", "2");
 	check_table_error(ctx, text, SYM_EPARSE, "rank 0 is missing");
+	/* Issue 14, item 16: ranks 1-3 and 5 are 4 devices, to be numbered
+	 * 0 to 3 (not 0 to 5). */
+	rank_table(text, sizeof(text), "", "5", "2");
+	check_table_error(ctx, text, SYM_EPARSE,
+	    "rank 0 is missing (rank_id must number the 4 devices 0 to 3)");
 	check_table_error(ctx, "{\"server_list\": [{\"device\": [{}]}]}",
 	    SYM_EPARSE, "server_list[0].device[0]: missing \"rank_id\"");
 	check_table_error(ctx,

@@ -598,12 +598,15 @@ rank_table(struct tparse *tp, const char *path, json_t *root)
 	for (size_t i = 0; i < json_array_size(list); i++)
 		if (rank_table_server(tp, path, i, json_array_get(list, i)) < 0)
 			return -1;
+	n = 0;
+	for (int64_t r = 0; r < tp->n_ranks; r++)
+		n += tp->node_of[r] >= 0;
 	for (int64_t r = 0; r < tp->n_ranks; r++)
 		if (tp->node_of[r] < 0)
 			return rfail(tp->ctx, path, "",
 			    "rank %lld is missing (rank_id must number the "
-			    "devices 0 to %lld)",
-			    (long long)r, (long long)tp->n_ranks - 1);
+			    "%lld devices 0 to %lld)",
+			    (long long)r, (long long)n, (long long)n - 1);
 	return 0;
 }
 
