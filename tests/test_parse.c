@@ -899,6 +899,213 @@ test_files(void **state)
 	free_ctx(ctx);
 }
 
+/* Return the malloc'ed text of "n" lines, line "i" formatted from "fmt"
+ * with "i" (at most 64 bytes), after the line "head". */
+static char *
+lines(const char *head, const char *fmt, int n)
+{
+	size_t len = strlen(head);
+	char *text = malloc(len + (size_t)n * 64 + 1), *p;
+
+	assert_non_null(text);
+	p = text + sprintf(text, "%s", head);
+	for (int i = 0; i < n; i++)
+		p += sprintf(p, fmt, i, i);
+	return text;
+}
+
+/* Many names (issue 14, item 8): 160 000 meshes, 100 000 symbols and
+ * 100 000 attributes on one call are found by name in constant time each
+ * (linear searches made each case take minutes); "did you mean" hints for
+ * many unknown names among many values stop with the errors. */
+static void
+test_many_names(void **state)
+{
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g;
+	char *text, *p;
+
+	(void)state;
+	text = lines("devices 2\n", "mesh m%d = (a%d=2)\n", 160000);
+	g = parse(ctx, text);
+	assert_no_errors(g);
+	sym_graph_free(g);
+	free(text);
+	text = lines("devices 2\nmesh m0 = (a=2)\n", "mesh m%d = (a%d=2)\n", 2);
+	g = parse(ctx, text);
+	assert_int_equal(sym_graph_n_errors(g), 1);
+	assert_diag(error_at(g, 0), 3, 6, "mesh 'm0' is already declared", NULL,
+	    text);
+	sym_graph_free(g);
+	free(text);
+	sym_ctx_free(ctx);
+
+	ctx = new_ctx();
+	text = lines("", "symbol s%d max=1%d\n", 100000);
+	strcat(text, "input x : f32[s99999, s4]\n");
+	g = parse(ctx, text);
+	assert_no_errors(g);
+	assert_value(g, "x", SYM_VALUE_INPUT, "f32[s99999, s4]");
+	sym_graph_free(g);
+	free(text);
+	sym_ctx_free(ctx);
+
+	ctx = new_ctx();
+	text = malloc(100000 * 16 + 64);
+	assert_non_null(text);
+	p = text + sprintf(text, "input x : f32[2]\ny = relu(x");
+	for (int i = 0; i < 100000; i++)
+		p += sprintf(p, ", a%d=%d", i, i);
+	strcpy(p, ")\n");
+	g = parse(ctx, text);
+	assert_int_equal(sym_graph_n_errors(g), 1);
+	assert_diag(error_at(g, 0), 2, 13, "relu has no attribute a0", NULL,
+	    "many attributes");
+	sym_graph_free(g);
+	free(text);
+
+	text = lines("", "input x%d : f32[1%d]\n", 100000);
+	p = text + strlen(text);
+	for (int i = 0; i < 100000; i++)
+		p += sprintf(p, "y%d = relu(z%d)\n", i, i);
+	g = parse(ctx, text);
+	assert_int_equal(sym_graph_n_errors(g), 51);
+	assert_diag(error_at(g, 0), 100001, 11, "unknown value 'z0'",
+	    "did you mean 'x0'?", "many unknown names");
+	assert_diag(error_at(g, 50), 100051, 12, "too many errors (50)", NULL,
+	    "many unknown names");
+	sym_graph_free(g);
+	free(text);
+	free_ctx(ctx);
+}
+
+/* Diagnostics of long lines and hostile bytes (issue 14, items 11 and
+ * 14): the echoed line is clipped around the column with "...", the
+ * caret under it; after 50 errors one "too many errors" ends them; control
+ * bytes of the line and of strings in messages are escaped as in JSON. */
+static void
+test_format_hostile(void **state)
+{
+	sym_ctx *ctx = new_ctx();
+	size_t n = 6000, total = 0;
+	char *text = malloc(n * 8 + 64), *p, *s;
+	const char *nl;
+	sym_graph *g;
+
+	(void)state;
+	assert_non_null(text);
+	p = text + sprintf(text, "input x : f32[2]\noutput x");
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, ", u%zu", i);
+	strcpy(p, "\n");
+	g = parse(ctx, text);
+	assert_int_equal(sym_graph_n_errors(g), 51);
+	for (size_t i = 0; i < sym_graph_n_diagnostics(g); i++) {
+		s = sym_diagnostic_format(g, sym_graph_diagnostic(g, i));
+		assert_non_null(s);
+		total += strlen(s);
+		free(s);
+	}
+	assert_true(total < 20000);
+	s = sym_diagnostic_format(g, error_at(g, 2));
+	assert_string_equal(s,
+	    "t.sg:2:19: error: unknown value 'u2'\n"
+	    "output x, u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, "
+	    "u12, u13, u14, u15, u16, u17, u18, u19, u20, u21, u22, u23, "
+	    "...\n"
+	    "                  ^");
+	free(s);
+	s = sym_diagnostic_format(g, error_at(g, 40));
+	nl = strchr(s, '\n');
+	assert_non_null(nl);
+	assert_memory_equal(nl, "\n...", 4);
+	assert_non_null(strstr(s,
+	    "\n                                     "
+	    "                          ^"));
+	assert_non_null(strstr(s, "u40, u41"));
+	free(s);
+	sym_graph_free(g);
+	free(text);
+
+	g = parse(ctx,
+	    "input x : f32[2]\ny = relu(x, \x1b[2J, \x01)\n"
+	    "z = conv2d(x, x, data_format=\"\\n\x1b[31mX\")\n");
+	assert_true(sym_graph_n_errors(g) >= 2);
+	s = sym_diagnostic_format(g, error_at(g, 0));
+	assert_null(strchr(s, '\x1b'));
+	assert_null(strchr(s, '\x01'));
+	assert_non_null(strstr(s,
+	    "\ny = relu(x, \\u001b[2J, \\u0001)\n"
+	    "            ^"));
+	free(s);
+	s = sym_diagnostic_format(g, error_at(g, 1));
+	assert_null(strchr(s, '\x1b'));
+	assert_non_null(strstr(s, "not \"\\n\\u001b[31mX\"\n"));
+	free(s);
+	sym_graph_free(g);
+	free_ctx(ctx);
+}
+
+/* Endless or huge inputs fail at once (issue 14, item 10): /dev/zero
+ * stops at its first byte, a NUL; a stream longer than the 64 MiB limit
+ * is SYM_EIO saying so, without being read to its end; a stream within
+ * it parses, with its name in locations. */
+static void
+test_file_limits(void **state)
+{
+	size_t big = ((size_t)64 << 20) + 1;
+	sym_ctx *ctx = new_ctx();
+	char *text = malloc(big);
+	const sym_diagnostic *d;
+	sym_graph *g;
+	FILE *f;
+
+	(void)state;
+	g = sym_graph_parse_file(ctx, "/dev/zero");
+	assert_non_null(g);
+	assert_int_equal(sym_graph_n_errors(g), 1);
+	d = error_at(g, 0);
+	assert_int_equal(d->loc.line, 1);
+	assert_int_equal(d->loc.col, 1);
+	assert_non_null(strstr(d->message, "NUL byte"));
+	assert_string_equal(sym_graph_source(g), "");
+	sym_graph_free(g);
+
+	assert_non_null(text);
+	memset(text, '#', big);
+	f = fmemopen(text, big, "r");
+	assert_non_null(f);
+	assert_null(sym_graph_parse_stream(ctx, f, "<big>"));
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_EIO);
+	assert_string_equal(sym_ctx_last_message(ctx),
+	    "<big> is larger than 67108864 bytes, the limit of an input file");
+	sym_ctx_clear_error(ctx);
+	fclose(f);
+
+	f = fmemopen(text, big - 1, "r");
+	assert_non_null(f);
+	g = sym_graph_parse_stream(ctx, f, "<big>");
+	assert_non_null(g);
+	assert_int_equal(sym_graph_n_diagnostics(g), 0);
+	sym_graph_free(g);
+	fclose(f);
+
+	strcpy(text, "input x : f32[2]\nouput x\n");
+	f = fmemopen(text, strlen(text), "r");
+	g = sym_graph_parse_stream(ctx, f, "<stdin>");
+	assert_int_equal(sym_graph_n_errors(g), 1);
+	d = error_at(g, 0);
+	assert_string_equal(d->loc.file, "<stdin>");
+	assert_int_equal(d->loc.line, 2);
+	sym_graph_free(g);
+	fclose(f);
+	free(text);
+	assert_null(sym_graph_parse_stream(ctx, NULL, "x"));
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
+	sym_ctx_clear_error(ctx);
+	free_ctx(ctx);
+}
+
 /* Inputs at the limits: deep nesting is a clean error, very long lines
  * and binary bytes parse, no text is SYM_EINVAL. */
 static void
@@ -971,6 +1178,9 @@ main(void)
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_file_limits),
+		cmocka_unit_test(test_many_names),
+		cmocka_unit_test(test_format_hostile),
 	};
 
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);

@@ -998,6 +998,64 @@ test_size_check(void **state)
 	free_ctx(ctx);
 }
 
+/* Instances (issue 14, item 1): y : f32[b] tied to x by no operator gets
+ * the instance b'; a binding of b gives b' its value unless it names b'
+ * itself. Where b is derived from b' (b = 2*b'), it cannot, and the
+ * message says which dimension is b' and how to bind it. */
+static void
+test_instance_binding(void **state)
+{
+	static const char text[] = "devices 2\n"
+	                           "symbol b divisor=2\n"
+	                           "input x : f32[b, 4]\n"
+	                           "input y : f32[b]\n"
+	                           "output x, y\n";
+	static const char derived[] = "symbol b\n"
+	                              "input x : f32[b]\n"
+	                              "input y : f32[2*b]\n"
+	                              "z = add(y, x)\n"
+	                              "output z\n";
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = sharded(ctx, text);
+	sym_plan *p = compiled(g, 0);
+	sym_slices *s = sym_slices_new(p);
+	int64_t v[2];
+
+	(void)state;
+	assert_int_equal(sym_plan_n_symbols(p), 2);
+	bind_ok(p, s, "b=8");
+	assert_int_equal(sym_slices_global(s, home(p, "x"), v), 0);
+	assert_int_equal(v[0], 8);
+	assert_int_equal(sym_slices_global(s, home(p, "y"), v), 0);
+	assert_int_equal(v[0], 8);
+	bind_ok(p, s, "b=8, b'=6");
+	assert_int_equal(sym_slices_global(s, home(p, "y"), v), 0);
+	assert_int_equal(v[0], 6);
+	assert_rejected(p, s, "b'=6", SYM_EUNBOUND,
+	    "no value for symbol b (declared at t.sg:2:8)");
+	assert_rejected(p, s, "b=8, b'=5", SYM_EDOMAIN,
+	    "b' = 5 violates divisor=2 declared at t.sg:2:8");
+	sym_slices_free(s);
+	sym_plan_free(p);
+	sym_graph_free(g);
+	free_ctx(ctx);
+
+	ctx = new_ctx();
+	g = sharded(ctx, derived);
+	p = compiled(g, 0);
+	s = sym_slices_new(p);
+	assert_rejected(p, s, "b=8", SYM_EUNBOUND,
+	    "no value for symbol b', the instance of b in dimension 0 of y "
+	    "(declared at t.sg:1:8): bind b' itself (b is derived from "
+	    "other symbols, so it gives its instances no value)");
+	bind_ok(p, s, "b'=4");
+	bind_ok(p, s, "b=8, b'=4");
+	sym_slices_free(s);
+	sym_plan_free(p);
+	sym_graph_free(g);
+	free_ctx(ctx);
+}
+
 /* A redistribution from a 4-way split of b to an 8-way split of the
  * other dimension, with b a multiple of 4 only: the planner passes through
  * layouts that divide every admissible b (all_to_all, then a slice), so
@@ -1234,6 +1292,7 @@ main(void)
 		cmocka_unit_test(test_overflow_and_optional),
 		cmocka_unit_test(test_refusals_and_text),
 		cmocka_unit_test(test_program_cse),
+		cmocka_unit_test(test_instance_binding),
 	};
 
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

@@ -536,6 +536,12 @@ test_topology(void **state)
 	check_topo_error(ctx, "node 0\nranks_per_node 2\n", 2, 1,
 	    "exclude each other");
 	check_topo_error(ctx, "intra -3GB/s 1us\n", 1, 7, "positive number");
+	/* Issue 14, item 16: a huge count is too large, not fractional; a
+	 * hexadecimal bandwidth is no decimal number. */
+	check_topo_error(ctx, "ranks_per_node 9223372036854775807\n", 1, 35,
+	    "ranks_per_node too large (at most 1000000000)");
+	check_topo_error(ctx, "intra 0x10GB/s 1us\n", 1, 7,
+	    "expected a positive decimal number");
 	/* Ranks are bounded: the table of nodes by rank is allocated up to
 	 * the greatest (8 GB for rank 2^30, which used to be allowed). */
 	check_topo_error(ctx, "node 0-1\nnode 1048576\n", 2, 6,
@@ -545,6 +551,9 @@ test_topology(void **state)
 
 	assert_null(sym_topology_parse_file(ctx, "/nonexistent/topo"));
 	check_error(ctx, SYM_EIO, "cannot open");
+	/* An endless file stops at its first NUL byte (issue 14, item 10). */
+	assert_null(sym_topology_parse_file(ctx, "/dev/zero"));
+	check_error(ctx, SYM_EPARSE, "/dev/zero is not a text file");
 	finish(ctx);
 }
 
@@ -633,6 +642,11 @@ test_rank_table(void **state)
 	    "integer");
 	rank_table(text, sizeof(text), "", "4", "2");
 	check_table_error(ctx, text, SYM_EPARSE, "rank 0 is missing");
+	/* Issue 14, item 16: ranks 1-3 and 5 are 4 devices, to be numbered
+	 * 0 to 3 (not 0 to 5). */
+	rank_table(text, sizeof(text), "", "5", "2");
+	check_table_error(ctx, text, SYM_EPARSE,
+	    "rank 0 is missing (rank_id must number the 4 devices 0 to 3)");
 	check_table_error(ctx, "{\"server_list\": [{\"device\": [{}]}]}",
 	    SYM_EPARSE, "server_list[0].device[0]: missing \"rank_id\"");
 	check_table_error(ctx,
@@ -673,6 +687,8 @@ test_rank_table(void **state)
 	unlink(path);
 	assert_null(sym_topology_parse_rank_table(ctx, "/nonexistent/rt"));
 	check_error(ctx, SYM_EIO, "cannot open");
+	assert_null(sym_topology_parse_rank_table(ctx, "/dev/zero"));
+	check_error(ctx, SYM_EPARSE, "/dev/zero is not a text file");
 	finish(ctx);
 }
 

@@ -1157,6 +1157,41 @@ test_robustness(void **state)
 	t_free(&t);
 }
 
+/* 100 000 attributes on one set (issue 14, item 8): set, replaced, found
+ * and copied by name in constant time each (a linear search made this
+ * take minutes); the order of the names is kept. */
+static void
+test_attrs_many(void **state)
+{
+	const int n = 100000;
+	sym_ctx *ctx = new_ctx();
+	sym_attrs *a = sym_attrs_new(ctx);
+	char name[32];
+	int64_t v = 0;
+
+	(void)state;
+	assert_non_null(a);
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "a%d", i);
+		assert_int_equal(sym_attrs_set_int(a, name, i), 0);
+	}
+	for (int i = 0; i < n; i += 2) {
+		snprintf(name, sizeof(name), "a%d", i);
+		assert_int_equal(sym_attrs_set_int(a, name, -i), 0);
+	}
+	assert_int_equal(sym_attrs_count(a), n);
+	assert_string_equal(sym_attrs_name(a, 12345), "a12345");
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "a%d", i);
+		assert_int_equal(sym_attrs_get_int(a, name, &v), 0);
+		assert_int_equal(v, i % 2 ? i : -i);
+	}
+	assert_int_equal(sym_attrs_kind(a, "a100000"), SYM_ATTR_NONE);
+	assert_int_equal(sym_attrs_kind(a, "a"), SYM_ATTR_NONE);
+	sym_attrs_free(a);
+	finish(ctx);
+}
+
 /* Run the tests of this program; return the number of failures. */
 int
 main(void)
@@ -1166,6 +1201,7 @@ main(void)
 		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_shape_forgotten),
 		cmocka_unit_test(test_attrs),
+		cmocka_unit_test(test_attrs_many),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_matmul),
 		cmocka_unit_test(test_elementwise),

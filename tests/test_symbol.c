@@ -35,6 +35,34 @@ free_ctx(sym_ctx *ctx)
 	sym_ctx_free(ctx);
 }
 
+/* 100 000 symbols (issue 14, item 8): each declared once and found by
+ * name in constant time (a linear search made this take minutes); a
+ * second declaration of a name is still refused. */
+static void
+test_symbols_many(void **state)
+{
+	const int n = 100000;
+	sym_ctx *ctx = new_ctx();
+	char name[32];
+
+	(void)state;
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		assert_non_null(sym_symbol_new(ctx, name, NULL, NULL));
+	}
+	assert_int_equal(sym_ctx_n_symbols(ctx), n);
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		assert_ptr_equal(sym_symbol_find(ctx, name),
+		    sym_ctx_symbol(ctx, (size_t)i));
+	}
+	assert_null(sym_symbol_find(ctx, "s100000"));
+	assert_null(sym_symbol_new(ctx, "s777", NULL, NULL));
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_EDECL);
+	sym_ctx_clear_error(ctx);
+	free_ctx(ctx);
+}
+
 /* Return the info with "min", "max", "divisor", "remainder" and
  * "unique". */
 static sym_symbol_info
@@ -1076,6 +1104,7 @@ main(void)
 		cmocka_unit_test(test_binding_reuse),
 		cmocka_unit_test(test_binding_other_ctx),
 		cmocka_unit_test(test_binding_to_str),
+		cmocka_unit_test(test_symbols_many),
 		cmocka_unit_test(test_binding_parse),
 		cmocka_unit_test(test_binding_parse_long_name),
 		cmocka_unit_test(test_binding_parse_errors),

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind_arg.h"
 #include "check_report.h"
 
 #define PROG "shape-check"
@@ -236,53 +237,6 @@ parse_args(int argc, char **argv, struct options *o)
 	return -1;
 }
 
-/* Return the graph parsed from standard input in "ctx", its locations
- * naming "<stdin>", or NULL with the reason on "ctx" or in errno. A NUL
- * byte ends the text with an error, as in a file. */
-static sym_graph *
-parse_stdin(sym_ctx *ctx)
-{
-	size_t cap = 4096, n = 0, got;
-	char *buf = malloc(cap), *q, *nul;
-	sym_graph *g;
-
-	while (buf && (got = fread(buf + n, 1, cap - n - 1, stdin)) > 0) {
-		n += got;
-		if (cap - n < 2) {
-			q = realloc(buf, cap *= 2);
-			if (!q)
-				free(buf);
-			buf = q;
-		}
-	}
-	if (!buf) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (ferror(stdin)) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	g = sym_graph_parse(ctx, buf, "<stdin>");
-	nul = memchr(buf, '\0', n);
-	if (g && nul) {
-		sym_loc at = { "<stdin>", 1, 1 };
-
-		for (char *p = buf; p < nul; p++) {
-			at.col++;
-			if (*p == '\n') {
-				at.line++;
-				at.col = 1;
-			}
-		}
-		sym_graph_error(g, &at,
-		    "the file contains a NUL byte: the rest of it is ignored");
-	}
-	free(buf);
-	return g;
-}
-
 /* Print every diagnostic of the graph of "r" to stderr as the library
  * formats it, with --strict applied to its severity; 0, or -1 when out of
  * memory. */
@@ -441,6 +395,14 @@ parse_bindings(sym_ctx *ctx, const struct options *o)
 	sym_binding *all = sym_binding_new(ctx), *one;
 
 	for (size_t i = 0; all && i < o->n_bind; i++) {
+		const char *bad = bind_arg_error(o->bind[i]);
+
+		if (bad) {
+			fprintf(stderr, PROG ": --bind '%s': %s\n", o->bind[i],
+			    bad);
+			sym_binding_free(all);
+			return NULL;
+		}
 		one = sym_binding_new(ctx);
 		if (!one || sym_binding_parse(one, o->bind[i], NULL) < 0) {
 			fprintf(stderr, PROG ": --bind %s: %s\n", o->bind[i],
@@ -587,15 +549,9 @@ main(int argc, char **argv)
 	}
 	errno = 0;
 	g = strcmp(o.file, "-") ? sym_graph_parse_file(ctx, o.file)
-	                        : parse_stdin(ctx);
+	                        : sym_graph_parse_stream(ctx, stdin, "<stdin>");
 	if (!g) {
-		if (sym_ctx_last_error(ctx) != SYM_OK)
-			fprintf(stderr, PROG ": %s\n",
-			    sym_ctx_last_message(ctx));
-		else
-			fprintf(stderr,
-			    PROG ": cannot read standard input: %s\n",
-			    strerror(errno));
+		fprintf(stderr, PROG ": %s\n", sym_ctx_last_message(ctx));
 		sym_topology_free(topo);
 		sym_ctx_free(ctx);
 		free(o.draw);

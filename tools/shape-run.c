@@ -27,6 +27,8 @@
 #include <symshard/exec.h>
 #include <symshard/plan.h>
 
+#include "bind_arg.h"
+
 #define PROG "shape-run"
 
 enum {
@@ -488,6 +490,13 @@ bind_steps(struct run *r, struct options *o)
 		st->b = sym_binding_new(r->ctx);
 		if (!st->b)
 			return note(o, 0, EXIT_USAGE, "out of memory");
+		if (o->n_bind && bind_arg_error(o->bind[i])) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "--bind '%s': %s",
+			    o->bind[i], bind_arg_error(o->bind[i]));
+			return usage_error(o, msg, NULL);
+		}
 		if (o->n_bind && sym_binding_parse(st->b, o->bind[i], NULL)) {
 			if (sym_ctx_last_error(r->ctx) == SYM_ENOMEM)
 				return note(o, 0, EXIT_USAGE, "out of memory");

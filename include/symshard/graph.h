@@ -4,6 +4,8 @@
 #ifndef SYMSHARD_GRAPH_H
 #define SYMSHARD_GRAPH_H
 
+#include <stdio.h>
+
 #include <symshard/common.h>
 #include <symshard/ctx.h>
 #include <symshard/shape.h>
@@ -88,6 +90,8 @@ SYM_EXPORT SYM_GIVE sym_graph *sym_graph_parse(SYM_KEEP sym_ctx *ctx,
     const char *text, const char *filename);
 SYM_EXPORT SYM_GIVE sym_graph *sym_graph_parse_file(SYM_KEEP sym_ctx *ctx,
     const char *path);
+SYM_EXPORT SYM_GIVE sym_graph *sym_graph_parse_stream(SYM_KEEP sym_ctx *ctx,
+    FILE *f, const char *filename);
 SYM_EXPORT const char *sym_graph_source(SYM_KEEP const sym_graph *g);
 SYM_EXPORT const char *sym_graph_filename(SYM_KEEP const sym_graph *g);
 

@@ -9,6 +9,8 @@
 #include <symshard/ctx.h>
 #include <symshard/prove.h>
 
+#include "core/strmap.h"
+
 struct sym__fact;
 struct sym__prover;
 
@@ -76,6 +78,7 @@ struct sym_ctx {
 
 	sym_symbol **sym;
 	size_t n_sym, cap_sym;
+	struct sym__strmap sym_names; /* the first symbol of each name */
 
 	struct sym__fact *fact;
 	size_t n_fact, cap_fact;

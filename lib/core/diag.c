@@ -1,11 +1,88 @@
 /*
  * Compiler-style diagnostics.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/ctx_private.h"
 #include "core/diag.h"
+
+/* A growing text; "oom" once an allocation failed. */
+struct dbuf {
+	char *s;
+	size_t len, cap;
+	int oom;
+};
+
+/* Append the "n" bytes of "s" to "b". */
+static void
+put(struct dbuf *b, const char *s, size_t n)
+{
+	char *q;
+
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 128;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		q = realloc(b->s, cap);
+		if (!q) {
+			b->oom = 1;
+			return;
+		}
+		b->s = q;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+/* Append "n" copies of the byte "c" to "b". */
+static void
+put_n(struct dbuf *b, char c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		put(b, &c, 1);
+}
+
+/* Return the number of bytes the byte "c" takes once escaped as JSON
+ * escapes control bytes ("\n", "\u001b"): 1 for a byte kept, a tab too
+ * when "keep_tab". Write the escape to "out" (7 bytes) when given. */
+static size_t
+escape(unsigned char c, int keep_tab, char *out)
+{
+	static const char short_esc[] = "btnvfr";
+	char tmp[8];
+
+	if (!out)
+		out = tmp;
+	if ((c >= 0x20 && c != 0x7f) || (c == '\t' && keep_tab)) {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c >= '\b' && c <= '\r' && c != '\v') {
+		out[0] = '\\';
+		out[1] = short_esc[c - '\b'];
+		return 2;
+	}
+	snprintf(out, 8, "\\u%04x", c);
+	return 6;
+}
+
+/* Append the "n" bytes of "s" to "b", control bytes escaped (tabs kept
+ * when "keep_tab"). */
+static void
+put_escaped(struct dbuf *b, const char *s, size_t n, int keep_tab)
+{
+	char out[8];
+
+	for (size_t i = 0; i < n; i++)
+		put(b, out, escape((unsigned char)s[i], keep_tab, out));
+}
 
 /* Return the start of line "line" (from 1) of "source" and its length in
  * "*len", or NULL when "source" has fewer lines. */
@@ -25,47 +102,96 @@ find_line(const char *source, int line, size_t *len)
 	return p;
 }
 
+/* Return whether the byte "c" continues a UTF-8 sequence. */
+static int
+utf8_cont(char c)
+{
+	return ((unsigned char)c & 0xc0) == 0x80;
+}
+
+/* Append to "b" the line "text" of "len" bytes, clipped to at most
+ * SYM__DIAG_CLIP bytes around the byte "col" (from 1) with "..." where
+ * it was cut, control bytes escaped; then a line with a caret under
+ * "col" (tabs kept so that it lines up). */
+static void
+put_line(struct dbuf *b, const char *text, size_t len, size_t col)
+{
+	size_t start = 0, end = len, at = col - 1;
+
+	if (len > SYM__DIAG_CLIP) {
+		start = at > SYM__DIAG_CLIP / 2 ? at - SYM__DIAG_CLIP / 2 : 0;
+		end = start + SYM__DIAG_CLIP;
+		if (end > len) {
+			end = len;
+			start = len - SYM__DIAG_CLIP;
+		}
+		while (start > 0 && utf8_cont(text[start]))
+			start--;
+		while (end < len && utf8_cont(text[end]))
+			end++;
+	}
+	put(b, "\n", 1);
+	if (start > 0)
+		put(b, "...", 3);
+	put_escaped(b, text + start, end - start, 1);
+	if (end < len)
+		put(b, "...", 3);
+	put(b, "\n", 1);
+	put_n(b, ' ', start > 0 ? 3 : 0);
+	for (size_t i = start; i < at; i++)
+		if (text[i] == '\t')
+			put(b, "\t", 1);
+		else if (!utf8_cont(text[i]))
+			put_n(b, ' ', escape((unsigned char)text[i], 1, NULL));
+	put(b, "^", 1);
+}
+
 /* Return a malloc'ed diagnostic for "message" of "severity" ("error",
  * "warning", "note") at "loc" (may be NULL): the location prefix, and when
  * "source" (the whole input text, may be NULL) has the line, that line
- * and a caret under the column, tabs kept so the caret lines up. */
+ * (clipped around the column when long) and a caret under the column,
+ * then the "witness" and "hint" lines when given (may be NULL). Control
+ * bytes of the message, line, witness and hint are escaped as in JSON
+ * ("\n", "\u001b"), so that the text is the lines it seems to be. */
 char *
 sym__diag_format(const sym_loc *loc, const char *severity, const char *message,
-    const char *source)
+    const char *source, const char *witness, const char *hint)
 {
+	struct dbuf b = { NULL, 0, 0, 0 };
 	const char *text = NULL;
-	size_t len = 0;
-	char *prefix, *caret, *res;
-	int col;
+	char *head;
+	size_t len = 0, col;
 
 	if (loc && loc->line > 0 && loc->file)
-		prefix = sym__asprintf("%s:%d:%d: %s: %s", loc->file, loc->line,
-		    loc->col, severity, message);
+		head = sym__asprintf("%s:%d:%d: %s: ", loc->file, loc->line,
+		    loc->col, severity);
 	else if (loc && loc->line > 0)
-		prefix = sym__asprintf("%d:%d: %s: %s", loc->line, loc->col,
-		    severity, message);
+		head =
+		    sym__asprintf("%d:%d: %s: ", loc->line, loc->col, severity);
 	else
-		prefix = sym__asprintf("%s: %s", severity, message);
-	if (!prefix)
+		head = sym__asprintf("%s: ", severity);
+	if (!head)
 		return NULL;
+	put_escaped(&b, head, strlen(head), 0);
+	free(head);
+	put_escaped(&b, message, strlen(message), 0);
 	if (source && loc && loc->line > 0)
 		text = find_line(source, loc->line, &len);
-	if (!text)
-		return prefix;
-	col = loc->col < 1 ? 1 : loc->col;
-	if ((size_t)col > len + 1)
-		col = (int)len + 1;
-	caret = malloc((size_t)col + 1);
-	if (!caret) {
-		free(prefix);
+	if (text) {
+		col = loc->col < 1 ? 1 : (size_t)loc->col;
+		put_line(&b, text, len, col > len + 1 ? len + 1 : col);
+	}
+	if (witness) {
+		put(&b, "\n  witness: ", 12);
+		put_escaped(&b, witness, strlen(witness), 0);
+	}
+	if (hint) {
+		put(&b, "\n  hint: ", 9);
+		put_escaped(&b, hint, strlen(hint), 0);
+	}
+	if (b.oom || !b.s) {
+		free(b.s);
 		return NULL;
 	}
-	for (int i = 0; i < col - 1; i++)
-		caret[i] = text[i] == '\t' ? '\t' : ' ';
-	caret[col - 1] = '^';
-	caret[col] = '\0';
-	res = sym__asprintf("%s\n%.*s\n%s", prefix, (int)len, text, caret);
-	free(prefix);
-	free(caret);
-	return res;
+	return b.s;
 }

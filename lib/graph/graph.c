@@ -158,6 +158,7 @@ graph_destroy(struct sym__link *link)
 		free(g->files[i]);
 	free(g->files);
 	free(g->mesh);
+	sym__strmap_clear(&g->mesh_names);
 	free(g->subst_var);
 	free(g->subst_value);
 	free(g->value);
@@ -264,28 +265,33 @@ own_loc(sym_graph *g, const sym_loc *where)
 	return l;
 }
 
-/* Record a diagnostic of "sev" at "where" on "g"; return -1 for an
- * error, 0 otherwise. */
-int
-sym__graph_diag(sym_graph *g, sym_severity sev, const sym_loc *where,
-    const char *witness, const char *hint, const char *fmt, ...)
+/* Record the diagnostic of "sev" at "where" on "g" with the message
+ * "msg" (taken), the "witness" and the "hint" (copied, may be NULL); once
+ * "g" has as many errors as its limit (while it is parsed), the next error
+ * is replaced by "too many errors" and every later diagnostic is
+ * dropped. */
+static void
+record(sym_graph *g, sym_severity sev, const sym_loc *where,
+    const char *witness, const char *hint, char *msg)
 {
 	struct sym__diag *d;
-	va_list ap;
-	char *msg;
-	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (g->too_many || !msg) {
+		free(msg);
+		return;
+	}
+	if (sev == SYM_SEV_ERROR && g->error_limit &&
+	    g->n_errors >= g->error_limit) {
+		free(msg);
+		msg = sym__asprintf("too many errors (%zu): stopping here",
+		    g->error_limit);
+		witness = hint = NULL;
+		g->too_many = 1;
+	}
 	if (!msg || GROW(g, diag, n_diag, cap_diag, g->n_diag + 1) < 0) {
 		free(msg);
-		return sev == SYM_SEV_ERROR ? -1 : 0;
+		return;
 	}
-	va_start(ap, fmt);
-	vsnprintf(msg, (size_t)n + 1, fmt, ap);
-	va_end(ap);
 	d = &g->diag[g->n_diag++];
 	memset(d, 0, sizeof(*d));
 	d->message = msg;
@@ -298,6 +304,30 @@ sym__graph_diag(sym_graph *g, sym_severity sev, const sym_loc *where,
 	d->pub.hint = d->hint;
 	if (sev == SYM_SEV_ERROR)
 		g->n_errors++;
+}
+
+/* Record a diagnostic of "sev" at "where" on "g" (none once it has too
+ * many errors); return -1 for an error, 0 otherwise. */
+int
+sym__graph_diag(sym_graph *g, sym_severity sev, const sym_loc *where,
+    const char *witness, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+	int n;
+
+	if (g->too_many)
+		return sev == SYM_SEV_ERROR ? -1 : 0;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (msg) {
+		va_start(ap, fmt);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	record(g, sev, where, witness, hint, msg);
 	return sev == SYM_SEV_ERROR ? -1 : 0;
 }
 
@@ -479,10 +509,8 @@ sym__value_shape(sym_value *v)
 static int
 mark_used(sym_graph *g, sym_symbol *s)
 {
-	size_t id = 0, n = sym_ctx_n_symbols(g->ctx);
+	size_t id = s->id, n = sym_ctx_n_symbols(g->ctx);
 
-	while (id < n && sym_ctx_symbol(g->ctx, id) != s)
-		id++;
 	if (id >= g->n_used) {
 		uint8_t *u = sym__realloc_array(g->ctx, g->used, n + 1, 1);
 
@@ -809,19 +837,11 @@ char *
 sym_diagnostic_format(const sym_graph *g, const sym_diagnostic *d)
 {
 	static const char *sev[] = { "error", "warning", "note" };
-	char *head, *res;
 
 	if (!g || !d)
 		return NULL;
-	head = sym__diag_format(&d->loc, sev[d->severity], d->message,
-	    in_source(g, &d->loc) ? g->source : NULL);
-	if (!head)
-		return NULL;
-	res = sym__asprintf("%s%s%s%s%s", head,
-	    d->witness ? "\n  witness: " : "", d->witness ? d->witness : "",
-	    d->hint ? "\n  hint: " : "", d->hint ? d->hint : "");
-	free(head);
-	return res;
+	return sym__diag_format(&d->loc, sev[d->severity], d->message,
+	    in_source(g, &d->loc) ? g->source : NULL, d->witness, d->hint);
 }
 
 /* Add the mesh declaration "m" (its contents are taken) to "g"; 0 or -1
@@ -835,7 +855,10 @@ sym__graph_add_mesh(sym_graph *g, struct sym__mesh_decl *m)
 		sym__mesh_decl_free(m);
 		return -1;
 	}
-	if (GROW(g, mesh, n_mesh, cap_mesh, g->n_mesh + 1) < 0) {
+	if (GROW(g, mesh, n_mesh, cap_mesh, g->n_mesh + 1) < 0 ||
+	    (m->name &&
+	        sym__strmap_put(g->ctx, &g->mesh_names, m->name, g->n_mesh) <
+	            0)) {
 		sym__mesh_decl_free(m);
 		return -1;
 	}
@@ -849,10 +872,11 @@ sym__graph_add_mesh(sym_graph *g, struct sym__mesh_decl *m)
 const struct sym__mesh_decl *
 sym__graph_find_mesh(const sym_graph *g, const char *name)
 {
-	for (size_t i = 0; name && i < g->n_mesh; i++)
-		if (g->mesh[i].name && strcmp(g->mesh[i].name, name) == 0)
-			return &g->mesh[i];
-	return NULL;
+	size_t i;
+
+	if (!name || !sym__strmap_get(&g->mesh_names, name, &i))
+		return NULL;
+	return &g->mesh[i];
 }
 
 /* Give the node "n" the strategy "s" (taken), replacing any. */

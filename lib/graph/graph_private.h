@@ -79,6 +79,11 @@ struct sym__diag {
 	char *message, *witness, *hint;
 };
 
+/* The number of errors after which the parser of a graph records one "too
+ * many errors" error and stops, the graph recording no diagnostic more
+ * (documented in sym_graph(3) and symshard-graph(5)). */
+#define SYM__MAX_ERRORS 50
+
 /* A string-keyed map from names to values (open addressing). */
 struct sym__names {
 	char **key;
@@ -105,6 +110,8 @@ struct sym_graph {
 
 	struct sym__diag *diag;
 	size_t n_diag, cap_diag, n_errors;
+	size_t error_limit; /* while parsing: SYM__MAX_ERRORS, else 0 */
+	int too_many;       /* the limit was reached: diagnostics are dropped */
 	struct sym__relation *rel;
 	size_t n_rel, cap_rel;
 	struct sym__guard *guard;
@@ -119,6 +126,7 @@ struct sym_graph {
 
 	struct sym__mesh_decl *mesh;
 	size_t n_mesh, cap_mesh;
+	struct sym__strmap mesh_names; /* name -> index in "mesh" */
 
 	/* Sharding (lib/shard/). */
 	struct sym__comm *comm;

@@ -54,7 +54,7 @@ sym__lex_error(struct sym__parser *p, size_t pos, const char *hint,
 	va_end(ap);
 	sym__graph_diag(p->g, SYM_SEV_ERROR, &loc, NULL, hint, "%s", msg);
 	free(msg);
-	if (p->g->n_diag == before)
+	if (p->g->n_diag == before && !p->g->too_many)
 		p->oom = 1;
 	return -1;
 }
@@ -125,7 +125,7 @@ sym__lex_ctx_error(struct sym__parser *p, size_t pos)
 		return sym__lex_error(p, pos, NULL,
 		    "internal error: a library call failed without saying why");
 	sym__graph_ctx_error(p->g, &loc);
-	if (p->g->n_diag == before)
+	if (p->g->n_diag == before && !p->g->too_many)
 		p->oom = 1;
 	return -1;
 }

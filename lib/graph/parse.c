@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "graph/lex.h"
 
 static const char *const keywords[] = { "devices", "symbol", "relation",
@@ -105,7 +106,7 @@ sym__parse_unknown_value(struct sym__parser *p, size_t start, size_t len)
 	int failed = name && sym__nameset_has(p, name);
 
 	free(name);
-	if (failed || p->oom)
+	if (failed || p->oom || p->g->too_many)
 		return -1;
 	sym__suggest_init(&s, p->src + start, len);
 	for (size_t i = 0; i < p->g->n_value; i++)
@@ -586,7 +587,7 @@ parse_lines(struct sym__parser *p)
 {
 	const char *nl;
 
-	while (!p->oom) {
+	while (!p->oom && !p->g->too_many) {
 		statement(p);
 		if (sym_ctx_last_error(p->ctx) == SYM_ENOMEM)
 			p->oom = 1;
@@ -628,7 +629,9 @@ parse(sym_ctx *ctx, const char *text, size_t len, const char *filename)
 	p.src = g->source;
 	p.line = 1;
 	sym_ctx_clear_error(ctx);
+	g->error_limit = SYM__MAX_ERRORS;
 	parse_lines(&p);
+	g->error_limit = 0;
 	sym__nameset_clear(&p.failed);
 	if (p.oom) {
 		sym_graph_free(g);
@@ -654,45 +657,6 @@ sym_graph_parse(sym_ctx *ctx, const char *text, const char *filename)
 	return parse(ctx, text, strlen(text), filename);
 }
 
-/* Return the malloc'ed contents of the open file "f" with a NUL after
- * them, their length in "*len", or NULL with "errno" set. */
-static char *
-read_all(FILE *f, size_t *len)
-{
-	size_t cap = 4096, n = 0, got;
-	char *buf = malloc(cap), *q;
-
-	if (!buf)
-		errno = ENOMEM;
-	while (buf) {
-		if (cap - n < 2) {
-			q = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-			if (!q) {
-				free(buf);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = q;
-			cap *= 2;
-		}
-		got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (buf && ferror(f)) {
-		free(buf);
-		if (errno == 0)
-			errno = EIO;
-		return NULL;
-	}
-	if (buf) {
-		buf[n] = '\0';
-		*len = n;
-	}
-	return buf;
-}
-
 /* Record on "g" the error of the NUL byte at offset "at" of "text" (the
  * file's text before it was kept). */
 static void
@@ -712,16 +676,31 @@ nul_error(sym_graph *g, const char *text, size_t at)
 	    "the file contains a NUL byte: the rest of it is ignored");
 }
 
+/* Return a new graph parsed from "text" of "len" bytes read from "name"
+ * whose first NUL byte, if any, was at "nul_at" (SIZE_MAX for none); free
+ * "text". */
+static sym_graph *
+parse_read(sym_ctx *ctx, char *text, size_t len, size_t nul_at,
+    const char *name)
+{
+	sym_graph *g;
+
+	g = parse(ctx, text, len, name);
+	if (g && nul_at != SIZE_MAX)
+		nul_error(g, text, nul_at);
+	free(text);
+	return g;
+}
+
 /* Return a new graph (a caller reference) parsed from the file "path",
  * as sym_graph_parse does; NULL with SYM_EIO naming the path and the
- * system's reason when the file cannot be read. */
+ * system's reason when the file cannot be read or is larger than the
+ * limit of an input file. */
 sym_graph *
 sym_graph_parse_file(sym_ctx *ctx, const char *path)
 {
-	sym_graph *g;
-	size_t len = 0;
-	char *text, *nul;
-	FILE *f;
+	size_t len = 0, nul_at;
+	char *text;
 
 	if (!ctx)
 		return NULL;
@@ -729,29 +708,30 @@ sym_graph_parse_file(sym_ctx *ctx, const char *path)
 		sym__error(ctx, SYM_EINVAL, NULL, "no file to parse");
 		return NULL;
 	}
-	errno = 0;
-	f = fopen(path, "rb");
+	text = sym__read_file(ctx, path, SYM__FILE_LIMIT, &len, &nul_at);
+	if (!text)
+		return NULL;
+	return parse_read(ctx, text, len, nul_at, path);
+}
+
+/* Return a new graph (a caller reference) parsed from the open stream "f"
+ * read to its end, its locations naming "filename" (may be NULL), as
+ * sym_graph_parse_file does. */
+sym_graph *
+sym_graph_parse_stream(sym_ctx *ctx, FILE *f, const char *filename)
+{
+	size_t len = 0, nul_at;
+	char *text;
+
+	if (!ctx)
+		return NULL;
 	if (!f) {
-		sym__error(ctx, SYM_EIO, NULL, "cannot open %s: %s", path,
-		    strerror(errno));
+		sym__error(ctx, SYM_EINVAL, NULL, "no stream to parse");
 		return NULL;
 	}
-	errno = 0;
-	text = read_all(f, &len);
-	if (!text) {
-		if (errno == ENOMEM)
-			sym__oom(ctx);
-		else
-			sym__error(ctx, SYM_EIO, NULL, "cannot read %s: %s",
-			    path, strerror(errno));
-		fclose(f);
+	text = sym__read_stream(ctx, f, filename ? filename : "the stream",
+	    SYM__FILE_LIMIT, &len, &nul_at);
+	if (!text)
 		return NULL;
-	}
-	fclose(f);
-	nul = memchr(text, '\0', len);
-	g = parse(ctx, text, nul ? (size_t)(nul - text) : len, path);
-	if (g && nul)
-		nul_error(g, text, (size_t)(nul - text));
-	free(text);
-	return g;
+	return parse_read(ctx, text, len, nul_at, filename);
 }

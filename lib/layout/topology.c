@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "core/file.h"
 #include "layout/layout_private.h"
 
 #define DEFAULT_INTRA_GBPS 100.0
@@ -201,8 +202,8 @@ word(struct tparse *tp, size_t *len)
 	return w;
 }
 
-/* Parse a positive decimal number at the position of "tp" into "*v";
- * return 0 or -1. */
+/* Parse a positive decimal number at the position of "tp" into "*v"
+ * (digits, a point, an exponent: no hexadecimal); return 0 or -1. */
 static int
 number(struct tparse *tp, double *v)
 {
@@ -211,6 +212,8 @@ number(struct tparse *tp, double *v)
 	skip_blanks(tp);
 	if (!isdigit((unsigned char)*tp->p) && *tp->p != '.')
 		return tfail(tp, "expected a positive number");
+	if (tp->p[0] == '0' && (tp->p[1] == 'x' || tp->p[1] == 'X'))
+		return tfail(tp, "expected a positive decimal number");
 	errno = 0;
 	*v = strtod(tp->p, &end);
 	if (errno == ERANGE || !isfinite(*v) || *v <= 0)
@@ -374,7 +377,10 @@ one_line(struct tparse *tp)
 			    "expected the number of ranks per node");
 		if (number(tp, &v) < 0)
 			return -1;
-		if (v > 1e9 || v != (double)(int64_t)v)
+		if (v > 1e9)
+			return tfail(tp,
+			    "ranks_per_node too large (at most 1000000000)");
+		if (v != (double)(int64_t)v)
 			return tfail(tp,
 			    "ranks_per_node must be a whole number");
 		tp->rpn = (int64_t)v;
@@ -438,56 +444,6 @@ parse_text(struct tparse *tp, const char *text)
 	return 0;
 }
 
-/* Return the malloc'ed contents of the file "path", or NULL with
- * SYM_EIO on "ctx". */
-static char *
-read_file(sym_ctx *ctx, const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!f) {
-		sym__error(ctx, SYM_EIO, NULL, "cannot open '%s': %s", path,
-		    strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		if (cap - n < 4096) {
-			char *b = realloc(buf, cap ? 2 * cap : 8192);
-
-			if (!b) {
-				free(buf);
-				fclose(f);
-				sym__oom(ctx);
-				return NULL;
-			}
-			buf = b;
-			cap = cap ? 2 * cap : 8192;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		sym__error(ctx, SYM_EIO, NULL, "cannot read '%s'", path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	if (strlen(buf) != n) {
-		free(buf);
-		sym__error(ctx, SYM_EPARSE, NULL,
-		    "'%s' is not a text file (it contains a NUL byte)", path);
-		return NULL;
-	}
-	return buf;
-}
-
 /* Return a new topology of "ctx" from the topology file "path" (format in
  * sym_redist(3)), or NULL with SYM_EIO or a located SYM_EPARSE. */
 sym_topology *
@@ -495,6 +451,7 @@ sym_topology_parse_file(sym_ctx *ctx, const char *path)
 {
 	struct tparse tp;
 	sym_topology *t;
+	size_t len;
 	char *text;
 
 	if (!ctx)
@@ -503,7 +460,7 @@ sym_topology_parse_file(sym_ctx *ctx, const char *path)
 		sym__error(ctx, SYM_EINVAL, NULL, "topology: no file name");
 		return NULL;
 	}
-	text = read_file(ctx, path);
+	text = sym__read_file(ctx, path, SYM__FILE_LIMIT, &len, NULL);
 	if (!text)
 		return NULL;
 	memset(&tp, 0, sizeof(tp));
@@ -641,12 +598,15 @@ rank_table(struct tparse *tp, const char *path, json_t *root)
 	for (size_t i = 0; i < json_array_size(list); i++)
 		if (rank_table_server(tp, path, i, json_array_get(list, i)) < 0)
 			return -1;
+	n = 0;
+	for (int64_t r = 0; r < tp->n_ranks; r++)
+		n += tp->node_of[r] >= 0;
 	for (int64_t r = 0; r < tp->n_ranks; r++)
 		if (tp->node_of[r] < 0)
 			return rfail(tp->ctx, path, "",
 			    "rank %lld is missing (rank_id must number the "
-			    "devices 0 to %lld)",
-			    (long long)r, (long long)tp->n_ranks - 1);
+			    "%lld devices 0 to %lld)",
+			    (long long)r, (long long)n, (long long)n - 1);
 	return 0;
 }
 
@@ -662,6 +622,8 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 	json_error_t jerr;
 	sym_topology *t;
 	json_t *root;
+	size_t len;
+	char *text;
 
 	if (!ctx)
 		return NULL;
@@ -669,18 +631,17 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 		sym__error(ctx, SYM_EINVAL, NULL, "rank table: no file name");
 		return NULL;
 	}
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	text = sym__read_file(ctx, path, SYM__FILE_LIMIT, &len, NULL);
+	if (!text)
+		return NULL;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
 	if (!root) {
 		sym_loc at = { path, jerr.line,
 			jerr.column > 0 ? jerr.column : 1 };
 
-		if (json_error_code(&jerr) == json_error_cannot_open_file)
-			sym__error(ctx, SYM_EIO, NULL, "cannot open '%s'",
-			    path);
-		else
-			sym__error(ctx, SYM_EPARSE, jerr.line > 0 ? &at : NULL,
-			    "rank table '%s': invalid JSON: %s", path,
-			    jerr.text);
+		sym__error(ctx, SYM_EPARSE, jerr.line > 0 ? &at : NULL,
+		    "rank table '%s': invalid JSON: %s", path, jerr.text);
 		return NULL;
 	}
 	memset(&tp, 0, sizeof(tp));

@@ -143,11 +143,98 @@ same_plan(const sym_plan *p, sym_slices *s)
 	return -1;
 }
 
+/* Return whether unification eliminated the symbol "sym" in "p" (its
+ * value is derived from others). */
+static int
+eliminated(const sym_plan *p, const sym_symbol *sym)
+{
+	for (size_t e = 0; e < p->n_elim; e++)
+		if (p->elim[e].var == sym)
+			return 1;
+	return 0;
+}
+
+/* Store in "*v" the value "b" gives the symbol "sym" of "p", or for an
+ * instance (b') it does not name, the value it gives its symbol (b)
+ * unless unification eliminated that one; 0, or -1 when it gives none. */
+static int
+bind_get(const sym_plan *p, const sym_binding *b, const sym_symbol *sym,
+    int64_t *v)
+{
+	if (sym_binding_get(b, sym, v) == 0)
+		return 0;
+	if (sym->origin == sym || eliminated(p, sym->origin))
+		return -1;
+	return sym_binding_get(b, sym->origin, v);
+}
+
+/* Return 1 and store in "*value" and "*dim" the first input or parameter
+ * of "p" whose declared shape uses the symbol "sym", and which of its
+ * dimensions does; 0 when none does. */
+static int
+find_use(const sym_plan *p, const sym_symbol *sym, const sym_value **value,
+    size_t *dim)
+{
+	sym_symbol *used[16];
+
+	for (size_t t = 0; t < p->n_tensor; t++) {
+		const sym_value *v = p->tensor[t].value;
+		const sym_shape *sh = v ? v->declared : NULL;
+
+		if (!sh || v->kind == SYM_VALUE_RESULT)
+			continue;
+		for (size_t d = 0; d < sh->rank; d++) {
+			size_t n = sym_expr_symbols(sh->dim[d], used, 16);
+
+			for (size_t k = 0; k < n && k < 16; k++)
+				if (used[k] == sym) {
+					*value = v;
+					*dim = d;
+					return 1;
+				}
+		}
+	}
+	return 0;
+}
+
+/* Refuse to bind "s" of "p" for want of a value of the symbol "sym":
+ * SYM_EUNBOUND naming it, where it was declared, and for an instance
+ * (b') the dimension that made it and how to bind it. Return -1. */
+static int
+refuse_unbound(const sym_plan *p, sym_slices *s, const sym_symbol *sym)
+{
+	const sym_loc *at = &sym->origin->loc;
+	const sym_value *v;
+	size_t n, d;
+
+	n = sym__append(s->error, sizeof(s->error), 0, "no value for symbol %s",
+	    sym->name);
+	if (sym->origin != sym && find_use(p, sym, &v, &d))
+		n = sym__append(s->error, sizeof(s->error), n,
+		    ", the instance of %s in dimension %zu of %s",
+		    sym->origin->name, d, v->name);
+	n = sym__append_loc(s->error, sizeof(s->error), n, " (declared at ",
+	    at);
+	if (at->line > 0)
+		n = sym__append(s->error, sizeof(s->error), n, ")");
+	if (sym->origin != sym && eliminated(p, sym->origin))
+		sym__append(s->error, sizeof(s->error), n,
+		    ": bind %s itself (%s is derived from other symbols, so "
+		    "it gives its instances no value)",
+		    sym->name, sym->origin->name);
+	else if (sym->origin != sym)
+		sym__append(s->error, sizeof(s->error), n,
+		    ": bind %s, or %s, which gives its instances its value",
+		    sym->name, sym->origin->name);
+	return refuse(p, s, SYM_EUNBOUND, NULL);
+}
+
 /* Bind the values "b" gives the symbols of "p" into "s": every symbol of
- * sym_plan_symbol must have one; values given to variables unification
- * eliminated must agree with their derived values, and to symbols only
- * declared relations name are checked with them. Return 0, or -1 with
- * "s" unbound and the reason on the context of "p" and in
+ * sym_plan_symbol must have one, an instance (b') the binding does not
+ * name taking the value of its symbol (b); values given to variables
+ * unification eliminated must agree with their derived values, and to
+ * symbols only declared relations name are checked with them. Return 0,
+ * or -1 with "s" unbound and the reason on the context of "p" and in
  * sym_slices_error: SYM_EUNBOUND (a symbol without value), SYM_EDOMAIN
  * (a constraint violated), SYM_EOVERFLOW or SYM_EDIVZERO. */
 int
@@ -158,17 +245,8 @@ sym_plan_bind(const sym_plan *p, const sym_binding *b, sym_slices *s)
 	if (!p || !b || !s || same_plan(p, s) < 0)
 		return -1;
 	for (size_t i = 0; i < p->n_sym; i++) {
-		if (sym_binding_get(b, p->sym[i], &v) < 0) {
-			const sym_loc *at = &p->sym[i]->origin->loc;
-			size_t n = sym__append(s->error, sizeof(s->error), 0,
-			    "no value for symbol %s", p->sym[i]->name);
-
-			n = sym__append_loc(s->error, sizeof(s->error), n,
-			    " (declared at ", at);
-			if (at->line > 0)
-				sym__append(s->error, sizeof(s->error), n, ")");
-			return refuse(p, s, SYM_EUNBOUND, NULL);
-		}
+		if (bind_get(p, b, p->sym[i], &v) < 0)
+			return refuse_unbound(p, s, p->sym[i]);
 		s->val[i] = v;
 	}
 	for (size_t e = 0; e < p->n_elim; e++)

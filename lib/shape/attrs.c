@@ -51,6 +51,7 @@ attrs_destroy(sym_attrs *a)
 		free(a->a[i].name);
 	}
 	free(a->a);
+	sym__strmap_clear(&a->names);
 	free(a);
 }
 
@@ -119,12 +120,32 @@ sym__attrs_free(sym_attrs *a)
 static long
 attrs_index(const sym_attrs *a, const char *name)
 {
+	size_t i;
+
 	if (!a || !name)
 		return -1;
-	for (size_t i = 0; i < a->n; i++)
+	if (a->names.cap)
+		return sym__strmap_get(&a->names, name, &i) ? (long)i : -1;
+	for (i = 0; i < a->n; i++)
 		if (!strcmp(a->a[i].name, name))
 			return (long)i;
 	return -1;
+}
+
+/* Map the names of the attributes of "a" from index "from" on to their
+ * indices, once "a" has more than SYM__ATTRS_MAP of them (all of them at
+ * the first time); 0, or -1 with SYM_ENOMEM. */
+static int
+attrs_map(sym_attrs *a, size_t from)
+{
+	if (a->n <= SYM__ATTRS_MAP)
+		return 0;
+	if (!a->names.cap)
+		from = 0;
+	for (size_t i = from; i < a->n; i++)
+		if (sym__strmap_put(a->ctx, &a->names, a->a[i].name, i) < 0)
+			return -1;
+	return 0;
 }
 
 /* Return the attribute "name" of "a", or NULL when there is none. */
@@ -172,6 +193,12 @@ attrs_slot(sym_attrs *a, const char *name)
 	if (!at->name)
 		return NULL;
 	a->n++;
+	if (attrs_map(a, a->n - 1) < 0) {
+		free(at->name);
+		a->n--;
+		sym__strmap_clear(&a->names);
+		return NULL;
+	}
 	return at;
 }
 
@@ -352,6 +379,10 @@ sym__attrs_copy(sym_ctx *ctx, const sym_attrs *a)
 		}
 		for (; to->items && to->n < from->n; to->n++)
 			to->items[to->n] = sym__expr_ref(from->items[to->n]);
+	}
+	if (attrs_map(c, 0) < 0) {
+		sym__attrs_free(c);
+		return NULL;
 	}
 	return c;
 }

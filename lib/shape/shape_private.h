@@ -47,7 +47,11 @@ struct sym_attrs {
 	int counted;
 	struct sym__attr *a;
 	size_t n, cap;
+	struct sym__strmap names; /* name -> index, once n > SYM__ATTRS_MAP */
 };
+
+/* Sets of more attributes than this find them by a map of their names. */
+#define SYM__ATTRS_MAP 8
 
 /* Internal shape constructor taking internal references of "dims"
  * (borrowed); returns an internal reference (not counted as live). */

@@ -25,6 +25,8 @@ drop_shard_results(sym_graph *g)
 	size_t d0 = g->shard_diag0, d1 = g->shard_diag1;
 	size_t g0 = g->shard_guard0, g1 = g->shard_guard1;
 
+	if (g->too_many && d1 > d0 && d1 == g->n_diag)
+		g->too_many = 0; /* its last error, "too many errors", goes */
 	for (size_t i = d0; i < d1; i++) {
 		if (g->diag[i].pub.severity == SYM_SEV_ERROR)
 			g->n_errors--;

@@ -19,6 +19,7 @@ sym__symbol_free_all(sym_ctx *ctx)
 	free(ctx->sym);
 	ctx->sym = NULL;
 	ctx->n_sym = ctx->cap_sym = 0;
+	sym__strmap_clear(&ctx->sym_names);
 }
 
 /* Return 1 when "name" is an identifier: a letter or underscore followed
@@ -92,10 +93,13 @@ compute_range(const sym_symbol_info *info, int64_t *least, int64_t *greatest,
 	return 1;
 }
 
-/* Append the new symbol "s" to the table of "ctx"; 0 or -1. */
+/* Append the new symbol "s" to the table of "ctx", and to its map of
+ * names unless a symbol of that name came first; 0 or -1. */
 static int
 add_symbol(sym_ctx *ctx, sym_symbol *s)
 {
+	size_t old;
+
 	if (!ctx->sym && sym__ctx_add_hook(ctx, sym__symbol_free_all) < 0)
 		return -1;
 	if (ctx->n_sym == ctx->cap_sym) {
@@ -108,6 +112,9 @@ add_symbol(sym_ctx *ctx, sym_symbol *s)
 		ctx->sym = p;
 		ctx->cap_sym = cap;
 	}
+	if (!sym__strmap_get(&ctx->sym_names, s->name, &old) &&
+	    sym__strmap_put(ctx, &ctx->sym_names, s->name, ctx->n_sym) < 0)
+		return -1;
 	s->id = (uint32_t)ctx->n_sym;
 	ctx->sym[ctx->n_sym++] = s;
 	return 0;
@@ -154,12 +161,11 @@ symbol_create(sym_ctx *ctx, const char *name, const sym_symbol_info *info,
 sym_symbol *
 sym_symbol_find(sym_ctx *ctx, const char *name)
 {
-	if (!ctx || !name)
+	size_t i;
+
+	if (!ctx || !name || !sym__strmap_get(&ctx->sym_names, name, &i))
 		return NULL;
-	for (size_t i = 0; i < ctx->n_sym; i++)
-		if (strcmp(ctx->sym[i]->name, name) == 0)
-			return ctx->sym[i];
-	return NULL;
+	return ctx->sym[i];
 }
 
 /* Declare the symbol "name" in "ctx" with "info" (NULL: the defaults),

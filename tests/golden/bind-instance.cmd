@@ -1,0 +1,1 @@
+tests/golden/data/ffn-noloss.sg --bind b=8 --rank 1

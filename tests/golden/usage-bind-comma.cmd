@@ -1,0 +1,1 @@
+examples/ffn.sg --bind 'b=8,'
