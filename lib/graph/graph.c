@@ -164,6 +164,7 @@ graph_destroy(struct sym__link *link)
 	free(g->value);
 	free(g->node);
 	free(g->output);
+	free(g->trained);
 	free(g->names.key);
 	free(g->names.hash);
 	free(g->names.val);

@@ -4,6 +4,7 @@
 #ifndef SYM_GRAPH_GRAPH_PRIVATE_H
 #define SYM_GRAPH_GRAPH_PRIVATE_H
 
+#include <symshard/grad.h>
 #include <symshard/graph.h>
 
 #include "layout/strategy.h"
@@ -23,6 +24,11 @@ struct sym_value {
 	int failed; /* its shape could not be inferred */
 	sym_graph *graph;
 	sym_layout *layout; /* sharded: producer-side layout (internal) */
+	/* Training (lib/graph/train.c, lib/grad/). */
+	sym_init init; /* SYM_INIT_DEFAULT: the seeded fill */
+	sym_loc init_loc;
+	int frozen;      /* a param excluded from training */
+	sym_value *grad; /* "NAME.grad" once differentiated, or NULL */
 };
 
 struct sym_node {
@@ -44,6 +50,12 @@ struct sym_node {
 	sym_layout **out_layout; /* what it produces, partial sums included */
 	char *strategy_source;   /* "shard clause", "default: ..." */
 	char *strategy_text;     /* the strategy in force, as text */
+	/* A node of the backward or update part: the forward node it was
+	 * derived from, and which of that node's gradient operators it is
+	 * (the rule's own numbering), so that the sharding pass derives
+	 * its strategy from the forward node's. NULL / 0 otherwise. */
+	sym_node *fwd;
+	int grad_role;
 };
 
 /* A communication of a sharded graph (see sym_comm). */
@@ -137,6 +149,15 @@ struct sym_graph {
 	void (*shard_clear)(sym_graph *g);
 	/* what the last sharding added: [diag0, diag1), [guard0, guard1) */
 	size_t shard_diag0, shard_diag1, shard_guard0, shard_guard1;
+
+	/* Training: the loss and its optimizer (sym_graph_minimize), and
+	 * after sym_graph_differentiate the params it trains. */
+	sym_value *loss;
+	sym_optimizer opt;
+	sym_loc minimize_loc;
+	int differentiated;
+	sym_value **trained;
+	size_t n_trained, cap_trained;
 
 	char **files; /* file names locations point to */
 	size_t n_files;

@@ -99,6 +99,19 @@ int sym__parse_failed(struct sym__parser *p, size_t before, size_t pos);
 void sym__parse_poison(struct sym__parser *p, const char *name);
 int sym__parse_end(struct sym__parser *p, const char *after);
 int sym__parse_op(struct sym__parser *p, size_t start, size_t len);
+int sym__parse_double(struct sym__parser *p, const char *s, size_t n,
+    double *v);
+/* Training statements (parse_train.c). */
+struct sym__value_options {
+	int has_init, frozen;
+	sym_init init;
+	size_t init_at;
+};
+int sym__parse_value_options(struct sym__parser *p, sym_value_kind kind,
+    struct sym__value_options *o);
+int sym__apply_value_options(struct sym__parser *p, sym_value *v,
+    const struct sym__value_options *o);
+int sym__parse_minimize(struct sym__parser *p);
 int sym__parse_mesh(struct sym__parser *p);
 struct sym__strategy *sym__parse_strategy(struct sym__parser *p);
 

@@ -8,10 +8,11 @@
  *	relation EXPR CMP EXPR		CMP: == = != <= < >= >
  *	assert EXPR CMP EXPR
  *	mesh NAME = ([AXIS=]N, ...) [ranks [R, ...]]
- *	input NAME : DTYPE[EXPR, ...]
- *	param NAME : DTYPE[EXPR, ...]
+ *	input NAME : DTYPE[EXPR, ...] [init=INIT]
+ *	param NAME : DTYPE[EXPR, ...] [init=INIT] [frozen]
  *	NAME [, NAME ...] = OP(ARGS) [shard STRATEGY [-> STRATEGY]]
  *	output NAME [, NAME ...]
+ *	minimize NAME with OPTIMIZER[(ARG, ...)]
  *
  * A line whose first name is followed by "=" or "," is an operator
  * statement (so values may be called "input" or "output"); otherwise the
@@ -28,7 +29,7 @@
 #include "graph/lex.h"
 
 static const char *const keywords[] = { "devices", "symbol", "relation",
-	"assert", "mesh", "input", "param", "output" };
+	"assert", "mesh", "input", "param", "output", "minimize" };
 
 #define N_KEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
@@ -426,7 +427,7 @@ type_and_shape(struct sym__parser *p, const char *what, sym_dtype *dt,
 		    SYM__QLEN(len), p->src + start, SYM__QDOTS(len));
 	*open = p->pos;
 	r = sym__parse_expr_list(p, "shape", "a dimension", dims);
-	if (r < 0 || sym__parse_end(p, "the shape") < 0)
+	if (r < 0)
 		return -1;
 	return r || *dt == SYM_DT_INVALID;
 }
@@ -443,6 +444,8 @@ st_input(struct sym__parser *p, sym_value_kind kind)
 	sym_shape *shape = NULL;
 	char *name;
 	sym_loc loc;
+	struct sym__value_options opts;
+	sym_value *v = NULL;
 	int r;
 
 	if (!sym__lex_name(p, &start, &len))
@@ -454,6 +457,8 @@ st_input(struct sym__parser *p, sym_value_kind kind)
 		return -1;
 	open = start;
 	r = type_and_shape(p, what, &dt, &dims, &open);
+	if (r == 0 && sym__parse_value_options(p, kind, &opts) < 0)
+		r = -1;
 	loc = sym__lex_loc(p, start);
 	if (r == 0) {
 		before = p->g->n_diag;
@@ -461,8 +466,13 @@ st_input(struct sym__parser *p, sym_value_kind kind)
 		if (!shape)
 			r = sym__lex_ctx_error(p, open);
 	}
-	if (r == 0 && !sym_graph_add_input(p->g, name, kind, shape, &loc))
-		r = sym__parse_failed(p, before, start);
+	if (r == 0) {
+		v = sym_graph_add_input(p->g, name, kind, shape, &loc);
+		if (!v)
+			r = sym__parse_failed(p, before, start);
+	}
+	if (r == 0 && sym__apply_value_options(p, v, &opts) < 0)
+		r = -1;
 	if (r != 0)
 		sym__parse_poison(p, name);
 	sym_shape_free(shape);
@@ -533,7 +543,7 @@ unknown_statement(struct sym__parser *p, size_t start, size_t len)
 	hint = sym__suggest_hint(&s);
 	if (!hint)
 		hint = "a statement starts with devices, symbol, relation, "
-		       "assert, mesh, input, param or output, or is "
+		       "assert, mesh, input, param, output or minimize, or is "
 		       "'NAME = operator(...)'";
 	return sym__lex_error(p, start, hint, "unknown statement '%.*s%s'",
 	    SYM__QLEN(len), p->src + start, SYM__QDOTS(len));
@@ -576,6 +586,8 @@ statement(struct sym__parser *p)
 		return st_input(p, SYM_VALUE_PARAM);
 	case 7:
 		return st_output(p);
+	case 8:
+		return sym__parse_minimize(p);
 	default:
 		return unknown_statement(p, start, len);
 	}

@@ -136,8 +136,8 @@ is_name_text(const char *s, size_t n)
 /* Convert the float literal of the "n" bytes at "s" into "*v" whatever
  * the locale's decimal point; return 0, or -1 when it is out of range or
  * out of memory (then "p" records it). */
-static int
-to_double(struct sym__parser *p, const char *s, size_t n, double *v)
+int
+sym__parse_double(struct sym__parser *p, const char *s, size_t n, double *v)
 {
 	const char *point = localeconv()->decimal_point;
 	size_t lp = point && *point ? strlen(point) : 1;
@@ -190,7 +190,7 @@ scalar_value(struct sym__parser *p, size_t start, size_t end, struct value *v)
 		return 0;
 	}
 	if (is_float_text(s, n)) {
-		if (to_double(p, s, n, &v->f) < 0) {
+		if (sym__parse_double(p, s, n, &v->f) < 0) {
 			if (p->oom)
 				return 1;
 			sym__lex_error(p, start, NULL,
