@@ -2552,6 +2552,64 @@ test_conv2d(void **state)
 	finish(ctx);
 }
 
+/* --- Gradient helpers ------------------------------------------------- */
+
+/* relu_grad routes dy where x > 0 (NaN and 0 get none); fill_like fills
+ * its input's shape with a value; sum_to sums the leading dimensions
+ * its target lacks and those it has as 1, as NumPy's broadcasting would
+ * have expanded them. */
+static void
+test_grad_helpers(void **state)
+{
+	static const sym_dtype dts[] = { SYM_DT_F32, SYM_DT_F64 };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 77;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		int64_t d[] = { 3, 5 }, d3[] = { 2, 3, 5 }, dt1[] = { 1, 5 };
+		struct sym__tensor in[2], y = tensor(dts[k], 2, d);
+		struct sym__tensor x3, st = tensor(dts[k], 2, dt1);
+		double eps = k ? TOL_F64 : TOL_F32, *want = doubles(15);
+		sym_attrs *at = attrs(ctx);
+
+		in[0] = random_tensor(&s, dts[k], 2, d, -1, 1);
+		in[1] = random_tensor(&s, dts[k], 2, d, -1, 1);
+		if (k)
+			((double *)in[1].data)[3] = NAN;
+		else
+			((float *)in[1].data)[3] = NAN;
+		run("relu_grad", NULL, in, 2, &y, 1);
+		for (int64_t i = 0; i < 15; i++)
+			want[i] = get(&in[1], i) > 0 ? get(&in[0], i) : 0;
+		check_tensor(&y, want, 0.0, "relu_grad");
+		sym_attrs_set_float(at, "value", 2.5);
+		run("fill_like", at, in, 1, &y, 1);
+		for (int64_t i = 0; i < 15; i++)
+			want[i] = 2.5;
+		check_tensor(&y, want, 0.0, "fill_like");
+		x3 = random_tensor(&s, dts[k], 3, d3, -1, 1);
+		sym_attrs_free(at);
+		at = attrs(ctx);
+		set_ints(ctx, at, "shape", 2, dt1);
+		run("sum_to", at, &x3, 1, &st, 1);
+		for (int64_t j = 0; j < 5; j++) {
+			want[j] = 0;
+			for (int64_t i = 0; i < 6; i++)
+				want[j] += get(&x3, i * 5 + j);
+		}
+		check_tensor(&st, want, eps * 6, "sum_to");
+		fails("sum_to", at, &x3, 1, &y, 1, "the output");
+		free(want);
+		free_all(in, 2);
+		free_all(&y, 1);
+		free_all(&x3, 1);
+		free_all(&st, 1);
+		sym_attrs_free(at);
+	}
+	finish(ctx);
+}
+
 /* --- Scratch memory --------------------------------------------------- */
 
 /* A call of a kernel that needs temporary memory: its inputs, its
@@ -2704,6 +2762,7 @@ main(void)
 		cmocka_unit_test(test_one_hot),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_conv2d),
+		cmocka_unit_test(test_grad_helpers),
 		cmocka_unit_test(test_scratch),
 	};
 

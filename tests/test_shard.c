@@ -935,7 +935,10 @@ test_every_operator(void **state)
 	    "em = embedding(ids, tab)\n"
 	    "oh = one_hot(ids, depth=10)\n"
 	    "loss = softmax_cross_entropy(x, ids)\n"
-	    "cv = conv2d(img, ker, pad=1)\n";
+	    "cv = conv2d(img, ker, pad=1)\n"
+	    "fl = fill_like(x, value=2)\n"
+	    "rg = relu_grad(x, z)\n"
+	    "st = sum_to(x3, [1, 16])\n";
 	sym_ctx *ctx = new_ctx();
 	sym_graph *g;
 

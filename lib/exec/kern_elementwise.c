@@ -384,6 +384,9 @@ BINARY(minimum_f32, float, u < v || u != u ? u : v)
 BINARY(minimum_f64, double, u < v || u != u ? u : v)
 BINARY(minimum_i32, int32_t, u < v ? u : v)
 BINARY(minimum_u8, uint8_t, u &v)
+BINARY(relu_grad_f32, float, v > 0.0f ? u : 0.0f)
+BINARY(relu_grad_f64, double, v > 0.0 ? u : 0.0)
+BINARY(relu_grad_i32, int32_t, v > 0 ? u : 0)
 
 /* The row functions of one binary operator by storage class (NULL: not
  * supported). */
@@ -547,6 +550,50 @@ BINARY_KERNEL(mul, mul_i32, mul_u8)
 BINARY_KERNEL(div, div_i32, NULL)
 BINARY_KERNEL(maximum, maximum_i32, maximum_u8)
 BINARY_KERNEL(minimum, minimum_i32, minimum_u8)
+BINARY_KERNEL(relu_grad, relu_grad_i32, NULL)
+
+/* The kernel of fill_like: every element of the output (of the input's
+ * dims and dtype) set to the decoded value; "a" is the call. */
+static int
+k_fill_like(struct sym__kernel_args *a)
+{
+	static const char op[] = "fill_like";
+	struct sym__tensor *y;
+	double v;
+	int64_t n;
+
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || !sym__kat(a, op) ||
+	    sym__ksame_dims(a, op, &a->in[0], "the input", &a->out[0],
+	        "the output") < 0 ||
+	    sym__ksame_kst(a, op, &a->in[0], "the input", &a->out[0],
+	        "the output") < 0)
+		return -1;
+	y = &a->out[0];
+	v = a->at->elementwise.value;
+	n = sym__tensor_numel(y);
+	switch (sym__kst(y->dtype)) {
+	case SYM__KST_F32:
+		for (int64_t i = 0; i < n; i++)
+			((float *)y->data)[i] = (float)v;
+		break;
+	case SYM__KST_F64:
+		for (int64_t i = 0; i < n; i++)
+			((double *)y->data)[i] = v;
+		break;
+	case SYM__KST_I32:
+		for (int64_t i = 0; i < n; i++)
+			((int32_t *)y->data)[i] = (int32_t)v;
+		break;
+	case SYM__KST_U8:
+		for (int64_t i = 0; i < n; i++)
+			((uint8_t *)y->data)[i] = (uint8_t)(v != 0);
+		break;
+	default:
+		return sym__kfail(a, op, "dtype %s is not supported",
+		    sym_dtype_name(y->dtype));
+	}
+	return 0;
+}
 
 /*
  * BIAS(name, T, expr): the function name(x, b, y, outer, c, inner) that
@@ -658,4 +705,6 @@ const sym__kernel_fn sym__kernels_elementwise[SYM__N_OPS] = {
 	[SYM__OP_MAXIMUM] = k_maximum,
 	[SYM__OP_MINIMUM] = k_minimum,
 	[SYM__OP_BIAS_ADD] = k_bias_add,
+	[SYM__OP_FILL_LIKE] = k_fill_like,
+	[SYM__OP_RELU_GRAD] = k_relu_grad,
 };

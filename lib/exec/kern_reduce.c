@@ -164,7 +164,7 @@ read_axes(struct sym__kernel_args *a, const char *op, unsigned char *mark,
 	for (int d = 0; d < x->rank; d++)
 		mark[d] = at->reduce.mark[d];
 	for (int d = 0; d < x->rank; d++) {
-		if (mark[d] && !*keep)
+		if (mark[d] && (!*keep || (size_t)d < at->reduce.drop))
 			continue;
 		if (r >= y->rank || y->dim[r] != (mark[d] ? 1 : x->dim[d]))
 			return sym__kfail(a, op,
@@ -306,6 +306,14 @@ k_reduce_mean(struct sym__kernel_args *a)
 	return reduce(a, "reduce_mean", R_MEAN);
 }
 
+/* The kernel of sum_to: a sum over the dimensions its shape rule
+ * marked; "a" is the call. */
+static int
+k_sum_to(struct sym__kernel_args *a)
+{
+	return reduce(a, "sum_to", R_SUM);
+}
+
 /* The kernel of reduce_max; "a" is the call. */
 static int
 k_reduce_max(struct sym__kernel_args *a)
@@ -317,4 +325,5 @@ const sym__kernel_fn sym__kernels_reduce[SYM__N_OPS] = {
 	[SYM__OP_REDUCE_SUM] = k_reduce_sum,
 	[SYM__OP_REDUCE_MEAN] = k_reduce_mean,
 	[SYM__OP_REDUCE_MAX] = k_reduce_max,
+	[SYM__OP_SUM_TO] = k_sum_to,
 };

@@ -279,4 +279,6 @@ const struct sym__shard_rule sym__shard_elementwise[SYM__N_OPS] = {
 	[SYM__OP_MAXIMUM] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_MINIMUM] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_BIAS_ADD] = { 0, tuple_bias_add, infer_bias_add },
+	[SYM__OP_FILL_LIKE] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_RELU_GRAD] = { 0, tuple_binary, infer_binary },
 };

@@ -54,7 +54,7 @@ infer_reduce(struct sym__shard *s)
 		        "so it") < 0)
 			return -1;
 		sym__lb_partial_dim(&b, s->in[0], d);
-		if (keep)
+		if (keep && d >= s->at->reduce.drop)
 			k++;
 	}
 	return sym__shard_set_out(s, 0, &b);
@@ -64,4 +64,5 @@ const struct sym__shard_rule sym__shard_reduce[SYM__N_OPS] = {
 	[SYM__OP_REDUCE_SUM] = { 0, tuple_reduce, infer_reduce },
 	[SYM__OP_REDUCE_MEAN] = { 0, tuple_reduce, infer_reduce },
 	[SYM__OP_REDUCE_MAX] = { 0, tuple_reduce, infer_reduce },
+	[SYM__OP_SUM_TO] = { 0, tuple_reduce, infer_reduce },
 };

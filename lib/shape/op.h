@@ -41,6 +41,8 @@ enum sym__opid {
 	SYM__OP_MAXIMUM,
 	SYM__OP_MINIMUM,
 	SYM__OP_BIAS_ADD,
+	SYM__OP_FILL_LIKE,
+	SYM__OP_RELU_GRAD,
 	/* layout */
 	SYM__OP_RESHAPE,
 	SYM__OP_FLATTEN,
@@ -56,6 +58,7 @@ enum sym__opid {
 	SYM__OP_REDUCE_SUM,
 	SYM__OP_REDUCE_MEAN,
 	SYM__OP_REDUCE_MAX,
+	SYM__OP_SUM_TO,
 	/* norm */
 	SYM__OP_SOFTMAX,
 	SYM__OP_LOG_SOFTMAX,
@@ -141,6 +144,7 @@ struct sym__opattrs {
 			sym_dtype dtype; /* cast: the target */
 			size_t channel;  /* bias_add: the channel axis of x */
 			int data_format; /* bias_add: SYM__FORMAT_* */
+			double value;    /* fill_like */
 		} elementwise;
 		struct {
 			const int64_t *perm; /* transpose, permute */
@@ -155,6 +159,9 @@ struct sym__opattrs {
 		struct {
 			const unsigned char *mark;
 			int keep_dims;
+			/* sum_to: the leading dimensions of the input that
+			 * the output drops (marked, never kept) */
+			size_t drop;
 		} reduce;
 		struct {
 			const unsigned char *mark; /* softmax, log_softmax */

@@ -144,3 +144,45 @@ sym__rule_bias_add(struct sym__infer *inf)
 		return -1;
 	return sym__out_same(inf, 0);
 }
+
+/* The decoder of fill_like: the attribute value (a number, default 0),
+ * which the dtype of the input must hold; "inf" is the run. */
+int
+sym__decode_fill_like(struct sym__infer *inf)
+{
+	static const char *const known[] = { "value", NULL };
+	const struct sym__attr *at = sym__attrs_find(inf->attrs, "value");
+	sym_dtype dt = inf->in[0]->dtype;
+	double v = 0;
+
+	if (sym__check_attrs(inf, known) < 0)
+		return -1;
+	if (at && at->kind == SYM_ATTR_FLOAT)
+		v = at->f;
+	else if (at && (at->kind == SYM_ATTR_INT || at->kind == SYM_ATTR_BOOL))
+		v = (double)at->i;
+	else if (at)
+		return sym__infer_fail_attr(inf, "value",
+		    "attribute value of fill_like must be a number");
+	if (!sym_dtype_is_float(dt) && v != (double)(int64_t)v)
+		return sym__infer_fail_attr(inf, "value",
+		    "fill_like of %s (%s) needs a whole value, not %g",
+		    sym__in_name(inf, 0), sym_dtype_name(dt), v);
+	inf->at.elementwise.value = v;
+	return 0;
+}
+
+/* The rule of relu_grad and the binary gradients of elementwise
+ * operators: two operands of one dtype and the same shape (no
+ * broadcasting), and that shape out; "inf" is the run. */
+int
+sym__rule_same_shapes(struct sym__infer *inf)
+{
+	if (sym__same_dtype(inf, 0, 1) < 0 ||
+	    sym__rank_is(inf, 1, inf->in[0]->rank) < 0)
+		return -1;
+	for (size_t d = 0; d < inf->in[0]->rank; d++)
+		if (sym__require_dims_equal(inf, 1, d, 0, d) < 0)
+			return -1;
+	return sym__out_same(inf, 0);
+}

@@ -51,3 +51,65 @@ sym__rule_reduce(struct sym__infer *inf)
 			dims[rank++] = one;
 	return sym__out_shape(inf, x->dtype, rank, dims);
 }
+
+/* The decoder of sum_to(x, [d0, d1, ...]): the target shape must
+ * broadcast to x (NumPy, aligned from the right); the dimensions of x
+ * the target lacks (leading) or has as the constant 1 where x's is not
+ * are summed; "inf" is the run. */
+int
+sym__decode_sum_to(struct sym__infer *inf)
+{
+	static const char *const known[] = { "shape", NULL };
+	const struct sym__attr *at = sym__attrs_find(inf->attrs, "shape");
+	const sym_shape *x = inf->in[0];
+	unsigned char *mark;
+	size_t drop;
+
+	if (sym__check_attrs(inf, known) < 0)
+		return -1;
+	if (!at || at->kind != SYM_ATTR_LIST)
+		return sym__infer_fail_attr(inf, "shape",
+		    "sum_to needs its target shape, as in sum_to(x, [1, n])");
+	if (at->n > x->rank)
+		return sym__infer_fail_attr(inf, "shape",
+		    "the target of sum_to has %zu dimensions, more than %s "
+		    "(%zu)",
+		    at->n, sym__in_name(inf, 0), x->rank);
+	mark = sym__at_alloc(inf, x->rank, 1);
+	if (!mark)
+		return -1;
+	drop = x->rank - at->n;
+	for (size_t d = 0; d < x->rank; d++)
+		mark[d] = d < drop ||
+		    (sym__is_one(at->items[d - drop]) &&
+		        !sym__is_one(x->dim[d]));
+	inf->at.reduce.mark = mark;
+	inf->at.reduce.keep_dims = 1;
+	inf->at.reduce.drop = drop;
+	return 0;
+}
+
+/* The rule of sum_to: the target shape out, its other dimensions equal
+ * to x's; "inf" is the run. */
+int
+sym__rule_sum_to(struct sym__infer *inf)
+{
+	const struct sym__attr *at = sym__attrs_find(inf->attrs, "shape");
+	const sym_shape *x = inf->in[0];
+	size_t drop = inf->at.reduce.drop;
+
+	for (size_t d = drop; d < x->rank; d++) {
+		sym_expr *t = at->items[d - drop];
+
+		if (inf->at.reduce.mark[d])
+			continue;
+		if (sym__require_equal(inf, t, x->dim[d],
+		        "dimension %zu of the target of sum_to (%s) must "
+		        "equal dimension %zu of %s (%s), or be 1",
+		        d - drop, sym__txt_expr(inf, t), d,
+		        sym__in_name(inf, 0),
+		        sym__txt_expr(inf, x->dim[d])) < 0)
+			return -1;
+	}
+	return sym__out_shape(inf, x->dtype, at->n, at->items);
+}

@@ -11,6 +11,7 @@
 
 static const char *const reshape_pos[] = { "shape", NULL };
 static const char *const perm_pos[] = { "perm", NULL };
+static const char *const sum_to_pos[] = { "shape", NULL };
 
 static const char *const family_name[SYM__N_FAMILIES] = {
 	[SYM__FAM_MATMUL] = "matmul",
@@ -62,6 +63,10 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__rule_binary),
 	OP(BIAS_ADD, "bias_add", ELEMENTWISE, 2, 2, sym__decode_bias_add,
 	    sym__rule_bias_add),
+	OP(FILL_LIKE, "fill_like", ELEMENTWISE, 1, 1, sym__decode_fill_like,
+	    sym__rule_identity),
+	OP(RELU_GRAD, "relu_grad", ELEMENTWISE, 2, 2, sym__decode_none,
+	    sym__rule_same_shapes),
 
 	OPX(RESHAPE, "reshape", LAYOUT, 1, 1, reshape_pos, NULL,
 	    sym__rule_reshape, SYM__OPF_ALIAS, SYM__NORM_NONE, -1, 0, 0),
@@ -89,6 +94,8 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__rule_reduce, 0, SYM__NORM_REDUCED, -1, 0, 0),
 	OP(REDUCE_MAX, "reduce_max", REDUCE, 1, 1, sym__decode_reduce,
 	    sym__rule_reduce),
+	OPX(SUM_TO, "sum_to", REDUCE, 1, 1, sum_to_pos, sym__decode_sum_to,
+	    sym__rule_sum_to, 0, SYM__NORM_NONE, -1, 0, 0),
 
 	OP(SOFTMAX, "softmax", NORM, 1, 1, sym__decode_softmax,
 	    sym__rule_float),

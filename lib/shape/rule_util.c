@@ -349,8 +349,8 @@ sym__prod(struct sym__infer *inf, const sym_shape *s, size_t from, size_t to)
 }
 
 /* Return 1 when "e" is the constant 1. */
-static int
-is_one(const sym_expr *e)
+int
+sym__is_one(const sym_expr *e)
 {
 	int64_t v;
 
@@ -377,9 +377,9 @@ sym__broadcast(struct sym__infer *inf, size_t ia, size_t na, size_t ib,
 		sym_expr *b = k < nb ? inf->in[ib]->dim[nb - 1 - k] : NULL;
 		sym_expr **r = &out[n - 1 - k];
 
-		if (!a || (b && is_one(a)))
+		if (!a || (b && sym__is_one(a)))
 			*r = b;
-		else if (!b || is_one(b) || a == b)
+		else if (!b || sym__is_one(b) || a == b)
 			*r = a;
 		else if (sym__require_equal(inf, a, b,
 		             "dimension %zu of %s (%s) must equal dimension "
