@@ -113,6 +113,7 @@ static void
 node_free(sym_node *n)
 {
 	sym__attrs_free(n->attrs);
+	free(n->mirror);
 	sym__opattrs_clear(&n->at);
 	sym__strategy_free(n->strategy);
 	free(n->in);

@@ -56,7 +56,15 @@ struct sym_node {
 	 * its strategy from the forward node's. NULL / 0 otherwise. */
 	sym_node *fwd;
 	int grad_role;
+	/* By input: the forward tensor whose layout this input mirrors in
+	 * the derived strategy: SYM__MIRROR_IN(j), SYM__MIRROR_OUT(k), or
+	 * SYM__MIRROR_NONE (completed by the rule). NULL: none. */
+	int *mirror;
 };
+
+#define SYM__MIRROR_NONE (-1)
+#define SYM__MIRROR_IN(j) (j)
+#define SYM__MIRROR_OUT(k) (-2 - (k))
 
 /* A communication of a sharded graph (see sym_comm). */
 struct sym__comm {

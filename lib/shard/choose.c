@@ -318,6 +318,57 @@ propagated_run(struct sym__pass *p, sym_node *n, size_t i, struct sym__run *r)
 	return 0;
 }
 
+/* Return the layout of the forward tensor "m" (SYM__MIRROR_*) of the
+ * forward node "f": the layout it consumed of input m, or the layout
+ * its output -2 - m has once resolved; NULL when there is none. */
+static sym_layout *
+mirrored(const sym_node *f, int m)
+{
+	if (m >= 0)
+		return (size_t)m < f->n_in && f->in_layout ? f->in_layout[m]
+		                                           : NULL;
+	m = -2 - m;
+	return m >= 0 && (size_t)m < f->n_out ? f->out[m]->layout : NULL;
+}
+
+/* Give node "n" of the backward pass the strategy derived from its
+ * forward node's (see shard_private.h); "p" is the pass. */
+int
+sym__shard_derive(struct sym__pass *p, sym_node *n)
+{
+	const sym_node *f = n->fwd;
+	struct sym__run *r = sym__pass_run(p, n->index);
+	char *label;
+
+	if (!f || !f->mesh || !n->mirror)
+		return -1;
+	if (sym__run_init(p, n, r) < 0)
+		return -1;
+	r->s.mesh = sym__mesh_ref(f->mesh);
+	for (size_t i = 0; i < n->n_in; i++) {
+		sym_layout *l = n->mirror[i] == SYM__MIRROR_NONE
+		    ? NULL
+		    : mirrored(f, n->mirror[i]);
+
+		if (l && l->mesh == f->mesh &&
+		    sym_layout_rank(l) ==
+		        sym_shape_rank(sym__value_shape(n->in[i])))
+			r->s.in[i] = sym__layout_ref(l);
+	}
+	if (sym__shard_infer(&r->s) < 0 || sym__run_resolve(r) < 0 ||
+	    !sym__run_divisible(p, n, r)) {
+		sym__run_clear(r);
+		return -1;
+	}
+	r->ok = 1;
+	label = sym__node_label(f);
+	r->source = sym__asprintf("derived from %s (its gradient)",
+	    label ? label : f->op->name);
+	r->text = sym__run_tuple_text(r);
+	free(label);
+	return r->source && r->text ? 0 : -1;
+}
+
 /* Return "what it communicates: N bytes" for a candidate with the
  * redistributions "desc" and "bytes" in the pass "p", malloc'ed. */
 static char *

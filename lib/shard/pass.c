@@ -739,7 +739,7 @@ pass_run(struct sym__pass *p)
 		sym_node *n = g->node[i];
 		struct sym__run *r = sym__pass_run(p, i);
 
-		if (!n->strategy)
+		if (!n->strategy && !(n->fwd && sym__shard_derive(p, n) == 0))
 			sym__shard_choose(p, n);
 		if (r->ok && commit(p, n, r) < 0) {
 			sym__oom(g->ctx);
@@ -769,6 +769,9 @@ sym_graph_shard(sym_graph *g, const sym_topology *topo)
 		return -1;
 	sym__graph_shard_clear(g);
 	g->shard_clear = sym__graph_shard_clear;
+	if (g->loss && !g->differentiated && g->n_errors == 0 &&
+	    sym_graph_differentiate(g) < 0)
+		return -1;
 	if (g->n_errors > 0)
 		return sym__graph_diag(g, SYM_SEV_ERROR, NULL, NULL, NULL,
 		    "cannot shard a graph with errors (%zu found before "

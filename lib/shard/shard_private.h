@@ -129,6 +129,11 @@ int sym__shard_clause(struct sym__pass *p, sym_node *n);
 /* Nodes without a clause: choose between the default strategy and
  * propagation; 0 or -1. */
 int sym__shard_choose(struct sym__pass *p, sym_node *n);
+/* A node of the backward pass (n->fwd set): the run whose input layouts
+ * mirror those of its forward node, as n->mirror says; 0, or -1 when
+ * that cannot be done (then the node's strategy is chosen as any
+ * other's). */
+int sym__shard_derive(struct sym__pass *p, sym_node *n);
 /* 1 when no split dimension of the run "r" of "n" is refuted (quietly). */
 int sym__run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r);
 

@@ -1,0 +1,488 @@
+/*
+ * Reverse-mode differentiation (sym_graph_differentiate): the driver
+ * that walks the forward graph from the loss back to the trained params
+ * and asks each family's gradient rule for the gradients of a node's
+ * inputs, summing those of values used several times. See
+ * grad_private.h for the division of work.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grad/grad_private.h"
+
+/* The families' rules, by family. */
+static const sym__grad_rule *const families[SYM__N_FAMILIES] = {
+	[SYM__FAM_MATMUL] = sym__grad_matmul,
+	[SYM__FAM_ELEMENTWISE] = sym__grad_elementwise,
+	[SYM__FAM_LAYOUT] = sym__grad_layout,
+	[SYM__FAM_REDUCE] = sym__grad_reduce,
+	[SYM__FAM_LOSS] = sym__grad_loss,
+};
+
+/* Return the gradient rule of "op", or NULL when it has none. */
+sym__grad_rule
+sym__grad_rule_find(const sym_op *op)
+{
+	if (!op || (unsigned)op->family >= SYM__N_FAMILIES ||
+	    !families[op->family])
+		return NULL;
+	return families[op->family][op->id];
+}
+
+/* Return 1 when values of "v"'s dtype carry gradients (floating). */
+static int
+differentiable(const sym_value *v)
+{
+	const sym_shape *s = v->shape;
+
+	return s && sym_dtype_is_float(sym_shape_dtype(s));
+}
+
+/* Mark in "gr->active" the values a gradient flows into: floating
+ * values that a trained param reaches and that the loss depends on;
+ * count their uses by nodes with an active output. Return 0 or -1. */
+static int
+mark_active(struct sym__grad *gr)
+{
+	sym_graph *g = gr->g;
+	unsigned char *fwd = calloc(g->n_value + 1, 1);
+	unsigned char *back = calloc(g->n_value + 1, 1);
+
+	if (!fwd || !back) {
+		free(fwd);
+		free(back);
+		sym__oom(gr->ctx);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n_value; i++) {
+		const sym_value *v = g->value[i];
+
+		fwd[i] = v->kind == SYM_VALUE_PARAM && !v->frozen &&
+		    differentiable(v);
+	}
+	for (size_t i = 0; i < g->n_node; i++) {
+		const sym_node *n = g->node[i];
+		int any = 0;
+
+		for (size_t k = 0; k < n->n_in; k++)
+			any |= fwd[n->in[k]->index];
+		for (size_t k = 0; k < n->n_out && any; k++)
+			fwd[n->out[k]->index] = differentiable(n->out[k]);
+	}
+	back[g->loss->index] = 1;
+	for (size_t i = g->n_node; i-- > 0;) {
+		const sym_node *n = g->node[i];
+		int any = 0;
+
+		for (size_t k = 0; k < n->n_out; k++)
+			any |= back[n->out[k]->index];
+		for (size_t k = 0; k < n->n_in && any; k++)
+			back[n->in[k]->index] = 1;
+	}
+	for (size_t i = 0; i < g->n_value; i++)
+		gr->active[i] = fwd[i] && back[i];
+	for (size_t i = 0; i < g->n_node; i++) {
+		const sym_node *n = g->node[i];
+		int any = 0;
+
+		for (size_t k = 0; k < n->n_out; k++)
+			any |= gr->active[n->out[k]->index];
+		for (size_t k = 0; k < n->n_in && any; k++)
+			if (gr->active[n->in[k]->index])
+				gr->n_uses[n->in[k]->index]++;
+	}
+	free(fwd);
+	free(back);
+	return 0;
+}
+
+/* Return the name the gradient of input "i" of the current node must
+ * have, or NULL. */
+const char *
+sym__gtarget(const struct sym__grad *gr, size_t i)
+{
+	return gr->cur && i < gr->cur->n_in ? gr->target[i] : NULL;
+}
+
+/* Return a new set of attributes for an emitted operator, or NULL (out
+ * of memory, recorded). */
+sym_attrs *
+sym__gattrs(struct sym__grad *gr)
+{
+	return sym_attrs_new(gr->ctx);
+}
+
+/* Return the label of the current node of "gr" for messages, "matmul
+ * h1" (malloc'ed; NULL when out of memory). */
+static char *
+cur_label(const struct sym__grad *gr)
+{
+	const sym_node *n = gr->cur;
+
+	return sym__asprintf("%s %s", n->op->name,
+	    n->n_out ? n->out[0]->name : "?");
+}
+
+/* Record that input "i" of the current node has no gradient because
+ * "why"; return -1. */
+int
+sym__gnone(struct sym__grad *gr, size_t i, const char *why)
+{
+	char *label = cur_label(gr);
+
+	sym__graph_diag(gr->g, SYM_SEV_ERROR, &gr->cur->loc, NULL, NULL,
+	    "%s: no gradient for operand %zu (%s) on the path to the loss "
+	    "%s: %s",
+	    label ? label : gr->cur->op->name, i, gr->cur->in[i]->name,
+	    gr->g->loss->name, why);
+	free(label);
+	return -1;
+}
+
+/* Emit "op" (several outputs); see grad_private.h. */
+int
+sym__gemit_n(struct sym__grad *gr, int role, const char *op, size_t n_in,
+    sym_value *const *in, const sym_attrs *attrs, size_t n_out,
+    const char *const *names, const int *mirror, sym_value **out)
+{
+	const char **nm = calloc(n_out + 1, sizeof(*nm));
+	char **own = calloc(n_out + 1, sizeof(*own));
+	sym_node *n = NULL;
+	int r = -1;
+
+	if (!nm || !own)
+		goto done;
+	for (size_t k = 0; k < n_out; k++) {
+		nm[k] = names ? names[k] : NULL;
+		if (!nm[k]) {
+			own[k] = sym__asprintf("%s.t%zu",
+			    gr->cur && gr->cur->n_out ? gr->cur->out[0]->name
+			                              : "grad",
+			    ++gr->n_tmp);
+			if (!own[k])
+				goto done;
+			nm[k] = own[k];
+		}
+	}
+	n = sym_graph_add_op(gr->g, op, n_out, nm, n_in, in, attrs,
+	    gr->cur ? &gr->cur->loc : NULL);
+	if (!n || n->failed || n->n_out != n_out)
+		goto done;
+	n->fwd = gr->cur;
+	n->grad_role = role;
+	if (mirror && gr->cur) {
+		n->mirror = malloc((n_in + 1) * sizeof(*n->mirror));
+		if (!n->mirror)
+			goto done;
+		memcpy(n->mirror, mirror, n_in * sizeof(*mirror));
+	}
+	for (size_t k = 0; k < n_out; k++)
+		out[k] = n->out[k];
+	r = 0;
+done:
+	if (r < 0 && !n)
+		sym__graph_ctx_error(gr->g, gr->cur ? &gr->cur->loc : NULL);
+	for (size_t k = 0; own && k < n_out; k++)
+		free(own[k]);
+	free(own);
+	free(nm);
+	return r;
+}
+
+/* Emit "op" with one output; see grad_private.h. */
+sym_value *
+sym__gemit(struct sym__grad *gr, int role, const char *op, size_t n_in,
+    sym_value *const *in, const sym_attrs *attrs, const char *name,
+    const int *mirror)
+{
+	sym_value *v = NULL;
+	const char *names[1] = { name };
+
+	if (sym__gemit_n(gr, role, op, n_in, in, attrs, 1, names, mirror, &v) <
+	    0)
+		return NULL;
+	return v;
+}
+
+/* Give input "i" of the current node the gradient "g"; see
+ * grad_private.h. */
+int
+sym__gpass(struct sym__grad *gr, size_t i, sym_value *g, int mirror)
+{
+	const char *t = sym__gtarget(gr, i);
+
+	if (!t)
+		return 0;
+	if (strcmp(g->name, t) == 0)
+		return 0;
+	return sym__gemit(gr, 0, "identity", 1, &g, NULL, t, &mirror) ? 0 : -1;
+}
+
+/* Reduce "g" to the shape of input "i" of the current node; see
+ * grad_private.h. */
+int
+sym__gunbroadcast(struct sym__grad *gr, size_t i, sym_value *g, int role)
+{
+	const sym_shape *want = sym__value_shape(gr->cur->in[i]);
+	const sym_shape *have = sym__value_shape(g);
+	const char *t = sym__gtarget(gr, i);
+	int mirror = SYM__MIRROR_OUT(0);
+	sym_attrs *at;
+	sym_value *v;
+
+	if (!t)
+		return 0;
+	if (!want || !have)
+		return -1;
+	if (sym_shape_rank(want) == sym_shape_rank(have)) {
+		int same = 1;
+
+		for (size_t d = 0; d < sym_shape_rank(want); d++)
+			same &= want->dim[d] == have->dim[d];
+		if (same)
+			return sym__gpass(gr, i, g, SYM__MIRROR_OUT(0));
+	}
+	at = sym__gattrs(gr);
+	if (!at ||
+	    sym_attrs_set_list(at, "shape", want->rank,
+	        (sym_expr *const *)want->dim) < 0) {
+		sym_attrs_free(at);
+		return sym__graph_ctx_error(gr->g, &gr->cur->loc);
+	}
+	v = sym__gemit(gr, role, "sum_to", 1, &g, at, t, &mirror);
+	sym_attrs_free(at);
+	return v ? 0 : -1;
+}
+
+/* Add the gradient "c" that a use gave value "v" to its running sum in
+ * "gr"; the last one names the sum "NAME.grad". Return 0 or -1. */
+static int
+accumulate(struct sym__grad *gr, sym_value *v, sym_value *c)
+{
+	size_t i = v->index;
+	sym_value *in[2];
+	char *name;
+	sym_node *keep = gr->cur;
+
+	gr->n_done[i]++;
+	if (!gr->contrib[i]) {
+		gr->contrib[i] = c;
+	} else {
+		in[0] = gr->contrib[i];
+		in[1] = c;
+		name = gr->n_done[i] == gr->n_uses[i]
+		    ? sym__asprintf("%s.grad", v->name)
+		    : sym__asprintf("%s.grad.s%zu", v->name, gr->n_done[i]);
+		if (!name)
+			return sym__graph_ctx_error(gr->g, &keep->loc);
+		gr->cur = v->producer;
+		gr->contrib[i] =
+		    sym__gemit(gr, 0, "add", 2, in, NULL, name, NULL);
+		gr->cur = keep;
+		free(name);
+		if (!gr->contrib[i])
+			return -1;
+	}
+	if (gr->n_done[i] == gr->n_uses[i])
+		v->grad = gr->contrib[i];
+	return 0;
+}
+
+/* Name the gradients the inputs of node "n" must get in "gr->target":
+ * "NAME.grad" for a value used once, "NAME.grad.K" for its K-th use.
+ * Return 0 or -1. */
+static int
+name_targets(struct sym__grad *gr, sym_node *n)
+{
+	for (size_t i = 0; i < n->n_in; i++) {
+		sym_value *v = n->in[i];
+		size_t k = gr->n_done[v->index] + 1;
+
+		gr->target[i] = NULL;
+		if (!gr->active[v->index])
+			continue;
+		for (size_t j = 0; j < i; j++)
+			k += n->in[j] == v;
+		gr->target[i] = gr->n_uses[v->index] == 1
+		    ? sym__asprintf("%s.grad", v->name)
+		    : sym__asprintf("%s.grad.%zu", v->name, k);
+		if (!gr->target[i])
+			return sym__graph_ctx_error(gr->g, &n->loc);
+	}
+	return 0;
+}
+
+/* Differentiate forward node "n": run its rule and collect the
+ * gradients of its inputs; return 0 or -1. */
+static int
+node_grad(struct sym__grad *gr, sym_node *n)
+{
+	sym__grad_rule rule = sym__grad_rule_find(n->op);
+	sym_value **dy = calloc(n->n_out + 1, sizeof(*dy));
+	int any = 0, r = -1;
+
+	if (!dy)
+		return sym__graph_ctx_error(gr->g, &n->loc);
+	for (size_t k = 0; k < n->n_out; k++) {
+		dy[k] = gr->contrib[n->out[k]->index];
+		any |= dy[k] != NULL;
+	}
+	gr->cur = n;
+	if (!any || name_targets(gr, n) < 0)
+		goto done;
+	if (!rule) {
+		for (size_t i = 0; i < n->n_in; i++)
+			if (gr->target[i]) {
+				sym__gnone(gr, i,
+				    "the operator has no gradient rule");
+				goto done;
+			}
+		r = 0;
+		goto done;
+	}
+	if (rule(gr, n, dy) < 0)
+		goto done;
+	r = 0;
+	for (size_t i = 0; i < n->n_in && r == 0; i++) {
+		sym_value *c;
+
+		if (!gr->target[i])
+			continue;
+		c = sym_graph_find_value(gr->g, gr->target[i]);
+		if (!c)
+			r = sym__gnone(gr, i,
+			    "internal error: the rule gave none");
+		else
+			r = accumulate(gr, n->in[i], c);
+	}
+done:
+	for (size_t i = 0; i < n->n_in; i++) {
+		free(gr->target[i]);
+		gr->target[i] = NULL;
+	}
+	gr->cur = NULL;
+	free(dy);
+	return any ? r : 0;
+}
+
+/* Seed the gradient of the loss of "gr": "LOSS.grad", a scalar 1;
+ * return 0 or -1. */
+static int
+seed(struct sym__grad *gr)
+{
+	sym_value *loss = gr->g->loss, *v;
+	sym_attrs *at = sym__gattrs(gr);
+	char *name = sym__asprintf("%s.grad", loss->name);
+	int mirror = SYM__MIRROR_OUT(0);
+
+	gr->cur = loss->producer;
+	for (size_t k = 0; gr->cur && k < gr->cur->n_out; k++)
+		if (gr->cur->out[k] == loss)
+			mirror = SYM__MIRROR_OUT(k);
+	v = at && name && sym_attrs_set_float(at, "value", 1.0) == 0
+	    ? sym__gemit(gr, 0, "fill_like", 1, &loss, at, name, &mirror)
+	    : NULL;
+	gr->cur = NULL;
+	sym_attrs_free(at);
+	free(name);
+	if (!v)
+		return sym__graph_ctx_error(gr->g, &gr->g->minimize_loc);
+	gr->contrib[loss->index] = v;
+	loss->grad = v;
+	return 0;
+}
+
+/* Record the params "gr" trains, in declaration order; 0 or -1. */
+static int
+list_trained(struct sym__grad *gr)
+{
+	sym_graph *g = gr->g;
+
+	for (size_t i = 0; i < g->n_value; i++) {
+		sym_value *v = g->value[i];
+
+		if (v->kind != SYM_VALUE_PARAM || !gr->active[i])
+			continue;
+		if (!v->grad)
+			return sym__graph_diag(g, SYM_SEV_ERROR, &v->loc, NULL,
+			    NULL, "internal error: param %s has no gradient",
+			    v->name);
+		if (GROW(g, trained, n_trained, cap_trained, g->n_trained + 1) <
+		    0)
+			return sym__graph_ctx_error(g, &v->loc);
+		g->trained[g->n_trained++] = v;
+	}
+	return 0;
+}
+
+/* Release what "gr" holds. */
+static void
+grad_clear(struct sym__grad *gr)
+{
+	free(gr->active);
+	free(gr->n_uses);
+	free(gr->n_done);
+	free(gr->contrib);
+	free(gr->target);
+}
+
+/*
+ * Differentiate the graph "g", which minimizes a loss (sym_graph_minimize):
+ * append the backward operators that compute "NAME.grad" for every value
+ * between a trained param and the loss. Return 0 (also when it was done
+ * before), or -1 with located diagnostics on the graph (no loss, errors
+ * before, an operator on the path without a gradient).
+ */
+int
+sym_graph_differentiate(sym_graph *g)
+{
+	struct sym__grad gr;
+	size_t n_fwd, nv, max_in = 0;
+	int r = -1;
+
+	if (!g)
+		return -1;
+	if (g->differentiated)
+		return 0;
+	if (!g->loss)
+		return sym__graph_diag(g, SYM_SEV_ERROR, NULL, NULL, NULL,
+		    "nothing to differentiate: the graph minimizes no loss");
+	if (g->n_errors)
+		return sym__graph_diag(g, SYM_SEV_ERROR, &g->minimize_loc, NULL,
+		    NULL,
+		    "cannot differentiate a graph with errors (%zu found "
+		    "before)",
+		    g->n_errors);
+	memset(&gr, 0, sizeof(gr));
+	gr.g = g;
+	gr.ctx = g->ctx;
+	nv = g->n_value + 1;
+	n_fwd = g->n_node;
+	gr.active = calloc(nv, 1);
+	gr.n_uses = calloc(nv, sizeof(*gr.n_uses));
+	gr.n_done = calloc(nv, sizeof(*gr.n_done));
+	gr.contrib = calloc(nv, sizeof(*gr.contrib));
+	for (size_t i = 0; i < n_fwd; i++)
+		if (g->node[i]->n_in > max_in)
+			max_in = g->node[i]->n_in;
+	gr.target = calloc(max_in + 1, sizeof(*gr.target));
+	if (!gr.active || !gr.n_uses || !gr.n_done || !gr.contrib ||
+	    !gr.target) {
+		sym__oom(g->ctx);
+		sym__graph_ctx_error(g, &g->minimize_loc);
+		goto done;
+	}
+	if (mark_active(&gr) < 0 || seed(&gr) < 0)
+		goto done;
+	for (size_t i = n_fwd; i-- > 0;)
+		if (node_grad(&gr, g->node[i]) < 0)
+			goto done;
+	if (list_trained(&gr) < 0)
+		goto done;
+	g->differentiated = 1;
+	r = 0;
+done:
+	grad_clear(&gr);
+	return r;
+}

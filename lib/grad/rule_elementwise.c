@@ -1,0 +1,281 @@
+/*
+ * Gradient rules of the elementwise family. Unary operators multiply the
+ * output's gradient by their derivative (relu_grad, gelu_grad, ...: one
+ * operator each, so that no constant tensor is needed); binary operators
+ * broadcast, so the gradient of each operand is summed over the
+ * dimensions broadcasting expanded (sum_to). Ties of maximum and minimum
+ * split the gradient equally (maximum_grad, minimum_grad). cast's
+ * gradient is cast back; integer operands get none.
+ */
+#include <stdlib.h>
+
+#include "grad/grad_private.h"
+
+/* Give input 0 of the current node of "gr" the result of "op" on "a"
+ * and "b" (mirroring "ma" and "mb"; "b" NULL for a unary "op") as role
+ * "role"; return 0 or -1. */
+static int
+unary_to(struct sym__grad *gr, int role, const char *op, sym_value *a, int ma,
+    sym_value *b, int mb)
+{
+	sym_value *in[2] = { a, b };
+	int mirror[2] = { ma, mb };
+	const char *t = sym__gtarget(gr, 0);
+
+	if (!t)
+		return 0;
+	return sym__gemit(gr, role, op, b ? 2 : 1, in, NULL, t, mirror) ? 0
+	                                                                : -1;
+}
+
+/* The rule of relu: dx = relu_grad(dy, x); "gr", "n", "dy" as for every
+ * rule (grad_private.h). */
+static int
+grad_relu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return unary_to(gr, 1, "relu_grad", dy[0], SYM__MIRROR_OUT(0), n->in[0],
+	    SYM__MIRROR_IN(0));
+}
+
+/* The rule of gelu: dx = gelu_grad(dy, x). */
+static int
+grad_gelu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return unary_to(gr, 1, "gelu_grad", dy[0], SYM__MIRROR_OUT(0), n->in[0],
+	    SYM__MIRROR_IN(0));
+}
+
+/* The rule of tanh: dx = tanh_grad(dy, y). */
+static int
+grad_tanh(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return unary_to(gr, 1, "tanh_grad", dy[0], SYM__MIRROR_OUT(0),
+	    n->out[0], SYM__MIRROR_OUT(0));
+}
+
+/* The rule of sigmoid: dx = sigmoid_grad(dy, y). */
+static int
+grad_sigmoid(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return unary_to(gr, 1, "sigmoid_grad", dy[0], SYM__MIRROR_OUT(0),
+	    n->out[0], SYM__MIRROR_OUT(0));
+}
+
+/* The rule of sqrt: dx = sqrt_grad(dy, y), dy / (2 y). */
+static int
+grad_sqrt(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return unary_to(gr, 1, "sqrt_grad", dy[0], SYM__MIRROR_OUT(0),
+	    n->out[0], SYM__MIRROR_OUT(0));
+}
+
+/* The rule of exp: dx = dy * y. */
+static int
+grad_exp(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return unary_to(gr, 1, "mul", dy[0], SYM__MIRROR_OUT(0), n->out[0],
+	    SYM__MIRROR_OUT(0));
+}
+
+/* The rule of log: dx = dy / x. */
+static int
+grad_log(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return unary_to(gr, 1, "div", dy[0], SYM__MIRROR_OUT(0), n->in[0],
+	    SYM__MIRROR_IN(0));
+}
+
+/* The rule of neg: dx = -dy. */
+static int
+grad_neg(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	(void)n;
+	return unary_to(gr, 1, "neg", dy[0], SYM__MIRROR_OUT(0), NULL, 0);
+}
+
+/* The rule of identity: dx = dy. */
+static int
+grad_identity(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	(void)n;
+	return sym__gpass(gr, 0, dy[0], SYM__MIRROR_OUT(0));
+}
+
+/* The rule of cast: dx = dy cast back to the dtype of x (a floating
+ * dtype: integer inputs get no gradient). */
+static int
+grad_cast(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	const sym_shape *x = sym__value_shape(n->in[0]);
+	int mirror = SYM__MIRROR_OUT(0);
+	sym_attrs *at;
+	sym_value *v;
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	at = sym__gattrs(gr);
+	if (!at ||
+	    sym_attrs_set_string(at, "dtype",
+	        sym_dtype_name(sym_shape_dtype(x))) < 0) {
+		sym_attrs_free(at);
+		return sym__graph_ctx_error(gr->g, &n->loc);
+	}
+	v = sym__gemit(gr, 1, "cast", 1, &dy[0], at, sym__gtarget(gr, 0),
+	    &mirror);
+	sym_attrs_free(at);
+	return v ? 0 : -1;
+}
+
+/* The rule of add: each operand gets dy summed to its shape. */
+static int
+grad_add(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	(void)n;
+	if (sym__gunbroadcast(gr, 0, dy[0], 1) < 0)
+		return -1;
+	return sym__gunbroadcast(gr, 1, dy[0], 2);
+}
+
+/* The rule of sub: a gets dy, b gets -dy, each summed to its shape. */
+static int
+grad_sub(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	int mirror = SYM__MIRROR_OUT(0);
+	sym_value *neg;
+
+	(void)n;
+	if (sym__gunbroadcast(gr, 0, dy[0], 1) < 0)
+		return -1;
+	if (!sym__gtarget(gr, 1))
+		return 0;
+	neg = sym__gemit(gr, 2, "neg", 1, &dy[0], NULL, NULL, &mirror);
+	return neg ? sym__gunbroadcast(gr, 1, neg, 3) : -1;
+}
+
+/* The rule of mul: a gets dy * b, b gets dy * a, each summed to its
+ * shape. */
+static int
+grad_mul(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	for (size_t i = 0; i < 2; i++) {
+		sym_value *in[2] = { dy[0], n->in[1 - i] }, *v;
+		int mirror[2] = { SYM__MIRROR_OUT(0),
+			SYM__MIRROR_IN((int)(1 - i)) };
+
+		if (!sym__gtarget(gr, i))
+			continue;
+		v = sym__gemit(gr, 1 + 2 * (int)i, "mul", 2, in, NULL, NULL,
+		    mirror);
+		if (!v || sym__gunbroadcast(gr, i, v, 2 + 2 * (int)i) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The rule of div: with t = dy / b, a gets t and b gets -t * y, each
+ * summed to its shape. */
+static int
+grad_div(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	sym_value *in[2] = { dy[0], n->in[1] }, *t, *u, *v;
+	int m_t[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(1) };
+	int m_u[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_OUT(0) };
+	int m_v = SYM__MIRROR_OUT(0);
+
+	t = sym__gemit(gr, 1, "div", 2, in, NULL, NULL, m_t);
+	if (!t || sym__gunbroadcast(gr, 0, t, 2) < 0)
+		return -1;
+	if (!sym__gtarget(gr, 1))
+		return 0;
+	in[0] = t;
+	in[1] = n->out[0];
+	u = sym__gemit(gr, 3, "mul", 2, in, NULL, NULL, m_u);
+	v = u ? sym__gemit(gr, 4, "neg", 1, &u, NULL, NULL, &m_v) : NULL;
+	return v ? sym__gunbroadcast(gr, 1, v, 5) : -1;
+}
+
+/* The rule of maximum and minimum ("op" their gradient operator): the
+ * two gradients of dy's shape, each summed to its operand's shape. */
+static int
+grad_extremum(struct sym__grad *gr, sym_node *n, sym_value *const *dy,
+    const char *op)
+{
+	sym_value *in[3] = { dy[0], n->in[0], n->in[1] }, *out[2];
+	int mirror[3] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0),
+		SYM__MIRROR_IN(1) };
+
+	if (sym__gemit_n(gr, 1, op, 3, in, NULL, 2, NULL, mirror, out) < 0 ||
+	    sym__gunbroadcast(gr, 0, out[0], 2) < 0)
+		return -1;
+	return sym__gunbroadcast(gr, 1, out[1], 3);
+}
+
+/* The rule of maximum. */
+static int
+grad_maximum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return grad_extremum(gr, n, dy, "maximum_grad");
+}
+
+/* The rule of minimum. */
+static int
+grad_minimum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return grad_extremum(gr, n, dy, "minimum_grad");
+}
+
+/* The rule of bias_add: x gets dy, the bias dy summed over every
+ * dimension but the channel one. */
+static int
+grad_bias_add(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	size_t rank = sym_shape_rank(sym__value_shape(n->in[0]));
+	size_t c = n->at.elementwise.channel, k = 0;
+	sym_expr **axes;
+	sym_attrs *at;
+	sym_value *v;
+	int mirror = SYM__MIRROR_OUT(0), r = -1;
+
+	if (sym__gpass(gr, 0, dy[0], SYM__MIRROR_OUT(0)) < 0)
+		return -1;
+	if (!sym__gtarget(gr, 1))
+		return 0;
+	axes = calloc(rank + 1, sizeof(*axes));
+	at = sym__gattrs(gr);
+	for (size_t d = 0; axes && d < rank; d++)
+		if (d != c &&
+		    !(axes[k++] = sym_expr_const(gr->ctx, (int64_t)d)))
+			break;
+	if (axes && at && sym_attrs_set_list(at, "axis", k, axes) == 0) {
+		v = sym__gemit(gr, 2, "reduce_sum", 1, &dy[0], at,
+		    sym__gtarget(gr, 1), &mirror);
+		r = v ? 0 : -1;
+	} else {
+		sym__graph_ctx_error(gr->g, &n->loc);
+	}
+	for (size_t d = 0; axes && d < k; d++)
+		sym_expr_free(axes[d]);
+	free(axes);
+	sym_attrs_free(at);
+	return r;
+}
+
+const sym__grad_rule sym__grad_elementwise[SYM__N_OPS] = {
+	[SYM__OP_RELU] = grad_relu,
+	[SYM__OP_GELU] = grad_gelu,
+	[SYM__OP_EXP] = grad_exp,
+	[SYM__OP_LOG] = grad_log,
+	[SYM__OP_NEG] = grad_neg,
+	[SYM__OP_SQRT] = grad_sqrt,
+	[SYM__OP_TANH] = grad_tanh,
+	[SYM__OP_SIGMOID] = grad_sigmoid,
+	[SYM__OP_CAST] = grad_cast,
+	[SYM__OP_IDENTITY] = grad_identity,
+	[SYM__OP_ADD] = grad_add,
+	[SYM__OP_SUB] = grad_sub,
+	[SYM__OP_MUL] = grad_mul,
+	[SYM__OP_DIV] = grad_div,
+	[SYM__OP_MAXIMUM] = grad_maximum,
+	[SYM__OP_MINIMUM] = grad_minimum,
+	[SYM__OP_BIAS_ADD] = grad_bias_add,
+};

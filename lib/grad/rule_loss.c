@@ -1,0 +1,28 @@
+/*
+ * Gradient rule of the loss family: softmax_cross_entropy with sparse
+ * labels differentiates to sce_grad(logits, labels, dloss), which for a
+ * mean divides by the global batch (its normaliser); the labels are
+ * integers and get no gradient.
+ */
+#include "grad/grad_private.h"
+
+/* The rule of softmax_cross_entropy; "gr", "n", "dy" as for every rule
+ * (grad_private.h). */
+static int
+grad_sce(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	sym_value *in[3] = { n->in[0], n->in[1], dy[0] };
+	int mirror[3] = { SYM__MIRROR_IN(0), SYM__MIRROR_IN(1),
+		SYM__MIRROR_OUT(0) };
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	return sym__gemit(gr, 1, "sce_grad", 3, in, n->attrs,
+	           sym__gtarget(gr, 0), mirror)
+	    ? 0
+	    : -1;
+}
+
+const sym__grad_rule sym__grad_loss[SYM__N_OPS] = {
+	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = grad_sce,
+};

@@ -1,0 +1,82 @@
+/*
+ * Gradient rules of the reduce family: the output's gradient broadcast
+ * back over the reduced dimensions (reduce_sum_grad), divided by the
+ * global count of reduced elements for a mean (reduce_mean_grad, whose
+ * normaliser is evaluated at run time on global sizes), routed to the
+ * maxima for reduce_max (reduce_max_grad: ties split equally). The
+ * forward attributes (axis, keep_dims) are passed on unchanged.
+ */
+#include "grad/grad_private.h"
+
+/* Emit "op" on dy, x (and y when "with_y") with the forward node's
+ * attributes as the gradient of input 0 of "n"; return 0 or -1. */
+static int
+reduce_back(struct sym__grad *gr, sym_node *n, sym_value *const *dy,
+    const char *op, int with_y)
+{
+	sym_value *in[3] = { dy[0], n->in[0], n->out[0] };
+	int mirror[3] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0),
+		SYM__MIRROR_OUT(0) };
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	return sym__gemit(gr, 1, op, with_y ? 3 : 2, in, n->attrs,
+	           sym__gtarget(gr, 0), mirror)
+	    ? 0
+	    : -1;
+}
+
+/* The rule of reduce_sum; "gr", "n", "dy" as for every rule. */
+static int
+grad_reduce_sum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return reduce_back(gr, n, dy, "reduce_sum_grad", 0);
+}
+
+/* The rule of reduce_mean. */
+static int
+grad_reduce_mean(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return reduce_back(gr, n, dy, "reduce_mean_grad", 0);
+}
+
+/* The rule of reduce_max. */
+static int
+grad_reduce_max(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return reduce_back(gr, n, dy, "reduce_max_grad", 1);
+}
+
+/* The rule of sum_to: the gradient broadcast back over the summed
+ * dimensions, as the sum of zeros of x's shape and dy (NumPy
+ * broadcasting is exactly the inverse of sum_to). */
+static int
+grad_sum_to(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	sym_value *in[2] = { n->in[0], dy[0] };
+	int m_zero = SYM__MIRROR_IN(0);
+	int m_add[2] = { SYM__MIRROR_IN(0), SYM__MIRROR_OUT(0) };
+	sym_attrs *at;
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	at = sym__gattrs(gr);
+	if (!at || sym_attrs_set_float(at, "value", 0.0) < 0) {
+		sym_attrs_free(at);
+		return sym__graph_ctx_error(gr->g, &n->loc);
+	}
+	in[0] = sym__gemit(gr, 1, "fill_like", 1, &n->in[0], at, NULL, &m_zero);
+	sym_attrs_free(at);
+	if (!in[0])
+		return -1;
+	return sym__gemit(gr, 2, "add", 2, in, NULL, sym__gtarget(gr, 0), m_add)
+	    ? 0
+	    : -1;
+}
+
+const sym__grad_rule sym__grad_reduce[SYM__N_OPS] = {
+	[SYM__OP_REDUCE_SUM] = grad_reduce_sum,
+	[SYM__OP_REDUCE_MEAN] = grad_reduce_mean,
+	[SYM__OP_REDUCE_MAX] = grad_reduce_max,
+	[SYM__OP_SUM_TO] = grad_sum_to,
+};
