@@ -1,0 +1,329 @@
+/*
+ * Unit tests of training graphs (sym_grad(3)): the statements init=,
+ * frozen and minimize with their located errors, the gradients the
+ * differentiation appends and their names, and the strategies the
+ * sharding pass derives for them (the mirror operator of the tutorial
+ * network).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <symshard.h>
+
+/* The tutorial network (examples/ffn.sg) with a loss made of operators
+ * whose gradients exist in every build, trained with sgd. */
+static const char ffn[] =
+    "devices 8\n"
+    "symbol b divisor=8\n"
+    "input  x  : f32[b, 1, 28, 28]\n"
+    "param  w1 : f32[784, 512] init=normal(sigma=0.02)\n"
+    "param  w2 : f32[512, 512] init=he_uniform\n"
+    "param  w3 : f32[512, 10]  init=xavier_uniform(gain=1.5)\n"
+    "x2     = reshape(x, [-1, 784])\n"
+    "h1     = matmul(x2, w1)  shard ((2, 4), (4, 1))\n"
+    "a1     = relu(h1)        shard ((4, 1),)\n"
+    "h2     = matmul(a1, w2)  shard ((1, 8), (8, 1))\n"
+    "a2     = relu(h2)        shard ((8, 1),)\n"
+    "logits = matmul(a2, w3)\n"
+    "sq     = mul(logits, logits)\n"
+    "loss   = sum_to(sq, [])\n"
+    "output loss\n"
+    "minimize loss with sgd(0.1, momentum=0.9, nesterov=true)\n";
+
+/* Return the graph parsed from "text" in "ctx", which must have
+ * "errors" errors. */
+static sym_graph *
+parse(sym_ctx *ctx, const char *text, size_t errors)
+{
+	sym_graph *g = sym_graph_parse(ctx, text, "t.sg");
+
+	assert_non_null(g);
+	if (sym_graph_n_errors(g) != errors) {
+		for (size_t i = 0; i < sym_graph_n_diagnostics(g); i++)
+			fprintf(stderr, "%s\n",
+			    sym_graph_diagnostic(g, i)->message);
+		fail_msg("%zu errors, %zu expected", sym_graph_n_errors(g),
+		    errors);
+	}
+	return g;
+}
+
+/* Assert that the graph parsed from "text" has exactly one error, at
+ * "line":"col", whose message contains "want". */
+static void
+fails(const char *text, int line, int col, const char *want)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = sym_graph_parse(ctx, text, "t.sg");
+	const sym_diagnostic *d;
+
+	assert_non_null(g);
+	if (sym_graph_n_errors(g) != 1)
+		fail_msg("%zu errors for \"%s\"", sym_graph_n_errors(g), want);
+	d = sym_graph_diagnostic(g, 0);
+	if (!strstr(d->message, want) || d->loc.line != line ||
+	    d->loc.col != col)
+		fail_msg("%d:%d: %s; want %d:%d: %s", d->loc.line, d->loc.col,
+		    d->message, line, col, want);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* The statements are read into the graph: initializers with their
+ * arguments and defaults, frozen params, the loss and the optimizer. */
+static void
+test_statements(void **state)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = parse(ctx,
+	    "input x : f32[4, 3] init=constant(2)\n"
+	    "param w : f32[3, 2] init=normal(mean=1)\n"
+	    "param v : f32[2] init=uniform(0.5) frozen\n"
+	    "param u : i32[2] init=ones\n"
+	    "h = matmul(x, w)\n"
+	    "y = bias_add(h, v)\n"
+	    "l = sum_to(y, [])\n"
+	    "minimize l with adamw(lr=0.001, beta2=0.99)\n",
+	    0);
+	sym_init init;
+	sym_optimizer opt;
+
+	(void)state;
+	assert_int_equal(sym_value_get_init(sym_graph_find_value(g, "x"),
+	                     &init),
+	    0);
+	assert_int_equal(init.kind, SYM_INIT_CONSTANT);
+	assert_true(init.value == 2.0);
+	sym_value_get_init(sym_graph_find_value(g, "w"), &init);
+	assert_int_equal(init.kind, SYM_INIT_NORMAL);
+	assert_true(init.sigma == 0.01 && init.mean == 1.0);
+	sym_value_get_init(sym_graph_find_value(g, "v"), &init);
+	assert_int_equal(init.kind, SYM_INIT_UNIFORM);
+	assert_true(init.scale == 0.5);
+	assert_true(sym_value_is_frozen(sym_graph_find_value(g, "v")));
+	assert_false(sym_value_is_frozen(sym_graph_find_value(g, "w")));
+	sym_value_get_init(sym_graph_find_value(g, "h"), &init);
+	assert_int_equal(init.kind, SYM_INIT_DEFAULT);
+	assert_ptr_equal(sym_graph_loss(g), sym_graph_find_value(g, "l"));
+	assert_int_equal(sym_graph_get_optimizer(g, &opt), 0);
+	assert_int_equal(opt.kind, SYM_OPT_ADAMW);
+	assert_true(opt.lr == 0.001 && opt.beta1 == 0.9 && opt.beta2 == 0.99);
+	assert_true(opt.eps == 1e-8 && opt.weight_decay == 0.01);
+	assert_string_equal(sym_optimizer_kind_name(opt.kind), "adamw");
+	assert_string_equal(sym_init_kind_name(SYM_INIT_HE_NORMAL),
+	    "he_normal");
+	assert_null(sym_init_kind_name((sym_init_kind)99));
+	assert_false(sym_graph_is_training(g));
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* Every bad training statement is one located error. */
+static void
+test_statement_errors(void **state)
+{
+	(void)state;
+	fails("input x : f32[4] init=normal(sigm=1)\n", 1, 30,
+	    "initializer normal has no argument 'sigm'");
+	fails("input z : i32[4] init=normal\n", 1, 18,
+	    "initializer normal does not fit z (i32)");
+	fails("param w : f32[4] init=constant\n", 1, 23,
+	    "initializer constant needs its argument value");
+	fails("param w : i8[4] init=constant(300)\n", 1, 17,
+	    "not one the dtype holds");
+	fails("param q : f32[] init=he_normal\n", 1, 17,
+	    "at least 1 dimension");
+	fails("input i : f32[4] frozen\n", 1, 18, "only a param can be frozen");
+	fails("param w : f32[4] init=zeros init=ones\n", 1, 29,
+	    "init is given twice");
+	fails("param w : f32[4] init=nope\n", 1, 23,
+	    "unknown initializer 'nope'");
+	fails("param w : f32[4] shard\n", 1, 18,
+	    "unexpected 'shard' after the shape");
+	fails("param w : f32[4]\ny = neg(w)\nminimize y with adam(0.1)\n", 3,
+	    10, "the loss y must be a floating-point scalar");
+	fails("param w : f32[4]\ny = sum_to(w, [])\nminimize y with sgdd(1)\n",
+	    3, 17, "unknown optimizer 'sgdd'");
+	fails("param w : f32[4]\ny = sum_to(w, [])\nminimize y with "
+	      "momentum(0.1)\n",
+	    3, 17, "optimizer momentum needs its argument momentum");
+	fails("param w : f32[4]\ny = sum_to(w, [])\nminimize y with "
+	      "sgd(lr=0.1, 0.9)\n",
+	    3, 29, "a positional argument of optimizer sgd follows a named");
+	fails("param w : f32[4]\ny = sum_to(w, [])\nminimize y with "
+	      "sgd(0.1, nesterov=true)\n",
+	    3, 10, "nesterov needs momentum > 0 and dampening 0");
+	fails("param w : f32[4]\ny = sum_to(w, [])\nminimize y with "
+	      "adam(0.1, beta1=1)\n",
+	    3, 10, "beta1 and beta2 must be in [0, 1)");
+	fails("param w : f32[4]\ny = sum_to(w, [])\nminimize y with "
+	      "sgd(0.1, nesterov=2)\n",
+	    3, 35, "argument nesterov of optimizer sgd must be true or false");
+	fails("param w : f32[4] frozen\ninput x : f32[4]\nm = mul(x, w)\n"
+	      "y = sum_to(m, [])\nminimize y with sgd(1)\n",
+	    5, 10, "no param that is not frozen reaches the loss y");
+	fails("param w : f32[4]\ny = sum_to(w, [])\nminimize y with sgd(1)\n"
+	      "minimize y with sgd(2)\n",
+	    4, 10, "the graph already minimizes y (line 3)");
+	fails("param w : f32[4]\nminimize zz with sgd(1)\n", 2, 10,
+	    "unknown value 'zz'");
+}
+
+/* Return the communication of "g" that resolves the partial sums of the
+ * value called "name", or NULL. */
+static const sym_comm *
+resolution(const sym_graph *g, const char *name)
+{
+	for (size_t i = 0; i < sym_graph_n_comms(g); i++) {
+		const sym_comm *c = sym_graph_comm(g, i);
+
+		if (!c->consumer && strcmp(sym_value_name(c->value), name) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/* Assert that communication "c" is one all_reduce over groups of
+ * "group" ranks. */
+static void
+assert_all_reduce(const sym_comm *c, int64_t group)
+{
+	int axes[SYM_MESH_MAX_AXES];
+	size_t n;
+	const sym_mesh *m;
+	int64_t size = 1;
+
+	assert_non_null(c);
+	assert_int_equal(sym_redist_n_steps(c->plan), 1);
+	assert_int_equal(sym_redist_step_kind(c->plan, 0), SYM_COMM_ALL_REDUCE);
+	n = sym_redist_step_axes(c->plan, 0, SYM_MESH_MAX_AXES, axes);
+	m = sym_layout_mesh(sym_redist_step_layout(c->plan, 0));
+	for (size_t k = 0; k < n; k++)
+		size *= sym_mesh_axis_size(m, (size_t)axes[k]);
+	assert_int_equal(size, group);
+}
+
+/* The tutorial network's gradients: every param and activation gets
+ * NAME.grad, and the strategies derived from the forward ones make w1's
+ * gradient partial over the 2-way batch axis its weight is replicated
+ * on, w2's complete, w3's partial over all 8 devices: the mirror
+ * operator, resolved by one all_reduce each. */
+static void
+test_mirror(void **state)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = parse(ctx, ffn, 0);
+	const char *const grads[] = { "loss.grad", "sq.grad", "logits.grad",
+		"a2.grad", "h2.grad", "a1.grad", "h1.grad", "w1.grad",
+		"w2.grad", "w3.grad" };
+
+	(void)state;
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	assert_true(sym_graph_is_training(g));
+	for (size_t i = 0; i < sizeof(grads) / sizeof(grads[0]); i++)
+		assert_non_null(sym_graph_find_value(g, grads[i]));
+	assert_null(sym_graph_find_value(g, "x.grad"));
+	assert_null(sym_graph_find_value(g, "x2.grad"));
+	assert_ptr_equal(sym_value_grad(sym_graph_find_value(g, "w1")),
+	    sym_graph_find_value(g, "w1.grad"));
+	assert_int_equal(sym_graph_n_trained(g), 3);
+	assert_string_equal(sym_value_name(sym_graph_trained(g, 0)), "w1");
+	assert_string_equal(sym_value_name(sym_graph_trained(g, 2)), "w3");
+	assert_all_reduce(resolution(g, "w1.grad"), 2);
+	assert_null(resolution(g, "w2.grad"));
+	assert_all_reduce(resolution(g, "w3.grad"), 8);
+	assert_string_equal(sym_node_strategy_source(sym_value_producer(
+	                        sym_graph_find_value(g, "w1.grad"))),
+	    "derived from matmul h1 (its gradient)");
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* A value used twice gets one gradient per use, summed; frozen params,
+ * integer inputs and values off the loss's path get none. */
+static void
+test_sums_and_exclusions(void **state)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = parse(ctx,
+	    "input x : f32[4]\n"
+	    "param w : f32[4]\n"
+	    "param f : f32[4] frozen\n"
+	    "param off : f32[4]\n"
+	    "m = mul(w, w)\n"
+	    "n = mul(m, f)\n"
+	    "o = neg(off)\n"
+	    "l = sum_to(n, [])\n"
+	    "output o\n"
+	    "minimize l with sgd(0.5)\n",
+	    0);
+	const sym_value *wg;
+
+	(void)state;
+	assert_int_equal(sym_graph_differentiate(g), 0);
+	assert_int_equal(sym_graph_differentiate(g), 0);
+	assert_non_null(sym_graph_find_value(g, "w.grad.1"));
+	assert_non_null(sym_graph_find_value(g, "w.grad.2"));
+	wg = sym_graph_find_value(g, "w.grad");
+	assert_non_null(wg);
+	assert_string_equal(sym_node_op_name(sym_value_producer(wg)), "add");
+	assert_null(sym_value_grad(sym_graph_find_value(g, "f")));
+	assert_null(sym_value_grad(sym_graph_find_value(g, "off")));
+	assert_null(sym_value_grad(sym_graph_find_value(g, "x")));
+	assert_int_equal(sym_graph_n_trained(g), 1);
+	assert_int_equal(sym_value_set_frozen(sym_graph_find_value(g, "w"), 1),
+	    -1);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* An operator on the path to the loss without a gradient rule is a
+ * located error naming it and its operand, and nothing is sharded. */
+static void
+test_no_gradient(void **state)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = parse(ctx,
+	    "param w : f32[4, 2]\n"
+	    "c = concat(w, w, axis=0)\n"
+	    "l = sum_to(c, [])\n"
+	    "minimize l with sgd(0.5)\n",
+	    0);
+	const sym_diagnostic *d;
+
+	(void)state;
+	assert_int_equal(sym_graph_shard(g, NULL), -1);
+	assert_int_equal(sym_graph_n_errors(g), 1);
+	d = sym_graph_diagnostic(g, sym_graph_n_diagnostics(g) - 1);
+	assert_int_equal(d->loc.line, 2);
+	if (!strstr(d->message, "concat c: no gradient for operand 0 (w)"))
+		fail_msg("%s", d->message);
+	assert_null(sym_value_layout(sym_graph_find_value(g, "w")));
+	assert_int_equal(sym_graph_differentiate(NULL), -1);
+	sym_graph_free(g);
+	g = parse(ctx, "input x : f32[4]\n", 0);
+	assert_int_equal(sym_graph_differentiate(g), -1);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_statements),
+		cmocka_unit_test(test_statement_errors),
+		cmocka_unit_test(test_mirror),
+		cmocka_unit_test(test_sums_and_exclusions),
+		cmocka_unit_test(test_no_gradient),
+	};
+
+	return cmocka_run_group_tests_name("grad", tests, NULL, NULL);
+}
