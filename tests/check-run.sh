@@ -127,6 +127,10 @@ match megatron 3 examples/megatron.sg --bind b=2,s=8 --bind b=4,s=16 \
 match seqpar 3 examples/seqpar.sg --bind b=2,s=8 --bind b=4,s=16 \
     --bind b=2,s=24
 match redist_all 2 examples/redist_all.sg --bind n=8 --bind n=24
+# A training graph: the loss and every param's gradient, sharded, equal
+# one device's to 1e-9 (f64) at three batch sizes on one plan.
+match mlp_train 3 examples/mlp_train.sg --bind b=2 --bind b=6 --bind b=4 \
+    --rtol 1e-9 --atol 1e-9
 # The full-size block (hidden 768, s >= 128) takes under a second but 300
 # MB, and minutes under valgrind, where megatron.sg covers its operators.
 if test -z "$SYM_TEST_WRAPPER"; then

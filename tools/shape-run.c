@@ -374,6 +374,20 @@ note_first_error(const struct run *r, struct options *o)
 	}
 }
 
+/* Differentiate the training graph "g" and make the gradients of the
+ * params it trains outputs too, so that every step checks the backward
+ * pass against one device as well as the loss (errors are left on the
+ * graph, which the caller reports). */
+static void
+check_gradients(sym_graph *g)
+{
+	if (sym_graph_differentiate(g) < 0)
+		return;
+	for (size_t i = 0; i < sym_graph_n_trained(g); i++)
+		sym_graph_mark_output(g,
+		    sym_value_grad(sym_graph_trained(g, i)), NULL);
+}
+
 /* Read, check and shard the graph of "o" into "r" on the ranks "o" asks
  * for (on mpi, those of the communicator), printing its diagnostics;
  * return -1 to go on, or the exit status. */
@@ -404,6 +418,8 @@ load_graph(struct run *r, struct options *o)
 		    sym_graph_set_devices(r->g, r->ranks, NULL) < 0)
 			return note(o, 1, EXIT_USAGE, "%s",
 			    sym_ctx_last_message(r->ctx));
+		if (sym_graph_loss(r->g))
+			check_gradients(r->g);
 		sym_graph_shard(r->g, NULL);
 	}
 	if (print_diagnostics(r, o) < 0)
