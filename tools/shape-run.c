@@ -701,11 +701,16 @@ run_steps(struct run *r, const struct options *o)
 		    &rep, r->ctx);
 		clear_progress(&pg);
 		if (res < 0) {
+			sym_loc at = sym_ctx_last_location(r->ctx);
+
 			if (o->speak)
-				fprintf(stderr,
-				    PROG ": %s: the run failed: "
-				         "%s\n",
-				    st->text[0] ? st->text : "no sizes",
+				fprintf(stderr, PROG ": %s: the run failed: ",
+				    st->text[0] ? st->text : "no sizes");
+			if (o->speak && at.file)
+				fprintf(stderr, "%s:%d:%d: ", at.file, at.line,
+				    at.col);
+			if (o->speak)
+				fprintf(stderr, "%s\n",
 				    sym_ctx_last_message(r->ctx));
 			r->told = 1;
 			return failure_status(r->ctx);
