@@ -311,6 +311,43 @@ if test "x$RUN_MPI" = xyes; then
 	    --bind b=12 : \
 	    -n 2 "$lt" --mode=execute "$tool" --backend mpi examples/ffn.sg \
 	    --bind b=8
+	# One process of 8 that would run something else: every process
+	# stops before the first step, naming the rank and what differs
+	# (without the check, the first three hang and the last mismatches).
+	# differ NAME TEXT ARGS...: rank 3 runs the tool with ARGS, the
+	# others examples/ffn.sg --bind b=8.
+	differ()
+	{
+		name=$1
+		text=$2
+		shift 2
+		lone "$name" 2 "shape-run: rank 3 runs a different plan ($text)" \
+		    -n 3 "$lt" --mode=execute "$tool" --backend mpi \
+		    examples/ffn.sg --bind b=8 : \
+		    -n 1 "$lt" --mode=execute "$tool" --backend mpi "$@" : \
+		    -n 4 "$lt" --mode=execute "$tool" --backend mpi \
+		    examples/ffn.sg --bind b=8
+	}
+	mkdir "$tmp/other" || exit 1
+	sed 's/shard ((2, 4), (4, 1))/shard ((4, 2), (2, 1))/' \
+	    examples/ffn.sg >"$tmp/other/shard.sg"
+	sed 's/^output loss$/output loss\noutput a1/' examples/ffn.sg \
+	    >"$tmp/other/output.sg"
+	sed 's/w3 : f32\[512, 10\]/w3 : f32[512, 16]/' examples/ffn.sg \
+	    >"$tmp/other/shape.sg"
+	differ mpi-shard "the plan differs from rank 0's" \
+	    "$tmp/other/shard.sg" --bind b=8
+	differ mpi-output "the plan differs from rank 0's" \
+	    "$tmp/other/output.sg" --bind b=8
+	differ mpi-shape "the plan differs from rank 0's" \
+	    "$tmp/other/shape.sg" --bind b=8
+	differ mpi-steps "the --bind steps differ from rank 0's" \
+	    examples/ffn.sg --bind b=8 --bind b=16
+	differ mpi-seed "the seed differs from rank 0's" examples/ffn.sg \
+	    --bind b=8 --seed 2
+	differ mpi-steps-seed \
+	    "the --bind steps and the seed differ from rank 0's" \
+	    examples/ffn.sg --bind b=16 --seed 2
 else
 	refuse no-mpi 2 'built without MPI' examples/ffn.sg --backend mpi \
 	    --bind b=8

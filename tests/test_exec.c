@@ -1592,6 +1592,65 @@ test_steady_state(void **state)
 	compiled_clear(&c);
 }
 
+/* Element counts are multiplied with overflow checks: an output of
+ * 2^64 elements, a one_hot of depth 2^63 - 1 and a symbolic square bound
+ * too large are refused with SYM_EOVERFLOW, named and located at the
+ * output's declaration, and nothing runs. */
+static void
+test_overflow_sizes(void **state)
+{
+	static const struct {
+		const char *text, *bind, *message;
+		int line;
+	} t[] = {
+		{ "devices 1\ninput x : f32[4294967296, 4294967296]\n"
+		  "y = relu(x)\noutput y\n",
+		    "",
+		    "check: output y is f32[4294967296, 4294967296] at "
+		    "these sizes: more elements or bytes than 64 bits count",
+		    3 },
+		{ "devices 1\ninput i : i32[2]\n"
+		  "y = one_hot(i, depth=9223372036854775807)\noutput y\n",
+		    "",
+		    "check: output y is f32[2, 9223372036854775807] at "
+		    "these sizes: more elements or bytes than 64 bits count",
+		    3 },
+		{ "devices 2\nsymbol n divisor=2 unique\ninput x : f32[n, n]\n"
+		  "y = relu(x)\noutput y\n",
+		    "n=3037000500",
+		    "check: output y is f32[3037000500, "
+		    "3037000500] at these sizes: more elements "
+		    "or bytes than 64 bits count",
+		    4 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++) {
+		sym_exec_options o = { .seed = 1 };
+		struct progress pr = { 0 };
+		struct compiled c;
+		sym_exec_report r;
+		sym_binding *b;
+
+		compile_text(&c, t[i].text, "big.sg");
+		b = t[i].bind[0] ? binding(&c, t[i].bind)
+		                 : sym_binding_new(c.ctx);
+		o.progress = on_progress;
+		o.progress_arg = &pr;
+		assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o,
+		                     &r, c.ctx),
+		    -1);
+		assert_int_equal(sym_ctx_last_error(c.ctx), SYM_EOVERFLOW);
+		assert_string_equal(sym_ctx_last_message(c.ctx), t[i].message);
+		assert_string_equal(sym_ctx_last_location(c.ctx).file,
+		    "big.sg");
+		assert_int_equal(sym_ctx_last_location(c.ctx).line, t[i].line);
+		assert_int_equal(pr.calls, 0);
+		sym_binding_free(b);
+		compiled_clear(&c);
+	}
+}
+
 int
 main(void)
 {
@@ -1608,6 +1667,7 @@ main(void)
 		cmocka_unit_test(test_failing_rank),
 		cmocka_unit_test(test_exec_api),
 		cmocka_unit_test(test_steady_state),
+		cmocka_unit_test(test_overflow_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

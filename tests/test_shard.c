@@ -1334,6 +1334,54 @@ test_api_strategies(void **state)
 	free_ctx(ctx);
 }
 
+/* The default strategy of a graph on a huge device count walks the
+ * divisors of the count, not every number below it: a prime count
+ * (2^61 - 1) replicates, 2^63 - 1 = 7^2 * 73 * 127 * 337 * 92737 *
+ * 649657 splits a dimension of 73 * 127 = 9271 that many ways, the
+ * product of the two primes 1000000007 * 1000000009 and the square of
+ * 2^31 - 1 split by their prime factor. */
+static void
+test_default_huge_devices(void **state)
+{
+	static const struct {
+		const char *devices, *dim, *source;
+	} c[] = {
+		{ "2305843009213693951", "8",
+		    "default: replicated (dimension 0 of x cannot be split: "
+		    "across 2305843009213693951 devices it is not always "
+		    "divisible)" },
+		{ "9223372036854775807", "9271",
+		    "default: dimension 0 of x split 9271 ways and repeated "
+		    "994862694084217 times (across 9223372036854775807 "
+		    "devices it is not always divisible)" },
+		{ "1000000016000000063", "3000000021",
+		    "default: dimension 0 of x split 1000000007 ways and "
+		    "repeated 1000000009 times (across 1000000016000000063 "
+		    "devices it is not always divisible)" },
+		{ "4611686014132420609", "6442450941",
+		    "default: dimension 0 of x split 2147483647 ways and "
+		    "repeated 2147483647 times (across 4611686014132420609 "
+		    "devices it is not always divisible)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++) {
+		sym_ctx *ctx = new_ctx();
+		char text[128];
+		sym_graph *g;
+
+		snprintf(text, sizeof(text),
+		    "devices %s\ninput x : f32[%s, 4]\ny = relu(x)\n"
+		    "output y\n",
+		    c[i].devices, c[i].dim);
+		g = shard_ok(ctx, text);
+		assert_string_equal(sym_node_strategy_source(node(g, "y")),
+		    c[i].source);
+		sym_graph_free(g);
+		free_ctx(ctx);
+	}
+}
+
 int
 main(void)
 {
@@ -1354,6 +1402,7 @@ main(void)
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_planned_once),
 		cmocka_unit_test(test_api_strategies),
+		cmocka_unit_test(test_default_huge_devices),
 	};
 
 	return cmocka_run_group_tests_name("shard", tests, NULL, NULL);

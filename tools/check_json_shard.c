@@ -18,7 +18,6 @@ mesh_obj(struct doc *d, const sym_mesh *m)
 	json_t *o = doc_chk(d, json_object());
 	json_t *sizes = doc_chk(d, json_array());
 	json_t *names = doc_chk(d, json_array());
-	int identity = 1;
 
 	for (size_t a = 0; a < n; a++) {
 		doc_push(d, sizes, doc_num(d, sym_mesh_axis_size(m, a)));
@@ -26,9 +25,7 @@ mesh_obj(struct doc *d, const sym_mesh *m)
 	}
 	doc_set(d, o, "sizes", sizes);
 	doc_set(d, o, "names", names);
-	for (int64_t i = 0; i < nd; i++)
-		identity &= sym_mesh_rank(m, i) == i;
-	if (!identity) {
+	if (sym_mesh_has_rank_list(m)) {
 		json_t *ranks = doc_chk(d, json_array());
 
 		for (int64_t i = 0; i < nd; i++)
@@ -200,14 +197,23 @@ json_operators(struct doc *d)
 	return arr;
 }
 
-/* Return the rank groups of step "i" of "plan" as arrays of ranks. */
-static json_t *
-groups(struct doc *d, const sym_redist *plan, size_t i)
+/* The most ranks the groups of a step list (shape-check(1)). */
+#define MAX_GROUP_RANKS 4096
+
+/* Set "groups" on "o": the rank groups of step "i" of "plan" as arrays of
+ * ranks, the first ones only when they hold more than MAX_GROUP_RANKS
+ * ranks in all (then also "groups_truncated", "n_groups" and
+ * "group_size"). */
+static void
+groups(struct doc *d, json_t *o, const sym_redist *plan, size_t i)
 {
 	size_t size = 0, n = sym_redist_step_groups(plan, i, &size);
+	size_t shown = n;
 	json_t *arr = doc_chk(d, json_array());
 
-	for (size_t g = 0; g < n; g++) {
+	if (size > 0 && n > MAX_GROUP_RANKS / size)
+		shown = MAX_GROUP_RANKS / size;
+	for (size_t g = 0; g < shown; g++) {
 		json_t *grp = doc_chk(d, json_array());
 
 		for (size_t k = 0; k < size; k++)
@@ -216,7 +222,12 @@ groups(struct doc *d, const sym_redist *plan, size_t i)
 			        sym_redist_step_group_rank(plan, i, g, k)));
 		doc_push(d, arr, grp);
 	}
-	return arr;
+	doc_set(d, o, "groups", arr);
+	if (shown == n)
+		return;
+	doc_set(d, o, "groups_truncated", json_true());
+	doc_set(d, o, "n_groups", doc_num(d, (int64_t)n));
+	doc_set(d, o, "group_size", doc_num(d, (int64_t)size));
 }
 
 /* Return the names of the axes of step "i" of "plan", on the mesh of its
@@ -265,7 +276,7 @@ step_members(struct doc *d, json_t *o, const sym_redist *plan, size_t i,
 	doc_set(d, o, "axes", axes(d, plan, i));
 	doc_set(d, o, "from_dim", dim_num(d, from));
 	doc_set(d, o, "to_dim", dim_num(d, to));
-	doc_set(d, o, "groups", groups(d, plan, i));
+	groups(d, o, plan, i);
 	doc_set(d, o, "across_nodes",
 	    json_boolean(report_step_across_nodes(d->r, plan, i)));
 	doc_set(d, o, "bytes",

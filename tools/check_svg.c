@@ -10,6 +10,13 @@
  * headers of rows and columns give the index range of each block
  * ("0:4"), or "#k" (block k) when the dimension's size is symbolic.
  *
+ * What is drawn is bounded, not the tensor or the mesh: at most MAX_CELLS
+ * rows and columns of blocks, and of the device matrix, the first ones,
+ * with a line under the grid that says how many there are; a cell finds
+ * the ranks that hold its block from the coordinates of the block, so
+ * the work grows with the cells drawn, not with the number of devices
+ * (save for a mesh with an explicit rank list, held in memory anyway).
+ *
  * Sizes are estimated from the number of characters (monospace), and
  * nothing depends on the run, so the same input gives the same picture.
  */
@@ -26,6 +33,8 @@
 #define TOP_H 18.0   /* height of the label above the column headers */
 #define TITLE_W 9.5  /* width of a character of the 16px title */
 #define MAX_RANKS 16 /* ranks listed in a cell before abbreviating */
+#define MAX_CELLS 32 /* rows and columns of a grid drawn at most */
+#define NOTE_H 20.0  /* height of the line under a cut grid */
 
 /* A grid of labelled cells with row and column headers. */
 struct grid {
@@ -36,6 +45,7 @@ struct grid {
 	int64_t *color;      /* rows * cols palette indices, -1: none */
 	char *top;           /* above the column headers, or NULL */
 	char *corner;        /* above the row headers, or NULL */
+	char *note;          /* under the cells (what is not drawn), or NULL */
 	double cw, ch, hw;   /* cell width and height, row header width */
 };
 
@@ -55,6 +65,7 @@ grid_clear(struct grid *gr)
 	free(gr->color);
 	free(gr->top);
 	free(gr->corner);
+	free(gr->note);
 	memset(gr, 0, sizeof(*gr));
 }
 
@@ -133,7 +144,9 @@ grid_width(const struct grid *gr)
 {
 	double w = gr->hw + (double)gr->cols * gr->cw;
 	double top = gr->top ? gr->hw + (double)strlen(gr->top) * CHAR_W : 0;
+	double note = gr->note ? (double)strlen(gr->note) * CHAR_W : 0;
 
+	w = note > w ? note : w;
 	return top > w ? top : w;
 }
 
@@ -141,7 +154,8 @@ grid_width(const struct grid *gr)
 static double
 grid_height(const struct grid *gr)
 {
-	return (gr->top ? TOP_H : 0) + 22 + (double)gr->rows * gr->ch;
+	return (gr->top ? TOP_H : 0) + 22 + (double)gr->rows * gr->ch +
+	    (gr->note ? NOTE_H : 0);
 }
 
 /* Write "s" to "out" with the characters XML reserves escaped, stopping
@@ -252,6 +266,9 @@ grid_draw(const struct grid *gr, FILE *out, double x, double y)
 			}
 		}
 	}
+	if (gr->note)
+		text_at(out, x, gy + (double)gr->rows * gr->ch + 15,
+		    "font-style=\"italic\"", gr->note);
 	fputs("</g>\n", out);
 }
 
@@ -312,18 +329,20 @@ row_header(struct picture *p, size_t row)
 	return strbuf_take(&b);
 }
 
-/* Append to the cell label "b" the sorted ranks "ranks" ("n" of the "nd"
- * devices): up to eight a line, abbreviated beyond MAX_RANKS. */
+/* Append to the cell label "b" the "n" ranks of the "nd" devices that
+ * hold a block, the least of them sorted in "ranks" (all of them when
+ * "n" <= MAX_RANKS, else the first 7): up to eight a line, abbreviated
+ * beyond MAX_RANKS. */
 static void
-rank_label(struct strbuf *b, const int64_t *ranks, size_t n, size_t nd)
+rank_label(struct strbuf *b, const int64_t *ranks, int64_t n, int64_t nd)
 {
 	if (n > MAX_RANKS && n == nd) {
-		strbuf_add(b, "all %zu ranks", n);
+		strbuf_add(b, "all %lld ranks", (long long)n);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (int64_t i = 0; i < n; i++) {
 		if (n > MAX_RANKS && i == 7) {
-			strbuf_add(b, " ...\n%zu ranks", n);
+			strbuf_add(b, " ...\n%lld ranks", (long long)n);
 			return;
 		}
 		strbuf_add(b, "%s%lld",
@@ -427,52 +446,143 @@ axis_labels(const struct picture *p, struct grid *gr)
 	gr->corner = strbuf_take(&b);
 }
 
-/* Fill in "gr" with the tensor grid of "p": the ranks holding each block.
- * Return 0, or -1 when out of memory. */
+/* Return "n" rows or columns cut to the MAX_CELLS drawn. */
+static size_t
+drawn(size_t n)
+{
+	return n < MAX_CELLS ? n : MAX_CELLS;
+}
+
+/* Set the note of "gr", which draws the first of "rows" rows and "cols"
+ * columns of "what", when some are not drawn. */
+static void
+cut_note(struct grid *gr, size_t rows, size_t cols, const char *what)
+{
+	struct strbuf b = { NULL, 0, 0, 0 };
+
+	if (gr->rows == rows && gr->cols == cols)
+		return;
+	strbuf_add(&b, "drawn: the first ");
+	if (gr->rows < rows)
+		strbuf_add(&b, "%zu of %zu rows%s", gr->rows, rows,
+		    gr->cols < cols ? " and " : "");
+	if (gr->cols < cols)
+		strbuf_add(&b, "%zu of %zu columns", gr->cols, cols);
+	strbuf_add(&b, " of %s", what);
+	gr->note = strbuf_take(&b);
+}
+
+/* Store in "out" the positions of the ranks of the mesh of "p" with the
+ * coordinates "c" (one per axis) along the axes not in "used", the "max"
+ * first in the order of the rank list. */
+static void
+first_positions(const struct picture *p, const int64_t *c, const int *used,
+    int64_t *out, int64_t max)
+{
+	size_t na = sym_mesh_n_axes(p->m);
+	int64_t k[SYM_MESH_MAX_AXES];
+
+	memcpy(k, c, na * sizeof(*k));
+	for (int64_t i = 0; i < max; i++) {
+		out[i] = 0;
+		for (size_t a = 0; a < na; a++)
+			out[i] = out[i] * sym_mesh_axis_size(p->m, a) + k[a];
+		for (size_t a = na; a-- > 0;) {
+			if (used[a])
+				continue;
+			if (++k[a] < sym_mesh_axis_size(p->m, a))
+				break;
+			k[a] = 0;
+		}
+	}
+}
+
+/* Return the number of ranks that hold the block "blk" (one index per
+ * dimension) of "p", and store the least of them (at most MAX_RANKS) in
+ * "held", sorted; -1 when out of memory. Without a rank list, ranks are
+ * positions and the first ones are the least; with one, every holder is
+ * looked at (the list has an entry per device in memory anyway). */
+static int64_t
+block_holders(const struct picture *p, const int64_t *blk, int64_t *held)
+{
+	int64_t c[SYM_MESH_MAX_AXES] = { 0 }, n = 1, *all;
+	int used[SYM_MESH_MAX_AXES] = { 0 };
+
+	for (size_t d = 0; d < p->rank; d++) {
+		int64_t b = blk[d];
+
+		for (size_t i = sym_layout_dim_n_axes(p->l, d); i-- > 0;) {
+			int a = sym_layout_dim_axis(p->l, d, i);
+			int64_t size = sym_mesh_axis_size(p->m, (size_t)a);
+
+			c[a] = b % size;
+			b /= size;
+			used[a] = 1;
+		}
+	}
+	for (size_t a = 0; a < sym_mesh_n_axes(p->m); a++)
+		n *= used[a] ? 1 : sym_mesh_axis_size(p->m, a);
+	if (!sym_mesh_has_rank_list(p->m)) {
+		first_positions(p, c, used, held,
+		    n < MAX_RANKS ? n : MAX_RANKS);
+		return n;
+	}
+	all = calloc((size_t)n, sizeof(*all));
+	if (!all)
+		return -1;
+	first_positions(p, c, used, all, n);
+	for (int64_t i = 0; i < n; i++)
+		all[i] = sym_mesh_rank(p->m, all[i]);
+	qsort(all, (size_t)n, sizeof(*all), cmp_rank);
+	memcpy(held, all,
+	    (size_t)(n < MAX_RANKS ? n : MAX_RANKS) * sizeof(*all));
+	free(all);
+	return n;
+}
+
+/* Fill in "gr" with the tensor grid of "p": the ranks holding each block
+ * drawn. Return 0, or -1 when out of memory. */
 static int
 tensor_grid(struct picture *p, struct grid *gr)
 {
-	int64_t nd = sym_mesh_n_devices(p->m), *ranks, *cell;
+	int64_t nd = sym_mesh_n_devices(p->m), held[MAX_RANKS], *blk;
 	size_t cols = p->rank ? (size_t)p->splits[p->rank - 1] : 1, rows = 1;
 
 	for (size_t d = 0; d + 1 < p->rank; d++)
 		rows *= (size_t)p->splits[d];
-	ranks = calloc((size_t)nd + 1, sizeof(*ranks));
-	cell = calloc((size_t)nd + 1, sizeof(*cell));
-	if (!ranks || !cell || grid_init(gr, rows, cols) < 0) {
-		free(ranks);
-		free(cell);
+	blk = calloc(p->rank + 1, sizeof(*blk));
+	if (!blk || grid_init(gr, drawn(rows), drawn(cols)) < 0) {
+		free(blk);
 		return -1;
 	}
-	for (int64_t i = 0; i < nd; i++) {
-		ranks[i] = sym_mesh_rank(p->m, i);
-		cell[i] = cell_of(p, ranks[i]);
-	}
-	for (size_t k = 0; k < rows * cols; k++) {
-		size_t n = 0;
-		int64_t *held = calloc((size_t)nd + 1, sizeof(*held));
+	for (size_t k = 0; k < gr->rows * gr->cols; k++) {
+		size_t i = k / gr->cols, j = k % gr->cols;
+		int64_t n;
 
-		if (!held) {
+		for (size_t d = p->rank; d-- > 0;) {
+			size_t at = d + 1 == p->rank ? j : i;
+
+			blk[d] = (int64_t)(at % (size_t)p->splits[d]);
+			if (d + 1 < p->rank)
+				i /= (size_t)p->splits[d];
+		}
+		n = block_holders(p, blk, held);
+		if (n < 0) {
 			gr->cell[k].oom = 1;
 			continue;
 		}
-		for (int64_t i = 0; i < nd; i++)
-			if (cell[i] == (int64_t)k)
-				held[n++] = ranks[i];
-		qsort(held, n, sizeof(*held), cmp_rank);
-		rank_label(&gr->cell[k], held, n, (size_t)nd);
-		gr->color[k] = (int64_t)k;
-		free(held);
+		rank_label(&gr->cell[k], held, n, nd);
+		gr->color[k] = (int64_t)((k / gr->cols) * cols + j);
 	}
-	for (size_t i = 0; i < rows; i++)
+	for (size_t i = 0; i < gr->rows; i++)
 		gr->row_hdr[i] = row_header(p, i);
-	for (size_t j = 0; j < cols; j++)
+	for (size_t j = 0; j < gr->cols; j++)
 		gr->col_hdr[j] = p->rank
 		    ? block_range(p, p->rank - 1, (int64_t)j)
 		    : strdup("");
-	free(ranks);
-	free(cell);
+	free(blk);
 	axis_labels(p, gr);
+	cut_note(gr, rows, cols, "blocks");
 	return grid_measure(gr);
 }
 
@@ -489,8 +599,8 @@ real_axes(const sym_mesh *m, size_t *axes)
 	return n;
 }
 
-/* Fill in "gr" with the device grid of "p": one cell per rank, the last
- * axis of size > 1 across, the others down; each cell colored as the
+/* Fill in "gr" with the device grid of "p": one cell per rank drawn, the
+ * last axis of size > 1 across, the others down; each cell colored as the
  * block its rank holds. Return 0, or -1 when out of memory. */
 static int
 device_grid(struct picture *p, struct grid *gr)
@@ -500,29 +610,31 @@ device_grid(struct picture *p, struct grid *gr)
 	size_t rows = (size_t)sym_mesh_n_devices(p->m) / cols;
 	int64_t c[SYM_MESH_MAX_AXES];
 
-	if (grid_init(gr, rows, cols) < 0)
+	if (grid_init(gr, drawn(rows), drawn(cols)) < 0)
 		return -1;
-	for (size_t k = 0; k < rows * cols; k++) {
-		int64_t rank = sym_mesh_rank(p->m, (int64_t)k);
+	for (size_t k = 0; k < gr->rows * gr->cols; k++) {
+		size_t i = k / gr->cols, j = k % gr->cols;
+		int64_t rank = sym_mesh_rank(p->m, (int64_t)(i * cols + j));
 
 		gr->color[k] = cell_of(p, rank);
 		strbuf_add(&gr->cell[k], "%lld", (long long)rank);
-		if (k % cols == 0 && sym_mesh_coords(p->m, rank, c) == 0) {
+		if (j == 0 && sym_mesh_coords(p->m, rank, c) == 0) {
 			struct strbuf b = { NULL, 0, 0, 0 };
 
-			for (size_t i = 0; i + 1 < na; i++)
-				strbuf_add(&b, "%s%s=%lld", i ? " " : "",
-				    sym_mesh_axis_name(p->m, axes[i]),
-				    (long long)c[axes[i]]);
-			gr->row_hdr[k / cols] = strbuf_take(&b);
+			for (size_t a = 0; a + 1 < na; a++)
+				strbuf_add(&b, "%s%s=%lld", a ? " " : "",
+				    sym_mesh_axis_name(p->m, axes[a]),
+				    (long long)c[axes[a]]);
+			gr->row_hdr[i] = strbuf_take(&b);
 		}
-		if (k < cols && sym_mesh_coords(p->m, rank, c) == 0)
-			gr->col_hdr[k] = na
+		if (i == 0 && sym_mesh_coords(p->m, rank, c) == 0)
+			gr->col_hdr[j] = na
 			    ? report_format("%s=%lld",
 			          sym_mesh_axis_name(p->m, axes[na - 1]),
 			          (long long)c[axes[na - 1]])
 			    : strdup("");
 	}
+	cut_note(gr, rows, cols, "the device matrix");
 	return grid_measure(gr);
 }
 

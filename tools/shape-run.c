@@ -534,6 +534,85 @@ bind_steps(struct run *r, struct options *o)
 	return status;
 }
 
+/* Return the FNV-1a hash of the number and the bindings of the steps of
+ * "r", in order. */
+static uint64_t
+steps_hash(const struct run *r)
+{
+	uint64_t h = 14695981039346656037ULL ^ (uint64_t)r->n_step;
+
+	for (size_t i = 0; i < r->n_step; i++)
+		for (const char *c = r->step[i].text;; c++) {
+			h ^= (unsigned char)*c;
+			h *= 1099511628211ULL;
+			if (!*c)
+				break;
+		}
+	return h;
+}
+
+/* Print, when "o" speaks, that rank "k" runs another plan than rank 0:
+ * "fp" holds the plan, steps and seed of every rank, three a rank. */
+static void
+tell_different(const struct options *o, const uint64_t *fp, int k)
+{
+	static const char *const what[] = { "the plan", "the --bind steps",
+		"the seed" };
+	const char *part[3];
+	size_t n = 0;
+
+	for (size_t j = 0; j < 3; j++)
+		if (fp[3 * (size_t)k + j] != fp[j])
+			part[n++] = what[j];
+	if (!o->speak)
+		return;
+	fprintf(stderr, PROG ": rank %d runs a different plan (", k);
+	for (size_t j = 0; j < n; j++)
+		fprintf(stderr, "%s%s",
+		    j == 0          ? ""
+		        : j + 1 < n ? ", "
+		                    : " and ",
+		    part[j]);
+	fprintf(stderr, " differ%s from rank 0's)\n" PROG ": nothing runs\n",
+	    n == 1 && part[0] != what[1] ? "s" : "");
+}
+
+/*
+ * On the mpi backend of "r", through "ep", before the first step: every
+ * process compares the fingerprints of its plan (sym_plan_fingerprint),
+ * its steps and its seed with those of the others, so that a process
+ * that would call other collectives stops them all instead of leaving
+ * them waiting. Return -1 to go on, else EXIT_USAGE on every process,
+ * rank 0 saying which is the lowest rank that differs and in what.
+ */
+static int
+agree_plan(struct run *r, const struct options *o, sym_comm_endpoint *ep)
+{
+	int n = sym_comm_n_ranks(r->comm);
+	uint64_t mine[3], *all = calloc((size_t)(n > 0 ? n : 1), sizeof(mine));
+	int k = 1;
+
+	mine[0] = sym_plan_fingerprint(r->plan);
+	mine[1] = steps_hash(r);
+	mine[2] = o->seed;
+	if (!all || mine[0] == 0 ||
+	    sym_comm_all_gather(ep, NULL, 0, mine, all, sizeof(mine)) < 0) {
+		if (o->speak)
+			fprintf(stderr, PROG ": %s\n",
+			    all ? sym_ctx_last_message(r->ctx)
+			        : "out of memory");
+		free(all);
+		return EXIT_USAGE;
+	}
+	while (k < n && !memcmp(all + 3 * (size_t)k, all, sizeof(mine)))
+		k++;
+	if (k < n)
+		tell_different(o, all, k);
+	free(all);
+	r->told |= k < n;
+	return k < n ? EXIT_USAGE : -1;
+}
+
 /*
  * On the mpi backend of "r", agree with the other processes on the
  * outcome "status" of reading, compiling and binding here (-1: go on,
@@ -568,6 +647,8 @@ agree_setup(struct run *r, struct options *o, int status)
 	    status < 0 && o->speak)
 		fprintf(stderr, PROG ": %s\n" PROG ": nothing runs\n",
 		    sym_ctx_last_message(r->ctx));
+	if (status < 0 && top == 0)
+		status = agree_plan(r, o, ep);
 	sym_comm_detach(ep);
 	if (status >= 0 || top == 0)
 		return status;
@@ -728,11 +809,16 @@ run_steps(struct run *r, const struct options *o)
 		    &rep, r->ctx);
 		clear_progress(&pg);
 		if (res < 0) {
+			sym_loc at = sym_ctx_last_location(r->ctx);
+
 			if (o->speak)
-				fprintf(stderr,
-				    PROG ": %s: the run failed: "
-				         "%s\n",
-				    st->text[0] ? st->text : "no sizes",
+				fprintf(stderr, PROG ": %s: the run failed: ",
+				    st->text[0] ? st->text : "no sizes");
+			if (o->speak && at.file)
+				fprintf(stderr, "%s:%d:%d: ", at.file, at.line,
+				    at.col);
+			if (o->speak)
+				fprintf(stderr, "%s\n",
 				    sym_ctx_last_message(r->ctx));
 			r->told = 1;
 			return failure_status(r->ctx);

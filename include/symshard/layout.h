@@ -33,6 +33,7 @@ SYM_EXPORT const char *sym_mesh_axis_name(SYM_KEEP const sym_mesh *m,
 SYM_EXPORT int sym_mesh_find_axis(SYM_KEEP const sym_mesh *m, const char *name);
 SYM_EXPORT int64_t sym_mesh_n_devices(SYM_KEEP const sym_mesh *m);
 SYM_EXPORT int64_t sym_mesh_rank(SYM_KEEP const sym_mesh *m, int64_t index);
+SYM_EXPORT int sym_mesh_has_rank_list(SYM_KEEP const sym_mesh *m);
 SYM_EXPORT int sym_mesh_coords(SYM_KEEP const sym_mesh *m, int64_t rank,
     int64_t *coords);
 SYM_EXPORT int64_t sym_mesh_rank_of(SYM_KEEP const sym_mesh *m,

@@ -88,6 +88,7 @@ SYM_EXPORT size_t sym_plan_value_tensor(SYM_KEEP const sym_plan *p,
 /* Size of the compiled integer program and number of checks. */
 SYM_EXPORT size_t sym_plan_n_instructions(SYM_KEEP const sym_plan *p);
 SYM_EXPORT size_t sym_plan_n_checks(SYM_KEEP const sym_plan *p);
+SYM_EXPORT uint64_t sym_plan_fingerprint(SYM_KEEP const sym_plan *p);
 SYM_EXPORT char *sym_plan_to_str(SYM_KEEP const sym_plan *p);
 
 /* Bound sizes: one per step of a dynamic-shape run, reusable. */

@@ -351,6 +351,10 @@ size_tensor(sym_exec *x, const sym_slices *s, size_t t)
 		    "executor: no sizes for plan tensor %zu", t);
 		return -1;
 	}
+	if (sym__dims_numel(et->global, et->rank, et->es) < 0)
+		return sym__exec_too_big(x->ctx,
+		    "executor:", sym_plan_tensor_value(x->plan, t), et->dtype,
+		    et->global, et->rank);
 	for (size_t d = 0; d < et->rank; d++) {
 		if (et->local[d] < 0 ||
 		    (et->local[d] &&

@@ -154,6 +154,27 @@ outputs_clear(struct outputs *out)
 	memset(out, 0, sizeof(*out));
 }
 
+/* Record SYM_EOVERFLOW on "ctx" for the tensor "dim" ("rank" sizes,
+ * dtype "dt") of the value "v" (may be NULL), found by "who"; return -1. */
+int
+sym__exec_too_big(sym_ctx *ctx, const char *who, const sym_value *v,
+    sym_dtype dt, const int64_t *dim, size_t rank)
+{
+	char dims[SYM__MAX_RANK * 22 + 1];
+	size_t n = 0;
+	sym_loc at = v ? sym_value_location(v) : (sym_loc){ NULL, 0, 0 };
+
+	dims[0] = '\0';
+	for (size_t d = 0; d < rank && d < SYM__MAX_RANK; d++)
+		n += (size_t)snprintf(dims + n, sizeof(dims) - n, "%s%lld",
+		    d ? ", " : "", (long long)dim[d]);
+	sym__error(ctx, SYM_EOVERFLOW, at.file ? &at : NULL,
+	    "%s %s is %s[%s] at these sizes: more elements or bytes than 64 "
+	    "bits count",
+	    who, v ? sym_value_name(v) : "a tensor", sym_dtype_name(dt), dims);
+	return -1;
+}
+
 /* Allocate in "out" the global outputs of "p" for the bound "s"; return
  * 0, or -1 with an error on "ctx". */
 static int
@@ -185,9 +206,15 @@ outputs_init(struct outputs *out, const sym_plan *p, const sym_slices *s,
 			outputs_clear(out);
 			return -1;
 		}
-		for (size_t d = 0; d < sym_plan_tensor_rank(p, t); d++)
-			n *= size[d];
 		out->dt[i] = sym_shape_dtype(sym_value_shape(out->v[i]));
+		n = sym__dims_numel(size, sym_plan_tensor_rank(p, t),
+		    sym__tensor_elem_size(out->dt[i]));
+		if (n < 0) {
+			sym__exec_too_big(ctx, "check: output", out->v[i],
+			    out->dt[i], size, sym_plan_tensor_rank(p, t));
+			outputs_clear(out);
+			return -1;
+		}
 		out->numel[i] = n;
 		out->got[i] = calloc(n ? (size_t)n : 1,
 		    sym__tensor_elem_size(out->dt[i]));

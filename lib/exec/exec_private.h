@@ -162,5 +162,10 @@ void sym__exec_set_progress(sym_exec *x, void (*fn)(void *, size_t, size_t),
 
 /* exec_fill.c */
 int sym__exec_fill_init(sym_exec *x);
+/* Record SYM_EOVERFLOW on "ctx", located at the declaration of "v": the
+ * tensor of "v" (dtype "dt", sizes "dim") has more elements or bytes than
+ * 64 bits count; "who" says who found it. Return -1. */
+int sym__exec_too_big(sym_ctx *ctx, const char *who, const sym_value *v,
+    sym_dtype dt, const int64_t *dim, size_t rank);
 
 #endif

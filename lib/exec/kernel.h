@@ -82,6 +82,9 @@ sym__kernel_fn sym__kernel(const sym_op *op);
 int sym__tensor_alloc(struct sym__tensor *t);
 void sym__tensor_free(struct sym__tensor *t);
 int64_t sym__tensor_numel(const struct sym__tensor *t);
+/* The element count of the sizes "dim", -1 when it (or its bytes, at "es"
+ * bytes an element) overflows 64 bits. */
+int64_t sym__dims_numel(const int64_t *dim, size_t rank, size_t es);
 size_t sym__tensor_elem_size(sym_dtype dt);
 
 /* Temporary memory of a call (scratch.c): one area per call. */

@@ -23,30 +23,38 @@ sym__tensor_elem_size(sym_dtype dt)
 	return sym_dtype_size(dt) ? 4 : 0;
 }
 
+/* Return the number of elements of the "rank" sizes "dim" (1 for rank
+ * 0), or -1 when a size is negative or, no size being 0, the count or
+ * that many elements of "es" bytes overflows 64 bits. */
+int64_t
+sym__dims_numel(const int64_t *dim, size_t rank, size_t es)
+{
+	int64_t n = 1, bytes;
+	int zero = 0;
+
+	for (size_t d = 0; d < rank; d++) {
+		if (dim[d] < 0)
+			return -1;
+		if (dim[d] == 0)
+			zero = 1;
+		else if (__builtin_mul_overflow(n, dim[d], &n))
+			return -1;
+	}
+	if (zero)
+		return 0;
+	if (es > INT64_MAX || __builtin_mul_overflow(n, (int64_t)es, &bytes))
+		return -1;
+	return n;
+}
+
 /* Return the number of elements of "t" (1 for rank 0), or -1 when its
  * rank or a dimension is invalid or the count overflows 64 bits. */
 int64_t
 sym__tensor_numel(const struct sym__tensor *t)
 {
-	int64_t n = 1;
-	int zero = 0;
-
 	if (!t || t->rank < 0 || t->rank > SYM__MAX_RANK)
 		return -1;
-	for (int d = 0; d < t->rank; d++) {
-		int64_t k = t->dim[d];
-
-		if (k < 0)
-			return -1;
-		if (k == 0) {
-			zero = 1;
-			continue;
-		}
-		if (n > INT64_MAX / k)
-			return -1;
-		n *= k;
-	}
-	return zero ? 0 : n;
+	return sym__dims_numel(t->dim, (size_t)t->rank, 1);
 }
 
 /* Allocate the data of "t" (any previous pointer is overwritten, not

@@ -334,6 +334,14 @@ sym_mesh_rank(const sym_mesh *m, int64_t index)
 	return m->ranks ? m->ranks[index] : index;
 }
 
+/* Return 1 when the rank list of "m" is not 0, 1, ... (it is then held
+ * in memory, one entry per device), else 0 (also for NULL). */
+int
+sym_mesh_has_rank_list(const sym_mesh *m)
+{
+	return m && m->ranks;
+}
+
 /* Store in "coords" (one per axis) the coordinates of "rank" in "m";
  * return 0, or -1 with SYM_EINVAL when "rank" is out of range. */
 int

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/factor.h"
 #include "core/num.h"
 #include "layout/redist_private.h"
 
@@ -339,28 +340,25 @@ total_bytes(const sym_shape *s)
 static int64_t
 dim_modulus(sym_ctx *ctx, sym_expr *e, int64_t devices)
 {
-	int64_t c, m = 1, rest = devices;
+	uint64_t prime[SYM__FACTOR_MAX];
+	unsigned exp[SYM__FACTOR_MAX];
+	int64_t c, m = 1;
+	size_t k;
 
 	if (sym_expr_get_const(e, &c) == 0)
 		return c >= 0 ? c : 1;
-	for (int64_t q = 2; rest > 1; q++) {
-		int64_t pw = 1;
+	k = sym__factor((uint64_t)devices, prime, exp);
+	for (size_t i = 0; i < k; i++) {
+		int64_t q = (int64_t)prime[i], pw = 1;
 
-		if (q * q > rest)
-			q = rest; /* the last prime factor */
-		if (rest % q != 0)
-			continue;
-		for (; rest % q == 0; rest /= q) {
+		for (unsigned j = 0; j < exp[i]; j++) {
 			sym_answer a =
 			    sym_prove_divisible(ctx, e, pw * q, NULL);
 
 			if (a == SYM_ERROR)
 				sym_ctx_clear_error(ctx);
-			if (a != SYM_TRUE) {
-				while (rest % q == 0)
-					rest /= q;
+			if (a != SYM_TRUE)
 				break;
-			}
 			pw *= q;
 		}
 		m *= pw;

@@ -9,7 +9,8 @@
 #include "layout/redist_private.h"
 
 /* Prepare "cm" for planning over "mesh" with the links of "topo" (NULL:
- * the defaults of sym_topology_new, one node). Return 0, or -1 with
+ * the defaults of sym_topology_new, one node); the ranks are looked at one
+ * by one only when they may lie on several nodes. Return 0, or -1 with
  * SYM_EINVAL when "topo" does not place some rank of "mesh". */
 int
 sym__cost_init(struct sym__cost_model *cm, const sym_mesh *mesh,
@@ -28,7 +29,10 @@ sym__cost_init(struct sym__cost_model *cm, const sym_mesh *mesh,
 		cm->stride[a] = s;
 		s *= mesh->size[a];
 	}
-	if (!topo)
+	if (!topo ||
+	    (!topo->node_of &&
+	        (topo->ranks_per_node <= 0 ||
+	            mesh->n_devices <= topo->ranks_per_node)))
 		return 0;
 	for (int64_t r = 0; r < mesh->n_devices; r++) {
 		int64_t node = sym_topology_node_of(topo, r);

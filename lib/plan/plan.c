@@ -1007,3 +1007,23 @@ sym_plan_to_str(const sym_plan *p)
 		    p->check[i].text);
 	return sym__sbuf_take(&b, p->ctx);
 }
+
+/* Return the fingerprint of "p": a 64-bit FNV-1a hash of its listing
+ * (sym_plan_to_str), so that two plans with equal listings, compiled
+ * alike from equal graphs, have equal fingerprints; 0 for NULL, or with
+ * SYM_ENOMEM when out of memory. */
+uint64_t
+sym_plan_fingerprint(const sym_plan *p)
+{
+	char *s = sym_plan_to_str(p);
+	uint64_t h = 14695981039346656037ULL;
+
+	if (!s)
+		return 0;
+	for (const char *c = s; *c; c++) {
+		h ^= (unsigned char)*c;
+		h *= 1099511628211ULL;
+	}
+	free(s);
+	return h ? h : 1;
+}

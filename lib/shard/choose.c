@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/factor.h"
 #include "shard/shard_private.h"
 
 /* Return the bytes that redistributing a tensor of shape "shape" from
@@ -219,7 +220,8 @@ default_words(const struct sym__pass *p, const sym_node *n,
 /* Give "r" the default strategy of node "n": dimension 0 of the rule's
  * default input split across the devices — or, when that split is refuted
  * for some admissible size, the largest split of the devices that always
- * divides it —, else everything replicated; 0, or -1 with an error
+ * divides it (the divisors of the device count are walked down from the
+ * count, factored once per pass) —, else everything replicated; 0, or -1 with an error
  * diagnostic. "p" is the pass. */
 static int
 default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
@@ -247,9 +249,13 @@ default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
 		/* MindSpore's default splits dimension 0 across every device;
 		 * when that is refuted for some admissible size, the largest
 		 * split that always divides it is used (the rest repeats). */
-		for (int64_t k = p->devices; lead && k > 1 && !r->ok; k--) {
-			if (p->devices % k != 0 ||
-			    (p->g->opt_power_of_two && (k & (k - 1))))
+		if (lead && !p->divisor)
+			p->divisor = sym__divisors(p->devices, &p->n_divisor);
+		for (size_t i = p->divisor ? p->n_divisor : 0;
+		     lead && i > 1 && !r->ok; i--) {
+			int64_t k = p->divisor[i - 1];
+
+			if (p->g->opt_power_of_two && (k & (k - 1)))
 				continue;
 			lead[0] = k;
 			if (try_tuple(p, n, r, split) < 0) {

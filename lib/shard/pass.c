@@ -712,6 +712,7 @@ pass_clear(struct sym__pass *p)
 		sym__mesh_unref(p->decl_mesh[i]);
 	free(p->run);
 	free(p->run_of);
+	free(p->divisor);
 	free(p->decl_mesh);
 	free(p->seen);
 	free(p->use0);

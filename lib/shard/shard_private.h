@@ -75,6 +75,8 @@ struct sym__pass {
 	sym_graph *g;
 	const sym_topology *topo;
 	int64_t devices;
+	int64_t *divisor; /* of "devices", increasing, once needed */
+	size_t n_divisor;
 	struct sym__run *run; /* of the nodes with clauses, then the current */
 	size_t n_run;         /* node without a clause: its run, run[n_run] */
 	size_t *run_of;       /* by node: its index in "run" */

@@ -1,0 +1,1 @@
+tests/golden/data/huge-draw.sg --draw y=$out/huge-draw-y.svg
