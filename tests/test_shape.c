@@ -358,7 +358,8 @@ test_registry(void **state)
 		"reduce_mean", "reduce_max", "softmax", "log_softmax",
 		"layer_norm", "gather", "embedding", "one_hot",
 		"softmax_cross_entropy", "conv2d", "identity", "fill_like",
-		"relu_grad", "sum_to" };
+		"relu_grad", "sum_to", "sgd_update", "momentum_update",
+		"adam_update", "adamw_update", "increment" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 

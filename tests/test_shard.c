@@ -938,7 +938,13 @@ test_every_operator(void **state)
 	    "cv = conv2d(img, ker, pad=1)\n"
 	    "fl = fill_like(x, value=2)\n"
 	    "rg = relu_grad(x, z)\n"
-	    "st = sum_to(x3, [1, 16])\n";
+	    "st = sum_to(x3, [1, 16])\n"
+	    "input stp : i32[]\n"
+	    "su = sgd_update(w, w, lr=0.5)\n"
+	    "mp, mv = momentum_update(w, w, w, momentum=0.9)\n"
+	    "ap, am, av = adam_update(w, w, w, w, stp)\n"
+	    "wp, wm, wv = adamw_update(w, w, w, w, stp)\n"
+	    "inc = increment(stp)\n";
 	sym_ctx *ctx = new_ctx();
 	sym_graph *g;
 

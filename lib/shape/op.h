@@ -71,6 +71,12 @@ enum sym__opid {
 	SYM__OP_SOFTMAX_CROSS_ENTROPY,
 	/* conv */
 	SYM__OP_CONV2D,
+	/* optim */
+	SYM__OP_SGD_UPDATE,
+	SYM__OP_MOMENTUM_UPDATE,
+	SYM__OP_ADAM_UPDATE,
+	SYM__OP_ADAMW_UPDATE,
+	SYM__OP_INCREMENT,
 	SYM__N_OPS
 };
 
@@ -85,6 +91,7 @@ enum sym__family {
 	SYM__FAM_GATHER,
 	SYM__FAM_LOSS,
 	SYM__FAM_CONV,
+	SYM__FAM_OPTIM,
 	SYM__N_FAMILIES
 };
 
@@ -92,7 +99,11 @@ enum sym__family {
 enum {
 	/* The output may share input 0's data (reshape and its kin): the
 	 * kernel then only checks the shapes. */
-	SYM__OPF_ALIAS = 1u << 0
+	SYM__OPF_ALIAS = 1u << 0,
+	/* Output k is input k updated in place (the optimizers' update
+	 * operators): the executor gives both one buffer, the input's, so
+	 * that a param and its optimizer state persist across steps. */
+	SYM__OPF_INPLACE = 1u << 1
 };
 
 /* What the kernel divides by, evaluated on global sizes at run time. */
@@ -181,6 +192,11 @@ struct sym__opattrs {
 		struct {
 			enum sym__reduction reduction;
 		} loss;
+		struct {
+			double lr, momentum, dampening, weight_decay;
+			double beta1, beta2, eps;
+			int nesterov;
+		} optim;
 		struct {
 			int64_t stride[2], dilation[2];
 			int64_t pad[4]; /* top, bottom, left, right */

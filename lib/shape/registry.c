@@ -23,6 +23,7 @@ static const char *const family_name[SYM__N_FAMILIES] = {
 	[SYM__FAM_GATHER] = "gather",
 	[SYM__FAM_LOSS] = "loss",
 	[SYM__FAM_CONV] = "conv",
+	[SYM__FAM_OPTIM] = "optim",
 };
 
 /* An entry with no index operand, no normaliser and no flags. */
@@ -120,6 +121,21 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__decode_sce, sym__rule_sce, 0, SYM__NORM_BATCH, 1, 0, 1),
 
 	OP(CONV2D, "conv2d", CONV, 2, 2, sym__decode_conv2d, sym__rule_conv2d),
+
+	/* The optimizers' update operators: output k is input k updated in
+	 * place (param, then its state); the step count, when they take one,
+	 * is a scalar that increment advances once per step. */
+	OPX(SGD_UPDATE, "sgd_update", OPTIM, 2, 4, NULL, sym__decode_optim,
+	    sym__rule_optim, SYM__OPF_INPLACE, SYM__NORM_NONE, -1, 0, 0),
+	OPX(MOMENTUM_UPDATE, "momentum_update", OPTIM, 3, 3, NULL,
+	    sym__decode_optim, sym__rule_optim, SYM__OPF_INPLACE,
+	    SYM__NORM_NONE, -1, 0, 0),
+	OPX(ADAM_UPDATE, "adam_update", OPTIM, 5, 5, NULL, sym__decode_optim,
+	    sym__rule_optim, SYM__OPF_INPLACE, SYM__NORM_NONE, -1, 0, 0),
+	OPX(ADAMW_UPDATE, "adamw_update", OPTIM, 5, 5, NULL, sym__decode_optim,
+	    sym__rule_optim, SYM__OPF_INPLACE, SYM__NORM_NONE, -1, 0, 0),
+	OPX(INCREMENT, "increment", OPTIM, 1, 1, NULL, sym__decode_none,
+	    sym__rule_increment, SYM__OPF_INPLACE, SYM__NORM_NONE, -1, 0, 0),
 };
 
 /* Return the registry entry of "id", or NULL when out of range. */

@@ -294,6 +294,9 @@ int sym__rule_one_hot(struct sym__infer *inf);
 int sym__decode_sce(struct sym__infer *inf);
 int sym__rule_sce(struct sym__infer *inf);
 int sym__decode_conv2d(struct sym__infer *inf);
+int sym__decode_optim(struct sym__infer *inf);
+int sym__rule_optim(struct sym__infer *inf);
+int sym__rule_increment(struct sym__infer *inf);
 int sym__rule_conv2d(struct sym__infer *inf);
 
 #endif
