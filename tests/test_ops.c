@@ -68,6 +68,11 @@ test_facts(void **state)
 			assert_int_equal(op->min_in, 1);
 			assert_int_equal(op->max_in, 1);
 		}
+		if (op->norm != SYM__NORM_NONE)
+			assert_true(op->norm_input >= 0 &&
+			    op->norm_input < op->min_in);
+		else
+			assert_int_equal(op->norm_input, 0);
 		if (ix->input >= 0) {
 			assert_true(ix->input < op->min_in);
 			assert_true(ix->tensor < op->min_in);

@@ -357,7 +357,8 @@ test_registry(void **state)
 		"squeeze", "concat", "split", "slice", "reduce_sum",
 		"reduce_mean", "reduce_max", "softmax", "log_softmax",
 		"layer_norm", "gather", "embedding", "one_hot",
-		"softmax_cross_entropy", "conv2d", "identity" };
+		"softmax_cross_entropy", "conv2d", "identity", "gelu_grad",
+		"sigmoid_grad", "tanh_grad", "sqrt_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 

@@ -68,6 +68,12 @@ enum sym__opid {
 	SYM__OP_SOFTMAX_CROSS_ENTROPY,
 	/* conv */
 	SYM__OP_CONV2D,
+	/* grad (gradients of the operators above; conv's and concat's
+	 * own gradients are in their families) */
+	SYM__OP_GELU_GRAD,
+	SYM__OP_SIGMOID_GRAD,
+	SYM__OP_TANH_GRAD,
+	SYM__OP_SQRT_GRAD,
 	SYM__N_OPS
 };
 
@@ -82,6 +88,7 @@ enum sym__family {
 	SYM__FAM_GATHER,
 	SYM__FAM_LOSS,
 	SYM__FAM_CONV,
+	SYM__FAM_GRAD,
 	SYM__N_FAMILIES
 };
 
@@ -95,9 +102,11 @@ enum {
 /* What the kernel divides by, evaluated on global sizes at run time. */
 enum sym__norm {
 	SYM__NORM_NONE = 0,
-	SYM__NORM_REDUCED, /* the reduced dimensions of input 0 (.reduce) */
-	SYM__NORM_BATCH    /* dimension 0 of input 0 */
+	SYM__NORM_REDUCED, /* the reduced dimensions (.reduce) */
+	SYM__NORM_BATCH    /* dimension 0 */
 };
+/* The dimensions counted are those of input 0, or of the input the
+ * registry entry's "norm_input" names (reduce_mean_grad: x). */
 
 /* An operand that holds indices, and the global size that bounds them:
  * dimension "dim" of input "tensor" (or of output 0 when "tensor" is

@@ -22,6 +22,7 @@ static const char *const family_name[SYM__N_FAMILIES] = {
 	[SYM__FAM_GATHER] = "gather",
 	[SYM__FAM_LOSS] = "loss",
 	[SYM__FAM_CONV] = "conv",
+	[SYM__FAM_GRAD] = "grad",
 };
 
 /* An entry with no index operand, no normaliser and no flags. */
@@ -32,6 +33,10 @@ static const char *const family_name[SYM__N_FAMILIES] = {
 #define OPX(ID, NAME, FAM, MIN, MAX, POS, DECODE, RULE, FLAGS, NORM, IN, T, D) \
 	[SYM__OP_##ID] = { SYM__OP_##ID, NAME, SYM__FAM_##FAM, MIN, MAX, POS,  \
 		DECODE, RULE, FLAGS, NORM, { IN, T, D } }
+/* The same with the input whose dimensions the normaliser counts. */
+#define OPN(ID, NAME, FAM, MIN, MAX, DECODE, RULE, NORM, NIN, IN, T, D)        \
+	[SYM__OP_##ID] = { SYM__OP_##ID, NAME, SYM__FAM_##FAM, MIN, MAX, NULL, \
+		DECODE, RULE, 0, NORM, { IN, T, D }, NIN }
 
 static const sym_op ops[SYM__N_OPS] = {
 	OP(MATMUL, "matmul", MATMUL, 2, 2, sym__decode_matmul,
@@ -113,6 +118,15 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__decode_sce, sym__rule_sce, 0, SYM__NORM_BATCH, 1, 0, 1),
 
 	OP(CONV2D, "conv2d", CONV, 2, 2, sym__decode_conv2d, sym__rule_conv2d),
+
+	OP(GELU_GRAD, "gelu_grad", GRAD, 2, 2, sym__decode_none,
+	    sym__rule_grad_unary),
+	OP(SIGMOID_GRAD, "sigmoid_grad", GRAD, 2, 2, sym__decode_none,
+	    sym__rule_grad_unary),
+	OP(TANH_GRAD, "tanh_grad", GRAD, 2, 2, sym__decode_none,
+	    sym__rule_grad_unary),
+	OP(SQRT_GRAD, "sqrt_grad", GRAD, 2, 2, sym__decode_none,
+	    sym__rule_grad_unary),
 };
 
 /* Return the registry entry of "id", or NULL when out of range. */

@@ -130,6 +130,7 @@ struct sym_op {
 	unsigned flags; /* SYM__OPF_* */
 	enum sym__norm norm;
 	struct sym__index_operand index;
+	int8_t norm_input; /* the input whose dimensions "norm" counts */
 };
 
 /*
@@ -290,5 +291,6 @@ int sym__decode_sce(struct sym__infer *inf);
 int sym__rule_sce(struct sym__infer *inf);
 int sym__decode_conv2d(struct sym__infer *inf);
 int sym__rule_conv2d(struct sym__infer *inf);
+int sym__rule_grad_unary(struct sym__infer *inf);
 
 #endif
