@@ -161,8 +161,6 @@ doubles(int64_t n)
 	return p;
 }
 
-
-
 /* Return a context for one test. */
 static sym_ctx *
 new_ctx(void)
@@ -180,8 +178,6 @@ finish(sym_ctx *ctx)
 	assert_int_equal(sym_ctx_live_objects(ctx), 0);
 	sym_ctx_free(ctx);
 }
-
-
 
 /* Return the global dims of input "i" of "a" as a new shape of "ctx"
  * (internal reference). */
