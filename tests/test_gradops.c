@@ -161,6 +161,56 @@ doubles(int64_t n)
 	return p;
 }
 
+/* Store in "c" the coordinates of flat index "i" in the row-major "dim"
+ * ("rank" of them). */
+static void
+unravel(int64_t i, int rank, const int64_t *dim, int64_t *c)
+{
+	for (int d = rank - 1; d >= 0; d--) {
+		c[d] = i % dim[d];
+		i /= dim[d];
+	}
+}
+
+/* Return the flat index of the coordinates "c" in "dim" ("rank"). */
+static int64_t
+ravel(int rank, const int64_t *dim, const int64_t *c)
+{
+	int64_t i = 0;
+
+	for (int d = 0; d < rank; d++)
+		i = i * dim[d] + c[d];
+	return i;
+}
+
+/* Return new attributes of "ctx". */
+static sym_attrs *
+attrs(sym_ctx *ctx)
+{
+	sym_attrs *a = sym_attrs_new(ctx);
+
+	assert_non_null(a);
+	return a;
+}
+
+/* Set the list attribute "name" of "a" (of "ctx") to the "n" integers
+ * "v". */
+static void
+set_ints(sym_ctx *ctx, sym_attrs *a, const char *name, size_t n,
+    const int64_t *v)
+{
+	sym_expr *e[16];
+
+	assert_true(n <= 16);
+	for (size_t i = 0; i < n; i++) {
+		e[i] = sym_expr_const(ctx, v[i]);
+		assert_non_null(e[i]);
+	}
+	assert_int_equal(sym_attrs_set_list(a, name, n, e), 0);
+	for (size_t i = 0; i < n; i++)
+		sym_expr_free(e[i]);
+}
+
 /* Return a context for one test. */
 static sym_ctx *
 new_ctx(void)
@@ -509,12 +559,515 @@ test_unary_sharded(void **state)
 	finish(ctx);
 }
 
+/* --- sce_grad ----------------------------------------------------------- */
+
+/* sce_grad in f32 and f64 for the three reductions against (softmax -
+ * onehot) times dloss computed here, the mean dividing by the
+ * normalizer when given (a block of a larger batch) and by the local
+ * batch otherwise; a label out of range and a dloss of the wrong rank
+ * are refused. */
+static void
+test_sce_grad(void **state)
+{
+	static const char *const reds[] = { "mean", "sum", "none" };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 5;
+
+	(void)state;
+	for (int iter = 0; iter < 12; iter++) {
+		int red = iter % 4 ? iter % 3 : 0, none = red == 2;
+		sym_dtype dt = iter / 3 % 2 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t n = 2 + iter % 4, c = 3 + iter % 5, dx[2] = { n, c };
+		int64_t norm = iter >= 6 && red == 0 ? 3 * n : 0;
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[4];
+		struct sym__kernel_args a;
+		double *want = doubles(n * c);
+
+		t[0] = random_tensor(&s, dt, 2, dx, -3, 3);
+		t[1] = random_tensor(&s, SYM_DT_I32, 1, dx, 0, (double)c - 1);
+		t[2] = random_tensor(&s, dt, none, dx, -2, 2);
+		t[3] = tensor(dt, 2, dx);
+		if (iter % 4)
+			sym_attrs_set_string(at, "reduction", reds[red]);
+		for (int64_t i = 0; i < n; i++) {
+			double m = -INFINITY, z = 0, g;
+
+			g = get(&t[2], none ? i : 0);
+			g /= red == 0 ? (double)(norm ? norm : n) : 1.0;
+			for (int64_t j = 0; j < c; j++)
+				m = fmax(m, get(&t[0], i * c + j));
+			for (int64_t j = 0; j < c; j++)
+				z += exp(get(&t[0], i * c + j) - m);
+			for (int64_t j = 0; j < c; j++)
+				want[i * c + j] =
+				    (exp(get(&t[0], i * c + j) - m) / z -
+				        (j == get(&t[1], i))) *
+				    g;
+		}
+		a = args(ctx, "sce_grad", at, t, 3, &t[3], 1);
+		a.normalizer = norm;
+		run_args(&a);
+		check_tensor(&t[3], want, tol(dt, TOL_F32, TOL_F64),
+		    "sce_grad");
+		if (iter == 1) {
+			struct sym__opattrs dec;
+
+			memset(&dec, 0, sizeof(dec));
+			dec.loss.reduction = SYM__RED_SUM;
+			set(&t[1], 0, (double)c);
+			fails("sce_grad", t, 3, &t[3], 1, &dec,
+			    "out of range [0,");
+			dec.loss.reduction = SYM__RED_NONE;
+			fails("sce_grad", t, 3, &t[3], 1, &dec,
+			    "dloss must be [N]");
+		}
+		sym_attrs_free(at);
+		free(want);
+		free_all(t, 4);
+	}
+	finish(ctx);
+}
+
+/* sce_grad laid out like softmax_cross_entropy, the batch split 8 ways
+ * (a mean over the global batch, a scalar dloss replicated; and
+ * reduction "none", dloss split like the batch), agrees with one
+ * device. */
+static void
+test_sce_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f32[b, 10]\n"
+	    "input l : i32[b]\n"
+	    "input dl : f32[]\n"
+	    "input dn : f32[b]\n"
+	    "g = sce_grad(x, l, dl) shard ((8, 1), (8,), ())\n"
+	    "h = sce_grad(x, l, dn, reduction=\"none\") shard ((4, 1), (4,), "
+	    "(4,))\n"
+	    "s = add(g, h)\n"
+	    "output s\n";
+	static const char *const bindings[] = { "b=8", "b=40", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "sce.sg");
+
+	(void)state;
+	assert_node(g, "g",
+	    (const char *const[]){ "(batch, class)", "(batch)", "()", NULL },
+	    (const char *const[]){ "(batch, class)", NULL });
+	assert_node(g, "h",
+	    (const char *const[]){
+	        "(batch, class)", "(batch)", "(batch)", NULL },
+	    (const char *const[]){ "(batch, class)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
+/* --- The reduce gradients ----------------------------------------------- */
+
+/* reduce_sum_grad, reduce_mean_grad and reduce_max_grad in f32 and f64
+ * over random axes (negative, several, all) with and without keep_dims,
+ * against a broadcast computed here: the mean divided by the normalizer
+ * when given, the max routed to the elements equal to the maximum (x
+ * drawn from a few values, so that ties occur) and split equally among
+ * them, a NaN maximum routed to the NaN elements. */
+static void
+test_reduce_grad(void **state)
+{
+	static const char *const ops[] = { "reduce_sum_grad",
+		"reduce_mean_grad", "reduce_max_grad" };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 9;
+	int ties = 0;
+
+	(void)state;
+	for (int iter = 0; iter < 60; iter++) {
+		int r = 1 + iter % 4, op = iter % 3, keep = iter / 3 % 2,
+		    ry = 0;
+		sym_dtype dt = iter / 6 % 2 ? SYM_DT_F64 : SYM_DT_F32;
+		unsigned char mark[4] = { 0 };
+		int64_t dx[4], dy[4], ax[4], c[4], na = 0, norm = 0;
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[4];
+		struct sym__kernel_args a;
+		double *want, *mx, *cnt;
+
+		for (int d = 0; d < r; d++) {
+			dx[d] = irand(&s, 1, 4);
+			if (irand(&s, 0, 1)) {
+				mark[d] = 1;
+				ax[na++] = irand(&s, 0, 1) ? d - r : d;
+			}
+		}
+		if (na == 0 || iter % 7 == 0)
+			for (int d = 0; d < r; d++)
+				mark[d] = 1;
+		for (int d = 0; d < r; d++)
+			if (!mark[d] || keep)
+				dy[ry++] = mark[d] ? 1 : dx[d];
+		if (na > 0 && iter % 7 != 0)
+			set_ints(ctx, at, "axis", (size_t)na, ax);
+		sym_attrs_set_bool(at, "keep_dims", keep);
+		t[0] = random_tensor(&s, dt, ry, dy, -2, 2);
+		t[1] = random_tensor(&s, dt, r, dx, 0, 3);
+		for (int64_t i = 0; i < numel(&t[1]); i++)
+			set(&t[1], i, floor(get(&t[1], i)));
+		if (op == 2 && iter % 5 == 2)
+			set(&t[1], numel(&t[1]) - 1, NAN);
+		want = doubles(numel(&t[1]));
+		mx = doubles(numel(&t[0]));
+		cnt = doubles(numel(&t[0]));
+		for (int64_t j = 0; j < numel(&t[0]); j++)
+			mx[j] = -INFINITY;
+		for (int pass = 0; pass < 3; pass++)
+			for (int64_t i = 0; i < numel(&t[1]); i++) {
+				int64_t cy[4], j, k = 0;
+				double v = get(&t[1], i);
+
+				unravel(i, r, dx, c);
+				for (int d = 0; d < r; d++)
+					if (!mark[d] || keep)
+						cy[k++] = mark[d] ? 0 : c[d];
+				j = ravel(ry, dy, cy);
+				if (pass == 0)
+					mx[j] =
+					    isnan(v) || v > mx[j] ? v : mx[j];
+				else if (pass == 1)
+					cnt[j] += v == mx[j] ||
+					    (isnan(v) && isnan(mx[j]));
+				else if (op < 2)
+					want[i] = get(&t[0], j);
+				else
+					want[i] = v == mx[j] ||
+					        (isnan(v) && isnan(mx[j]))
+					    ? get(&t[0], j) / cnt[j]
+					    : 0.0;
+			}
+		for (int64_t j = 0; j < numel(&t[0]); j++)
+			ties += op == 2 && cnt[j] > 1;
+		if (op == 1) {
+			norm = iter % 2 ? 2 * numel(&t[1]) / numel(&t[0]) : 0;
+			for (int64_t i = 0; i < numel(&t[1]); i++)
+				want[i] /= (double)(norm
+				        ? norm
+				        : numel(&t[1]) / numel(&t[0]));
+		}
+		if (op == 2) {
+			t[2] = tensor(dt, ry, dy);
+			for (int64_t j = 0; j < numel(&t[0]); j++)
+				set(&t[2], j, mx[j]);
+		}
+		t[3] = tensor(dt, r, dx);
+		a = args(ctx, ops[op], at, t, op == 2 ? 3 : 2, &t[3], 1);
+		a.normalizer = norm;
+		run_args(&a);
+		check_tensor(&t[3], want, tol(dt, TOL_F32, TOL_F64), ops[op]);
+		if (op == 2)
+			sym__tensor_free(&t[2]);
+		sym__tensor_free(&t[0]);
+		sym__tensor_free(&t[1]);
+		sym__tensor_free(&t[3]);
+		sym_attrs_free(at);
+		free(want);
+		free(mx);
+		free(cnt);
+	}
+	assert_true(ties > 10);
+	finish(ctx);
+}
+
+/* The reduce gradients laid out like their forward reductions: the
+ * reduced dimension split (2 ways, the sum's and the mean's broadcast
+ * being local, the mean dividing by the global count), and unsplit for
+ * the max; they agree with one device. */
+static void
+test_reduce_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f32[b, 6, 8]\n"
+	    "input dy : f32[b, 8]\n"
+	    "input dk : f32[b, 1, 1]\n"
+	    "gs = reduce_sum_grad(dy, x, axis=1) shard ((2, 2), (2, 2, 2))\n"
+	    "gm = reduce_mean_grad(dk, x, axis=[1, 2], keep_dims=true) "
+	    "shard ((4, 1, 1), (4, 2, 1))\n"
+	    "y = reduce_max(x, axis=-2) shard ((4, 1, 2),)\n"
+	    "gx = reduce_max_grad(dy, x, y, axis=-2) shard ((4, 2), (4, 1, "
+	    "2), (4, 2))\n"
+	    "a = add(gs, gm)\n"
+	    "s = add(a, gx)\n"
+	    "output s\n";
+	static const char *const bindings[] = { "b=8", "b=24", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "reduce.sg");
+
+	(void)state;
+	assert_node(g, "gs",
+	    (const char *const[]){ "(d0, d2)", "(d0, d1, d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", NULL });
+	assert_node(g, "gm",
+	    (const char *const[]){ "(d0, None, None)", "(d0, d1, d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", NULL });
+	assert_node(g, "gx",
+	    (const char *const[]){
+	        "(d0, d2)", "(d0, d1, d2)", "(d0, d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
+/* --- softmax_grad, log_softmax_grad ------------------------------------- */
+
+/* softmax_grad and log_softmax_grad in f32 and f64 over one axis or two
+ * (not neighbours) against dy times the Jacobian computed here by
+ * central differences of the forward softmax of x, y being its output. */
+static void
+test_softmax_grad(void **state)
+{
+	static const char *const ops[] = { "softmax_grad", "log_softmax_grad" };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 11;
+
+	(void)state;
+	for (int iter = 0; iter < 8; iter++) {
+		int lg = iter % 2, two = iter / 2 % 2;
+		sym_dtype dt = iter / 4 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t dim[3] = { 2, 3, 4 }, ax[2] = { 0, -1 }, n = 24;
+		unsigned char mark[3] = { two, !two, two };
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[3];
+		double x[24], y[24], yp[24], ym[24], *want = doubles(n);
+		double h = 1e-5;
+
+		if (two)
+			set_ints(ctx, at, "axis", 2, ax);
+		else
+			sym_attrs_set_int(at, "axis", 1);
+		t[0] = random_tensor(&s, dt, 3, dim, -1, 1);
+		t[1] = tensor(dt, 3, dim);
+		t[2] = tensor(dt, 3, dim);
+		for (int64_t i = 0; i < n; i++)
+			x[i] = urand(&s, -2, 2);
+		for (int64_t i = 0; i < n; i++) {
+			int64_t ci[3], cj[3];
+			double z = 0;
+
+			unravel(i, 3, dim, ci);
+			for (int64_t j = 0; j < n; j++) {
+				int same = 1;
+
+				unravel(j, 3, dim, cj);
+				for (int d = 0; d < 3; d++)
+					same &= mark[d] || ci[d] == cj[d];
+				z += same ? exp(x[j]) : 0;
+			}
+			y[i] = lg ? x[i] - log(z) : exp(x[i]) / z;
+			set(&t[1], i, y[i]);
+		}
+		/* want_k = sum_i dy_i d y_i / d x_k */
+		for (int64_t k = 0; k < n; k++) {
+			for (int sg = -1; sg <= 1; sg += 2) {
+				double *o = sg > 0 ? yp : ym;
+
+				x[k] += sg * h;
+				for (int64_t i = 0; i < n; i++) {
+					int64_t ci[3], cj[3];
+					double z = 0;
+
+					unravel(i, 3, dim, ci);
+					for (int64_t j = 0; j < n; j++) {
+						int same = 1;
+
+						unravel(j, 3, dim, cj);
+						for (int d = 0; d < 3; d++)
+							same &= mark[d] ||
+							    ci[d] == cj[d];
+						z += same ? exp(x[j]) : 0;
+					}
+					o[i] =
+					    lg ? x[i] - log(z) : exp(x[i]) / z;
+				}
+				x[k] -= sg * h;
+			}
+			for (int64_t i = 0; i < n; i++)
+				want[k] +=
+				    get(&t[0], i) * (yp[i] - ym[i]) / (2 * h);
+		}
+		run(ctx, ops[lg], at, t, 2, &t[2], 1);
+		check_tensor(&t[2], want, tol(dt, TOL_FD_F32, TOL_FD_F64),
+		    ops[lg]);
+		sym_attrs_free(at);
+		free(want);
+		free_all(t, 3);
+	}
+	finish(ctx);
+}
+
+/* --- layer_norm_grad ---------------------------------------------------- */
+
+/* Return sum(dy * layer_norm(x, gamma, beta)) in double for x of dims
+ * "dim" (3), normalised from "bn" on, gamma and beta spanning the dims
+ * from "bp" on ("p" elements), epsilon "eps". */
+static double
+ln_loss(const double *dy, const double *x, const double *gm, const double *bt,
+    const int64_t *dim, int bn, int64_t p, double eps)
+{
+	int64_t m = 1, n = dim[0] * dim[1] * dim[2];
+	double l = 0;
+
+	for (int d = bn; d < 3; d++)
+		m *= dim[d];
+	for (int64_t r = 0; r < n / m; r++) {
+		double mean = 0, var = 0;
+
+		for (int64_t j = 0; j < m; j++)
+			mean += x[r * m + j] / (double)m;
+		for (int64_t j = 0; j < m; j++)
+			var += (x[r * m + j] - mean) * (x[r * m + j] - mean) /
+			    (double)m;
+		for (int64_t j = 0; j < m; j++) {
+			int64_t i = r * m + j;
+
+			l += dy[i] *
+			    ((x[i] - mean) / sqrt(var + eps) * gm[i % p] +
+			        bt[i % p]);
+		}
+	}
+	return l;
+}
+
+/* layer_norm_grad in f32 and f64 for begin_norm_axis and
+ * begin_params_axis equal and different, against central differences of
+ * sum(dy * layer_norm(x, gamma, beta)) with respect to x, gamma and
+ * beta. */
+static void
+test_layer_norm_grad(void **state)
+{
+	static const int64_t axes[][2] = { { -1, -1 }, { 1, 1 }, { 1, 2 },
+		{ 2, 1 } };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 13;
+
+	(void)state;
+	for (int iter = 0; iter < 8; iter++) {
+		sym_dtype dt = iter / 4 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t dim[3] = { 2, 3, 4 }, n = 24, p = 1;
+		int bn = (int)(axes[iter % 4][0] + 3) % 3;
+		int bp = (int)(axes[iter % 4][1] + 3) % 3;
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[6];
+		double dy[24], x[24], gm[24], bt[24], h = 1e-5;
+		double *w[3] = { doubles(n), doubles(n), doubles(n) };
+
+		for (int d = bp; d < 3; d++)
+			p *= dim[d];
+		sym_attrs_set_int(at, "begin_norm_axis", axes[iter % 4][0]);
+		sym_attrs_set_int(at, "begin_params_axis", axes[iter % 4][1]);
+		sym_attrs_set_float(at, "epsilon", 1e-3);
+		t[0] = random_tensor(&s, dt, 3, dim, -1, 1);
+		t[1] = random_tensor(&s, dt, 3, dim, -2, 2);
+		t[2] = random_tensor(&s, dt, 3 - bp, dim + bp, 0.5, 1.5);
+		for (int k = 3; k < 6; k++)
+			t[k] = tensor(dt, k == 3 ? 3 : 3 - bp,
+			    k == 3 ? dim : dim + bp);
+		for (int64_t i = 0; i < n; i++) {
+			dy[i] = get(&t[0], i);
+			x[i] = get(&t[1], i);
+			gm[i] = i < p ? get(&t[2], i) : 0;
+			bt[i] = i < p ? urand(&s, -1, 1) : 0;
+		}
+		for (int v = 0; v < 3; v++) {
+			double *q = v == 0 ? x : v == 1 ? gm : bt;
+
+			for (int64_t k = 0; k < (v ? p : n); k++) {
+				double lp, lm;
+
+				q[k] += h;
+				lp = ln_loss(dy, x, gm, bt, dim, bn, p, 1e-3);
+				q[k] -= 2 * h;
+				lm = ln_loss(dy, x, gm, bt, dim, bn, p, 1e-3);
+				q[k] += h;
+				w[v][k] = (lp - lm) / (2 * h);
+			}
+		}
+		run(ctx, "layer_norm_grad", at, t, 3, &t[3], 3);
+		check_tensor(&t[3], w[0], tol(dt, TOL_FD_F32, TOL_FD_F64),
+		    "dx");
+		check_tensor(&t[4], w[1], tol(dt, TOL_FD_F32, TOL_FD_F64),
+		    "dgamma");
+		check_tensor(&t[5], w[2], tol(dt, TOL_FD_F32, TOL_FD_F64),
+		    "dbeta");
+		sym_attrs_free(at);
+		for (int v = 0; v < 3; v++)
+			free(w[v]);
+		free_all(t, 6);
+	}
+	finish(ctx);
+}
+
+/* softmax_grad, log_softmax_grad and layer_norm_grad laid out like their
+ * forward operators (the softmax axis and the normalised dimension
+ * unsplit), dgamma and dbeta holding partial sums over the axes that
+ * split the dimensions they sum over; they agree with one device. */
+static void
+test_norm_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f32[b, 4, 16]\n"
+	    "input dy : f32[b, 4, 16]\n"
+	    "param gamma : f32[16]\n"
+	    "y = softmax(x) shard ((8, 1, 1),)\n"
+	    "gs = softmax_grad(dy, y) shard ((4, 2, 1), (4, 2, 1))\n"
+	    "z = log_softmax(x, axis=1) shard ((8, 1, 1),)\n"
+	    "gl = log_softmax_grad(dy, z, axis=1) shard ((2, 1, 4), (2, 1, "
+	    "4))\n"
+	    "dx, dg, db = layer_norm_grad(dy, x, gamma) shard ((2, 4, 1), "
+	    "(2, 4, 1), (1,))\n"
+	    "a = add(gs, gl)\n"
+	    "s = add(a, dx)\n"
+	    "t = add(dg, db)\n"
+	    "output s\n"
+	    "output t\n";
+	static const char *const bindings[] = { "b=8", "b=16", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "norm.sg");
+
+	(void)state;
+	assert_node(g, "gs",
+	    (const char *const[]){ "(d0, d1, d2)", "(d0, d1, d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", NULL });
+	assert_node(g, "gl",
+	    (const char *const[]){ "(d0, d1, d2)", "(d0, d1, d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", NULL });
+	assert_node(g, "dx",
+	    (const char *const[]){
+	        "(d0, d1, d2)", "(d0, d1, d2)", "(d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", "(d2) partial(d0, d1)",
+	        "(d2) partial(d0, d1)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unary),
 		cmocka_unit_test(test_unary_sharded),
+		cmocka_unit_test(test_sce_grad),
+		cmocka_unit_test(test_sce_grad_sharded),
+		cmocka_unit_test(test_reduce_grad),
+		cmocka_unit_test(test_reduce_grad_sharded),
+		cmocka_unit_test(test_softmax_grad),
+		cmocka_unit_test(test_layer_norm_grad),
+		cmocka_unit_test(test_norm_grad_sharded),
 	};
 
 	return cmocka_run_group_tests_name("gradops", tests, NULL, NULL);

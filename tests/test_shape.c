@@ -358,7 +358,9 @@ test_registry(void **state)
 		"reduce_mean", "reduce_max", "softmax", "log_softmax",
 		"layer_norm", "gather", "embedding", "one_hot",
 		"softmax_cross_entropy", "conv2d", "identity", "gelu_grad",
-		"sigmoid_grad", "tanh_grad", "sqrt_grad" };
+		"sigmoid_grad", "tanh_grad", "sqrt_grad", "sce_grad",
+		"reduce_sum_grad", "reduce_mean_grad", "reduce_max_grad",
+		"softmax_grad", "log_softmax_grad", "layer_norm_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 

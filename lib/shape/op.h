@@ -74,6 +74,13 @@ enum sym__opid {
 	SYM__OP_SIGMOID_GRAD,
 	SYM__OP_TANH_GRAD,
 	SYM__OP_SQRT_GRAD,
+	SYM__OP_SCE_GRAD,
+	SYM__OP_REDUCE_SUM_GRAD,
+	SYM__OP_REDUCE_MEAN_GRAD,
+	SYM__OP_REDUCE_MAX_GRAD,
+	SYM__OP_SOFTMAX_GRAD,
+	SYM__OP_LOG_SOFTMAX_GRAD,
+	SYM__OP_LAYER_NORM_GRAD,
 	SYM__N_OPS
 };
 
@@ -138,8 +145,8 @@ enum sym__reduction {
  * rule, per family. Axes are normalised to [0, rank). Arrays point into
  * "mem" (owned) and are as long as the rank they index: "mark" arrays
  * have one byte per dimension of input 0, 1 where the dimension is
- * named. A structure whose operator has no attribute of a kind leaves it
- * zero.
+ * named (of input 1, x, for the reduce gradients). A structure whose
+ * operator has no attribute of a kind leaves it zero.
  */
 struct sym__opattrs {
 	union {

@@ -127,6 +127,24 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__rule_grad_unary),
 	OP(SQRT_GRAD, "sqrt_grad", GRAD, 2, 2, sym__decode_none,
 	    sym__rule_grad_unary),
+	/* The labels (input 1) are bounded by the classes of the logits; a
+	 * mean divides by the global batch. */
+	OPN(SCE_GRAD, "sce_grad", GRAD, 3, 3, sym__decode_sce_grad,
+	    sym__rule_sce_grad, SYM__NORM_BATCH, 0, 1, 0, 1),
+	OP(REDUCE_SUM_GRAD, "reduce_sum_grad", GRAD, 2, 2,
+	    sym__decode_reduce_grad, sym__rule_reduce_grad),
+	/* The mean divides by the global count of x's reduced elements. */
+	OPN(REDUCE_MEAN_GRAD, "reduce_mean_grad", GRAD, 2, 2,
+	    sym__decode_reduce_grad, sym__rule_reduce_grad, SYM__NORM_REDUCED,
+	    1, -1, 0, 0),
+	OP(REDUCE_MAX_GRAD, "reduce_max_grad", GRAD, 3, 3,
+	    sym__decode_reduce_grad, sym__rule_reduce_grad),
+	OP(SOFTMAX_GRAD, "softmax_grad", GRAD, 2, 2, sym__decode_softmax,
+	    sym__rule_softmax_grad),
+	OP(LOG_SOFTMAX_GRAD, "log_softmax_grad", GRAD, 2, 2,
+	    sym__decode_softmax, sym__rule_softmax_grad),
+	OP(LAYER_NORM_GRAD, "layer_norm_grad", GRAD, 3, 3,
+	    sym__decode_layer_norm_grad, sym__rule_layer_norm_grad),
 };
 
 /* Return the registry entry of "id", or NULL when out of range. */

@@ -292,5 +292,12 @@ int sym__rule_sce(struct sym__infer *inf);
 int sym__decode_conv2d(struct sym__infer *inf);
 int sym__rule_conv2d(struct sym__infer *inf);
 int sym__rule_grad_unary(struct sym__infer *inf);
+int sym__decode_sce_grad(struct sym__infer *inf);
+int sym__rule_sce_grad(struct sym__infer *inf);
+int sym__decode_reduce_grad(struct sym__infer *inf);
+int sym__rule_reduce_grad(struct sym__infer *inf);
+int sym__rule_softmax_grad(struct sym__infer *inf);
+int sym__decode_layer_norm_grad(struct sym__infer *inf);
+int sym__rule_layer_norm_grad(struct sym__infer *inf);
 
 #endif
