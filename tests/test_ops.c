@@ -68,6 +68,11 @@ test_facts(void **state)
 			assert_int_equal(op->min_in, 1);
 			assert_int_equal(op->max_in, 1);
 		}
+		if (op->norm != SYM__NORM_NONE)
+			assert_true(op->norm_input >= 0 &&
+			    op->norm_input < op->min_in);
+		else
+			assert_int_equal(op->norm_input, 0);
 		if (ix->input >= 0) {
 			assert_true(ix->input < op->min_in);
 			assert_true(ix->tensor < op->min_in);
@@ -82,6 +87,12 @@ test_facts(void **state)
 	assert_int_equal(sym_op_find("reduce_sum")->norm, SYM__NORM_NONE);
 	assert_int_equal(sym_op_find("softmax_cross_entropy")->norm,
 	    SYM__NORM_BATCH);
+	assert_int_equal(sym_op_find("reduce_mean_grad")->norm,
+	    SYM__NORM_REDUCED);
+	assert_int_equal(sym_op_find("reduce_mean_grad")->norm_input, 1);
+	assert_int_equal(sym_op_find("sce_grad")->norm, SYM__NORM_BATCH);
+	assert_int_equal(sym_op_find("sce_grad")->norm_input, 0);
+	assert_int_equal(sym_op_find("sce_grad")->index.input, 1);
 	assert_int_equal(sym_op_find("gather")->index.input, 1);
 	assert_int_equal(sym_op_find("embedding")->index.input, 0);
 	assert_int_equal(sym_op_find("embedding")->index.tensor, 1);

@@ -359,7 +359,10 @@ test_registry(void **state)
 		"layer_norm", "gather", "embedding", "one_hot",
 		"softmax_cross_entropy", "conv2d", "identity", "fill_like",
 		"relu_grad", "sum_to", "sgd_update", "momentum_update",
-		"adam_update", "adamw_update", "increment" };
+		"adam_update", "adamw_update", "increment", "gelu_grad",
+		"sigmoid_grad", "tanh_grad", "sqrt_grad", "sce_grad",
+		"reduce_sum_grad", "reduce_mean_grad", "reduce_max_grad",
+		"softmax_grad", "log_softmax_grad", "layer_norm_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 

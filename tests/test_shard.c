@@ -897,6 +897,7 @@ test_every_operator(void **state)
 	    "input x3 : f32[b, 4, 16]\n"
 	    "input w3 : f32[b, 16, 4]\n"
 	    "input w : f32[16, 16]\n"
+	    "input dl : f32[]\n"
 	    "e1 = relu(x)\n"
 	    "e2 = gelu(e1)\n"
 	    "e3 = exp(e2)\n"
@@ -944,7 +945,18 @@ test_every_operator(void **state)
 	    "mp, mv = momentum_update(w, w, w, momentum=0.9)\n"
 	    "ap, am, av = adam_update(w, w, w, w, stp)\n"
 	    "wp, wm, wv = adamw_update(w, w, w, w, stp)\n"
-	    "inc = increment(stp)\n";
+	    "inc = increment(stp)\n"
+	    "g1 = gelu_grad(x, z)\n"
+	    "g2 = sigmoid_grad(g1, z)\n"
+	    "g3 = tanh_grad(g2, z)\n"
+	    "g4 = sqrt_grad(g3, z)\n"
+	    "sg = sce_grad(x, ids, dl)\n"
+	    "rg1 = reduce_sum_grad(rs, sl, axis=1)\n"
+	    "rg2 = reduce_mean_grad(rm, s2, axis=[1], keep_dims=true)\n"
+	    "rg3 = reduce_max_grad(rx, x, rx, axis=1)\n"
+	    "smg = softmax_grad(x, sm)\n"
+	    "lsg = log_softmax_grad(x, ls)\n"
+	    "lx, lg, lb = layer_norm_grad(x, x, g)\n";
 	sym_ctx *ctx = new_ctx();
 	sym_graph *g;
 

@@ -62,10 +62,11 @@ sym_exec_rank(const sym_exec *x)
 	return x ? x->rank : -1;
 }
 
-/* Store in "*mask" the axes (bits) of input 0 of kernel step "e" of "x",
- * of rank "rank", that its normalizer divides by: the reduced axes, or
- * dimension 0, as its registry entry says; return 0, or -1 with an error
- * on the executor's context. */
+/* Store in "*mask" the axes (bits) that the normalizer of kernel step
+ * "e" of "x" divides by, of the input its registry entry names (input 0
+ * unless norm_input says otherwise), of rank "rank": the reduced axes,
+ * or dimension 0, as the entry says; return 0, or -1 with an error on
+ * the executor's context. */
 static int
 norm_axes(sym_exec *x, struct sym__estep *e, size_t rank, unsigned *mask)
 {
@@ -176,9 +177,11 @@ init_kernel(sym_exec *x, struct sym__estep *e)
 	a->global_dim = (const int64_t(*)[SYM__MAX_RANK])e->glob;
 	a->out_offset = (const int64_t(*)[SYM__MAX_RANK])e->ooff;
 	a->scratch = &x->kscratch;
-	if (op->norm != SYM__NORM_NONE && ps->n_in >= 1) {
+	if (op->norm != SYM__NORM_NONE && op->norm_input >= 0 &&
+	    ps->n_in > (size_t)op->norm_input) {
 		e->norm = 1;
-		if (norm_axes(x, e, sym_plan_tensor_rank(x->plan, ps->in[0]),
+		if (norm_axes(x, e,
+		        sym_plan_tensor_rank(x->plan, ps->in[op->norm_input]),
 		        &e->norm_axes) < 0)
 			return -1;
 	}
@@ -406,7 +409,8 @@ prepare_kernel(sym_exec *x, struct sym__estep *e)
 		memcpy(e->ooff[o], et->offset, et->rank * sizeof(int64_t));
 	}
 	if (e->norm) {
-		const struct sym__etensor *in = &x->tensor[ps->in[0]];
+		const struct sym__etensor *in =
+		    &x->tensor[ps->in[sym_node_op(ps->node)->norm_input]];
 
 		for (size_t d = 0; d < in->rank; d++)
 			if (e->norm_axes >> d & 1)

@@ -77,6 +77,19 @@ enum sym__opid {
 	SYM__OP_ADAM_UPDATE,
 	SYM__OP_ADAMW_UPDATE,
 	SYM__OP_INCREMENT,
+	/* grad (gradients of the operators above; conv's and concat's
+	 * own gradients are in their families) */
+	SYM__OP_GELU_GRAD,
+	SYM__OP_SIGMOID_GRAD,
+	SYM__OP_TANH_GRAD,
+	SYM__OP_SQRT_GRAD,
+	SYM__OP_SCE_GRAD,
+	SYM__OP_REDUCE_SUM_GRAD,
+	SYM__OP_REDUCE_MEAN_GRAD,
+	SYM__OP_REDUCE_MAX_GRAD,
+	SYM__OP_SOFTMAX_GRAD,
+	SYM__OP_LOG_SOFTMAX_GRAD,
+	SYM__OP_LAYER_NORM_GRAD,
 	SYM__N_OPS
 };
 
@@ -92,6 +105,7 @@ enum sym__family {
 	SYM__FAM_LOSS,
 	SYM__FAM_CONV,
 	SYM__FAM_OPTIM,
+	SYM__FAM_GRAD,
 	SYM__N_FAMILIES
 };
 
@@ -109,9 +123,11 @@ enum {
 /* What the kernel divides by, evaluated on global sizes at run time. */
 enum sym__norm {
 	SYM__NORM_NONE = 0,
-	SYM__NORM_REDUCED, /* the reduced dimensions of input 0 (.reduce) */
-	SYM__NORM_BATCH    /* dimension 0 of input 0 */
+	SYM__NORM_REDUCED, /* the reduced dimensions (.reduce) */
+	SYM__NORM_BATCH    /* dimension 0 */
 };
+/* The dimensions counted are those of input 0, or of the input the
+ * registry entry's "norm_input" names (reduce_mean_grad: x). */
 
 /* An operand that holds indices, and the global size that bounds them:
  * dimension "dim" of input "tensor" (or of output 0 when "tensor" is
@@ -143,8 +159,8 @@ enum sym__reduction {
  * rule, per family. Axes are normalised to [0, rank). Arrays point into
  * "mem" (owned) and are as long as the rank they index: "mark" arrays
  * have one byte per dimension of input 0, 1 where the dimension is
- * named. A structure whose operator has no attribute of a kind leaves it
- * zero.
+ * named (of input 1, x, for the reduce gradients). A structure whose
+ * operator has no attribute of a kind leaves it zero.
  */
 struct sym__opattrs {
 	union {

@@ -24,6 +24,7 @@ static const char *const family_name[SYM__N_FAMILIES] = {
 	[SYM__FAM_LOSS] = "loss",
 	[SYM__FAM_CONV] = "conv",
 	[SYM__FAM_OPTIM] = "optim",
+	[SYM__FAM_GRAD] = "grad",
 };
 
 /* An entry with no index operand, no normaliser and no flags. */
@@ -34,6 +35,10 @@ static const char *const family_name[SYM__N_FAMILIES] = {
 #define OPX(ID, NAME, FAM, MIN, MAX, POS, DECODE, RULE, FLAGS, NORM, IN, T, D) \
 	[SYM__OP_##ID] = { SYM__OP_##ID, NAME, SYM__FAM_##FAM, MIN, MAX, POS,  \
 		DECODE, RULE, FLAGS, NORM, { IN, T, D } }
+/* The same with the input whose dimensions the normaliser counts. */
+#define OPN(ID, NAME, FAM, MIN, MAX, DECODE, RULE, NORM, NIN, IN, T, D)        \
+	[SYM__OP_##ID] = { SYM__OP_##ID, NAME, SYM__FAM_##FAM, MIN, MAX, NULL, \
+		DECODE, RULE, 0, NORM, { IN, T, D }, NIN }
 
 static const sym_op ops[SYM__N_OPS] = {
 	OP(MATMUL, "matmul", MATMUL, 2, 2, sym__decode_matmul,
@@ -136,6 +141,32 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__rule_optim, SYM__OPF_INPLACE, SYM__NORM_NONE, -1, 0, 0),
 	OPX(INCREMENT, "increment", OPTIM, 1, 1, NULL, sym__decode_none,
 	    sym__rule_increment, SYM__OPF_INPLACE, SYM__NORM_NONE, -1, 0, 0),
+	OP(GELU_GRAD, "gelu_grad", GRAD, 2, 2, sym__decode_none,
+	    sym__rule_grad_unary),
+	OP(SIGMOID_GRAD, "sigmoid_grad", GRAD, 2, 2, sym__decode_none,
+	    sym__rule_grad_unary),
+	OP(TANH_GRAD, "tanh_grad", GRAD, 2, 2, sym__decode_none,
+	    sym__rule_grad_unary),
+	OP(SQRT_GRAD, "sqrt_grad", GRAD, 2, 2, sym__decode_none,
+	    sym__rule_grad_unary),
+	/* The labels (input 1) are bounded by the classes of the logits; a
+	 * mean divides by the global batch. */
+	OPN(SCE_GRAD, "sce_grad", GRAD, 3, 3, sym__decode_sce_grad,
+	    sym__rule_sce_grad, SYM__NORM_BATCH, 0, 1, 0, 1),
+	OP(REDUCE_SUM_GRAD, "reduce_sum_grad", GRAD, 2, 2,
+	    sym__decode_reduce_grad, sym__rule_reduce_grad),
+	/* The mean divides by the global count of x's reduced elements. */
+	OPN(REDUCE_MEAN_GRAD, "reduce_mean_grad", GRAD, 2, 2,
+	    sym__decode_reduce_grad, sym__rule_reduce_grad, SYM__NORM_REDUCED,
+	    1, -1, 0, 0),
+	OP(REDUCE_MAX_GRAD, "reduce_max_grad", GRAD, 3, 3,
+	    sym__decode_reduce_grad, sym__rule_reduce_grad),
+	OP(SOFTMAX_GRAD, "softmax_grad", GRAD, 2, 2, sym__decode_softmax,
+	    sym__rule_softmax_grad),
+	OP(LOG_SOFTMAX_GRAD, "log_softmax_grad", GRAD, 2, 2,
+	    sym__decode_softmax, sym__rule_softmax_grad),
+	OP(LAYER_NORM_GRAD, "layer_norm_grad", GRAD, 3, 3,
+	    sym__decode_layer_norm_grad, sym__rule_layer_norm_grad),
 };
 
 /* Return the registry entry of "id", or NULL when out of range. */

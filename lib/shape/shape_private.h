@@ -130,6 +130,7 @@ struct sym_op {
 	unsigned flags; /* SYM__OPF_* */
 	enum sym__norm norm;
 	struct sym__index_operand index;
+	int8_t norm_input; /* the input whose dimensions "norm" counts */
 };
 
 /*
@@ -298,5 +299,13 @@ int sym__decode_optim(struct sym__infer *inf);
 int sym__rule_optim(struct sym__infer *inf);
 int sym__rule_increment(struct sym__infer *inf);
 int sym__rule_conv2d(struct sym__infer *inf);
+int sym__rule_grad_unary(struct sym__infer *inf);
+int sym__decode_sce_grad(struct sym__infer *inf);
+int sym__rule_sce_grad(struct sym__infer *inf);
+int sym__decode_reduce_grad(struct sym__infer *inf);
+int sym__rule_reduce_grad(struct sym__infer *inf);
+int sym__rule_softmax_grad(struct sym__infer *inf);
+int sym__decode_layer_norm_grad(struct sym__infer *inf);
+int sym__rule_layer_norm_grad(struct sym__infer *inf);
 
 #endif

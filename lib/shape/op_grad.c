@@ -1,0 +1,265 @@
+/*
+ * The gradient family: operators that the reverse-mode gradient emits,
+ * each the derivative of a forward operator of the registry (gelu,
+ * sigmoid, tanh, sqrt, the reductions, softmax and log_softmax,
+ * layer_norm, softmax_cross_entropy, gather and embedding, maximum and
+ * minimum) times the incoming gradient "dy". Their operands come in the
+ * order the gradient driver emits them: dy first, then what the forward
+ * operator saw or produced.
+ */
+#include <string.h>
+
+#include "shape/shape_private.h"
+
+/* Check that inputs "i" and "j" of "inf" have one floating dtype and
+ * the same dimensions; return 0 or -1. */
+static int
+same_float(struct sym__infer *inf, size_t i, size_t j)
+{
+	const sym_shape *a = inf->in[i], *b = inf->in[j];
+
+	if (sym__dtype_float(inf, i) < 0 || sym__same_dtype(inf, i, j) < 0)
+		return -1;
+	if (a->rank != b->rank)
+		return sym__infer_fail(inf, (int)j,
+		    "%s of %s must have the shape of %s, %s, but its shape "
+		    "is %s",
+		    sym__in_name(inf, j), inf->op->name, sym__in_name(inf, i),
+		    sym__txt_dims(inf, a), sym__txt_dims(inf, b));
+	for (size_t d = 0; d < a->rank; d++)
+		if (sym__require_dims_equal(inf, j, d, i, d) < 0)
+			return -1;
+	return 0;
+}
+
+/* The rule of gelu_grad(dy, x), sigmoid_grad(dy, y), tanh_grad(dy, y)
+ * and sqrt_grad(dy, y): two floating operands of one dtype and shape,
+ * the gradient of that shape; "inf" is the run. */
+int
+sym__rule_grad_unary(struct sym__infer *inf)
+{
+	if (same_float(inf, 0, 1) < 0)
+		return -1;
+	return sym__out_same(inf, 0);
+}
+
+/* The decoder of sce_grad: the attribute reduction of "inf", "mean"
+ * (default), "sum" or "none", as softmax_cross_entropy's; return 0 or
+ * -1. */
+int
+sym__decode_sce_grad(struct sym__infer *inf)
+{
+	static const char *const known[] = { "reduction", NULL };
+	static const char *const names[] = { [SYM__RED_MEAN] = "mean",
+		[SYM__RED_SUM] = "sum",
+		[SYM__RED_NONE] = "none" };
+	const char *red;
+	int r = 0;
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    sym__attr_string(inf, "reduction", "mean", &red) < 0)
+		return -1;
+	while (r < 3 && strcmp(red, names[r]))
+		r++;
+	if (r == 3)
+		return sym__infer_fail_attr(inf, "reduction",
+		    "attribute reduction of %s must be \"mean\", \"sum\" or "
+		    "\"none\", not \"%s\"",
+		    inf->op->name, red);
+	inf->at.loss.reduction = (enum sym__reduction)r;
+	return 0;
+}
+
+/* The rule of sce_grad(logits, labels, dloss): the gradient of
+ * softmax_cross_entropy(logits [N, C], labels [N]) with respect to the
+ * logits, times dloss: a scalar of the logits' dtype for the reductions
+ * "mean" and "sum", the per-sample [N] for "none"; the gradient has the
+ * shape of the logits. "inf" is the run. */
+int
+sym__rule_sce_grad(struct sym__infer *inf)
+{
+	const sym_shape *dl = inf->in[2];
+	int none = inf->at.loss.reduction == SYM__RED_NONE;
+
+	if (sym__rank_is(inf, 0, 2) < 0 || sym__dtype_float(inf, 0) < 0 ||
+	    sym__rank_is(inf, 1, 1) < 0 ||
+	    sym__dtype_integer(inf, 1, "labels") < 0 ||
+	    sym__same_dtype(inf, 0, 2) < 0)
+		return -1;
+	if (dl->rank != (size_t)none)
+		return sym__infer_fail(inf, 2,
+		    "dloss %s of sce_grad must be %s for reduction=\"%s\", "
+		    "but its shape is %s",
+		    sym__in_name(inf, 2),
+		    none ? "[N], a loss per sample," : "a scalar []",
+		    none                                         ? "none"
+		        : inf->at.loss.reduction == SYM__RED_SUM ? "sum"
+		                                                 : "mean",
+		    sym__txt_dims(inf, dl));
+	if (sym__require_dims_equal(inf, 1, 0, 0, 0) < 0 ||
+	    (none && sym__require_dims_equal(inf, 2, 0, 0, 0) < 0))
+		return -1;
+	return sym__out_same(inf, 0);
+}
+
+/* The decoder of reduce_sum_grad, reduce_mean_grad and reduce_max_grad:
+ * axis and keep_dims as the reductions read them, for the rank of x
+ * (input 1), whose dimensions "mark" has; "inf" is the run. */
+int
+sym__decode_reduce_grad(struct sym__infer *inf)
+{
+	static const char *const known[] = { "axis", "keep_dims", NULL };
+	size_t rank = inf->in[1]->rank, n;
+	unsigned char *mark = sym__at_alloc(inf, rank, 1);
+	int64_t *axes;
+
+	if (!mark)
+		return -1;
+	inf->at.reduce.mark = mark;
+	if (sym__check_attrs(inf, known) < 0 ||
+	    sym__attr_bool(inf, "keep_dims", 0, &inf->at.reduce.keep_dims) <
+	        0 ||
+	    sym__attr_ints(inf, "axis", 1, &axes, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < rank && n == 0; i++)
+		mark[i] = 1;
+	if (n && sym__axes(inf, "axis", axes, n, rank, 1, mark) < 0)
+		return -1;
+	return 0;
+}
+
+/* Check that input "i" of "inf" has the shape of the reduction of x
+ * (input 1) under the decoded axes and keep_dims, and its dtype; return
+ * 0 or -1. */
+static int
+reduced_like_x(struct sym__infer *inf, size_t i)
+{
+	const sym_shape *x = inf->in[1], *g = inf->in[i];
+	const unsigned char *mark = inf->at.reduce.mark;
+	int keep = inf->at.reduce.keep_dims;
+	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
+	sym_expr *one = sym__tmp(inf, sym__const(inf->ctx, 1));
+	sym_shape *want;
+	size_t rank = 0;
+	const char *txt;
+
+	if (!dims || !one)
+		return sym__infer_nomem(inf);
+	if (sym__same_dtype(inf, 1, i) < 0)
+		return -1;
+	for (size_t d = 0; d < x->rank; d++)
+		if (!mark[d])
+			dims[rank++] = x->dim[d];
+		else if (keep)
+			dims[rank++] = one;
+	if (g->rank != rank) {
+		want = sym__shape_new(inf->ctx, x->dtype, rank, dims);
+		txt = want ? sym__txt_dims(inf, want) : "?";
+		sym__shape_unref(want);
+		return sym__infer_fail(inf, (int)i,
+		    "%s of %s must have the shape of %s reduced, %s, but its "
+		    "shape is %s",
+		    sym__in_name(inf, i), inf->op->name, sym__in_name(inf, 1),
+		    txt, sym__txt_dims(inf, g));
+	}
+	for (size_t d = 0; d < rank; d++)
+		if (sym__require_equal(inf, g->dim[d], dims[d],
+		        "dimension %zu of %s (%s) must equal %s, the size of "
+		        "%s reduced there",
+		        d, sym__in_name(inf, i), sym__txt_expr(inf, g->dim[d]),
+		        sym__txt_expr(inf, dims[d]), sym__in_name(inf, 1)) < 0)
+			return -1;
+	return 0;
+}
+
+/* The rule of reduce_sum_grad(dy, x), reduce_mean_grad(dy, x) and
+ * reduce_max_grad(dy, x, y): dy (and the forward output y) of the shape
+ * of the floating-point x reduced; the gradient has the shape of x.
+ * "inf" is the run. */
+int
+sym__rule_reduce_grad(struct sym__infer *inf)
+{
+	if (sym__dtype_float(inf, 1) < 0 || reduced_like_x(inf, 0) < 0 ||
+	    (inf->n_in > 2 && reduced_like_x(inf, 2) < 0))
+		return -1;
+	return sym__out_same(inf, 1);
+}
+
+/* The rule of softmax_grad(dy, y) and log_softmax_grad(dy, y), whose
+ * decoder is softmax's: two floating-point operands of one dtype and
+ * shape; "inf" is the run. */
+int
+sym__rule_softmax_grad(struct sym__infer *inf)
+{
+	if (same_float(inf, 0, 1) < 0)
+		return -1;
+	return sym__out_same(inf, 0);
+}
+
+/* The decoder of layer_norm_grad: begin_norm_axis, begin_params_axis
+ * (default -1 each) and epsilon (default 1e-5, positive) as layer_norm
+ * reads them, for the rank of x (input 1); three outputs. "inf" is the
+ * run. */
+int
+sym__decode_layer_norm_grad(struct sym__infer *inf)
+{
+	static const char *const known[] = { "begin_norm_axis",
+		"begin_params_axis", "epsilon", NULL };
+	const struct sym__attr *eps = sym__attrs_find(inf->attrs, "epsilon");
+	size_t rank = inf->in[1]->rank;
+	int64_t bna, bpa;
+
+	if (sym__check_attrs(inf, known) < 0)
+		return -1;
+	if (eps && eps->kind != SYM_ATTR_FLOAT && eps->kind != SYM_ATTR_INT)
+		return sym__infer_fail_attr(inf, "epsilon",
+		    "attribute epsilon of layer_norm_grad must be a number");
+	inf->at.norm.epsilon = !eps       ? 1e-5
+	    : eps->kind == SYM_ATTR_FLOAT ? eps->f
+	                                  : (double)eps->i;
+	if (!(inf->at.norm.epsilon > 0))
+		return sym__infer_fail_attr(inf, "epsilon",
+		    "attribute epsilon of layer_norm_grad must be positive");
+	if (sym__attr_int(inf, "begin_norm_axis", 0, -1, &bna) < 0 ||
+	    sym__attr_int(inf, "begin_params_axis", 0, -1, &bpa) < 0 ||
+	    sym__axis(inf, "begin_norm_axis", bna, rank, 1,
+	        &inf->at.norm.begin_norm) < 0 ||
+	    sym__axis(inf, "begin_params_axis", bpa, rank, 1,
+	        &inf->at.norm.begin_params) < 0)
+		return -1;
+	return 0;
+}
+
+/* The rule of layer_norm_grad(dy, x, gamma): dy and the floating-point x
+ * of one shape, gamma of x's dtype and of its dimensions from
+ * begin_params_axis on; the outputs dx (x's shape), dgamma and dbeta
+ * (gamma's), as MindSpore's LayerNormGrad. "inf" is the run. */
+int
+sym__rule_layer_norm_grad(struct sym__infer *inf)
+{
+	const sym_shape *x = inf->in[1], *g = inf->in[2];
+	size_t from = inf->at.norm.begin_params;
+	sym_shape *tail;
+	const char *want;
+
+	if (same_float(inf, 1, 0) < 0 || sym__same_dtype(inf, 1, 2) < 0)
+		return -1;
+	if (g->rank != x->rank - from) {
+		tail = sym__shape_new(inf->ctx, x->dtype, x->rank - from,
+		    x->dim + from);
+		want = tail ? sym__txt_dims(inf, tail) : "?";
+		sym__shape_unref(tail);
+		return sym__infer_fail(inf, 2,
+		    "gamma %s of layer_norm_grad must have the shape of %s "
+		    "from dimension %zu on, %s, but its shape is %s",
+		    sym__in_name(inf, 2), sym__in_name(inf, 1), from, want,
+		    sym__txt_dims(inf, g));
+	}
+	for (size_t j = 0; j < g->rank; j++)
+		if (sym__require_dims_equal(inf, 2, j, 1, from + j) < 0)
+			return -1;
+	if (sym__out_same(inf, 1) < 0 || sym__out_same(inf, 2) < 0 ||
+	    sym__out_same(inf, 2) < 0)
+		return -1;
+	return 0;
+}

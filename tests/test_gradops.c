@@ -1,0 +1,1074 @@
+/*
+ * Unit tests of the gradient operators (the grad family, and the
+ * gradients that live in the concat and conv families): each kernel
+ * against a naive reference written here in double on small random
+ * inputs (seeded), the reference itself derived from the forward
+ * function (central differences) where that is cheap; and each
+ * operator through the graph API on 8 threads, sharded as its sharding
+ * rule lays it out (the layouts asserted), against one device.
+ *
+ * Error bounds, relative to max(1, |reference|): 2e-6 for f32 results
+ * of libm functions and short sums, 1e-12 for f64 results; 2e-5 (f32)
+ * and 1e-7 (f64) against central differences.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <symshard.h>
+
+#include "exec/kernel.h"
+#include "shape/shape_private.h"
+
+#define TOL_F32 2e-6
+#define TOL_F64 1e-12
+#define TOL_FD_F32 2e-5
+#define TOL_FD_F64 1e-7
+
+/* --- Tensors, attributes and kernel calls ------------------------------ */
+
+/* Return the next value of the xorshift generator "s". */
+static uint64_t
+rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Return a uniform double in ["lo", "hi") from "s". */
+static double
+urand(uint64_t *s, double lo, double hi)
+{
+	return lo + (hi - lo) * (double)(rnd(s) >> 11) / 9007199254740992.0;
+}
+
+/* Return a uniform integer in ["lo", "hi"] from "s". */
+static int64_t
+irand(uint64_t *s, int64_t lo, int64_t hi)
+{
+	return lo + (int64_t)(rnd(s) % (uint64_t)(hi - lo + 1));
+}
+
+/* Return a zeroed tensor of dtype "dt" with the "rank" dims "dim". */
+static struct sym__tensor
+tensor(sym_dtype dt, int rank, const int64_t *dim)
+{
+	struct sym__tensor t;
+
+	memset(&t, 0, sizeof(t));
+	t.dtype = dt;
+	t.rank = rank;
+	for (int d = 0; d < rank; d++)
+		t.dim[d] = dim[d];
+	assert_int_equal(sym__tensor_alloc(&t), 0);
+	return t;
+}
+
+/* Return the number of elements of "t". */
+static int64_t
+numel(const struct sym__tensor *t)
+{
+	return sym__tensor_numel(t);
+}
+
+/* Return element "i" of "t" as a double. */
+static double
+get(const struct sym__tensor *t, int64_t i)
+{
+	if (t->dtype == SYM_DT_F64)
+		return ((const double *)t->data)[i];
+	if (sym_dtype_is_float(t->dtype))
+		return ((const float *)t->data)[i];
+	return ((const int32_t *)t->data)[i];
+}
+
+/* Set element "i" of "t" to "v" (converted to its storage). */
+static void
+set(struct sym__tensor *t, int64_t i, double v)
+{
+	if (t->dtype == SYM_DT_F64)
+		((double *)t->data)[i] = v;
+	else if (sym_dtype_is_float(t->dtype))
+		((float *)t->data)[i] = (float)v;
+	else
+		((int32_t *)t->data)[i] = (int32_t)v;
+}
+
+/* Return a tensor of dtype "dt" and dims "dim" filled from "s": floats
+ * uniform in ["lo", "hi"), integers in [lo, hi]. */
+static struct sym__tensor
+random_tensor(uint64_t *s, sym_dtype dt, int rank, const int64_t *dim,
+    double lo, double hi)
+{
+	struct sym__tensor t = tensor(dt, rank, dim);
+
+	for (int64_t i = 0; i < numel(&t); i++)
+		set(&t, i,
+		    sym_dtype_is_float(dt)
+		        ? urand(s, lo, hi)
+		        : (double)irand(s, (int64_t)lo, (int64_t)hi));
+	return t;
+}
+
+/* Return the tolerance of dtype "dt": "f32" for f32, "f64" for f64. */
+static double
+tol(sym_dtype dt, double f32, double f64)
+{
+	return dt == SYM_DT_F64 ? f64 : f32;
+}
+
+/* Check that "got" is "want" within "eps" relative to max(1, |want|)
+ * (NaN equals NaN, infinities equal themselves); "what" and "i" name
+ * the element in a failure. */
+static void
+check_close(double got, double want, double eps, const char *what, int64_t i)
+{
+	if (isnan(want) && isnan(got))
+		return;
+	if (isinf(want) && got == want)
+		return;
+	if (fabs(got - want) <= eps * fmax(1.0, fabs(want)))
+		return;
+	fail_msg("%s: element %lld is %.9g, expected %.9g (tolerance %g)", what,
+	    (long long)i, got, want, eps);
+}
+
+/* Check that every element of "t" is "want[i]" within "eps". */
+static void
+check_tensor(const struct sym__tensor *t, const double *want, double eps,
+    const char *what)
+{
+	for (int64_t i = 0; i < numel(t); i++)
+		check_close(get(t, i), want[i], eps, what, i);
+}
+
+/* Return a new array of "n" zeroed doubles. */
+static double *
+doubles(int64_t n)
+{
+	double *p = calloc(n > 0 ? (size_t)n : 1, sizeof(*p));
+
+	assert_non_null(p);
+	return p;
+}
+
+/* Store in "c" the coordinates of flat index "i" in the row-major "dim"
+ * ("rank" of them). */
+static void
+unravel(int64_t i, int rank, const int64_t *dim, int64_t *c)
+{
+	for (int d = rank - 1; d >= 0; d--) {
+		c[d] = i % dim[d];
+		i /= dim[d];
+	}
+}
+
+/* Return the flat index of the coordinates "c" in "dim" ("rank"). */
+static int64_t
+ravel(int rank, const int64_t *dim, const int64_t *c)
+{
+	int64_t i = 0;
+
+	for (int d = 0; d < rank; d++)
+		i = i * dim[d] + c[d];
+	return i;
+}
+
+/* Return new attributes of "ctx". */
+static sym_attrs *
+attrs(sym_ctx *ctx)
+{
+	sym_attrs *a = sym_attrs_new(ctx);
+
+	assert_non_null(a);
+	return a;
+}
+
+/* Set the list attribute "name" of "a" (of "ctx") to the "n" integers
+ * "v". */
+static void
+set_ints(sym_ctx *ctx, sym_attrs *a, const char *name, size_t n,
+    const int64_t *v)
+{
+	sym_expr *e[16];
+
+	assert_true(n <= 16);
+	for (size_t i = 0; i < n; i++) {
+		e[i] = sym_expr_const(ctx, v[i]);
+		assert_non_null(e[i]);
+	}
+	assert_int_equal(sym_attrs_set_list(a, name, n, e), 0);
+	for (size_t i = 0; i < n; i++)
+		sym_expr_free(e[i]);
+}
+
+/* Return a context for one test. */
+static sym_ctx *
+new_ctx(void)
+{
+	sym_ctx *ctx = sym_ctx_new();
+
+	assert_non_null(ctx);
+	return ctx;
+}
+
+/* Check that every object of "ctx" was released, then free it. */
+static void
+finish(sym_ctx *ctx)
+{
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
+/* Return the global dims of input "i" of "a" as a new shape of "ctx"
+ * (internal reference). */
+static sym_shape *
+input_shape(sym_ctx *ctx, const struct sym__kernel_args *a, int i)
+{
+	const struct sym__tensor *t = &a->in[i];
+	sym_expr *e[SYM__MAX_RANK] = { NULL };
+	sym_shape *sh;
+
+	for (int d = 0; d < t->rank; d++)
+		e[d] = sym__const(ctx,
+		    a->global_dim ? a->global_dim[i][d] : t->dim[d]);
+	sh = sym__shape_new(ctx, t->dtype, (size_t)t->rank, e);
+	for (int d = 0; d < t->rank; d++)
+		sym__expr_unref(e[d]);
+	return sh;
+}
+
+/* Decode the attributes "at" (of "ctx", may be NULL) of operator "name"
+ * for the call "a" as the shape rule does for a graph node, into a new
+ * structure "a" points to; fail the test when decoding fails. */
+static void
+decode(sym_ctx *ctx, const char *name, const sym_attrs *at,
+    struct sym__kernel_args *a)
+{
+	sym_shape *sh[16] = { NULL };
+	struct sym__opattrs *dec = calloc(1, sizeof(*dec));
+	char *error = NULL;
+
+	assert_non_null(dec);
+	assert_true(a->n_in <= 16);
+	for (int i = 0; i < a->n_in; i++)
+		sh[i] = input_shape(ctx, a, i);
+	if (sym__opattrs_decode(ctx, sym_op_find(name), at, (size_t)a->n_in, sh,
+	        (size_t)a->n_out, dec, &error) != 0)
+		fail_msg("%s: decoding fails: %s", name, error ? error : "?");
+	a->at = dec;
+	for (int i = 0; i < a->n_in; i++)
+		sym__shape_unref(sh[i]);
+}
+
+/* Return the arguments of a call of "name" on "in" ("n_in") to "out"
+ * ("n_out") with the attributes "at" of "ctx" decoded. */
+static struct sym__kernel_args
+args(sym_ctx *ctx, const char *name, const sym_attrs *at,
+    const struct sym__tensor *in, int n_in, struct sym__tensor *out, int n_out)
+{
+	struct sym__kernel_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.op = sym_op_find(name);
+	assert_non_null(a.op);
+	a.in = in;
+	a.n_in = n_in;
+	a.out = out;
+	a.n_out = n_out;
+	decode(ctx, name, at, &a);
+	return a;
+}
+
+/* Run the kernel of "a" and check that it succeeds; release the decoded
+ * attributes. */
+static void
+run_args(struct sym__kernel_args *a)
+{
+	struct sym__opattrs *dec = (struct sym__opattrs *)a->at;
+	sym__kernel_fn f = sym__kernel(a->op);
+	int r;
+
+	assert_non_null(f);
+	r = f(a);
+	sym__opattrs_clear(dec);
+	free(dec);
+	a->at = NULL;
+	if (r != 0)
+		fail_msg("%s failed: %s", a->op->name,
+		    a->error ? a->error : "?");
+	assert_null(a->error);
+}
+
+/* Run "name" with "at" (of "ctx") on "in" ("n_in") into "out"
+ * ("n_out") and check that it succeeds. */
+static void
+run(sym_ctx *ctx, const char *name, const sym_attrs *at,
+    const struct sym__tensor *in, int n_in, struct sym__tensor *out, int n_out)
+{
+	struct sym__kernel_args a = args(ctx, name, at, in, n_in, out, n_out);
+
+	run_args(&a);
+}
+
+/* Run "name" on "in" ("n_in") into "out" ("n_out") without attributes,
+ * and check that it fails with a message containing "want". */
+static void
+fails(const char *name, const struct sym__tensor *in, int n_in,
+    struct sym__tensor *out, int n_out, const struct sym__opattrs *at,
+    const char *want)
+{
+	struct sym__kernel_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.op = sym_op_find(name);
+	a.in = in;
+	a.n_in = n_in;
+	a.out = out;
+	a.n_out = n_out;
+	a.at = at;
+	assert_int_equal(sym__kernel(a.op)(&a), -1);
+	assert_non_null(a.error);
+	if (!strstr(a.error, want))
+		fail_msg("%s: message \"%s\" lacks \"%s\"", name, a.error,
+		    want);
+	free(a.error);
+}
+
+/* Free the data of the "n" tensors "t". */
+static void
+free_all(struct sym__tensor *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		sym__tensor_free(&t[i]);
+}
+
+/* --- Sharded runs against one device ------------------------------------ */
+
+/* Parse "text" (named "file") and shard it; return the graph (of
+ * "ctx"), failing the test with its diagnostics on any error. */
+static sym_graph *
+shard_text(sym_ctx *ctx, const char *text, const char *file)
+{
+	sym_graph *g = sym_graph_parse(ctx, text, file);
+
+	assert_non_null(g);
+	if (sym_graph_n_errors(g) == 0 && sym_graph_shard(g, NULL) == 0 &&
+	    sym_graph_n_errors(g) == 0)
+		return g;
+	for (size_t i = 0; i < sym_graph_n_diagnostics(g); i++) {
+		char *m = sym_diagnostic_format(g, sym_graph_diagnostic(g, i));
+
+		printf("# %s\n", m ? m : "?");
+		free(m);
+	}
+	fail_msg("%s: %zu errors", file, sym_graph_n_errors(g));
+	return NULL;
+}
+
+/* Assert that "l" prints as "want". */
+static void
+assert_layout(const sym_layout *l, const char *want)
+{
+	char *s = sym_layout_to_str(l);
+
+	assert_non_null(s);
+	if (strcmp(s, want))
+		fail_msg("layout %s, expected %s", s, want);
+	free(s);
+}
+
+/* Assert that the node of "g" producing "name" takes its inputs laid out
+ * as "ins" (NULL-ended) and produces its outputs as "outs" (NULL-ended,
+ * partial sums included). */
+static void
+assert_node(const sym_graph *g, const char *name, const char *const *ins,
+    const char *const *outs)
+{
+	sym_value *v = sym_graph_find_value(g, name);
+	sym_node *n = v ? sym_value_producer(v) : NULL;
+	size_t i;
+
+	if (!n)
+		fail_msg("no node produces %s", name);
+	for (i = 0; ins[i]; i++)
+		assert_layout(sym_node_input_layout(n, i), ins[i]);
+	assert_int_equal(i, sym_node_n_inputs(n));
+	for (i = 0; outs[i]; i++)
+		assert_layout(sym_node_output_layout(n, i), outs[i]);
+	assert_int_equal(i, sym_node_n_outputs(n));
+}
+
+/* Compile the sharded graph "g" twice (sharded and on one device), run
+ * both on a threads communicator for each binding of the NULL-ended
+ * "bindings" (seed 7) and check that they agree within the default
+ * tolerance. */
+static void
+check_agrees(sym_ctx *ctx, sym_graph *g, const char *const *bindings)
+{
+	sym_plan *p = sym_plan_compile(g, 0);
+	sym_plan *single = sym_plan_compile(g, SYM_PLAN_SINGLE);
+	sym_communicator *comm;
+
+	if (!p || !single)
+		fail_msg("compile: %s", sym_ctx_last_message(ctx));
+	assert_int_equal(sym_plan_n_ranks(p), 8);
+	comm = sym_comm_threads_new(ctx, 8);
+	assert_non_null(comm);
+	assert_int_equal(sym_comm_set_option(comm, SYM_COMM_OPT_TIMEOUT_MS,
+	                     20000),
+	    0);
+	for (size_t k = 0; bindings[k]; k++) {
+		sym_exec_options o = { .seed = 7 };
+		sym_binding *b = sym_binding_new(ctx);
+		sym_exec_report r;
+
+		assert_non_null(b);
+		if (sym_binding_parse(b, bindings[k], NULL) < 0)
+			fail_msg("binding %s: %s", bindings[k],
+			    sym_ctx_last_message(ctx));
+		if (sym_exec_check(p, single, comm, b, &o, &r, ctx) != 0)
+			fail_msg("%s: %s", bindings[k],
+			    sym_ctx_last_message(ctx));
+		sym_binding_free(b);
+		if (r.n_mismatch != 0)
+			fail_msg("%s: %lld mismatches, max |diff| %g at "
+			         "%s[%lld]",
+			    bindings[k], (long long)r.n_mismatch, r.max_abs,
+			    r.worst ? sym_value_name(r.worst) : "?",
+			    (long long)r.worst_index);
+		printf("# %s: max |diff| %.3g\n", bindings[k], r.max_abs);
+	}
+	sym_comm_free(comm);
+	sym_plan_free(p);
+	sym_plan_free(single);
+}
+
+/* --- The unary gradients ------------------------------------------------ */
+
+/* Return the forward function "op" (0 gelu, 1 sigmoid, 2 tanh, 3 sqrt)
+ * at "x", in double. */
+static double
+forward(int op, double x)
+{
+	switch (op) {
+	case 0:
+		return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+	case 1:
+		return 1.0 / (1.0 + exp(-x));
+	case 2:
+		return tanh(x);
+	default:
+		return sqrt(x);
+	}
+}
+
+/* gelu_grad, sigmoid_grad, tanh_grad and sqrt_grad in f32 and f64
+ * against dy times the central difference of the forward function, the
+ * second operand being x for gelu and the forward output for the
+ * others; mismatched tensors are refused. */
+static void
+test_unary(void **state)
+{
+	static const char *const ops[] = { "gelu_grad", "sigmoid_grad",
+		"tanh_grad", "sqrt_grad" };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 3;
+
+	(void)state;
+	for (int iter = 0; iter < 16; iter++) {
+		int op = iter % 4, r = 1 + iter % 3;
+		sym_dtype dt = iter / 4 % 2 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t dim[3] = { 3, 4, 5 };
+		struct sym__tensor t[3];
+		double *want, h = 1e-5;
+
+		t[0] = random_tensor(&s, dt, r, dim, -2, 2);
+		t[1] = random_tensor(&s, dt, r, dim, op == 3 ? 0.1 : -4, 4);
+		t[2] = tensor(dt, r, dim);
+		want = doubles(numel(&t[0]));
+		for (int64_t i = 0; i < numel(&t[0]); i++) {
+			double x = get(&t[1], i);
+
+			want[i] = get(&t[0], i) *
+			    (forward(op, x + h) - forward(op, x - h)) / (2 * h);
+			if (op > 0)
+				set(&t[1], i, forward(op, x));
+		}
+		run(ctx, ops[op], NULL, t, 2, &t[2], 1);
+		check_tensor(&t[2], want, tol(dt, TOL_FD_F32, TOL_FD_F64),
+		    ops[op]);
+		free(want);
+		free_all(t, 3);
+	}
+	{
+		int64_t d2[2] = { 2, 3 }, d3[2] = { 3, 2 };
+		struct sym__tensor t[3] = { tensor(SYM_DT_F32, 2, d2),
+			tensor(SYM_DT_F32, 2, d3), tensor(SYM_DT_F32, 2, d2) };
+
+		fails("tanh_grad", t, 2, &t[2], 1, NULL, "must have the same");
+		fails("tanh_grad", t, 1, &t[2], 1, NULL, "1 input given");
+		sym__tensor_free(&t[1]);
+		t[1] = tensor(SYM_DT_I32, 2, d2);
+		fails("sqrt_grad", t, 2, &t[2], 1, NULL, "is i32");
+		free_all(t, 3);
+	}
+	finish(ctx);
+}
+
+/* The unary gradients sharded like their forward operators, (dp, mp)
+ * on both operands and the gradient, agree with one device. */
+static void
+test_unary_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input dy : f32[b, 16]\n"
+	    "input x : f32[b, 16]\n"
+	    "g = gelu_grad(dy, x) shard ((2, 4), (2, 4))\n"
+	    "s = sigmoid_grad(g, x) shard ((4, 2), (4, 2))\n"
+	    "t = tanh_grad(s, x) shard ((8, 1), (8, 1))\n"
+	    "q = sqrt_grad(t, x)\n"
+	    "output q\n";
+	static const char *const bindings[] = { "b=8", "b=24", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "unary.sg");
+
+	(void)state;
+	assert_node(g, "g",
+	    (const char *const[]){ "(d0, d1)", "(d0, d1)", NULL },
+	    (const char *const[]){ "(d0, d1)", NULL });
+	assert_node(g, "s",
+	    (const char *const[]){ "(d0, d1)", "(d0, d1)", NULL },
+	    (const char *const[]){ "(d0, d1)", NULL });
+	assert_node(g, "t",
+	    (const char *const[]){ "(d0, d1)", "(d0, d1)", NULL },
+	    (const char *const[]){ "(d0, d1)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
+/* --- sce_grad ----------------------------------------------------------- */
+
+/* sce_grad in f32 and f64 for the three reductions against (softmax -
+ * onehot) times dloss computed here, the mean dividing by the
+ * normalizer when given (a block of a larger batch) and by the local
+ * batch otherwise; a label out of range and a dloss of the wrong rank
+ * are refused. */
+static void
+test_sce_grad(void **state)
+{
+	static const char *const reds[] = { "mean", "sum", "none" };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 5;
+
+	(void)state;
+	for (int iter = 0; iter < 12; iter++) {
+		int red = iter % 4 ? iter % 3 : 0, none = red == 2;
+		sym_dtype dt = iter / 3 % 2 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t n = 2 + iter % 4, c = 3 + iter % 5, dx[2] = { n, c };
+		int64_t norm = iter >= 6 && red == 0 ? 3 * n : 0;
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[4];
+		struct sym__kernel_args a;
+		double *want = doubles(n * c);
+
+		t[0] = random_tensor(&s, dt, 2, dx, -3, 3);
+		t[1] = random_tensor(&s, SYM_DT_I32, 1, dx, 0, (double)c - 1);
+		t[2] = random_tensor(&s, dt, none, dx, -2, 2);
+		t[3] = tensor(dt, 2, dx);
+		if (iter % 4)
+			sym_attrs_set_string(at, "reduction", reds[red]);
+		for (int64_t i = 0; i < n; i++) {
+			double m = -INFINITY, z = 0, g;
+
+			g = get(&t[2], none ? i : 0);
+			g /= red == 0 ? (double)(norm ? norm : n) : 1.0;
+			for (int64_t j = 0; j < c; j++)
+				m = fmax(m, get(&t[0], i * c + j));
+			for (int64_t j = 0; j < c; j++)
+				z += exp(get(&t[0], i * c + j) - m);
+			for (int64_t j = 0; j < c; j++)
+				want[i * c + j] =
+				    (exp(get(&t[0], i * c + j) - m) / z -
+				        (j == get(&t[1], i))) *
+				    g;
+		}
+		a = args(ctx, "sce_grad", at, t, 3, &t[3], 1);
+		a.normalizer = norm;
+		run_args(&a);
+		check_tensor(&t[3], want, tol(dt, TOL_F32, TOL_F64),
+		    "sce_grad");
+		if (iter == 1) {
+			struct sym__opattrs dec;
+
+			memset(&dec, 0, sizeof(dec));
+			dec.loss.reduction = SYM__RED_SUM;
+			set(&t[1], 0, (double)c);
+			fails("sce_grad", t, 3, &t[3], 1, &dec,
+			    "out of range [0,");
+			dec.loss.reduction = SYM__RED_NONE;
+			fails("sce_grad", t, 3, &t[3], 1, &dec,
+			    "dloss must be [N]");
+		}
+		sym_attrs_free(at);
+		free(want);
+		free_all(t, 4);
+	}
+	finish(ctx);
+}
+
+/* sce_grad laid out like softmax_cross_entropy, the batch split 8 ways
+ * (a mean over the global batch, a scalar dloss replicated; and
+ * reduction "none", dloss split like the batch), agrees with one
+ * device. */
+static void
+test_sce_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f32[b, 10]\n"
+	    "input l : i32[b]\n"
+	    "input dl : f32[]\n"
+	    "input dn : f32[b]\n"
+	    "g = sce_grad(x, l, dl) shard ((8, 1), (8,), ())\n"
+	    "h = sce_grad(x, l, dn, reduction=\"none\") shard ((4, 1), (4,), "
+	    "(4,))\n"
+	    "s = add(g, h)\n"
+	    "output s\n";
+	static const char *const bindings[] = { "b=8", "b=40", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "sce.sg");
+
+	(void)state;
+	assert_node(g, "g",
+	    (const char *const[]){ "(batch, class)", "(batch)", "()", NULL },
+	    (const char *const[]){ "(batch, class)", NULL });
+	assert_node(g, "h",
+	    (const char *const[]){
+	        "(batch, class)", "(batch)", "(batch)", NULL },
+	    (const char *const[]){ "(batch, class)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
+/* --- The reduce gradients ----------------------------------------------- */
+
+/* reduce_sum_grad, reduce_mean_grad and reduce_max_grad in f32 and f64
+ * over random axes (negative, several, all) with and without keep_dims,
+ * against a broadcast computed here: the mean divided by the normalizer
+ * when given, the max routed to the elements equal to the maximum (x
+ * drawn from a few values, so that ties occur) and split equally among
+ * them, a NaN maximum routed to the NaN elements. */
+static void
+test_reduce_grad(void **state)
+{
+	static const char *const ops[] = { "reduce_sum_grad",
+		"reduce_mean_grad", "reduce_max_grad" };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 9;
+	int ties = 0;
+
+	(void)state;
+	for (int iter = 0; iter < 60; iter++) {
+		int r = 1 + iter % 4, op = iter % 3, keep = iter / 3 % 2,
+		    ry = 0;
+		sym_dtype dt = iter / 6 % 2 ? SYM_DT_F64 : SYM_DT_F32;
+		unsigned char mark[4] = { 0 };
+		int64_t dx[4], dy[4], ax[4], c[4], na = 0, norm = 0;
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[4];
+		struct sym__kernel_args a;
+		double *want, *mx, *cnt;
+
+		for (int d = 0; d < r; d++) {
+			dx[d] = irand(&s, 1, 4);
+			if (irand(&s, 0, 1)) {
+				mark[d] = 1;
+				ax[na++] = irand(&s, 0, 1) ? d - r : d;
+			}
+		}
+		if (na == 0 || iter % 7 == 0)
+			for (int d = 0; d < r; d++)
+				mark[d] = 1;
+		for (int d = 0; d < r; d++)
+			if (!mark[d] || keep)
+				dy[ry++] = mark[d] ? 1 : dx[d];
+		if (na > 0 && iter % 7 != 0)
+			set_ints(ctx, at, "axis", (size_t)na, ax);
+		sym_attrs_set_bool(at, "keep_dims", keep);
+		t[0] = random_tensor(&s, dt, ry, dy, -2, 2);
+		t[1] = random_tensor(&s, dt, r, dx, 0, 3);
+		for (int64_t i = 0; i < numel(&t[1]); i++)
+			set(&t[1], i, floor(get(&t[1], i)));
+		if (op == 2 && iter % 5 == 2)
+			set(&t[1], numel(&t[1]) - 1, NAN);
+		want = doubles(numel(&t[1]));
+		mx = doubles(numel(&t[0]));
+		cnt = doubles(numel(&t[0]));
+		for (int64_t j = 0; j < numel(&t[0]); j++)
+			mx[j] = -INFINITY;
+		for (int pass = 0; pass < 3; pass++)
+			for (int64_t i = 0; i < numel(&t[1]); i++) {
+				int64_t cy[4], j, k = 0;
+				double v = get(&t[1], i);
+
+				unravel(i, r, dx, c);
+				for (int d = 0; d < r; d++)
+					if (!mark[d] || keep)
+						cy[k++] = mark[d] ? 0 : c[d];
+				j = ravel(ry, dy, cy);
+				if (pass == 0)
+					mx[j] =
+					    isnan(v) || v > mx[j] ? v : mx[j];
+				else if (pass == 1)
+					cnt[j] += v == mx[j] ||
+					    (isnan(v) && isnan(mx[j]));
+				else if (op < 2)
+					want[i] = get(&t[0], j);
+				else
+					want[i] = v == mx[j] ||
+					        (isnan(v) && isnan(mx[j]))
+					    ? get(&t[0], j) / cnt[j]
+					    : 0.0;
+			}
+		for (int64_t j = 0; j < numel(&t[0]); j++)
+			ties += op == 2 && cnt[j] > 1;
+		if (op == 1) {
+			norm = iter % 2 ? 2 * numel(&t[1]) / numel(&t[0]) : 0;
+			for (int64_t i = 0; i < numel(&t[1]); i++)
+				want[i] /= (double)(norm
+				        ? norm
+				        : numel(&t[1]) / numel(&t[0]));
+		}
+		if (op == 2) {
+			t[2] = tensor(dt, ry, dy);
+			for (int64_t j = 0; j < numel(&t[0]); j++)
+				set(&t[2], j, mx[j]);
+		}
+		t[3] = tensor(dt, r, dx);
+		a = args(ctx, ops[op], at, t, op == 2 ? 3 : 2, &t[3], 1);
+		a.normalizer = norm;
+		run_args(&a);
+		check_tensor(&t[3], want, tol(dt, TOL_F32, TOL_F64), ops[op]);
+		if (op == 2)
+			sym__tensor_free(&t[2]);
+		sym__tensor_free(&t[0]);
+		sym__tensor_free(&t[1]);
+		sym__tensor_free(&t[3]);
+		sym_attrs_free(at);
+		free(want);
+		free(mx);
+		free(cnt);
+	}
+	assert_true(ties > 10);
+	finish(ctx);
+}
+
+/* The reduce gradients laid out like their forward reductions: the
+ * reduced dimension split (2 ways, the sum's and the mean's broadcast
+ * being local, the mean dividing by the global count), and unsplit for
+ * the max; they agree with one device. */
+static void
+test_reduce_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f32[b, 6, 8]\n"
+	    "input dy : f32[b, 8]\n"
+	    "input dk : f32[b, 1, 1]\n"
+	    "gs = reduce_sum_grad(dy, x, axis=1) shard ((2, 2), (2, 2, 2))\n"
+	    "gm = reduce_mean_grad(dk, x, axis=[1, 2], keep_dims=true) "
+	    "shard ((4, 1, 1), (4, 2, 1))\n"
+	    "y = reduce_max(x, axis=-2) shard ((4, 1, 2),)\n"
+	    "gx = reduce_max_grad(dy, x, y, axis=-2) shard ((4, 2), (4, 1, "
+	    "2), (4, 2))\n"
+	    "a = add(gs, gm)\n"
+	    "s = add(a, gx)\n"
+	    "output s\n";
+	static const char *const bindings[] = { "b=8", "b=24", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "reduce.sg");
+
+	(void)state;
+	assert_node(g, "gs",
+	    (const char *const[]){ "(d0, d2)", "(d0, d1, d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", NULL });
+	assert_node(g, "gm",
+	    (const char *const[]){ "(d0, None, None)", "(d0, d1, d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", NULL });
+	assert_node(g, "gx",
+	    (const char *const[]){
+	        "(d0, d2)", "(d0, d1, d2)", "(d0, d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
+/* --- softmax_grad, log_softmax_grad ------------------------------------- */
+
+/* softmax_grad and log_softmax_grad in f32 and f64 over one axis or two
+ * (not neighbours) against dy times the Jacobian computed here by
+ * central differences of the forward softmax of x, y being its output. */
+static void
+test_softmax_grad(void **state)
+{
+	static const char *const ops[] = { "softmax_grad", "log_softmax_grad" };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 11;
+
+	(void)state;
+	for (int iter = 0; iter < 8; iter++) {
+		int lg = iter % 2, two = iter / 2 % 2;
+		sym_dtype dt = iter / 4 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t dim[3] = { 2, 3, 4 }, ax[2] = { 0, -1 }, n = 24;
+		unsigned char mark[3] = { two, !two, two };
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[3];
+		double x[24], y[24], yp[24], ym[24], *want = doubles(n);
+		double h = 1e-5;
+
+		if (two)
+			set_ints(ctx, at, "axis", 2, ax);
+		else
+			sym_attrs_set_int(at, "axis", 1);
+		t[0] = random_tensor(&s, dt, 3, dim, -1, 1);
+		t[1] = tensor(dt, 3, dim);
+		t[2] = tensor(dt, 3, dim);
+		for (int64_t i = 0; i < n; i++)
+			x[i] = urand(&s, -2, 2);
+		for (int64_t i = 0; i < n; i++) {
+			int64_t ci[3], cj[3];
+			double z = 0;
+
+			unravel(i, 3, dim, ci);
+			for (int64_t j = 0; j < n; j++) {
+				int same = 1;
+
+				unravel(j, 3, dim, cj);
+				for (int d = 0; d < 3; d++)
+					same &= mark[d] || ci[d] == cj[d];
+				z += same ? exp(x[j]) : 0;
+			}
+			y[i] = lg ? x[i] - log(z) : exp(x[i]) / z;
+			set(&t[1], i, y[i]);
+		}
+		/* want_k = sum_i dy_i d y_i / d x_k */
+		for (int64_t k = 0; k < n; k++) {
+			for (int sg = -1; sg <= 1; sg += 2) {
+				double *o = sg > 0 ? yp : ym;
+
+				x[k] += sg * h;
+				for (int64_t i = 0; i < n; i++) {
+					int64_t ci[3], cj[3];
+					double z = 0;
+
+					unravel(i, 3, dim, ci);
+					for (int64_t j = 0; j < n; j++) {
+						int same = 1;
+
+						unravel(j, 3, dim, cj);
+						for (int d = 0; d < 3; d++)
+							same &= mark[d] ||
+							    ci[d] == cj[d];
+						z += same ? exp(x[j]) : 0;
+					}
+					o[i] =
+					    lg ? x[i] - log(z) : exp(x[i]) / z;
+				}
+				x[k] -= sg * h;
+			}
+			for (int64_t i = 0; i < n; i++)
+				want[k] +=
+				    get(&t[0], i) * (yp[i] - ym[i]) / (2 * h);
+		}
+		run(ctx, ops[lg], at, t, 2, &t[2], 1);
+		check_tensor(&t[2], want, tol(dt, TOL_FD_F32, TOL_FD_F64),
+		    ops[lg]);
+		sym_attrs_free(at);
+		free(want);
+		free_all(t, 3);
+	}
+	finish(ctx);
+}
+
+/* --- layer_norm_grad ---------------------------------------------------- */
+
+/* Return sum(dy * layer_norm(x, gamma, beta)) in double for x of dims
+ * "dim" (3), normalised from "bn" on, gamma and beta spanning the dims
+ * from "bp" on ("p" elements), epsilon "eps". */
+static double
+ln_loss(const double *dy, const double *x, const double *gm, const double *bt,
+    const int64_t *dim, int bn, int64_t p, double eps)
+{
+	int64_t m = 1, n = dim[0] * dim[1] * dim[2];
+	double l = 0;
+
+	for (int d = bn; d < 3; d++)
+		m *= dim[d];
+	for (int64_t r = 0; r < n / m; r++) {
+		double mean = 0, var = 0;
+
+		for (int64_t j = 0; j < m; j++)
+			mean += x[r * m + j] / (double)m;
+		for (int64_t j = 0; j < m; j++)
+			var += (x[r * m + j] - mean) * (x[r * m + j] - mean) /
+			    (double)m;
+		for (int64_t j = 0; j < m; j++) {
+			int64_t i = r * m + j;
+
+			l += dy[i] *
+			    ((x[i] - mean) / sqrt(var + eps) * gm[i % p] +
+			        bt[i % p]);
+		}
+	}
+	return l;
+}
+
+/* layer_norm_grad in f32 and f64 for begin_norm_axis and
+ * begin_params_axis equal and different, against central differences of
+ * sum(dy * layer_norm(x, gamma, beta)) with respect to x, gamma and
+ * beta. */
+static void
+test_layer_norm_grad(void **state)
+{
+	static const int64_t axes[][2] = { { -1, -1 }, { 1, 1 }, { 1, 2 },
+		{ 2, 1 } };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 13;
+
+	(void)state;
+	for (int iter = 0; iter < 8; iter++) {
+		sym_dtype dt = iter / 4 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t dim[3] = { 2, 3, 4 }, n = 24, p = 1;
+		int bn = (int)(axes[iter % 4][0] + 3) % 3;
+		int bp = (int)(axes[iter % 4][1] + 3) % 3;
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[6];
+		double dy[24], x[24], gm[24], bt[24], h = 1e-5;
+		double *w[3] = { doubles(n), doubles(n), doubles(n) };
+
+		for (int d = bp; d < 3; d++)
+			p *= dim[d];
+		sym_attrs_set_int(at, "begin_norm_axis", axes[iter % 4][0]);
+		sym_attrs_set_int(at, "begin_params_axis", axes[iter % 4][1]);
+		sym_attrs_set_float(at, "epsilon", 1e-3);
+		t[0] = random_tensor(&s, dt, 3, dim, -1, 1);
+		t[1] = random_tensor(&s, dt, 3, dim, -2, 2);
+		t[2] = random_tensor(&s, dt, 3 - bp, dim + bp, 0.5, 1.5);
+		for (int k = 3; k < 6; k++)
+			t[k] = tensor(dt, k == 3 ? 3 : 3 - bp,
+			    k == 3 ? dim : dim + bp);
+		for (int64_t i = 0; i < n; i++) {
+			dy[i] = get(&t[0], i);
+			x[i] = get(&t[1], i);
+			gm[i] = i < p ? get(&t[2], i) : 0;
+			bt[i] = i < p ? urand(&s, -1, 1) : 0;
+		}
+		for (int v = 0; v < 3; v++) {
+			double *q = v == 0 ? x : v == 1 ? gm : bt;
+
+			for (int64_t k = 0; k < (v ? p : n); k++) {
+				double lp, lm;
+
+				q[k] += h;
+				lp = ln_loss(dy, x, gm, bt, dim, bn, p, 1e-3);
+				q[k] -= 2 * h;
+				lm = ln_loss(dy, x, gm, bt, dim, bn, p, 1e-3);
+				q[k] += h;
+				w[v][k] = (lp - lm) / (2 * h);
+			}
+		}
+		run(ctx, "layer_norm_grad", at, t, 3, &t[3], 3);
+		check_tensor(&t[3], w[0], tol(dt, TOL_FD_F32, TOL_FD_F64),
+		    "dx");
+		check_tensor(&t[4], w[1], tol(dt, TOL_FD_F32, TOL_FD_F64),
+		    "dgamma");
+		check_tensor(&t[5], w[2], tol(dt, TOL_FD_F32, TOL_FD_F64),
+		    "dbeta");
+		sym_attrs_free(at);
+		for (int v = 0; v < 3; v++)
+			free(w[v]);
+		free_all(t, 6);
+	}
+	finish(ctx);
+}
+
+/* softmax_grad, log_softmax_grad and layer_norm_grad laid out like their
+ * forward operators (the softmax axis and the normalised dimension
+ * unsplit), dgamma and dbeta holding partial sums over the axes that
+ * split the dimensions they sum over; they agree with one device. */
+static void
+test_norm_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f32[b, 4, 16]\n"
+	    "input dy : f32[b, 4, 16]\n"
+	    "param gamma : f32[16]\n"
+	    "y = softmax(x) shard ((8, 1, 1),)\n"
+	    "gs = softmax_grad(dy, y) shard ((4, 2, 1), (4, 2, 1))\n"
+	    "z = log_softmax(x, axis=1) shard ((8, 1, 1),)\n"
+	    "gl = log_softmax_grad(dy, z, axis=1) shard ((2, 1, 4), (2, 1, "
+	    "4))\n"
+	    "dx, dg, db = layer_norm_grad(dy, x, gamma) shard ((2, 4, 1), "
+	    "(2, 4, 1), (1,))\n"
+	    "a = add(gs, gl)\n"
+	    "s = add(a, dx)\n"
+	    "t = add(dg, db)\n"
+	    "output s\n"
+	    "output t\n";
+	static const char *const bindings[] = { "b=8", "b=16", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "norm.sg");
+
+	(void)state;
+	assert_node(g, "gs",
+	    (const char *const[]){ "(d0, d1, d2)", "(d0, d1, d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", NULL });
+	assert_node(g, "gl",
+	    (const char *const[]){ "(d0, d1, d2)", "(d0, d1, d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", NULL });
+	assert_node(g, "dx",
+	    (const char *const[]){
+	        "(d0, d1, d2)", "(d0, d1, d2)", "(d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", "(d2) partial(d0, d1)",
+	        "(d2) partial(d0, d1)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unary),
+		cmocka_unit_test(test_unary_sharded),
+		cmocka_unit_test(test_sce_grad),
+		cmocka_unit_test(test_sce_grad_sharded),
+		cmocka_unit_test(test_reduce_grad),
+		cmocka_unit_test(test_reduce_grad_sharded),
+		cmocka_unit_test(test_softmax_grad),
+		cmocka_unit_test(test_layer_norm_grad),
+		cmocka_unit_test(test_norm_grad_sharded),
+	};
+
+	return cmocka_run_group_tests_name("gradops", tests, NULL, NULL);
+}
