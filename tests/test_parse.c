@@ -701,6 +701,13 @@ test_syntax_errors(void **state)
 		    NULL },
 		{ "symbol b\nrelation b == 1", 2, 10, "which is not unique",
 		    NULL },
+		{ "symbol s\ninput x : f32[s]\ninput y : f32[s]\n"
+		  "assert s' >= 1",
+		    4, 8,
+		    "an assertion names s', which is not unique: each use "
+		    "of a non-unique symbol is a different variable; declare "
+		    "it 'symbol s ... unique'",
+		    NULL },
 		{ "mesh", 1, 5, "expected a mesh name after 'mesh'", NULL },
 		{ "mesh m (2)", 1, 8, "expected '=' after mesh name", NULL },
 		{ "mesh m = ()", 1, 10, "a mesh needs at least one axis",

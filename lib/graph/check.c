@@ -246,8 +246,40 @@ sym__graph_add_guard(sym_graph *g, enum sym__rel rel, sym_expr *e, int64_t k,
 	return 0;
 }
 
+/* Return 1 when the symbol "s" declared with divisor "div" and remainder
+ * 0 (its min and max kept) admits a value, computed exactly, and, when
+ * facts name "s", the prover shows that they admit one divisible by
+ * "div"; else 0. */
+static int
+hint_admits(sym_symbol *s, int64_t div)
+{
+	sym_symbol_info info = s->info;
+	sym_ctx *ctx = s->ctx;
+	sym_answer a = SYM_ERROR;
+	sym_expr *v;
+
+	info.divisor = div;
+	info.remainder = 0;
+	if (!sym__symbol_info_admits(&info))
+		return 0;
+	if (s->n_facts == 0)
+		return 1;
+	if (sym_ctx_push(ctx) < 0) {
+		sym_ctx_clear_error(ctx);
+		return 0;
+	}
+	v = sym__var(s);
+	if (v && sym_ctx_assume_divisible(ctx, v, div, NULL) == 0)
+		a = sym_ctx_satisfiable(ctx, NULL);
+	sym__expr_unref(v);
+	sym_ctx_pop(ctx);
+	sym_ctx_clear_error(ctx);
+	return a == SYM_TRUE;
+}
+
 /* Return a hint for making "k" divide "e" when "e" is a constant times
- * one symbol ("declare b with divisor=8"), or NULL. */
+ * one symbol ("declare b with divisor=8") and the hinted declaration
+ * admits a value, or NULL. */
 char *
 sym__divisor_hint(sym_expr *e, int64_t k)
 {
@@ -264,9 +296,10 @@ sym__divisor_hint(sym_expr *e, int64_t k)
 	s = sym_symbol_origin(a->u.var);
 	need = k / sym__gcd64(c, k);
 	div = s->info.divisor;
-	if (s->info.remainder != 0)
+	if (s->info.remainder != 0 ||
+	    __builtin_mul_overflow(div / sym__gcd64(div, need), need, &l) ||
+	    !hint_admits(s, l))
 		return NULL;
-	l = div / sym__gcd64(div, need) * need;
 	return sym__asprintf("declare %s with divisor=%lld", s->name,
 	    (long long)l);
 }
@@ -572,7 +605,8 @@ only_unique(sym_graph *g, sym_expr *e, const char *what, const sym_loc *where)
 			    "%s names %s, which is not unique: each use of a "
 			    "non-unique symbol is a different variable; "
 			    "declare it 'symbol %s ... unique'",
-			    what, sym_symbol_name(s[i]), sym_symbol_name(s[i]));
+			    what, sym_symbol_name(s[i]),
+			    sym_symbol_name(sym_symbol_origin(s[i])));
 			ok = 0;
 		}
 	free(s);
