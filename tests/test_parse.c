@@ -817,6 +817,42 @@ test_no_cascade(void **state)
 	free_ctx(ctx);
 }
 
+/* A symbol whose declaration failed is not reported as unknown where it
+ * is used (dimensions, reshape targets, attributes, relations and
+ * assertions), nor are the values that use it; an unknown symbol that
+ * was never declared still is. */
+static void
+test_no_cascade_symbol(void **state)
+{
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = parse(ctx,
+	    "symbol b min=0\n"
+	    "symbol c divisor=8 mod=3\n"
+	    "symbol t unique\n"
+	    "input x : f32[b, c]\n"
+	    "input y : f32[4, 2 * b]\n"
+	    "input z : f32[4, 8]\n"
+	    "r = reshape(z, [b, -1])\n"
+	    "s = reduce_sum(z, axis=c)\n"
+	    "u = relu(y)\n"
+	    "relation t >= b\n"
+	    "assert c + t >= 1\n"
+	    "input w : f32[q]\n"
+	    "output u\n");
+
+	(void)state;
+	assert_int_equal(sym_graph_n_errors(g), 3);
+	assert_diag(error_at(g, 0), 1, 8, "min must be at least 1", NULL, "1");
+	assert_diag(error_at(g, 1), 2, 20, "unknown option 'mod'", NULL, "2");
+	assert_diag(error_at(g, 2), 12, 15, "unknown symbol 'q'", NULL, "12");
+	assert_null(sym_graph_find_value(g, "x"));
+	assert_null(sym_graph_find_value(g, "y"));
+	assert_int_equal(sym_graph_n_assertions(g), 0);
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_OK);
+	sym_graph_free(g);
+	free_ctx(ctx);
+}
+
 /* Diagnostics print like a compiler's: location, message, the line and a
  * caret under the column (tabs kept), then the hint. */
 static void
@@ -1182,6 +1218,7 @@ main(void)
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_three_errors),
 		cmocka_unit_test(test_no_cascade),
+		cmocka_unit_test(test_no_cascade_symbol),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_limits),

@@ -79,7 +79,7 @@ void
 sym__parse_poison(struct sym__parser *p, const char *name)
 {
 	if (name && !sym_graph_find_value(p->g, name))
-		sym__nameset_add(p, name);
+		sym__nameset_add(p, &p->failed, name);
 }
 
 /* Check that the statement of "p" ends here, after the part described by
@@ -103,7 +103,7 @@ sym__parse_unknown_value(struct sym__parser *p, size_t start, size_t len)
 {
 	struct sym__suggest s;
 	char *name = sym__lex_strndup(p, start, len);
-	int failed = name && sym__nameset_has(p, name);
+	int failed = name && sym__nameset_has(&p->failed, name);
 
 	free(name);
 	if (failed || p->oom || p->g->too_many)
@@ -247,7 +247,8 @@ symbol_option_value(struct sym__parser *p, const char *name,
 }
 
 /* Parse "symbol NAME [options]" after its keyword and declare the symbol;
- * return 0 or -1. */
+ * return 0 or -1. A name whose declaration failed is remembered, so that
+ * its uses are not reported as unknown symbols. */
 static int
 st_symbol(struct sym__parser *p)
 {
@@ -270,6 +271,8 @@ st_symbol(struct sym__parser *p)
 	loc = sym__lex_loc(p, start);
 	if (r == 0 && !sym_symbol_new(p->ctx, name, &info, &loc))
 		r = sym__lex_ctx_error(p, start);
+	if (r != 0 && !sym_symbol_find(p->ctx, name))
+		sym__nameset_add(p, &p->failed_sym, name);
 	free(name);
 	return r;
 }
@@ -633,6 +636,7 @@ parse(sym_ctx *ctx, const char *text, size_t len, const char *filename)
 	parse_lines(&p);
 	g->error_limit = 0;
 	sym__nameset_clear(&p.failed);
+	sym__nameset_clear(&p.failed_sym);
 	if (p.oom) {
 		sym_graph_free(g);
 		sym__oom(ctx);
