@@ -559,6 +559,47 @@ fresh_uses(sym_graph *g, sym_expr *e)
 	return r;
 }
 
+/* Require dimension "i" of the input or parameter "v" declared at "where"
+ * to be at least 1: refuted, an error with a witness; undecided, a
+ * warning and a run-time guard, as for the requirements of operators. */
+static void
+positive_dim(sym_graph *g, sym_value *v, size_t i, const sym_loc *where)
+{
+	sym_expr *dim = v->declared->dim[i], *one = sym__const(g->ctx, 1), *e;
+	sym_binding *w = NULL;
+	sym_answer a =
+	    one ? sym_prove_cmp(g->ctx, dim, SYM_GE, one, &w) : SYM_ERROR;
+	char *wt, *ds, *reason;
+
+	if (a == SYM_FALSE) {
+		wt = sym__witness_text(w);
+		sym__graph_diag(g, SYM_SEV_ERROR, where, wt, NULL,
+		    "dimension %zu of %s can be less than 1", i, v->name);
+		free(wt);
+	} else if (a == SYM_ERROR) {
+		sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+		    "dimension %zu of %s: %s", i, v->name,
+		    sym_ctx_last_message(g->ctx));
+		sym_ctx_clear_error(g->ctx);
+	} else if (a == SYM_UNKNOWN) {
+		ds = sym_expr_to_str(dim);
+		e = sym__sub(dim, one);
+		reason = sym__asprintf("dimension %zu of %s", i, v->name);
+		if (ds && e && reason &&
+		    sym__graph_add_guard(g, SYM__REL_GE, e, 0,
+		        sym__asprintf("%s >= 1", ds), where, reason) == 0)
+			sym__graph_diag(g, SYM_SEV_WARNING, where, NULL, NULL,
+			    "could not prove that dimension %zu of %s (%s) is "
+			    "at least 1; checked at run time",
+			    i, v->name, ds);
+		free(reason);
+		sym__expr_unref(e);
+		free(ds);
+	}
+	sym_binding_free(w);
+	sym__expr_unref(one);
+}
+
 /* Add an input or parameter "name" of shape "shape" (kept) to "g";
  * non-unique symbols get a fresh variable per use after the first.
  * Return the value, or NULL with a diagnostic. */
@@ -595,16 +636,8 @@ sym_graph_add_input(sym_graph *g, const char *name, sym_value_kind kind,
 		sym__graph_ctx_error(g, where);
 		return v;
 	}
-	for (size_t i = 0; i < shape->rank; i++) {
-		sym_expr *one = sym__const(g->ctx, 1);
-		sym_answer a = sym_prove_cmp(g->ctx, v->declared->dim[i],
-		    SYM_GE, one, NULL);
-
-		sym__expr_unref(one);
-		if (a == SYM_FALSE)
-			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
-			    "dimension %zu of %s can be less than 1", i, name);
-	}
+	for (size_t i = 0; i < shape->rank; i++)
+		positive_dim(g, v, i, where);
 	v->shape = sym__shape_ref(v->declared);
 	v->subst_gen = g->n_subst;
 	return v;
