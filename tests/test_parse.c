@@ -303,6 +303,42 @@ test_comparisons(void **state)
 	}
 }
 
+/* An assertion keeps its text as written beside its normal form; one
+ * false for every admissible value has a witness all the same, as text
+ * and as values, on the assertion and on its diagnostic. */
+static void
+test_assertion_text(void **state)
+{
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = parse(ctx,
+	    "symbol s divisor=8 remainder=4 unique\n"
+	    "assert  s mod 8  == 0   # never\n");
+	const sym_assertion *a;
+	const sym_diagnostic *d;
+	int64_t v = 0;
+
+	(void)state;
+	assert_int_equal(sym_graph_n_assertions(g), 1);
+	a = sym_graph_assertion(g, 0);
+	assert_string_equal(a->text, "s mod 8  == 0");
+	assert_string_equal(a->normal, "4 == 0");
+	assert_int_equal(a->result, SYM_FALSE);
+	assert_string_equal(a->witness, "s = 12");
+	assert_non_null(a->witness_binding);
+	assert_int_equal(sym_binding_size(a->witness_binding), 1);
+	assert_int_equal(sym_binding_get(a->witness_binding,
+	                     sym_symbol_find(ctx, "s"), &v),
+	    0);
+	assert_int_equal(v, 12);
+	d = error_at(g, 0);
+	assert_string_equal(d->message, "assertion 's mod 8  == 0' is false");
+	assert_string_equal(d->witness, "s = 12");
+	assert_non_null(d->witness_binding);
+	assert_int_equal(sym_binding_value(d->witness_binding, 0), 12);
+	sym_graph_free(g);
+	free_ctx(ctx);
+}
+
 /* The layouts, relations and assertions example of DESIGN section 10:
  * the relation is assumed, one assertion is proven, one refuted. */
 static void
@@ -1208,6 +1244,7 @@ main(void)
 		cmocka_unit_test(test_ffn),
 		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_comparisons),
+		cmocka_unit_test(test_assertion_text),
 		cmocka_unit_test(test_design_layout_example),
 		cmocka_unit_test(test_inputs),
 		cmocka_unit_test(test_attributes),

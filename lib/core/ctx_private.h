@@ -98,6 +98,8 @@ char *sym__strdup(sym_ctx *ctx, const char *s);
 void *sym__alloc(sym_ctx *ctx, size_t size);
 void *sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size);
 char *sym__asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *sym__vasprintf(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
 
 int sym__ctx_add_hook(sym_ctx *ctx, void (*fn)(sym_ctx *ctx));
 void sym__ctx_own(sym_ctx *ctx, struct sym__link *link,

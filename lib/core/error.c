@@ -65,24 +65,35 @@ sym_answer_name(sym_answer answer)
 	return "error";
 }
 
+/* Return a newly malloc'ed string formatted from "fmt" and "ap", or
+ * NULL. */
+char *
+sym__vasprintf(const char *fmt, va_list ap)
+{
+	va_list aq;
+	char *s;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return NULL;
+	s = malloc((size_t)n + 1);
+	if (s)
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
 /* Return a newly malloc'ed string formatted from "fmt", or NULL. */
 char *
 sym__asprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	s = malloc((size_t)n + 1);
-	if (!s)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	s = sym__vasprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }
