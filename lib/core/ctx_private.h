@@ -94,6 +94,7 @@ sym_error sym__error(sym_ctx *ctx, sym_error code, const sym_loc *where,
 sym_error sym__verror(sym_ctx *ctx, sym_error code, const sym_loc *where,
     const char *fmt, va_list ap);
 void sym__oom(sym_ctx *ctx);
+void sym__oom_bytes(sym_ctx *ctx, size_t n, size_t size, const char *what);
 char *sym__strdup(sym_ctx *ctx, const char *s);
 void *sym__alloc(sym_ctx *ctx, size_t size);
 void *sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size);

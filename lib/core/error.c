@@ -156,6 +156,23 @@ sym__oom(sym_ctx *ctx)
 	ctx->err = SYM_ENOMEM;
 }
 
+/* Record on "ctx" an out-of-memory error saying that "n" elements of
+ * "size" bytes (their product, or that it overflows) could not be
+ * allocated for "what". */
+void
+sym__oom_bytes(sym_ctx *ctx, size_t n, size_t size, const char *what)
+{
+	if (size && n > SIZE_MAX / size)
+		sym__error(ctx, SYM_ENOMEM, NULL,
+		    "out of memory: %zu times %zu bytes for %s overflow the "
+		    "address space",
+		    n, size, what);
+	else
+		sym__error(ctx, SYM_ENOMEM, NULL,
+		    "out of memory: cannot allocate %zu bytes for %s", n * size,
+		    what);
+}
+
 /* Return the code of the last error recorded on "ctx". */
 sym_error
 sym_ctx_last_error(const sym_ctx *ctx)
