@@ -1320,6 +1320,26 @@ run_ffn_rank(struct member *m, void *arg)
 	return 0;
 }
 
+/* An allocation that fails says how many bytes it asked for and what for,
+ * or that their number overflows. */
+static void
+test_oom_messages(void **state)
+{
+	sym_ctx *ctx = sym_ctx_new();
+
+	(void)state;
+	assert_non_null(ctx);
+	sym__oom_bytes(ctx, 3, 8, "check: output y");
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_ENOMEM);
+	assert_string_equal(sym_ctx_last_message(ctx),
+	    "out of memory: cannot allocate 24 bytes for check: output y");
+	sym__oom_bytes(ctx, SIZE_MAX, 2, "check: output y");
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_ENOMEM);
+	assert_non_null(strstr(sym_ctx_last_message(ctx),
+	    "times 2 bytes for check: output y overflow"));
+	sym_ctx_free(ctx);
+}
+
 /* A failing rank lets the others finish; a rank that cannot start (its
  * handle is held elsewhere) makes sym_exec_check fail at once. */
 static void
@@ -1665,6 +1685,7 @@ main(void)
 		cmocka_unit_test(test_detects),
 		cmocka_unit_test(test_infinities),
 		cmocka_unit_test(test_failing_rank),
+		cmocka_unit_test(test_oom_messages),
 		cmocka_unit_test(test_exec_api),
 		cmocka_unit_test(test_steady_state),
 		cmocka_unit_test(test_overflow_sizes),

@@ -303,6 +303,42 @@ test_comparisons(void **state)
 	}
 }
 
+/* An assertion keeps its text as written beside its normal form; one
+ * false for every admissible value has a witness all the same, as text
+ * and as values, on the assertion and on its diagnostic. */
+static void
+test_assertion_text(void **state)
+{
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = parse(ctx,
+	    "symbol s divisor=8 remainder=4 unique\n"
+	    "assert  s mod 8  == 0   # never\n");
+	const sym_assertion *a;
+	const sym_diagnostic *d;
+	int64_t v = 0;
+
+	(void)state;
+	assert_int_equal(sym_graph_n_assertions(g), 1);
+	a = sym_graph_assertion(g, 0);
+	assert_string_equal(a->text, "s mod 8  == 0");
+	assert_string_equal(a->normal, "4 == 0");
+	assert_int_equal(a->result, SYM_FALSE);
+	assert_string_equal(a->witness, "s = 12");
+	assert_non_null(a->witness_binding);
+	assert_int_equal(sym_binding_size(a->witness_binding), 1);
+	assert_int_equal(sym_binding_get(a->witness_binding,
+	                     sym_symbol_find(ctx, "s"), &v),
+	    0);
+	assert_int_equal(v, 12);
+	d = error_at(g, 0);
+	assert_string_equal(d->message, "assertion 's mod 8  == 0' is false");
+	assert_string_equal(d->witness, "s = 12");
+	assert_non_null(d->witness_binding);
+	assert_int_equal(sym_binding_value(d->witness_binding, 0), 12);
+	sym_graph_free(g);
+	free_ctx(ctx);
+}
+
 /* The layouts, relations and assertions example of DESIGN section 10:
  * the relation is assumed, one assertion is proven, one refuted. */
 static void
@@ -701,6 +737,13 @@ test_syntax_errors(void **state)
 		    NULL },
 		{ "symbol b\nrelation b == 1", 2, 10, "which is not unique",
 		    NULL },
+		{ "symbol s\ninput x : f32[s]\ninput y : f32[s]\n"
+		  "assert s' >= 1",
+		    4, 8,
+		    "an assertion names s', which is not unique: each use "
+		    "of a non-unique symbol is a different variable; declare "
+		    "it 'symbol s ... unique'",
+		    NULL },
 		{ "mesh", 1, 5, "expected a mesh name after 'mesh'", NULL },
 		{ "mesh m (2)", 1, 8, "expected '=' after mesh name", NULL },
 		{ "mesh m = ()", 1, 10, "a mesh needs at least one axis",
@@ -806,6 +849,42 @@ test_no_cascade(void **state)
 	assert_diag(error_at(g, 0), 1, 11, "unknown dtype 'f23'", NULL, "1");
 	assert_diag(error_at(g, 1), 6, 10, "unknown value 'e'", NULL, "6");
 	assert_int_equal(sym_graph_n_outputs(g), 0);
+	sym_graph_free(g);
+	free_ctx(ctx);
+}
+
+/* A symbol whose declaration failed is not reported as unknown where it
+ * is used (dimensions, reshape targets, attributes, relations and
+ * assertions), nor are the values that use it; an unknown symbol that
+ * was never declared still is. */
+static void
+test_no_cascade_symbol(void **state)
+{
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = parse(ctx,
+	    "symbol b min=0\n"
+	    "symbol c divisor=8 mod=3\n"
+	    "symbol t unique\n"
+	    "input x : f32[b, c]\n"
+	    "input y : f32[4, 2 * b]\n"
+	    "input z : f32[4, 8]\n"
+	    "r = reshape(z, [b, -1])\n"
+	    "s = reduce_sum(z, axis=c)\n"
+	    "u = relu(y)\n"
+	    "relation t >= b\n"
+	    "assert c + t >= 1\n"
+	    "input w : f32[q]\n"
+	    "output u\n");
+
+	(void)state;
+	assert_int_equal(sym_graph_n_errors(g), 3);
+	assert_diag(error_at(g, 0), 1, 8, "min must be at least 1", NULL, "1");
+	assert_diag(error_at(g, 1), 2, 20, "unknown option 'mod'", NULL, "2");
+	assert_diag(error_at(g, 2), 12, 15, "unknown symbol 'q'", NULL, "12");
+	assert_null(sym_graph_find_value(g, "x"));
+	assert_null(sym_graph_find_value(g, "y"));
+	assert_int_equal(sym_graph_n_assertions(g), 0);
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_OK);
 	sym_graph_free(g);
 	free_ctx(ctx);
 }
@@ -1165,6 +1244,7 @@ main(void)
 		cmocka_unit_test(test_ffn),
 		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_comparisons),
+		cmocka_unit_test(test_assertion_text),
 		cmocka_unit_test(test_design_layout_example),
 		cmocka_unit_test(test_inputs),
 		cmocka_unit_test(test_attributes),
@@ -1175,6 +1255,7 @@ main(void)
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_three_errors),
 		cmocka_unit_test(test_no_cascade),
+		cmocka_unit_test(test_no_cascade_symbol),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_limits),

@@ -1400,6 +1400,79 @@ test_default_huge_devices(void **state)
 	}
 }
 
+/* Shard "text" (valid before sharding) expecting a refuted divisibility
+ * whose first error has the message "msg" and witness "wit", and the hint
+ * "hint" (NULL: none). */
+static void
+assert_hint(const char *text, const char *msg, const char *wit,
+    const char *hint)
+{
+	sym_ctx *ctx = new_ctx();
+	const sym_diagnostic *d;
+	sym_graph *g;
+
+	assert_int_equal(shard(ctx, text, &g), -1);
+	d = first_error(g);
+	assert_string_equal(d->message, msg);
+	assert_string_equal(d->witness, wit);
+	if (hint)
+		assert_string_equal(d->hint, hint);
+	else
+		assert_null(d->hint);
+	sym_graph_free(g);
+	free_ctx(ctx);
+}
+
+/* A divisor hint is given only when the hinted declaration admits a
+ * value: not for b in [5, 7] (no multiple of 8), nor for a min whose
+ * next even number does not fit 64 bits, nor when a relation bounds a
+ * unique b below the divisor; given when it fits. */
+static void
+test_hints(void **state)
+{
+	static const char mm[] = "devices 8\n"
+	                         "symbol b %s\n"
+	                         "%s\n"
+	                         "input x : f32[b, 4]\n"
+	                         "input w : f32[4, 4]\n"
+	                         "y = matmul(x, w) shard ((8, 1), (1, 1))\n"
+	                         "output y\n";
+	static const char *const cases[][4] = {
+		{ "min=5 max=7", "", "b = 5", NULL },
+		{ "min=5 max=20", "", "b = 5", "declare b with divisor=8" },
+		{ "unique", "relation b <= 7", "b = 1", NULL },
+		{ "unique", "relation b <= 100", "b = 1",
+		    "declare b with divisor=8" },
+	};
+	char text[512], msg[160];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), mm, cases[i][0], cases[i][1]);
+		snprintf(msg, sizeof(msg),
+		    "matmul y: %s makes dimension 0 of x (size b) not "
+		    "divisible by 8 (axis m)",
+		    cases[i][2]);
+		assert_hint(text, msg, cases[i][2], cases[i][3]);
+	}
+	assert_hint("devices 2\n"
+	            "symbol n min=9223372036854775807\n"
+	            "input q : f32[n]\n"
+	            "r = relu(q) shard ((2,),)\n"
+	            "output r\n",
+	    "relu r: n = 9223372036854775807 makes dimension 0 of q (size "
+	    "n) not divisible by 2 (axis d0)",
+	    "n = 9223372036854775807", NULL);
+	assert_hint("devices 2\n"
+	            "symbol n min=9223372036854775806\n"
+	            "input q : f32[n]\n"
+	            "r = relu(q) shard ((2,),)\n"
+	            "output r\n",
+	    "relu r: n = 9223372036854775807 makes dimension 0 of q (size "
+	    "n) not divisible by 2 (axis d0)",
+	    "n = 9223372036854775807", "declare n with divisor=2");
+}
+
 int
 main(void)
 {
@@ -1421,6 +1494,7 @@ main(void)
 		cmocka_unit_test(test_planned_once),
 		cmocka_unit_test(test_api_strategies),
 		cmocka_unit_test(test_default_huge_devices),
+		cmocka_unit_test(test_hints),
 	};
 
 	return cmocka_run_group_tests_name("shard", tests, NULL, NULL);

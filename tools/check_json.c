@@ -228,6 +228,22 @@ guards(struct doc *d)
 	return arr;
 }
 
+/* Return the witness "w" as an object mapping each symbol it binds to its
+ * value, or null for NULL. */
+static json_t *
+witness(struct doc *d, const sym_binding *w)
+{
+	json_t *o;
+
+	if (!w)
+		return doc_chk(d, json_null());
+	o = doc_chk(d, json_object());
+	for (size_t i = 0; i < sym_binding_size(w); i++)
+		doc_set(d, o, sym_symbol_name(sym_binding_symbol(w, i)),
+		    doc_num(d, sym_binding_value(w, i)));
+	return o;
+}
+
 /* Return the array of the assertions and their answers. */
 static json_t *
 assertions(struct doc *d)
@@ -241,8 +257,10 @@ assertions(struct doc *d)
 		json_t *o = doc_chk(d, json_object());
 
 		doc_set(d, o, "text", doc_str(d, a->text));
+		doc_set(d, o, "normal", doc_str(d, a->normal));
 		doc_set(d, o, "result", doc_str(d, sym_answer_name(a->result)));
-		doc_set(d, o, "witness", doc_str(d, a->witness));
+		doc_set(d, o, "witness", witness(d, a->witness_binding));
+		doc_set(d, o, "witness_text", doc_str(d, a->witness));
 		doc_set(d, o, "location", doc_loc(d, a->loc));
 		doc_push(d, arr, o);
 	}
@@ -272,7 +290,8 @@ diagnostics(struct doc *d)
 		doc_set(d, o, "col",
 		    has ? doc_num(d, dg->loc.col) : json_null());
 		doc_set(d, o, "message", doc_str(d, dg->message));
-		doc_set(d, o, "witness", doc_str(d, dg->witness));
+		doc_set(d, o, "witness", witness(d, dg->witness_binding));
+		doc_set(d, o, "witness_text", doc_str(d, dg->witness));
 		doc_set(d, o, "hint", doc_str(d, dg->hint));
 		doc_push(d, arr, o);
 	}

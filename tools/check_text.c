@@ -176,7 +176,25 @@ guard_rows(const struct report *r, struct table *t)
 	}
 }
 
-/* Add the assertions of "r" to "t": text, answer, where, witness. */
+/* Return the malloc'ed last column of the row of assertion "a": its
+ * witness, and its normal form when it differs from the text. */
+static char *
+assertion_notes(const sym_assertion *a)
+{
+	int norm = a->normal && strcmp(a->normal, a->text) != 0;
+
+	if (a->witness && norm)
+		return report_format("witness: %s  normal form: %s", a->witness,
+		    a->normal);
+	if (a->witness)
+		return report_format("witness: %s", a->witness);
+	if (norm)
+		return report_format("normal form: %s", a->normal);
+	return text_dup("");
+}
+
+/* Add the assertions of "r" to "t": text as written, answer, where,
+ * witness and normal form. */
 static void
 assertion_rows(const struct report *r, struct table *t)
 {
@@ -187,8 +205,7 @@ assertion_rows(const struct report *r, struct table *t)
 
 		table_add(t, text_dup(a->text),
 		    text_dup(sym_answer_name(a->result)), at_text(a->loc),
-		    a->witness ? report_format("witness: %s", a->witness)
-		               : text_dup(""));
+		    assertion_notes(a));
 	}
 }
 

@@ -39,6 +39,7 @@ typedef struct sym_diagnostic {
 	const char *message;
 	const char *witness; /* "b = 12", or NULL */
 	const char *hint;    /* "declare b with divisor=8", or NULL */
+	const sym_binding *witness_binding; /* the witness's values, or NULL */
 } sym_diagnostic;
 
 /* A relation derived between dynamic dimensions by unification. */
@@ -59,10 +60,12 @@ typedef struct sym_guard {
 
 /* An assert statement and its answer. */
 typedef struct sym_assertion {
-	const char *text;
+	const char *text; /* as written ("s mod 8 == 0") */
 	sym_loc loc;
 	sym_answer result;
-	const char *witness; /* for SYM_FALSE */
+	const char *witness;                /* for SYM_FALSE */
+	const char *normal;                 /* in normal form ("4 == 0") */
+	const sym_binding *witness_binding; /* the witness's values, or NULL */
 } sym_assertion;
 
 /* A communication the sharded graph needs: the redistribution of

@@ -94,10 +94,13 @@ sym_error sym__error(sym_ctx *ctx, sym_error code, const sym_loc *where,
 sym_error sym__verror(sym_ctx *ctx, sym_error code, const sym_loc *where,
     const char *fmt, va_list ap);
 void sym__oom(sym_ctx *ctx);
+void sym__oom_bytes(sym_ctx *ctx, size_t n, size_t size, const char *what);
 char *sym__strdup(sym_ctx *ctx, const char *s);
 void *sym__alloc(sym_ctx *ctx, size_t size);
 void *sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size);
 char *sym__asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *sym__vasprintf(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
 
 int sym__ctx_add_hook(sym_ctx *ctx, void (*fn)(sym_ctx *ctx));
 void sym__ctx_own(sym_ctx *ctx, struct sym__link *link,

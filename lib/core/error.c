@@ -65,24 +65,35 @@ sym_answer_name(sym_answer answer)
 	return "error";
 }
 
+/* Return a newly malloc'ed string formatted from "fmt" and "ap", or
+ * NULL. */
+char *
+sym__vasprintf(const char *fmt, va_list ap)
+{
+	va_list aq;
+	char *s;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return NULL;
+	s = malloc((size_t)n + 1);
+	if (s)
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
 /* Return a newly malloc'ed string formatted from "fmt", or NULL. */
 char *
 sym__asprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	s = malloc((size_t)n + 1);
-	if (!s)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	s = sym__vasprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }
@@ -143,6 +154,23 @@ sym__oom(sym_ctx *ctx)
 	free(ctx->msg);
 	ctx->msg = NULL;
 	ctx->err = SYM_ENOMEM;
+}
+
+/* Record on "ctx" an out-of-memory error saying that "n" elements of
+ * "size" bytes (their product, or that it overflows) could not be
+ * allocated for "what". */
+void
+sym__oom_bytes(sym_ctx *ctx, size_t n, size_t size, const char *what)
+{
+	if (size && n > SIZE_MAX / size)
+		sym__error(ctx, SYM_ENOMEM, NULL,
+		    "out of memory: %zu times %zu bytes for %s overflow the "
+		    "address space",
+		    n, size, what);
+	else
+		sym__error(ctx, SYM_ENOMEM, NULL,
+		    "out of memory: cannot allocate %zu bytes for %s", n * size,
+		    what);
 }
 
 /* Return the code of the last error recorded on "ctx". */

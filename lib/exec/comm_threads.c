@@ -220,7 +220,9 @@ table_get(struct sym__comm_call *call)
 	        call->n) == 0) {
 		g = group_new(call->group, call->n, h);
 		if (!g) {
-			sym__oom(call->ep->ctx);
+			sym__oom_bytes(call->ep->ctx, (size_t)call->n,
+			    sizeof(int) + sizeof(struct slot),
+			    "the record of a group of ranks");
 		} else {
 			if (t->n >= t->n_bucket)
 				table_grow(t);

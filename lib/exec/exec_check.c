@@ -189,8 +189,14 @@ outputs_init(struct outputs *out, const sym_plan *p, const sym_slices *s,
 	out->got = calloc(out->n + 1, sizeof(*out->got));
 	out->dt = calloc(out->n + 1, sizeof(*out->dt));
 	out->numel = calloc(out->n + 1, sizeof(*out->numel));
-	if (!out->v || !out->got || !out->dt || !out->numel)
-		goto oom;
+	if (!out->v || !out->got || !out->dt || !out->numel) {
+		outputs_clear(out);
+		sym__oom_bytes(ctx, out->n + 1,
+		    sizeof(*out->v) + sizeof(*out->got) + sizeof(*out->dt) +
+		        sizeof(*out->numel),
+		    "check: the table of outputs");
+		return -1;
+	}
 	for (size_t i = 0; i < out->n; i++) {
 		int64_t size[SYM__MAX_RANK], n = 1;
 		size_t t;
@@ -218,14 +224,19 @@ outputs_init(struct outputs *out, const sym_plan *p, const sym_slices *s,
 		out->numel[i] = n;
 		out->got[i] = calloc(n ? (size_t)n : 1,
 		    sym__tensor_elem_size(out->dt[i]));
-		if (!out->got[i])
-			goto oom;
+		if (!out->got[i]) {
+			char *what = sym__asprintf("check: output %s",
+			    sym_value_name(out->v[i]));
+
+			sym__oom_bytes(ctx, n ? (size_t)n : 1,
+			    sym__tensor_elem_size(out->dt[i]),
+			    what ? what : "check: an output");
+			free(what);
+			outputs_clear(out);
+			return -1;
+		}
 	}
 	return 0;
-oom:
-	outputs_clear(out);
-	sym__oom(ctx);
-	return -1;
 }
 
 /* Copy the block "data" of output "i" of "out" that rank "rank" holds
@@ -385,7 +396,8 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
 	if (!jobs || !th) {
 		free(jobs);
 		free(th);
-		sym__oom(ctx);
+		sym__oom_bytes(ctx, (size_t)n, sizeof(*jobs) + sizeof(*th),
+		    "check: the threads of the ranks");
 		return -1;
 	}
 #ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
@@ -399,13 +411,16 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
 	gate.n = n;
 	gate.arrived = gate.bad = 0;
 	for (int k = 0; k < n; k++) {
+		int rc;
+
 		jobs[k] = (struct job){ .p = p,
 			.s = s,
 			.comm = comm,
 			.o = o,
 			.gate = &gate,
 			.rank = k };
-		if (pthread_create(&th[k], NULL, job_main, &jobs[k]) != 0) {
+		rc = pthread_create(&th[k], NULL, job_main, &jobs[k]);
+		if (rc != 0) {
 			/* The ranks not started count as failed at the
 			 * gate. */
 			pthread_mutex_lock(&gate.mu);
@@ -415,7 +430,8 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
 				pthread_cond_broadcast(&gate.cv);
 			pthread_mutex_unlock(&gate.mu);
 			sym__error(ctx, SYM_ENOMEM, NULL,
-			    "check: cannot start the thread of rank %d", k);
+			    "check: cannot start the thread of rank %d of %d: %s",
+			    k, n, strerror(rc));
 			ret = -1;
 			break;
 		}
@@ -481,6 +497,9 @@ gather_alloc(sym_exec *x, int n, const sym_plan *p, const struct outputs *out,
 		most = bytes > most ? bytes : most;
 	}
 	*buf = sym__realloc_array(ctx, NULL, (size_t)n, most ? most : 1);
+	if (!*buf)
+		sym__oom_bytes(ctx, (size_t)n, most ? most : 1,
+		    "check: gathering the outputs");
 	return *buf ? 0 : -1;
 }
 

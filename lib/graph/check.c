@@ -246,8 +246,40 @@ sym__graph_add_guard(sym_graph *g, enum sym__rel rel, sym_expr *e, int64_t k,
 	return 0;
 }
 
+/* Return 1 when the symbol "s" declared with divisor "div" and remainder
+ * 0 (its min and max kept) admits a value, computed exactly, and, when
+ * facts name "s", the prover shows that they admit one divisible by
+ * "div"; else 0. */
+static int
+hint_admits(sym_symbol *s, int64_t div)
+{
+	sym_symbol_info info = s->info;
+	sym_ctx *ctx = s->ctx;
+	sym_answer a = SYM_ERROR;
+	sym_expr *v;
+
+	info.divisor = div;
+	info.remainder = 0;
+	if (!sym__symbol_info_admits(&info))
+		return 0;
+	if (s->n_facts == 0)
+		return 1;
+	if (sym_ctx_push(ctx) < 0) {
+		sym_ctx_clear_error(ctx);
+		return 0;
+	}
+	v = sym__var(s);
+	if (v && sym_ctx_assume_divisible(ctx, v, div, NULL) == 0)
+		a = sym_ctx_satisfiable(ctx, NULL);
+	sym__expr_unref(v);
+	sym_ctx_pop(ctx);
+	sym_ctx_clear_error(ctx);
+	return a == SYM_TRUE;
+}
+
 /* Return a hint for making "k" divide "e" when "e" is a constant times
- * one symbol ("declare b with divisor=8"), or NULL. */
+ * one symbol ("declare b with divisor=8") and the hinted declaration
+ * admits a value, or NULL. */
 char *
 sym__divisor_hint(sym_expr *e, int64_t k)
 {
@@ -264,9 +296,10 @@ sym__divisor_hint(sym_expr *e, int64_t k)
 	s = sym_symbol_origin(a->u.var);
 	need = k / sym__gcd64(c, k);
 	div = s->info.divisor;
-	if (s->info.remainder != 0)
+	if (s->info.remainder != 0 ||
+	    __builtin_mul_overflow(div / sym__gcd64(div, need), need, &l) ||
+	    !hint_admits(s, l))
 		return NULL;
-	l = div / sym__gcd64(div, need) * need;
 	return sym__asprintf("declare %s with divisor=%lld", s->name,
 	    (long long)l);
 }
@@ -308,7 +341,7 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 	sym_answer ans;
 	sym_expr *e = NULL;
 	enum sym__rel rel = SYM__REL_GE;
-	char *wt, *hint = NULL;
+	char *hint = NULL;
 	int u;
 
 	if (r->kind == SYM__REQ_EQUAL && r->a == r->b)
@@ -335,12 +368,10 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 		}
 	}
 	if (ans == SYM_FALSE) {
-		wt = sym__witness_text(w);
 		if (r->kind == SYM__REQ_DIVISIBLE)
 			hint = sym__divisor_hint(r->a, r->k);
-		sym__graph_diag(g, SYM_SEV_ERROR, where, wt, hint, "%s: %s",
+		sym__graph_diag_w(g, SYM_SEV_ERROR, where, w, hint, "%s: %s",
 		    what, r->what);
-		free(wt);
 		free(hint);
 		sym_binding_free(w);
 		return -1;
@@ -552,6 +583,25 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 	return n;
 }
 
+/* Return 1 when each of the "n" symbols "s" is unique; otherwise record
+ * a diagnostic at "where" naming the first that is not and return 0. */
+static int
+unique_symbols(sym_graph *g, sym_symbol *const *s, size_t n, const char *what,
+    const sym_loc *where)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!sym_symbol_is_unique(s[i])) {
+			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+			    "%s names %s, which is not unique: each use of a "
+			    "non-unique symbol is a different variable; "
+			    "declare it 'symbol %s ... unique'",
+			    what, sym_symbol_name(s[i]),
+			    sym_symbol_name(sym_symbol_origin(s[i])));
+			return 0;
+		}
+	return 1;
+}
+
 /* Return 1 when every symbol of "e" is unique; otherwise record a
  * diagnostic at "where" naming the first that is not and return 0. */
 static int
@@ -559,22 +609,14 @@ only_unique(sym_graph *g, sym_expr *e, const char *what, const sym_loc *where)
 {
 	size_t n = sym_expr_symbols(e, NULL, 0);
 	sym_symbol **s = n ? malloc(n * sizeof(*s)) : NULL;
-	int ok = 1;
+	int ok;
 
 	if (n && !s) {
 		sym__oom(g->ctx);
 		return 0;
 	}
 	sym_expr_symbols(e, s, n);
-	for (size_t i = 0; i < n && ok; i++)
-		if (!sym_symbol_is_unique(s[i])) {
-			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
-			    "%s names %s, which is not unique: each use of a "
-			    "non-unique symbol is a different variable; "
-			    "declare it 'symbol %s ... unique'",
-			    what, sym_symbol_name(s[i]), sym_symbol_name(s[i]));
-			ok = 0;
-		}
+	ok = unique_symbols(g, s, n, what, where);
 	free(s);
 	return ok;
 }
@@ -595,11 +637,50 @@ sym_graph_add_relation(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 	return 0;
 }
 
+/* Return "w" (taken) when it binds some symbol or "n" is 0; else free it
+ * and return a new binding of the "n" symbols "syms" (their least values,
+ * or a sample of the facts of the context of "g" completed with them)
+ * admissible in that context, or NULL when none is found. */
+sym_binding *
+sym__graph_any_witness(sym_graph *g, sym_binding *w, sym_symbol *const *syms,
+    size_t n)
+{
+	sym_binding *b = NULL;
+
+	if ((w && sym_binding_size(w) > 0) || n == 0)
+		return w;
+	sym_binding_free(w);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0)
+			b = sym_binding_new(g->ctx);
+		else if (sym_ctx_satisfiable(g->ctx, &b) != SYM_TRUE) {
+			sym_binding_free(b);
+			b = NULL;
+		}
+		for (size_t i = 0; b && i < n; i++)
+			if (sym_binding_get(b, syms[i], NULL) < 0 &&
+			    sym_binding_set(b, syms[i],
+			        sym_symbol_least(syms[i])) < 0) {
+				sym_binding_free(b);
+				b = NULL;
+			}
+		if (b && sym__binding_admissible(g->ctx, b) == 1)
+			return b;
+		sym_binding_free(b);
+		b = NULL;
+	}
+	sym_ctx_clear_error(g->ctx);
+	return NULL;
+}
+
 /* Prove "lhs" "op" "rhs" in "g" and record it as an assertion: a refuted
- * assertion is an error with a witness, an undecided one a warning.
- * Return the answer. */
+ * assertion is an error with a witness, an undecided one a warning. Its
+ * text is "text" (NULL: the normal form); a witness binds the "n_syms"
+ * symbols "syms" it names when the assertion is false for every
+ * admissible value. Return the answer. */
 sym_answer
-sym_graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
+sym__graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
+    const char *text, sym_symbol *const *syms, size_t n_syms,
     const sym_loc *where)
 {
 	struct sym__assertion *as;
@@ -609,7 +690,8 @@ sym_graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 
 	if (!g || !lhs || !rhs)
 		return SYM_ERROR;
-	if (!only_unique(g, lhs, "an assertion", where) ||
+	if (!unique_symbols(g, syms, n_syms, "an assertion", where) ||
+	    !only_unique(g, lhs, "an assertion", where) ||
 	    !only_unique(g, rhs, "an assertion", where))
 		return SYM_ERROR;
 	if (GROW(g, assertion, n_assertion, cap_assertion, g->n_assertion + 1) <
@@ -620,28 +702,48 @@ sym_graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 		sym__graph_ctx_error(g, where);
 		return r;
 	}
+	if (r == SYM_FALSE)
+		w = sym__graph_any_witness(g, w, syms, n_syms);
+	if (w && sym_binding_size(w) == 0) {
+		sym_binding_free(w);
+		w = NULL;
+	}
 	a = sym_expr_to_str(lhs);
 	b = sym_expr_to_str(rhs);
 	as = &g->assertion[g->n_assertion++];
 	memset(as, 0, sizeof(*as));
-	as->text =
+	as->normal =
 	    a && b ? sym__asprintf("%s %s %s", a, sym_cmp_name(op), b) : NULL;
+	as->text = text ? strdup(text) : as->normal ? strdup(as->normal) : NULL;
 	as->witness = sym__witness_text(w);
+	as->w = w;
 	as->pub.text = as->text ? as->text : "";
+	as->pub.normal = as->normal ? as->normal : "";
 	as->pub.result = r;
 	as->pub.witness = as->witness;
+	as->pub.witness_binding = as->witness ? w : NULL;
 	if (where) {
 		as->pub.loc = *where;
 		as->pub.loc.file = sym__graph_intern_file(g, where->file);
 	}
 	if (r == SYM_FALSE)
-		sym__graph_diag(g, SYM_SEV_ERROR, where, as->witness, NULL,
-		    "assertion '%s' is false", as->pub.text);
+		sym__graph_diag_w(g, SYM_SEV_ERROR, where,
+		    as->pub.witness_binding, NULL, "assertion '%s' is false",
+		    as->pub.text);
 	else if (r == SYM_UNKNOWN)
 		sym__graph_diag(g, SYM_SEV_WARNING, where, NULL, NULL,
 		    "assertion '%s' could not be decided", as->pub.text);
 	free(a);
 	free(b);
-	sym_binding_free(w);
 	return r;
+}
+
+/* Prove "lhs" "op" "rhs" in "g" and record it as an assertion: a refuted
+ * assertion is an error with a witness, an undecided one a warning.
+ * Return the answer. */
+sym_answer
+sym_graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
+    const sym_loc *where)
+{
+	return sym__graph_assert(g, lhs, op, rhs, NULL, NULL, 0, where);
 }

@@ -137,6 +137,7 @@ graph_destroy(struct sym__link *link)
 		free(g->diag[i].message);
 		free(g->diag[i].witness);
 		free(g->diag[i].hint);
+		sym_binding_free(g->diag[i].w);
 	}
 	for (size_t i = 0; i < g->n_rel; i++) {
 		free(g->rel[i].reason);
@@ -150,6 +151,8 @@ graph_destroy(struct sym__link *link)
 	for (size_t i = 0; i < g->n_assertion; i++) {
 		free(g->assertion[i].text);
 		free(g->assertion[i].witness);
+		free(g->assertion[i].normal);
+		sym_binding_free(g->assertion[i].w);
 	}
 	for (size_t i = 0; i < g->n_subst; i++)
 		sym__expr_unref(g->subst_value[i]);
@@ -268,13 +271,14 @@ own_loc(sym_graph *g, const sym_loc *where)
 }
 
 /* Record the diagnostic of "sev" at "where" on "g" with the message
- * "msg" (taken), the "witness" and the "hint" (copied, may be NULL); once
+ * "msg" (taken), the "witness", its values "w" and the "hint" (copied,
+ * may be NULL); once
  * "g" has as many errors as its limit (while it is parsed), the next error
  * is replaced by "too many errors" and every later diagnostic is
  * dropped. */
 static void
 record(sym_graph *g, sym_severity sev, const sym_loc *where,
-    const char *witness, const char *hint, char *msg)
+    const char *witness, const sym_binding *w, const char *hint, char *msg)
 {
 	struct sym__diag *d;
 
@@ -288,6 +292,7 @@ record(sym_graph *g, sym_severity sev, const sym_loc *where,
 		msg = sym__asprintf("too many errors (%zu): stopping here",
 		    g->error_limit);
 		witness = hint = NULL;
+		w = NULL;
 		g->too_many = 1;
 	}
 	if (!msg || GROW(g, diag, n_diag, cap_diag, g->n_diag + 1) < 0) {
@@ -299,11 +304,13 @@ record(sym_graph *g, sym_severity sev, const sym_loc *where,
 	d->message = msg;
 	d->witness = witness ? strdup(witness) : NULL;
 	d->hint = hint ? strdup(hint) : NULL;
+	d->w = w ? sym_binding_dup(w) : NULL;
 	d->pub.severity = sev;
 	d->pub.loc = own_loc(g, where);
 	d->pub.message = d->message;
 	d->pub.witness = d->witness;
 	d->pub.hint = d->hint;
+	d->pub.witness_binding = d->w;
 	if (sev == SYM_SEV_ERROR)
 		g->n_errors++;
 }
@@ -315,21 +322,35 @@ sym__graph_diag(sym_graph *g, sym_severity sev, const sym_loc *where,
     const char *witness, const char *hint, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg = NULL;
-	int n;
+	char *msg;
 
 	if (g->too_many)
 		return sev == SYM_SEV_ERROR ? -1 : 0;
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	msg = sym__vasprintf(fmt, ap);
 	va_end(ap);
-	msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (msg) {
-		va_start(ap, fmt);
-		vsnprintf(msg, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	record(g, sev, where, witness, hint, msg);
+	record(g, sev, where, witness, NULL, hint, msg);
+	return sev == SYM_SEV_ERROR ? -1 : 0;
+}
+
+/* Record a diagnostic of "sev" at "where" on "g" with the witness "w"
+ * (copied, may be NULL), its text and the "hint" (may be NULL); return -1
+ * for an error, 0 otherwise. */
+int
+sym__graph_diag_w(sym_graph *g, sym_severity sev, const sym_loc *where,
+    const sym_binding *w, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg, *wt;
+
+	if (g->too_many)
+		return sev == SYM_SEV_ERROR ? -1 : 0;
+	va_start(ap, fmt);
+	msg = sym__vasprintf(fmt, ap);
+	va_end(ap);
+	wt = w && sym_binding_size(w) ? sym_binding_to_str(w) : NULL;
+	record(g, sev, where, wt, wt ? w : NULL, hint, msg);
+	free(wt);
 	return sev == SYM_SEV_ERROR ? -1 : 0;
 }
 
@@ -561,6 +582,45 @@ fresh_uses(sym_graph *g, sym_expr *e)
 	return r;
 }
 
+/* Require dimension "i" of the input or parameter "v" declared at "where"
+ * to be at least 1: refuted, an error with a witness; undecided, a
+ * warning and a run-time guard, as for the requirements of operators. */
+static void
+positive_dim(sym_graph *g, sym_value *v, size_t i, const sym_loc *where)
+{
+	sym_expr *dim = v->declared->dim[i], *one = sym__const(g->ctx, 1), *e;
+	sym_binding *w = NULL;
+	sym_answer a =
+	    one ? sym_prove_cmp(g->ctx, dim, SYM_GE, one, &w) : SYM_ERROR;
+	char *ds, *reason;
+
+	if (a == SYM_FALSE) {
+		sym__graph_diag_w(g, SYM_SEV_ERROR, where, w, NULL,
+		    "dimension %zu of %s can be less than 1", i, v->name);
+	} else if (a == SYM_ERROR) {
+		sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+		    "dimension %zu of %s: %s", i, v->name,
+		    sym_ctx_last_message(g->ctx));
+		sym_ctx_clear_error(g->ctx);
+	} else if (a == SYM_UNKNOWN) {
+		ds = sym_expr_to_str(dim);
+		e = sym__sub(dim, one);
+		reason = sym__asprintf("dimension %zu of %s", i, v->name);
+		if (ds && e && reason &&
+		    sym__graph_add_guard(g, SYM__REL_GE, e, 0,
+		        sym__asprintf("%s >= 1", ds), where, reason) == 0)
+			sym__graph_diag(g, SYM_SEV_WARNING, where, NULL, NULL,
+			    "could not prove that dimension %zu of %s (%s) is "
+			    "at least 1; checked at run time",
+			    i, v->name, ds);
+		free(reason);
+		sym__expr_unref(e);
+		free(ds);
+	}
+	sym_binding_free(w);
+	sym__expr_unref(one);
+}
+
 /* Add an input or parameter "name" of shape "shape" (kept) to "g";
  * non-unique symbols get a fresh variable per use after the first.
  * Return the value, or NULL with a diagnostic. */
@@ -597,16 +657,8 @@ sym_graph_add_input(sym_graph *g, const char *name, sym_value_kind kind,
 		sym__graph_ctx_error(g, where);
 		return v;
 	}
-	for (size_t i = 0; i < shape->rank; i++) {
-		sym_expr *one = sym__const(g->ctx, 1);
-		sym_answer a = sym_prove_cmp(g->ctx, v->declared->dim[i],
-		    SYM_GE, one, NULL);
-
-		sym__expr_unref(one);
-		if (a == SYM_FALSE)
-			sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
-			    "dimension %zu of %s can be less than 1", i, name);
-	}
+	for (size_t i = 0; i < shape->rank; i++)
+		positive_dim(g, v, i, where);
 	v->shape = sym__shape_ref(v->declared);
 	v->subst_gen = g->n_subst;
 	return v;

@@ -91,12 +91,14 @@ struct sym__guard {
 
 struct sym__assertion {
 	sym_assertion pub;
-	char *text, *witness;
+	char *text, *witness, *normal;
+	sym_binding *w;
 };
 
 struct sym__diag {
 	sym_diagnostic pub;
 	char *message, *witness, *hint;
+	sym_binding *w;
 };
 
 /* The number of errors after which the parser of a graph records one "too
@@ -187,6 +189,26 @@ int sym__grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size);
 int sym__graph_diag(sym_graph *g, sym_severity sev, const sym_loc *where,
     const char *witness, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
+
+/* As sym__graph_diag, with the witness "w" (copied, may be NULL) and its
+ * text. */
+int sym__graph_diag_w(sym_graph *g, sym_severity sev, const sym_loc *where,
+    const sym_binding *w, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Check "lhs" "op" "rhs" as sym_graph_assert does, the assertion written
+ * "text" (NULL: the normal form) naming the "n_syms" symbols "syms"
+ * (which a witness binds when the assertion is false for every admissible
+ * value). */
+sym_answer sym__graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op,
+    sym_expr *rhs, const char *text, sym_symbol *const *syms, size_t n_syms,
+    const sym_loc *where);
+
+/* Return "w" (taken) when it binds some symbol; else a new binding of the
+ * "n" symbols "syms" admissible in the context of "g" (NULL when none is
+ * found), "w" freed. */
+sym_binding *sym__graph_any_witness(sym_graph *g, sym_binding *w,
+    sym_symbol *const *syms, size_t n);
 
 /* Record the context's last error as an error diagnostic (at its own
  * location, else "where") and clear it; returns -1. */

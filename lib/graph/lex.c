@@ -437,9 +437,37 @@ sym__lex_extent(struct sym__parser *p, const char *stop, const char *hard,
 	return 0;
 }
 
+/* Return 1 when the error the expression parser left on the context of
+ * "p" for the text between bytes "start" and "end" (at "loc") is an
+ * unknown symbol whose declaration failed: the error is then cleared, as
+ * it was reported where the symbol was declared. Else return 0. */
+static int
+failed_symbol(struct sym__parser *p, size_t start, size_t end, sym_loc loc)
+{
+	sym_loc at = sym_ctx_last_location(p->ctx);
+	size_t pos, len = 0;
+	char *name;
+	int failed;
+
+	if (sym_ctx_last_error(p->ctx) != SYM_EDECL || p->failed_sym.n == 0 ||
+	    at.line != loc.line || at.col < loc.col)
+		return 0;
+	pos = start + (size_t)(at.col - loc.col);
+	while (pos + len < end && sym__lex_is_name_char(p->src[pos + len]))
+		len++;
+	if (pos >= end || len == 0 || !sym__lex_is_name_start(p->src[pos]))
+		return 0;
+	name = sym__lex_strndup(p, pos, len);
+	failed = name && sym__nameset_has(&p->failed_sym, name);
+	free(name);
+	if (failed)
+		sym_ctx_clear_error(p->ctx);
+	return failed;
+}
+
 /* Return the expression written in bytes "start" to "end" (excluded) of
  * the current line of "p", or NULL with a diagnostic at the offending
- * column. */
+ * column (none when it names a symbol whose declaration failed). */
 sym_expr *
 sym__lex_expr(struct sym__parser *p, size_t start, size_t end)
 {
@@ -451,7 +479,7 @@ sym__lex_expr(struct sym__parser *p, size_t start, size_t end)
 		return NULL;
 	e = sym_expr_parse(p->ctx, text, &loc);
 	free(text);
-	if (!e)
+	if (!e && !failed_symbol(p, start, end, loc))
 		sym__lex_ctx_error(p, start);
 	return e;
 }
@@ -563,11 +591,12 @@ slot(const struct sym__nameset *set, const char *name)
 	return i;
 }
 
-/* Add a copy of "name" to the set of failed names of "p"; 0 or -1. */
+/* Add a copy of "name" to the set of failed names "set" of "p"; 0 or
+ * -1. */
 int
-sym__nameset_add(struct sym__parser *p, const char *name)
+sym__nameset_add(struct sym__parser *p, struct sym__nameset *set,
+    const char *name)
 {
-	struct sym__nameset *set = &p->failed;
 	size_t i;
 
 	if (2 * (set->n + 1) > set->cap) {
@@ -597,11 +626,11 @@ sym__nameset_add(struct sym__parser *p, const char *name)
 	return 0;
 }
 
-/* Return 1 when "name" is in the set of failed names of "p". */
+/* Return 1 when "name" is in the set of failed names "set". */
 int
-sym__nameset_has(const struct sym__parser *p, const char *name)
+sym__nameset_has(const struct sym__nameset *set, const char *name)
 {
-	return p->failed.cap && p->failed.key[slot(&p->failed, name)];
+	return set->cap && set->key[slot(set, name)];
 }
 
 /* Free the names of "set" and empty it. */

@@ -21,8 +21,8 @@
 	((n) > SYM__PARSE_MAX_QUOTE ? SYM__PARSE_MAX_QUOTE : (int)(n))
 #define SYM__QDOTS(n) ((n) > SYM__PARSE_MAX_QUOTE ? "..." : "")
 
-/* A set of names (open addressing): the values whose definition failed,
- * so that their uses are not reported again. */
+/* A set of names (open addressing): the values or symbols whose
+ * definition failed, so that their uses are not reported again. */
 struct sym__nameset {
 	char **key;
 	size_t cap, n;
@@ -38,7 +38,8 @@ struct sym__parser {
 	int line;
 	int col0; /* columns before the text's first line (API text) */
 	int oom;  /* out of memory: give up */
-	struct sym__nameset failed;
+	struct sym__nameset failed;     /* values */
+	struct sym__nameset failed_sym; /* symbols */
 };
 
 /* A growing array of "elem"-byte elements. */
@@ -115,8 +116,9 @@ int sym__parse_minimize(struct sym__parser *p);
 int sym__parse_mesh(struct sym__parser *p);
 struct sym__strategy *sym__parse_strategy(struct sym__parser *p);
 
-int sym__nameset_add(struct sym__parser *p, const char *name);
-int sym__nameset_has(const struct sym__parser *p, const char *name);
+int sym__nameset_add(struct sym__parser *p, struct sym__nameset *set,
+    const char *name);
+int sym__nameset_has(const struct sym__nameset *set, const char *name);
 void sym__nameset_clear(struct sym__nameset *set);
 
 #endif

@@ -80,7 +80,7 @@ void
 sym__parse_poison(struct sym__parser *p, const char *name)
 {
 	if (name && !sym_graph_find_value(p->g, name))
-		sym__nameset_add(p, name);
+		sym__nameset_add(p, &p->failed, name);
 }
 
 /* Check that the statement of "p" ends here, after the part described by
@@ -104,7 +104,7 @@ sym__parse_unknown_value(struct sym__parser *p, size_t start, size_t len)
 {
 	struct sym__suggest s;
 	char *name = sym__lex_strndup(p, start, len);
-	int failed = name && sym__nameset_has(p, name);
+	int failed = name && sym__nameset_has(&p->failed, name);
 
 	free(name);
 	if (failed || p->oom || p->g->too_many)
@@ -248,7 +248,8 @@ symbol_option_value(struct sym__parser *p, const char *name,
 }
 
 /* Parse "symbol NAME [options]" after its keyword and declare the symbol;
- * return 0 or -1. */
+ * return 0 or -1. A name whose declaration failed is remembered, so that
+ * its uses are not reported as unknown symbols. */
 static int
 st_symbol(struct sym__parser *p)
 {
@@ -271,6 +272,8 @@ st_symbol(struct sym__parser *p)
 	loc = sym__lex_loc(p, start);
 	if (r == 0 && !sym_symbol_new(p->ctx, name, &info, &loc))
 		r = sym__lex_ctx_error(p, start);
+	if (r != 0 && !sym_symbol_find(p->ctx, name))
+		sym__nameset_add(p, &p->failed_sym, name);
 	free(name);
 	return r;
 }
@@ -346,6 +349,64 @@ split_comparison(struct sym__parser *p, const char *what, size_t r[4],
 	return 0;
 }
 
+/* The most symbols of an assertion whose witness binds them all. */
+#define MAX_NAMED 16
+
+/* Store in "syms" the distinct declared symbols named in bytes "start" to
+ * "end" of "p" (instances with their primes), at most MAX_NAMED; return
+ * their number. */
+static size_t
+named_symbols(struct sym__parser *p, size_t start, size_t end,
+    sym_symbol **syms, size_t n)
+{
+	size_t i = start, len;
+	sym_symbol *s;
+	char *name;
+
+	while (i < end && n < MAX_NAMED) {
+		if (!sym__lex_is_name_start(p->src[i]) ||
+		    (i > start && sym__lex_is_name_char(p->src[i - 1]))) {
+			i++;
+			continue;
+		}
+		for (len = 1; i + len < end &&
+		     (sym__lex_is_name_char(p->src[i + len]) ||
+		         p->src[i + len] == '\'');
+		     len++)
+			;
+		name = sym__lex_strndup(p, i, len);
+		s = name ? sym_symbol_find(p->ctx, name) : NULL;
+		free(name);
+		for (size_t k = 0; s && k < n; k++)
+			if (syms[k] == s)
+				s = NULL;
+		if (s)
+			syms[n++] = s;
+		i += len;
+	}
+	return n;
+}
+
+/* Check the assertion "lhs" "op" "rhs" written in bytes "r"[0] to "r"[3]
+ * of "p" at "loc", keeping its text; return what sym_graph_assert
+ * returns. */
+static sym_answer
+assertion(struct sym__parser *p, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
+    const size_t r[4], const sym_loc *loc)
+{
+	sym_symbol *syms[MAX_NAMED];
+	size_t n = named_symbols(p, r[0], r[1], syms, 0);
+	char *text = sym__lex_strndup(p, r[0], r[3] - r[0]);
+	sym_answer a;
+
+	n = named_symbols(p, r[2], r[3], syms, n);
+	if (!text)
+		return SYM_ERROR;
+	a = sym__graph_assert(p->g, lhs, op, rhs, text, syms, n, loc);
+	free(text);
+	return a;
+}
+
 /* Parse "relation E1 OP E2" or, when "is_assert", "assert E1 OP E2" after
  * its keyword, and declare or check it; return 0 or -1. */
 static int
@@ -364,8 +425,7 @@ st_compare(struct sym__parser *p, int is_assert)
 	loc = sym__lex_loc(p, r[0]);
 	if (!lhs || !rhs)
 		res = -1;
-	else if (is_assert &&
-	    sym_graph_assert(p->g, lhs, op, rhs, &loc) == SYM_ERROR)
+	else if (is_assert && assertion(p, lhs, op, rhs, r, &loc) == SYM_ERROR)
 		res = sym__parse_failed(p, before, r[0]);
 	else if (!is_assert &&
 	    sym_graph_add_relation(p->g, lhs, op, rhs, &loc) < 0)
@@ -645,6 +705,7 @@ parse(sym_ctx *ctx, const char *text, size_t len, const char *filename)
 	parse_lines(&p);
 	g->error_limit = 0;
 	sym__nameset_clear(&p.failed);
+	sym__nameset_clear(&p.failed_sym);
 	if (p.oom) {
 		sym_graph_free(g);
 		sym__oom(ctx);

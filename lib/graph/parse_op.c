@@ -205,6 +205,10 @@ scalar_value(struct sym__parser *p, size_t start, size_t end, struct value *v)
 		name = sym__lex_strndup(p, start, n);
 		if (!name)
 			return 1;
+		if (sym__nameset_has(&p->failed_sym, name)) {
+			free(name);
+			return 1;
+		}
 		if (!sym_symbol_find(p->ctx, name)) {
 			v->kind = SYM_ATTR_STRING;
 			v->s = name;
@@ -387,7 +391,7 @@ operand(struct sym__parser *p, struct call *c, size_t start, size_t len)
 	if (!name)
 		return -1;
 	v = sym_graph_find_value(p->g, name);
-	if (!v && sym__nameset_has(p, name))
+	if (!v && sym__nameset_has(&p->failed, name))
 		c->skip = 1;
 	else if (!v) {
 		c->bad = 1;

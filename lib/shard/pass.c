@@ -33,6 +33,7 @@ drop_shard_results(sym_graph *g)
 		free(g->diag[i].message);
 		free(g->diag[i].witness);
 		free(g->diag[i].hint);
+		sym_binding_free(g->diag[i].w);
 	}
 	if (d1 > d0)
 		memmove(g->diag + d0, g->diag + d1,
@@ -379,8 +380,8 @@ validate_tensor(struct sym__pass *p, const sym_node *n, char **lab,
 			wt = sym__witness_text(w);
 			hint = sym__divisor_hint(e, k);
 			if (wt)
-				sym__graph_diag(p->g, SYM_SEV_ERROR, &n->loc,
-				    wt, hint,
+				sym__graph_diag_w(p->g, SYM_SEV_ERROR, &n->loc,
+				    w, hint,
 				    "%s: %s makes dimension %zu of %s (size "
 				    "%s) not divisible by %lld (%s)",
 				    label, wt, d, v->name, es ? es : "?",

@@ -133,6 +133,8 @@ int sym__expr_foreach_atom(sym_expr *e, sym__atom_fn fn, void *user);
 
 size_t sym__expr_symbols_upto(const sym_expr *e, sym_symbol **out, size_t cap);
 void sym__symbol_free_all(sym_ctx *ctx);
+/* 1 when the declaration "info" is valid and admits a value, else 0. */
+int sym__symbol_info_admits(const sym_symbol_info *info);
 int sym__expr_eval_vals(const sym_expr *e, sym_symbol *const *sym,
     const int64_t *val, size_t n, int64_t *value);
 sym_expr *sym__lin(sym_expr *a, int64_t ca, sym_expr *b, int64_t cb, int64_t c);

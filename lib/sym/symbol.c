@@ -93,6 +93,17 @@ compute_range(const sym_symbol_info *info, int64_t *least, int64_t *greatest,
 	return 1;
 }
 
+/* Return 1 when the declaration "info" is valid and admits at least one
+ * value that fits 64 bits (computed exactly), else 0. */
+int
+sym__symbol_info_admits(const sym_symbol_info *info)
+{
+	int64_t lo, hi;
+	const char *why = NULL;
+
+	return info && compute_range(info, &lo, &hi, &why);
+}
+
 /* Append the new symbol "s" to the table of "ctx", and to its map of
  * names unless a symbol of that name came first; 0 or -1. */
 static int

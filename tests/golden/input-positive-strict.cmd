@@ -1,0 +1,1 @@
+--strict tests/golden/input-positive.sg
