@@ -1706,10 +1706,27 @@ test_reduce(void **state)
 		struct sym__tensor bk = tensor(SYM_DT_BOOL, 3, dk);
 		sym_attrs *at = attrs(ctx);
 
+		struct sym__tensor cnt = tensor(SYM_DT_I32, 2, dy);
+		double want[8];
+
 		sym_attrs_set_int(at, "axis", 1);
 		run("reduce_sum", at, &x, 1, &y, 1);
 		fails("reduce_sum", at, &x, 1, &k, 1,
 		    "with the reduced ones removed");
+		for (int64_t i = 0; i < 24; i++)
+			set(&b, i, (double)(i % 5 == 0 || i % 7 == 0));
+		for (int64_t i = 0; i < 8; i++) {
+			want[i] = 0;
+			for (int64_t j = 0; j < 3; j++) {
+				int64_t e = (i / 4) * 12 + j * 4 + i % 4;
+
+				want[i] += e % 5 == 0 || e % 7 == 0;
+			}
+		}
+		run("reduce_sum", at, &b, 1, &cnt, 1);
+		check_tensor(&cnt, want, 0, "reduce_sum of bool");
+		fails("reduce_sum", at, &b, 1, &y, 1,
+		    "the output of a sum of bool is i32, not f32");
 		sym_attrs_set_bool(at, "keep_dims", 1);
 		run("reduce_max", at, &x, 1, &k, 1);
 		run("reduce_max", at, &b, 1, &bk, 1);
@@ -1732,6 +1749,7 @@ test_reduce(void **state)
 		free_all(&k, 1);
 		free_all(&b, 1);
 		free_all(&bk, 1);
+		free_all(&cnt, 1);
 		sym_attrs_free(at);
 	}
 	finish(ctx);

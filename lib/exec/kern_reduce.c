@@ -7,7 +7,8 @@
  * reduce_mean divides by args->normalizer when it is positive (the
  * global count of the reduced elements, so that the partial means of the
  * ranks add up), otherwise by the local count; an integer mean truncates
- * toward zero, and integer sums wrap to int32. reduce_max propagates NaN;
+ * toward zero, and integer sums wrap to int32. reduce_sum of bool counts
+ * the true elements into an i32 output. reduce_max propagates NaN;
  * over no element it gives -inf (INT32_MIN for integers, false for bool),
  * a sum 0 and a mean NaN (0 for integers).
  */
@@ -89,6 +90,7 @@ typedef void (*rrow_fn)(const void *x, int64_t n, void *acc, int64_t sa);
 SUM_ROW(sum_f32, float, double)
 SUM_ROW(sum_f64, double, double)
 SUM_ROW(sum_i32, int32_t, int64_t)
+SUM_ROW(sum_u8, uint8_t, int64_t)
 MAX_ROW(max_f32, float)
 MAX_ROW(max_f64, double)
 MAX_ROW(max_i32, int32_t)
@@ -231,13 +233,15 @@ row_of(enum reduce_kind kind, enum sym__kst k)
 	static const rrow_fn sums[] = { [SYM__KST_F32] = sum_f32,
 		[SYM__KST_F64] = sum_f64,
 		[SYM__KST_I32] = sum_i32,
-		[SYM__KST_U8] = NULL };
+		[SYM__KST_U8] = sum_u8 };
 	static const rrow_fn maxs[] = { [SYM__KST_F32] = max_f32,
 		[SYM__KST_F64] = max_f64,
 		[SYM__KST_I32] = max_i32,
 		[SYM__KST_U8] = max_u8 };
 
 	if (k == SYM__KST_NONE)
+		return NULL;
+	if (kind == R_MEAN && k == SYM__KST_U8)
 		return NULL;
 	return kind == R_MAX ? maxs[k] : sums[k];
 }
@@ -264,8 +268,15 @@ reduce(struct sym__kernel_args *a, const char *op, enum reduce_kind kind)
 	y = &a->out[0];
 	k = sym__kst(x->dtype);
 	f = row_of(kind, k);
-	if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
+	if (kind == R_SUM && k == SYM__KST_U8) {
+		if (y->dtype != SYM_DT_I32)
+			return sym__kfail(a, op,
+			    "the output of a sum of bool is i32, not %s",
+			    sym_dtype_name(y->dtype));
+		k = SYM__KST_I32;
+	} else if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0) {
 		return -1;
+	}
 	if (!f)
 		return sym__kfail(a, op, "dtype %s is not supported",
 		    sym_dtype_name(x->dtype));

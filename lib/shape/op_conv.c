@@ -136,7 +136,8 @@ sym__decode_conv2d(struct sym__infer *inf)
 
 /*
  * The rule of conv2d(x, weight): x [N, C, H, W] and weight
- * [O, C / group, kh, kw] give [N, O, Ho, Wo] with
+ * [O, C / group, kh, kw], of one floating-point dtype, give [N, O, Ho, Wo]
+ * with
  * Ho = (H + pad_top + pad_bottom - dilation * (kh - 1) - 1) floordiv
  * stride + 1 (likewise Wo), kept symbolic and required to be at least 1,
  * for the decoded stride, pad, dilation and group. "inf" is the run.
@@ -151,7 +152,8 @@ sym__rule_conv2d(struct sym__infer *inf)
 	sym_expr *dims[4];
 
 	if (sym__rank_is(inf, 0, 4) < 0 || sym__rank_is(inf, 1, 4) < 0 ||
-	    sym__same_dtype(inf, 0, 1) < 0 || channels(inf, group) < 0)
+	    sym__dtype_float(inf, 0) < 0 || sym__same_dtype(inf, 0, 1) < 0 ||
+	    channels(inf, group) < 0)
 		return -1;
 	dims[0] = x->dim[0];
 	dims[1] = w->dim[0];

@@ -30,10 +30,8 @@ sym__decode_none(struct sym__infer *inf)
 int
 sym__rule_numeric(struct sym__infer *inf)
 {
-	if (inf->in[0]->dtype == SYM_DT_BOOL)
-		return sym__infer_fail(inf, 0,
-		    "%s needs a numeric input, but %s is bool", inf->op->name,
-		    sym__in_name(inf, 0));
+	if (sym__dtype_numeric(inf, 0) < 0)
+		return -1;
 	return sym__out_same(inf, 0);
 }
 
@@ -79,7 +77,10 @@ sym__rule_cast(struct sym__infer *inf)
 }
 
 /* The rule of add, sub, mul, div, maximum and minimum: operands of one
- * dtype, broadcast; "inf" is the run. */
+ * dtype, broadcast. sub and div are not defined on bool (NumPy refuses
+ * the first; its true division of bools gives floats, which a cast
+ * says); add and maximum are "or" there, mul and minimum "and". "inf"
+ * is the run. */
 int
 sym__rule_binary(struct sym__infer *inf)
 {
@@ -88,6 +89,9 @@ sym__rule_binary(struct sym__infer *inf)
 	sym_expr **dims;
 
 	if (sym__same_dtype(inf, 0, 1) < 0)
+		return -1;
+	if ((inf->op->id == SYM__OP_SUB || inf->op->id == SYM__OP_DIV) &&
+	    sym__dtype_numeric(inf, 0) < 0)
 		return -1;
 	dims = sym__scratch(inf, n, sizeof(*dims));
 	if (!dims)
@@ -126,14 +130,15 @@ sym__decode_bias_add(struct sym__infer *inf)
 	return 0;
 }
 
-/* The rule of bias_add: x of rank >= 2 plus a 1-D bias along its decoded
- * channel dimension; "inf" is the run. */
+/* The rule of bias_add: numeric x of rank >= 2 plus a 1-D bias of its
+ * dtype along its decoded channel dimension; "inf" is the run. */
 int
 sym__rule_bias_add(struct sym__infer *inf)
 {
 	size_t c = inf->at.elementwise.channel;
 
-	if (sym__rank_is(inf, 1, 1) < 0 || sym__same_dtype(inf, 0, 1) < 0)
+	if (sym__rank_is(inf, 1, 1) < 0 || sym__dtype_numeric(inf, 0) < 0 ||
+	    sym__same_dtype(inf, 0, 1) < 0)
 		return -1;
 	if (sym__require_equal(inf, inf->in[1]->dim[0], inf->in[0]->dim[c],
 	        "dimension 0 of bias %s (%s) must equal dimension %zu of %s "

@@ -31,7 +31,10 @@ sym__decode_reduce(struct sym__infer *inf)
 }
 
 /* The rule of the reductions: the dimensions the decoder marked are
- * removed, or kept as 1 with keep_dims; "inf" is the run. */
+ * removed, or kept as 1 with keep_dims. The result keeps the input's
+ * dtype, except reduce_sum of bool, which counts the true elements into
+ * an i32 (NumPy counts into its default integer); reduce_mean needs a
+ * numeric input. "inf" is the run. */
 int
 sym__rule_reduce(struct sym__infer *inf)
 {
@@ -40,14 +43,20 @@ sym__rule_reduce(struct sym__infer *inf)
 	int keep = inf->at.reduce.keep_dims;
 	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
 	sym_expr *one = sym__tmp(inf, sym__const(inf->ctx, 1));
+	sym_dtype dt = x->dtype;
 	size_t rank = 0;
 
 	if (!dims || !one)
 		return sym__infer_nomem(inf);
+	if (inf->op->id == SYM__OP_REDUCE_MEAN &&
+	    sym__dtype_numeric(inf, 0) < 0)
+		return -1;
+	if (inf->op->id == SYM__OP_REDUCE_SUM && dt == SYM_DT_BOOL)
+		dt = SYM_DT_I32;
 	for (size_t i = 0; i < x->rank; i++)
 		if (!mark[i])
 			dims[rank++] = x->dim[i];
 		else if (keep)
 			dims[rank++] = one;
-	return sym__out_shape(inf, x->dtype, rank, dims);
+	return sym__out_shape(inf, dt, rank, dims);
 }

@@ -321,6 +321,18 @@ sym__dtype_integer(struct sym__infer *inf, size_t i, const char *role)
 	    sym__in_name(inf, i), inf->op->name, sym_dtype_name(dt));
 }
 
+/* Check that input "i" of "inf" has a numeric dtype (not bool): the
+ * operator computes on numbers; return 0 or -1. */
+int
+sym__dtype_numeric(struct sym__infer *inf, size_t i)
+{
+	if (inf->in[i]->dtype != SYM_DT_BOOL)
+		return 0;
+	return sym__infer_fail(inf, (int)i,
+	    "%s needs a numeric input, but %s is bool", inf->op->name,
+	    sym__in_name(inf, i));
+}
+
 /* Check that input "i" of "inf" has a floating-point dtype; return 0 or
  * -1. */
 int
