@@ -1755,6 +1755,129 @@ test_reduce(void **state)
 	finish(ctx);
 }
 
+/* Run the binary "op" on the dtype "dt" with u and v (one element each)
+ * and check that it gives "want". */
+static void
+narrow_binary(const char *op, sym_dtype dt, double u, double v, double want)
+{
+	int64_t one[] = { 1 };
+	struct sym__tensor in[2] = { tensor(dt, 1, one), tensor(dt, 1, one) };
+	struct sym__tensor y = tensor(dt, 1, one);
+	char what[64];
+
+	set(&in[0], 0, u);
+	set(&in[1], 0, v);
+	run(op, NULL, in, 2, &y, 1);
+	snprintf(what, sizeof(what), "%s %s", op, sym_dtype_name(dt));
+	check_tensor(&y, &want, 0, what);
+	free_all(in, 2);
+	free_all(&y, 1);
+}
+
+/* Integer kernels compute in the width of the dtype, as NumPy and
+ * PyTorch: results wrap to i8, i16 and u8 (their int32 storage holds the
+ * wrapped value); i64, held in int32, is refused where a result could
+ * need more bits. */
+static void
+test_narrow_ints(void **state)
+{
+	int64_t d2[] = { 1, 2 }, d21[] = { 2, 1 }, d11[] = { 1, 1 };
+	int64_t d12[] = { 1, 2 }, d2c[] = { 2 }, d1[] = { 1 };
+	sym_ctx *ctx = new_ctx();
+	sym_attrs *at = attrs(ctx);
+	struct sym__tensor a, b, y, z;
+	double w2[2];
+
+	(void)state;
+	narrow_binary("add", SYM_DT_I8, 100, 100, -56);
+	narrow_binary("add", SYM_DT_I8, -100, -100, 56);
+	narrow_binary("sub", SYM_DT_U8, 3, 5, 254);
+	narrow_binary("add", SYM_DT_U8, 200, 100, 44);
+	narrow_binary("mul", SYM_DT_I16, 300, 300, 24464);
+	narrow_binary("mul", SYM_DT_U8, 16, 17, 16);
+	narrow_binary("div", SYM_DT_I8, -128, -1, -128);
+	narrow_binary("add", SYM_DT_I32, 2147483647, 1, -2147483648.0);
+	narrow_binary("maximum", SYM_DT_I64, 7, -3, 7);
+	/* neg: -(-128) is -128 in i8. */
+	a = tensor(SYM_DT_I8, 1, d1);
+	y = tensor(SYM_DT_I8, 1, d1);
+	set(&a, 0, -128);
+	run("neg", NULL, &a, 1, &y, 1);
+	w2[0] = -128;
+	check_tensor(&y, w2, 0, "neg i8");
+	free_all(&a, 1);
+	free_all(&y, 1);
+	/* bias_add: 250 + 10 is 4 in u8. */
+	a = tensor(SYM_DT_U8, 2, d12);
+	b = tensor(SYM_DT_U8, 1, d2c);
+	y = tensor(SYM_DT_U8, 2, d12);
+	set(&a, 0, 250);
+	set(&a, 1, 1);
+	set(&b, 0, 10);
+	set(&b, 1, 2);
+	{
+		struct sym__tensor in[2] = { a, b };
+
+		run("bias_add", NULL, in, 2, &y, 1);
+	}
+	w2[0] = 4;
+	w2[1] = 3;
+	check_tensor(&y, w2, 0, "bias_add u8");
+	free_all(&a, 1);
+	free_all(&b, 1);
+	free_all(&y, 1);
+	/* matmul: 100 * 1 + 100 * 1 is -56 in i8; batch_matmul alike. */
+	for (int batch = 0; batch < 2; batch++) {
+		struct sym__tensor in[2];
+		const char *op = batch ? "batch_matmul" : "matmul";
+
+		in[0] = tensor(SYM_DT_I8, 2, d2);
+		in[1] = tensor(SYM_DT_I8, 2, d21);
+		z = tensor(SYM_DT_I8, 2, d11);
+		set(&in[0], 0, 100);
+		set(&in[0], 1, 100);
+		set(&in[1], 0, 1);
+		set(&in[1], 1, 1);
+		run(op, NULL, in, 2, &z, 1);
+		w2[0] = -56;
+		check_tensor(&z, w2, 0, op);
+		free_all(in, 2);
+		free_all(&z, 1);
+	}
+	/* reduce_sum: 100 + 100 is -56 in i8, 200 + 100 is 44 in u8. */
+	sym_attrs_set_int(at, "axis", 1);
+	for (int u = 0; u < 2; u++) {
+		sym_dtype dt = u ? SYM_DT_U8 : SYM_DT_I8;
+
+		a = tensor(dt, 2, d2);
+		y = tensor(dt, 1, d1);
+		set(&a, 0, u ? 200 : 100);
+		set(&a, 1, 100);
+		run("reduce_sum", at, &a, 1, &y, 1);
+		w2[0] = u ? 44 : -56;
+		check_tensor(&y, w2, 0, "reduce_sum");
+		free_all(&a, 1);
+		free_all(&y, 1);
+	}
+	/* i64 is refused where a result could need more than 32 bits. */
+	a = tensor(SYM_DT_I64, 1, d1);
+	b = tensor(SYM_DT_I64, 1, d1);
+	y = tensor(SYM_DT_I64, 1, d1);
+	{
+		struct sym__tensor in[2] = { a, b };
+
+		fails("add", NULL, in, 2, &y, 1,
+		    "input 0 is i64, which is held in 32 bits");
+		fails("neg", NULL, &a, 1, &y, 1,
+		    "the input is i64, which is held in 32 bits");
+	}
+	free_all(&a, 1);
+	free_all(&b, 1);
+	free_all(&y, 1);
+	sym_attrs_free(at);
+	finish(ctx);
+}
+
 /* --- normalisation ---------------------------------------------------- */
 
 /* softmax and log_softmax over random axis sets (one axis, neighbouring
@@ -2716,6 +2839,7 @@ main(void)
 		cmocka_unit_test(test_concat_split),
 		cmocka_unit_test(test_slice),
 		cmocka_unit_test(test_reduce),
+		cmocka_unit_test(test_narrow_ints),
 		cmocka_unit_test(test_softmax),
 		cmocka_unit_test(test_layer_norm),
 		cmocka_unit_test(test_gather),

@@ -216,7 +216,7 @@ static const struct dtype_case dtype_cases[] = {
 	{ "sqrt", "input x : @A[2, 3]\ny = sqrt(x)\n", F32, F32, 0 },
 	{ "tanh", "input x : @A[2, 3]\ny = tanh(x)\n", F32, F32, 0 },
 	{ "sigmoid", "input x : @A[2, 3]\ny = sigmoid(x)\n", F32, F32, 0 },
-	{ "cast", "input x : @A[2, 3]\ny = cast(x, dtype=\"@B\")\n", F32, F32,
+	{ "cast", "input x : @A[2, 3]\ny = cast(x, dtype=\"@B\")\n", I32, F32,
 	    1 },
 	{ "identity", "input x : @A[2, 3]\ny = identity(x)\n", F32, F32, 0 },
 	{ "add", "input x : @A[2, 3]\ninput w : @A[3]\ny = add(x, w)\n", F32,

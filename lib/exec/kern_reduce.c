@@ -7,7 +7,9 @@
  * reduce_mean divides by args->normalizer when it is positive (the
  * global count of the reduced elements, so that the partial means of the
  * ranks add up), otherwise by the local count; an integer mean truncates
- * toward zero, and integer sums wrap to int32. reduce_sum of bool counts
+ * toward zero, and integer sums wrap to the width of their dtype (i8,
+ * i16, u8, i32); i64, held in int32, is refused by reduce_sum and
+ * reduce_mean. reduce_sum of bool counts
  * the true elements into an i32 output. reduce_max propagates NaN;
  * over no element it gives -inf (INT32_MIN for integers, false for bool),
  * a sum 0 and a mean NaN (0 for integers).
@@ -280,6 +282,8 @@ reduce(struct sym__kernel_args *a, const char *op, enum reduce_kind kind)
 	if (!f)
 		return sym__kfail(a, op, "dtype %s is not supported",
 		    sym_dtype_name(x->dtype));
+	if (kind == R_SUM && sym__kno_i64(a, op, x, "the input") < 0)
+		return -1;
 	ny = sym__tensor_numel(y);
 	count = ny ? sym__tensor_numel(x) / ny : 0;
 	merge(x, mark, &l);
@@ -299,6 +303,7 @@ reduce(struct sym__kernel_args *a, const char *op, enum reduce_kind kind)
 	if (kind == R_MEAN && a->normalizer > 0)
 		count = a->normalizer;
 	sum_store(y->data, k, acc, ny, kind == R_MEAN ? count : 1);
+	sym__kwrap(y->data, y->dtype, ny);
 	sym__kscratch_done(a, acc);
 	return 0;
 }

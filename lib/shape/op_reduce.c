@@ -34,7 +34,8 @@ sym__decode_reduce(struct sym__infer *inf)
  * removed, or kept as 1 with keep_dims. The result keeps the input's
  * dtype, except reduce_sum of bool, which counts the true elements into
  * an i32 (NumPy counts into its default integer); reduce_mean needs a
- * numeric input. "inf" is the run. */
+ * numeric input, and reduce_sum one that is not i64 (see
+ * sym__dtype_not_i64). "inf" is the run. */
 int
 sym__rule_reduce(struct sym__infer *inf)
 {
@@ -50,6 +51,8 @@ sym__rule_reduce(struct sym__infer *inf)
 		return sym__infer_nomem(inf);
 	if (inf->op->id == SYM__OP_REDUCE_MEAN &&
 	    sym__dtype_numeric(inf, 0) < 0)
+		return -1;
+	if (inf->op->id == SYM__OP_REDUCE_SUM && sym__dtype_not_i64(inf, 0) < 0)
 		return -1;
 	if (inf->op->id == SYM__OP_REDUCE_SUM && dt == SYM_DT_BOOL)
 		dt = SYM_DT_I32;
