@@ -1878,6 +1878,101 @@ test_narrow_ints(void **state)
 	finish(ctx);
 }
 
+/* Return 1 when element "i" of "t" is NaN. */
+static int
+is_nan_at(const struct sym__tensor *t, int64_t i)
+{
+	return isnan(get(t, i));
+}
+
+/* NaN propagates through every floating kernel as in NumPy and PyTorch,
+ * f32 and f64: relu(NaN) is NaN, every other unary function too; each
+ * binary operator (maximum and minimum as np.maximum / np.minimum) and
+ * bias_add give NaN when either operand is NaN; reductions and the
+ * normalisations give NaN where a NaN is reduced. */
+static void
+test_nan(void **state)
+{
+	static const char *const unary_ops[] = { "relu", "gelu", "exp", "log",
+		"neg", "sqrt", "tanh", "sigmoid", "identity" };
+	static const char *const binary_ops[] = { "add", "sub", "mul", "div",
+		"maximum", "minimum", "bias_add" };
+	static const char *const norm_ops[] = { "reduce_sum", "reduce_mean",
+		"reduce_max", "softmax", "log_softmax" };
+	int64_t d2[] = { 2, 2 }, d1[] = { 2 };
+	sym_ctx *ctx = new_ctx();
+
+	(void)state;
+	for (int f = 0; f < 2; f++) {
+		sym_dtype dt = f ? SYM_DT_F64 : SYM_DT_F32;
+
+		for (size_t k = 0; k < sizeof(unary_ops) / sizeof(*unary_ops);
+		     k++) {
+			struct sym__tensor x = tensor(dt, 1, d1);
+			struct sym__tensor y = tensor(dt, 1, d1);
+
+			set(&x, 0, NAN);
+			set(&x, 1, 0.5);
+			run(unary_ops[k], NULL, &x, 1, &y, 1);
+			if (!is_nan_at(&y, 0) || is_nan_at(&y, 1))
+				fail_msg("%s(NaN) is %g, (0.5) is %g",
+				    unary_ops[k], get(&y, 0), get(&y, 1));
+			free_all(&x, 1);
+			free_all(&y, 1);
+		}
+		for (size_t k = 0; k < sizeof(binary_ops) / sizeof(*binary_ops);
+		     k++) {
+			/* [[NaN, 1], [1, 1]] op [1, NaN] (bias_add: the bias
+			 * along dim 1): NaN at 0, 1 and 3, a number at 2. */
+			struct sym__tensor in[2] = { tensor(dt, 2, d2),
+				tensor(dt, 1, d1) };
+			struct sym__tensor y = tensor(dt, 2, d2);
+
+			set(&in[0], 0, NAN);
+			for (int64_t i = 1; i < 4; i++)
+				set(&in[0], i, 1.0);
+			set(&in[1], 0, 1.0);
+			set(&in[1], 1, NAN);
+			run(binary_ops[k], NULL, in, 2, &y, 1);
+			if (!is_nan_at(&y, 0) || !is_nan_at(&y, 1) ||
+			    is_nan_at(&y, 2) || !is_nan_at(&y, 3))
+				fail_msg("%s %s: NaN does not propagate "
+				         "(%g %g %g %g)",
+				    binary_ops[k], sym_dtype_name(dt),
+				    get(&y, 0), get(&y, 1), get(&y, 2),
+				    get(&y, 3));
+			free_all(in, 2);
+			free_all(&y, 1);
+		}
+		for (size_t k = 0; k < sizeof(norm_ops) / sizeof(*norm_ops);
+		     k++) {
+			/* Row 0 holds a NaN, row 1 none. */
+			int red = !strncmp(norm_ops[k], "reduce", 6);
+			sym_attrs *at = attrs(ctx);
+			struct sym__tensor x = tensor(dt, 2, d2);
+			struct sym__tensor y =
+			    red ? tensor(dt, 1, d1) : tensor(dt, 2, d2);
+
+			sym_attrs_set_int(at, "axis", 1);
+			set(&x, 0, 2.0);
+			set(&x, 1, NAN);
+			set(&x, 2, 2.0);
+			set(&x, 3, 3.0);
+			run(norm_ops[k], at, &x, 1, &y, 1);
+			if (!is_nan_at(&y, 0) || is_nan_at(&y, red ? 1 : 2) ||
+			    (!red && (!is_nan_at(&y, 1) || is_nan_at(&y, 3))))
+				fail_msg(
+				    "%s %s: NaN does not propagate (%g %g)",
+				    norm_ops[k], sym_dtype_name(dt), get(&y, 0),
+				    get(&y, 1));
+			free_all(&x, 1);
+			free_all(&y, 1);
+			sym_attrs_free(at);
+		}
+	}
+	finish(ctx);
+}
+
 /* --- normalisation ---------------------------------------------------- */
 
 /* softmax and log_softmax over random axis sets (one axis, neighbouring
@@ -2840,6 +2935,7 @@ main(void)
 		cmocka_unit_test(test_slice),
 		cmocka_unit_test(test_reduce),
 		cmocka_unit_test(test_narrow_ints),
+		cmocka_unit_test(test_nan),
 		cmocka_unit_test(test_softmax),
 		cmocka_unit_test(test_layer_norm),
 		cmocka_unit_test(test_gather),

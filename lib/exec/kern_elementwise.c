@@ -3,8 +3,11 @@
  * neg sqrt tanh sigmoid), cast, identity, the binary arithmetic (add sub
  * mul div maximum minimum) with NumPy broadcasting, and bias_add.
  *
- * Floating kernels run in f32 (f64 for f64 tensors); gelu is the exact
- * form 0.5 x (1 + erf(x / sqrt 2)) (erff), not the tanh approximation.
+ * Floating kernels run in f32 (f64 for f64 tensors) and propagate NaN,
+ * as NumPy and PyTorch: relu(NaN) is NaN, and maximum and minimum give
+ * NaN when either operand is NaN (np.maximum, not np.fmax). gelu is the
+ * exact form 0.5 x (1 + erf(x / sqrt 2)) (erff), not the tanh
+ * approximation.
  * relu, neg, bias_add and the binary ops also take integers, held in
  * int32 and computed in the width of their dtype: results wrap to i8,
  * i16, u8 or i32 like NumPy's and PyTorch's (100 + 100 is -56 in i8).
@@ -61,8 +64,8 @@ typedef void (*unary_fn)(const void *x, void *y, int64_t n);
 		}                                             \
 	}
 
-UNARY(relu_f32, float, v > 0.0f ? v : 0.0f)
-UNARY(relu_f64, double, v > 0.0 ? v : 0.0)
+UNARY(relu_f32, float, v > 0.0f || v != v ? v : 0.0f)
+UNARY(relu_f64, double, v > 0.0 || v != v ? v : 0.0)
 UNARY(relu_i32, int32_t, v > 0 ? v : 0)
 UNARY(neg_f32, float, -v)
 UNARY(neg_f64, double, -v)
