@@ -560,6 +560,62 @@ test_dtypes_agree(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* conv2d's output extent is one checked arithmetic in the shape rule and
+ * the kernel: attributes near 2^63 whose extent overflows 64 bits are an
+ * error located at the attribute (also with symbolic sizes when the pads
+ * alone overflow), and large ones that fit give the same extent to
+ * shape-check and to a run. */
+static void
+test_conv_extent_overflow(void **state)
+{
+	static const char *const bad[] = {
+		"input x : f32[1, 2, 4, 4]\ninput w : f32[4, 2, 3, 3]\n"
+		"y = conv2d(x, w, stride=[9223372036854775807, 1], "
+		"pad=[4611686018427387904, 4611686018427387903, 0, 0])\n",
+		"symbol h\ninput x : f32[1, 2, h, 4]\n"
+		"input w : f32[4, 2, 3, 3]\n"
+		"y = conv2d(x, w, stride=[2, 1], "
+		"pad=[4611686018427387904, 4611686018427387904, 0, 0])\n",
+		"input x : f32[1, 2, 4, 9]\ninput w : f32[4, 2, 3, 3]\n"
+		"y = conv2d(x, w, dilation=[1, 4611686018427387904])\n",
+	};
+	static const int col[] = { 51, 33, 18 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g;
+	char *s, msg[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const sym_diagnostic *d;
+
+		g = sym_graph_parse(ctx, bad[i], "conv.sg");
+		assert_non_null(g);
+		assert_int_equal(sym_graph_n_errors(g), 1);
+		d = sym_graph_diagnostic(g, 0);
+		assert_int_equal(d->loc.line, i == 1 ? 4 : 3);
+		assert_int_equal(d->loc.col, col[i]);
+		if (!strstr(d->message, "overflow 64 bits"))
+			fail_msg("case %zu: %s", i, d->message);
+		sym_graph_free(g);
+	}
+	g = sym_graph_parse(ctx,
+	    "input x : f32[1, 2, 4, 4]\ninput w : f32[4, 2, 3, 3]\n"
+	    "y = conv2d(x, w, stride=[4611686018427387904, 1], "
+	    "pad=[2305843009213693952, 2305843009213693952, 0, 0])\n"
+	    "output y\n",
+	    "conv.sg");
+	assert_non_null(g);
+	assert_int_equal(sym_graph_n_errors(g), 0);
+	s = sym_shape_to_str(sym_value_shape(sym_graph_find_value(g, "y")));
+	assert_string_equal(s, "f32[1, 4, 2, 2]");
+	free(s);
+	if (run_one_device(g, "conv2d", msg, sizeof(msg)) != 0)
+		fail_msg("%s", msg);
+	sym_graph_free(g);
+	assert_int_equal(sym_ctx_report_live(ctx, NULL), 0);
+	sym_ctx_free(ctx);
+}
+
 int
 main(void)
 {
@@ -568,6 +624,7 @@ main(void)
 		cmocka_unit_test(test_facts),
 		cmocka_unit_test(test_decoded_on_node),
 		cmocka_unit_test(test_dtypes_agree),
+		cmocka_unit_test(test_conv_extent_overflow),
 	};
 
 	return cmocka_run_group_tests_name("ops", tests, NULL, NULL);
