@@ -1399,6 +1399,91 @@ test_failing_rank(void **state)
 	compiled_clear(&c);
 }
 
+/* What one rank of the narrow-sum test computes: the plan and slices,
+ * the dtype, the input value, and the first output element it got. */
+struct wrank {
+	struct compiled *c;
+	sym_slices *s;
+	int32_t in, out;
+};
+
+/* Run rank "m" of the graph of "arg" (a struct wrank per rank): every
+ * element of its block of x set to arg->in, y's first element kept;
+ * return 0 or -1. */
+static int
+run_wrap_rank(struct member *m, void *arg)
+{
+	struct wrank *w = &((struct wrank *)arg)[m->rank];
+	const sym_plan *p = w->c->p;
+	sym_exec *x = sym_exec_new(p, m->ep, m->ctx);
+	size_t bytes = 0, yb = 0;
+	int32_t *xv, *yv;
+
+	if (!x || sym_exec_prepare(x, w->s) < 0)
+		return failed(m, "setup: %s", sym_ctx_last_message(m->ctx));
+	xv = sym_exec_data(x,
+	    sym_plan_value_tensor(p, sym_graph_find_value(w->c->g, "x")),
+	    &bytes);
+	for (size_t i = 0; xv && i < bytes / 4; i++)
+		xv[i] = w->in;
+	if (!xv || sym_exec_run(x) < 0) {
+		sym_exec_free(x);
+		return failed(m, "run: %s", sym_ctx_last_message(m->ctx));
+	}
+	yv = sym_exec_data(x,
+	    sym_plan_value_tensor(p, sym_graph_find_value(w->c->g, "y")), &yb);
+	w->out = yv && yb >= 4 ? yv[0] : INT32_MAX;
+	sym_exec_free(x);
+	return 0;
+}
+
+/* Integer partial sums added across ranks wrap to the width of their
+ * dtype like the kernels' sums: an i8 row of eight 25s summed on two
+ * ranks (100 each, then an all_reduce) is 200 - 256 = -56 on every rank,
+ * as NumPy's sum in int8; a u8 row of 250s gives 8 * 250 mod 256 = 208
+ * and an i16 row of 5000s 40000 - 65536 = -25536. */
+static void
+test_narrow_partial_sums(void **state)
+{
+	static const struct {
+		const char *dt;
+		int32_t in, want;
+	} cases[] = { { "i8", 25, -56 }, { "u8", 250, 208 },
+		{ "i16", 5000, -25536 } };
+	struct team t;
+
+	(void)state;
+	team_init(&t);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct compiled c;
+		struct wrank w[2];
+		sym_binding *b;
+		char text[256];
+
+		snprintf(text, sizeof(text),
+		    "devices 2\ninput x : %s[1, 8]\n"
+		    "y = reduce_sum(x, axis=[1]) shard ((1, 2),)\noutput y\n",
+		    cases[k].dt);
+		compile_text(&c, text, "wrap.sg");
+		b = binding(&c, "");
+		w[0] = (struct wrank){
+			.c = &c, .s = sym_slices_new(c.p), .in = cases[k].in
+		};
+		assert_non_null(w[0].s);
+		assert_int_equal(sym_plan_bind(c.p, b, w[0].s), 0);
+		w[1] = w[0];
+		team_run(&t, 2, run_wrap_rank, w);
+		for (int r = 0; r < 2; r++)
+			if (w[r].out != cases[k].want)
+				fail_msg("%s: rank %d has %d, not %d",
+				    cases[k].dt, r, w[r].out, cases[k].want);
+		sym_slices_free(w[0].s);
+		sym_binding_free(b);
+		compiled_clear(&c);
+	}
+	team_clear(&t);
+}
+
 /* The executor's API on one rank: errors before prepare and with
  * unbound slices, buffers kept across bindings (none reallocated for a
  * smaller or equal batch), deterministic inputs within their ranges. */
@@ -1686,6 +1771,7 @@ main(void)
 		cmocka_unit_test(test_infinities),
 		cmocka_unit_test(test_failing_rank),
 		cmocka_unit_test(test_oom_messages),
+		cmocka_unit_test(test_narrow_partial_sums),
 		cmocka_unit_test(test_exec_api),
 		cmocka_unit_test(test_steady_state),
 		cmocka_unit_test(test_overflow_sizes),

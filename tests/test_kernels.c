@@ -1706,10 +1706,27 @@ test_reduce(void **state)
 		struct sym__tensor bk = tensor(SYM_DT_BOOL, 3, dk);
 		sym_attrs *at = attrs(ctx);
 
+		struct sym__tensor cnt = tensor(SYM_DT_I32, 2, dy);
+		double want[8];
+
 		sym_attrs_set_int(at, "axis", 1);
 		run("reduce_sum", at, &x, 1, &y, 1);
 		fails("reduce_sum", at, &x, 1, &k, 1,
 		    "with the reduced ones removed");
+		for (int64_t i = 0; i < 24; i++)
+			set(&b, i, (double)(i % 5 == 0 || i % 7 == 0));
+		for (int64_t i = 0; i < 8; i++) {
+			want[i] = 0;
+			for (int64_t j = 0; j < 3; j++) {
+				int64_t e = (i / 4) * 12 + j * 4 + i % 4;
+
+				want[i] += e % 5 == 0 || e % 7 == 0;
+			}
+		}
+		run("reduce_sum", at, &b, 1, &cnt, 1);
+		check_tensor(&cnt, want, 0, "reduce_sum of bool");
+		fails("reduce_sum", at, &b, 1, &y, 1,
+		    "the output of a sum of bool is i32, not f32");
 		sym_attrs_set_bool(at, "keep_dims", 1);
 		run("reduce_max", at, &x, 1, &k, 1);
 		run("reduce_max", at, &b, 1, &bk, 1);
@@ -1732,7 +1749,226 @@ test_reduce(void **state)
 		free_all(&k, 1);
 		free_all(&b, 1);
 		free_all(&bk, 1);
+		free_all(&cnt, 1);
 		sym_attrs_free(at);
+	}
+	finish(ctx);
+}
+
+/* Run the binary "op" on the dtype "dt" with u and v (one element each)
+ * and check that it gives "want". */
+static void
+narrow_binary(const char *op, sym_dtype dt, double u, double v, double want)
+{
+	int64_t one[] = { 1 };
+	struct sym__tensor in[2] = { tensor(dt, 1, one), tensor(dt, 1, one) };
+	struct sym__tensor y = tensor(dt, 1, one);
+	char what[64];
+
+	set(&in[0], 0, u);
+	set(&in[1], 0, v);
+	run(op, NULL, in, 2, &y, 1);
+	snprintf(what, sizeof(what), "%s %s", op, sym_dtype_name(dt));
+	check_tensor(&y, &want, 0, what);
+	free_all(in, 2);
+	free_all(&y, 1);
+}
+
+/* Integer kernels compute in the width of the dtype, as NumPy and
+ * PyTorch: results wrap to i8, i16 and u8 (their int32 storage holds the
+ * wrapped value); i64, held in int32, is refused where a result could
+ * need more bits. */
+static void
+test_narrow_ints(void **state)
+{
+	int64_t d2[] = { 1, 2 }, d21[] = { 2, 1 }, d11[] = { 1, 1 };
+	int64_t d12[] = { 1, 2 }, d2c[] = { 2 }, d1[] = { 1 };
+	sym_ctx *ctx = new_ctx();
+	sym_attrs *at = attrs(ctx);
+	struct sym__tensor a, b, y, z;
+	double w2[2];
+
+	(void)state;
+	narrow_binary("add", SYM_DT_I8, 100, 100, -56);
+	narrow_binary("add", SYM_DT_I8, -100, -100, 56);
+	narrow_binary("sub", SYM_DT_U8, 3, 5, 254);
+	narrow_binary("add", SYM_DT_U8, 200, 100, 44);
+	narrow_binary("mul", SYM_DT_I16, 300, 300, 24464);
+	narrow_binary("mul", SYM_DT_U8, 16, 17, 16);
+	narrow_binary("div", SYM_DT_I8, -128, -1, -128);
+	narrow_binary("add", SYM_DT_I32, 2147483647, 1, -2147483648.0);
+	narrow_binary("maximum", SYM_DT_I64, 7, -3, 7);
+	/* neg: -(-128) is -128 in i8. */
+	a = tensor(SYM_DT_I8, 1, d1);
+	y = tensor(SYM_DT_I8, 1, d1);
+	set(&a, 0, -128);
+	run("neg", NULL, &a, 1, &y, 1);
+	w2[0] = -128;
+	check_tensor(&y, w2, 0, "neg i8");
+	free_all(&a, 1);
+	free_all(&y, 1);
+	/* bias_add: 250 + 10 is 4 in u8. */
+	a = tensor(SYM_DT_U8, 2, d12);
+	b = tensor(SYM_DT_U8, 1, d2c);
+	y = tensor(SYM_DT_U8, 2, d12);
+	set(&a, 0, 250);
+	set(&a, 1, 1);
+	set(&b, 0, 10);
+	set(&b, 1, 2);
+	{
+		struct sym__tensor in[2] = { a, b };
+
+		run("bias_add", NULL, in, 2, &y, 1);
+	}
+	w2[0] = 4;
+	w2[1] = 3;
+	check_tensor(&y, w2, 0, "bias_add u8");
+	free_all(&a, 1);
+	free_all(&b, 1);
+	free_all(&y, 1);
+	/* matmul: 100 * 1 + 100 * 1 is -56 in i8; batch_matmul alike. */
+	for (int batch = 0; batch < 2; batch++) {
+		struct sym__tensor in[2];
+		const char *op = batch ? "batch_matmul" : "matmul";
+
+		in[0] = tensor(SYM_DT_I8, 2, d2);
+		in[1] = tensor(SYM_DT_I8, 2, d21);
+		z = tensor(SYM_DT_I8, 2, d11);
+		set(&in[0], 0, 100);
+		set(&in[0], 1, 100);
+		set(&in[1], 0, 1);
+		set(&in[1], 1, 1);
+		run(op, NULL, in, 2, &z, 1);
+		w2[0] = -56;
+		check_tensor(&z, w2, 0, op);
+		free_all(in, 2);
+		free_all(&z, 1);
+	}
+	/* reduce_sum: 100 + 100 is -56 in i8, 200 + 100 is 44 in u8. */
+	sym_attrs_set_int(at, "axis", 1);
+	for (int u = 0; u < 2; u++) {
+		sym_dtype dt = u ? SYM_DT_U8 : SYM_DT_I8;
+
+		a = tensor(dt, 2, d2);
+		y = tensor(dt, 1, d1);
+		set(&a, 0, u ? 200 : 100);
+		set(&a, 1, 100);
+		run("reduce_sum", at, &a, 1, &y, 1);
+		w2[0] = u ? 44 : -56;
+		check_tensor(&y, w2, 0, "reduce_sum");
+		free_all(&a, 1);
+		free_all(&y, 1);
+	}
+	/* i64 is refused where a result could need more than 32 bits. */
+	a = tensor(SYM_DT_I64, 1, d1);
+	b = tensor(SYM_DT_I64, 1, d1);
+	y = tensor(SYM_DT_I64, 1, d1);
+	{
+		struct sym__tensor in[2] = { a, b };
+
+		fails("add", NULL, in, 2, &y, 1,
+		    "input 0 is i64, which is held in 32 bits");
+		fails("neg", NULL, &a, 1, &y, 1,
+		    "the input is i64, which is held in 32 bits");
+	}
+	free_all(&a, 1);
+	free_all(&b, 1);
+	free_all(&y, 1);
+	sym_attrs_free(at);
+	finish(ctx);
+}
+
+/* Return 1 when element "i" of "t" is NaN. */
+static int
+is_nan_at(const struct sym__tensor *t, int64_t i)
+{
+	return isnan(get(t, i));
+}
+
+/* NaN propagates through every floating kernel as in NumPy and PyTorch,
+ * f32 and f64: relu(NaN) is NaN, every other unary function too; each
+ * binary operator (maximum and minimum as np.maximum / np.minimum) and
+ * bias_add give NaN when either operand is NaN; reductions and the
+ * normalisations give NaN where a NaN is reduced. */
+static void
+test_nan(void **state)
+{
+	static const char *const unary_ops[] = { "relu", "gelu", "exp", "log",
+		"neg", "sqrt", "tanh", "sigmoid", "identity" };
+	static const char *const binary_ops[] = { "add", "sub", "mul", "div",
+		"maximum", "minimum", "bias_add" };
+	static const char *const norm_ops[] = { "reduce_sum", "reduce_mean",
+		"reduce_max", "softmax", "log_softmax" };
+	int64_t d2[] = { 2, 2 }, d1[] = { 2 };
+	sym_ctx *ctx = new_ctx();
+
+	(void)state;
+	for (int f = 0; f < 2; f++) {
+		sym_dtype dt = f ? SYM_DT_F64 : SYM_DT_F32;
+
+		for (size_t k = 0; k < sizeof(unary_ops) / sizeof(*unary_ops);
+		     k++) {
+			struct sym__tensor x = tensor(dt, 1, d1);
+			struct sym__tensor y = tensor(dt, 1, d1);
+
+			set(&x, 0, NAN);
+			set(&x, 1, 0.5);
+			run(unary_ops[k], NULL, &x, 1, &y, 1);
+			if (!is_nan_at(&y, 0) || is_nan_at(&y, 1))
+				fail_msg("%s(NaN) is %g, (0.5) is %g",
+				    unary_ops[k], get(&y, 0), get(&y, 1));
+			free_all(&x, 1);
+			free_all(&y, 1);
+		}
+		for (size_t k = 0; k < sizeof(binary_ops) / sizeof(*binary_ops);
+		     k++) {
+			/* [[NaN, 1], [1, 1]] op [1, NaN] (bias_add: the bias
+			 * along dim 1): NaN at 0, 1 and 3, a number at 2. */
+			struct sym__tensor in[2] = { tensor(dt, 2, d2),
+				tensor(dt, 1, d1) };
+			struct sym__tensor y = tensor(dt, 2, d2);
+
+			set(&in[0], 0, NAN);
+			for (int64_t i = 1; i < 4; i++)
+				set(&in[0], i, 1.0);
+			set(&in[1], 0, 1.0);
+			set(&in[1], 1, NAN);
+			run(binary_ops[k], NULL, in, 2, &y, 1);
+			if (!is_nan_at(&y, 0) || !is_nan_at(&y, 1) ||
+			    is_nan_at(&y, 2) || !is_nan_at(&y, 3))
+				fail_msg("%s %s: NaN does not propagate "
+				         "(%g %g %g %g)",
+				    binary_ops[k], sym_dtype_name(dt),
+				    get(&y, 0), get(&y, 1), get(&y, 2),
+				    get(&y, 3));
+			free_all(in, 2);
+			free_all(&y, 1);
+		}
+		for (size_t k = 0; k < sizeof(norm_ops) / sizeof(*norm_ops);
+		     k++) {
+			/* Row 0 holds a NaN, row 1 none. */
+			int red = !strncmp(norm_ops[k], "reduce", 6);
+			sym_attrs *at = attrs(ctx);
+			struct sym__tensor x = tensor(dt, 2, d2);
+			struct sym__tensor y =
+			    red ? tensor(dt, 1, d1) : tensor(dt, 2, d2);
+
+			sym_attrs_set_int(at, "axis", 1);
+			set(&x, 0, 2.0);
+			set(&x, 1, NAN);
+			set(&x, 2, 2.0);
+			set(&x, 3, 3.0);
+			run(norm_ops[k], at, &x, 1, &y, 1);
+			if (!is_nan_at(&y, 0) || is_nan_at(&y, red ? 1 : 2) ||
+			    (!red && (!is_nan_at(&y, 1) || is_nan_at(&y, 3))))
+				fail_msg(
+				    "%s %s: NaN does not propagate (%g %g)",
+				    norm_ops[k], sym_dtype_name(dt), get(&y, 0),
+				    get(&y, 1));
+			free_all(&x, 1);
+			free_all(&y, 1);
+			sym_attrs_free(at);
+		}
 	}
 	finish(ctx);
 }
@@ -2539,7 +2775,9 @@ test_conv2d(void **state)
 		fails("conv2d", at, in, 2, &y, 1, "(output sizes at least 1)");
 		sym_attrs_set_int(at, "dilation", 1);
 		sym_attrs_set_int(at, "pad", INT64_MAX);
-		fails("conv2d", at, in, 2, &y, 1, "(output sizes at least 1)");
+		fails("conv2d", at, in, 2, &y, 1,
+		    "the output extent overflows 64 bits (stride 1, 1, pad "
+		    "9223372036854775807, 9223372036854775807");
 		free_all(in, 2);
 		in[0] = tensor(SYM_DT_I32, 4, dx);
 		in[1] = tensor(SYM_DT_I32, 4, dw);
@@ -2756,6 +2994,8 @@ main(void)
 		cmocka_unit_test(test_concat_split),
 		cmocka_unit_test(test_slice),
 		cmocka_unit_test(test_reduce),
+		cmocka_unit_test(test_narrow_ints),
+		cmocka_unit_test(test_nan),
 		cmocka_unit_test(test_softmax),
 		cmocka_unit_test(test_layer_norm),
 		cmocka_unit_test(test_gather),

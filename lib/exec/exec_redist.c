@@ -583,7 +583,7 @@ reduce_dtype(sym_dtype dt)
 
 /* Run an all_reduce or a reduce_scatter: the partial sums of the group
  * added, all of them ("scatter" 0) or member j's box after to member
- * j. */
+ * j; integer sums wrap to the width of their dtype, as the kernels'. */
 static int
 run_reduce(struct run *r, int scatter)
 {
@@ -591,7 +591,7 @@ run_reduce(struct run *r, int scatter)
 	const char *name = scatter ? "reduce_scatter" : "all_reduce";
 	sym_dtype rdt = reduce_dtype(r->dt);
 	int64_t vol = box_volume(&r->after, r->nd);
-	int bad = -1;
+	int bad = -1, rc;
 	const void *send = r->in;
 
 	if (rdt == SYM_DT_INVALID)
@@ -604,8 +604,11 @@ run_reduce(struct run *r, int scatter)
 			    "all_reduce: rank %lld holds different blocks "
 			    "before and after the step",
 			    (long long)x->rank);
-		return comm_result(sym_comm_all_reduce(r->ep, x->group, x->n,
+		rc = comm_result(sym_comm_all_reduce(r->ep, x->group, x->n,
 		    r->in, r->out, vol, rdt, SYM_REDUCE_SUM));
+		if (rc == 0)
+			sym__kwrap(r->out, r->dt, vol);
+		return rc;
 	}
 	if (!chunks_direct(r, 1, vol, &bad)) {
 		send = reserve(&r->s->send, &r->s->send_cap, &r->s->grows,
@@ -621,8 +624,11 @@ run_reduce(struct run *r, int scatter)
 		    "reduce_scatter: the block of rank %lld before the step "
 		    "is not cut into the blocks of the group after it",
 		    (long long)x->rank);
-	return comm_result(sym_comm_reduce_scatter(r->ep, x->group, x->n, send,
+	rc = comm_result(sym_comm_reduce_scatter(r->ep, x->group, x->n, send,
 	    r->out, vol, rdt, SYM_REDUCE_SUM));
+	if (rc == 0)
+		sym__kwrap(r->out, r->dt, vol);
+	return rc;
 }
 
 /* Run a broadcast: the root copies its box after from its block before,

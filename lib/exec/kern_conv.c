@@ -31,23 +31,6 @@ struct conv {
 	int64_t group, o_global, o_off;
 };
 
-/* Return the output extent floor((size + pa + pb - dil (k - 1) - 1) /
- * stride) + 1 of one spatial dim, or -1 when it overflows 64 bits. */
-static int64_t
-extent(int64_t size, int64_t k, int64_t pa, int64_t pb, int64_t dil,
-    int64_t stride)
-{
-	int64_t e, span;
-
-	if (__builtin_add_overflow(size, pa, &e) ||
-	    __builtin_add_overflow(e, pb, &e) ||
-	    __builtin_mul_overflow(dil, k - 1, &span) ||
-	    __builtin_sub_overflow(e, span, &e) ||
-	    __builtin_sub_overflow(e, 1, &e))
-		return -1;
-	return e >= 0 ? e / stride + 1 : -(-(e + 1) / stride);
-}
-
 /* Copy the decoded attributes of the call "a" into "cv"; return 0 or
  * -1. */
 static int
@@ -98,10 +81,16 @@ setup(struct sym__kernel_args *a, struct conv *cv)
 		    (long long)cv->c, (long long)cv->cg, (long long)cv->o,
 		    (long long)cv->o_global, (long long)cv->o_off,
 		    (long long)cv->group);
-	cv->ho = extent(cv->h, cv->kh, cv->pad[0], cv->pad[1], cv->dil[0],
-	    cv->stride[0]);
-	cv->wo = extent(cv->w, cv->kw, cv->pad[2], cv->pad[3], cv->dil[1],
-	    cv->stride[1]);
+	if (sym__conv_extent(cv->h, cv->kh, cv->pad[0], cv->pad[1], cv->dil[0],
+	        cv->stride[0], &cv->ho) < 0 ||
+	    sym__conv_extent(cv->w, cv->kw, cv->pad[2], cv->pad[3], cv->dil[1],
+	        cv->stride[1], &cv->wo) < 0)
+		return sym__kfail(a, op,
+		    "the output extent overflows 64 bits (stride %lld, %lld, "
+		    "pad %lld, %lld, %lld, %lld)",
+		    (long long)cv->stride[0], (long long)cv->stride[1],
+		    (long long)cv->pad[0], (long long)cv->pad[1],
+		    (long long)cv->pad[2], (long long)cv->pad[3]);
 	if (cv->ho < 1 || cv->wo < 1 || y->dim[0] != cv->n ||
 	    y->dim[1] != cv->o || y->dim[2] != cv->ho || y->dim[3] != cv->wo)
 		return sym__kfail(a, op,

@@ -3,12 +3,19 @@
  * neg sqrt tanh sigmoid), cast, identity, the binary arithmetic (add sub
  * mul div maximum minimum) with NumPy broadcasting, and bias_add.
  *
- * Floating kernels run in f32 (f64 for f64 tensors); gelu is the exact
- * form 0.5 x (1 + erf(x / sqrt 2)) (erff), not the tanh approximation.
- * relu, neg and the binary ops also take integers (int32, wrapping on
- * overflow like NumPy); integer div is floor division (Python's //) and
- * a zero divisor is an error. On bool, add and maximum are "or", mul and
- * minimum "and"; sub and div are errors (as in NumPy).
+ * Floating kernels run in f32 (f64 for f64 tensors) and propagate NaN,
+ * as NumPy and PyTorch: relu(NaN) is NaN, and maximum and minimum give
+ * NaN when either operand is NaN (np.maximum, not np.fmax). gelu is the
+ * exact form 0.5 x (1 + erf(x / sqrt 2)) (erff), not the tanh
+ * approximation.
+ * relu, neg, bias_add and the binary ops also take integers, held in
+ * int32 and computed in the width of their dtype: results wrap to i8,
+ * i16, u8 or i32 like NumPy's and PyTorch's (100 + 100 is -56 in i8).
+ * i64, held in int32 too, is refused where a result could need more
+ * bits (neg, add, sub, mul, div, bias_add, and cast from a floating
+ * dtype). Integer div is floor division (Python's //) and a zero divisor
+ * is an error. On bool, add and maximum are "or", mul and minimum "and";
+ * sub and div are errors (as in NumPy).
  *
  * cast converts to the output's dtype (the attribute dtype, which must
  * match it): float to integer truncates toward zero and saturates to the
@@ -57,8 +64,8 @@ typedef void (*unary_fn)(const void *x, void *y, int64_t n);
 		}                                             \
 	}
 
-UNARY(relu_f32, float, v > 0.0f ? v : 0.0f)
-UNARY(relu_f64, double, v > 0.0 ? v : 0.0)
+UNARY(relu_f32, float, v > 0.0f || v != v ? v : 0.0f)
+UNARY(relu_f64, double, v > 0.0 || v != v ? v : 0.0)
 UNARY(relu_i32, int32_t, v > 0 ? v : 0)
 UNARY(neg_f32, float, -v)
 UNARY(neg_f64, double, -v)
@@ -109,6 +116,7 @@ unary(struct sym__kernel_args *a, const char *op, unary_fn f32, unary_fn f64,
 		return sym__kfail(a, op, "dtype %s is not supported",
 		    sym_dtype_name(x->dtype));
 	f(x->data, y->data, sym__tensor_numel(x));
+	sym__kwrap(y->data, y->dtype, sym__tensor_numel(y));
 	return 0;
 }
 
@@ -121,13 +129,23 @@ unary(struct sym__kernel_args *a, const char *op, unary_fn f32, unary_fn f64,
 	}
 
 UNARY_KERNEL(relu, relu_i32)
-UNARY_KERNEL(neg, neg_i32)
 UNARY_KERNEL(gelu, NULL)
 UNARY_KERNEL(exp, NULL)
 UNARY_KERNEL(log, NULL)
 UNARY_KERNEL(sqrt, NULL)
 UNARY_KERNEL(tanh, NULL)
 UNARY_KERNEL(sigmoid, NULL)
+
+/* The kernel of neg, which refuses i64 (-INT32_MIN needs 33 bits); "a"
+ * is the call. */
+static int
+k_neg(struct sym__kernel_args *a)
+{
+	if (sym__kio(a, "neg", 1, 1, 1, 1) < 0 ||
+	    sym__kno_i64(a, "neg", &a->in[0], "the input") < 0)
+		return -1;
+	return unary(a, "neg", neg_f32, neg_f64, neg_i32);
+}
 
 /* The kernel of identity: a copy (or an alias) of the input; "a" is the
  * call. */
@@ -304,6 +322,11 @@ k_cast(struct sym__kernel_args *a)
 		    sym_dtype_name(at->elementwise.dtype));
 	if (a->in[0].data == a->out[0].data && sym__tensor_numel(&a->in[0]))
 		return sym__kfail(a, op, "the output may not alias the input");
+	if (sym_dtype_is_float(a->in[0].dtype) && a->out[0].dtype == SYM_DT_I64)
+		return sym__kfail(a, op,
+		    "a cast from %s to i64 is not supported: i64 is held in "
+		    "32 bits",
+		    sym_dtype_name(a->in[0].dtype));
 	convert(&a->in[0], &a->out[0], sym__tensor_numel(&a->in[0]));
 	return 0;
 }
@@ -389,10 +412,12 @@ BINARY(relu_grad_f64, double, v > 0.0 ? u : 0.0)
 BINARY(relu_grad_i32, int32_t, v > 0 ? u : 0)
 
 /* The row functions of one binary operator by storage class (NULL: not
- * supported). */
+ * supported); "wide" when its integer results can need more bits than
+ * its operands (not for i64, held in int32). */
 struct binary_op {
 	const char *name;
 	binary_fn f32, f64, i32, u8;
+	int wide;
 };
 
 /* The broadcast loops of one binary call: "n" merged dims of the output
@@ -477,6 +502,8 @@ pick(struct sym__kernel_args *a, const struct binary_op *bo)
 		    sym_dtype_name(a->in[0].dtype));
 		return NULL;
 	}
+	if (bo->wide && sym__kno_i64(a, bo->name, &a->in[0], "input 0") < 0)
+		return NULL;
 	if (f == div_i32)
 		for (int64_t i = 0, n = sym__tensor_numel(y); i < n; i++)
 			if (((const int32_t *)y->data)[i] == 0) {
@@ -530,27 +557,30 @@ binary(struct sym__kernel_args *a, const struct binary_op *bo)
 			idx[d] = 0;
 		}
 	}
+	sym__kwrap(a->out[0].data, a->out[0].dtype,
+	    sym__tensor_numel(&a->out[0]));
 	return 0;
 }
 
-/* BINARY_KERNEL(name, i32, u8): the kernel k_name of the binary operator
- * name, with its int32 and bool rows (or NULL). */
-#define BINARY_KERNEL(name, i32, u8)                                    \
+/* BINARY_KERNEL(name, i32, u8, wide): the kernel k_name of the binary
+ * operator name, with its int32 and bool rows (or NULL) and its "wide"
+ * flag. */
+#define BINARY_KERNEL(name, i32, u8, wide)                              \
 	static int k_##name(struct sym__kernel_args *a)                 \
 	{                                                               \
 		static const struct binary_op bo = { #name, name##_f32, \
-			name##_f64, i32, u8 };                          \
+			name##_f64, i32, u8, wide };                    \
                                                                         \
 		return binary(a, &bo);                                  \
 	}
 
-BINARY_KERNEL(add, add_i32, add_u8)
-BINARY_KERNEL(sub, sub_i32, NULL)
-BINARY_KERNEL(mul, mul_i32, mul_u8)
-BINARY_KERNEL(div, div_i32, NULL)
-BINARY_KERNEL(maximum, maximum_i32, maximum_u8)
-BINARY_KERNEL(minimum, minimum_i32, minimum_u8)
-BINARY_KERNEL(relu_grad, relu_grad_i32, NULL)
+BINARY_KERNEL(add, add_i32, add_u8, 1)
+BINARY_KERNEL(sub, sub_i32, NULL, 1)
+BINARY_KERNEL(mul, mul_i32, mul_u8, 1)
+BINARY_KERNEL(div, div_i32, NULL, 1)
+BINARY_KERNEL(maximum, maximum_i32, maximum_u8, 0)
+BINARY_KERNEL(minimum, minimum_i32, minimum_u8, 0)
+BINARY_KERNEL(relu_grad, relu_grad_i32, NULL, 0)
 
 /* The kernel of fill_like: every element of the output (of the input's
  * dims and dtype) set to the decoded value; "a" is the call. */
@@ -677,9 +707,13 @@ k_bias_add(struct sym__kernel_args *a)
 		    sym__kprod(x->dim, c + 1, x->rank));
 		return 0;
 	case SYM__KST_I32:
+		if (sym__kno_i64(a, op, x, "x") < 0)
+			return -1;
 		bias_i32(x->data, b->data, a->out[0].data,
 		    sym__kprod(x->dim, 0, c), x->dim[c],
 		    sym__kprod(x->dim, c + 1, x->rank));
+		sym__kwrap(a->out[0].data, x->dtype,
+		    sym__tensor_numel(&a->out[0]));
 		return 0;
 	default:
 		return sym__kfail(a, op, "dtype %s is not supported",

@@ -2,7 +2,8 @@
  * Kernels of the matmul family: matmul [M, K] x [K, N] -> [M, N] and
  * batch_matmul with NumPy-broadcast batch dims, both with transpose_a /
  * transpose_b (defaults false). f32 and f64 call CBLAS (sgemm / dgemm);
- * int32 runs a plain loop, wrapping on overflow.
+ * integers run a plain loop in int32 whose results wrap to the width of
+ * their dtype (i8, i16, u8, i32); i64, held in int32, is refused.
  */
 #include <limits.h>
 #include <string.h>
@@ -85,6 +86,8 @@ setup(struct sym__kernel_args *a, const char *op, struct gemm *g)
 	g->kst = sym__kst(x->dtype);
 	if (g->kst == SYM__KST_U8)
 		return sym__kfail(a, op, "bool operands are not supported");
+	if (sym__kno_i64(a, op, x, "input 0") < 0)
+		return -1;
 	g->m = x->dim[ra - (g->ta ? 1 : 2)];
 	g->k = x->dim[ra - (g->ta ? 2 : 1)];
 	kb = y->dim[rb - (g->tb ? 1 : 2)];
@@ -135,6 +138,7 @@ k_matmul(struct sym__kernel_args *a)
 		return 0;
 	}
 	gemm(&g, a->in[0].data, a->in[1].data, out->data);
+	sym__kwrap(out->data, out->dtype, g.m * g.n);
 	return 0;
 }
 
@@ -266,6 +270,7 @@ k_batch_matmul(struct sym__kernel_args *a)
 	batch_strides(&a->in[0], nb, as);
 	batch_strides(&a->in[1], nb, bs);
 	run_batches(a, &g, nb, out->dim, as, bs, sym__kprod(out->dim, 0, nb));
+	sym__kwrap(out->data, out->dtype, sym__tensor_numel(out));
 	return 0;
 }
 

@@ -44,7 +44,20 @@ check(struct sym__kernel_args *a, const char *op, int n_same, int with_t,
 {
 	const struct sym__tensor *p = &a->in[0];
 
-	if (!sym__kat(a, op) || sym__kfloat(a, op, p, "the param") < 0)
+	*t = 0;
+	if (!sym__kat(a, op))
+		return -1;
+	if (with_t) {
+		if (a->in[n_same].rank != 0 ||
+		    a->in[n_same].dtype != SYM_DT_I32)
+			return sym__kfail(a, op,
+			    "the step count must be an i32 scalar, not %s of "
+			    "rank %d",
+			    sym_dtype_name(a->in[n_same].dtype),
+			    a->in[n_same].rank);
+		*t = *(const int32_t *)a->in[n_same].data;
+	}
+	if (sym__kfloat(a, op, p, "the param") < 0)
 		return -1;
 	for (int i = 1; i < n_same; i++)
 		if (sym__ksame_dims(a, op, p, "the param", &a->in[i],
@@ -58,14 +71,6 @@ check(struct sym__kernel_args *a, const char *op, int n_same, int with_t,
 		    sym__ksame_kst(a, op, p, "the param", &a->out[o],
 		        "an output") < 0)
 			return -1;
-	*t = 0;
-	if (!with_t)
-		return 0;
-	if (a->in[n_same].rank != 0 ||
-	    sym__kst(a->in[n_same].dtype) != SYM__KST_I32)
-		return sym__kfail(a, op,
-		    "the step count must be an i32 scalar");
-	*t = *(const int32_t *)a->in[n_same].data;
 	return 0;
 }
 
@@ -216,10 +221,11 @@ k_increment(struct sym__kernel_args *a)
 
 	if (sym__kio(a, op, 1, 1, 1, 1) < 0)
 		return -1;
-	if (a->in[0].rank != 0 || sym__kst(a->in[0].dtype) != SYM__KST_I32 ||
-	    a->out[0].rank != 0 || sym__kst(a->out[0].dtype) != SYM__KST_I32)
+	if (a->in[0].rank != 0 || a->in[0].dtype != SYM_DT_I32 ||
+	    a->out[0].rank != 0 || a->out[0].dtype != SYM_DT_I32)
 		return sym__kfail(a, op,
-		    "the step count must be an i32 scalar");
+		    "the step count must be an i32 scalar, not %s of rank %d",
+		    sym_dtype_name(a->in[0].dtype), a->in[0].rank);
 	*(int32_t *)a->out[0].data = *(const int32_t *)a->in[0].data + 1;
 	return 0;
 }

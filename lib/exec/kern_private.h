@@ -61,6 +61,9 @@ int sym__kfloat(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
 int sym__kindices(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
+int sym__kno_i64(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn);
+void sym__kwrap(void *data, sym_dtype dt, int64_t n);
 int64_t sym__kprod(const int64_t *dim, int from, int to);
 const char *sym__kdims(const struct sym__tensor *t, char *buf, size_t size);
 

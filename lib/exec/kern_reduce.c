@@ -7,7 +7,10 @@
  * reduce_mean divides by args->normalizer when it is positive (the
  * global count of the reduced elements, so that the partial means of the
  * ranks add up), otherwise by the local count; an integer mean truncates
- * toward zero, and integer sums wrap to int32. reduce_max propagates NaN;
+ * toward zero, and integer sums wrap to the width of their dtype (i8,
+ * i16, u8, i32); i64, held in int32, is refused by reduce_sum and
+ * reduce_mean. reduce_sum of bool counts
+ * the true elements into an i32 output. reduce_max propagates NaN;
  * over no element it gives -inf (INT32_MIN for integers, false for bool),
  * a sum 0 and a mean NaN (0 for integers).
  */
@@ -89,6 +92,7 @@ typedef void (*rrow_fn)(const void *x, int64_t n, void *acc, int64_t sa);
 SUM_ROW(sum_f32, float, double)
 SUM_ROW(sum_f64, double, double)
 SUM_ROW(sum_i32, int32_t, int64_t)
+SUM_ROW(sum_u8, uint8_t, int64_t)
 MAX_ROW(max_f32, float)
 MAX_ROW(max_f64, double)
 MAX_ROW(max_i32, int32_t)
@@ -231,13 +235,15 @@ row_of(enum reduce_kind kind, enum sym__kst k)
 	static const rrow_fn sums[] = { [SYM__KST_F32] = sum_f32,
 		[SYM__KST_F64] = sum_f64,
 		[SYM__KST_I32] = sum_i32,
-		[SYM__KST_U8] = NULL };
+		[SYM__KST_U8] = sum_u8 };
 	static const rrow_fn maxs[] = { [SYM__KST_F32] = max_f32,
 		[SYM__KST_F64] = max_f64,
 		[SYM__KST_I32] = max_i32,
 		[SYM__KST_U8] = max_u8 };
 
 	if (k == SYM__KST_NONE)
+		return NULL;
+	if (kind == R_MEAN && k == SYM__KST_U8)
 		return NULL;
 	return kind == R_MAX ? maxs[k] : sums[k];
 }
@@ -264,11 +270,20 @@ reduce(struct sym__kernel_args *a, const char *op, enum reduce_kind kind)
 	y = &a->out[0];
 	k = sym__kst(x->dtype);
 	f = row_of(kind, k);
-	if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
+	if (kind == R_SUM && k == SYM__KST_U8) {
+		if (y->dtype != SYM_DT_I32)
+			return sym__kfail(a, op,
+			    "the output of a sum of bool is i32, not %s",
+			    sym_dtype_name(y->dtype));
+		k = SYM__KST_I32;
+	} else if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0) {
 		return -1;
+	}
 	if (!f)
 		return sym__kfail(a, op, "dtype %s is not supported",
 		    sym_dtype_name(x->dtype));
+	if (kind == R_SUM && sym__kno_i64(a, op, x, "the input") < 0)
+		return -1;
 	ny = sym__tensor_numel(y);
 	count = ny ? sym__tensor_numel(x) / ny : 0;
 	merge(x, mark, &l);
@@ -288,6 +303,7 @@ reduce(struct sym__kernel_args *a, const char *op, enum reduce_kind kind)
 	if (kind == R_MEAN && a->normalizer > 0)
 		count = a->normalizer;
 	sum_store(y->data, k, acc, ny, kind == R_MEAN ? count : 1);
+	sym__kwrap(y->data, y->dtype, ny);
 	sym__kscratch_done(a, acc);
 	return 0;
 }
@@ -311,6 +327,8 @@ k_reduce_mean(struct sym__kernel_args *a)
 static int
 k_sum_to(struct sym__kernel_args *a)
 {
+	if (a->n_in >= 1 && a->in[0].dtype == SYM_DT_BOOL)
+		return sym__kfail(a, "sum_to", "dtype bool is not supported");
 	return reduce(a, "sum_to", R_SUM);
 }
 

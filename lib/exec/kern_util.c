@@ -175,6 +175,50 @@ sym__kindices(struct sym__kernel_args *a, const char *op,
 	    sym_dtype_name(x->dtype));
 }
 
+/* Check that tensor "x" of the call "a" of "op", called "xn", is not
+ * i64, which is held in int32: the integer arithmetic of "op" could make
+ * values that need more bits; return 0 or -1. */
+int
+sym__kno_i64(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn)
+{
+	if (x->dtype != SYM_DT_I64)
+		return 0;
+	return sym__kfail(a, op,
+	    "%s is i64, which is held in 32 bits that the result could "
+	    "overflow",
+	    xn);
+}
+
+/* Wrap the "n" int32 values at "data", of the integer dtype "dt", to the
+ * width of "dt": two's complement for i8 and i16, modulo 256 for u8, as
+ * NumPy and PyTorch compute; any other dtype is left alone. */
+void
+sym__kwrap(void *data, sym_dtype dt, int64_t n)
+{
+	int32_t *restrict v = data;
+
+	switch (dt) {
+	case SYM_DT_I8:
+		SYM__SIMD
+		for (int64_t i = 0; i < n; i++)
+			v[i] = (int8_t)(uint8_t)(uint32_t)v[i];
+		break;
+	case SYM_DT_I16:
+		SYM__SIMD
+		for (int64_t i = 0; i < n; i++)
+			v[i] = (int16_t)(uint16_t)(uint32_t)v[i];
+		break;
+	case SYM_DT_U8:
+		SYM__SIMD
+		for (int64_t i = 0; i < n; i++)
+			v[i] = (uint8_t)(uint32_t)v[i];
+		break;
+	default:
+		break;
+	}
+}
+
 /* Return the product of "dim"[from] to "dim"[to - 1] (1 when empty); the
  * dims of a checked tensor never overflow it. */
 int64_t

@@ -222,6 +222,12 @@ struct sym__opattrs {
 	void *mem[2];
 };
 
+/* The output extent of one spatial dimension of conv2d in "*out", as the
+ * shape rule checks it and the kernel runs it; 0, or -1 when it
+ * overflows 64 bits (see op_conv.c). */
+int sym__conv_extent(int64_t size, int64_t k, int64_t pa, int64_t pb,
+    int64_t dil, int64_t stride, int64_t *out);
+
 /* Release what "a" owns and zero it. */
 void sym__opattrs_clear(struct sym__opattrs *a);
 

@@ -59,6 +59,49 @@ pads(struct sym__infer *inf, int64_t *p)
 	return 0;
 }
 
+/* Store in "*out" the output extent floor(("size" + "pa" + "pb" - "dil"
+ * ("k" - 1) - 1) / "stride") + 1 of one spatial dimension of conv2d,
+ * every step checked; return 0, or -1 when a step overflows 64 bits: the
+ * one arithmetic of the kernel and of the shape rule for constant sizes
+ * (which rejects the attributes that overflow). */
+int
+sym__conv_extent(int64_t size, int64_t k, int64_t pa, int64_t pb, int64_t dil,
+    int64_t stride, int64_t *out)
+{
+	int64_t e, span;
+
+	if (stride < 1 || __builtin_add_overflow(size, pa, &e) ||
+	    __builtin_add_overflow(e, pb, &e) ||
+	    __builtin_mul_overflow(dil, k - 1, &span) ||
+	    __builtin_sub_overflow(e, span, &e) ||
+	    __builtin_sub_overflow(e, 1, &e))
+		return -1;
+	*out = e >= 0 ? e / stride + 1 : -(-(e + 1) / stride);
+	return 0;
+}
+
+/* Check in "inf" that the extent arithmetic of spatial dimension "i" (2
+ * or 3) of conv2d fits 64 bits: "pa" + "pb" always, every step of
+ * sym__conv_extent when the sizes are constants; fail at attribute pad
+ * (or dilation when the padding is 0); return 0 or -1. */
+static int
+extent_fits(struct sym__infer *inf, size_t i, int64_t pa, int64_t pb,
+    int64_t dil, int64_t stride)
+{
+	int64_t size, k, v;
+	int fits = !__builtin_add_overflow(pa, pb, &v);
+
+	if (fits && sym_expr_get_const(inf->in[0]->dim[i], &size) == 0 &&
+	    sym_expr_get_const(inf->in[1]->dim[i], &k) == 0)
+		fits = sym__conv_extent(size, k, pa, pb, dil, stride, &v) == 0;
+	if (fits)
+		return 0;
+	return sym__infer_fail_attr(inf, pa || pb ? "pad" : "dilation",
+	    "attribute %s of conv2d makes the output %s overflow 64 bits "
+	    "(size + pad - dilation * (kernel - 1) - 1 must fit)",
+	    pa || pb ? "pad" : "dilation", i == 2 ? "height" : "width");
+}
+
 /* Return the output extent (size + "pa" + "pb" - "dil" * (k - 1) - 1)
  * floordiv "stride" + 1 of one spatial dimension, for input size "size"
  * and kernel size "k", valid until the end of the run of "inf"; NULL
@@ -136,7 +179,8 @@ sym__decode_conv2d(struct sym__infer *inf)
 
 /*
  * The rule of conv2d(x, weight): x [N, C, H, W] and weight
- * [O, C / group, kh, kw] give [N, O, Ho, Wo] with
+ * [O, C / group, kh, kw], of one floating-point dtype, give [N, O, Ho, Wo]
+ * with
  * Ho = (H + pad_top + pad_bottom - dilation * (kh - 1) - 1) floordiv
  * stride + 1 (likewise Wo), kept symbolic and required to be at least 1,
  * for the decoded stride, pad, dilation and group. "inf" is the run.
@@ -151,7 +195,10 @@ sym__rule_conv2d(struct sym__infer *inf)
 	sym_expr *dims[4];
 
 	if (sym__rank_is(inf, 0, 4) < 0 || sym__rank_is(inf, 1, 4) < 0 ||
-	    sym__same_dtype(inf, 0, 1) < 0 || channels(inf, group) < 0)
+	    sym__dtype_float(inf, 0) < 0 || sym__same_dtype(inf, 0, 1) < 0 ||
+	    channels(inf, group) < 0 ||
+	    extent_fits(inf, 2, pad[0], pad[1], dil[0], stride[0]) < 0 ||
+	    extent_fits(inf, 3, pad[2], pad[3], dil[1], stride[1]) < 0)
 		return -1;
 	dims[0] = x->dim[0];
 	dims[1] = w->dim[0];

@@ -25,15 +25,14 @@ sym__decode_none(struct sym__infer *inf)
 	return sym__check_attrs(inf, no_attrs);
 }
 
-/* The rule of relu and neg: any numeric dtype, same shape; "inf" is the
- * run. */
+/* The rule of relu and neg: any numeric dtype (neg: not i64, see
+ * sym__dtype_not_i64), same shape; "inf" is the run. */
 int
 sym__rule_numeric(struct sym__infer *inf)
 {
-	if (inf->in[0]->dtype == SYM_DT_BOOL)
-		return sym__infer_fail(inf, 0,
-		    "%s needs a numeric input, but %s is bool", inf->op->name,
-		    sym__in_name(inf, 0));
+	if (sym__dtype_numeric(inf, 0) < 0 ||
+	    (inf->op->id == SYM__OP_NEG && sym__dtype_not_i64(inf, 0) < 0))
+		return -1;
 	return sym__out_same(inf, 0);
 }
 
@@ -68,18 +67,32 @@ sym__decode_cast(struct sym__infer *inf)
 	return 0;
 }
 
-/* The rule of cast: the same dimensions in the decoded dtype; "inf" is
- * the run. */
+/* The rule of cast: the same dimensions in the decoded dtype, any but
+ * i64 from a floating-point dtype (the executor holds i64 in 32 bits);
+ * "inf" is the run. */
 int
 sym__rule_cast(struct sym__infer *inf)
 {
 	const sym_shape *x = inf->in[0];
 
+	if (inf->at.elementwise.dtype == SYM_DT_I64 &&
+	    sym_dtype_is_float(x->dtype))
+		return sym__infer_fail_attr(inf, "dtype",
+		    "cast of %s (%s) to i64 is not supported: the executor "
+		    "holds i64 in 32 bits, which a %s value could overflow "
+		    "(cast to i32)",
+		    sym__in_name(inf, 0), sym_dtype_name(x->dtype),
+		    sym_dtype_name(x->dtype));
+
 	return sym__out_shape(inf, inf->at.elementwise.dtype, x->rank, x->dim);
 }
 
 /* The rule of add, sub, mul, div, maximum and minimum: operands of one
- * dtype, broadcast; "inf" is the run. */
+ * dtype, broadcast; add, sub, mul and div do not take i64 (see
+ * sym__dtype_not_i64). sub and div are not defined on bool (NumPy refuses
+ * the first; its true division of bools gives floats, which a cast
+ * says); add and maximum are "or" there, mul and minimum "and". "inf"
+ * is the run. */
 int
 sym__rule_binary(struct sym__infer *inf)
 {
@@ -88,6 +101,12 @@ sym__rule_binary(struct sym__infer *inf)
 	sym_expr **dims;
 
 	if (sym__same_dtype(inf, 0, 1) < 0)
+		return -1;
+	if ((inf->op->id == SYM__OP_SUB || inf->op->id == SYM__OP_DIV) &&
+	    sym__dtype_numeric(inf, 0) < 0)
+		return -1;
+	if (inf->op->id != SYM__OP_MAXIMUM && inf->op->id != SYM__OP_MINIMUM &&
+	    sym__dtype_not_i64(inf, 0) < 0)
 		return -1;
 	dims = sym__scratch(inf, n, sizeof(*dims));
 	if (!dims)
@@ -126,14 +145,16 @@ sym__decode_bias_add(struct sym__infer *inf)
 	return 0;
 }
 
-/* The rule of bias_add: x of rank >= 2 plus a 1-D bias along its decoded
- * channel dimension; "inf" is the run. */
+/* The rule of bias_add: numeric x (not i64) of rank >= 2 plus a 1-D
+ * bias of its dtype along its decoded channel dimension; "inf" is the
+ * run. */
 int
 sym__rule_bias_add(struct sym__infer *inf)
 {
 	size_t c = inf->at.elementwise.channel;
 
-	if (sym__rank_is(inf, 1, 1) < 0 || sym__same_dtype(inf, 0, 1) < 0)
+	if (sym__rank_is(inf, 1, 1) < 0 || sym__dtype_numeric(inf, 0) < 0 ||
+	    sym__dtype_not_i64(inf, 0) < 0 || sym__same_dtype(inf, 0, 1) < 0)
 		return -1;
 	if (sym__require_equal(inf, inf->in[1]->dim[0], inf->in[0]->dim[c],
 	        "dimension 0 of bias %s (%s) must equal dimension %zu of %s "
@@ -172,12 +193,15 @@ sym__decode_fill_like(struct sym__infer *inf)
 	return 0;
 }
 
-/* The rule of relu_grad and the binary gradients of elementwise
- * operators: two operands of one dtype and the same shape (no
- * broadcasting), and that shape out; "inf" is the run. */
+/* The rule of relu_grad: two numeric operands of one dtype and the same
+ * shape (no broadcasting), and that shape out; "inf" is the run. */
 int
 sym__rule_same_shapes(struct sym__infer *inf)
 {
+	if (inf->in[0]->dtype == SYM_DT_BOOL)
+		return sym__infer_fail(inf, 0,
+		    "%s needs a numeric input, but %s is bool", inf->op->name,
+		    sym__in_name(inf, 0));
 	if (sym__same_dtype(inf, 0, 1) < 0 ||
 	    sym__rank_is(inf, 1, inf->in[0]->rank) < 0)
 		return -1;

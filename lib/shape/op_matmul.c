@@ -31,7 +31,8 @@ product_dims(struct sym__infer *inf, int ta, int tb, sym_expr **out)
 	size_t ka = ra - (ta ? 2 : 1), kb = rb - (tb ? 1 : 2);
 	size_t ma = ra - (ta ? 1 : 2), nb = rb - (tb ? 2 : 1);
 
-	if (sym__same_dtype(inf, 0, 1) < 0 ||
+	if (sym__dtype_numeric(inf, 0) < 0 || sym__dtype_not_i64(inf, 0) < 0 ||
+	    sym__same_dtype(inf, 0, 1) < 0 ||
 	    sym__require_dims_equal(inf, 0, ka, 1, kb) < 0)
 		return -1;
 	out[0] = inf->in[0]->dim[ma];

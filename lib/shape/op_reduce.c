@@ -31,7 +31,11 @@ sym__decode_reduce(struct sym__infer *inf)
 }
 
 /* The rule of the reductions: the dimensions the decoder marked are
- * removed, or kept as 1 with keep_dims; "inf" is the run. */
+ * removed, or kept as 1 with keep_dims. The result keeps the input's
+ * dtype, except reduce_sum of bool, which counts the true elements into
+ * an i32 (NumPy counts into its default integer); reduce_mean needs a
+ * numeric input, and reduce_sum one that is not i64 (see
+ * sym__dtype_not_i64). "inf" is the run. */
 int
 sym__rule_reduce(struct sym__infer *inf)
 {
@@ -40,16 +44,24 @@ sym__rule_reduce(struct sym__infer *inf)
 	int keep = inf->at.reduce.keep_dims;
 	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
 	sym_expr *one = sym__tmp(inf, sym__const(inf->ctx, 1));
+	sym_dtype dt = x->dtype;
 	size_t rank = 0;
 
 	if (!dims || !one)
 		return sym__infer_nomem(inf);
+	if (inf->op->id == SYM__OP_REDUCE_MEAN &&
+	    sym__dtype_numeric(inf, 0) < 0)
+		return -1;
+	if (inf->op->id == SYM__OP_REDUCE_SUM && sym__dtype_not_i64(inf, 0) < 0)
+		return -1;
+	if (inf->op->id == SYM__OP_REDUCE_SUM && dt == SYM_DT_BOOL)
+		dt = SYM_DT_I32;
 	for (size_t i = 0; i < x->rank; i++)
 		if (!mark[i])
 			dims[rank++] = x->dim[i];
 		else if (keep)
 			dims[rank++] = one;
-	return sym__out_shape(inf, x->dtype, rank, dims);
+	return sym__out_shape(inf, dt, rank, dims);
 }
 
 /* The decoder of sum_to(x, [d0, d1, ...]): the target shape must
@@ -89,8 +101,9 @@ sym__decode_sum_to(struct sym__infer *inf)
 	return 0;
 }
 
-/* The rule of sum_to: the target shape out, its other dimensions equal
- * to x's; "inf" is the run. */
+/* The rule of sum_to: a numeric x that is not i64 (the sums keep its
+ * dtype), the target shape out, its other dimensions equal to x's;
+ * "inf" is the run. */
 int
 sym__rule_sum_to(struct sym__infer *inf)
 {
@@ -98,6 +111,8 @@ sym__rule_sum_to(struct sym__infer *inf)
 	const sym_shape *x = inf->in[0];
 	size_t drop = inf->at.reduce.drop;
 
+	if (sym__dtype_numeric(inf, 0) < 0 || sym__dtype_not_i64(inf, 0) < 0)
+		return -1;
 	for (size_t d = drop; d < x->rank; d++) {
 		sym_expr *t = at->items[d - drop];
 

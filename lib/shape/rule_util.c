@@ -321,6 +321,32 @@ sym__dtype_integer(struct sym__infer *inf, size_t i, const char *role)
 	    sym__in_name(inf, i), inf->op->name, sym_dtype_name(dt));
 }
 
+/* Check that input "i" of "inf" has a numeric dtype (not bool): the
+ * operator computes on numbers; return 0 or -1. */
+int
+sym__dtype_numeric(struct sym__infer *inf, size_t i)
+{
+	if (inf->in[i]->dtype != SYM_DT_BOOL)
+		return 0;
+	return sym__infer_fail(inf, (int)i,
+	    "%s needs a numeric input, but %s is bool", inf->op->name,
+	    sym__in_name(inf, i));
+}
+
+/* Check that input "i" of "inf" is not i64, which the executor holds in
+ * 32 bits: the operator makes integers that could need more; return 0
+ * or -1. */
+int
+sym__dtype_not_i64(struct sym__infer *inf, size_t i)
+{
+	if (inf->in[i]->dtype != SYM_DT_I64)
+		return 0;
+	return sym__infer_fail(inf, (int)i,
+	    "%s does not take i64, but %s is i64: the executor holds i64 in "
+	    "32 bits, which its results could overflow (use i32 or f64)",
+	    inf->op->name, sym__in_name(inf, i));
+}
+
 /* Check that input "i" of "inf" has a floating-point dtype; return 0 or
  * -1. */
 int

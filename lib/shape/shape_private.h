@@ -245,6 +245,8 @@ int sym__rank_is(struct sym__infer *inf, size_t i, size_t rank);
 int sym__same_dtype(struct sym__infer *inf, size_t i, size_t j);
 int sym__dtype_integer(struct sym__infer *inf, size_t i, const char *role);
 int sym__dtype_float(struct sym__infer *inf, size_t i);
+int sym__dtype_numeric(struct sym__infer *inf, size_t i);
+int sym__dtype_not_i64(struct sym__infer *inf, size_t i);
 sym_expr *sym__prod(struct sym__infer *inf, const sym_shape *s, size_t from,
     size_t to);
 int sym__broadcast(struct sym__infer *inf, size_t ia, size_t na, size_t ib,
