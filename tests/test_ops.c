@@ -321,17 +321,17 @@ static const struct dtype_case dtype_cases[] = {
 	    F32, F32, 0 },
 	{ "momentum_update",
 	    "input p : @A[2, 3]\ninput g : @A[2, 3]\ninput v : @A[2, 3]\n"
-	    "y, z = momentum_update(p, g, v)\noutput z\n",
+	    "y, z = momentum_update(p, v, g)\noutput z\n",
 	    F32, F32, 0 },
 	{ "adam_update",
 	    "input p : @A[2, 3]\ninput g : @A[2, 3]\ninput m : @A[2, 3]\n"
 	    "input v : @A[2, 3]\ninput t : @B[]\n"
-	    "y, z, u = adam_update(p, g, m, v, t)\noutput z\n",
+	    "y, z, u = adam_update(p, m, v, g, t)\noutput z\n",
 	    F32, I32, 0 },
 	{ "adamw_update",
 	    "input p : @A[2, 3]\ninput g : @A[2, 3]\ninput m : @A[2, 3]\n"
 	    "input v : @A[2, 3]\ninput t : @B[]\n"
-	    "y, z, u = adamw_update(p, g, m, v, t)\noutput z\n",
+	    "y, z, u = adamw_update(p, m, v, g, t)\noutput z\n",
 	    F32, I32, 0 },
 	{ "increment", "input t : @A[]\ny = increment(t)\n", I32, I32, 0 },
 	{ "gelu_grad",

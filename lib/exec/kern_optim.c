@@ -1,6 +1,6 @@
 /*
  * Kernels of the optimizer family: the update operators, element by
- * element over the local block of a param and of its gradient and state
+ * element over the local block of a param, its state and its gradient
  * (laid out alike), in place: output k shares input k's data. The
  * formulas are sym_grad(3)'s, in double whatever the storage, each step
  * count t (an i32 scalar: the steps taken before this one) read once.
@@ -100,7 +100,7 @@ k_sgd_update(struct sym__kernel_args *a)
 		return -1;
 	same(a, 0, 0);
 	if (mom)
-		same(a, 2, 1);
+		same(a, 1, 1);
 	lr = a->at->optim.lr;
 	wd = a->at->optim.weight_decay;
 	mu = a->at->optim.momentum;
@@ -109,7 +109,7 @@ k_sgd_update(struct sym__kernel_args *a)
 	n = sym__tensor_numel(&a->in[0]);
 	for (int64_t i = 0; i < n; i++) {
 		double p = rd(a->out[0].data, k, i);
-		double d = rd(a->in[1].data, k, i) + wd * p;
+		double d = rd(a->in[mom ? 2 : 1].data, k, i) + wd * p;
 
 		if (mom) {
 			double b = t == 0
@@ -137,7 +137,7 @@ k_momentum_update(struct sym__kernel_args *a)
 	if (sym__kio(a, op, 3, 3, 2, 2) < 0 || check(a, op, 3, 0, &t) < 0)
 		return -1;
 	same(a, 0, 0);
-	same(a, 2, 1);
+	same(a, 1, 1);
 	lr = a->at->optim.lr;
 	wd = a->at->optim.weight_decay;
 	mu = a->at->optim.momentum;
@@ -145,7 +145,7 @@ k_momentum_update(struct sym__kernel_args *a)
 	n = sym__tensor_numel(&a->in[0]);
 	for (int64_t i = 0; i < n; i++) {
 		double p = rd(a->out[0].data, k, i);
-		double g = rd(a->in[1].data, k, i) + wd * p;
+		double g = rd(a->in[2].data, k, i) + wd * p;
 		double v = mu * rd(a->out[1].data, k, i) + g;
 
 		wr(a->out[1].data, k, i, v);
@@ -168,8 +168,8 @@ adam(struct sym__kernel_args *a, const char *op, int decoupled)
 	if (sym__kio(a, op, 5, 5, 3, 3) < 0 || check(a, op, 4, 1, &t) < 0)
 		return -1;
 	same(a, 0, 0);
-	same(a, 2, 1);
-	same(a, 3, 2);
+	same(a, 1, 1);
+	same(a, 2, 2);
 	lr = a->at->optim.lr;
 	wd = a->at->optim.weight_decay;
 	b1 = a->at->optim.beta1;
@@ -181,7 +181,7 @@ adam(struct sym__kernel_args *a, const char *op, int decoupled)
 	n = sym__tensor_numel(&a->in[0]);
 	for (int64_t i = 0; i < n; i++) {
 		double p = rd(a->out[0].data, k, i);
-		double g = rd(a->in[1].data, k, i);
+		double g = rd(a->in[3].data, k, i);
 		double m, v;
 
 		if (decoupled)

@@ -478,7 +478,7 @@ sym_graph_differentiate(sym_graph *g)
 	for (size_t i = n_fwd; i-- > 0;)
 		if (node_grad(&gr, g->node[i]) < 0)
 			goto done;
-	if (list_trained(&gr) < 0)
+	if (list_trained(&gr) < 0 || sym__grad_updates(&gr) < 0)
 		goto done;
 	g->differentiated = 1;
 	r = 0;

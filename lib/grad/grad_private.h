@@ -73,6 +73,9 @@ sym_attrs *sym__gattrs(struct sym__grad *gr);
  * "why"; return -1. */
 int sym__gnone(struct sym__grad *gr, size_t i, const char *why);
 
+/* Append the update operators of the optimizer (optim.c); 0 or -1. */
+int sym__grad_updates(struct sym__grad *gr);
+
 /* The families' rules, by operator identity (NULL: not differentiable;
  * an operator whose inputs are all integers needs none). */
 extern const sym__grad_rule sym__grad_matmul[SYM__N_OPS];

@@ -28,6 +28,7 @@ struct sym_value {
 	sym_init init; /* SYM_INIT_DEFAULT: the seeded fill */
 	sym_loc init_loc;
 	int frozen;      /* a param excluded from training */
+	int state;       /* an optimizer state the update part added */
 	sym_value *grad; /* "NAME.grad" once differentiated, or NULL */
 };
 

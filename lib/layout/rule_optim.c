@@ -81,7 +81,7 @@ infer_optim(struct sym__shard *s)
 			return -1;
 	}
 	for (size_t k = 0; k < s->n_out; k++)
-		if (sym__shard_out_same(s, k, k == 0 ? 0 : k + 1) < 0)
+		if (sym__shard_out_same(s, k, k) < 0)
 			return -1;
 	return 0;
 }

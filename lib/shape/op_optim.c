@@ -4,13 +4,14 @@
  * which advances the step count.
  *
  *	p' = sgd_update(p, g)			momentum 0
- *	p', b' = sgd_update(p, g, b, t)		momentum > 0
- *	p', v' = momentum_update(p, g, v)
- *	p', m', v' = adam_update(p, g, m, v, t)	(adamw_update alike)
+ *	p', b' = sgd_update(p, b, g, t)		momentum > 0
+ *	p', v' = momentum_update(p, v, g)
+ *	p', m', v' = adam_update(p, m, v, g, t)	(adamw_update alike)
  *	t' = increment(t)
  *
  * Output k is input k updated in place (SYM__OPF_INPLACE): the param and
- * its state have one shape and dtype, the gradient too, and the step
+ * its state come first, then the gradient, all of one shape and dtype,
+ * and the step
  * count t is an i32 scalar, the number of steps taken before this one.
  * The hyper-parameters are attributes (lr, momentum, dampening,
  * nesterov, weight_decay, beta1, beta2, eps), checked by
@@ -63,7 +64,7 @@ sym__decode_optim(struct sym__infer *inf)
 	if (inf->op->id == SYM__OP_SGD_UPDATE &&
 	    (inf->at.optim.momentum != 0) != (inf->n_in == 4))
 		return sym__infer_fail(inf, -1,
-		    "sgd_update takes (p, g) without momentum and (p, g, buf, "
+		    "sgd_update takes (p, g) without momentum and (p, buf, g, "
 		    "step) with it, not %zu inputs",
 		    inf->n_in);
 	return 0;
@@ -83,9 +84,9 @@ step_count(struct sym__infer *inf, size_t i)
 }
 
 /* The rule of the update operators: a floating-point param, then its
- * gradient and state of the same shape and dtype, then the step count
- * when the operator takes one; the param and its state out. "inf" is
- * the run. */
+ * state and its gradient of the same shape and dtype, then the step
+ * count when the operator takes one; the param and its state out.
+ * "inf" is the run. */
 int
 sym__rule_optim(struct sym__infer *inf)
 {
@@ -112,7 +113,7 @@ sym__rule_optim(struct sym__infer *inf)
 	if (sym__out_same(inf, 0) < 0)
 		return -1;
 	for (size_t k = 0; k < n_state; k++)
-		if (sym__out_same(inf, 2 + k) < 0)
+		if (sym__out_same(inf, 1 + k) < 0)
 			return -1;
 	return 0;
 }

@@ -337,6 +337,30 @@ mirrored(const sym_node *f, int m)
 	return m >= 0 && (size_t)m < f->n_out ? f->out[m]->layout : NULL;
 }
 
+/* Give the update node "n" (its output 0 is its input 0 updated in
+ * place) the run "r" in which input 0 keeps the layout it has, so that
+ * the updated param stays where the param lives; "p" is the pass.
+ * Return 0, or -1 when the input has no layout yet or the rule refuses
+ * it. */
+static int
+inplace_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
+{
+	sym_layout *l = n->n_in ? n->in[0]->layout : NULL;
+
+	if (!l || sym__run_init(p, n, r) < 0)
+		return -1;
+	r->s.mesh = sym__mesh_ref(l->mesh);
+	r->s.in[0] = sym__layout_ref(l);
+	if (sym__shard_infer(&r->s) < 0 || sym__run_resolve(r) < 0) {
+		sym__run_clear(r);
+		return -1;
+	}
+	r->ok = 1;
+	r->source = sym__asprintf("in place: laid out like %s", n->in[0]->name);
+	r->text = sym__run_tuple_text(r);
+	return r->source && r->text ? 0 : -1;
+}
+
 /* Give node "n" of the backward pass the strategy derived from its
  * forward node's (see shard_private.h); "p" is the pass. */
 int
@@ -346,6 +370,8 @@ sym__shard_derive(struct sym__pass *p, sym_node *n)
 	struct sym__run *r = sym__pass_run(p, n->index);
 	char *label;
 
+	if (!f && (n->op->flags & SYM__OPF_INPLACE))
+		return inplace_run(p, n, r);
 	if (!f || !f->mesh || !n->mirror)
 		return -1;
 	if (sym__run_init(p, n, r) < 0)

@@ -741,7 +741,9 @@ pass_run(struct sym__pass *p)
 		sym_node *n = g->node[i];
 		struct sym__run *r = sym__pass_run(p, i);
 
-		if (!n->strategy && !(n->fwd && sym__shard_derive(p, n) == 0))
+		if (!n->strategy &&
+		    !((n->fwd || (n->op->flags & SYM__OPF_INPLACE)) &&
+		        sym__shard_derive(p, n) == 0))
 			sym__shard_choose(p, n);
 		if (r->ok && commit(p, n, r) < 0) {
 			sym__oom(g->ctx);
