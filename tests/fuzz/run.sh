@@ -30,7 +30,8 @@ status=0
 for t in $targets; do
 	bin=$fuzz_dir/fuzz_$t
 	if ! test -x "$bin"; then
-		echo "run.sh: $bin is missing: configure --enable-fuzzers; make" >&2
+		echo "run.sh: $bin is missing:" \
+		    "configure CC=clang --enable-fuzzers; make" >&2
 		exit 2
 	fi
 	work=$fuzz_dir/work-$t
