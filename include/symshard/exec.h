@@ -41,6 +41,11 @@ SYM_EXPORT void *sym_exec_data(SYM_KEEP sym_exec *x, size_t t, size_t *bytes);
  * element (the same numbers on any number of ranks); integer inputs stay
  * within what their consumers index (classes, table rows). 0 or -1. */
 SYM_EXPORT int sym_exec_fill(SYM_KEEP sym_exec *x, uint64_t seed);
+/* The same for the inputs only, and for the params only (optimizer state
+ * included): a training loop initializes its params once and fills its
+ * inputs at every step. */
+SYM_EXPORT int sym_exec_fill_inputs(SYM_KEEP sym_exec *x, uint64_t seed);
+SYM_EXPORT int sym_exec_init_params(SYM_KEEP sym_exec *x, uint64_t seed);
 /* Run every step of the plan on this rank; 0 or -1. */
 SYM_EXPORT int sym_exec_run(SYM_KEEP sym_exec *x);
 

@@ -188,6 +188,11 @@ init_kernel(sym_exec *x, struct sym__estep *e)
 	if ((op->flags & SYM__OPF_ALIAS) && ps->n_in >= 1 && ps->n_out == 1 &&
 	    x->tensor[ps->out[0]].es == x->tensor[ps->in[0]].es)
 		x->tensor[ps->out[0]].alias = ps->in[0];
+	for (size_t k = 0;
+	     (op->flags & SYM__OPF_INPLACE) && k < ps->n_out && k < ps->n_in;
+	     k++)
+		if (x->tensor[ps->out[k]].es == x->tensor[ps->in[k]].es)
+			x->tensor[ps->out[k]].alias = ps->in[k];
 	return index_bounds(x, e);
 }
 
@@ -455,9 +460,13 @@ sym_exec_prepare(sym_exec *x, const sym_slices *s)
 	for (size_t i = 0; i < x->n_step; i++) {
 		const sym_plan_step *ps = x->step[i].ps;
 
-		if (ps->kind == SYM_PLAN_KERNEL && ps->n_out == 1 &&
-		    !x->tensor[ps->out[0]].data)
-			x->tensor[ps->out[0]].data = x->tensor[ps->in[0]].data;
+		for (size_t k = 0; ps->kind == SYM_PLAN_KERNEL && k < ps->n_out;
+		     k++) {
+			struct sym__etensor *et = &x->tensor[ps->out[k]];
+
+			if (!et->data && et->alias != SIZE_MAX)
+				et->data = x->tensor[et->alias].data;
+		}
 	}
 	for (size_t t = 0; t < x->n_tensor; t++) {
 		if (x->tensor[t].data)

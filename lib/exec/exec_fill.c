@@ -7,9 +7,15 @@
  * smallest global size they index among their consumers (the classes of
  * softmax_cross_entropy, the rows of a gathered table, the depth of
  * one_hot), 4 when nothing indexes with them; booleans are 0 or 1.
+ * A value with an initializer (sym_grad(3)) gets it instead, drawn from
+ * the same hash of its global index, so its values too are the same on
+ * any number of ranks.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <symshard/grad.h>
 
 #include "exec/exec_private.h"
 #include "exec/kern_private.h"
@@ -118,12 +124,117 @@ put(void *data, enum sym__kst k, int64_t i, uint64_t h, int64_t range)
 	}
 }
 
-/* Fill the local block of tensor "et" (storage "k") with the values of
- * the key "key" at each element's global index; integers in [0,
- * "range"). */
+/* What one element of a block gets: the seeded fill of "key" in
+ * [0, "range"), or the initializer "init" with the fans of the tensor. */
+struct elem {
+	enum sym__kst k;
+	uint64_t key;
+	int64_t range;
+	const sym_init *init; /* NULL: the seeded fill */
+	double fan_in, fan_out;
+};
+
+/* Return a uniform double in (0, 1] from the hash "h". */
+static inline double
+unit(uint64_t h)
+{
+	return ((double)(h >> 11) + 1.0) * 0x1p-53;
+}
+
+/* Return a standard normal deviate from the hashes "h1" and "h2" (Box
+ * and Muller). */
+static double
+gauss(uint64_t h1, uint64_t h2)
+{
+	return sqrt(-2.0 * log(unit(h1))) * cos(6.283185307179586 * unit(h2));
+}
+
+/* Return the value of the initializer of "e" at the global index "g". */
+static double
+init_value(const struct elem *e, int64_t g)
+{
+	const sym_init *in = e->init;
+	uint64_t h1 = mix(e->key + 2 * (uint64_t)g);
+	uint64_t h2 = mix(e->key + 2 * (uint64_t)g + 1);
+	double gain =
+	    sqrt(2.0 / (1.0 + in->negative_slope * in->negative_slope));
+	double std = gain / sqrt(e->fan_in > 0 ? e->fan_in : 1);
+
+	switch (in->kind) {
+	case SYM_INIT_ZEROS:
+		return 0;
+	case SYM_INIT_ONES:
+		return 1;
+	case SYM_INIT_CONSTANT:
+		return in->value;
+	case SYM_INIT_NORMAL:
+		return in->mean + in->sigma * gauss(h1, h2);
+	case SYM_INIT_UNIFORM:
+		return (2 * unit(h1) - 1) * in->scale;
+	case SYM_INIT_XAVIER_UNIFORM:
+		return (2 * unit(h1) - 1) * in->gain *
+		    sqrt(6.0 /
+		        (e->fan_in + e->fan_out > 0 ? e->fan_in + e->fan_out
+		                                    : 1));
+	case SYM_INIT_HE_UNIFORM:
+		return (2 * unit(h1) - 1) * sqrt(3.0) * std;
+	case SYM_INIT_HE_NORMAL:
+		return std * gauss(h1, h2);
+	default:
+		return 0;
+	}
+}
+
+/* Store the value of "e" at global index "g" as element "i" of "data". */
+static inline void
+put_elem(const struct elem *e, void *data, int64_t i, int64_t g)
+{
+	double v;
+
+	if (!e->init) {
+		put(data, e->k, i, mix(e->key + (uint64_t)g), e->range);
+		return;
+	}
+	v = init_value(e, g);
+	switch (e->k) {
+	case SYM__KST_F32:
+		((float *)data)[i] = (float)v;
+		break;
+	case SYM__KST_F64:
+		((double *)data)[i] = v;
+		break;
+	case SYM__KST_I32:
+		((int32_t *)data)[i] = (int32_t)v;
+		break;
+	default:
+		((uint8_t *)data)[i] = (uint8_t)(v != 0);
+		break;
+	}
+}
+
+/* Store in "e" the fans of a tensor of global sizes "dim" ("rank" of
+ * them), as sym_grad(3) defines them. */
 static void
-fill_block(struct sym__etensor *et, enum sym__kst k, uint64_t key,
-    int64_t range)
+fans(struct elem *e, const int64_t *dim, size_t rank)
+{
+	double rec = 1;
+
+	for (size_t d = 2; d < rank; d++)
+		rec *= (double)dim[d];
+	e->fan_in = rank == 0 ? 1
+	    : rank == 1       ? (double)dim[0]
+	    : rank == 2       ? (double)dim[0]
+	                      : (double)dim[1] * rec;
+	e->fan_out = rank == 0 ? 1
+	    : rank == 1        ? (double)dim[0]
+	    : rank == 2        ? (double)dim[1]
+	                       : (double)dim[0] * rec;
+}
+
+/* Fill the local block of tensor "et" with the elements of "e" at each
+ * element's global index. */
+static void
+fill_block(struct sym__etensor *et, const struct elem *e)
 {
 	int64_t idx[SYM__MAX_RANK] = { 0 }, stride[SYM__MAX_RANK];
 	int64_t inner, i = 0, s = 1;
@@ -143,8 +254,7 @@ fill_block(struct sym__etensor *et, enum sym__kst k, uint64_t key,
 		for (d = 0; d < r - 1; d++)
 			base += (et->offset[d] + idx[d]) * stride[d];
 		for (int64_t j = 0; j < inner; j++, i++)
-			put(et->data, k, i, mix(key + (uint64_t)(base + j)),
-			    range);
+			put_elem(e, et->data, i, base + j);
 		for (d = r - 2; d >= 0; d--) {
 			if (++idx[d] < et->local[d])
 				break;
@@ -155,11 +265,11 @@ fill_block(struct sym__etensor *et, enum sym__kst k, uint64_t key,
 	}
 }
 
-/* Fill the local blocks of every input and parameter of "x" (prepared)
- * with the values of "seed"; return 0, or -1 with an error on the
- * executor's context. */
-int
-sym_exec_fill(sym_exec *x, uint64_t seed)
+/* Fill the values of "x" (prepared) of kind "kind" (-1: inputs and
+ * params) with "seed": their initializer when they have one, else the
+ * seeded fill; return 0, or -1 with an error on the executor's context. */
+static int
+fill_kind(sym_exec *x, uint64_t seed, int kind)
 {
 	if (!x)
 		return -1;
@@ -171,10 +281,45 @@ sym_exec_fill(sym_exec *x, uint64_t seed)
 	for (size_t i = 0; i < x->n_fill; i++) {
 		const struct sym__fillv *f = &x->fill[i];
 		struct sym__etensor *et = &x->tensor[f->tensor];
-		enum sym__kst k = sym__kst(et->dtype);
-		int64_t range = k == SYM__KST_I32 ? int_range(x, f->value) : 0;
+		struct elem e;
+		sym_init init;
 
-		fill_block(et, k, mix(seed ^ f->name_hash), range);
+		if (kind >= 0 && (int)sym_value_get_kind(f->value) != kind)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.k = sym__kst(et->dtype);
+		e.key = mix(seed ^ f->name_hash);
+		e.range = e.k == SYM__KST_I32 ? int_range(x, f->value) : 0;
+		if (sym_value_get_init(f->value, &init) == 0 &&
+		    init.kind != SYM_INIT_DEFAULT) {
+			e.init = &init;
+			fans(&e, et->global, et->rank);
+		}
+		fill_block(et, &e);
 	}
 	return 0;
+}
+
+/* Fill the local blocks of every input and parameter of "x" (prepared)
+ * with "seed" (see the top of the file); return 0, or -1 with an error on
+ * the executor's context. */
+int
+sym_exec_fill(sym_exec *x, uint64_t seed)
+{
+	return fill_kind(x, seed, -1);
+}
+
+/* Fill the local blocks of the inputs of "x" (prepared) only; 0 or -1. */
+int
+sym_exec_fill_inputs(sym_exec *x, uint64_t seed)
+{
+	return fill_kind(x, seed, SYM_VALUE_INPUT);
+}
+
+/* Initialize the local blocks of the params of "x" (prepared), optimizer
+ * state included, only; 0 or -1. */
+int
+sym_exec_init_params(sym_exec *x, uint64_t seed)
+{
+	return fill_kind(x, seed, SYM_VALUE_PARAM);
 }
