@@ -79,6 +79,31 @@ SYM_EXPORT int sym_exec_check(SYM_KEEP const sym_plan *p,
     SYM_KEEP const sym_binding *b, SYM_KEEP const sym_exec_options *o,
     sym_exec_report *r, SYM_KEEP sym_ctx *ctx);
 
+/* The report of sym_exec_train_check: "outputs" over the outputs of
+ * every step (the loss, ...), "params" over every param and optimizer
+ * state after the last step; the steps run and the first (from 0) whose
+ * outputs differed, SIZE_MAX when none did. */
+typedef struct sym_train_report {
+	sym_exec_report outputs;
+	sym_exec_report params;
+	size_t n_steps;
+	size_t first_mismatch;
+} sym_train_report;
+
+/* Train "p" on every rank of the threads communicator "comm" and
+ * "single" alongside, one step per binding of "steps" ("n_steps"), the
+ * params initialized with o->seed and the inputs of step i filled from
+ * a seed derived from it, and compare their outputs after every step and
+ * their params and optimizer state after the last; the sharded first
+ * output of each step goes to "loss" when it is not NULL. 0 when every
+ * step ran (the report says whether they agree); -1 with the error on
+ * "ctx" otherwise. */
+SYM_EXPORT int sym_exec_train_check(SYM_KEEP const sym_plan *p,
+    SYM_KEEP const sym_plan *single, SYM_KEEP sym_communicator *comm,
+    SYM_KEEP const sym_binding *const *steps, size_t n_steps,
+    SYM_KEEP const sym_exec_options *o, double *loss, sym_train_report *r,
+    SYM_KEEP sym_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

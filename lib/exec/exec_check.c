@@ -130,20 +130,9 @@ rank_error(sym_ctx *ctx, int rank, const sym_ctx *from)
 	return -1;
 }
 
-/* The outputs of a check: for each output of the graph, the sharded
- * result gathered whole ("got") and the reference ("want"), both global
- * row-major. */
-struct outputs {
-	size_t n;
-	const sym_value **v;
-	void **got;
-	sym_dtype *dt;
-	int64_t *numel;
-};
-
 /* Free what "out" holds. */
-static void
-outputs_clear(struct outputs *out)
+void
+sym__outputs_clear(struct sym__outputs *out)
 {
 	for (size_t i = 0; out->got && i < out->n; i++)
 		free(out->got[i]);
@@ -175,22 +164,23 @@ sym__exec_too_big(sym_ctx *ctx, const char *who, const sym_value *v,
 	return -1;
 }
 
-/* Allocate in "out" the global outputs of "p" for the bound "s"; return
- * 0, or -1 with an error on "ctx". */
-static int
-outputs_init(struct outputs *out, const sym_plan *p, const sym_slices *s,
-    sym_ctx *ctx)
+/* Allocate in "out" the global tensors of the "n" values "vals" of "p"
+ * (NULL: the graph's outputs) for the bound "s"; return 0, or -1 with
+ * an error on "ctx". */
+int
+sym__outputs_init(struct sym__outputs *out, const sym_plan *p,
+    const sym_slices *s, const sym_value *const *vals, size_t n, sym_ctx *ctx)
 {
 	sym_graph *g = sym_plan_graph(p);
 
 	memset(out, 0, sizeof(*out));
-	out->n = g ? sym_graph_n_outputs(g) : 0;
+	out->n = vals ? n : g ? sym_graph_n_outputs(g) : 0;
 	out->v = calloc(out->n + 1, sizeof(*out->v));
 	out->got = calloc(out->n + 1, sizeof(*out->got));
 	out->dt = calloc(out->n + 1, sizeof(*out->dt));
 	out->numel = calloc(out->n + 1, sizeof(*out->numel));
 	if (!out->v || !out->got || !out->dt || !out->numel) {
-		outputs_clear(out);
+		sym__outputs_clear(out);
 		sym__oom_bytes(ctx, out->n + 1,
 		    sizeof(*out->v) + sizeof(*out->got) + sizeof(*out->dt) +
 		        sizeof(*out->numel),
@@ -201,7 +191,7 @@ outputs_init(struct outputs *out, const sym_plan *p, const sym_slices *s,
 		int64_t size[SYM__MAX_RANK], n = 1;
 		size_t t;
 
-		out->v[i] = sym_graph_output(g, i);
+		out->v[i] = vals ? vals[i] : sym_graph_output(g, i);
 		t = sym_plan_value_tensor(p, out->v[i]);
 		if (t >= sym_plan_n_tensors(p) ||
 		    sym_plan_tensor_rank(p, t) > SYM__MAX_RANK ||
@@ -209,7 +199,7 @@ outputs_init(struct outputs *out, const sym_plan *p, const sym_slices *s,
 			sym__error(ctx, SYM_EINVAL, NULL,
 			    "check: output %s has no tensor in the plan",
 			    sym_value_name(out->v[i]));
-			outputs_clear(out);
+			sym__outputs_clear(out);
 			return -1;
 		}
 		out->dt[i] = sym_shape_dtype(sym_value_shape(out->v[i]));
@@ -218,7 +208,7 @@ outputs_init(struct outputs *out, const sym_plan *p, const sym_slices *s,
 		if (n < 0) {
 			sym__exec_too_big(ctx, "check: output", out->v[i],
 			    out->dt[i], size, sym_plan_tensor_rank(p, t));
-			outputs_clear(out);
+			sym__outputs_clear(out);
 			return -1;
 		}
 		out->numel[i] = n;
@@ -232,7 +222,7 @@ outputs_init(struct outputs *out, const sym_plan *p, const sym_slices *s,
 			    sym__tensor_elem_size(out->dt[i]),
 			    what ? what : "check: an output");
 			free(what);
-			outputs_clear(out);
+			sym__outputs_clear(out);
 			return -1;
 		}
 	}
@@ -241,8 +231,8 @@ outputs_init(struct outputs *out, const sym_plan *p, const sym_slices *s,
 
 /* Copy the block "data" of output "i" of "out" that rank "rank" holds
  * under "p" bound by "s" into its place in the global output. */
-static void
-place_block(struct outputs *out, size_t i, const sym_plan *p,
+void
+sym__place_block(struct sym__outputs *out, size_t i, const sym_plan *p,
     const sym_slices *s, int64_t rank, const void *data)
 {
 	size_t t = sym_plan_value_tensor(p, out->v[i]);
@@ -281,8 +271,8 @@ element(const void *data, sym_dtype dt, int64_t i)
  * another order -- other blocks, another matrix size given to BLAS --
  * differ in proportion to the magnitudes summed, not to each result). */
 static double
-tolerance(const struct outputs *out, size_t i, const void *want, double rtol,
-    double atol)
+tolerance(const struct sym__outputs *out, size_t i, const void *want,
+    double rtol, double atol)
 {
 	double big = 0.0;
 
@@ -301,9 +291,9 @@ tolerance(const struct outputs *out, size_t i, const void *want, double rtol,
  * the tolerances "rtol" and "atol" (floating dtypes, atol 0: see
  * tolerance; others must be equal). Equal elements agree, infinities of
  * one sign included (their difference is NaN), and so do two NaNs. */
-static void
-compare(const struct outputs *out, size_t i, const void *want, double rtol,
-    double atol, sym_exec_report *r)
+void
+sym__compare(const struct sym__outputs *out, size_t i, const void *want,
+    double rtol, double atol, sym_exec_report *r)
 {
 	int fl = sym_dtype_is_float(out->dt[i]);
 
@@ -338,7 +328,7 @@ compare(const struct outputs *out, size_t i, const void *want, double rtol,
  * its outputs with "out" into "r"; return 0 or -1 with an error. */
 static int
 run_single(const sym_plan *single, const sym_slices *s1,
-    const sym_exec_options *o, struct outputs *out, sym_exec_report *r,
+    const sym_exec_options *o, struct sym__outputs *out, sym_exec_report *r,
     sym_ctx *ctx)
 {
 	sym_exec *x = sym_exec_new(single, NULL, ctx);
@@ -371,7 +361,7 @@ run_single(const sym_plan *single, const sym_slices *s1,
 			ok = 0;
 			break;
 		}
-		compare(out, i, want, rtol, atol, r);
+		sym__compare(out, i, want, rtol, atol, r);
 	}
 	sym_exec_free(x);
 	return ok ? 0 : -1;
@@ -382,7 +372,7 @@ run_single(const sym_plan *single, const sym_slices *s1,
  * "ctx". */
 static int
 run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
-    const sym_exec_options *o, struct outputs *out, sym_exec_report *r,
+    const sym_exec_options *o, struct sym__outputs *out, sym_exec_report *r,
     sym_ctx *ctx)
 {
 	int n = sym_comm_n_ranks(comm), ret = 0, started = 0;
@@ -450,7 +440,7 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
 		if (jobs[k].seconds > r->sharded_seconds)
 			r->sharded_seconds = jobs[k].seconds;
 		for (size_t i = 0; i < out->n; i++)
-			place_block(out, i, p, s, k,
+			sym__place_block(out, i, p, s, k,
 			    sym_exec_data(jobs[k].x,
 			        sym_plan_value_tensor(p, out->v[i]), NULL));
 	}
@@ -485,8 +475,8 @@ agree(sym_comm_endpoint *ep, sym_ctx *ctx, int bad)
  * (of "p") holds, from each of "n" ranks; return 0, or -1 with an error
  * on "ctx". */
 static int
-gather_alloc(sym_exec *x, int n, const sym_plan *p, const struct outputs *out,
-    char **buf, sym_ctx *ctx)
+gather_alloc(sym_exec *x, int n, const sym_plan *p,
+    const struct sym__outputs *out, char **buf, sym_ctx *ctx)
 {
 	size_t most = 0;
 
@@ -508,7 +498,7 @@ gather_alloc(sym_exec *x, int n, const sym_plan *p, const struct outputs *out,
  * with an error on the endpoint's context. */
 static int
 gather_outputs(sym_exec *x, sym_comm_endpoint *ep, int n, const sym_plan *p,
-    const sym_slices *s, struct outputs *out, char *all)
+    const sym_slices *s, struct sym__outputs *out, char *all)
 {
 	for (size_t i = 0; i < out->n; i++) {
 		size_t t = sym_plan_value_tensor(p, out->v[i]), bytes = 0;
@@ -517,7 +507,8 @@ gather_outputs(sym_exec *x, sym_comm_endpoint *ep, int n, const sym_plan *p,
 		if (sym_comm_all_gather(ep, NULL, 0, mine, all, bytes) < 0)
 			return -1;
 		for (int k = 0; k < n; k++)
-			place_block(out, i, p, s, k, all + (size_t)k * bytes);
+			sym__place_block(out, i, p, s, k,
+			    all + (size_t)k * bytes);
 	}
 	return 0;
 }
@@ -526,7 +517,7 @@ gather_outputs(sym_exec *x, sym_comm_endpoint *ep, int n, const sym_plan *p,
  * ("out" valid when "has_out"). */
 struct check {
 	sym_slices *s, *s1;
-	struct outputs out;
+	struct sym__outputs out;
 	int has_out;
 };
 
@@ -574,7 +565,7 @@ check_begin(struct check *c, const sym_plan *p, const sym_plan *single,
 		    m && *m ? m : "the binding is rejected");
 		return -1;
 	}
-	if (outputs_init(&c->out, p, c->s, ctx) < 0)
+	if (sym__outputs_init(&c->out, p, c->s, NULL, 0, ctx) < 0)
 		return -1;
 	c->has_out = 1;
 	return 0;
@@ -585,7 +576,7 @@ static void
 check_clear(struct check *c)
 {
 	if (c->has_out)
-		outputs_clear(&c->out);
+		sym__outputs_clear(&c->out);
 	sym_slices_free(c->s);
 	sym_slices_free(c->s1);
 }

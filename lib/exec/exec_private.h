@@ -160,6 +160,29 @@ int sym__exec_fail(sym_exec *x, const struct sym__estep *e, sym_error code,
 void sym__exec_set_progress(sym_exec *x, void (*fn)(void *, size_t, size_t),
     void *arg);
 
+/* The outputs of a check (exec_check.c): for each value, the sharded
+ * result gathered whole ("got"), global row-major, to compare with a
+ * reference. */
+struct sym__outputs {
+	size_t n;
+	const sym_value **v;
+	void **got;
+	sym_dtype *dt;
+	int64_t *numel;
+};
+
+int sym__outputs_init(struct sym__outputs *out, const sym_plan *p,
+    const sym_slices *s, const sym_value *const *vals, size_t n, sym_ctx *ctx);
+void sym__outputs_clear(struct sym__outputs *out);
+/* Copy the block "data" of value "i" of "out" that rank "rank" holds
+ * under "p" bound by "s" into its place in the whole. */
+void sym__place_block(struct sym__outputs *out, size_t i, const sym_plan *p,
+    const sym_slices *s, int64_t rank, const void *data);
+/* Compare value "i" of "out" with the reference "want" into "r" (see
+ * sym_exec_check for the tolerances). */
+void sym__compare(const struct sym__outputs *out, size_t i, const void *want,
+    double rtol, double atol, sym_exec_report *r);
+
 /* exec_fill.c */
 int sym__exec_fill_init(sym_exec *x);
 /* Record SYM_EOVERFLOW on "ctx", located at the declaration of "v": the

@@ -1,0 +1,416 @@
+/*
+ * sym_exec_train_check: train a sharded plan for several steps on every
+ * rank of a threads communicator and the single-device plan of the same
+ * graph alongside, and compare them: the outputs (the loss, ...) after
+ * every step, and every param and optimizer state after the last.
+ *
+ * Unlike sym_exec_check, the executors live through every step: each
+ * initializes its params once, then fills its inputs and runs one step
+ * per binding, its params and optimizer state updated in place. The rank
+ * threads and the caller's thread meet at a barrier between phases: the
+ * caller binds the next step's sizes; the ranks prepare and fill, agree
+ * that none failed, run and place their blocks of the outputs in the
+ * gathered tensors; the caller runs the single-device step and compares.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+#include <cblas.h>
+#endif
+
+#include "exec/exec_private.h"
+
+#define DEFAULT_RTOL 1e-4
+
+/* What the caller asks the ranks to do next. */
+enum order {
+	STEP,   /* prepare, fill, run, place the outputs */
+	PARAMS, /* place the params */
+	QUIT
+};
+
+/* The state the ranks and the caller share. */
+struct shared {
+	const sym_plan *p;
+	sym_communicator *comm;
+	uint64_t seed;
+	int n;
+	pthread_barrier_t bar;
+	/* Set by the caller before the ranks go. */
+	enum order order;
+	const sym_slices *s;
+	size_t step;
+	struct sym__outputs *out;
+	/* By rank: 0, or where it failed (1 preparing, 2 running). */
+	int *failed;
+	/* The start: the ranks wait until "go" is 1 (run) or -1 (give up:
+	 * not every thread could start). */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int go;
+};
+
+/* A rank. */
+struct rank {
+	struct shared *sh;
+	int k;
+	sym_ctx *ctx;
+	sym_exec *x;
+};
+
+/* Return the seed of the inputs of step "i" of a run seeded "seed". */
+static uint64_t
+step_seed(uint64_t seed, size_t i)
+{
+	return seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1);
+}
+
+/* Run one step on rank "r": prepare, fill (and initialize the params at
+ * the first step), agree with the others, run, place the outputs. */
+static void
+rank_step(struct rank *r)
+{
+	struct shared *sh = r->sh;
+	int ok = r->x && sym_exec_prepare(r->x, sh->s) == 0 &&
+	    (sh->step > 0 || sym_exec_init_params(r->x, sh->seed) == 0) &&
+	    sym_exec_fill_inputs(r->x, step_seed(sh->seed, sh->step)) == 0;
+
+	sh->failed[r->k] = ok ? 0 : 1;
+	pthread_barrier_wait(&sh->bar);
+	for (int k = 0; k < sh->n; k++)
+		if (sh->failed[k])
+			return;
+	if (sym_exec_run(r->x) < 0) {
+		sh->failed[r->k] = 2;
+		return;
+	}
+	for (size_t i = 0; i < sh->out->n; i++)
+		sym__place_block(sh->out, i, sh->p, sh->s, r->k,
+		    sym_exec_data(r->x,
+		        sym_plan_value_tensor(sh->p, sh->out->v[i]), NULL));
+}
+
+/* The thread of rank "arg" (a struct rank); return NULL. */
+static void *
+rank_main(void *arg)
+{
+	struct rank *r = arg;
+	struct shared *sh = r->sh;
+	sym_comm_endpoint *ep = NULL;
+
+	pthread_mutex_lock(&sh->mu);
+	while (sh->go == 0)
+		pthread_cond_wait(&sh->cv, &sh->mu);
+	pthread_mutex_unlock(&sh->mu);
+	if (sh->go < 0)
+		return NULL;
+	r->ctx = sym_ctx_new();
+	if (r->ctx && (ep = sym_comm_attach(sh->comm, r->k, r->ctx)))
+		r->x = sym_exec_new(sh->p, ep, r->ctx);
+	for (;;) {
+		pthread_barrier_wait(&sh->bar);
+		if (sh->order == QUIT)
+			break;
+		if (sh->order == STEP)
+			rank_step(r);
+		else
+			for (size_t i = 0; r->x && i < sh->out->n; i++)
+				sym__place_block(sh->out, i, sh->p, sh->s, r->k,
+				    sym_exec_data(r->x,
+				        sym_plan_value_tensor(sh->p,
+				            sh->out->v[i]),
+				        NULL));
+		pthread_barrier_wait(&sh->bar);
+	}
+	sym_comm_detach(ep);
+	return NULL;
+}
+
+/* Give the ranks of "sh" the order "o" and wait until they are done. */
+static void
+order(struct shared *sh, enum order o)
+{
+	sh->order = o;
+	pthread_barrier_wait(&sh->bar);
+	if (o == STEP)
+		pthread_barrier_wait(&sh->bar); /* agreement after filling */
+	if (o != QUIT)
+		pthread_barrier_wait(&sh->bar);
+}
+
+/* Copy onto "ctx" the error of the first failing rank of "sh" among
+ * "ranks"; return -1. */
+static int
+rank_failure(const struct shared *sh, const struct rank *ranks, sym_ctx *ctx)
+{
+	for (int pass = 2; pass >= 1; pass--)
+		for (int k = 0; k < sh->n; k++)
+			if (sh->failed[k] == pass) {
+				const sym_ctx *from = ranks[k].ctx;
+
+				sym__error(ctx,
+				    from ? sym_ctx_last_error(from)
+				         : SYM_ENOMEM,
+				    NULL, "rank %d: %s", k,
+				    from ? sym_ctx_last_message(from)
+				         : "no context");
+				return -1;
+			}
+	return -1;
+}
+
+/* Return the params of the graph of "p" (optimizer state included) in a
+ * new array, their number in "*n"; NULL when out of memory. */
+static const sym_value **
+params_of(const sym_plan *p, size_t *n)
+{
+	sym_graph *g = sym_plan_graph(p);
+	size_t nv = sym_graph_n_values(g);
+	const sym_value **v = calloc(nv + 1, sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; v && i < nv; i++)
+		if (sym_value_get_kind(sym_graph_value(g, i)) ==
+		    SYM_VALUE_PARAM)
+			v[(*n)++] = sym_graph_value(g, i);
+	return v;
+}
+
+/* The caller's side of a training check: the single-device executor "x1"
+ * of "single" and its slices "s1". */
+struct single {
+	const sym_plan *plan;
+	sym_slices *s1;
+	sym_exec *x1;
+};
+
+/* Run step "i" of the single-device side "sg" bound by "b" with seed
+ * "seed"; return 0 or -1 with an error on "ctx". */
+static int
+single_step(struct single *sg, const sym_binding *b, size_t i, uint64_t seed,
+    sym_ctx *ctx)
+{
+	if (sym_plan_bind(sg->plan, b, sg->s1) < 0) {
+		sym__error(ctx, SYM_EINVAL, NULL, "%s",
+		    sym_slices_error(sg->s1));
+		return -1;
+	}
+	if (sym_exec_prepare(sg->x1, sg->s1) < 0 ||
+	    (i == 0 && sym_exec_init_params(sg->x1, seed) < 0) ||
+	    sym_exec_fill_inputs(sg->x1, step_seed(seed, i)) < 0 ||
+	    sym_exec_run(sg->x1) < 0)
+		return -1;
+	return 0;
+}
+
+/* Compare the values of "out" (gathered from the ranks) with the
+ * single-device side "sg" into "r" with the tolerances of "o". */
+static void
+compare_all(const struct sym__outputs *out, struct single *sg,
+    const sym_exec_options *o, sym_exec_report *r)
+{
+	double rtol = o->rtol > 0 ? o->rtol : DEFAULT_RTOL;
+
+	for (size_t i = 0; i < out->n; i++)
+		sym__compare(out, i,
+		    sym_exec_data(sg->x1,
+		        sym_plan_value_tensor(sg->plan, out->v[i]), NULL),
+		    rtol, o->atol, r);
+}
+
+/* Start the "n" rank threads "th" of "ranks" on "sh" and let them go
+ * when all started; return how many started (all, or fewer with an error
+ * on "ctx": then those are told to give up). */
+static int
+start(struct shared *sh, struct rank *ranks, pthread_t *th, int n, sym_ctx *ctx)
+{
+	int started = n;
+
+	for (int k = 0; k < n; k++) {
+		int rc;
+
+		ranks[k] = (struct rank){ .sh = sh, .k = k };
+		rc = pthread_create(&th[k], NULL, rank_main, &ranks[k]);
+		if (rc != 0) {
+			sym__error(ctx, SYM_ENOMEM, NULL,
+			    "train check: cannot start the thread of rank %d "
+			    "of %d: %s",
+			    k, n, strerror(rc));
+			started = k;
+			break;
+		}
+	}
+	pthread_mutex_lock(&sh->mu);
+	sh->go = started == n ? 1 : -1;
+	pthread_cond_broadcast(&sh->cv);
+	pthread_mutex_unlock(&sh->mu);
+	return started;
+}
+
+/* Run the "n_steps" steps "steps" on the started ranks of "sh" and the
+ * single-device side "sg", comparing into "r" (and the sharded first
+ * output in "loss", when not NULL); then compare the params into "rp".
+ * Return 0 or -1 with an error on "ctx". */
+static int
+train_steps(struct shared *sh, struct rank *ranks, struct single *sg,
+    sym_slices *s, const sym_binding *const *steps, size_t n_steps,
+    const sym_exec_options *o, double *loss, sym_train_report *tr, sym_ctx *ctx)
+{
+	struct sym__outputs out;
+	const sym_value **pv;
+	size_t np;
+	int ret = 0;
+
+	for (size_t i = 0; i < n_steps && ret == 0; i++) {
+		if (sym_plan_bind(sh->p, steps[i], s) < 0) {
+			sym__error(ctx, SYM_EINVAL, NULL, "step %zu: %s", i + 1,
+			    sym_slices_error(s));
+			return -1;
+		}
+		if (sym__outputs_init(&out, sh->p, s, NULL, 0, ctx) < 0)
+			return -1;
+		sh->s = s;
+		sh->step = i;
+		sh->out = &out;
+		order(sh, STEP);
+		for (int k = 0; k < sh->n && ret == 0; k++)
+			if (sh->failed[k])
+				ret = rank_failure(sh, ranks, ctx);
+		if (ret == 0)
+			ret = single_step(sg, steps[i], i, sh->seed, ctx);
+		if (ret == 0) {
+			sym_exec_report r;
+
+			memset(&r, 0, sizeof(r));
+			compare_all(&out, sg, o, &r);
+			if (loss && out.n > 0 && out.numel[0] > 0)
+				loss[i] = sym_dtype_is_float(out.dt[0])
+				    ? (out.dt[0] == SYM_DT_F64
+				              ? ((double *)out.got[0])[0]
+				              : ((float *)out.got[0])[0])
+				    : 0;
+			if (r.n_mismatch && tr->first_mismatch == SIZE_MAX)
+				tr->first_mismatch = i;
+			tr->outputs.n_mismatch += r.n_mismatch;
+			if (r.max_abs >= tr->outputs.max_abs) {
+				tr->outputs.max_abs = r.max_abs;
+				tr->outputs.worst = r.worst;
+				tr->outputs.worst_index = r.worst_index;
+			}
+			if (r.max_rel > tr->outputs.max_rel)
+				tr->outputs.max_rel = r.max_rel;
+			tr->n_steps = i + 1;
+		}
+		sym__outputs_clear(&out);
+	}
+	if (ret < 0 || n_steps == 0)
+		return ret;
+	pv = params_of(sh->p, &np);
+	if (!pv || sym__outputs_init(&out, sh->p, s, pv, np, ctx) < 0) {
+		if (!pv)
+			sym__oom(ctx);
+		free(pv);
+		return -1;
+	}
+	sh->out = &out;
+	order(sh, PARAMS);
+	compare_all(&out, sg, o, &tr->params);
+	sym__outputs_clear(&out);
+	free(pv);
+	return 0;
+}
+
+/*
+ * Train "p" on every rank of the threads communicator "comm" and
+ * "single" alongside for the "n_steps" bindings "steps", one step each,
+ * from the params initialized with o->seed, and compare (see the top of
+ * the file) into "tr"; store the sharded first output of every step in
+ * "loss" when it is not NULL. Return 0 when every step ran (the report
+ * says whether they agree), -1 with the error on "ctx" otherwise.
+ */
+int
+sym_exec_train_check(const sym_plan *p, const sym_plan *single,
+    sym_communicator *comm, const sym_binding *const *steps, size_t n_steps,
+    const sym_exec_options *o, double *loss, sym_train_report *tr, sym_ctx *ctx)
+{
+	struct shared sh;
+	struct single sg;
+	struct rank *ranks;
+	pthread_t *th;
+	sym_slices *s;
+	int n, started, ret = -1;
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	int blas_threads = openblas_get_num_threads();
+#endif
+
+	if (!p || !single || !comm || !o || !tr || !ctx || (n_steps && !steps))
+		return -1;
+	memset(tr, 0, sizeof(*tr));
+	tr->first_mismatch = SIZE_MAX;
+	if (strcmp(sym_comm_backend(comm), "threads") != 0) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "train check: the threads backend only");
+		return -1;
+	}
+	n = sym_comm_n_ranks(comm);
+	if (n != sym_plan_n_ranks(p) || sym_plan_n_ranks(single) != 1) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "train check: the plan is for %lld ranks, the "
+		    "communicator has %d",
+		    (long long)sym_plan_n_ranks(p), n);
+		return -1;
+	}
+	memset(&sh, 0, sizeof(sh));
+	memset(&sg, 0, sizeof(sg));
+	sh.p = p;
+	sh.comm = comm;
+	sh.seed = o->seed;
+	sh.n = n;
+	sg.plan = single;
+	ranks = calloc((size_t)n, sizeof(*ranks));
+	th = calloc((size_t)n, sizeof(*th));
+	sh.failed = calloc((size_t)n, sizeof(*sh.failed));
+	s = sym_slices_new(p);
+	sg.s1 = sym_slices_new(single);
+	sg.x1 = sym_exec_new(single, NULL, ctx);
+	if (!ranks || !th || !sh.failed || !s || !sg.s1 || !sg.x1 ||
+	    pthread_barrier_init(&sh.bar, NULL, (unsigned)n + 1) != 0) {
+		if (!sym_ctx_last_error(ctx))
+			sym__oom(ctx);
+		goto done;
+	}
+	pthread_mutex_init(&sh.mu, NULL);
+	pthread_cond_init(&sh.cv, NULL);
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	openblas_set_num_threads(1);
+#endif
+	started = start(&sh, ranks, th, n, ctx);
+	if (started == n) {
+		ret = train_steps(&sh, ranks, &sg, s, steps, n_steps, o, loss,
+		    tr, ctx);
+		order(&sh, QUIT);
+	}
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	openblas_set_num_threads(blas_threads);
+#endif
+	pthread_barrier_destroy(&sh.bar);
+	pthread_mutex_destroy(&sh.mu);
+	pthread_cond_destroy(&sh.cv);
+	for (int k = 0; k < started; k++) {
+		sym_exec_free(ranks[k].x);
+		sym_ctx_free(ranks[k].ctx);
+	}
+done:
+	sym_exec_free(sg.x1);
+	sym_slices_free(sg.s1);
+	sym_slices_free(s);
+	free(sh.failed);
+	free(th);
+	free(ranks);
+	return ret;
+}
