@@ -266,8 +266,8 @@ sym_graph_minimize(sym_graph *g, sym_value *loss, const sym_optimizer *opt,
 		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
 		    "no optimizer given");
 	s = loss->failed ? NULL : sym__value_shape(loss);
-	if (!s)
-		return -1;
+	if (!s) /* its operator failed: the graph has that error already */
+		return 0;
 	if (sym_shape_rank(s) != 0 || !sym_dtype_is_float(sym_shape_dtype(s)))
 		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
 		    "the loss %s must be a floating-point scalar (f32[] or "

@@ -1,0 +1,233 @@
+/*
+ * Every gradient rule against central finite differences, in f64, on one
+ * device: for a graph computing y from params, the loss is the sum of y
+ * times a fixed random tensor r (so that every element of y matters with
+ * its own weight); the gradients the differentiated graph computes must
+ * equal (L(p + h) - L(p - h)) / 2h at sampled elements of every param,
+ * to a relative error of 1e-6, with symbolic sizes bound to several
+ * values on one plan and broadcasting on the way.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <symshard.h>
+
+#define H 1e-5
+#define TOL 1e-6
+#define SAMPLES 9
+
+/* A case: the graph (its params, the output "y" of shape "yshape" and
+ * whatever inputs) and the sizes of "b" to bind. */
+struct gcase {
+	const char *name, *text, *yshape;
+};
+
+static const struct gcase cases[] = {
+	{ "matmul",
+	    "param x : f64[b, 3]\nparam w : f64[3, 4]\nparam v : f64[5, 3]\n"
+	    "m = matmul(x, w)\nn = matmul(v, x, transpose_b=true)\n"
+	    "q = matmul(n, m)\ny = matmul(q, w, transpose_b=true)\n",
+	    "[5, 3]" },
+	{ "batch_matmul",
+	    "param a : f64[2, b, 3]\nparam c : f64[3, 4]\n"
+	    "param d : f64[2, 4, 2]\n"
+	    "m = batch_matmul(a, c)\ny = batch_matmul(m, d)\n",
+	    "[2, b, 2]" },
+	{ "arithmetic",
+	    "param p : f64[b, 4]\nparam q : f64[4]\nparam s : f64[b, 1]\n"
+	    "e = exp(q)\na = add(p, q)\nm = mul(a, s)\nd = div(m, e)\n"
+	    "y = sub(d, p)\n",
+	    "[b, 4]" },
+	{ "unary",
+	    "param p : f64[b, 5]\n"
+	    "r1 = relu(p)\ng = gelu(p)\nt = tanh(g)\ns = sigmoid(t)\n"
+	    "n = neg(s)\ni = identity(n)\nc = cast(i, dtype=\"f64\")\n"
+	    "e = exp(p)\nl = log(e)\nq = sqrt(e)\nu = add(c, r1)\n"
+	    "v = mul(l, q)\ny = add(u, v)\n",
+	    "[b, 5]" },
+	{ "bias_add",
+	    "param x : f64[b, 3, 2]\nparam k : f64[3]\nparam z : f64[2]\n"
+	    "a = bias_add(x, k)\ny = bias_add(a, z, data_format=\"NHWC\")\n",
+	    "[b, 3, 2]" },
+	{ "layout",
+	    "param x : f64[b, 2, 3]\n"
+	    "r = reshape(x, [-1, 6])\nf = flatten(x)\nt = transpose(x, [2, 0, "
+	    "1])\np = permute(t, [1, 2, 0])\ne = expand_dims(p, axis=1)\n"
+	    "s = squeeze(e, axis=1)\ng = reshape(s, [b, 6])\n"
+	    "a = add(r, f)\ny = mul(a, g)\n",
+	    "[b, 6]" },
+	{ "reduce",
+	    "param x : f64[b, 3, 4]\n"
+	    "s = reduce_sum(x, axis=[0, 2], keep_dims=true)\n"
+	    "m = reduce_mean(x, axis=1)\nx2 = reduce_max(x, axis=[1])\n"
+	    "t = sum_to(x, [1, 4])\nu = mul(m, x2)\nv = mul(s, t)\n"
+	    "w = reshape(v, [3, 4])\nz = reduce_sum(u)\nq = mul(w, z)\n"
+	    "y = reduce_mean(q, axis=0, keep_dims=false)\n",
+	    "[4]" },
+	{ "softmax_cross_entropy",
+	    "param x : f64[b, 5]\nparam w : f64[5, 4]\ninput i : i32[b]\n"
+	    "l = matmul(x, w)\na = softmax_cross_entropy(l, i)\n"
+	    "s = softmax_cross_entropy(l, i, reduction=\"sum\")\n"
+	    "n = softmax_cross_entropy(l, i, reduction=\"none\")\n"
+	    "k = reduce_sum(n, axis=0, keep_dims=true)\n"
+	    "m = mul(a, s)\ny = add(m, k)\n",
+	    "[1]" },
+};
+
+/* The graph text of case "c": its params and y, the weights r, the loss
+ * and the optimizer (learning rate 0: the update keeps the params). */
+static char *
+full_text(const struct gcase *c)
+{
+	size_t n = strlen(c->text) + 512;
+	char *t = malloc(n);
+
+	assert_non_null(t);
+	snprintf(t, n,
+	    "symbol b min=1 max=64\n%sinput rweight : f64%s\nyr = mul(y, rweight)\n"
+	    "loss = reduce_sum(yr)\noutput loss\nminimize loss with sgd(0)\n",
+	    c->text, c->yshape);
+	return t;
+}
+
+/* Return the local data of value "name" of the plan "p" run by "x", its
+ * number of doubles in "*n". */
+static double *
+data_of(sym_exec *x, const sym_plan *p, sym_graph *g, const char *name,
+    size_t *n)
+{
+	const sym_value *v = sym_graph_find_value(g, name);
+	size_t bytes = 0;
+	double *d;
+
+	assert_non_null(v);
+	d = sym_exec_data(x, sym_plan_value_tensor(p, v), &bytes);
+	assert_non_null(d);
+	*n = bytes / sizeof(double);
+	return d;
+}
+
+/* Run "x" and return the loss. */
+static double
+loss_of(sym_exec *x, const sym_plan *p, sym_graph *g)
+{
+	size_t n;
+
+	assert_int_equal(sym_exec_run(x), 0);
+	return *data_of(x, p, g, "loss", &n);
+}
+
+/* Check the gradient of every trained param of the graph of "x" (plan
+ * "p", graph "g") at sampled elements against central differences;
+ * "what" names the case for messages. */
+static void
+check_params(sym_exec *x, const sym_plan *p, sym_graph *g, const char *what)
+{
+	for (size_t k = 0; k < sym_graph_n_trained(g); k++) {
+		const char *pn = sym_value_name(sym_graph_trained(g, k));
+		char gname[64];
+		size_t n, ng;
+		double *v = data_of(x, p, g, pn, &n), *grad;
+
+		snprintf(gname, sizeof(gname), "%s.grad", pn);
+		(void)loss_of(x, p, g);
+		grad = data_of(x, p, g, gname, &ng);
+		assert_int_equal(ng, n);
+		grad = memcpy(malloc(n * sizeof(double) + 1), grad,
+		    n * sizeof(double));
+		for (size_t s = 0; s < SAMPLES && s < n; s++) {
+			size_t j = n <= SAMPLES ? s : (s * 7919) % n;
+			double keep = v[j], lp, lm, fd, err;
+
+			v[j] = keep + H;
+			lp = loss_of(x, p, g);
+			v[j] = keep - H;
+			lm = loss_of(x, p, g);
+			v[j] = keep;
+			fd = (lp - lm) / (2 * H);
+			err = fabs(fd - grad[j]);
+			if (err >
+			    TOL * fmax(1.0, fmax(fabs(fd), fabs(grad[j]))))
+				fail_msg("%s: d loss / d %s[%zu] = %.12g by "
+				         "differences, %.12g by the gradient",
+				    what, pn, j, fd, grad[j]);
+		}
+		free(grad);
+	}
+}
+
+/* Case "c": differentiate, compile one plan for one device, then at
+ * each of the "n" sizes "bs" of b bind it, run and compare. */
+static void
+check_case(const struct gcase *c, const int64_t *bs, size_t n)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	char *text = full_text(c), what[96];
+	sym_graph *g = sym_graph_parse(ctx, text, c->name);
+	sym_binding *b = sym_binding_new(ctx);
+	sym_plan *p;
+	sym_slices *s;
+	sym_exec *x;
+
+	assert_non_null(g);
+	if (sym_graph_n_errors(g) || sym_graph_shard(g, NULL) < 0)
+		fail_msg("%s: %s", c->name,
+		    sym_graph_n_diagnostics(g)
+		        ? sym_graph_diagnostic(g,
+		              sym_graph_n_diagnostics(g) - 1)
+		              ->message
+		        : "?");
+	p = sym_plan_compile(g, SYM_PLAN_SINGLE);
+	assert_non_null(p);
+	s = sym_slices_new(p);
+	x = sym_exec_new(p, NULL, ctx);
+	assert_non_null(x);
+	for (size_t k = 0; k < n; k++) {
+		snprintf(what, sizeof(what), "%s at b = %lld", c->name,
+		    (long long)bs[k]);
+		assert_int_equal(sym_binding_set(b, sym_symbol_find(ctx, "b"),
+		                     bs[k]),
+		    0);
+		assert_int_equal(sym_plan_bind(p, b, s), 0);
+		assert_int_equal(sym_exec_prepare(x, s), 0);
+		assert_int_equal(sym_exec_fill(x, 11 + (uint64_t)bs[k]), 0);
+		check_params(x, p, g, what);
+	}
+	sym_exec_free(x);
+	sym_slices_free(s);
+	sym_plan_free(p);
+	sym_binding_free(b);
+	sym_graph_free(g);
+	free(text);
+	assert_int_equal(sym_ctx_report_live(ctx, NULL), 0);
+	sym_ctx_free(ctx);
+}
+
+/* Every case at three sizes of b on one plan each. */
+static void
+test_finite_differences(void **state)
+{
+	static const int64_t bs[] = { 1, 2, 5 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_case(&cases[i], bs, sizeof(bs) / sizeof(bs[0]));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_finite_differences),
+	};
+
+	return cmocka_run_group_tests_name("gradcheck", tests, NULL, NULL);
+}
