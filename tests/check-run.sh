@@ -131,6 +131,9 @@ match redist_all 2 examples/redist_all.sg --bind n=8 --bind n=24
 # one device's to 1e-9 (f64) at three batch sizes on one plan.
 match mlp_train 3 examples/mlp_train.sg --bind b=2 --bind b=6 --bind b=4 \
     --rtol 1e-9 --atol 1e-9
+# The tutorial network as a training graph: the loss and the gradients of
+# w1, w2 and w3, with their mirror all_reduces, at three batch sizes.
+match ffn_train 3 examples/ffn_train.sg --bind b=8 --bind b=64 --bind b=40
 # The full-size block (hidden 768, s >= 128) takes under a second but 300
 # MB, and minutes under valgrind, where megatron.sg covers its operators.
 if test -z "$SYM_TEST_WRAPPER"; then
