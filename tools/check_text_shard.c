@@ -95,6 +95,16 @@ layouts_text(const sym_layout *a, const sym_layout *b)
 	return s;
 }
 
+/* Return the param of the graph of "r" whose gradient is "v", or NULL. */
+static const sym_value *
+mirrored_param(const struct report *r, const sym_value *v)
+{
+	for (size_t i = 0; i < sym_graph_n_trained(r->g); i++)
+		if (sym_value_grad(sym_graph_trained(r->g, i)) == v)
+			return sym_graph_trained(r->g, i);
+	return NULL;
+}
+
 /* Return the malloc'ed heading of the communication "c": what it
  * connects, "x2 -> matmul h1 (input 0)" or "h1 after matmul h1 (partial
  * sums)", and its layouts. */
@@ -189,6 +199,14 @@ comm_rows(const struct report *r, struct table *t)
 			table_line(t, 4,
 			    text_dup("full gather: every rank holds the whole "
 			             "tensor at some step of this plan"));
+		if (!c->consumer && mirrored_param(r, c->value))
+			table_line(t, 4,
+			    report_format(
+			        "why: %s is replicated over these "
+			        "axes; its gradient is the sum of its "
+			        "replicas' partial gradients "
+			        "(MindSpore's mirror operator)",
+			        sym_value_name(mirrored_param(r, c->value))));
 	}
 	table_line(t, 2,
 	    report_format("total: %zu communication%s, %zu collective%s, %s", n,

@@ -520,7 +520,7 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
 	for (size_t k = 0; k < n->n_out; k++) {
 		sym_value *v = n->out[k];
-		const char *part[2 * SYM_MESH_MAX_AXES + 4];
+		const char *part[2 * SYM_MESH_MAX_AXES + 8];
 		size_t np = 0;
 		sym_redist *rp;
 
@@ -544,6 +544,16 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 		part[np++] = " resolved by ";
 		part[np++] = r->scatter[k] ? "reduce_scatter along dimension 0"
 		                           : "all_reduce";
+		for (size_t t = 0; t < p->g->n_trained; t++)
+			if (p->g->trained[t]->grad == v) {
+				part[np++] = ": the gradient of ";
+				part[np++] = p->g->trained[t]->name;
+				part[np++] = ", which is replicated over those "
+				             "axes, is the sum of the partial "
+				             "gradients of its replicas "
+				             "(MindSpore's mirror operator)";
+				break;
+			}
 		if (add_comm(p->g, v, NULL, 0, rp, sym__concat(part, np)) < 0)
 			return -1;
 	}
