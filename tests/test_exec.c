@@ -1697,6 +1697,66 @@ test_steady_state(void **state)
 	compiled_clear(&c);
 }
 
+/* A training graph: forward, backward (with the all_reduces of the
+ * mirror operator), adam's updates in place. */
+static const char trainer[] = "devices 8\n"
+                              "symbol b divisor=8\n"
+                              "input x : f32[b, 32]\n"
+                              "input lab : i32[b]\n"
+                              "param w1 : f32[32, 64] init=he_uniform\n"
+                              "param w2 : f32[64, 10] init=xavier_uniform\n"
+                              "h = matmul(x, w1) shard ((2, 1), (1, 4))\n"
+                              "a = relu(h)\n"
+                              "m = matmul(a, w2) shard ((2, 4), (4, 1))\n"
+                              "loss = softmax_cross_entropy(m, lab)\n"
+                              "output loss\n"
+                              "minimize loss with adam(lr=0.01)\n";
+
+/* Training steps allocate nothing once their sizes have been seen: on
+ * each of 8 ranks and on one device, b = 8, 16, 8, 16, the backward and
+ * update operators included. */
+static void
+test_steady_training(void **state)
+{
+	static const char *const texts[2] = { "b=8", "b=16" };
+	struct compiled c;
+	struct team t;
+	struct steady st;
+	struct member one;
+
+	(void)state;
+	compile_text(&c, trainer, "trainer.sg");
+	assert_true(sym_graph_is_training(c.g));
+	team_init(&t);
+	for (int single = 0; single < 2; single++) {
+		const sym_plan *p = single ? c.single : c.p;
+
+		memset(&st, 0, sizeof(st));
+		st.p = p;
+		for (int i = 0; i < 2; i++) {
+			sym_binding *b = binding(&c, texts[i]);
+
+			st.s[i] = sym_slices_new(p);
+			assert_non_null(st.s[i]);
+			assert_int_equal(sym_plan_bind(p, b, st.s[i]), 0);
+			sym_binding_free(b);
+		}
+		if (single) {
+			memset(&one, 0, sizeof(one));
+			one.ctx = c.ctx;
+			assert_int_equal(run_steady_rank(&one, &st), 0);
+			check_steady(&st, 1);
+		} else {
+			team_run(&t, MAX_RANKS, run_steady_rank, &st);
+			check_steady(&st, MAX_RANKS);
+		}
+		sym_slices_free(st.s[0]);
+		sym_slices_free(st.s[1]);
+	}
+	team_clear(&t);
+	compiled_clear(&c);
+}
+
 /* Element counts are multiplied with overflow checks: an output of
  * 2^64 elements, a one_hot of depth 2^63 - 1 and a symbolic square bound
  * too large are refused with SYM_EOVERFLOW, named and located at the
@@ -1774,6 +1834,7 @@ main(void)
 		cmocka_unit_test(test_narrow_partial_sums),
 		cmocka_unit_test(test_exec_api),
 		cmocka_unit_test(test_steady_state),
+		cmocka_unit_test(test_steady_training),
 		cmocka_unit_test(test_overflow_sizes),
 	};
 
