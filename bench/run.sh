@@ -46,6 +46,13 @@
 #                layers that differ; bind + the slices of one rank and of
 #                all 8 ranks, each with its goal flag, against shape
 #                inference, both sides the median of as many repetitions)
+#   BENCH_TRAIN  the training benchmark (default ./bench/bench_train; one
+#                step of the tutorial network, forward, backward and
+#                momentum update, at b = 64, 256 and 1024 on one device
+#                with OpenBLAS on one thread, compared in the same run with
+#                PyTorch (bench/torch_train.py, one thread) when PYTHON3
+#                has torch; the share of a step on 8 ranks spent outside
+#                kernels and communication; allocations per step)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
@@ -60,6 +67,7 @@ bench_kernels=${BENCH_KERNELS:-./bench/bench_kernels}
 bench_comm=${BENCH_COMM:-./bench/bench_comm}
 bench_exec=${BENCH_EXEC:-./bench/bench_exec}
 bench_plan=${BENCH_PLAN:-./bench/bench_plan}
+bench_train=${BENCH_TRAIN:-./bench/bench_train}
 # The real program rather than libtool's wrapper script, whose shell would
 # be timed too; it finds the uninstalled library through bench_graph's
 # own wrapper (LD_LIBRARY_PATH), which starts it.
@@ -108,6 +116,18 @@ if test -n "$mpirun"; then
 	"$mpirun" $root --oversubscribe -n 4 "$bench_comm" --mpi
 else
 	echo "# communicator: MPIRUN is empty (no MPI): skipping the mpi backend"
+fi
+echo "# training: one step of the tutorial network (bench/bench_train)"
+top_srcdir=${top_srcdir:-$srcdir/..} "$bench_train" >"$tmp/train.json"
+cat "$tmp/train.json"
+if test -n "$python3" && command -v "$python3" >/dev/null 2>&1 &&
+    "$python3" -c 'import torch' >/dev/null 2>&1; then
+	echo "# the same step in PyTorch ($python3, bench/torch_train.py)"
+	machine torch_train.py
+	"$python3" "$srcdir/torch_train.py" --symshard "$tmp/train.json"
+else
+	echo "# pytorch: $python3 has no torch (install python3-torch):" \
+	    "skipping the comparison with PyTorch"
 fi
 echo "# prover: tier 0, exact tier, both (bench/bench_prove)"
 # bench_prove exits with status 1 on any wrong answer or bad witness.
