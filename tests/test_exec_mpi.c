@@ -12,6 +12,7 @@
  * still run a step together. Each process prints its failures; the exit
  * status is 0 when every check of this process passed.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,71 @@ lone_failures(struct run *r, sym_graph *g, sym_plan *p, sym_plan *single,
 	    (long long)rep.n_mismatch, sym_ctx_last_message(ctx));
 }
 
+/* Train examples/ffn_train.sg (path "path") on the 8 processes of
+ * "comm" (in a context of its own) and on one device alongside, five
+ * steps of different batch
+ * sizes on one plan: every process gets the same report, no mismatch in
+ * the losses or the params at the end, and the same losses as the threads
+ * backend in this process. */
+static void
+train(struct run *r, sym_communicator *comm, const char *path)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	static const char *const sizes[] = { "b=8", "b=64", "b=40", "b=16",
+		"b=8" };
+	sym_graph *g = sym_graph_parse_file(ctx, path);
+	sym_plan *p = NULL, *single = NULL;
+	sym_binding *b[5] = { NULL };
+	sym_exec_options o = { .seed = 5 };
+	sym_train_report tr, tt;
+	sym_communicator *threads;
+	double loss[5], lt[5];
+	int rc;
+
+	if (!check(r, g && sym_graph_shard(g, NULL) == 0, "ffn_train.sg: %s",
+	        sym_ctx_last_message(ctx))) {
+		sym_graph_free(g);
+		sym_ctx_free(ctx);
+		return;
+	}
+	p = sym_plan_compile(g, 0);
+	single = sym_plan_compile(g, SYM_PLAN_SINGLE);
+	for (int i = 0; i < 5; i++) {
+		b[i] = sym_binding_new(ctx);
+		check(r, b[i] && sym_binding_parse(b[i], sizes[i], NULL) == 0,
+		    "binding %s", sizes[i]);
+	}
+	rc = sym_exec_train_check(p, single, comm,
+	    (const sym_binding *const *)b, 5, &o, loss, &tr, ctx);
+	if (check(r, rc == 0, "train: %s", sym_ctx_last_message(ctx)))
+		check(r,
+		    tr.n_steps == 5 && tr.outputs.n_mismatch == 0 &&
+		        tr.params.n_mismatch == 0,
+		    "train: %zu steps, %lld output and %lld param mismatches",
+		    tr.n_steps, (long long)tr.outputs.n_mismatch,
+		    (long long)tr.params.n_mismatch);
+	threads = sym_comm_threads_new(ctx, 8);
+	rc = threads ? sym_exec_train_check(p, single, threads,
+	                   (const sym_binding *const *)b, 5, &o, lt, &tt, ctx)
+	             : -1;
+	if (check(r, rc == 0, "train on threads: %s",
+	        sym_ctx_last_message(ctx)))
+		for (int i = 0; i < 5; i++)
+			check(r,
+			    fabs(loss[i] - lt[i]) <= 1e-5 * fabs(lt[i]) + 1e-6,
+			    "step %d: loss %.9g on mpi, %.9g on threads", i + 1,
+			    loss[i], lt[i]);
+	printf("exec_mpi: rank %d: trained 5 steps, last loss %.6f\n", r->rank,
+	    loss[4]);
+	sym_comm_free(threads);
+	for (int i = 0; i < 5; i++)
+		sym_binding_free(b[i]);
+	sym_plan_free(p);
+	sym_plan_free(single);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -221,6 +287,9 @@ main(int argc, char **argv)
 		            "b = 12 violates divisor=8"),
 		    "b=12: '%s'", sym_ctx_last_message(ctx));
 		lone_failures(&r, g, p, single, comm, ctx);
+		snprintf(path, sizeof(path), "%s/examples/ffn_train.sg",
+		    top ? top : ".");
+		train(&r, comm, path);
 	}
 	printf("exec_mpi: rank %d: %d checks, %d failures\n", r.rank, r.checks,
 	    r.failures);

@@ -458,8 +458,8 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
 /* Agree with every rank of "ep" on whether one failed, this one when
  * "bad" (its error on "ctx", the handle's context); return 0 when none
  * did, else -1 with the lowest failing rank's error on "ctx". */
-static int
-agree(sym_comm_endpoint *ep, sym_ctx *ctx, int bad)
+int
+sym__check_agree(sym_comm_endpoint *ep, sym_ctx *ctx, int bad)
 {
 	sym_error code = SYM_OK;
 
@@ -474,8 +474,8 @@ agree(sym_comm_endpoint *ep, sym_ctx *ctx, int bad)
 /* Store in "*buf" room for the blocks of the outputs of "out" that "x"
  * (of "p") holds, from each of "n" ranks; return 0, or -1 with an error
  * on "ctx". */
-static int
-gather_alloc(sym_exec *x, int n, const sym_plan *p,
+int
+sym__gather_alloc(sym_exec *x, int n, const sym_plan *p,
     const struct sym__outputs *out, char **buf, sym_ctx *ctx)
 {
 	size_t most = 0;
@@ -496,9 +496,9 @@ gather_alloc(sym_exec *x, int n, const sym_plan *p,
 /* Gather on every rank of "ep" ("n" ranks) the outputs "out" of "x" (of
  * "p" bound by "s") through "all" (from gather_alloc); return 0, or -1
  * with an error on the endpoint's context. */
-static int
-gather_outputs(sym_exec *x, sym_comm_endpoint *ep, int n, const sym_plan *p,
-    const sym_slices *s, struct sym__outputs *out, char *all)
+int
+sym__gather_outputs(sym_exec *x, sym_comm_endpoint *ep, int n,
+    const sym_plan *p, const sym_slices *s, struct sym__outputs *out, char *all)
 {
 	for (size_t i = 0; i < out->n; i++) {
 		size_t t = sym_plan_value_tensor(p, out->v[i]), bytes = 0;
@@ -608,18 +608,18 @@ check_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
 	if (!bad) {
 		x = sym_exec_new(p, ep, ctx);
 		bad = setup(x, c.s, o, rank == 0) < 0 ||
-		    gather_alloc(x, n, p, &c.out, &all, ctx) < 0;
+		    sym__gather_alloc(x, n, p, &c.out, &all, ctx) < 0;
 	}
-	if (agree(ep, ctx, bad) < 0)
+	if (sym__check_agree(ep, ctx, bad) < 0)
 		goto out;
 	t0 = now();
 	bad = sym_exec_run(x) < 0;
 	r->sharded_seconds = now() - t0;
-	if (agree(ep, ctx, bad) < 0)
+	if (sym__check_agree(ep, ctx, bad) < 0)
 		goto out;
-	bad = gather_outputs(x, ep, n, p, c.s, &c.out, all) < 0 ||
+	bad = sym__gather_outputs(x, ep, n, p, c.s, &c.out, all) < 0 ||
 	    run_single(single, c.s1, o, &c.out, r, ctx) < 0;
-	if (agree(ep, ctx, bad) == 0)
+	if (sym__check_agree(ep, ctx, bad) == 0)
 		ret = 0;
 out:
 	free(all);

@@ -183,6 +183,16 @@ void sym__place_block(struct sym__outputs *out, size_t i, const sym_plan *p,
 void sym__compare(const struct sym__outputs *out, size_t i, const void *want,
     double rtol, double atol, sym_exec_report *r);
 
+/* The mpi side of a check (exec_check.c): agree with every rank of "ep"
+ * on whether one failed (this one when "bad"); room for every rank's
+ * blocks of the values of "out"; their gathering through it. */
+int sym__check_agree(sym_comm_endpoint *ep, sym_ctx *ctx, int bad);
+int sym__gather_alloc(sym_exec *x, int n, const sym_plan *p,
+    const struct sym__outputs *out, char **buf, sym_ctx *ctx);
+int sym__gather_outputs(sym_exec *x, sym_comm_endpoint *ep, int n,
+    const sym_plan *p, const sym_slices *s, struct sym__outputs *out,
+    char *all);
+
 /* exec_fill.c */
 int sym__exec_fill_init(sym_exec *x);
 /* Record SYM_EOVERFLOW on "ctx", located at the declaration of "v": the

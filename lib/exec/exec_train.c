@@ -1,6 +1,6 @@
 /*
  * sym_exec_train_check: train a sharded plan for several steps on every
- * rank of a threads communicator and the single-device plan of the same
+ * rank of a communicator and the single-device plan of the same
  * graph alongside, and compare them: the outputs (the loss, ...) after
  * every step, and every param and optimizer state after the last.
  *
@@ -11,6 +11,9 @@
  * caller binds the next step's sizes; the ranks prepare and fill, agree
  * that none failed, run and place their blocks of the outputs in the
  * gathered tensors; the caller runs the single-device step and compares.
+ * On the mpi backend each process runs its rank and the single-device
+ * side, gathers the outputs with all_gather and compares, the ranks
+ * agreeing wherever one can fail on its own (sym_exec_check's way).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -221,6 +224,29 @@ compare_all(const struct sym__outputs *out, struct single *sg,
 		    rtol, o->atol, r);
 }
 
+/* Record in "tr" the comparison "r" of the outputs of step "i" and in
+ * "loss"[i] (when not NULL) the first output of "out". */
+static void
+record_step(sym_train_report *tr, const sym_exec_report *r,
+    const struct sym__outputs *out, size_t i, double *loss)
+{
+	if (loss && out->n > 0 && out->numel[0] > 0)
+		loss[i] = out->dt[0] == SYM_DT_F64 ? ((double *)out->got[0])[0]
+		    : out->dt[0] == SYM_DT_F32     ? ((float *)out->got[0])[0]
+		                                   : 0;
+	if (r->n_mismatch && tr->first_mismatch == SIZE_MAX)
+		tr->first_mismatch = i;
+	tr->outputs.n_mismatch += r->n_mismatch;
+	if (r->max_abs >= tr->outputs.max_abs) {
+		tr->outputs.max_abs = r->max_abs;
+		tr->outputs.worst = r->worst;
+		tr->outputs.worst_index = r->worst_index;
+	}
+	if (r->max_rel > tr->outputs.max_rel)
+		tr->outputs.max_rel = r->max_rel;
+	tr->n_steps = i + 1;
+}
+
 /* Start the "n" rank threads "th" of "ranks" on "sh" and let them go
  * when all started; return how many started (all, or fewer with an error
  * on "ctx": then those are told to give up). */
@@ -286,23 +312,7 @@ train_steps(struct shared *sh, struct rank *ranks, struct single *sg,
 
 			memset(&r, 0, sizeof(r));
 			compare_all(&out, sg, o, &r);
-			if (loss && out.n > 0 && out.numel[0] > 0)
-				loss[i] = sym_dtype_is_float(out.dt[0])
-				    ? (out.dt[0] == SYM_DT_F64
-				              ? ((double *)out.got[0])[0]
-				              : ((float *)out.got[0])[0])
-				    : 0;
-			if (r.n_mismatch && tr->first_mismatch == SIZE_MAX)
-				tr->first_mismatch = i;
-			tr->outputs.n_mismatch += r.n_mismatch;
-			if (r.max_abs >= tr->outputs.max_abs) {
-				tr->outputs.max_abs = r.max_abs;
-				tr->outputs.worst = r.worst;
-				tr->outputs.worst_index = r.worst_index;
-			}
-			if (r.max_rel > tr->outputs.max_rel)
-				tr->outputs.max_rel = r.max_rel;
-			tr->n_steps = i + 1;
+			record_step(tr, &r, &out, i, loss);
 		}
 		sym__outputs_clear(&out);
 	}
@@ -321,6 +331,119 @@ train_steps(struct shared *sh, struct rank *ranks, struct single *sg,
 	sym__outputs_clear(&out);
 	free(pv);
 	return 0;
+}
+
+/* Gather through "ep" ("n" ranks) the values "out" of "x" (of "p" bound
+ * by "s") and compare them with the single-device side "sg" into "r";
+ * return 0, or -1 with an error on "ctx" (agreed by every rank). */
+static int
+gather_compare(sym_exec *x, sym_comm_endpoint *ep, int n, const sym_plan *p,
+    const sym_slices *s, struct sym__outputs *out, struct single *sg,
+    const sym_exec_options *o, sym_exec_report *r, sym_ctx *ctx)
+{
+	char *all = NULL;
+	int bad = sym__gather_alloc(x, n, p, out, &all, ctx) < 0;
+
+	if (sym__check_agree(ep, ctx, bad) < 0) {
+		free(all);
+		return -1;
+	}
+	bad = sym__gather_outputs(x, ep, n, p, s, out, all) < 0;
+	free(all);
+	if (sym__check_agree(ep, ctx, bad) < 0)
+		return -1;
+	compare_all(out, sg, o, r);
+	return 0;
+}
+
+/* Run step "i" ("b") of the mpi side: this process's rank "x" of "p"
+ * bound in "s" through "ep" ("n" ranks) and the single-device side
+ * "sg", compared into "tr"; return 0 or -1 (agreed by every rank). */
+static int
+mpi_step(sym_exec *x, sym_comm_endpoint *ep, int n, const sym_plan *p,
+    sym_slices *s, struct single *sg, const sym_binding *b, size_t i,
+    const sym_exec_options *o, double *loss, sym_train_report *tr, sym_ctx *ctx)
+{
+	struct sym__outputs out;
+	sym_exec_report r;
+	int bad, ret = -1;
+
+	memset(&out, 0, sizeof(out));
+	memset(&r, 0, sizeof(r));
+	bad = sym_plan_bind(p, b, s) < 0;
+	if (bad)
+		sym__error(ctx, SYM_EINVAL, NULL, "step %zu: %s", i + 1,
+		    sym_slices_error(s));
+	bad = bad || sym__outputs_init(&out, p, s, NULL, 0, ctx) < 0 ||
+	    sym_exec_prepare(x, s) < 0 ||
+	    (i == 0 && sym_exec_init_params(x, o->seed) < 0) ||
+	    sym_exec_fill_inputs(x, step_seed(o->seed, i)) < 0;
+	if (sym__check_agree(ep, ctx, bad) < 0)
+		goto done;
+	bad = sym_exec_run(x) < 0 || single_step(sg, b, i, o->seed, ctx) < 0;
+	if (sym__check_agree(ep, ctx, bad) < 0 ||
+	    gather_compare(x, ep, n, p, s, &out, sg, o, &r, ctx) < 0)
+		goto done;
+	record_step(tr, &r, &out, i, loss);
+	ret = 0;
+done:
+	sym__outputs_clear(&out);
+	return ret;
+}
+
+/* sym_exec_train_check on the mpi communicator "comm": this process runs
+ * its rank and the single-device side; the ranks agree wherever one can
+ * fail on its own, as sym_exec_check does. Return as
+ * sym_exec_train_check, the same on every rank. */
+static int
+train_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
+    const sym_binding *const *steps, size_t n_steps, const sym_exec_options *o,
+    double *loss, sym_train_report *tr, sym_ctx *ctx)
+{
+	int n = sym_comm_n_ranks(comm), bad, ret = -1;
+	sym_comm_endpoint *ep = sym_comm_attach(comm, sym_comm_rank(comm), ctx);
+	struct sym__outputs out;
+	struct single sg;
+	sym_slices *s = sym_slices_new(p);
+	const sym_value **pv = NULL;
+	sym_exec *x = NULL;
+	size_t np = 0;
+
+	memset(&sg, 0, sizeof(sg));
+	memset(&out, 0, sizeof(out));
+	if (!ep)
+		goto done;
+	sg.plan = single;
+	sg.s1 = sym_slices_new(single);
+	sg.x1 = sym_exec_new(single, NULL, ctx);
+	x = sym_exec_new(p, ep, ctx);
+	bad = !s || !sg.s1 || !sg.x1 || !x;
+	if (sym__check_agree(ep, ctx, bad) < 0)
+		goto done;
+	for (size_t i = 0; i < n_steps; i++)
+		if (mpi_step(x, ep, n, p, s, &sg, steps[i], i, o, loss, tr,
+		        ctx) < 0)
+			goto done;
+	if (n_steps) {
+		pv = params_of(p, &np);
+		bad = !pv || sym__outputs_init(&out, p, s, pv, np, ctx) < 0;
+		if (!pv)
+			sym__oom(ctx);
+		if (sym__check_agree(ep, ctx, bad) < 0 ||
+		    gather_compare(x, ep, n, p, s, &out, &sg, o, &tr->params,
+		        ctx) < 0)
+			goto done;
+	}
+	ret = 0;
+done:
+	sym__outputs_clear(&out);
+	free(pv);
+	sym_exec_free(x);
+	sym_exec_free(sg.x1);
+	sym_slices_free(sg.s1);
+	sym_slices_free(s);
+	sym_comm_detach(ep);
+	return ret;
 }
 
 /*
@@ -350,11 +473,6 @@ sym_exec_train_check(const sym_plan *p, const sym_plan *single,
 		return -1;
 	memset(tr, 0, sizeof(*tr));
 	tr->first_mismatch = SIZE_MAX;
-	if (strcmp(sym_comm_backend(comm), "threads") != 0) {
-		sym__error(ctx, SYM_EINVAL, NULL,
-		    "train check: the threads backend only");
-		return -1;
-	}
 	n = sym_comm_n_ranks(comm);
 	if (n != sym_plan_n_ranks(p) || sym_plan_n_ranks(single) != 1) {
 		sym__error(ctx, SYM_EINVAL, NULL,
@@ -363,6 +481,9 @@ sym_exec_train_check(const sym_plan *p, const sym_plan *single,
 		    (long long)sym_plan_n_ranks(p), n);
 		return -1;
 	}
+	if (!strcmp(sym_comm_backend(comm), "mpi"))
+		return train_mpi(p, single, comm, steps, n_steps, o, loss, tr,
+		    ctx);
 	memset(&sh, 0, sizeof(sh));
 	memset(&sg, 0, sizeof(sg));
 	sh.p = p;
