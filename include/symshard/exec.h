@@ -90,7 +90,7 @@ typedef struct sym_train_report {
 	size_t first_mismatch;
 } sym_train_report;
 
-/* Train "p" on every rank of the threads communicator "comm" and
+/* Train "p" on every rank of the communicator "comm" (threads or mpi) and
  * "single" alongside, one step per binding of "steps" ("n_steps"), the
  * params initialized with o->seed and the inputs of step i filled from
  * a seed derived from it, and compare their outputs after every step and

@@ -447,7 +447,7 @@ done:
 }
 
 /*
- * Train "p" on every rank of the threads communicator "comm" and
+ * Train "p" on every rank of the communicator "comm" (threads or mpi) and
  * "single" alongside for the "n_steps" bindings "steps", one step each,
  * from the params initialized with o->seed, and compare (see the top of
  * the file) into "tr"; store the sharded first output of every step in
