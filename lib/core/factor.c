@@ -54,8 +54,8 @@ strong_probable_prime(uint64_t n, uint64_t a, uint64_t d, unsigned s)
 }
 
 /* Return 1 when "n" is prime. */
-int
-sym__is_prime(uint64_t n)
+static int
+is_prime(uint64_t n)
 {
 	static const uint64_t base[] = { 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31,
 		37 };
@@ -165,7 +165,7 @@ factor_rest(uint64_t m, uint64_t *prime, unsigned *exp, size_t k)
 
 	if (m == 1)
 		return k;
-	if (sym__is_prime(m))
+	if (is_prime(m))
 		return add_factor(prime, exp, k, m, 1);
 	r = isqrt(m);
 	if (r * r == m)

@@ -16,8 +16,6 @@
  * "prime" and their exponents into "exp" (room for SYM__FACTOR_MAX
  * each); their number (0 for 1). */
 size_t sym__factor(uint64_t n, uint64_t *prime, unsigned *exp);
-/* 1 when "n" is prime (exact for every 64-bit "n"). */
-int sym__is_prime(uint64_t n);
 /* The divisors of "n" (>= 1) in increasing order, malloc'ed, their number
  * in "*count"; NULL when out of memory. */
 int64_t *sym__divisors(int64_t n, size_t *count);

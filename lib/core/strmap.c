@@ -10,8 +10,8 @@
 #include "core/strmap.h"
 
 /* Return the FNV-1a hash of "s", mixed so that its low bits are good. */
-uint64_t
-sym__str_hash(const char *s)
+static uint64_t
+str_hash(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
@@ -69,7 +69,7 @@ int
 sym__strmap_put(sym_ctx *ctx, struct sym__strmap *m, const char *key,
     size_t val)
 {
-	uint64_t h = sym__str_hash(key);
+	uint64_t h = str_hash(key);
 	size_t i;
 
 	if (2 * (m->n + 1) > m->cap && grow(ctx, m) < 0)
@@ -92,7 +92,7 @@ sym__strmap_get(const struct sym__strmap *m, const char *key, size_t *val)
 
 	if (!m->cap || !key)
 		return 0;
-	i = slot(m, key, sym__str_hash(key));
+	i = slot(m, key, str_hash(key));
 	if (!m->key[i])
 		return 0;
 	*val = m->val[i];

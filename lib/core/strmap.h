@@ -18,7 +18,6 @@ struct sym__strmap {
 	size_t cap, n; /* cap: 0 or a power of two */
 };
 
-uint64_t sym__str_hash(const char *s);
 int sym__strmap_put(sym_ctx *ctx, struct sym__strmap *m, const char *key,
     size_t val);
 int sym__strmap_get(const struct sym__strmap *m, const char *key, size_t *val);

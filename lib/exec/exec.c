@@ -21,6 +21,9 @@
 
 #include <symshard/expr.h>
 
+static int exec_fail(sym_exec *x, const struct sym__estep *e, sym_error code,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* Free the executor whose link is "link" (at sym_ctx_free too). */
 static void
 exec_destroy(struct sym__link *link)
@@ -75,7 +78,7 @@ norm_axes(sym_exec *x, struct sym__estep *e, size_t rank, unsigned *mask)
 
 	*mask = 0;
 	if (rank > SYM__MAX_RANK)
-		return sym__exec_fail(x, e, SYM_EINVAL,
+		return exec_fail(x, e, SYM_EINVAL,
 		    "tensors of more than %d dimensions are not supported",
 		    SYM__MAX_RANK);
 	if (op->norm == SYM__NORM_BATCH) {
@@ -83,7 +86,7 @@ norm_axes(sym_exec *x, struct sym__estep *e, size_t rank, unsigned *mask)
 		return 0;
 	}
 	if (!at->reduce.mark)
-		return sym__exec_fail(x, e, SYM_EINVAL,
+		return exec_fail(x, e, SYM_EINVAL,
 		    "the operator has no decoded axes");
 	for (size_t d = 0; d < rank; d++)
 		if (at->reduce.mark[d])
@@ -145,13 +148,13 @@ init_kernel(sym_exec *x, struct sym__estep *e)
 
 	e->fn = sym__kernel(op);
 	if (!e->fn)
-		return sym__exec_fail(x, e, SYM_EINVAL,
+		return exec_fail(x, e, SYM_EINVAL,
 		    "the executor has no kernel for this operator");
 	for (size_t i = 0; i < n; i++)
 		if (sym_plan_tensor_rank(x->plan,
 		        i < ps->n_in ? ps->in[i] : ps->out[i - ps->n_in]) >
 		    SYM__MAX_RANK)
-			return sym__exec_fail(x, e, SYM_EINVAL,
+			return exec_fail(x, e, SYM_EINVAL,
 			    "tensors of more than %d dimensions are not "
 			    "supported",
 			    SYM__MAX_RANK);
@@ -204,17 +207,17 @@ init_comm(sym_exec *x, struct sym__estep *e)
 	char err[256];
 
 	if (ps->n_in != 1 || ps->n_out != 1)
-		return sym__exec_fail(x, e, SYM_EINVAL,
+		return exec_fail(x, e, SYM_EINVAL,
 		    "a communication step needs one input and one output");
 	if (!x->ep && x->n_ranks > 1)
-		return sym__exec_fail(x, e, SYM_EINVAL,
+		return exec_fail(x, e, SYM_EINVAL,
 		    "no communicator endpoint for a plan of %lld ranks",
 		    (long long)x->n_ranks);
 	if (sym__xstep_from_redist(&e->comm, ps->redist, ps->redist_step,
 	        sym_plan_tensor_layout(x->plan, ps->in[0]),
 	        sym_plan_tensor_rank(x->plan, ps->in[0]), x->rank, err,
 	        sizeof(err)) < 0)
-		return sym__exec_fail(x, e, SYM_EINVAL, "%s", err);
+		return exec_fail(x, e, SYM_EINVAL, "%s", err);
 	return 0;
 }
 
@@ -524,8 +527,8 @@ step_name(const struct sym__estep *e, char *buf, size_t size)
 
 /* Record on the context of "x" error "code" about step "e" (NULL: none)
  * from "fmt": "file:line:col: <step> (step i): <message>"; return -1. */
-int
-sym__exec_fail(sym_exec *x, const struct sym__estep *e, sym_error code,
+static int
+exec_fail(sym_exec *x, const struct sym__estep *e, sym_error code,
     const char *fmt, ...)
 {
 	char msg[768], name[256], where[256] = "";
@@ -564,7 +567,7 @@ kernel_failed(sym_exec *x, struct sym__estep *e)
 
 	if (!strncmp(m, op, n) && !strncmp(m + n, ": ", 2))
 		m += n + 2;
-	sym__exec_fail(x, e, SYM_EINVAL, "%s", m);
+	exec_fail(x, e, SYM_EINVAL, "%s", m);
 	free(e->args.error);
 	e->args.error = NULL;
 }
@@ -577,11 +580,11 @@ comm_failed(sym_exec *x, struct sym__estep *e, int rc, const char *err)
 	sym_ctx *ectx = x->ep ? x->ep->ctx : NULL;
 
 	if (rc == SYM__XSTEP_COMM_ERR)
-		sym__exec_fail(x, e,
-		    ectx ? sym_ctx_last_error(ectx) : SYM_EINVAL, "%s",
+		exec_fail(x, e, ectx ? sym_ctx_last_error(ectx) : SYM_EINVAL,
+		    "%s",
 		    ectx ? sym_ctx_last_message(ectx) : "communicator error");
 	else
-		sym__exec_fail(x, e, SYM_EINVAL, "%s", err);
+		exec_fail(x, e, SYM_EINVAL, "%s", err);
 }
 
 /* Run communication step "e" of "x"; return 0 or the code of

@@ -154,9 +154,6 @@ struct sym_exec {
 	void *progress_arg;
 };
 
-/* exec.c */
-int sym__exec_fail(sym_exec *x, const struct sym__estep *e, sym_error code,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void sym__exec_set_progress(sym_exec *x, void (*fn)(void *, size_t, size_t),
     void *arg);
 

@@ -65,7 +65,6 @@ int sym__kno_i64(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
 void sym__kwrap(void *data, sym_dtype dt, int64_t n);
 int64_t sym__kprod(const int64_t *dim, int from, int to);
-const char *sym__kdims(const struct sym__tensor *t, char *buf, size_t size);
 
 /* The decoded attributes of the call "a" of "op", or NULL with an
  * error. */

@@ -48,8 +48,8 @@ sym__kfail(struct sym__kernel_args *a, const char *op, const char *fmt, ...)
 
 /* Write the dims of "t" as "[2, 3]" into "buf" of "size" bytes; return
  * "buf". */
-const char *
-sym__kdims(const struct sym__tensor *t, char *buf, size_t size)
+static const char *
+kdims(const struct sym__tensor *t, char *buf, size_t size)
 {
 	size_t len = 0;
 
@@ -133,7 +133,7 @@ sym__ksame_dims(struct sym__kernel_args *a, const char *op,
 	if (same)
 		return 0;
 	return sym__kfail(a, op, "%s %s and %s %s must have the same dims", xn,
-	    sym__kdims(x, bx, sizeof(bx)), yn, sym__kdims(y, by, sizeof(by)));
+	    kdims(x, bx, sizeof(bx)), yn, kdims(y, by, sizeof(by)));
 }
 
 /* Check that tensors "x" and "y" of the call "a" of "op", called "xn" and

@@ -641,9 +641,8 @@ sym_graph_add_relation(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
  * and return a new binding of the "n" symbols "syms" (their least values,
  * or a sample of the facts of the context of "g" completed with them)
  * admissible in that context, or NULL when none is found. */
-sym_binding *
-sym__graph_any_witness(sym_graph *g, sym_binding *w, sym_symbol *const *syms,
-    size_t n)
+static sym_binding *
+any_witness(sym_graph *g, sym_binding *w, sym_symbol *const *syms, size_t n)
 {
 	sym_binding *b = NULL;
 
@@ -703,7 +702,7 @@ sym__graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 		return r;
 	}
 	if (r == SYM_FALSE)
-		w = sym__graph_any_witness(g, w, syms, n_syms);
+		w = any_witness(g, w, syms, n_syms);
 	if (w && sym_binding_size(w) == 0) {
 		sym_binding_free(w);
 		w = NULL;

@@ -205,12 +205,6 @@ sym_answer sym__graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op,
     sym_expr *rhs, const char *text, sym_symbol *const *syms, size_t n_syms,
     const sym_loc *where);
 
-/* Return "w" (taken) when it binds some symbol; else a new binding of the
- * "n" symbols "syms" admissible in the context of "g" (NULL when none is
- * found), "w" freed. */
-sym_binding *sym__graph_any_witness(sym_graph *g, sym_binding *w,
-    sym_symbol *const *syms, size_t n);
-
 /* Record the context's last error as an error diagnostic (at its own
  * location, else "where") and clear it; returns -1. */
 int sym__graph_ctx_error(sym_graph *g, const sym_loc *where);

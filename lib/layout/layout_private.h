@@ -55,11 +55,7 @@ sym_layout *sym__layout_new(sym_mesh *mesh, size_t rank, const uint8_t *n,
     const int8_t (*axes)[SYM_MESH_MAX_AXES], uint32_t partial);
 sym_layout *sym__layout_ref(sym_layout *l);
 void sym__layout_unref(sym_layout *l);
-/* Turn an internal reference into a caller reference (live, owned). */
-sym_mesh *sym__mesh_give(sym_mesh *m);
 sym_layout *sym__layout_give(sym_layout *l);
-/* The position of "rank" in the mesh's rank list, -1 if out of range. */
-int64_t sym__mesh_pos(const sym_mesh *m, int64_t rank);
 
 struct sym__tensor_strategy;
 /* The layout of the parsed layout strategy "t" over "mesh" (internal

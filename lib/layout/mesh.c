@@ -228,8 +228,8 @@ sym__mesh_unref(sym_mesh *m)
 }
 
 /* Turn the internal reference "m" into a caller reference; return it. */
-sym_mesh *
-sym__mesh_give(sym_mesh *m)
+static sym_mesh *
+mesh_give(sym_mesh *m)
 {
 	if (!m)
 		return NULL;
@@ -245,7 +245,7 @@ sym_mesh *
 sym_mesh_new(sym_ctx *ctx, size_t n_axes, const int64_t *sizes,
     const char *const *names, size_t n_ranks, const int64_t *ranks)
 {
-	return sym__mesh_give(sym__mesh_new(ctx, n_axes, sizes, names, n_ranks,
+	return mesh_give(sym__mesh_new(ctx, n_axes, sizes, names, n_ranks,
 	    ranks));
 }
 
@@ -253,7 +253,7 @@ sym_mesh_new(sym_ctx *ctx, size_t n_axes, const int64_t *sizes,
 sym_mesh *
 sym_mesh_copy(sym_mesh *m)
 {
-	return sym__mesh_give(sym__mesh_ref(m));
+	return mesh_give(sym__mesh_ref(m));
 }
 
 /* Release the caller reference "m"; return NULL. */
@@ -310,8 +310,8 @@ sym_mesh_n_devices(const sym_mesh *m)
 }
 
 /* Return the position of "rank" in the rank list of "m", or -1. */
-int64_t
-sym__mesh_pos(const sym_mesh *m, int64_t rank)
+static int64_t
+mesh_pos(const sym_mesh *m, int64_t rank)
 {
 	if (!m || rank < 0 || rank >= m->n_devices)
 		return -1;
@@ -347,7 +347,7 @@ sym_mesh_has_rank_list(const sym_mesh *m)
 int
 sym_mesh_coords(const sym_mesh *m, int64_t rank, int64_t *coords)
 {
-	int64_t pos = sym__mesh_pos(m, rank);
+	int64_t pos = mesh_pos(m, rank);
 
 	if (!m || !coords)
 		return -1;

@@ -233,7 +233,6 @@ long sym__plan_elim_index(const sym_plan *p, const sym_symbol *var);
 int sym__plan_run(const sym_plan *p, sym_slices *s, size_t from, size_t to,
     sym_error *code, const sym_loc **where);
 /* The name of operation "op" ("add"). */
-const char *sym__pop_name(enum sym__pop op);
 
 /* check.c */
 /* Build the checks of "p" (after its symbols): symbols, derived

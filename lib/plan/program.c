@@ -15,16 +15,6 @@
 
 #include "plan/plan_private.h"
 
-/* Return the name of operation "op". */
-const char *
-sym__pop_name(enum sym__pop op)
-{
-	static const char *name[] = { "sym", "const", "add", "sub", "mul",
-		"floordiv", "ceildiv", "mod", "min", "max", "divexact" };
-
-	return (unsigned)op < sizeof(name) / sizeof(*name) ? name[op] : "?";
-}
-
 /* Return a 64-bit mix of "x" (for hashing). */
 static uint64_t
 mix(uint64_t x)

@@ -56,8 +56,8 @@ sym__pass_cost(struct sym__pass *p, const sym_layout *from,
 /* Return the steps of "desc" in the pass "p" as text, "all_gather over
  * d0, all_reduce over k", malloc'ed; NULL when there are none (or on
  * out of memory). */
-char *
-sym__desc_text(const struct sym__pass *p, const struct sym__desc *desc)
+static char *
+desc_text(const struct sym__pass *p, const struct sym__desc *desc)
 {
 	size_t len = 1, pos = 0;
 	char *t;
@@ -406,7 +406,7 @@ sym__shard_derive(struct sym__pass *p, sym_node *n)
 static char *
 comm_text(const struct sym__pass *p, const struct sym__desc *desc, double bytes)
 {
-	char *d = sym__desc_text(p, desc), *t, num[24];
+	char *d = desc_text(p, desc), *t, num[24];
 	const char *part[4];
 
 	if (!d)

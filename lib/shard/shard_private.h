@@ -162,8 +162,5 @@ void sym__pass_redist_clear(struct sym__pass *p);
  * cannot be planned. */
 double sym__pass_cost(struct sym__pass *p, const sym_layout *from,
     const sym_layout *to, const sym_shape *shape, struct sym__desc *desc);
-/* The steps of "desc" as text, "all_gather over d0, all_reduce over k"
- * (malloc'ed), or NULL when there are none or memory ran out. */
-char *sym__desc_text(const struct sym__pass *p, const struct sym__desc *desc);
 
 #endif

@@ -7,6 +7,8 @@
  */
 #include "sym/absval.h"
 
+static sym__av av_reduce(sym__av a);
+
 typedef __int128 i128;
 
 #define EXT_INF (((i128)1) << 120)
@@ -182,7 +184,7 @@ sym__av_make(int lo_inf, int64_t lo, int hi_inf, int64_t hi, int64_t m,
 	a.hi_inf = hi_inf != 0;
 	a.hi = hi_inf ? 0 : hi;
 	set_class(&a, m, r);
-	return sym__av_reduce(a);
+	return av_reduce(a);
 }
 
 /* Return the value with no element. */
@@ -197,8 +199,8 @@ av_empty(void)
 
 /* Return "a" with its bounds rounded into its class; a single value has
  * m = 0; an infeasible value is empty. */
-sym__av
-sym__av_reduce(sym__av a)
+static sym__av
+av_reduce(sym__av a)
 {
 	if (a.empty)
 		return av_empty();
@@ -243,21 +245,7 @@ sym__av_add(sym__av a, sym__av b)
 	set_lo(&s, ext_add(ext_lo(&a), ext_lo(&b)));
 	set_hi(&s, ext_add(ext_hi(&a), ext_hi(&b)));
 	set_class(&s, sym__gcd64(a.m, b.m), (i128)a.r + b.r);
-	return sym__av_reduce(s);
-}
-
-/* Return the value of -"a". */
-sym__av
-sym__av_neg(sym__av a)
-{
-	sym__av s = sym__av_top();
-
-	if (a.empty)
-		return a;
-	set_lo(&s, -ext_hi(&a));
-	set_hi(&s, -ext_lo(&a));
-	set_class(&s, a.m, -(i128)a.r);
-	return sym__av_reduce(s);
+	return av_reduce(s);
 }
 
 /* Return the value of "a" * "b". */
@@ -282,7 +270,7 @@ sym__av_mul(sym__av a, sym__av b)
 	set_hi(&s, hi);
 	m = gcd128(gcd128((i128)a.m * b.m, (i128)a.m * b.r), (i128)b.m * a.r);
 	set_class(&s, m, (i128)a.r * b.r);
-	return sym__av_reduce(s);
+	return av_reduce(s);
 }
 
 /* Return floor of extended "a" / finite "b" > 0, as an extended value. */
@@ -308,7 +296,7 @@ av_fdiv_const(sym__av a, int64_t k)
 		set_class(&s, a.m / k, fdiv128(a.r, k));
 	else
 		set_class(&s, 1, 0);
-	return sym__av_reduce(s);
+	return av_reduce(s);
 }
 
 /* Return the value of "a" floordiv "b"; top unless "b" >= 1 throughout. */
@@ -343,7 +331,7 @@ sym__av_fdiv(sym__av a, sym__av b)
 		hi = bhi == EXT_INF ? -1 : fdiv128(ahi, bhi);
 	set_lo(&s, lo);
 	set_hi(&s, hi);
-	return sym__av_reduce(s);
+	return av_reduce(s);
 }
 
 /* Return the value of "a" mod "k" for a constant k > 0. */
@@ -363,7 +351,7 @@ av_mod_const(sym__av a, int64_t k)
 		set_lo(&s, a.lo - q);
 		set_hi(&s, a.hi - q);
 		set_class(&s, a.m, (i128)a.r - q);
-		return sym__av_reduce(s);
+		return av_reduce(s);
 	}
 	g = sym__gcd64(a.m, k);
 	s.lo_inf = s.hi_inf = 0;
@@ -372,7 +360,7 @@ av_mod_const(sym__av a, int64_t k)
 	if (!a.lo_inf && a.lo >= 0 && !a.hi_inf && a.hi < s.hi)
 		s.hi = a.hi;
 	set_class(&s, g, a.r);
-	return sym__av_reduce(s);
+	return av_reduce(s);
 }
 
 /* Return the value of "a" mod "b"; top unless "b" >= 1 throughout. */
@@ -400,7 +388,7 @@ sym__av_mod(sym__av a, sym__av b)
 		s.hi_inf = 0;
 		s.hi = a.hi;
 	}
-	return sym__av_reduce(s);
+	return av_reduce(s);
 }
 
 /* Return the smallest class containing both classes of "a" and "b",
@@ -425,7 +413,7 @@ sym__av_min(sym__av a, sym__av b)
 	set_lo(&s, ext_lo(&a) < ext_lo(&b) ? ext_lo(&a) : ext_lo(&b));
 	set_hi(&s, ext_hi(&a) < ext_hi(&b) ? ext_hi(&a) : ext_hi(&b));
 	join_class(&s, &a, &b);
-	return sym__av_reduce(s);
+	return av_reduce(s);
 }
 
 /* Return the value of max("a", "b"). */
@@ -439,7 +427,7 @@ sym__av_max(sym__av a, sym__av b)
 	set_lo(&s, ext_lo(&a) > ext_lo(&b) ? ext_lo(&a) : ext_lo(&b));
 	set_hi(&s, ext_hi(&a) > ext_hi(&b) ? ext_hi(&a) : ext_hi(&b));
 	join_class(&s, &a, &b);
-	return sym__av_reduce(s);
+	return av_reduce(s);
 }
 
 /* Return the values in both "a" and "b" (the class by the Chinese
@@ -462,7 +450,7 @@ sym__av_meet(sym__av a, sym__av b)
 		if (m == 0 ? v != r : fmod128(v - r, m) != 0)
 			return av_empty();
 		set_class(&s, 0, v);
-		return sym__av_reduce(s);
+		return av_reduce(s);
 	}
 	g = gcd128(m1, m2);
 	if (fmod128(r1 - r2, g) != 0)
@@ -470,29 +458,13 @@ sym__av_meet(sym__av a, sym__av b)
 	l = m1 / g * m2;
 	if (l > (i128)INT64_MAX) {
 		set_class(&s, m1 > m2 ? m1 : m2, m1 > m2 ? r1 : r2);
-		return sym__av_reduce(s);
+		return av_reduce(s);
 	}
 	/* x = r1 + m1 * t with (m1 / g) * t = (r2 - r1) / g (mod m2 / g). */
 	x = r1 +
 	    m1 * fmod128((r2 - r1) / g * inverse128(m1 / g, m2 / g), m2 / g);
 	set_class(&s, l, x);
-	return sym__av_reduce(s);
-}
-
-/* Return the smallest value containing both "a" and "b". */
-sym__av
-sym__av_join(sym__av a, sym__av b)
-{
-	if (a.empty)
-		return b;
-	if (b.empty)
-		return a;
-	sym__av s = sym__av_top();
-
-	set_lo(&s, ext_lo(&a) < ext_lo(&b) ? ext_lo(&a) : ext_lo(&b));
-	set_hi(&s, ext_hi(&a) > ext_hi(&b) ? ext_hi(&a) : ext_hi(&b));
-	join_class(&s, &a, &b);
-	return sym__av_reduce(s);
+	return av_reduce(s);
 }
 
 /* Return 1 when "v" belongs to "a". */

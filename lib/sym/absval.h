@@ -22,16 +22,13 @@ sym__av sym__av_top(void);
 sym__av sym__av_const(int64_t v);
 sym__av sym__av_make(int lo_inf, int64_t lo, int hi_inf, int64_t hi, int64_t m,
     int64_t r);
-sym__av sym__av_reduce(sym__av a);
 sym__av sym__av_add(sym__av a, sym__av b);
-sym__av sym__av_neg(sym__av a);
 sym__av sym__av_mul(sym__av a, sym__av b);
 sym__av sym__av_fdiv(sym__av a, sym__av b);
 sym__av sym__av_mod(sym__av a, sym__av b);
 sym__av sym__av_min(sym__av a, sym__av b);
 sym__av sym__av_max(sym__av a, sym__av b);
 sym__av sym__av_meet(sym__av a, sym__av b);
-sym__av sym__av_join(sym__av a, sym__av b);
 int sym__av_contains(sym__av a, int64_t v);
 int sym__av_is_const(sym__av a, int64_t *v);
 int sym__av_divisible(sym__av a, int64_t k);

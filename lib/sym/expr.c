@@ -6,6 +6,10 @@
 
 #include "sym/expr_private.h"
 
+static int expr_cmp(const struct sym_expr *a, const struct sym_expr *b);
+
+static sym_expr *scale_expr(sym_expr *a, const sym__num *k);
+
 /* A polynomial under construction. */
 struct pb {
 	sym_ctx *ctx;
@@ -180,7 +184,7 @@ sym__expr_give(sym_expr *e)
 }
 
 /* Return the sign of the comparison of the atoms "a" and "b" as
- * sym__expr_cmp, with the common cases (same atom, two symbols) inline. */
+ * expr_cmp, with the common cases (same atom, two symbols) inline. */
 static inline int
 atom_cmp(const struct sym_expr *a, const struct sym_expr *b)
 {
@@ -188,7 +192,7 @@ atom_cmp(const struct sym_expr *a, const struct sym_expr *b)
 		return 0;
 	if (a->kind == SYM__VAR && b->kind == SYM__VAR)
 		return a->u.var->id < b->u.var->id ? -1 : 1;
-	return sym__expr_cmp(a, b);
+	return expr_cmp(a, b);
 }
 
 /* Return the sign of the comparison of the monomials of "a" and "b":
@@ -222,8 +226,8 @@ mono_cmp(const struct sym__term *a, const struct sym__term *b)
 
 /* Return the sign of the comparison of nodes "a" and "b" in the total
  * order that sorts terms and factors. */
-int
-sym__expr_cmp(const struct sym_expr *a, const struct sym_expr *b)
+static int
+expr_cmp(const struct sym_expr *a, const struct sym_expr *b)
 {
 	int c;
 
@@ -238,8 +242,8 @@ sym__expr_cmp(const struct sym_expr *a, const struct sym_expr *b)
 	case SYM__MOD:
 	case SYM__MIN:
 	case SYM__MAX:
-		c = sym__expr_cmp(a->u.bin.a, b->u.bin.a);
-		return c ? c : sym__expr_cmp(a->u.bin.b, b->u.bin.b);
+		c = expr_cmp(a->u.bin.a, b->u.bin.a);
+		return c ? c : expr_cmp(a->u.bin.b, b->u.bin.b);
 	case SYM__POLY:
 		if (a->u.poly.n != b->u.poly.n)
 			return a->u.poly.n < b->u.poly.n ? -1 : 1;
@@ -833,7 +837,7 @@ rule_mod_to_fdiv(struct pb *pb, int *applied)
 		}
 		*applied = 1;
 		fd = sym__fdiv(x, a->u.bin.b);
-		cx = sym__scale(x, &c);
+		cx = scale_expr(x, &c);
 		pb_init(&nb, pb->ctx);
 		sym__num_set(&nb.c, &pb->c);
 		for (size_t j = 0; j < pb->n; j++)
@@ -1151,8 +1155,8 @@ sym__add(sym_expr *a, sym_expr *b)
 }
 
 /* Return an internal reference to "k" times "a" (borrowed). */
-sym_expr *
-sym__scale(sym_expr *a, const sym__num *k)
+static sym_expr *
+scale_expr(sym_expr *a, const sym__num *k)
 {
 	struct pb pb;
 
@@ -1171,7 +1175,7 @@ sym__scale_si(sym_expr *a, int64_t k)
 {
 	sym__num n = { k, NULL };
 
-	return sym__scale(a, &n);
+	return scale_expr(a, &n);
 }
 
 /* Return an internal reference to "a" + "k" ("a" borrowed). */
@@ -1237,7 +1241,7 @@ mono_mul(const struct sym__term *a, const struct sym__term *b,
 		else if (j == b->n)
 			c = -1;
 		else
-			c = sym__expr_cmp(a->f[i].atom, b->f[j].atom);
+			c = expr_cmp(a->f[i].atom, b->f[j].atom);
 		if (c < 0) {
 			out[n++] = a->f[i++];
 		} else if (c > 0) {
@@ -1263,9 +1267,9 @@ sym__mul(sym_expr *a, sym_expr *b)
 	if (!a || !b || !same_ctx(a, b))
 		return NULL;
 	if (sym__expr_const_num(a, &k))
-		return sym__scale(b, k);
+		return scale_expr(b, k);
 	if (sym__expr_const_num(b, &k))
-		return sym__scale(a, k);
+		return scale_expr(a, k);
 	if ((uint64_t)(a->u.poly.n + 1) * (b->u.poly.n + 1) >
 	    4 * (uint64_t)SYM__MAX_TERMS) {
 		sym__error(a->ctx, SYM_EINVAL, NULL,
@@ -1523,7 +1527,7 @@ mod_const(sym_expr *a, const sym__num *k)
 
 		sym__num_divexact(&k2, k, &g);
 		m = y ? mod_const(y, &k2) : NULL;
-		inner = m ? sym__scale(m, &g) : NULL;
+		inner = m ? scale_expr(m, &g) : NULL;
 		sym__expr_unref(m);
 		sym__num_clear(&k2);
 		sym__expr_unref(y);
@@ -1732,7 +1736,7 @@ min_max(sym_expr *a, sym_expr *b, enum sym__kind kind)
 		return sym__expr_ref(kind == SYM__MIN ? a : b);
 	if (a_ge_b)
 		return sym__expr_ref(kind == SYM__MIN ? b : a);
-	if (sym__expr_cmp(a, b) > 0) {
+	if (expr_cmp(a, b) > 0) {
 		sym_expr *t = a;
 
 		a = b;

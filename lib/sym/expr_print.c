@@ -258,8 +258,8 @@ print_node(struct buf *b, const struct sym_expr *e)
 
 /* Return a malloc'ed text of the atom "atom" (or of any node), readable
  * by sym_expr_parse; NULL when "atom" is NULL or on allocation failure. */
-char *
-sym__atom_to_str(const struct sym_expr *atom)
+static char *
+atom_to_str(const struct sym_expr *atom)
 {
 	struct buf b = { NULL, 0, 0, 0 };
 
@@ -275,5 +275,5 @@ sym__atom_to_str(const struct sym_expr *atom)
 char *
 sym_expr_to_str(const sym_expr *e)
 {
-	return sym__atom_to_str(e);
+	return atom_to_str(e);
 }

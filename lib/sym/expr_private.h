@@ -110,7 +110,6 @@ sym_expr *sym__var(sym_symbol *sym);
 sym_expr *sym__add(sym_expr *a, sym_expr *b);
 sym_expr *sym__sub(sym_expr *a, sym_expr *b);
 sym_expr *sym__mul(sym_expr *a, sym_expr *b);
-sym_expr *sym__scale(sym_expr *a, const sym__num *k);
 sym_expr *sym__scale_si(sym_expr *a, int64_t k);
 sym_expr *sym__add_si(sym_expr *a, int64_t k);
 sym_expr *sym__fdiv(sym_expr *a, sym_expr *b);
@@ -118,7 +117,6 @@ sym_expr *sym__mod(sym_expr *a, sym_expr *b);
 sym_expr *sym__min(sym_expr *a, sym_expr *b);
 sym_expr *sym__max(sym_expr *a, sym_expr *b);
 sym_expr *sym__atom_poly(struct sym_expr *atom);
-int sym__expr_cmp(const struct sym_expr *a, const struct sym_expr *b);
 int sym__expr_const_num(const sym_expr *e, const sym__num **v);
 struct sym_expr *sym__poly_single_atom(const sym_expr *e);
 
@@ -132,12 +130,10 @@ typedef int (*sym__atom_fn)(struct sym_expr *atom, void *user);
 int sym__expr_foreach_atom(sym_expr *e, sym__atom_fn fn, void *user);
 
 size_t sym__expr_symbols_upto(const sym_expr *e, sym_symbol **out, size_t cap);
-void sym__symbol_free_all(sym_ctx *ctx);
 /* 1 when the declaration "info" is valid and admits a value, else 0. */
 int sym__symbol_info_admits(const sym_symbol_info *info);
 int sym__expr_eval_vals(const sym_expr *e, sym_symbol *const *sym,
     const int64_t *val, size_t n, int64_t *value);
 sym_expr *sym__lin(sym_expr *a, int64_t ca, sym_expr *b, int64_t cb, int64_t c);
-char *sym__atom_to_str(const struct sym_expr *atom);
 
 #endif

@@ -20,30 +20,30 @@ facts_free(sym_ctx *ctx)
 	ctx->n_fact = ctx->cap_fact = 0;
 }
 
-/* Add "delta" to the fact counts of the symbols of "e". */
-static void
-count_symbols(sym_expr *e, int delta)
+/* Store in "f" the symbols of "e" (from "ctx") and raise their fact
+ * counts; return 0, or -1 out of memory (recorded on "ctx"; nothing
+ * counted). */
+static int
+count_symbols(sym_ctx *ctx, struct sym__fact *f, sym_expr *e)
 {
-	sym_symbol *buf[16], **s = buf;
-	size_t n = sym_expr_symbols(e, buf, 16);
+	size_t n = sym_expr_symbols(e, NULL, 0);
 
-	if (n > 16) {
-		s = malloc(n * sizeof(*s));
-		if (!s)
-			return;
-		sym_expr_symbols(e, s, n);
-	}
-	for (size_t i = 0; i < n; i++)
-		s[i]->n_facts += (unsigned)delta;
-	if (s != buf)
-		free(s);
+	f->syms = sym__alloc(ctx, (n ? n : 1) * sizeof(*f->syms));
+	if (!f->syms)
+		return -1;
+	f->n_syms = sym_expr_symbols(e, f->syms, n);
+	for (size_t i = 0; i < f->n_syms; i++)
+		f->syms[i]->n_facts++;
+	return 0;
 }
 
 /* Release fact "f" completely. */
 static void
 fact_clear(struct sym__fact *f)
 {
-	count_symbols(f->e, -1);
+	for (size_t i = 0; i < f->n_syms; i++)
+		f->syms[i]->n_facts--;
+	free(f->syms);
 	sym__expr_unref(f->e);
 	free(f->text);
 	free(f->loc_file);
@@ -118,17 +118,25 @@ add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
 		ctx->fact = p;
 		ctx->cap_fact = cap;
 	}
-	f = &ctx->fact[ctx->n_fact++];
+	f = &ctx->fact[ctx->n_fact];
 	memset(f, 0, sizeof(*f));
+	if (count_symbols(ctx, f, e) < 0 ||
+	    (where && where->file &&
+	        !(f->loc_file = sym__strdup(ctx, where->file)))) {
+		for (size_t i = 0; i < f->n_syms; i++)
+			f->syms[i]->n_facts--;
+		free(f->syms);
+		free(text);
+		return -1;
+	}
+	ctx->n_fact++;
 	f->rel = rel;
 	f->e = sym__expr_ref(e);
-	count_symbols(e, 1);
 	f->k = k;
 	f->depth = ctx->depth;
 	f->text = text;
 	if (where) {
 		f->loc = *where;
-		f->loc_file = where->file ? strdup(where->file) : NULL;
 		f->loc.file = f->loc_file;
 	}
 	ctx->facts_gen++;

@@ -25,6 +25,10 @@ struct sym__fact {
 	sym_loc loc;
 	char *loc_file;
 	char *text; /* as the caller wrote it */
+	/* The symbols of "e", whose fact counts it raised: kept so that
+	 * forgetting the fact allocates nothing. */
+	sym_symbol **syms;
+	size_t n_syms;
 };
 
 /* A claim to prove for every admissible binding. */

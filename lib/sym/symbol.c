@@ -8,8 +8,8 @@
 #include "sym/expr_private.h"
 
 /* Free every symbol of "ctx" (their expressions belong to the table). */
-void
-sym__symbol_free_all(sym_ctx *ctx)
+static void
+symbol_free_all(sym_ctx *ctx)
 {
 	for (size_t i = 0; i < ctx->n_sym; i++) {
 		free(ctx->sym[i]->name);
@@ -111,7 +111,7 @@ add_symbol(sym_ctx *ctx, sym_symbol *s)
 {
 	size_t old;
 
-	if (!ctx->sym && sym__ctx_add_hook(ctx, sym__symbol_free_all) < 0)
+	if (!ctx->sym && sym__ctx_add_hook(ctx, symbol_free_all) < 0)
 		return -1;
 	if (ctx->n_sym == ctx->cap_sym) {
 		size_t cap = ctx->cap_sym ? 2 * ctx->cap_sym : 16;
