@@ -22,7 +22,7 @@
  * sym_slices_offsets give the same pointers after every binding), then,
  * at each step, binds and reads the new numbers through them. There are
  * two readings, each with its own goal flag: what one rank does at each
- * step (DESIGN 8), bind then read the local sizes and offsets of every
+ * step (HACKING.md section 3), bind then read the local sizes and offsets of every
  * tensor on that rank ("one_rank_us", "goals_met_one_rank"), and bind
  * then read those of all 8 ranks ("all_ranks_us", "goals_met_all_ranks");
  * "goals_met" is both.

@@ -1,5 +1,5 @@
 /*
- * Redistribution plans (DESIGN section 7): the steps that turn a tensor
+ * Redistribution plans (HACKING.md section 3): the steps that turn a tensor
  * laid out one way into the same tensor laid out another way, each with
  * its rank groups, its bytes as an expression and its alpha-beta time.
  * redist_mesh.c maps both layouts onto one mesh, redist_search.c finds the

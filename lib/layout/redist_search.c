@@ -1,6 +1,6 @@
 /*
  * The search for the cheapest sequence of redistribution steps between
- * two layouts on one mesh (DESIGN section 7).
+ * two layouts on one mesh (HACKING.md section 3).
  *
  * The common major prefix of each dimension's axis lists never moves;
  * the rest is a shortest-path search (Dijkstra) over layouts, from the

@@ -1,5 +1,5 @@
 /*
- * Compiling a checked graph into a slice plan (DESIGN section 8): the
+ * Compiling a checked graph into a slice plan (HACKING.md section 3): the
  * symbols a binding gives, the run-time checks (checks.c), and, in node
  * order, the communication steps of each node's inputs, its kernel and
  * the resolution of its partial sums, over plan tensors whose global and

@@ -1,5 +1,5 @@
 /*
- * Sharding a checked graph (DESIGN sections 6 and 7): every node gets a
+ * Sharding a checked graph (HACKING.md section 3): every node gets a
  * strategy (its shard clause, else the semi-automatic default or a
  * cheaper propagated one, see clause.c and choose.c), a
  * device matrix and input and output layouts; every split dimension is
