@@ -8,75 +8,6 @@
 #include "core/diag.h"
 #include "graph/graph_private.h"
 
-/* Return the FNV-1a hash of "s". */
-static uint64_t
-str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	return h ^ (h >> 32);
-}
-
-/* Return the slot of "name", whose hash is "h", in "m" (an empty slot
- * when absent). */
-static size_t
-names_slot(const struct sym__names *m, const char *name, uint64_t h)
-{
-	size_t i = h & (m->cap - 1);
-
-	while (m->key[i] && (m->hash[i] != h || strcmp(m->key[i], name) != 0))
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-/* Map "name" (the value's own string) to "v" in "m"; 0 or -1. */
-static int
-names_put(sym_ctx *ctx, struct sym__names *m, char *name, sym_value *v)
-{
-	uint64_t h = str_hash(name);
-	size_t i;
-
-	if (2 * (m->n + 1) > m->cap) {
-		struct sym__names big;
-		size_t cap = m->cap ? 2 * m->cap : 64;
-
-		big.key = calloc(cap, sizeof(*big.key));
-		big.hash = calloc(cap, sizeof(*big.hash));
-		big.val = calloc(cap, sizeof(*big.val));
-		big.cap = cap;
-		big.n = m->n;
-		if (!big.key || !big.val || !big.hash) {
-			free(big.key);
-			free(big.hash);
-			free(big.val);
-			sym__oom(ctx);
-			return -1;
-		}
-		for (size_t j = 0; j < m->cap; j++)
-			if (m->key[j]) {
-				i = names_slot(&big, m->key[j], m->hash[j]);
-				big.key[i] = m->key[j];
-				big.hash[i] = m->hash[j];
-				big.val[i] = m->val[j];
-			}
-		free(m->key);
-		free(m->hash);
-		free(m->val);
-		*m = big;
-	}
-	i = names_slot(m, name, h);
-	if (!m->key[i])
-		m->n++;
-	m->key[i] = name;
-	m->hash[i] = h;
-	m->val[i] = v;
-	return 0;
-}
-
 /* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
  * 0 or -1. */
 int
@@ -169,9 +100,7 @@ graph_destroy(struct sym__link *link)
 	free(g->node);
 	free(g->output);
 	free(g->trained);
-	free(g->names.key);
-	free(g->names.hash);
-	free(g->names.val);
+	sym__strmap_clear(&g->names);
 	free(g->diag);
 	free(g->rel);
 	free(g->guard);
@@ -407,10 +336,9 @@ sym_graph_find_value(const sym_graph *g, const char *name)
 {
 	size_t i;
 
-	if (!g || !name || !g->names.cap)
+	if (!g || !name || sym__strmap_get(&g->names, name, &i) != 1)
 		return NULL;
-	i = names_slot(&g->names, name, str_hash(name));
-	return g->names.key[i] ? g->names.val[i] : NULL;
+	return g->value[i];
 }
 
 /* Return a new value "name" of "kind" in "g" at "where", or NULL (with a
@@ -437,7 +365,8 @@ sym__graph_value_new(sym_graph *g, const char *name, sym_value_kind kind,
 	if (!v)
 		return NULL;
 	v->name = sym__strdup(g->ctx, name);
-	if (!v->name || names_put(g->ctx, &g->names, v->name, v) < 0) {
+	if (!v->name ||
+	    sym__strmap_put(g->ctx, &g->names, v->name, g->n_value) < 0) {
 		free(v->name);
 		free(v);
 		return NULL;

@@ -107,14 +107,6 @@ struct sym__diag {
  * (documented in sym_graph(3) and symshard-graph(5)). */
 #define SYM__MAX_ERRORS 50
 
-/* A string-keyed map from names to values (open addressing). */
-struct sym__names {
-	char **key;
-	uint64_t *hash;
-	sym_value **val;
-	size_t cap, n;
-};
-
 struct sym_graph {
 	struct sym__link link;
 	sym_ctx *ctx;
@@ -129,7 +121,7 @@ struct sym_graph {
 	size_t n_node, cap_node;
 	sym_value **output;
 	size_t n_output, cap_output;
-	struct sym__names names;
+	struct sym__strmap names; /* value name -> index in "value" */
 
 	struct sym__diag *diag;
 	size_t n_diag, cap_diag, n_errors;
