@@ -415,7 +415,7 @@ fetch(const sym_plan *p, const sym_slices *s, struct view *v)
 	for (size_t t = 0; t < sym_plan_n_tensors(p); t++) {
 		v[t].local = sym_slices_local_sizes(s, t);
 		v[t].offsets = sym_slices_offsets(s, t);
-		v[t].k = sym_plan_tensor_rank(p, t);
+		v[t].k = sym_plan_tensor_ndim(p, t);
 		if (!v[t].local || !v[t].offsets)
 			die(NULL, "unbound slices");
 	}
@@ -451,7 +451,7 @@ bind_read(const sym_plan *p, sym_slices *s, const struct view *view,
 	case ALL_CALLS:
 	case ONE_CALLS:
 		for (size_t t = 0; t < nt; t++) {
-			size_t k = sym_plan_tensor_rank(p, t);
+			size_t k = sym_plan_tensor_ndim(p, t);
 			size_t n = m == ALL_CALLS ? nr * k : k;
 			const int64_t *o = sym_slices_offsets(s, t);
 			const int64_t *l = sym_slices_local_sizes(s, t);
@@ -466,7 +466,7 @@ bind_read(const sym_plan *p, sym_slices *s, const struct view *view,
 		break;
 	case RANK_BY_RANK:
 		for (size_t t = 0; t < nt; t++) {
-			size_t k = sym_plan_tensor_rank(p, t);
+			size_t k = sym_plan_tensor_ndim(p, t);
 
 			sym_slices_local(s, t, v);
 			for (size_t d = 0; d < k; d++)
@@ -593,7 +593,7 @@ bench(int layers, int reps)
 	if (!s || !view || !rt)
 		die(B.ctx, "out of memory");
 	for (size_t i = 0; i < nt; i++)
-		dims += sym_plan_tensor_rank(p, i);
+		dims += sym_plan_tensor_ndim(p, i);
 	dims *= nr;
 	/* the executor's setup: a first binding, then the arrays */
 	if (sym_plan_bind_values(p, sizes[0], s) < 0)

@@ -373,7 +373,7 @@ test_accessors(void **state)
 	(void)state;
 	assert_non_null(l);
 	assert_ptr_equal(sym_layout_mesh(l), m);
-	assert_int_equal(sym_layout_rank(l), 3);
+	assert_int_equal(sym_layout_ndim(l), 3);
 	assert_int_equal(sym_layout_dim_n_axes(l, 0), 2);
 	assert_int_equal(sym_layout_dim_n_axes(l, 1), 0);
 	assert_int_equal(sym_layout_dim_n_axes(l, 3), 0);
@@ -676,7 +676,7 @@ test_local(void **state)
 	s = sym_layout_local_shape(l, g);
 	assert_non_null(s);
 	assert_int_equal(sym_shape_dtype(s), SYM_DT_F32);
-	assert_int_equal(sym_shape_rank(s), 2);
+	assert_int_equal(sym_shape_ndim(s), 2);
 	check_str(sym_expr_to_str(sym_shape_dim(s, 0)), "b floordiv 4");
 	check_str(sym_expr_to_str(sym_shape_dim(s, 1)), "h floordiv 2");
 	sym_shape_free(s);

@@ -412,7 +412,7 @@ const_dims(const sym_shape *sh, int64_t *dim, int *rank)
 {
 	int64_t n = 1;
 
-	*rank = (int)sym_shape_rank(sh);
+	*rank = (int)sym_shape_ndim(sh);
 	assert_true(*rank <= SYM__MAX_RANK);
 	for (int d = 0; d < *rank; d++) {
 		assert_int_equal(sym_expr_get_const(sym_shape_dim(sh,

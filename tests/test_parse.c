@@ -400,7 +400,7 @@ test_inputs(void **state)
 	    "i64[2*h, min(4, h), max(h, s) + 1]");
 	assert_value(g, "e", SYM_VALUE_INPUT, "bool[1]");
 	assert_value(g, "f", SYM_VALUE_INPUT, "f16[h]");
-	assert_int_equal(sym_shape_rank(sym_value_shape(sym_graph_find_value(g,
+	assert_int_equal(sym_shape_ndim(sym_value_shape(sym_graph_find_value(g,
 	                     "d"))),
 	    4);
 	sym_graph_free(g);

@@ -301,7 +301,7 @@ test_one_device(void **state)
 	assert_null(sym_plan_get_step(p, 2));
 	for (size_t t = 0; t < sym_plan_n_tensors(p); t++) {
 		assert_null(sym_plan_tensor_layout(p, t));
-		assert_int_equal(sym_plan_tensor_rank(p, t), 2);
+		assert_int_equal(sym_plan_tensor_ndim(p, t), 2);
 	}
 	assert_ptr_equal(sym_plan_tensor_value(p, 0), x);
 
@@ -416,7 +416,7 @@ test_ffn_steps(void **state)
 				if (i >= 12)
 					assert_same_blocks(l,
 					    sym_node_input_layout(nd, k),
-					    sym_plan_tensor_rank(p, s->in[k]));
+					    sym_plan_tensor_ndim(p, s->in[k]));
 				else
 					assert_same_layout(l,
 					    sym_node_input_layout(nd, k));
@@ -563,7 +563,7 @@ references(const sym_plan *p, struct reference *ref)
 	for (size_t t = 0; t < sym_plan_n_tensors(p); t++) {
 		const sym_layout *l = sym_plan_tensor_layout(p, t);
 		sym_shape *sh = sym_value_shape(sym_plan_tensor_value(p, t));
-		size_t n = sym_shape_rank(sh);
+		size_t n = sym_shape_ndim(sh);
 
 		ref[t].rank = n;
 		ref[t].global = calloc(n + 1, sizeof(sym_expr *));

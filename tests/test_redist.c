@@ -1187,7 +1187,7 @@ test_property(void **state)
 static int
 divides(sym_ctx *ctx, const sym_layout *l, const sym_shape *shape)
 {
-	for (size_t d = 0; d < sym_layout_rank(l); d++) {
+	for (size_t d = 0; d < sym_layout_ndim(l); d++) {
 		sym_expr *e = sym_shape_dim(shape, d);
 		int64_t k = sym_layout_dim_splits(l, d);
 

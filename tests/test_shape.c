@@ -171,7 +171,7 @@ test_shapes(void **state)
 	t = sym_shape_dims_to_str(scalar);
 	assert_string_equal(t, "[]");
 	free(t);
-	assert_int_equal(sym_shape_rank(a), 2);
+	assert_int_equal(sym_shape_ndim(a), 2);
 	assert_int_equal(sym_shape_dtype(c), SYM_DT_F16);
 	assert_null(sym_shape_dim(a, 2));
 	assert_true(sym_expr_is_symbol(sym_shape_dim(a, 0)));
@@ -220,7 +220,7 @@ test_shapes(void **state)
 	assert_null(sym_shape_new(NULL, SYM_DT_F32, 0, NULL));
 	sym_expr_free(dims[0]);
 	assert_null(sym_shape_to_str(NULL));
-	assert_int_equal(sym_shape_rank(NULL), 0);
+	assert_int_equal(sym_shape_ndim(NULL), 0);
 	assert_int_equal(sym_shape_dtype(NULL), SYM_DT_INVALID);
 	finish(ctx);
 }
@@ -719,7 +719,7 @@ test_layout(void **state)
 	z = apply(&t, "reshape", 1, &qv, a);
 	expect_ok(&t);
 	assert_non_null(sym_value_shape(z));
-	assert_int_equal(sym_shape_rank(sym_value_shape(z)), 2);
+	assert_int_equal(sym_shape_ndim(sym_value_shape(z)), 2);
 
 	set_list(a, t.ctx, "shape", 2, two);
 	apply(&t, "reshape", 1, &x, a);

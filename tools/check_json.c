@@ -82,7 +82,7 @@ doc_num(struct doc *d, int64_t n)
 json_t *
 doc_dims(struct doc *d, const sym_shape *s)
 {
-	size_t n = sym_shape_rank(s);
+	size_t n = sym_shape_ndim(s);
 	json_t *arr = doc_chk(d, json_array());
 
 	for (size_t i = 0; i < n; i++)

@@ -64,7 +64,7 @@ json_layout(struct doc *d, const sym_layout *l)
 	if (!l)
 		return doc_chk(d, json_null());
 	m = sym_layout_mesh(l);
-	rank = sym_layout_rank(l);
+	rank = sym_layout_ndim(l);
 	o = doc_chk(d, json_object());
 	dims = doc_chk(d, json_array());
 	partial = doc_chk(d, json_array());

@@ -81,7 +81,7 @@ report_layout_text(const sym_layout *l)
 char *
 report_tensor_map_text(const sym_layout *l)
 {
-	size_t rank = l ? sym_layout_rank(l) : 0;
+	size_t rank = l ? sym_layout_ndim(l) : 0;
 	struct strbuf b = { NULL, 0, 0, 0 };
 	int map[SYM_MESH_MAX_AXES];
 

@@ -121,7 +121,7 @@ static void
 tensor_row(const struct report *r, struct table *t, char **label,
     const char *dir, size_t x, int64_t rank)
 {
-	size_t n = sym_plan_tensor_rank(r->plan, x);
+	size_t n = sym_plan_tensor_ndim(r->plan, x);
 	int64_t *v = malloc((2 * n + 1) * sizeof(*v));
 	char *c[5];
 
@@ -256,7 +256,7 @@ json_slice(struct doc *d, json_t *arr, size_t i, const char *dir, size_t x,
 {
 	const struct report *r = d->r;
 	const sym_plan_step *s = sym_plan_get_step(r->plan, i);
-	size_t n = sym_plan_tensor_rank(r->plan, x);
+	size_t n = sym_plan_tensor_ndim(r->plan, x);
 	int64_t *v = malloc((2 * n + 1) * sizeof(*v));
 	json_t *o = doc_chk(d, json_object());
 	char *name = report_node_name(s->node);

@@ -761,7 +761,7 @@ report_svg(const struct report *r, const sym_value *v, FILE *out)
 	if (!p.l || !sym_value_shape(v))
 		return -1;
 	p.m = sym_layout_mesh(p.l);
-	p.rank = sym_layout_rank(p.l);
+	p.rank = sym_layout_ndim(p.l);
 	p.splits = calloc(p.rank + 1, sizeof(*p.splits));
 	memset(&tg, 0, sizeof(tg));
 	memset(&dg, 0, sizeof(dg));

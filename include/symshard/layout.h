@@ -55,7 +55,7 @@ SYM_EXPORT SYM_GIVE sym_layout *sym_layout_parse(SYM_KEEP sym_mesh *mesh,
 SYM_EXPORT SYM_GIVE sym_layout *sym_layout_copy(SYM_KEEP sym_layout *l);
 SYM_EXPORT sym_layout *sym_layout_free(SYM_TAKE sym_layout *l);
 SYM_EXPORT sym_mesh *sym_layout_mesh(SYM_KEEP const sym_layout *l);
-SYM_EXPORT size_t sym_layout_rank(SYM_KEEP const sym_layout *l);
+SYM_EXPORT size_t sym_layout_ndim(SYM_KEEP const sym_layout *l);
 SYM_EXPORT size_t sym_layout_dim_n_axes(SYM_KEEP const sym_layout *l,
     size_t dim);
 SYM_EXPORT int sym_layout_dim_axis(SYM_KEEP const sym_layout *l, size_t dim,

@@ -81,7 +81,7 @@ SYM_EXPORT const sym_value *sym_plan_tensor_value(SYM_KEEP const sym_plan *p,
     size_t t);
 SYM_EXPORT const sym_layout *sym_plan_tensor_layout(SYM_KEEP const sym_plan *p,
     size_t t);
-SYM_EXPORT size_t sym_plan_tensor_rank(SYM_KEEP const sym_plan *p, size_t t);
+SYM_EXPORT size_t sym_plan_tensor_ndim(SYM_KEEP const sym_plan *p, size_t t);
 SYM_EXPORT size_t sym_plan_value_tensor(SYM_KEEP const sym_plan *p,
     SYM_KEEP const sym_value *v);
 
@@ -108,7 +108,7 @@ SYM_EXPORT int64_t sym_slices_symbol(SYM_KEEP const sym_slices *s,
 
 /* The global sizes of tensor "t"; its local sizes (the same on every
  * rank: splits always divide); the global offsets of the block "rank"
- * holds. Each writes sym_plan_tensor_rank(t) integers; 0 or -1. */
+ * holds. Each writes sym_plan_tensor_ndim(t) integers; 0 or -1. */
 SYM_EXPORT int sym_slices_global(SYM_KEEP const sym_slices *s, size_t t,
     int64_t *size);
 SYM_EXPORT int sym_slices_local(SYM_KEEP const sym_slices *s, size_t t,
@@ -116,13 +116,13 @@ SYM_EXPORT int sym_slices_local(SYM_KEEP const sym_slices *s, size_t t,
 SYM_EXPORT int sym_slices_offset(SYM_KEEP const sym_slices *s, size_t t,
     int64_t rank, int64_t *offset);
 /* The offsets of tensor "t" on every rank at once, rank after rank
- * (n_ranks x sym_plan_tensor_rank(t) integers owned by "s"); NULL when
+ * (n_ranks x sym_plan_tensor_ndim(t) integers owned by "s"); NULL when
  * unbound or out of range. The pointer is the same after every binding
  * of "s", which rewrites the integers in place: an executor may fetch it
  * once and read it after each binding that succeeded. */
 SYM_EXPORT const int64_t *sym_slices_offsets(SYM_KEEP const sym_slices *s,
     size_t t);
-/* Its local sizes, likewise borrowed (sym_plan_tensor_rank(t)
+/* Its local sizes, likewise borrowed (sym_plan_tensor_ndim(t)
  * integers). */
 SYM_EXPORT const int64_t *sym_slices_local_sizes(SYM_KEEP const sym_slices *s,
     size_t t);

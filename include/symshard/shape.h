@@ -48,7 +48,7 @@ SYM_EXPORT SYM_GIVE sym_shape *sym_shape_new(SYM_KEEP sym_ctx *ctx,
 SYM_EXPORT SYM_GIVE sym_shape *sym_shape_copy(SYM_KEEP sym_shape *s);
 SYM_EXPORT sym_shape *sym_shape_free(SYM_TAKE sym_shape *s);
 SYM_EXPORT sym_dtype sym_shape_dtype(SYM_KEEP const sym_shape *s);
-SYM_EXPORT size_t sym_shape_rank(SYM_KEEP const sym_shape *s);
+SYM_EXPORT size_t sym_shape_ndim(SYM_KEEP const sym_shape *s);
 SYM_EXPORT sym_expr *sym_shape_dim(SYM_KEEP const sym_shape *s, size_t i);
 SYM_EXPORT SYM_GIVE sym_expr *sym_shape_numel(SYM_KEEP const sym_shape *s);
 SYM_EXPORT int sym_shape_is_equal(SYM_KEEP const sym_shape *a,

@@ -151,7 +151,7 @@ init_kernel(sym_exec *x, struct sym__estep *e)
 		return exec_fail(x, e, SYM_EINVAL,
 		    "the executor has no kernel for this operator");
 	for (size_t i = 0; i < n; i++)
-		if (sym_plan_tensor_rank(x->plan,
+		if (sym_plan_tensor_ndim(x->plan,
 		        i < ps->n_in ? ps->in[i] : ps->out[i - ps->n_in]) >
 		    SYM__MAX_RANK)
 			return exec_fail(x, e, SYM_EINVAL,
@@ -184,7 +184,7 @@ init_kernel(sym_exec *x, struct sym__estep *e)
 	    ps->n_in > (size_t)op->norm_input) {
 		e->norm = 1;
 		if (norm_axes(x, e,
-		        sym_plan_tensor_rank(x->plan, ps->in[op->norm_input]),
+		        sym_plan_tensor_ndim(x->plan, ps->in[op->norm_input]),
 		        &e->norm_axes) < 0)
 			return -1;
 	}
@@ -215,7 +215,7 @@ init_comm(sym_exec *x, struct sym__estep *e)
 		    (long long)x->n_ranks);
 	if (sym__xstep_from_redist(&e->comm, ps->redist, ps->redist_step,
 	        sym_plan_tensor_layout(x->plan, ps->in[0]),
-	        sym_plan_tensor_rank(x->plan, ps->in[0]), x->rank, err,
+	        sym_plan_tensor_ndim(x->plan, ps->in[0]), x->rank, err,
 	        sizeof(err)) < 0)
 		return exec_fail(x, e, SYM_EINVAL, "%s", err);
 	return 0;
@@ -241,7 +241,7 @@ init_tensors(sym_exec *x)
 		et->dtype =
 		    v ? sym_shape_dtype(sym_value_shape(v)) : SYM_DT_INVALID;
 		et->es = sym__tensor_elem_size(et->dtype);
-		et->rank = sym_plan_tensor_rank(p, t);
+		et->rank = sym_plan_tensor_ndim(p, t);
 		et->alias = SIZE_MAX;
 		if (!et->es || et->rank > SYM__MAX_RANK) {
 			sym__error(x->ctx, SYM_EINVAL, NULL,

@@ -194,7 +194,7 @@ sym__outputs_init(struct sym__outputs *out, const sym_plan *p,
 		out->v[i] = vals ? vals[i] : sym_graph_output(g, i);
 		t = sym_plan_value_tensor(p, out->v[i]);
 		if (t >= sym_plan_n_tensors(p) ||
-		    sym_plan_tensor_rank(p, t) > SYM__MAX_RANK ||
+		    sym_plan_tensor_ndim(p, t) > SYM__MAX_RANK ||
 		    sym_slices_global(s, t, size) < 0) {
 			sym__error(ctx, SYM_EINVAL, NULL,
 			    "check: output %s has no tensor in the plan",
@@ -203,11 +203,11 @@ sym__outputs_init(struct sym__outputs *out, const sym_plan *p,
 			return -1;
 		}
 		out->dt[i] = sym_shape_dtype(sym_value_shape(out->v[i]));
-		n = sym__dims_numel(size, sym_plan_tensor_rank(p, t),
+		n = sym__dims_numel(size, sym_plan_tensor_ndim(p, t),
 		    sym__tensor_elem_size(out->dt[i]));
 		if (n < 0) {
 			sym__exec_too_big(ctx, "check: output", out->v[i],
-			    out->dt[i], size, sym_plan_tensor_rank(p, t));
+			    out->dt[i], size, sym_plan_tensor_ndim(p, t));
 			sym__outputs_clear(out);
 			return -1;
 		}
@@ -236,7 +236,7 @@ sym__place_block(struct sym__outputs *out, size_t i, const sym_plan *p,
     const sym_slices *s, int64_t rank, const void *data)
 {
 	size_t t = sym_plan_value_tensor(p, out->v[i]);
-	int rk = (int)sym_plan_tensor_rank(p, t);
+	int rk = (int)sym_plan_tensor_ndim(p, t);
 	struct sym__box whole, block;
 
 	memset(&whole, 0, sizeof(whole));

@@ -48,7 +48,7 @@ static int
 blocks_of(const sym_layout *l, size_t ndim, int64_t rank, int64_t *split,
     int64_t *blk)
 {
-	if (l && sym_layout_rank(l) != ndim)
+	if (l && sym_layout_ndim(l) != ndim)
 		return -1;
 	for (size_t d = 0; d < ndim; d++) {
 		split[d] = l ? sym_layout_dim_splits(l, d) : 1;

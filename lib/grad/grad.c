@@ -235,10 +235,10 @@ sym__gunbroadcast(struct sym__grad *gr, size_t i, sym_value *g, int role)
 		return 0;
 	if (!want || !have)
 		return -1;
-	if (sym_shape_rank(want) == sym_shape_rank(have)) {
+	if (sym_shape_ndim(want) == sym_shape_ndim(have)) {
 		int same = 1;
 
-		for (size_t d = 0; d < sym_shape_rank(want); d++)
+		for (size_t d = 0; d < sym_shape_ndim(want); d++)
 			same &= want->dim[d] == have->dim[d];
 		if (same)
 			return sym__gpass(gr, i, g, SYM__MIRROR_OUT(0));

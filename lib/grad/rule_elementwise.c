@@ -229,7 +229,7 @@ grad_minimum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 static int
 grad_bias_add(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
-	size_t rank = sym_shape_rank(sym__value_shape(n->in[0]));
+	size_t rank = sym_shape_ndim(sym__value_shape(n->in[0]));
 	size_t c = n->at.elementwise.channel, k = 0;
 	sym_expr **axes;
 	sym_attrs *at;

@@ -130,7 +130,7 @@ init_misfit(const sym_value *v, const sym_init *init)
 	        !isfinite(init->negative_slope)))
 		return "an argument is negative or not finite";
 	if (init->kind >= SYM_INIT_XAVIER_UNIFORM && v->shape &&
-	    sym_shape_rank(v->shape) == 0)
+	    sym_shape_ndim(v->shape) == 0)
 		return "its fans are those of a tensor of at least 1 dimension";
 	return NULL;
 }
@@ -268,12 +268,12 @@ sym_graph_minimize(sym_graph *g, sym_value *loss, const sym_optimizer *opt,
 	s = loss->failed ? NULL : sym__value_shape(loss);
 	if (!s) /* its operator failed: the graph has that error already */
 		return 0;
-	if (sym_shape_rank(s) != 0 || !sym_dtype_is_float(sym_shape_dtype(s)))
+	if (sym_shape_ndim(s) != 0 || !sym_dtype_is_float(sym_shape_dtype(s)))
 		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
 		    "the loss %s must be a floating-point scalar (f32[] or "
 		    "f64[]), not %s%s",
 		    loss->name, sym_dtype_name(sym_shape_dtype(s)),
-		    sym_shape_rank(s) ? " with dimensions" : "");
+		    sym_shape_ndim(s) ? " with dimensions" : "");
 	why = bad_hyper(opt);
 	if (why)
 		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,

@@ -271,7 +271,7 @@ sym_layout_mesh(const sym_layout *l)
 
 /* Return the number of tensor dimensions of "l" (0 for NULL). */
 size_t
-sym_layout_rank(const sym_layout *l)
+sym_layout_ndim(const sym_layout *l)
 {
 	return l ? l->rank : 0;
 }

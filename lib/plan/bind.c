@@ -378,7 +378,7 @@ sym_slices_offset(const sym_slices *s, size_t t, int64_t rank, int64_t *offset)
 }
 
 /* Return the offsets of tensor "t" of "s" on every rank, rank after rank
- * (sym_plan_n_ranks x sym_plan_tensor_rank integers, borrowed from "s"
+ * (sym_plan_n_ranks x sym_plan_tensor_ndim integers, borrowed from "s"
  * until its next binding), or NULL when not bound or out of range. */
 const int64_t *
 sym_slices_offsets(const sym_slices *s, size_t t)
@@ -388,7 +388,7 @@ sym_slices_offsets(const sym_slices *s, size_t t)
 	return x ? s->offsets + s->plan->group[x->group].off : NULL;
 }
 
-/* Return the local sizes of tensor "t" of "s" (sym_plan_tensor_rank
+/* Return the local sizes of tensor "t" of "s" (sym_plan_tensor_ndim
  * integers, borrowed from "s" until its next binding), or NULL when not
  * bound or out of range. */
 const int64_t *

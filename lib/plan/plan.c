@@ -798,7 +798,7 @@ sym_plan_tensor_layout(const sym_plan *p, size_t t)
 /* Return the number of dimensions of tensor "t" of "p" (0 when out of
  * range). */
 size_t
-sym_plan_tensor_rank(const sym_plan *p, size_t t)
+sym_plan_tensor_ndim(const sym_plan *p, size_t t)
 {
 	return p && t < p->n_tensor ? p->tensor[t].rank : 0;
 }

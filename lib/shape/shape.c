@@ -169,7 +169,7 @@ sym_shape_dtype(const sym_shape *s)
 
 /* Return the rank of "s" (0 for NULL). */
 size_t
-sym_shape_rank(const sym_shape *s)
+sym_shape_ndim(const sym_shape *s)
 {
 	return s ? s->rank : 0;
 }

@@ -383,8 +383,8 @@ sym__shard_derive(struct sym__pass *p, sym_node *n)
 		    : mirrored(f, n->mirror[i]);
 
 		if (l && l->mesh == f->mesh &&
-		    sym_layout_rank(l) ==
-		        sym_shape_rank(sym__value_shape(n->in[i])))
+		    sym_layout_ndim(l) ==
+		        sym_shape_ndim(sym__value_shape(n->in[i])))
 			r->s.in[i] = sym__layout_ref(l);
 	}
 	if (sym__shard_infer(&r->s) < 0 || sym__run_resolve(r) < 0 ||

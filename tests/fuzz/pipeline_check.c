@@ -39,12 +39,12 @@ print_layouts(const sym_graph *g)
 			continue;
 		if (fuzz_printed(sym_layout_to_str(l), "sym_layout_to_str") < 0)
 			return -1;
-		if (sym_layout_rank(l) != sym_shape_rank(sym_value_shape(v)))
+		if (sym_layout_ndim(l) != sym_shape_ndim(sym_value_shape(v)))
 			return fuzz_fail("value %s: layout of %zu dimensions "
 			                 "for a shape of %zu",
-			    sym_value_name(v), sym_layout_rank(l),
-			    sym_shape_rank(sym_value_shape(v)));
-		for (size_t d = 0; d < sym_layout_rank(l); d++)
+			    sym_value_name(v), sym_layout_ndim(l),
+			    sym_shape_ndim(sym_value_shape(v)));
+		for (size_t d = 0; d < sym_layout_ndim(l); d++)
 			if (sym_layout_tensor_map(l, d, 64, map) < 0)
 				return fuzz_fail("value %s: no tensor map",
 				    sym_value_name(v));
@@ -273,13 +273,13 @@ fuzz_check_plan(const sym_plan *p, int single)
 	for (size_t t = 0; t < sym_plan_n_tensors(p); t++) {
 		const sym_value *v = sym_plan_tensor_value(p, t);
 		const sym_layout *l = sym_plan_tensor_layout(p, t);
-		size_t rank = sym_plan_tensor_rank(p, t);
+		size_t rank = sym_plan_tensor_ndim(p, t);
 
-		if (!v || rank != sym_shape_rank(sym_value_shape(v)))
+		if (!v || rank != sym_shape_ndim(sym_value_shape(v)))
 			return fuzz_fail("tensor %zu: no value, or another "
 			                 "rank than its value",
 			    t);
-		if (l && (single || sym_layout_rank(l) != rank))
+		if (l && (single || sym_layout_ndim(l) != rank))
 			return fuzz_fail("tensor %zu: a layout of another "
 			                 "rank",
 			    t);
@@ -303,7 +303,7 @@ fuzz_check_layouts(const sym_plan *p, const sym_slices *s)
 
 	for (size_t t = 0; t < sym_plan_n_tensors(p); t++) {
 		const sym_layout *l = sym_plan_tensor_layout(p, t);
-		size_t rank = sym_plan_tensor_rank(p, t);
+		size_t rank = sym_plan_tensor_ndim(p, t);
 		int64_t global[MAX_DIMS], local[MAX_DIMS], off[MAX_DIMS];
 		const int64_t *offs = sym_slices_offsets(s, t);
 		const int64_t *locs = sym_slices_local_sizes(s, t);
@@ -394,7 +394,7 @@ fuzz_check_shapes(const sym_plan *p, const sym_slices *s, const sym_binding *b)
 	for (size_t t = 0; t < sym_plan_n_tensors(p) && !res; t++) {
 		const sym_shape *sh =
 		    sym_value_shape(sym_plan_tensor_value(p, t));
-		size_t rank = sym_plan_tensor_rank(p, t);
+		size_t rank = sym_plan_tensor_ndim(p, t);
 		int64_t global[MAX_DIMS], want;
 
 		if (rank > MAX_DIMS || sym_slices_global(s, t, global) < 0)
@@ -423,7 +423,7 @@ int
 fuzz_same_slices(const sym_plan *p, const sym_slices *a, const sym_slices *b)
 {
 	for (size_t t = 0; t < sym_plan_n_tensors(p); t++) {
-		size_t n = sym_plan_tensor_rank(p, t) *
+		size_t n = sym_plan_tensor_ndim(p, t) *
 		    (size_t)sym_plan_n_ranks(p) * sizeof(int64_t);
 		const int64_t *oa = sym_slices_offsets(a, t);
 		const int64_t *ob = sym_slices_offsets(b, t);
@@ -464,7 +464,7 @@ fuzz_check_bound(const sym_plan *p, const sym_slices *s, const sym_plan *single,
 		size_t u =
 		    sym_plan_value_tensor(single, sym_plan_tensor_value(p, t));
 		int64_t a[MAX_DIMS], b[MAX_DIMS];
-		size_t rank = sym_plan_tensor_rank(p, t);
+		size_t rank = sym_plan_tensor_ndim(p, t);
 
 		if (rank > MAX_DIMS)
 			continue;

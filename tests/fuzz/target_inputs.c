@@ -212,7 +212,7 @@ check_blocks(const sym_layout *l)
 {
 	const sym_mesh *m = sym_layout_mesh(l);
 	int64_t n = sym_mesh_n_devices(m), blocks = 1, *count;
-	size_t rank = sym_layout_rank(l);
+	size_t rank = sym_layout_ndim(l);
 	int res = 0;
 
 	for (size_t d = 0; d < rank; d++)
@@ -270,7 +270,7 @@ describe_layout(const sym_layout *l)
 		res = fuzz_fail("the layout '%s' differs from its standard "
 		                "form",
 		    text);
-	for (size_t d = 0; d < sym_layout_rank(l) && !res; d++) {
+	for (size_t d = 0; d < sym_layout_ndim(l) && !res; d++) {
 		int64_t k = 1;
 
 		for (size_t i = 0; i < sym_layout_dim_n_axes(l, d); i++) {
@@ -339,7 +339,7 @@ static int
 redistribute(sym_ctx *ctx, const sym_layout *from, const sym_layout *to,
     int symbolic)
 {
-	sym_shape *shape = shape_of(ctx, sym_layout_rank(from), symbolic);
+	sym_shape *shape = shape_of(ctx, sym_layout_ndim(from), symbolic);
 	sym_redist *r;
 	size_t n;
 	int res = 0;
@@ -402,7 +402,7 @@ layouts(sym_ctx *ctx, unsigned pick, const char *text)
 		free(one);
 	}
 	if (!res && l[0] && l[1] &&
-	    sym_layout_rank(l[0]) == sym_layout_rank(l[1]))
+	    sym_layout_ndim(l[0]) == sym_layout_ndim(l[1]))
 		res = redistribute(ctx, l[0], l[1], (pick & 0x80) != 0);
 	sym_layout_free(l[0]);
 	sym_layout_free(l[1]);

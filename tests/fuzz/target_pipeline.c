@@ -242,7 +242,7 @@ small_enough(const sym_plan *p, const sym_slices *s)
 {
 	for (size_t t = 0; t < sym_plan_n_tensors(p); t++) {
 		int64_t size[MAX_DIMS], n = 1;
-		size_t rank = sym_plan_tensor_rank(p, t);
+		size_t rank = sym_plan_tensor_ndim(p, t);
 
 		if (rank > MAX_DIMS || sym_slices_global(s, t, size) < 0)
 			return 0;
