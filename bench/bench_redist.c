@@ -129,7 +129,7 @@ run(sym_ctx *ctx, const struct bench_case *c, int verbose)
 	sym_layout *from, *to;
 	sym_shape *s = shape(ctx, c->rank);
 	sym_redist *r;
-	size_t count[SYM_COMM_BROADCAST + 1] = { 0 }, n = 0;
+	size_t count[SYM_REDIST_BROADCAST + 1] = { 0 }, n = 0;
 	double t0, t;
 
 	if (!ma || !mb)
@@ -154,9 +154,9 @@ run(sym_ctx *ctx, const struct bench_case *c, int verbose)
 	printf("{\"bench\": \"redist\", \"case\": \"%s\", \"devices\": %lld, "
 	       "\"steps\": %zu",
 	    c->name, (long long)sym_mesh_n_devices(ma), sym_redist_n_steps(r));
-	for (int k = 0; k <= SYM_COMM_BROADCAST; k++)
-		printf(", \"%s\": %zu", sym_comm_kind_name((sym_comm_kind)k),
-		    count[k]);
+	for (int k = 0; k <= SYM_REDIST_BROADCAST; k++)
+		printf(", \"%s\": %zu",
+		    sym_redist_kind_name((sym_redist_kind)k), count[k]);
 	printf(", \"full_gather\": %s, \"plan_us\": %.2f, \"plans\": %zu}\n",
 	    sym_redist_full_gather(r) ? "true" : "false", t * 1e6, n);
 	if (verbose)

@@ -648,7 +648,7 @@ test_redist_property(void **state)
 {
 	struct team t;
 	struct rng g = { 20260517u };
-	size_t kinds[SYM_COMM_BROADCAST + 1] = { 0 };
+	size_t kinds[SYM_REDIST_BROADCAST + 1] = { 0 };
 	size_t dts[SYM_DT_BOOL + 1] = { 0 };
 	size_t cases = light() ? 200 : 1000;
 
@@ -657,15 +657,15 @@ test_redist_property(void **state)
 	for (size_t i = 0; i < cases; i++)
 		random_case(&t, &g, kinds, dts);
 	printf("# redistribution steps run:");
-	for (int k = 0; k <= SYM_COMM_BROADCAST; k++)
-		printf(" %s %zu", sym_comm_kind_name((sym_comm_kind)k),
+	for (int k = 0; k <= SYM_REDIST_BROADCAST; k++)
+		printf(" %s %zu", sym_redist_kind_name((sym_redist_kind)k),
 		    kinds[k]);
 	printf("\n");
 	/* The planner makes every kind but broadcast (test_broadcast). */
-	for (int k = 0; k < SYM_COMM_BROADCAST; k++)
+	for (int k = 0; k < SYM_REDIST_BROADCAST; k++)
 		if (!kinds[k])
 			fail_msg("no %s step in %zu cases",
-			    sym_comm_kind_name((sym_comm_kind)k), cases);
+			    sym_redist_kind_name((sym_redist_kind)k), cases);
 	assert_true(dts[SYM_DT_F32] > 0 && dts[SYM_DT_I32] > 0 &&
 	    dts[SYM_DT_F64] > 0 && dts[SYM_DT_BOOL] > 0);
 	team_clear(&t);
@@ -678,7 +678,7 @@ test_redist_property(void **state)
  * elements are their index; "got" says what each rank's run returned
  * and its message. */
 struct bcase {
-	sym_comm_kind kind;
+	sym_redist_kind kind;
 	sym_dtype dt;
 	const sym_layout *before, *after;
 	int64_t global[2];
@@ -749,7 +749,7 @@ test_broadcast(void **state)
 	assert_non_null(rows);
 	assert_non_null(tiles);
 	memset(&c, 0, sizeof(c));
-	c.kind = SYM_COMM_BROADCAST;
+	c.kind = SYM_REDIST_BROADCAST;
 	c.dt = SYM_DT_I32;
 	c.before = c.after = rows;
 	c.global[0] = 4;
@@ -802,8 +802,8 @@ test_step_errors(void **state)
 	assert_non_null(rep);
 	memset(in, 0, sizeof(in));
 	/* Rank 5 is in the lower half under rx but holds row 1 under ry. */
-	assert_int_equal(sym__xstep_init(&x, SYM_COMM_SLICE, rx, ry, 2, all + 5,
-	                     1, 5, err, sizeof(err)),
+	assert_int_equal(sym__xstep_init(&x, SYM_REDIST_SLICE, rx, ry, 2,
+	                     all + 5, 1, 5, err, sizeof(err)),
 	    0);
 	assert_int_equal(sym__xstep_run(&x, NULL, g48, SYM_DT_F32, in, out, &s,
 	                     err, sizeof(err)),
@@ -818,7 +818,7 @@ test_step_errors(void **state)
 	    "slice: dimension 0 of size 5 is not cut into 2 and 4 equal "
 	    "blocks");
 	sym__xstep_clear(&x);
-	assert_int_equal(sym__xstep_init(&x, SYM_COMM_ALL_REDUCE, rep, rep, 2,
+	assert_int_equal(sym__xstep_init(&x, SYM_REDIST_ALL_REDUCE, rep, rep, 2,
 	                     all + 4, 4, 4, err, sizeof(err)),
 	    0);
 	assert_int_equal(sym__xstep_run(&x, NULL, g48, SYM_DT_BOOL, in, out, &s,
@@ -827,24 +827,24 @@ test_step_errors(void **state)
 	assert_string_equal(err,
 	    "all_reduce: partial sums of bool cannot be added");
 	sym__xstep_clear(&x);
-	assert_int_equal(sym__xstep_init(&x, SYM_COMM_ALL_GATHER, rx, rep, 2,
+	assert_int_equal(sym__xstep_init(&x, SYM_REDIST_ALL_GATHER, rx, rep, 2,
 	                     all, 4, 5, err, sizeof(err)),
 	    SYM__XSTEP_ERR);
 	assert_string_equal(err, "all_gather: rank 5 is not in its group");
-	assert_int_equal(sym__xstep_init(&x, SYM_COMM_PERMUTE, rx, ry, 2, all,
+	assert_int_equal(sym__xstep_init(&x, SYM_REDIST_PERMUTE, rx, ry, 2, all,
 	                     8, 0, err, sizeof(err)),
 	    SYM__XSTEP_ERR);
 	assert_string_equal(err,
 	    "permute: the blocks of the group before and after the step do "
 	    "not match one to one");
-	assert_int_equal(sym__xstep_init(&x, SYM_COMM_SLICE, rx, rx, 9, all, 8,
-	                     0, err, sizeof(err)),
+	assert_int_equal(sym__xstep_init(&x, SYM_REDIST_SLICE, rx, rx, 9, all,
+	                     8, 0, err, sizeof(err)),
 	    SYM__XSTEP_ERR);
 	assert_string_equal(err, "slice: tensors of 9 dimensions (at most 8)");
 	/* Every member gathers along a1, but rank 1 has other sizes: the
 	 * communicator reports the mismatch on every member. */
 	memset(&c, 0, sizeof(c));
-	c.kind = SYM_COMM_ALL_GATHER;
+	c.kind = SYM_REDIST_ALL_GATHER;
 	c.dt = SYM_DT_I32;
 	c.before = sym_layout_parse(m, "(None, a1)", NULL);
 	c.after = rep;
@@ -1123,7 +1123,7 @@ static const char indices[] = "devices 8\n"
 
 /* Return 1 when step kind "k" of a communication occurs in "p". */
 static int
-has_comm(const sym_plan *p, sym_comm_kind k)
+has_comm(const sym_plan *p, sym_redist_kind k)
 {
 	for (size_t i = 0; i < sym_plan_n_steps(p); i++) {
 		const sym_plan_step *ps = sym_plan_get_step(p, i);
@@ -1149,11 +1149,11 @@ test_moves(void **state)
 
 	(void)state;
 	compile_text(&c, moves, "moves.sg");
-	assert_true(has_comm(c.p, SYM_COMM_PERMUTE));
-	assert_true(has_comm(c.p, SYM_COMM_ALL_TO_ALL));
-	assert_true(has_comm(c.p, SYM_COMM_ALL_GATHER));
-	assert_true(has_comm(c.p, SYM_COMM_SLICE));
-	assert_true(has_comm(c.p, SYM_COMM_ALL_REDUCE));
+	assert_true(has_comm(c.p, SYM_REDIST_PERMUTE));
+	assert_true(has_comm(c.p, SYM_REDIST_ALL_TO_ALL));
+	assert_true(has_comm(c.p, SYM_REDIST_ALL_GATHER));
+	assert_true(has_comm(c.p, SYM_REDIST_SLICE));
+	assert_true(has_comm(c.p, SYM_REDIST_ALL_REDUCE));
 	check_agrees(&c, "b=16");
 	check_agrees(&c, "b=8");
 	compiled_clear(&c);

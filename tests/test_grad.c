@@ -178,11 +178,11 @@ test_statement_errors(void **state)
 
 /* Return the communication of "g" that resolves the partial sums of the
  * value called "name", or NULL. */
-static const sym_comm *
+static const sym_reshard *
 resolution(const sym_graph *g, const char *name)
 {
-	for (size_t i = 0; i < sym_graph_n_comms(g); i++) {
-		const sym_comm *c = sym_graph_comm(g, i);
+	for (size_t i = 0; i < sym_graph_n_reshards(g); i++) {
+		const sym_reshard *c = sym_graph_reshard(g, i);
 
 		if (!c->consumer && strcmp(sym_value_name(c->value), name) == 0)
 			return c;
@@ -193,7 +193,7 @@ resolution(const sym_graph *g, const char *name)
 /* Assert that communication "c" is one all_reduce over groups of
  * "group" ranks. */
 static void
-assert_all_reduce(const sym_comm *c, int64_t group)
+assert_all_reduce(const sym_reshard *c, int64_t group)
 {
 	int axes[SYM_MESH_MAX_AXES];
 	size_t n;
@@ -202,7 +202,8 @@ assert_all_reduce(const sym_comm *c, int64_t group)
 
 	assert_non_null(c);
 	assert_int_equal(sym_redist_n_steps(c->plan), 1);
-	assert_int_equal(sym_redist_step_kind(c->plan, 0), SYM_COMM_ALL_REDUCE);
+	assert_int_equal(sym_redist_step_kind(c->plan, 0),
+	    SYM_REDIST_ALL_REDUCE);
 	n = sym_redist_step_axes(c->plan, 0, SYM_MESH_MAX_AXES, axes);
 	m = sym_layout_mesh(sym_redist_step_layout(c->plan, 0));
 	for (size_t k = 0; k < n; k++)

@@ -331,24 +331,24 @@ test_one_device(void **state)
  * network's plan. */
 static const struct {
 	sym_plan_step_kind kind;
-	sym_comm_kind comm;
+	sym_redist_kind comm;
 	const char *value;
 } ffn_steps[] = {
 	{ SYM_PLAN_KERNEL, 0, "x2" },
-	{ SYM_PLAN_COMM, SYM_COMM_ALL_TO_ALL, "x2" },
+	{ SYM_PLAN_COMM, SYM_REDIST_ALL_TO_ALL, "x2" },
 	{ SYM_PLAN_KERNEL, 0, "h1" },
-	{ SYM_PLAN_COMM, SYM_COMM_ALL_REDUCE, "h1" },
-	{ SYM_PLAN_COMM, SYM_COMM_SLICE, "h1" },
+	{ SYM_PLAN_COMM, SYM_REDIST_ALL_REDUCE, "h1" },
+	{ SYM_PLAN_COMM, SYM_REDIST_SLICE, "h1" },
 	{ SYM_PLAN_KERNEL, 0, "a1" },
-	{ SYM_PLAN_COMM, SYM_COMM_SLICE, "a1" },
-	{ SYM_PLAN_COMM, SYM_COMM_ALL_TO_ALL, "a1" },
+	{ SYM_PLAN_COMM, SYM_REDIST_SLICE, "a1" },
+	{ SYM_PLAN_COMM, SYM_REDIST_ALL_TO_ALL, "a1" },
 	{ SYM_PLAN_KERNEL, 0, "h2" },
-	{ SYM_PLAN_COMM, SYM_COMM_ALL_REDUCE, "h2" },
-	{ SYM_PLAN_COMM, SYM_COMM_SLICE, "h2" },
+	{ SYM_PLAN_COMM, SYM_REDIST_ALL_REDUCE, "h2" },
+	{ SYM_PLAN_COMM, SYM_REDIST_SLICE, "h2" },
 	{ SYM_PLAN_KERNEL, 0, "a2" },
 	{ SYM_PLAN_KERNEL, 0, "logits" },
 	{ SYM_PLAN_KERNEL, 0, "loss" },
-	{ SYM_PLAN_COMM, SYM_COMM_ALL_REDUCE, "loss" },
+	{ SYM_PLAN_COMM, SYM_REDIST_ALL_REDUCE, "loss" },
 };
 
 /* Assert that the layouts "a" and "b" are equal (both may be NULL). */
@@ -777,7 +777,7 @@ test_layout_example(void **state)
 	for (size_t i = 1; i < 3; i++) {
 		st = sym_plan_get_step(p, i);
 		assert_int_equal(st->kind, SYM_PLAN_COMM);
-		assert_int_equal(st->comm, SYM_COMM_REDUCE_SCATTER);
+		assert_int_equal(st->comm, SYM_REDIST_REDUCE_SCATTER);
 		assert_int_equal(st->input, SYM_PLAN_NO_INPUT);
 	}
 	assert_int_equal(st->out[0], y);
@@ -855,8 +855,8 @@ test_reuse(void **state)
 	size_t moved = 0, comms = 0, in_h = 0, in_k = 0;
 
 	(void)state;
-	for (size_t i = 0; i < sym_graph_n_comms(g); i++)
-		comms += sym_graph_comm(g, i)->value == r;
+	for (size_t i = 0; i < sym_graph_n_reshards(g); i++)
+		comms += sym_graph_reshard(g, i)->value == r;
 	assert_int_equal(comms, 2); /* the graph plans one per consumer */
 	for (size_t i = 0; i < sym_plan_n_steps(p); i++) {
 		const sym_plan_step *s = sym_plan_get_step(p, i);
@@ -870,9 +870,9 @@ test_reuse(void **state)
 			in_k = s->in[0];
 	}
 	assert_int_equal(moved,
-	    sym_redist_n_steps(sym_graph_comm(g, 0)->value == r
-	            ? sym_graph_comm(g, 0)->plan
-	            : sym_graph_comm(g, 1)->plan));
+	    sym_redist_n_steps(sym_graph_reshard(g, 0)->value == r
+	            ? sym_graph_reshard(g, 0)->plan
+	            : sym_graph_reshard(g, 1)->plan));
 	assert_true(moved > 0);
 	assert_int_equal(in_h, in_k);
 	assert_int_not_equal(in_h, home(p, "r"));
@@ -1094,7 +1094,7 @@ test_split_check(void **state)
 		    strcmp(sym_value_name(st->value), "a1") != 0)
 			continue;
 		assert_int_equal(st->comm,
-		    n_comm == 0 ? SYM_COMM_ALL_TO_ALL : SYM_COMM_SLICE);
+		    n_comm == 0 ? SYM_REDIST_ALL_TO_ALL : SYM_REDIST_SLICE);
 		n_comm++;
 	}
 	assert_int_equal(n_comm, 2);

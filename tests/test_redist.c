@@ -138,7 +138,7 @@ plan(sym_mesh *ma, const char *a, sym_mesh *mb, const char *b,
  * and has "kinds" ("n" of them) as steps. */
 static void
 check_plan(sym_mesh *m, const char *a, const char *b, const sym_shape *s,
-    size_t n, const sym_comm_kind *kinds, const char *want)
+    size_t n, const sym_redist_kind *kinds, const char *want)
 {
 	sym_redist *r = plan(m, a, m, b, s, NULL, want);
 
@@ -164,45 +164,45 @@ test_standard(void **state)
 
 	(void)state;
 	check_plan(m2, "(mp, None)", "(None, mp)", s, 1,
-	    (sym_comm_kind[]){ SYM_COMM_ALL_TO_ALL },
+	    (sym_redist_kind[]){ SYM_REDIST_ALL_TO_ALL },
 	    "all_to_all over mp: dim 0 -> dim 1, 2 groups of 2, "
 	    "S = 2048*b bytes");
 	check_plan(m2, "(dp, mp)", "(mp, dp)", s, 1,
-	    (sym_comm_kind[]){ SYM_COMM_PERMUTE },
+	    (sym_redist_kind[]){ SYM_REDIST_PERMUTE },
 	    "permute over (dp, mp): 1 group of 4, S = 1024*b bytes");
 	check_plan(m3, "((dp, sp, mp), None)", "(None, (dp, sp, mp))", s, 1,
-	    (sym_comm_kind[]){ SYM_COMM_ALL_TO_ALL },
+	    (sym_redist_kind[]){ SYM_REDIST_ALL_TO_ALL },
 	    "all_to_all over (dp, sp, mp): dim 0 -> dim 1, 1 group of 8, "
 	    "S = 512*b bytes");
 	check_plan(m2, "(None, None) partial(mp)", "(None, None)", s, 1,
-	    (sym_comm_kind[]){ SYM_COMM_ALL_REDUCE },
+	    (sym_redist_kind[]){ SYM_REDIST_ALL_REDUCE },
 	    "all_reduce over mp: 2 groups of 2, S = 4096*b bytes");
 	check_plan(m2, "(None, None) partial(mp)", "(mp, None)", s, 1,
-	    (sym_comm_kind[]){ SYM_COMM_REDUCE_SCATTER },
+	    (sym_redist_kind[]){ SYM_REDIST_REDUCE_SCATTER },
 	    "reduce_scatter over mp: dim 0, 2 groups of 2, "
 	    "S = 4096*b bytes");
 	check_plan(m2, "(mp, None)", "(None, None)", s, 1,
-	    (sym_comm_kind[]){ SYM_COMM_ALL_GATHER },
+	    (sym_redist_kind[]){ SYM_REDIST_ALL_GATHER },
 	    "all_gather over mp: dim 0, 2 groups of 2, S = 4096*b bytes");
 	check_plan(m2, "(None, None)", "(dp, mp)", s, 2,
-	    (sym_comm_kind[]){ SYM_COMM_SLICE, SYM_COMM_SLICE },
+	    (sym_redist_kind[]){ SYM_REDIST_SLICE, SYM_REDIST_SLICE },
 	    "slice over dp: dim 0, local, no communication\n"
 	    "slice over mp: dim 1, local, no communication");
 	check_plan(m2, "(dp, mp)", "(dp, mp)", s, 0, NULL,
 	    "no communication: the layouts are equivalent");
 	/* The common prefix stays: only mp moves. */
 	check_plan(m3, "((dp, mp), None)", "(dp, mp)", s, 1,
-	    (sym_comm_kind[]){ SYM_COMM_ALL_TO_ALL },
+	    (sym_redist_kind[]){ SYM_REDIST_ALL_TO_ALL },
 	    "all_to_all over mp: dim 0 -> dim 1, 4 groups of 2, "
 	    "S = 1024*b bytes");
 	/* Partial sums kept by the target stay partial. */
 	check_plan(m3, "(mp, None) partial(dp)", "(None, mp) partial(dp)", s, 1,
-	    (sym_comm_kind[]){ SYM_COMM_ALL_TO_ALL },
+	    (sym_redist_kind[]){ SYM_REDIST_ALL_TO_ALL },
 	    "all_to_all over mp: dim 0 -> dim 1, 4 groups of 2, "
 	    "S = 2048*b bytes");
 	/* Slice first, so that the gather moves half as much. */
 	check_plan(m3, "(mp, None)", "(None, dp)", s, 2,
-	    (sym_comm_kind[]){ SYM_COMM_SLICE, SYM_COMM_ALL_GATHER },
+	    (sym_redist_kind[]){ SYM_REDIST_SLICE, SYM_REDIST_ALL_GATHER },
 	    "slice over dp: dim 1, local, no communication\n"
 	    "all_gather over mp: dim 0, 4 groups of 2, S = 2048*b bytes");
 
@@ -225,11 +225,11 @@ test_standard(void **state)
 	check_error(ctx, SYM_EINVAL, "step 5");
 	sym_redist_free(r);
 
-	assert_string_equal(sym_comm_kind_name(SYM_COMM_REDUCE_SCATTER),
+	assert_string_equal(sym_redist_kind_name(SYM_REDIST_REDUCE_SCATTER),
 	    "reduce_scatter");
-	assert_string_equal(sym_comm_kind_name(SYM_COMM_BROADCAST),
+	assert_string_equal(sym_redist_kind_name(SYM_REDIST_BROADCAST),
 	    "broadcast");
-	assert_string_equal(sym_comm_kind_name((sym_comm_kind)99), "?");
+	assert_string_equal(sym_redist_kind_name((sym_redist_kind)99), "?");
 	assert_int_equal(sym_redist_n_steps(NULL), 0);
 	assert_int_equal(sym_redist_full_gather(NULL), -1);
 	sym_redist_free(NULL);
@@ -833,20 +833,20 @@ static int64_t
 sim_group(struct sim *sim, const sym_redist *r, size_t i, const int64_t *g,
     int64_t n)
 {
-	sym_comm_kind kind = sym_redist_step_kind(r, i);
+	sym_redist_kind kind = sym_redist_step_kind(r, i);
 	int64_t s = held_bytes(sim, g[0]);
 	uint64_t all = 0;
 	int fd, td;
 
 	assert_int_equal(sym_redist_step_dims(r, i, &fd, &td), 0);
 	switch (kind) {
-	case SYM_COMM_SLICE:
+	case SYM_REDIST_SLICE:
 		for (int64_t j = 0; j < n; j++) {
 			sim->ext[g[j]][td] /= n;
 			sim->off[g[j]][td] += j * sim->ext[g[j]][td];
 		}
 		return 0;
-	case SYM_COMM_ALL_GATHER:
+	case SYM_REDIST_ALL_GATHER:
 		check_alike(sim, g, n, fd, 0);
 		check_consecutive(sim, g, n, (size_t)fd);
 		for (int64_t j = 0; j < n; j++) {
@@ -854,7 +854,7 @@ sim_group(struct sim *sim, const sym_redist *r, size_t i, const int64_t *g,
 			sim->ext[g[j]][fd] *= n;
 		}
 		return s * n;
-	case SYM_COMM_ALL_TO_ALL:
+	case SYM_REDIST_ALL_TO_ALL:
 		check_alike(sim, g, n, fd, 0);
 		check_consecutive(sim, g, n, (size_t)fd);
 		for (int64_t j = 0; j < n; j++) {
@@ -864,11 +864,11 @@ sim_group(struct sim *sim, const sym_redist *r, size_t i, const int64_t *g,
 			sim->off[g[j]][td] += j * sim->ext[g[j]][td];
 		}
 		return s;
-	case SYM_COMM_PERMUTE:
+	case SYM_REDIST_PERMUTE:
 		sim_permute(sim, r, i, g, n);
 		return s;
-	case SYM_COMM_ALL_REDUCE:
-	case SYM_COMM_REDUCE_SCATTER:
+	case SYM_REDIST_ALL_REDUCE:
+	case SYM_REDIST_REDUCE_SCATTER:
 		check_alike(sim, g, n, -1, 1);
 		for (int64_t j = 0; j < n; j++) {
 			assert_int_equal(all & sim->add[g[j]], 0);
@@ -876,16 +876,16 @@ sim_group(struct sim *sim, const sym_redist *r, size_t i, const int64_t *g,
 		}
 		for (int64_t j = 0; j < n; j++) {
 			sim->add[g[j]] = all;
-			if (kind == SYM_COMM_ALL_REDUCE)
+			if (kind == SYM_REDIST_ALL_REDUCE)
 				continue;
 			sim->ext[g[j]][td] /= n;
 			sim->off[g[j]][td] += j * sim->ext[g[j]][td];
 		}
 		return s;
-	case SYM_COMM_BROADCAST:
+	case SYM_REDIST_BROADCAST:
 		break;
 	}
-	fail_msg("unexpected step %s", sym_comm_kind_name(kind));
+	fail_msg("unexpected step %s", sym_redist_kind_name(kind));
 	return -1;
 }
 
@@ -1235,8 +1235,8 @@ test_admissible_steps(void **state)
 	m = mesh(ctx, 2, sizes, names);
 	r = plan(m, "(a, None)", m, "(None, (a, r))", shape, NULL, NULL);
 	assert_int_equal(sym_redist_n_steps(r), 2);
-	assert_int_equal(sym_redist_step_kind(r, 0), SYM_COMM_ALL_TO_ALL);
-	assert_int_equal(sym_redist_step_kind(r, 1), SYM_COMM_SLICE);
+	assert_int_equal(sym_redist_step_kind(r, 0), SYM_REDIST_ALL_TO_ALL);
+	assert_int_equal(sym_redist_step_kind(r, 1), SYM_REDIST_SLICE);
 	for (size_t i = 0; i < sym_redist_n_steps(r); i++)
 		assert_true(divides(ctx, sym_redist_step_layout(r, i), shape));
 	sym_redist_free(r);

@@ -163,11 +163,11 @@ assert_node(const sym_graph *g, const char *name, const char *const *ins,
 /* Return the communication of "g" for value "value" and the consumer
  * producing "consumer" (NULL: the resolution of partial sums), or NULL.
  */
-static const sym_comm *
+static const sym_reshard *
 find_comm(const sym_graph *g, const char *value, const char *consumer)
 {
-	for (size_t i = 0; i < sym_graph_n_comms(g); i++) {
-		const sym_comm *c = sym_graph_comm(g, i);
+	for (size_t i = 0; i < sym_graph_n_reshards(g); i++) {
+		const sym_reshard *c = sym_graph_reshard(g, i);
 
 		if (strcmp(sym_value_name(c->value), value) != 0)
 			continue;
@@ -184,7 +184,7 @@ find_comm(const sym_graph *g, const char *value, const char *consumer)
 /* Assert that the plan of "c" has the steps "want", written as "kind(axis
  * axis) kind(axis)" in order. */
 static void
-assert_steps(const sym_comm *c, const char *want)
+assert_steps(const sym_reshard *c, const char *want)
 {
 	char buf[512] = "";
 
@@ -198,7 +198,7 @@ assert_steps(const sym_comm *c, const char *want)
 
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s(",
 		    i ? " " : "",
-		    sym_comm_kind_name(sym_redist_step_kind(c->plan, i)));
+		    sym_redist_kind_name(sym_redist_step_kind(c->plan, i)));
 		for (size_t k = 0; k < n; k++)
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			    "%s%s", k ? " " : "",
@@ -211,7 +211,7 @@ assert_steps(const sym_comm *c, const char *want)
 /* Assert that step "i" of the plan of "c" communicates "want" bytes (as
  * an expression). */
 static void
-assert_bytes(const sym_comm *c, size_t i, const char *want)
+assert_bytes(const sym_reshard *c, size_t i, const char *want)
 {
 	char *s = sym_expr_to_str(sym_redist_step_bytes(c->plan, i));
 
@@ -275,7 +275,7 @@ test_seed(void **state)
 {
 	sym_ctx *ctx = new_ctx();
 	sym_graph *g = shard_ok(ctx, ffn);
-	const sym_comm *c;
+	const sym_reshard *c;
 
 	(void)state;
 	assert_mesh(g, "h1", "(m=2, k=4, n=1)");
@@ -318,7 +318,7 @@ test_seed(void **state)
 	assert_null(find_comm(g, "a2", "logits"));
 	assert_null(find_comm(g, "logits", "loss"));
 	assert_steps(find_comm(g, "loss", NULL), "all_reduce(batch)");
-	assert_int_equal(sym_graph_n_comms(g), 7);
+	assert_int_equal(sym_graph_n_reshards(g), 7);
 
 	/* defaults: the leading dimension across the 8 devices */
 	assert_source(g, "x2",
@@ -396,7 +396,7 @@ test_layout_example(void **state)
 	sym_ctx *ctx = new_ctx();
 	char *text = strdup(layout_design), *p;
 	const sym_diagnostic *d;
-	const sym_comm *c;
+	const sym_reshard *c;
 	sym_graph *g;
 
 	(void)state;
@@ -740,7 +740,7 @@ test_multi_axis_dynamic(void **state)
 	    (const char *const[]){ "((sp, dp), None)", "(None, mp)", NULL },
 	    "((sp, dp), mp)");
 	assert_int_equal(sym_graph_n_guards(g), 0);
-	assert_int_equal(sym_graph_n_comms(g), 0);
+	assert_int_equal(sym_graph_n_reshards(g), 0);
 	sym_graph_free(g);
 	free_ctx(ctx);
 	ctx = new_ctx();
@@ -818,7 +818,7 @@ test_default_and_propagation(void **state)
 		fail_msg("unexpected source: %s", src);
 	assert_strategy(g, "a", "((1, 8),)");
 	assert_mesh(g, "a", "(m=1, k=1, n=8)");
-	assert_int_equal(sym_graph_n_comms(g), 1);
+	assert_int_equal(sym_graph_n_reshards(g), 1);
 	assert_steps(find_comm(g, "y", NULL), "all_reduce(k)");
 
 	assert_int_equal(sym_graph_set_shard_option(g, SYM_SHARD_PROPAGATE, 0),
@@ -1045,10 +1045,10 @@ test_reshard_and_refusal(void **state)
 	(void)state;
 	g = shard_ok(ctx, ffn);
 	n_diag = sym_graph_n_diagnostics(g);
-	n_comm = sym_graph_n_comms(g);
+	n_comm = sym_graph_n_reshards(g);
 	assert_int_equal(sym_graph_shard(g, NULL), 0);
 	assert_int_equal(sym_graph_n_diagnostics(g), n_diag);
-	assert_int_equal(sym_graph_n_comms(g), n_comm);
+	assert_int_equal(sym_graph_n_reshards(g), n_comm);
 	assert_int_equal(sym_graph_set_shard_option(g, (sym_shard_option)99, 1),
 	    -1);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
@@ -1072,8 +1072,8 @@ test_reshard_and_refusal(void **state)
 	assert_null(sym_node_output_layout(NULL, 0));
 	assert_null(sym_node_strategy_source(NULL));
 	assert_null(sym_node_strategy_to_str(NULL));
-	assert_int_equal(sym_graph_n_comms(NULL), 0);
-	assert_null(sym_graph_comm(NULL, 0));
+	assert_int_equal(sym_graph_n_reshards(NULL), 0);
+	assert_null(sym_graph_reshard(NULL, 0));
 	free_ctx(ctx);
 }
 
@@ -1122,13 +1122,13 @@ test_examples(void **state)
 			assert_string_equal(text, ffn);
 		g = shard_ok(ctx, text);
 		if (i == 1)
-			assert_int_equal(sym_graph_n_comms(g), 0);
+			assert_int_equal(sym_graph_n_reshards(g), 0);
 		if (i == 2) {
 			assert_int_equal(
 			    strncmp(sym_node_strategy_source(node(g, "a")),
 			        "propagated from h: no communication", 35),
 			    0);
-			assert_int_equal(sym_graph_n_comms(g), 1);
+			assert_int_equal(sym_graph_n_reshards(g), 1);
 			assert_steps(find_comm(g, "y", NULL), "all_reduce(k)");
 		}
 		if (i == 3)
@@ -1168,7 +1168,7 @@ static const char repeats[] = "devices 8\n"
 /* Assert that the plan of the communication "c" of "g" is the plan
  * sym_redist_plan makes from scratch for its layouts and shape. */
 static void
-assert_fresh_plan(const sym_graph *g, const sym_comm *c)
+assert_fresh_plan(const sym_graph *g, const sym_reshard *c)
 {
 	const sym_layout *from, *to;
 	char *got, *want;
@@ -1215,12 +1215,12 @@ test_planned_once(void **state)
 	sym_ctx *ctx = new_ctx();
 	sym_graph *g = shard_ok(ctx, repeats);
 	char *first[64];
-	size_t n = sym_graph_n_comms(g);
+	size_t n = sym_graph_n_reshards(g);
 
 	(void)state;
 	assert_true(n >= 6 && n <= 64);
 	for (size_t i = 0; i < n; i++)
-		assert_fresh_plan(g, sym_graph_comm(g, i));
+		assert_fresh_plan(g, sym_graph_reshard(g, i));
 	assert_steps(find_comm(g, "a", "c"), "all_to_all(dp)");
 	assert_steps(find_comm(g, "d", "e"), "all_to_all(tp)");
 	assert_steps(find_comm(g, "f", "h"), "all_to_all(dp)");
@@ -1242,13 +1242,13 @@ test_planned_once(void **state)
 	    "tp, 8192 bytes, the default all_to_all over tp, all_to_all over "
 	    "m, 2048 bytes)");
 	for (size_t i = 0; i < n; i++) {
-		first[i] = sym_redist_to_str(sym_graph_comm(g, i)->plan);
+		first[i] = sym_redist_to_str(sym_graph_reshard(g, i)->plan);
 		assert_non_null(first[i]);
 	}
 	assert_int_equal(sym_graph_shard(g, NULL), 0);
-	assert_int_equal(sym_graph_n_comms(g), n);
+	assert_int_equal(sym_graph_n_reshards(g), n);
 	for (size_t i = 0; i < n; i++) {
-		char *again = sym_redist_to_str(sym_graph_comm(g, i)->plan);
+		char *again = sym_redist_to_str(sym_graph_reshard(g, i)->plan);
 
 		assert_non_null(again);
 		assert_string_equal(again, first[i]);

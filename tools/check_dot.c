@@ -42,12 +42,12 @@ node_index(const struct report *r, const sym_node *n)
 
 /* Return the index of communication "c" in the graph of "r". */
 static size_t
-comm_index(const struct report *r, const sym_comm *c)
+comm_index(const struct report *r, const sym_reshard *c)
 {
-	size_t k = sym_graph_n_comms(r->g);
+	size_t k = sym_graph_n_reshards(r->g);
 
 	for (size_t i = 0; i < k; i++)
-		if (sym_graph_comm(r->g, i) == c)
+		if (sym_graph_reshard(r->g, i) == c)
 			return i;
 	return 0;
 }
@@ -154,13 +154,13 @@ op_node(FILE *out, const sym_node *n, size_t i)
  * step, its kind, axes and bytes; orange when it communicates, grey when
  * it only slices locally. Return 0 or -1. */
 static int
-comm_node(FILE *out, const sym_comm *c, size_t i)
+comm_node(FILE *out, const sym_reshard *c, size_t i)
 {
 	size_t n = sym_redist_n_steps(c->plan);
 	int res = 0, local = 1;
 
 	for (size_t s = 0; s < n; s++)
-		local &= sym_redist_step_kind(c->plan, s) == SYM_COMM_SLICE;
+		local &= sym_redist_step_kind(c->plan, s) == SYM_REDIST_SLICE;
 	fprintf(out,
 	    "\tc%zu [shape=box, style=\"rounded,filled\", "
 	    "fillcolor=\"%s\", fontsize=8, label=\"",
@@ -169,14 +169,14 @@ comm_node(FILE *out, const sym_comm *c, size_t i)
 		char *axes = report_step_axes(c->plan, s);
 		char *bytes =
 		    sym_expr_to_str(sym_redist_step_bytes(c->plan, s));
-		sym_comm_kind kind = sym_redist_step_kind(c->plan, s);
+		sym_redist_kind kind = sym_redist_step_kind(c->plan, s);
 
 		if (!axes || !bytes)
 			res = -1;
 		fprintf(out, "%s%s over ", s ? "\\n" : "",
-		    sym_comm_kind_name(kind));
+		    sym_redist_kind_name(kind));
 		put_escaped(out, axes ? axes : "?");
-		if (kind == SYM_COMM_SLICE) {
+		if (kind == SYM_REDIST_SLICE) {
 			fputs(" (local)", out);
 		} else {
 			fputs(", ", out);
@@ -198,7 +198,7 @@ static int
 value_edges(const struct report *r, FILE *out, const sym_value *v, size_t i)
 {
 	const sym_node *p = sym_value_producer(v);
-	const sym_comm *c = report_resolution(r, v);
+	const sym_reshard *c = report_resolution(r, v);
 	const sym_layout *l = sym_value_layout(v);
 	size_t nn = sym_graph_n_nodes(r->g);
 	char src[32], dst[32];
@@ -247,7 +247,7 @@ int
 report_dot(const struct report *r, FILE *out)
 {
 	size_t nv = sym_graph_n_values(r->g), nn = sym_graph_n_nodes(r->g);
-	size_t nc = sym_graph_n_comms(r->g);
+	size_t nc = sym_graph_n_reshards(r->g);
 	const char *file = sym_graph_filename(r->g);
 	int64_t devices = sym_graph_devices(r->g);
 	int res = 0;
@@ -279,7 +279,7 @@ report_dot(const struct report *r, FILE *out)
 	for (size_t j = 0; j < nn; j++)
 		res |= op_node(out, sym_graph_node(r->g, j), j);
 	for (size_t k = 0; k < nc; k++)
-		res |= comm_node(out, sym_graph_comm(r->g, k), k);
+		res |= comm_node(out, sym_graph_reshard(r->g, k), k);
 	for (size_t i = 0; i < nv; i++)
 		res |= value_edges(r, out, sym_graph_value(r->g, i), i);
 	fputs("}\n", out);

@@ -272,7 +272,7 @@ step_members(struct doc *d, json_t *o, const sym_redist *plan, size_t i,
 
 	sym_redist_step_dims(plan, i, &from, &to);
 	doc_set(d, o, "kind",
-	    doc_str(d, sym_comm_kind_name(sym_redist_step_kind(plan, i))));
+	    doc_str(d, sym_redist_kind_name(sym_redist_step_kind(plan, i))));
 	doc_set(d, o, "axes", axes(d, plan, i));
 	doc_set(d, o, "from_dim", dim_num(d, from));
 	doc_set(d, o, "to_dim", dim_num(d, to));
@@ -314,7 +314,7 @@ totals(struct doc *d, json_t *o, const sym_redist *plan)
 /* Return the communication "c" as an object: what it connects, why,
  * its layouts, its principal step, totals and every step. */
 static json_t *
-communication(struct doc *d, const sym_comm *c)
+communication(struct doc *d, const sym_reshard *c)
 {
 	size_t n = sym_redist_n_steps(c->plan);
 	json_t *o = doc_chk(d, json_object());
@@ -349,10 +349,11 @@ communication(struct doc *d, const sym_comm *c)
 json_t *
 json_communication(struct doc *d)
 {
-	size_t n = sym_graph_n_comms(d->r->g);
+	size_t n = sym_graph_n_reshards(d->r->g);
 	json_t *arr = doc_chk(d, json_array());
 
 	for (size_t i = 0; i < n; i++)
-		doc_push(d, arr, communication(d, sym_graph_comm(d->r->g, i)));
+		doc_push(d, arr,
+		    communication(d, sym_graph_reshard(d->r->g, i)));
 	return arr;
 }

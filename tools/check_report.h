@@ -146,19 +146,20 @@ size_t report_output_index(const sym_value *v);
 /* Return the layout communication "c" starts from: the producer's
  * output layout with its partial sums for a resolution, else the layout
  * of the value. */
-const sym_layout *report_comm_from(const sym_comm *c);
+const sym_layout *report_comm_from(const sym_reshard *c);
 
 /* Return the layout communication "c" ends in: the value's resolved
  * layout, or the layout its consumer needs. */
-const sym_layout *report_comm_to(const sym_comm *c);
+const sym_layout *report_comm_to(const sym_reshard *c);
 
 /* Return the communication of "r" that resolves the partial sums of "v",
  * or NULL. */
-const sym_comm *report_resolution(const struct report *r, const sym_value *v);
+const sym_reshard *report_resolution(const struct report *r,
+    const sym_value *v);
 
 /* Return the communication of "r" that redistributes "v" for input "i"
  * of "n", or NULL. */
-const sym_comm *report_redistribution(const struct report *r,
+const sym_reshard *report_redistribution(const struct report *r,
     const sym_value *v, const sym_node *n, size_t i);
 
 /* Return the step of "plan" that stands for it: its first step that

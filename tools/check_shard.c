@@ -153,7 +153,7 @@ report_output_index(const sym_value *v)
 /* Return the layout "c" starts from: for the resolution of partial sums,
  * the producer's output layout that holds them; else the value's. */
 const sym_layout *
-report_comm_from(const sym_comm *c)
+report_comm_from(const sym_reshard *c)
 {
 	sym_node *p = sym_value_producer(c->value);
 
@@ -165,7 +165,7 @@ report_comm_from(const sym_comm *c)
 /* Return the layout "c" ends in: the value's resolved layout, or the one
  * its consumer needs for the input. */
 const sym_layout *
-report_comm_to(const sym_comm *c)
+report_comm_to(const sym_reshard *c)
 {
 	if (!c->consumer)
 		return sym_value_layout(c->value);
@@ -174,13 +174,13 @@ report_comm_to(const sym_comm *c)
 
 /* Return the communication of "r" resolving the partial sums of "v", or
  * NULL when there is none. */
-const sym_comm *
+const sym_reshard *
 report_resolution(const struct report *r, const sym_value *v)
 {
-	size_t n = sym_graph_n_comms(r->g);
+	size_t n = sym_graph_n_reshards(r->g);
 
 	for (size_t i = 0; i < n; i++) {
-		const sym_comm *c = sym_graph_comm(r->g, i);
+		const sym_reshard *c = sym_graph_reshard(r->g, i);
 
 		if (c->value == v && !c->consumer)
 			return c;
@@ -190,14 +190,14 @@ report_resolution(const struct report *r, const sym_value *v)
 
 /* Return the communication of "r" redistributing "v" for input "i" of
  * "n", or NULL when there is none. */
-const sym_comm *
+const sym_reshard *
 report_redistribution(const struct report *r, const sym_value *v,
     const sym_node *n, size_t i)
 {
-	size_t k = sym_graph_n_comms(r->g);
+	size_t k = sym_graph_n_reshards(r->g);
 
 	for (size_t j = 0; j < k; j++) {
-		const sym_comm *c = sym_graph_comm(r->g, j);
+		const sym_reshard *c = sym_graph_reshard(r->g, j);
 
 		if (c->value == v && c->consumer == n && c->input == i)
 			return c;
@@ -212,7 +212,7 @@ report_principal_step(const sym_redist *plan)
 	size_t n = sym_redist_n_steps(plan);
 
 	for (size_t i = 0; i < n; i++)
-		if (sym_redist_step_kind(plan, i) != SYM_COMM_SLICE)
+		if (sym_redist_step_kind(plan, i) != SYM_REDIST_SLICE)
 			return i;
 	return 0;
 }
@@ -298,7 +298,7 @@ report_step_across_nodes(const struct report *r, const sym_redist *plan,
 {
 	size_t size = 0, n = sym_redist_step_groups(plan, i, &size);
 
-	if (!r->topo || sym_redist_step_kind(plan, i) == SYM_COMM_SLICE)
+	if (!r->topo || sym_redist_step_kind(plan, i) == SYM_REDIST_SLICE)
 		return 0;
 	for (size_t g = 0; g < n; g++) {
 		int64_t node = sym_topology_node_of(r->topo,

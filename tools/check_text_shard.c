@@ -109,7 +109,7 @@ mirrored_param(const struct report *r, const sym_value *v)
  * connects, "x2 -> matmul h1 (input 0)" or "h1 after matmul h1 (partial
  * sums)", and its layouts. */
 static char *
-comm_heading(const sym_comm *c)
+comm_heading(const sym_reshard *c)
 {
 	const sym_node *n =
 	    c->consumer ? c->consumer : sym_value_producer(c->value);
@@ -137,17 +137,17 @@ static void
 step_row(const struct report *r, struct table *t, const sym_redist *p, size_t i,
     double *total)
 {
-	sym_comm_kind kind = sym_redist_step_kind(p, i);
+	sym_redist_kind kind = sym_redist_step_kind(p, i);
 	char *axes = report_step_axes(p, i), *bytes, buf[64];
 	double s = report_step_seconds(r, p, i);
 	char *c[6];
 
 	bytes = sym_expr_to_str(sym_redist_step_bytes(p, i));
-	c[0] = text_dup(sym_comm_kind_name(kind));
+	c[0] = text_dup(sym_redist_kind_name(kind));
 	c[1] = axes ? report_format("over %s", axes) : NULL;
 	c[2] = report_step_dims(p, i);
 	c[3] = report_step_groups(r, p, i, 2);
-	if (kind == SYM_COMM_SLICE) {
+	if (kind == SYM_REDIST_SLICE) {
 		c[4] = text_dup("local, no communication");
 		c[5] = NULL;
 	} else {
@@ -174,7 +174,7 @@ step_row(const struct report *r, struct table *t, const sym_redist *p, size_t i,
 static void
 comm_rows(const struct report *r, struct table *t)
 {
-	size_t n = sym_graph_n_comms(r->g), steps = 0;
+	size_t n = sym_graph_n_reshards(r->g), steps = 0;
 	double total = 0;
 	char buf[64];
 
@@ -186,14 +186,14 @@ comm_rows(const struct report *r, struct table *t)
 		    report_format("estimated times at the least sizes: %s",
 		        r->least_text));
 	for (size_t i = 0; i < n && !t->oom; i++) {
-		const sym_comm *c = sym_graph_comm(r->g, i);
+		const sym_reshard *c = sym_graph_reshard(r->g, i);
 		size_t k = sym_redist_n_steps(c->plan);
 
 		table_line(t, 2, comm_heading(c));
 		for (size_t s = 0; s < k; s++) {
 			step_row(r, t, c->plan, s, &total);
-			steps +=
-			    sym_redist_step_kind(c->plan, s) != SYM_COMM_SLICE;
+			steps += sym_redist_step_kind(c->plan, s) !=
+			    SYM_REDIST_SLICE;
 		}
 		if (sym_redist_full_gather(c->plan) == 1)
 			table_line(t, 4,

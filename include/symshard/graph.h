@@ -71,13 +71,13 @@ typedef struct sym_assertion {
 /* A communication the sharded graph needs: the redistribution of
  * "value" for input "input" of "consumer", or, when "consumer" is NULL,
  * the resolution of the partial sums of "value" after its producer. */
-typedef struct sym_comm {
+typedef struct sym_reshard {
 	const sym_value *value;
 	const sym_node *consumer;
 	size_t input;
 	const sym_redist *plan;
 	const char *reason;
-} sym_comm;
+} sym_reshard;
 
 /* Options of sym_graph_shard. */
 typedef enum sym_shard_option {
@@ -160,8 +160,8 @@ SYM_EXPORT const sym_layout *sym_node_output_layout(SYM_KEEP const sym_node *n,
     size_t i);
 SYM_EXPORT const char *sym_node_strategy_source(SYM_KEEP const sym_node *n);
 SYM_EXPORT char *sym_node_strategy_to_str(SYM_KEEP const sym_node *n);
-SYM_EXPORT size_t sym_graph_n_comms(SYM_KEEP const sym_graph *g);
-SYM_EXPORT const sym_comm *sym_graph_comm(SYM_KEEP const sym_graph *g,
+SYM_EXPORT size_t sym_graph_n_reshards(SYM_KEEP const sym_graph *g);
+SYM_EXPORT const sym_reshard *sym_graph_reshard(SYM_KEEP const sym_graph *g,
     size_t i);
 
 SYM_EXPORT size_t sym_graph_n_diagnostics(SYM_KEEP const sym_graph *g);

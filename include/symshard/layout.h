@@ -82,15 +82,15 @@ sym_layout_local_shape(SYM_KEEP const sym_layout *l,
     SYM_KEEP const sym_shape *global);
 
 /* Redistribution steps. */
-typedef enum sym_comm_kind {
-	SYM_COMM_SLICE,
-	SYM_COMM_ALL_TO_ALL,
-	SYM_COMM_PERMUTE,
-	SYM_COMM_ALL_GATHER,
-	SYM_COMM_ALL_REDUCE,
-	SYM_COMM_REDUCE_SCATTER,
-	SYM_COMM_BROADCAST
-} sym_comm_kind;
+typedef enum sym_redist_kind {
+	SYM_REDIST_SLICE,
+	SYM_REDIST_ALL_TO_ALL,
+	SYM_REDIST_PERMUTE,
+	SYM_REDIST_ALL_GATHER,
+	SYM_REDIST_ALL_REDUCE,
+	SYM_REDIST_REDUCE_SCATTER,
+	SYM_REDIST_BROADCAST
+} sym_redist_kind;
 
 /* Topology: ranks per node and link parameters (alpha-beta model). */
 SYM_EXPORT SYM_GIVE sym_topology *sym_topology_new(SYM_KEEP sym_ctx *ctx,
@@ -110,7 +110,7 @@ SYM_EXPORT SYM_GIVE sym_redist *sym_redist_plan(SYM_KEEP const sym_layout *from,
     SYM_KEEP const sym_topology *topo);
 SYM_EXPORT void sym_redist_free(SYM_TAKE sym_redist *r);
 SYM_EXPORT size_t sym_redist_n_steps(SYM_KEEP const sym_redist *r);
-SYM_EXPORT sym_comm_kind sym_redist_step_kind(SYM_KEEP const sym_redist *r,
+SYM_EXPORT sym_redist_kind sym_redist_step_kind(SYM_KEEP const sym_redist *r,
     size_t i);
 SYM_EXPORT size_t sym_redist_step_axes(SYM_KEEP const sym_redist *r, size_t i,
     size_t cap, int *axes);
@@ -127,7 +127,7 @@ SYM_EXPORT double sym_redist_step_seconds(SYM_KEEP const sym_redist *r,
 SYM_EXPORT SYM_KEEP const sym_layout *
 sym_redist_step_layout(SYM_KEEP const sym_redist *r, size_t i);
 SYM_EXPORT int sym_redist_full_gather(SYM_KEEP const sym_redist *r);
-SYM_EXPORT const char *sym_comm_kind_name(sym_comm_kind kind);
+SYM_EXPORT const char *sym_redist_kind_name(sym_redist_kind kind);
 SYM_EXPORT char *sym_redist_to_str(SYM_KEEP const sym_redist *r);
 
 #ifdef __cplusplus

@@ -50,7 +50,7 @@ typedef struct sym_plan_step {
 	const sym_node *node;
 	const sym_value *value; /* communication: the value moved */
 	size_t input;           /* communication: see above */
-	sym_comm_kind comm;     /* communication: the kind of step */
+	sym_redist_kind comm;   /* communication: the kind of step */
 	const sym_redist *redist;
 	size_t redist_step;
 	size_t n_in, n_out;

@@ -517,11 +517,11 @@ step_name(const struct sym__estep *e, char *buf, size_t size)
 		snprintf(buf, size, "%s %s", op, oname);
 	else if (ps->input == SYM_PLAN_NO_INPUT)
 		snprintf(buf, size, "%s of the partial sums of %s",
-		    sym_comm_kind_name(ps->comm),
+		    sym_redist_kind_name(ps->comm),
 		    ps->value ? sym_value_name(ps->value) : oname);
 	else
 		snprintf(buf, size, "%s of %s for %s %s",
-		    sym_comm_kind_name(ps->comm),
+		    sym_redist_kind_name(ps->comm),
 		    ps->value ? sym_value_name(ps->value) : "?", op, oname);
 }
 

@@ -37,7 +37,7 @@ struct sym__box {
  * its block), a broadcast its root (group rank 0).
  */
 struct sym__xstep {
-	sym_comm_kind kind;
+	sym_redist_kind kind;
 	int ndim;
 	int n, me;
 	int64_t rank;
@@ -61,7 +61,7 @@ struct sym__xscratch {
 #define SYM__XSTEP_ERR (-1)
 #define SYM__XSTEP_COMM_ERR (-2)
 
-int sym__xstep_init(struct sym__xstep *x, sym_comm_kind kind,
+int sym__xstep_init(struct sym__xstep *x, sym_redist_kind kind,
     const sym_layout *before, const sym_layout *after, size_t ndim,
     const int64_t *group, int n, int64_t rank, char *err, size_t err_size);
 int sym__xstep_from_redist(struct sym__xstep *x, const sym_redist *r, size_t i,

@@ -258,7 +258,7 @@ pair_permute(struct sym__xstep *x)
  * in "err" ("err_size" bytes) and "x" cleared.
  */
 int
-sym__xstep_init(struct sym__xstep *x, sym_comm_kind kind,
+sym__xstep_init(struct sym__xstep *x, sym_redist_kind kind,
     const sym_layout *before, const sym_layout *after, size_t ndim,
     const int64_t *group, int n, int64_t rank, char *err, size_t err_size)
 {
@@ -266,10 +266,10 @@ sym__xstep_init(struct sym__xstep *x, sym_comm_kind kind,
 	if (ndim > SYM__MAX_RANK)
 		return xfail(err, err_size,
 		    "%s: tensors of %zu dimensions (at most %d)",
-		    sym_comm_kind_name(kind), ndim, SYM__MAX_RANK);
+		    sym_redist_kind_name(kind), ndim, SYM__MAX_RANK);
 	if (n < 1 || !group)
 		return xfail(err, err_size, "%s: empty group",
-		    sym_comm_kind_name(kind));
+		    sym_redist_kind_name(kind));
 	x->kind = kind;
 	x->ndim = (int)ndim;
 	x->n = n;
@@ -281,7 +281,7 @@ sym__xstep_init(struct sym__xstep *x, sym_comm_kind kind,
 	if (!x->group || !x->bblk) {
 		sym__xstep_clear(x);
 		return xfail(err, err_size, "%s: out of memory",
-		    sym_comm_kind_name(kind));
+		    sym_redist_kind_name(kind));
 	}
 	x->ablk = x->bblk + (size_t)n * ndim;
 	for (int j = 0; j < n; j++) {
@@ -298,15 +298,15 @@ sym__xstep_init(struct sym__xstep *x, sym_comm_kind kind,
 			return xfail(err, err_size,
 			    "%s: no block of rank %lld under the layouts of "
 			    "the step",
-			    sym_comm_kind_name(kind), (long long)group[j]);
+			    sym_redist_kind_name(kind), (long long)group[j]);
 		}
 	}
 	if (x->me < 0) {
 		sym__xstep_clear(x);
 		return xfail(err, err_size, "%s: rank %lld is not in its group",
-		    sym_comm_kind_name(kind), (long long)rank);
+		    sym_redist_kind_name(kind), (long long)rank);
 	}
-	if (kind == SYM_COMM_PERMUTE && pair_permute(x) < 0) {
+	if (kind == SYM_REDIST_PERMUTE && pair_permute(x) < 0) {
 		sym__xstep_clear(x);
 		return xfail(err, err_size,
 		    "permute: the blocks of the group before and after the "
@@ -358,7 +358,7 @@ sym__xstep_from_redist(struct sym__xstep *x, const sym_redist *r, size_t i,
 	}
 	free(g);
 	return xfail(err, err_size, "%s: rank %lld is in no group of the step",
-	    sym_comm_kind_name(sym_redist_step_kind(r, i)), (long long)rank);
+	    sym_redist_kind_name(sym_redist_step_kind(r, i)), (long long)rank);
 }
 
 /* Make "*buf" (of capacity "*cap") hold at least "bytes", counting a
@@ -658,19 +658,19 @@ static int
 run_kind(struct run *r)
 {
 	switch (r->x->kind) {
-	case SYM_COMM_SLICE:
+	case SYM_REDIST_SLICE:
 		return run_slice(r);
-	case SYM_COMM_ALL_GATHER:
+	case SYM_REDIST_ALL_GATHER:
 		return run_all_gather(r);
-	case SYM_COMM_ALL_TO_ALL:
+	case SYM_REDIST_ALL_TO_ALL:
 		return run_all_to_all(r);
-	case SYM_COMM_PERMUTE:
+	case SYM_REDIST_PERMUTE:
 		return run_permute(r);
-	case SYM_COMM_ALL_REDUCE:
+	case SYM_REDIST_ALL_REDUCE:
 		return run_reduce(r, 0);
-	case SYM_COMM_REDUCE_SCATTER:
+	case SYM_REDIST_REDUCE_SCATTER:
 		return run_reduce(r, 1);
-	case SYM_COMM_BROADCAST:
+	case SYM_REDIST_BROADCAST:
 		return run_broadcast(r);
 	}
 	return xfail(r->err, r->err_size, "unknown step kind %d",
@@ -685,7 +685,7 @@ run_kind(struct run *r)
 static int
 release(const struct sym__xstep *x, sym_comm_endpoint *ep, int rc)
 {
-	if (rc == SYM__XSTEP_ERR && ep && x->kind != SYM_COMM_SLICE)
+	if (rc == SYM__XSTEP_ERR && ep && x->kind != SYM_REDIST_SLICE)
 		sym_comm_barrier(ep, x->group, x->n);
 	return rc;
 }
@@ -719,11 +719,11 @@ sym__xstep_run(const struct sym__xstep *x, sym_comm_endpoint *ep,
 	r.err_size = err_size;
 	if (x->ndim < 0 || x->ndim > SYM__MAX_RANK || x->me < 0)
 		return xfail(err, err_size, "%s: the step is not prepared",
-		    sym_comm_kind_name(x->kind));
+		    sym_redist_kind_name(x->kind));
 	if (!r.es)
 		return release(x, ep,
 		    xfail(err, err_size, "%s: invalid dtype",
-		        sym_comm_kind_name(x->kind)));
+		        sym_redist_kind_name(x->kind)));
 	for (int d = 0; d < x->ndim; d++)
 		if (global[d] < 0 || global[d] % x->bsplit[d] ||
 		    global[d] % x->asplit[d])
@@ -731,7 +731,7 @@ sym__xstep_run(const struct sym__xstep *x, sym_comm_endpoint *ep,
 			    xfail(err, err_size,
 			        "%s: dimension %d of size %lld is not cut into "
 			        "%lld and %lld equal blocks",
-			        sym_comm_kind_name(x->kind), d,
+			        sym_redist_kind_name(x->kind), d,
 			        (long long)global[d], (long long)x->bsplit[d],
 			        (long long)x->asplit[d]));
 	r.nd = x->ndim;

@@ -67,9 +67,9 @@ struct sym_node {
 #define SYM__MIRROR_IN(j) (j)
 #define SYM__MIRROR_OUT(k) (-2 - (k))
 
-/* A communication of a sharded graph (see sym_comm). */
+/* A communication of a sharded graph (see sym_reshard). */
 struct sym__comm {
-	sym_comm pub;
+	sym_reshard pub;
 	sym_redist *plan;
 	char *reason;
 };

@@ -78,7 +78,7 @@ struct sym_topology {
 
 /* One step of a redistribution plan. */
 struct sym__step {
-	sym_comm_kind kind;
+	sym_redist_kind kind;
 	int axes[SYM_MESH_MAX_AXES]; /* mesh axes of the groups */
 	size_t n_axes;
 	int from_dim, to_dim; /* -1 when not applicable */

@@ -110,8 +110,8 @@ fill_groups(const sym_mesh *m, const int8_t *ax, size_t k, struct sym__step *st)
  * reference, taken) from a layout cut into "q" blocks; "total" is the
  * tensor's bytes and "cm" the cost model of the mesh. Return 0 or -1. */
 static int
-add_step(sym_redist *r, sym_comm_kind kind, const int8_t *ax, size_t k, int fd,
-    int td, sym_layout *after, int64_t q, sym_expr *total,
+add_step(sym_redist *r, sym_redist_kind kind, const int8_t *ax, size_t k,
+    int fd, int td, sym_layout *after, int64_t q, sym_expr *total,
     struct sym__cost_model *cm)
 {
 	struct sym__step *st;
@@ -138,9 +138,9 @@ add_step(sym_redist *r, sym_comm_kind kind, const int8_t *ax, size_t k, int fd,
 	st->after = after;
 	if (fill_groups(after->mesh, ax, k, st) < 0)
 		return -1;
-	if (kind == SYM_COMM_SLICE)
+	if (kind == SYM_REDIST_SLICE)
 		st->bytes = sym__const(r->ctx, 0);
-	else if (kind == SYM_COMM_ALL_GATHER || kind == SYM_COMM_BROADCAST)
+	else if (kind == SYM_REDIST_ALL_GATHER || kind == SYM_REDIST_BROADCAST)
 		st->bytes = sym__cost_bytes(total, 1, layout_splits(after));
 	else
 		st->bytes = sym__cost_bytes(total, 1, q);
@@ -148,7 +148,7 @@ add_step(sym_redist *r, sym_comm_kind kind, const int8_t *ax, size_t k, int fd,
 		return -1;
 	sym__cost_factors(kind, st->group_size, &st->alpha_count,
 	    &st->beta_factor);
-	st->inter_node = kind != SYM_COMM_SLICE && sym__cost_spans(cm, mask);
+	st->inter_node = kind != SYM_REDIST_SLICE && sym__cost_spans(cm, mask);
 	return 0;
 }
 
@@ -159,10 +159,10 @@ extends_slice(const sym_redist *r, const struct sym__rmove *mv)
 {
 	const struct sym__step *last;
 
-	if (mv->kind != SYM_COMM_SLICE || r->n_step == 0)
+	if (mv->kind != SYM_REDIST_SLICE || r->n_step == 0)
 		return 0;
 	last = &r->step[r->n_step - 1];
-	return last->kind == SYM_COMM_SLICE && last->to_dim == mv->to_dim &&
+	return last->kind == SYM_REDIST_SLICE && last->to_dim == mv->to_dim &&
 	    last->n_axes + mv->n_axes <= SYM_MESH_MAX_AXES;
 }
 
@@ -205,7 +205,7 @@ add_moves(sym_redist *r, const struct sym__rproblem *p,
 			sym__expr_unref(st->bytes);
 			sym__layout_unref(st->after);
 			free(st->groups);
-			ok = add_step(r, SYM_COMM_SLICE, all, na, -1,
+			ok = add_step(r, SYM_REDIST_SLICE, all, na, -1,
 			         mv->to_dim, after, q, total, cm) == 0;
 		} else
 			ok = add_step(r, mv->kind, mv->axes, mv->n_axes,
@@ -273,7 +273,7 @@ cross_mesh(sym_redist *r, const sym_layout *from, const sym_layout *to,
 			part[np++] = (int8_t)a;
 	q = layout_splits(from);
 	if (np)
-		ok = add_step(r, SYM_COMM_ALL_REDUCE, part, np, -1, -1,
+		ok = add_step(r, SYM_REDIST_ALL_REDUCE, part, np, -1, -1,
 		         sym__layout_new(from->mesh, from->rank, n,
 		             (const int8_t(*)[SYM_MESH_MAX_AXES])ax, 0),
 		         q, total, &cf) == 0;
@@ -285,7 +285,7 @@ cross_mesh(sym_redist *r, const sym_layout *from, const sym_layout *to,
 			continue;
 		memcpy(g, ax[d], m);
 		n[d] = 0;
-		ok = add_step(r, SYM_COMM_ALL_GATHER, g, m, (int)d, -1,
+		ok = add_step(r, SYM_REDIST_ALL_GATHER, g, m, (int)d, -1,
 		         sym__layout_new(from->mesh, from->rank, n,
 		             (const int8_t(*)[SYM_MESH_MAX_AXES])ax, 0),
 		         q, total, &cf) == 0;
@@ -300,7 +300,7 @@ cross_mesh(sym_redist *r, const sym_layout *from, const sym_layout *to,
 			continue;
 		for (size_t e = d + 1; e < to->rank; e++)
 			n[e] = 0;
-		ok = add_step(r, SYM_COMM_SLICE, ax[d], keep, -1, (int)d,
+		ok = add_step(r, SYM_REDIST_SLICE, ax[d], keep, -1, (int)d,
 		         sym__layout_new(to->mesh, to->rank, n,
 		             (const int8_t(*)[SYM_MESH_MAX_AXES])ax, 0),
 		         q, total, &ct) == 0;
@@ -414,7 +414,7 @@ gathers_everything(const sym_redist *r, const sym_layout *to)
 	if (q == 1)
 		return 0;
 	for (size_t i = 0; i < r->n_step; i++)
-		if (r->step[i].kind == SYM_COMM_ALL_GATHER &&
+		if (r->step[i].kind == SYM_REDIST_ALL_GATHER &&
 		    layout_splits(r->step[i].after) == 1)
 			return 1;
 	return 0;
@@ -567,14 +567,14 @@ sym_redist_n_steps(const sym_redist *r)
 	return r ? r->n_step : 0;
 }
 
-/* Return the kind of step "i" of "r" (SYM_COMM_SLICE when out of range,
+/* Return the kind of step "i" of "r" (SYM_REDIST_SLICE when out of range,
  * with SYM_EINVAL). */
-sym_comm_kind
+sym_redist_kind
 sym_redist_step_kind(const sym_redist *r, size_t i)
 {
 	const struct sym__step *st = step_at(r, i);
 
-	return st ? st->kind : SYM_COMM_SLICE;
+	return st ? st->kind : SYM_REDIST_SLICE;
 }
 
 /* Store in "axes" (room for "cap") the mesh axes of step "i" of "r", in
@@ -699,22 +699,22 @@ sym_redist_full_gather(const sym_redist *r)
 
 /* Return the name of "kind", such as "all_to_all", or "?". */
 const char *
-sym_comm_kind_name(sym_comm_kind kind)
+sym_redist_kind_name(sym_redist_kind kind)
 {
 	switch (kind) {
-	case SYM_COMM_SLICE:
+	case SYM_REDIST_SLICE:
 		return "slice";
-	case SYM_COMM_ALL_TO_ALL:
+	case SYM_REDIST_ALL_TO_ALL:
 		return "all_to_all";
-	case SYM_COMM_PERMUTE:
+	case SYM_REDIST_PERMUTE:
 		return "permute";
-	case SYM_COMM_ALL_GATHER:
+	case SYM_REDIST_ALL_GATHER:
 		return "all_gather";
-	case SYM_COMM_ALL_REDUCE:
+	case SYM_REDIST_ALL_REDUCE:
 		return "all_reduce";
-	case SYM_COMM_REDUCE_SCATTER:
+	case SYM_REDIST_REDUCE_SCATTER:
 		return "reduce_scatter";
-	case SYM_COMM_BROADCAST:
+	case SYM_REDIST_BROADCAST:
 		return "broadcast";
 	}
 	return "?";
@@ -758,7 +758,7 @@ put_step(struct buf *b, const struct sym__step *st)
 	char tmp[160];
 	char *bytes;
 
-	put(b, sym_comm_kind_name(st->kind));
+	put(b, sym_redist_kind_name(st->kind));
 	put(b, st->n_axes > 1 ? " over (" : " over ");
 	for (size_t i = 0; i < st->n_axes; i++) {
 		put(b, i ? ", " : "");
@@ -774,7 +774,7 @@ put_step(struct buf *b, const struct sym__step *st)
 	else
 		tmp[0] = '\0';
 	put(b, tmp);
-	if (st->kind == SYM_COMM_SLICE) {
+	if (st->kind == SYM_REDIST_SLICE) {
 		put(b, "local, no communication");
 		return;
 	}
@@ -813,7 +813,7 @@ sym_redist_to_str(const sym_redist *r)
 		    "\nfull gather: every rank holds the whole tensor "
 		    "after step ");
 		for (size_t i = 0; i < r->n_step; i++)
-			if (r->step[i].kind == SYM_COMM_ALL_GATHER &&
+			if (r->step[i].kind == SYM_REDIST_ALL_GATHER &&
 			    layout_splits(r->step[i].after) == 1) {
 				char tmp[32];
 

@@ -107,7 +107,7 @@ sym__cost_spans(struct sym__cost_model *cm, uint32_t mask)
  * multiplier of S/bandwidth of a step of kind "kind" over groups of "n"
  * ranks (ring algorithms; a binomial tree for broadcast). */
 void
-sym__cost_factors(sym_comm_kind kind, int64_t n, double *alpha_count,
+sym__cost_factors(sym_redist_kind kind, int64_t n, double *alpha_count,
     double *beta_factor)
 {
 	double m = (double)(n - 1);
@@ -117,23 +117,23 @@ sym__cost_factors(sym_comm_kind kind, int64_t n, double *alpha_count,
 	if (n <= 1)
 		return;
 	switch (kind) {
-	case SYM_COMM_SLICE:
+	case SYM_REDIST_SLICE:
 		break;
-	case SYM_COMM_ALL_REDUCE:
+	case SYM_REDIST_ALL_REDUCE:
 		*alpha_count = 2 * m;
 		*beta_factor = 2 * m / (double)n;
 		break;
-	case SYM_COMM_ALL_GATHER:
-	case SYM_COMM_REDUCE_SCATTER:
-	case SYM_COMM_ALL_TO_ALL:
+	case SYM_REDIST_ALL_GATHER:
+	case SYM_REDIST_REDUCE_SCATTER:
+	case SYM_REDIST_ALL_TO_ALL:
 		*alpha_count = m;
 		*beta_factor = m / (double)n;
 		break;
-	case SYM_COMM_PERMUTE:
+	case SYM_REDIST_PERMUTE:
 		*alpha_count = 1;
 		*beta_factor = 1;
 		break;
-	case SYM_COMM_BROADCAST:
+	case SYM_REDIST_BROADCAST:
 		for (int64_t k = 1; k < n; k *= 2)
 			*alpha_count += 1;
 		*beta_factor = 1;

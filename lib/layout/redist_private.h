@@ -59,14 +59,14 @@ int sym__cost_init(struct sym__cost_model *cm, const sym_mesh *mesh,
     const sym_topology *topo);
 void sym__cost_clear(struct sym__cost_model *cm);
 int sym__cost_spans(struct sym__cost_model *cm, uint32_t mask);
-void sym__cost_factors(sym_comm_kind kind, int64_t n, double *alpha_count,
+void sym__cost_factors(sym_redist_kind kind, int64_t n, double *alpha_count,
     double *beta_factor);
 sym_expr *sym__cost_bytes(sym_expr *total, int64_t num, int64_t den);
 
 /* One step the search chose: its kind, its axes in order, its
  * dimensions (-1: none) and the state after it. */
 struct sym__rmove {
-	sym_comm_kind kind;
+	sym_redist_kind kind;
 	uint8_t n_axes;
 	int8_t axes[SYM_MESH_MAX_AXES];
 	int from_dim, to_dim;

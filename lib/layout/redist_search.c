@@ -356,7 +356,7 @@ path(struct sym__search *s, int32_t id, struct sym__rmove **moves,
  * axes "ax" ("k" of them) and dimensions "fd", "td" leading to "st". */
 static void
 add_move(const struct sym__search *s, struct sym__rmove *moves, size_t *n,
-    sym_comm_kind kind, const int8_t *ax, size_t k, int fd, int td,
+    sym_redist_kind kind, const int8_t *ax, size_t k, int fd, int td,
     const struct sym__sstate *st)
 {
 	struct sym__rmove *m = &moves[(*n)++];
@@ -391,13 +391,14 @@ fallback(struct sym__search *s, struct sym__rmove **moves, size_t *n_moves)
 			ax[k++] = (int8_t)a;
 	c->pending = 0;
 	if (k)
-		add_move(s, *moves, &n, SYM_COMM_ALL_REDUCE, ax, k, -1, -1, c);
+		add_move(s, *moves, &n, SYM_REDIST_ALL_REDUCE, ax, k, -1, -1,
+		    c);
 	for (size_t d = 0; d < s->p->rank; d++)
 		if (c->n[d] > s->pre[d]) {
 			size_t m = c->n[d] - s->pre[d];
 
 			c->n[d] = s->pre[d];
-			add_move(s, *moves, &n, SYM_COMM_ALL_GATHER,
+			add_move(s, *moves, &n, SYM_REDIST_ALL_GATHER,
 			    &c->ax[d][s->pre[d]], m, (int)d, -1, c);
 		}
 	for (size_t d = 0; d < s->p->rank; d++)
@@ -407,7 +408,7 @@ fallback(struct sym__search *s, struct sym__rmove **moves, size_t *n_moves)
 			memcpy(&c->ax[d][s->pre[d]], &s->p->to[d][s->pre[d]],
 			    m);
 			c->n[d] = s->p->n_to[d];
-			add_move(s, *moves, &n, SYM_COMM_SLICE,
+			add_move(s, *moves, &n, SYM_REDIST_SLICE,
 			    &c->ax[d][s->pre[d]], m, -1, (int)d, c);
 		}
 	*n_moves = n;

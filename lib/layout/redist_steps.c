@@ -52,8 +52,8 @@ copy_state(const struct sym__search *s, const struct sym__sstate *a,
  * s->nxt and relax it from node "from"; "frac" as for
  * sym__search_relax. */
 static int
-emit(struct sym__search *s, int32_t from, sym_comm_kind kind, const int8_t *ax,
-    size_t n, int from_dim, int to_dim, double frac)
+emit(struct sym__search *s, int32_t from, sym_redist_kind kind,
+    const int8_t *ax, size_t n, int from_dim, int to_dim, double frac)
 {
 	struct sym__rmove mv;
 
@@ -85,7 +85,7 @@ expand_moves(struct sym__search *s, int32_t id, int64_t q)
 
 			copy_state(s, c, &s->nxt);
 			s->nxt.n[i] -= (uint8_t)m;
-			if (emit(s, id, SYM_COMM_ALL_GATHER, g, m, (int)i, -1,
+			if (emit(s, id, SYM_REDIST_ALL_GATHER, g, m, (int)i, -1,
 			        (double)n / (double)q) < 0)
 				return -1;
 			for (size_t jj = 0; jj < s->n_active; jj++) {
@@ -97,7 +97,7 @@ expand_moves(struct sym__search *s, int32_t id, int64_t q)
 				s->nxt.n[i] -= (uint8_t)m;
 				memcpy(&s->nxt.ax[j][s->nxt.n[j]], g, m);
 				s->nxt.n[j] += (uint8_t)m;
-				if (emit(s, id, SYM_COMM_ALL_TO_ALL, g, m,
+				if (emit(s, id, SYM_REDIST_ALL_TO_ALL, g, m,
 				        (int)i, (int)j, 1.0 / (double)q) < 0)
 					return -1;
 			}
@@ -145,7 +145,7 @@ expand_slices(struct sym__search *s, int32_t id)
 				continue;
 			copy_state(s, c, &s->nxt);
 			s->nxt.ax[d][s->nxt.n[d]++] = ax;
-			if (emit(s, id, SYM_COMM_SLICE, &ax, 1, -1, (int)d,
+			if (emit(s, id, SYM_REDIST_SLICE, &ax, 1, -1, (int)d,
 			        0.0) < 0)
 				return -1;
 		}
@@ -216,7 +216,7 @@ expand_partial(struct sym__search *s, int32_t id, int64_t q)
 			s->nxt.pending &= ~m;
 			memcpy(&s->nxt.ax[d][s->nxt.n[d]], ord, len);
 			s->nxt.n[d] += (uint8_t)len;
-			if (emit(s, id, SYM_COMM_REDUCE_SCATTER, ord, len, -1,
+			if (emit(s, id, SYM_REDIST_REDUCE_SCATTER, ord, len, -1,
 			        (int)d, 1.0 / (double)q) < 0)
 				return -1;
 		}
@@ -227,7 +227,7 @@ expand_partial(struct sym__search *s, int32_t id, int64_t q)
 			continue;
 		copy_state(s, c, &s->nxt);
 		s->nxt.pending &= ~m;
-		if (emit(s, id, SYM_COMM_ALL_REDUCE, ord, len, -1, -1,
+		if (emit(s, id, SYM_REDIST_ALL_REDUCE, ord, len, -1, -1,
 		        1.0 / (double)q) < 0)
 			return -1;
 	}
@@ -261,7 +261,7 @@ emit_permute(struct sym__search *s, int32_t id, int64_t q)
 	for (size_t a = 0; a < s->mesh->n_axes; a++)
 		if (mask >> a & 1)
 			w[nw++] = (int8_t)a;
-	return emit(s, id, SYM_COMM_PERMUTE, w, nw, -1, -1, 1.0 / (double)q);
+	return emit(s, id, SYM_REDIST_PERMUTE, w, nw, -1, -1, 1.0 / (double)q);
 }
 
 /* Return the number of blocks of the list of dimension "d" of "c" beyond

@@ -892,7 +892,7 @@ sym__step_label(const sym_plan *p, size_t i, struct sym__sbuf *b)
 		sym__sbuf_add(b, "%s %s", s->node->op->name, out);
 		return;
 	}
-	sym__sbuf_add(b, "%s of %s", sym_comm_kind_name(s->comm),
+	sym__sbuf_add(b, "%s of %s", sym_redist_kind_name(s->comm),
 	    s->value->name);
 	if (s->input == SYM_PLAN_NO_INPUT)
 		sym__sbuf_add(b, " after %s %s (partial sums)",

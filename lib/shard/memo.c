@@ -76,7 +76,7 @@ steps_text(const sym_redist *r)
 			    sym_mesh_axis_name(sym_layout_mesh(l),
 			        (size_t)axes[k]));
 		t = sym__asprintf("%s over %s",
-		    sym_comm_kind_name(sym_redist_step_kind(r, i)),
+		    sym_redist_kind_name(sym_redist_step_kind(r, i)),
 		    names ? names : "no axis");
 		free(names);
 		if (t)

@@ -883,14 +883,14 @@ sym_node_strategy_to_str(const sym_node *n)
 
 /* Return the number of communications of the sharded graph "g". */
 size_t
-sym_graph_n_comms(const sym_graph *g)
+sym_graph_n_reshards(const sym_graph *g)
 {
 	return g ? g->n_comm : 0;
 }
 
 /* Return communication "i" of "g" (borrowed), or NULL. */
-const sym_comm *
-sym_graph_comm(const sym_graph *g, size_t i)
+const sym_reshard *
+sym_graph_reshard(const sym_graph *g, size_t i)
 {
 	return g && i < g->n_comm ? &g->comm[i].pub : NULL;
 }

@@ -101,7 +101,7 @@ print_redist_step(const sym_redist *r, size_t i, const sym_binding *b)
 	size_t size = 0, groups = sym_redist_step_groups(r, i, &size);
 	const sym_layout *after = sym_redist_step_layout(r, i);
 
-	(void)sym_comm_kind_name(sym_redist_step_kind(r, i));
+	(void)sym_redist_kind_name(sym_redist_step_kind(r, i));
 	if (n_axes > SYM_MESH_MAX_AXES)
 		return fuzz_fail("redistribution step %zu over %zu axes", i,
 		    n_axes);
@@ -147,8 +147,8 @@ fuzz_print_redist(const sym_redist *r, const sym_binding *b)
 int
 fuzz_print_comms(const sym_graph *g, const sym_binding *b)
 {
-	for (size_t i = 0; i < sym_graph_n_comms(g); i++) {
-		const sym_comm *c = sym_graph_comm(g, i);
+	for (size_t i = 0; i < sym_graph_n_reshards(g); i++) {
+		const sym_reshard *c = sym_graph_reshard(g, i);
 
 		if (!c || !c->value || !c->plan)
 			return fuzz_fail("communication %zu is incomplete", i);
