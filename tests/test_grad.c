@@ -454,6 +454,41 @@ test_grad_norm(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* maximum and minimum, with broadcasting, in a training graph on 8
+ * devices: maximum_grad and minimum_grad take the layouts of the
+ * forward operators, the gradients of the broadcast params are summed
+ * back (partial over the axes of the dimensions they lack), and the
+ * gradients of the params agree with one device. */
+static void
+test_grad_extremum(void **state)
+{
+	static const char text[] = "devices 8\n"
+	                           "symbol b divisor=8\n"
+	                           "input x : f64[b, 16]\n"
+	                           "input c : f64[b, 16]\n"
+	                           "param w : f64[16, 16]\n"
+	                           "param v : f64[16]\n"
+	                           "param u : f64[1, 16]\n"
+	                           "h = matmul(x, w) shard ((4, 1), (1, 2))\n"
+	                           "m = maximum(h, v) shard ((4, 2), (2,))\n"
+	                           "n = minimum(m, u) shard ((8, 1), (1, 1))\n"
+	                           "p = mul(n, c)\n"
+	                           "loss = sum_to(p, [])\n"
+	                           "minimize loss with sgd(0.1)\n";
+	static const char *const bindings[] = { "b=8", "b=32", NULL };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = grads_agree(ctx, text, 8, bindings);
+
+	(void)state;
+	assert_int_equal(sym_graph_n_trained(g), 3);
+	assert_derived(g, "n.t3", "minimum n", 1, "(d0, d1)");
+	assert_derived(g, "u.grad", "minimum n", 0, "(None, d1) partial(d0)");
+	assert_derived(g, "m.t5", "maximum m", 1, "(d0, d1)");
+	assert_derived(g, "v.grad", "maximum m", 0, "(d1) partial(d0)");
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
 int
 main(void)
 {
@@ -464,6 +499,7 @@ main(void)
 		cmocka_unit_test(test_sums_and_exclusions),
 		cmocka_unit_test(test_no_gradient),
 		cmocka_unit_test(test_grad_norm),
+		cmocka_unit_test(test_grad_extremum),
 	};
 
 	return cmocka_run_group_tests_name("grad", tests, NULL, NULL);

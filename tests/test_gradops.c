@@ -1055,6 +1055,155 @@ test_norm_grad_sharded(void **state)
 	finish(ctx);
 }
 
+/* --- maximum_grad, minimum_grad ----------------------------------------- */
+
+/* Return the forward maximum ("is_max") or minimum of "u" and "v" as the
+ * kernel computes it: u where it wins or is NaN, else v. */
+static double
+extremum(int is_max, double u, double v)
+{
+	return (is_max ? u > v : u < v) || isnan(u) ? u : v;
+}
+
+/* maximum_grad and minimum_grad in f32 and f64, b broadcast against a
+ * in several ways, operands drawn from a few integers (ties occur) with
+ * some NaNs, against dy times the central difference of the forward
+ * function with respect to each operand (step 0.25: exactly 1 or 0 off
+ * a tie and 0.5 on one) and, where an operand is NaN, dy routed to the
+ * operand the forward kernel returned; an operand that does not
+ * broadcast to dy is refused. */
+static void
+test_extremum_grad(void **state)
+{
+	static const int64_t shapes[][3] = { { 2, 3, 4 }, { 1, 3, 1 },
+		{ 3, 4, -1 }, { 1, 1, 1 }, { 1, -1, -1 }, { 2, 1, 4 } };
+	static const int ranks[] = { 3, 3, 2, 3, 1, 3 };
+	static const char *const ops[] = { "minimum_grad", "maximum_grad" };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 17;
+	int ties = 0, nans = 0;
+
+	(void)state;
+	for (int iter = 0; iter < 24; iter++) {
+		int is_max = iter % 2, k = iter / 2 % 6, swap = iter / 12;
+		sym_dtype dt = iter / 4 % 2 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t dim[3] = { 2, 3, 4 }, n = 24, ca[3], cb[3], c[3];
+		const int64_t *db = shapes[k];
+		int rb = ranks[k];
+		struct sym__tensor t[5];
+		double *want[2] = { doubles(n), doubles(n) }, h = 0.25;
+
+		t[0] = random_tensor(&s, dt, 3, dim, -1, 1);
+		t[1 + swap] = random_tensor(&s, dt, 3, dim, -2, 2);
+		t[2 - swap] = random_tensor(&s, dt, rb, db, -2, 2);
+		for (int i = 1; i < 3; i++)
+			for (int64_t j = 0; j < numel(&t[i]); j++)
+				set(&t[i], j,
+				    irand(&s, 0, 9) == 0
+				        ? NAN
+				        : floor(get(&t[i], j)));
+		t[3] = tensor(dt, 3, dim);
+		t[4] = tensor(dt, 3, dim);
+		for (int64_t i = 0; i < n; i++) {
+			const struct sym__tensor *ta = &t[1], *tb = &t[2];
+			double g = get(&t[0], i), u, v;
+
+			unravel(i, 3, dim, c);
+			for (int d = 0; d < 3; d++) {
+				int da = d - (3 - ta->rank),
+				    dbb = d - (3 - tb->rank);
+
+				ca[d] = da < 0 || ta->dim[da] == 1 ? 0 : c[d];
+				cb[d] = dbb < 0 || tb->dim[dbb] == 1 ? 0 : c[d];
+			}
+			u = get(ta,
+			    ravel(ta->rank, ta->dim, ca + 3 - ta->rank));
+			v = get(tb,
+			    ravel(tb->rank, tb->dim, cb + 3 - tb->rank));
+			ties += u == v;
+			nans += isnan(u) || isnan(v);
+			if (isnan(u) || isnan(v)) {
+				/* the forward returns u, or v NaN */
+				want[0][i] = isnan(u) ? g : 0.0;
+				want[1][i] = isnan(u) ? 0.0 : g;
+				continue;
+			}
+			want[0][i] = g *
+			    (extremum(is_max, u + h, v) -
+			        extremum(is_max, u - h, v)) /
+			    (2 * h);
+			want[1][i] = g *
+			    (extremum(is_max, u, v + h) -
+			        extremum(is_max, u, v - h)) /
+			    (2 * h);
+		}
+		run(ctx, ops[is_max], NULL, t, 3, &t[3], 2);
+		check_tensor(&t[3], want[0], tol(dt, TOL_F32, TOL_F64), "da");
+		check_tensor(&t[4], want[1], tol(dt, TOL_F32, TOL_F64), "db");
+		free(want[0]);
+		free(want[1]);
+		free_all(t, 5);
+	}
+	assert_true(ties > 20);
+	assert_true(nans > 10);
+	{
+		int64_t dim[2] = { 2, 3 }, bad[1] = { 2 };
+		struct sym__tensor t[5] = { tensor(SYM_DT_F32, 2, dim),
+			tensor(SYM_DT_F32, 2, dim), tensor(SYM_DT_F32, 1, bad),
+			tensor(SYM_DT_F32, 2, dim),
+			tensor(SYM_DT_F32, 2, dim) };
+
+		fails("maximum_grad", t, 3, &t[3], 2, NULL,
+		    "dim 0 of b is 2, neither 1 nor dy's 3");
+		free_all(t, 5);
+	}
+	finish(ctx);
+}
+
+/* maximum_grad and minimum_grad laid out like their forward operators:
+ * the operands split like the dimensions of dy they are aligned with, a
+ * broadcast dimension unsplit, both gradients laid out like dy; ties
+ * (between the zeros of two relus) included, they agree with one
+ * device. */
+static void
+test_extremum_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input dy : f32[b, 6, 8]\n"
+	    "input x : f32[b, 6, 8]\n"
+	    "input y : f32[6, 1]\n"
+	    "input z : f32[8]\n"
+	    "a = relu(x)\n"
+	    "c = relu(y)\n"
+	    "e = relu(z)\n"
+	    "ga, gc = maximum_grad(dy, a, c) shard ((4, 2, 1), (4, 2, 1), "
+	    "(2, 1))\n"
+	    "ha, he = minimum_grad(dy, a, e) shard ((2, 1, 4), (2, 1, 4), "
+	    "(4,))\n"
+	    "s = add(ga, gc)\n"
+	    "t = add(ha, he)\n"
+	    "output s\n"
+	    "output t\n";
+	static const char *const bindings[] = { "b=8", "b=24", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "extremum.sg");
+
+	(void)state;
+	assert_node(g, "ga",
+	    (const char *const[]){
+	        "(d0, d1, d2)", "(d0, d1, d2)", "(d1, None)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", "(d0, d1, d2)", NULL });
+	assert_node(g, "ha",
+	    (const char *const[]){
+	        "(d0, d1, d2)", "(d0, d1, d2)", "(d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", "(d0, d1, d2)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
 int
 main(void)
 {
@@ -1068,6 +1217,8 @@ main(void)
 		cmocka_unit_test(test_softmax_grad),
 		cmocka_unit_test(test_layer_norm_grad),
 		cmocka_unit_test(test_norm_grad_sharded),
+		cmocka_unit_test(test_extremum_grad),
+		cmocka_unit_test(test_extremum_grad_sharded),
 	};
 
 	return cmocka_run_group_tests_name("gradops", tests, NULL, NULL);

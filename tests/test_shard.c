@@ -956,7 +956,9 @@ test_every_operator(void **state)
 	    "rg3 = reduce_max_grad(rx, x, rx, axis=1)\n"
 	    "smg = softmax_grad(x, sm)\n"
 	    "lsg = log_softmax_grad(x, ls)\n"
-	    "lx, lg, lb = layer_norm_grad(x, x, g)\n";
+	    "lx, lg, lb = layer_norm_grad(x, x, g)\n"
+	    "mxa, mxb = maximum_grad(x, x, bias)\n"
+	    "mna, mnb = minimum_grad(x, z, x)\n";
 	sym_ctx *ctx = new_ctx();
 	sym_graph *g;
 

@@ -8,6 +8,12 @@
  * dy (1 - y^2); sqrt_grad dy / (2 y), infinite where y is 0 (as 1 /
  * sqrt(x) at 0).
  *
+ * maximum_grad and minimum_grad(dy, a, b) route dy, element by element
+ * of its (broadcast) dims, to the operand the forward kernel returned: a
+ * where a > b (a < b for the minimum) or a is NaN, b where b wins or is
+ * NaN while a is not; an exact tie (a == b) gives each half. Their two
+ * outputs have dy's dims, the broadcast being summed back by sum_to.
+ *
  * The others compute in double and round once: see each kernel.
  */
 #include <math.h>
@@ -515,6 +521,100 @@ k_layer_norm_grad(struct sym__kernel_args *a)
 	return 0;
 }
 
+/* Start "w" over the dims of "z" following alongside the offsets of
+ * "x", aligned with "z" from the right, whose dims are those of "z" or
+ * 1 (broadcast: stride 0), or absent. */
+static void
+walk_bcast(struct walk *w, const struct sym__tensor *z,
+    const struct sym__tensor *x)
+{
+	int64_t s = 1;
+
+	memset(w, 0, sizeof(*w));
+	w->rank = z->rank;
+	for (int d = z->rank - 1; d >= 0; d--) {
+		int k = d - (z->rank - x->rank);
+
+		w->dim[d] = z->dim[d];
+		w->stride[d] = k < 0 || x->dim[k] == 1 ? 0 : s;
+		s *= k < 0 ? 1 : x->dim[k];
+	}
+}
+
+/* Check that "x", called "xn", of the call "a" of "op" broadcasts to the
+ * dims of dy "z": rank at most dy's, each dim 1 or dy's aligned from the
+ * right; return 0 or -1. */
+static int
+check_bcast(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn, const struct sym__tensor *z)
+{
+	if (x->rank > z->rank)
+		return sym__kfail(a, op, "%s has rank %d, more than dy's %d",
+		    xn, x->rank, z->rank);
+	for (int k = 0; k < x->rank; k++) {
+		int d = k + z->rank - x->rank;
+
+		if (x->dim[k] != 1 && x->dim[k] != z->dim[d])
+			return sym__kfail(a, op,
+			    "dim %d of %s is %lld, neither 1 nor dy's %lld", k,
+			    xn, (long long)x->dim[k], (long long)z->dim[d]);
+	}
+	return 0;
+}
+
+/* The kernels of maximum_grad(dy, a, b) and minimum_grad(dy, a, b) ->
+ * (da, db) of dy's dims, called "op" ("is_max" says which): see the top
+ * of the file. "a" is the call. */
+static int
+extremum_grad(struct sym__kernel_args *a, const char *op, int is_max)
+{
+	static const char *const names[] = { "dy", "a", "b", "da", "db" };
+	const struct sym__tensor *t[5] = { &a->in[0], &a->in[1], &a->in[2],
+		&a->out[0], &a->out[1] };
+	struct walk wa, wb;
+	int64_t n;
+
+	if (sym__kio(a, op, 3, 3, 2, 2) < 0 ||
+	    all_float(a, op, t, names, 5) < 0 ||
+	    sym__ksame_dims(a, op, t[0], "dy", t[3], "da") < 0 ||
+	    sym__ksame_dims(a, op, t[0], "dy", t[4], "db") < 0 ||
+	    check_bcast(a, op, t[1], "a", t[0]) < 0 ||
+	    check_bcast(a, op, t[2], "b", t[0]) < 0)
+		return -1;
+	n = sym__tensor_numel(t[0]);
+	walk_bcast(&wa, t[0], t[1]);
+	walk_bcast(&wb, t[0], t[2]);
+	for (int64_t i = 0; i < n; i++, walk_next(&wa), walk_next(&wb)) {
+		double g = ld(t[0], i), u = ld(t[1], wa.off),
+		       v = ld(t[2], wb.off);
+		int first = is_max ? u > v : u < v;
+
+		if (u == v) {
+			st(&a->out[0], i, 0.5 * g);
+			st(&a->out[1], i, 0.5 * g);
+		} else {
+			first |= u != u;
+			st(&a->out[0], i, first ? g : 0.0);
+			st(&a->out[1], i, first ? 0.0 : g);
+		}
+	}
+	return 0;
+}
+
+/* The kernel of maximum_grad; "a" is the call. */
+static int
+k_maximum_grad(struct sym__kernel_args *a)
+{
+	return extremum_grad(a, "maximum_grad", 1);
+}
+
+/* The kernel of minimum_grad; "a" is the call. */
+static int
+k_minimum_grad(struct sym__kernel_args *a)
+{
+	return extremum_grad(a, "minimum_grad", 0);
+}
+
 const sym__kernel_fn sym__kernels_grad[SYM__N_OPS] = {
 	[SYM__OP_GELU_GRAD] = k_gelu_grad,
 	[SYM__OP_SIGMOID_GRAD] = k_sigmoid_grad,
@@ -527,4 +627,6 @@ const sym__kernel_fn sym__kernels_grad[SYM__N_OPS] = {
 	[SYM__OP_SOFTMAX_GRAD] = k_softmax_grad,
 	[SYM__OP_LOG_SOFTMAX_GRAD] = k_log_softmax_grad,
 	[SYM__OP_LAYER_NORM_GRAD] = k_layer_norm_grad,
+	[SYM__OP_MAXIMUM_GRAD] = k_maximum_grad,
+	[SYM__OP_MINIMUM_GRAD] = k_minimum_grad,
 };

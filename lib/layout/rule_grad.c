@@ -426,6 +426,168 @@ infer_layer_norm_grad(struct sym__shard *s)
 	return 0;
 }
 
+/* Return the dimension of input "i" of "s" aligned (from the right)
+ * with dimension "j" of dy, input 0 of rank "n", or -1 when it has
+ * none. */
+static int
+aligned_dy(const struct sym__shard *s, size_t i, size_t j, size_t n)
+{
+	size_t r = sym__shard_in_rank(s, i);
+
+	return j + r >= n ? (int)(j + r - n) : -1;
+}
+
+/* Return 1 when dimension "d" of input "i" of "s" is broadcast against
+ * dimension "j" of dy (input 0): it is the constant 1 and dy's is
+ * not. */
+static int
+broadcast_dy(const struct sym__shard *s, size_t i, size_t d, size_t j)
+{
+	int64_t a, o;
+
+	if (i == 0 || sym_expr_get_const(s->in_shape[i]->dim[d], &a) < 0 ||
+	    a != 1)
+		return 0;
+	return sym_expr_get_const(s->in_shape[0]->dim[j], &o) < 0 || o != 1;
+}
+
+/* The tuple step of maximum_grad and minimum_grad(dy, a, b): the device
+ * matrix is the strategy of dy or, without one, that of the operands
+ * on the dimensions they do not broadcast; "s" is the run, "split" the
+ * split counts by input. */
+static int
+tuple_extremum(struct sym__shard *s, const int64_t *const *split)
+{
+	size_t n = sym__shard_in_rank(s, 0);
+	int64_t *sizes = sym__shard_scratch(s, n ? n : 1, sizeof(*sizes));
+	const char **names = sym__shard_axis_names(s, "d", n);
+	int *axis_of;
+
+	if (!sizes || !names)
+		return sym__shard_nomem(s);
+	for (size_t j = 0; j < n; j++) {
+		int owner = -1;
+
+		sizes[j] = 1;
+		for (size_t i = 0; i < 3; i++) {
+			int d = aligned_dy(s, i, j, n);
+
+			if (d < 0 || !split[i] ||
+			    broadcast_dy(s, i, (size_t)d, j))
+				continue;
+			if (owner >= 0 && split[i][d] != sizes[j])
+				return sym__shard_fail(s, (int)i, d,
+				    "dimension %d of %s is split %lld way%s, "
+				    "but the matching dimension %d of %s "
+				    "%lld way%s: the operands of %s must be "
+				    "split alike",
+				    d, sym__shard_in_name(s, i),
+				    (long long)split[i][d],
+				    SYM__WAYS(split[i][d]),
+				    aligned_dy(s, (size_t)owner, j, n),
+				    sym__shard_in_name(s, (size_t)owner),
+				    (long long)sizes[j], SYM__WAYS(sizes[j]),
+				    sym_op_name(s->op));
+			sizes[j] = split[i][d];
+			owner = (int)i;
+		}
+	}
+	if (sym__shard_set_mesh(s, n, sizes, names) < 0)
+		return -1;
+	for (size_t i = 0; i < 3; i++) {
+		size_t r = sym__shard_in_rank(s, i);
+
+		axis_of = sym__shard_scratch(s, r ? r : 1, sizeof(*axis_of));
+		if (!axis_of)
+			return sym__shard_nomem(s);
+		for (size_t d = 0; d < r; d++)
+			axis_of[d] = broadcast_dy(s, i, d, d + n - r)
+			    ? -1
+			    : (int)(d + n - r);
+		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Give dy, input 0 of "s" of rank "n", which has no layout, the splits
+ * of the operands on the dimensions they do not broadcast; 0 or -1. */
+static int
+complete_dy(struct sym__shard *s, size_t n)
+{
+	struct sym__lb b;
+
+	if (sym__lb_init(s, &b, n) < 0)
+		return -1;
+	for (size_t j = 0; j < n; j++)
+		for (size_t i = 1; i < 3; i++) {
+			int d = aligned_dy(s, i, j, n);
+
+			if (d >= 0 && s->in[i] &&
+			    !broadcast_dy(s, i, (size_t)d, j)) {
+				sym__lb_copy(&b, j, s->in[i], (size_t)d);
+				break;
+			}
+		}
+	return sym__shard_set_in(s, 0, &b);
+}
+
+/* The layout step of maximum_grad and minimum_grad: a and b split like
+ * the dimensions of dy they are aligned with, broadcast dimensions
+ * unsplit; both gradients laid out like dy. "s" is the run. */
+static int
+infer_extremum(struct sym__shard *s)
+{
+	size_t n = sym__shard_in_rank(s, 0);
+	struct sym__lb b;
+
+	if (!s->in[0] && !s->in[1] && !s->in[2] &&
+	    sym__shard_default_replicated(s, 0) < 0)
+		return -1;
+	if (!s->in[0] && complete_dy(s, n) < 0)
+		return -1;
+	for (size_t i = 1; i < 3; i++) {
+		size_t r = sym__shard_in_rank(s, i);
+
+		if (s->in[i])
+			continue;
+		if (sym__lb_init(s, &b, r) < 0)
+			return -1;
+		for (size_t d = 0; d < r; d++)
+			if (!broadcast_dy(s, i, d, d + n - r))
+				sym__lb_copy(&b, d, s->in[0], d + n - r);
+		if (sym__shard_set_in(s, i, &b) < 0)
+			return -1;
+	}
+	for (size_t i = 1; i < 3; i++) {
+		size_t r = sym__shard_in_rank(s, i);
+
+		for (size_t d = 0; d < r; d++) {
+			size_t j = d + n - r;
+
+			if (broadcast_dy(s, i, d, j)) {
+				if (sym__shard_unsplit(s, i, d,
+				        "it has size 1 and is broadcast, so "
+				        "it") < 0)
+					return -1;
+			} else if (!sym__shard_same_dim(s->in[i], d, s->in[0],
+			               j)) {
+				return sym__shard_fail(s, (int)i, (int)d,
+				    "dimension %zu of %s is split by %s, but "
+				    "the matching dimension %zu of dy %s by "
+				    "%s: they must be split alike",
+				    d, sym__shard_in_name(s, i),
+				    sym__shard_axes_txt(s, s->in[i], d), j,
+				    sym__shard_in_name(s, 0),
+				    sym__shard_axes_txt(s, s->in[0], j));
+			}
+		}
+	}
+	if (sym__shard_out_same(s, 0, 0) < 0)
+		return -1;
+	return sym__shard_out_same(s, 1, 0);
+}
+
 const struct sym__shard_rule sym__shard_grad[SYM__N_OPS] = {
 	[SYM__OP_GELU_GRAD] = { 0, tuple_alike, infer_alike },
 	[SYM__OP_SIGMOID_GRAD] = { 0, tuple_alike, infer_alike },
@@ -440,4 +602,6 @@ const struct sym__shard_rule sym__shard_grad[SYM__N_OPS] = {
 	[SYM__OP_LOG_SOFTMAX_GRAD] = { 0, tuple_alike, infer_alike },
 	[SYM__OP_LAYER_NORM_GRAD] = { 1, tuple_layer_norm_grad,
 	    infer_layer_norm_grad },
+	[SYM__OP_MAXIMUM_GRAD] = { 0, tuple_extremum, infer_extremum },
+	[SYM__OP_MINIMUM_GRAD] = { 0, tuple_extremum, infer_extremum },
 };

@@ -263,3 +263,47 @@ sym__rule_layer_norm_grad(struct sym__infer *inf)
 		return -1;
 	return 0;
 }
+
+/* The rule of maximum_grad(dy, a, b) and minimum_grad(dy, a, b): a and
+ * b of dy's floating dtype, dy of the shape they broadcast to (NumPy
+ * broadcasting, as the forward operator); two outputs of dy's shape,
+ * the gradients of a and of b before the broadcast dimensions are
+ * summed back. "inf" is the run. */
+int
+sym__rule_extremum_grad(struct sym__infer *inf)
+{
+	size_t ra = inf->in[1]->rank, rb = inf->in[2]->rank;
+	size_t n = ra > rb ? ra : rb;
+	const sym_shape *dy = inf->in[0];
+	sym_expr **dims = sym__scratch(inf, n ? n : 1, sizeof(*dims));
+	sym_shape *want;
+	const char *txt;
+
+	if (!dims)
+		return sym__infer_nomem(inf);
+	if (sym__dtype_float(inf, 0) < 0 || sym__same_dtype(inf, 0, 1) < 0 ||
+	    sym__same_dtype(inf, 0, 2) < 0 ||
+	    sym__broadcast(inf, 1, ra, 2, rb, dims) < 0)
+		return -1;
+	if (dy->rank != n) {
+		want = sym__shape_new(inf->ctx, dy->dtype, n, dims);
+		txt = want ? sym__txt_dims(inf, want) : "?";
+		sym__shape_unref(want);
+		return sym__infer_fail(inf, 0,
+		    "dy %s of %s must have the shape %s and %s broadcast to, "
+		    "%s, but its shape is %s",
+		    sym__in_name(inf, 0), inf->op->name, sym__in_name(inf, 1),
+		    sym__in_name(inf, 2), txt, sym__txt_dims(inf, dy));
+	}
+	for (size_t d = 0; d < n; d++)
+		if (sym__require_equal(inf, dy->dim[d], dims[d],
+		        "dimension %zu of dy %s (%s) must equal %s, dimension "
+		        "%zu of %s and %s broadcast",
+		        d, sym__in_name(inf, 0), sym__txt_expr(inf, dy->dim[d]),
+		        sym__txt_expr(inf, dims[d]), d, sym__in_name(inf, 1),
+		        sym__in_name(inf, 2)) < 0)
+			return -1;
+	if (sym__out_same(inf, 0) < 0 || sym__out_same(inf, 0) < 0)
+		return -1;
+	return 0;
+}

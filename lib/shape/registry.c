@@ -167,6 +167,10 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__decode_softmax, sym__rule_softmax_grad),
 	OP(LAYER_NORM_GRAD, "layer_norm_grad", GRAD, 3, 3,
 	    sym__decode_layer_norm_grad, sym__rule_layer_norm_grad),
+	OP(MAXIMUM_GRAD, "maximum_grad", GRAD, 3, 3, sym__decode_none,
+	    sym__rule_extremum_grad),
+	OP(MINIMUM_GRAD, "minimum_grad", GRAD, 3, 3, sym__decode_none,
+	    sym__rule_extremum_grad),
 };
 
 /* Return the registry entry of "id", or NULL when out of range. */

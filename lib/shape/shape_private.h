@@ -309,5 +309,6 @@ int sym__rule_reduce_grad(struct sym__infer *inf);
 int sym__rule_softmax_grad(struct sym__infer *inf);
 int sym__decode_layer_norm_grad(struct sym__infer *inf);
 int sym__rule_layer_norm_grad(struct sym__infer *inf);
+int sym__rule_extremum_grad(struct sym__infer *inf);
 
 #endif
