@@ -489,6 +489,54 @@ test_grad_extremum(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* conv2d with strides, asymmetric pads, dilations and groups in a
+ * training graph on 8 devices, the batch, the input channels and the
+ * output channels split: conv2d_input_grad and conv2d_weight_grad take
+ * the layouts of the forward operators, dx partial over the axes of the
+ * output channels, dw over those of the batch (the mirror operator),
+ * and the gradients of the params agree with one device. */
+static void
+test_grad_conv(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f64[b, 3, 8, 8]\n"
+	    "input c : f64[b, 4, 4, 4]\n"
+	    "input e : f64[b, 4, 8, 6]\n"
+	    "param k1 : f64[4, 3, 3, 3]\n"
+	    "param k2 : f64[4, 2, 3, 3]\n"
+	    "param k3 : f64[4, 4, 3, 3]\n"
+	    "h = conv2d(x, k1, pad=1) shard ((4, 1, 1, 1), (2, 1, 1, 1))\n"
+	    "y = conv2d(h, k2, pad=1, stride=2, group=2) shard ((2, 1, 1, 1), "
+	    "(4, 1, 1, 1))\n"
+	    "z = conv2d(h, k3, pad=[1, 1, 0, 2], dilation=[1, 2]) shard ((2, "
+	    "2, 1, 1), (2, 2, 1, 1))\n"
+	    "m = mul(y, c)\n"
+	    "q = mul(z, e)\n"
+	    "l1 = sum_to(m, [])\n"
+	    "l2 = sum_to(q, [])\n"
+	    "loss = add(l1, l2)\n"
+	    "minimize loss with sgd(0.1)\n";
+	static const char *const bindings[] = { "b=8", "b=16", NULL };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = grads_agree(ctx, text, 8, bindings);
+
+	(void)state;
+	assert_int_equal(sym_graph_n_trained(g), 3);
+	assert_derived(g, "k1.grad", "conv2d h", 0,
+	    "(o, c, None, None) partial(n)");
+	assert_derived(g, "h.grad.2", "conv2d y", 0, "(n, c, h, w) partial(o)");
+	assert_derived(g, "k2.grad", "conv2d y", 0,
+	    "(o, c, None, None) partial(n)");
+	assert_derived(g, "h.grad.1", "conv2d z", 0, "(n, c, h, w) partial(o)");
+	assert_derived(g, "k3.grad", "conv2d z", 0,
+	    "(o, c, None, None) partial(n)");
+	assert_null(sym_graph_find_value(g, "x.grad"));
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
 int
 main(void)
 {
@@ -500,6 +548,7 @@ main(void)
 		cmocka_unit_test(test_no_gradient),
 		cmocka_unit_test(test_grad_norm),
 		cmocka_unit_test(test_grad_extremum),
+		cmocka_unit_test(test_grad_conv),
 	};
 
 	return cmocka_run_group_tests_name("grad", tests, NULL, NULL);

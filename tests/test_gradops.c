@@ -1204,6 +1204,232 @@ test_extremum_grad_sharded(void **state)
 	finish(ctx);
 }
 
+/* --- conv2d_input_grad, conv2d_weight_grad ------------------------------ */
+
+/* One convolution of the conv tests: x [n, c, h, w], weight [o, c /
+ * group, kh, kw], and the attributes. */
+struct conv_case {
+	int64_t x[4], w[4];
+	int64_t stride[2], pad[4], dil[2], group;
+};
+
+/* Return the output extent of one spatial dimension of size "size" for
+ * kernel "k", pads "pa" and "pb", dilation "d" and stride "st". */
+static int64_t
+conv_out(int64_t size, int64_t k, int64_t pa, int64_t pb, int64_t d, int64_t st)
+{
+	return (size + pa + pb - d * (k - 1) - 1) / st + 1;
+}
+
+/* Return sum(dy * conv2d(x, w)) in double for the case "cc", computed
+ * naively from the definition of the convolution. */
+static double
+conv_loss(const struct conv_case *cc, const double *dy, const double *x,
+    const double *w)
+{
+	int64_t ho = conv_out(cc->x[2], cc->w[2], cc->pad[0], cc->pad[1],
+	    cc->dil[0], cc->stride[0]);
+	int64_t wo = conv_out(cc->x[3], cc->w[3], cc->pad[2], cc->pad[3],
+	    cc->dil[1], cc->stride[1]);
+	int64_t cg = cc->w[1], per = cc->w[0] / cc->group;
+	double l = 0;
+
+	for (int64_t n = 0; n < cc->x[0]; n++)
+		for (int64_t o = 0; o < cc->w[0]; o++)
+			for (int64_t p = 0; p < ho * wo; p++) {
+				double y = 0;
+
+				for (int64_t c = 0; c < cg; c++)
+					for (int64_t i = 0; i < cc->w[2]; i++)
+						for (int64_t j = 0;
+						     j < cc->w[3]; j++) {
+							int64_t ih = p / wo *
+							        cc->stride[0] +
+							    i * cc->dil[0] -
+							    cc->pad[0];
+							int64_t iw = p % wo *
+							        cc->stride[1] +
+							    j * cc->dil[1] -
+							    cc->pad[2];
+							int64_t xc =
+							    o / per * cg + c;
+
+							if (ih < 0 ||
+							    ih >= cc->x[2] ||
+							    iw < 0 ||
+							    iw >= cc->x[3])
+								continue;
+							y +=
+							    w[((o * cg + c) *
+							              cc->w[2] +
+							          i) *
+							            cc->w[3] +
+							        j] *
+							    x[((n * cc->x[1] +
+							           xc) *
+							              cc->x[2] +
+							          ih) *
+							            cc->x[3] +
+							        iw];
+						}
+				l += dy[(n * cc->w[0] + o) * ho * wo + p] * y;
+			}
+	return l;
+}
+
+/* conv2d_input_grad and conv2d_weight_grad in f32 and f64 for strides,
+ * asymmetric pads, dilations and groups, against central differences
+ * of sum(dy * conv2d(x, w)) computed here from the definition (the
+ * loss is linear in each, so the differences are exact but for
+ * rounding); a dy of the wrong shape is refused. */
+static void
+test_conv_grad(void **state)
+{
+	static const struct conv_case cases[] = {
+		{ { 2, 3, 5, 6 }, { 4, 3, 3, 3 }, { 1, 1 }, { 1, 1, 1, 1 },
+		    { 1, 1 }, 1 },
+		{ { 2, 4, 7, 6 }, { 6, 2, 3, 2 }, { 2, 1 }, { 1, 0, 2, 1 },
+		    { 1, 2 }, 2 },
+		{ { 1, 6, 6, 5 }, { 3, 2, 2, 3 }, { 1, 2 }, { 0, 1, 0, 2 },
+		    { 2, 1 }, 3 },
+		{ { 3, 2, 4, 4 }, { 2, 2, 1, 1 }, { 1, 1 }, { 0, 0, 0, 0 },
+		    { 1, 1 }, 1 },
+	};
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 19;
+
+	(void)state;
+	for (int iter = 0; iter < 8; iter++) {
+		const struct conv_case *cc = &cases[iter % 4];
+		sym_dtype dt = iter / 4 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t ho = conv_out(cc->x[2], cc->w[2], cc->pad[0],
+		    cc->pad[1], cc->dil[0], cc->stride[0]);
+		int64_t wo = conv_out(cc->x[3], cc->w[3], cc->pad[2],
+		    cc->pad[3], cc->dil[1], cc->stride[1]);
+		int64_t dyd[4] = { cc->x[0], cc->w[0], ho, wo };
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[5], in[3];
+		double *dy, *x, *w, *wx, *ww, h = 0.5;
+		int64_t nx, nw, ny;
+
+		set_ints(ctx, at, "stride", 2, cc->stride);
+		set_ints(ctx, at, "pad", 4, cc->pad);
+		set_ints(ctx, at, "dilation", 2, cc->dil);
+		sym_attrs_set_int(at, "group", cc->group);
+		t[0] = random_tensor(&s, dt, 4, dyd, -1, 1);
+		t[1] = random_tensor(&s, dt, 4, cc->x, -1, 1);
+		t[2] = random_tensor(&s, dt, 4, cc->w, -1, 1);
+		t[3] = tensor(dt, 4, cc->x);
+		t[4] = tensor(dt, 4, cc->w);
+		ny = numel(&t[0]);
+		nx = numel(&t[1]);
+		nw = numel(&t[2]);
+		dy = doubles(ny);
+		x = doubles(nx);
+		w = doubles(nw);
+		wx = doubles(nx);
+		ww = doubles(nw);
+		for (int64_t i = 0; i < ny; i++)
+			dy[i] = get(&t[0], i);
+		for (int64_t i = 0; i < nx; i++)
+			x[i] = get(&t[1], i);
+		for (int64_t i = 0; i < nw; i++)
+			w[i] = get(&t[2], i);
+		for (int64_t i = 0; i < nx + nw; i++) {
+			double *q = i < nx ? &x[i] : &w[i - nx], lp, lm;
+
+			*q += h;
+			lp = conv_loss(cc, dy, x, w);
+			*q -= 2 * h;
+			lm = conv_loss(cc, dy, x, w);
+			*q += h;
+			(i < nx ? wx : ww)[i < nx ? i : i - nx] =
+			    (lp - lm) / (2 * h);
+		}
+		in[0] = t[0];
+		in[1] = t[2];
+		in[2] = t[1];
+		run(ctx, "conv2d_input_grad", at, in, 3, &t[3], 1);
+		check_tensor(&t[3], wx, tol(dt, TOL_FD_F32, TOL_FD_F64), "dx");
+		in[1] = t[1];
+		in[2] = t[2];
+		run(ctx, "conv2d_weight_grad", at, in, 3, &t[4], 1);
+		check_tensor(&t[4], ww, tol(dt, TOL_FD_F32, TOL_FD_F64), "dw");
+		if (iter == 0) {
+			struct sym__kernel_args a = args(ctx,
+			    "conv2d_weight_grad", at, in, 3, &t[4], 1);
+			struct sym__opattrs *dec = (struct sym__opattrs *)a.at;
+
+			in[0] = t[1];
+			fails("conv2d_weight_grad", in, 3, &t[4], 1, a.at,
+			    "dy must be [2, 4, 5, 6]");
+			sym__opattrs_clear(dec);
+			free(dec);
+		}
+		sym_attrs_free(at);
+		free(dy);
+		free(x);
+		free(w);
+		free(wx);
+		free(ww);
+		free_all(t, 5);
+	}
+	finish(ctx);
+}
+
+/* conv2d_input_grad and conv2d_weight_grad laid out as the gradients of
+ * conv2d: the batch, the input channels and the output channels split
+ * (dx partial over the axes of O, dw over those of N), and with group 3
+ * the output channels split into blocks that straddle groups; they
+ * agree with one device. */
+static void
+test_conv_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f32[b, 6, 8, 8]\n"
+	    "input w : f32[6, 6, 3, 3]\n"
+	    "input wg : f32[6, 2, 3, 3]\n"
+	    "input dy : f32[b, 6, 8, 8]\n"
+	    "dx = conv2d_input_grad(dy, w, x, pad=1) shard ((2, 2, 1, 1), "
+	    "(2, 2, 1, 1), (2, 2, 1, 1))\n"
+	    "dw = conv2d_weight_grad(dy, x, w, pad=1) shard ((4, 2, 1, 1), "
+	    "(4, 1, 1, 1), (2, 1, 1, 1))\n"
+	    "dxg = conv2d_input_grad(dy, wg, x, pad=1, group=3) shard ((4, "
+	    "2, 1, 1), (2, 1, 1, 1), (4, 1, 1, 1))\n"
+	    "dwg = conv2d_weight_grad(dy, x, wg, pad=1, group=3) shard ((2, "
+	    "2, 1, 1), (2, 1, 1, 1), (2, 1, 1, 1))\n"
+	    "s = add(dx, dxg)\n"
+	    "output s\n"
+	    "output dw\n"
+	    "output dwg\n";
+	static const char *const bindings[] = { "b=8", "b=16", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "conv.sg");
+
+	(void)state;
+	assert_node(g, "dx",
+	    (const char *const[]){ "(n, o, None, None)", "(o, c, None, None)",
+	        "(n, c, h, w)", NULL },
+	    (const char *const[]){ "(n, c, h, w) partial(o)", NULL });
+	assert_node(g, "dw",
+	    (const char *const[]){ "(n, o, None, None)", "(n, c, h, w)",
+	        "(o, c, None, None)", NULL },
+	    (const char *const[]){ "(o, c, None, None) partial(n)", NULL });
+	assert_node(g, "dxg",
+	    (const char *const[]){ "(n, o, None, None)", "(o, c, None, None)",
+	        "(n, c, h, w)", NULL },
+	    (const char *const[]){ "(n, c, h, w) partial(o)", NULL });
+	assert_node(g, "dwg",
+	    (const char *const[]){ "(n, o, None, None)", "(n, c, h, w)",
+	        "(o, c, None, None)", NULL },
+	    (const char *const[]){ "(o, c, None, None) partial(n)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
 int
 main(void)
 {
@@ -1219,6 +1445,8 @@ main(void)
 		cmocka_unit_test(test_norm_grad_sharded),
 		cmocka_unit_test(test_extremum_grad),
 		cmocka_unit_test(test_extremum_grad_sharded),
+		cmocka_unit_test(test_conv_grad),
+		cmocka_unit_test(test_conv_grad_sharded),
 	};
 
 	return cmocka_run_group_tests_name("gradops", tests, NULL, NULL);

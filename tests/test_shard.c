@@ -958,7 +958,9 @@ test_every_operator(void **state)
 	    "lsg = log_softmax_grad(x, ls)\n"
 	    "lx, lg, lb = layer_norm_grad(x, x, g)\n"
 	    "mxa, mxb = maximum_grad(x, x, bias)\n"
-	    "mna, mnb = minimum_grad(x, z, x)\n";
+	    "mna, mnb = minimum_grad(x, z, x)\n"
+	    "cvx = conv2d_input_grad(cv, ker, img, pad=1)\n"
+	    "cvw = conv2d_weight_grad(cv, img, ker, pad=1)\n";
 	sym_ctx *ctx = new_ctx();
 	sym_graph *g;
 

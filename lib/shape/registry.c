@@ -171,6 +171,10 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__rule_extremum_grad),
 	OP(MINIMUM_GRAD, "minimum_grad", GRAD, 3, 3, sym__decode_none,
 	    sym__rule_extremum_grad),
+	OP(CONV2D_INPUT_GRAD, "conv2d_input_grad", CONV, 3, 3,
+	    sym__decode_conv2d, sym__rule_conv2d_input_grad),
+	OP(CONV2D_WEIGHT_GRAD, "conv2d_weight_grad", CONV, 3, 3,
+	    sym__decode_conv2d, sym__rule_conv2d_weight_grad),
 };
 
 /* Return the registry entry of "id", or NULL when out of range. */
