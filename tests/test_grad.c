@@ -537,6 +537,46 @@ test_grad_conv(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* embedding and gather in a training graph on 8 devices, the ids and
+ * indices split (repeated indices accumulate): embedding_grad and
+ * gather_grad take the layouts of the forward operators, the gradients
+ * of the tables partial over the axes of the indices, and the gradients
+ * of the params agree with one device; the indices get none. */
+static void
+test_grad_gather(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input ids : i32[b, 4]\n"
+	    "input ix : i32[b]\n"
+	    "input c : f64[b, 4, 8]\n"
+	    "input d : f64[6, b]\n"
+	    "param tab : f64[32, 8]\n"
+	    "param q : f64[6, 20]\n"
+	    "e = embedding(ids, tab) shard ((4, 1), (1, 2))\n"
+	    "m = mul(e, c)\n"
+	    "l1 = sum_to(m, [])\n"
+	    "g = gather(q, ix, axis=1) shard ((2, 1), (4,))\n"
+	    "n = mul(g, d)\n"
+	    "l2 = sum_to(n, [])\n"
+	    "loss = add(l1, l2)\n"
+	    "minimize loss with sgd(0.1)\n";
+	static const char *const bindings[] = { "b=8", "b=40", NULL };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = grads_agree(ctx, text, 8, bindings);
+
+	(void)state;
+	assert_int_equal(sym_graph_n_trained(g), 2);
+	assert_derived(g, "tab.grad", "embedding e", 0,
+	    "(vocab, embed) partial(i0)");
+	assert_derived(g, "q.grad", "gather g", 0, "(p0, p1) partial(i0)");
+	assert_null(sym_graph_find_value(g, "ids.grad"));
+	assert_null(sym_graph_find_value(g, "ix.grad"));
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
 int
 main(void)
 {
@@ -549,6 +589,7 @@ main(void)
 		cmocka_unit_test(test_grad_norm),
 		cmocka_unit_test(test_grad_extremum),
 		cmocka_unit_test(test_grad_conv),
+		cmocka_unit_test(test_grad_gather),
 	};
 
 	return cmocka_run_group_tests_name("grad", tests, NULL, NULL);

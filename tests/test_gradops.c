@@ -1430,6 +1430,195 @@ test_conv_grad_sharded(void **state)
 	finish(ctx);
 }
 
+/* --- gather_grad, embedding_grad --------------------------------------- */
+
+/* Return sum(dy * gather(p, idx, axis "ax")) in double, p of the "rp"
+ * dims "pd", the "ni" indices "idx". */
+static double
+gather_loss(const double *dy, const double *p, int rp, const int64_t *pd,
+    int ax, const int32_t *idx, int64_t ni)
+{
+	int64_t outer = 1, inner = 1;
+	double l = 0;
+
+	for (int d = 0; d < ax; d++)
+		outer *= pd[d];
+	for (int d = ax + 1; d < rp; d++)
+		inner *= pd[d];
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t j = 0; j < ni; j++)
+			for (int64_t i = 0; i < inner; i++)
+				l += dy[(o * ni + j) * inner + i] *
+				    p[(o * pd[ax] + idx[j]) * inner + i];
+	return l;
+}
+
+/* gather_grad along every axis (given negative too) and embedding_grad
+ * in f32 and f64, with repeated indices, against central differences
+ * of sum(dy * gather(params, indices)); the same on a block of rows of
+ * the table (args offset and global dims: only the block's rows are
+ * added); an index out of range is refused. */
+static void
+test_gather_grad(void **state)
+{
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 23;
+
+	(void)state;
+	for (int iter = 0; iter < 16; iter++) {
+		int emb = iter % 4 == 3, ax = emb ? 0 : iter % 3;
+		int blk = iter / 4 % 2;
+		sym_dtype dt = iter / 8 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t pd[3] = { 3, 5, 4 }, id[2] = { 2, 3 }, yd[4];
+		int rp = emb ? 2 : 3, ry = 0;
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[4];
+		struct sym__kernel_args a;
+		int64_t off[3][SYM__MAX_RANK] = { { 0 } };
+		int64_t glob[3][SYM__MAX_RANK] = { { 0 } };
+		int64_t lo = 0, nb, np;
+		double *dy, *p, *want, h = 0.5;
+
+		if (emb) {
+			pd[0] = 6;
+			pd[1] = 4;
+		}
+		for (int d = 0; d < rp; d++)
+			if (d == ax)
+				for (int k = 0; k < 2; k++)
+					yd[ry++] = id[k];
+			else
+				yd[ry++] = pd[d];
+		if (!emb)
+			sym_attrs_set_int(at, "axis", iter % 2 ? ax - rp : ax);
+		t[0] = random_tensor(&s, dt, ry, yd, -1, 1);
+		t[1] = random_tensor(&s, SYM_DT_I32, 2, id, 0, pd[ax] - 1);
+		set(&t[1], 5, get(&t[1], 0));
+		t[2] = random_tensor(&s, dt, rp, pd, -1, 1);
+		np = numel(&t[2]);
+		dy = doubles(numel(&t[0]));
+		p = doubles(np);
+		want = doubles(np);
+		for (int64_t i = 0; i < numel(&t[0]); i++)
+			dy[i] = get(&t[0], i);
+		for (int64_t i = 0; i < np; i++) {
+			double lp, lm;
+
+			p[i] += h;
+			lp = gather_loss(dy, p, rp, pd, ax, t[1].data, 6);
+			p[i] -= 2 * h;
+			lm = gather_loss(dy, p, rp, pd, ax, t[1].data, 6);
+			p[i] += h;
+			want[i] = (lp - lm) / (2 * h);
+		}
+		if (blk) {
+			/* the local block: rows [lo, lo + nb) of the axis */
+			int64_t bd[3] = { pd[0], pd[1], pd[2] }, inner = 1,
+			        outer = 1;
+			double *w2;
+
+			lo = 1;
+			nb = pd[ax] - 2;
+			bd[ax] = nb;
+			for (int d = 0; d < ax; d++)
+				outer *= pd[d];
+			for (int d = ax + 1; d < rp; d++)
+				inner *= pd[d];
+			w2 = doubles(outer * nb * inner);
+			for (int64_t o = 0; o < outer; o++)
+				for (int64_t r = 0; r < nb; r++)
+					for (int64_t i = 0; i < inner; i++)
+						w2[(o * nb + r) * inner + i] =
+						    want[(o * pd[ax] + lo + r) *
+						            inner +
+						        i];
+			free(want);
+			want = w2;
+			sym__tensor_free(&t[2]);
+			t[2] = random_tensor(&s, dt, rp, bd, -1, 1);
+			for (int d = 0; d < rp; d++)
+				glob[2][d] = pd[d];
+			off[2][ax] = lo;
+		}
+		t[3] = tensor(dt, rp, t[2].dim);
+		a = args(ctx, emb ? "embedding_grad" : "gather_grad", at, t, 3,
+		    &t[3], 1);
+		if (blk) {
+			a.offset = (const int64_t(*)[SYM__MAX_RANK])off;
+			a.global_dim = (const int64_t(*)[SYM__MAX_RANK])glob;
+		}
+		run_args(&a);
+		check_tensor(&t[3], want, tol(dt, TOL_FD_F32, TOL_FD_F64),
+		    emb ? "embedding_grad" : "gather_grad");
+		if (iter == 3) {
+			set(&t[1], 2, (double)pd[0]);
+			fails("embedding_grad", t, 3, &t[3], 1, NULL,
+			    "index 6 (element 2) is out of range [0, 6)");
+		}
+		sym_attrs_free(at);
+		free(dy);
+		free(p);
+		free(want);
+		free_all(t, 4);
+	}
+	finish(ctx);
+}
+
+/* gather_grad and embedding_grad laid out like their forward operators
+ * (the table replicated or split on other dimensions, the indices
+ * split: partial sums over their axes) and with the gathered dimension
+ * of the table split (each rank adds the rows of its block), repeated
+ * indices included; they agree with one device. */
+static void
+test_gather_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input p : f32[4, 12, 8]\n"
+	    "input ix : i32[b, 6]\n"
+	    "input dy : f32[4, b, 6, 8]\n"
+	    "input tab : f32[20, 8]\n"
+	    "input ids : i32[b, 5]\n"
+	    "input de : f32[b, 5, 8]\n"
+	    "gp = gather_grad(dy, ix, p, axis=1) shard ((2, 2, 1, 2), (2, "
+	    "1), (2, 1, 2))\n"
+	    "gs = gather_grad(dy, ix, p, axis=1) shard ((1, 4, 1, 1), (4, "
+	    "1), (1, 2, 1))\n"
+	    "eg = embedding_grad(de, ids, tab) shard ((4, 1, 2), (4, 1), "
+	    "(1, 2))\n"
+	    "ev = embedding_grad(de, ids, tab) shard ((2, 1, 1), (2, 1), "
+	    "(4, 1))\n"
+	    "g = add(gp, gs)\n"
+	    "e = add(eg, ev)\n"
+	    "output g\n"
+	    "output e\n";
+	static const char *const bindings[] = { "b=8", "b=16", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "gather.sg");
+
+	(void)state;
+	assert_node(g, "gp",
+	    (const char *const[]){
+	        "(p0, i0, i1, p2)", "(i0, i1)", "(p0, p1, p2)", NULL },
+	    (const char *const[]){ "(p0, p1, p2) partial(i0)", NULL });
+	assert_node(g, "gs",
+	    (const char *const[]){
+	        "(p0, i0, i1, p2)", "(i0, i1)", "(p0, p1, p2)", NULL },
+	    (const char *const[]){ "(p0, p1, p2) partial(i0)", NULL });
+	assert_node(g, "eg",
+	    (const char *const[]){
+	        "(i0, i1, embed)", "(i0, i1)", "(vocab, embed)", NULL },
+	    (const char *const[]){ "(vocab, embed) partial(i0)", NULL });
+	assert_node(g, "ev",
+	    (const char *const[]){
+	        "(i0, i1, embed)", "(i0, i1)", "(vocab, embed)", NULL },
+	    (const char *const[]){ "(vocab, embed) partial(i0)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
 int
 main(void)
 {
@@ -1447,6 +1636,8 @@ main(void)
 		cmocka_unit_test(test_extremum_grad_sharded),
 		cmocka_unit_test(test_conv_grad),
 		cmocka_unit_test(test_conv_grad_sharded),
+		cmocka_unit_test(test_gather_grad),
+		cmocka_unit_test(test_gather_grad_sharded),
 	};
 
 	return cmocka_run_group_tests_name("gradops", tests, NULL, NULL);

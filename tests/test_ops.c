@@ -397,6 +397,14 @@ static const struct dtype_case dtype_cases[] = {
 	    "input w : @A[3, 2, 3, 3]\n"
 	    "y = conv2d_weight_grad(d, x, w)\n",
 	    F32, F32, 0 },
+	{ "gather_grad",
+	    "input d : @A[2, 2]\ninput i : @B[2]\ninput x : @A[4, 2]\n"
+	    "y = gather_grad(d, i, x, axis=0)\n",
+	    F32, I32, 0 },
+	{ "embedding_grad",
+	    "input d : @A[2, 3]\ninput i : @B[2]\ninput x : @A[4, 3]\n"
+	    "y = embedding_grad(d, i, x)\n",
+	    F32, I32, 0 },
 };
 
 /* Return a new graph text: "text" of a dtype case with "@A" replaced by

@@ -312,5 +312,8 @@ int sym__rule_softmax_grad(struct sym__infer *inf);
 int sym__decode_layer_norm_grad(struct sym__infer *inf);
 int sym__rule_layer_norm_grad(struct sym__infer *inf);
 int sym__rule_extremum_grad(struct sym__infer *inf);
+int sym__decode_gather_grad(struct sym__infer *inf);
+int sym__rule_gather_grad(struct sym__infer *inf);
+int sym__rule_embedding_grad(struct sym__infer *inf);
 
 #endif
