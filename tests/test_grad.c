@@ -76,6 +76,98 @@ fails(const char *text, int line, int col, const char *want)
 	sym_ctx_free(ctx);
 }
 
+/* Assert that "l" prints as "want". */
+static void
+assert_layout(const sym_layout *l, const char *want)
+{
+	char *s = sym_layout_to_str(l);
+
+	assert_non_null(s);
+	if (strcmp(s, want))
+		fail_msg("layout %s, expected %s", s, want);
+	free(s);
+}
+
+/* Assert that the node of "g" producing "name" got the strategy derived
+ * from its forward node "fwd" ("softmax p"), and that its output "k" is
+ * laid out as "want" (partial sums included). */
+static void
+assert_derived(const sym_graph *g, const char *name, const char *fwd, size_t k,
+    const char *want)
+{
+	sym_value *v = sym_graph_find_value(g, name);
+	sym_node *n = v ? sym_value_producer(v) : NULL;
+	char src[128];
+
+	if (!n)
+		fail_msg("no node produces %s", name);
+	snprintf(src, sizeof(src), "derived from %s (its gradient)", fwd);
+	if (strcmp(sym_node_strategy_source(n), src))
+		fail_msg("%s: strategy %s, expected %s", name,
+		    sym_node_strategy_source(n), src);
+	assert_layout(sym_node_output_layout(n, k), want);
+}
+
+/* Parse the training graph "text" (f64, on "devices" devices), make the
+ * gradients of the params it trains outputs, shard it and check, for
+ * each binding of the NULL-ended "bindings", that the sharded plan run
+ * on a threads communicator agrees with one device within 1e-9
+ * (relative and absolute), as shape-run does; return the graph (of
+ * "ctx") for the caller's checks. */
+static sym_graph *
+grads_agree(sym_ctx *ctx, const char *text, int64_t devices,
+    const char *const *bindings)
+{
+	sym_graph *g = parse(ctx, text, 0);
+	sym_exec_options o = { .seed = 7, .rtol = 1e-9, .atol = 1e-9 };
+	sym_plan *p, *single;
+	sym_communicator *comm;
+
+	assert_int_equal(sym_graph_differentiate(g), 0);
+	assert_true(sym_graph_n_trained(g) > 0);
+	for (size_t i = 0; i < sym_graph_n_trained(g); i++)
+		assert_int_equal(sym_graph_mark_output(g,
+		                     sym_value_grad(sym_graph_trained(g, i)),
+		                     NULL),
+		    0);
+	if (sym_graph_shard(g, NULL) != 0 || sym_graph_n_errors(g) != 0) {
+		for (size_t i = 0; i < sym_graph_n_diagnostics(g); i++)
+			fprintf(stderr, "%s\n",
+			    sym_graph_diagnostic(g, i)->message);
+		fail_msg("%zu errors when sharding", sym_graph_n_errors(g));
+	}
+	p = sym_plan_compile(g, 0);
+	single = sym_plan_compile(g, SYM_PLAN_SINGLE);
+	if (!p || !single)
+		fail_msg("compile: %s", sym_ctx_last_message(ctx));
+	assert_int_equal(sym_plan_n_ranks(p), devices);
+	comm = sym_comm_threads_new(ctx, (int)devices);
+	assert_non_null(comm);
+	for (size_t k = 0; bindings[k]; k++) {
+		sym_binding *b = sym_binding_new(ctx);
+		sym_exec_report r;
+
+		assert_non_null(b);
+		if (sym_binding_parse(b, bindings[k], NULL) < 0)
+			fail_msg("binding %s: %s", bindings[k],
+			    sym_ctx_last_message(ctx));
+		if (sym_exec_check(p, single, comm, b, &o, &r, ctx) != 0)
+			fail_msg("%s: %s", bindings[k],
+			    sym_ctx_last_message(ctx));
+		sym_binding_free(b);
+		if (r.n_mismatch != 0)
+			fail_msg("%s: %lld mismatches, max |diff| %g at "
+			         "%s[%lld]",
+			    bindings[k], (long long)r.n_mismatch, r.max_abs,
+			    r.worst ? sym_value_name(r.worst) : "?",
+			    (long long)r.worst_index);
+	}
+	sym_comm_free(comm);
+	sym_plan_free(p);
+	sym_plan_free(single);
+	return g;
+}
+
 /* The statements are read into the graph: initializers with their
  * arguments and defaults, frozen params, the loss and the optimizer. */
 static void
@@ -315,6 +407,177 @@ test_no_gradient(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* softmax, log_softmax and layer_norm (normalised over the last
+ * dimension, and over the last two with gamma spanning them) in a
+ * training graph on 8 devices: their gradients take the layouts of the
+ * forward operators, dgamma and dbeta partial over the axes that split
+ * the dimensions they sum over, and the gradients of the params agree
+ * with one device. */
+static void
+test_grad_norm(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f64[b, 6, 16]\n"
+	    "input c : f64[b, 6, 16]\n"
+	    "param w : f64[16]\n"
+	    "param g1 : f64[16]\n"
+	    "param b1 : f64[16]\n"
+	    "param g2 : f64[6, 16]\n"
+	    "param b2 : f64[6, 16]\n"
+	    "h = mul(x, w)\n"
+	    "p = softmax(h) shard ((4, 2, 1),)\n"
+	    "q = log_softmax(p, axis=1) shard ((2, 1, 4),)\n"
+	    "y1 = layer_norm(q, g1, b1) shard ((4, 2, 1), (1,), (1,))\n"
+	    "y2 = layer_norm(h, g2, b2, begin_norm_axis=1, begin_params_axis=1, "
+	    "epsilon=0.01) shard ((8, 1, 1), (1, 1), (1, 1))\n"
+	    "s = add(y1, y2)\n"
+	    "m = mul(s, c)\n"
+	    "loss = sum_to(m, [])\n"
+	    "minimize loss with sgd(0.1)\n";
+	static const char *const bindings[] = { "b=8", "b=24", NULL };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = grads_agree(ctx, text, 8, bindings);
+
+	(void)state;
+	assert_int_equal(sym_graph_n_trained(g), 5);
+	assert_derived(g, "h.grad.2", "softmax p", 0, "(d0, d1, d2)");
+	assert_derived(g, "p.grad", "log_softmax q", 0, "(d0, d1, d2)");
+	assert_derived(g, "q.grad", "layer_norm y1", 0, "(d0, d1, d2)");
+	assert_derived(g, "g1.grad", "layer_norm y1", 1,
+	    "(d2) partial(d0, d1)");
+	assert_derived(g, "b1.grad", "layer_norm y1", 2,
+	    "(d2) partial(d0, d1)");
+	assert_derived(g, "g2.grad", "layer_norm y2", 1,
+	    "(d1, d2) partial(d0)");
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* maximum and minimum, with broadcasting, in a training graph on 8
+ * devices: maximum_grad and minimum_grad take the layouts of the
+ * forward operators, the gradients of the broadcast params are summed
+ * back (partial over the axes of the dimensions they lack), and the
+ * gradients of the params agree with one device. */
+static void
+test_grad_extremum(void **state)
+{
+	static const char text[] = "devices 8\n"
+	                           "symbol b divisor=8\n"
+	                           "input x : f64[b, 16]\n"
+	                           "input c : f64[b, 16]\n"
+	                           "param w : f64[16, 16]\n"
+	                           "param v : f64[16]\n"
+	                           "param u : f64[1, 16]\n"
+	                           "h = matmul(x, w) shard ((4, 1), (1, 2))\n"
+	                           "m = maximum(h, v) shard ((4, 2), (2,))\n"
+	                           "n = minimum(m, u) shard ((8, 1), (1, 1))\n"
+	                           "p = mul(n, c)\n"
+	                           "loss = sum_to(p, [])\n"
+	                           "minimize loss with sgd(0.1)\n";
+	static const char *const bindings[] = { "b=8", "b=32", NULL };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = grads_agree(ctx, text, 8, bindings);
+
+	(void)state;
+	assert_int_equal(sym_graph_n_trained(g), 3);
+	assert_derived(g, "n.t3", "minimum n", 1, "(d0, d1)");
+	assert_derived(g, "u.grad", "minimum n", 0, "(None, d1) partial(d0)");
+	assert_derived(g, "m.t5", "maximum m", 1, "(d0, d1)");
+	assert_derived(g, "v.grad", "maximum m", 0, "(d1) partial(d0)");
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* conv2d with strides, asymmetric pads, dilations and groups in a
+ * training graph on 8 devices, the batch, the input channels and the
+ * output channels split: conv2d_input_grad and conv2d_weight_grad take
+ * the layouts of the forward operators, dx partial over the axes of the
+ * output channels, dw over those of the batch (the mirror operator),
+ * and the gradients of the params agree with one device. */
+static void
+test_grad_conv(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f64[b, 3, 8, 8]\n"
+	    "input c : f64[b, 4, 4, 4]\n"
+	    "input e : f64[b, 4, 8, 6]\n"
+	    "param k1 : f64[4, 3, 3, 3]\n"
+	    "param k2 : f64[4, 2, 3, 3]\n"
+	    "param k3 : f64[4, 4, 3, 3]\n"
+	    "h = conv2d(x, k1, pad=1) shard ((4, 1, 1, 1), (2, 1, 1, 1))\n"
+	    "y = conv2d(h, k2, pad=1, stride=2, group=2) shard ((2, 1, 1, 1), "
+	    "(4, 1, 1, 1))\n"
+	    "z = conv2d(h, k3, pad=[1, 1, 0, 2], dilation=[1, 2]) shard ((2, "
+	    "2, 1, 1), (2, 2, 1, 1))\n"
+	    "m = mul(y, c)\n"
+	    "q = mul(z, e)\n"
+	    "l1 = sum_to(m, [])\n"
+	    "l2 = sum_to(q, [])\n"
+	    "loss = add(l1, l2)\n"
+	    "minimize loss with sgd(0.1)\n";
+	static const char *const bindings[] = { "b=8", "b=16", NULL };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = grads_agree(ctx, text, 8, bindings);
+
+	(void)state;
+	assert_int_equal(sym_graph_n_trained(g), 3);
+	assert_derived(g, "k1.grad", "conv2d h", 0,
+	    "(o, c, None, None) partial(n)");
+	assert_derived(g, "h.grad.2", "conv2d y", 0, "(n, c, h, w) partial(o)");
+	assert_derived(g, "k2.grad", "conv2d y", 0,
+	    "(o, c, None, None) partial(n)");
+	assert_derived(g, "h.grad.1", "conv2d z", 0, "(n, c, h, w) partial(o)");
+	assert_derived(g, "k3.grad", "conv2d z", 0,
+	    "(o, c, None, None) partial(n)");
+	assert_null(sym_graph_find_value(g, "x.grad"));
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* embedding and gather in a training graph on 8 devices, the ids and
+ * indices split (repeated indices accumulate): embedding_grad and
+ * gather_grad take the layouts of the forward operators, the gradients
+ * of the tables partial over the axes of the indices, and the gradients
+ * of the params agree with one device; the indices get none. */
+static void
+test_grad_gather(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input ids : i32[b, 4]\n"
+	    "input ix : i32[b]\n"
+	    "input c : f64[b, 4, 8]\n"
+	    "input d : f64[6, b]\n"
+	    "param tab : f64[32, 8]\n"
+	    "param q : f64[6, 20]\n"
+	    "e = embedding(ids, tab) shard ((4, 1), (1, 2))\n"
+	    "m = mul(e, c)\n"
+	    "l1 = sum_to(m, [])\n"
+	    "g = gather(q, ix, axis=1) shard ((2, 1), (4,))\n"
+	    "n = mul(g, d)\n"
+	    "l2 = sum_to(n, [])\n"
+	    "loss = add(l1, l2)\n"
+	    "minimize loss with sgd(0.1)\n";
+	static const char *const bindings[] = { "b=8", "b=40", NULL };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = grads_agree(ctx, text, 8, bindings);
+
+	(void)state;
+	assert_int_equal(sym_graph_n_trained(g), 2);
+	assert_derived(g, "tab.grad", "embedding e", 0,
+	    "(vocab, embed) partial(i0)");
+	assert_derived(g, "q.grad", "gather g", 0, "(p0, p1) partial(i0)");
+	assert_null(sym_graph_find_value(g, "ids.grad"));
+	assert_null(sym_graph_find_value(g, "ix.grad"));
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
 int
 main(void)
 {
@@ -324,6 +587,10 @@ main(void)
 		cmocka_unit_test(test_mirror),
 		cmocka_unit_test(test_sums_and_exclusions),
 		cmocka_unit_test(test_no_gradient),
+		cmocka_unit_test(test_grad_norm),
+		cmocka_unit_test(test_grad_extremum),
+		cmocka_unit_test(test_grad_conv),
+		cmocka_unit_test(test_grad_gather),
 	};
 
 	return cmocka_run_group_tests_name("grad", tests, NULL, NULL);

@@ -1055,6 +1055,570 @@ test_norm_grad_sharded(void **state)
 	finish(ctx);
 }
 
+/* --- maximum_grad, minimum_grad ----------------------------------------- */
+
+/* Return the forward maximum ("is_max") or minimum of "u" and "v" as the
+ * kernel computes it: u where it wins or is NaN, else v. */
+static double
+extremum(int is_max, double u, double v)
+{
+	return (is_max ? u > v : u < v) || isnan(u) ? u : v;
+}
+
+/* maximum_grad and minimum_grad in f32 and f64, b broadcast against a
+ * in several ways, operands drawn from a few integers (ties occur) with
+ * some NaNs, against dy times the central difference of the forward
+ * function with respect to each operand (step 0.25: exactly 1 or 0 off
+ * a tie and 0.5 on one) and, where an operand is NaN, dy routed to the
+ * operand the forward kernel returned; an operand that does not
+ * broadcast to dy is refused. */
+static void
+test_extremum_grad(void **state)
+{
+	static const int64_t shapes[][3] = { { 2, 3, 4 }, { 1, 3, 1 },
+		{ 3, 4, -1 }, { 1, 1, 1 }, { 1, -1, -1 }, { 2, 1, 4 } };
+	static const int ranks[] = { 3, 3, 2, 3, 1, 3 };
+	static const char *const ops[] = { "minimum_grad", "maximum_grad" };
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 17;
+	int ties = 0, nans = 0;
+
+	(void)state;
+	for (int iter = 0; iter < 24; iter++) {
+		int is_max = iter % 2, k = iter / 2 % 6, swap = iter / 12;
+		sym_dtype dt = iter / 4 % 2 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t dim[3] = { 2, 3, 4 }, n = 24, ca[3], cb[3], c[3];
+		const int64_t *db = shapes[k];
+		int rb = ranks[k];
+		struct sym__tensor t[5];
+		double *want[2] = { doubles(n), doubles(n) }, h = 0.25;
+
+		t[0] = random_tensor(&s, dt, 3, dim, -1, 1);
+		t[1 + swap] = random_tensor(&s, dt, 3, dim, -2, 2);
+		t[2 - swap] = random_tensor(&s, dt, rb, db, -2, 2);
+		for (int i = 1; i < 3; i++)
+			for (int64_t j = 0; j < numel(&t[i]); j++)
+				set(&t[i], j,
+				    irand(&s, 0, 9) == 0
+				        ? NAN
+				        : floor(get(&t[i], j)));
+		t[3] = tensor(dt, 3, dim);
+		t[4] = tensor(dt, 3, dim);
+		for (int64_t i = 0; i < n; i++) {
+			const struct sym__tensor *ta = &t[1], *tb = &t[2];
+			double g = get(&t[0], i), u, v;
+
+			unravel(i, 3, dim, c);
+			for (int d = 0; d < 3; d++) {
+				int da = d - (3 - ta->rank),
+				    dbb = d - (3 - tb->rank);
+
+				ca[d] = da < 0 || ta->dim[da] == 1 ? 0 : c[d];
+				cb[d] = dbb < 0 || tb->dim[dbb] == 1 ? 0 : c[d];
+			}
+			u = get(ta,
+			    ravel(ta->rank, ta->dim, ca + 3 - ta->rank));
+			v = get(tb,
+			    ravel(tb->rank, tb->dim, cb + 3 - tb->rank));
+			ties += u == v;
+			nans += isnan(u) || isnan(v);
+			if (isnan(u) || isnan(v)) {
+				/* the forward returns u, or v NaN */
+				want[0][i] = isnan(u) ? g : 0.0;
+				want[1][i] = isnan(u) ? 0.0 : g;
+				continue;
+			}
+			want[0][i] = g *
+			    (extremum(is_max, u + h, v) -
+			        extremum(is_max, u - h, v)) /
+			    (2 * h);
+			want[1][i] = g *
+			    (extremum(is_max, u, v + h) -
+			        extremum(is_max, u, v - h)) /
+			    (2 * h);
+		}
+		run(ctx, ops[is_max], NULL, t, 3, &t[3], 2);
+		check_tensor(&t[3], want[0], tol(dt, TOL_F32, TOL_F64), "da");
+		check_tensor(&t[4], want[1], tol(dt, TOL_F32, TOL_F64), "db");
+		free(want[0]);
+		free(want[1]);
+		free_all(t, 5);
+	}
+	assert_true(ties > 20);
+	assert_true(nans > 10);
+	{
+		int64_t dim[2] = { 2, 3 }, bad[1] = { 2 };
+		struct sym__tensor t[5] = { tensor(SYM_DT_F32, 2, dim),
+			tensor(SYM_DT_F32, 2, dim), tensor(SYM_DT_F32, 1, bad),
+			tensor(SYM_DT_F32, 2, dim),
+			tensor(SYM_DT_F32, 2, dim) };
+
+		fails("maximum_grad", t, 3, &t[3], 2, NULL,
+		    "dim 0 of b is 2, neither 1 nor dy's 3");
+		free_all(t, 5);
+	}
+	finish(ctx);
+}
+
+/* maximum_grad and minimum_grad laid out like their forward operators:
+ * the operands split like the dimensions of dy they are aligned with, a
+ * broadcast dimension unsplit, both gradients laid out like dy; ties
+ * (between the zeros of two relus) included, they agree with one
+ * device. */
+static void
+test_extremum_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input dy : f32[b, 6, 8]\n"
+	    "input x : f32[b, 6, 8]\n"
+	    "input y : f32[6, 1]\n"
+	    "input z : f32[8]\n"
+	    "a = relu(x)\n"
+	    "c = relu(y)\n"
+	    "e = relu(z)\n"
+	    "ga, gc = maximum_grad(dy, a, c) shard ((4, 2, 1), (4, 2, 1), "
+	    "(2, 1))\n"
+	    "ha, he = minimum_grad(dy, a, e) shard ((2, 1, 4), (2, 1, 4), "
+	    "(4,))\n"
+	    "s = add(ga, gc)\n"
+	    "t = add(ha, he)\n"
+	    "output s\n"
+	    "output t\n";
+	static const char *const bindings[] = { "b=8", "b=24", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "extremum.sg");
+
+	(void)state;
+	assert_node(g, "ga",
+	    (const char *const[]){
+	        "(d0, d1, d2)", "(d0, d1, d2)", "(d1, None)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", "(d0, d1, d2)", NULL });
+	assert_node(g, "ha",
+	    (const char *const[]){
+	        "(d0, d1, d2)", "(d0, d1, d2)", "(d2)", NULL },
+	    (const char *const[]){ "(d0, d1, d2)", "(d0, d1, d2)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
+/* --- conv2d_input_grad, conv2d_weight_grad ------------------------------ */
+
+/* One convolution of the conv tests: x [n, c, h, w], weight [o, c /
+ * group, kh, kw], and the attributes. */
+struct conv_case {
+	int64_t x[4], w[4];
+	int64_t stride[2], pad[4], dil[2], group;
+};
+
+/* Return the output extent of one spatial dimension of size "size" for
+ * kernel "k", pads "pa" and "pb", dilation "d" and stride "st". */
+static int64_t
+conv_out(int64_t size, int64_t k, int64_t pa, int64_t pb, int64_t d, int64_t st)
+{
+	return (size + pa + pb - d * (k - 1) - 1) / st + 1;
+}
+
+/* Return sum(dy * conv2d(x, w)) in double for the case "cc", computed
+ * naively from the definition of the convolution. */
+static double
+conv_loss(const struct conv_case *cc, const double *dy, const double *x,
+    const double *w)
+{
+	int64_t ho = conv_out(cc->x[2], cc->w[2], cc->pad[0], cc->pad[1],
+	    cc->dil[0], cc->stride[0]);
+	int64_t wo = conv_out(cc->x[3], cc->w[3], cc->pad[2], cc->pad[3],
+	    cc->dil[1], cc->stride[1]);
+	int64_t cg = cc->w[1], per = cc->w[0] / cc->group;
+	double l = 0;
+
+	for (int64_t n = 0; n < cc->x[0]; n++)
+		for (int64_t o = 0; o < cc->w[0]; o++)
+			for (int64_t p = 0; p < ho * wo; p++) {
+				double y = 0;
+
+				for (int64_t c = 0; c < cg; c++)
+					for (int64_t i = 0; i < cc->w[2]; i++)
+						for (int64_t j = 0;
+						     j < cc->w[3]; j++) {
+							int64_t ih = p / wo *
+							        cc->stride[0] +
+							    i * cc->dil[0] -
+							    cc->pad[0];
+							int64_t iw = p % wo *
+							        cc->stride[1] +
+							    j * cc->dil[1] -
+							    cc->pad[2];
+							int64_t xc =
+							    o / per * cg + c;
+
+							if (ih < 0 ||
+							    ih >= cc->x[2] ||
+							    iw < 0 ||
+							    iw >= cc->x[3])
+								continue;
+							y +=
+							    w[((o * cg + c) *
+							              cc->w[2] +
+							          i) *
+							            cc->w[3] +
+							        j] *
+							    x[((n * cc->x[1] +
+							           xc) *
+							              cc->x[2] +
+							          ih) *
+							            cc->x[3] +
+							        iw];
+						}
+				l += dy[(n * cc->w[0] + o) * ho * wo + p] * y;
+			}
+	return l;
+}
+
+/* conv2d_input_grad and conv2d_weight_grad in f32 and f64 for strides,
+ * asymmetric pads, dilations and groups, against central differences
+ * of sum(dy * conv2d(x, w)) computed here from the definition (the
+ * loss is linear in each, so the differences are exact but for
+ * rounding); a dy of the wrong shape is refused. */
+static void
+test_conv_grad(void **state)
+{
+	static const struct conv_case cases[] = {
+		{ { 2, 3, 5, 6 }, { 4, 3, 3, 3 }, { 1, 1 }, { 1, 1, 1, 1 },
+		    { 1, 1 }, 1 },
+		{ { 2, 4, 7, 6 }, { 6, 2, 3, 2 }, { 2, 1 }, { 1, 0, 2, 1 },
+		    { 1, 2 }, 2 },
+		{ { 1, 6, 6, 5 }, { 3, 2, 2, 3 }, { 1, 2 }, { 0, 1, 0, 2 },
+		    { 2, 1 }, 3 },
+		{ { 3, 2, 4, 4 }, { 2, 2, 1, 1 }, { 1, 1 }, { 0, 0, 0, 0 },
+		    { 1, 1 }, 1 },
+	};
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 19;
+
+	(void)state;
+	for (int iter = 0; iter < 8; iter++) {
+		const struct conv_case *cc = &cases[iter % 4];
+		sym_dtype dt = iter / 4 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t ho = conv_out(cc->x[2], cc->w[2], cc->pad[0],
+		    cc->pad[1], cc->dil[0], cc->stride[0]);
+		int64_t wo = conv_out(cc->x[3], cc->w[3], cc->pad[2],
+		    cc->pad[3], cc->dil[1], cc->stride[1]);
+		int64_t dyd[4] = { cc->x[0], cc->w[0], ho, wo };
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[5], in[3];
+		double *dy, *x, *w, *wx, *ww, h = 0.5;
+		int64_t nx, nw, ny;
+
+		set_ints(ctx, at, "stride", 2, cc->stride);
+		set_ints(ctx, at, "pad", 4, cc->pad);
+		set_ints(ctx, at, "dilation", 2, cc->dil);
+		sym_attrs_set_int(at, "group", cc->group);
+		t[0] = random_tensor(&s, dt, 4, dyd, -1, 1);
+		t[1] = random_tensor(&s, dt, 4, cc->x, -1, 1);
+		t[2] = random_tensor(&s, dt, 4, cc->w, -1, 1);
+		t[3] = tensor(dt, 4, cc->x);
+		t[4] = tensor(dt, 4, cc->w);
+		ny = numel(&t[0]);
+		nx = numel(&t[1]);
+		nw = numel(&t[2]);
+		dy = doubles(ny);
+		x = doubles(nx);
+		w = doubles(nw);
+		wx = doubles(nx);
+		ww = doubles(nw);
+		for (int64_t i = 0; i < ny; i++)
+			dy[i] = get(&t[0], i);
+		for (int64_t i = 0; i < nx; i++)
+			x[i] = get(&t[1], i);
+		for (int64_t i = 0; i < nw; i++)
+			w[i] = get(&t[2], i);
+		for (int64_t i = 0; i < nx + nw; i++) {
+			double *q = i < nx ? &x[i] : &w[i - nx], lp, lm;
+
+			*q += h;
+			lp = conv_loss(cc, dy, x, w);
+			*q -= 2 * h;
+			lm = conv_loss(cc, dy, x, w);
+			*q += h;
+			(i < nx ? wx : ww)[i < nx ? i : i - nx] =
+			    (lp - lm) / (2 * h);
+		}
+		in[0] = t[0];
+		in[1] = t[2];
+		in[2] = t[1];
+		run(ctx, "conv2d_input_grad", at, in, 3, &t[3], 1);
+		check_tensor(&t[3], wx, tol(dt, TOL_FD_F32, TOL_FD_F64), "dx");
+		in[1] = t[1];
+		in[2] = t[2];
+		run(ctx, "conv2d_weight_grad", at, in, 3, &t[4], 1);
+		check_tensor(&t[4], ww, tol(dt, TOL_FD_F32, TOL_FD_F64), "dw");
+		if (iter == 0) {
+			struct sym__kernel_args a = args(ctx,
+			    "conv2d_weight_grad", at, in, 3, &t[4], 1);
+			struct sym__opattrs *dec = (struct sym__opattrs *)a.at;
+
+			in[0] = t[1];
+			fails("conv2d_weight_grad", in, 3, &t[4], 1, a.at,
+			    "dy must be [2, 4, 5, 6]");
+			sym__opattrs_clear(dec);
+			free(dec);
+		}
+		sym_attrs_free(at);
+		free(dy);
+		free(x);
+		free(w);
+		free(wx);
+		free(ww);
+		free_all(t, 5);
+	}
+	finish(ctx);
+}
+
+/* conv2d_input_grad and conv2d_weight_grad laid out as the gradients of
+ * conv2d: the batch, the input channels and the output channels split
+ * (dx partial over the axes of O, dw over those of N), and with group 3
+ * the output channels split into blocks that straddle groups; they
+ * agree with one device. */
+static void
+test_conv_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f32[b, 6, 8, 8]\n"
+	    "input w : f32[6, 6, 3, 3]\n"
+	    "input wg : f32[6, 2, 3, 3]\n"
+	    "input dy : f32[b, 6, 8, 8]\n"
+	    "dx = conv2d_input_grad(dy, w, x, pad=1) shard ((2, 2, 1, 1), "
+	    "(2, 2, 1, 1), (2, 2, 1, 1))\n"
+	    "dw = conv2d_weight_grad(dy, x, w, pad=1) shard ((4, 2, 1, 1), "
+	    "(4, 1, 1, 1), (2, 1, 1, 1))\n"
+	    "dxg = conv2d_input_grad(dy, wg, x, pad=1, group=3) shard ((4, "
+	    "2, 1, 1), (2, 1, 1, 1), (4, 1, 1, 1))\n"
+	    "dwg = conv2d_weight_grad(dy, x, wg, pad=1, group=3) shard ((2, "
+	    "2, 1, 1), (2, 1, 1, 1), (2, 1, 1, 1))\n"
+	    "s = add(dx, dxg)\n"
+	    "output s\n"
+	    "output dw\n"
+	    "output dwg\n";
+	static const char *const bindings[] = { "b=8", "b=16", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "conv.sg");
+
+	(void)state;
+	assert_node(g, "dx",
+	    (const char *const[]){ "(n, o, None, None)", "(o, c, None, None)",
+	        "(n, c, h, w)", NULL },
+	    (const char *const[]){ "(n, c, h, w) partial(o)", NULL });
+	assert_node(g, "dw",
+	    (const char *const[]){ "(n, o, None, None)", "(n, c, h, w)",
+	        "(o, c, None, None)", NULL },
+	    (const char *const[]){ "(o, c, None, None) partial(n)", NULL });
+	assert_node(g, "dxg",
+	    (const char *const[]){ "(n, o, None, None)", "(o, c, None, None)",
+	        "(n, c, h, w)", NULL },
+	    (const char *const[]){ "(n, c, h, w) partial(o)", NULL });
+	assert_node(g, "dwg",
+	    (const char *const[]){ "(n, o, None, None)", "(n, c, h, w)",
+	        "(o, c, None, None)", NULL },
+	    (const char *const[]){ "(o, c, None, None) partial(n)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
+/* --- gather_grad, embedding_grad --------------------------------------- */
+
+/* Return sum(dy * gather(p, idx, axis "ax")) in double, p of the "rp"
+ * dims "pd", the "ni" indices "idx". */
+static double
+gather_loss(const double *dy, const double *p, int rp, const int64_t *pd,
+    int ax, const int32_t *idx, int64_t ni)
+{
+	int64_t outer = 1, inner = 1;
+	double l = 0;
+
+	for (int d = 0; d < ax; d++)
+		outer *= pd[d];
+	for (int d = ax + 1; d < rp; d++)
+		inner *= pd[d];
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t j = 0; j < ni; j++)
+			for (int64_t i = 0; i < inner; i++)
+				l += dy[(o * ni + j) * inner + i] *
+				    p[(o * pd[ax] + idx[j]) * inner + i];
+	return l;
+}
+
+/* gather_grad along every axis (given negative too) and embedding_grad
+ * in f32 and f64, with repeated indices, against central differences
+ * of sum(dy * gather(params, indices)); the same on a block of rows of
+ * the table (args offset and global dims: only the block's rows are
+ * added); an index out of range is refused. */
+static void
+test_gather_grad(void **state)
+{
+	sym_ctx *ctx = new_ctx();
+	uint64_t s = 23;
+
+	(void)state;
+	for (int iter = 0; iter < 16; iter++) {
+		int emb = iter % 4 == 3, ax = emb ? 0 : iter % 3;
+		int blk = iter / 4 % 2;
+		sym_dtype dt = iter / 8 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t pd[3] = { 3, 5, 4 }, id[2] = { 2, 3 }, yd[4];
+		int rp = emb ? 2 : 3, ry = 0;
+		sym_attrs *at = attrs(ctx);
+		struct sym__tensor t[4];
+		struct sym__kernel_args a;
+		int64_t off[3][SYM__MAX_RANK] = { { 0 } };
+		int64_t glob[3][SYM__MAX_RANK] = { { 0 } };
+		int64_t lo = 0, nb, np;
+		double *dy, *p, *want, h = 0.5;
+
+		if (emb) {
+			pd[0] = 6;
+			pd[1] = 4;
+		}
+		for (int d = 0; d < rp; d++)
+			if (d == ax)
+				for (int k = 0; k < 2; k++)
+					yd[ry++] = id[k];
+			else
+				yd[ry++] = pd[d];
+		if (!emb)
+			sym_attrs_set_int(at, "axis", iter % 2 ? ax - rp : ax);
+		t[0] = random_tensor(&s, dt, ry, yd, -1, 1);
+		t[1] = random_tensor(&s, SYM_DT_I32, 2, id, 0, pd[ax] - 1);
+		set(&t[1], 5, get(&t[1], 0));
+		t[2] = random_tensor(&s, dt, rp, pd, -1, 1);
+		np = numel(&t[2]);
+		dy = doubles(numel(&t[0]));
+		p = doubles(np);
+		want = doubles(np);
+		for (int64_t i = 0; i < numel(&t[0]); i++)
+			dy[i] = get(&t[0], i);
+		for (int64_t i = 0; i < np; i++) {
+			double lp, lm;
+
+			p[i] += h;
+			lp = gather_loss(dy, p, rp, pd, ax, t[1].data, 6);
+			p[i] -= 2 * h;
+			lm = gather_loss(dy, p, rp, pd, ax, t[1].data, 6);
+			p[i] += h;
+			want[i] = (lp - lm) / (2 * h);
+		}
+		if (blk) {
+			/* the local block: rows [lo, lo + nb) of the axis */
+			int64_t bd[3] = { pd[0], pd[1], pd[2] }, inner = 1,
+			        outer = 1;
+			double *w2;
+
+			lo = 1;
+			nb = pd[ax] - 2;
+			bd[ax] = nb;
+			for (int d = 0; d < ax; d++)
+				outer *= pd[d];
+			for (int d = ax + 1; d < rp; d++)
+				inner *= pd[d];
+			w2 = doubles(outer * nb * inner);
+			for (int64_t o = 0; o < outer; o++)
+				for (int64_t r = 0; r < nb; r++)
+					for (int64_t i = 0; i < inner; i++)
+						w2[(o * nb + r) * inner + i] =
+						    want[(o * pd[ax] + lo + r) *
+						            inner +
+						        i];
+			free(want);
+			want = w2;
+			sym__tensor_free(&t[2]);
+			t[2] = random_tensor(&s, dt, rp, bd, -1, 1);
+			for (int d = 0; d < rp; d++)
+				glob[2][d] = pd[d];
+			off[2][ax] = lo;
+		}
+		t[3] = tensor(dt, rp, t[2].dim);
+		a = args(ctx, emb ? "embedding_grad" : "gather_grad", at, t, 3,
+		    &t[3], 1);
+		if (blk) {
+			a.offset = (const int64_t(*)[SYM__MAX_RANK])off;
+			a.global_dim = (const int64_t(*)[SYM__MAX_RANK])glob;
+		}
+		run_args(&a);
+		check_tensor(&t[3], want, tol(dt, TOL_FD_F32, TOL_FD_F64),
+		    emb ? "embedding_grad" : "gather_grad");
+		if (iter == 3) {
+			set(&t[1], 2, (double)pd[0]);
+			fails("embedding_grad", t, 3, &t[3], 1, NULL,
+			    "index 6 (element 2) is out of range [0, 6)");
+		}
+		sym_attrs_free(at);
+		free(dy);
+		free(p);
+		free(want);
+		free_all(t, 4);
+	}
+	finish(ctx);
+}
+
+/* gather_grad and embedding_grad laid out like their forward operators
+ * (the table replicated or split on other dimensions, the indices
+ * split: partial sums over their axes) and with the gathered dimension
+ * of the table split (each rank adds the rows of its block), repeated
+ * indices included; they agree with one device. */
+static void
+test_gather_grad_sharded(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input p : f32[4, 12, 8]\n"
+	    "input ix : i32[b, 6]\n"
+	    "input dy : f32[4, b, 6, 8]\n"
+	    "input tab : f32[20, 8]\n"
+	    "input ids : i32[b, 5]\n"
+	    "input de : f32[b, 5, 8]\n"
+	    "gp = gather_grad(dy, ix, p, axis=1) shard ((2, 2, 1, 2), (2, "
+	    "1), (2, 1, 2))\n"
+	    "gs = gather_grad(dy, ix, p, axis=1) shard ((1, 4, 1, 1), (4, "
+	    "1), (1, 2, 1))\n"
+	    "eg = embedding_grad(de, ids, tab) shard ((4, 1, 2), (4, 1), "
+	    "(1, 2))\n"
+	    "ev = embedding_grad(de, ids, tab) shard ((2, 1, 1), (2, 1), "
+	    "(4, 1))\n"
+	    "g = add(gp, gs)\n"
+	    "e = add(eg, ev)\n"
+	    "output g\n"
+	    "output e\n";
+	static const char *const bindings[] = { "b=8", "b=16", NULL };
+	sym_ctx *ctx = new_ctx();
+	sym_graph *g = shard_text(ctx, text, "gather.sg");
+
+	(void)state;
+	assert_node(g, "gp",
+	    (const char *const[]){
+	        "(p0, i0, i1, p2)", "(i0, i1)", "(p0, p1, p2)", NULL },
+	    (const char *const[]){ "(p0, p1, p2) partial(i0)", NULL });
+	assert_node(g, "gs",
+	    (const char *const[]){
+	        "(p0, i0, i1, p2)", "(i0, i1)", "(p0, p1, p2)", NULL },
+	    (const char *const[]){ "(p0, p1, p2) partial(i0)", NULL });
+	assert_node(g, "eg",
+	    (const char *const[]){
+	        "(i0, i1, embed)", "(i0, i1)", "(vocab, embed)", NULL },
+	    (const char *const[]){ "(vocab, embed) partial(i0)", NULL });
+	assert_node(g, "ev",
+	    (const char *const[]){
+	        "(i0, i1, embed)", "(i0, i1)", "(vocab, embed)", NULL },
+	    (const char *const[]){ "(vocab, embed) partial(i0)", NULL });
+	check_agrees(ctx, g, bindings);
+	sym_graph_free(g);
+	finish(ctx);
+}
+
 int
 main(void)
 {
@@ -1068,6 +1632,12 @@ main(void)
 		cmocka_unit_test(test_softmax_grad),
 		cmocka_unit_test(test_layer_norm_grad),
 		cmocka_unit_test(test_norm_grad_sharded),
+		cmocka_unit_test(test_extremum_grad),
+		cmocka_unit_test(test_extremum_grad_sharded),
+		cmocka_unit_test(test_conv_grad),
+		cmocka_unit_test(test_conv_grad_sharded),
+		cmocka_unit_test(test_gather_grad),
+		cmocka_unit_test(test_gather_grad_sharded),
 	};
 
 	return cmocka_run_group_tests_name("gradops", tests, NULL, NULL);

@@ -379,6 +379,32 @@ static const struct dtype_case dtype_cases[] = {
 	    "y, z, u = layer_norm_grad(d, x, g, begin_norm_axis=1, "
 	    "begin_params_axis=1)\noutput z\n",
 	    F32, F32, 0 },
+	{ "maximum_grad",
+	    "input d : @A[2, 3]\ninput x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y, z = maximum_grad(d, x, w)\noutput z\n",
+	    F32, F32, 0 },
+	{ "minimum_grad",
+	    "input d : @A[2, 3]\ninput x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y, z = minimum_grad(d, x, w)\noutput z\n",
+	    F32, F32, 0 },
+	{ "conv2d_input_grad",
+	    "input d : @A[1, 3, 2, 2]\ninput w : @A[3, 2, 3, 3]\n"
+	    "input x : @A[1, 2, 4, 4]\n"
+	    "y = conv2d_input_grad(d, w, x)\n",
+	    F32, F32, 0 },
+	{ "conv2d_weight_grad",
+	    "input d : @A[1, 3, 2, 2]\ninput x : @A[1, 2, 4, 4]\n"
+	    "input w : @A[3, 2, 3, 3]\n"
+	    "y = conv2d_weight_grad(d, x, w)\n",
+	    F32, F32, 0 },
+	{ "gather_grad",
+	    "input d : @A[2, 2]\ninput i : @B[2]\ninput x : @A[4, 2]\n"
+	    "y = gather_grad(d, i, x, axis=0)\n",
+	    F32, I32, 0 },
+	{ "embedding_grad",
+	    "input d : @A[2, 3]\ninput i : @B[2]\ninput x : @A[4, 3]\n"
+	    "y = embedding_grad(d, i, x)\n",
+	    F32, I32, 0 },
 };
 
 /* Return a new graph text: "text" of a dtype case with "@A" replaced by

@@ -362,7 +362,9 @@ test_registry(void **state)
 		"adam_update", "adamw_update", "increment", "gelu_grad",
 		"sigmoid_grad", "tanh_grad", "sqrt_grad", "sce_grad",
 		"reduce_sum_grad", "reduce_mean_grad", "reduce_max_grad",
-		"softmax_grad", "log_softmax_grad", "layer_norm_grad" };
+		"softmax_grad", "log_softmax_grad", "layer_norm_grad",
+		"maximum_grad", "minimum_grad", "conv2d_input_grad",
+		"conv2d_weight_grad", "gather_grad", "embedding_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 

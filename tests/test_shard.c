@@ -956,7 +956,13 @@ test_every_operator(void **state)
 	    "rg3 = reduce_max_grad(rx, x, rx, axis=1)\n"
 	    "smg = softmax_grad(x, sm)\n"
 	    "lsg = log_softmax_grad(x, ls)\n"
-	    "lx, lg, lb = layer_norm_grad(x, x, g)\n";
+	    "lx, lg, lb = layer_norm_grad(x, x, g)\n"
+	    "mxa, mxb = maximum_grad(x, x, bias)\n"
+	    "mna, mnb = minimum_grad(x, z, x)\n"
+	    "cvx = conv2d_input_grad(cv, ker, img, pad=1)\n"
+	    "cvw = conv2d_weight_grad(cv, img, ker, pad=1)\n"
+	    "gg = gather_grad(ga, ids, tab)\n"
+	    "eg = embedding_grad(em, ids, tab)\n";
 	sym_ctx *ctx = new_ctx();
 	sym_graph *g;
 

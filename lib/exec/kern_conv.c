@@ -9,6 +9,15 @@
  * (args->offset / args->global_dim of input 1 along dim 0): each local
  * output channel then uses the input channels of its global group.
  * Split input channels (group 1) simply give partial sums.
+ *
+ * Its gradients, conv2d_input_grad(dy, weight, x) -> dx and
+ * conv2d_weight_grad(dy, x, weight) -> dw, check the same geometry with
+ * dy in the place of the output and loop directly, in double, rounding
+ * once: dx scatters dy through the kernel (the transposed
+ * convolution), dw correlates dy with x. The output channels of dy and
+ * the weight may be a block of the global ones as for conv2d (the group
+ * of each from the weight's offset); a block of the batch gives dw a
+ * partial sum, a block of O gives dx one.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -17,8 +26,6 @@
 #include <cblas.h>
 
 #include "exec/kern_private.h"
-
-static const char op[] = "conv2d";
 
 /* The geometry of one conv2d call. */
 struct conv {
@@ -31,10 +38,10 @@ struct conv {
 	int64_t group, o_global, o_off;
 };
 
-/* Copy the decoded attributes of the call "a" into "cv"; return 0 or
- * -1. */
+/* Copy the decoded attributes of the call "a" of "op" into "cv";
+ * return 0 or -1. */
 static int
-read_attrs(struct sym__kernel_args *a, struct conv *cv)
+read_attrs(struct sym__kernel_args *a, const char *op, struct conv *cv)
 {
 	const struct sym__opattrs *at = sym__kat(a, op);
 
@@ -50,29 +57,30 @@ read_attrs(struct sym__kernel_args *a, struct conv *cv)
 	return 0;
 }
 
-/* Fill "cv" from the tensors and attributes of the call "a", checking
- * them; return 0 or -1. */
+/* Fill "cv" from the tensors and attributes of the call "a" of "op",
+ * checking them: x, the weight and the convolution's output "y" (called
+ * "yn": the output of conv2d, dy of its gradients) are inputs "ix" and
+ * "iw" and the tensor "y". Return 0 or -1. */
 static int
-setup(struct sym__kernel_args *a, struct conv *cv)
+setup(struct sym__kernel_args *a, const char *op, int ix, int iw,
+    const struct sym__tensor *y, const char *yn, struct conv *cv)
 {
-	const struct sym__tensor *x = &a->in[0], *w = &a->in[1], *y;
+	const struct sym__tensor *x = &a->in[ix], *w = &a->in[iw];
 
-	y = &a->out[0];
-	if (read_attrs(a, cv) < 0 || sym__kfloat(a, op, x, "x") < 0 ||
+	if (read_attrs(a, op, cv) < 0 || sym__kfloat(a, op, x, "x") < 0 ||
 	    sym__ksame_kst(a, op, x, "x", w, "the weight") < 0 ||
-	    sym__ksame_kst(a, op, x, "x", y, "the output") < 0)
+	    sym__ksame_kst(a, op, x, "x", y, yn) < 0)
 		return -1;
 	if (x->rank != 4 || w->rank != 4 || y->rank != 4)
 		return sym__kfail(a, op,
-		    "x, the weight and the output must "
-		    "have rank 4");
+		    "x, the weight and %s must have rank 4", yn);
 	cv->kst = sym__kst(x->dtype);
 	cv->n = x->dim[0], cv->c = x->dim[1], cv->h = x->dim[2];
 	cv->w = x->dim[3];
 	cv->o = w->dim[0], cv->cg = w->dim[1], cv->kh = w->dim[2];
 	cv->kw = w->dim[3];
-	cv->o_global = sym__kin_global(a, 1, 0);
-	cv->o_off = sym__kin_offset(a, 1, 0);
+	cv->o_global = sym__kin_global(a, iw, 0);
+	cv->o_off = sym__kin_offset(a, iw, 0);
 	if (cv->c != cv->cg * cv->group || cv->o_global % cv->group ||
 	    cv->o_off < 0 || cv->o > cv->o_global - cv->o_off)
 		return sym__kfail(a, op,
@@ -94,9 +102,9 @@ setup(struct sym__kernel_args *a, struct conv *cv)
 	if (cv->ho < 1 || cv->wo < 1 || y->dim[0] != cv->n ||
 	    y->dim[1] != cv->o || y->dim[2] != cv->ho || y->dim[3] != cv->wo)
 		return sym__kfail(a, op,
-		    "the output must be [%lld, %lld, %lld, %lld] (output sizes "
-		    "at least 1)",
-		    (long long)cv->n, (long long)cv->o, (long long)cv->ho,
+		    "%s must be [%lld, %lld, %lld, %lld] (output sizes at "
+		    "least 1)",
+		    yn, (long long)cv->n, (long long)cv->o, (long long)cv->ho,
 		    (long long)cv->wo);
 	if (cv->cg * cv->kh * cv->kw > INT_MAX || cv->ho * cv->wo > INT_MAX ||
 	    cv->o > INT_MAX)
@@ -224,11 +232,13 @@ image(const struct conv *cv, int64_t i, const char *x, const char *w, char *y,
 static int
 k_conv2d(struct sym__kernel_args *a)
 {
+	static const char op[] = "conv2d";
 	struct conv cv;
 	size_t es;
 	char *col = NULL;
 
-	if (sym__kio(a, op, 2, 2, 1, 1) < 0 || setup(a, &cv) < 0)
+	if (sym__kio(a, op, 2, 2, 1, 1) < 0 ||
+	    setup(a, op, 0, 1, &a->out[0], "the output", &cv) < 0)
 		return -1;
 	if (sym__tensor_numel(&a->out[0]) == 0)
 		return 0;
@@ -252,6 +262,154 @@ k_conv2d(struct sym__kernel_args *a)
 	return 0;
 }
 
+/* Return element "i" of "t" (f32 or f64) as a double. */
+static inline double
+ld(const struct sym__tensor *t, int64_t i)
+{
+	return t->dtype == SYM_DT_F64 ? ((const double *)t->data)[i]
+	                              : ((const float *)t->data)[i];
+}
+
+/* Return the input row (or column) of output position "p" and kernel
+ * tap "k" along spatial dimension "d" (0 height, 1 width) of "cv". */
+static inline int64_t
+tap(const struct conv *cv, int d, int64_t p, int64_t k)
+{
+	return p * cv->stride[d] + k * cv->dil[d] - cv->pad[2 * d];
+}
+
+/* Store "v" as element "i" of "t" (f32 or f64). */
+static inline void
+st(struct sym__tensor *t, int64_t i, double v)
+{
+	if (t->dtype == SYM_DT_F64)
+		((double *)t->data)[i] = v;
+	else
+		((float *)t->data)[i] = (float)v;
+}
+
+/* Return the global group of local output channel "o" of "cv". */
+static inline int64_t
+group_of(const struct conv *cv, int64_t o)
+{
+	return (cv->o_off + o) / (cv->o_global / cv->group);
+}
+
+/* Add to "acc" (the dims of x, in double) what output channel "o" of
+ * image "n" of "dy" gives the gradient of x through the weight "w" for
+ * "cv": each output position's gradient times each kernel tap, at the
+ * input position that tap read. */
+static void
+input_grad_one(const struct conv *cv, const struct sym__tensor *dy,
+    const struct sym__tensor *w, int64_t n, int64_t o, double *acc)
+{
+	int64_t kk = cv->kh * cv->kw, p_n = cv->ho * cv->wo;
+	double *xn =
+	    acc + (n * cv->c + group_of(cv, o) * cv->cg) * cv->h * cv->w;
+	int64_t y0 = (n * cv->o + o) * p_n, w0 = o * cv->cg * kk;
+
+	for (int64_t p = 0; p < p_n; p++) {
+		double gv = ld(dy, y0 + p);
+		int64_t oh = p / cv->wo, ow = p % cv->wo;
+
+		for (int64_t k = 0; k < cv->cg * kk; k++) {
+			int64_t c = k / kk;
+			int64_t ih = tap(cv, 0, oh, k % kk / cv->kw);
+			int64_t iw = tap(cv, 1, ow, k % cv->kw);
+
+			if (ih >= 0 && ih < cv->h && iw >= 0 && iw < cv->w)
+				xn[(c * cv->h + ih) * cv->w + iw] +=
+				    gv * ld(w, w0 + k);
+		}
+	}
+}
+
+/* Return the gradient of element "k" (channel, row, column of the
+ * kernel) of output channel "o" of the weight for "cv": the sum over
+ * the images and output positions of "dy" times the element of "x" the
+ * tap read there. */
+static double
+weight_grad_one(const struct conv *cv, const struct sym__tensor *dy,
+    const struct sym__tensor *x, int64_t o, int64_t k)
+{
+	int64_t kk = cv->kh * cv->kw, p_n = cv->ho * cv->wo;
+	int64_t c = group_of(cv, o) * cv->cg + k / kk;
+	int64_t i = k % kk / cv->kw, j = k % cv->kw;
+	double sum = 0.0;
+
+	for (int64_t n = 0; n < cv->n; n++) {
+		int64_t y0 = (n * cv->o + o) * p_n;
+		int64_t x0 = (n * cv->c + c) * cv->h * cv->w;
+
+		for (int64_t p = 0; p < p_n; p++) {
+			int64_t ih = tap(cv, 0, p / cv->wo, i);
+			int64_t iw = tap(cv, 1, p % cv->wo, j);
+
+			if (ih >= 0 && ih < cv->h && iw >= 0 && iw < cv->w)
+				sum += ld(dy, y0 + p) *
+				    ld(x, x0 + ih * cv->w + iw);
+		}
+	}
+	return sum;
+}
+
+/* The kernel of conv2d_input_grad(dy, weight, x) -> dx of the dims of
+ * x; "a" is the call. */
+static int
+k_conv2d_input_grad(struct sym__kernel_args *a)
+{
+	static const char op[] = "conv2d_input_grad";
+	struct sym__tensor *dx = &a->out[0];
+	struct conv cv;
+	int64_t n;
+	double *acc;
+
+	if (sym__kio(a, op, 3, 3, 1, 1) < 0 ||
+	    setup(a, op, 2, 1, &a->in[0], "dy", &cv) < 0 ||
+	    sym__ksame_kst(a, op, &a->in[2], "x", dx, "the output") < 0 ||
+	    sym__ksame_dims(a, op, &a->in[2], "x", dx, "the output") < 0)
+		return -1;
+	n = sym__tensor_numel(dx);
+	acc = sym__kscratch_get(a, (size_t)(n ? n : 1) * sizeof(*acc));
+	if (!acc)
+		return sym__kfail(a, op, "out of memory");
+	memset(acc, 0, (size_t)n * sizeof(*acc));
+	for (int64_t i = 0; i < cv.n; i++)
+		for (int64_t o = 0; o < cv.o; o++)
+			input_grad_one(&cv, &a->in[0], &a->in[1], i, o, acc);
+	for (int64_t i = 0; i < n; i++)
+		st(dx, i, acc[i]);
+	sym__kscratch_done(a, acc);
+	return 0;
+}
+
+/* The kernel of conv2d_weight_grad(dy, x, weight) -> dw of the dims of
+ * the weight; "a" is the call. */
+static int
+k_conv2d_weight_grad(struct sym__kernel_args *a)
+{
+	static const char op[] = "conv2d_weight_grad";
+	struct sym__tensor *dw = &a->out[0];
+	struct conv cv;
+	int64_t k;
+
+	if (sym__kio(a, op, 3, 3, 1, 1) < 0 ||
+	    setup(a, op, 1, 2, &a->in[0], "dy", &cv) < 0 ||
+	    sym__ksame_kst(a, op, &a->in[2], "the weight", dw, "the output") <
+	        0 ||
+	    sym__ksame_dims(a, op, &a->in[2], "the weight", dw, "the output") <
+	        0)
+		return -1;
+	k = cv.cg * cv.kh * cv.kw;
+	for (int64_t o = 0; o < cv.o; o++)
+		for (int64_t i = 0; i < k; i++)
+			st(dw, o * k + i,
+			    weight_grad_one(&cv, &a->in[0], &a->in[1], o, i));
+	return 0;
+}
+
 const sym__kernel_fn sym__kernels_conv[SYM__N_OPS] = {
 	[SYM__OP_CONV2D] = k_conv2d,
+	[SYM__OP_CONV2D_INPUT_GRAD] = k_conv2d_input_grad,
+	[SYM__OP_CONV2D_WEIGHT_GRAD] = k_conv2d_weight_grad,
 };

@@ -8,6 +8,19 @@
  * dy (1 - y^2); sqrt_grad dy / (2 y), infinite where y is 0 (as 1 /
  * sqrt(x) at 0).
  *
+ * maximum_grad and minimum_grad(dy, a, b) route dy, element by element
+ * of its (broadcast) dims, to the operand the forward kernel returned: a
+ * where a > b (a < b for the minimum) or a is NaN, b where b wins or is
+ * NaN while a is not; an exact tie (a == b) gives each half. Their two
+ * outputs have dy's dims, the broadcast being summed back by sum_to.
+ *
+ * gather_grad(dy, indices, params) and embedding_grad(dy, ids, table)
+ * scatter-add dy into zeros of the table's dims along the gathered axis,
+ * repeated indices accumulating. Indices are global: when the table's
+ * gathered dim is split (args->offset and args->global_dim of input 2),
+ * a rank adds only the rows of its block; an index outside [0, global
+ * size) is an error.
+ *
  * The others compute in double and round once: see each kernel.
  */
 #include <math.h>
@@ -515,6 +528,199 @@ k_layer_norm_grad(struct sym__kernel_args *a)
 	return 0;
 }
 
+/* Start "w" over the dims of "z" following alongside the offsets of
+ * "x", aligned with "z" from the right, whose dims are those of "z" or
+ * 1 (broadcast: stride 0), or absent. */
+static void
+walk_bcast(struct walk *w, const struct sym__tensor *z,
+    const struct sym__tensor *x)
+{
+	int64_t s = 1;
+
+	memset(w, 0, sizeof(*w));
+	w->rank = z->rank;
+	for (int d = z->rank - 1; d >= 0; d--) {
+		int k = d - (z->rank - x->rank);
+
+		w->dim[d] = z->dim[d];
+		w->stride[d] = k < 0 || x->dim[k] == 1 ? 0 : s;
+		s *= k < 0 ? 1 : x->dim[k];
+	}
+}
+
+/* Check that "x", called "xn", of the call "a" of "op" broadcasts to the
+ * dims of dy "z": rank at most dy's, each dim 1 or dy's aligned from the
+ * right; return 0 or -1. */
+static int
+check_bcast(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn, const struct sym__tensor *z)
+{
+	if (x->rank > z->rank)
+		return sym__kfail(a, op, "%s has rank %d, more than dy's %d",
+		    xn, x->rank, z->rank);
+	for (int k = 0; k < x->rank; k++) {
+		int d = k + z->rank - x->rank;
+
+		if (x->dim[k] != 1 && x->dim[k] != z->dim[d])
+			return sym__kfail(a, op,
+			    "dim %d of %s is %lld, neither 1 nor dy's %lld", k,
+			    xn, (long long)x->dim[k], (long long)z->dim[d]);
+	}
+	return 0;
+}
+
+/* The kernels of maximum_grad(dy, a, b) and minimum_grad(dy, a, b) ->
+ * (da, db) of dy's dims, called "op" ("is_max" says which): see the top
+ * of the file. "a" is the call. */
+static int
+extremum_grad(struct sym__kernel_args *a, const char *op, int is_max)
+{
+	static const char *const names[] = { "dy", "a", "b", "da", "db" };
+	const struct sym__tensor *t[5] = { &a->in[0], &a->in[1], &a->in[2],
+		&a->out[0], &a->out[1] };
+	struct walk wa, wb;
+	int64_t n;
+
+	if (sym__kio(a, op, 3, 3, 2, 2) < 0 ||
+	    all_float(a, op, t, names, 5) < 0 ||
+	    sym__ksame_dims(a, op, t[0], "dy", t[3], "da") < 0 ||
+	    sym__ksame_dims(a, op, t[0], "dy", t[4], "db") < 0 ||
+	    check_bcast(a, op, t[1], "a", t[0]) < 0 ||
+	    check_bcast(a, op, t[2], "b", t[0]) < 0)
+		return -1;
+	n = sym__tensor_numel(t[0]);
+	walk_bcast(&wa, t[0], t[1]);
+	walk_bcast(&wb, t[0], t[2]);
+	for (int64_t i = 0; i < n; i++, walk_next(&wa), walk_next(&wb)) {
+		double g = ld(t[0], i), u = ld(t[1], wa.off),
+		       v = ld(t[2], wb.off);
+		int first = is_max ? u > v : u < v;
+
+		if (u == v) {
+			st(&a->out[0], i, 0.5 * g);
+			st(&a->out[1], i, 0.5 * g);
+		} else {
+			first |= u != u;
+			st(&a->out[0], i, first ? g : 0.0);
+			st(&a->out[1], i, first ? 0.0 : g);
+		}
+	}
+	return 0;
+}
+
+/* The kernel of maximum_grad; "a" is the call. */
+static int
+k_maximum_grad(struct sym__kernel_args *a)
+{
+	return extremum_grad(a, "maximum_grad", 1);
+}
+
+/* The kernel of minimum_grad; "a" is the call. */
+static int
+k_minimum_grad(struct sym__kernel_args *a)
+{
+	return extremum_grad(a, "minimum_grad", 0);
+}
+
+/* Scatter-add, for the call "a" of "op", dy (input 0, of dims table[:ax]
+ * + indices + table[ax+1:], checked) into output 0, zeros of the dims
+ * of the table (input 2), along its axis "ax" at the indices (input 1),
+ * keeping the rows of the table's local block; in double. Return 0 or
+ * -1. */
+static int
+scatter_add(struct sym__kernel_args *a, const char *op, int ax)
+{
+	const struct sym__tensor *dy = &a->in[0], *ix = &a->in[1];
+	const struct sym__tensor *p = &a->in[2];
+	struct sym__tensor *z = &a->out[0];
+	const struct sym__tensor *t[3] = { dy, p, z };
+	static const char *const names[] = { "dy", "the table", "the output" };
+	int64_t n = p->dim[ax], off = sym__kin_offset(a, 2, ax);
+	int64_t global = sym__kin_global(a, 2, ax), nidx, outer, inner, r = 0;
+	const int32_t *idx = ix->data;
+	double *acc;
+
+	if (sym__kindices(a, op, ix, "the indices") < 0 ||
+	    all_float(a, op, t, names, 3) < 0 ||
+	    sym__ksame_dims(a, op, p, "the table", z, "the output") < 0)
+		return -1;
+	if (dy->rank != p->rank - 1 + ix->rank)
+		return sym__kfail(a, op, "dy has rank %d, not %d", dy->rank,
+		    p->rank - 1 + ix->rank);
+	for (int d = 0; d < p->rank; d++)
+		for (int k = 0; k < (d == ax ? ix->rank : 1); k++, r++)
+			if (dy->dim[r] != (d == ax ? ix->dim[k] : p->dim[d]))
+				return sym__kfail(a, op,
+				    "dim %lld of dy is %lld, %lld expected",
+				    (long long)r, (long long)dy->dim[r],
+				    (long long)(d == ax ? ix->dim[k]
+				                        : p->dim[d]));
+	if (off < 0 || n > global || off > global - n)
+		return sym__kfail(a, op,
+		    "the local block [%lld, %lld) of the table is not inside "
+		    "its global size %lld",
+		    (long long)off, (long long)(off + n), (long long)global);
+	nidx = sym__tensor_numel(ix);
+	for (int64_t j = 0; j < nidx; j++)
+		if (idx[j] < 0 || idx[j] >= global)
+			return sym__kfail(a, op,
+			    "index %lld (element %lld) is out of range [0, "
+			    "%lld)",
+			    (long long)idx[j], (long long)j, (long long)global);
+	outer = sym__kprod(p->dim, 0, ax);
+	inner = sym__kprod(p->dim, ax + 1, p->rank);
+	acc = sym__kscratch_get(a,
+	    (size_t)(sym__tensor_numel(z) ? sym__tensor_numel(z) : 1) *
+	        sizeof(*acc));
+	if (!acc)
+		return sym__kfail(a, op, "out of memory");
+	memset(acc, 0, (size_t)sym__tensor_numel(z) * sizeof(*acc));
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t j = 0; j < nidx; j++) {
+			int64_t l = idx[j] - off;
+			double *row = acc + (o * n + l) * inner;
+			int64_t g0 = (o * nidx + j) * inner;
+
+			if (l < 0 || l >= n)
+				continue;
+			for (int64_t i = 0; i < inner; i++)
+				row[i] += ld(dy, g0 + i);
+		}
+	for (int64_t i = 0; i < sym__tensor_numel(z); i++)
+		st(z, i, acc[i]);
+	sym__kscratch_done(a, acc);
+	return 0;
+}
+
+/* The kernel of gather_grad(dy, indices, params) along the decoded
+ * axis; "a" is the call. */
+static int
+k_gather_grad(struct sym__kernel_args *a)
+{
+	static const char op[] = "gather_grad";
+	const struct sym__opattrs *at;
+
+	if (sym__kio(a, op, 3, 3, 1, 1) < 0 || !(at = sym__kat(a, op)) ||
+	    sym__kaxis(a, op, "axis", at->gather.axis, a->in[2].rank) < 0)
+		return -1;
+	return scatter_add(a, op, (int)at->gather.axis);
+}
+
+/* The kernel of embedding_grad(dy, ids, table [V, D]); "a" is the
+ * call. */
+static int
+k_embedding_grad(struct sym__kernel_args *a)
+{
+	static const char op[] = "embedding_grad";
+
+	if (sym__kio(a, op, 3, 3, 1, 1) < 0)
+		return -1;
+	if (a->in[2].rank != 2)
+		return sym__kfail(a, op, "the table must have rank 2, not %d",
+		    a->in[2].rank);
+	return scatter_add(a, op, 0);
+}
+
 const sym__kernel_fn sym__kernels_grad[SYM__N_OPS] = {
 	[SYM__OP_GELU_GRAD] = k_gelu_grad,
 	[SYM__OP_SIGMOID_GRAD] = k_sigmoid_grad,
@@ -527,4 +733,8 @@ const sym__kernel_fn sym__kernels_grad[SYM__N_OPS] = {
 	[SYM__OP_SOFTMAX_GRAD] = k_softmax_grad,
 	[SYM__OP_LOG_SOFTMAX_GRAD] = k_log_softmax_grad,
 	[SYM__OP_LAYER_NORM_GRAD] = k_layer_norm_grad,
+	[SYM__OP_MAXIMUM_GRAD] = k_maximum_grad,
+	[SYM__OP_MINIMUM_GRAD] = k_minimum_grad,
+	[SYM__OP_GATHER_GRAD] = k_gather_grad,
+	[SYM__OP_EMBEDDING_GRAD] = k_embedding_grad,
 };

@@ -17,7 +17,10 @@ static const sym__grad_rule *const families[SYM__N_FAMILIES] = {
 	[SYM__FAM_ELEMENTWISE] = sym__grad_elementwise,
 	[SYM__FAM_LAYOUT] = sym__grad_layout,
 	[SYM__FAM_REDUCE] = sym__grad_reduce,
+	[SYM__FAM_NORM] = sym__grad_norm,
 	[SYM__FAM_LOSS] = sym__grad_loss,
+	[SYM__FAM_CONV] = sym__grad_conv,
+	[SYM__FAM_GATHER] = sym__grad_gather,
 };
 
 /* Return the gradient rule of "op", or NULL when it has none. */

@@ -426,6 +426,335 @@ infer_layer_norm_grad(struct sym__shard *s)
 	return 0;
 }
 
+/* Return the dimension of input "i" of "s" aligned (from the right)
+ * with dimension "j" of dy, input 0 of rank "n", or -1 when it has
+ * none. */
+static int
+aligned_dy(const struct sym__shard *s, size_t i, size_t j, size_t n)
+{
+	size_t r = sym__shard_in_rank(s, i);
+
+	return j + r >= n ? (int)(j + r - n) : -1;
+}
+
+/* Return 1 when dimension "d" of input "i" of "s" is broadcast against
+ * dimension "j" of dy (input 0): it is the constant 1 and dy's is
+ * not. */
+static int
+broadcast_dy(const struct sym__shard *s, size_t i, size_t d, size_t j)
+{
+	int64_t a, o;
+
+	if (i == 0 || sym_expr_get_const(s->in_shape[i]->dim[d], &a) < 0 ||
+	    a != 1)
+		return 0;
+	return sym_expr_get_const(s->in_shape[0]->dim[j], &o) < 0 || o != 1;
+}
+
+/* The tuple step of maximum_grad and minimum_grad(dy, a, b): the device
+ * matrix is the strategy of dy or, without one, that of the operands
+ * on the dimensions they do not broadcast; "s" is the run, "split" the
+ * split counts by input. */
+static int
+tuple_extremum(struct sym__shard *s, const int64_t *const *split)
+{
+	size_t n = sym__shard_in_rank(s, 0);
+	int64_t *sizes = sym__shard_scratch(s, n ? n : 1, sizeof(*sizes));
+	const char **names = sym__shard_axis_names(s, "d", n);
+	int *axis_of;
+
+	if (!sizes || !names)
+		return sym__shard_nomem(s);
+	for (size_t j = 0; j < n; j++) {
+		int owner = -1;
+
+		sizes[j] = 1;
+		for (size_t i = 0; i < 3; i++) {
+			int d = aligned_dy(s, i, j, n);
+
+			if (d < 0 || !split[i] ||
+			    broadcast_dy(s, i, (size_t)d, j))
+				continue;
+			if (owner >= 0 && split[i][d] != sizes[j])
+				return sym__shard_fail(s, (int)i, d,
+				    "dimension %d of %s is split %lld way%s, "
+				    "but the matching dimension %d of %s "
+				    "%lld way%s: the operands of %s must be "
+				    "split alike",
+				    d, sym__shard_in_name(s, i),
+				    (long long)split[i][d],
+				    SYM__WAYS(split[i][d]),
+				    aligned_dy(s, (size_t)owner, j, n),
+				    sym__shard_in_name(s, (size_t)owner),
+				    (long long)sizes[j], SYM__WAYS(sizes[j]),
+				    sym_op_name(s->op));
+			sizes[j] = split[i][d];
+			owner = (int)i;
+		}
+	}
+	if (sym__shard_set_mesh(s, n, sizes, names) < 0)
+		return -1;
+	for (size_t i = 0; i < 3; i++) {
+		size_t r = sym__shard_in_rank(s, i);
+
+		axis_of = sym__shard_scratch(s, r ? r : 1, sizeof(*axis_of));
+		if (!axis_of)
+			return sym__shard_nomem(s);
+		for (size_t d = 0; d < r; d++)
+			axis_of[d] = broadcast_dy(s, i, d, d + n - r)
+			    ? -1
+			    : (int)(d + n - r);
+		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Give dy, input 0 of "s" of rank "n", which has no layout, the splits
+ * of the operands on the dimensions they do not broadcast; 0 or -1. */
+static int
+complete_dy(struct sym__shard *s, size_t n)
+{
+	struct sym__lb b;
+
+	if (sym__lb_init(s, &b, n) < 0)
+		return -1;
+	for (size_t j = 0; j < n; j++)
+		for (size_t i = 1; i < 3; i++) {
+			int d = aligned_dy(s, i, j, n);
+
+			if (d >= 0 && s->in[i] &&
+			    !broadcast_dy(s, i, (size_t)d, j)) {
+				sym__lb_copy(&b, j, s->in[i], (size_t)d);
+				break;
+			}
+		}
+	return sym__shard_set_in(s, 0, &b);
+}
+
+/* The layout step of maximum_grad and minimum_grad: a and b split like
+ * the dimensions of dy they are aligned with, broadcast dimensions
+ * unsplit; both gradients laid out like dy. "s" is the run. */
+static int
+infer_extremum(struct sym__shard *s)
+{
+	size_t n = sym__shard_in_rank(s, 0);
+	struct sym__lb b;
+
+	if (!s->in[0] && !s->in[1] && !s->in[2] &&
+	    sym__shard_default_replicated(s, 0) < 0)
+		return -1;
+	if (!s->in[0] && complete_dy(s, n) < 0)
+		return -1;
+	for (size_t i = 1; i < 3; i++) {
+		size_t r = sym__shard_in_rank(s, i);
+
+		if (s->in[i])
+			continue;
+		if (sym__lb_init(s, &b, r) < 0)
+			return -1;
+		for (size_t d = 0; d < r; d++)
+			if (!broadcast_dy(s, i, d, d + n - r))
+				sym__lb_copy(&b, d, s->in[0], d + n - r);
+		if (sym__shard_set_in(s, i, &b) < 0)
+			return -1;
+	}
+	for (size_t i = 1; i < 3; i++) {
+		size_t r = sym__shard_in_rank(s, i);
+
+		for (size_t d = 0; d < r; d++) {
+			size_t j = d + n - r;
+
+			if (broadcast_dy(s, i, d, j)) {
+				if (sym__shard_unsplit(s, i, d,
+				        "it has size 1 and is broadcast, so "
+				        "it") < 0)
+					return -1;
+			} else if (!sym__shard_same_dim(s->in[i], d, s->in[0],
+			               j)) {
+				return sym__shard_fail(s, (int)i, (int)d,
+				    "dimension %zu of %s is split by %s, but "
+				    "the matching dimension %zu of dy %s by "
+				    "%s: they must be split alike",
+				    d, sym__shard_in_name(s, i),
+				    sym__shard_axes_txt(s, s->in[i], d), j,
+				    sym__shard_in_name(s, 0),
+				    sym__shard_axes_txt(s, s->in[0], j));
+			}
+		}
+	}
+	if (sym__shard_out_same(s, 0, 0) < 0)
+		return -1;
+	return sym__shard_out_same(s, 1, 0);
+}
+
+/* Store in "src" and "dim", for each dimension of dy of gather_grad or
+ * embedding_grad ("emb") in "s" (rank of the table - 1 + rank of the
+ * indices), the input it is split like (2 the table, 1 the indices) and
+ * that input's dimension: gather's output, params' dimensions around
+ * the indices'; embedding's, the ids' then the embedding dimension. */
+static void
+dy_sources(const struct sym__shard *s, int emb, size_t *src, size_t *dim)
+{
+	size_t rp = sym__shard_in_rank(s, 2), ri = sym__shard_in_rank(s, 1);
+	size_t ax = emb ? 0 : s->at->gather.axis, k = 0;
+
+	for (size_t d = 0; d < rp; d++) {
+		if (d != ax) {
+			src[k] = 2;
+			dim[k++] = d;
+			continue;
+		}
+		for (size_t j = 0; j < ri; j++) {
+			src[k] = 1;
+			dim[k++] = j;
+		}
+	}
+}
+
+/* The tuple step of gather_grad ("emb" 0) and embedding_grad ("emb"
+ * 1): the device matrix of the forward operator, (p0, ..., i0, ...) or
+ * (i0, ..., vocab, embed), from the strategies of the table and of the
+ * indices, or of dy where they have none; "s" is the run, "split" the
+ * split counts by input. */
+static int
+tuple_scatter(struct sym__shard *s, const int64_t *const *split, int emb)
+{
+	size_t rp = sym__shard_in_rank(s, 2), ri = sym__shard_in_rank(s, 1);
+	size_t ry = sym__shard_in_rank(s, 0);
+	size_t pb = emb ? ri : 0, ib = emb ? 0 : rp;
+	const char **pn = sym__shard_axis_names(s, "p", rp);
+	const char **in = sym__shard_axis_names(s, "i", ri);
+	size_t src[SYM_MESH_MAX_AXES], dim[SYM_MESH_MAX_AXES];
+	int64_t sizes[SYM_MESH_MAX_AXES];
+	const char *names[SYM_MESH_MAX_AXES];
+	int axis_of[SYM_MESH_MAX_AXES];
+
+	if (!pn || !in)
+		return sym__shard_nomem(s);
+	if (rp + ri + 1 > SYM_MESH_MAX_AXES)
+		return sym__shard_fail(s, -1, -1,
+		    "%s of tensors of %zu and %zu dimensions needs more "
+		    "device-matrix axes than supported",
+		    sym_op_name(s->op), rp, ri);
+	if (emb) {
+		pn[0] = "vocab";
+		pn[1] = "embed";
+	}
+	dy_sources(s, emb, src, dim);
+	for (size_t d = 0; d < rp; d++) {
+		sizes[pb + d] = split[2] ? split[2][d] : 1;
+		names[pb + d] = pn[d];
+	}
+	for (size_t j = 0; j < ri; j++) {
+		sizes[ib + j] = split[1] ? split[1][j] : 1;
+		names[ib + j] = in[j];
+	}
+	for (size_t k = 0; k < ry; k++) {
+		axis_of[k] = (int)((src[k] == 2 ? pb : ib) + dim[k]);
+		if (split[0] && !split[src[k]])
+			sizes[axis_of[k]] = split[0][k];
+	}
+	if (sym__shard_set_mesh(s, rp + ri, sizes, names) < 0 ||
+	    (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0))
+		return -1;
+	for (size_t j = 0; j < ri; j++)
+		axis_of[j] = (int)(ib + j);
+	if (split[1] && sym__shard_map(s, 1, split[1], axis_of) < 0)
+		return -1;
+	for (size_t d = 0; d < rp; d++)
+		axis_of[d] = (int)(pb + d);
+	return split[2] ? sym__shard_map(s, 2, split[2], axis_of) : 0;
+}
+
+/* The tuple step of gather_grad(dy, indices, params). */
+static int
+tuple_gather_grad(struct sym__shard *s, const int64_t *const *split)
+{
+	return tuple_scatter(s, split, 0);
+}
+
+/* The tuple step of embedding_grad(dy, ids, table). */
+static int
+tuple_embedding_grad(struct sym__shard *s, const int64_t *const *split)
+{
+	return tuple_scatter(s, split, 1);
+}
+
+/* The layout step of gather_grad ("emb" 0) and embedding_grad ("emb"
+ * 1): the table and the indices completed from dy (the gathered
+ * dimension, and the vocabulary of the table, unsplit), dy from them,
+ * dy split like the dimensions it comes from; the gradient laid out
+ * like the table, partial over the axes of the indices. "s" is the run.
+ */
+static int
+infer_scatter(struct sym__shard *s, int emb)
+{
+	size_t rp = sym__shard_in_rank(s, 2), ri = sym__shard_in_rank(s, 1);
+	size_t ry = sym__shard_in_rank(s, 0);
+	size_t src[SYM_MESH_MAX_AXES], dim[SYM_MESH_MAX_AXES];
+	struct sym__lb b;
+
+	if (ry > SYM_MESH_MAX_AXES)
+		return sym__shard_fail(s, 0, -1,
+		    "%s of %zu dimensions is not supported", sym_op_name(s->op),
+		    ry);
+	dy_sources(s, emb, src, dim);
+	if (!s->in[0] && !s->in[1] && !s->in[2] &&
+	    sym__shard_default_replicated(s, 2) < 0)
+		return -1;
+	for (size_t i = 1; i < 3; i++) {
+		if (s->in[i])
+			continue;
+		if (sym__lb_init(s, &b, i == 2 ? rp : ri) < 0)
+			return -1;
+		for (size_t k = 0; k < ry && s->in[0]; k++)
+			if (src[k] == i)
+				sym__lb_copy(&b, dim[k], s->in[0], k);
+		if (sym__shard_set_in(s, i, &b) < 0)
+			return -1;
+	}
+	if (!s->in[0]) {
+		if (sym__lb_init(s, &b, ry) < 0)
+			return -1;
+		for (size_t k = 0; k < ry; k++)
+			sym__lb_copy(&b, k, s->in[src[k]], dim[k]);
+		if (sym__shard_set_in(s, 0, &b) < 0)
+			return -1;
+	}
+	for (size_t k = 0; k < ry; k++)
+		if (!sym__shard_same_dim(s->in[0], k, s->in[src[k]], dim[k]))
+			return sym__shard_fail(s, 0, (int)k,
+			    "dimension %zu of dy %s is split by %s, but "
+			    "dimension %zu of %s by %s: they must be split "
+			    "alike",
+			    k, sym__shard_in_name(s, 0),
+			    sym__shard_axes_txt(s, s->in[0], k), dim[k],
+			    sym__shard_in_name(s, src[k]),
+			    sym__shard_axes_txt(s, s->in[src[k]], dim[k]));
+	if (sym__lb_init(s, &b, rp) < 0)
+		return -1;
+	for (size_t d = 0; d < rp; d++)
+		sym__lb_copy(&b, d, s->in[2], d);
+	for (size_t j = 0; j < ri; j++)
+		sym__lb_partial_dim(&b, s->in[1], j);
+	return sym__shard_set_out(s, 0, &b);
+}
+
+/* The layout step of gather_grad(dy, indices, params). */
+static int
+infer_gather_grad(struct sym__shard *s)
+{
+	return infer_scatter(s, 0);
+}
+
+/* The layout step of embedding_grad(dy, ids, table). */
+static int
+infer_embedding_grad(struct sym__shard *s)
+{
+	return infer_scatter(s, 1);
+}
+
 const struct sym__shard_rule sym__shard_grad[SYM__N_OPS] = {
 	[SYM__OP_GELU_GRAD] = { 0, tuple_alike, infer_alike },
 	[SYM__OP_SIGMOID_GRAD] = { 0, tuple_alike, infer_alike },
@@ -440,4 +769,9 @@ const struct sym__shard_rule sym__shard_grad[SYM__N_OPS] = {
 	[SYM__OP_LOG_SOFTMAX_GRAD] = { 0, tuple_alike, infer_alike },
 	[SYM__OP_LAYER_NORM_GRAD] = { 1, tuple_layer_norm_grad,
 	    infer_layer_norm_grad },
+	[SYM__OP_MAXIMUM_GRAD] = { 0, tuple_extremum, infer_extremum },
+	[SYM__OP_MINIMUM_GRAD] = { 0, tuple_extremum, infer_extremum },
+	[SYM__OP_GATHER_GRAD] = { 1, tuple_gather_grad, infer_gather_grad },
+	[SYM__OP_EMBEDDING_GRAD] = { 1, tuple_embedding_grad,
+	    infer_embedding_grad },
 };

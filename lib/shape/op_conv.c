@@ -1,11 +1,15 @@
 /*
- * The convolution family: conv2d in NCHW.
+ * The convolution family: conv2d in NCHW, and its gradients
+ * conv2d_input_grad(dy, weight, x) and conv2d_weight_grad(dy, x, weight),
+ * which take conv2d's attributes (one decoder) and check the operands
+ * of the forward convolution where they sit.
  */
 #include <string.h>
 
 #include "shape/shape_private.h"
 
-/* Read the attribute "name" of conv2d in "inf", an integer or a list of 2
+/* Read the attribute "name" of the operator of "inf" (conv2d or a
+ * gradient of it), an integer or a list of 2
  * (height, width) or 4 (1, 1, height, width) integers, each at least 1,
  * into "hw" ("def" for both when absent); return 0 or -1. */
 static int
@@ -25,16 +29,17 @@ pair(struct sym__infer *inf, const char *name, int64_t def, int64_t *hw)
 		hw[1] = v[n - 1];
 	} else if (r == 0)
 		return sym__infer_fail_attr(inf, name,
-		    "attribute %s of conv2d must be an integer, a list of 2 "
+		    "attribute %s of %s must be an integer, a list of 2 "
 		    "(height, width) or of 4 (1, 1, height, width)",
-		    name);
+		    name, inf->op->name);
 	if (hw[0] < 1 || hw[1] < 1)
 		return sym__infer_fail_attr(inf, name,
-		    "attribute %s of conv2d must be at least 1", name);
+		    "attribute %s of %s must be at least 1", name,
+		    inf->op->name);
 	return 0;
 }
 
-/* Read the attribute pad of conv2d in "inf", an integer, a list of 2
+/* Read the attribute pad of the operator of "inf", an integer, a list of 2
  * (height, width) or of 4 (top, bottom, left, right), each at least 0,
  * into "p" as top, bottom, left, right (0 when absent); return 0 or -1. */
 static int
@@ -50,12 +55,14 @@ pads(struct sym__infer *inf, int64_t *p)
 		p[i] = n == 4 ? v[i] : n == 2 ? v[i / 2] : n == 1 ? v[0] : 0;
 	if (r == 0 && n != 1 && n != 2 && n != 4)
 		return sym__infer_fail_attr(inf, "pad",
-		    "attribute pad of conv2d must be an integer, a list of 2 "
-		    "(height, width) or of 4 (top, bottom, left, right)");
+		    "attribute pad of %s must be an integer, a list of 2 "
+		    "(height, width) or of 4 (top, bottom, left, right)",
+		    inf->op->name);
 	for (size_t i = 0; i < 4; i++)
 		if (p[i] < 0)
 			return sym__infer_fail_attr(inf, "pad",
-			    "attribute pad of conv2d must not be negative");
+			    "attribute pad of %s must not be negative",
+			    inf->op->name);
 	return 0;
 }
 
@@ -81,25 +88,27 @@ sym__conv_extent(int64_t size, int64_t k, int64_t pa, int64_t pb, int64_t dil,
 }
 
 /* Check in "inf" that the extent arithmetic of spatial dimension "i" (2
- * or 3) of conv2d fits 64 bits: "pa" + "pb" always, every step of
- * sym__conv_extent when the sizes are constants; fail at attribute pad
- * (or dilation when the padding is 0); return 0 or -1. */
+ * or 3) of the convolution of x (input "ix") by the weight (input "iw")
+ * fits 64 bits: "pa" + "pb" always, every step of sym__conv_extent when
+ * the sizes are constants; fail at attribute pad (or dilation when the
+ * padding is 0); return 0 or -1. */
 static int
-extent_fits(struct sym__infer *inf, size_t i, int64_t pa, int64_t pb,
-    int64_t dil, int64_t stride)
+extent_fits(struct sym__infer *inf, size_t ix, size_t iw, size_t i, int64_t pa,
+    int64_t pb, int64_t dil, int64_t stride)
 {
 	int64_t size, k, v;
 	int fits = !__builtin_add_overflow(pa, pb, &v);
 
-	if (fits && sym_expr_get_const(inf->in[0]->dim[i], &size) == 0 &&
-	    sym_expr_get_const(inf->in[1]->dim[i], &k) == 0)
+	if (fits && sym_expr_get_const(inf->in[ix]->dim[i], &size) == 0 &&
+	    sym_expr_get_const(inf->in[iw]->dim[i], &k) == 0)
 		fits = sym__conv_extent(size, k, pa, pb, dil, stride, &v) == 0;
 	if (fits)
 		return 0;
 	return sym__infer_fail_attr(inf, pa || pb ? "pad" : "dilation",
-	    "attribute %s of conv2d makes the output %s overflow 64 bits "
+	    "attribute %s of %s makes the output %s overflow 64 bits "
 	    "(size + pad - dilation * (kernel - 1) - 1 must fit)",
-	    pa || pb ? "pad" : "dilation", i == 2 ? "height" : "width");
+	    pa || pb ? "pad" : "dilation", inf->op->name,
+	    i == 2 ? "height" : "width");
 }
 
 /* Return the output extent (size + "pa" + "pb" - "dil" * (k - 1) - 1)
@@ -121,17 +130,18 @@ extent(struct sym__infer *inf, sym_expr *size, sym_expr *k, int64_t pa,
 	return sym__tmp(inf, sym__add_si(e, 1));
 }
 
-/* State in "inf" the channel requirements of conv2d with "group" groups:
- * C == Cw * group, and group divides C and O; return 0 or -1. */
+/* State in "inf" the channel requirements of the convolution of x
+ * (input "ix") by the weight (input "iw") with "group" groups: C == Cw *
+ * group, and group divides C and O; return 0 or -1. */
 static int
-channels(struct sym__infer *inf, int64_t group)
+channels(struct sym__infer *inf, size_t ix, size_t iw, int64_t group)
 {
-	sym_expr *c = inf->in[0]->dim[1], *cw = inf->in[1]->dim[1];
-	sym_expr *o = inf->in[1]->dim[0];
-	const char *x = sym__in_name(inf, 0), *w = sym__in_name(inf, 1);
+	sym_expr *c = inf->in[ix]->dim[1], *cw = inf->in[iw]->dim[1];
+	sym_expr *o = inf->in[iw]->dim[0];
+	const char *x = sym__in_name(inf, ix), *w = sym__in_name(inf, iw);
 
 	if (group == 1)
-		return sym__require_dims_equal(inf, 0, 1, 1, 1);
+		return sym__require_dims_equal(inf, ix, 1, iw, 1);
 	if (sym__require_equal(inf, c, sym__tmp(inf, sym__scale_si(cw, group)),
 	        "dimension 1 of %s (%s) must equal dimension 1 of %s (%s) "
 	        "times group=%lld",
@@ -149,8 +159,9 @@ channels(struct sym__infer *inf, int64_t group)
 	return 0;
 }
 
-/* The decoder of conv2d: stride, dilation, pad and group, and
- * data_format, which must be NCHW; "inf" is the run. */
+/* The decoder of conv2d, conv2d_input_grad and conv2d_weight_grad:
+ * stride, dilation, pad and group, and data_format, which must be NCHW;
+ * "inf" is the run. */
 int
 sym__decode_conv2d(struct sym__infer *inf)
 {
@@ -165,40 +176,42 @@ sym__decode_conv2d(struct sym__infer *inf)
 		return -1;
 	if (strcmp(fmt, "NCHW"))
 		return sym__infer_fail_attr(inf, "data_format",
-		    "conv2d supports data_format=\"NCHW\" only, not \"%s\"",
-		    fmt);
+		    "%s supports data_format=\"NCHW\" only, not \"%s\"",
+		    inf->op->name, fmt);
 	if (pair(inf, "stride", 1, stride) < 0 ||
 	    pair(inf, "dilation", 1, dil) < 0 || pads(inf, pad) < 0 ||
 	    sym__attr_int(inf, "group", 0, 1, group) < 0)
 		return -1;
 	if (*group < 1)
 		return sym__infer_fail_attr(inf, "group",
-		    "attribute group of conv2d must be at least 1");
+		    "attribute group of %s must be at least 1", inf->op->name);
 	return 0;
 }
 
 /*
- * The rule of conv2d(x, weight): x [N, C, H, W] and weight
- * [O, C / group, kh, kw], of one floating-point dtype, give [N, O, Ho, Wo]
- * with
+ * Check the operands of the convolution of x (input "ix", [N, C, H, W])
+ * by the weight (input "iw", [O, C / group, kh, kw]) in "inf": rank 4,
+ * one floating-point dtype, the channels and the extents for the decoded
+ * stride, pad, dilation and group; store its output dimensions [N, O,
+ * Ho, Wo] in "dims" with
  * Ho = (H + pad_top + pad_bottom - dilation * (kh - 1) - 1) floordiv
- * stride + 1 (likewise Wo), kept symbolic and required to be at least 1,
- * for the decoded stride, pad, dilation and group. "inf" is the run.
+ * stride + 1 (likewise Wo), kept symbolic and required to be at least 1.
+ * Return 0 or -1.
  */
-int
-sym__rule_conv2d(struct sym__infer *inf)
+static int
+conv_dims(struct sym__infer *inf, size_t ix, size_t iw, sym_expr **dims)
 {
-	const sym_shape *x = inf->in[0], *w = inf->in[1];
+	const sym_shape *x = inf->in[ix], *w = inf->in[iw];
 	const int64_t *stride = inf->at.conv.stride,
 	              *dil = inf->at.conv.dilation;
 	const int64_t *pad = inf->at.conv.pad, group = inf->at.conv.group;
-	sym_expr *dims[4];
 
-	if (sym__rank_is(inf, 0, 4) < 0 || sym__rank_is(inf, 1, 4) < 0 ||
-	    sym__dtype_float(inf, 0) < 0 || sym__same_dtype(inf, 0, 1) < 0 ||
-	    channels(inf, group) < 0 ||
-	    extent_fits(inf, 2, pad[0], pad[1], dil[0], stride[0]) < 0 ||
-	    extent_fits(inf, 3, pad[2], pad[3], dil[1], stride[1]) < 0)
+	if (sym__rank_is(inf, ix, 4) < 0 || sym__rank_is(inf, iw, 4) < 0 ||
+	    sym__dtype_float(inf, ix) < 0 || sym__same_dtype(inf, ix, iw) < 0 ||
+	    channels(inf, ix, iw, group) < 0 ||
+	    extent_fits(inf, ix, iw, 2, pad[0], pad[1], dil[0], stride[0]) <
+	        0 ||
+	    extent_fits(inf, ix, iw, 3, pad[2], pad[3], dil[1], stride[1]) < 0)
 		return -1;
 	dims[0] = x->dim[0];
 	dims[1] = w->dim[0];
@@ -215,9 +228,82 @@ sym__rule_conv2d(struct sym__infer *inf)
 		        "dimension %zu of %s (%s) plus padding is smaller than "
 		        "the dilated kernel (dimension %zu of %s, %s)",
 		        i == 2 ? "height" : "width",
-		        sym__txt_expr(inf, dims[i]), i, sym__in_name(inf, 0),
-		        sym__txt_expr(inf, x->dim[i]), i, sym__in_name(inf, 1),
+		        sym__txt_expr(inf, dims[i]), i, sym__in_name(inf, ix),
+		        sym__txt_expr(inf, x->dim[i]), i, sym__in_name(inf, iw),
 		        sym__txt_expr(inf, w->dim[i])) < 0)
 			return -1;
-	return sym__out_shape(inf, x->dtype, 4, dims);
+	return 0;
+}
+
+/* The rule of conv2d(x, weight): the output [N, O, Ho, Wo] of
+ * conv_dims. "inf" is the run. */
+int
+sym__rule_conv2d(struct sym__infer *inf)
+{
+	sym_expr *dims[4];
+
+	if (conv_dims(inf, 0, 1, dims) < 0)
+		return -1;
+	return sym__out_shape(inf, inf->in[0]->dtype, 4, dims);
+}
+
+/* Check in "inf" that dy (input 0) has the dtype of the operands and
+ * the shape "dims" of the output of the forward conv2d of x (input
+ * "ix") by the weight (input "iw"); return 0 or -1. */
+static int
+dy_like_output(struct sym__infer *inf, size_t ix, size_t iw,
+    sym_expr *const *dims)
+{
+	const sym_shape *dy = inf->in[0];
+	sym_shape *want;
+	const char *txt;
+
+	if (sym__same_dtype(inf, ix, 0) < 0)
+		return -1;
+	if (dy->rank != 4) {
+		want = sym__shape_new(inf->ctx, dy->dtype, 4, dims);
+		txt = want ? sym__txt_dims(inf, want) : "?";
+		sym__shape_unref(want);
+		return sym__infer_fail(inf, 0,
+		    "dy %s of %s must have the shape of the output of conv2d "
+		    "of %s by %s, %s, but its shape is %s",
+		    sym__in_name(inf, 0), inf->op->name, sym__in_name(inf, ix),
+		    sym__in_name(inf, iw), txt, sym__txt_dims(inf, dy));
+	}
+	for (size_t d = 0; d < 4; d++)
+		if (sym__require_equal(inf, dy->dim[d], dims[d],
+		        "dimension %zu of dy %s (%s) must equal %s, dimension "
+		        "%zu of the output of conv2d of %s by %s",
+		        d, sym__in_name(inf, 0), sym__txt_expr(inf, dy->dim[d]),
+		        sym__txt_expr(inf, dims[d]), d, sym__in_name(inf, ix),
+		        sym__in_name(inf, iw)) < 0)
+			return -1;
+	return 0;
+}
+
+/* The rule of conv2d_input_grad(dy, weight, x): the gradient of conv2d
+ * with respect to x, of its shape, dy having the shape of the forward
+ * output. "inf" is the run. */
+int
+sym__rule_conv2d_input_grad(struct sym__infer *inf)
+{
+	sym_expr *dims[4];
+
+	if (conv_dims(inf, 2, 1, dims) < 0 ||
+	    dy_like_output(inf, 2, 1, dims) < 0)
+		return -1;
+	return sym__out_same(inf, 2);
+}
+
+/* The rule of conv2d_weight_grad(dy, x, weight): the gradient of conv2d
+ * with respect to the weight, of its shape. "inf" is the run. */
+int
+sym__rule_conv2d_weight_grad(struct sym__infer *inf)
+{
+	sym_expr *dims[4];
+
+	if (conv_dims(inf, 1, 2, dims) < 0 ||
+	    dy_like_output(inf, 1, 2, dims) < 0)
+		return -1;
+	return sym__out_same(inf, 2);
 }

@@ -263,3 +263,146 @@ sym__rule_layer_norm_grad(struct sym__infer *inf)
 		return -1;
 	return 0;
 }
+
+/* The rule of maximum_grad(dy, a, b) and minimum_grad(dy, a, b): a and
+ * b of dy's floating dtype, dy of the shape they broadcast to (NumPy
+ * broadcasting, as the forward operator); two outputs of dy's shape,
+ * the gradients of a and of b before the broadcast dimensions are
+ * summed back. "inf" is the run. */
+int
+sym__rule_extremum_grad(struct sym__infer *inf)
+{
+	size_t ra = inf->in[1]->rank, rb = inf->in[2]->rank;
+	size_t n = ra > rb ? ra : rb;
+	const sym_shape *dy = inf->in[0];
+	sym_expr **dims = sym__scratch(inf, n ? n : 1, sizeof(*dims));
+	sym_shape *want;
+	const char *txt;
+
+	if (!dims)
+		return sym__infer_nomem(inf);
+	if (sym__dtype_float(inf, 0) < 0 || sym__same_dtype(inf, 0, 1) < 0 ||
+	    sym__same_dtype(inf, 0, 2) < 0 ||
+	    sym__broadcast(inf, 1, ra, 2, rb, dims) < 0)
+		return -1;
+	if (dy->rank != n) {
+		want = sym__shape_new(inf->ctx, dy->dtype, n, dims);
+		txt = want ? sym__txt_dims(inf, want) : "?";
+		sym__shape_unref(want);
+		return sym__infer_fail(inf, 0,
+		    "dy %s of %s must have the shape %s and %s broadcast to, "
+		    "%s, but its shape is %s",
+		    sym__in_name(inf, 0), inf->op->name, sym__in_name(inf, 1),
+		    sym__in_name(inf, 2), txt, sym__txt_dims(inf, dy));
+	}
+	for (size_t d = 0; d < n; d++)
+		if (sym__require_equal(inf, dy->dim[d], dims[d],
+		        "dimension %zu of dy %s (%s) must equal %s, dimension "
+		        "%zu of %s and %s broadcast",
+		        d, sym__in_name(inf, 0), sym__txt_expr(inf, dy->dim[d]),
+		        sym__txt_expr(inf, dims[d]), d, sym__in_name(inf, 1),
+		        sym__in_name(inf, 2)) < 0)
+			return -1;
+	if (sym__out_same(inf, 0) < 0 || sym__out_same(inf, 0) < 0)
+		return -1;
+	return 0;
+}
+
+/* The decoder of gather_grad(dy, indices, params): the attribute axis
+ * (default 0) of params, input 2, as gather's; "inf" is the run. */
+int
+sym__decode_gather_grad(struct sym__infer *inf)
+{
+	static const char *const known[] = { "axis", NULL };
+	int64_t axis;
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
+	    sym__axis(inf, "axis", axis, inf->in[2]->rank, 2,
+	        &inf->at.gather.axis) < 0)
+		return -1;
+	return 0;
+}
+
+/* Check in "inf" that dy (input 0) has the floating-point dtype of the
+ * table (input "it") and the "rank" dimensions "dims" of the forward
+ * output, which "what" describes; return 0 or -1. */
+static int
+dy_like(struct sym__infer *inf, size_t it, size_t rank, sym_expr *const *dims,
+    const char *what)
+{
+	const sym_shape *dy = inf->in[0];
+	sym_shape *want;
+	const char *txt;
+
+	if (sym__dtype_float(inf, 0) < 0 || sym__same_dtype(inf, 0, it) < 0)
+		return -1;
+	if (dy->rank != rank) {
+		want = sym__shape_new(inf->ctx, dy->dtype, rank, dims);
+		txt = want ? sym__txt_dims(inf, want) : "?";
+		sym__shape_unref(want);
+		return sym__infer_fail(inf, 0,
+		    "dy %s of %s must have the shape of %s, %s, but its shape "
+		    "is %s",
+		    sym__in_name(inf, 0), inf->op->name, what, txt,
+		    sym__txt_dims(inf, dy));
+	}
+	for (size_t d = 0; d < rank; d++)
+		if (sym__require_equal(inf, dy->dim[d], dims[d],
+		        "dimension %zu of dy %s (%s) must equal %s, dimension "
+		        "%zu of %s",
+		        d, sym__in_name(inf, 0), sym__txt_expr(inf, dy->dim[d]),
+		        sym__txt_expr(inf, dims[d]), d, what) < 0)
+			return -1;
+	return 0;
+}
+
+/* The rule of gather_grad(dy, indices, params): dy of the shape of
+ * gather(params, indices) along the decoded axis, floating-point like
+ * params, integer indices; the gradient has the shape of params. "inf"
+ * is the run. */
+int
+sym__rule_gather_grad(struct sym__infer *inf)
+{
+	const sym_shape *p = inf->in[2], *ix = inf->in[1];
+	size_t ax = inf->at.gather.axis, n = 0, rank = p->rank - 1 + ix->rank;
+	sym_expr **dims = sym__scratch(inf, rank ? rank : 1, sizeof(*dims));
+
+	if (!dims)
+		return sym__infer_nomem(inf);
+	if (sym__dtype_integer(inf, 1, "indices") < 0)
+		return -1;
+	for (size_t i = 0; i < ax; i++)
+		dims[n++] = p->dim[i];
+	for (size_t i = 0; i < ix->rank; i++)
+		dims[n++] = ix->dim[i];
+	for (size_t i = ax + 1; i < p->rank; i++)
+		dims[n++] = p->dim[i];
+	if (dy_like(inf, 2, rank, dims, "the gather of params by indices") < 0)
+		return -1;
+	return sym__out_same(inf, 2);
+}
+
+/* The rule of embedding_grad(dy, ids, table): integer ids, a table [V,
+ * D] and dy of the floating-point dtype of the table and of the shape
+ * ids.shape + [D]; the gradient has the shape of the table. "inf" is the
+ * run. */
+int
+sym__rule_embedding_grad(struct sym__infer *inf)
+{
+	const sym_shape *ids = inf->in[1], *t = inf->in[2];
+	sym_expr **dims = sym__scratch(inf, ids->rank + 1, sizeof(*dims));
+
+	if (!dims)
+		return sym__infer_nomem(inf);
+	if (sym__dtype_integer(inf, 1, "ids") < 0 ||
+	    sym__rank_is(inf, 2, 2) < 0)
+		return -1;
+	for (size_t i = 0; i < ids->rank; i++)
+		dims[i] = ids->dim[i];
+	dims[ids->rank] = t->dim[1];
+	if (dy_like(inf, 2, ids->rank + 1, dims,
+	        "the embedding of ids in the table") < 0)
+		return -1;
+	return sym__out_same(inf, 2);
+}

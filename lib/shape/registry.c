@@ -167,6 +167,22 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__decode_softmax, sym__rule_softmax_grad),
 	OP(LAYER_NORM_GRAD, "layer_norm_grad", GRAD, 3, 3,
 	    sym__decode_layer_norm_grad, sym__rule_layer_norm_grad),
+	OP(MAXIMUM_GRAD, "maximum_grad", GRAD, 3, 3, sym__decode_none,
+	    sym__rule_extremum_grad),
+	OP(MINIMUM_GRAD, "minimum_grad", GRAD, 3, 3, sym__decode_none,
+	    sym__rule_extremum_grad),
+	OP(CONV2D_INPUT_GRAD, "conv2d_input_grad", CONV, 3, 3,
+	    sym__decode_conv2d, sym__rule_conv2d_input_grad),
+	OP(CONV2D_WEIGHT_GRAD, "conv2d_weight_grad", CONV, 3, 3,
+	    sym__decode_conv2d, sym__rule_conv2d_weight_grad),
+	/* The indices (input 1) are bounded by the gathered axis of params
+	 * (input 2), the ids by the rows of the table (input 2). */
+	OPX(GATHER_GRAD, "gather_grad", GRAD, 3, 3, NULL,
+	    sym__decode_gather_grad, sym__rule_gather_grad, 0, SYM__NORM_NONE,
+	    1, 2, SYM__INDEX_AXIS),
+	OPX(EMBEDDING_GRAD, "embedding_grad", GRAD, 3, 3, NULL,
+	    sym__decode_none, sym__rule_embedding_grad, 0, SYM__NORM_NONE, 1, 2,
+	    0),
 };
 
 /* Return the registry entry of "id", or NULL when out of range. */

@@ -301,6 +301,8 @@ int sym__decode_optim(struct sym__infer *inf);
 int sym__rule_optim(struct sym__infer *inf);
 int sym__rule_increment(struct sym__infer *inf);
 int sym__rule_conv2d(struct sym__infer *inf);
+int sym__rule_conv2d_input_grad(struct sym__infer *inf);
+int sym__rule_conv2d_weight_grad(struct sym__infer *inf);
 int sym__rule_grad_unary(struct sym__infer *inf);
 int sym__decode_sce_grad(struct sym__infer *inf);
 int sym__rule_sce_grad(struct sym__infer *inf);
@@ -309,5 +311,9 @@ int sym__rule_reduce_grad(struct sym__infer *inf);
 int sym__rule_softmax_grad(struct sym__infer *inf);
 int sym__decode_layer_norm_grad(struct sym__infer *inf);
 int sym__rule_layer_norm_grad(struct sym__infer *inf);
+int sym__rule_extremum_grad(struct sym__infer *inf);
+int sym__decode_gather_grad(struct sym__infer *inf);
+int sym__rule_gather_grad(struct sym__infer *inf);
+int sym__rule_embedding_grad(struct sym__infer *inf);
 
 #endif

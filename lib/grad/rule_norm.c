@@ -1,0 +1,80 @@
+/*
+ * Gradient rules of the normalisation family, each one operator of the
+ * grad family that takes the forward node's attributes unchanged:
+ *
+ *	softmax:	dx = softmax_grad(dy, y)
+ *	log_softmax:	dx = log_softmax_grad(dy, y)
+ *	layer_norm:	dx, dgamma, dbeta = layer_norm_grad(dy, x, gamma)
+ *
+ * (y the forward output); beta's gradient is dbeta. The mean and the
+ * variance that layer_norm produces when three outputs are named carry
+ * no gradient of their own: a loss that depends on them is an error
+ * naming the operand.
+ */
+#include "grad/grad_private.h"
+
+/* Emit "op"(dy, y) with the forward node's attributes as the gradient
+ * of input 0 of "n"; return 0 or -1. */
+static int
+softmax_back(struct sym__grad *gr, sym_node *n, sym_value *const *dy,
+    const char *op)
+{
+	sym_value *in[2] = { dy[0], n->out[0] };
+	int mirror[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_OUT(0) };
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	return sym__gemit(gr, 1, op, 2, in, n->attrs, sym__gtarget(gr, 0),
+	           mirror)
+	    ? 0
+	    : -1;
+}
+
+/* The rule of softmax; "gr", "n", "dy" as for every rule
+ * (grad_private.h). */
+static int
+grad_softmax(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return softmax_back(gr, n, dy, "softmax_grad");
+}
+
+/* The rule of log_softmax. */
+static int
+grad_log_softmax(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return softmax_back(gr, n, dy, "log_softmax_grad");
+}
+
+/* The rule of layer_norm(x, gamma, beta): one layer_norm_grad whose
+ * outputs are named after the targets of x, gamma and beta (an
+ * intermediate name where none is needed). */
+static int
+grad_layer_norm(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	sym_value *in[3] = { dy[0], n->in[0], n->in[1] }, *out[3];
+	int mirror[3] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0),
+		SYM__MIRROR_IN(1) };
+	const char *names[3];
+	int stats = !dy[0];
+	size_t first = 0;
+
+	for (size_t k = 1; k < n->n_out; k++)
+		stats |= dy[k] != NULL;
+	if (stats) {
+		while (first + 1 < n->n_in && !sym__gtarget(gr, first))
+			first++;
+		return sym__gnone(gr, first,
+		    "the gradient through the mean and the variance of "
+		    "layer_norm is not supported");
+	}
+	for (size_t i = 0; i < 3; i++)
+		names[i] = sym__gtarget(gr, i);
+	return sym__gemit_n(gr, 1, "layer_norm_grad", 3, in, n->attrs, 3, names,
+	    mirror, out);
+}
+
+const sym__grad_rule sym__grad_norm[SYM__N_OPS] = {
+	[SYM__OP_SOFTMAX] = grad_softmax,
+	[SYM__OP_LOG_SOFTMAX] = grad_log_softmax,
+	[SYM__OP_LAYER_NORM] = grad_layer_norm,
+};
