@@ -14,6 +14,7 @@
 #include <symshard/shape.h>
 #include <symshard/layout.h>
 #include <symshard/graph.h>
+#include <symshard/shard.h>
 #include <symshard/grad.h>
 #include <symshard/plan.h>
 #include <symshard/comm.h>

@@ -9,7 +9,6 @@
 #include <symshard/common.h>
 #include <symshard/ctx.h>
 #include <symshard/shape.h>
-#include <symshard/layout.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,23 +66,6 @@ typedef struct sym_assertion {
 	const char *normal;                 /* in normal form ("4 == 0") */
 	const sym_binding *witness_binding; /* the witness's values, or NULL */
 } sym_assertion;
-
-/* A communication the sharded graph needs: the redistribution of
- * "value" for input "input" of "consumer", or, when "consumer" is NULL,
- * the resolution of the partial sums of "value" after its producer. */
-typedef struct sym_reshard {
-	const sym_value *value;
-	const sym_node *consumer;
-	size_t input;
-	const sym_redist *plan;
-	const char *reason;
-} sym_reshard;
-
-/* Options of sym_graph_shard. */
-typedef enum sym_shard_option {
-	SYM_SHARD_POWER_OF_TWO, /* MindSpore's rule: splits are powers of 2 */
-	SYM_SHARD_PROPAGATE     /* 1 (default): propagate from neighbours */
-} sym_shard_option;
 
 SYM_EXPORT SYM_GIVE sym_graph *sym_graph_new(SYM_KEEP sym_ctx *ctx);
 SYM_EXPORT void sym_graph_free(SYM_TAKE sym_graph *g);
@@ -143,26 +125,6 @@ SYM_EXPORT size_t sym_node_n_outputs(SYM_KEEP const sym_node *n);
 SYM_EXPORT sym_value *sym_node_output(SYM_KEEP const sym_node *n, size_t i);
 SYM_EXPORT const sym_attrs *sym_node_attrs(SYM_KEEP const sym_node *n);
 SYM_EXPORT sym_loc sym_node_location(SYM_KEEP const sym_node *n);
-
-SYM_EXPORT int sym_graph_add_mesh(SYM_KEEP sym_graph *g, const char *text,
-    SYM_KEEP const sym_loc *where);
-SYM_EXPORT int sym_node_set_strategy(SYM_KEEP sym_graph *g,
-    SYM_KEEP sym_node *n, const char *text, SYM_KEEP const sym_loc *where);
-SYM_EXPORT int sym_graph_set_shard_option(SYM_KEEP sym_graph *g,
-    sym_shard_option opt, long value);
-SYM_EXPORT int sym_graph_shard(SYM_KEEP sym_graph *g,
-    SYM_KEEP const sym_topology *topo);
-SYM_EXPORT const sym_layout *sym_value_layout(SYM_KEEP const sym_value *v);
-SYM_EXPORT const sym_mesh *sym_node_mesh(SYM_KEEP const sym_node *n);
-SYM_EXPORT const sym_layout *sym_node_input_layout(SYM_KEEP const sym_node *n,
-    size_t i);
-SYM_EXPORT const sym_layout *sym_node_output_layout(SYM_KEEP const sym_node *n,
-    size_t i);
-SYM_EXPORT const char *sym_node_strategy_source(SYM_KEEP const sym_node *n);
-SYM_EXPORT char *sym_node_strategy_to_str(SYM_KEEP const sym_node *n);
-SYM_EXPORT size_t sym_graph_n_reshards(SYM_KEEP const sym_graph *g);
-SYM_EXPORT const sym_reshard *sym_graph_reshard(SYM_KEEP const sym_graph *g,
-    size_t i);
 
 SYM_EXPORT size_t sym_graph_n_diagnostics(SYM_KEEP const sym_graph *g);
 SYM_EXPORT const sym_diagnostic *

@@ -18,6 +18,7 @@
 
 #include <symshard/common.h>
 #include <symshard/graph.h>
+#include <symshard/shard.h>
 #include <symshard/layout.h>
 
 #ifdef __cplusplus

@@ -6,6 +6,7 @@
 
 #include <symshard/grad.h>
 #include <symshard/graph.h>
+#include <symshard/shard.h>
 
 #include "layout/strategy.h"
 #include "layout/layout_private.h"

@@ -1,0 +1,59 @@
+/*
+ * symshard: sharding a graph over device meshes (sym_shard(3)).
+ *
+ * Meshes, operator strategies, the propagation and choice of layouts,
+ * and the redistributions the sharded graph needs between them.
+ */
+#ifndef SYMSHARD_SHARD_H
+#define SYMSHARD_SHARD_H
+
+#include <symshard/common.h>
+#include <symshard/graph.h>
+#include <symshard/layout.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A communication the sharded graph needs: the redistribution of
+ * "value" for input "input" of "consumer", or, when "consumer" is NULL,
+ * the resolution of the partial sums of "value" after its producer. */
+typedef struct sym_reshard {
+	const sym_value *value;
+	const sym_node *consumer;
+	size_t input;
+	const sym_redist *plan;
+	const char *reason;
+} sym_reshard;
+
+/* Options of sym_graph_shard. */
+typedef enum sym_shard_option {
+	SYM_SHARD_POWER_OF_TWO, /* MindSpore's rule: splits are powers of 2 */
+	SYM_SHARD_PROPAGATE     /* 1 (default): propagate from neighbours */
+} sym_shard_option;
+
+SYM_EXPORT int sym_graph_add_mesh(SYM_KEEP sym_graph *g, const char *text,
+    SYM_KEEP const sym_loc *where);
+SYM_EXPORT int sym_node_set_strategy(SYM_KEEP sym_graph *g,
+    SYM_KEEP sym_node *n, const char *text, SYM_KEEP const sym_loc *where);
+SYM_EXPORT int sym_graph_set_shard_option(SYM_KEEP sym_graph *g,
+    sym_shard_option opt, long value);
+SYM_EXPORT int sym_graph_shard(SYM_KEEP sym_graph *g,
+    SYM_KEEP const sym_topology *topo);
+SYM_EXPORT const sym_layout *sym_value_layout(SYM_KEEP const sym_value *v);
+SYM_EXPORT const sym_mesh *sym_node_mesh(SYM_KEEP const sym_node *n);
+SYM_EXPORT const sym_layout *sym_node_input_layout(SYM_KEEP const sym_node *n,
+    size_t i);
+SYM_EXPORT const sym_layout *sym_node_output_layout(SYM_KEEP const sym_node *n,
+    size_t i);
+SYM_EXPORT const char *sym_node_strategy_source(SYM_KEEP const sym_node *n);
+SYM_EXPORT char *sym_node_strategy_to_str(SYM_KEEP const sym_node *n);
+SYM_EXPORT size_t sym_graph_n_reshards(SYM_KEEP const sym_graph *g);
+SYM_EXPORT const sym_reshard *sym_graph_reshard(SYM_KEEP const sym_graph *g,
+    size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
