@@ -80,6 +80,31 @@ static const struct gcase cases[] = {
 	    "k = reduce_sum(n, axis=0, keep_dims=true)\n"
 	    "m = mul(a, s)\ny = add(m, k)\n",
 	    "[1]" },
+	{ "norm",
+	    "param x : f64[b, 3, 6]\nparam g1 : f64[6]\nparam b1 : f64[6]\n"
+	    "param g2 : f64[3, 6]\nparam b2 : f64[3, 6]\n"
+	    "p = softmax(x)\nq = log_softmax(x, axis=1)\n"
+	    "n1 = layer_norm(x, g1, b1)\n"
+	    "n2 = layer_norm(q, g2, b2, begin_norm_axis=1, "
+	    "begin_params_axis=1, epsilon=0.01)\n"
+	    "a = add(p, n1)\ny = mul(a, n2)\n",
+	    "[b, 3, 6]" },
+	{ "extremum",
+	    "param x : f64[b, 4]\nparam u : f64[4]\nparam v : f64[b, 1]\n"
+	    "m = maximum(x, u)\nn = minimum(m, v)\ny = mul(n, x)\n",
+	    "[b, 4]" },
+	{ "conv2d",
+	    "param x : f64[b, 2, 5, 5]\nparam k1 : f64[4, 2, 3, 3]\n"
+	    "param k2 : f64[4, 2, 2, 3]\n"
+	    "h = conv2d(x, k1, pad=[1, 0, 2, 1], stride=[1, 2])\n"
+	    "y = conv2d(h, k2, group=2, dilation=[2, 1])\n",
+	    "[b, 4, 2, 1]" },
+	{ "gather",
+	    "param tab : f64[7, 3]\nparam q : f64[4, 6]\n"
+	    "input ids : i32[b, 2]\ninput ix : i32[b]\n"
+	    "e = embedding(ids, tab)\ng = gather(q, ix, axis=1)\n"
+	    "r = reduce_sum(e, axis=1)\ns = matmul(g, r)\ny = mul(s, s)\n",
+	    "[4, 3]" },
 };
 
 /* The graph text of case "c": its params and y, the weights r, the loss
