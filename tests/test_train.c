@@ -111,28 +111,43 @@ static const char seqpar[] =
     "output loss\n"
     "minimize loss with %s\n";
 
-/* Train the graph "fmt" with optimizer "opt" for the batch sizes "bs"
- * ("n" of them) on 8 threads and on one device; check that both ran and
- * return the report in "r" and the losses in "loss" (room for "n"). */
+/* Fail with the first mismatch of "r" ("what" names the run). */
 static void
-run(const char *fmt, const char *opt, const int64_t *bs, size_t n, double tol,
-    sym_train_report *rep, double *losses)
+check_report(const sym_train_report *r, const char *what)
 {
-	char text[2048];
+	if (r->outputs.n_mismatch || r->params.n_mismatch)
+		fail_msg(
+		    "%s: step %zu: outputs %lld beyond tolerance (max abs "
+		    "%g, rel %g, %s), params %lld (max abs %g, rel %g, %s)",
+		    what, r->first_mismatch, (long long)r->outputs.n_mismatch,
+		    r->outputs.max_abs, r->outputs.max_rel,
+		    r->outputs.worst ? sym_value_name(r->outputs.worst) : "-",
+		    (long long)r->params.n_mismatch, r->params.max_abs,
+		    r->params.max_rel,
+		    r->params.worst ? sym_value_name(r->params.worst) : "-");
+}
+
+/* Train the graph "text" for the bindings "bind" ("n" of them, each
+ * "NAME=VALUE, ...") on 8 threads and on one device within "tol"; check
+ * that both ran and, if "check", that they agree; return the report in
+ * "rep" and the losses in "losses" (room for "n"); "what" names the run
+ * in messages. */
+static void
+run_text(const char *text, const char *what, const char *const *bind, size_t n,
+    double tol, int check, sym_train_report *rep, double *losses)
+{
 	sym_ctx *ctx = sym_ctx_new();
 	sym_graph *g;
 	sym_plan *p, *single;
 	sym_communicator *comm;
 	sym_binding *b[16];
 	sym_exec_options o = { .seed = 7, .rtol = tol, .atol = tol };
-	sym_symbol *sb;
 
 	assert_true(n <= 16);
-	snprintf(text, sizeof(text), fmt, opt);
 	g = sym_graph_parse(ctx, text, "train.sg");
 	assert_non_null(g);
 	if (sym_graph_n_errors(g) || sym_graph_shard(g, NULL) < 0)
-		fail_msg("%s",
+		fail_msg("%s: %s", what,
 		    sym_graph_diagnostic(g, sym_graph_n_diagnostics(g) - 1)
 		        ->message);
 	p = sym_plan_compile(g, 0);
@@ -141,18 +156,17 @@ run(const char *fmt, const char *opt, const int64_t *bs, size_t n, double tol,
 	assert_non_null(p);
 	assert_non_null(single);
 	assert_non_null(comm);
-	sb = sym_symbol_find(ctx, "b");
-	if (!sb)
-		sb = sym_symbol_find(ctx, "t");
 	for (size_t i = 0; i < n; i++) {
 		b[i] = sym_binding_new(ctx);
 		assert_non_null(b[i]);
-		assert_int_equal(sym_binding_set(b[i], sb, bs[i]), 0);
+		assert_int_equal(sym_binding_parse(b[i], bind[i], NULL), 0);
 	}
 	if (sym_exec_train_check(p, single, comm, (const sym_binding *const *)b,
 	        n, &o, losses, rep, ctx) < 0)
-		fail_msg("%s: %s", opt, sym_ctx_last_message(ctx));
+		fail_msg("%s: %s", what, sym_ctx_last_message(ctx));
 	assert_int_equal(rep->n_steps, n);
+	if (check)
+		check_report(rep, what);
 
 	for (size_t i = 0; i < n; i++)
 		sym_binding_free(b[i]);
@@ -164,6 +178,26 @@ run(const char *fmt, const char *opt, const int64_t *bs, size_t n, double tol,
 	sym_ctx_free(ctx);
 }
 
+/* run_text() on the graph "fmt" with optimizer "opt" and the sizes "bs"
+ * of its one symbol, "b" or "t". */
+static void
+run(const char *fmt, const char *opt, const int64_t *bs, size_t n, double tol,
+    int check, sym_train_report *rep, double *losses)
+{
+	char text[2048], bind[16][32];
+	const char *bp[16];
+	const char *sym = strstr(fmt, "symbol t ") ? "t" : "b";
+
+	assert_true(n <= 16);
+	snprintf(text, sizeof(text), fmt, opt);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(bind[i], sizeof(bind[i]), "%s=%lld", sym,
+		    (long long)bs[i]);
+		bp[i] = bind[i];
+	}
+	run_text(text, opt, bp, n, tol, check, rep, losses);
+}
+
 /* Train as run() does and check that the loss of every step and every
  * param and optimizer state at the end agree within "tol"; the losses in
  * "losses". */
@@ -173,15 +207,7 @@ train(const char *fmt, const char *opt, const int64_t *bs, size_t n, double tol,
 {
 	sym_train_report r;
 
-	run(fmt, opt, bs, n, tol, &r, losses);
-	if (r.outputs.n_mismatch || r.params.n_mismatch)
-		fail_msg("%s: step %zu: outputs %lld beyond tolerance (max abs "
-		         "%g, %s), params %lld (max abs %g, %s)",
-		    opt, r.first_mismatch, (long long)r.outputs.n_mismatch,
-		    r.outputs.max_abs,
-		    r.outputs.worst ? sym_value_name(r.outputs.worst) : "-",
-		    (long long)r.params.n_mismatch, r.params.max_abs,
-		    r.params.worst ? sym_value_name(r.params.worst) : "-");
+	run(fmt, opt, bs, n, tol, 1, &r, losses);
 }
 
 /* Every optimizer trains the perceptron on 8 ranks as on one device, to
@@ -225,7 +251,7 @@ test_tutorial(void **state)
 	assert_true(a[0] == z[0]);
 	for (size_t i = 1; i < 10; i++)
 		assert_true(a[i] != z[i]);
-	run(ffn, "sgd(0.1)", bs, 10, 1e-15, &r, a);
+	run(ffn, "sgd(0.1)", bs, 10, 1e-15, 0, &r, a);
 	assert_true(r.outputs.n_mismatch + r.params.n_mismatch > 0);
 }
 
@@ -276,6 +302,81 @@ test_seqpar(void **state)
 	train_all(seqpar, ts);
 }
 
+/* Read examples/"name".sg (under $top_srcdir) and append a squared
+ * error of its output y against a target, the loss and "minimize" with
+ * optimizer "opt"; the caller frees the text. */
+static char *
+example_text(const char *name, const char *opt)
+{
+	static const char tail[] = "input tgt : f64[s, b, 64]\n"
+	                           "e = sub(y, tgt)\n"
+	                           "sq = mul(e, e)\n"
+	                           "loss = reduce_mean(sq)\n"
+	                           "output loss\n"
+	                           "minimize loss with %s\n";
+	const char *top = getenv("top_srcdir");
+	char path[4096];
+	FILE *f;
+	long len;
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/examples/%s.sg", top ? top : ".",
+	    name);
+	f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot open %s (set top_srcdir)", path);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len > 0);
+	rewind(f);
+	text = malloc((size_t)len + sizeof(tail) + strlen(opt) + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	sprintf(text + len, tail, opt);
+	for (char *d = text; (d = strstr(d, "f32[")) != NULL; d += 4)
+		d[1] = '6', d[2] = '4';
+	return text;
+}
+
+/* The transformer blocks of examples/megatron.sg (tensor parallel) and
+ * examples/seqpar.sg (sequence parallel, its row-parallel outputs
+ * reduce-scattered) with a loss train on 8 ranks as on one device with
+ * every optimizer, ten steps of different sequence lengths and batch
+ * sizes on one plan each, to the tolerance of f32 sums in another
+ * order. */
+static void
+test_examples(void **state)
+{
+	static const char *const names[] = { "megatron", "seqpar" };
+	static const char *const opts[] = { "sgd(lr=0.002)",
+		"sgd(0.002, momentum=0.9, dampening=0.1, weight_decay=0.01)",
+		"sgd(0.002, momentum=0.9, nesterov=true)",
+		"momentum(lr=0.001, momentum=0.9, weight_decay=0.001)",
+		"momentum(0.001, 0.9, nesterov=true)", "adam(lr=0.001)",
+		"adam(0.001, weight_decay=0.1)", "adamw(lr=0.001)" };
+	static const char *const bind[] = { "s=16, b=2", "s=8, b=4",
+		"s=64, b=2", "s=24, b=6", "s=32, b=2", "s=8, b=2", "s=40, b=4",
+		"s=16, b=8", "s=56, b=2", "s=16, b=2" };
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+			char *text = example_text(names[k], opts[i]);
+			char what[128];
+			double loss[10];
+			sym_train_report r;
+
+			snprintf(what, sizeof(what), "%s.sg, %s", names[k],
+			    opts[i]);
+			run_text(text, what, bind, 10, 1e-9, 1, &r, loss);
+			if (!(loss[9] < loss[0]))
+				fail_msg("%s: the loss went from %g to %g",
+				    what, loss[0], loss[9]);
+			free(text);
+		}
+}
+
 int
 main(void)
 {
@@ -284,6 +385,7 @@ main(void)
 		cmocka_unit_test(test_tutorial),
 		cmocka_unit_test(test_megatron),
 		cmocka_unit_test(test_seqpar),
+		cmocka_unit_test(test_examples),
 	};
 
 	return cmocka_run_group_tests_name("train", tests, NULL, NULL);

@@ -24,6 +24,8 @@
 #include <cblas.h>
 #endif
 
+#include <symshard/grad.h>
+
 #include "exec/exec_private.h"
 
 #define DEFAULT_RTOL 1e-4
@@ -224,15 +226,22 @@ compare_all(const struct sym__outputs *out, struct single *sg,
 		    rtol, o->atol, r);
 }
 
-/* Record in "tr" the comparison "r" of the outputs of step "i" and in
- * "loss"[i] (when not NULL) the first output of "out". */
+/* Record in "tr" the comparison "r" of the outputs of step "i" of "p"
+ * and in "loss"[i] (when not NULL) the first element of the graph's loss
+ * when it is an output, else of the first output of "out". */
 static void
 record_step(sym_train_report *tr, const sym_exec_report *r,
-    const struct sym__outputs *out, size_t i, double *loss)
+    const struct sym__outputs *out, const sym_plan *p, size_t i, double *loss)
 {
-	if (loss && out->n > 0 && out->numel[0] > 0)
-		loss[i] = out->dt[0] == SYM_DT_F64 ? ((double *)out->got[0])[0]
-		    : out->dt[0] == SYM_DT_F32     ? ((float *)out->got[0])[0]
+	const sym_value *lv = sym_graph_loss(sym_plan_graph(p));
+	size_t k = 0;
+
+	for (size_t j = 0; lv && j < out->n; j++)
+		if (out->v[j] == lv)
+			k = j;
+	if (loss && out->n > 0 && out->numel[k] > 0)
+		loss[i] = out->dt[k] == SYM_DT_F64 ? ((double *)out->got[k])[0]
+		    : out->dt[k] == SYM_DT_F32     ? ((float *)out->got[k])[0]
 		                                   : 0;
 	if (r->n_mismatch && tr->first_mismatch == SIZE_MAX)
 		tr->first_mismatch = i;
@@ -312,7 +321,7 @@ train_steps(struct shared *sh, struct rank *ranks, struct single *sg,
 
 			memset(&r, 0, sizeof(r));
 			compare_all(&out, sg, o, &r);
-			record_step(tr, &r, &out, i, loss);
+			record_step(tr, &r, &out, sh->p, i, loss);
 		}
 		sym__outputs_clear(&out);
 	}
@@ -384,7 +393,7 @@ mpi_step(sym_exec *x, sym_comm_endpoint *ep, int n, const sym_plan *p,
 	if (sym__check_agree(ep, ctx, bad) < 0 ||
 	    gather_compare(x, ep, n, p, s, &out, sg, o, &r, ctx) < 0)
 		goto done;
-	record_step(tr, &r, &out, i, loss);
+	record_step(tr, &r, &out, p, i, loss);
 	ret = 0;
 done:
 	sym__outputs_clear(&out);
