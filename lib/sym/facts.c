@@ -12,6 +12,7 @@ static void
 facts_free(sym_ctx *ctx)
 {
 	for (size_t i = 0; i < ctx->n_fact; i++) {
+		free(ctx->fact[i].syms);
 		free(ctx->fact[i].text);
 		free(ctx->fact[i].loc_file);
 	}
