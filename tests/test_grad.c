@@ -385,7 +385,7 @@ test_no_gradient(void **state)
 	sym_ctx *ctx = sym_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "param w : f32[4, 2]\n"
-	    "c = concat(w, w, axis=0)\n"
+	    "c = slice(w, begin=[1, 0], size=[2, 2])\n"
 	    "l = sum_to(c, [])\n"
 	    "minimize l with sgd(0.5)\n",
 	    0);
@@ -396,9 +396,24 @@ test_no_gradient(void **state)
 	assert_int_equal(sym_graph_n_errors(g), 1);
 	d = sym_graph_diagnostic(g, sym_graph_n_diagnostics(g) - 1);
 	assert_int_equal(d->loc.line, 2);
-	if (!strstr(d->message, "concat c: no gradient for operand 0 (w)"))
+	if (!strstr(d->message, "slice c: no gradient for operand 0 (w)"))
 		fail_msg("%s", d->message);
 	assert_null(sym_value_layout(sym_graph_find_value(g, "w")));
+	sym_graph_free(g);
+	g = parse(ctx,
+	    "symbol b\n"
+	    "param w : f32[4, 2]\n"
+	    "input v : f32[b, 2]\n"
+	    "c = concat(v, w, axis=0)\n"
+	    "l = sum_to(c, [])\n"
+	    "minimize l with sgd(0.5)\n",
+	    0);
+	assert_int_equal(sym_graph_shard(g, NULL), -1);
+	d = sym_graph_diagnostic(g, sym_graph_n_diagnostics(g) - 1);
+	assert_int_equal(d->loc.line, 4);
+	if (!strstr(d->message, "concat c: no gradient for operand 1 (w)") ||
+	    !strstr(d->message, "differ in size along the axis"))
+		fail_msg("%s", d->message);
 	assert_int_equal(sym_graph_differentiate(NULL), -1);
 	sym_graph_free(g);
 	g = parse(ctx, "input x : f32[4]\n", 0);
@@ -578,6 +593,41 @@ test_grad_gather(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* Gradients through split and concat on 8 devices: split's concatenate
+ * the parts back (zeros for the part no gradient reaches), concat's split
+ * the output's; the backward operators take the forward strategies. */
+static void
+test_grad_concat(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8\n"
+	    "input x : f64[b, 12]\n"
+	    "input c : f64[b, 4]\n"
+	    "param w : f64[12, 12]\n"
+	    "param v : f64[12, 4]\n"
+	    "h = matmul(x, w) shard ((4, 1), (1, 2))\n"
+	    "k = matmul(x, v) shard ((8, 1), (1, 1))\n"
+	    "p, q, r = split(h, axis=1, output_num=3) shard ((4, 1),)\n"
+	    "j = concat(p, k, axis=1) shard ((2, 1), (2, 1))\n"
+	    "s, t = split(j, axis=1) shard ((8, 1),)\n"
+	    "m = mul(r, t)\n"
+	    "n = mul(m, c)\n"
+	    "l1 = sum_to(n, [])\n"
+	    "l2 = sum_to(s, [])\n"
+	    "loss = add(l1, l2)\n"
+	    "minimize loss with sgd(0.1)\n";
+	static const char *const bindings[] = { "b=8", "b=32", NULL };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = grads_agree(ctx, text, 8, bindings);
+
+	(void)state;
+	assert_int_equal(sym_graph_n_trained(g), 2);
+	assert_derived(g, "h.grad", "split p", 0, "(d0, d1)");
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
 int
 main(void)
 {
@@ -587,6 +637,7 @@ main(void)
 		cmocka_unit_test(test_mirror),
 		cmocka_unit_test(test_sums_and_exclusions),
 		cmocka_unit_test(test_no_gradient),
+		cmocka_unit_test(test_grad_concat),
 		cmocka_unit_test(test_grad_norm),
 		cmocka_unit_test(test_grad_extremum),
 		cmocka_unit_test(test_grad_conv),

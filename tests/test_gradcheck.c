@@ -99,6 +99,13 @@ static const struct gcase cases[] = {
 	    "h = conv2d(x, k1, pad=[1, 0, 2, 1], stride=[1, 2])\n"
 	    "y = conv2d(h, k2, group=2, dilation=[2, 1])\n",
 	    "[b, 4, 2, 1]" },
+	{ "concat",
+	    "param x : f64[b, 5]\nparam w : f64[b, 5]\n"
+	    "c = concat(x, w, axis=1)\np, q, r, t, o = split(c, axis=1, "
+	    "output_num=5)\ne = exp(q)\nd = concat(t, p, e, axis=0)\n"
+	    "u = mul(p, r)\nv = reshape(d, [3, b, 2])\nz = reduce_sum(v, "
+	    "axis=0)\ny = mul(u, z)\n",
+	    "[b, 2]" },
 	{ "gather",
 	    "param tab : f64[7, 3]\nparam q : f64[4, 6]\n"
 	    "input ids : i32[b, 2]\ninput ix : i32[b]\n"
