@@ -106,6 +106,15 @@ static const struct gcase cases[] = {
 	    "u = mul(p, r)\nv = reshape(d, [3, b, 2])\nz = reduce_sum(v, "
 	    "axis=0)\ny = mul(u, z)\n",
 	    "[b, 2]" },
+	{ "slice",
+	    "param x : f64[b, 6]\nparam w : f64[3, b, 2]\n"
+	    "s = slice(x, begin=[0, 1], size=[-1, 3])\n"
+	    "t = slice(x, begin=[0, 2], size=[-1, 4])\n"
+	    "u = slice(w, begin=[1, 0, 1], size=[2, -1, 1])\n"
+	    "r = reduce_sum(t, axis=1, keep_dims=true)\nv = reshape(u, [2, "
+	    "b])\nq = reduce_sum(v, axis=0)\nk = reshape(q, [b, 1])\n"
+	    "m = mul(s, r)\ny = mul(m, k)\n",
+	    "[b, 3]" },
 	{ "gather",
 	    "param tab : f64[7, 3]\nparam q : f64[4, 6]\n"
 	    "input ids : i32[b, 2]\ninput ix : i32[b]\n"

@@ -1579,7 +1579,7 @@ test_slice(void **state)
 		set_ints(ctx, at, "begin", 3, (const int64_t[]){ 3, 0, 0 });
 		set_ints(ctx, at, "size", 3, (const int64_t[]){ 2, -1, -1 });
 		fails("slice", at, &x, 1, &y, 1,
-		    "dim 0: begin 3 size 2 of an input dim 4");
+		    "dim 0: begin 3 size 2 of a dim of 4");
 		set_ints(ctx, at, "begin", 2, (const int64_t[]){ 0, 0 });
 		decode_fails("slice", at, &x, 1, 1,
 		    "attribute begin of slice has 2 items, but input 0 has rank 3");
@@ -1591,7 +1591,7 @@ test_slice(void **state)
 		a = args("slice", at, &x, 1, &y, 1);
 		a.global_dim = gdim;
 		fail_args("slice", &a,
-		    "dim 1 is split: the output must keep its 5 elements, not 3");
+		    "dim 1 is split: the slice must keep its 5 elements, not 3");
 		free_all(&x, 1);
 		free_all(&y, 1);
 		sym_attrs_free(at);

@@ -379,6 +379,10 @@ static const struct dtype_case dtype_cases[] = {
 	    "y, z, u = layer_norm_grad(d, x, g, begin_norm_axis=1, "
 	    "begin_params_axis=1)\noutput z\n",
 	    F32, F32, 0 },
+	{ "slice_grad",
+	    "input d : @A[2, 2]\ninput x : @A[2, 3]\n"
+	    "y = slice_grad(d, x, begin=[0, 1], size=[-1, 2])\noutput y\n",
+	    F32, F32, 0 },
 	{ "maximum_grad",
 	    "input d : @A[2, 3]\ninput x : @A[2, 3]\ninput w : @A[3]\n"
 	    "y, z = maximum_grad(d, x, w)\noutput z\n",

@@ -364,7 +364,8 @@ test_registry(void **state)
 		"reduce_sum_grad", "reduce_mean_grad", "reduce_max_grad",
 		"softmax_grad", "log_softmax_grad", "layer_norm_grad",
 		"maximum_grad", "minimum_grad", "conv2d_input_grad",
-		"conv2d_weight_grad", "gather_grad", "embedding_grad" };
+		"conv2d_weight_grad", "gather_grad", "embedding_grad",
+		"slice_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 

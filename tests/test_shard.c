@@ -962,7 +962,8 @@ test_every_operator(void **state)
 	    "cvx = conv2d_input_grad(cv, ker, img, pad=1)\n"
 	    "cvw = conv2d_weight_grad(cv, img, ker, pad=1)\n"
 	    "gg = gather_grad(ga, ids, tab)\n"
-	    "eg = embedding_grad(em, ids, tab)\n";
+	    "eg = embedding_grad(em, ids, tab)\n"
+	    "slg = slice_grad(sl, s1, begin=[0, 0], size=[-1, 8])\n";
 	sym_ctx *ctx = new_ctx();
 	sym_graph *g;
 

@@ -1,8 +1,11 @@
 /*
  * Kernels of the concat family: concat, split (parts of any sizes that
  * add up, equal ones under the shape rule) and slice (static bounds),
- * each a strided copy.
+ * each a strided copy, and slice_grad, slice's gradient (zeros with the
+ * slice copied in).
  */
+#include <string.h>
+
 #include "exec/kern_private.h"
 
 /* Check that "t", the "role" of the call "a" of "op", has the rank of
@@ -126,32 +129,55 @@ k_split(struct sym__kernel_args *a)
 	return 0;
 }
 
-/* Store in "*b" the start of dim "d" of the slice of the call "a": the
- * attribute begin[d] with size[d] ("b", "s") on an unsplit dim, 0 on a
- * split one (the shape rule leaves split only the dims the slice keeps
- * whole); check that the output's extent fits; return 0 or -1. */
+/* Set "*start" to where the slice begins in dim "d" of the whole tensor
+ * "w" of the call "a" (input "wi", or the output when "wi" is -1) of "n"
+ * local elements, the slice having "m": the attribute begin[d] "b" with
+ * size[d] "s" on an unsplit dim, 0 on a split one (the sharding rule
+ * leaves split only the dims the slice keeps whole); check that the
+ * slice's extent fits; "op" names the kernel. Return 0 or -1. */
 static int
-slice_dim(struct sym__kernel_args *a, int d, int64_t b, int64_t s,
-    int64_t *start)
+slice_dim(struct sym__kernel_args *a, const char *op, int wi, int d, int64_t n,
+    int64_t m, int64_t b, int64_t s, int64_t *start)
 {
-	int64_t n = a->in[0].dim[d], m = a->out[0].dim[d];
+	int64_t global = wi >= 0 ? sym__kin_global(a, wi, d) : n;
 
-	if (sym__kin_global(a, 0, d) != n) {
+	if (global != n) {
 		if (m != n)
-			return sym__kfail(a, "slice",
-			    "dim %d is split: the output must keep its %lld "
+			return sym__kfail(a, op,
+			    "dim %d is split: the slice must keep its %lld "
 			    "elements, not %lld",
 			    d, (long long)n, (long long)m);
 		*start = 0;
 		return 0;
 	}
 	if (b < 0 || b > n || m > n - b || (s == -1 ? m != n - b : s != m))
-		return sym__kfail(a, "slice",
-		    "dim %d: begin %lld size %lld of an input dim %lld do not "
-		    "give the output's %lld",
+		return sym__kfail(a, op,
+		    "dim %d: begin %lld size %lld of a dim of %lld do not "
+		    "give the slice's %lld",
 		    d, (long long)b, (long long)s, (long long)n, (long long)m);
 	*start = b;
 	return 0;
+}
+
+/* The bounds of the slice of kernel "op" of the call "a" between the
+ * whole tensor "w" and the slice "p" (one rank), or NULL after an
+ * error. */
+static const struct sym__opattrs *
+slice_attrs(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *w, const struct sym__tensor *p)
+{
+	const struct sym__opattrs *at = sym__kat(a, op);
+
+	if (!at)
+		return NULL;
+	if (!at->concat.begin || !at->concat.size || w->rank != p->rank) {
+		sym__kfail(a, op,
+		    "begin and size must have one item per dim (%d), and the "
+		    "slice that rank",
+		    w->rank);
+		return NULL;
+	}
+	return at;
 }
 
 /* The kernel of slice: the box of the attributes begin and size (one
@@ -162,26 +188,20 @@ k_slice(struct sym__kernel_args *a)
 	static const char op[] = "slice";
 	const struct sym__tensor *x, *y;
 	const struct sym__opattrs *at;
-	const int64_t *begin, *size;
 	int64_t sx[SYM__MAX_RANK], sy[SYM__MAX_RANK], off = 0, start = 0;
 
-	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || !(at = sym__kat(a, op)))
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0)
 		return -1;
 	x = &a->in[0];
 	y = &a->out[0];
-	begin = at->concat.begin;
-	size = at->concat.size;
-	if (!begin || !size || y->rank != x->rank)
-		return sym__kfail(a, op,
-		    "begin and size must have one item per dim of the input "
-		    "(%d), and the output that rank",
-		    x->rank);
-	if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
+	if (!(at = slice_attrs(a, op, x, y)) ||
+	    sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
 		return -1;
 	sym__kstrides(x, sx);
 	sym__kstrides(y, sy);
 	for (int d = 0; d < x->rank; d++) {
-		if (slice_dim(a, d, begin[d], size[d], &start) < 0)
+		if (slice_dim(a, op, 0, d, x->dim[d], y->dim[d],
+		        at->concat.begin[d], at->concat.size[d], &start) < 0)
 			return -1;
 		off += start * sx[d];
 	}
@@ -192,8 +212,47 @@ k_slice(struct sym__kernel_args *a)
 	return 0;
 }
 
+/* The kernel of slice_grad(dy, x): zeros of x's shape with dy written
+ * into the box of the attributes begin and size; "a" is the call. */
+static int
+k_slice_grad(struct sym__kernel_args *a)
+{
+	static const char op[] = "slice_grad";
+	const struct sym__tensor *dy, *y;
+	const struct sym__opattrs *at;
+	int64_t sd[SYM__MAX_RANK], sy[SYM__MAX_RANK], off = 0, start = 0;
+	size_t es;
+
+	if (sym__kio(a, op, 2, 2, 1, 1) < 0)
+		return -1;
+	dy = &a->in[0];
+	y = &a->out[0];
+	if (!(at = slice_attrs(a, op, y, dy)) ||
+	    sym__kfloat(a, op, dy, "dy") < 0 ||
+	    sym__ksame_kst(a, op, dy, "dy", y, "the gradient") < 0)
+		return -1;
+	for (int d = 0; d < y->rank; d++)
+		if (a->in[1].rank != y->rank || a->in[1].dim[d] != y->dim[d])
+			return sym__kfail(a, op,
+			    "the gradient must have the block shape of x");
+	es = sym__tensor_elem_size(y->dtype);
+	sym__kstrides(dy, sd);
+	sym__kstrides(y, sy);
+	for (int d = 0; d < y->rank; d++) {
+		if (slice_dim(a, op, 1, d, y->dim[d], dy->dim[d],
+		        at->concat.begin[d], at->concat.size[d], &start) < 0)
+			return -1;
+		off += start * sy[d];
+	}
+	memset(y->data, 0, (size_t)sym__tensor_numel(y) * es);
+	sym__kcopy((char *)y->data + off * (int64_t)es, sy, dy->data, sd, es,
+	    dy->rank, dy->dim);
+	return 0;
+}
+
 const sym__kernel_fn sym__kernels_concat[SYM__N_OPS] = {
 	[SYM__OP_CONCAT] = k_concat,
 	[SYM__OP_SPLIT] = k_split,
 	[SYM__OP_SLICE] = k_slice,
+	[SYM__OP_SLICE_GRAD] = k_slice_grad,
 };

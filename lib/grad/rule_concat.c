@@ -5,8 +5,8 @@
  * concat's gradient splits the output's back into the inputs' parts;
  * split makes equal parts only, so the rule asks that every input have
  * the same size along the axis (the same expression) and says so when
- * they do not. slice has no rule yet: it needs an operator that pads the
- * gradient into zeros of the input's shape.
+ * they do not. slice's gradient is slice_grad: zeros of the input's
+ * shape with the output's gradient in the sliced box.
  */
 #include <stdlib.h>
 
@@ -102,7 +102,23 @@ done:
 	return r;
 }
 
+/* The rule of slice: dx = slice_grad(dy, x) with slice's attributes. */
+static int
+grad_slice(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	sym_value *in[2] = { dy[0], n->in[0] };
+	int mirror[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0) };
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	return sym__gemit(gr, 1, "slice_grad", 2, in, n->attrs,
+	           sym__gtarget(gr, 0), mirror)
+	    ? 0
+	    : -1;
+}
+
 const sym__grad_rule sym__grad_concat[SYM__N_OPS] = {
+	[SYM__OP_SLICE] = grad_slice,
 	[SYM__OP_CONCAT] = grad_concat,
 	[SYM__OP_SPLIT] = grad_split,
 };

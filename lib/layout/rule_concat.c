@@ -113,36 +113,82 @@ infer_split(struct sym__shard *s)
 	return 0;
 }
 
+/* Require every dimension of input "i" of "s" that the slice of input
+ * "xi" cuts (begin and size of the decoded attributes) to be unsplit;
+ * return 0 or -1. */
+static int
+unsplit_cut(struct sym__shard *s, size_t i, size_t xi)
+{
+	size_t r = sym__shard_in_rank(s, xi);
+	const int64_t *begin = s->at->concat.begin, *size = s->at->concat.size;
+
+	if (!begin || !size)
+		return sym__shard_fail(s, -1, -1,
+		    "internal error: %s has no decoded bounds",
+		    sym_op_name(s->op));
+	for (size_t d = 0; d < r; d++) {
+		int64_t whole;
+		int full = begin[d] == 0 &&
+		    (size[d] == -1 ||
+		        (sym_expr_get_const(s->in_shape[xi]->dim[d], &whole) ==
+		                0 &&
+		            whole == size[d]));
+
+		if (!full &&
+		    sym__shard_unsplit(s, i, d, "slice cuts it, so it") < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The layout step of slice: the dimensions it cuts unsplit; "s" is the
  * run. */
 static int
 infer_slice(struct sym__shard *s)
 {
-	size_t r = sym__shard_in_rank(s, 0);
-	const int64_t *begin = s->at->concat.begin, *size = s->at->concat.size;
-
-	if (sym__shard_default_replicated(s, 0) < 0)
+	if (sym__shard_default_replicated(s, 0) < 0 || unsplit_cut(s, 0, 0) < 0)
 		return -1;
-	if (!begin || !size)
-		return sym__shard_fail(s, -1, -1,
-		    "internal error: slice has no decoded bounds");
-	for (size_t d = 0; d < r; d++) {
-		int64_t whole;
-		int full = begin[d] == 0 &&
-		    (size[d] == -1 ||
-		        (sym_expr_get_const(s->in_shape[0]->dim[d], &whole) ==
-		                0 &&
-		            whole == size[d]));
+	return sym__shard_out_same(s, 0, 0);
+}
 
-		if (!full &&
-		    sym__shard_unsplit(s, 0, d, "slice cuts it, so it") < 0)
+/* The layout step of slice_grad(dy, x): dy and x split alike, the
+ * dimensions the slice cuts unsplit in both, the gradient laid out like
+ * x; "s" is the run. */
+static int
+infer_slice_grad(struct sym__shard *s)
+{
+	size_t first = s->in[0] ? 0 : 1, other = 1 - first;
+	size_t r = sym__shard_in_rank(s, 1);
+	struct sym__lb b;
+
+	if (sym__shard_default_replicated(s, first) < 0)
+		return -1;
+	if (!s->in[other]) {
+		if (sym__lb_init(s, &b, r) < 0)
+			return -1;
+		for (size_t d = 0; d < r; d++)
+			sym__lb_copy(&b, d, s->in[first], d);
+		if (sym__shard_set_in(s, other, &b) < 0)
 			return -1;
 	}
-	return sym__shard_out_same(s, 0, 0);
+	if (unsplit_cut(s, 0, 1) < 0 || unsplit_cut(s, 1, 1) < 0)
+		return -1;
+	for (size_t d = 0; d < r; d++)
+		if (!sym__shard_same_dim(s->in[0], d, s->in[1], d))
+			return sym__shard_fail(s, 0, (int)d,
+			    "dimension %zu of %s is split by %s, but the same "
+			    "dimension of %s by %s: the operands of slice_grad "
+			    "must be split alike",
+			    d, sym__shard_in_name(s, 0),
+			    sym__shard_axes_txt(s, s->in[0], d),
+			    sym__shard_in_name(s, 1),
+			    sym__shard_axes_txt(s, s->in[1], d));
+	return sym__shard_out_same(s, 0, 1);
 }
 
 const struct sym__shard_rule sym__shard_concat[SYM__N_OPS] = {
 	[SYM__OP_CONCAT] = { 0, tuple_first, infer_concat },
 	[SYM__OP_SPLIT] = { 0, tuple_first, infer_split },
 	[SYM__OP_SLICE] = { 0, tuple_first, infer_slice },
+	[SYM__OP_SLICE_GRAD] = { 0, tuple_first, infer_slice_grad },
 };

@@ -116,12 +116,12 @@ sym__rule_split(struct sym__infer *inf)
 }
 
 /* Read the list attribute "name" of slice in "inf", one constant per
- * dimension of input 0, into "*v" (owned by the decoded attributes);
- * return 0 or -1. */
+ * dimension of the sliced input "xi", into "*v" (owned by the decoded
+ * attributes); return 0 or -1. */
 static int
-bounds(struct sym__infer *inf, const char *name, const int64_t **v)
+bounds(struct sym__infer *inf, size_t xi, const char *name, const int64_t **v)
 {
-	size_t n, rank = inf->in[0]->rank;
+	size_t n, rank = inf->in[xi]->rank;
 	int64_t *tmp, *out;
 	int r = sym__attr_ints(inf, name, 0, &tmp, &n);
 
@@ -134,7 +134,7 @@ bounds(struct sym__infer *inf, const char *name, const int64_t **v)
 	if (n != rank)
 		return sym__infer_fail_attr(inf, name,
 		    "attribute %s of slice has %zu item%s, but %s has rank %zu",
-		    name, n, n == 1 ? "" : "s", sym__in_name(inf, 0), rank);
+		    name, n, n == 1 ? "" : "s", sym__in_name(inf, xi), rank);
 	out = sym__at_alloc(inf, n, sizeof(*out));
 	if (!out)
 		return -1;
@@ -144,15 +144,15 @@ bounds(struct sym__infer *inf, const char *name, const int64_t **v)
 	return 0;
 }
 
-/* Set "*out" to the size of dimension "i" of the slice of "inf" starting
- * at "b" of size "s" (-1: to the end), after requiring the dimension to be
- * large enough; return 0 or -1. */
+/* Set "*out" to the size of dimension "i" of the slice of input "xi" of
+ * "inf" starting at "b" of size "s" (-1: to the end), after requiring the
+ * dimension to be large enough; return 0 or -1. */
 static int
-slice_dim(struct sym__infer *inf, size_t i, int64_t b, int64_t s,
+slice_dim(struct sym__infer *inf, size_t xi, size_t i, int64_t b, int64_t s,
     sym_expr **out)
 {
-	sym_expr *d = inf->in[0]->dim[i];
-	const char *x = sym__in_name(inf, 0);
+	sym_expr *d = inf->in[xi]->dim[i];
+	const char *x = sym__in_name(inf, xi);
 
 	if (b < 0)
 		return sym__infer_fail_attr(inf, "begin",
@@ -193,8 +193,22 @@ sym__decode_slice(struct sym__infer *inf)
 	static const char *const known[] = { "begin", "size", NULL };
 
 	if (sym__check_attrs(inf, known) < 0 ||
-	    bounds(inf, "begin", &inf->at.concat.begin) < 0 ||
-	    bounds(inf, "size", &inf->at.concat.size) < 0)
+	    bounds(inf, 0, "begin", &inf->at.concat.begin) < 0 ||
+	    bounds(inf, 0, "size", &inf->at.concat.size) < 0)
+		return -1;
+	return 0;
+}
+
+/* The decoder of slice_grad(dy, x): slice's attributes, for the rank of
+ * x (input 1); "inf" is the run. */
+int
+sym__decode_slice_grad(struct sym__infer *inf)
+{
+	static const char *const known[] = { "begin", "size", NULL };
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    bounds(inf, 1, "begin", &inf->at.concat.begin) < 0 ||
+	    bounds(inf, 1, "size", &inf->at.concat.size) < 0)
 		return -1;
 	return 0;
 }
@@ -214,7 +228,38 @@ sym__rule_slice(struct sym__infer *inf)
 	if (!dims)
 		return sym__infer_nomem(inf);
 	for (size_t i = 0; i < x->rank; i++)
-		if (slice_dim(inf, i, begin[i], size[i], &dims[i]) < 0)
+		if (slice_dim(inf, 0, i, begin[i], size[i], &dims[i]) < 0)
 			return -1;
 	return sym__out_shape(inf, x->dtype, x->rank, dims);
+}
+
+/* The rule of slice_grad(dy, x): dy (floating) has the shape of the
+ * slice of x that begin and size give; the gradient has x's shape and
+ * dy's dtype, zero outside the slice. "inf" is the run. */
+int
+sym__rule_slice_grad(struct sym__infer *inf)
+{
+	const sym_shape *dy = inf->in[0], *x = inf->in[1];
+	const int64_t *begin = inf->at.concat.begin,
+	              *size = inf->at.concat.size;
+
+	if (sym__dtype_float(inf, 0) < 0)
+		return -1;
+	if (dy->rank != x->rank)
+		return sym__infer_fail(inf, 0,
+		    "%s of slice_grad must have the rank of %s (%zu), not %zu",
+		    sym__in_name(inf, 0), sym__in_name(inf, 1), x->rank,
+		    dy->rank);
+	for (size_t i = 0; i < x->rank; i++) {
+		sym_expr *want;
+
+		if (slice_dim(inf, 1, i, begin[i], size[i], &want) < 0 ||
+		    sym__require_equal(inf, dy->dim[i], want,
+		        "dimension %zu of %s (%s) must be the size of the "
+		        "slice of %s (%s)",
+		        i, sym__in_name(inf, 0), sym__txt_expr(inf, dy->dim[i]),
+		        sym__in_name(inf, 1), sym__txt_expr(inf, want)) < 0)
+			return -1;
+	}
+	return sym__out_shape(inf, dy->dtype, x->rank, x->dim);
 }

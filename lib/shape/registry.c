@@ -183,6 +183,8 @@ static const sym_op ops[SYM__N_OPS] = {
 	OPX(EMBEDDING_GRAD, "embedding_grad", GRAD, 3, 3, NULL,
 	    sym__decode_none, sym__rule_embedding_grad, 0, SYM__NORM_NONE, 1, 2,
 	    0),
+	OP(SLICE_GRAD, "slice_grad", CONCAT, 2, 2, sym__decode_slice_grad,
+	    sym__rule_slice_grad),
 };
 
 /* Return the registry entry of "id", or NULL when out of range. */

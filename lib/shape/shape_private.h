@@ -282,6 +282,8 @@ int sym__decode_split(struct sym__infer *inf);
 int sym__rule_split(struct sym__infer *inf);
 int sym__decode_slice(struct sym__infer *inf);
 int sym__rule_slice(struct sym__infer *inf);
+int sym__decode_slice_grad(struct sym__infer *inf);
+int sym__rule_slice_grad(struct sym__infer *inf);
 int sym__decode_reduce(struct sym__infer *inf);
 int sym__rule_reduce(struct sym__infer *inf);
 int sym__decode_sum_to(struct sym__infer *inf);
