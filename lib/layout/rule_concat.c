@@ -12,45 +12,6 @@
  */
 #include "layout/rule_private.h"
 
-/* The tuple step of the family: the device matrix is the strategy of
- * input 0 and every input with a strategy is mapped like it; "s" is the
- * run, "split" the split counts by input. */
-static int
-tuple_first(struct sym__shard *s, const int64_t *const *split)
-{
-	size_t first = 0, r = sym__shard_in_rank(s, 0);
-	int *axis_of = sym__shard_scratch(s, r, sizeof(*axis_of));
-
-	if (!axis_of)
-		return sym__shard_nomem(s);
-	while (first + 1 < s->n_in && !split[first])
-		first++;
-	for (size_t d = 0; d < r; d++)
-		axis_of[d] = (int)d;
-	if (sym__shard_tuple_input(s, split[first], first, "d") < 0)
-		return -1;
-	for (size_t i = 0; i < s->n_in; i++) {
-		if (i == first || !split[i])
-			continue;
-		for (size_t d = 0; d < r; d++)
-			if (split[i][d] != split[first][d])
-				return sym__shard_fail(s, (int)i, (int)d,
-				    "dimension %zu of %s is split %lld way%s, but the "
-				    "same dimension of %s %lld way%s: the inputs of %s "
-				    "must be split alike",
-				    d, sym__shard_in_name(s, i),
-				    (long long)split[i][d],
-				    SYM__WAYS(split[i][d]),
-				    sym__shard_in_name(s, first),
-				    (long long)split[first][d],
-				    SYM__WAYS(split[first][d]),
-				    sym_op_name(s->op));
-		if (sym__shard_map(s, i, split[i], axis_of) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 /* Return the concat / split dimension of "s". */
 static size_t
 axis(const struct sym__shard *s)
@@ -63,39 +24,15 @@ axis(const struct sym__shard *s)
 static int
 infer_concat(struct sym__shard *s)
 {
-	size_t first = 0, ax = axis(s), r = sym__shard_in_rank(s, 0);
-	struct sym__lb b;
+	int first = sym__shard_complete_alike(s);
 
-	while (first + 1 < s->n_in && !s->in[first])
-		first++;
-	if (sym__shard_default_replicated(s, first) < 0)
+	if (first < 0)
 		return -1;
-	for (size_t i = 0; i < s->n_in; i++) {
-		if (s->in[i])
-			continue;
-		if (sym__lb_init(s, &b, r) < 0)
-			return -1;
-		for (size_t d = 0; d < r; d++)
-			sym__lb_copy(&b, d, s->in[first], d);
-		if (sym__shard_set_in(s, i, &b) < 0)
-			return -1;
-	}
-	for (size_t i = 0; i < s->n_in; i++) {
-		if (sym__shard_unsplit(s, i, ax,
+	for (size_t i = 0; i < s->n_in; i++)
+		if (sym__shard_unsplit(s, i, axis(s),
 		        "it is the concatenated dimension, which") < 0)
 			return -1;
-		for (size_t d = 0; d < r; d++)
-			if (!sym__shard_same_dim(s->in[i], d, s->in[first], d))
-				return sym__shard_fail(s, (int)i, (int)d,
-				    "dimension %zu of %s is split by %s, but "
-				    "the same dimension of %s by %s: the "
-				    "inputs of concat must be split alike",
-				    d, sym__shard_in_name(s, i),
-				    sym__shard_axes_txt(s, s->in[i], d),
-				    sym__shard_in_name(s, first),
-				    sym__shard_axes_txt(s, s->in[first], d));
-	}
-	return sym__shard_out_same(s, 0, first);
+	return sym__shard_out_same(s, 0, (size_t)first);
 }
 
 /* The layout step of split: the split dimension unsplit, every output
@@ -157,38 +94,15 @@ infer_slice(struct sym__shard *s)
 static int
 infer_slice_grad(struct sym__shard *s)
 {
-	size_t first = s->in[0] ? 0 : 1, other = 1 - first;
-	size_t r = sym__shard_in_rank(s, 1);
-	struct sym__lb b;
-
-	if (sym__shard_default_replicated(s, first) < 0)
+	if (sym__shard_complete_alike(s) < 0 || unsplit_cut(s, 0, 1) < 0 ||
+	    unsplit_cut(s, 1, 1) < 0)
 		return -1;
-	if (!s->in[other]) {
-		if (sym__lb_init(s, &b, r) < 0)
-			return -1;
-		for (size_t d = 0; d < r; d++)
-			sym__lb_copy(&b, d, s->in[first], d);
-		if (sym__shard_set_in(s, other, &b) < 0)
-			return -1;
-	}
-	if (unsplit_cut(s, 0, 1) < 0 || unsplit_cut(s, 1, 1) < 0)
-		return -1;
-	for (size_t d = 0; d < r; d++)
-		if (!sym__shard_same_dim(s->in[0], d, s->in[1], d))
-			return sym__shard_fail(s, 0, (int)d,
-			    "dimension %zu of %s is split by %s, but the same "
-			    "dimension of %s by %s: the operands of slice_grad "
-			    "must be split alike",
-			    d, sym__shard_in_name(s, 0),
-			    sym__shard_axes_txt(s, s->in[0], d),
-			    sym__shard_in_name(s, 1),
-			    sym__shard_axes_txt(s, s->in[1], d));
 	return sym__shard_out_same(s, 0, 1);
 }
 
 const struct sym__shard_rule sym__shard_concat[SYM__N_OPS] = {
-	[SYM__OP_CONCAT] = { 0, tuple_first, infer_concat },
-	[SYM__OP_SPLIT] = { 0, tuple_first, infer_split },
-	[SYM__OP_SLICE] = { 0, tuple_first, infer_slice },
-	[SYM__OP_SLICE_GRAD] = { 0, tuple_first, infer_slice_grad },
+	[SYM__OP_CONCAT] = { 0, sym__shard_tuple_alike, infer_concat },
+	[SYM__OP_SPLIT] = { 0, sym__shard_tuple_alike, infer_split },
+	[SYM__OP_SLICE] = { 0, sym__shard_tuple_alike, infer_slice },
+	[SYM__OP_SLICE_GRAD] = { 0, sym__shard_tuple_alike, infer_slice_grad },
 };

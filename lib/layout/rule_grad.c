@@ -27,92 +27,13 @@
  */
 #include "layout/rule_private.h"
 
-/* The tuple step of the operators whose operands are all laid out
- * alike: the device matrix is the strategy of the first operand that
- * has one, dimension d on axis d, and every other operand with a
- * strategy must have the same; "s" is the run, "split" the split counts
- * by input. */
-static int
-tuple_alike(struct sym__shard *s, const int64_t *const *split)
-{
-	size_t first = 0, r = sym__shard_in_rank(s, 0);
-	int *axis_of = sym__shard_scratch(s, r, sizeof(*axis_of));
-
-	if (!axis_of)
-		return sym__shard_nomem(s);
-	while (first + 1 < s->n_in && !split[first])
-		first++;
-	for (size_t d = 0; d < r; d++)
-		axis_of[d] = (int)d;
-	if (sym__shard_tuple_input(s, split[first], first, "d") < 0)
-		return -1;
-	for (size_t i = 0; i < s->n_in; i++) {
-		if (i == first || !split[i])
-			continue;
-		for (size_t d = 0; d < r; d++)
-			if (split[i][d] != split[first][d])
-				return sym__shard_fail(s, (int)i, (int)d,
-				    "dimension %zu of %s is split %lld way%s, "
-				    "but the same dimension of %s %lld way%s: "
-				    "the operands of %s must be split alike",
-				    d, sym__shard_in_name(s, i),
-				    (long long)split[i][d],
-				    SYM__WAYS(split[i][d]),
-				    sym__shard_in_name(s, first),
-				    (long long)split[first][d],
-				    SYM__WAYS(split[first][d]),
-				    sym_op_name(s->op));
-		if (sym__shard_map(s, i, split[i], axis_of) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Complete the inputs of "s" that have no layout with the layout of the
- * first that has one (replicated when none has), and check that every
- * input is split like it; return the index of that input, or -1. */
-static int
-complete_alike(struct sym__shard *s)
-{
-	size_t first = 0, r = sym__shard_in_rank(s, 0);
-	struct sym__lb b;
-
-	while (first + 1 < s->n_in && !s->in[first])
-		first++;
-	if (sym__shard_default_replicated(s, first) < 0)
-		return -1;
-	for (size_t i = 0; i < s->n_in; i++) {
-		if (s->in[i])
-			continue;
-		if (sym__lb_init(s, &b, r) < 0)
-			return -1;
-		for (size_t d = 0; d < r; d++)
-			sym__lb_copy(&b, d, s->in[first], d);
-		if (sym__shard_set_in(s, i, &b) < 0)
-			return -1;
-	}
-	for (size_t i = 0; i < s->n_in; i++)
-		for (size_t d = 0; d < r; d++)
-			if (!sym__shard_same_dim(s->in[i], d, s->in[first], d))
-				return sym__shard_fail(s, (int)i, (int)d,
-				    "dimension %zu of %s is split by %s, but "
-				    "the same dimension of %s by %s: the "
-				    "operands of %s must be split alike",
-				    d, sym__shard_in_name(s, i),
-				    sym__shard_axes_txt(s, s->in[i], d),
-				    sym__shard_in_name(s, first),
-				    sym__shard_axes_txt(s, s->in[first], d),
-				    sym_op_name(s->op));
-	return (int)first;
-}
-
 /* The layout step of the unary gradients, softmax_grad and
  * log_softmax_grad: operands split alike, the softmax axes unsplit, the
  * gradient laid out like the operands; "s" is the run. */
 static int
 infer_alike(struct sym__shard *s)
 {
-	int first = complete_alike(s);
+	int first = sym__shard_complete_alike(s);
 	int soft = s->op->id == SYM__OP_SOFTMAX_GRAD ||
 	    s->op->id == SYM__OP_LOG_SOFTMAX_GRAD;
 	const unsigned char *mark = soft ? s->at->norm.mark : NULL;
@@ -756,17 +677,17 @@ infer_embedding_grad(struct sym__shard *s)
 }
 
 const struct sym__shard_rule sym__shard_grad[SYM__N_OPS] = {
-	[SYM__OP_GELU_GRAD] = { 0, tuple_alike, infer_alike },
-	[SYM__OP_SIGMOID_GRAD] = { 0, tuple_alike, infer_alike },
-	[SYM__OP_TANH_GRAD] = { 0, tuple_alike, infer_alike },
-	[SYM__OP_SQRT_GRAD] = { 0, tuple_alike, infer_alike },
+	[SYM__OP_GELU_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
+	[SYM__OP_SIGMOID_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
+	[SYM__OP_TANH_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
+	[SYM__OP_SQRT_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
 	[SYM__OP_SCE_GRAD] = { 0, tuple_sce_grad, infer_sce_grad },
 	[SYM__OP_REDUCE_SUM_GRAD] = { 1, tuple_reduce_grad, infer_reduce_grad },
 	[SYM__OP_REDUCE_MEAN_GRAD] = { 1, tuple_reduce_grad,
 	    infer_reduce_grad },
 	[SYM__OP_REDUCE_MAX_GRAD] = { 1, tuple_reduce_grad, infer_reduce_grad },
-	[SYM__OP_SOFTMAX_GRAD] = { 0, tuple_alike, infer_alike },
-	[SYM__OP_LOG_SOFTMAX_GRAD] = { 0, tuple_alike, infer_alike },
+	[SYM__OP_SOFTMAX_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
+	[SYM__OP_LOG_SOFTMAX_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
 	[SYM__OP_LAYER_NORM_GRAD] = { 1, tuple_layer_norm_grad,
 	    infer_layer_norm_grad },
 	[SYM__OP_MAXIMUM_GRAD] = { 0, tuple_extremum, infer_extremum },

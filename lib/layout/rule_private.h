@@ -156,6 +156,15 @@ int sym__shard_set_out(struct sym__shard *s, size_t k, struct sym__lb *b);
 /* Output "k" of "s" set to the layout of input "i", without partial
  * sums. */
 int sym__shard_out_same(struct sym__shard *s, size_t k, size_t i);
+/* The tuple step of operators whose operands are all laid out alike:
+ * the device matrix is the strategy of the first operand that has one,
+ * dimension d on axis d ("d0", "d1", ...), every other operand with a
+ * strategy the same; 0 or -1. */
+int sym__shard_tuple_alike(struct sym__shard *s, const int64_t *const *split);
+/* Complete the operands of "s" without a layout with that of the first
+ * that has one (replicated when none has) and check that all are split
+ * alike; the index of that operand, or -1. */
+int sym__shard_complete_alike(struct sym__shard *s);
 /* Input "i" of "s" set to a replicated layout when it is NULL. */
 int sym__shard_default_replicated(struct sym__shard *s, size_t i);
 
