@@ -377,6 +377,83 @@ test_examples(void **state)
 		}
 }
 
+/* Params by name on 8 ranks of the perceptron: every rank takes its
+ * block of a whole tensor, the blocks placed back rebuild it, the block
+ * of w1 (split 4 ways by columns) is a quarter of it; unknown names,
+ * computed values, wrong sizes and an unprepared executor are errors. */
+static void
+test_params_by_name(void **state)
+{
+	char text[2048];
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g;
+	sym_plan *p;
+	sym_communicator *comm;
+	sym_binding *b = sym_binding_new(ctx);
+	sym_slices *sl;
+	sym_exec *x[8];
+	double whole[16 * 32], back[16 * 32], tiny[4];
+	size_t bytes;
+
+	(void)state;
+	snprintf(text, sizeof(text), mlp, "adam(0.01)");
+	g = sym_graph_parse(ctx, text, "train.sg");
+	assert_non_null(g);
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	p = sym_plan_compile(g, 0);
+	assert_non_null(p);
+	comm = sym_comm_threads_new(ctx, 8);
+	assert_non_null(comm);
+	sl = sym_slices_new(p);
+	assert_int_equal(sym_binding_parse(b, "b=6", NULL), 0);
+	assert_int_equal(sym_plan_bind(p, b, sl), 0);
+	for (int r = 0; r < 8; r++) {
+		x[r] = sym_exec_new(p, sym_comm_attach(comm, r, ctx), ctx);
+		assert_non_null(x[r]);
+	}
+	assert_int_equal(sym_exec_set_whole(x[0], "w1", whole, sizeof(whole)),
+	    -1);
+	assert_non_null(strstr(sym_ctx_last_message(ctx), "not prepared"));
+	for (int r = 0; r < 8; r++)
+		assert_int_equal(sym_exec_prepare(x[r], sl), 0);
+	for (size_t i = 0; i < 16 * 32; i++)
+		whole[i] = (double)i * 0.5 - 3;
+	for (int r = 0; r < 8; r++)
+		assert_int_equal(sym_exec_set_whole(x[r], "w1", whole,
+		                     sizeof(whole)),
+		    0);
+	assert_non_null(sym_exec_value_data(x[3], "w1", &bytes));
+	assert_int_equal(bytes, sizeof(whole) / 4);
+	memset(back, 0, sizeof(back));
+	for (int r = 0; r < 8; r++)
+		assert_int_equal(sym_exec_get_whole(x[r], "w1", back,
+		                     sizeof(back)),
+		    0);
+	assert_memory_equal(back, whole, sizeof(whole));
+	assert_non_null(sym_exec_value_data(x[0], "w1.adam_m", &bytes));
+	assert_int_equal(bytes, sizeof(whole) / 4);
+
+	assert_null(sym_exec_value_data(x[0], "nope", &bytes));
+	assert_int_equal(bytes, 0);
+	assert_non_null(strstr(sym_ctx_last_message(ctx), "no value 'nope'"));
+	assert_int_equal(sym_exec_get_whole(x[0], "h", back, sizeof(back)), -1);
+	assert_non_null(strstr(sym_ctx_last_message(ctx), "is computed"));
+	assert_int_equal(sym_exec_set_whole(x[0], "b1", tiny, sizeof(tiny)),
+	    -1);
+	assert_non_null(strstr(sym_ctx_last_message(ctx),
+	    "'b1' has 256 bytes whole, not 32"));
+
+	for (int r = 0; r < 8; r++)
+		sym_exec_free(x[r]);
+	sym_slices_free(sl);
+	sym_comm_free(comm);
+	sym_plan_free(p);
+	sym_binding_free(b);
+	sym_graph_free(g);
+	assert_int_equal(sym_ctx_report_live(ctx, NULL), 0);
+	sym_ctx_free(ctx);
+}
+
 int
 main(void)
 {
@@ -386,6 +463,7 @@ main(void)
 		cmocka_unit_test(test_megatron),
 		cmocka_unit_test(test_seqpar),
 		cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_params_by_name),
 	};
 
 	return cmocka_run_group_tests_name("train", tests, NULL, NULL);

@@ -36,6 +36,16 @@ SYM_EXPORT int sym_exec_prepare(SYM_KEEP sym_exec *x,
  * size in bytes in "*bytes" (may be NULL); NULL for a tensor the
  * executor does not keep. */
 SYM_EXPORT void *sym_exec_data(SYM_KEEP sym_exec *x, size_t t, size_t *bytes);
+/* The same for the value named "name" of the plan's graph. */
+SYM_EXPORT void *sym_exec_value_data(SYM_KEEP sym_exec *x, const char *name,
+    size_t *bytes);
+/* Exchange this rank's block of the param, optimizer state or input
+ * "name" with the whole tensor ("bytes" bytes, global row-major): place
+ * the block into "whole", or set the block from it. 0 or -1. */
+SYM_EXPORT int sym_exec_get_whole(SYM_KEEP sym_exec *x, const char *name,
+    void *whole, size_t bytes);
+SYM_EXPORT int sym_exec_set_whole(SYM_KEEP sym_exec *x, const char *name,
+    const void *whole, size_t bytes);
 /* Fill the local blocks of every input and parameter with values that
  * depend only on "seed", the value's name and the global index of each
  * element (the same numbers on any number of ranks); integer inputs stay

@@ -1,0 +1,138 @@
+/*
+ * Values of an executor by name: this rank's block of a value, and the
+ * exchange between that block and the whole tensor (global, row-major)
+ * for params, optimizer state and inputs, which hold no partial sums.
+ * Writing whole needs no communication: every rank takes its own block.
+ * Reading whole places this rank's block; the blocks of all ranks
+ * (threads sharing one buffer, or gathered by the caller) fill it.
+ */
+#include <string.h>
+
+#include "exec/exec_private.h"
+
+/* Find value "name" of the plan of "x" for "what" (a function name),
+ * check that "x" is prepared and, when "whole", that the value is a
+ * param or an input; its plan tensor in "*t". Return the value, or NULL
+ * with an error on the context of "x". */
+static const sym_value *
+find(sym_exec *x, const char *what, const char *name, int whole, size_t *t)
+{
+	const sym_value *v;
+
+	if (!x)
+		return NULL;
+	if (!name) {
+		sym__error(x->ctx, SYM_EINVAL, NULL, "%s: no name", what);
+		return NULL;
+	}
+	if (!x->slices) {
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "%s: '%s': the executor is not prepared (sym_exec_prepare)",
+		    what, name);
+		return NULL;
+	}
+	v = sym_graph_find_value(sym_plan_graph(x->plan), name);
+	if (!v) {
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "%s: the graph has no value '%s'", what, name);
+		return NULL;
+	}
+	if (whole && sym_value_get_kind(v) == SYM_VALUE_RESULT) {
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "%s: '%s' is computed: only params, optimizer state and "
+		    "inputs are exchanged whole",
+		    what, name);
+		return NULL;
+	}
+	*t = sym_plan_value_tensor(x->plan, v);
+	if (*t >= x->n_tensor) {
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "%s: '%s' is not kept by the executor", what, name);
+		return NULL;
+	}
+	return v;
+}
+
+/* This rank's block of value "name" of "x" (after prepare), its size in
+ * bytes in "*bytes" (may be NULL); NULL with an error when "x" is not
+ * prepared or the graph has no such value. */
+void *
+sym_exec_value_data(sym_exec *x, const char *name, size_t *bytes)
+{
+	size_t t;
+
+	if (bytes)
+		*bytes = 0;
+	if (!find(x, "sym_exec_value_data", name, 0, &t))
+		return NULL;
+	return sym_exec_data(x, t, bytes);
+}
+
+/* The boxes of tensor "t" of "x" on this rank: the whole tensor and
+ * this rank's block within it; its number of dimensions, and the whole
+ * tensor's size in bytes in "*whole_bytes". */
+static int
+boxes(const sym_exec *x, size_t t, struct sym__box *whole,
+    struct sym__box *block, size_t *whole_bytes)
+{
+	int nd = (int)sym_plan_tensor_ndim(x->plan, t);
+	size_t n = x->tensor[t].es;
+
+	memset(whole, 0, sizeof(*whole));
+	sym_slices_global(x->slices, t, whole->ext);
+	sym_slices_local(x->slices, t, block->ext);
+	sym_slices_offset(x->slices, t, x->rank, block->off);
+	for (int d = 0; d < nd; d++)
+		n *= (size_t)whole->ext[d];
+	*whole_bytes = n;
+	return nd;
+}
+
+/* Copy between this rank's block of value "name" of "x" and the whole
+ * tensor ("bytes" bytes, global row-major): into "out" when it is not
+ * NULL, else from "in"; "what" names the function. 0 or -1. */
+static int
+exchange(sym_exec *x, const char *what, const char *name, void *out,
+    const void *in, size_t bytes)
+{
+	const void *whole = out ? out : in;
+	struct sym__box wbox, block;
+	size_t t, need;
+	int nd;
+
+	if (!find(x, what, name, 1, &t))
+		return -1;
+	nd = boxes(x, t, &wbox, &block, &need);
+	if (!whole || bytes != need) {
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "%s: '%s' has %zu bytes whole, not %zu", what, name, need,
+		    whole ? bytes : 0);
+		return -1;
+	}
+	if (need == 0 || x->tensor[t].bytes == 0)
+		return 0;
+	if (out)
+		sym__box_copy(out, &wbox, x->tensor[t].data, &block, &block, nd,
+		    x->tensor[t].es);
+	else
+		sym__box_copy(x->tensor[t].data, &block, in, &wbox, &block, nd,
+		    x->tensor[t].es);
+	return 0;
+}
+
+/* Copy this rank's block of param, state or input "name" of "x" into its
+ * place in "whole" ("bytes": the whole tensor's size); 0 or -1. */
+int
+sym_exec_get_whole(sym_exec *x, const char *name, void *whole, size_t bytes)
+{
+	return exchange(x, "sym_exec_get_whole", name, whole, NULL, bytes);
+}
+
+/* Set this rank's block of param, state or input "name" of "x" from the
+ * whole tensor "whole" ("bytes" bytes); 0 or -1. */
+int
+sym_exec_set_whole(sym_exec *x, const char *name, const void *whole,
+    size_t bytes)
+{
+	return exchange(x, "sym_exec_set_whole", name, NULL, whole, bytes);
+}
