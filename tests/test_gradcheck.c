@@ -104,7 +104,9 @@ static const struct gcase cases[] = {
 	    "c = concat(x, w, axis=1)\np, q, r, t, o = split(c, axis=1, "
 	    "output_num=5)\ne = exp(q)\nd = concat(t, p, e, axis=0)\n"
 	    "u = mul(p, r)\nv = reshape(d, [3, b, 2])\nz = reduce_sum(v, "
-	    "axis=0)\ny = mul(u, z)\n",
+	    "axis=0)\ng = concat(x, p, axis=1)\nk = exp(g)\n"
+	    "h = reduce_sum(k, axis=1, keep_dims=true)\nm = mul(u, z)\n"
+	    "y = mul(m, h)\n",
 	    "[b, 2]" },
 	{ "slice",
 	    "param x : f64[b, 6]\nparam w : f64[3, b, 2]\n"
