@@ -636,6 +636,112 @@ test_grad_concat(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* A graph text with upper-case letters standing for split counts. */
+static const char *const random_templates[] = {
+	"devices 8\nsymbol b divisor=8\n"
+	"input x : f64[b, 16]\ninput c : f64[b, 8]\n"
+	"param w1 : f64[16, 16]\nparam b1 : f64[16]\nparam w2 : f64[16, 8]\n"
+	"h = matmul(x, w1) shard ((A, B), (B, C))\n"
+	"hb = add(h, b1) shard ((D, E), (E,))\n"
+	"a = tanh(hb) shard ((F, G),)\n"
+	"o = matmul(a, w2) shard ((H, I), (I, J))\n"
+	"m = mul(o, c) shard ((K, L), (K, L))\n"
+	"s = reduce_sum(m, axis=1) shard ((M, N),)\n"
+	"loss = sum_to(s, [])\nminimize loss with sgd(0.1)\n",
+	"devices 8\nsymbol b divisor=8\n"
+	"input x : f64[b, 4, 8]\ninput c : f64[b, 8, 4]\n"
+	"param w : f64[8, 8]\nparam g : f64[8]\nparam be : f64[8]\n"
+	"h = batch_matmul(x, w) shard ((A, B, C), (C, D))\n"
+	"n = layer_norm(h, g, be) shard ((E, F, 1), (1,), (1,))\n"
+	"p = softmax(n, axis=1) shard ((G, 1, H),)\n"
+	"t = transpose(p, [0, 2, 1]) shard ((I, J, K),)\n"
+	"m = mul(t, c) shard ((L, M, N), (L, M, N))\n"
+	"l = reduce_mean(m, axis=[1, 2]) shard ((B, D, H),)\n"
+	"loss = sum_to(l, [])\nminimize loss with sgd(0.1)\n",
+};
+
+/* Replace each upper-case letter of "tpl" by a split count from {1, 2,
+ * 4, 8} drawn by "*seed" (one per letter; 1 half of the time, 2 a
+ * quarter, 4 and 8 an eighth each) into "out" ("size" bytes). */
+static void
+draw_strategies(const char *tpl, uint64_t *seed, char *out, size_t size)
+{
+	int64_t v[26];
+	size_t n = 0;
+
+	for (int k = 0; k < 26; k++) {
+		*seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		v[k] = (*seed >> 33) % 8 < 4 ? 1
+		    : (*seed >> 33) % 8 < 6  ? 2
+		    : (*seed >> 33) % 8 < 7  ? 4
+		                             : 8;
+	}
+	for (const char *c = tpl; *c && n + 2 < size; c++) {
+		int letter = *c >= 'A' && *c <= 'Z' &&
+		    (c == tpl ||
+		        !((c[-1] >= 'a' && c[-1] <= 'z') ||
+		            (c[-1] >= 'A' && c[-1] <= 'Z'))) &&
+		    !((c[1] >= 'a' && c[1] <= 'z') ||
+		        (c[1] >= 'A' && c[1] <= 'Z'));
+
+		if (letter)
+			out[n++] = (char)('0' + v[*c - 'A']);
+		else
+			out[n++] = *c;
+	}
+	out[n] = '\0';
+}
+
+/* Return 1 when the training graph "text" shards (its strategies are
+ * valid on 8 devices), 0 otherwise. */
+static int
+shards(const char *text)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	sym_graph *g = sym_graph_parse(ctx, text, "t.sg");
+	int ok = g && sym_graph_n_errors(g) == 0 &&
+	    sym_graph_shard(g, NULL) == 0 && sym_graph_n_errors(g) == 0;
+
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+	return ok;
+}
+
+/* Random strategies: for each template, draws of split counts that
+ * shard (multi-axis device matrices, repeated computation, partial sums
+ * resolved by the planner) give the params' gradients of one device, at
+ * two batch sizes; enough draws must be valid for the test to mean
+ * something. */
+static void
+test_random_strategies(void **state)
+{
+	static const char *const bindings[] = { "b=8", "b=24", NULL };
+	uint64_t seed = 12345;
+
+	(void)state;
+	for (size_t t = 0;
+	     t < sizeof(random_templates) / sizeof(random_templates[0]); t++) {
+		int valid = 0;
+
+		for (int k = 0; k < 3000 && valid < 12; k++) {
+			char text[2048];
+			sym_ctx *ctx;
+
+			draw_strategies(random_templates[t], &seed, text,
+			    sizeof(text));
+			if (!shards(text))
+				continue;
+			valid++;
+			ctx = sym_ctx_new();
+			sym_graph_free(grads_agree(ctx, text, 8, bindings));
+			sym_ctx_free(ctx);
+		}
+		if (valid < 12)
+			fail_msg("template %zu: %d valid draws of 400", t,
+			    valid);
+	}
+}
+
 int
 main(void)
 {
@@ -646,6 +752,7 @@ main(void)
 		cmocka_unit_test(test_sums_and_exclusions),
 		cmocka_unit_test(test_no_gradient),
 		cmocka_unit_test(test_grad_concat),
+		cmocka_unit_test(test_random_strategies),
 		cmocka_unit_test(test_grad_norm),
 		cmocka_unit_test(test_grad_extremum),
 		cmocka_unit_test(test_grad_conv),
