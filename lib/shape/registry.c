@@ -30,11 +30,11 @@ static const char *const family_name[SYM__N_FAMILIES] = {
 /* An entry with no index operand, no normaliser and no flags. */
 #define OP(ID, NAME, FAM, MIN, MAX, DECODE, RULE)                              \
 	[SYM__OP_##ID] = { SYM__OP_##ID, NAME, SYM__FAM_##FAM, MIN, MAX, NULL, \
-		DECODE, RULE, 0, SYM__NORM_NONE, { -1, 0, 0 } }
+		DECODE, RULE, 0, SYM__NORM_NONE, { -1, 0, 0 }, 0 }
 /* The same with every field given. */
 #define OPX(ID, NAME, FAM, MIN, MAX, POS, DECODE, RULE, FLAGS, NORM, IN, T, D) \
 	[SYM__OP_##ID] = { SYM__OP_##ID, NAME, SYM__FAM_##FAM, MIN, MAX, POS,  \
-		DECODE, RULE, FLAGS, NORM, { IN, T, D } }
+		DECODE, RULE, FLAGS, NORM, { IN, T, D }, 0 }
 /* The same with the input whose dimensions the normaliser counts. */
 #define OPN(ID, NAME, FAM, MIN, MAX, DECODE, RULE, NORM, NIN, IN, T, D)        \
 	[SYM__OP_##ID] = { SYM__OP_##ID, NAME, SYM__FAM_##FAM, MIN, MAX, NULL, \
