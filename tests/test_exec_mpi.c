@@ -228,8 +228,9 @@ train_graph(struct run *r, sym_communicator *comm, const char *what,
 }
 
 /* Train examples/ffn_train.sg, and examples/megatron.sg and seqpar.sg
- * with a squared-error loss in f64 (under "top"), on the 8 processes of
- * "comm", as train_graph() does, each in a context of its own. */
+ * with a squared-error loss in f64 and every optimizer (under "top"), on
+ * the 8 processes of "comm", as train_graph() does, each graph in a
+ * context of its own. */
 static void
 train(struct run *r, sym_communicator *comm, const char *top)
 {
@@ -238,6 +239,12 @@ train(struct run *r, sym_communicator *comm, const char *top)
 	static const char *const seq[] = { "s=16, b=2", "s=8, b=4", "s=40, b=2",
 		"s=24, b=6", "s=16, b=2" };
 	static const char *const names[] = { "megatron", "seqpar" };
+	static const char *const opts[] = { "sgd(0.002)",
+		"sgd(0.002, momentum=0.9, dampening=0.1, weight_decay=0.01)",
+		"sgd(0.002, momentum=0.9, nesterov=true)",
+		"momentum(0.001, 0.9, weight_decay=0.001)",
+		"momentum(0.001, 0.9, nesterov=true)", "adam(0.001)",
+		"adam(0.001, weight_decay=0.1)", "adamw(0.001)" };
 	char path[4096];
 	sym_ctx *ctx = sym_ctx_new();
 	sym_graph *g;
@@ -252,7 +259,7 @@ train(struct run *r, sym_communicator *comm, const char *top)
 		    "input tgt : f64[s, b, 64]\n"
 		    "e = sub(y, tgt)\nsq = mul(e, e)\n"
 		    "loss = reduce_mean(sq)\noutput loss\n"
-		    "minimize loss with adam(0.001)\n";
+		    "minimize loss with ";
 		FILE *f;
 		char *text = NULL;
 		long len = -1;
@@ -263,14 +270,25 @@ train(struct run *r, sym_communicator *comm, const char *top)
 		f = fopen(path, "rb");
 		if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 &&
 		    fseek(f, 0, SEEK_SET) == 0 &&
-		    (text = malloc((size_t)len + sizeof(tail))) &&
+		    (text = malloc((size_t)len + sizeof(tail) + 64)) &&
 		    fread(text, 1, (size_t)len, f) == (size_t)len) {
-			memcpy(text + len, tail, sizeof(tail));
 			for (char *d = text; (d = strstr(d, "f32[")); d += 4)
 				d[1] = '6', d[2] = '4';
-			g = sym_graph_parse(ctx, text, names[k]);
-			train_graph(r, comm, names[k], g, seq, 5, 1e-9, ctx);
-			sym_graph_free(g);
+			for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]);
+			     o++) {
+				char what[96];
+
+				snprintf(text + len, sizeof(tail) + 64,
+				    "%s%s\n", tail, opts[o]);
+				snprintf(what, sizeof(what), "%s, %s", names[k],
+				    opts[o]);
+				g = sym_graph_parse(ctx, text, names[k]);
+				train_graph(r, comm, what, g, seq, 5, 1e-9,
+				    ctx);
+				sym_graph_free(g);
+				sym_ctx_free(ctx);
+				ctx = sym_ctx_new();
+			}
 		} else
 			check(r, 0, "cannot read %s", path);
 		if (f)

@@ -658,6 +658,34 @@ static const char *const random_templates[] = {
 	"m = mul(t, c) shard ((L, M, N), (L, M, N))\n"
 	"l = reduce_mean(m, axis=[1, 2]) shard ((B, D, H),)\n"
 	"loss = sum_to(l, [])\nminimize loss with sgd(0.1)\n",
+	"devices 8\nsymbol b divisor=8\n"
+	"input x : f64[b, 8]\ninput y : i32[b]\ninput ids : i32[b]\n"
+	"param tab : f64[16, 8]\nparam w : f64[8, 8]\nparam u : f64[8]\n"
+	"e = embedding(ids, tab) shard ((A,), (1, B))\n"
+	"m = maximum(e, u) shard ((C, D), (D,))\n"
+	"k = minimum(m, x) shard ((E, F), (E, F))\n"
+	"c = concat(k, x, axis=1) shard ((G, 1), (G, 1))\n"
+	"p, q = split(c, axis=1) shard ((H, 1),)\n"
+	"r = slice(q, begin=[0, 2], size=[-1, 6]) shard ((I, 1),)\n"
+	"g = gelu(p) shard ((J, K),)\n"
+	"s = sigmoid(g) shard ((L, M),)\n"
+	"h = matmul(s, w) shard ((N, O), (O, P))\n"
+	"z = log_softmax(h) shard ((Q, 1),)\n"
+	"t = mul(z, p) shard ((R, S), (R, S))\n"
+	"l = softmax_cross_entropy(t, y) shard ((T, 1), (T,))\n"
+	"rr = reduce_sum(r) shard ((U, V),)\n"
+	"loss = add(l, rr)\nminimize loss with sgd(0.1)\n",
+	"devices 8\nsymbol b divisor=8\n"
+	"input x : f64[b, 4, 6, 6]\ninput c : f64[b, 4, 6, 6]\n"
+	"param k : f64[4, 4, 3, 3]\nparam q : f64[4, 10]\n"
+	"input ix : i32[b]\ninput d : f64[4, b]\n"
+	"h = conv2d(x, k, pad=1) shard ((A, B, 1, 1), (C, B, 1, 1))\n"
+	"m = mul(h, c) shard ((D, E, 1, 1), (D, E, 1, 1))\n"
+	"l1 = reduce_sum(m) shard ((F, G, 1, 1),)\n"
+	"g = gather(q, ix, axis=1) shard ((H, 1), (I,))\n"
+	"n = mul(g, d) shard ((J, K), (J, K))\n"
+	"l2 = reduce_sum(n) shard ((L, M),)\n"
+	"loss = add(l1, l2)\nminimize loss with sgd(0.1)\n",
 };
 
 /* Replace each upper-case letter of "tpl" by a split count from {1, 2,
@@ -707,11 +735,13 @@ shards(const char *text)
 	return ok;
 }
 
-/* Random strategies: for each template, draws of split counts that
- * shard (multi-axis device matrices, repeated computation, partial sums
- * resolved by the planner) give the params' gradients of one device, at
- * two batch sizes; enough draws must be valid for the test to mean
- * something. */
+/* Random strategies: for each template (between them every
+ * differentiable family: matmul, elementwise with broadcasts, layout,
+ * concat, split, slice, reduce, norm, loss, conv, gather), draws of
+ * split counts that shard (multi-axis device matrices, repeated
+ * computation, partial sums resolved by the planner) give the params'
+ * gradients of one device, at two batch sizes; enough draws must be
+ * valid for the test to mean something. */
 static void
 test_random_strategies(void **state)
 {
@@ -737,7 +767,7 @@ test_random_strategies(void **state)
 			sym_ctx_free(ctx);
 		}
 		if (valid < 12)
-			fail_msg("template %zu: %d valid draws of 400", t,
+			fail_msg("template %zu: %d valid draws of 3000", t,
 			    valid);
 	}
 }
