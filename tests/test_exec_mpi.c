@@ -272,6 +272,7 @@ train(struct run *r, sym_communicator *comm, const char *top)
 		    fseek(f, 0, SEEK_SET) == 0 &&
 		    (text = malloc((size_t)len + sizeof(tail) + 64)) &&
 		    fread(text, 1, (size_t)len, f) == (size_t)len) {
+			text[len] = '\0';
 			for (char *d = text; (d = strstr(d, "f32[")); d += 4)
 				d[1] = '6', d[2] = '4';
 			for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]);
