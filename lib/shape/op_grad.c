@@ -108,24 +108,7 @@ sym__rule_sce_grad(struct sym__infer *inf)
 int
 sym__decode_reduce_grad(struct sym__infer *inf)
 {
-	static const char *const known[] = { "axis", "keep_dims", NULL };
-	size_t rank = inf->in[1]->rank, n;
-	unsigned char *mark = sym__at_alloc(inf, rank, 1);
-	int64_t *axes;
-
-	if (!mark)
-		return -1;
-	inf->at.reduce.mark = mark;
-	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__attr_bool(inf, "keep_dims", 0, &inf->at.reduce.keep_dims) <
-	        0 ||
-	    sym__attr_ints(inf, "axis", 1, &axes, &n) < 0)
-		return -1;
-	for (size_t i = 0; i < rank && n == 0; i++)
-		mark[i] = 1;
-	if (n && sym__axes(inf, "axis", axes, n, rank, 1, mark) < 0)
-		return -1;
-	return 0;
+	return sym__decode_reduce_axes(inf, 1);
 }
 
 /* Check that input "i" of "inf" has the shape of the reduction of x

@@ -3,15 +3,14 @@
  */
 #include "shape/shape_private.h"
 
-/* The decoder of the reductions: the dimensions named by the attribute
- * axis (an integer or a list; absent or empty: all of them, as
- * MindSpore's axis=()) and keep_dims; negative axes count from the end and
- * an axis named twice is an error. "inf" is the run. */
+/* Decode axis and keep_dims of a reduction over the dimensions of input
+ * "i" of "inf" into inf->at.reduce ("mark" has one flag per dimension);
+ * return 0 or -1. */
 int
-sym__decode_reduce(struct sym__infer *inf)
+sym__decode_reduce_axes(struct sym__infer *inf, size_t i)
 {
 	static const char *const known[] = { "axis", "keep_dims", NULL };
-	size_t rank = inf->in[0]->rank, n;
+	size_t rank = inf->in[i]->rank, n;
 	unsigned char *mark = sym__at_alloc(inf, rank, 1);
 	int64_t *axes;
 
@@ -23,11 +22,21 @@ sym__decode_reduce(struct sym__infer *inf)
 	        0 ||
 	    sym__attr_ints(inf, "axis", 1, &axes, &n) < 0)
 		return -1;
-	for (size_t i = 0; i < rank && n == 0; i++)
-		mark[i] = 1;
-	if (n && sym__axes(inf, "axis", axes, n, rank, 0, mark) < 0)
+	for (size_t d = 0; d < rank && n == 0; d++)
+		mark[d] = 1;
+	if (n && sym__axes(inf, "axis", axes, n, rank, i, mark) < 0)
 		return -1;
 	return 0;
+}
+
+/* The decoder of the reductions: the dimensions named by the attribute
+ * axis (an integer or a list; absent or empty: all of them, as
+ * MindSpore's axis=()) and keep_dims; negative axes count from the end and
+ * an axis named twice is an error. "inf" is the run. */
+int
+sym__decode_reduce(struct sym__infer *inf)
+{
+	return sym__decode_reduce_axes(inf, 0);
 }
 
 /* The rule of the reductions: the dimensions the decoder marked are

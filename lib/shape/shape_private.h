@@ -238,6 +238,7 @@ int sym__attr_ints(struct sym__infer *inf, const char *name, int scalar_ok,
     int64_t **v, size_t *n);
 int sym__axis(struct sym__infer *inf, const char *attr, int64_t axis,
     size_t rank, size_t i, size_t *out);
+int sym__decode_reduce_axes(struct sym__infer *inf, size_t i);
 int sym__axes(struct sym__infer *inf, const char *attr, const int64_t *axes,
     size_t n, size_t rank, size_t i, unsigned char *mark);
 int sym__rank_at_least(struct sym__infer *inf, size_t i, size_t rank);
