@@ -19,5 +19,6 @@
 #include <symshard/plan.h>
 #include <symshard/comm.h>
 #include <symshard/exec.h>
+#include <symshard/train.h>
 
 #endif

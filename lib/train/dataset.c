@@ -1,0 +1,360 @@
+/*
+ * Datasets: a table of named columns, each row of a column a small
+ * tensor of a fixed shape, read row by row (a rank reads only the rows
+ * and the elements of each row that its block of an input holds). The
+ * formats: MNIST/IDX files (dataset_mnist.c) and tensors in memory
+ * (here).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <symshard/train.h>
+
+#include "train/dataset_private.h"
+
+/* Mix "n" bytes of "data" into the FNV-1a hash "h"; return it. */
+uint64_t
+sym__fnv1a(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Free the dataset whose link is "link" (at sym_ctx_free too). */
+static void
+dataset_destroy(struct sym__link *link)
+{
+	sym_dataset *d =
+	    (sym_dataset *)((char *)link - offsetof(sym_dataset, link));
+
+	d->ctx->live[SYM__OBJ_OTHER]--;
+	if (d->ops && d->ops->destroy)
+		d->ops->destroy(d);
+	for (size_t c = 0; d->col && c < d->n_col; c++)
+		free(d->col[c].name);
+	free(d->col);
+	free(d->name);
+	free(d);
+}
+
+/* Return a new dataset of "ctx" called "name" with "n_col" columns read
+ * by "ops" from "state"; NULL when out of memory. */
+sym_dataset *
+sym__dataset_new(sym_ctx *ctx, const char *name,
+    const struct sym__dataset_ops *ops, void *state, size_t n_col)
+{
+	sym_dataset *d = sym__alloc(ctx, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	memset(d, 0, sizeof(*d));
+	d->ctx = ctx;
+	d->name = sym__strdup(ctx, name);
+	d->col =
+	    sym__realloc_array(ctx, NULL, n_col ? n_col : 1, sizeof(*d->col));
+	if (!d->name || !d->col) {
+		free(d->name);
+		free(d->col);
+		free(d);
+		return NULL;
+	}
+	memset(d->col, 0, (n_col ? n_col : 1) * sizeof(*d->col));
+	d->n_col = n_col;
+	d->ops = ops;
+	d->state = state;
+	d->fingerprint = sym__fnv1a(SYM__FNV1A_INIT, name, strlen(name));
+	ctx->live[SYM__OBJ_OTHER]++;
+	sym__ctx_own(ctx, &d->link, dataset_destroy);
+	return d;
+}
+
+/* Set column "c" of "d" to "name", "dtype" and the row shape "dim"
+ * ("ndim" sizes); 0, or -1 with an error on the context of "d". */
+int
+sym__dataset_set_column(sym_dataset *d, size_t c, const char *name,
+    sym_dtype dtype, size_t ndim, const int64_t *dim)
+{
+	struct sym__dcolumn *col = &d->col[c];
+	int64_t n = 1;
+
+	if (ndim > SYM__DATASET_MAX_NDIM) {
+		sym__error(d->ctx, SYM_EINVAL, NULL,
+		    "%s: column '%s' has %zu dimensions per row, more than %d",
+		    d->name, name, ndim, SYM__DATASET_MAX_NDIM);
+		return -1;
+	}
+	for (size_t i = 0; i < ndim; i++) {
+		if (dim[i] < 0 || (dim[i] > 0 && n > INT64_MAX / dim[i])) {
+			sym__error(d->ctx, SYM_EINVAL, NULL,
+			    "%s: column '%s': size %lld of dimension %zu "
+			    "is negative or too large",
+			    d->name, name, (long long)dim[i], i);
+			return -1;
+		}
+		n *= dim[i];
+		col->dim[i] = dim[i];
+	}
+	col->name = sym__strdup(d->ctx, name);
+	if (!col->name)
+		return -1;
+	col->dtype = dtype;
+	col->ndim = ndim;
+	col->row_numel = n;
+	d->fingerprint = sym__fnv1a(d->fingerprint, name, strlen(name) + 1);
+	d->fingerprint = sym__fnv1a(d->fingerprint, &dtype, sizeof(dtype));
+	d->fingerprint = sym__fnv1a(d->fingerprint, dim, ndim * sizeof(*dim));
+	return 0;
+}
+
+/* Free "d" (NULL: nothing). */
+void
+sym_dataset_free(sym_dataset *d)
+{
+	if (!d)
+		return;
+	sym__ctx_disown(&d->link);
+	dataset_destroy(&d->link);
+}
+
+/* Open the dataset "spec" ("mnist:DIR") of "ctx", its split "split";
+ * NULL with an error on "ctx". */
+sym_dataset *
+sym_dataset_open(sym_ctx *ctx, const char *spec, sym_dataset_split split)
+{
+	if (!ctx)
+		return NULL;
+	if (!spec) {
+		sym__error(ctx, SYM_EINVAL, NULL, "dataset: no specification");
+		return NULL;
+	}
+	if (!strncmp(spec, "mnist:", 6))
+		return sym_dataset_mnist_open(ctx, spec + 6, split);
+	sym__error(ctx, SYM_EINVAL, NULL,
+	    "dataset '%s': unknown format (expected mnist:DIR)", spec);
+	return NULL;
+}
+
+/* Return the name of "d", NULL for NULL. */
+const char *
+sym_dataset_name(const sym_dataset *d)
+{
+	return d ? d->name : NULL;
+}
+
+/* Return the number of rows of "d", -1 for NULL. */
+int64_t
+sym_dataset_n_rows(const sym_dataset *d)
+{
+	return d ? d->n_rows : -1;
+}
+
+/* Return the number of columns of "d", 0 for NULL. */
+size_t
+sym_dataset_n_columns(const sym_dataset *d)
+{
+	return d ? d->n_col : 0;
+}
+
+/* Return the column of "d" called "name", SIZE_MAX when none. */
+size_t
+sym_dataset_find_column(const sym_dataset *d, const char *name)
+{
+	for (size_t c = 0; d && name && c < d->n_col; c++)
+		if (!strcmp(d->col[c].name, name))
+			return c;
+	return SIZE_MAX;
+}
+
+/* Return column "c" of "d", NULL when out of range. */
+static const struct sym__dcolumn *
+column(const sym_dataset *d, size_t c)
+{
+	return d && c < d->n_col ? &d->col[c] : NULL;
+}
+
+/* Return the name of column "c" of "d", NULL when out of range. */
+const char *
+sym_dataset_column_name(const sym_dataset *d, size_t c)
+{
+	return column(d, c) ? column(d, c)->name : NULL;
+}
+
+/* Return the dtype of column "c" of "d", SYM_DT_INVALID when out of
+ * range. */
+sym_dtype
+sym_dataset_column_dtype(const sym_dataset *d, size_t c)
+{
+	return column(d, c) ? column(d, c)->dtype : SYM_DT_INVALID;
+}
+
+/* Return the number of dimensions of one row of column "c" of "d". */
+size_t
+sym_dataset_column_ndim(const sym_dataset *d, size_t c)
+{
+	return column(d, c) ? column(d, c)->ndim : 0;
+}
+
+/* Return size "i" of one row of column "c" of "d", -1 out of range. */
+int64_t
+sym_dataset_column_dim(const sym_dataset *d, size_t c, size_t i)
+{
+	const struct sym__dcolumn *col = column(d, c);
+
+	return col && i < col->ndim ? col->dim[i] : -1;
+}
+
+/* Read elements ["start", "start" + "count") of row "row" of column "c"
+ * of "d" (row-major within the row) into "dst", in the column's dtype;
+ * 0, or -1 with an error on the context of "d". */
+int
+sym_dataset_read(const sym_dataset *d, size_t c, int64_t row, int64_t start,
+    int64_t count, void *dst)
+{
+	const struct sym__dcolumn *col = column(d, c);
+
+	if (!d)
+		return -1;
+	if (!col || row < 0 || row >= d->n_rows || start < 0 || count < 0 ||
+	    start > col->row_numel || count > col->row_numel - start ||
+	    (count && !dst)) {
+		sym__error(d->ctx, SYM_EINVAL, NULL,
+		    "%s: no elements [%lld, %lld) of row %lld of column %zu",
+		    d->name, (long long)start, (long long)(start + count),
+		    (long long)row, c);
+		return -1;
+	}
+	if (count)
+		d->ops->read(d, c, row, start, count, dst);
+	return 0;
+}
+
+/* Return a hash of the name, columns and contents of "d" (equal on two
+ * processes that read the same files), 0 for NULL. */
+uint64_t
+sym_dataset_fingerprint(const sym_dataset *d)
+{
+	return d ? d->fingerprint : 0;
+}
+
+/* --- In memory ------------------------------------------------------- */
+
+/* The state of a dataset in memory: a copy of every column's data. */
+struct memory {
+	char **data;
+	size_t n;
+};
+
+/* Read from a dataset in memory (see struct sym__dataset_ops). */
+static void
+memory_read(const sym_dataset *d, size_t c, int64_t row, int64_t start,
+    int64_t count, void *dst)
+{
+	const struct memory *m = d->state;
+	const struct sym__dcolumn *col = &d->col[c];
+	size_t es = sym_dtype_size(col->dtype);
+
+	memcpy(dst,
+	    m->data[c] +
+	        ((size_t)row * (size_t)col->row_numel + (size_t)start) * es,
+	    (size_t)count * es);
+}
+
+/* Free the state of a dataset in memory. */
+static void
+memory_destroy(sym_dataset *d)
+{
+	struct memory *m = d->state;
+
+	for (size_t c = 0; m && c < m->n; c++)
+		free(m->data[c]);
+	if (m)
+		free(m->data);
+	free(m);
+}
+
+static const struct sym__dataset_ops memory_ops = { memory_read,
+	memory_destroy };
+
+/* Store in "*bytes" the byte count of "n_rows" rows of "col" (set as
+ * "set"); 0, or -1 with an error on "ctx" when it does not fit. */
+static int
+column_bytes(sym_ctx *ctx, int64_t n_rows, const sym_dataset_column *col,
+    const struct sym__dcolumn *set, size_t *bytes)
+{
+	size_t es = sym_dtype_size(col->dtype);
+	int64_t n = set->row_numel;
+
+	if (es == 0 || (n && n_rows > INT64_MAX / n) ||
+	    (size_t)(n * n_rows) > SIZE_MAX / es) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "dataset in memory: column '%s': %s",
+		    col->name ? col->name : "?",
+		    es == 0 ? "no dtype" : "too many bytes");
+		return -1;
+	}
+	*bytes = (size_t)(n * n_rows) * es;
+	return 0;
+}
+
+/* Return a new dataset of "ctx" of "n_rows" rows and the "n_col" columns
+ * "col", whose data it copies; NULL with an error on "ctx". */
+sym_dataset *
+sym_dataset_from_memory(sym_ctx *ctx, int64_t n_rows,
+    const sym_dataset_column *col, size_t n_col)
+{
+	struct memory *m;
+	sym_dataset *d;
+
+	if (!ctx)
+		return NULL;
+	if (n_rows < 0 || (n_col && !col) || n_col == 0) {
+		sym__error(ctx, SYM_EINVAL, NULL, "dataset in memory: %s",
+		    n_rows < 0 ? "a negative number of rows" : "no columns");
+		return NULL;
+	}
+	m = sym__alloc(ctx, sizeof(*m));
+	if (m) {
+		m->n = 0;
+		m->data = sym__realloc_array(ctx, NULL, n_col, sizeof(char *));
+	}
+	if (!m || !m->data) {
+		free(m);
+		return NULL;
+	}
+	d = sym__dataset_new(ctx, "memory", &memory_ops, m, n_col);
+	if (!d) {
+		memory_destroy(&(sym_dataset){ .state = m });
+		return NULL;
+	}
+	d->n_rows = n_rows;
+	for (size_t c = 0; c < n_col; c++) {
+		size_t bytes = 0;
+
+		if (!col[c].name || (col[c].ndim && !col[c].dim) ||
+		    sym__dataset_set_column(d, c,
+		        col[c].name ? col[c].name : "", col[c].dtype,
+		        col[c].ndim, col[c].dim) < 0 ||
+		    column_bytes(ctx, n_rows, &col[c], &d->col[c], &bytes) <
+		        0 ||
+		    !(m->data[c] = sym__alloc(ctx, bytes ? bytes : 1))) {
+			if (!col[c].name)
+				sym__error(ctx, SYM_EINVAL, NULL,
+				    "dataset in memory: column %zu has no name",
+				    c);
+			sym_dataset_free(d);
+			return NULL;
+		}
+		m->n = c + 1;
+		if (col[c].data)
+			memcpy(m->data[c], col[c].data, bytes);
+		else
+			memset(m->data[c], 0, bytes);
+		d->fingerprint = sym__fnv1a(d->fingerprint, m->data[c], bytes);
+	}
+	return d;
+}

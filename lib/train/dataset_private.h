@@ -1,0 +1,58 @@
+/*
+ * The body of a dataset, shared by its formats: a table of columns and
+ * one reader per format.
+ */
+#ifndef SYM_TRAIN_DATASET_PRIVATE_H
+#define SYM_TRAIN_DATASET_PRIVATE_H
+
+#include <symshard/train.h>
+
+#include "core/ctx_private.h"
+
+#define SYM__DATASET_MAX_NDIM 8
+
+/* A column: its name, dtype (what sym_dataset_read writes), the shape of
+ * one row and its number of elements. */
+struct sym__dcolumn {
+	char *name;
+	sym_dtype dtype;
+	size_t ndim;
+	int64_t dim[SYM__DATASET_MAX_NDIM];
+	int64_t row_numel;
+};
+
+/* What a format provides: read elements [start, start + count) of row
+ * "row" of column "c" of "d" into "dst" (converted to the column's
+ * dtype; the arguments are checked); free the format's state. */
+struct sym__dataset_ops {
+	void (*read)(const sym_dataset *d, size_t c, int64_t row, int64_t start,
+	    int64_t count, void *dst);
+	void (*destroy)(sym_dataset *d);
+};
+
+struct sym_dataset {
+	struct sym__link link;
+	sym_ctx *ctx;
+	const struct sym__dataset_ops *ops;
+	void *state; /* the format's */
+	char *name;  /* "mnist:DIR (train)" */
+	int64_t n_rows;
+	struct sym__dcolumn *col;
+	size_t n_col;
+	uint64_t fingerprint;
+};
+
+/* Return a new dataset of "ctx" called "name" with "n_col" columns (to
+ * be set by the format) read by "ops" from "state"; NULL when out of
+ * memory (the format's state is then the caller's). */
+sym_dataset *sym__dataset_new(sym_ctx *ctx, const char *name,
+    const struct sym__dataset_ops *ops, void *state, size_t n_col);
+/* Set column "c" of "d"; 0, or -1 with an error on the context. */
+int sym__dataset_set_column(sym_dataset *d, size_t c, const char *name,
+    sym_dtype dtype, size_t ndim, const int64_t *dim);
+/* Mix "n" bytes of "data" into the 64-bit FNV-1a hash "h"; return it. */
+uint64_t sym__fnv1a(uint64_t h, const void *data, size_t n);
+
+#define SYM__FNV1A_INIT 0xcbf29ce484222325ULL
+
+#endif
