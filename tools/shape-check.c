@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "bind_arg.h"
+#include "tool_args.h"
 #include "check_report.h"
 
 #define PROG "shape-check"
@@ -131,14 +132,7 @@ valued_option(const char *arg)
 	static const char *const names[] = { "--devices", "--bind", "--rank",
 		"--draw", "--dot", "--topology", "--rank-table" };
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		size_t n = strlen(names[i]);
-
-		if (!strncmp(arg, names[i], n) &&
-		    (arg[n] == '\0' || arg[n] == '='))
-			return names[i];
-	}
-	return NULL;
+	return tool_valued_option(arg, names, sizeof(names) / sizeof(names[0]));
 }
 
 /* Apply the option "name" with the value "val" to "o"; return 0, or

@@ -28,6 +28,7 @@
 #include <symshard/plan.h>
 
 #include "bind_arg.h"
+#include "tool_args.h"
 
 #define PROG "shape-run"
 
@@ -152,60 +153,6 @@ usage_error(struct options *o, const char *msg, const char *what)
 	return EXIT_USAGE;
 }
 
-/* Store in "*n" the unsigned integer written in "s", at least "least";
- * 0, or -1 when "s" is not one. */
-static int
-parse_number(const char *s, uint64_t least, uint64_t *n)
-{
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < least)
-		return -1;
-	*n = v;
-	return 0;
-}
-
-/* Store in "*x" the tolerance written in "s", a finite number > 0;
- * 0, or -1 when "s" is not one. */
-static int
-parse_tolerance(const char *s, double *x)
-{
-	char *end;
-	double v;
-
-	if (!*s)
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !(v > 0) || !isfinite(v))
-		return -1;
-	*x = v;
-	return 0;
-}
-
-/* Return the name of the option of "arg" ("--bind" of "--bind=x") that
- * takes a value, or NULL when "arg" is not such an option. */
-static const char *
-valued_option(const char *arg)
-{
-	static const char *const names[] = { "--bind", "--ranks", "--backend",
-		"--seed", "--rtol", "--atol" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		size_t n = strlen(names[i]);
-
-		if (!strncmp(arg, names[i], n) &&
-		    (arg[n] == '\0' || arg[n] == '='))
-			return names[i];
-	}
-	return NULL;
-}
-
 /* Apply the option "name" with the value "val" to "o"; return 0, or
  * EXIT_USAGE after a message. */
 static int
@@ -219,20 +166,20 @@ option_value(struct options *o, const char *name, const char *val)
 			    "--bind expects NAME=V[,NAME=V...], not", val);
 		o->bind[o->n_bind++] = val;
 	} else if (!strcmp(name, "--ranks")) {
-		if (parse_number(val, 1, &n) < 0 || n > 65536)
+		if (tool_parse_number(val, 1, &n) < 0 || n > 65536)
 			return usage_error(o,
 			    "--ranks expects an integer from 1 to 65536, not",
 			    val);
 		o->ranks = (int64_t)n;
 	} else if (!strcmp(name, "--seed")) {
-		if (parse_number(val, 0, &n) < 0)
+		if (tool_parse_number(val, 0, &n) < 0)
 			return usage_error(o,
 			    "--seed expects an unsigned 64-bit integer, not",
 			    val);
 		o->seed = n;
 	} else if (!strcmp(name, "--rtol") || !strcmp(name, "--atol")) {
-		if (parse_tolerance(val, name[2] == 'r' ? &o->rtol : &o->atol) <
-		    0)
+		if (tool_parse_tolerance(val,
+		        name[2] == 'r' ? &o->rtol : &o->atol) < 0)
 			return usage_error(o,
 			    name[2] == 'r'
 			        ? "--rtol expects a positive number, not"
@@ -256,6 +203,8 @@ option_value(struct options *o, const char *name, const char *val)
 static int
 parse_args(int argc, char **argv, struct options *o)
 {
+	static const char *const valued[] = { "--bind", "--ranks", "--backend",
+		"--seed", "--rtol", "--atol" };
 	int only_files = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -279,7 +228,8 @@ parse_args(int argc, char **argv, struct options *o)
 			continue;
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = 1;
-		} else if ((name = valued_option(a)) != NULL) {
+		} else if ((name = tool_valued_option(a, valued,
+		                sizeof(valued) / sizeof(valued[0]))) != NULL) {
 			if (a[strlen(name)] == '=')
 				val = a + strlen(name) + 1;
 			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2))
@@ -296,21 +246,6 @@ parse_args(int argc, char **argv, struct options *o)
 	if (!o->file)
 		return usage_error(o, "no graph file given", NULL);
 	return -1;
-}
-
-/* Return 1 when the command line "argv" of "argc" words asks for the mpi
- * backend (before "--"), so that MPI starts before it is read. */
-static int
-wants_mpi(int argc, char **argv)
-{
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "--backend=mpi"))
-			return 1;
-		if (!strcmp(argv[i], "--backend") && i + 1 < argc &&
-		    !strcmp(argv[i + 1], "mpi"))
-			return 1;
-	}
-	return 0;
 }
 
 /* Return the exit status of the failure left on "ctx": EXIT_USAGE for
@@ -880,7 +815,7 @@ main(int argc, char **argv)
 		free(o.bind);
 		return EXIT_USAGE;
 	}
-	if (wants_mpi(argc, argv) && sym_comm_mpi_available()) {
+	if (tool_wants_mpi(argc, argv) && sym_comm_mpi_available()) {
 		r.comm = sym_comm_mpi_new(r.ctx, &argc, &argv);
 		if (!r.comm) {
 			fprintf(stderr, PROG ": %s\n",

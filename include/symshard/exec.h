@@ -58,6 +58,14 @@ SYM_EXPORT int sym_exec_fill_inputs(SYM_KEEP sym_exec *x, uint64_t seed);
 SYM_EXPORT int sym_exec_init_params(SYM_KEEP sym_exec *x, uint64_t seed);
 /* Run every step of the plan on this rank; 0 or -1. */
 SYM_EXPORT int sym_exec_run(SYM_KEEP sym_exec *x);
+/* Run only the forward part of a training graph (no gradient, no
+ * update): evaluation; 0 or -1. */
+SYM_EXPORT int sym_exec_run_forward(SYM_KEEP sym_exec *x);
+/* Collective over every rank of the endpoint: gather value "name"
+ * (an output, param, state or input) whole into "whole" ("bytes"
+ * bytes) on every rank; 0 or -1 (the same on every rank). */
+SYM_EXPORT int sym_exec_gather_whole(SYM_KEEP sym_exec *x, const char *name,
+    void *whole, size_t bytes);
 
 /* Options and report of sym_exec_check. */
 typedef struct sym_exec_options {

@@ -74,6 +74,7 @@ SYM_EXPORT int sym_graph_get_optimizer(SYM_KEEP const sym_graph *g,
 
 SYM_EXPORT int sym_graph_differentiate(SYM_KEEP sym_graph *g);
 SYM_EXPORT int sym_graph_is_training(SYM_KEEP const sym_graph *g);
+SYM_EXPORT size_t sym_graph_n_forward_nodes(SYM_KEEP const sym_graph *g);
 SYM_EXPORT sym_value *sym_value_grad(SYM_KEEP const sym_value *v);
 SYM_EXPORT size_t sym_graph_n_trained(SYM_KEEP const sym_graph *g);
 SYM_EXPORT sym_value *sym_graph_trained(SYM_KEEP const sym_graph *g, size_t i);

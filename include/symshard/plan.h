@@ -44,6 +44,8 @@ typedef enum sym_plan_step_kind {
  * communication step reads in[0] and writes out[0]: step "redist_step" of
  * "redist", which moves "value" towards input "input" of "node" or, when
  * "input" is SYM_PLAN_NO_INPUT, resolves the partial sums "node" produced.
+ * "derived" is 1 for the steps of the backward and update parts of a
+ * training graph (sym_exec_run_forward skips them).
  */
 #define SYM_PLAN_NO_INPUT ((size_t)-1)
 typedef struct sym_plan_step {
@@ -56,6 +58,7 @@ typedef struct sym_plan_step {
 	size_t redist_step;
 	size_t n_in, n_out;
 	const size_t *in, *out;
+	int derived;
 } sym_plan_step;
 
 SYM_EXPORT SYM_GIVE sym_plan *sym_plan_compile(SYM_KEEP sym_graph *g,

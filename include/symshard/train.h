@@ -112,9 +112,9 @@ typedef struct sym_train_options {
 	uint64_t agree;         /* what else every process must agree on */
 } sym_train_options;
 
-#define SYM_TRAIN_OPTIONS_INIT               \
-	{                                    \
-		sizeof(sym_train_options), 0 \
+#define SYM_TRAIN_OPTIONS_INIT                    \
+	{                                         \
+		.size = sizeof(sym_train_options) \
 	}
 
 /* The result of one step. */
@@ -146,6 +146,7 @@ SYM_EXPORT SYM_GIVE sym_trainer *sym_trainer_new(SYM_KEEP const sym_plan *p,
 SYM_EXPORT void sym_trainer_free(SYM_TAKE sym_trainer *t);
 SYM_EXPORT int sym_trainer_step(SYM_KEEP sym_trainer *t, sym_train_step *r);
 SYM_EXPORT const char *sym_trainer_notice(SYM_KEEP const sym_trainer *t);
+SYM_EXPORT const char *sym_trainer_mismatch(SYM_KEEP const sym_trainer *t);
 SYM_EXPORT int64_t sym_trainer_epoch(SYM_KEEP const sym_trainer *t);
 SYM_EXPORT int sym_trainer_evaluate(SYM_KEEP sym_trainer *t,
     sym_eval_result *r);

@@ -639,14 +639,15 @@ restore_error(const struct kept_error *k, sym_ctx *ctx)
 	sym__error(ctx, k->code, k->file[0] ? &loc : NULL, "%s", k->msg);
 }
 
-/* Run every step of "x" in order. After a step fails, the remaining
- * communication steps still run (on stale data) so that the other ranks
- * never wait for this one, and the kernels are skipped. Return 0, or -1
- * with the first error on the executor's context (the communicator's
- * errors of later steps, recorded on the same context when the handle
- * shares it, do not replace it). */
-int
-sym_exec_run(sym_exec *x)
+/* Run the steps of "x" in order, only those of the forward part when
+ * "forward". After a step fails, the remaining communication steps still
+ * run (on stale data) so that the other ranks never wait for this one,
+ * and the kernels are skipped. Return 0, or -1 with the first error on
+ * the executor's context (the communicator's errors of later steps,
+ * recorded on the same context when the handle shares it, do not replace
+ * it). */
+static int
+run_steps(sym_exec *x, int forward)
 {
 	struct kept_error first;
 	int failed = 0, later = 0;
@@ -663,6 +664,8 @@ sym_exec_run(sym_exec *x)
 		struct sym__estep *e = &x->step[i];
 		int rc = 0;
 
+		if (forward && e->ps->derived)
+			continue;
 		if (e->ps->kind == SYM_PLAN_KERNEL) {
 			if (!failed && e->fn(&e->args) < 0) {
 				kernel_failed(x, e);
@@ -682,6 +685,23 @@ sym_exec_run(sym_exec *x)
 	if (later)
 		restore_error(&first, x->ctx);
 	return failed ? -1 : 0;
+}
+
+/* Run every step of "x" in order; 0, or -1 with the first error on the
+ * executor's context. */
+int
+sym_exec_run(sym_exec *x)
+{
+	return run_steps(x, 0);
+}
+
+/* Run the steps of the forward part of "x" only (all of them for a graph
+ * that is not a training graph): the outputs computed, no gradient, no
+ * update; 0, or -1 as sym_exec_run. */
+int
+sym_exec_run_forward(sym_exec *x)
+{
+	return run_steps(x, 1);
 }
 
 /* Have "x" call "fn" with "arg" after each step it runs (NULL: none). */

@@ -6,6 +6,7 @@
  * Reading whole places this rank's block; the blocks of all ranks
  * (threads sharing one buffer, or gathered by the caller) fill it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/exec_private.h"
@@ -126,6 +127,96 @@ int
 sym_exec_get_whole(sym_exec *x, const char *name, void *whole, size_t bytes)
 {
 	return exchange(x, "sym_exec_get_whole", name, whole, NULL, bytes);
+}
+
+/* Return 1 when tensor "t" of the plan of "x" holds partial sums. */
+static int
+is_partial(const sym_exec *x, size_t t)
+{
+	const sym_layout *l = sym_plan_tensor_layout(x->plan, t);
+	const sym_mesh *m = l ? sym_layout_mesh(l) : NULL;
+
+	for (size_t a = 0; m && a < sym_mesh_n_axes(m); a++)
+		if (sym_layout_is_partial(l, a))
+			return 1;
+	return 0;
+}
+
+/* Check that value "name" of "x" can be gathered whole into "bytes"
+ * bytes; its tensor in "*t", its boxes in "wbox" and "block". Return the
+ * number of dimensions, or -1 with an error on the context of "x". */
+static int
+gather_check(sym_exec *x, const char *name, size_t bytes, size_t *t,
+    struct sym__box *wbox, struct sym__box *block)
+{
+	const char *what = "sym_exec_gather_whole";
+	size_t need;
+	int nd;
+
+	if (!find(x, what, name, 0, t))
+		return -1;
+	if (is_partial(x, *t)) {
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "%s: '%s' holds partial sums on this plan", what, name);
+		return -1;
+	}
+	nd = boxes(x, *t, wbox, block, &need);
+	if (bytes != need) {
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "%s: '%s' has %zu bytes whole, not %zu", what, name, need,
+		    bytes);
+		return -1;
+	}
+	return nd;
+}
+
+/* Gather value "name" of "x" whole into "whole" ("bytes" bytes) on every
+ * rank of the endpoint of "x": each rank's block goes through an
+ * all_gather and to its place. A collective: every rank calls it, and
+ * every rank gets the same return value, 0 or -1 (the error of a rank
+ * that failed on its own is on its context, the others' say a rank
+ * failed). */
+int
+sym_exec_gather_whole(sym_exec *x, const char *name, void *whole, size_t bytes)
+{
+	struct sym__box wbox, block;
+	size_t t = 0, mine = 0, es;
+	char *all = NULL;
+	int nd, bad;
+
+	if (!x)
+		return -1;
+	nd = gather_check(x, name, bytes, &t, &wbox, &block);
+	bad = nd < 0 || (bytes && !whole);
+	if (!bad) {
+		sym_exec_data(x, t, &mine);
+		all = sym__realloc_array(x->ctx, NULL,
+		    x->n_ranks > 0 ? (size_t)x->n_ranks : 1, mine ? mine : 1);
+		bad = !all;
+	}
+	if (x->ep && sym__check_agree(x->ep, x->ctx, bad) < 0) {
+		free(all);
+		return -1;
+	}
+	if (bad) {
+		free(all);
+		return -1;
+	}
+	es = x->tensor[t].es;
+	if (!x->ep)
+		memcpy(all, x->tensor[t].data, mine);
+	else if (sym_comm_all_gather(x->ep, NULL, 0, x->tensor[t].data, all,
+	             mine) < 0) {
+		free(all);
+		return -1;
+	}
+	for (int64_t k = 0; mine && k < x->n_ranks; k++) {
+		sym_slices_offset(x->slices, t, k, block.off);
+		sym__box_copy(whole, &wbox, all + (size_t)k * mine, &block,
+		    &block, nd, es);
+	}
+	free(all);
+	return 0;
 }
 
 /* Set this rank's block of param, state or input "name" of "x" from the

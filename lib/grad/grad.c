@@ -485,6 +485,7 @@ sym_graph_differentiate(sym_graph *g)
 	if (list_trained(&gr) < 0 || sym__grad_updates(&gr) < 0)
 		goto done;
 	g->differentiated = 1;
+	g->n_forward = n_fwd;
 	r = 0;
 done:
 	grad_clear(&gr);

@@ -160,6 +160,8 @@ struct sym_graph {
 	sym_optimizer opt;
 	sym_loc minimize_loc;
 	int differentiated;
+	size_t
+	    n_forward; /* nodes before the backward part, once differentiated */
 	sym_value **trained;
 	size_t n_trained, cap_trained;
 

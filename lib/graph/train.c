@@ -322,6 +322,17 @@ sym_graph_is_training(const sym_graph *g)
 	return g && g->differentiated;
 }
 
+/* Return the number of nodes of the forward part of "g": those before
+ * the backward and update parts of a training graph, every node
+ * otherwise; 0 for NULL. */
+size_t
+sym_graph_n_forward_nodes(const sym_graph *g)
+{
+	if (!g)
+		return 0;
+	return g->differentiated ? g->n_forward : g->n_node;
+}
+
 /* Return the gradient of "v" ("NAME.grad"), or NULL. */
 sym_value *
 sym_value_grad(const sym_value *v)

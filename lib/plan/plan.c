@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <symshard/grad.h>
+
 #include "plan/plan_private.h"
 
 /* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
@@ -338,6 +340,7 @@ new_step(sym_plan *p, sym_plan_step_kind kind, const sym_node *n, size_t n_in,
 	memset(s, 0, sizeof(*s));
 	s->pub.kind = kind;
 	s->pub.node = n;
+	s->pub.derived = n && n->index >= sym_graph_n_forward_nodes(p->g);
 	s->pub.input = SYM_PLAN_NO_INPUT;
 	s->pub.n_in = n_in;
 	s->pub.n_out = n_out;

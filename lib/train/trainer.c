@@ -1,0 +1,601 @@
+/*
+ * The trainer (sym_trainer(3)): a sharded plan trained on a dataset, its
+ * executors living across steps. On the threads backend each rank is a
+ * thread of the trainer that waits for a job (initialize, step,
+ * evaluate, gather or set a value) at a barrier with the caller's
+ * thread; on mpi this process is one rank and runs the jobs itself.
+ * The ranks agree on failures before every collective part of a job
+ * (through a barrier of the ranks on threads, sym_comm_agree on mpi), so
+ * a rank that fails never leaves the others waiting.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+#include <cblas.h>
+#endif
+
+#include <symshard/grad.h>
+
+#include "train/trainer_private.h"
+
+/* Agree among the ranks of the trainer of "r" on whether one failed
+ * ("bad": this one, with its error on its context); return 0 when none
+ * did, -1 otherwise (the same on every rank). */
+int
+sym__trank_agree(struct sym__trank *r, int bad)
+{
+	sym_trainer *t = r->t;
+	sym_error code = SYM_OK;
+
+	if (!t->mpi) {
+		int any = 0;
+
+		/* The second barrier keeps a rank's next verdict out of this
+		 * one's reading. */
+		r->failed |= bad;
+		pthread_barrier_wait(&t->rbar);
+		for (int k = 0; k < t->n_local; k++)
+			any |= t->rank[k].failed != 0;
+		pthread_barrier_wait(&t->rbar);
+		return any ? -1 : 0;
+	}
+	if (bad) {
+		code = sym_ctx_last_error(r->ctx);
+		if (code == SYM_OK)
+			code = SYM_EINTERNAL;
+	}
+	return sym_comm_agree(r->ep, code, NULL) < 0 ? -1 : 0;
+}
+
+/* Make room for "bytes" bytes in the gathering buffer of "r"; 0 or -1. */
+static int
+whole_reserve(struct sym__trank *r, size_t bytes)
+{
+	void *p;
+
+	if (bytes <= r->whole_cap)
+		return 0;
+	p = realloc(r->whole, bytes);
+	if (!p) {
+		sym__oom_bytes(r->ctx, 1, bytes, "trainer: a gathered value");
+		return -1;
+	}
+	r->whole = p;
+	r->whole_cap = bytes;
+	return 0;
+}
+
+/* Prepare rank "r" for the bound slices and read its rows of the
+ * current batch; agree; run (forward only when "forward"); agree.
+ * Return 0 or -1. */
+static int
+job_batch(struct sym__trank *r, int forward)
+{
+	sym_trainer *t = r->t;
+	int bad = !r->x || sym_exec_prepare(r->x, t->s) < 0 ||
+	    sym__trainer_read(t, r->x, t->p, t->s, r->k, 0) < 0;
+
+	if (sym__trank_agree(r, bad) < 0)
+		return -1;
+	bad = (forward ? sym_exec_run_forward(r->x) : sym_exec_run(r->x)) < 0;
+	return sym__trank_agree(r, bad);
+}
+
+/* Gather value "name" ("bytes" bytes whole) of rank "r" into its
+ * buffer; 0 or -1 (the same on every rank). */
+static int
+job_gather(struct sym__trank *r, const char *name, size_t bytes)
+{
+	int bad = !r->x || whole_reserve(r, bytes ? bytes : 1) < 0;
+
+	if (sym__trank_agree(r, bad) < 0)
+		return -1;
+	return sym_exec_gather_whole(r->x, name, r->whole, bytes);
+}
+
+/* Run the current job of the trainer on rank "r"; 0 or -1. */
+static int
+rank_job(struct sym__trank *r)
+{
+	sym_trainer *t = r->t;
+	int bad;
+
+	switch (t->job) {
+	case SYM__JOB_INIT:
+		bad = !r->x || sym_exec_prepare(r->x, t->s) < 0 ||
+		    sym_exec_init_params(r->x, t->o.seed) < 0;
+		return sym__trank_agree(r, bad);
+	case SYM__JOB_STEP:
+		return job_batch(r, 0);
+	case SYM__JOB_EVAL:
+		if (job_batch(r, 1) < 0)
+			return -1;
+		return t->scores
+		    ? job_gather(r, sym_value_name(t->scores), t->job_bytes)
+		    : 0;
+	case SYM__JOB_GATHER:
+		return job_gather(r, t->job_name, t->job_bytes);
+	case SYM__JOB_SET:
+		bad = !r->x ||
+		    sym_exec_set_whole(r->x, t->job_name, t->job_whole,
+		        t->job_bytes) < 0;
+		return sym__trank_agree(r, bad);
+	default:
+		return 0;
+	}
+}
+
+/* The thread of the rank "arg" (a struct sym__trank): attach, make the
+ * executor, then run jobs until told to quit; return NULL. */
+static void *
+rank_main(void *arg)
+{
+	struct sym__trank *r = arg;
+	sym_trainer *t = r->t;
+
+	pthread_mutex_lock(&t->mu);
+	while (t->go == 0)
+		pthread_cond_wait(&t->cv, &t->mu);
+	pthread_mutex_unlock(&t->mu);
+	if (t->go < 0)
+		return NULL;
+	r->ctx = sym_ctx_new();
+	if (r->ctx && (r->ep = sym_comm_attach(t->comm, r->k, r->ctx)))
+		r->x = sym_exec_new(t->p, r->ep, r->ctx);
+	for (;;) {
+		pthread_barrier_wait(&t->bar);
+		if (t->job == SYM__JOB_QUIT)
+			break;
+		r->failed = 0;
+		pthread_barrier_wait(&t->rbar);
+		if (rank_job(r) < 0 && !r->failed)
+			r->failed = 2; /* another rank's failure */
+		pthread_barrier_wait(&t->bar);
+	}
+	sym_exec_free(r->x);
+	r->x = NULL;
+	sym_comm_detach(r->ep);
+	return NULL;
+}
+
+/* Copy onto the trainer's context the error of the rank of "t" that
+ * failed on its own first (else of any failed rank); return -1. */
+static int
+rank_failure(sym_trainer *t)
+{
+	for (int pass = 1; pass <= 2; pass++)
+		for (int k = 0; k < t->n_local; k++) {
+			const sym_ctx *from = t->rank[k].ctx;
+			sym_loc loc;
+
+			if (!t->rank[k].failed ||
+			    (pass == 1 && t->rank[k].failed != 1))
+				continue;
+			if (!from) {
+				sym__error(t->ctx, SYM_ENOMEM, NULL,
+				    "rank %d: no context", k);
+				return -1;
+			}
+			loc = sym_ctx_last_location(from);
+			sym__error(t->ctx, sym_ctx_last_error(from),
+			    loc.file ? &loc : NULL, "rank %d: %s", k,
+			    sym_ctx_last_message(from));
+			return -1;
+		}
+	sym__error(t->ctx, SYM_EINTERNAL, NULL, "trainer: a rank failed");
+	return -1;
+}
+
+/* Have every rank of "t" run "job"; return 0, or -1 with the error of
+ * the failing rank on the trainer's context. */
+int
+sym__trainer_run(sym_trainer *t, enum sym__job job)
+{
+	t->job = job;
+	if (t->mpi) {
+		t->rank[0].failed = 0;
+		return rank_job(&t->rank[0]);
+	}
+	pthread_barrier_wait(&t->bar);
+	if (job == SYM__JOB_QUIT)
+		return 0;
+	pthread_barrier_wait(&t->bar);
+	for (int k = 0; k < t->n_local; k++)
+		if (t->rank[k].failed)
+			return rank_failure(t);
+	return 0;
+}
+
+/* Bind the batch symbol of "t" to "rows" (and nothing else) on "p" into
+ * "s"; 0, or -1 with the reason in sym_slices_error("s") (or, out of
+ * memory, on the trainer's context). */
+int
+sym__trainer_bind(sym_trainer *t, sym_slices *s, const sym_plan *p,
+    int64_t rows)
+{
+	if (sym_binding_set(t->binding, t->batch_sym, rows) < 0)
+		return -1;
+	return sym_plan_bind(p, t->binding, s);
+}
+
+/* Tell the rank threads of "t" to run (1) or give up (-1). */
+static void
+set_go(sym_trainer *t, int go)
+{
+	pthread_mutex_lock(&t->mu);
+	t->go = go;
+	pthread_cond_broadcast(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+}
+
+/* Start the rank threads of "t" and let them go when all started; 0, or
+ * -1 with an error on the trainer's context (those started give up). */
+static int
+start_threads(sym_trainer *t)
+{
+	if (pthread_barrier_init(&t->bar, NULL, (unsigned)t->n_local + 1) !=
+	    0) {
+		sym__error(t->ctx, SYM_ENOMEM, NULL, "trainer: no barrier");
+		return -1;
+	}
+	if (pthread_barrier_init(&t->rbar, NULL, (unsigned)t->n_local) != 0) {
+		pthread_barrier_destroy(&t->bar);
+		sym__error(t->ctx, SYM_ENOMEM, NULL, "trainer: no barrier");
+		return -1;
+	}
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_cond_init(&t->cv, NULL);
+	t->have_bar = 1;
+	for (int k = 0; k < t->n_local; k++) {
+		if (pthread_create(&t->th[k], NULL, rank_main, &t->rank[k]) !=
+		    0) {
+			sym__error(t->ctx, SYM_ENOMEM, NULL,
+			    "trainer: cannot start the thread of rank %d", k);
+			set_go(t, -1);
+			return -1;
+		}
+		t->n_started = k + 1;
+	}
+	set_go(t, 1);
+	return 0;
+}
+
+/* Tell the rank threads of "t" to quit (when they run) and join them. */
+static void
+stop_threads(sym_trainer *t)
+{
+	if (!t->have_bar)
+		return;
+	if (t->go > 0)
+		sym__trainer_run(t, SYM__JOB_QUIT);
+	for (int k = 0; k < t->n_started; k++)
+		pthread_join(t->th[k], NULL);
+	pthread_barrier_destroy(&t->bar);
+	pthread_barrier_destroy(&t->rbar);
+	pthread_mutex_destroy(&t->mu);
+	pthread_cond_destroy(&t->cv);
+	t->have_bar = 0;
+}
+
+/* Free "t" (NULL: nothing): stop its ranks, free what it holds. */
+void
+sym_trainer_free(sym_trainer *t)
+{
+	if (!t)
+		return;
+	stop_threads(t);
+	for (int k = 0; t->rank && k < t->n_local; k++) {
+		struct sym__trank *r = &t->rank[k];
+
+		if (t->mpi) {
+			sym_exec_free(r->x);
+			sym_comm_detach(r->ep);
+		} else {
+			sym_ctx_free(r->ctx);
+		}
+		free(r->whole);
+	}
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	if (t->blas_threads > 0)
+		openblas_set_num_threads(t->blas_threads);
+#endif
+	sym_exec_free(t->x1);
+	sym_slices_free(t->s1);
+	sym_slices_free(t->s);
+	sym_binding_free(t->binding);
+	free(t->rank);
+	free(t->th);
+	free(t->feed);
+	free(t->order);
+	free(t->eval_rows);
+	free(t->batch);
+	free(t->cmp);
+	free(t);
+}
+
+/* Copy the options "o" into "t" (its batch sizes included); 0, or -1
+ * with an error on "ctx". */
+static int
+copy_options(sym_trainer *t, const sym_train_options *o, sym_ctx *ctx)
+{
+	if (!o || o->size < sizeof(size_t) || o->size > sizeof(*o)) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "trainer: options of an unknown size (initialize them "
+		    "with SYM_TRAIN_OPTIONS_INIT)");
+		return -1;
+	}
+	memset(&t->o, 0, sizeof(t->o));
+	memcpy(&t->o, o, o->size);
+	if (!t->o.batch || t->o.n_batch == 0) {
+		sym__error(ctx, SYM_EINVAL, NULL, "trainer: no batch size");
+		return -1;
+	}
+	t->batch =
+	    sym__realloc_array(ctx, NULL, t->o.n_batch, sizeof(*t->batch));
+	if (!t->batch)
+		return -1;
+	memcpy(t->batch, t->o.batch, t->o.n_batch * sizeof(*t->batch));
+	t->o.batch = t->batch;
+	for (size_t i = 0; i < t->o.n_batch; i++)
+		if (t->batch[i] < 1) {
+			sym__error(ctx, SYM_EINVAL, NULL,
+			    "trainer: batch size %lld: must be positive",
+			    (long long)t->batch[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* Check the plan "p" of "t" and the communicator; 0, or -1 with an
+ * error on the trainer's context. */
+static int
+check_plan(sym_trainer *t, const sym_plan *p)
+{
+	const sym_value *loss;
+
+	if (!p) {
+		if (sym_ctx_last_error(t->ctx) == SYM_OK)
+			sym__error(t->ctx, SYM_EINVAL, NULL,
+			    "trainer: no plan");
+		return -1;
+	}
+	t->g = sym_plan_graph(p);
+	if (t->n_ranks != sym_plan_n_ranks(p)) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "trainer: the plan is for %lld ranks, the communicator "
+		    "has %d",
+		    (long long)sym_plan_n_ranks(p), t->n_ranks);
+		return -1;
+	}
+	loss = sym_graph_loss(t->g);
+	if (!sym_graph_is_training(t->g) || !loss) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "trainer: the graph minimizes no loss (a training graph "
+		    "has 'minimize LOSS with OPTIMIZER(...)')");
+		return -1;
+	}
+	for (size_t i = 0; i < sym_graph_n_outputs(t->g); i++)
+		if (sym_graph_output(t->g, i) == loss)
+			return 0;
+	sym__error(t->ctx, SYM_EINVAL, NULL,
+	    "trainer: the loss '%s' is not an output of the graph (add "
+	    "'output %s')",
+	    sym_value_name(loss), sym_value_name(loss));
+	return -1;
+}
+
+/* Check every batch size of "t" against the plan (each must bind); 0,
+ * or -1 with an error naming the size and the declaration it breaks. */
+static int
+check_batches(sym_trainer *t)
+{
+	for (size_t i = 0; i < t->o.n_batch; i++)
+		if (sym__trainer_bind(t, t->s, t->p, t->batch[i]) < 0) {
+			sym__error(t->ctx, SYM_EINVAL, NULL,
+			    "batch size %lld: %s", (long long)t->batch[i],
+			    sym_slices_error(t->s));
+			return -1;
+		}
+	return sym__trainer_bind(t, t->s, t->p, t->batch[0]);
+}
+
+/* The fields every process of an mpi trainer must agree on. */
+enum {
+	AG_PLAN,
+	AG_TRAIN,
+	AG_TEST,
+	AG_SEED,
+	AG_BATCH,
+	AG_FLAGS,
+	AG_CALLER,
+	AG_N
+};
+
+static const char *const agree_name[AG_N] = { "the plan (graph, "
+	                                      "strategies, devices)",
+	"the training data", "the test data", "the seed", "the batch sizes",
+	"shuffling, dropping the remainder or checking",
+	"the options of the caller" };
+
+/* Fill "f" with what the processes of "t" must agree on. */
+static void
+agree_fields(const sym_trainer *t, uint64_t f[AG_N])
+{
+	f[AG_PLAN] = sym_plan_fingerprint(t->p);
+	f[AG_TRAIN] = sym_dataset_fingerprint(t->train);
+	f[AG_TEST] = sym_dataset_fingerprint(t->test);
+	f[AG_SEED] = t->o.seed;
+	f[AG_BATCH] = sym__fnv1a(SYM__FNV1A_INIT, t->batch,
+	    t->o.n_batch * sizeof(*t->batch));
+	f[AG_FLAGS] = (uint64_t)(t->o.no_shuffle != 0) |
+	    (uint64_t)(t->o.drop_remainder != 0) << 1 |
+	    (uint64_t)(t->o.single != NULL) << 2 |
+	    (uint64_t)t->o.check_every << 3;
+	f[AG_CALLER] = t->o.agree;
+}
+
+/* On mpi, check that every process of "t" (rank "r") runs with the same
+ * plan, data and options; 0, or -1 with an error naming the first
+ * process and field that differ from process 0 (on every process). */
+static int
+agree_processes(sym_trainer *t, struct sym__trank *r)
+{
+	uint64_t mine[AG_N], *all;
+	int bad;
+
+	all =
+	    sym__realloc_array(t->ctx, NULL, (size_t)t->n_ranks, sizeof(mine));
+	if (sym__trank_agree(r, !all) < 0) {
+		free(all);
+		return -1;
+	}
+	agree_fields(t, mine);
+	bad = sym_comm_all_gather(r->ep, NULL, 0, mine, all, sizeof(mine)) < 0;
+	for (int k = 1; !bad && k < t->n_ranks; k++)
+		for (int f = 0; !bad && f < AG_N; f++)
+			if (all[(size_t)k * AG_N + (size_t)f] != all[f]) {
+				sym__error(t->ctx, SYM_EINVAL, NULL,
+				    "trainer: process %d disagrees with "
+				    "process 0 on %s: every process must "
+				    "run the same command on the same files",
+				    k, agree_name[f]);
+				bad = 1;
+			}
+	free(all);
+	return bad ? -1 : 0;
+}
+
+/* Set up the executors of "t" on its ranks (threads started, or this
+ * process's rank) and initialize their params; 0 or -1. */
+static int
+setup_ranks(sym_trainer *t)
+{
+	if (t->mpi) {
+		t->rank[0].x = sym_exec_new(t->p, t->rank[0].ep, t->ctx);
+	} else {
+		for (int k = 0; k < t->n_local; k++)
+			t->rank[k] = (struct sym__trank){ .t = t, .k = k };
+		if (start_threads(t) < 0)
+			return -1;
+	}
+	return sym__trainer_run(t, SYM__JOB_INIT);
+}
+
+/* Set up the single-device side of "t" (o.single, on mpi on process 0
+ * only): bound to the first batch size, params initialized; 0 or -1. */
+static int
+setup_single(sym_trainer *t)
+{
+	const sym_plan *single = t->o.single;
+
+	if (!single || (t->mpi && t->rank[0].k != 0))
+		return 0;
+	if (sym_plan_n_ranks(single) != 1 || sym_plan_graph(single) != t->g) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "trainer: the plan to check against must be the "
+		    "single-device plan of the same graph");
+		return -1;
+	}
+	t->s1 = sym_slices_new(single);
+	t->x1 = sym_exec_new(single, NULL, t->ctx);
+	if (!t->s1 || !t->x1)
+		return -1;
+	if (sym__trainer_bind(t, t->s1, single, t->batch[0]) < 0) {
+		sym__error(t->ctx, SYM_EINVAL, NULL, "single device: %s",
+		    sym_slices_error(t->s1));
+		return -1;
+	}
+	if (sym_exec_prepare(t->x1, t->s1) < 0 ||
+	    sym_exec_init_params(t->x1, t->o.seed) < 0)
+		return -1;
+	return 0;
+}
+
+/* Check the arguments of "t" and bind its inputs to the data, locally;
+ * 0 or -1. */
+static int
+setup_local(sym_trainer *t, const sym_plan *p, const sym_train_options *o)
+{
+	if (copy_options(t, o, t->ctx) < 0 || check_plan(t, p) < 0)
+		return -1;
+	t->binding = sym_binding_new(t->ctx);
+	t->s = sym_slices_new(p);
+	if (!t->binding || !t->s || sym__trainer_feeds(t) < 0 ||
+	    check_batches(t) < 0)
+		return -1;
+	return 0;
+}
+
+/* Return a new trainer of the plan "p" on the communicator "comm" with
+ * the datasets "train" and "test" (either may be NULL) and the options
+ * "o" (see sym_trainer(3)): a collective on mpi; NULL with an error on
+ * "ctx". */
+sym_trainer *
+sym_trainer_new(const sym_plan *p, sym_communicator *comm, sym_dataset *train,
+    sym_dataset *test, const sym_train_options *o, sym_ctx *ctx)
+{
+	sym_trainer *t;
+	int bad;
+
+	if (!ctx)
+		return NULL;
+	if (!comm) {
+		sym__error(ctx, SYM_EINVAL, NULL, "trainer: no communicator");
+		return NULL;
+	}
+	t = sym__alloc(ctx, sizeof(*t));
+	if (!t)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	t->ctx = ctx;
+	t->p = p;
+	t->comm = comm;
+	t->train = train;
+	t->test = test;
+	t->label_feed = SIZE_MAX;
+	t->n_ranks = sym_comm_n_ranks(comm);
+	t->mpi = !strcmp(sym_comm_backend(comm), "mpi");
+	t->n_local = t->mpi ? 1 : t->n_ranks;
+	t->rank =
+	    sym__realloc_array(ctx, NULL, (size_t)t->n_local, sizeof(*t->rank));
+	t->th =
+	    sym__realloc_array(ctx, NULL, (size_t)t->n_local, sizeof(*t->th));
+	if (!t->rank || !t->th) {
+		sym_trainer_free(t);
+		return NULL;
+	}
+	memset(t->rank, 0, (size_t)t->n_local * sizeof(*t->rank));
+	if (t->mpi) {
+		t->rank[0] = (struct sym__trank){
+			.t = t, .k = sym_comm_rank(comm), .ctx = ctx
+		};
+		t->rank[0].ep = sym_comm_attach(comm, t->rank[0].k, ctx);
+		if (!t->rank[0].ep) {
+			sym_trainer_free(t);
+			return NULL;
+		}
+	}
+	bad = setup_local(t, p, o) < 0;
+	if (t->mpi) {
+		if (sym__trank_agree(&t->rank[0], bad) < 0 ||
+		    agree_processes(t, &t->rank[0]) < 0)
+			bad = 1;
+	}
+	if (bad) {
+		sym_trainer_free(t);
+		return NULL;
+	}
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	t->blas_threads = openblas_get_num_threads();
+	openblas_set_num_threads(1);
+#endif
+	bad = setup_ranks(t) < 0 || setup_single(t) < 0;
+	if (t->mpi && sym__trank_agree(&t->rank[0], bad) < 0)
+		bad = 1;
+	if (bad) {
+		sym_trainer_free(t);
+		return NULL;
+	}
+	return t;
+}

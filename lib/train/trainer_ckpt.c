@@ -1,0 +1,224 @@
+/*
+ * The trainer's checkpoints (symshard-checkpoint(5)): every param and
+ * optimizer state gathered whole and written by one process in the
+ * safetensors format; read by every process, every tensor checked
+ * against the graph before anything changes, each rank then taking its
+ * block, whatever strategy and number of ranks wrote the file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec_private.h"
+#include "train/trainer_private.h"
+
+/* Return 1 when this process writes the checkpoints of "t". */
+static int
+writer(const sym_trainer *t)
+{
+	return !t->mpi || t->rank[0].k == 0;
+}
+
+/* Add to "ck" (NULL on the processes that do not write) every param
+ * and state of "t", gathered whole; 0 or -1 (on every rank). */
+static int
+add_params(sym_trainer *t, sym_checkpoint *ck)
+{
+	size_t nv = sym_graph_n_values(t->g);
+
+	for (size_t i = 0; i < nv; i++) {
+		const sym_value *v = sym_graph_value(t->g, i);
+		int64_t dims[SYM__MAX_RANK];
+		size_t nd, bytes;
+		int bad;
+
+		if (sym_value_get_kind(v) != SYM_VALUE_PARAM)
+			continue;
+		bytes = sym__trainer_whole_size(t, v, dims, &nd);
+		if (sym__trainer_gather(t, v, bytes) < 0)
+			return -1;
+		bad = ck &&
+		    sym_checkpoint_add(ck, sym_value_name(v),
+		        sym_shape_dtype(sym_value_shape(v)), nd, dims,
+		        t->rank[0].whole) < 0;
+		if (t->mpi && sym__trank_agree(&t->rank[0], bad) < 0)
+			return -1;
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
+/* Set the metadata of "ck" for "t"; 0 or -1. */
+static int
+add_metadata(sym_trainer *t, sym_checkpoint *ck)
+{
+	char step[32], seed[32];
+	const sym_value *loss = sym_graph_loss(t->g);
+	sym_loc loc = sym_value_location(loss);
+
+	snprintf(step, sizeof(step), "%lld", (long long)t->step);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)t->o.seed);
+	if (sym_checkpoint_set_metadata(ck, "step", step) < 0 ||
+	    sym_checkpoint_set_metadata(ck, "seed", seed) < 0)
+		return -1;
+	return loc.file ? sym_checkpoint_set_metadata(ck, "graph", loc.file)
+	                : 0;
+}
+
+/* Agree among the processes of "t" on whether one failed ("bad": this
+ * one); 0 when none did, else -1 (on every process). */
+static int
+agree_all(sym_trainer *t, int bad)
+{
+	if (t->mpi)
+		return sym__trank_agree(&t->rank[0], bad);
+	return bad ? -1 : 0;
+}
+
+/* Save every param and optimizer state of "t" whole to "path" in the
+ * safetensors format (process 0 writes); a collective. 0 or -1 (on
+ * every rank; no file is left half written). */
+int
+sym_trainer_save(sym_trainer *t, const char *path)
+{
+	sym_checkpoint *ck = NULL;
+	int rc = -1;
+
+	if (!t)
+		return -1;
+	if (!path)
+		sym__error(t->ctx, SYM_EINVAL, NULL, "trainer: no file name");
+	else if (writer(t))
+		ck = sym_checkpoint_new(t->ctx);
+	if (agree_all(t, !path || (writer(t) && !ck)) < 0 ||
+	    add_params(t, ck) < 0)
+		goto done;
+	rc = agree_all(t,
+	    ck &&
+	        (add_metadata(t, ck) < 0 ||
+	            sym_checkpoint_write(ck, path) < 0));
+done:
+	sym_checkpoint_free(ck);
+	return rc;
+}
+
+/* Check that tensor "name" of "ck" (read from "path") can be value "v"
+ * of "t": present, same dtype, same global sizes; 0 or -1 with an error
+ * naming the file and the tensor. */
+static int
+check_tensor(sym_trainer *t, const sym_checkpoint *ck, const char *path,
+    const sym_value *v)
+{
+	const char *name = sym_value_name(v);
+	size_t i = sym_checkpoint_find(ck, name), nd;
+	sym_dtype dt = sym_shape_dtype(sym_value_shape(v));
+	int64_t dims[SYM__MAX_RANK];
+	int same;
+
+	if (i == SIZE_MAX) {
+		sym_loc loc = sym_value_location(v);
+
+		sym__error(t->ctx, SYM_EINVAL, loc.file ? &loc : NULL,
+		    "%s: no tensor '%s' (a param or optimizer state of the "
+		    "graph)",
+		    path, name);
+		return -1;
+	}
+	if (sym_checkpoint_tensor_dtype(ck, i) != dt) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "%s: tensor '%s' is %s, the graph's is %s", path, name,
+		    sym_dtype_name(sym_checkpoint_tensor_dtype(ck, i)),
+		    sym_dtype_name(dt));
+		return -1;
+	}
+	sym__trainer_whole_size(t, v, dims, &nd);
+	same = sym_checkpoint_tensor_ndim(ck, i) == nd;
+	for (size_t d = 0; same && d < nd; d++)
+		same = sym_checkpoint_tensor_dim(ck, i, d) == dims[d];
+	if (!same) {
+		char want[160] = "", have[160] = "";
+		size_t a = 0, b = 0;
+
+		for (size_t d = 0; d < nd && a < 120; d++)
+			a += (size_t)snprintf(want + a, sizeof(want) - a,
+			    "%s%lld", d ? ", " : "", (long long)dims[d]);
+		for (size_t d = 0;
+		     d < sym_checkpoint_tensor_ndim(ck, i) && b < 120; d++)
+			b += (size_t)snprintf(have + b, sizeof(have) - b,
+			    "%s%lld", d ? ", " : "",
+			    (long long)sym_checkpoint_tensor_dim(ck, i, d));
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "%s: tensor '%s' is [%s], the graph's is [%s]", path, name,
+		    have, want);
+		return -1;
+	}
+	return 0;
+}
+
+/* Check every param and state of "t" against "ck" (read from "path");
+ * 0 or -1. */
+static int
+check_all(sym_trainer *t, const sym_checkpoint *ck, const char *path)
+{
+	size_t nv = sym_graph_n_values(t->g);
+
+	for (size_t i = 0; i < nv; i++) {
+		const sym_value *v = sym_graph_value(t->g, i);
+
+		if (sym_value_get_kind(v) == SYM_VALUE_PARAM &&
+		    check_tensor(t, ck, path, v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Set every param and state of "t" (and of its single-device side) from
+ * "ck", checked already; 0 or -1. */
+static int
+set_all(sym_trainer *t, const sym_checkpoint *ck)
+{
+	size_t nv = sym_graph_n_values(t->g);
+
+	for (size_t i = 0; i < nv; i++) {
+		const sym_value *v = sym_graph_value(t->g, i);
+		size_t k;
+
+		if (sym_value_get_kind(v) != SYM_VALUE_PARAM)
+			continue;
+		k = sym_checkpoint_find(ck, sym_value_name(v));
+		t->job_name = sym_value_name(v);
+		t->job_whole = sym_checkpoint_tensor_data(ck, k, &t->job_bytes);
+		if (sym__trainer_run(t, SYM__JOB_SET) < 0)
+			return -1;
+		if (t->x1 &&
+		    sym_exec_set_whole(t->x1, t->job_name, t->job_whole,
+		        t->job_bytes) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Load every param and optimizer state of "t" from the checkpoint
+ * "path" (read by every process; every tensor checked before anything
+ * changes, each rank then taking its block); a collective. 0 or -1
+ * with an error naming the file and the tensor (nothing changed). */
+int
+sym_trainer_load(sym_trainer *t, const char *path)
+{
+	sym_checkpoint *ck;
+	int rc;
+
+	if (!t)
+		return -1;
+	ck = path ? sym_checkpoint_read(t->ctx, path) : NULL;
+	if (!path)
+		sym__error(t->ctx, SYM_EINVAL, NULL, "trainer: no file name");
+	rc = agree_all(t, !ck || check_all(t, ck, path) < 0);
+	if (rc == 0)
+		rc = set_all(t, ck);
+	if (t->mpi && rc == 0)
+		rc = agree_all(t, 0);
+	sym_checkpoint_free(ck);
+	return rc;
+}

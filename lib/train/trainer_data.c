@@ -1,0 +1,386 @@
+/*
+ * The trainer's data: the graph's inputs bound to the columns of the
+ * datasets (by a map or in declaration order, dtypes and shapes
+ * checked), the sample order of an epoch, and each rank reading only
+ * the rows, and the elements of each row, that its block of an input
+ * holds (MindSpore's num_shards/shard_id, for any layout).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <symshard/grad.h>
+
+#include "train/dataset_private.h"
+#include "train/trainer_private.h"
+
+#define MAX_NDIM (SYM__DATASET_MAX_NDIM + 1)
+
+/* Return the symbol that expression "e" is, or NULL when it is not a
+ * bare symbol. */
+static sym_symbol *
+bare_symbol(const sym_expr *e)
+{
+	sym_symbol *s = NULL;
+
+	if (!e || !sym_expr_is_symbol(e) || sym_expr_symbols(e, &s, 1) != 1)
+		return NULL;
+	return s;
+}
+
+/* Record on the context of "t" that input "v" and column "c" of "d"
+ * disagree ("why"), naming both; return -1. */
+static int
+mismatch(sym_trainer *t, const sym_value *v, const sym_dataset *d, size_t c,
+    const char *why)
+{
+	char *in = sym_shape_to_str(sym_value_shape(v));
+	char row[160] = "";
+	size_t n = 0;
+	sym_loc loc = sym_value_location(v);
+
+	for (size_t i = 0; i < sym_dataset_column_ndim(d, c) && n < 120; i++)
+		n += (size_t)snprintf(row + n, sizeof(row) - n, "%s%lld",
+		    i ? ", " : "", (long long)sym_dataset_column_dim(d, c, i));
+	sym__error(t->ctx, SYM_EINVAL, loc.file ? &loc : NULL,
+	    "input %s : %s and column '%s' of %s (%s rows of [%s]): %s",
+	    sym_value_name(v), in ? in : "?", sym_dataset_column_name(d, c),
+	    sym_dataset_name(d), sym_dtype_name(sym_dataset_column_dtype(d, c)),
+	    row, why);
+	free(in);
+	return -1;
+}
+
+/* Check that input "v" can take the rows of column "c" of "d": same
+ * dtype, a first dimension that is the batch symbol, the others equal to
+ * the column's (a symbol among them is bound to the column's size).
+ * Return 0 or -1 with an error naming both. */
+static int
+check_column(sym_trainer *t, const sym_value *v, const sym_dataset *d, size_t c)
+{
+	const sym_shape *sh = sym_value_shape(v);
+	size_t nd = sym_shape_ndim(sh);
+	sym_symbol *b;
+
+	if (sym_shape_dtype(sh) != sym_dataset_column_dtype(d, c))
+		return mismatch(t, v, d, c, "the dtypes differ");
+	if (nd != sym_dataset_column_ndim(d, c) + 1)
+		return mismatch(t, v, d, c,
+		    "the input must have one dimension more than a row");
+	b = bare_symbol(sym_shape_dim(sh, 0));
+	if (!b || (t->batch_sym && b != t->batch_sym))
+		return mismatch(t, v, d, c,
+		    t->batch_sym ? "the first dimension is not the batch "
+		                   "symbol of the other inputs"
+		                 : "the first dimension must be a symbol "
+		                   "(the batch)");
+	t->batch_sym = b;
+	for (size_t i = 1; i < nd; i++) {
+		const sym_expr *e = sym_shape_dim(sh, i);
+		int64_t want = sym_dataset_column_dim(d, c, i - 1), have, old;
+		sym_symbol *s = bare_symbol(e);
+
+		if (s && s != b && sym_binding_get(t->binding, s, &old) == 1 &&
+		    old != want)
+			return mismatch(t, v, d, c,
+			    "a symbolic size would take two values");
+		if (s && s != b) {
+			if (sym_binding_set(t->binding, s, want) < 0)
+				return -1;
+		} else if (sym_expr_get_const(e, &have) < 0 || have != want) {
+			return mismatch(t, v, d, c,
+			    "the sizes of a row differ");
+		}
+	}
+	return 0;
+}
+
+/* Return the column of "d" that input "name" takes under the map "map"
+ * ("x=image,y=label"): SIZE_MAX when the map does not name it, SIZE_MAX
+ * - 1 with an error on the trainer's context when the column is not in
+ * "d". */
+static size_t
+mapped_column(sym_trainer *t, const char *map, const char *name,
+    const sym_dataset *d)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = map; p && *p;) {
+		const char *end = strchr(p, ','), *eq = strchr(p, '=');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (eq && eq < p + n && (size_t)(eq - p) == len &&
+		    !strncmp(p, name, len)) {
+			char col[128];
+			size_t k = n - len - 1;
+
+			snprintf(col, sizeof(col), "%.*s", (int)k, eq + 1);
+			if (sym_dataset_find_column(d, col) != SIZE_MAX)
+				return sym_dataset_find_column(d, col);
+			sym__error(t->ctx, SYM_EINVAL, NULL,
+			    "--map %s=%s: %s has no column '%s'", name, col,
+			    sym_dataset_name(d), col);
+			return SIZE_MAX - 1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return SIZE_MAX;
+}
+
+/* Check that every entry of the map of "t" names an input of the graph
+ * that takes data; 0 or -1 with an error. */
+static int
+check_map(sym_trainer *t)
+{
+	for (const char *p = t->o.map; p && *p;) {
+		const char *end = strchr(p, ','), *eq = strchr(p, '=');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char name[128];
+		const sym_value *v;
+
+		if (!eq || eq >= p + n || eq == p) {
+			sym__error(t->ctx, SYM_EINVAL, NULL,
+			    "--map '%.*s': expected INPUT=COLUMN", (int)n, p);
+			return -1;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - p), p);
+		v = sym_graph_find_value(t->g, name);
+		if (!v || sym_value_get_kind(v) != SYM_VALUE_INPUT) {
+			sym__error(t->ctx, SYM_EINVAL, NULL,
+			    "--map %.*s: the graph has no input '%s'", (int)n,
+			    p, name);
+			return -1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Bind input "v" to its column of the training data of "t" ("next": the
+ * column in declaration order); append the feed. 0 or -1. */
+static int
+add_feed(sym_trainer *t, const sym_value *v, size_t *next)
+{
+	struct sym__feed *f = &t->feed[t->n_feed];
+	size_t c = t->o.map
+	    ? mapped_column(t, t->o.map, sym_value_name(v), t->train)
+	    : (*next)++;
+
+	if (c == SIZE_MAX - 1)
+		return -1;
+	if (c == SIZE_MAX || c >= sym_dataset_n_columns(t->train)) {
+		sym_loc loc = sym_value_location(v);
+
+		sym__error(t->ctx, SYM_EINVAL, loc.file ? &loc : NULL,
+		    "input %s takes no column of %s%s", sym_value_name(v),
+		    sym_dataset_name(t->train),
+		    t->o.map ? ": add it to the map (INPUT=COLUMN)"
+		             : ": the data has fewer columns than the graph "
+		               "has inputs");
+		return -1;
+	}
+	if (check_column(t, v, t->train, c) < 0)
+		return -1;
+	f->v = v;
+	f->col = c;
+	f->col_test = c;
+	f->t = sym_plan_value_tensor(t->p, v);
+	t->n_feed++;
+	if (!t->test)
+		return 0;
+	f->col_test = sym_dataset_find_column(t->test,
+	    sym_dataset_column_name(t->train, c));
+	if (f->col_test == SIZE_MAX) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "the test data %s has no column '%s' (input %s)",
+		    sym_dataset_name(t->test),
+		    sym_dataset_column_name(t->train, c), sym_value_name(v));
+		return -1;
+	}
+	return check_column(t, v, t->test, f->col_test);
+}
+
+/* Find the class scores of "t" (the first output [batch, C], C >= 2,
+ * floating) and the label feed (the first integer input [batch]). */
+static void
+find_scores(sym_trainer *t)
+{
+	for (size_t i = 0; !t->scores && i < sym_graph_n_outputs(t->g); i++) {
+		const sym_value *v = sym_graph_output(t->g, i);
+		const sym_shape *sh = sym_value_shape(v);
+		sym_dtype dt = sym_shape_dtype(sh);
+		int64_t c;
+
+		if (sym_shape_ndim(sh) == 2 &&
+		    (dt == SYM_DT_F32 || dt == SYM_DT_F64) &&
+		    bare_symbol(sym_shape_dim(sh, 0)) == t->batch_sym &&
+		    sym_expr_get_const(sym_shape_dim(sh, 1), &c) == 0 && c >= 2)
+			t->scores = v;
+	}
+	for (size_t i = 0; i < t->n_feed && t->label_feed == SIZE_MAX; i++) {
+		const sym_shape *sh = sym_value_shape(t->feed[i].v);
+
+		if (sym_shape_ndim(sh) == 1 &&
+		    (sym_shape_dtype(sh) == SYM_DT_I32 ||
+		        sym_shape_dtype(sh) == SYM_DT_I64))
+			t->label_feed = i;
+	}
+}
+
+/* The batch symbol of a trainer without data: the plan's only symbol;
+ * 0, or -1 with an error when it has several. */
+static int
+batch_without_data(sym_trainer *t)
+{
+	size_t n = sym_plan_n_symbols(t->p);
+
+	if (n > 1) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "trainer: without data the batch size binds the "
+		    "graph's only symbol, and it has %zu",
+		    n);
+		return -1;
+	}
+	t->batch_sym = n ? sym_plan_symbol(t->p, 0) : NULL;
+	return 0;
+}
+
+/* Bind the inputs of the graph of "t" that have no initializer to the
+ * columns of its training data (see the top of the file); find the batch
+ * symbol, the class scores and the labels. 0, or -1 with an error. */
+int
+sym__trainer_feeds(sym_trainer *t)
+{
+	size_t nv = sym_graph_n_values(t->g), next = 0;
+
+	for (size_t i = 0; !t->train && i < nv; i++)
+		t->n_inputs += sym_value_get_kind(sym_graph_value(t->g, i)) ==
+		    SYM_VALUE_INPUT;
+	if (!t->train)
+		return batch_without_data(t);
+	t->feed = sym__realloc_array(t->ctx, NULL, nv + 1, sizeof(*t->feed));
+	t->order = sym__realloc_array(t->ctx, NULL,
+	    (size_t)sym_dataset_n_rows(t->train) + 1, sizeof(*t->order));
+	if (!t->feed || !t->order || check_map(t) < 0)
+		return -1;
+	for (size_t i = 0; i < nv; i++) {
+		const sym_value *v = sym_graph_value(t->g, i);
+		sym_init init;
+
+		if (sym_value_get_kind(v) != SYM_VALUE_INPUT)
+			continue;
+		t->n_inputs++;
+		if (sym_value_get_init(v, &init) == 0 &&
+		    init.kind != SYM_INIT_DEFAULT)
+			continue;
+		if (add_feed(t, v, &next) < 0)
+			return -1;
+	}
+	if (!t->batch_sym) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "trainer: the graph has no input to take %s",
+		    sym_dataset_name(t->train));
+		return -1;
+	}
+	find_scores(t);
+	return 0;
+}
+
+/* Return the next number of the splitmix64 generator of state "*s". */
+static uint64_t
+splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Set the sample order of the epoch of "t" (t->epoch, from 1): the rows
+ * of the training data, shuffled with the seed and the epoch unless
+ * o.no_shuffle (the same order on every rank). */
+void
+sym__trainer_shuffle(sym_trainer *t)
+{
+	int64_t n = sym_dataset_n_rows(t->train);
+	uint64_t st = t->o.seed ^ (0xd1b54a32d192ed03ULL * (uint64_t)t->epoch);
+
+	for (int64_t i = 0; i < n; i++)
+		t->order[i] = i;
+	for (int64_t i = n - 1; !t->o.no_shuffle && i > 0; i--) {
+		int64_t j = (int64_t)(splitmix64(&st) % (uint64_t)(i + 1));
+		int64_t tmp = t->order[i];
+
+		t->order[i] = t->order[j];
+		t->order[j] = tmp;
+	}
+}
+
+/* Read into "dst" the block ("off", "ext") of a tensor of "nd"
+ * dimensions (global sizes "glob") whose rows are rows "rows" of column
+ * "c" of "d"; 0 or -1. The trailing dimensions the block holds whole
+ * are read as one run. */
+static int
+read_block(const sym_dataset *d, size_t c, const int64_t *rows, int nd,
+    const int64_t *glob, const int64_t *off, const int64_t *ext, char *dst)
+{
+	size_t es = sym_dtype_size(sym_dataset_column_dtype(d, c));
+	int64_t run = nd > 1 ? ext[nd - 1] : 1, idx[MAX_NDIM] = { 0 };
+	int k = nd - 1;
+
+	while (k > 1 && ext[k] == glob[k]) {
+		k--;
+		run *= ext[k];
+	}
+	for (int64_t r = 0; r < ext[0]; r++)
+		for (;;) {
+			int64_t start = 0;
+
+			for (int i = 1; i < nd; i++)
+				start = start * glob[i] + off[i] +
+				    (i < k ? idx[i] : 0);
+			if (sym_dataset_read(d, c, rows[off[0] + r], start, run,
+			        dst) < 0)
+				return -1;
+			dst += (size_t)run * es;
+			int i = k - 1;
+			while (i >= 1 && ++idx[i] == ext[i])
+				idx[i--] = 0;
+			if (i < 1)
+				break;
+		}
+	return 0;
+}
+
+/* Read into the block of every fed input of "x" (rank "rank" of "p",
+ * bound by "s"; "single": the single-device plan) its rows of the
+ * current batch of "t"; fill the inputs without data from the seed and
+ * the step. 0 or -1 with an error on the context of "x". */
+int
+sym__trainer_read(sym_trainer *t, sym_exec *x, const sym_plan *p,
+    const sym_slices *s, int64_t rank, int single)
+{
+	if (t->n_feed < t->n_inputs &&
+	    sym_exec_fill_inputs(x,
+	        t->o.seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(t->step + 1)) <
+	        0)
+		return -1;
+	for (size_t i = 0; i < t->n_feed; i++) {
+		const struct sym__feed *f = &t->feed[i];
+		size_t tt = single ? sym_plan_value_tensor(p, f->v) : f->t;
+		int nd = (int)sym_plan_tensor_ndim(p, tt);
+		int64_t glob[MAX_NDIM], off[MAX_NDIM], ext[MAX_NDIM];
+		void *dst = sym_exec_data(x, tt, NULL);
+
+		if (nd < 1 || nd > MAX_NDIM || !dst ||
+		    sym_slices_global(s, tt, glob) < 0 ||
+		    sym_slices_local(s, tt, ext) < 0 ||
+		    sym_slices_offset(s, tt, rank, off) < 0)
+			return -1;
+		if (read_block(t->cur.data, t->cur.test ? f->col_test : f->col,
+		        t->cur.rows, nd, glob, off, ext, dst) < 0)
+			return -1;
+	}
+	return 0;
+}

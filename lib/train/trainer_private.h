@@ -1,0 +1,136 @@
+/*
+ * The body of a trainer, shared by its files: trainer.c (creation, the
+ * rank threads, jobs), trainer_data.c (columns bound to inputs, epochs,
+ * each rank's rows), trainer_step.c (steps and the single-device check)
+ * and trainer_eval.c (evaluation, checkpoints).
+ */
+#ifndef SYM_TRAIN_TRAINER_PRIVATE_H
+#define SYM_TRAIN_TRAINER_PRIVATE_H
+
+#include <pthread.h>
+
+#include <symshard/expr.h>
+#include <symshard/grad.h>
+#include <symshard/symbol.h>
+#include <symshard/train.h>
+
+#include "core/ctx_private.h"
+#include "train/dataset_private.h"
+
+/* An input of the graph fed from a column of the datasets: its plan
+ * tensors (sharded, single-device) and its columns (train, test). */
+struct sym__feed {
+	const sym_value *v;
+	size_t col, col_test;
+	size_t t, t1;
+};
+
+/* What the ranks are told to do (a job), see trainer.c. */
+enum sym__job {
+	SYM__JOB_INIT,   /* prepare, initialize the params */
+	SYM__JOB_STEP,   /* prepare, read the batch, run */
+	SYM__JOB_EVAL,   /* prepare, read the batch, run forward, gather */
+	SYM__JOB_GATHER, /* gather the value "job_name" whole */
+	SYM__JOB_SET,    /* set the value "job_name" from "job_whole" */
+	SYM__JOB_QUIT
+};
+
+/* A rank of the trainer: in its own thread (threads backend, its own
+ * context) or the process's one (mpi, the trainer's context). */
+struct sym__trank {
+	struct sym_trainer *t;
+	int k;
+	sym_ctx *ctx;
+	sym_comm_endpoint *ep;
+	sym_exec *x;
+	int failed;
+	void *whole; /* SYM__JOB_GATHER / EVAL: the gathered value */
+	size_t whole_cap;
+};
+
+/* The batch the ranks read: rows "rows" (dataset row numbers, "n") of
+ * "data" through the feeds' columns ("test": col_test). */
+struct sym__batch {
+	const sym_dataset *data;
+	const int64_t *rows;
+	int64_t n;
+	int test;
+};
+
+struct sym_trainer {
+	sym_ctx *ctx;
+	const sym_plan *p;
+	sym_graph *g;
+	sym_communicator *comm;
+	int n_ranks, mpi;
+	sym_train_options o;
+	int64_t *batch; /* o.batch, copied */
+	sym_dataset *train, *test;
+
+	/* The ranks (n_ranks on threads, one on mpi) and their threads. */
+	struct sym__trank *rank;
+	int n_local;
+	pthread_t *th;
+	int n_started;
+	pthread_barrier_t bar;  /* the ranks and the caller: jobs */
+	pthread_barrier_t rbar; /* the ranks: agreeing on failures */
+	int have_bar;
+	pthread_mutex_t mu; /* the start: "go" 1 run, -1 give up */
+	pthread_cond_t cv;
+	int go;
+	enum sym__job job;
+	const char *job_name;
+	const void *job_whole;
+	size_t job_bytes;
+	int blas_threads;
+
+	/* Inputs fed from the data; the batch symbol, the binding. */
+	struct sym__feed *feed;
+	size_t n_feed, n_inputs; /* fed, and inputs of the graph */
+	sym_symbol *batch_sym;
+	sym_binding *binding;
+	sym_slices *s;
+	struct sym__batch cur;
+
+	/* The epoch: the sample order, the next position in it. */
+	int64_t *order;
+	int64_t pos, epoch, step;
+	int epoch_open;
+
+	/* Evaluation: the class scores and the label feed (SIZE_MAX). */
+	const sym_value *scores;
+	size_t label_feed;
+	int64_t *eval_rows;
+
+	/* The single-device side (o.single). */
+	sym_slices *s1;
+	sym_exec *x1;
+	void *cmp; /* scratch of the comparisons */
+	size_t cmp_cap;
+
+	char bindings[256];
+	char mismatch[512];
+	char notice[512];
+};
+
+/* trainer.c */
+int sym__trainer_run(sym_trainer *t, enum sym__job job);
+int sym__trainer_bind(sym_trainer *t, sym_slices *s, const sym_plan *p,
+    int64_t rows);
+int sym__trank_agree(struct sym__trank *r, int bad);
+
+/* trainer_data.c */
+int sym__trainer_feeds(sym_trainer *t);
+int sym__trainer_read(sym_trainer *t, sym_exec *x, const sym_plan *p,
+    const sym_slices *s, int64_t rank, int single);
+void sym__trainer_shuffle(sym_trainer *t);
+
+/* trainer_eval.c */
+double sym__value_scalar(sym_exec *x, const sym_value *v);
+size_t sym__trainer_whole_size(const sym_trainer *t, const sym_value *v,
+    int64_t *dims, size_t *nd);
+int sym__trainer_gather(sym_trainer *t, const sym_value *v, size_t bytes);
+int sym__trainer_compare(sym_trainer *t, const sym_value *v, const void *got,
+    sym_exec_report *r);
+
+#endif

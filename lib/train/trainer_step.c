@@ -1,0 +1,206 @@
+/*
+ * The trainer's steps: the next global batch of the epoch (the last,
+ * shorter one bound on the same plan when the batch symbol admits its
+ * size, dropped with a notice otherwise), one step on every rank, and
+ * with a single-device plan the same step on one device compared.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "train/trainer_private.h"
+
+/* Return the monotonic time in seconds. */
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Write the values of the symbols of the plan of "t" bound in "s" to
+ * t->bindings ("b=64,s=12"). */
+static void
+format_bindings(sym_trainer *t, const sym_slices *s)
+{
+	size_t n = 0;
+
+	t->bindings[0] = '\0';
+	for (size_t i = 0; i < sym_plan_n_symbols(t->p); i++) {
+		sym_symbol *sym = sym_plan_symbol(t->p, i);
+		int k = snprintf(t->bindings + n, sizeof(t->bindings) - n,
+		    "%s%s=%lld", n ? "," : "", sym_symbol_name(sym),
+		    (long long)sym_slices_symbol(s, sym));
+
+		if (k < 0 || (size_t)k >= sizeof(t->bindings) - n)
+			break;
+		n += (size_t)k;
+	}
+}
+
+/* Start the next epoch of "t" when none is open. */
+static void
+open_epoch(sym_trainer *t)
+{
+	if (t->epoch_open)
+		return;
+	t->epoch++;
+	t->pos = 0;
+	t->epoch_open = 1;
+	sym__trainer_shuffle(t);
+}
+
+/* Choose the next batch of "t" and bind it: 1 when there is one, 0 at
+ * the end of the epoch (the last batch dropped, with its notice), -1 on
+ * an error. */
+static int
+next_batch(sym_trainer *t)
+{
+	int64_t want = t->batch[(size_t)t->step % t->o.n_batch], left, rows;
+
+	if (!t->train) {
+		t->epoch = 1; /* without data, one endless epoch */
+		t->cur = (struct sym__batch){ NULL, NULL, want, 0 };
+		return sym__trainer_bind(t, t->s, t->p, want) < 0 ? -1 : 1;
+	}
+	open_epoch(t);
+	left = sym_dataset_n_rows(t->train) - t->pos;
+	rows = left < want ? left : want;
+	if (rows > 0 && rows < want && t->o.drop_remainder) {
+		snprintf(t->notice, sizeof(t->notice),
+		    "epoch %lld: the last %lld samples dropped "
+		    "(--drop-remainder)",
+		    (long long)t->epoch, (long long)rows);
+	} else if (rows > 0 && sym__trainer_bind(t, t->s, t->p, rows) < 0) {
+		snprintf(t->notice, sizeof(t->notice),
+		    "epoch %lld: the last batch of %lld samples dropped: %s",
+		    (long long)t->epoch, (long long)rows,
+		    sym_slices_error(t->s));
+		/* Keep the slices bound, for the params' sizes. */
+		if (sym__trainer_bind(t, t->s, t->p, t->batch[0]) < 0)
+			return -1;
+	} else if (rows > 0) {
+		t->cur =
+		    (struct sym__batch){ t->train, t->order + t->pos, rows, 0 };
+		return 1;
+	}
+	t->epoch_open = 0;
+	return 0;
+}
+
+/* Run the current batch of "t" on the single-device side and compare
+ * its loss with the sharded one "loss" into t->mismatch; 0 or -1. */
+static int
+single_step(sym_trainer *t, double loss)
+{
+	const sym_value *lv = sym_graph_loss(t->g);
+	double want, tol = t->o.atol > 0 ? t->o.atol : 0;
+
+	if (!t->x1)
+		return 0;
+	if (sym__trainer_bind(t, t->s1, t->o.single, t->cur.n) < 0 ||
+	    sym_exec_prepare(t->x1, t->s1) < 0 ||
+	    sym__trainer_read(t, t->x1, t->o.single, t->s1, 0, 1) < 0 ||
+	    sym_exec_run(t->x1) < 0)
+		return -1;
+	want = sym__value_scalar(t->x1, lv);
+	if (tol == 0)
+		tol = (t->o.rtol > 0 ? t->o.rtol : 1e-4) * fabs(want) + 1e-6;
+	if (!(fabs(loss - want) <= tol) && !t->mismatch[0])
+		snprintf(t->mismatch, sizeof(t->mismatch),
+		    "step %lld: loss %.9g, one device %.9g (difference %.3g, "
+		    "tolerance %.3g)",
+		    (long long)t->step + 1, loss, want, fabs(loss - want), tol);
+	return 0;
+}
+
+/* Share the verdict of process 0 (t->mismatch) with every process of an
+ * mpi trainer; 0 or -1. */
+static int
+share_verdict(sym_trainer *t)
+{
+	if (!t->mpi || !t->o.single)
+		return 0;
+	return sym_comm_broadcast(t->rank[0].ep, NULL, 0, t->mismatch,
+	    sizeof(t->mismatch), 0);
+}
+
+/* Compare the params of "t" with the single-device side when the step
+ * just run is one to check at; "r" says so. 0 or -1. */
+static int
+check_params(sym_trainer *t, sym_train_step *r)
+{
+	sym_exec_report rep;
+
+	if (!t->o.single || t->o.check_every == 0 ||
+	    (size_t)t->step % t->o.check_every != 0)
+		return 0;
+	r->params_checked = 1;
+	return sym_trainer_compare_params(t, &rep) < 0 ? -1 : 0;
+}
+
+/* Run the next step of "t" into "r": 1, or 0 at the end of an epoch (no
+ * step run; sym_trainer_notice says why a last batch was dropped; the
+ * next call starts the next epoch), -1 on an error (on every rank). */
+int
+sym_trainer_step(sym_trainer *t, sym_train_step *r)
+{
+	double t0 = now(), loss;
+	int rc;
+
+	if (!t || !r)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	t->notice[0] = '\0';
+	rc = next_batch(t);
+	if (rc <= 0)
+		return rc;
+	if (sym__trainer_run(t, SYM__JOB_STEP) < 0)
+		return -1;
+	loss = sym__value_scalar(t->rank[0].x, sym_graph_loss(t->g));
+	rc = single_step(t, loss);
+	if (t->mpi && sym__trank_agree(&t->rank[0], rc < 0) < 0)
+		return -1;
+	if (rc < 0 || share_verdict(t) < 0)
+		return -1;
+	t->pos += t->cur.n;
+	t->step++;
+	format_bindings(t, t->s);
+	if (check_params(t, r) < 0)
+		return -1;
+	r->epoch = t->epoch;
+	r->step = t->step;
+	r->loss = loss;
+	r->rows = t->cur.n;
+	r->bindings = t->bindings;
+	r->seconds = now() - t0;
+	r->mismatch = t->mismatch[0] ? t->mismatch : NULL;
+	return 1;
+}
+
+/* Return the notice of the last call of sym_trainer_step of "t" (a last
+ * batch dropped), NULL when none. */
+const char *
+sym_trainer_notice(const sym_trainer *t)
+{
+	return t && t->notice[0] ? t->notice : NULL;
+}
+
+/* Return the first difference from the single-device side that "t"
+ * found (a step's loss or a param), NULL when none. */
+const char *
+sym_trainer_mismatch(const sym_trainer *t)
+{
+	return t && t->mismatch[0] ? t->mismatch : NULL;
+}
+
+/* Return the current (or last) epoch of "t", from 1; 0 before the first
+ * step. */
+int64_t
+sym_trainer_epoch(const sym_trainer *t)
+{
+	return t ? t->epoch : 0;
+}

@@ -1,0 +1,557 @@
+/*
+ * Unit tests of the trainer (sym_trainer(3)) on data in memory: the
+ * rows each rank reads make up the global batch; sharded training on 8
+ * ranks equals training on one device step by step, with a batch size
+ * that changes every step and an epoch's last, shorter batch bound on the
+ * same plan or dropped with a notice naming the declaration; evaluation
+ * gives the loss and accuracy computed by hand; checkpoints written on 8
+ * ranks are read by 4 ranks with other strategies and by 1 rank, which
+ * predict the same and train on the same; every bad input is refused
+ * with a message naming it, and nothing changes.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <symshard.h>
+
+#define N_FEAT 6
+#define N_CLASS 3
+
+/* A classifier on 8 devices whose input is split along both of its
+ * dimensions; "%s" is the divisor of the batch, "%s" the dtype of w1. */
+static const char clf8[] =
+    "devices 8\n"
+    "symbol b divisor=%s\n"
+    "input  x  : f64[b, 6]\n"
+    "input  y  : i32[b]\n"
+    "param  w1 : %s[6, 16]  init=he_normal\n"
+    "param  w2 : f64[16, 3]  init=xavier_uniform\n"
+    "h      = matmul(x, w1)     shard ((2, 2), (2, 2))\n"
+    "a      = relu(h)           shard ((4, 2),)\n"
+    "logits = matmul(a, w2)     shard ((4, 2), (2, 1))\n"
+    "loss   = softmax_cross_entropy(logits, y)\n"
+    "output loss\n"
+    "output logits\n"
+    "minimize loss with momentum(lr=0.1, momentum=0.9)\n";
+
+/* The same network on 4 devices with other strategies. */
+static const char clf4[] =
+    "devices 4\n"
+    "symbol b divisor=4\n"
+    "input  x  : f64[b, 6]\n"
+    "input  y  : i32[b]\n"
+    "param  w1 : f64[6, 16]  init=zeros\n"
+    "param  w2 : f64[16, 3]  init=zeros\n"
+    "h      = matmul(x, w1)     shard ((1, 1), (1, 4))\n"
+    "a      = relu(h)           shard ((1, 4),)\n"
+    "logits = matmul(a, w2)     shard ((1, 4), (4, 1))\n"
+    "loss   = softmax_cross_entropy(logits, y)\n"
+    "output loss\n"
+    "output logits\n"
+    "minimize loss with momentum(lr=0.1, momentum=0.9)\n";
+
+/* Scores that are the input itself (w is zero): the accuracy and the
+ * loss of an evaluation before training are those of x. */
+static const char ident[] = "devices 4\n"
+                            "symbol b divisor=4\n"
+                            "input  x  : f64[b, 3]\n"
+                            "input  y  : i32[b]\n"
+                            "param  w  : f64[3, 3]  init=zeros\n"
+                            "m      = matmul(x, w)\n"
+                            "logits = add(x, m)\n"
+                            "loss   = softmax_cross_entropy(logits, y)\n"
+                            "output loss\n"
+                            "output logits\n"
+                            "minimize loss with sgd(lr=0.1)\n";
+
+/* A compiled graph: its plans (sharded and single-device). */
+struct compiled {
+	sym_graph *g;
+	sym_plan *p, *single;
+};
+
+/* The data: "n" rows of x [6] and labels in 0..2. */
+struct data {
+	double *x;
+	int32_t *y;
+	int64_t n;
+};
+
+/* Fill "d" with "n" rows of deterministic values. */
+static void
+make_data(struct data *d, int64_t n, int ncol)
+{
+	d->n = n;
+	d->x = calloc((size_t)(n * ncol), sizeof(double));
+	d->y = calloc((size_t)n, sizeof(int32_t));
+	assert_non_null(d->x);
+	assert_non_null(d->y);
+	for (int64_t i = 0; i < n; i++) {
+		for (int j = 0; j < ncol; j++)
+			d->x[i * ncol + j] = sin((double)(i * 7 + j * 3 + 1));
+		d->y[i] = (int32_t)((i * 5 + i / 3) % N_CLASS);
+	}
+}
+
+/* Free "d". */
+static void
+free_data(struct data *d)
+{
+	free(d->x);
+	free(d->y);
+}
+
+/* Return a dataset of "ctx" holding "d" ("ncol" features): columns
+ * "feat" and "label". */
+static sym_dataset *
+dataset(sym_ctx *ctx, const struct data *d, int ncol)
+{
+	int64_t dim[1] = { ncol };
+	sym_dataset_column col[2] = {
+		{ "feat", SYM_DT_F64, 1, dim, d->x },
+		{ "label", SYM_DT_I32, 0, NULL, d->y },
+	};
+	sym_dataset *ds = sym_dataset_from_memory(ctx, d->n, col, 2);
+
+	assert_non_null(ds);
+	return ds;
+}
+
+/* Parse, shard and compile "text" into "c". */
+static void
+compile(sym_ctx *ctx, const char *text, struct compiled *c)
+{
+	c->g = sym_graph_parse(ctx, text, "clf.sg");
+	assert_non_null(c->g);
+	assert_int_equal(sym_graph_n_errors(c->g), 0);
+	assert_int_equal(sym_graph_shard(c->g, NULL), 0);
+	c->p = sym_plan_compile(c->g, 0);
+	c->single = sym_plan_compile(c->g, SYM_PLAN_SINGLE);
+	assert_non_null(c->p);
+	assert_non_null(c->single);
+}
+
+/* Compile the 8-device classifier with a batch divisor "div" and w1 of
+ * dtype "w1" into "c". */
+static void
+compile_clf8(sym_ctx *ctx, const char *div, const char *w1, struct compiled *c)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), clf8, div, w1);
+	compile(ctx, text, c);
+}
+
+/* Free "c". */
+static void
+release(struct compiled *c)
+{
+	sym_plan_free(c->p);
+	sym_plan_free(c->single);
+	sym_graph_free(c->g);
+}
+
+/* Return a trainer of plan "p" on "n" threads over "train" and "test"
+ * with the batch sizes "batch" ("nb") and "o"'s other options. */
+static sym_trainer *
+trainer(sym_ctx *ctx, const sym_plan *p, int n, sym_dataset *train,
+    sym_dataset *test, const int64_t *batch, size_t nb, sym_train_options *o,
+    sym_communicator **comm)
+{
+	sym_trainer *t;
+
+	*comm = sym_comm_threads_new(ctx, n);
+	assert_non_null(*comm);
+	o->batch = batch;
+	o->n_batch = nb;
+	t = sym_trainer_new(p, *comm, train, test, o, ctx);
+	if (!t)
+		print_message("trainer: %s\n", sym_ctx_last_message(ctx));
+	return t;
+}
+
+/* The rows of one step gathered whole on 8 ranks are rows of the data
+ * (x and y of the same row), all different; in file order without
+ * shuffling; the same rows for the same seed, others for another. */
+static void
+test_batches_are_global(void **state)
+{
+	static const int64_t batch[] = { 16 };
+	sym_ctx *ctx = sym_ctx_new();
+	struct compiled c;
+	struct data d;
+	double x[16 * N_FEAT], first[16 * N_FEAT];
+	int32_t y[16];
+
+	(void)state;
+	make_data(&d, 40, N_FEAT);
+	compile_clf8(ctx, "8", "f64", &c);
+	for (int run = 0; run < 3; run++) {
+		sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+		sym_dataset *ds = dataset(ctx, &d, N_FEAT);
+		sym_communicator *comm;
+		sym_trainer *t;
+		sym_train_step s;
+		int seen[40] = { 0 };
+
+		o.seed = run == 2 ? 99 : 7;
+		o.no_shuffle = run == 0;
+		t = trainer(ctx, c.p, 8, ds, NULL, batch, 1, &o, &comm);
+		assert_non_null(t);
+		assert_int_equal(sym_trainer_step(t, &s), 1);
+		assert_int_equal(s.rows, 16);
+		assert_string_equal(s.bindings, "b=16");
+		assert_int_equal(sym_trainer_get_param(t, "x", x, sizeof(x)),
+		    0);
+		assert_int_equal(sym_trainer_get_param(t, "y", y, sizeof(y)),
+		    0);
+		for (int i = 0; i < 16; i++) {
+			int64_t r = 0;
+
+			while (r < d.n &&
+			    memcmp(&d.x[r * N_FEAT], &x[i * N_FEAT],
+			        sizeof(double) * N_FEAT))
+				r++;
+			assert_true(r < d.n);
+			assert_int_equal(y[i], d.y[r]);
+			assert_int_equal(seen[r], 0);
+			seen[r] = 1;
+			if (run == 0)
+				assert_int_equal(r, i);
+		}
+		if (run == 1)
+			memcpy(first, x, sizeof(x));
+		if (run == 2)
+			assert_memory_not_equal(first, x, sizeof(x));
+		sym_trainer_free(t);
+		sym_comm_free(comm);
+		sym_dataset_free(ds);
+	}
+	/* The same seed again gives run 1's rows. */
+	{
+		sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+		sym_dataset *ds = dataset(ctx, &d, N_FEAT);
+		sym_communicator *comm;
+		sym_trainer *t;
+		sym_train_step s;
+
+		o.seed = 7;
+		t = trainer(ctx, c.p, 8, ds, NULL, batch, 1, &o, &comm);
+		assert_non_null(t);
+		assert_int_equal(sym_trainer_step(t, &s), 1);
+		assert_int_equal(sym_trainer_get_param(t, "x", x, sizeof(x)),
+		    0);
+		assert_memory_equal(first, x, sizeof(x));
+		sym_trainer_free(t);
+		sym_comm_free(comm);
+		sym_dataset_free(ds);
+	}
+	release(&c);
+	free_data(&d);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
+/* Two epochs of 60 rows on 8 ranks with the batch sizes 16, 8, 24 in
+ * turn: the epoch's last 12 rows do not bind (divisor=8) and are dropped
+ * with a notice; every step equals one device (the trainer's check, and
+ * a trainer on one rank alongside to 1e-9); the params too at the end. */
+static void
+test_sharded_equals_single(void **state)
+{
+	static const int64_t batch[] = { 16, 8, 24 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_train_options o = SYM_TRAIN_OPTIONS_INIT,
+	                  o1 = SYM_TRAIN_OPTIONS_INIT;
+	sym_communicator *comm, *comm1;
+	sym_trainer *t, *t1;
+	sym_exec_report rep;
+	struct compiled c;
+	struct data d;
+	sym_dataset *ds;
+	int steps = 0, ends = 0;
+	double first = 0, last = 0;
+
+	(void)state;
+	make_data(&d, 60, N_FEAT);
+	ds = dataset(ctx, &d, N_FEAT);
+	compile_clf8(ctx, "8", "f64", &c);
+	o.seed = o1.seed = 3;
+	o.single = c.single;
+	o.rtol = 1e-9;
+	o.check_every = 2;
+	t = trainer(ctx, c.p, 8, ds, NULL, batch, 3, &o, &comm);
+	t1 = trainer(ctx, c.single, 1, ds, NULL, batch, 3, &o1, &comm1);
+	assert_non_null(t);
+	assert_non_null(t1);
+	while (ends < 2) {
+		sym_train_step s, s1;
+		int rc = sym_trainer_step(t, &s);
+
+		assert_int_equal(sym_trainer_step(t1, &s1), rc);
+		assert_true(rc >= 0);
+		if (rc == 0) {
+			ends++;
+			assert_non_null(sym_trainer_notice(t));
+			assert_non_null(strstr(sym_trainer_notice(t),
+			    "the last batch of 12 samples dropped"));
+			assert_non_null(strstr(sym_trainer_notice(t),
+			    "divisor=8"));
+			continue;
+		}
+		steps++;
+		assert_null(s.mismatch);
+		assert_int_equal(s.epoch, ends + 1);
+		assert_int_equal(s.step, steps);
+		assert_int_equal(s.rows, batch[(steps - 1) % 3]);
+		assert_true(fabs(s.loss - s1.loss) <= 1e-9 * fabs(s1.loss));
+		assert_int_equal(s.params_checked, steps % 2 == 0);
+		if (steps == 1)
+			first = s.loss;
+		last = s.loss;
+	}
+	assert_int_equal(steps, 6);
+	assert_true(isfinite(first) && isfinite(last));
+	assert_int_equal(sym_trainer_compare_params(t, &rep), 0);
+	assert_int_equal(rep.n_mismatch, 0);
+	assert_null(sym_trainer_mismatch(t));
+	sym_trainer_free(t);
+	sym_trainer_free(t1);
+	sym_comm_free(comm);
+	sym_comm_free(comm1);
+	sym_dataset_free(ds);
+	release(&c);
+	free_data(&d);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
+/* Run one epoch of "n" rows in batches of 16 (divisor 8), with
+ * "drop" (--drop-remainder); return the rows of its last step and the
+ * number of steps in "*steps"; the notice in "notice". */
+static int64_t
+one_epoch(int64_t n, int drop, int *steps, char *notice, size_t size)
+{
+	static const int64_t batch[] = { 16 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+	sym_communicator *comm;
+	struct compiled c;
+	struct data d;
+	sym_dataset *ds;
+	sym_trainer *t;
+	sym_train_step s;
+	int64_t rows = 0;
+	int rc;
+
+	make_data(&d, n, N_FEAT);
+	ds = dataset(ctx, &d, N_FEAT);
+	compile_clf8(ctx, "8", "f64", &c);
+	o.drop_remainder = drop;
+	t = trainer(ctx, c.p, 8, ds, NULL, batch, 1, &o, &comm);
+	assert_non_null(t);
+	*steps = 0;
+	while ((rc = sym_trainer_step(t, &s)) == 1) {
+		(*steps)++;
+		rows = s.rows;
+		if (s.rows == 8)
+			assert_string_equal(s.bindings, "b=8");
+	}
+	assert_int_equal(rc, 0);
+	snprintf(notice, size, "%s",
+	    sym_trainer_notice(t) ? sym_trainer_notice(t) : "");
+	sym_trainer_free(t);
+	sym_comm_free(comm);
+	sym_dataset_free(ds);
+	release(&c);
+	free_data(&d);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+	return rows;
+}
+
+/* The last batch: 56 rows give 16, 16, 16 and 8, bound on the same plan;
+ * --drop-remainder drops the 8; 60 rows drop the last 12 (12 is no
+ * multiple of 8), the notice naming the declaration. */
+static void
+test_last_batch(void **state)
+{
+	char notice[512];
+	int steps;
+
+	(void)state;
+	assert_int_equal(one_epoch(56, 0, &steps, notice, sizeof(notice)), 8);
+	assert_int_equal(steps, 4);
+	assert_string_equal(notice, "");
+	assert_int_equal(one_epoch(56, 1, &steps, notice, sizeof(notice)), 16);
+	assert_int_equal(steps, 3);
+	assert_non_null(strstr(notice, "the last 8 samples dropped"));
+	assert_non_null(strstr(notice, "--drop-remainder"));
+	assert_int_equal(one_epoch(60, 0, &steps, notice, sizeof(notice)), 16);
+	assert_int_equal(steps, 3);
+	assert_non_null(strstr(notice, "12 samples dropped"));
+	assert_non_null(strstr(notice, "divisor=8"));
+	assert_non_null(strstr(notice, "clf.sg:2"));
+}
+
+/* The evaluation before training of scores equal to the input: the
+ * accuracy and the mean loss computed here, over 20 rows in batches of
+ * 8, 8 and 4 on 4 ranks. */
+static void
+test_evaluate(void **state)
+{
+	static const int64_t batch[] = { 8 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+	sym_communicator *comm;
+	struct compiled c;
+	struct data d;
+	sym_dataset *ds;
+	sym_trainer *t;
+	sym_eval_result e;
+	double loss = 0;
+	int correct = 0;
+
+	(void)state;
+	make_data(&d, 20, 3);
+	for (int64_t i = 0; i < d.n; i++) {
+		const double *x = &d.x[i * 3];
+		double m = fmax(x[0], fmax(x[1], x[2]));
+		int best = x[1] > x[0] ? 1 : 0;
+
+		best = x[2] > x[best] ? 2 : best;
+		correct += best == d.y[i];
+		loss += m + log(exp(x[0] - m) + exp(x[1] - m) + exp(x[2] - m)) -
+		    x[d.y[i]];
+	}
+	ds = dataset(ctx, &d, 3);
+	compile(ctx, ident, &c);
+	t = trainer(ctx, c.p, 4, ds, ds, batch, 1, &o, &comm);
+	assert_non_null(t);
+	assert_int_equal(sym_trainer_evaluate(t, &e), 0);
+	assert_int_equal(e.rows, 20);
+	assert_int_equal(e.dropped, 0);
+	assert_int_equal(e.correct, correct);
+	assert_true(fabs(e.accuracy - correct / 20.0) < 1e-12);
+	assert_true(fabs(e.loss - loss / 20) < 1e-12);
+	sym_trainer_free(t);
+	sym_comm_free(comm);
+	sym_dataset_free(ds);
+	release(&c);
+	free_data(&d);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
+/* Return the path of a temporary file named "name" in "buf". */
+static const char *
+tmp_path(char *buf, size_t size, const char *name)
+{
+	const char *dir = getenv("TMPDIR");
+
+	snprintf(buf, size, "%s/symshard-test-trainer-%ld-%s",
+	    dir && *dir ? dir : "/tmp", (long)getpid(), name);
+	return buf;
+}
+
+/* Train plan "p" (on "n" ranks) from the checkpoint "path" for one step on
+ * the first 8 rows and evaluate; the step's loss in "*loss", the
+ * evaluation's in "*eval". */
+static void
+resume(sym_ctx *ctx, const sym_plan *p, int n, sym_dataset *ds,
+    const char *path, double *loss, double *eval)
+{
+	static const int64_t batch[] = { 8 };
+	sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+	sym_communicator *comm;
+	sym_trainer *t;
+	sym_train_step s;
+	sym_eval_result e;
+
+	o.no_shuffle = 1;
+	t = trainer(ctx, p, n, ds, ds, batch, 1, &o, &comm);
+	assert_non_null(t);
+	assert_int_equal(sym_trainer_load(t, path), 0);
+	assert_int_equal(sym_trainer_evaluate(t, &e), 0);
+	*eval = e.loss;
+	assert_int_equal(sym_trainer_step(t, &s), 1);
+	*loss = s.loss;
+	sym_trainer_free(t);
+	sym_comm_free(comm);
+}
+
+/* A checkpoint saved after 3 steps on 8 ranks, read by 4 ranks with
+ * other strategies and by one rank: the same evaluation and the same
+ * next step (params and momentum restored) as the 8 ranks. */
+static void
+test_checkpoint_round_trip(void **state)
+{
+	static const int64_t batch[] = { 8 };
+	sym_ctx *ctx = sym_ctx_new(), *ctx4 = sym_ctx_new();
+	sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+	sym_communicator *comm;
+	struct compiled c8, c4;
+	struct data d;
+	sym_dataset *ds, *ds4;
+	sym_trainer *t;
+	sym_train_step s;
+	char path[512];
+	double loss[3], eval[3];
+
+	(void)state;
+	tmp_path(path, sizeof(path), "ck.safetensors");
+	make_data(&d, 32, N_FEAT);
+	ds = dataset(ctx, &d, N_FEAT);
+	ds4 = dataset(ctx4, &d, N_FEAT);
+	compile_clf8(ctx, "8", "f64", &c8);
+	compile(ctx4, clf4, &c4);
+	o.no_shuffle = 1;
+	o.seed = 5;
+	t = trainer(ctx, c8.p, 8, ds, ds, batch, 1, &o, &comm);
+	assert_non_null(t);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(sym_trainer_step(t, &s), 1);
+	assert_int_equal(sym_trainer_save(t, path), 0);
+	sym_trainer_free(t);
+	sym_comm_free(comm);
+	resume(ctx, c8.p, 8, ds, path, &loss[0], &eval[0]);
+	resume(ctx4, c4.p, 4, ds4, path, &loss[1], &eval[1]);
+	resume(ctx, c8.single, 1, ds, path, &loss[2], &eval[2]);
+	for (int i = 1; i < 3; i++) {
+		assert_true(fabs(eval[i] - eval[0]) <= 1e-12 * fabs(eval[0]));
+		assert_true(fabs(loss[i] - loss[0]) <= 1e-12 * fabs(loss[0]));
+	}
+	unlink(path);
+	sym_dataset_free(ds);
+	sym_dataset_free(ds4);
+	release(&c8);
+	release(&c4);
+	free_data(&d);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	assert_int_equal(sym_ctx_live_objects(ctx4), 0);
+	sym_ctx_free(ctx);
+	sym_ctx_free(ctx4);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_batches_are_global),
+		cmocka_unit_test(test_sharded_equals_single),
+		cmocka_unit_test(test_last_batch),
+		cmocka_unit_test(test_evaluate),
+		cmocka_unit_test(test_checkpoint_round_trip),
+	};
+
+	return cmocka_run_group_tests_name("trainer", tests, NULL, NULL);
+}

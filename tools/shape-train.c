@@ -1,0 +1,513 @@
+/*
+ * shape-train: train a training graph (symshard-graph(5): a graph that
+ * minimizes a loss) sharded on its ranks, on a dataset, for epochs or
+ * steps, evaluating on the test split, optionally against one device,
+ * loading and saving checkpoints (shape-train(1)). A thin wrapper over
+ * the library: the checking is sym_graph_parse_file's, the sharding
+ * sym_graph_shard's, the data sym_dataset(3)'s, the training loop, the
+ * evaluation and the checkpoints sym_trainer(3)'s.
+ *
+ * Exit status: 0 trained (and matched), 1 invalid graph, data,
+ * checkpoint, binding or mismatch, 2 usage or internal error. On the mpi
+ * backend the processes agree on the outcome of reading the graph and
+ * the data before the trainer starts (and the trainer on everything
+ * after), so one failing process stops all of them with its error.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <symshard.h>
+
+#include "tool_args.h"
+#include "train_args.h"
+
+/* Everything a run holds, freed by release(). */
+struct run {
+	sym_ctx *ctx;
+	sym_communicator *comm;
+	sym_graph *g;
+	sym_plan *plan, *single;
+	sym_dataset *train, *test;
+	sym_trainer *t;
+	int64_t ranks;
+	/* The totals of the run. */
+	int64_t steps, samples;
+	double seconds;
+	sym_eval_result last_eval;
+	int evaluated;
+	int mismatch;
+	/* The progress and log lines. */
+	double log_start;
+	int64_t log_samples;
+	int bar_shown;
+};
+
+/* Return the time of the monotonic clock in seconds. */
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Record the error left on the context of "r" in "o" and print it
+ * (located when the library located it); return "status", or the
+ * status of the failure when "status" is negative. */
+static int
+fail(struct run *r, struct train_options *o, int status)
+{
+	sym_error e = sym_ctx_last_error(r->ctx);
+
+	if (status < 0)
+		status = e == SYM_ENOMEM || e == SYM_EINTERNAL || e == SYM_OK
+		    ? TRAIN_EXIT_USAGE
+		    : TRAIN_EXIT_FAIL;
+	return train_note(o, 1, status, "%s", sym_ctx_last_message(r->ctx));
+}
+
+/* Print, when "o" speaks, the diagnostics of the graph of "r" (with
+ * --quiet or --json only the errors) on stderr. */
+static void
+print_diagnostics(const struct run *r, struct train_options *o)
+{
+	size_t n = sym_graph_n_diagnostics(r->g);
+
+	for (size_t i = 0; i < n; i++) {
+		const sym_diagnostic *d = sym_graph_diagnostic(r->g, i);
+		char *text;
+
+		if ((o->quiet || o->json) && d->severity != SYM_SEV_ERROR)
+			continue;
+		text = sym_diagnostic_format(r->g, d);
+		if (!text)
+			continue;
+		if (d->severity == SYM_SEV_ERROR)
+			train_note(o, 0, 0, "%s", text);
+		if (o->speak)
+			fprintf(stderr, "%s\n", text);
+		free(text);
+	}
+}
+
+/* Read, check and shard the graph of "o" into "r" on its ranks; compile
+ * its plans. Return -1 to go on, or the exit status. */
+static int
+load_graph(struct run *r, struct train_options *o)
+{
+	int64_t devices;
+
+	r->g = sym_graph_parse_file(r->ctx, o->file);
+	if (!r->g)
+		return fail(r, o, TRAIN_EXIT_USAGE);
+	devices = sym_graph_devices(r->g) > 0 ? sym_graph_devices(r->g) : 1;
+	r->ranks = r->comm ? sym_comm_n_ranks(r->comm)
+	    : o->ranks     ? o->ranks
+	                   : devices;
+	if (r->comm && o->ranks && o->ranks != r->ranks)
+		return train_note(o, 1, TRAIN_EXIT_USAGE,
+		    "--ranks %" PRId64 ", but mpirun started %" PRId64
+		    " processes",
+		    o->ranks, r->ranks);
+	if (sym_graph_n_errors(r->g) == 0 && !sym_graph_loss(r->g))
+		return train_note(o, 1, TRAIN_EXIT_FAIL,
+		    "%s minimizes no loss: a training graph ends with "
+		    "'minimize LOSS with OPTIMIZER(...)'",
+		    o->file);
+	if (sym_graph_n_errors(r->g) == 0 && r->ranks != devices)
+		sym_graph_set_devices(r->g, r->ranks, NULL);
+	if (sym_graph_n_errors(r->g) == 0)
+		sym_graph_shard(r->g, NULL);
+	print_diagnostics(r, o);
+	if (sym_graph_n_errors(r->g))
+		return train_note(o, 1, TRAIN_EXIT_FAIL,
+		    "%s is invalid%s: nothing trains", o->file,
+		    r->ranks != devices ? " on this number of ranks" : "");
+	r->plan = sym_plan_compile(r->g, 0);
+	if (r->plan && o->check)
+		r->single = sym_plan_compile(r->g, SYM_PLAN_SINGLE);
+	if (!r->plan || (o->check && !r->single))
+		return fail(r, o, -1);
+	return -1;
+}
+
+/* Open the datasets of "o" into "r" (the test split when evaluating);
+ * return -1 to go on, or the exit status. */
+static int
+open_data(struct run *r, struct train_options *o)
+{
+	if (!o->dataset)
+		return -1;
+	r->train = sym_dataset_open(r->ctx, o->dataset, SYM_SPLIT_TRAIN);
+	if (r->train && o->eval)
+		r->test = sym_dataset_open(r->ctx, o->dataset, SYM_SPLIT_TEST);
+	if (!r->train || (o->eval && !r->test))
+		return fail(r, o, TRAIN_EXIT_FAIL);
+	return -1;
+}
+
+/*
+ * On the mpi backend, agree with the other processes on the outcome
+ * "status" of reading the graph and the data here (-1: go on), so that
+ * no process starts the trainer while another stopped: every process
+ * stops, rank 0 printing the lowest failing rank's error unless it
+ * printed its own. Return -1 to go on, or the exit status.
+ */
+static int
+agree_setup(struct run *r, struct train_options *o, int status)
+{
+	sym_comm_endpoint *ep =
+	    sym_comm_attach(r->comm, sym_comm_rank(r->comm), r->ctx);
+	int32_t mine = status < 0 ? 0 : status + 1, top = 0;
+	sym_error code = status < 0 ? SYM_OK : sym_ctx_last_error(r->ctx);
+
+	if (!ep ||
+	    sym_comm_all_reduce(ep, NULL, 0, &mine, &top, 1, SYM_DT_I32,
+	        SYM_REDUCE_MAX) < 0) {
+		sym_comm_detach(ep);
+		return fail(r, o, TRAIN_EXIT_USAGE);
+	}
+	if (status >= 0 && code == SYM_OK)
+		code = SYM_EINVAL;
+	/* top 1: the processes that stopped are done (--help) */
+	if (top > 1 &&
+	    sym_comm_agree(ep, code, o->why[0] ? o->why : NULL) < 0 &&
+	    status < 0 && o->speak)
+		fprintf(stderr,
+		    "shape-train: %s\nshape-train: nothing trains\n",
+		    sym_ctx_last_message(r->ctx));
+	sym_comm_detach(ep);
+	if (status >= 0 || top == 0)
+		return status;
+	return top - 1;
+}
+
+/* Start the trainer of "r" (loading the checkpoint of "o"); return -1
+ * to go on, or the exit status. */
+static int
+start_trainer(struct run *r, struct train_options *o)
+{
+	sym_train_options to = SYM_TRAIN_OPTIONS_INIT;
+
+	if (!r->comm) {
+		r->comm = sym_comm_threads_new(r->ctx, (int)r->ranks);
+		if (!r->comm)
+			return fail(r, o, -1);
+	}
+	to.seed = o->seed;
+	to.batch = o->batch;
+	to.n_batch = o->n_batch;
+	to.no_shuffle = o->no_shuffle;
+	to.drop_remainder = o->drop_remainder;
+	to.map = o->map;
+	to.single = r->single;
+	to.check_every = (size_t)o->check_every;
+	to.rtol = o->rtol;
+	to.atol = o->atol;
+	to.agree = train_options_hash(o);
+	r->t =
+	    sym_trainer_new(r->plan, r->comm, r->train, r->test, &to, r->ctx);
+	if (!r->t)
+		return fail(r, o, -1);
+	if (o->load && sym_trainer_load(r->t, o->load) < 0)
+		return fail(r, o, -1);
+	return -1;
+}
+
+/* Print the "bindings" of a step ("b=64,s=12") as a JSON object. */
+static void
+json_bindings(const char *bindings)
+{
+	const char *p = bindings;
+
+	putchar('{');
+	while (p && *p) {
+		const char *eq = strchr(p, '='), *end = strchr(p, ',');
+
+		if (!eq)
+			break;
+		printf("%s\"%.*s\": %.*s", p == bindings ? "" : ", ",
+		    (int)(eq - p), p,
+		    (int)(end ? end - eq - 1 : (long)strlen(eq + 1)), eq + 1);
+		p = end ? end + 1 : NULL;
+	}
+	putchar('}');
+}
+
+/* Print "x" as a JSON number ("null" when not finite). */
+static void
+json_number(double x)
+{
+	if (isfinite(x))
+		printf("%.9g", x);
+	else
+		fputs("null", stdout);
+}
+
+/* Clear the progress bar of "r" from the terminal. */
+static void
+clear_bar(struct run *r)
+{
+	if (r->bar_shown) {
+		fprintf(stderr, "\r%*s\r", r->bar_shown, "");
+		r->bar_shown = 0;
+	}
+}
+
+/* Show the progress bar of step "s" of "r" ("per": steps of an epoch,
+ * 0 when not known) on a terminal. */
+static void
+show_bar(struct run *r, const struct train_options *o, const sym_train_step *s,
+    int64_t per)
+{
+	char bar[32];
+	int64_t in_epoch = per ? (s->step - 1) % per + 1 : 0;
+	int fill = per ? (int)(30 * in_epoch / per) : 0;
+
+	if (!o->speak || o->quiet || o->json || !isatty(2))
+		return;
+	memset(bar, ' ', 30);
+	memset(bar, '=', (size_t)fill);
+	bar[30] = '\0';
+	r->bar_shown = fprintf(stderr,
+	    "\repoch %" PRId64 " [%s] %" PRId64 "/%" PRId64 " loss %.4f",
+	    s->epoch, bar, in_epoch, per, s->loss);
+	fflush(stderr);
+}
+
+/* Report step "s" of "r" (JSON, log line, progress bar). */
+static void
+report_step(struct run *r, const struct train_options *o,
+    const sym_train_step *s, int64_t per)
+{
+	r->steps++;
+	r->samples += s->rows;
+	r->seconds += s->seconds;
+	r->log_samples += s->rows;
+	if (!o->speak)
+		return;
+	if (o->json) {
+		printf("{\"event\": \"step\", \"epoch\": %" PRId64
+		       ", \"step\": %" PRId64 ", \"loss\": ",
+		    s->epoch, s->step);
+		json_number(s->loss);
+		fputs(", \"bindings\": ", stdout);
+		json_bindings(s->bindings);
+		fputs("}\n", stdout);
+	} else if (!o->quiet && s->step % o->log_every == 0) {
+		double t = now();
+
+		clear_bar(r);
+		printf("epoch %" PRId64 " step %" PRId64
+		       ": loss %.4f (%.0f samples/s)\n",
+		    s->epoch, s->step, s->loss,
+		    (double)r->log_samples / (t - r->log_start));
+		fflush(stdout);
+		r->log_start = t;
+		r->log_samples = 0;
+	}
+	show_bar(r, o, s, per);
+}
+
+/* Print the mismatch "what" of "r" once; return TRAIN_EXIT_FAIL. */
+static int
+report_mismatch(struct run *r, const struct train_options *o, const char *what)
+{
+	if (!r->mismatch && o->speak) {
+		clear_bar(r);
+		fprintf(o->json ? stderr : stdout, "MISMATCH %s\n", what);
+	}
+	r->mismatch = 1;
+	return TRAIN_EXIT_FAIL;
+}
+
+/* Evaluate the trainer of "r" and report it; 0 or -1. */
+static int
+evaluate(struct run *r, const struct train_options *o)
+{
+	sym_eval_result e;
+
+	if (sym_trainer_evaluate(r->t, &e) < 0)
+		return -1;
+	r->last_eval = e;
+	r->evaluated = 1;
+	if (!o->speak)
+		return 0;
+	clear_bar(r);
+	if (o->json) {
+		printf("{\"event\": \"eval\", \"epoch\": %" PRId64
+		       ", \"loss\": ",
+		    e.epoch);
+		json_number(e.loss);
+		fputs(", \"accuracy\": ", stdout);
+		json_number(e.accuracy);
+		fputs("}\n", stdout);
+	} else {
+		printf("epoch %" PRId64 " eval: loss %.4f, accuracy %.2f%% "
+		       "(%" PRId64 " samples, %.2f s)\n",
+		    e.epoch, e.loss, 100 * e.accuracy, e.rows, e.seconds);
+	}
+	if (e.dropped)
+		fprintf(stderr,
+		    "shape-train: evaluation: the last %" PRId64
+		    " samples were not evaluated: the batch symbol does "
+		    "not admit their number\n",
+		    e.dropped);
+	fflush(stdout);
+	return 0;
+}
+
+/* The end of an epoch of "r": its notice, its evaluation; 0 or -1. */
+static int
+end_epoch(struct run *r, const struct train_options *o)
+{
+	const char *notice = sym_trainer_notice(r->t);
+
+	if (notice && o->speak) {
+		clear_bar(r);
+		fprintf(stderr, "shape-train: %s\n", notice);
+	}
+	return o->eval ? evaluate(r, o) : 0;
+}
+
+/* Train "r" as "o" says (epochs or steps); return -1 to go on, or the
+ * exit status. */
+static int
+train(struct run *r, struct train_options *o)
+{
+	int64_t per = o->dataset && r->train
+	    ? (sym_dataset_n_rows(r->train) + o->batch[0] - 1) / o->batch[0]
+	    : 0;
+	int64_t done = 0, epochs = 0;
+
+	r->log_start = now();
+	while (o->steps >= 0 ? done < o->steps : epochs < o->epochs) {
+		sym_train_step s;
+		int rc = sym_trainer_step(r->t, &s);
+
+		if (rc < 0)
+			return fail(r, o, -1);
+		if (rc == 0) {
+			epochs++;
+			if (end_epoch(r, o) < 0)
+				return fail(r, o, -1);
+			continue;
+		}
+		done++;
+		report_step(r, o, &s, per);
+		if (s.mismatch)
+			return report_mismatch(r, o, s.mismatch);
+	}
+	clear_bar(r);
+	if (o->steps == 0 && o->eval && evaluate(r, o) < 0)
+		return fail(r, o, -1);
+	return -1;
+}
+
+/* Compare the params of "r" at the end (--check), save the checkpoint,
+ * print the summary; return -1 to go on, or the exit status. */
+static int
+finish(struct run *r, struct train_options *o)
+{
+	sym_exec_report rep;
+
+	if (o->check && r->steps) {
+		if (sym_trainer_compare_params(r->t, &rep) < 0)
+			return fail(r, o, -1);
+		if (rep.n_mismatch)
+			return report_mismatch(r, o,
+			    sym_trainer_mismatch(r->t));
+	}
+	if (o->save && sym_trainer_save(r->t, o->save) < 0)
+		return fail(r, o, -1);
+	if (!o->speak || o->json || o->quiet)
+		return -1;
+	printf("trained %" PRId64 " steps (%" PRId64 " samples) in %.2f s: "
+	       "%.0f samples/s",
+	    r->steps, r->samples, r->seconds,
+	    r->seconds > 0 ? (double)r->samples / r->seconds : 0.0);
+	if (r->evaluated)
+		printf("; test accuracy %.2f%%", 100 * r->last_eval.accuracy);
+	if (o->check)
+		printf("; every step matched one device");
+	if (o->save)
+		printf("; saved %s", o->save);
+	putchar('\n');
+	return -1;
+}
+
+/* Release what "r" holds; return the number of library objects the
+ * context still counts (printed when "o" speaks). */
+static size_t
+release(struct run *r, const struct train_options *o)
+{
+	sym_trainer_free(r->t);
+	sym_dataset_free(r->train);
+	sym_dataset_free(r->test);
+	sym_plan_free(r->single);
+	sym_plan_free(r->plan);
+	sym_graph_free(r->g);
+	sym_comm_free(r->comm);
+	return sym_ctx_report_live(r->ctx, o->speak ? stderr : NULL);
+}
+
+/* Run shape-train with the command line "argv" of "argc" words; return
+ * its exit status. */
+int
+main(int argc, char **argv)
+{
+	struct train_options o;
+	struct run r;
+	int status;
+
+	train_options_init(&o);
+	memset(&r, 0, sizeof(r));
+	r.ctx = sym_ctx_new();
+	if (!r.ctx) {
+		fprintf(stderr, "shape-train: out of memory\n");
+		return TRAIN_EXIT_USAGE;
+	}
+	if (tool_wants_mpi(argc, argv) && sym_comm_mpi_available()) {
+		r.comm = sym_comm_mpi_new(r.ctx, &argc, &argv);
+		if (!r.comm) {
+			fprintf(stderr, "shape-train: %s\n",
+			    sym_ctx_last_message(r.ctx));
+			sym_ctx_free(r.ctx);
+			return TRAIN_EXIT_USAGE;
+		}
+		o.speak = sym_comm_rank(r.comm) == 0;
+	}
+	status = train_parse_args(argc, argv, &o);
+	if (status < 0 && o.mpi && !sym_comm_mpi_available())
+		status = train_note(&o, 1, TRAIN_EXIT_USAGE,
+		    "--backend mpi: this symshard was built without MPI "
+		    "(see configure --with-mpi); use --backend threads");
+	if (status < 0)
+		status = load_graph(&r, &o);
+	if (status < 0)
+		status = open_data(&r, &o);
+	if (r.comm && sym_comm_mpi_available() && o.mpi)
+		status = agree_setup(&r, &o, status);
+	if (status < 0)
+		status = start_trainer(&r, &o);
+	if (status < 0)
+		status = train(&r, &o);
+	if (status < 0)
+		status = finish(&r, &o);
+	if (release(&r, &o) && status <= 0)
+		status = train_note(&o, 1, TRAIN_EXIT_USAGE,
+		    "internal error: library objects not released");
+	sym_ctx_free(r.ctx);
+	train_options_clear(&o);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		status = TRAIN_EXIT_USAGE;
+	return status < 0 ? TRAIN_EXIT_OK : status;
+}

@@ -1,0 +1,75 @@
+/*
+ * Command-line helpers shared by the tools (see tool_args.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool_args.h"
+
+/* Store in "*n" the unsigned integer written in "s", at least "least";
+ * 0, or -1 when "s" is not one. */
+int
+tool_parse_number(const char *s, uint64_t least, uint64_t *n)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < least)
+		return -1;
+	*n = v;
+	return 0;
+}
+
+/* Store in "*x" the tolerance written in "s", a finite number > 0;
+ * 0, or -1 when "s" is not one. */
+int
+tool_parse_tolerance(const char *s, double *x)
+{
+	char *end;
+	double v;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v > 0) || !isfinite(v))
+		return -1;
+	*x = v;
+	return 0;
+}
+
+/* Return the name among the "n" "names" of the option of "arg" ("--bind"
+ * of "--bind=x"), or NULL when "arg" is none of them. */
+const char *
+tool_valued_option(const char *arg, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+
+		if (!strncmp(arg, names[i], len) &&
+		    (arg[len] == '\0' || arg[len] == '='))
+			return names[i];
+	}
+	return NULL;
+}
+
+/* Return 1 when the command line "argv" of "argc" words asks for the mpi
+ * backend (before "--"), so that MPI starts before it is read. */
+int
+tool_wants_mpi(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--backend=mpi"))
+			return 1;
+		if (!strcmp(argv[i], "--backend") && i + 1 < argc &&
+		    !strcmp(argv[i + 1], "mpi"))
+			return 1;
+	}
+	return 0;
+}

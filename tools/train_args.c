@@ -1,0 +1,372 @@
+/*
+ * The command line of shape-train: its options, their checking (a
+ * usage error names the option and the value) and the hash every
+ * process of mpi compares.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <symshard.h>
+
+#include "tool_args.h"
+#include "train_args.h"
+
+#define PROG "shape-train"
+
+/* Print the usage summary to "out". */
+static void
+usage(FILE *out)
+{
+	fputs("usage: " PROG " FILE.sg [--dataset mnist:DIR] "
+	      "[--map INPUT=COLUMN[,...]]...\n"
+	      "           [--batch B[,B...]] [--epochs E | --steps K] "
+	      "[--ranks N]\n"
+	      "           [--backend threads|mpi] [--seed S] [--no-shuffle] "
+	      "[--drop-remainder]\n"
+	      "           [--check] [--check-every K] [--rtol X] [--atol X] "
+	      "[--eval]\n"
+	      "           [--log-every K] [--save FILE] [--load FILE] "
+	      "[--json] [--quiet]\n"
+	      "       " PROG " --help | --version\n"
+	      "\n"
+	      "Train the training graph FILE.sg sharded on its ranks.\n"
+	      "\n"
+	      "  --dataset mnist:DIR   MNIST/IDX files in DIR (columns image, "
+	      "label)\n"
+	      "  --map INPUT=COLUMN    bind an input to a column (default: "
+	      "in order)\n"
+	      "  --batch B[,B...]      global batch sizes, cycled (default "
+	      "64)\n"
+	      "  --epochs E            passes over the data (default 1)\n"
+	      "  --steps K             K steps instead (0 with --eval: only "
+	      "evaluate)\n"
+	      "  --ranks N             run on N ranks (default: the graph's "
+	      "devices)\n"
+	      "  --backend threads|mpi ranks are threads (default) or "
+	      "processes under mpirun\n"
+	      "  --seed S              seed of the params and the shuffle "
+	      "(default 1)\n"
+	      "  --no-shuffle          keep the file's order\n"
+	      "  --drop-remainder      drop every epoch's last, shorter "
+	      "batch\n"
+	      "  --check               train on one device alongside and "
+	      "compare\n"
+	      "  --check-every K       compare the params every K steps too\n"
+	      "  --rtol X, --atol X    tolerances of --check (default: "
+	      "sym_exec(3)'s)\n"
+	      "  --eval                evaluate on the test split after each "
+	      "epoch\n"
+	      "  --log-every K         a line every K steps (default 100)\n"
+	      "  --save FILE           write a checkpoint (safetensors) at "
+	      "the end\n"
+	      "  --load FILE           start from a checkpoint\n"
+	      "  --json                one JSON object per line on stdout\n"
+	      "  --quiet               no progress bar, no log lines\n"
+	      "\n"
+	      "Exit status: 0 trained (and matched), 1 invalid graph, data, "
+	      "checkpoint,\n"
+	      "binding or mismatch, 2 usage or internal error.\n",
+	    out);
+}
+
+/* Keep the error from "fmt" in "o" for the other processes of mpi
+ * unless one is kept, and print it after the program's name on stderr
+ * when "o" speaks and "print" is 1; return "status". */
+int
+train_note(struct train_options *o, int print, int status, const char *fmt, ...)
+{
+	char msg[sizeof(o->why)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!o->why[0])
+		snprintf(o->why, sizeof(o->why), "%s", msg);
+	if (print && o->speak)
+		fprintf(stderr, PROG ": %s\n", msg);
+	return status;
+}
+
+/* Print the usage error "msg" about "what" and a pointer to --help;
+ * return TRAIN_EXIT_USAGE. */
+static int
+usage_error(struct train_options *o, const char *msg, const char *what)
+{
+	train_note(o, 1, TRAIN_EXIT_USAGE, "%s%s%s%s", msg, what ? " '" : "",
+	    what ? what : "", what ? "'" : "");
+	if (o->speak)
+		fputs("Try '" PROG " --help' for more information.\n", stderr);
+	return TRAIN_EXIT_USAGE;
+}
+
+/* Set the defaults of "o". */
+void
+train_options_init(struct train_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+	o->epochs = 1;
+	o->steps = -1;
+	o->log_every = 100;
+	o->speak = 1;
+}
+
+/* Free what "o" holds. */
+void
+train_options_clear(struct train_options *o)
+{
+	free(o->map);
+	free(o->batch);
+	o->map = NULL;
+	o->batch = NULL;
+}
+
+/* Read the batch sizes "val" ("64" or "64,256,32") into "o"; 0, or
+ * TRAIN_EXIT_USAGE after a message. */
+static int
+parse_batch(struct train_options *o, const char *val)
+{
+	size_t n = 1;
+	char *copy, *save = NULL;
+
+	for (const char *p = val; *p; p++)
+		n += *p == ',';
+	free(o->batch);
+	o->batch = calloc(n, sizeof(*o->batch));
+	copy = strdup(val);
+	if (!o->batch || !copy) {
+		free(copy);
+		return train_note(o, 1, TRAIN_EXIT_USAGE, "out of memory");
+	}
+	o->n_batch = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint64_t b;
+
+		if (tool_parse_number(tok, 1, &b) < 0 || b > INT64_MAX / 2) {
+			free(copy);
+			return usage_error(o,
+			    "--batch expects positive integers B[,B...], not",
+			    val);
+		}
+		o->batch[o->n_batch++] = (int64_t)b;
+	}
+	free(copy);
+	if (o->n_batch == 0 || val[strlen(val) - 1] == ',')
+		return usage_error(o,
+		    "--batch expects positive integers B[,B...], not", val);
+	return 0;
+}
+
+/* Append the --map entries "val" to "o"; 0 or TRAIN_EXIT_USAGE. */
+static int
+add_map(struct train_options *o, const char *val)
+{
+	size_t old = o->map ? strlen(o->map) : 0;
+	char *m;
+
+	if (!strchr(val, '=') || val[0] == '=' || val[0] == ',')
+		return usage_error(o, "--map expects INPUT=COLUMN[,...], not",
+		    val);
+	m = realloc(o->map, old + strlen(val) + 2);
+	if (!m)
+		return train_note(o, 1, TRAIN_EXIT_USAGE, "out of memory");
+	if (old)
+		m[old++] = ',';
+	strcpy(m + old, val);
+	o->map = m;
+	return 0;
+}
+
+/* Store in "*n" the count "val" of option "name" (at least "least"); 0
+ * or TRAIN_EXIT_USAGE. */
+static int
+count(struct train_options *o, const char *name, const char *val,
+    uint64_t least, int64_t *n)
+{
+	uint64_t v;
+	char msg[96];
+
+	if (tool_parse_number(val, least, &v) == 0 && v <= INT64_MAX / 2) {
+		*n = (int64_t)v;
+		return 0;
+	}
+	snprintf(msg, sizeof(msg), "%s expects an integer %s, not", name,
+	    least ? "of at least 1" : "of at least 0");
+	return usage_error(o, msg, val);
+}
+
+/* Apply the option "name" with the value "val" to "o"; 0 or
+ * TRAIN_EXIT_USAGE after a message. */
+static int
+option_value(struct train_options *o, const char *name, const char *val)
+{
+	uint64_t n;
+
+	if (!strcmp(name, "--dataset"))
+		o->dataset = val;
+	else if (!strcmp(name, "--map"))
+		return add_map(o, val);
+	else if (!strcmp(name, "--batch"))
+		return parse_batch(o, val);
+	else if (!strcmp(name, "--epochs"))
+		return count(o, name, val, 1, &o->epochs);
+	else if (!strcmp(name, "--steps"))
+		return count(o, name, val, 0, &o->steps);
+	else if (!strcmp(name, "--check-every"))
+		return count(o, name, val, 1, &o->check_every);
+	else if (!strcmp(name, "--log-every"))
+		return count(o, name, val, 1, &o->log_every);
+	else if (!strcmp(name, "--ranks")) {
+		if (count(o, name, val, 1, &o->ranks) || o->ranks > 65536)
+			return usage_error(o,
+			    "--ranks expects an integer from 1 to 65536, not",
+			    val);
+	} else if (!strcmp(name, "--seed")) {
+		if (tool_parse_number(val, 0, &n) < 0)
+			return usage_error(o,
+			    "--seed expects an unsigned 64-bit integer, not",
+			    val);
+		o->seed = n;
+	} else if (!strcmp(name, "--rtol") || !strcmp(name, "--atol")) {
+		if (tool_parse_tolerance(val,
+		        name[2] == 'r' ? &o->rtol : &o->atol) < 0)
+			return usage_error(o,
+			    name[2] == 'r'
+			        ? "--rtol expects a positive number, not"
+			        : "--atol expects a positive number, not",
+			    val);
+	} else if (!strcmp(name, "--save"))
+		o->save = val;
+	else if (!strcmp(name, "--load"))
+		o->load = val;
+	else if (strcmp(val, "threads") && strcmp(val, "mpi"))
+		return usage_error(o, "--backend expects threads or mpi, not",
+		    val);
+	else {
+		o->backend = val;
+		o->mpi = !strcmp(val, "mpi");
+	}
+	return 0;
+}
+
+/* Apply the flag "a" (an option without a value) to "o"; 1 when it is
+ * one, 0 when not. */
+static int
+flag(struct train_options *o, const char *a)
+{
+	static const char *const names[] = { "--no-shuffle", "--drop-remainder",
+		"--check", "--eval", "--json", "--quiet" };
+	int *const field[] = { &o->no_shuffle, &o->drop_remainder, &o->check,
+		&o->eval, &o->json, &o->quiet };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(a, names[i])) {
+			*field[i] = 1;
+			return 1;
+		}
+	return 0;
+}
+
+/* Check the combination of options of "o"; 0 or TRAIN_EXIT_USAGE. */
+static int
+check_combination(struct train_options *o, int gave_epochs)
+{
+	if (!o->file)
+		return usage_error(o, "no graph file given", NULL);
+	if (gave_epochs && o->steps >= 0)
+		return usage_error(o, "--epochs and --steps exclude each other",
+		    NULL);
+	if (o->check_every && !o->check)
+		return usage_error(o, "--check-every needs --check", NULL);
+	if ((o->rtol > 0 || o->atol > 0) && !o->check)
+		return usage_error(o, "--rtol and --atol need --check", NULL);
+	if (o->eval && !o->dataset)
+		return usage_error(o, "--eval needs --dataset (its test split)",
+		    NULL);
+	if (o->steps < 0 && !o->dataset && gave_epochs)
+		return usage_error(o,
+		    "--epochs needs --dataset (without data, give --steps)",
+		    NULL);
+	if (o->steps < 0 && !o->dataset)
+		o->steps = 1;
+	if (!o->batch)
+		return parse_batch(o, "64");
+	return 0;
+}
+
+/* Read the command line "argv" of "argc" words into "o". Return -1 to go
+ * on, or the exit status when the program is done (help, version, usage
+ * error). */
+int
+train_parse_args(int argc, char **argv, struct train_options *o)
+{
+	static const char *const valued[] = { "--dataset", "--map", "--batch",
+		"--epochs", "--steps", "--ranks", "--backend", "--seed",
+		"--check-every", "--log-every", "--rtol", "--atol", "--save",
+		"--load" };
+	int only_files = 0, gave_epochs = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *name, *val;
+
+		if (only_files || a[0] != '-' || !a[1]) {
+			if (o->file)
+				return usage_error(o, "more than one file:", a);
+			o->file = a;
+		} else if (!strcmp(a, "--")) {
+			only_files = 1;
+		} else if (!strcmp(a, "--help")) {
+			if (o->speak)
+				usage(stdout);
+			return TRAIN_EXIT_OK;
+		} else if (!strcmp(a, "--version")) {
+			if (o->speak)
+				printf(PROG " (symshard) %s\n", sym_version());
+			return TRAIN_EXIT_OK;
+		} else if (flag(o, a)) {
+			continue;
+		} else if ((name = tool_valued_option(a, valued,
+		                sizeof(valued) / sizeof(valued[0])))) {
+			if (a[strlen(name)] == '=')
+				val = a + strlen(name) + 1;
+			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2))
+				val = argv[++i];
+			else
+				return usage_error(o,
+				    "a value is missing after", name);
+			gave_epochs |= !strcmp(name, "--epochs");
+			if (option_value(o, name, val) != 0)
+				return TRAIN_EXIT_USAGE;
+		} else {
+			return usage_error(o, "unknown option", a);
+		}
+	}
+	return check_combination(o, gave_epochs) ? TRAIN_EXIT_USAGE : -1;
+}
+
+/* Return a hash of the options of "o" every process must share. */
+uint64_t
+train_options_hash(const struct train_options *o)
+{
+	const char *text[] = { o->file, o->dataset, o->map, o->save, o->load };
+	int64_t nums[] = { o->epochs, o->steps, o->eval, o->json,
+		o->log_every };
+	uint64_t h = 14695981039346656037ULL;
+
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
+		for (const char *c = text[i] ? text[i] : "";; c++) {
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+			if (!*c)
+				break;
+		}
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		for (size_t b = 0; b < 8; b++)
+			h = (h ^
+			        (unsigned char)((uint64_t)nums[i] >> (8 * b))) *
+			    1099511628211ULL;
+	return h;
+}
