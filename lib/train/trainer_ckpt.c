@@ -19,33 +19,44 @@ writer(const sym_trainer *t)
 	return !t->mpi || t->rank[0].k == 0;
 }
 
-/* Add to "ck" (NULL on the processes that do not write) every param
- * and state of "t", gathered whole; 0 or -1 (on every rank). */
+/* Add to "ck" (NULL on the processes that do not write) param or state
+ * "v" of "t", gathered whole; 0 or -1 (on every rank). */
+static int
+add_param(sym_trainer *t, sym_checkpoint *ck, const sym_value *v)
+{
+	int64_t dims[SYM__MAX_RANK];
+	size_t nd, bytes = sym__trainer_whole_size(t, v, dims, &nd);
+	int bad;
+
+	if (sym__trainer_gather(t, v, bytes) < 0)
+		return -1;
+	bad = ck &&
+	    sym_checkpoint_add(ck, sym_value_name(v),
+	        sym_shape_dtype(sym_value_shape(v)), nd, dims,
+	        t->rank[0].whole) < 0;
+	if (t->mpi && sym__trank_agree(&t->rank[0], bad) < 0)
+		return -1;
+	return bad ? -1 : 0;
+}
+
+/* Add to "ck" every param and optimizer state of "t" (frozen params
+ * included), the widest elements first so that every tensor starts at
+ * a multiple of its element size in the file; 0 or -1 (on every
+ * rank). */
 static int
 add_params(sym_trainer *t, sym_checkpoint *ck)
 {
 	size_t nv = sym_graph_n_values(t->g);
 
-	for (size_t i = 0; i < nv; i++) {
-		const sym_value *v = sym_graph_value(t->g, i);
-		int64_t dims[SYM__MAX_RANK];
-		size_t nd, bytes;
-		int bad;
+	for (size_t es = 8; es >= 1; es /= 2)
+		for (size_t i = 0; i < nv; i++) {
+			const sym_value *v = sym_graph_value(t->g, i);
+			sym_dtype dt = sym_shape_dtype(sym_value_shape(v));
 
-		if (sym_value_get_kind(v) != SYM_VALUE_PARAM)
-			continue;
-		bytes = sym__trainer_whole_size(t, v, dims, &nd);
-		if (sym__trainer_gather(t, v, bytes) < 0)
-			return -1;
-		bad = ck &&
-		    sym_checkpoint_add(ck, sym_value_name(v),
-		        sym_shape_dtype(sym_value_shape(v)), nd, dims,
-		        t->rank[0].whole) < 0;
-		if (t->mpi && sym__trank_agree(&t->rank[0], bad) < 0)
-			return -1;
-		if (bad)
-			return -1;
-	}
+			if (sym_value_get_kind(v) == SYM_VALUE_PARAM &&
+			    sym_dtype_size(dt) == es && add_param(t, ck, v) < 0)
+				return -1;
+		}
 	return 0;
 }
 
@@ -62,8 +73,11 @@ add_metadata(sym_trainer *t, sym_checkpoint *ck)
 	if (sym_checkpoint_set_metadata(ck, "step", step) < 0 ||
 	    sym_checkpoint_set_metadata(ck, "seed", seed) < 0)
 		return -1;
-	return loc.file ? sym_checkpoint_set_metadata(ck, "graph", loc.file)
-	                : 0;
+	if (!loc.file)
+		return 0;
+	/* The file's name, not where it was on the machine that trained. */
+	return sym_checkpoint_set_metadata(ck, "graph",
+	    strrchr(loc.file, '/') ? strrchr(loc.file, '/') + 1 : loc.file);
 }
 
 /* Agree among the processes of "t" on whether one failed ("bad": this
