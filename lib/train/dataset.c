@@ -208,6 +208,38 @@ sym_dataset_column_dim(const sym_dataset *d, size_t c, size_t i)
 	return col && i < col->ndim ? col->dim[i] : -1;
 }
 
+/* Record on the context of "d" why elements ["start", "start" +
+ * "count") of row "row" of column "c" of "d" cannot be read into "dst";
+ * return 0 when they can. */
+static int
+read_args(const sym_dataset *d, size_t c, int64_t row, int64_t start,
+    int64_t count, const void *dst)
+{
+	const struct sym__dcolumn *col = column(d, c);
+
+	if (!col)
+		sym__error(d->ctx, SYM_EINVAL, NULL,
+		    "%s: no column %zu (%zu columns)", d->name, c, d->n_col);
+	else if (row < 0 || row >= d->n_rows)
+		sym__error(d->ctx, SYM_EINVAL, NULL,
+		    "%s: no row %lld in column '%s' (rows 0 to %lld)", d->name,
+		    (long long)row, col->name, (long long)d->n_rows - 1);
+	else if (start < 0 || count < 0 || start > col->row_numel ||
+	    count > col->row_numel - start)
+		sym__error(d->ctx, SYM_EINVAL, NULL,
+		    "%s: %lld element%s from element %lld of a row of "
+		    "column '%s', which has %lld",
+		    d->name, (long long)count, count == 1 ? "" : "s",
+		    (long long)start, col->name, (long long)col->row_numel);
+	else if (count && !dst)
+		sym__error(d->ctx, SYM_EINVAL, NULL,
+		    "%s: no destination to read column '%s' into", d->name,
+		    col->name);
+	else
+		return 0;
+	return -1;
+}
+
 /* Read elements ["start", "start" + "count") of row "row" of column "c"
  * of "d" (row-major within the row) into "dst", in the column's dtype;
  * 0, or -1 with an error on the context of "d". */
@@ -215,19 +247,10 @@ int
 sym_dataset_read(const sym_dataset *d, size_t c, int64_t row, int64_t start,
     int64_t count, void *dst)
 {
-	const struct sym__dcolumn *col = column(d, c);
-
 	if (!d)
 		return -1;
-	if (!col || row < 0 || row >= d->n_rows || start < 0 || count < 0 ||
-	    start > col->row_numel || count > col->row_numel - start ||
-	    (count && !dst)) {
-		sym__error(d->ctx, SYM_EINVAL, NULL,
-		    "%s: no elements [%lld, %lld) of row %lld of column %zu",
-		    d->name, (long long)start, (long long)(start + count),
-		    (long long)row, c);
+	if (read_args(d, c, row, start, count, dst) < 0)
 		return -1;
-	}
 	if (count)
 		d->ops->read(d, c, row, start, count, dst);
 	return 0;
@@ -301,6 +324,56 @@ column_bytes(sym_ctx *ctx, int64_t n_rows, const sym_dataset_column *col,
 	return 0;
 }
 
+/* Check column "c" of "col" as given to sym_dataset_from_memory; 0, or
+ * -1 with an error on "ctx". */
+static int
+memory_column_check(sym_ctx *ctx, const sym_dataset_column *col, size_t c)
+{
+	if (!col[c].name) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "dataset in memory: column %zu has no name", c);
+		return -1;
+	}
+	if (col[c].ndim && !col[c].dim) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "dataset in memory: column '%s' has %zu dimension%s but "
+		    "no sizes",
+		    col[c].name, col[c].ndim, col[c].ndim > 1 ? "s" : "");
+		return -1;
+	}
+	for (size_t i = 0; i < c; i++)
+		if (!strcmp(col[i].name, col[c].name)) {
+			sym__error(ctx, SYM_EINVAL, NULL,
+			    "dataset in memory: columns %zu and %zu are both "
+			    "called '%s'",
+			    i, c, col[c].name);
+			return -1;
+		}
+	return 0;
+}
+
+/* Set column "c" of the dataset in memory "d" from "col" ("n_rows"
+ * rows), copying its data; 0, or -1 with an error on "ctx". */
+static int
+memory_column(sym_ctx *ctx, sym_dataset *d, int64_t n_rows,
+    const sym_dataset_column *col, size_t c)
+{
+	struct memory *m = d->state;
+	size_t bytes = 0;
+
+	if (memory_column_check(ctx, col, c) < 0 ||
+	    sym__dataset_set_column(d, c, col[c].name, col[c].dtype,
+	        col[c].ndim, col[c].dim) < 0 ||
+	    column_bytes(ctx, n_rows, &col[c], &d->col[c], &bytes) < 0 ||
+	    !(m->data[c] = sym__alloc(ctx, bytes ? bytes : 1)))
+		return -1;
+	m->n = c + 1;
+	if (col[c].data)
+		memcpy(m->data[c], col[c].data, bytes);
+	d->fingerprint = sym__fnv1a(d->fingerprint, m->data[c], bytes);
+	return 0;
+}
+
 /* Return a new dataset of "ctx" of "n_rows" rows and the "n_col" columns
  * "col", whose data it copies; NULL with an error on "ctx". */
 sym_dataset *
@@ -312,7 +385,7 @@ sym_dataset_from_memory(sym_ctx *ctx, int64_t n_rows,
 
 	if (!ctx)
 		return NULL;
-	if (n_rows < 0 || (n_col && !col) || n_col == 0) {
+	if (n_rows < 0 || !col || n_col == 0) {
 		sym__error(ctx, SYM_EINVAL, NULL, "dataset in memory: %s",
 		    n_rows < 0 ? "a negative number of rows" : "no columns");
 		return NULL;
@@ -332,29 +405,10 @@ sym_dataset_from_memory(sym_ctx *ctx, int64_t n_rows,
 		return NULL;
 	}
 	d->n_rows = n_rows;
-	for (size_t c = 0; c < n_col; c++) {
-		size_t bytes = 0;
-
-		if (!col[c].name || (col[c].ndim && !col[c].dim) ||
-		    sym__dataset_set_column(d, c,
-		        col[c].name ? col[c].name : "", col[c].dtype,
-		        col[c].ndim, col[c].dim) < 0 ||
-		    column_bytes(ctx, n_rows, &col[c], &d->col[c], &bytes) <
-		        0 ||
-		    !(m->data[c] = sym__alloc(ctx, bytes ? bytes : 1))) {
-			if (!col[c].name)
-				sym__error(ctx, SYM_EINVAL, NULL,
-				    "dataset in memory: column %zu has no name",
-				    c);
+	for (size_t c = 0; c < n_col; c++)
+		if (memory_column(ctx, d, n_rows, col, c) < 0) {
 			sym_dataset_free(d);
 			return NULL;
 		}
-		m->n = c + 1;
-		if (col[c].data)
-			memcpy(m->data[c], col[c].data, bytes);
-		else
-			memset(m->data[c], 0, bytes);
-		d->fingerprint = sym__fnv1a(d->fingerprint, m->data[c], bytes);
-	}
 	return d;
 }
