@@ -542,6 +542,229 @@ test_checkpoint_round_trip(void **state)
 	sym_ctx_free(ctx4);
 }
 
+/* Return the message of a trainer of "text" (on "n" threads) over "d"
+ * with the map "map" and the batch size "b" that could not be made, in
+ * "buf"; fail when it was made. */
+static const char *
+refused(const char *text, int n, const struct data *d, int ncol,
+    const char *map, int64_t b, char *buf, size_t size)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+	sym_communicator *comm;
+	struct compiled c;
+	sym_dataset *ds = dataset(ctx, d, ncol);
+	sym_trainer *t;
+
+	compile(ctx, text, &c);
+	o.map = map;
+	t = trainer(ctx, c.p, n, ds, NULL, &b, 1, &o, &comm);
+	assert_null(t);
+	{
+		sym_loc loc = sym_ctx_last_location(ctx);
+
+		snprintf(buf, size, "%s:%d: %s", loc.file ? loc.file : "",
+		    loc.line, sym_ctx_last_message(ctx));
+	}
+	sym_comm_free(comm);
+	sym_dataset_free(ds);
+	release(&c);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+	return buf;
+}
+
+/* Inputs that do not fit their columns, maps that name nothing, batch
+ * sizes the batch symbol does not admit, a loss that is not an output:
+ * refused, each with a message naming both sides. */
+static void
+test_bad_bindings(void **state)
+{
+	char text[2048], msg[1024];
+	struct data d;
+
+	(void)state;
+	make_data(&d, 32, N_FEAT);
+	snprintf(text, sizeof(text), clf8, "8", "f64");
+	refused(text, 8, &d, N_FEAT, "x=nosuch,y=label", 16, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "has no column 'nosuch'"));
+	refused(text, 8, &d, N_FEAT, "z=feat", 16, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "the graph has no input 'z'"));
+	refused(text, 8, &d, N_FEAT, "x=feat", 16, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "input y takes no column"));
+	refused(text, 8, &d, N_FEAT, "x=label,y=feat", 16, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "input x : f64[b, 6]"));
+	assert_non_null(strstr(msg, "column 'label' of memory"));
+	assert_non_null(strstr(msg, "the dtypes differ"));
+	refused(text, 8, &d, N_FEAT, NULL, 12, msg, sizeof(msg));
+	assert_non_null(strstr(msg,
+	    "batch size 12: b = 12 violates divisor=8"));
+	refused(text, 8, &d, 5, NULL, 16, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "the sizes of a row differ"));
+	assert_non_null(strstr(msg, "clf.sg:3"));
+	snprintf(text, sizeof(text), "%s", clf8);
+	snprintf(text, sizeof(text),
+	    "devices 2\nsymbol b divisor=2\ninput x : f64[b, 6]\n"
+	    "input y : i32[b]\nparam w : f64[6, 3] init=zeros\n"
+	    "l = matmul(x, w)\nloss = softmax_cross_entropy(l, y)\n"
+	    "output l\nminimize loss with sgd(lr=0.1)\n");
+	refused(text, 2, &d, N_FEAT, NULL, 16, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "the loss 'loss' is not an output"));
+	free_data(&d);
+}
+
+/* Write to "to" the checkpoint "from" with its tensor "name" in f32. */
+static void
+retype(const char *from, const char *to, const char *name)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	sym_checkpoint *in = sym_checkpoint_read(ctx, from),
+	               *out = sym_checkpoint_new(ctx);
+
+	assert_non_null(in);
+	assert_non_null(out);
+	for (size_t i = 0; i < sym_checkpoint_n_tensors(in); i++) {
+		int64_t dim[8];
+		size_t nd = sym_checkpoint_tensor_ndim(in, i), bytes;
+		const void *data = sym_checkpoint_tensor_data(in, i, &bytes);
+		float f[6 * 16];
+		int same = strcmp(sym_checkpoint_tensor_name(in, i), name);
+
+		for (size_t k = 0; k < nd; k++)
+			dim[k] = sym_checkpoint_tensor_dim(in, i, k);
+		for (size_t k = 0; !same && k < bytes / sizeof(double); k++)
+			f[k] = (float)((const double *)data)[k];
+		assert_int_equal(sym_checkpoint_add(out,
+		                     sym_checkpoint_tensor_name(in, i),
+		                     same ? sym_checkpoint_tensor_dtype(in, i)
+		                          : SYM_DT_F32,
+		                     nd, dim, same ? data : (const void *)f),
+		    0);
+	}
+	assert_int_equal(sym_checkpoint_write(out, to), 0);
+	sym_checkpoint_free(in);
+	sym_checkpoint_free(out);
+	sym_ctx_free(ctx);
+}
+
+/* Train 2 steps of the 8-device classifier and save them to "path". */
+static void
+save_clf(const char *path)
+{
+	static const int64_t batch[] = { 8 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+	sym_communicator *comm;
+	struct compiled c;
+	struct data d;
+	sym_dataset *ds;
+	sym_trainer *t;
+	sym_train_step s;
+
+	make_data(&d, 32, N_FEAT);
+	ds = dataset(ctx, &d, N_FEAT);
+	compile_clf8(ctx, "8", "f64", &c);
+	t = trainer(ctx, c.p, 8, ds, NULL, batch, 1, &o, &comm);
+	assert_non_null(t);
+	assert_int_equal(sym_trainer_step(t, &s), 1);
+	assert_int_equal(sym_trainer_step(t, &s), 1);
+	assert_int_equal(sym_trainer_save(t, path), 0);
+	sym_trainer_free(t);
+	sym_comm_free(comm);
+	sym_dataset_free(ds);
+	release(&c);
+	free_data(&d);
+	sym_ctx_free(ctx);
+}
+
+/* Checkpoints that do not fit the graph (a param of another dtype, of
+ * another shape, missing; a truncated file) are refused with a message
+ * naming the file and the tensor, and the params do not change. */
+static void
+test_bad_checkpoints(void **state)
+{
+	static const int64_t batch[] = { 8 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+	sym_communicator *comm;
+	struct compiled c;
+	struct data d;
+	sym_dataset *ds;
+	sym_trainer *t;
+	char good[512], f32[512], cut[512], cmd[2048];
+	double w1[6 * 16], after[6 * 16];
+	FILE *f;
+	long size;
+
+	(void)state;
+	tmp_path(good, sizeof(good), "good.safetensors");
+	tmp_path(f32, sizeof(f32), "f32.safetensors");
+	tmp_path(cut, sizeof(cut), "cut.safetensors");
+	save_clf(good);
+	retype(good, f32, "w1");
+	f = fopen(good, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "head -c %ld '%s' > '%s'", size - 100, good,
+	    cut);
+	assert_int_equal(system(cmd), 0);
+	make_data(&d, 32, N_FEAT);
+	ds = dataset(ctx, &d, N_FEAT);
+	compile(ctx, clf4, &c);
+	t = trainer(ctx, c.p, 4, ds, NULL, batch, 1, &o, &comm);
+	assert_non_null(t);
+	assert_int_equal(sym_trainer_get_param(t, "w1", w1, sizeof(w1)), 0);
+	assert_int_equal(sym_trainer_load(t, f32), -1);
+	assert_non_null(strstr(sym_ctx_last_message(ctx),
+	    "tensor 'w1' is f32"));
+	assert_non_null(strstr(sym_ctx_last_message(ctx), f32));
+	assert_int_equal(sym_trainer_load(t, cut), -1);
+	assert_non_null(strstr(sym_ctx_last_message(ctx), cut));
+	assert_int_equal(sym_trainer_get_param(t, "w1", after, sizeof(after)),
+	    0);
+	assert_memory_equal(w1, after, sizeof(w1));
+	assert_int_equal(sym_trainer_load(t, good), 0);
+	assert_int_equal(sym_trainer_get_param(t, "w1", after, sizeof(after)),
+	    0);
+	assert_memory_not_equal(w1, after, sizeof(w1));
+	sym_trainer_free(t);
+	sym_comm_free(comm);
+	release(&c);
+	/* A graph with a param the file does not have, and one of another
+	 * shape. */
+	{
+		sym_ctx *c2 = sym_ctx_new();
+		struct compiled g2;
+		sym_dataset *ds2 = dataset(c2, &d, N_FEAT);
+		char text[2048];
+		const char *from = "h      = matmul", *at = strstr(clf4, from);
+
+		snprintf(text, sizeof(text),
+		    "%.*sparam  w9 : f64[3] init=zeros\n%s", (int)(at - clf4),
+		    clf4, at);
+		compile(c2, text, &g2);
+		t = trainer(c2, g2.p, 4, ds2, NULL, batch, 1, &o, &comm);
+		assert_non_null(t);
+		assert_int_equal(sym_trainer_load(t, good), -1);
+		assert_non_null(strstr(sym_ctx_last_message(c2),
+		    "no tensor 'w9'"));
+		sym_trainer_free(t);
+		sym_comm_free(comm);
+		sym_dataset_free(ds2);
+		release(&g2);
+		sym_ctx_free(c2);
+	}
+	unlink(good);
+	unlink(f32);
+	unlink(cut);
+	sym_dataset_free(ds);
+	free_data(&d);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
 int
 main(void)
 {
@@ -551,6 +774,8 @@ main(void)
 		cmocka_unit_test(test_last_batch),
 		cmocka_unit_test(test_evaluate),
 		cmocka_unit_test(test_checkpoint_round_trip),
+		cmocka_unit_test(test_bad_bindings),
+		cmocka_unit_test(test_bad_checkpoints),
 	};
 
 	return cmocka_run_group_tests_name("trainer", tests, NULL, NULL);
