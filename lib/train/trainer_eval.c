@@ -123,23 +123,35 @@ share(sym_trainer *t, int bad, sym_exec_report *r)
 	return 0;
 }
 
-/* Compare every param and optimizer state of "t" with the single-device
- * side into "r"; 0 (the report and t->mismatch say whether they agree)
- * or -1. A collective. */
-int
-sym_trainer_compare_params(sym_trainer *t, sym_exec_report *r)
+/* Compare value "v" of "t" (gathered whole in rank 0's buffer) with the
+ * single-device side into "r" (unless NULL), then give the single-device side the
+ * sharded value, so that the next steps start from the same numbers on
+ * both sides: float rounding then never accumulates over many steps,
+ * and each comparison checks the steps since the last one. 0 or -1. */
+static int
+resync(sym_trainer *t, const sym_value *v, sym_exec_report *r)
 {
-	size_t nv;
+	int64_t dims[SYM__MAX_RANK];
+	size_t nd, bytes = sym__trainer_whole_size(t, v, dims, &nd);
 
-	if (!t || !r)
+	if (r && sym__trainer_compare(t, v, t->rank[0].whole, r) < 0)
 		return -1;
-	memset(r, 0, sizeof(*r));
-	if (!t->o.single) {
-		sym__error(t->ctx, SYM_EINVAL, NULL,
-		    "trainer: no single-device plan to compare with");
-		return -1;
-	}
-	nv = sym_graph_n_values(t->g);
+	return sym_exec_set_whole(t->x1, sym_value_name(v), t->rank[0].whole,
+	    bytes);
+}
+
+/* Restart the single-device side of "t" from every param and optimizer
+ * state of the sharded side, comparing them first into "r" unless it is
+ * NULL (see resync); 0 (the report and t->mismatch say whether they
+ * agree) or -1. A collective. */
+int
+sym__trainer_sync(sym_trainer *t, sym_exec_report *r)
+{
+	size_t nv = sym_graph_n_values(t->g);
+	sym_exec_report none;
+
+	if (r)
+		memset(r, 0, sizeof(*r));
 	for (size_t i = 0; i < nv; i++) {
 		const sym_value *v = sym_graph_value(t->g, i);
 		int64_t dims[SYM__MAX_RANK];
@@ -150,13 +162,27 @@ sym_trainer_compare_params(sym_trainer *t, sym_exec_report *r)
 		bytes = sym__trainer_whole_size(t, v, dims, &nd);
 		if (sym__trainer_gather(t, v, bytes) < 0)
 			return -1;
-		if (share(t,
-		        t->x1 &&
-		            sym__trainer_compare(t, v, t->rank[0].whole, r) < 0,
-		        r) < 0)
+		memset(&none, 0, sizeof(none));
+		if (share(t, t->x1 && resync(t, v, r) < 0, r ? r : &none) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* Compare every param and optimizer state of "t" with the single-device
+ * side into "r" (and restart that side from them); 0 (the report and
+ * t->mismatch say whether they agree) or -1. A collective. */
+int
+sym_trainer_compare_params(sym_trainer *t, sym_exec_report *r)
+{
+	if (!t || !r)
+		return -1;
+	if (!t->o.single) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "trainer: no single-device plan to compare with");
+		return -1;
+	}
+	return sym__trainer_sync(t, r);
 }
 
 /* Return the monotonic time in seconds. */

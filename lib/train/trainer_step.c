@@ -128,18 +128,21 @@ share_verdict(sym_trainer *t)
 	    sizeof(t->mismatch), 0);
 }
 
-/* Compare the params of "t" with the single-device side when the step
- * just run is one to check at; "r" says so. 0 or -1. */
+/* With a single-device side, restart it from the params of "t" after
+ * every step, so that each step is checked from the same numbers on
+ * both sides (float rounding never accumulates), and compare the params
+ * first every o.check_every steps (0: never here); "r" says when. 0 or
+ * -1. */
 static int
 check_params(sym_trainer *t, sym_train_step *r)
 {
 	sym_exec_report rep;
+	size_t every = t->o.check_every;
 
-	if (!t->o.single || t->o.check_every == 0 ||
-	    (size_t)t->step % t->o.check_every != 0)
+	if (!t->o.single)
 		return 0;
-	r->params_checked = 1;
-	return sym_trainer_compare_params(t, &rep) < 0 ? -1 : 0;
+	r->params_checked = every && (size_t)t->step % every == 0;
+	return sym__trainer_sync(t, r->params_checked ? &rep : NULL);
 }
 
 /* Run the next step of "t" into "r": 1, or 0 at the end of an epoch (no
