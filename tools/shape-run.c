@@ -49,8 +49,7 @@ struct options {
 	uint64_t seed;
 	double rtol, atol; /* 0: the executor's defaults */
 	int quiet;
-	int speak;     /* 0 on the ranks of mpi other than 0 */
-	char why[512]; /* the first error, for the other processes */
+	struct tool_voice voice; /* speaks: not on the ranks of mpi but 0 */
 };
 
 /* One step: its binding, its text and its bound slices. */
@@ -122,37 +121,6 @@ usage(FILE *out)
 	    out);
 }
 
-/* Keep the error from "fmt" in "o" for the other processes of mpi
- * unless one is kept, and print it after the program's name on stderr
- * when "o" speaks and "print" is 1; return "status". */
-static int __attribute__((format(printf, 4, 5)))
-note(struct options *o, int print, int status, const char *fmt, ...)
-{
-	char msg[sizeof(o->why)];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!o->why[0])
-		snprintf(o->why, sizeof(o->why), "%s", msg);
-	if (print && o->speak)
-		fprintf(stderr, PROG ": %s\n", msg);
-	return status;
-}
-
-/* Print the usage error "msg" about "what" and a pointer to --help on
- * stderr when "o" speaks; return EXIT_USAGE. */
-static int
-usage_error(struct options *o, const char *msg, const char *what)
-{
-	note(o, 1, EXIT_USAGE, "%s%s%s%s", msg, what ? " '" : "",
-	    what ? what : "", what ? "'" : "");
-	if (o->speak)
-		fputs("Try '" PROG " --help' for more information.\n", stderr);
-	return EXIT_USAGE;
-}
-
 /* Apply the option "name" with the value "val" to "o"; return 0, or
  * EXIT_USAGE after a message. */
 static int
@@ -162,37 +130,38 @@ option_value(struct options *o, const char *name, const char *val)
 
 	if (!strcmp(name, "--bind")) {
 		if (!strchr(val, '='))
-			return usage_error(o,
+			return tool_usage_error(&o->voice, EXIT_USAGE,
 			    "--bind expects NAME=V[,NAME=V...], not", val);
 		o->bind[o->n_bind++] = val;
 	} else if (!strcmp(name, "--ranks")) {
 		if (tool_parse_number(val, 1, &n) < 0 || n > 65536)
-			return usage_error(o,
+			return tool_usage_error(&o->voice, EXIT_USAGE,
 			    "--ranks expects an integer from 1 to 65536, not",
 			    val);
 		o->ranks = (int64_t)n;
 	} else if (!strcmp(name, "--seed")) {
 		if (tool_parse_number(val, 0, &n) < 0)
-			return usage_error(o,
+			return tool_usage_error(&o->voice, EXIT_USAGE,
 			    "--seed expects an unsigned 64-bit integer, not",
 			    val);
 		o->seed = n;
 	} else if (!strcmp(name, "--rtol") || !strcmp(name, "--atol")) {
 		if (tool_parse_tolerance(val,
 		        name[2] == 'r' ? &o->rtol : &o->atol) < 0)
-			return usage_error(o,
+			return tool_usage_error(&o->voice, EXIT_USAGE,
 			    name[2] == 'r'
 			        ? "--rtol expects a positive number, not"
 			        : "--atol expects a positive number, not",
 			    val);
 	} else if (o->backend) {
-		return usage_error(o, "--backend given twice:", val);
+		return tool_usage_error(&o->voice, EXIT_USAGE,
+		    "--backend given twice:", val);
 	} else if (!strcmp(val, "threads") || !strcmp(val, "mpi")) {
 		o->backend = val;
 		o->mpi = !strcmp(val, "mpi");
 	} else {
-		return usage_error(o, "--backend expects threads or mpi, not",
-		    val);
+		return tool_usage_error(&o->voice, EXIT_USAGE,
+		    "--backend expects threads or mpi, not", val);
 	}
 	return 0;
 }
@@ -212,16 +181,17 @@ parse_args(int argc, char **argv, struct options *o)
 
 		if (only_files || a[0] != '-') {
 			if (o->file)
-				return usage_error(o, "more than one file:", a);
+				return tool_usage_error(&o->voice, EXIT_USAGE,
+				    "more than one file:", a);
 			o->file = a;
 		} else if (!strcmp(a, "--")) {
 			only_files = 1;
 		} else if (!strcmp(a, "--help")) {
-			if (o->speak)
+			if (o->voice.speak)
 				usage(stdout);
 			return EXIT_MATCH;
 		} else if (!strcmp(a, "--version")) {
-			if (o->speak)
+			if (o->voice.speak)
 				printf(PROG " (symshard) %s\n", sym_version());
 			return EXIT_MATCH;
 		} else if (!strcmp(a, "--check")) {
@@ -235,16 +205,18 @@ parse_args(int argc, char **argv, struct options *o)
 			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2))
 				val = argv[++i];
 			else
-				return usage_error(o,
+				return tool_usage_error(&o->voice, EXIT_USAGE,
 				    "a value is missing after", name);
 			if (option_value(o, name, val) != 0)
 				return EXIT_USAGE;
 		} else {
-			return usage_error(o, "unknown option", a);
+			return tool_usage_error(&o->voice, EXIT_USAGE,
+			    "unknown option", a);
 		}
 	}
 	if (!o->file)
-		return usage_error(o, "no graph file given", NULL);
+		return tool_usage_error(&o->voice, EXIT_USAGE,
+		    "no graph file given", NULL);
 	return -1;
 }
 
@@ -273,7 +245,7 @@ print_diagnostics(const struct run *r, const struct options *o)
 {
 	size_t n = sym_graph_n_diagnostics(r->g);
 
-	for (size_t i = 0; o->speak && i < n; i++) {
+	for (size_t i = 0; o->voice.speak && i < n; i++) {
 		const sym_diagnostic *d = sym_graph_diagnostic(r->g, i);
 		char *text;
 
@@ -303,7 +275,7 @@ note_first_error(const struct run *r, struct options *o)
 			continue;
 		text = sym_diagnostic_format(r->g, d);
 		if (text)
-			note(o, 0, 0, "%s", text);
+			tool_note(&o->voice, 0, 0, "%s", text);
 		free(text);
 		return;
 	}
@@ -333,7 +305,7 @@ load_graph(struct run *r, struct options *o)
 
 	r->g = sym_graph_parse_file(r->ctx, o->file);
 	if (!r->g)
-		return note(o, 1, EXIT_USAGE, "%s",
+		return tool_note(&o->voice, 1, EXIT_USAGE, "%s",
 		    sym_ctx_last_message(r->ctx));
 	r->devices = sym_graph_devices(r->g);
 	if (r->devices < 1)
@@ -342,7 +314,7 @@ load_graph(struct run *r, struct options *o)
 	if (r->comm) {
 		n = sym_comm_n_ranks(r->comm);
 		if (o->ranks && o->ranks != n)
-			return note(o, 1, EXIT_USAGE,
+			return tool_note(&o->voice, 1, EXIT_USAGE,
 			    "--ranks %" PRId64 ", but mpirun started %" PRId64
 			    " processes",
 			    o->ranks, n);
@@ -351,19 +323,19 @@ load_graph(struct run *r, struct options *o)
 	if (sym_graph_n_errors(r->g) == 0) {
 		if (r->ranks != r->devices &&
 		    sym_graph_set_devices(r->g, r->ranks, NULL) < 0)
-			return note(o, 1, EXIT_USAGE, "%s",
+			return tool_note(&o->voice, 1, EXIT_USAGE, "%s",
 			    sym_ctx_last_message(r->ctx));
 		if (sym_graph_loss(r->g))
 			check_gradients(r->g);
 		sym_graph_shard(r->g, NULL);
 	}
 	if (print_diagnostics(r, o) < 0)
-		return note(o, 1, EXIT_USAGE, "out of memory");
+		return tool_note(&o->voice, 1, EXIT_USAGE, "out of memory");
 	if (sym_graph_n_errors(r->g) == 0)
 		return -1;
 	note_first_error(r, o);
 	if (r->ranks != r->devices)
-		return note(o, 1, EXIT_FAIL,
+		return tool_note(&o->voice, 1, EXIT_FAIL,
 		    "%s cannot run on %" PRId64 " rank%s: its strategies are "
 		    "for %" PRId64 " device%s (see the errors above); run it "
 		    "%s%" PRId64 "%s",
@@ -371,7 +343,8 @@ load_graph(struct run *r, struct options *o)
 		    r->devices == 1 ? "" : "s",
 		    r->comm ? "with mpirun -n " : "on ", r->devices,
 		    r->comm ? "" : " ranks");
-	return note(o, 1, EXIT_FAIL, "%s is invalid: nothing runs", o->file);
+	return tool_note(&o->voice, 1, EXIT_FAIL, "%s is invalid: nothing runs",
+	    o->file);
 }
 
 /* Compile the sharded and the single-device plans of "r"; return -1 to
@@ -384,7 +357,7 @@ compile_plans(struct run *r, struct options *o)
 		r->single = sym_plan_compile(r->g, SYM_PLAN_SINGLE);
 	if (r->single)
 		return -1;
-	return note(o, 1, failure_status(r->ctx),
+	return tool_note(&o->voice, 1, failure_status(r->ctx),
 	    "%s: cannot compile the %s plan: %s", o->file,
 	    r->plan ? "single-device" : "sharded",
 	    sym_ctx_last_message(r->ctx));
@@ -425,46 +398,51 @@ bind_steps(struct run *r, struct options *o)
 	if (o->n_bind == 0 && sym_plan_n_symbols(r->plan) > 0) {
 		char *names = symbol_names(r->plan);
 
-		note(o, 1, EXIT_USAGE,
+		tool_note(&o->voice, 1, EXIT_USAGE,
 		    "%s has dynamic sizes: give %s with --bind NAME=V", o->file,
 		    names ? names : "them");
 		free(names);
-		return usage_error(o, "no --bind given", NULL);
+		return tool_usage_error(&o->voice, EXIT_USAGE,
+		    "no --bind given", NULL);
 	}
 	r->step = calloc(n, sizeof(*r->step));
 	if (!r->step)
-		return note(o, 0, EXIT_USAGE, "out of memory");
+		return tool_note(&o->voice, 0, EXIT_USAGE, "out of memory");
 	r->n_step = n;
 	for (size_t i = 0; i < n; i++) {
 		struct step *st = &r->step[i];
 
 		st->b = sym_binding_new(r->ctx);
 		if (!st->b)
-			return note(o, 0, EXIT_USAGE, "out of memory");
+			return tool_note(&o->voice, 0, EXIT_USAGE,
+			    "out of memory");
 		if (o->n_bind && bind_arg_error(o->bind[i])) {
 			char msg[256];
 
 			snprintf(msg, sizeof(msg), "--bind '%s': %s",
 			    o->bind[i], bind_arg_error(o->bind[i]));
-			return usage_error(o, msg, NULL);
+			return tool_usage_error(&o->voice, EXIT_USAGE, msg,
+			    NULL);
 		}
 		if (o->n_bind && sym_binding_parse(st->b, o->bind[i], NULL)) {
 			if (sym_ctx_last_error(r->ctx) == SYM_ENOMEM)
-				return note(o, 0, EXIT_USAGE, "out of memory");
-			return usage_error(o, sym_ctx_last_message(r->ctx),
-			    NULL);
+				return tool_note(&o->voice, 0, EXIT_USAGE,
+				    "out of memory");
+			return tool_usage_error(&o->voice, EXIT_USAGE,
+			    sym_ctx_last_message(r->ctx), NULL);
 		}
 		st->text = sym_binding_to_str(st->b);
 		st->s = sym_slices_new(r->plan);
 		if (!st->text || !st->s)
-			return note(o, 0, EXIT_USAGE, "out of memory");
+			return tool_note(&o->voice, 0, EXIT_USAGE,
+			    "out of memory");
 		if (sym_plan_bind(r->plan, st->b, st->s) == 0)
 			continue;
-		status = note(o, 1, EXIT_FAIL, "%s: rejected: %s",
+		status = tool_note(&o->voice, 1, EXIT_FAIL, "%s: rejected: %s",
 		    st->text[0] ? st->text : "no sizes",
 		    sym_slices_error(st->s));
 	}
-	if (status == EXIT_FAIL && o->speak)
+	if (status == EXIT_FAIL && o->voice.speak)
 		fprintf(stderr, PROG ": nothing runs\n");
 	return status;
 }
@@ -499,7 +477,7 @@ tell_different(const struct options *o, const uint64_t *fp, int k)
 	for (size_t j = 0; j < 3; j++)
 		if (fp[3 * (size_t)k + j] != fp[j])
 			part[n++] = what[j];
-	if (!o->speak)
+	if (!o->voice.speak)
 		return;
 	fprintf(stderr, PROG ": rank %d runs a different plan (", k);
 	for (size_t j = 0; j < n; j++)
@@ -532,7 +510,7 @@ agree_plan(struct run *r, const struct options *o, sym_comm_endpoint *ep)
 	mine[2] = o->seed;
 	if (!all || mine[0] == 0 ||
 	    sym_comm_all_gather(ep, NULL, 0, mine, all, sizeof(mine)) < 0) {
-		if (o->speak)
+		if (o->voice.speak)
 			fprintf(stderr, PROG ": %s\n",
 			    all ? sym_ctx_last_message(r->ctx)
 			        : "out of memory");
@@ -568,7 +546,7 @@ agree_setup(struct run *r, struct options *o, int status)
 	if (!ep ||
 	    sym_comm_all_reduce(ep, NULL, 0, &mine, &top, 1, SYM_DT_I32,
 	        SYM_REDUCE_MAX) < 0) {
-		if (o->speak)
+		if (o->voice.speak)
 			fprintf(stderr, PROG ": %s\n",
 			    sym_ctx_last_message(r->ctx));
 		sym_comm_detach(ep);
@@ -578,8 +556,9 @@ agree_setup(struct run *r, struct options *o, int status)
 		code = SYM_EINVAL;
 	/* top 1: the processes that stopped are done (--help), none failed */
 	if (top > 1 &&
-	    sym_comm_agree(ep, code, o->why[0] ? o->why : NULL) < 0 &&
-	    status < 0 && o->speak)
+	    sym_comm_agree(ep, code, o->voice.why[0] ? o->voice.why : NULL) <
+	        0 &&
+	    status < 0 && o->voice.speak)
 		fprintf(stderr, PROG ": %s\n" PROG ": nothing runs\n",
 		    sym_ctx_last_message(r->ctx));
 	if (status < 0 && top == 0)
@@ -590,16 +569,6 @@ agree_setup(struct run *r, struct options *o, int status)
 	return top - 1;
 }
 
-/* Return the time of the monotonic clock in seconds. */
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Called by rank 0 after step "i" (from 0) of the "n" steps of its
  * sharded run: once the step of the struct progress "arg" has lasted a
  * second, show on the terminal how many steps are done, at most ten times
@@ -608,7 +577,7 @@ static void
 show_progress(void *arg, size_t i, size_t n)
 {
 	struct progress *pg = arg;
-	double t = now();
+	double t = tool_now();
 	char line[256];
 	int len;
 
@@ -685,7 +654,7 @@ print_result(const struct step *st, int width, const sym_exec_report *rep,
 	int ok = rep->n_mismatch == 0;
 	char t1[32], t2[32];
 
-	if (!o->speak || (o->quiet && ok))
+	if (!o->voice.speak || (o->quiet && ok))
 		return ok;
 	printf("  %-*s  max abs %.2e  max rel %.2e  cold run: sharded %s  "
 	       "single %s  %s\n",
@@ -709,7 +678,7 @@ run_steps(struct run *r, const struct options *o)
 {
 	sym_exec_options opts;
 	size_t matched = 0;
-	int width = 0, tty = o->speak && isatty(STDERR_FILENO);
+	int width = 0, tty = o->voice.speak && isatty(STDERR_FILENO);
 
 	if (!r->comm) {
 		r->comm = sym_comm_threads_new(r->ctx, (int)r->ranks);
@@ -724,7 +693,7 @@ run_steps(struct run *r, const struct options *o)
 
 		width = w > width ? w : width;
 	}
-	if (o->speak && !o->quiet)
+	if (o->voice.speak && !o->quiet)
 		print_heading(r, o);
 	memset(&opts, 0, sizeof(opts));
 	opts.seed = o->seed;
@@ -732,7 +701,7 @@ run_steps(struct run *r, const struct options *o)
 	opts.atol = o->atol;
 	for (size_t i = 0; i < r->n_step; i++) {
 		struct step *st = &r->step[i];
-		struct progress pg = { st->text, now(), 0, 0 };
+		struct progress pg = { st->text, tool_now(), 0, 0 };
 		sym_exec_report rep;
 		int res;
 
@@ -746,13 +715,13 @@ run_steps(struct run *r, const struct options *o)
 		if (res < 0) {
 			sym_loc at = sym_ctx_last_location(r->ctx);
 
-			if (o->speak)
+			if (o->voice.speak)
 				fprintf(stderr, PROG ": %s: the run failed: ",
 				    st->text[0] ? st->text : "no sizes");
-			if (o->speak && at.file)
+			if (o->voice.speak && at.file)
 				fprintf(stderr, "%s:%d:%d: ", at.file, at.line,
 				    at.col);
-			if (o->speak)
+			if (o->voice.speak)
 				fprintf(stderr, "%s\n",
 				    sym_ctx_last_message(r->ctx));
 			r->told = 1;
@@ -760,11 +729,11 @@ run_steps(struct run *r, const struct options *o)
 		}
 		matched += (size_t)print_result(st, width, &rep, o);
 	}
-	if (o->speak && !o->quiet && matched == r->n_step)
+	if (o->voice.speak && !o->quiet && matched == r->n_step)
 		printf("%zu step%s: every output matches the single-device "
 		       "run\n",
 		    r->n_step, r->n_step == 1 ? "" : "s");
-	else if (o->speak && matched < r->n_step)
+	else if (o->voice.speak && matched < r->n_step)
 		printf("MISMATCH in %zu of %zu step%s: the outputs differ "
 		       "from the single-device run\n",
 		    r->n_step - matched, r->n_step, r->n_step == 1 ? "" : "s");
@@ -789,7 +758,7 @@ release(struct run *r, const struct options *o)
 	sym_graph_free(r->g);
 	sym_comm_free(r->comm);
 	r->comm = NULL;
-	live = sym_ctx_report_live(r->ctx, o->speak ? stderr : NULL);
+	live = sym_ctx_report_live(r->ctx, o->voice.speak ? stderr : NULL);
 	return live;
 }
 
@@ -806,7 +775,8 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
 	o.seed = 1;
-	o.speak = 1;
+	o.voice.speak = 1;
+	o.voice.prog = PROG;
 	r.ctx = sym_ctx_new();
 	o.bind = calloc((size_t)argc, sizeof(*o.bind));
 	if (!r.ctx || !o.bind) {
@@ -824,7 +794,7 @@ main(int argc, char **argv)
 			free(o.bind);
 			return EXIT_USAGE;
 		}
-		o.speak = sym_comm_rank(r.comm) == 0;
+		o.voice.speak = sym_comm_rank(r.comm) == 0;
 	}
 	status = parse_args(argc, argv, &o);
 	if (status < 0 && o.mpi && !sym_comm_mpi_available()) {
@@ -845,13 +815,13 @@ main(int argc, char **argv)
 	if (status < 0)
 		status = run_steps(&r, &o);
 	if (status == EXIT_USAGE && sym_ctx_last_error(r.ctx) == SYM_ENOMEM &&
-	    o.speak && !r.told)
+	    o.voice.speak && !r.told)
 		fprintf(stderr, PROG ": out of memory\n");
 	live = release(&r, &o);
 	sym_ctx_free(r.ctx);
 	free(o.bind);
 	if (live) {
-		if (o.speak)
+		if (o.voice.speak)
 			fprintf(stderr,
 			    PROG ": internal error: %zu library object%s "
 			         "not released\n",
@@ -859,7 +829,7 @@ main(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (o.speak)
+		if (o.voice.speak)
 			fprintf(stderr, PROG ": cannot write the report: %s\n",
 			    strerror(errno));
 		status = EXIT_USAGE;

@@ -49,16 +49,6 @@ struct run {
 	int bar_shown;
 };
 
-/* Return the time of the monotonic clock in seconds. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Record the error left on the context of "r" in "o" and print it
  * (located when the library located it); return "status", or the
  * status of the failure when "status" is negative. */
@@ -71,7 +61,8 @@ fail(struct run *r, struct train_options *o, int status)
 		status = e == SYM_ENOMEM || e == SYM_EINTERNAL || e == SYM_OK
 		    ? TRAIN_EXIT_USAGE
 		    : TRAIN_EXIT_FAIL;
-	return train_note(o, 1, status, "%s", sym_ctx_last_message(r->ctx));
+	return tool_note(&o->voice, 1, status, "%s",
+	    sym_ctx_last_message(r->ctx));
 }
 
 /* Print, when "o" speaks, the diagnostics of the graph of "r" (with
@@ -91,8 +82,8 @@ print_diagnostics(const struct run *r, struct train_options *o)
 		if (!text)
 			continue;
 		if (d->severity == SYM_SEV_ERROR)
-			train_note(o, 0, 0, "%s", text);
-		if (o->speak)
+			tool_note(&o->voice, 0, 0, "%s", text);
+		if (o->voice.speak)
 			fprintf(stderr, "%s\n", text);
 		free(text);
 	}
@@ -113,12 +104,12 @@ load_graph(struct run *r, struct train_options *o)
 	    : o->ranks     ? o->ranks
 	                   : devices;
 	if (r->comm && o->ranks && o->ranks != r->ranks)
-		return train_note(o, 1, TRAIN_EXIT_USAGE,
+		return tool_note(&o->voice, 1, TRAIN_EXIT_USAGE,
 		    "--ranks %" PRId64 ", but mpirun started %" PRId64
 		    " processes",
 		    o->ranks, r->ranks);
 	if (sym_graph_n_errors(r->g) == 0 && !sym_graph_loss(r->g))
-		return train_note(o, 1, TRAIN_EXIT_FAIL,
+		return tool_note(&o->voice, 1, TRAIN_EXIT_FAIL,
 		    "%s minimizes no loss: a training graph ends with "
 		    "'minimize LOSS with OPTIMIZER(...)'",
 		    o->file);
@@ -128,7 +119,7 @@ load_graph(struct run *r, struct train_options *o)
 		sym_graph_shard(r->g, NULL);
 	print_diagnostics(r, o);
 	if (sym_graph_n_errors(r->g))
-		return train_note(o, 1, TRAIN_EXIT_FAIL,
+		return tool_note(&o->voice, 1, TRAIN_EXIT_FAIL,
 		    "%s is invalid%s: nothing trains", o->file,
 		    r->ranks != devices ? " on this number of ranks" : "");
 	r->plan = sym_plan_compile(r->g, 0);
@@ -179,8 +170,9 @@ agree_setup(struct run *r, struct train_options *o, int status)
 		code = SYM_EINVAL;
 	/* top 1: the processes that stopped are done (--help) */
 	if (top > 1 &&
-	    sym_comm_agree(ep, code, o->why[0] ? o->why : NULL) < 0 &&
-	    status < 0 && o->speak)
+	    sym_comm_agree(ep, code, o->voice.why[0] ? o->voice.why : NULL) <
+	        0 &&
+	    status < 0 && o->voice.speak)
 		fprintf(stderr,
 		    "shape-train: %s\nshape-train: nothing trains\n",
 		    sym_ctx_last_message(r->ctx));
@@ -272,7 +264,7 @@ show_bar(struct run *r, const struct train_options *o, const sym_train_step *s,
 	int64_t in_epoch = per ? (s->step - 1) % per + 1 : 0;
 	int fill = per ? (int)(30 * in_epoch / per) : 0;
 
-	if (!o->speak || o->quiet || o->json || !isatty(2))
+	if (!o->voice.speak || o->quiet || o->json || !isatty(2))
 		return;
 	memset(bar, ' ', 30);
 	memset(bar, '=', (size_t)fill);
@@ -292,7 +284,7 @@ report_step(struct run *r, const struct train_options *o,
 	r->samples += s->rows;
 	r->seconds += s->seconds;
 	r->log_samples += s->rows;
-	if (!o->speak)
+	if (!o->voice.speak)
 		return;
 	if (o->json) {
 		printf("{\"event\": \"step\", \"epoch\": %" PRId64
@@ -303,7 +295,7 @@ report_step(struct run *r, const struct train_options *o,
 		json_bindings(s->bindings);
 		fputs("}\n", stdout);
 	} else if (!o->quiet && s->step % o->log_every == 0) {
-		double t = now();
+		double t = tool_now();
 
 		clear_bar(r);
 		printf("epoch %" PRId64 " step %" PRId64
@@ -321,7 +313,7 @@ report_step(struct run *r, const struct train_options *o,
 static int
 report_mismatch(struct run *r, const struct train_options *o, const char *what)
 {
-	if (!r->mismatch && o->speak) {
+	if (!r->mismatch && o->voice.speak) {
 		clear_bar(r);
 		fprintf(o->json ? stderr : stdout, "MISMATCH %s\n", what);
 	}
@@ -339,7 +331,7 @@ evaluate(struct run *r, const struct train_options *o)
 		return -1;
 	r->last_eval = e;
 	r->evaluated = 1;
-	if (!o->speak)
+	if (!o->voice.speak)
 		return 0;
 	clear_bar(r);
 	if (o->json) {
@@ -371,7 +363,7 @@ end_epoch(struct run *r, const struct train_options *o)
 {
 	const char *notice = sym_trainer_notice(r->t);
 
-	if (notice && o->speak) {
+	if (notice && o->voice.speak) {
 		clear_bar(r);
 		fprintf(stderr, "shape-train: %s\n", notice);
 	}
@@ -388,7 +380,7 @@ train(struct run *r, struct train_options *o)
 	    : 0;
 	int64_t done = 0, epochs = 0;
 
-	r->log_start = now();
+	r->log_start = tool_now();
 	while (o->steps >= 0 ? done < o->steps : epochs < o->epochs) {
 		sym_train_step s;
 		int rc = sym_trainer_step(r->t, &s);
@@ -428,7 +420,7 @@ finish(struct run *r, struct train_options *o)
 	}
 	if (o->save && sym_trainer_save(r->t, o->save) < 0)
 		return fail(r, o, -1);
-	if (!o->speak || o->json || o->quiet)
+	if (!o->voice.speak || o->json || o->quiet)
 		return -1;
 	printf("trained %" PRId64 " steps (%" PRId64 " samples) in %.2f s: "
 	       "%.0f samples/s",
@@ -456,7 +448,7 @@ release(struct run *r, const struct train_options *o)
 	sym_plan_free(r->plan);
 	sym_graph_free(r->g);
 	sym_comm_free(r->comm);
-	return sym_ctx_report_live(r->ctx, o->speak ? stderr : NULL);
+	return sym_ctx_report_live(r->ctx, o->voice.speak ? stderr : NULL);
 }
 
 /* Run shape-train with the command line "argv" of "argc" words; return
@@ -483,11 +475,11 @@ main(int argc, char **argv)
 			sym_ctx_free(r.ctx);
 			return TRAIN_EXIT_USAGE;
 		}
-		o.speak = sym_comm_rank(r.comm) == 0;
+		o.voice.speak = sym_comm_rank(r.comm) == 0;
 	}
 	status = train_parse_args(argc, argv, &o);
 	if (status < 0 && o.mpi && !sym_comm_mpi_available())
-		status = train_note(&o, 1, TRAIN_EXIT_USAGE,
+		status = tool_note(&o.voice, 1, TRAIN_EXIT_USAGE,
 		    "--backend mpi: this symshard was built without MPI "
 		    "(see configure --with-mpi); use --backend threads");
 	if (status < 0)
@@ -503,7 +495,7 @@ main(int argc, char **argv)
 	if (status < 0)
 		status = finish(&r, &o);
 	if (release(&r, &o) && status <= 0)
-		status = train_note(&o, 1, TRAIN_EXIT_USAGE,
+		status = tool_note(&o.voice, 1, TRAIN_EXIT_USAGE,
 		    "internal error: library objects not released");
 	sym_ctx_free(r.ctx);
 	train_options_clear(&o);

@@ -3,8 +3,11 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tool_args.h"
 
@@ -72,4 +75,47 @@ tool_wants_mpi(int argc, char **argv)
 			return 1;
 	}
 	return 0;
+}
+
+/* Keep the error from "fmt" in "v" for the other processes of mpi
+ * unless one is kept, and print it after the tool's name on stderr when
+ * "v" speaks and "print" is 1; return "status". */
+int
+tool_note(struct tool_voice *v, int print, int status, const char *fmt, ...)
+{
+	char msg[sizeof(v->why)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!v->why[0])
+		snprintf(v->why, sizeof(v->why), "%s", msg);
+	if (print && v->speak)
+		fprintf(stderr, "%s: %s\n", v->prog, msg);
+	return status;
+}
+
+/* Print the usage error "msg" about "what" (NULL: none) and a pointer
+ * to --help on stderr when "v" speaks; return "status". */
+int
+tool_usage_error(struct tool_voice *v, int status, const char *msg,
+    const char *what)
+{
+	tool_note(v, 1, status, "%s%s%s%s", msg, what ? " '" : "",
+	    what ? what : "", what ? "'" : "");
+	if (v->speak)
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+		    v->prog);
+	return status;
+}
+
+/* Return the time of the monotonic clock in seconds. */
+double
+tool_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

@@ -1,7 +1,7 @@
 /*
  * Command-line helpers shared by the tools: numbers, tolerances, options
  * that take a value, whether MPI must start before the arguments are
- * read.
+ * read, errors kept for the other processes, the clock.
  */
 #ifndef SYM_TOOLS_TOOL_ARGS_H
 #define SYM_TOOLS_TOOL_ARGS_H
@@ -9,10 +9,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What a tool says: its name, whether this process prints (rank 0 of
+ * mpi, or the only process) and the first error, kept for the other
+ * processes of mpi. */
+struct tool_voice {
+	const char *prog;
+	int speak;
+	char why[512];
+};
+
 int tool_parse_number(const char *s, uint64_t least, uint64_t *n);
 int tool_parse_tolerance(const char *s, double *x);
 const char *tool_valued_option(const char *arg, const char *const *names,
     size_t n);
 int tool_wants_mpi(int argc, char **argv);
+int tool_note(struct tool_voice *v, int print, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int tool_usage_error(struct tool_voice *v, int status, const char *msg,
+    const char *what);
+double tool_now(void);
 
 #endif

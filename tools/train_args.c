@@ -71,37 +71,6 @@ usage(FILE *out)
 	    out);
 }
 
-/* Keep the error from "fmt" in "o" for the other processes of mpi
- * unless one is kept, and print it after the program's name on stderr
- * when "o" speaks and "print" is 1; return "status". */
-int
-train_note(struct train_options *o, int print, int status, const char *fmt, ...)
-{
-	char msg[sizeof(o->why)];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!o->why[0])
-		snprintf(o->why, sizeof(o->why), "%s", msg);
-	if (print && o->speak)
-		fprintf(stderr, PROG ": %s\n", msg);
-	return status;
-}
-
-/* Print the usage error "msg" about "what" and a pointer to --help;
- * return TRAIN_EXIT_USAGE. */
-static int
-usage_error(struct train_options *o, const char *msg, const char *what)
-{
-	train_note(o, 1, TRAIN_EXIT_USAGE, "%s%s%s%s", msg, what ? " '" : "",
-	    what ? what : "", what ? "'" : "");
-	if (o->speak)
-		fputs("Try '" PROG " --help' for more information.\n", stderr);
-	return TRAIN_EXIT_USAGE;
-}
-
 /* Set the defaults of "o". */
 void
 train_options_init(struct train_options *o)
@@ -111,7 +80,8 @@ train_options_init(struct train_options *o)
 	o->epochs = 1;
 	o->steps = -1;
 	o->log_every = 100;
-	o->speak = 1;
+	o->voice.speak = 1;
+	o->voice.prog = PROG;
 }
 
 /* Free what "o" holds. */
@@ -139,7 +109,8 @@ parse_batch(struct train_options *o, const char *val)
 	copy = strdup(val);
 	if (!o->batch || !copy) {
 		free(copy);
-		return train_note(o, 1, TRAIN_EXIT_USAGE, "out of memory");
+		return tool_note(&o->voice, 1, TRAIN_EXIT_USAGE,
+		    "out of memory");
 	}
 	o->n_batch = 0;
 	for (char *tok = strtok_r(copy, ",", &save); tok;
@@ -148,7 +119,7 @@ parse_batch(struct train_options *o, const char *val)
 
 		if (tool_parse_number(tok, 1, &b) < 0 || b > INT64_MAX / 2) {
 			free(copy);
-			return usage_error(o,
+			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 			    "--batch expects positive integers B[,B...], not",
 			    val);
 		}
@@ -156,7 +127,7 @@ parse_batch(struct train_options *o, const char *val)
 	}
 	free(copy);
 	if (o->n_batch == 0 || val[strlen(val) - 1] == ',')
-		return usage_error(o,
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 		    "--batch expects positive integers B[,B...], not", val);
 	return 0;
 }
@@ -169,11 +140,12 @@ add_map(struct train_options *o, const char *val)
 	char *m;
 
 	if (!strchr(val, '=') || val[0] == '=' || val[0] == ',')
-		return usage_error(o, "--map expects INPUT=COLUMN[,...], not",
-		    val);
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "--map expects INPUT=COLUMN[,...], not", val);
 	m = realloc(o->map, old + strlen(val) + 2);
 	if (!m)
-		return train_note(o, 1, TRAIN_EXIT_USAGE, "out of memory");
+		return tool_note(&o->voice, 1, TRAIN_EXIT_USAGE,
+		    "out of memory");
 	if (old)
 		m[old++] = ',';
 	strcpy(m + old, val);
@@ -196,7 +168,7 @@ count(struct train_options *o, const char *name, const char *val,
 	}
 	snprintf(msg, sizeof(msg), "%s expects an integer %s, not", name,
 	    least ? "of at least 1" : "of at least 0");
-	return usage_error(o, msg, val);
+	return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE, msg, val);
 }
 
 /* Apply the option "name" with the value "val" to "o"; 0 or
@@ -222,19 +194,19 @@ option_value(struct train_options *o, const char *name, const char *val)
 		return count(o, name, val, 1, &o->log_every);
 	else if (!strcmp(name, "--ranks")) {
 		if (count(o, name, val, 1, &o->ranks) || o->ranks > 65536)
-			return usage_error(o,
+			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 			    "--ranks expects an integer from 1 to 65536, not",
 			    val);
 	} else if (!strcmp(name, "--seed")) {
 		if (tool_parse_number(val, 0, &n) < 0)
-			return usage_error(o,
+			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 			    "--seed expects an unsigned 64-bit integer, not",
 			    val);
 		o->seed = n;
 	} else if (!strcmp(name, "--rtol") || !strcmp(name, "--atol")) {
 		if (tool_parse_tolerance(val,
 		        name[2] == 'r' ? &o->rtol : &o->atol) < 0)
-			return usage_error(o,
+			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 			    name[2] == 'r'
 			        ? "--rtol expects a positive number, not"
 			        : "--atol expects a positive number, not",
@@ -244,8 +216,8 @@ option_value(struct train_options *o, const char *name, const char *val)
 	else if (!strcmp(name, "--load"))
 		o->load = val;
 	else if (strcmp(val, "threads") && strcmp(val, "mpi"))
-		return usage_error(o, "--backend expects threads or mpi, not",
-		    val);
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "--backend expects threads or mpi, not", val);
 	else {
 		o->backend = val;
 		o->mpi = !strcmp(val, "mpi");
@@ -276,19 +248,22 @@ static int
 check_combination(struct train_options *o, int gave_epochs)
 {
 	if (!o->file)
-		return usage_error(o, "no graph file given", NULL);
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "no graph file given", NULL);
 	if (gave_epochs && o->steps >= 0)
-		return usage_error(o, "--epochs and --steps exclude each other",
-		    NULL);
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "--epochs and --steps exclude each other", NULL);
 	if (o->check_every && !o->check)
-		return usage_error(o, "--check-every needs --check", NULL);
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "--check-every needs --check", NULL);
 	if ((o->rtol > 0 || o->atol > 0) && !o->check)
-		return usage_error(o, "--rtol and --atol need --check", NULL);
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "--rtol and --atol need --check", NULL);
 	if (o->eval && !o->dataset)
-		return usage_error(o, "--eval needs --dataset (its test split)",
-		    NULL);
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "--eval needs --dataset (its test split)", NULL);
 	if (o->steps < 0 && !o->dataset && gave_epochs)
-		return usage_error(o,
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 		    "--epochs needs --dataset (without data, give --steps)",
 		    NULL);
 	if (o->steps < 0 && !o->dataset)
@@ -315,16 +290,17 @@ train_parse_args(int argc, char **argv, struct train_options *o)
 
 		if (only_files || a[0] != '-' || !a[1]) {
 			if (o->file)
-				return usage_error(o, "more than one file:", a);
+				return tool_usage_error(&o->voice,
+				    TRAIN_EXIT_USAGE, "more than one file:", a);
 			o->file = a;
 		} else if (!strcmp(a, "--")) {
 			only_files = 1;
 		} else if (!strcmp(a, "--help")) {
-			if (o->speak)
+			if (o->voice.speak)
 				usage(stdout);
 			return TRAIN_EXIT_OK;
 		} else if (!strcmp(a, "--version")) {
-			if (o->speak)
+			if (o->voice.speak)
 				printf(PROG " (symshard) %s\n", sym_version());
 			return TRAIN_EXIT_OK;
 		} else if (flag(o, a)) {
@@ -336,13 +312,15 @@ train_parse_args(int argc, char **argv, struct train_options *o)
 			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2))
 				val = argv[++i];
 			else
-				return usage_error(o,
+				return tool_usage_error(&o->voice,
+				    TRAIN_EXIT_USAGE,
 				    "a value is missing after", name);
 			gave_epochs |= !strcmp(name, "--epochs");
 			if (option_value(o, name, val) != 0)
 				return TRAIN_EXIT_USAGE;
 		} else {
-			return usage_error(o, "unknown option", a);
+			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+			    "unknown option", a);
 		}
 	}
 	return check_combination(o, gave_epochs) ? TRAIN_EXIT_USAGE : -1;

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tool_args.h"
+
 enum {
 	TRAIN_EXIT_OK = 0,
 	TRAIN_EXIT_FAIL = 1,
@@ -28,8 +30,7 @@ struct train_options {
 	int64_t check_every, log_every;
 	double rtol, atol;
 	const char *save, *load;
-	int speak;     /* 0 on the ranks of mpi other than 0 */
-	char why[512]; /* the first error, for the other processes */
+	struct tool_voice voice; /* speaks: not on the ranks of mpi but 0 */
 };
 
 void train_options_init(struct train_options *o);

@@ -102,6 +102,9 @@ char *sym__asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *sym__vasprintf(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
 
+/* The time of the monotonic clock in seconds (error.c). */
+double sym__seconds(void);
+
 int sym__ctx_add_hook(sym_ctx *ctx, void (*fn)(sym_ctx *ctx));
 void sym__ctx_own(sym_ctx *ctx, struct sym__link *link,
     void (*destroy)(struct sym__link *link));

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/ctx_private.h"
 
@@ -215,4 +216,14 @@ sym_ctx_clear_error(sym_ctx *ctx)
 	ctx->loc.line = 0;
 	ctx->loc.col = 0;
 	ctx->err = SYM_OK;
+}
+
+/* Return the time of the monotonic clock in seconds. */
+double
+sym__seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

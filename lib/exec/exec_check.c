@@ -29,16 +29,6 @@
 #define DEFAULT_RTOL 1e-4
 #define DEFAULT_ATOL 1e-5
 
-/* Return the time of the monotonic clock in seconds. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Where the threads meet after preparing: "n" of them, "bad" of which
  * failed. */
 struct gate {
@@ -107,11 +97,11 @@ job_main(void *arg)
 	}
 	j->failed = !ok;
 	if (gate_pass(j->gate, ok)) {
-		double t0 = now();
+		double t0 = sym__seconds();
 
 		if (sym_exec_run(j->x) < 0)
 			j->failed = 2;
-		j->seconds = now() - t0;
+		j->seconds = sym__seconds() - t0;
 	}
 	sym_comm_detach(ep);
 	return NULL;
@@ -342,9 +332,9 @@ run_single(const sym_plan *single, const sym_slices *s1,
 		sym_exec_free(x);
 		return -1;
 	}
-	t0 = now();
+	t0 = sym__seconds();
 	ok = sym_exec_run(x) == 0;
-	r->single_seconds = now() - t0;
+	r->single_seconds = sym__seconds() - t0;
 	for (size_t i = 0; ok && i < out->n; i++) {
 		size_t t = sym_plan_value_tensor(single, out->v[i]);
 		size_t bytes = 0;
@@ -612,9 +602,9 @@ check_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
 	}
 	if (sym__check_agree(ep, ctx, bad) < 0)
 		goto out;
-	t0 = now();
+	t0 = sym__seconds();
 	bad = sym_exec_run(x) < 0;
-	r->sharded_seconds = now() - t0;
+	r->sharded_seconds = sym__seconds() - t0;
 	if (sym__check_agree(ep, ctx, bad) < 0)
 		goto out;
 	bad = sym__gather_outputs(x, ep, n, p, c.s, &c.out, all) < 0 ||

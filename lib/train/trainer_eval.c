@@ -185,16 +185,6 @@ sym_trainer_compare_params(sym_trainer *t, sym_exec_report *r)
 	return sym__trainer_sync(t, r);
 }
 
-/* Return the monotonic time in seconds. */
-static double
-seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Return label "row" of the test data of "t" (the label feed's column);
  * -1 when it cannot be read. */
 static int64_t
@@ -270,7 +260,7 @@ int
 sym_trainer_evaluate(sym_trainer *t, sym_eval_result *r)
 {
 	int64_t n, b, pos;
-	double t0 = seconds();
+	double t0 = sym__seconds();
 
 	if (!t || !r)
 		return -1;
@@ -307,7 +297,7 @@ sym_trainer_evaluate(sym_trainer *t, sym_eval_result *r)
 	r->accuracy = t->scores && t->label_feed != SIZE_MAX && r->rows
 	    ? (double)r->correct / (double)r->rows
 	    : NAN;
-	r->seconds = seconds() - t0;
+	r->seconds = sym__seconds() - t0;
 	return 0;
 }
 

@@ -11,16 +11,6 @@
 
 #include "train/trainer_private.h"
 
-/* Return the monotonic time in seconds. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Write the values of the symbols of the plan of "t" bound in "s" to
  * t->bindings ("b=64,s=12"). */
 static void
@@ -151,7 +141,7 @@ check_params(sym_trainer *t, sym_train_step *r)
 int
 sym_trainer_step(sym_trainer *t, sym_train_step *r)
 {
-	double t0 = now(), loss;
+	double t0 = sym__seconds(), loss;
 	int rc;
 
 	if (!t || !r)
@@ -179,7 +169,7 @@ sym_trainer_step(sym_trainer *t, sym_train_step *r)
 	r->loss = loss;
 	r->rows = t->cur.n;
 	r->bindings = t->bindings;
-	r->seconds = now() - t0;
+	r->seconds = sym__seconds() - t0;
 	r->mismatch = t->mismatch[0] ? t->mismatch : NULL;
 	return 1;
 }
