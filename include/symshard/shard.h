@@ -36,6 +36,10 @@ SYM_EXPORT int sym_graph_add_mesh(SYM_KEEP sym_graph *g, const char *text,
     SYM_KEEP const sym_loc *where);
 SYM_EXPORT int sym_node_set_strategy(SYM_KEEP sym_graph *g,
     SYM_KEEP sym_node *n, const char *text, SYM_KEEP const sym_loc *where);
+SYM_EXPORT int sym_graph_set_auto_parallel(SYM_KEEP sym_graph *g,
+    int64_t memory, SYM_KEEP const sym_loc *where);
+SYM_EXPORT int sym_graph_auto_parallel(SYM_KEEP const sym_graph *g,
+    int64_t *memory);
 SYM_EXPORT int sym_graph_set_shard_option(SYM_KEEP sym_graph *g,
     sym_shard_option opt, long value);
 SYM_EXPORT int sym_graph_shard(SYM_KEEP sym_graph *g,

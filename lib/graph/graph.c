@@ -323,6 +323,34 @@ sym_graph_set_devices(sym_graph *g, int64_t n, const sym_loc *where)
 	return 0;
 }
 
+/* Ask for the strategies of "g" to be searched ("parallel auto"), under
+ * a cap of "memory" bytes per device (0: none), as declared at "where"
+ * (may be NULL); 0, or -1 with an error diagnostic for a negative cap. */
+int
+sym_graph_set_auto_parallel(sym_graph *g, int64_t memory, const sym_loc *where)
+{
+	if (!g)
+		return -1;
+	if (memory < 0)
+		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+		    "the memory of parallel auto must be positive, not %lld",
+		    (long long)memory);
+	g->auto_parallel = 1;
+	g->auto_memory = memory;
+	g->auto_loc = own_loc(g, where);
+	return 0;
+}
+
+/* Return 1 when "g" asks for its strategies to be searched (its memory
+ * cap in "*memory", 0: none; may be NULL), else 0. */
+int
+sym_graph_auto_parallel(const sym_graph *g, int64_t *memory)
+{
+	if (memory)
+		*memory = g && g->auto_parallel ? g->auto_memory : 0;
+	return g && g->auto_parallel;
+}
+
 /* Return the number of devices of "g" (0 when never set). */
 int64_t
 sym_graph_devices(const sym_graph *g)

@@ -115,6 +115,11 @@ struct sym_graph {
 	char *filename;
 	int64_t devices;
 	sym_loc devices_loc;
+	/* "parallel auto [memory=BYTES]": search the strategies (0: no),
+	 * under a cap of bytes per device (0: none). */
+	int auto_parallel;
+	int64_t auto_memory;
+	sym_loc auto_loc;
 
 	sym_value **value;
 	size_t n_value, cap_value;

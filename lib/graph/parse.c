@@ -29,7 +29,7 @@
 #include "graph/lex.h"
 
 static const char *const keywords[] = { "devices", "symbol", "relation",
-	"assert", "mesh", "input", "param", "output", "minimize" };
+	"assert", "mesh", "input", "param", "output", "minimize", "parallel" };
 
 #define N_KEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
@@ -171,6 +171,81 @@ st_devices(struct sym__parser *p)
 	loc = sym__lex_loc(p, at);
 	if (sym_graph_set_devices(p->g, n, &loc) < 0)
 		return sym__parse_failed(p, before, at);
+	return 0;
+}
+
+/* Parse the byte count of "memory=" in "p": digits, optionally
+ * followed by KiB, MiB or GiB, into "*bytes"; 0 or -1. */
+static int
+memory_bytes(struct sym__parser *p, int64_t *bytes)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB" };
+	const char *s = p->src;
+	size_t at, i, start;
+	uint64_t n = 0;
+	int shift = 0;
+
+	sym__lex_peek(p);
+	at = i = p->pos;
+	if (s[i] < '0' || s[i] > '9')
+		return sym__lex_error(p, at, NULL,
+		    "expected a number of bytes after 'memory=' (such as "
+		    "64GiB)");
+	for (; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (n > (uint64_t)INT64_MAX / 10)
+			return sym__lex_error(p, at, NULL,
+			    "the memory does not fit in 64 bits");
+		n = 10 * n + (uint64_t)(s[i] - '0');
+	}
+	start = i;
+	while (sym__lex_is_name_char(s[i]))
+		i++;
+	for (int k = 0; k < 3 && i > start; k++)
+		if (i - start == 3 && !strncmp(s + start, unit[k], 3))
+			shift = 10 * (k + 1);
+	if (i > start && !shift)
+		return sym__lex_error(p, start,
+		    "the units are KiB, MiB and GiB",
+		    "unknown unit '%.*s%s' of memory", SYM__QLEN(i - start),
+		    s + start, SYM__QDOTS(i - start));
+	if (n > (uint64_t)INT64_MAX >> shift)
+		return sym__lex_error(p, at, NULL,
+		    "the memory does not fit in 64 bits");
+	p->pos = i;
+	*bytes = (int64_t)(n << shift);
+	return 0;
+}
+
+/* Parse "parallel auto [memory=BYTES]" after its keyword; 0 or -1. */
+static int
+st_parallel(struct sym__parser *p)
+{
+	size_t start, len, at, before = p->g->n_diag;
+	int64_t bytes = 0;
+	sym_loc loc = sym__lex_loc(p, p->pos);
+
+	if (!sym__lex_name(p, &start, &len) ||
+	    !sym__lex_word_is(p, start, len, "auto"))
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected 'auto' after 'parallel' (parallel auto "
+		    "[memory=BYTES])");
+	loc = sym__lex_loc(p, start);
+	if (sym__lex_name(p, &start, &len)) {
+		if (!sym__lex_word_is(p, start, len, "memory") ||
+		    !sym__lex_accept(p, '='))
+			return sym__lex_error(p, start, NULL,
+			    "expected 'memory=BYTES' after 'parallel auto'");
+		at = p->pos;
+		if (memory_bytes(p, &bytes) < 0)
+			return -1;
+		if (bytes <= 0)
+			return sym__lex_error(p, at, NULL,
+			    "the memory of parallel auto must be positive");
+	}
+	if (sym__parse_end(p, "parallel auto") < 0)
+		return -1;
+	if (sym_graph_set_auto_parallel(p->g, bytes, &loc) < 0)
+		return sym__parse_failed(p, before, start);
 	return 0;
 }
 
@@ -603,8 +678,8 @@ unknown_statement(struct sym__parser *p, size_t start, size_t len)
 	hint = sym__suggest_hint(&s);
 	if (!hint)
 		hint = "a statement starts with devices, symbol, relation, "
-		       "assert, mesh, input, param, output or minimize, or is "
-		       "'NAME = operator(...)'";
+		       "assert, mesh, input, param, output, minimize or "
+		       "parallel, or is 'NAME = operator(...)'";
 	return sym__lex_error(p, start, hint, "unknown statement '%.*s%s'",
 	    SYM__QLEN(len), p->src + start, SYM__QDOTS(len));
 }
@@ -648,6 +723,8 @@ statement(struct sym__parser *p)
 		return st_output(p);
 	case 8:
 		return sym__parse_minimize(p);
+	case 9:
+		return st_parallel(p);
 	default:
 		return unknown_statement(p, start, len);
 	}
