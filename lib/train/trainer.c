@@ -412,9 +412,8 @@ enum {
 	AG_N
 };
 
-static const char *const agree_name[AG_N] = { "the plan (graph, "
-	                                      "strategies, devices)",
-	"the training data", "the test data", "the seed", "the batch sizes",
+static const char *const agree_name[AG_N] = { "the plan", "the training data",
+	"the test data", "the seed", "the batch sizes",
 	"shuffling, dropping the remainder or checking",
 	"the options of the caller" };
 
