@@ -1,8 +1,9 @@
 /*
  * The body of slice plans and bound slices, shared by the files of
- * lib/plan: plan.c (steps and tensors), program.c (the straight-line
- * integer program and its interpreter), check.c (the run-time checks and
- * their messages) and bind.c (binding, the sym_slices accessors).
+ * lib/plan: plan.c (steps and tensors), plan_groups.c (placement groups),
+ * plan_text.c (the listing), program.c (the straight-line integer program
+ * and its interpreter), checks.c (the run-time checks and their messages)
+ * and bind.c (binding, the sym_slices accessors).
  */
 #ifndef SYM_PLAN_PLAN_PRIVATE_H
 #define SYM_PLAN_PLAN_PRIVATE_H
@@ -234,7 +235,7 @@ int sym__plan_run(const sym_plan *p, sym_slices *s, size_t from, size_t to,
     sym_error *code, const sym_loc **where);
 /* The name of operation "op" ("add"). */
 
-/* check.c */
+/* checks.c */
 /* Build the checks of "p" (after its symbols): symbols, derived
  * variables, declared relations, guards; 0 or -1. */
 int sym__plan_checks(sym_plan *p);
@@ -258,7 +259,13 @@ size_t sym__append(char *buf, size_t size, size_t n, const char *fmt, ...)
 size_t sym__append_loc(char *buf, size_t size, size_t n, const char *prefix,
     const sym_loc *loc);
 
-/* plan.c */
+/* plan_groups.c */
+/* Put every tensor of "p" in a placement group, the tensors placed alike
+ * with the same local sizes together, and lay out the local sizes and
+ * offsets of the groups; 0 or -1. */
+int sym__plan_build_groups(sym_plan *p);
+
+/* plan_text.c */
 /* A growing string for the *_to_str functions. */
 struct sym__sbuf {
 	char *s;

@@ -120,7 +120,7 @@ sym_expr *sym__atom_poly(struct sym_expr *atom);
 int sym__expr_const_num(const sym_expr *e, const sym__num **v);
 struct sym_expr *sym__poly_single_atom(const sym_expr *e);
 
-/* Rebuild "e" with its atoms mapped: see sym__expr_map in expr.c. */
+/* Rebuild "e" with its atoms mapped: see sym__expr_map in expr_walk.c. */
 typedef sym_expr *(*sym__atom_map)(struct sym_expr *atom, sym_expr *rebuilt,
     void *user);
 sym_expr *sym__expr_map(sym_expr *e, sym__atom_map fn, void *user);
@@ -135,5 +135,85 @@ int sym__symbol_info_admits(const sym_symbol_info *info);
 int sym__expr_eval_vals(const sym_expr *e, sym_symbol *const *sym,
     const int64_t *val, size_t n, int64_t *value);
 sym_expr *sym__lin(sym_expr *a, int64_t ca, sym_expr *b, int64_t cb, int64_t c);
+
+/*
+ * Building canonical expressions, shared by expr.c (the constructors),
+ * expr_intern.c (the hash-consing table), expr_poly.c (the order of terms,
+ * the polynomial builder and its rewriting rules) and expr_div.c (floordiv
+ * and mod); expr_walk.c holds the traversals.
+ */
+
+/* A polynomial under construction. */
+struct sym__pb {
+	sym_ctx *ctx;
+	struct sym__term *t; /* tbuf until it outgrows it */
+	size_t n, cap;
+	struct sym__factor *fp; /* the factors of all terms: fbuf first */
+	size_t fn, fcap;
+	sym__num c;
+	int err;
+	int divmod; /* some factor is a floordiv or mod atom */
+	int sorted; /* terms in order, monomials distinct, coefficients not 0 */
+	struct sym__term tbuf[8];
+	struct sym__factor fbuf[24];
+};
+
+/* expr_intern.c */
+
+/* Return an internal reference to the atom of "kind" over "var" or over
+ * "a" and "b" (borrowed), creating it if needed. */
+struct sym_expr *sym__atom_get(sym_ctx *ctx, enum sym__kind kind,
+    sym_symbol *var, struct sym_expr *a, struct sym_expr *b);
+/* Return the atom of "kind" over "a", "b" if it exists (no reference). */
+struct sym_expr *sym__atom_find(sym_ctx *ctx, enum sym__kind kind,
+    struct sym_expr *a, struct sym_expr *b);
+/* Return the hash of the constant polynomial "c"; the hash of any
+ * polynomial starts from that of its constant. */
+uint32_t sym__const_hash(const sym__num *c);
+/* Return an internal reference to the interned polynomial of "pb"; "pb" is
+ * consumed. */
+sym_expr *sym__pb_intern(struct sym__pb *pb);
+
+/* expr_poly.c */
+
+/* Return the sign of the comparison of nodes "a" and "b" in the total
+ * order that sorts terms and factors. */
+int sym__expr_cmp(const struct sym_expr *a, const struct sym_expr *b);
+/* Initialise the builder "pb" for "ctx". */
+void sym__pb_init(struct sym__pb *pb, sym_ctx *ctx);
+/* Free the arrays of "pb" (not what they hold) and empty it. */
+void sym__pb_release(struct sym__pb *pb);
+/* Release everything held by the builder "pb". */
+void sym__pb_clear(struct sym__pb *pb);
+/* Append "coef" times the monomial of "n" factors "f" to "pb", taking new
+ * references to the atoms. "pb" stays sorted while the terms come in
+ * increasing order of monomial with non-zero coefficients. */
+void sym__pb_push(struct sym__pb *pb, const sym__num *coef, uint32_t n,
+    const struct sym__factor *f);
+/* Add "k" times the polynomial "p" to "pb" ("k" NULL means 1). */
+void sym__pb_add_poly(struct sym__pb *pb, const sym_expr *p, const sym__num *k);
+/* Add "ka" times "a" plus "kb" times "b" to "pb" (NULL means 1), merging
+ * the terms of the two polynomials, which are in order already: the sum
+ * comes out sorted when "pb" had no terms. */
+void sym__pb_add_two(struct sym__pb *pb, const sym_expr *a, const sym__num *ka,
+    const sym_expr *b, const sym__num *kb);
+/* Normalise the builder "pb" (combine terms, apply the rewriting rules,
+ * which only concern terms with a floordiv or mod factor) and return an
+ * internal reference to its interned polynomial; "pb" is consumed. */
+sym_expr *sym__pb_finish(struct sym__pb *pb);
+/* Return the atom of term "t" when it is a single atom to the power one,
+ * else NULL. */
+struct sym_expr *sym__term_atom(const struct sym__term *t);
+/* Return the constant value of the divisor of the FDIV or MOD atom "a", or
+ * NULL when it is not constant. */
+const sym__num *sym__atom_const_divisor(const struct sym_expr *a);
+
+/* expr.c */
+
+/* Return 1 when "a" and "b" belong to the same context, else record an
+ * error and return 0. */
+int sym__expr_same_ctx(const sym_expr *a, const sym_expr *b);
+/* Return an internal reference to "k" times "a" (borrowed). */
+sym_expr *sym__scale_num(sym_expr *a, const sym__num *k);
 
 #endif
