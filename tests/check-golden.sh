@@ -55,6 +55,15 @@ cases()
 	done | sort -u
 }
 
+# untimed FILE: replace in FILE the time a strategy search took, the one
+# number of a report that changes from run to run, by "T".
+untimed()
+{
+	sed -e 's/priced in [0-9.]* s;/priced in T s;/' \
+	    -e 's/"seconds_searched": [0-9.e+-]*/"seconds_searched": T/' \
+	    "$1" >"$1.u" && mv "$1.u" "$1"
+}
+
 # run NAME ARGS SUFFIX: run the tool with ARGS (and --json when SUFFIX is
 # "json") into $tmp/NAME.{out,err,status} or $tmp/NAME.{json,jerr,jstatus};
 # the files it writes to $out are in $tmp/NAME.SUFFIX.files/.
@@ -66,10 +75,12 @@ run()
 		eval "$SYM_TEST_WRAPPER \"\$tool\" $2 --json" \
 		    >"$tmp/$1.json" 2>"$tmp/$1.jerr"
 		echo $? >"$tmp/$1.jstatus"
+		untimed "$tmp/$1.json"
 	else
 		eval "$SYM_TEST_WRAPPER \"\$tool\" $2" \
 		    >"$tmp/$1.out" 2>"$tmp/$1.err"
 		echo $? >"$tmp/$1.status"
+		untimed "$tmp/$1.out"
 	fi
 }
 

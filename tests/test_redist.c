@@ -6,6 +6,7 @@
  * property test that simulates random plans on the blocks every rank
  * holds and compares the result with the target layout.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +31,22 @@ finish(sym_ctx *ctx)
 {
 	assert_int_equal(sym_ctx_live_objects(ctx), 0);
 	sym_ctx_free(ctx);
+}
+
+/* Check that the expression "e" (taken) prints as "want" and is "secs"
+ * seconds, to a femtosecond, at "b". */
+static void
+check_fs(sym_expr *e, const char *want, const sym_binding *b, double secs)
+{
+	char *text = sym_expr_to_str(e);
+	int64_t fs;
+
+	assert_non_null(text);
+	assert_string_equal(text, want);
+	assert_int_equal(sym_expr_eval(e, b, &fs), 0);
+	assert_true(fabs((double)fs - secs * 1e15) <= 1);
+	free(text);
+	sym_expr_free(e);
 }
 
 /* Check that the string "s" (taken) is "want". */
@@ -328,6 +345,11 @@ test_seconds(void **state)
 	    "S = 4096*b bytes");
 	check_close(sym_redist_step_seconds(r, 0, b),
 	    10e-6 + 0.5 * bytes / 25e9, 1e-15);
+	/* The same time as an expression in femtoseconds: 10 us, then
+	 * half of 4096*b bytes at 25 GB/s (4e4 fs a byte). */
+	check_fs(sym_redist_step_femtoseconds(r, 0), "81920000*b + 10000000000",
+	    b, 10e-6 + 0.5 * bytes / 25e9);
+	assert_null(sym_redist_step_femtoseconds(r, 1));
 	sym_redist_free(r);
 	r = plan(m, "(None, None) partial(mp)", m, "(None, None)", s, t, NULL);
 	check_close(sym_redist_step_seconds(r, 0, b), 2 * 5e-6 + bytes / 100e9,
@@ -481,13 +503,13 @@ test_topology(void **state)
 	(void)state;
 	t = sym_topology_new(ctx, 0, 0, -1, 0, 0);
 	check_str(sym_topology_to_str(t),
-	    "one node, intra 100 GB/s 5 us, inter 25 GB/s 10 us");
+	    "one node, intra 100 GB/s 5 us, inter 25 GB/s 10 us, compute 100 TFLOP/s");
 	assert_int_equal(sym_topology_node_of(t, 7), 0);
 	assert_int_equal(sym_topology_node_of(t, -1), -1);
 	sym_topology_free(t);
 	t = sym_topology_new(ctx, 8, 200, 2, 50, 20);
 	check_str(sym_topology_to_str(t),
-	    "ranks_per_node 8, intra 200 GB/s 2 us, inter 50 GB/s 20 us");
+	    "ranks_per_node 8, intra 200 GB/s 2 us, inter 50 GB/s 20 us, compute 100 TFLOP/s");
 	assert_int_equal(sym_topology_node_of(t, 7), 0);
 	assert_int_equal(sym_topology_node_of(t, 8), 1);
 	sym_topology_free(t);
@@ -502,7 +524,7 @@ test_topology(void **state)
 	t = sym_topology_parse_file(ctx, path);
 	assert_non_null(t);
 	check_str(sym_topology_to_str(t),
-	    "ranks_per_node 4, intra 150 GB/s 3 us, inter 12.5 GB/s 12 us");
+	    "ranks_per_node 4, intra 150 GB/s 3 us, inter 12.5 GB/s 12 us, compute 100 TFLOP/s");
 	assert_int_equal(sym_topology_node_of(t, 5), 1);
 	sym_topology_free(t);
 	unlink(path);
@@ -514,7 +536,7 @@ test_topology(void **state)
 	assert_int_equal(sym_topology_node_of(t, 3), 1);
 	assert_int_equal(sym_topology_node_of(t, 6), -1);
 	check_str(sym_topology_to_str(t),
-	    "6 ranks on 2 nodes, intra 100 GB/s 5 us, inter 25 GB/s 10 us");
+	    "6 ranks on 2 nodes, intra 100 GB/s 5 us, inter 25 GB/s 10 us, compute 100 TFLOP/s");
 	sym_topology_free(t);
 	unlink(path);
 
@@ -526,6 +548,28 @@ test_topology(void **state)
 	check_topo_error(ctx, "\n\n  bandwidth 3\n", 3, 3,
 	    "unknown keyword 'bandwidth'");
 	check_topo_error(ctx, "ranks_per_node 2.5\n", 1, 19, "whole number");
+	check_topo_error(ctx, "flops 10\n", 1, 9, "compute rate unit");
+	check_topo_error(ctx, "flops 1TFLOP/s\nflops 2TFLOP/s\n", 2, 1,
+	    "flops given twice");
+	check_topo_error(ctx, "flops -1TFLOP/s\n", 1, 7, "positive number");
+
+	/* The compute rate: from a file, set, and the default. */
+	write_tmp(path, "flops 2.5TFLOP/s\n");
+	t = sym_topology_parse_file(ctx, path);
+	assert_non_null(t);
+	assert_true(sym_topology_flops(t) == 2.5e12);
+	check_str(sym_topology_to_str(t),
+	    "one node, intra 100 GB/s 5 us, inter 25 GB/s 10 us, compute 2.5 "
+	    "TFLOP/s");
+	assert_int_equal(sym_topology_set_flops(t, 400e9), 0);
+	assert_true(sym_topology_flops(t) == 400e9);
+	assert_int_equal(sym_topology_set_flops(t, 0), 0);
+	assert_true(sym_topology_flops(t) == 100e12);
+	assert_int_equal(sym_topology_set_flops(t, 1.0 / 0.0), -1);
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
+	assert_true(sym_topology_flops(NULL) == 100e12);
+	sym_topology_free(t);
+	unlink(path);
 	check_topo_error(ctx, "ranks_per_node 2\nranks_per_node 4\n", 2, 1,
 	    "twice");
 	check_topo_error(ctx, "inter 1GB/s 1us extra\n", 1, 17,
@@ -626,7 +670,7 @@ test_rank_table(void **state)
 	assert_int_equal(sym_topology_node_of(t, 3), 1);
 	assert_int_equal(sym_topology_node_of(t, 4), -1);
 	check_str(sym_topology_to_str(t),
-	    "4 ranks on 2 nodes, intra 100 GB/s 5 us, inter 25 GB/s 10 us");
+	    "4 ranks on 2 nodes, intra 100 GB/s 5 us, inter 25 GB/s 10 us, compute 100 TFLOP/s");
 	sym_topology_free(t);
 	unlink(path);
 

@@ -320,6 +320,8 @@ document(struct doc *d)
 	doc_set(d, o, "values", values(d));
 	doc_set(d, o, "operators", json_operators(d));
 	doc_set(d, o, "communication", json_communication(d));
+	doc_set(d, o, "cost", json_cost(d));
+	doc_set(d, o, "search", json_search(d));
 	doc_set(d, o, "relations", relations(d));
 	doc_set(d, o, "facts", facts(d));
 	doc_set(d, o, "guards", guards(d));

@@ -63,6 +63,11 @@ json_t *json_operators(struct doc *d);
  * plans. */
 json_t *json_communication(struct doc *d);
 
+/* Return the cost of the sharded graph and the search, or null
+ * (check_cost.c). */
+json_t *json_cost(struct doc *d);
+json_t *json_search(struct doc *d);
+
 /* Return the binding of --bind as {symbol: value}, or null when the
  * slices are not bound (check_slices.c). */
 json_t *json_binding(struct doc *d);

@@ -27,6 +27,9 @@ struct report {
 	sym_plan *plan;           /* compiled for --bind, or NULL */
 	sym_slices *slices;       /* bound at "bind", or NULL */
 	const char *slices_note;  /* why there are no slices */
+	sym_cost cost;            /* of the sharded graph, when has_cost */
+	int has_cost;
+	sym_search *search; /* --auto, --memory, "parallel auto"; or NULL */
 };
 
 /* A growing string; "oom" is set by the first failed allocation. */
@@ -112,6 +115,14 @@ char *report_symbol_decl(const sym_symbol *sym);
  * "8, 16, 24, ..." or "128, 256, 384, ..., 8192", or NULL when out of
  * memory. */
 char *report_symbol_values(const sym_symbol *sym);
+
+/* The cost and the search (check_cost.c): compute the cost of the
+ * sharded graph of "r" (0, or -1 when out of memory), release it, and
+ * write the "cost" and "search" sections of the readable report (0 or
+ * -1). */
+int report_cost_prepare(struct report *r);
+void report_cost_release(struct report *r);
+int report_text_cost(const struct report *r, FILE *out);
 
 /* Sharding facts both report writers, the picture and the graph share
  * (check_shard.c). */

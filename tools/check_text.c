@@ -259,6 +259,7 @@ report_text(const struct report *r, FILE *out)
 	res |= section(r, out, "symbols", symbol_rows);
 	res |= section(r, out, "values", value_rows);
 	res |= report_text_sharding(r, out);
+	res |= report_text_cost(r, out);
 	res |= section(r, out, "relations", relation_rows);
 	res |= section(r, out, "guards", guard_rows);
 	res |= section(r, out, "assertions", assertion_rows);

@@ -47,7 +47,9 @@ struct options {
 	const char *dot;   /* --dot FILE */
 	const char **bind; /* --bind NAME=V[,NAME=V...], in the order given */
 	size_t n_bind;
-	int64_t rank; /* --rank R, or -1 */
+	int64_t rank;   /* --rank R, or -1 */
+	int autop;      /* --auto: search the strategies */
+	int64_t memory; /* --memory BYTES, or 0 */
 };
 
 /* Print the usage summary to "out". */
@@ -58,6 +60,7 @@ usage(FILE *out)
 	      "           [--topology FILE | --rank-table FILE]\n"
 	      "           [--draw TENSOR=FILE.svg]... [--dot FILE]\n"
 	      "           [--bind NAME=V[,NAME=V]...]... [--rank R]\n"
+	      "           [--auto] [--memory BYTES]\n"
 	      "       " PROG " --help | --version\n"
 	      "\n"
 	      "Parse the graph FILE.sg (- for standard input), infer every "
@@ -87,6 +90,10 @@ usage(FILE *out)
 	      "works too)\n"
 	      "  --rank R                print the slices of rank R only "
 	      "(with --bind)\n"
+	      "  --auto                  search the strategies of the "
+	      "operators without one\n"
+	      "  --memory BYTES          ... under this cap per device "
+	      "(KiB, MiB, GiB)\n"
 	      "  --help                  print this help and exit\n"
 	      "  --version               print the version and exit\n"
 	      "\n"
@@ -130,7 +137,7 @@ static const char *
 valued_option(const char *arg)
 {
 	static const char *const names[] = { "--devices", "--bind", "--rank",
-		"--draw", "--dot", "--topology", "--rank-table" };
+		"--draw", "--dot", "--topology", "--rank-table", "--memory" };
 
 	return tool_valued_option(arg, names, sizeof(names) / sizeof(names[0]));
 }
@@ -149,6 +156,12 @@ option_value(struct options *o, const char *name, const char *val)
 			    val);
 	} else if (!strcmp(name, "--topology")) {
 		o->topology = val;
+	} else if (!strcmp(name, "--memory")) {
+		if (tool_parse_bytes(val, &o->memory) < 0)
+			return usage_error("--memory expects a positive number "
+			                   "of bytes (KiB, MiB or GiB may "
+			                   "follow), not",
+			    val);
 	} else if (!strcmp(name, "--rank-table")) {
 		o->rank_table = val;
 	} else if (!strcmp(name, "--dot")) {
@@ -206,6 +219,8 @@ parse_args(int argc, char **argv, struct options *o)
 			o->json = 1;
 		} else if (!strcmp(a, "--strict")) {
 			o->strict = 1;
+		} else if (!strcmp(a, "--auto")) {
+			o->autop = 1;
 		} else if ((name = valued_option(a)) != NULL) {
 			if (a[strlen(name)] == '=')
 				val = a + strlen(name) + 1;
@@ -446,6 +461,37 @@ prepare_slices(struct report *r, const struct options *o)
 	return EXIT_USAGE;
 }
 
+/* Search the strategies of the graph of "r" (--auto, --memory or its
+ * "parallel auto" statement) with the options "o", leaving it sharded
+ * with the plan of the first piece and the search in r->search; return
+ * 0, or EXIT_INVALID after a message when no plan fits (the search's
+ * error, located at the statement), EXIT_USAGE when out of memory. */
+static int
+search(struct report *r, const struct options *o)
+{
+	sym_search_options so = SYM_SEARCH_OPTIONS_INIT;
+	sym_loc at;
+
+	so.memory = o->memory;
+	so.topo = r->topo;
+	r->search = sym_graph_search(r->g, &so);
+	if (r->search)
+		return 0;
+	if (sym_ctx_last_error(r->ctx) == SYM_ENOMEM) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_USAGE;
+	}
+	at = sym_ctx_last_location(r->ctx);
+	if (at.line > 0)
+		fprintf(stderr, "%s:%d:%d: error: %s\n",
+		    at.file ? at.file : sym_graph_filename(r->g), at.line,
+		    at.col, sym_ctx_last_message(r->ctx));
+	else
+		fprintf(stderr, "%s: error: %s\n", sym_graph_filename(r->g),
+		    sym_ctx_last_message(r->ctx));
+	return EXIT_INVALID;
+}
+
 /* Check and shard the graph "g" of "ctx" as "o" says, on the topology
  * "topo" (NULL: the default), and print its diagnostics and report; write
  * what --draw and --dot ask for. Return the exit status. */
@@ -473,7 +519,15 @@ check(sym_ctx *ctx, sym_graph *g, const sym_topology *topo,
 		return EXIT_USAGE;
 	if (sym_graph_n_errors(g) == 0) {
 		r.sharded = 1;
-		sym_graph_shard(g, topo);
+		if (o->autop || o->memory || sym_graph_auto_parallel(g, NULL))
+			status = search(&r, o);
+		else
+			status = sym_graph_shard(g, topo) < 0 &&
+			        sym_ctx_last_error(ctx) == SYM_ENOMEM
+			    ? EXIT_USAGE
+			    : 0;
+		if (status)
+			return status;
 	}
 	if ((o->n_bind > 0 || o->rank >= 0) &&
 	    (status = prepare_slices(&r, o)) != 0) {
@@ -482,9 +536,12 @@ check(sym_ctx *ctx, sym_graph *g, const sym_topology *topo,
 		return status;
 	}
 	report_count(&r);
-	if (report_shard_prepare(&r) < 0 || print_diagnostics(&r) < 0 ||
+	if (report_shard_prepare(&r) < 0 || report_cost_prepare(&r) < 0 ||
+	    print_diagnostics(&r) < 0 ||
 	    (o->json ? report_json(&r, stdout) : report_text(&r, stdout)) < 0) {
 		report_shard_release(&r);
+		report_cost_release(&r);
+		sym_search_free(r.search);
 		report_slices_release(&r);
 		sym_binding_free(r.bind);
 		fprintf(stderr, PROG ": out of memory\n");
@@ -492,6 +549,8 @@ check(sym_ctx *ctx, sym_graph *g, const sym_topology *topo,
 	}
 	status = write_outputs(&r, o);
 	report_shard_release(&r);
+	report_cost_release(&r);
+	sym_search_free(r.search);
 	report_slices_release(&r);
 	sym_binding_free(r.bind);
 	if (status)

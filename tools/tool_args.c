@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
@@ -27,6 +28,31 @@ tool_parse_number(const char *s, uint64_t least, uint64_t *n)
 		return -1;
 	*n = v;
 	return 0;
+}
+
+/* Store in "*n" the bytes written in "s": a positive integer, optionally
+ * followed by KiB, MiB or GiB; 0, or -1 when "s" is not one. */
+int
+tool_parse_bytes(const char *s, int64_t *n)
+{
+	static const char *const unit[] = { "", "KiB", "MiB", "GiB" };
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || v < 1)
+		return -1;
+	for (int u = 0; u < 4; u++)
+		if (!strcmp(end, unit[u])) {
+			if (v > (unsigned long long)INT64_MAX >> (10 * u))
+				return -1;
+			*n = (int64_t)(v << (10 * u));
+			return 0;
+		}
+	return -1;
 }
 
 /* Store in "*x" the tolerance written in "s", a finite number > 0;

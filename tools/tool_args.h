@@ -19,6 +19,7 @@ struct tool_voice {
 };
 
 int tool_parse_number(const char *s, uint64_t least, uint64_t *n);
+int tool_parse_bytes(const char *s, int64_t *n);
 int tool_parse_tolerance(const char *s, double *x);
 const char *tool_valued_option(const char *arg, const char *const *names,
     size_t n);

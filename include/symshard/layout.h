@@ -101,6 +101,8 @@ SYM_EXPORT SYM_GIVE sym_topology *sym_topology_parse_file(SYM_KEEP sym_ctx *ctx,
 SYM_EXPORT SYM_GIVE sym_topology *
 sym_topology_parse_rank_table(SYM_KEEP sym_ctx *ctx, const char *path);
 SYM_EXPORT void sym_topology_free(SYM_TAKE sym_topology *t);
+SYM_EXPORT int sym_topology_set_flops(SYM_KEEP sym_topology *t, double flops);
+SYM_EXPORT double sym_topology_flops(SYM_KEEP const sym_topology *t);
 SYM_EXPORT int64_t sym_topology_node_of(SYM_KEEP const sym_topology *t,
     int64_t rank);
 SYM_EXPORT char *sym_topology_to_str(SYM_KEEP const sym_topology *t);
@@ -122,6 +124,8 @@ SYM_EXPORT int64_t sym_redist_step_group_rank(SYM_KEEP const sym_redist *r,
     size_t i, size_t group, size_t member);
 SYM_EXPORT sym_expr *sym_redist_step_bytes(SYM_KEEP const sym_redist *r,
     size_t i);
+SYM_EXPORT SYM_GIVE sym_expr *
+sym_redist_step_femtoseconds(SYM_KEEP const sym_redist *r, size_t i);
 SYM_EXPORT double sym_redist_step_seconds(SYM_KEEP const sym_redist *r,
     size_t i, SYM_KEEP const sym_binding *b);
 SYM_EXPORT SYM_KEEP const sym_layout *

@@ -74,6 +74,7 @@ struct sym_topology {
 	int64_t n_ranks;
 	double intra_bw, intra_lat; /* bytes/s, seconds */
 	double inter_bw, inter_lat;
+	double flops; /* floating-point operations per second per device */
 };
 
 /* One step of a redistribution plan. */

@@ -6,6 +6,7 @@
  * steps and redist_cost.c prices them; this file builds the plan and
  * answers questions about it.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -677,6 +678,41 @@ sym_redist_step_seconds(const sym_redist *r, size_t i, const sym_binding *b)
 	bw = st->inter_node ? r->inter_bw : r->intra_bw;
 	lat = st->inter_node ? r->inter_lat : r->intra_lat;
 	return st->alpha_count * lat + st->beta_factor * (double)bytes / bw;
+}
+
+/* Return a new expression of the alpha-beta time of step "i" of "r" in
+ * femtoseconds, as sym_redist_step_seconds computes it at a binding: the
+ * latency terms rounded to a whole femtosecond, the bandwidth term the
+ * bytes times the step's factor over the group (n ranks) floor-divided
+ * by n; NULL when out of range or out of memory. */
+sym_expr *
+sym_redist_step_femtoseconds(const sym_redist *r, size_t i)
+{
+	const struct sym__step *st = step_at(r, i);
+	double bw, lat, n;
+	int64_t num, den, g, a, b;
+	sym_expr *e;
+
+	if (!st)
+		return NULL;
+	bw = st->inter_node ? r->inter_bw : r->intra_bw;
+	lat = st->inter_node ? r->inter_lat : r->intra_lat;
+	n = st->group_size > 1 ? (double)st->group_size : 1;
+	num = llround(st->beta_factor * n * 1e15 / bw);
+	den = (int64_t)n;
+	for (a = num, b = den; b;) {
+		g = a % b;
+		a = b;
+		b = g;
+	}
+	if (a > 1) {
+		num /= a;
+		den /= a;
+	}
+	e = sym_expr_mul_si(sym_expr_copy(st->bytes), num);
+	if (den > 1)
+		e = sym_expr_floordiv_si(e, den);
+	return sym_expr_add_si(e, llround(st->alpha_count * lat * 1e15));
 }
 
 /* Return the layout after step "i" of "r", borrowed from the plan, or

@@ -19,6 +19,9 @@
 #define DEFAULT_INTRA_US 5.0
 #define DEFAULT_INTER_GBPS 25.0
 #define DEFAULT_INTER_US 10.0
+/* The compute rate of a device, in floating-point operations per second
+ * (sym_search(3)): an accelerator's order of magnitude. */
+#define DEFAULT_FLOPS 100e12
 /* The greatest rank a topology file or a rank table may name: the table
  * of nodes by rank is allocated up to it. */
 #define MAX_RANK ((1LL << 20) - 1)
@@ -72,9 +75,35 @@ sym_topology_new(sym_ctx *ctx, int64_t ranks_per_node, double intra_gbps,
 	t->intra_lat = positive_or(intra_latency_us, DEFAULT_INTRA_US) * 1e-6;
 	t->inter_bw = positive_or(inter_gbps, DEFAULT_INTER_GBPS) * 1e9;
 	t->inter_lat = positive_or(inter_latency_us, DEFAULT_INTER_US) * 1e-6;
+	t->flops = DEFAULT_FLOPS;
 	ctx->live[SYM__OBJ_OTHER]++;
 	sym__ctx_own(ctx, &t->link, topology_destroy);
 	return t;
+}
+
+/* Set the compute rate of every device of "t" to "flops" floating-point
+ * operations per second (<= 0: the default, 100e12); 0, or -1 with
+ * SYM_EINVAL when "t" is NULL or "flops" is not finite. */
+int
+sym_topology_set_flops(sym_topology *t, double flops)
+{
+	if (!t)
+		return -1;
+	if (!isfinite(flops)) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "topology: the compute rate must be finite");
+		return -1;
+	}
+	t->flops = flops > 0 ? flops : DEFAULT_FLOPS;
+	return 0;
+}
+
+/* Return the compute rate of a device of "t" in floating-point
+ * operations per second (NULL: the default of a topology). */
+double
+sym_topology_flops(const sym_topology *t)
+{
+	return t ? t->flops : DEFAULT_FLOPS;
 }
 
 /* Free "t" (NULL is ignored). */
@@ -131,9 +160,10 @@ sym_topology_to_str(const sym_topology *t)
 		    (long long)t->ranks_per_node);
 	else
 		snprintf(nodes, sizeof(nodes), "one node");
-	s = sym__asprintf("%s, intra %g GB/s %g us, inter %g GB/s %g us", nodes,
-	    t->intra_bw / 1e9, t->intra_lat * 1e6, t->inter_bw / 1e9,
-	    t->inter_lat * 1e6);
+	s = sym__asprintf("%s, intra %g GB/s %g us, inter %g GB/s %g us, "
+	                  "compute %g TFLOP/s",
+	    nodes, t->intra_bw / 1e9, t->intra_lat * 1e6, t->inter_bw / 1e9,
+	    t->inter_lat * 1e6, t->flops / 1e12);
 	if (!s)
 		sym__oom(t->ctx);
 	return s;
@@ -146,8 +176,9 @@ struct tparse {
 	int line;
 	const char *text; /* start of the current line */
 	const char *p;
-	int seen_rpn, seen_intra, seen_inter;
+	int seen_rpn, seen_intra, seen_inter, seen_flops;
 	int64_t rpn;
+	double flops;         /* flop/s, 0: the default */
 	double bw[2], lat[2]; /* GB/s and us: intra, inter */
 	int64_t *node_of;     /* by rank, -1 when unassigned */
 	int64_t cap;          /* entries of node_of */
@@ -232,6 +263,9 @@ static const struct unit bw_units[] = { { "TB/s", 1e3 }, { "GB/s", 1.0 },
 	{ "MB/s", 1e-3 }, { "Gbit/s", 0.125 }, { "Gb/s", 0.125 }, { NULL, 0 } };
 static const struct unit lat_units[] = { { "s", 1e6 }, { "ms", 1e3 },
 	{ "us", 1.0 }, { "ns", 1e-3 }, { NULL, 0 } };
+static const struct unit flop_units[] = { { "PFLOP/s", 1e15 },
+	{ "TFLOP/s", 1e12 }, { "GFLOP/s", 1e9 }, { "MFLOP/s", 1e6 },
+	{ "FLOP/s", 1.0 }, { NULL, 0 } };
 
 /* Parse a number and one of "units" at the position of "tp", described as
  * "what" in errors, into "*v" in the base unit; return 0 or -1. */
@@ -257,6 +291,10 @@ quantity(struct tparse *tp, const struct unit *units, const char *what,
 	if (units == bw_units)
 		return tfail(tp,
 		    "expected a bandwidth unit (GB/s, MB/s, TB/s or Gbit/s)");
+	if (units == flop_units)
+		return tfail(tp,
+		    "expected a compute rate unit (TFLOP/s, GFLOP/s, "
+		    "PFLOP/s, MFLOP/s or FLOP/s)");
 	return tfail(tp, "expected a latency unit (us, ms, ns or s)");
 }
 
@@ -398,6 +436,13 @@ one_line(struct tparse *tp)
 		    quantity(tp, lat_units, "latency such as 5us",
 		        &tp->lat[k]) < 0)
 			return -1;
+	} else if (len == 5 && strncmp(w, "flops", len) == 0) {
+		if (tp->seen_flops++)
+			return tfail(tp, "flops given twice");
+		tp->p += len;
+		if (quantity(tp, flop_units, "compute rate such as 100TFLOP/s",
+		        &tp->flops) < 0)
+			return -1;
 	} else if (len == 4 && strncmp(w, "node", len) == 0) {
 		if (tp->seen_rpn)
 			return tfail(tp,
@@ -409,7 +454,7 @@ one_line(struct tparse *tp)
 	} else {
 		return tfail(tp,
 		    "unknown keyword '%.*s' (expected "
-		    "ranks_per_node, intra, inter or node)",
+		    "ranks_per_node, intra, inter, flops or node)",
 		    (int)len, w);
 	}
 	if (!at_end(tp))
@@ -480,6 +525,8 @@ sym_topology_parse_file(sym_ctx *ctx, const char *path)
 	}
 	t->node_of = tp.node_of;
 	t->n_ranks = tp.n_ranks;
+	if (tp.flops > 0)
+		t->flops = tp.flops;
 	return t;
 }
 
@@ -660,5 +707,7 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 	}
 	t->node_of = tp.node_of;
 	t->n_ranks = tp.n_ranks;
+	if (tp.flops > 0)
+		t->flops = tp.flops;
 	return t;
 }

@@ -235,6 +235,15 @@ struct sym__opattrs {
 int sym__conv_extent(int64_t size, int64_t k, int64_t pa, int64_t pb,
     int64_t dil, int64_t stride, int64_t *out);
 
+/* The floating-point operations of one call of operator "id" with the
+ * decoded attributes "at" on the shapes "in" ("n_in") producing "out"
+ * ("n_out"): a new reference (public) to an expression of their sizes,
+ * NULL when out of memory (flops.c). sym__op_has_work says whether the
+ * operator has its count (the registry test asks of every operator). */
+sym_expr *sym__op_flops(enum sym__opid id, const struct sym__opattrs *at,
+    sym_shape *const *in, size_t n_in, sym_shape *const *out, size_t n_out);
+int sym__op_has_work(enum sym__opid id);
+
 /* Release what "a" owns and zero it. */
 void sym__opattrs_clear(struct sym__opattrs *a);
 

@@ -581,3 +581,125 @@ sym__shard_choose(struct sym__pass *p, sym_node *n)
 	free(c.alt.memo);
 	return r;
 }
+
+/* The most inputs and dimensions of an input the strategy search tries
+ * splits of. */
+#define CAND_MAX_IN 16
+#define CAND_MAX_NDIM 8
+
+/* The split vectors of one input of a candidate: "n" vectors of "rank"
+ * splits each, every product a divisor of the devices. */
+struct splits {
+	int64_t *v;
+	size_t n, rank;
+};
+
+/* Fill "s" with every vector of "rank" splits from the divisors "div"
+ * ("nd" of them) whose product divides "devices" (powers of 2 only when
+ * "pow2"); 0 or -1. */
+static int
+split_vectors(struct splits *s, size_t rank, const int64_t *div, size_t nd,
+    int64_t devices, int pow2)
+{
+	size_t idx[CAND_MAX_NDIM] = { 0 }, cap = 16;
+
+	s->rank = rank;
+	s->n = 0;
+	s->v = malloc(cap * (rank ? rank : 1) * sizeof(*s->v));
+	if (!s->v || rank > CAND_MAX_NDIM)
+		return -1;
+	for (;;) {
+		int64_t prod = 1;
+		size_t d;
+
+		for (d = 0; d < rank; d++)
+			prod *= div[idx[d]];
+		if (prod <= devices && devices % prod == 0 &&
+		    (!pow2 || (prod & (prod - 1)) == 0)) {
+			if (s->n == cap) {
+				int64_t *nv = realloc(s->v,
+				    2 * cap * rank * sizeof(*s->v));
+
+				if (!nv)
+					return -1;
+				s->v = nv;
+				cap *= 2;
+			}
+			for (d = 0; d < rank; d++)
+				s->v[s->n * rank + d] = div[idx[d]];
+			s->n++;
+		}
+		for (d = rank; d-- > 0;) {
+			if (++idx[d] < nd)
+				break;
+			idx[d] = 0;
+		}
+		if (d == (size_t)-1 || rank == 0)
+			return 0;
+	}
+}
+
+/* Try the candidate of node "n" whose input i takes vector pick[i] of
+ * "s" (inputs of rank 0: none); call "fn" with its text when the rule
+ * accepts it and no split is refuted. 1 when it was, 0 when not, -1. */
+static int
+try_candidate(struct sym__pass *p, sym_node *n, const struct splits *s,
+    const size_t *pick, int (*fn)(void *, const char *), void *arg)
+{
+	const int64_t *split[CAND_MAX_IN];
+	struct sym__run r;
+	char *text;
+	int rc = 0;
+
+	for (size_t i = 0; i < n->n_in; i++)
+		split[i] = s[i].rank ? &s[i].v[pick[i] * s[i].rank] : NULL;
+	memset(&r, 0, sizeof(r));
+	if (try_tuple(p, n, &r, split) == 0 && sym__run_divisible(p, n, &r)) {
+		text = sym__run_tuple_text(&r);
+		rc = !text || fn(arg, text) < 0 ? -1 : 1;
+		free(text);
+	}
+	sym__run_clear(&r);
+	return rc;
+}
+
+/* See shard_private.h. */
+long
+sym__shard_candidates(struct sym__pass *p, sym_node *n, size_t most,
+    int (*fn)(void *arg, const char *text), void *arg)
+{
+	struct splits s[CAND_MAX_IN];
+	size_t pick[CAND_MAX_IN] = { 0 }, tries = 0;
+	long found = 0;
+	int rc = 0;
+
+	if (n->n_in > CAND_MAX_IN)
+		return 0;
+	if (!p->divisor)
+		p->divisor = sym__divisors(p->devices, &p->n_divisor);
+	if (!p->divisor)
+		return -1;
+	memset(s, 0, sizeof(s));
+	for (size_t i = 0; i < n->n_in && rc == 0; i++)
+		rc = split_vectors(&s[i], sym__value_shape(n->in[i])->rank,
+		    p->divisor, p->n_divisor, p->devices,
+		    p->g->opt_power_of_two);
+	while (rc == 0 && tries++ < most) {
+		size_t i;
+		int t = try_candidate(p, n, s, pick, fn, arg);
+
+		if (t < 0)
+			rc = -1;
+		found += t > 0;
+		for (i = n->n_in; i-- > 0;) {
+			if (++pick[i] < (s[i].rank ? s[i].n : 1))
+				break;
+			pick[i] = 0;
+		}
+		if (i == (size_t)-1)
+			break;
+	}
+	for (size_t i = 0; i < n->n_in; i++)
+		free(s[i].v);
+	return rc < 0 ? -1 : found;
+}

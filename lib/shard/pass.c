@@ -735,6 +735,21 @@ pass_clear(struct sym__pass *p)
 	sym__intern_clear(p);
 }
 
+/* Begin a pass "p" over "g" that shards nothing (the strategy search
+ * tries runs of single nodes in it); 0 or -1. */
+int
+sym__pass_begin(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
+{
+	return pass_init(p, g, topo);
+}
+
+/* End the pass "p" begun by sym__pass_begin. */
+void
+sym__pass_end(struct sym__pass *p)
+{
+	pass_clear(p);
+}
+
 /* Run the pass "p" over every node of its graph. The run of a node is
  * released once the node is done: only the runs of later nodes with shard
  * clauses are read again (for the costs of their producers), so the nodes

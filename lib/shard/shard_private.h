@@ -139,6 +139,19 @@ int sym__shard_derive(struct sym__pass *p, sym_node *n);
 /* 1 when no split dimension of the run "r" of "n" is refuted (quietly). */
 int sym__run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r);
 
+/* A pass that shards nothing, for trying runs of single nodes (the
+ * strategy search); 0 or -1. */
+int sym__pass_begin(struct sym__pass *p, sym_graph *g,
+    const sym_topology *topo);
+void sym__pass_end(struct sym__pass *p);
+/* Call "fn" with "arg" and the text of every tuple strategy of node "n"
+ * its rule accepts over splits that divide the devices, none refuted
+ * divisible ("((2, 4), (4, 1))"; the same text may come twice), up to
+ * "most" tries; return the number of strategies, or -1 (out of memory,
+ * or "fn" returned -1). */
+long sym__shard_candidates(struct sym__pass *p, sym_node *n, size_t most,
+    int (*fn)(void *arg, const char *text), void *arg);
+
 /* Interning (intern.c): a new reference to the pass's mesh or
  * layout equal to "m" or "l"; exact equality of layouts (axes of size 1
  * included) and their hash, mixed into "h". */

@@ -1,0 +1,242 @@
+/*
+ * The cost of a sharded graph (sym_graph_cost, sym_search(3)): the time
+ * of one step and the memory of one device, as expressions of the
+ * symbols, so that any two plans compare under one model at every size.
+ *
+ * Time, in femtoseconds: the floating-point operations every node
+ * performs on its local blocks (sym__op_flops) at the topology's compute
+ * rate, plus the alpha-beta time of every step of every communication
+ * the pass planned (redistributions and resolutions of partial sums),
+ * one after the other: nothing overlaps. Memory, in bytes: the local
+ * block of every value the executor holds for a step (it keeps them
+ * all: parameters, gradients, optimizer state, inputs and every
+ * intermediate result, the results of aliasing and in-place operators
+ * sharing their input's block) and of every redistributed copy a
+ * consumer reads.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shard/shard_private.h"
+
+/* Sums being built; "failed" once an expression could not be made. */
+struct acc {
+	sym_expr *flops, *comm_fs;
+	sym_expr *param, *grad, *state, *act;
+	int failed;
+};
+
+/* Add "e" (consumed; NULL: failure) to "*sum" in "a". */
+static void
+add_to(struct acc *a, sym_expr **sum, sym_expr *e)
+{
+	if (!e) {
+		a->failed = 1;
+		return;
+	}
+	*sum = sym_expr_add(*sum, e);
+	if (!*sum)
+		a->failed = 1;
+}
+
+/* Return a new reference to the bytes of the block of "layout" (NULL:
+ * the whole) of a tensor of shape "global"; NULL on failure. */
+static sym_expr *
+block_bytes(const sym_layout *layout, const sym_shape *global)
+{
+	sym_shape *s = layout ? sym_layout_local_shape(layout, global)
+	                      : sym_shape_copy((sym_shape *)global);
+	sym_expr *e;
+
+	if (!s)
+		return NULL;
+	e = sym_expr_mul_si(sym_shape_numel(s),
+	    (int64_t)sym_dtype_size(sym_shape_dtype(s)));
+	sym_shape_free(s);
+	return e;
+}
+
+/* Add the operations of node "n" on its local blocks to "a". */
+static void
+node_flops(struct acc *a, const sym_node *n)
+{
+	sym_shape *in[16], *out[16];
+	size_t ni = n->n_in < 16 ? n->n_in : 16;
+	size_t no = n->n_out < 16 ? n->n_out : 16;
+	size_t i, k;
+
+	for (i = 0; i < ni; i++)
+		in[i] = sym_layout_local_shape(n->in_layout[i],
+		    sym__value_shape(n->in[i]));
+	for (k = 0; k < no; k++)
+		out[k] = sym_layout_local_shape(n->out_layout[k],
+		    sym__value_shape(n->out[k]));
+	for (i = 0; i < ni && in[i]; i++)
+		;
+	for (k = 0; k < no && out[k]; k++)
+		;
+	if (i < ni || k < no)
+		a->failed = 1;
+	else
+		add_to(a, &a->flops,
+		    sym__op_flops(n->op->id, &n->at, in, ni, out, no));
+	while (i-- > 0)
+		sym_shape_free(in[i]);
+	while (k-- > 0)
+		sym_shape_free(out[k]);
+}
+
+/* Return 1 when output "k" of "n" shares the block of one of its inputs
+ * (an aliasing or in-place operator). */
+static int
+shares_block(const sym_node *n, size_t k)
+{
+	if (n->op->flags & SYM__OPF_ALIAS)
+		return k == 0;
+	return (n->op->flags & SYM__OPF_INPLACE) && k < n->n_in;
+}
+
+/* Add the memory of the values of "g" to "a", each in the sum of its
+ * kind. */
+static void
+values_memory(struct acc *a, const sym_graph *g)
+{
+	unsigned char *grad = calloc(g->n_value + 1, 1);
+
+	if (!grad) {
+		a->failed = 1;
+		return;
+	}
+	for (size_t t = 0; t < g->n_trained; t++)
+		if (g->trained[t]->grad)
+			grad[g->trained[t]->grad->index] = 1;
+	for (size_t k = 0; k < g->n_node; k++)
+		for (size_t j = 0; j < g->node[k]->n_out; j++)
+			if (shares_block(g->node[k], j))
+				grad[g->node[k]->out[j]->index] = 2;
+	for (size_t i = 0; i < g->n_value && !a->failed; i++) {
+		const sym_value *v = g->value[i];
+		sym_expr **sum = v->state        ? &a->state
+		    : v->kind == SYM_VALUE_PARAM ? &a->param
+		    : grad[i] == 1               ? &a->grad
+		                                 : &a->act;
+
+		if (grad[i] == 2 || v->failed)
+			continue;
+		add_to(a, sum,
+		    block_bytes(v->layout, sym__value_shape((sym_value *)v)));
+	}
+	free(grad);
+}
+
+/* Add the time of every communication of "g" to "a", and the memory of
+ * the redistributed copies its consumers read. */
+static void
+comm_cost(struct acc *a, const sym_graph *g)
+{
+	for (size_t c = 0; c < g->n_comm && !a->failed; c++) {
+		const struct sym__comm *m = &g->comm[c];
+		size_t ns = sym_redist_n_steps(m->plan);
+
+		for (size_t s = 0; s < ns; s++)
+			add_to(a, &a->comm_fs,
+			    sym_redist_step_femtoseconds(m->plan, s));
+		if (m->pub.consumer && ns)
+			add_to(a, &a->act,
+			    block_bytes(m->pub.consumer
+			                    ->in_layout[m->pub.input],
+			        sym__value_shape((sym_value *)m->pub.value)));
+	}
+}
+
+/* Return a new reference to "flops" (consumed) operations at "rate"
+ * operations per second, in femtoseconds. */
+static sym_expr *
+flops_fs(sym_expr *flops, double rate)
+{
+	double per = 1e15 / rate;
+
+	if (per >= 1)
+		return sym_expr_mul_si(flops, llround(per));
+	return sym_expr_floordiv_si(flops, llround(rate / 1e15));
+}
+
+/* Release the expressions of "c" and zero it (NULL is ignored). */
+void
+sym_cost_clear(sym_cost *c)
+{
+	if (!c)
+		return;
+	sym_expr_free(c->seconds_fs);
+	sym_expr_free(c->compute_fs);
+	sym_expr_free(c->comm_fs);
+	sym_expr_free(c->flops);
+	sym_expr_free(c->memory_bytes);
+	sym_expr_free(c->param_bytes);
+	sym_expr_free(c->grad_bytes);
+	sym_expr_free(c->state_bytes);
+	sym_expr_free(c->activation_bytes);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Fill "c" with the cost of a step of the sharded graph "g" (see the top
+ * of the file) at the compute rate of "topo" (NULL: the default); the
+ * communication is priced on the topology "g" was sharded with. Return
+ * 0, or -1 with an error on the context ("c" then zeroed): "g" is not
+ * sharded, or out of memory. */
+int
+sym_graph_cost(const sym_graph *g, const sym_topology *topo, sym_cost *c)
+{
+	struct acc a;
+
+	if (!c)
+		return -1;
+	memset(c, 0, sizeof(*c));
+	if (!g)
+		return -1;
+	if (!g->sharded) {
+		sym__error(g->ctx, SYM_EINVAL, NULL,
+		    "cost: the graph is not sharded");
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.flops = sym_expr_const(g->ctx, 0);
+	a.comm_fs = sym_expr_const(g->ctx, 0);
+	a.param = sym_expr_const(g->ctx, 0);
+	a.grad = sym_expr_const(g->ctx, 0);
+	a.state = sym_expr_const(g->ctx, 0);
+	a.act = sym_expr_const(g->ctx, 0);
+	a.failed =
+	    !a.flops || !a.comm_fs || !a.param || !a.grad || !a.state || !a.act;
+	for (size_t k = 0; k < g->n_node && !a.failed; k++)
+		node_flops(&a, g->node[k]);
+	if (!a.failed)
+		values_memory(&a, g);
+	if (!a.failed)
+		comm_cost(&a, g);
+	c->flops = a.flops;
+	c->comm_fs = a.comm_fs;
+	c->param_bytes = a.param;
+	c->grad_bytes = a.grad;
+	c->state_bytes = a.state;
+	c->activation_bytes = a.act;
+	if (!a.failed) {
+		c->compute_fs =
+		    flops_fs(sym_expr_copy(a.flops), sym_topology_flops(topo));
+		c->seconds_fs = sym_expr_add(sym_expr_copy(c->compute_fs),
+		    sym_expr_copy(a.comm_fs));
+		c->memory_bytes =
+		    sym_expr_add(sym_expr_add(sym_expr_copy(a.param),
+		                     sym_expr_copy(a.grad)),
+		        sym_expr_add(sym_expr_copy(a.state),
+		            sym_expr_copy(a.act)));
+	}
+	if (a.failed || !c->compute_fs || !c->seconds_fs || !c->memory_bytes) {
+		sym_cost_clear(c);
+		if (sym_ctx_last_error(g->ctx) == SYM_OK)
+			sym__oom(g->ctx);
+		return -1;
+	}
+	return 0;
+}

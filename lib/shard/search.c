@@ -1,0 +1,978 @@
+/*
+ * The strategy search (sym_search(3), "parallel auto"): for every
+ * forward operator without a shard clause, the tuple strategies its rule
+ * accepts over splits that divide the devices; a plan is one strategy
+ * per searched operator, sharded by the ordinary pass (backward and
+ * update operators derived, redistributions planned) and priced by the
+ * cost model (sym_graph_cost) as expressions of the symbols, once per
+ * plan. The search runs at sample sizes of the batch symbol (exhaustive
+ * when the plans are few, else coordinate descent from the default plan
+ * and from the last sample's best), then the plans found are compared
+ * exactly between the samples, by bisection over the admissible sizes,
+ * into pieces: for every size of a piece its plan is the cheapest of
+ * those found that fits the memory cap. Sizes where none fits are an
+ * error naming them and the least memory needed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shard/search_private.h"
+
+#define DEFAULT_MAX_EVALUATIONS 4096
+#define MOST_TRIES 200000
+#define MAX_SWEEPS 6
+/* Rounds of searching again at the ends of the pieces. */
+#define MAX_REFINE 3
+/* The greatest sample: sizes beyond it are priced as the last piece. */
+#define SAMPLE_LIMIT ((int64_t)1 << 32)
+
+/* Free the search whose link is "link" (at sym_ctx_free too). */
+static void
+search_destroy(struct sym__link *link)
+{
+	sym_search *s =
+	    (sym_search *)((char *)link - offsetof(sym_search, link));
+
+	s->ctx->live[SYM__OBJ_OTHER]--;
+	for (size_t j = 0; j < s->n_node; j++) {
+		for (size_t c = 0; c < s->n_cand[j]; c++)
+			free(s->cand[j][c]);
+		free(s->cand[j]);
+	}
+	for (size_t e = 0; e < s->n_entry; e++) {
+		free(s->entry[e].choice);
+		sym_expr_free(s->entry[e].fs);
+		sym_expr_free(s->entry[e].mem);
+	}
+	free(s->entry);
+	free(s->bucket);
+	free(s->next);
+	free(s->cand);
+	free(s->n_cand);
+	free(s->node);
+	free(s->piece);
+	free(s->choice);
+	free(s->seed);
+	sym_binding_free(s->b);
+	free(s);
+}
+
+/* Free "s" (NULL: nothing). */
+void
+sym_search_free(sym_search *s)
+{
+	if (!s)
+		return;
+	sym__ctx_disown(&s->link);
+	search_destroy(&s->link);
+}
+
+/* Add "text" to the candidates of searched node "j" of "arg" (a
+ * sym_search) unless it is there; 0 or -1. */
+static int
+add_candidate(void *arg, const char *text)
+{
+	sym_search *s = arg;
+	size_t j = s->n_node - 1, n = s->n_cand[j];
+	char **c, *t;
+
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(s->cand[j][k], text))
+			return 0;
+	c = realloc(s->cand[j], (n + 1) * sizeof(*c));
+	t = strdup(text);
+	if (!c || !t) {
+		free(t);
+		if (c)
+			s->cand[j] = c;
+		return -1;
+	}
+	c[n] = t;
+	s->cand[j] = c;
+	s->n_cand[j] = n + 1;
+	return 0;
+}
+
+/* Return 1 when node "n" of "g" is searched: a forward operator without
+ * a shard clause with an input of at least one dimension. */
+static int
+searched(const sym_graph *g, const sym_node *n)
+{
+	if (n->index >= sym_graph_n_forward_nodes(g) || n->strategy)
+		return 0;
+	for (size_t i = 0; i < n->n_in; i++)
+		if (sym__value_shape(n->in[i])->rank > 0)
+			return 1;
+	return 0;
+}
+
+/* Collect the searched nodes of "s" and their candidates; 0, or -1 with
+ * an error on the context. */
+static int
+collect(sym_search *s)
+{
+	sym_graph *g = s->g;
+	struct sym__pass p;
+	int rc = 0;
+
+	s->node = calloc(g->n_node + 1, sizeof(*s->node));
+	s->cand = calloc(g->n_node + 1, sizeof(*s->cand));
+	s->n_cand = calloc(g->n_node + 1, sizeof(*s->n_cand));
+	if (!s->node || !s->cand || !s->n_cand ||
+	    sym__pass_begin(&p, g, s->topo) < 0) {
+		sym__oom(s->ctx);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n_node && rc == 0; i++) {
+		sym_node *n = g->node[i];
+
+		if (!searched(g, n))
+			continue;
+		s->node[s->n_node++] = n;
+		if (sym__shard_candidates(&p, n, MOST_TRIES, add_candidate, s) <
+		    0) {
+			sym__oom(s->ctx);
+			rc = -1;
+		} else if (s->n_cand[s->n_node - 1] == 0) {
+			char *label = sym__node_label(n);
+
+			sym__error(s->ctx, SYM_EINVAL, &n->loc,
+			    "search: %s has no strategy over %lld devices",
+			    label ? label : n->op->name, (long long)p.devices);
+			free(label);
+			rc = -1;
+		}
+	}
+	sym__pass_end(&p);
+	return rc;
+}
+
+/* Return a hash of the choice "c" of "s". */
+static uint64_t
+choice_hash(const sym_search *s, const size_t *c)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+
+	for (size_t j = 0; j < s->n_node; j++)
+		h = sym__hash_mix(h, c[j]);
+	return h;
+}
+
+/* Shard the graph of "s" with the strategies of choice "c"; 0 when the
+ * pass accepts them, -1 when not (an error other than a rejected plan
+ * is left on the context: s->failed). */
+static int
+shard_with(sym_search *s, const size_t *c)
+{
+	for (size_t j = 0; j < s->n_node; j++)
+		if (sym_node_set_strategy(s->g, s->node[j], s->cand[j][c[j]],
+		        NULL) < 0) {
+			s->failed = 1;
+			return -1;
+		}
+	if (sym_graph_shard(s->g, s->topo) < 0) {
+		if (sym_ctx_last_error(s->ctx) == SYM_ENOMEM)
+			s->failed = 1;
+		sym_ctx_clear_error(s->ctx);
+		return -1;
+	}
+	return 0;
+}
+
+/* Make room in "s" for one more entry, its chain and, past a load of
+ * one, twice the buckets; 0 or -1. */
+static int
+reserve_entry(sym_search *s)
+{
+	if (s->n_entry == s->cap_entry) {
+		size_t cap = s->cap_entry ? 2 * s->cap_entry : 64;
+		struct sym__sentry *ne = realloc(s->entry, cap * sizeof(*ne));
+		size_t *nx;
+
+		if (!ne)
+			return -1;
+		s->entry = ne;
+		nx = realloc(s->next, cap * sizeof(*nx));
+		if (!nx)
+			return -1;
+		s->next = nx;
+		s->cap_entry = cap;
+	}
+	if (s->n_entry >= s->n_bucket) {
+		size_t nb = s->n_bucket ? 2 * s->n_bucket : 256;
+		size_t *b = malloc(nb * sizeof(*b));
+
+		if (!b)
+			return -1;
+		free(s->bucket);
+		s->bucket = b;
+		s->n_bucket = nb;
+		for (size_t k = 0; k < nb; k++)
+			b[k] = SIZE_MAX;
+		for (size_t e = 0; e < s->n_entry; e++) {
+			size_t h = s->entry[e].hash & (nb - 1);
+
+			s->next[e] = b[h];
+			b[h] = e;
+		}
+	}
+	return 0;
+}
+
+/* Return the entry of choice "c" of "s", pricing it the first time
+ * (sharding the graph with it); SIZE_MAX when out of memory. */
+static size_t
+evaluate(sym_search *s, const size_t *c)
+{
+	uint64_t h = choice_hash(s, c);
+	struct sym__sentry *e;
+	sym_cost cost;
+	size_t k;
+
+	for (k = s->n_bucket ? s->bucket[h & (s->n_bucket - 1)] : SIZE_MAX;
+	     k != SIZE_MAX; k = s->next[k])
+		if (s->entry[k].hash == h &&
+		    !memcmp(s->entry[k].choice, c, s->n_node * sizeof(*c)))
+			return k;
+	if (reserve_entry(s) < 0)
+		return SIZE_MAX;
+	e = &s->entry[s->n_entry];
+	memset(e, 0, sizeof(*e));
+	e->hash = h;
+	e->choice = malloc((s->n_node + 1) * sizeof(*c));
+	if (!e->choice)
+		return SIZE_MAX;
+	memcpy(e->choice, c, s->n_node * sizeof(*c));
+	s->n_eval++;
+	memset(&cost, 0, sizeof(cost));
+	if (shard_with(s, c) == 0 &&
+	    sym_graph_cost(s->g, s->topo, &cost) == 0) {
+		e->fs = sym_expr_copy(cost.seconds_fs);
+		e->mem = sym_expr_copy(cost.memory_bytes);
+		e->ok = e->fs && e->mem;
+	} else {
+		sym_ctx_clear_error(s->ctx);
+	}
+	sym_cost_clear(&cost);
+	k = h & (s->n_bucket - 1);
+	s->next[s->n_entry] = s->bucket[k];
+	s->bucket[k] = s->n_entry;
+	return s->n_entry++;
+}
+
+/* Bind the searched symbol of "s" (and its instances) to "v" in s->b. */
+static void
+bind_at(sym_search *s, int64_t v)
+{
+	size_t ns = sym_ctx_n_symbols(s->ctx);
+
+	for (size_t i = 0; s->sym && i < ns; i++) {
+		sym_symbol *y = sym_ctx_symbol(s->ctx, i);
+
+		if (sym_symbol_origin(y) == s->sym)
+			sym_binding_set(s->b, y, v);
+	}
+}
+
+/* The value of entry "e" of "s" at the size bound in s->b: feasible
+ * plans (memory within the cap) by their time, then the infeasible ones
+ * by their memory, then the plans the pass rejects. */
+static struct sym__sval
+value(sym_search *s, size_t e)
+{
+	const struct sym__sentry *en = &s->entry[e];
+	struct sym__sval v = { 2, 0, 0 };
+	int64_t fs, mem;
+
+	if (!en->ok || sym_expr_eval(en->fs, s->b, &fs) < 0 ||
+	    sym_expr_eval(en->mem, s->b, &mem) < 0) {
+		sym_ctx_clear_error(s->ctx);
+		return v;
+	}
+	v.fs = fs;
+	v.mem = mem;
+	v.bad = s->cap > 0 && mem > s->cap;
+	return v;
+}
+
+/* Return 1 when "a" is better than "b". */
+static int
+better(struct sym__sval a, struct sym__sval b)
+{
+	if (a.bad != b.bad)
+		return a.bad < b.bad;
+	if (a.bad == 1)
+		return a.mem < b.mem;
+	return a.bad == 0 && a.fs < b.fs;
+}
+
+/* Return the entry of the best plan of "s" at the bound size by
+ * enumerating every choice; SIZE_MAX when out of memory. */
+static size_t
+exhaustive(sym_search *s)
+{
+	size_t best = SIZE_MAX, j;
+
+	memset(s->choice, 0, s->n_node * sizeof(*s->choice));
+	for (;;) {
+		size_t e = evaluate(s, s->choice);
+
+		if (e == SIZE_MAX || s->failed)
+			return SIZE_MAX;
+		if (best == SIZE_MAX || better(value(s, e), value(s, best)))
+			best = e;
+		for (j = s->n_node; j-- > 0;) {
+			if (++s->choice[j] < s->n_cand[j])
+				break;
+			s->choice[j] = 0;
+		}
+		if (j == (size_t)-1)
+			return best;
+	}
+}
+
+/* Improve the choice s->choice of "s" one operator at a time, each
+ * taking its best candidate with the others fixed, until no operator
+ * changes (at most MAX_SWEEPS sweeps); return its entry, SIZE_MAX when
+ * out of memory. */
+static size_t
+descend(sym_search *s)
+{
+	size_t cur = evaluate(s, s->choice);
+	int changed = 1;
+
+	for (int sweep = 0; changed && sweep < MAX_SWEEPS; sweep++) {
+		changed = 0;
+		for (size_t j = 0; j < s->n_node && cur != SIZE_MAX; j++) {
+			size_t keep = s->choice[j];
+
+			for (size_t c = 0; c < s->n_cand[j]; c++) {
+				size_t e;
+
+				if (c == keep)
+					continue;
+				s->choice[j] = c;
+				e = evaluate(s, s->choice);
+				if (e == SIZE_MAX || s->failed)
+					return SIZE_MAX;
+				if (better(value(s, e), value(s, cur))) {
+					cur = e;
+					keep = c;
+					changed = 1;
+				}
+			}
+			s->choice[j] = keep;
+		}
+	}
+	return cur;
+}
+
+/* Return the number of plans of "s", saturated at SIZE_MAX. */
+static size_t
+n_plans(const sym_search *s)
+{
+	size_t n = 1;
+
+	for (size_t j = 0; j < s->n_node; j++) {
+		if (s->n_cand[j] && n > SIZE_MAX / s->n_cand[j])
+			return SIZE_MAX;
+		n *= s->n_cand[j];
+	}
+	return n;
+}
+
+/* Return the entry of the best plan "s" finds at size "b": every plan
+ * when there are at most s->max_eval, else the better of the descents
+ * from the default plan and from "warm" (an entry, SIZE_MAX: none);
+ * SIZE_MAX when out of memory. */
+static size_t
+search_at(sym_search *s, int64_t b, size_t warm)
+{
+	size_t x, y = SIZE_MAX;
+
+	bind_at(s, b);
+	if (n_plans(s) <= s->max_eval)
+		return exhaustive(s);
+	memcpy(s->choice, s->start, s->n_node * sizeof(*s->choice));
+	x = descend(s);
+	if (x != SIZE_MAX && s->n_seed) {
+		size_t best = s->seed[0];
+
+		for (size_t k = 1; k < s->n_seed; k++)
+			if (better(value(s, s->seed[k]), value(s, best)))
+				best = s->seed[k];
+		memcpy(s->choice, s->entry[best].choice,
+		    s->n_node * sizeof(*s->choice));
+		y = descend(s);
+		if (y == SIZE_MAX)
+			return SIZE_MAX;
+		if (better(value(s, y), value(s, x)))
+			x = y;
+	}
+	if (x != SIZE_MAX && warm != SIZE_MAX) {
+		memcpy(s->choice, s->entry[warm].choice,
+		    s->n_node * sizeof(*s->choice));
+		y = descend(s);
+		if (y == SIZE_MAX)
+			return SIZE_MAX;
+		if (better(value(s, y), value(s, x)))
+			x = y;
+	}
+	return x;
+}
+
+/* Read into "c" the candidates of the strategies the last sharding of
+ * "s" chose for its searched operators; 1 when every one is a candidate,
+ * else 0. */
+static int
+read_choice(sym_search *s, size_t *c)
+{
+	int all = 1;
+
+	for (size_t j = 0; j < s->n_node; j++) {
+		char *t = sym_node_strategy_to_str(s->node[j]);
+		size_t k = 0;
+
+		while (t && k < s->n_cand[j] && strcmp(t, s->cand[j][k]))
+			k++;
+		if (t && k < s->n_cand[j])
+			c[j] = k;
+		else
+			all = 0;
+		free(t);
+	}
+	return all;
+}
+
+/* Set s->start to the plan the pass chooses by itself for the searched
+ * operators (MindSpore's defaults and propagation), or the first
+ * candidates when it cannot; 0 or -1. */
+static int
+default_start(sym_search *s)
+{
+	for (size_t j = 0; j < s->n_node; j++)
+		sym__node_set_strategy(s->node[j], NULL);
+	if (sym_graph_shard(s->g, s->topo) < 0) {
+		sym_ctx_clear_error(s->ctx);
+		return 0;
+	}
+	read_choice(s, s->start);
+	return 0;
+}
+
+/* Find the seeds of "s": for every candidate of every searched operator,
+ * the plan the pass propagates from it alone (the other searched
+ * operators without a strategy), priced; sharding propagation as
+ * MindSpore has it, each seed a consistent whole plan that coordinate
+ * descent could not reach one operator at a time. Done once: plans do
+ * not depend on sizes. 0, or -1 when out of memory. */
+static int
+find_seeds(sym_search *s)
+{
+	size_t total = 0, *c = malloc((s->n_node + 1) * sizeof(*c));
+
+	for (size_t j = 0; j < s->n_node; j++)
+		total += s->n_cand[j];
+	s->seed = malloc((total + 1) * sizeof(*s->seed));
+	if (!c || !s->seed) {
+		free(c);
+		return -1;
+	}
+	for (size_t j = 0; j < s->n_node && !s->failed; j++)
+		for (size_t k = 0; k < s->n_cand[j] && !s->failed; k++) {
+			size_t e;
+
+			for (size_t i = 0; i < s->n_node; i++)
+				sym__node_set_strategy(s->node[i], NULL);
+			if (sym_node_set_strategy(s->g, s->node[j],
+			        s->cand[j][k], NULL) < 0 ||
+			    sym_graph_shard(s->g, s->topo) < 0) {
+				if (sym_ctx_last_error(s->ctx) == SYM_ENOMEM)
+					s->failed = 1;
+				sym_ctx_clear_error(s->ctx);
+				continue;
+			}
+			if (!read_choice(s, c))
+				continue;
+			e = evaluate(s, c);
+			if (e == SIZE_MAX)
+				s->failed = 1;
+			else if (s->entry[e].ok)
+				s->seed[s->n_seed++] = e;
+		}
+	free(c);
+	return s->failed ? -1 : 0;
+}
+
+/* Return the least admissible size of the searched symbol of "s" that is
+ * at least "x" (x when it has no divisor), INT64_MAX when none. */
+static int64_t
+admissible_from(const sym_search *s, int64_t x)
+{
+	int64_t d = s->info.divisor > 0 ? s->info.divisor : 1;
+	int64_t r = ((s->info.remainder - x) % d + d) % d;
+
+	if (x < s->lo)
+		return admissible_from(s, s->lo);
+	if (x > INT64_MAX - r || (s->hi != INT64_MAX && x + r > s->hi))
+		return INT64_MAX;
+	return x + r;
+}
+
+/* The winner among the plans "set" ("n" entries) of "s" at size "b": the
+ * best one's index in "set" and whether it fits (in "*fits"). */
+static size_t
+winner(sym_search *s, const size_t *set, size_t n, int64_t b, int *fits)
+{
+	size_t w = 0;
+
+	bind_at(s, b);
+	for (size_t k = 1; k < n; k++)
+		if (better(value(s, set[k]), value(s, set[w])))
+			w = k;
+	*fits = value(s, set[w]).bad == 0;
+	return w;
+}
+
+/* Return the greatest admissible size in ["a", "c") of "s" at which the
+ * winner of "set" is still "w" with fitness "fits" (the winner at "a"),
+ * by bisection over the admissible sizes. */
+static int64_t
+last_of(sym_search *s, const size_t *set, size_t n, int64_t a, int64_t c,
+    size_t w, int fits)
+{
+	int64_t d = s->info.divisor > 0 ? s->info.divisor : 1;
+	int64_t lo = 0, hi = (c - a) / d; /* a + lo*d keeps, a + hi*d not */
+
+	while (hi - lo > 1) {
+		int64_t mid = lo + (hi - lo) / 2, b = a + mid * d;
+		int f;
+
+		if (winner(s, set, n, b, &f) == w && f == fits)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return a + lo * d;
+}
+
+/* Append the piece ["lo", "hi"] of plan "entry" to "s"; 0 or -1. */
+static int
+add_piece(sym_search *s, int64_t lo, int64_t hi, size_t entry, int fits)
+{
+	struct sym__spiece *p =
+	    realloc(s->piece, (s->n_piece + 1) * sizeof(*p));
+
+	if (!p)
+		return -1;
+	s->piece = p;
+	p[s->n_piece++] = (struct sym__spiece){ lo, hi, entry, fits };
+	return 0;
+}
+
+/* Cut the sizes of "s" into pieces over the plans "set" ("n") found at
+ * the "ns" samples "sample": between two samples whose winners differ,
+ * the boundary by bisection (one change between samples is assumed; the
+ * samples double). 0 or -1. */
+static int
+cut_pieces(sym_search *s, const size_t *set, size_t n, const int64_t *sample,
+    size_t ns)
+{
+	int fits, f;
+	int64_t lo = sample[0];
+	size_t w = winner(s, set, n, lo, &fits);
+
+	for (size_t k = 1; k < ns; k++) {
+		while (winner(s, set, n, sample[k], &f) != w || f != fits) {
+			int64_t end =
+			    last_of(s, set, n, lo, sample[k], w, fits);
+
+			if (add_piece(s, lo, end, set[w], fits) < 0)
+				return -1;
+			lo = admissible_from(s, end + 1);
+			w = winner(s, set, n, lo, &fits);
+		}
+	}
+	return add_piece(s, lo, s->hi == INT64_MAX ? -1 : s->hi, set[w], fits);
+}
+
+/* Choose the searched symbol of "s": the first symbol of the context
+ * (its origin) the graph's values use; the others stay at their least
+ * values in s->b. */
+static void
+choose_symbol(sym_search *s)
+{
+	size_t ns = sym_ctx_n_symbols(s->ctx);
+
+	for (size_t i = 0; i < ns; i++) {
+		sym_symbol *y = sym_ctx_symbol(s->ctx, i);
+
+		sym_binding_set(s->b, y, sym_symbol_least(y));
+		if (!s->sym && sym_symbol_origin(y) == y)
+			s->sym = y;
+	}
+	s->info = (sym_symbol_info)SYM_SYMBOL_INFO_INIT;
+	if (!s->sym) {
+		s->lo = s->hi = 1;
+		return;
+	}
+	sym_symbol_get_info(s->sym, &s->info);
+	s->lo = sym_symbol_least(s->sym) > 0 ? sym_symbol_least(s->sym) : 1;
+	s->hi = sym_symbol_greatest(s->sym) > 0 ? sym_symbol_greatest(s->sym)
+	                                        : INT64_MAX;
+	s->lo = admissible_from(s, s->lo);
+}
+
+/* Store in "sample" (room for 70) the sizes "s" searches at: the least
+ * admissible one, then doubling, up to the greatest or SAMPLE_LIMIT;
+ * return how many. */
+static size_t
+samples(sym_search *s, int64_t *sample)
+{
+	size_t n = 0;
+	int64_t v = s->lo;
+
+	while (v != INT64_MAX && n < 68) {
+		sample[n++] = v;
+		if (!s->sym || v >= SAMPLE_LIMIT)
+			break;
+		v = admissible_from(s, 2 * v);
+	}
+	if (s->hi != INT64_MAX && sample[n - 1] != s->hi &&
+	    sym_symbol_admits(s->sym, s->hi))
+		sample[n++] = s->hi;
+	return n;
+}
+
+/* Record on the context the error of the first piece of "s" where no
+ * plan fits the cap; return -1. */
+static int
+no_fit(sym_search *s, const struct sym__spiece *p)
+{
+	int64_t least = INT64_MAX;
+
+	bind_at(s, p->lo);
+	for (size_t e = 0; e < s->n_entry; e++) {
+		struct sym__sval v = value(s, e);
+
+		if (v.bad < 2 && v.mem < least)
+			least = v.mem;
+	}
+	if (p->hi < 0)
+		sym__error(s->ctx, SYM_EINVAL,
+		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
+		    "search: no plan fits memory=%lld bytes for %s >= %lld: "
+		    "the least memory needed at %s = %lld is %lld bytes",
+		    (long long)s->cap, sym_symbol_name(s->sym),
+		    (long long)p->lo, sym_symbol_name(s->sym), (long long)p->lo,
+		    (long long)least);
+	else
+		sym__error(s->ctx, SYM_EINVAL,
+		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
+		    "search: no plan fits memory=%lld bytes for %s in [%lld, "
+		    "%lld]: the least memory needed at %s = %lld is %lld bytes",
+		    (long long)s->cap, s->sym ? sym_symbol_name(s->sym) : "?",
+		    (long long)p->lo, (long long)p->hi,
+		    s->sym ? sym_symbol_name(s->sym) : "?", (long long)p->lo,
+		    (long long)least);
+	return -1;
+}
+
+/* Add entry "e" to the set "set" ("*n" entries, room for "cap") unless
+ * it is there; return 1 when added, 0 when not, -1 when full. */
+static int
+set_add(size_t *set, size_t *n, size_t cap, size_t e)
+{
+	for (size_t m = 0; m < *n; m++)
+		if (set[m] == e)
+			return 0;
+	if (*n == cap)
+		return -1;
+	set[(*n)++] = e;
+	return 1;
+}
+
+/* Prove that the memory of every piece of "s" that fits stays within
+ * the cap for every size it covers (the prover, under the piece's
+ * bounds); 0, or -1 with an error naming the piece and the size that
+ * breaks it. */
+static int
+prove_memory(sym_search *s)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < s->n_piece && rc == 0 && s->cap > 0; i++) {
+		const struct sym__spiece *p = &s->piece[i];
+		sym_expr *y, *lo, *hi = NULL, *cap;
+		sym_binding *w = NULL;
+		sym_answer a;
+
+		if (!p->fits || !s->sym)
+			continue;
+		y = sym_expr_symbol(s->sym);
+		lo = sym_expr_const(s->ctx, p->lo);
+		cap = sym_expr_const(s->ctx, s->cap);
+		if (p->hi >= 0)
+			hi = sym_expr_const(s->ctx, p->hi);
+		if (!y || !lo || !cap || (p->hi >= 0 && !hi) ||
+		    sym_ctx_push(s->ctx) < 0) {
+			rc = -1;
+		} else {
+			if (sym_ctx_assume(s->ctx, y, SYM_GE, lo, NULL) < 0 ||
+			    (hi &&
+			        sym_ctx_assume(s->ctx, y, SYM_LE, hi, NULL) <
+			            0))
+				rc = -1;
+			a = rc ? SYM_UNKNOWN
+			       : sym_prove_cmp(s->ctx, s->entry[p->entry].mem,
+			             SYM_LE, cap, &w);
+			sym_ctx_pop(s->ctx);
+			if (rc == 0 && a != SYM_TRUE) {
+				int64_t at = p->lo;
+
+				if (w)
+					sym_binding_get(w, s->sym, &at);
+				sym__error(s->ctx, SYM_EINVAL,
+				    s->g->auto_parallel ? &s->g->auto_loc
+				                        : NULL,
+				    "search: the memory of the plan for %s in "
+				    "[%lld, %lld] is not proven within "
+				    "memory=%lld bytes (%s at %s = %lld)",
+				    sym_symbol_name(s->sym), (long long)p->lo,
+				    (long long)p->hi, (long long)s->cap,
+				    a == SYM_FALSE ? "exceeded" : "undecided",
+				    sym_symbol_name(s->sym), (long long)at);
+				rc = -1;
+			}
+		}
+		sym_binding_free(w);
+		sym_expr_free(y);
+		sym_expr_free(lo);
+		sym_expr_free(hi);
+		sym_expr_free(cap);
+	}
+	return rc;
+}
+
+/* Search the plans of "s" at its samples and cut the pieces; then search
+ * again at both ends of every piece, recutting with the plans found
+ * there until no new plan wins an end (at most MAX_REFINE rounds), so
+ * that a plan best only between two samples is found too. 0 or -1. */
+static int
+run(sym_search *s)
+{
+	int64_t sample[70];
+	size_t ns = samples(s, sample), n = 0, warm = SIZE_MAX, cap;
+	size_t *best;
+	int rc = 0, grew = 1;
+
+	cap = ns + 2 * MAX_REFINE * 140 + 1;
+	best = calloc(cap, sizeof(*best));
+	if (!best || default_start(s) < 0 ||
+	    (n_plans(s) > s->max_eval && find_seeds(s) < 0))
+		goto oom;
+	for (size_t k = 0; k < ns; k++) {
+		size_t e = search_at(s, sample[k], warm);
+
+		if (e == SIZE_MAX || s->failed || set_add(best, &n, cap, e) < 0)
+			goto oom;
+		warm = e;
+	}
+	for (int round = 0; grew && round <= MAX_REFINE; round++) {
+		s->n_piece = 0;
+		if (cut_pieces(s, best, n, sample, ns) < 0)
+			goto oom;
+		grew = 0;
+		for (size_t i = 0; round < MAX_REFINE && i < s->n_piece; i++) {
+			int64_t ends[2] = { s->piece[i].lo, s->piece[i].hi };
+
+			for (int j = 0; j < 2; j++) {
+				size_t e;
+				int t;
+
+				if (ends[j] < 0)
+					continue;
+				e = search_at(s, ends[j], s->piece[i].entry);
+				if (e == SIZE_MAX || s->failed)
+					goto oom;
+				t = set_add(best, &n, cap, e);
+				grew |= t > 0;
+			}
+		}
+	}
+	for (size_t i = 0; i < s->n_piece && rc == 0; i++)
+		if (!s->piece[i].fits) {
+			struct sym__spiece p = s->piece[i];
+
+			while (i + 1 < s->n_piece && !s->piece[i + 1].fits)
+				p.hi = s->piece[++i].hi;
+			rc = no_fit(s, &p);
+		}
+	if (rc == 0)
+		rc = prove_memory(s);
+	free(best);
+	return rc;
+oom:
+	free(best);
+	if (sym_ctx_last_error(s->ctx) == SYM_OK)
+		sym__oom(s->ctx);
+	return -1;
+}
+
+/* Return a new search of the strategies of "g" (see the top of the
+ * file) with the options "o" (may be NULL: no memory cap, the default
+ * topology), the graph left sharded with the plan of the first piece;
+ * NULL with an error on the graph's context. */
+sym_search *
+sym_graph_search(sym_graph *g, const sym_search_options *o)
+{
+	sym_search *s;
+	double t0 = sym__seconds();
+
+	if (!g)
+		return NULL;
+	if (o && (o->size < sizeof(size_t) || o->size > sizeof(*o))) {
+		sym__error(g->ctx, SYM_EINVAL, NULL,
+		    "search: options of an unknown size (initialize them with "
+		    "SYM_SEARCH_OPTIONS_INIT)");
+		return NULL;
+	}
+	if (g->loss && !g->differentiated && sym_graph_differentiate(g) < 0)
+		return NULL;
+	if (g->n_errors) {
+		sym__error(g->ctx, SYM_EINVAL, NULL,
+		    "search: the graph has errors");
+		return NULL;
+	}
+	s = sym__alloc(g->ctx, sizeof(*s));
+	if (!s)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->g = g;
+	s->ctx = g->ctx;
+	if (o)
+		memcpy(&s->opt, o, o->size);
+	s->topo = s->opt.topo;
+	s->cap = s->opt.memory > 0 ? s->opt.memory : g->auto_memory;
+	s->max_eval = s->opt.max_evaluations ? s->opt.max_evaluations
+	                                     : DEFAULT_MAX_EVALUATIONS;
+	s->b = sym_binding_new(g->ctx);
+	s->ctx->live[SYM__OBJ_OTHER]++;
+	sym__ctx_own(s->ctx, &s->link, search_destroy);
+	if (!s->b || collect(s) < 0)
+		goto fail;
+	s->choice = calloc(2 * s->n_node + 1, sizeof(*s->choice));
+	if (!s->choice)
+		goto fail;
+	s->start = s->choice + s->n_node;
+	choose_symbol(s);
+	if (run(s) < 0 || sym_search_apply(s, 0) < 0)
+		goto fail;
+	s->seconds = sym__seconds() - t0;
+	return s;
+fail:
+	if (sym_ctx_last_error(g->ctx) == SYM_OK)
+		sym__oom(g->ctx);
+	for (size_t j = 0; j < s->n_node; j++)
+		sym__node_set_strategy(s->node[j], NULL);
+	sym_search_free(s);
+	return NULL;
+}
+
+/* Shard the graph of "s" with the plan of piece "i"; 0 or -1. */
+int
+sym_search_apply(sym_search *s, size_t i)
+{
+	if (!s || i >= s->n_piece)
+		return -1;
+	if (shard_with(s, s->entry[s->piece[i].entry].choice) < 0) {
+		sym__error(s->ctx, SYM_EINTERNAL, NULL,
+		    "search: the plan of piece %zu no longer shards", i);
+		return -1;
+	}
+	return 0;
+}
+
+/* Return the symbol the pieces of "s" range over, NULL when none. */
+sym_symbol *
+sym_search_symbol(const sym_search *s)
+{
+	return s ? s->sym : NULL;
+}
+
+/* Return the number of pieces of "s". */
+size_t
+sym_search_n_pieces(const sym_search *s)
+{
+	return s ? s->n_piece : 0;
+}
+
+/* Store the sizes piece "i" of "s" covers in "*lo" and "*hi" (-1: no
+ * bound); 0 or -1. */
+int
+sym_search_piece_range(const sym_search *s, size_t i, int64_t *lo, int64_t *hi)
+{
+	if (!s || i >= s->n_piece)
+		return -1;
+	if (lo)
+		*lo = s->piece[i].lo;
+	if (hi)
+		*hi = s->piece[i].hi;
+	return 0;
+}
+
+/* Return the number of searched operators of "s". */
+size_t
+sym_search_n_nodes(const sym_search *s)
+{
+	return s ? s->n_node : 0;
+}
+
+/* Return searched operator "j" of "s", NULL out of range. */
+const sym_node *
+sym_search_node(const sym_search *s, size_t j)
+{
+	return s && j < s->n_node ? s->node[j] : NULL;
+}
+
+/* Return the strategy of operator "j" in piece "i" of "s" (borrowed),
+ * NULL out of range. */
+const char *
+sym_search_strategy(const sym_search *s, size_t i, size_t j)
+{
+	if (!s || i >= s->n_piece || j >= s->n_node)
+		return NULL;
+	return s->cand[j][s->entry[s->piece[i].entry].choice[j]];
+}
+
+/* Return the time (femtoseconds) of a step of piece "i" of "s" as an
+ * expression (borrowed), NULL out of range. */
+const sym_expr *
+sym_search_piece_seconds(const sym_search *s, size_t i)
+{
+	return s && i < s->n_piece ? s->entry[s->piece[i].entry].fs : NULL;
+}
+
+/* Return the memory (bytes per device) of piece "i" of "s" as an
+ * expression (borrowed), NULL out of range. */
+const sym_expr *
+sym_search_piece_memory(const sym_search *s, size_t i)
+{
+	return s && i < s->n_piece ? s->entry[s->piece[i].entry].mem : NULL;
+}
+
+/* Return the seconds the search of "s" took. */
+double
+sym_search_seconds(const sym_search *s)
+{
+	return s ? s->seconds : 0;
+}
+
+/* Return the number of plans "s" priced. */
+size_t
+sym_search_n_evaluations(const sym_search *s)
+{
+	return s ? s->n_eval : 0;
+}

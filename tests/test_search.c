@@ -1,0 +1,473 @@
+/*
+ * Unit tests of the strategy search (sym_search(3)): against brute-force
+ * enumeration of every strategy combination of small graphs at sampled
+ * sizes (the search is never worse, by the same cost model); the pieces
+ * of a two-layer MLP in training, weight-sharded at small batches and
+ * data parallel at large ones, with the breakpoint the cost model
+ * implies; a memory cap that forces weight sharding at every size; shard
+ * clauses kept; and the errors: no plan fits, a cap below the
+ * parameters alone.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <symshard.h>
+
+/* Parse "text" in a new context into "*g" (no errors) and return the
+ * context. */
+static sym_ctx *
+parse(const char *text, sym_graph **g)
+{
+	sym_ctx *ctx = sym_ctx_new();
+
+	assert_non_null(ctx);
+	*g = sym_graph_parse(ctx, text, "search.sg");
+	assert_non_null(*g);
+	assert_int_equal(sym_graph_n_errors(*g), 0);
+	return ctx;
+}
+
+/* Shard "g" and price it: its time (femtoseconds) at each of the "n"
+ * bindings "b" in "fs"; 0, or -1 when the plan is rejected. */
+static int
+price(sym_graph *g, sym_binding *const *b, size_t n, int64_t *fs)
+{
+	sym_cost c;
+
+	memset(&c, 0, sizeof(c));
+	if (sym_graph_shard(g, NULL) < 0)
+		return -1;
+	assert_int_equal(sym_graph_cost(g, NULL, &c), 0);
+	for (size_t k = 0; k < n; k++)
+		assert_int_equal(sym_expr_eval(c.seconds_fs, b[k], &fs[k]), 0);
+	sym_cost_clear(&c);
+	return 0;
+}
+
+/* Return the binding of every symbol of "ctx" named "name" (instances
+ * included) to "v", the others at their least. */
+static sym_binding *
+binding(sym_ctx *ctx, const char *name, int64_t v)
+{
+	sym_binding *b = sym_binding_new(ctx);
+
+	for (size_t i = 0; i < sym_ctx_n_symbols(ctx); i++) {
+		sym_symbol *y = sym_ctx_symbol(ctx, i);
+
+		sym_binding_set(b, y,
+		    strcmp(sym_symbol_name(sym_symbol_origin(y)), name)
+		        ? sym_symbol_least(y)
+		        : v);
+	}
+	return b;
+}
+
+/* The split pairs (a, b) with a * b dividing 8. */
+static const int pairs[][2] = { { 1, 1 }, { 1, 2 }, { 1, 4 }, { 1, 8 },
+	{ 2, 1 }, { 2, 2 }, { 2, 4 }, { 4, 1 }, { 4, 2 }, { 8, 1 } };
+#define N_PAIRS (sizeof(pairs) / sizeof(pairs[0]))
+
+/* A matmul, a relu and a matmul on 8 devices, in training: the loss
+ * keeps its shard clause (the search never changes it), the backward
+ * and update operators follow the forward ones. */
+static const char chain[] =
+    "devices 8\n"
+    "symbol b divisor=8 max=4096\n"
+    "input  x : f32[b, 64]\n"
+    "input  y : i32[b]\n"
+    "param  w1 : f32[64, 256]\n"
+    "param  w2 : f32[256, 32]\n"
+    "h = matmul(x, w1)\n"
+    "a = relu(h)\n"
+    "o = matmul(a, w2)\n"
+    "loss = softmax_cross_entropy(o, y) shard ((8, 1), (8,))\n"
+    "output loss\n"
+    "minimize loss with momentum(lr=0.1, momentum=0.9)\n";
+
+/* Write the strategy of a matmul whose first input splits "p" and whose
+ * second splits (p[1], "c") into "buf". */
+static const char *
+mm(char *buf, size_t size, const int *p, int c)
+{
+	snprintf(buf, size, "((%d, %d), (%d, %d))", p[0], p[1], p[1], c);
+	return buf;
+}
+
+/* Brute force on "chain": every combination of matmul strategies
+ * ((a, k), (k, c)) with a*k*c dividing 8 and relu strategies (r0, r1),
+ * each priced by the cost model at sampled sizes; the search's plan at
+ * each size is never worse than the best of them. */
+static void
+test_brute_force(void **state)
+{
+	static const int64_t sizes[] = { 8, 64, 512, 4096 };
+	sym_graph *g;
+	sym_ctx *ctx = parse(chain, &g);
+	sym_node *n1 = sym_graph_node(g, 0), *n2 = sym_graph_node(g, 1),
+	         *n3 = sym_graph_node(g, 2);
+	sym_binding *b[4];
+	int64_t best[4], fs[4];
+	long combos = 0, valid = 0;
+	char t1[64], t2[64], t3[64];
+
+	(void)state;
+	for (int k = 0; k < 4; k++) {
+		best[k] = INT64_MAX;
+		b[k] = binding(ctx, "b", sizes[k]);
+	}
+	for (size_t i = 0; i < N_PAIRS; i++)
+		for (int c1 = 1; c1 <= 8; c1 *= 2)
+			for (size_t r = 0; r < N_PAIRS; r++)
+				for (size_t j = 0; j < N_PAIRS; j++)
+					for (int c2 = 1; c2 <= 8; c2 *= 2) {
+						if (8 %
+						        (pairs[i][0] *
+						            pairs[i][1] * c1) ||
+						    8 %
+						        (pairs[j][0] *
+						            pairs[j][1] * c2))
+							continue;
+						combos++;
+						snprintf(t2, sizeof(t2),
+						    "((%d, %d),)", pairs[r][0],
+						    pairs[r][1]);
+						assert_int_equal(
+						    sym_node_set_strategy(g, n1,
+						        mm(t1, sizeof(t1),
+						            pairs[i], c1),
+						        NULL),
+						    0);
+						assert_int_equal(
+						    sym_node_set_strategy(g, n2,
+						        t2, NULL),
+						    0);
+						assert_int_equal(
+						    sym_node_set_strategy(g, n3,
+						        mm(t3, sizeof(t3),
+						            pairs[j], c2),
+						        NULL),
+						    0);
+						if (price(g, b, 4, fs) < 0)
+							continue;
+						valid++;
+						for (int k = 0; k < 4; k++)
+							if (fs[k] < best[k])
+								best[k] = fs[k];
+					}
+	for (int k = 0; k < 4; k++)
+		sym_binding_free(b[k]);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+	print_message("brute force: %ld combinations, %ld valid\n", combos,
+	    valid);
+	assert_true(valid > 100);
+	for (int pass = 0; pass < 2; pass++) {
+		sym_search_options o = SYM_SEARCH_OPTIONS_INIT;
+		sym_search *s;
+
+		/* The default search, then coordinate descent alone. */
+		o.max_evaluations = pass ? 1 : 0;
+		ctx = parse(chain, &g);
+		s = sym_graph_search(g, &o);
+		assert_non_null(s);
+		assert_int_equal(sym_search_n_nodes(s), 3);
+		for (int k = 0; k < 4; k++) {
+			sym_binding *bk = binding(ctx, "b", sizes[k]);
+			size_t i;
+			int64_t lo, hi, got;
+
+			for (i = 0; i < sym_search_n_pieces(s); i++) {
+				assert_int_equal(sym_search_piece_range(s, i,
+				                     &lo, &hi),
+				    0);
+				if (sizes[k] >= lo &&
+				    (hi < 0 || sizes[k] <= hi))
+					break;
+			}
+			assert_true(i < sym_search_n_pieces(s));
+			assert_int_equal(
+			    sym_expr_eval(sym_search_piece_seconds(s, i), bk,
+			        &got),
+			    0);
+			print_message("%s, b = %lld: %lld fs, brute force %lld "
+			              "fs (%.3fx)\n",
+			    pass ? "descent" : "search", (long long)sizes[k],
+			    (long long)got, (long long)best[k],
+			    (double)got / (double)best[k]);
+			if (pass == 0)
+				assert_true(got <= best[k]);
+			sym_binding_free(bk);
+		}
+		sym_search_free(s);
+		sym_graph_free(g);
+		assert_int_equal(sym_ctx_live_objects(ctx), 0);
+		sym_ctx_free(ctx);
+	}
+}
+
+/* The two-layer MLP of the crossover, in training: hidden size 8192,
+ * eight times its input; "%s" is the batch declaration's range. */
+static const char mlp_fmt[] = "devices 8\n"
+                              "symbol b divisor=8 %s\n"
+                              "input  x : f32[b, 1024]\n"
+                              "input  y : i32[b]\n"
+                              "param  w1 : f32[1024, 8192]\n"
+                              "param  w2 : f32[8192, 1024]\n"
+                              "h = matmul(x, w1)\n"
+                              "a = relu(h)\n"
+                              "o = matmul(a, w2)\n"
+                              "loss = softmax_cross_entropy(o, y)\n"
+                              "output loss\n"
+                              "minimize loss with sgd(lr=0.1)\n"
+                              "%s";
+
+/* Parse the MLP with the range "range" and the extra text "extra". */
+static sym_ctx *
+parse_mlp(const char *range, const char *extra, sym_graph **g)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), mlp_fmt, range, extra);
+	return parse(text, g);
+}
+
+/* Return the value of "e" at b = "v" in the context of "ctx". */
+static int64_t
+at_b(sym_ctx *ctx, const sym_expr *e, int64_t v)
+{
+	sym_binding *b = binding(ctx, "b", v);
+	int64_t x = -1;
+
+	assert_int_equal(sym_expr_eval(e, b, &x), 0);
+	sym_binding_free(b);
+	return x;
+}
+
+/* Return the strategy of the searched operator whose output is "name" in
+ * piece "i" of "s". */
+static const char *
+strategy_of(const sym_search *s, size_t i, const char *name)
+{
+	for (size_t j = 0; j < sym_search_n_nodes(s); j++)
+		if (!strcmp(sym_value_name(sym_node_output(sym_search_node(s,
+		                                               j),
+		                0)),
+		        name))
+			return sym_search_strategy(s, i, j);
+	fail_msg("%s was not searched", name);
+	return NULL;
+}
+
+/*
+ * The MLP crossover on the default topology (100 TFLOP/s: 10 fs per
+ * operation; links of 100 GB/s, 10^4 fs per byte, and 5 us). Data
+ * parallel, ((8, 1), (1, 1)) on both matmuls, costs per device:
+ *   compute: five matmuls of 2*(b/8)*1024*8192 = 2097152*b operations
+ *     (h, o, and the gradients of a, w2 and w1; x needs none), relu and
+ *     its gradient 1024*b, the loss and its gradient 6*1024*b/8 = 768*b
+ *     each, the sgd updates 4*(2*8388608) = 67108864 and the step
+ *     counter 1: 10489344*b + 67108865 operations, 104893440*b +
+ *     671088650 fs;
+ *   communication: the mirror all-reduces of w1's and w2's gradients
+ *     (33554432 bytes each) and of the loss (4 bytes) over 8 ranks,
+ *     each 2*7 latencies of 5 us plus 2*7/8*S*10^4 fs:
+ *     2*(70e9 + 587202560000) + (70e9 + 70000) = 1384405190000 fs;
+ *   total 104893440*b + 1385076278650 fs.
+ * Weight-sharded plans pay little per step and more per sample: the
+ * partial sums of o (4096 bytes a sample) are all-reduced instead of
+ * the 64 MiB of gradients. The search's pieces go from weight sharding
+ * over 4 devices at b = 128 through mixed plans to data parallel, each
+ * breakpoint the least admissible b (a multiple of 8) at which the next
+ * piece's time is below the previous piece's: for the last one,
+ * ceil((1385076278650 - c) / (m - 104893440)) rounded up to a multiple
+ * of 8, (m, c) the previous piece's time m*b + c.
+ */
+static void
+test_mlp_crossover(void **state)
+{
+	sym_graph *g;
+	sym_ctx *ctx = parse_mlp("min=128 max=1048576", "", &g);
+	sym_search *s = sym_graph_search(g, NULL);
+	size_t n;
+	int64_t lo, hi, plo, phi;
+
+	(void)state;
+	assert_non_null(s);
+	n = sym_search_n_pieces(s);
+	print_message("%zu pieces, %zu plans priced in %.3f s\n", n,
+	    sym_search_n_evaluations(s), sym_search_seconds(s));
+	assert_true(n >= 3);
+	/* Weight sharding first: x whole, w1 cut by columns. */
+	assert_string_equal(strategy_of(s, 0, "h"), "((1, 1), (1, 4))");
+	assert_string_equal(strategy_of(s, 0, "o"), "((1, 4), (4, 1))");
+	/* Data parallel last, with the time derived above. */
+	assert_string_equal(strategy_of(s, n - 1, "h"), "((8, 1), (1, 1))");
+	assert_string_equal(strategy_of(s, n - 1, "o"), "((8, 1), (1, 1))");
+	assert_int_equal(at_b(ctx, sym_search_piece_seconds(s, n - 1), 0),
+	    1385076278650LL);
+	assert_int_equal(at_b(ctx, sym_search_piece_seconds(s, n - 1), 1) -
+	        1385076278650LL,
+	    104893440LL);
+	/* The pieces cover [128, 1048576] contiguously, and every
+	 * breakpoint is where the two pieces' times cross. */
+	assert_int_equal(sym_search_piece_range(s, 0, &lo, &hi), 0);
+	assert_int_equal(lo, 128);
+	for (size_t i = 1; i < n; i++) {
+		const sym_expr *a = sym_search_piece_seconds(s, i - 1);
+		const sym_expr *b = sym_search_piece_seconds(s, i);
+		int64_t ma = at_b(ctx, a, 1) - at_b(ctx, a, 0);
+		int64_t mb = at_b(ctx, b, 1) - at_b(ctx, b, 0);
+		int64_t ca = at_b(ctx, a, 0), cb = at_b(ctx, b, 0), cross;
+
+		assert_int_equal(sym_search_piece_range(s, i - 1, &plo, &phi),
+		    0);
+		assert_int_equal(sym_search_piece_range(s, i, &lo, &hi), 0);
+		assert_int_equal(lo, phi + 8);
+		assert_true(ma > mb && cb > ca);
+		/* the least multiple of 8 with mb*b + cb < ma*b + ca */
+		cross = (cb - ca) / (ma - mb) + 1;
+		cross = (cross + 7) / 8 * 8;
+		print_message("piece %zu from b = %lld: %lld*b + %lld fs "
+		              "(crossing at %lld)\n",
+		    i + 1, (long long)lo, (long long)mb, (long long)cb,
+		    (long long)cross);
+		assert_int_equal(lo, cross);
+	}
+	assert_int_equal(hi, 1048576);
+	sym_search_free(s);
+	sym_graph_free(g);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
+/* A cap of 400 MB at b in [16384, 17104]: data parallel (17920*b + ... =
+ * 428 MB at 16384) and the fastest mixed plan (403 MB) do not fit; the
+ * search takes a plan that cuts the weights and fits at every size. */
+static void
+test_memory_cap(void **state)
+{
+	sym_graph *g;
+	sym_ctx *ctx = parse_mlp("min=16384 max=17104", "", &g);
+	sym_search_options o = SYM_SEARCH_OPTIONS_INIT;
+	sym_search *s;
+	int64_t lo, hi;
+
+	(void)state;
+	o.memory = 400000000;
+	s = sym_graph_search(g, &o);
+	assert_non_null(s);
+	for (size_t i = 0; i < sym_search_n_pieces(s); i++) {
+		const sym_expr *m = sym_search_piece_memory(s, i);
+
+		assert_int_equal(sym_search_piece_range(s, i, &lo, &hi), 0);
+		for (int64_t b = lo; b <= hi; b += 8)
+			assert_true(at_b(ctx, m, b) <= o.memory);
+		assert_string_not_equal(strategy_of(s, i, "h"),
+		    "((8, 1), (1, 1))");
+		/* w1 is cut: the second operand has a split. */
+		assert_null(strstr(strategy_of(s, i, "h"), "(1, 1))"));
+	}
+	sym_search_free(s);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* Shard clauses are kept: the loss's clause stays, and the search does
+ * not count it among its operators; the statement's cap is read. */
+static void
+test_kept_clauses(void **state)
+{
+	sym_graph *g;
+	sym_ctx *ctx;
+	sym_search *s;
+	char text[1024];
+
+	(void)state;
+	snprintf(text, sizeof(text), mlp_fmt, "max=4096", "");
+	*strstr(text, "loss = softmax_cross_entropy(o, y)\n") = 0;
+	strcat(text,
+	    "loss = softmax_cross_entropy(o, y) shard ((2, 1), "
+	    "(2,))\noutput loss\nminimize loss with "
+	    "sgd(lr=0.1)\nparallel auto memory=1GiB\n");
+	ctx = parse(text, &g);
+	s = sym_graph_search(g, NULL);
+	assert_non_null(s);
+	assert_int_equal(sym_search_n_nodes(s), 3);
+	for (size_t i = 0; i < sym_search_n_pieces(s); i++) {
+		sym_search_apply(s, i);
+		for (size_t k = 0; k < sym_graph_n_nodes(g); k++) {
+			sym_node *n = sym_graph_node(g, k);
+			char *t;
+
+			if (strcmp(sym_value_name(sym_node_output(n, 0)),
+			        "loss"))
+				continue;
+			t = sym_node_strategy_to_str(n);
+			assert_string_equal(t, "((2, 1), (2,))");
+			free(t);
+		}
+	}
+	sym_search_free(s);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* Errors: a cap below the parameters alone, and one no plan meets at
+ * the large sizes, each naming the range and the least memory needed,
+ * located at the statement; the graph keeps no strategy of the search. */
+static void
+test_errors(void **state)
+{
+	static const struct {
+		const char *range, *extra, *msg;
+	} c[] = {
+		{ "max=4096", "parallel auto memory=1MiB\n",
+		    "search.sg:13:10: search: no plan fits memory=1048576 "
+		    "bytes for b in [8, 4096]: the least memory needed at b "
+		    "= 8 is " },
+		{ "max=1048576", "parallel auto memory=1GiB\n",
+		    "search.sg:13:10: search: no plan fits memory=1073741824 "
+		    "bytes for b in [" },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		sym_graph *g;
+		sym_ctx *ctx = parse_mlp(c[k].range, c[k].extra, &g);
+		char where[1200];
+		sym_loc at;
+
+		assert_null(sym_graph_search(g, NULL));
+		at = sym_ctx_last_location(ctx);
+		snprintf(where, sizeof(where), "%s:%d:%d: %s", at.file, at.line,
+		    at.col, sym_ctx_last_message(ctx));
+		print_message("%s\n", where);
+		assert_memory_equal(where, c[k].msg, strlen(c[k].msg));
+		assert_int_equal(sym_ctx_live_objects(ctx) > 0, 1);
+		sym_graph_free(g);
+		assert_int_equal(sym_ctx_live_objects(ctx), 0);
+		sym_ctx_free(ctx);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_brute_force),
+		cmocka_unit_test(test_mlp_crossover),
+		cmocka_unit_test(test_memory_cap),
+		cmocka_unit_test(test_kept_clauses),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests_name("search", tests, NULL, NULL);
+}
