@@ -53,6 +53,12 @@
 #                PyTorch (bench/torch_train.py, one thread) when PYTHON3
 #                has torch; the share of a step on 8 ranks spent outside
 #                kernels and communication; allocations per step)
+#   BENCH_SEARCH the strategy search's benchmark (default
+#                ./bench/bench_search: the time sym_graph_search takes on
+#                1, 12 and 48 stacked transformer blocks in training on 8
+#                and 64 devices, against the goal of 12 blocks on 8
+#                devices in 1 s; a case whose smaller case took over 30 s
+#                is skipped and said so)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
@@ -68,6 +74,7 @@ bench_comm=${BENCH_COMM:-./bench/bench_comm}
 bench_exec=${BENCH_EXEC:-./bench/bench_exec}
 bench_plan=${BENCH_PLAN:-./bench/bench_plan}
 bench_train=${BENCH_TRAIN:-./bench/bench_train}
+bench_search=${BENCH_SEARCH:-./bench/bench_search}
 # The real program rather than libtool's wrapper script, whose shell would
 # be timed too; it finds the uninstalled library through bench_graph's
 # own wrapper (LD_LIBRARY_PATH), which starts it.
@@ -129,6 +136,8 @@ else
 	echo "# pytorch: $python3 has no torch (install python3-torch):" \
 	    "skipping the comparison with PyTorch"
 fi
+echo "# strategy search on stacked transformer blocks (bench/bench_search)"
+"$bench_search"
 echo "# prover: tier 0, exact tier, both (bench/bench_prove)"
 # bench_prove exits with status 1 on any wrong answer or bad witness.
 "$bench_prove" >"$tmp/prove.json" || {

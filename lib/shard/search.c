@@ -385,8 +385,8 @@ n_plans(const sym_search *s)
 
 /* Return the entry of the best plan "s" finds at size "b": every plan
  * when there are at most s->max_eval, else the better of the descents
- * from the default plan and from "warm" (an entry, SIZE_MAX: none);
- * SIZE_MAX when out of memory. */
+ * from "warm" (an entry; SIZE_MAX: the pass's own plan) and from the
+ * best seed; SIZE_MAX when out of memory. */
 static size_t
 search_at(sym_search *s, int64_t b, size_t warm)
 {
@@ -395,7 +395,8 @@ search_at(sym_search *s, int64_t b, size_t warm)
 	bind_at(s, b);
 	if (n_plans(s) <= s->max_eval)
 		return exhaustive(s);
-	memcpy(s->choice, s->start, s->n_node * sizeof(*s->choice));
+	memcpy(s->choice, warm == SIZE_MAX ? s->start : s->entry[warm].choice,
+	    s->n_node * sizeof(*s->choice));
 	x = descend(s);
 	if (x != SIZE_MAX && s->n_seed) {
 		size_t best = s->seed[0];
@@ -404,15 +405,6 @@ search_at(sym_search *s, int64_t b, size_t warm)
 			if (better(value(s, s->seed[k]), value(s, best)))
 				best = s->seed[k];
 		memcpy(s->choice, s->entry[best].choice,
-		    s->n_node * sizeof(*s->choice));
-		y = descend(s);
-		if (y == SIZE_MAX)
-			return SIZE_MAX;
-		if (better(value(s, y), value(s, x)))
-			x = y;
-	}
-	if (x != SIZE_MAX && warm != SIZE_MAX) {
-		memcpy(s->choice, s->entry[warm].choice,
 		    s->n_node * sizeof(*s->choice));
 		y = descend(s);
 		if (y == SIZE_MAX)
