@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* Write "s" to "out" as the inside of a DOT string: quotes and
  * backslashes escaped, newlines as \n. */

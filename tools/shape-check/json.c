@@ -2,14 +2,14 @@
  * shape-check: the --json report, one object whose members shape-check(1)
  * documents. Built with jansson, printed with two-space indentation and
  * the members in the order they are added. The sharding members (layouts,
- * operators, communication) are in check_json_shard.c.
+ * operators, communication) are in json_shard.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "check_json.h"
+#include "json.h"
 
 /* Return "v", marking "d" out of memory when it is NULL. */
 json_t *

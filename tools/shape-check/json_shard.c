@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_json.h"
+#include "json.h"
 
 /* Return the mesh "m" as {sizes, names}, with "ranks" when its rank list
  * is not 0, 1, ... */

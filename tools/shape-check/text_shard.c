@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* The text of a section when sym_graph_shard did not run. */
 #define NOT_SHARDED "not computed: the graph has errors before sharding"

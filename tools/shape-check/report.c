@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* Return the severity of "d" once the options of "r" are applied: with
  * --strict, every warning (a run-time guard, an undecided assertion) is an

@@ -1,7 +1,7 @@
 /*
  * shape-check: the readable report. A header line, then the sections
  * symbols, values, layouts, strategies, communication (those three in
- * check_text_shard.c), relations, guards and assertions, one aligned
+ * text_shard.c), relations, guards and assertions, one aligned
  * table each ("none" when empty), and a summary line. Nothing in it
  * depends on the run (no addresses, no measured timings), so the golden
  * tests can compare it.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* Return "loc" as "at FILE:LINE:COL" (malloc'ed), "" when unknown. */
 static char *

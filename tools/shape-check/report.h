@@ -47,7 +47,7 @@ void strbuf_add(struct strbuf *b, const char *fmt, ...)
  * when it ran out of memory. */
 char *strbuf_take(struct strbuf *b);
 
-/* The readable report's tables (check_table.c): rows of malloc'ed cells
+/* The readable report's tables (table.c): rows of malloc'ed cells
  * printed with aligned columns; the last non-empty cell of a row is not
  * padded. A line is a row of one cell that spans the table: it is printed
  * as it is and takes no part in the widths of the columns. */
@@ -114,7 +114,7 @@ char *report_symbol_decl(const sym_symbol *sym);
 char *report_symbol_values(const sym_symbol *sym);
 
 /* Sharding facts both report writers, the picture and the graph share
- * (check_shard.c). */
+ * (shard.c). */
 
 /* Fill in the binding of "r" to the least values of its symbols, its
  * text and the text of the topology; 0, or -1 when out of memory. */
@@ -194,10 +194,10 @@ double report_step_seconds(const struct report *r, const sym_redist *plan,
 const char *report_seconds_text(char *buf, size_t size, double s);
 
 /* Print the sections "layouts", "strategies" and "communication" of
- * "r" to "out" (check_text_shard.c); 0, or -1 when out of memory. */
+ * "r" to "out" (text_shard.c); 0, or -1 when out of memory. */
 int report_text_sharding(const struct report *r, FILE *out);
 
-/* The slice plan at the sizes --bind gives (check_slices.c). */
+/* The slice plan at the sizes --bind gives (slices.c). */
 
 /* Compile the plan of the graph of "r" (when it has no error) and bind it
  * at "b" (kept by "r"). Return 0 when the slices are bound or a
@@ -220,11 +220,11 @@ int report_text(const struct report *r, FILE *out);
 int report_json(const struct report *r, FILE *out);
 
 /* Write to "out" the SVG picture of which rank holds which block of the
- * value "v" of "r" (check_svg.c); 0, or -1 when out of memory. */
+ * value "v" of "r" (svg.c); 0, or -1 when out of memory. */
 int report_svg(const struct report *r, const sym_value *v, FILE *out);
 
 /* Write to "out" the sharded graph of "r" in Graphviz's DOT language
- * (check_dot.c); 0, or -1 when out of memory. */
+ * (dot.c); 0, or -1 when out of memory. */
 int report_dot(const struct report *r, FILE *out);
 
 #endif

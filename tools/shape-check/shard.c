@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* Fill in the binding of "r" to the least value of every symbol, its
  * declared symbols' text, "b = 8, s = 128", and the text of the topology
