@@ -912,6 +912,23 @@ test_format(void **state)
 	free_ctx(ctx);
 }
 
+/* The names of severities and of kinds of values, as the reports print
+ * them, and "unknown" for any other value; "state" is unused. */
+static void
+test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(sym_severity_name(SYM_SEV_ERROR), "error");
+	assert_string_equal(sym_severity_name(SYM_SEV_WARNING), "warning");
+	assert_string_equal(sym_severity_name(SYM_SEV_NOTE), "note");
+	assert_string_equal(sym_severity_name((sym_severity)3), "unknown");
+	assert_string_equal(sym_severity_name((sym_severity)-1), "unknown");
+	assert_string_equal(sym_value_kind_name(SYM_VALUE_INPUT), "input");
+	assert_string_equal(sym_value_kind_name(SYM_VALUE_PARAM), "param");
+	assert_string_equal(sym_value_kind_name(SYM_VALUE_RESULT), "result");
+	assert_string_equal(sym_value_kind_name((sym_value_kind)3), "unknown");
+}
+
 /* Return the name of a new temporary file holding the "len" bytes of
  * "text" (malloc'ed; the caller removes the file). */
 static char *
@@ -1262,6 +1279,7 @@ main(void)
 		cmocka_unit_test(test_file_limits),
 		cmocka_unit_test(test_many_names),
 		cmocka_unit_test(test_format_hostile),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);

@@ -39,36 +39,6 @@ report_count(struct report *r)
 	}
 }
 
-/* Return the name of severity "sev". */
-const char *
-report_severity_name(sym_severity sev)
-{
-	switch (sev) {
-	case SYM_SEV_ERROR:
-		return "error";
-	case SYM_SEV_WARNING:
-		return "warning";
-	case SYM_SEV_NOTE:
-		break;
-	}
-	return "note";
-}
-
-/* Return the name of the kind of value "v". */
-const char *
-report_kind_name(const sym_value *v)
-{
-	switch (sym_value_get_kind(v)) {
-	case SYM_VALUE_INPUT:
-		return "input";
-	case SYM_VALUE_PARAM:
-		return "param";
-	case SYM_VALUE_RESULT:
-		break;
-	}
-	return "result";
-}
-
 /* Return 1 when "v" is one of the outputs of "g". */
 int
 report_is_output(const sym_graph *g, const sym_value *v)

@@ -89,13 +89,6 @@ void report_count(struct report *r);
 /* Return the severity of "d" once the options of "r" are applied. */
 sym_severity report_severity(const struct report *r, const sym_diagnostic *d);
 
-/* Return the name of severity "sev": "error", "warning" or "note". */
-const char *report_severity_name(sym_severity sev);
-
-/* Return the name of the kind of value "v": "input", "param" or
- * "result". */
-const char *report_kind_name(const sym_value *v);
-
 /* Return 1 when the value "v" is an output of "g". */
 int report_is_output(const sym_graph *g, const sym_value *v);
 
@@ -138,29 +131,6 @@ char *report_local_shape_text(const sym_value *v, const sym_layout *l);
 
 /* Return the malloc'ed names of the outputs of "n", "h1" or "q, k". */
 char *report_node_name(const sym_node *n);
-
-/* Return the index of "v" among the outputs of its producer (0 when it
- * has none). */
-size_t report_output_index(const sym_value *v);
-
-/* Return the layout communication "c" starts from: the producer's
- * output layout with its partial sums for a resolution, else the layout
- * of the value. */
-const sym_layout *report_comm_from(const sym_reshard *c);
-
-/* Return the layout communication "c" ends in: the value's resolved
- * layout, or the layout its consumer needs. */
-const sym_layout *report_comm_to(const sym_reshard *c);
-
-/* Return the communication of "r" that resolves the partial sums of "v",
- * or NULL. */
-const sym_reshard *report_resolution(const struct report *r,
-    const sym_value *v);
-
-/* Return the communication of "r" that redistributes "v" for input "i"
- * of "n", or NULL. */
-const sym_reshard *report_redistribution(const struct report *r,
-    const sym_value *v, const sym_node *n, size_t i);
 
 /* Return the step of "plan" that stands for it: its first step that
  * communicates, else its first. */
