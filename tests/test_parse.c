@@ -153,7 +153,7 @@ assert_attrs(const sym_graph *g, size_t i, const char *attrs)
 	free(s);
 }
 
-/* The feed-forward network of DESIGN section 10. */
+/* The seed network (HACKING.md section 8). */
 static const char ffn[] =
     "# Feed-forward network of the dynamic-shape tutorial, on 8 devices.\n"
     "devices 8\n"
@@ -339,7 +339,7 @@ test_assertion_text(void **state)
 	free_ctx(ctx);
 }
 
-/* The layouts, relations and assertions example of DESIGN section 10:
+/* The layout example (HACKING.md section 8) with relations and assertions:
  * the relation is assumed, one assertion is proven, one refuted. */
 static void
 test_design_layout_example(void **state)

@@ -1,6 +1,6 @@
 /*
- * Unit tests of sharding (sym_graph_shard(3)): the seed network of the
- * design on 8 devices, tuple and layout strategies with their device
+ * Unit tests of sharding (sym_graph_shard(3)): the seed network
+ * (HACKING.md section 8) on 8 devices, tuple and layout strategies with their device
  * matrices, repeat axes, output strategies (AllReduce or ReduceScatter),
  * every structural error, divisibility proofs with witnesses and hints,
  * multi-axis layouts on dynamic dimensions, the default strategy and
@@ -19,7 +19,7 @@
 
 #include <symshard.h>
 
-/* The seed network of the design (examples/ffn.sg). */
+/* The seed network (HACKING.md section 8, examples/ffn.sg). */
 static const char ffn[] =
     "# Feed-forward network of the dynamic-shape tutorial, on 8 devices.\n"
     "devices 8\n"
@@ -40,7 +40,7 @@ static const char ffn[] =
     "loss   = softmax_cross_entropy(logits, y)\n"
     "output loss\n";
 
-/* The layout example of the design, exactly as written there. */
+/* The layout example (HACKING.md section 8), with MindSpore's 2 rows. */
 static const char layout_design[] =
     "devices 8\n"
     "mesh m = (dp=2, sp=2, mp=2)\n"
@@ -386,7 +386,7 @@ test_seed_divisor_4(void **state)
 	free_ctx(ctx);
 }
 
-/* The layout example of the design: a ReduceScatter along dimension 0
+/* The layout example (HACKING.md section 8): a ReduceScatter along dimension 0
  * in the order (mp, sp, dp); as written (2 rows) its output cannot be cut
  * in 8, with 8 rows it is valid; any other output layout is an error
  * naming both accepted ones. */
