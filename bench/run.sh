@@ -24,8 +24,8 @@
 #   BENCH_PROVE  the benchmark program (default ./bench/bench_prove)
 #   BENCH_GRAPH  the shape-inference benchmark (default ./bench/bench_graph)
 #   SHAPE_CHECK  the shape-check program it times (default the one libtool
-#                built in tools/.libs, run with the library it was built
-#                with, else ./tools/shape-check; empty: not timed)
+#                built in .libs, run with the library it was built
+#                with, else ./shape-check; empty: not timed)
 #   BENCH_REDIST the redistribution benchmark (default ./bench/bench_redist)
 #   BENCH_KERNELS the executor's kernel benchmark (default
 #                ./bench/bench_kernels; matmul kernel vs the same
@@ -78,10 +78,10 @@ bench_search=${BENCH_SEARCH:-./bench/bench_search}
 # The real program rather than libtool's wrapper script, whose shell would
 # be timed too; it finds the uninstalled library through bench_graph's
 # own wrapper (LD_LIBRARY_PATH), which starts it.
-if test -x ./tools/.libs/shape-check; then
-	shape_check=${SHAPE_CHECK-./tools/.libs/shape-check}
+if test -x ./.libs/shape-check; then
+	shape_check=${SHAPE_CHECK-./.libs/shape-check}
 else
-	shape_check=${SHAPE_CHECK-./tools/shape-check}
+	shape_check=${SHAPE_CHECK-./shape-check}
 fi
 mpirun=${MPIRUN-}
 python3=${PYTHON3-/usr/bin/python3}

@@ -35,7 +35,7 @@ if test "x$1" = x--update; then
 	update=yes
 fi
 
-tool=$top_builddir/tools/shape-check
+tool=$top_builddir/shape-check
 if ! test -x "$tool"; then
 	echo "check-golden: $tool is not built" >&2
 	exit 1

@@ -25,7 +25,7 @@
 LC_ALL=C
 export LC_ALL
 
-tool=$top_builddir/tools/shape-run
+tool=$top_builddir/shape-run
 if ! test -x "$tool"; then
 	echo "check-run: $tool is not built" >&2
 	exit 1
@@ -194,7 +194,7 @@ refuse usage-backend 2 "--backend expects threads or mpi" \
 # (shape-check's JSON report; broadcast is never emitted).
 n=$((n + 1))
 missing=
-json=$($SYM_TEST_WRAPPER "$top_builddir/tools/shape-check" --json \
+json=$($SYM_TEST_WRAPPER "$top_builddir/shape-check" --json \
     examples/redist_all.sg)
 for kind in slice all_to_all permute all_gather all_reduce reduce_scatter; do
 	if ! printf '%s\n' "$json" | grep -q "\"kind\": \"$kind\""; then

@@ -142,6 +142,33 @@ test_strerror(void **state)
 	assert_string_equal(sym_strerror((sym_error)-1), "unknown error code");
 }
 
+/* Check that every error code has the name of its constant and that any
+ * other value is "unknown"; "state" is unused. */
+static void
+test_error_name(void **state)
+{
+	(void)state;
+	assert_string_equal(sym_error_name(SYM_OK), "SYM_OK");
+	assert_string_equal(sym_error_name(SYM_ENOMEM), "SYM_ENOMEM");
+	assert_string_equal(sym_error_name(SYM_EINVAL), "SYM_EINVAL");
+	assert_string_equal(sym_error_name(SYM_EPARSE), "SYM_EPARSE");
+	assert_string_equal(sym_error_name(SYM_EDECL), "SYM_EDECL");
+	assert_string_equal(sym_error_name(SYM_EOVERFLOW), "SYM_EOVERFLOW");
+	assert_string_equal(sym_error_name(SYM_EDIVZERO), "SYM_EDIVZERO");
+	assert_string_equal(sym_error_name(SYM_EUNBOUND), "SYM_EUNBOUND");
+	assert_string_equal(sym_error_name(SYM_EDOMAIN), "SYM_EDOMAIN");
+	assert_string_equal(sym_error_name(SYM_EUNSAT), "SYM_EUNSAT");
+	assert_string_equal(sym_error_name(SYM_ESCOPE), "SYM_ESCOPE");
+	assert_string_equal(sym_error_name(SYM_EINTERNAL), "SYM_EINTERNAL");
+	assert_string_equal(sym_error_name(SYM_EISL), "SYM_EISL");
+	assert_string_equal(sym_error_name(SYM_ESHAPE), "SYM_ESHAPE");
+	assert_string_equal(sym_error_name(SYM_ELAYOUT), "SYM_ELAYOUT");
+	assert_string_equal(sym_error_name(SYM_EIO), "SYM_EIO");
+	assert_string_equal(sym_error_name((sym_error)(SYM_EIO + 1)),
+	    "unknown");
+	assert_string_equal(sym_error_name((sym_error)-1), "unknown");
+}
+
 /* Check the name of each answer; "state" is unused. */
 static void
 test_answer_name(void **state)
@@ -739,6 +766,7 @@ main(void)
 		cmocka_unit_test(test_option_set_get),
 		cmocka_unit_test(test_option_invalid),
 		cmocka_unit_test(test_strerror),
+		cmocka_unit_test(test_error_name),
 		cmocka_unit_test(test_answer_name),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_error_state),

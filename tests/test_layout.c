@@ -238,7 +238,7 @@ check_coords(sym_ctx *ctx, size_t n, const int64_t *size, size_t n_ranks,
 }
 
 /* Check rank/coordinate round trips on several meshes, with and without
- * rank lists, and DESIGN's example: rank 5 of (dp=2, sp=2, mp=2) is
+ * rank lists, and the layout example's mesh (HACKING.md section 8): rank 5 of (dp=2, sp=2, mp=2) is
  * (dp=1, sp=0, mp=1). */
 static void
 test_mesh_coords(void **state)

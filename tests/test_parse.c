@@ -153,7 +153,7 @@ assert_attrs(const sym_graph *g, size_t i, const char *attrs)
 	free(s);
 }
 
-/* The feed-forward network of DESIGN section 10. */
+/* The seed network (HACKING.md section 8). */
 static const char ffn[] =
     "# Feed-forward network of the dynamic-shape tutorial, on 8 devices.\n"
     "devices 8\n"
@@ -339,7 +339,7 @@ test_assertion_text(void **state)
 	free_ctx(ctx);
 }
 
-/* The layouts, relations and assertions example of DESIGN section 10:
+/* The layout example (HACKING.md section 8) with relations and assertions:
  * the relation is assumed, one assertion is proven, one refuted. */
 static void
 test_design_layout_example(void **state)
@@ -912,6 +912,23 @@ test_format(void **state)
 	free_ctx(ctx);
 }
 
+/* The names of severities and of kinds of values, as the reports print
+ * them, and "unknown" for any other value; "state" is unused. */
+static void
+test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(sym_severity_name(SYM_SEV_ERROR), "error");
+	assert_string_equal(sym_severity_name(SYM_SEV_WARNING), "warning");
+	assert_string_equal(sym_severity_name(SYM_SEV_NOTE), "note");
+	assert_string_equal(sym_severity_name((sym_severity)3), "unknown");
+	assert_string_equal(sym_severity_name((sym_severity)-1), "unknown");
+	assert_string_equal(sym_value_kind_name(SYM_VALUE_INPUT), "input");
+	assert_string_equal(sym_value_kind_name(SYM_VALUE_PARAM), "param");
+	assert_string_equal(sym_value_kind_name(SYM_VALUE_RESULT), "result");
+	assert_string_equal(sym_value_kind_name((sym_value_kind)3), "unknown");
+}
+
 /* Return the name of a new temporary file holding the "len" bytes of
  * "text" (malloc'ed; the caller removes the file). */
 static char *
@@ -1262,6 +1279,7 @@ main(void)
 		cmocka_unit_test(test_file_limits),
 		cmocka_unit_test(test_many_names),
 		cmocka_unit_test(test_format_hostile),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);

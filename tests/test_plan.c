@@ -1,7 +1,7 @@
 /*
  * Unit tests of slice plans (sym_plan(3)): plans of small graphs built
  * through the C API and parsed (one device, the feed-forward network on 8
- * devices, the layout example of the design), their steps, tensors and
+ * devices, the layout example of HACKING.md section 8), their steps, tensors and
  * layouts; local sizes and offsets for several bindings, and a randomized
  * cross-check of every slice against sym_layout_local_dim and
  * sym_layout_offset evaluated with sym_expr_eval; every kind of run-time
@@ -21,7 +21,7 @@
 
 #include <symshard.h>
 
-/* The seed network of the design (examples/ffn.sg). */
+/* The seed network (HACKING.md section 8, examples/ffn.sg). */
 static const char ffn[] = "devices 8\n"
                           "symbol b divisor=8\n"
                           "\n"
@@ -40,7 +40,7 @@ static const char ffn[] = "devices 8\n"
                           "loss   = softmax_cross_entropy(logits, y)\n"
                           "output loss\n";
 
-/* The layout example of the design (examples/layout.sg). */
+/* The layout example (HACKING.md section 8, examples/layout.sg). */
 static const char layout_example[] =
     "devices 8\n"
     "mesh m = (dp=2, sp=2, mp=2)\n"
@@ -755,7 +755,7 @@ test_cross_check(void **state)
 	}
 }
 
-/* The layout example of the design: x laid out as (mp, (sp, dp)) on
+/* The layout example (HACKING.md section 8): x laid out as (mp, (sp, dp)) on
  * (dp=2, sp=2, mp=2) puts row block 0 on ranks 0, 4, 2, 6 (columns 0 to
  * 3); the product's partial sums are resolved by a reduce_scatter along
  * dimension 0 in the order (mp, sp, dp). */

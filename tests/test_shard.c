@@ -1,6 +1,6 @@
 /*
- * Unit tests of sharding (sym_graph_shard(3)): the seed network of the
- * design on 8 devices, tuple and layout strategies with their device
+ * Unit tests of sharding (sym_graph_shard(3)): the seed network
+ * (HACKING.md section 8) on 8 devices, tuple and layout strategies with their device
  * matrices, repeat axes, output strategies (AllReduce or ReduceScatter),
  * every structural error, divisibility proofs with witnesses and hints,
  * multi-axis layouts on dynamic dimensions, the default strategy and
@@ -19,7 +19,7 @@
 
 #include <symshard.h>
 
-/* The seed network of the design (examples/ffn.sg). */
+/* The seed network (HACKING.md section 8, examples/ffn.sg). */
 static const char ffn[] =
     "# Feed-forward network of the dynamic-shape tutorial, on 8 devices.\n"
     "devices 8\n"
@@ -40,7 +40,7 @@ static const char ffn[] =
     "loss   = softmax_cross_entropy(logits, y)\n"
     "output loss\n";
 
-/* The layout example of the design, exactly as written there. */
+/* The layout example (HACKING.md section 8), with MindSpore's 2 rows. */
 static const char layout_design[] =
     "devices 8\n"
     "mesh m = (dp=2, sp=2, mp=2)\n"
@@ -386,7 +386,7 @@ test_seed_divisor_4(void **state)
 	free_ctx(ctx);
 }
 
-/* The layout example of the design: a ReduceScatter along dimension 0
+/* The layout example (HACKING.md section 8): a ReduceScatter along dimension 0
  * in the order (mp, sp, dp); as written (2 rows) its output cannot be cut
  * in 8, with 8 rows it is valid; any other output layout is an error
  * naming both accepted ones. */
@@ -1081,6 +1081,9 @@ test_reshard_and_refusal(void **state)
 	assert_null(sym_node_strategy_to_str(NULL));
 	assert_int_equal(sym_graph_n_reshards(NULL), 0);
 	assert_null(sym_graph_reshard(NULL, 0));
+	assert_null(sym_graph_find_reshard(NULL, NULL, NULL, 0));
+	assert_null(sym_reshard_source(NULL));
+	assert_null(sym_reshard_target(NULL));
 	free_ctx(ctx);
 }
 
@@ -1213,6 +1216,62 @@ assert_fresh_plan(const sym_graph *g, const sym_reshard *c)
 	sym_redist_free(fresh);
 }
 
+/* Check that sym_graph_find_reshard finds every communication of "g" by
+ * its value, consumer and input, and nothing for an input that needs
+ * none; and that each starts from and ends in the layouts its ends have:
+ * a redistribution from the value's layout to the one its consumer
+ * needs, a resolution from its producer's output layout to the value's. */
+static void
+assert_found_by_place(const sym_graph *g)
+{
+	size_t n = sym_graph_n_reshards(g), misses = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const sym_reshard *c = sym_graph_reshard(g, i);
+		const sym_node *p = sym_value_producer(c->value);
+
+		assert_ptr_equal(sym_graph_find_reshard(g, c->value,
+		                     c->consumer, c->input),
+		    c);
+		if (c->consumer) {
+			assert_ptr_equal(sym_reshard_source(c),
+			    sym_value_layout(c->value));
+			assert_ptr_equal(sym_reshard_target(c),
+			    sym_node_input_layout(c->consumer, c->input));
+			continue;
+		}
+		assert_ptr_equal(sym_reshard_target(c),
+		    sym_value_layout(c->value));
+		assert_non_null(p);
+		for (size_t k = 0; k < sym_node_n_outputs(p); k++)
+			if (sym_node_output(p, k) == c->value)
+				assert_ptr_equal(sym_reshard_source(c),
+				    sym_node_output_layout(p, k));
+	}
+	for (size_t j = 0; j < sym_graph_n_nodes(g); j++) {
+		const sym_node *nd = sym_graph_node(g, j);
+
+		for (size_t k = 0; k < sym_node_n_inputs(nd); k++) {
+			const sym_value *v = sym_node_input(nd, k);
+			int listed = 0;
+
+			for (size_t i = 0; i < n; i++) {
+				const sym_reshard *c = sym_graph_reshard(g, i);
+
+				listed |= c->value == v && c->consumer == nd &&
+				    c->input == k;
+			}
+			if (listed)
+				continue;
+			assert_null(sym_graph_find_reshard(g, v, nd, k));
+			misses++;
+		}
+		assert_null(sym_graph_find_reshard(g, sym_node_input(nd, 0), nd,
+		    sym_node_n_inputs(nd)));
+	}
+	assert_true(misses > 0);
+}
+
 /* Each distinct redistribution is planned once per pass: the plans of
  * the report equal fresh ones, layouts that differ only in axis names or
  * shapes get their own, and sharding twice gives the same report. */
@@ -1228,6 +1287,7 @@ test_planned_once(void **state)
 	assert_true(n >= 6 && n <= 64);
 	for (size_t i = 0; i < n; i++)
 		assert_fresh_plan(g, sym_graph_reshard(g, i));
+	assert_found_by_place(g);
 	assert_steps(find_comm(g, "a", "c"), "all_to_all(dp)");
 	assert_steps(find_comm(g, "d", "e"), "all_to_all(tp)");
 	assert_steps(find_comm(g, "f", "h"), "all_to_all(dp)");

@@ -63,6 +63,7 @@ typedef struct sym_expr sym_expr;
 typedef struct sym_binding sym_binding;
 
 SYM_EXPORT const char *sym_strerror(sym_error code);
+SYM_EXPORT const char *sym_error_name(sym_error code);
 SYM_EXPORT const char *sym_answer_name(sym_answer answer);
 SYM_EXPORT const char *sym_version(void);
 

@@ -112,6 +112,7 @@ SYM_EXPORT sym_value *sym_graph_output(SYM_KEEP const sym_graph *g, size_t i);
 
 SYM_EXPORT const char *sym_value_name(SYM_KEEP const sym_value *v);
 SYM_EXPORT sym_value_kind sym_value_get_kind(SYM_KEEP const sym_value *v);
+SYM_EXPORT const char *sym_value_kind_name(sym_value_kind kind);
 SYM_EXPORT sym_shape *sym_value_shape(SYM_KEEP const sym_value *v);
 SYM_EXPORT sym_shape *sym_value_declared_shape(SYM_KEEP const sym_value *v);
 SYM_EXPORT sym_node *sym_value_producer(SYM_KEEP const sym_value *v);
@@ -130,6 +131,7 @@ SYM_EXPORT size_t sym_graph_n_diagnostics(SYM_KEEP const sym_graph *g);
 SYM_EXPORT const sym_diagnostic *
 sym_graph_diagnostic(SYM_KEEP const sym_graph *g, size_t i);
 SYM_EXPORT size_t sym_graph_n_errors(SYM_KEEP const sym_graph *g);
+SYM_EXPORT const char *sym_severity_name(sym_severity severity);
 SYM_EXPORT char *sym_diagnostic_format(SYM_KEEP const sym_graph *g,
     SYM_KEEP const sym_diagnostic *d);
 SYM_EXPORT size_t sym_graph_n_relations(SYM_KEEP const sym_graph *g);

@@ -55,6 +55,11 @@ SYM_EXPORT char *sym_node_strategy_to_str(SYM_KEEP const sym_node *n);
 SYM_EXPORT size_t sym_graph_n_reshards(SYM_KEEP const sym_graph *g);
 SYM_EXPORT const sym_reshard *sym_graph_reshard(SYM_KEEP const sym_graph *g,
     size_t i);
+SYM_EXPORT const sym_reshard *
+sym_graph_find_reshard(SYM_KEEP const sym_graph *g, SYM_KEEP const sym_value *v,
+    SYM_KEEP const sym_node *consumer, size_t input);
+SYM_EXPORT const sym_layout *sym_reshard_source(SYM_KEEP const sym_reshard *c);
+SYM_EXPORT const sym_layout *sym_reshard_target(SYM_KEEP const sym_reshard *c);
 
 /* The cost of a step of a sharded graph (sym_search(3)): expressions of
  * the symbols (references owned by the structure, released by

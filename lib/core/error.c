@@ -49,6 +49,22 @@ sym_strerror(sym_error code)
 	return "unknown error code";
 }
 
+/* Return the static name of the constant of error "code", "SYM_EINVAL",
+ * or "unknown" for a value that is no error code. */
+const char *
+sym_error_name(sym_error code)
+{
+	static const char *const name[] = { "SYM_OK", "SYM_ENOMEM",
+		"SYM_EINVAL", "SYM_EPARSE", "SYM_EDECL", "SYM_EOVERFLOW",
+		"SYM_EDIVZERO", "SYM_EUNBOUND", "SYM_EDOMAIN", "SYM_EUNSAT",
+		"SYM_ESCOPE", "SYM_EINTERNAL", "SYM_EISL", "SYM_ESHAPE",
+		"SYM_ELAYOUT", "SYM_EIO" };
+
+	if ((unsigned)code >= sizeof(name) / sizeof(name[0]))
+		return "unknown";
+	return name[code];
+}
+
 /* Return the name of "answer": "true", "false", "unknown" or "error". */
 const char *
 sym_answer_name(sym_answer answer)

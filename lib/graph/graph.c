@@ -840,6 +840,38 @@ in_source(const sym_graph *g, const sym_loc *loc)
 	return strcmp(loc->file, g->filename) == 0;
 }
 
+/* Return the static name of severity "severity": "error", "warning",
+ * "note", or "unknown" for a value that is no severity. */
+const char *
+sym_severity_name(sym_severity severity)
+{
+	switch (severity) {
+	case SYM_SEV_ERROR:
+		return "error";
+	case SYM_SEV_WARNING:
+		return "warning";
+	case SYM_SEV_NOTE:
+		return "note";
+	}
+	return "unknown";
+}
+
+/* Return the static name of the kind of value "kind": "input", "param",
+ * "result", or "unknown" for a value that is no kind. */
+const char *
+sym_value_kind_name(sym_value_kind kind)
+{
+	switch (kind) {
+	case SYM_VALUE_INPUT:
+		return "input";
+	case SYM_VALUE_PARAM:
+		return "param";
+	case SYM_VALUE_RESULT:
+		return "result";
+	}
+	return "unknown";
+}
+
 /* Return the text of diagnostic "d" of "g" as a compiler prints it: the
  * location, severity and message, the source line with a caret when the
  * location is in the graph's source, then the witness and hint lines.
@@ -847,12 +879,11 @@ in_source(const sym_graph *g, const sym_loc *loc)
 char *
 sym_diagnostic_format(const sym_graph *g, const sym_diagnostic *d)
 {
-	static const char *sev[] = { "error", "warning", "note" };
-
 	if (!g || !d)
 		return NULL;
-	return sym__diag_format(&d->loc, sev[d->severity], d->message,
-	    in_source(g, &d->loc) ? g->source : NULL, d->witness, d->hint);
+	return sym__diag_format(&d->loc, sym_severity_name(d->severity),
+	    d->message, in_source(g, &d->loc) ? g->source : NULL, d->witness,
+	    d->hint);
 }
 
 /* Add the mesh declaration "m" (its contents are taken) to "g"; 0 or -1

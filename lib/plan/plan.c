@@ -355,7 +355,7 @@ new_step(sym_plan *p, sym_plan_step_kind kind, const sym_node *n, size_t n_in,
  * step writes (which places the blocks as the step's own layout does).
  * Return that tensor, or SYM__NO_TENSOR. */
 static size_t
-comm_steps(sym_plan *p, const struct sym__comm *c, const sym_node *n,
+comm_steps(sym_plan *p, const sym_reshard *c, const sym_node *n,
     const sym_value *v, size_t input, size_t from, const sym_layout *to)
 {
 	const sym_redist *r = c->plan;
@@ -404,8 +404,7 @@ comm_steps(sym_plan *p, const struct sym__comm *c, const sym_node *n,
  * tensor of the value in the layout needed is there already; or
  * SYM__NO_TENSOR. */
 static size_t
-input_tensor(sym_plan *p, const sym_node *n, size_t i,
-    const struct sym__comm *c)
+input_tensor(sym_plan *p, const sym_node *n, size_t i, const sym_reshard *c)
 {
 	const sym_value *v = n->in[i];
 	const sym_layout *want = n->in_layout[i];
@@ -426,46 +425,11 @@ input_tensor(sym_plan *p, const sym_node *n, size_t i,
 	return home;
 }
 
-/* The communications of a sharded graph indexed for compiling. */
-struct comm_index {
-	const struct sym__comm **in;  /* by node input (in0[node] + i) */
-	const struct sym__comm **res; /* by value: its resolution */
-	size_t *in0;                  /* by node: first input */
-};
-
-/* Index the communications of "g" in "ci"; 0 or -1. */
-static int
-index_comms(const sym_graph *g, struct comm_index *ci)
-{
-	size_t n = 0;
-
-	ci->in0 = calloc(g->n_node + 1, sizeof(*ci->in0));
-	ci->res = calloc(g->n_value + 1, sizeof(*ci->res));
-	for (size_t i = 0; ci->in0 && i < g->n_node; i++) {
-		ci->in0[i] = n;
-		n += g->node[i]->n_in;
-	}
-	ci->in = calloc(n + 1, sizeof(*ci->in));
-	if (!ci->in0 || !ci->res || !ci->in)
-		return -1;
-	for (size_t i = 0; i < g->n_comm; i++) {
-		const struct sym__comm *c = &g->comm[i];
-		const sym_node *con = c->pub.consumer;
-
-		if (!con)
-			ci->res[c->pub.value->index] = c;
-		else if (c->pub.input < con->n_in)
-			ci->in[ci->in0[con->index] + c->pub.input] = c;
-	}
-	return 0;
-}
-
 /* Append to "p" the steps of node "n": the redistributions of its
- * inputs, its kernel, the resolution of its partial sums ("ci" indexes
- * the communications; "single": whole tensors, no communication).
- * Return 0 or -1. */
+ * inputs, its kernel, the resolution of its partial sums ("single":
+ * whole tensors, no communication). Return 0 or -1. */
 static int
-node_steps(sym_plan *p, const sym_node *n, const struct comm_index *ci)
+node_steps(sym_plan *p, const sym_node *n)
 {
 	size_t *in = calloc(n->n_in + n->n_out + 1, sizeof(*in)), *out;
 	struct sym__pstep *s;
@@ -479,14 +443,15 @@ node_steps(sym_plan *p, const sym_node *n, const struct comm_index *ci)
 	for (size_t i = 0; i < n->n_in; i++) {
 		in[i] = p->single
 		    ? p->home[n->in[i]->index]
-		    : input_tensor(p, n, i, ci->in[ci->in0[n->index] + i]);
+		    : input_tensor(p, n, i,
+		          sym_graph_find_reshard(p->g, n->in[i], n, i));
 		if (in[i] == SYM__NO_TENSOR)
 			goto done;
 	}
 	for (size_t k = 0; k < n->n_out; k++) {
 		const sym_value *v = n->out[k];
-		const struct sym__comm *c =
-		    p->single ? NULL : ci->res[v->index];
+		const sym_reshard *c =
+		    p->single ? NULL : sym_graph_find_reshard(p->g, v, NULL, 0);
 
 		if (c && c->plan->n_step > 0)
 			out[k] = new_tensor(p, v, n->out_layout[k]);
@@ -503,8 +468,8 @@ node_steps(sym_plan *p, const sym_node *n, const struct comm_index *ci)
 		memcpy(p->io + s->io, in, (n->n_in + n->n_out) * sizeof(*in));
 	for (size_t k = 0; k < n->n_out; k++) {
 		const sym_value *v = n->out[k];
-		const struct sym__comm *c =
-		    p->single ? NULL : ci->res[v->index];
+		const sym_reshard *c =
+		    p->single ? NULL : sym_graph_find_reshard(p->g, v, NULL, 0);
 		size_t home;
 
 		if (!c || c->plan->n_step == 0)
@@ -527,12 +492,11 @@ static int
 build_steps(sym_plan *p)
 {
 	sym_graph *g = p->g;
-	struct comm_index ci = { NULL, NULL, NULL };
 	int r = 0;
 
 	p->home = malloc((g->n_value + 1) * sizeof(*p->home));
 	p->first = malloc((g->n_value + 1) * sizeof(*p->first));
-	if (!p->home || !p->first || (!p->single && index_comms(g, &ci) < 0)) {
+	if (!p->home || !p->first) {
 		sym__oom(p->ctx);
 		r = -1;
 	}
@@ -548,16 +512,13 @@ build_steps(sym_plan *p)
 			r = -1;
 	}
 	for (size_t i = 0; r == 0 && i < g->n_node; i++)
-		r = node_steps(p, g->node[i], &ci);
+		r = node_steps(p, g->node[i]);
 	for (size_t i = 0; r == 0 && i < p->n_step; i++) {
 		struct sym__pstep *s = &p->step[i];
 
 		s->pub.in = p->io + s->io;
 		s->pub.out = p->io + s->io + s->pub.n_in;
 	}
-	free(ci.in);
-	free(ci.in0);
-	free(ci.res);
 	return r;
 }
 

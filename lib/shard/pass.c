@@ -909,3 +909,104 @@ sym_graph_reshard(const sym_graph *g, size_t i)
 {
 	return g && i < g->n_comm ? &g->comm[i].pub : NULL;
 }
+
+/* Return the index of "v" among the outputs of its producer "n". */
+static size_t
+output_index(const sym_node *n, const sym_value *v)
+{
+	size_t k = 0;
+
+	while (k < n->n_out && n->out[k] != v)
+		k++;
+	return k;
+}
+
+/* Where the pass records a communication: the node it serves, and the
+ * input it lays out or, after the inputs, the output whose partial sums
+ * it resolves. */
+struct comm_place {
+	size_t node, slot;
+};
+
+/* Return the place of the communication of "v" for input "input" of
+ * "consumer" (NULL: the resolution of the partial sums of "v"). */
+static struct comm_place
+comm_place(const sym_value *v, const sym_node *consumer, size_t input)
+{
+	const sym_node *n = consumer ? consumer : v->producer;
+	struct comm_place at = { n->index, input };
+
+	if (!consumer)
+		at.slot = n->n_in + output_index(n, v);
+	return at;
+}
+
+/* Return 1 when the place "a" comes before the place "b", else 0. */
+static int
+place_before(struct comm_place a, struct comm_place b)
+{
+	return a.node < b.node || (a.node == b.node && a.slot < b.slot);
+}
+
+/* Return the communication of "g" that lays out "v" for input "input"
+ * of "consumer", or with "consumer" NULL the one that resolves the
+ * partial sums of "v" ("input" is then ignored); NULL when there is
+ * none. The pass records communications node by node, the inputs of a
+ * node in order, then its resolutions: a binary search finds it. */
+const sym_reshard *
+sym_graph_find_reshard(const sym_graph *g, const sym_value *v,
+    const sym_node *consumer, size_t input)
+{
+	struct comm_place want;
+	size_t lo = 0, hi;
+
+	if (!g || !v || (!consumer && !v->producer) ||
+	    (consumer && input >= consumer->n_in))
+		return NULL;
+	want = comm_place(v, consumer, input);
+	hi = g->n_comm;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const sym_reshard *c = &g->comm[mid].pub;
+
+		if (place_before(comm_place(c->value, c->consumer, c->input),
+		        want))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < g->n_comm && g->comm[lo].pub.value == v &&
+	    g->comm[lo].pub.consumer == consumer &&
+	    (!consumer || g->comm[lo].pub.input == input))
+		return &g->comm[lo].pub;
+	return NULL;
+}
+
+/* Return the layout the communication "c" starts from: for a resolution,
+ * the output layout of the producer with its partial sums, else the
+ * layout of the value; NULL for a NULL "c". */
+const sym_layout *
+sym_reshard_source(const sym_reshard *c)
+{
+	const sym_node *p;
+
+	if (!c || !c->value)
+		return NULL;
+	p = c->value->producer;
+	if (!c->consumer && p)
+		return sym_node_output_layout(p, output_index(p, c->value));
+	return sym_value_layout(c->value);
+}
+
+/* Return the layout the communication "c" ends in: the resolved layout of
+ * the value, or the layout its consumer needs for the input; NULL for a
+ * NULL "c". */
+const sym_layout *
+sym_reshard_target(const sym_reshard *c)
+{
+	if (!c || !c->value)
+		return NULL;
+	if (!c->consumer)
+		return sym_value_layout(c->value);
+	return sym_node_input_layout(c->consumer, c->input);
+}

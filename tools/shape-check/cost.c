@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_json.h"
-#include "check_report.h"
+#include "json.h"
+#include "report.h"
 
 /* Release the cost of "r". */
 void

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* Return the severity of "d" once the options of "r" are applied: with
  * --strict, every warning (a run-time guard, an undecided assertion) is an
@@ -37,36 +37,6 @@ report_count(struct report *r)
 		else if (sev == SYM_SEV_WARNING)
 			r->n_warnings++;
 	}
-}
-
-/* Return the name of severity "sev". */
-const char *
-report_severity_name(sym_severity sev)
-{
-	switch (sev) {
-	case SYM_SEV_ERROR:
-		return "error";
-	case SYM_SEV_WARNING:
-		return "warning";
-	case SYM_SEV_NOTE:
-		break;
-	}
-	return "note";
-}
-
-/* Return the name of the kind of value "v". */
-const char *
-report_kind_name(const sym_value *v)
-{
-	switch (sym_value_get_kind(v)) {
-	case SYM_VALUE_INPUT:
-		return "input";
-	case SYM_VALUE_PARAM:
-		return "param";
-	case SYM_VALUE_RESULT:
-		break;
-	}
-	return "result";
 }
 
 /* Return 1 when "v" is one of the outputs of "g". */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* Write "s" to "out" as the inside of a DOT string: quotes and
  * backslashes escaped, newlines as \n. */
@@ -102,7 +102,7 @@ value_node(FILE *out, const sym_value *v, size_t i)
 
 	fprintf(out, "\tv%zu [shape=ellipse, label=\"", i);
 	put_escaped(out, sym_value_name(v));
-	fprintf(out, "\\n%s ", report_kind_name(v));
+	fprintf(out, "\\n%s ", sym_value_kind_name(sym_value_get_kind(v)));
 	put_escaped(out, shape ? shape : "?");
 	if (lay) {
 		fputs("\\n", out);
@@ -198,7 +198,7 @@ static int
 value_edges(const struct report *r, FILE *out, const sym_value *v, size_t i)
 {
 	const sym_node *p = sym_value_producer(v);
-	const sym_reshard *c = report_resolution(r, v);
+	const sym_reshard *c = sym_graph_find_reshard(r->g, v, NULL, 0);
 	const sym_layout *l = sym_value_layout(v);
 	size_t nn = sym_graph_n_nodes(r->g);
 	char src[32], dst[32];
@@ -208,7 +208,8 @@ value_edges(const struct report *r, FILE *out, const sym_value *v, size_t i)
 	    p ? node_index(r, p) : i);
 	if (c) {
 		snprintf(dst, sizeof(dst), "c%zu", comm_index(r, c));
-		res |= edge(out, src, dst, edge_label(v, report_comm_from(c)));
+		res |=
+		    edge(out, src, dst, edge_label(v, sym_reshard_source(c)));
 		memcpy(src, dst, sizeof(src));
 	}
 	for (size_t j = 0; j < nn; j++) {
@@ -217,7 +218,7 @@ value_edges(const struct report *r, FILE *out, const sym_value *v, size_t i)
 		for (size_t k = 0; k < sym_node_n_inputs(n); k++) {
 			if (sym_node_input(n, k) != v)
 				continue;
-			c = report_redistribution(r, v, n, k);
+			c = sym_graph_find_reshard(r->g, v, n, k);
 			snprintf(dst, sizeof(dst), "n%zu", j);
 			if (c) {
 				char via[32];
@@ -226,7 +227,7 @@ value_edges(const struct report *r, FILE *out, const sym_value *v, size_t i)
 				    comm_index(r, c));
 				res |= edge(out, src, via, edge_label(v, l));
 				res |= edge(out, via, dst,
-				    edge_label(v, report_comm_to(c)));
+				    edge_label(v, sym_reshard_target(c)));
 			} else {
 				res |= edge(out, src, dst,
 				    edge_label(v,

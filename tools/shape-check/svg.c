@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 #define MARGIN 20.0
 #define CHAR_W 7.5   /* width of a character of the 12px monospace font */

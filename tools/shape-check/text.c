@@ -1,7 +1,7 @@
 /*
  * shape-check: the readable report. A header line, then the sections
  * symbols, values, layouts, strategies, communication (those three in
- * check_text_shard.c), relations, guards and assertions, one aligned
+ * text_shard.c), relations, guards and assertions, one aligned
  * table each ("none" when empty), and a summary line. Nothing in it
  * depends on the run (no addresses, no measured timings), so the golden
  * tests can compare it.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* Return "loc" as "at FILE:LINE:COL" (malloc'ed), "" when unknown. */
 static char *
@@ -67,8 +67,9 @@ value_rows(const struct report *r, struct table *t)
 		sym_value *v = sym_graph_value(r->g, i);
 		sym_node *p = sym_value_producer(v);
 		sym_shape *decl = report_declared_if_different(v);
-		const char *kind =
-		    p ? sym_node_op_name(p) : report_kind_name(v);
+		const char *kind = p
+		    ? sym_node_op_name(p)
+		    : sym_value_kind_name(sym_value_get_kind(v));
 		char *shape, *extra = NULL;
 
 		if (decl) {

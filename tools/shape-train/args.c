@@ -11,7 +11,7 @@
 #include <symshard.h>
 
 #include "tool_args.h"
-#include "train_args.h"
+#include "args.h"
 
 #define PROG "shape-train"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_json.h"
+#include "json.h"
 
 /* Return the mesh "m" as {sizes, names}, with "ranks" when its rank list
  * is not 0, 1, ... */
@@ -328,8 +328,8 @@ communication(struct doc *d, const sym_reshard *c)
 	    c->consumer ? doc_num(d, (int64_t)c->input)
 	                : doc_chk(d, json_null()));
 	doc_set(d, o, "reason", doc_str(d, c->reason));
-	doc_set(d, o, "from_layout", json_layout(d, report_comm_from(c)));
-	doc_set(d, o, "to_layout", json_layout(d, report_comm_to(c)));
+	doc_set(d, o, "from_layout", json_layout(d, sym_reshard_source(c)));
+	doc_set(d, o, "to_layout", json_layout(d, sym_reshard_target(c)));
 	step_members(d, o, c->plan, report_principal_step(c->plan), 0);
 	totals(d, o, c->plan);
 	doc_set(d, o, "full_gather",

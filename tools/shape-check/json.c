@@ -2,14 +2,14 @@
  * shape-check: the --json report, one object whose members shape-check(1)
  * documents. Built with jansson, printed with two-space indentation and
  * the members in the order they are added. The sharding members (layouts,
- * operators, communication) are in check_json_shard.c.
+ * operators, communication) are in json_shard.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "check_json.h"
+#include "json.h"
 
 /* Return "v", marking "d" out of memory when it is NULL. */
 json_t *
@@ -156,7 +156,8 @@ values(struct doc *d)
 		json_t *o = doc_chk(d, json_object());
 
 		doc_set(d, o, "name", doc_str(d, sym_value_name(v)));
-		doc_set(d, o, "kind", doc_str(d, report_kind_name(v)));
+		doc_set(d, o, "kind",
+		    doc_str(d, sym_value_kind_name(sym_value_get_kind(v))));
 		doc_set(d, o, "op", doc_str(d, p ? sym_node_op_name(p) : NULL));
 		doc_set(d, o, "output", json_boolean(report_is_output(g, v)));
 		doc_set(d, o, "dtype",
@@ -282,8 +283,7 @@ diagnostics(struct doc *d)
 		json_t *o = doc_chk(d, json_object());
 
 		doc_set(d, o, "severity",
-		    doc_str(d,
-		        report_severity_name(report_severity(d->r, dg))));
+		    doc_str(d, sym_severity_name(report_severity(d->r, dg))));
 		doc_set(d, o, "file", doc_str(d, has ? dg->loc.file : NULL));
 		doc_set(d, o, "line",
 		    has ? doc_num(d, dg->loc.line) : json_null());

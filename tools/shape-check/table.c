@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* Return a malloc'ed copy of "s" (NULL for NULL). */
 char *

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* Fill in the binding of "r" to the least value of every symbol, its
  * declared symbols' text, "b = 8, s = 128", and the text of the topology
@@ -134,75 +134,6 @@ report_node_name(const sym_node *n)
 	if (k == 0)
 		strbuf_add(&b, "%s", sym_node_op_name(n));
 	return strbuf_take(&b);
-}
-
-/* Return the index of "v" among the outputs of its producer, 0 when it
- * has none. */
-size_t
-report_output_index(const sym_value *v)
-{
-	sym_node *p = sym_value_producer(v);
-	size_t n = p ? sym_node_n_outputs(p) : 0;
-
-	for (size_t k = 0; k < n; k++)
-		if (sym_node_output(p, k) == v)
-			return k;
-	return 0;
-}
-
-/* Return the layout "c" starts from: for the resolution of partial sums,
- * the producer's output layout that holds them; else the value's. */
-const sym_layout *
-report_comm_from(const sym_reshard *c)
-{
-	sym_node *p = sym_value_producer(c->value);
-
-	if (!c->consumer && p)
-		return sym_node_output_layout(p, report_output_index(c->value));
-	return sym_value_layout(c->value);
-}
-
-/* Return the layout "c" ends in: the value's resolved layout, or the one
- * its consumer needs for the input. */
-const sym_layout *
-report_comm_to(const sym_reshard *c)
-{
-	if (!c->consumer)
-		return sym_value_layout(c->value);
-	return sym_node_input_layout(c->consumer, c->input);
-}
-
-/* Return the communication of "r" resolving the partial sums of "v", or
- * NULL when there is none. */
-const sym_reshard *
-report_resolution(const struct report *r, const sym_value *v)
-{
-	size_t n = sym_graph_n_reshards(r->g);
-
-	for (size_t i = 0; i < n; i++) {
-		const sym_reshard *c = sym_graph_reshard(r->g, i);
-
-		if (c->value == v && !c->consumer)
-			return c;
-	}
-	return NULL;
-}
-
-/* Return the communication of "r" redistributing "v" for input "i" of
- * "n", or NULL when there is none. */
-const sym_reshard *
-report_redistribution(const struct report *r, const sym_value *v,
-    const sym_node *n, size_t i)
-{
-	size_t k = sym_graph_n_reshards(r->g);
-
-	for (size_t j = 0; j < k; j++) {
-		const sym_reshard *c = sym_graph_reshard(r->g, j);
-
-		if (c->value == v && c->consumer == n && c->input == i)
-			return c;
-	}
-	return NULL;
 }
 
 /* Return the first step of "plan" that is not a slice, else 0. */

@@ -17,7 +17,7 @@
 
 #include "bind_arg.h"
 #include "tool_args.h"
-#include "check_report.h"
+#include "report.h"
 
 #define PROG "shape-check"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_json.h"
+#include "json.h"
 
 /* Set up the plan of "r" at the binding "b" (kept by "r"): compile the
  * plan of its graph, when it has no error, and bind it. Return 0 when the

@@ -50,7 +50,7 @@ void strbuf_add(struct strbuf *b, const char *fmt, ...)
  * when it ran out of memory. */
 char *strbuf_take(struct strbuf *b);
 
-/* The readable report's tables (check_table.c): rows of malloc'ed cells
+/* The readable report's tables (table.c): rows of malloc'ed cells
  * printed with aligned columns; the last non-empty cell of a row is not
  * padded. A line is a row of one cell that spans the table: it is printed
  * as it is and takes no part in the widths of the columns. */
@@ -92,13 +92,6 @@ void report_count(struct report *r);
 /* Return the severity of "d" once the options of "r" are applied. */
 sym_severity report_severity(const struct report *r, const sym_diagnostic *d);
 
-/* Return the name of severity "sev": "error", "warning" or "note". */
-const char *report_severity_name(sym_severity sev);
-
-/* Return the name of the kind of value "v": "input", "param" or
- * "result". */
-const char *report_kind_name(const sym_value *v);
-
 /* Return 1 when the value "v" is an output of "g". */
 int report_is_output(const sym_graph *g, const sym_value *v);
 
@@ -116,7 +109,7 @@ char *report_symbol_decl(const sym_symbol *sym);
  * memory. */
 char *report_symbol_values(const sym_symbol *sym);
 
-/* The cost and the search (check_cost.c): compute the cost of the
+/* The cost and the search (cost.c): compute the cost of the
  * sharded graph of "r" (0, or -1 when out of memory), release it, and
  * write the "cost" and "search" sections of the readable report (0 or
  * -1). */
@@ -125,7 +118,7 @@ void report_cost_release(struct report *r);
 int report_text_cost(const struct report *r, FILE *out);
 
 /* Sharding facts both report writers, the picture and the graph share
- * (check_shard.c). */
+ * (shard.c). */
 
 /* Fill in the binding of "r" to the least values of its symbols, its
  * text and the text of the topology; 0, or -1 when out of memory. */
@@ -149,29 +142,6 @@ char *report_local_shape_text(const sym_value *v, const sym_layout *l);
 
 /* Return the malloc'ed names of the outputs of "n", "h1" or "q, k". */
 char *report_node_name(const sym_node *n);
-
-/* Return the index of "v" among the outputs of its producer (0 when it
- * has none). */
-size_t report_output_index(const sym_value *v);
-
-/* Return the layout communication "c" starts from: the producer's
- * output layout with its partial sums for a resolution, else the layout
- * of the value. */
-const sym_layout *report_comm_from(const sym_reshard *c);
-
-/* Return the layout communication "c" ends in: the value's resolved
- * layout, or the layout its consumer needs. */
-const sym_layout *report_comm_to(const sym_reshard *c);
-
-/* Return the communication of "r" that resolves the partial sums of "v",
- * or NULL. */
-const sym_reshard *report_resolution(const struct report *r,
-    const sym_value *v);
-
-/* Return the communication of "r" that redistributes "v" for input "i"
- * of "n", or NULL. */
-const sym_reshard *report_redistribution(const struct report *r,
-    const sym_value *v, const sym_node *n, size_t i);
 
 /* Return the step of "plan" that stands for it: its first step that
  * communicates, else its first. */
@@ -205,10 +175,10 @@ double report_step_seconds(const struct report *r, const sym_redist *plan,
 const char *report_seconds_text(char *buf, size_t size, double s);
 
 /* Print the sections "layouts", "strategies" and "communication" of
- * "r" to "out" (check_text_shard.c); 0, or -1 when out of memory. */
+ * "r" to "out" (text_shard.c); 0, or -1 when out of memory. */
 int report_text_sharding(const struct report *r, FILE *out);
 
-/* The slice plan at the sizes --bind gives (check_slices.c). */
+/* The slice plan at the sizes --bind gives (slices.c). */
 
 /* Compile the plan of the graph of "r" (when it has no error) and bind it
  * at "b" (kept by "r"). Return 0 when the slices are bound or a
@@ -231,11 +201,11 @@ int report_text(const struct report *r, FILE *out);
 int report_json(const struct report *r, FILE *out);
 
 /* Write to "out" the SVG picture of which rank holds which block of the
- * value "v" of "r" (check_svg.c); 0, or -1 when out of memory. */
+ * value "v" of "r" (svg.c); 0, or -1 when out of memory. */
 int report_svg(const struct report *r, const sym_value *v, FILE *out);
 
 /* Write to "out" the sharded graph of "r" in Graphviz's DOT language
- * (check_dot.c); 0, or -1 when out of memory. */
+ * (dot.c); 0, or -1 when out of memory. */
 int report_dot(const struct report *r, FILE *out);
 
 #endif

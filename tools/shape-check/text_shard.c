@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* The text of a section when sym_graph_shard did not run. */
 #define NOT_SHARDED "not computed: the graph has errors before sharding"
@@ -114,7 +114,7 @@ comm_heading(const sym_reshard *c)
 	const sym_node *n =
 	    c->consumer ? c->consumer : sym_value_producer(c->value);
 	char *name = n ? report_node_name(n) : text_dup("?");
-	char *lay = layouts_text(report_comm_from(c), report_comm_to(c));
+	char *lay = layouts_text(sym_reshard_source(c), sym_reshard_target(c));
 	const char *v = sym_value_name(c->value);
 	const char *op = n ? sym_node_op_name(n) : "?";
 	char *s = NULL;

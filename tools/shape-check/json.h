@@ -1,6 +1,6 @@
 /*
- * shape-check: what the two parts of the JSON report (check_json.c,
- * check_json_shard.c) share: the document being built and the helpers
+ * shape-check: what the two parts of the JSON report (json.c,
+ * json_shard.c) share: the document being built and the helpers
  * that build its members, each marking the document out of memory on
  * failure instead of returning an error.
  */
@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "check_report.h"
+#include "report.h"
 
 /* A JSON document being built; "oom" is set by the first failure. */
 struct doc {
@@ -64,12 +64,12 @@ json_t *json_operators(struct doc *d);
 json_t *json_communication(struct doc *d);
 
 /* Return the cost of the sharded graph and the search, or null
- * (check_cost.c). */
+ * (cost.c). */
 json_t *json_cost(struct doc *d);
 json_t *json_search(struct doc *d);
 
 /* Return the binding of --bind as {symbol: value}, or null when the
- * slices are not bound (check_slices.c). */
+ * slices are not bound (slices.c). */
 json_t *json_binding(struct doc *d);
 
 /* Return the slices of every input and output of every kernel step, or

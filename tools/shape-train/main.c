@@ -26,7 +26,7 @@
 #include <symshard.h>
 
 #include "tool_args.h"
-#include "train_args.h"
+#include "args.h"
 
 /* Everything a run holds, freed by release(). */
 struct run {
