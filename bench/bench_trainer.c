@@ -4,12 +4,13 @@
  * spent outside kernels and communication.
  *
  * One run trains one graph at one global batch size: W warm-up steps
- * (not timed), then K timed steps (default: as many as one epoch of the
- * training split, the last shorter batch included), the epochs shuffled
- * with the seed; the time of a step is all of sym_trainer_step: choosing
- * the batch, binding its size, each rank reading its rows from the
- * dataset, the kernels, the communication, the loss. The samples per
- * second are the samples of the timed steps over their wall time.
+ * (not timed), then R windows of K timed steps each (default 3 windows
+ * of as many steps as one epoch of the training split, the last shorter
+ * batch included), the epochs shuffled with the seed; the time of a step
+ * is all of sym_trainer_step: choosing the batch, binding its size, each
+ * rank reading its rows from the dataset, the kernels, the
+ * communication, the loss. A window's samples per second are its
+ * samples over its wall time; the median window is reported.
  *
  *  - threads backend, 1 rank (default): the single-device plan of the
  *    graph (default examples/ffn_train.sg), OpenBLAS on one thread.
@@ -18,9 +19,9 @@
  *    the time is the slowest process's.
  *
  * The kernels and the communication of each rank are timed by sym_exec's
- * progress callback (after every plan step); the first step of a run
- * has no start mark, so it counts as outside (the line names it). The
- * rest of a step is outside: the batch, the binding, preparing the
+ * progress callback (after every plan step); the first plan step of a
+ * training step has no start mark, so it counts as outside (the line
+ * names it). The rest of a step is outside: the batch, the binding, preparing the
  * buffers, reading the rows, the executor's loop, the trainer's jobs.
  *
  * Prints one line {"bench": "trainer", ...} and one line {"bench":
@@ -28,7 +29,7 @@
  * PyTorch the same way and compares.
  *
  * Usage: bench_trainer [--dataset DIR] [--graph FILE] [--batch B]
- *                      [--steps K] [--warmup W] [--seed S]
+ *                      [--steps K] [--warmup W] [--windows R] [--seed S]
  *                      [--backend threads|mpi]
  */
 #include <stdio.h>
