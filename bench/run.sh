@@ -17,10 +17,15 @@
 # The prover benchmark (bench/bench_prove) times a fixed query mix on each
 # tier; bench/sympy_mix.py answers the same mix (bench_prove --mix) with
 # SymPy in the same run, and the "ratio_sympy" line compares the two.
+# The trainer benchmark (bench/bench_trainer) trains the tutorial network
+# on Fashion-MNIST, on one rank and on two MPI ranks, against PyTorch on
+# one process and DistributedDataParallel on two (bench/torch_trainer.py),
+# and reports the share of a step outside kernels and communication.
 #
 # Environment (set by make bench):
-#   PYTHON3      the python3 that has sympy; empty: skip the comparison;
-#                unset: /usr/bin/python3 (Debian's, with python3-sympy)
+#   PYTHON3      the python3 that has sympy and torch; empty: skip the
+#                comparisons; unset: /usr/bin/python3 (Debian's, with
+#                python3-sympy and python3-torch)
 #   BENCH_PROVE  the benchmark program (default ./bench/bench_prove)
 #   BENCH_GRAPH  the shape-inference benchmark (default ./bench/bench_graph)
 #   SHAPE_CHECK  the shape-check program it times (default the one libtool
@@ -61,6 +66,35 @@
 #                is skipped and said so)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
+#   BENCH_TRAINER the trainer benchmark (default ./bench/bench_trainer):
+#                samples per second of sym_trainer(3), the loop shape-train
+#                runs, on Fashion-MNIST (FASHION_MNIST) at global batches
+#                of 64 and 256, warm-up steps excluded, then 3 windows of
+#                one epoch's worth of steps each (the median window
+#                counts), the epochs shuffled; bench/torch_trainer.py
+#                trains the same network on the same data with the same
+#                batches and steps in PyTorch and prints the ratio of
+#                samples per second ("trainer_vs_torch", symshard over
+#                PyTorch, with its goal_met):
+#                (a) one rank (threads backend, the single-device plan of
+#                    examples/ffn_train.sg) against one PyTorch process,
+#                    both on one thread: goal >= 1.0;
+#                (b) two ranks under mpirun (bench/ffn_train_dp.sg, data
+#                    parallel on 2 devices, --backend mpi) against
+#                    DistributedDataParallel with gloo on two processes on
+#                    127.0.0.1, one thread each, neither bound to a core:
+#                    goal >= 1.3;
+#                (c) "trainer_overhead": the share of a step outside
+#                    kernels and communication (the data, the binding, the
+#                    executor's loop), with bench_train's goal of 0.05.
+#   FASHION_MNIST the Fashion-MNIST directory (default
+#                /usr/share/datasets/fashion-mnist, Debian's
+#                dataset-fashion-mnist); missing: the trainer benchmark is
+#                skipped
+#   TRAINER_ARGS options given to both sides of the trainer benchmark
+#                (e.g. "--steps 200 --windows 1" for a quick run)
+#   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes and the
+#                trainer on 2; empty (configure found no MPI): skip them
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
 
 set -e
@@ -75,6 +109,8 @@ bench_exec=${BENCH_EXEC:-./bench/bench_exec}
 bench_plan=${BENCH_PLAN:-./bench/bench_plan}
 bench_train=${BENCH_TRAIN:-./bench/bench_train}
 bench_search=${BENCH_SEARCH:-./bench/bench_search}
+bench_trainer=${BENCH_TRAINER:-./bench/bench_trainer}
+fashion=${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
 # The real program rather than libtool's wrapper script, whose shell would
 # be timed too; it finds the uninstalled library through bench_graph's
 # own wrapper (LD_LIBRARY_PATH), which starts it.
@@ -138,6 +174,68 @@ else
 fi
 echo "# strategy search on stacked transformer blocks (bench/bench_search)"
 "$bench_search"
+
+# has_torch: whether $python3 has torch.
+has_torch()
+{
+	test -n "$python3" && command -v "$python3" >/dev/null 2>&1 &&
+	    "$python3" -c 'import torch' >/dev/null 2>&1
+}
+
+# trainer_vs_torch RANKS B FILE: PyTorch on RANKS processes at batch B,
+# compared with bench_trainer's lines in FILE (when torch is there).
+trainer_vs_torch()
+{
+	if has_torch; then
+		machine torch_trainer.py
+		# shellcheck disable=SC2086
+		"$python3" "$srcdir/torch_trainer.py" --dataset "$fashion" \
+		    --ranks "$1" --batch "$2" --symshard "$3" $TRAINER_ARGS
+	else
+		echo "# pytorch: ${python3:-PYTHON3} has no torch (install" \
+		    "python3-torch): symshard's figures only"
+	fi
+}
+
+if test -r "$fashion/train-images-idx3-ubyte.gz" ||
+    test -r "$fashion/train-images-idx3-ubyte"; then
+	for b in 64 256; do
+		echo "# training on Fashion-MNIST, b = $b, one rank against" \
+		    "one PyTorch process, both single-threaded" \
+		    "(bench/bench_trainer, bench/torch_trainer.py)"
+		# shellcheck disable=SC2086
+		"$bench_trainer" --dataset "$fashion" --batch "$b" \
+		    --graph "$srcdir/../examples/ffn_train.sg" $TRAINER_ARGS \
+		    >"$tmp/trainer1-$b.json"
+		cat "$tmp/trainer1-$b.json"
+		trainer_vs_torch 1 "$b" "$tmp/trainer1-$b.json"
+	done
+	if test -n "$mpirun"; then
+		root=
+		if test "$(id -u)" = 0; then
+			root=--allow-run-as-root
+		fi
+		for b in 64 256; do
+			echo "# training on Fashion-MNIST, b = $b, data parallel:" \
+			    "2 MPI ranks against DistributedDataParallel (gloo)" \
+			    "on 2 processes, one thread each, none bound to a core"
+			# shellcheck disable=SC2086
+			"$mpirun" $root --oversubscribe --bind-to none -n 2 \
+			    "$bench_trainer" --backend mpi --dataset "$fashion" \
+			    --batch "$b" --graph "$srcdir/ffn_train_dp.sg" \
+			    $TRAINER_ARGS >"$tmp/trainer2-$b.json"
+			cat "$tmp/trainer2-$b.json"
+			trainer_vs_torch 2 "$b" "$tmp/trainer2-$b.json"
+		done
+	else
+		echo "# training: MPIRUN is empty (no MPI): skipping the" \
+		    "data-parallel comparison"
+	fi
+else
+	echo "# training: no Fashion-MNIST in $fashion (install" \
+	    "dataset-fashion-mnist): skipping the trainer benchmark"
+fi
+
 echo "# prover: tier 0, exact tier, both (bench/bench_prove)"
 # bench_prove exits with status 1 on any wrong answer or bad witness.
 "$bench_prove" >"$tmp/prove.json" || {

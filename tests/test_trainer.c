@@ -1,7 +1,8 @@
 /*
  * Unit tests of the trainer (sym_trainer(3)) on data in memory: the
- * rows each rank reads make up the global batch; sharded training on 8
- * ranks equals training on one device step by step, with a batch size
+ * rows each rank reads make up the global batch (that of one rank with
+ * the same seed, shuffled or not); sharded training on 8 ranks equals
+ * training on one device step by step, with a batch size
  * that changes every step and an epoch's last, shorter batch bound on the
  * same plan or dropped with a notice naming the declaration; evaluation
  * gives the loss and accuracy computed by hand; checkpoints written on 8
@@ -255,6 +256,94 @@ test_batches_are_global(void **state)
 		sym_comm_free(comm);
 		sym_dataset_free(ds);
 	}
+	release(&c);
+	free_data(&d);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
+/* Two shuffled epochs of 48 rows in batches of 16, 8 and 24: at every
+ * step the batch the 8 ranks hold (x split along both dimensions,
+ * gathered whole from each rank's block) is the batch one rank with the
+ * same seed holds, row for row; each epoch visits every row once, the
+ * second in another order. */
+static void
+test_batches_match_one_rank(void **state)
+{
+	static const int64_t batch[] = { 16, 8, 24 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_train_options o = SYM_TRAIN_OPTIONS_INIT,
+	                  o1 = SYM_TRAIN_OPTIONS_INIT;
+	sym_communicator *comm, *comm1;
+	sym_trainer *t, *t1;
+	struct compiled c;
+	struct data d;
+	sym_dataset *ds;
+	double x[24 * N_FEAT], x1[24 * N_FEAT];
+	int32_t y[24], y1[24];
+	int64_t order[2][48];
+	int seen[2][48] = { { 0 } }, steps = 0;
+
+	(void)state;
+	make_data(&d, 48, N_FEAT);
+	ds = dataset(ctx, &d, N_FEAT);
+	compile_clf8(ctx, "8", "f64", &c);
+	o.seed = o1.seed = 11;
+	t = trainer(ctx, c.p, 8, ds, NULL, batch, 3, &o, &comm);
+	t1 = trainer(ctx, c.single, 1, ds, NULL, batch, 3, &o1, &comm1);
+	assert_non_null(t);
+	assert_non_null(t1);
+	for (int epoch = 0; epoch < 2; epoch++) {
+		int64_t pos = 0;
+		sym_train_step s, s1;
+
+		while (sym_trainer_step(t, &s) == 1) {
+			size_t rows = (size_t)s.rows;
+
+			assert_int_equal(sym_trainer_step(t1, &s1), 1);
+			assert_int_equal(s.rows, batch[steps % 3]);
+			assert_int_equal(s1.rows, s.rows);
+			assert_int_equal(sym_trainer_get_param(t, "x", x,
+			                     rows * N_FEAT * sizeof(double)),
+			    0);
+			assert_int_equal(sym_trainer_get_param(t1, "x", x1,
+			                     rows * N_FEAT * sizeof(double)),
+			    0);
+			assert_int_equal(sym_trainer_get_param(t, "y", y,
+			                     rows * sizeof(int32_t)),
+			    0);
+			assert_int_equal(sym_trainer_get_param(t1, "y", y1,
+			                     rows * sizeof(int32_t)),
+			    0);
+			assert_memory_equal(x, x1,
+			    rows * N_FEAT * sizeof(double));
+			assert_memory_equal(y, y1, rows * sizeof(int32_t));
+			for (size_t i = 0; i < rows; i++) {
+				int64_t r = 0;
+
+				while (r < d.n &&
+				    memcmp(&d.x[r * N_FEAT], &x[i * N_FEAT],
+				        sizeof(double) * N_FEAT))
+					r++;
+				assert_true(r < d.n);
+				assert_int_equal(y[i], d.y[r]);
+				assert_int_equal(seen[epoch][r], 0);
+				seen[epoch][r] = 1;
+				order[epoch][pos++] = r;
+			}
+			steps++;
+		}
+		assert_int_equal(sym_trainer_step(t1, &s1), 0);
+		assert_int_equal(pos, 48);
+		assert_null(sym_trainer_notice(t));
+	}
+	assert_int_equal(steps, 6);
+	assert_memory_not_equal(order[0], order[1], sizeof(order[0]));
+	sym_trainer_free(t);
+	sym_trainer_free(t1);
+	sym_comm_free(comm);
+	sym_comm_free(comm1);
+	sym_dataset_free(ds);
 	release(&c);
 	free_data(&d);
 	assert_int_equal(sym_ctx_live_objects(ctx), 0);
@@ -770,6 +859,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_batches_are_global),
+		cmocka_unit_test(test_batches_match_one_rank),
 		cmocka_unit_test(test_sharded_equals_single),
 		cmocka_unit_test(test_last_batch),
 		cmocka_unit_test(test_evaluate),

@@ -1,0 +1,483 @@
+#!/bin/sh
+# End-to-end runs of shape-train on small MNIST/IDX files this script
+# writes (2x3-pixel images, 3 classes; tests/train/*.sg are classifiers
+# of them on 1, 4 and 8 devices) and on the examples:
+#  - --json prints exactly one JSON object per line, with the fields of
+#    shape-train(1) and nothing else (steps counted across epochs, one
+#    eval line per epoch); notices go to the standard error;
+#  - the last batch is bound when the batch symbol admits it and dropped
+#    with a notice naming the declaration otherwise, or always with
+#    --drop-remainder;
+#  - --check matches one device on the examples and on the data, and
+#    reports a MISMATCH with exit status 1 under a tolerance below float
+#    rounding;
+#  - a checkpoint saved on 8 ranks is loaded by 4 ranks with other
+#    strategies and by 1 rank, which evaluate to the same loss and
+#    accuracy;
+#  - every bad input is refused with its message and nothing trains:
+#    status 1 for a bad --map, a column of another dtype or shape, a
+#    missing dataset, a checkpoint with a missing tensor, another dtype or
+#    shape, truncated or not one; status 2 for usage errors;
+#  - with MPI (RUN_MPI=yes), 4 processes under mpirun train the steps the
+#    threads backend trains, to the same losses within float tolerance,
+#    each process reading its own rows; every mpirun runs within a time
+#    limit, so that a hang fails the test.
+#
+# Usage: tests/check-train.sh
+# Environment (set by make check): top_srcdir, top_builddir, MPIRUN,
+# RUN_MPI; SYM_TEST_WRAPPER, when set, is put in front of the tool
+# (valgrind), but not under mpirun; SYM_MPI_TIMEOUT, the time limit of
+# an mpirun in seconds (default 120).
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${MPIRUN:=mpirun}"
+LC_ALL=C
+export LC_ALL
+
+tool=$top_builddir/shape-train
+if ! test -x "$tool"; then
+	echo "check-train: $tool is not built" >&2
+	exit 1
+fi
+cd "$top_srcdir" || exit 1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=
+n=0
+
+# bytes: write the decimal byte values read on the standard input as
+# bytes.
+bytes()
+{
+	awk '{ for (i = 1; i <= NF; i++) printf "\\%03o", $i }' | {
+		read -r esc || :
+		# shellcheck disable=SC2059
+		printf "$esc"
+	}
+}
+
+# be32 N: the 4 bytes of N, big-endian, as decimals.
+be32()
+{
+	echo $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) \
+	    $(($1 & 255))
+}
+
+# idx DIR PREFIX N: write DIR/PREFIX-images-idx3-ubyte (N images of 2x3
+# pixels) and DIR/PREFIX-labels-idx1-ubyte (N labels in 0..2).
+idx()
+{
+	{
+		echo 0 0 8 3
+		be32 "$3"
+		be32 2
+		be32 3
+		awk -v n="$3" 'BEGIN { for (i = 0; i < n; i++)
+		    for (j = 0; j < 6; j++)
+		        printf "%d ", (i * 37 + j * 11) % 256 }'
+	} | tr '\n' ' ' | bytes >"$1/$2-images-idx3-ubyte"
+	{
+		echo 0 0 8 1
+		be32 "$3"
+		awk -v n="$3" 'BEGIN { for (i = 0; i < n; i++)
+		    printf "%d ", (i * 7 + int(i / 5)) % 3 }'
+	} | tr '\n' ' ' | bytes >"$1/$2-labels-idx1-ubyte"
+}
+
+# 42 training samples: batches of 8 leave 2, which divisor=4 refuses;
+# 24 test samples: batches of 8 on every graph.
+mkdir "$tmp/data" "$tmp/bad" || exit 1
+idx "$tmp/data" train 42
+idx "$tmp/data" t10k 24
+data=mnist:$tmp/data
+if test "$(wc -c <"$tmp/data/train-images-idx3-ubyte")" -ne 268 ||
+    test "$(wc -c <"$tmp/data/train-labels-idx1-ubyte")" -ne 50; then
+	echo "check-train: the IDX files were not written as expected" >&2
+	exit 1
+fi
+
+# run NAME ARGS...: run the tool with ARGS into $tmp/NAME.out, .err and
+# .status.
+run()
+{
+	name=$1
+	shift
+	$SYM_TEST_WRAPPER "$tool" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.status"
+}
+
+# fail NAME WHY: record a failure of case NAME and show its output.
+fail()
+{
+	echo "FAIL: $1: $2"
+	sed 's/^/  out: /' "$tmp/$1.out"
+	sed 's/^/  err: /' "$tmp/$1.err"
+	failed="$failed $1"
+}
+
+# status NAME: the exit status of case NAME.
+status()
+{
+	cat "$tmp/$1.status"
+}
+
+# json_ok NAME: every line of NAME's standard output is a step or an
+# eval object with exactly the fields of shape-train(1), in their order.
+json_ok()
+{
+	num='-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?'
+	step="\{\"event\": \"step\", \"epoch\": [1-9][0-9]*, \"step\":"
+	step="$step [1-9][0-9]*, \"loss\": ($num|null), \"bindings\":"
+	step="$step \{\"b\": [1-9][0-9]*\}\}"
+	eval="\{\"event\": \"eval\", \"epoch\": [0-9]+, \"loss\": ($num|null),"
+	eval="$eval \"accuracy\": ($num|null)\}"
+	! grep -E -v -x "$step|$eval" "$tmp/$1.out" | grep -q .
+}
+
+# ok NAME ARGS...: the run must exit 0; its standard error is kept.
+ok()
+{
+	name=$1
+	shift
+	n=$((n + 1))
+	run "$name" "$@"
+	if test "$(status "$name")" -ne 0; then
+		fail "$name" "exit status $(status "$name"), not 0"
+		return 1
+	fi
+	return 0
+}
+
+# refuse NAME STATUS TEXT ARGS...: the run must exit with STATUS, print
+# TEXT (a fixed string) on the standard error and nothing on the
+# standard output: nothing trained.
+refuse()
+{
+	name=$1
+	want=$2
+	text=$3
+	shift 3
+	n=$((n + 1))
+	run "$name" "$@"
+	if test "$(status "$name")" -ne "$want"; then
+		fail "$name" "exit status $(status "$name"), not $want"
+	elif ! grep -q -F -- "$text" "$tmp/$name.err"; then
+		fail "$name" "no '$text' on the standard error"
+	elif test -s "$tmp/$name.out"; then
+		fail "$name" "something trained"
+	else
+		echo "ok: $name: refused with status $want"
+	fi
+}
+
+# mismatch NAME ARGS...: the run must exit 1 with a MISMATCH line.
+mismatch()
+{
+	name=$1
+	shift
+	n=$((n + 1))
+	run "$name" "$@"
+	if test "$(status "$name")" -ne 1; then
+		fail "$name" "exit status $(status "$name"), not 1"
+	elif ! grep -q '^MISMATCH step [0-9]*: loss ' "$tmp/$name.out"; then
+		fail "$name" "no MISMATCH line"
+	else
+		echo "ok: $name: mismatch found"
+	fi
+}
+
+# --- --json: two epochs of 5 steps of 8 (the 2 left over dropped), an
+# evaluation after each; nothing but the objects on stdout.
+if ok json tests/train/clf4.sg --dataset "$data" --batch 8 --epochs 2 \
+    --eval --json; then
+	steps=$(grep -c '"event": "step"' "$tmp/json.out")
+	evals=$(grep -c '"event": "eval"' "$tmp/json.out")
+	order=$(sed 's/^{"event": "\([a-z]*\)", "epoch": \([0-9]*\).*/\1 \2/' \
+	    "$tmp/json.out" | uniq -c |
+	    awk '{ printf("%s%s:%s:%s", NR > 1 ? "," : "", $1, $2, $3) }')
+	notice='the last batch of 2 samples dropped: b = 2 violates'
+	notice="$notice divisor=4 declared at tests/train/clf4.sg:6:8"
+	numbers=$(sed -n 's/.*"step": \([0-9]*\),.*/\1/p' "$tmp/json.out" |
+	    tr '\n' ' ')
+	if ! json_ok json; then
+		fail json "a line is not a step or eval object as specified"
+	elif test "$steps" -ne 10 || test "$evals" -ne 2; then
+		fail json "$steps steps and $evals evals, not 10 and 2"
+	elif test "$order" != "5:step:1,1:eval:1,5:step:2,1:eval:2"; then
+		fail json "events in the order $order"
+	elif test "$numbers" != "1 2 3 4 5 6 7 8 9 10 "; then
+		fail json "steps numbered $numbers"
+	elif test "$(grep -c -F "$notice" "$tmp/json.err")" -ne 2; then
+		fail json "not one notice naming the declaration per epoch"
+	elif grep -q 'accuracy": null' "$tmp/json.out"; then
+		fail json "no accuracy"
+	else
+		echo "ok: json: one object per line, 10 steps, 2 evaluations"
+	fi
+fi
+
+# --- The last batch: 44 samples in batches of 8 end with 4, which
+# divisor=4 admits: it runs as b = 4; --drop-remainder drops it.
+mkdir "$tmp/data44" || exit 1
+idx "$tmp/data44" train 44
+if ok last-bound tests/train/clf4.sg --dataset "mnist:$tmp/data44" \
+    --batch 8 --json; then
+	if test "$(sed -n '$s/.*"bindings": {"b": \([0-9]*\)}}$/\1/p' \
+	    "$tmp/last-bound.out")" != 4 ||
+	    test "$(grep -c '"event": "step"' "$tmp/last-bound.out")" -ne 6
+	then
+		fail last-bound "not 5 steps of 8 and a last one of 4"
+	elif test -s "$tmp/last-bound.err"; then
+		fail last-bound "a notice though nothing was dropped"
+	else
+		echo "ok: last-bound: the last 4 samples run as b = 4"
+	fi
+fi
+if ok last-drop tests/train/clf4.sg --dataset "mnist:$tmp/data44" \
+    --batch 8 --json --drop-remainder; then
+	if test "$(grep -c '"bindings": {"b": 8}}$' "$tmp/last-drop.out")" \
+	    -ne 5 || test "$(wc -l <"$tmp/last-drop.out")" -ne 5; then
+		fail last-drop "not 5 steps of 8"
+	elif ! grep -q -x -F \
+	    'shape-train: epoch 1: the last 4 samples dropped (--drop-remainder)' \
+	    "$tmp/last-drop.err"; then
+		fail last-drop "no notice of --drop-remainder"
+	else
+		echo "ok: last-drop: --drop-remainder drops the last 4 samples"
+	fi
+fi
+
+# --- --check: the examples (seeded data) and the data on 4 ranks match
+# one device; tolerances below float rounding give a MISMATCH.
+matched='in .*; every step matched one device$'
+for ex in ffn_train mlp_train; do
+	if ok "check-$ex" "examples/$ex.sg" --steps 3 --batch 16,8,24 --check \
+	    --check-every 2; then
+		if ! grep -q "^trained 3 steps (48 samples) $matched" \
+		    "$tmp/check-$ex.out"; then
+			fail "check-$ex" "no summary of 3 steps that matched"
+		else
+			echo "ok: check-$ex: 3 steps match one device"
+		fi
+	fi
+done
+if ok check-data tests/train/clf4.sg --dataset "$data" --batch 8 \
+    --epochs 2 --check; then
+	if ! grep -q "^trained 10 steps (80 samples) $matched" \
+	    "$tmp/check-data.out"; then
+		fail check-data "no summary of 10 steps that matched"
+	else
+		echo "ok: check-data: 10 steps on the data match one device"
+	fi
+fi
+mismatch check-tight examples/ffn_train.sg --steps 3 --batch 16 --check \
+    --rtol 1e-15 --atol 1e-15
+mismatch check-tight-f64 examples/mlp_train.sg --steps 3 --batch 16 \
+    --check --rtol 1e-15 --atol 1e-15
+# With --json the MISMATCH goes to the standard error, stdout keeping
+# only the objects.
+n=$((n + 1))
+run check-tight-json examples/ffn_train.sg --steps 3 --batch 16 --check \
+    --rtol 1e-15 --atol 1e-15 --json
+if test "$(status check-tight-json)" -ne 1; then
+	fail check-tight-json "exit status $(status check-tight-json), not 1"
+elif ! grep -q '^MISMATCH step [0-9]*: loss ' "$tmp/check-tight-json.err"
+then
+	fail check-tight-json "no MISMATCH on the standard error"
+elif ! json_ok check-tight-json; then
+	fail check-tight-json "something else than the objects on stdout"
+else
+	echo "ok: check-tight-json: MISMATCH on stderr, objects on stdout"
+fi
+
+# --- Checkpoints: saved on 8 ranks, loaded on 4 ranks with other
+# strategies and on 1 rank: the same evaluation (losses to float
+# rounding, accuracies exactly); the header names every param and its
+# momentum.
+ckpt=$tmp/c8.safetensors
+if ok save tests/train/clf8.sg --dataset "$data" --batch 8 --epochs 2 \
+    --save "$ckpt" --json; then
+	for t in w1 w2 w1.momentum w2.momentum; do
+		if ! grep -q -F "\"$t\":{\"dtype\":\"F32\"" "$ckpt"; then
+			fail save "no tensor $t of dtype F32 in the checkpoint"
+		fi
+	done
+	for g in clf8 clf4 clf1; do
+		ok "load-$g" "tests/train/$g.sg" --dataset "$data" --batch 8 \
+		    --load "$ckpt" --steps 0 --eval --json
+	done
+	if test -s "$tmp/load-clf8.err" || test -s "$tmp/load-clf4.err" ||
+	    test -s "$tmp/load-clf1.err"; then
+		fail load-clf8 "an evaluation left samples out or failed"
+	fi
+	if awk '
+	    FNR == 1 { k++ }
+	    {
+		if ($0 !~ /"event": "eval"/) exit 1
+		sub(/.*"loss": /, ""); split($0, f, /, "accuracy": |}/)
+		loss[k] = f[1]; acc[k] = f[2]
+	    }
+	    END {
+		if (k != 3) exit 1
+		for (i = 2; i <= 3; i++) {
+			d = loss[i] - loss[1]; if (d < 0) d = -d
+			if (d > 1e-5 * loss[1] || acc[i] != acc[1]) exit 1
+		}
+	    }' "$tmp/load-clf8.out" "$tmp/load-clf4.out" "$tmp/load-clf1.out"
+	then
+		echo "ok: load: 8 ranks save, 8, 4 and 1 rank evaluate alike"
+	else
+		fail load-clf4 "the evaluations differ"
+		sed 's/^/  8 ranks: /' "$tmp/load-clf8.out"
+		sed 's/^/  1 rank:  /' "$tmp/load-clf1.out"
+	fi
+	# The trained params were loaded: the evaluation differs from the
+	# one of fresh params.
+	ok fresh tests/train/clf4.sg --dataset "$data" --batch 8 --steps 0 \
+	    --eval --json
+	if cmp -s "$tmp/fresh.out" "$tmp/load-clf4.out"; then
+		fail fresh "the checkpoint changed nothing"
+	fi
+fi
+
+# --- Bad inputs: status 1, each with its message, nothing trains.
+on4="tests/train/clf4.sg --dataset $data --batch 8"
+# shellcheck disable=SC2086
+{
+	refuse map-column 1 "--map x=nosuch: $data (train) has no column 'nosuch'" \
+	    $on4 --map x=nosuch
+	refuse map-input 1 "--map q=image: the graph has no input 'q'" \
+	    $on4 --map q=image
+	refuse map-dtype 1 "input x : f32[b, 1, 2, 3] and column 'label' of \
+$data (train) (i32 rows of []): the dtypes differ" \
+	    $on4 --map x=label,y=image
+}
+sed 's/input  x  : f32\[b, 1, 2, 3\]/input  x  : f32[b, 1, 3, 2]/' \
+    tests/train/clf4.sg >"$tmp/bad/shape.sg"
+sed 's/input  y  : i32\[b\]/input  y  : i64[b]/' tests/train/clf4.sg \
+    >"$tmp/bad/dtype.sg"
+refuse bind-shape 1 "input x : f32[b, 1, 3, 2] and column 'image' of \
+$data (train) (f32 rows of [1, 2, 3]): the sizes of a row differ" \
+    "$tmp/bad/shape.sg" --dataset "$data" --batch 8
+refuse bind-dtype 1 "input y : i64[b] and column 'label' of \
+$data (train) (i32 rows of []): the dtypes differ" \
+    "$tmp/bad/dtype.sg" --dataset "$data" --batch 8
+refuse no-data 1 "$tmp/none/train-images-idx3-ubyte: no such file" \
+    tests/train/clf4.sg --dataset "mnist:$tmp/none" --batch 8
+refuse bad-batch 1 \
+    "batch size 6: b = 6 violates divisor=4 declared at tests/train/clf4.sg:6:8" \
+    tests/train/clf4.sg --dataset "$data" --batch 6
+if test -f "$ckpt"; then
+	sed 's/w2/w9/g' tests/train/clf4.sg >"$tmp/bad/missing.sg"
+	sed 's/f32/f64/g' tests/train/clf4.sg >"$tmp/bad/f64.sg"
+	sed -e 's/w1 : f32\[6, 8\]/w1 : f32[6, 16]/' \
+	    -e 's/w2 : f32\[8, 3\]/w2 : f32[16, 3]/' tests/train/clf4.sg >"$tmp/bad/wide.sg"
+	head -c 700 "$ckpt" >"$tmp/bad/short.safetensors"
+	printf 'not one' >"$tmp/bad/junk.safetensors"
+	refuse ckpt-missing 1 "$ckpt: no tensor 'w9'" "$tmp/bad/missing.sg" \
+	    --dataset "$data" --batch 8 --load "$ckpt"
+	refuse ckpt-dtype 1 "$ckpt: tensor 'w1' is f32, the graph's is f64" \
+	    "$tmp/bad/f64.sg" --steps 1 --batch 8 --load "$ckpt"
+	refuse ckpt-shape 1 "$ckpt: tensor 'w1' is [6, 8], the graph's is [6, 16]" \
+	    "$tmp/bad/wide.sg" --dataset "$data" --batch 8 --load "$ckpt"
+	refuse ckpt-truncated 1 \
+	    "$tmp/bad/short.safetensors: truncated: tensor 'w1.momentum'" \
+	    tests/train/clf4.sg --dataset "$data" --batch 8 \
+	    --load "$tmp/bad/short.safetensors"
+	refuse ckpt-junk 1 "$tmp/bad/junk.safetensors: not a safetensors file" \
+	    tests/train/clf4.sg --dataset "$data" --batch 8 \
+	    --load "$tmp/bad/junk.safetensors"
+	refuse ckpt-none 1 "$tmp/none.safetensors: cannot open" \
+	    tests/train/clf4.sg --dataset "$data" --batch 8 \
+	    --load "$tmp/none.safetensors"
+fi
+# A graph that minimizes nothing.
+sed '/^minimize/d' tests/train/clf4.sg >"$tmp/bad/nomin.sg"
+refuse no-loss 1 "minimizes no loss" "$tmp/bad/nomin.sg" --steps 1
+
+# --- Usage errors: status 2.
+refuse usage-option 2 "unknown option '--frobnicate'" tests/train/clf4.sg \
+    --frobnicate
+refuse usage-batch 2 "--batch expects positive integers B[,B...], not '0'" \
+    tests/train/clf4.sg --batch 0
+refuse usage-map 2 "--map expects INPUT=COLUMN[,...], not '=x'" \
+    tests/train/clf4.sg --map =x
+refuse usage-steps 2 "--epochs and --steps exclude each other" \
+    tests/train/clf4.sg --dataset "$data" --epochs 2 --steps 3
+refuse usage-every 2 "--check-every needs --check" tests/train/clf4.sg \
+    --steps 1 --check-every 2
+refuse usage-tol 2 "--rtol and --atol need --check" tests/train/clf4.sg \
+    --steps 1 --rtol 1e-3
+refuse usage-eval 2 "--eval needs --dataset" tests/train/clf4.sg --eval
+refuse usage-file 2 "no graph file given" --steps 1
+refuse usage-backend 2 "--backend expects threads or mpi" \
+    tests/train/clf4.sg --steps 1 --backend nccl
+refuse usage-ranks 2 "--ranks expects an integer from 1 to 65536" \
+    tests/train/clf4.sg --steps 1 --ranks 0
+
+# events FILE: each line of FILE without its loss.
+events()
+{
+	sed 's/"loss": [^,]*,//' "$1"
+}
+
+# --- MPI: 4 processes train the steps the threads backend trains, to
+# the same losses (MPI chooses the order of its float sums) and the same
+# evaluation.
+if test "$RUN_MPI" = yes; then
+	n=$((n + 1))
+	root=
+	if test "$(id -u)" = 0; then
+		root=--allow-run-as-root
+	fi
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/openmpi.supp"
+	export ASAN_OPTIONS LSAN_OPTIONS
+	limit=${SYM_MPI_TIMEOUT:-120}
+	sh "$top_srcdir/tests/with-timeout.sh" "$limit" "$MPIRUN" $root \
+	    --oversubscribe -n 4 "$top_builddir/libtool" --mode=execute \
+	    "$tool" --backend mpi tests/train/clf4.sg --dataset "$data" \
+	    --batch 8,4 --epochs 2 --eval --json \
+	    >"$tmp/mpi.out" 2>"$tmp/mpi.err"
+	echo $? >"$tmp/mpi.status"
+	run threads tests/train/clf4.sg --dataset "$data" --batch 8,4 \
+	    --epochs 2 --eval --json
+	if test "$(status mpi)" -eq 124; then
+		fail mpi "still running after $limit s: stopped"
+	elif test "$(status mpi)" -ne 0; then
+		fail mpi "exit status $(status mpi)"
+	elif test "$(status threads)" -ne 0; then
+		fail threads "exit status $(status threads)"
+	elif ! json_ok mpi; then
+		fail mpi "a line is not a step or eval object as specified"
+	elif test "$(grep -c '"event": "step"' "$tmp/mpi.out")" -ne 12; then
+		fail mpi "not 12 steps"
+	elif events "$tmp/threads.out" >"$tmp/threads.events" &&
+	    events "$tmp/mpi.out" >"$tmp/mpi.events" &&
+	    ! cmp -s "$tmp/threads.events" "$tmp/mpi.events"; then
+		fail mpi "steps, bindings or accuracies other than threads'"
+		diff "$tmp/threads.events" "$tmp/mpi.events"
+	elif ! paste -d ' ' "$tmp/threads.out" "$tmp/mpi.out" | awk '
+	    {
+		n = split($0, f, /"loss": /)
+		if (n != 3) exit 1
+		a = f[2] + 0; b = f[3] + 0; d = a - b; if (d < 0) d = -d
+		if (d > 1e-5 * (a < 0 ? -a : a) + 1e-6) exit 1
+	    }'; then
+		fail mpi "losses other than the threads backend's"
+		paste -d '\n' "$tmp/threads.out" "$tmp/mpi.out"
+	else
+		echo "ok: mpi: 4 processes train as the threads backend does"
+	fi
+else
+	refuse no-mpi 2 'built without MPI' tests/train/clf4.sg --steps 1 \
+	    --backend mpi
+fi
+
+if test -n "$failed"; then
+	echo "check-train: failed:$failed"
+	exit 1
+fi
+echo "check-train: $n cases as expected"
+exit 0
