@@ -44,22 +44,26 @@ SYM_EXPORT int sym_graph_set_shard_option(SYM_KEEP sym_graph *g,
     sym_shard_option opt, long value);
 SYM_EXPORT int sym_graph_shard(SYM_KEEP sym_graph *g,
     SYM_KEEP const sym_topology *topo);
-SYM_EXPORT const sym_layout *sym_value_layout(SYM_KEEP const sym_value *v);
-SYM_EXPORT const sym_mesh *sym_node_mesh(SYM_KEEP const sym_node *n);
-SYM_EXPORT const sym_layout *sym_node_input_layout(SYM_KEEP const sym_node *n,
-    size_t i);
-SYM_EXPORT const sym_layout *sym_node_output_layout(SYM_KEEP const sym_node *n,
-    size_t i);
-SYM_EXPORT const char *sym_node_strategy_source(SYM_KEEP const sym_node *n);
-SYM_EXPORT char *sym_node_strategy_to_str(SYM_KEEP const sym_node *n);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_value_layout(SYM_KEEP const sym_value *v);
+SYM_EXPORT SYM_KEEP const sym_mesh *sym_node_mesh(SYM_KEEP const sym_node *n);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_node_input_layout(SYM_KEEP const sym_node *n, size_t i);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_node_output_layout(SYM_KEEP const sym_node *n, size_t i);
+SYM_EXPORT SYM_KEEP const char *
+sym_node_strategy_source(SYM_KEEP const sym_node *n);
+SYM_EXPORT SYM_GIVE char *sym_node_strategy_to_str(SYM_KEEP const sym_node *n);
 SYM_EXPORT size_t sym_graph_n_reshards(SYM_KEEP const sym_graph *g);
-SYM_EXPORT const sym_reshard *sym_graph_reshard(SYM_KEEP const sym_graph *g,
-    size_t i);
-SYM_EXPORT const sym_reshard *
+SYM_EXPORT SYM_KEEP const sym_reshard *
+sym_graph_reshard(SYM_KEEP const sym_graph *g, size_t i);
+SYM_EXPORT SYM_KEEP const sym_reshard *
 sym_graph_find_reshard(SYM_KEEP const sym_graph *g, SYM_KEEP const sym_value *v,
     SYM_KEEP const sym_node *consumer, size_t input);
-SYM_EXPORT const sym_layout *sym_reshard_source(SYM_KEEP const sym_reshard *c);
-SYM_EXPORT const sym_layout *sym_reshard_target(SYM_KEEP const sym_reshard *c);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_reshard_source(SYM_KEEP const sym_reshard *c);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_reshard_target(SYM_KEEP const sym_reshard *c);
 
 #ifdef __cplusplus
 }
