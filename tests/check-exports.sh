@@ -1,7 +1,8 @@
 #!/bin/sh
 # Checks that the shared library exports exactly the symbols listed in
 # tests/exports.txt (sorted, one a line): a new public function must be
-# added there on purpose, and nothing internal (sym__*) may leak.
+# added there on purpose, and nothing internal (sym__*) may leak; and
+# that the public headers annotate every pointer result (check_headers).
 #
 # Usage: check-exports.sh          compare (make check runs it)
 #        check-exports.sh --print  print the exported symbols
@@ -30,9 +31,40 @@ list_exports()
 	    LC_ALL=C sort -u
 }
 
+# The contract of the headers (symshard(3), "Ownership"): every function
+# that returns a pointer says who owns it (SYM_GIVE, SYM_KEEP, or SYM_NULL
+# for the free functions), and a borrowed reference-counted object
+# (expression, shape, mesh, layout) is returned const, so that passing it
+# where a reference is taken does not compile silently.
+check_headers()
+{
+	cat "$top_srcdir"/include/symshard/*.h | awk '
+	/^SYM_EXPORT / { decl = ""; on = 1 }
+	on { decl = decl " " $0 }
+	on && /;/ {
+		on = 0
+		gsub(/[ \t]+/, " ", decl)
+		head = decl
+		sub(/\(.*/, "", head)
+		if (head !~ /\*/)
+			next
+		if (head !~ /SYM_(GIVE|KEEP|NULL) /)
+			print "no ownership annotation on the result:" head
+		else if (head ~ /SYM_KEEP sym_(expr|shape|mesh|layout) \*/)
+			print "a borrowed object returned without const:" head
+	}'
+}
+
 if test "x$1" = x--print; then
 	list_exports
 	exit $?
+fi
+
+bad=$(check_headers)
+if test -n "$bad"; then
+	echo "check-exports: the public headers break their contract:"
+	echo "$bad"
+	exit 1
 fi
 
 actual=$(mktemp) || exit 1

@@ -562,7 +562,8 @@ references(const sym_plan *p, struct reference *ref)
 
 	for (size_t t = 0; t < sym_plan_n_tensors(p); t++) {
 		const sym_layout *l = sym_plan_tensor_layout(p, t);
-		sym_shape *sh = sym_value_shape(sym_plan_tensor_value(p, t));
+		const sym_shape *sh =
+		    sym_value_shape(sym_plan_tensor_value(p, t));
 		size_t n = sym_shape_ndim(sh);
 
 		ref[t].rank = n;
@@ -571,7 +572,7 @@ references(const sym_plan *p, struct reference *ref)
 		ref[t].offset = calloc((size_t)nr * n + 1, sizeof(sym_expr *));
 		assert_non_null(ref[t].offset);
 		for (size_t d = 0; d < n; d++) {
-			sym_expr *e = sym_shape_dim(sh, d);
+			const sym_expr *e = sym_shape_dim(sh, d);
 
 			ref[t].global[d] = sym_expr_copy(e);
 			ref[t].local[d] = l ? sym_layout_local_dim(l, e, d)

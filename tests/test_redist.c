@@ -1232,7 +1232,7 @@ static int
 divides(sym_ctx *ctx, const sym_layout *l, const sym_shape *shape)
 {
 	for (size_t d = 0; d < sym_layout_ndim(l); d++) {
-		sym_expr *e = sym_shape_dim(shape, d);
+		const sym_expr *e = sym_shape_dim(shape, d);
 		int64_t k = sym_layout_dim_splits(l, d);
 
 		if (k > 1 && sym_prove_divisible(ctx, e, k, NULL) != SYM_TRUE)

@@ -42,7 +42,8 @@ SYM_EXPORT int sym_comm_mpi_available(void);
 SYM_EXPORT void sym_comm_free(SYM_TAKE sym_communicator *comm);
 SYM_EXPORT int sym_comm_n_ranks(SYM_KEEP const sym_communicator *comm);
 SYM_EXPORT int sym_comm_rank(SYM_KEEP const sym_communicator *comm);
-SYM_EXPORT const char *sym_comm_backend(SYM_KEEP const sym_communicator *comm);
+SYM_EXPORT SYM_KEEP const char *
+sym_comm_backend(SYM_KEEP const sym_communicator *comm);
 SYM_EXPORT int sym_comm_set_option(SYM_KEEP sym_communicator *comm,
     sym_comm_option opt, long value);
 SYM_EXPORT long sym_comm_get_option(SYM_KEEP const sym_communicator *comm,

@@ -21,6 +21,7 @@ extern "C" {
 #define SYM_GIVE
 #define SYM_TAKE
 #define SYM_KEEP
+#define SYM_NULL
 
 /* Error codes left on a context by a failing call. */
 typedef enum sym_error {
@@ -62,10 +63,10 @@ typedef struct sym_symbol sym_symbol;
 typedef struct sym_expr sym_expr;
 typedef struct sym_binding sym_binding;
 
-SYM_EXPORT const char *sym_strerror(sym_error code);
-SYM_EXPORT const char *sym_error_name(sym_error code);
-SYM_EXPORT const char *sym_answer_name(sym_answer answer);
-SYM_EXPORT const char *sym_version(void);
+SYM_EXPORT SYM_KEEP const char *sym_strerror(sym_error code);
+SYM_EXPORT SYM_KEEP const char *sym_error_name(sym_error code);
+SYM_EXPORT SYM_KEEP const char *sym_answer_name(sym_answer answer);
+SYM_EXPORT SYM_KEEP const char *sym_version(void);
 
 #ifdef __cplusplus
 }

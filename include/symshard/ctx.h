@@ -42,7 +42,8 @@ SYM_EXPORT int sym_ctx_set_option(SYM_KEEP sym_ctx *ctx, sym_option opt,
 SYM_EXPORT long sym_ctx_get_option(SYM_KEEP const sym_ctx *ctx, sym_option opt);
 
 SYM_EXPORT sym_error sym_ctx_last_error(SYM_KEEP const sym_ctx *ctx);
-SYM_EXPORT const char *sym_ctx_last_message(SYM_KEEP const sym_ctx *ctx);
+SYM_EXPORT SYM_KEEP const char *
+sym_ctx_last_message(SYM_KEEP const sym_ctx *ctx);
 SYM_EXPORT sym_loc sym_ctx_last_location(SYM_KEEP const sym_ctx *ctx);
 SYM_EXPORT void sym_ctx_clear_error(SYM_KEEP sym_ctx *ctx);
 
@@ -52,12 +53,14 @@ SYM_EXPORT size_t sym_ctx_report_live(SYM_KEEP const sym_ctx *ctx, FILE *out);
 SYM_EXPORT int sym_ctx_push(SYM_KEEP sym_ctx *ctx);
 SYM_EXPORT int sym_ctx_pop(SYM_KEEP sym_ctx *ctx);
 SYM_EXPORT int sym_ctx_depth(SYM_KEEP const sym_ctx *ctx);
-SYM_EXPORT int sym_ctx_assume(SYM_KEEP sym_ctx *ctx, SYM_KEEP sym_expr *lhs,
-    sym_cmp op, SYM_KEEP sym_expr *rhs, SYM_KEEP const sym_loc *where);
+SYM_EXPORT int sym_ctx_assume(SYM_KEEP sym_ctx *ctx,
+    SYM_KEEP const sym_expr *lhs, sym_cmp op, SYM_KEEP const sym_expr *rhs,
+    SYM_KEEP const sym_loc *where);
 SYM_EXPORT int sym_ctx_assume_divisible(SYM_KEEP sym_ctx *ctx,
-    SYM_KEEP sym_expr *e, int64_t k, SYM_KEEP const sym_loc *where);
+    SYM_KEEP const sym_expr *e, int64_t k, SYM_KEEP const sym_loc *where);
 SYM_EXPORT size_t sym_ctx_n_facts(SYM_KEEP const sym_ctx *ctx);
-SYM_EXPORT char *sym_ctx_fact_to_str(SYM_KEEP const sym_ctx *ctx, size_t i);
+SYM_EXPORT SYM_GIVE char *sym_ctx_fact_to_str(SYM_KEEP const sym_ctx *ctx,
+    size_t i);
 SYM_EXPORT sym_answer sym_ctx_satisfiable(SYM_KEEP sym_ctx *ctx,
     SYM_GIVE sym_binding **witness);
 

@@ -35,10 +35,11 @@ SYM_EXPORT int sym_exec_prepare(SYM_KEEP sym_exec *x,
 /* The local block of plan tensor "t" on this rank (after prepare), its
  * size in bytes in "*bytes" (may be NULL); NULL for a tensor the
  * executor does not keep. */
-SYM_EXPORT void *sym_exec_data(SYM_KEEP sym_exec *x, size_t t, size_t *bytes);
-/* The same for the value named "name" of the plan's graph. */
-SYM_EXPORT void *sym_exec_value_data(SYM_KEEP sym_exec *x, const char *name,
+SYM_EXPORT SYM_KEEP void *sym_exec_data(SYM_KEEP sym_exec *x, size_t t,
     size_t *bytes);
+/* The same for the value named "name" of the plan's graph. */
+SYM_EXPORT SYM_KEEP void *sym_exec_value_data(SYM_KEEP sym_exec *x,
+    const char *name, size_t *bytes);
 /* Exchange this rank's block of the param, optimizer state or input
  * "name" with the whole tensor ("bytes" bytes, global row-major): place
  * the block into "whole", or set the block from it. 0 or -1. */

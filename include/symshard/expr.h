@@ -15,8 +15,8 @@ SYM_EXPORT SYM_GIVE sym_expr *sym_expr_const(SYM_KEEP sym_ctx *ctx,
 SYM_EXPORT SYM_GIVE sym_expr *sym_expr_const_str(SYM_KEEP sym_ctx *ctx,
     const char *decimal);
 SYM_EXPORT SYM_GIVE sym_expr *sym_expr_symbol(SYM_KEEP sym_symbol *sym);
-SYM_EXPORT SYM_GIVE sym_expr *sym_expr_copy(SYM_KEEP sym_expr *e);
-SYM_EXPORT sym_expr *sym_expr_free(SYM_TAKE sym_expr *e);
+SYM_EXPORT SYM_GIVE sym_expr *sym_expr_copy(SYM_KEEP const sym_expr *e);
+SYM_EXPORT SYM_NULL sym_expr *sym_expr_free(SYM_TAKE sym_expr *e);
 
 SYM_EXPORT SYM_GIVE sym_expr *sym_expr_add(SYM_TAKE sym_expr *a,
     SYM_TAKE sym_expr *b);
@@ -45,13 +45,13 @@ SYM_EXPORT SYM_GIVE sym_expr *sym_expr_ceildiv_si(SYM_TAKE sym_expr *a,
 SYM_EXPORT SYM_GIVE sym_expr *sym_expr_mod_si(SYM_TAKE sym_expr *a, int64_t v);
 
 SYM_EXPORT SYM_GIVE sym_expr *sym_expr_substitute(SYM_TAKE sym_expr *e,
-    SYM_KEEP sym_symbol *sym, SYM_KEEP sym_expr *value);
+    SYM_KEEP sym_symbol *sym, SYM_KEEP const sym_expr *value);
 
 SYM_EXPORT SYM_GIVE sym_expr *sym_expr_parse(SYM_KEEP sym_ctx *ctx,
     const char *text, SYM_KEEP const sym_loc *where);
-SYM_EXPORT char *sym_expr_to_str(SYM_KEEP const sym_expr *e);
+SYM_EXPORT SYM_GIVE char *sym_expr_to_str(SYM_KEEP const sym_expr *e);
 
-SYM_EXPORT sym_ctx *sym_expr_get_ctx(SYM_KEEP const sym_expr *e);
+SYM_EXPORT SYM_KEEP sym_ctx *sym_expr_get_ctx(SYM_KEEP const sym_expr *e);
 SYM_EXPORT int sym_expr_is_const(SYM_KEEP const sym_expr *e);
 SYM_EXPORT int sym_expr_get_const(SYM_KEEP const sym_expr *e, int64_t *value);
 SYM_EXPORT int sym_expr_is_symbol(SYM_KEEP const sym_expr *e);

@@ -54,8 +54,9 @@ typedef struct sym_optimizer {
 	double beta1, beta2, eps; /* adam, adamw */
 } sym_optimizer;
 
-SYM_EXPORT const char *sym_init_kind_name(sym_init_kind kind);
-SYM_EXPORT const char *sym_optimizer_kind_name(sym_optimizer_kind kind);
+SYM_EXPORT SYM_KEEP const char *sym_init_kind_name(sym_init_kind kind);
+SYM_EXPORT SYM_KEEP const char *
+sym_optimizer_kind_name(sym_optimizer_kind kind);
 SYM_EXPORT void sym_optimizer_defaults(sym_optimizer_kind kind,
     sym_optimizer *opt);
 
@@ -68,16 +69,17 @@ SYM_EXPORT int sym_value_is_frozen(SYM_KEEP const sym_value *v);
 SYM_EXPORT int sym_graph_minimize(SYM_KEEP sym_graph *g,
     SYM_KEEP sym_value *loss, SYM_KEEP const sym_optimizer *opt,
     SYM_KEEP const sym_loc *where);
-SYM_EXPORT sym_value *sym_graph_loss(SYM_KEEP const sym_graph *g);
+SYM_EXPORT SYM_KEEP sym_value *sym_graph_loss(SYM_KEEP const sym_graph *g);
 SYM_EXPORT int sym_graph_get_optimizer(SYM_KEEP const sym_graph *g,
     sym_optimizer *opt);
 
 SYM_EXPORT int sym_graph_differentiate(SYM_KEEP sym_graph *g);
 SYM_EXPORT int sym_graph_is_training(SYM_KEEP const sym_graph *g);
 SYM_EXPORT size_t sym_graph_n_forward_nodes(SYM_KEEP const sym_graph *g);
-SYM_EXPORT sym_value *sym_value_grad(SYM_KEEP const sym_value *v);
+SYM_EXPORT SYM_KEEP sym_value *sym_value_grad(SYM_KEEP const sym_value *v);
 SYM_EXPORT size_t sym_graph_n_trained(SYM_KEEP const sym_graph *g);
-SYM_EXPORT sym_value *sym_graph_trained(SYM_KEEP const sym_graph *g, size_t i);
+SYM_EXPORT SYM_KEEP sym_value *sym_graph_trained(SYM_KEEP const sym_graph *g,
+    size_t i);
 
 #ifdef __cplusplus
 }

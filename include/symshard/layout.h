@@ -24,11 +24,11 @@ typedef struct sym_topology sym_topology;
 SYM_EXPORT SYM_GIVE sym_mesh *sym_mesh_new(SYM_KEEP sym_ctx *ctx, size_t n_axes,
     const int64_t *sizes, const char *const *names, size_t n_ranks,
     const int64_t *ranks);
-SYM_EXPORT SYM_GIVE sym_mesh *sym_mesh_copy(SYM_KEEP sym_mesh *m);
-SYM_EXPORT sym_mesh *sym_mesh_free(SYM_TAKE sym_mesh *m);
+SYM_EXPORT SYM_GIVE sym_mesh *sym_mesh_copy(SYM_KEEP const sym_mesh *m);
+SYM_EXPORT SYM_NULL sym_mesh *sym_mesh_free(SYM_TAKE sym_mesh *m);
 SYM_EXPORT size_t sym_mesh_n_axes(SYM_KEEP const sym_mesh *m);
 SYM_EXPORT int64_t sym_mesh_axis_size(SYM_KEEP const sym_mesh *m, size_t axis);
-SYM_EXPORT const char *sym_mesh_axis_name(SYM_KEEP const sym_mesh *m,
+SYM_EXPORT SYM_KEEP const char *sym_mesh_axis_name(SYM_KEEP const sym_mesh *m,
     size_t axis);
 SYM_EXPORT int sym_mesh_find_axis(SYM_KEEP const sym_mesh *m, const char *name);
 SYM_EXPORT int64_t sym_mesh_n_devices(SYM_KEEP const sym_mesh *m);
@@ -40,21 +40,22 @@ SYM_EXPORT int64_t sym_mesh_rank_of(SYM_KEEP const sym_mesh *m,
     const int64_t *coords);
 SYM_EXPORT int sym_mesh_is_equal(SYM_KEEP const sym_mesh *a,
     SYM_KEEP const sym_mesh *b);
-SYM_EXPORT char *sym_mesh_to_str(SYM_KEEP const sym_mesh *m);
+SYM_EXPORT SYM_GIVE char *sym_mesh_to_str(SYM_KEEP const sym_mesh *m);
 
 /* Layouts: for each tensor dimension the mesh axes that split it, most
  * significant first, plus the axes over which the tensor holds partial
  * sums. Axes are mesh axis numbers. */
-SYM_EXPORT SYM_GIVE sym_layout *sym_layout_new(SYM_KEEP sym_mesh *mesh,
+SYM_EXPORT SYM_GIVE sym_layout *sym_layout_new(SYM_KEEP const sym_mesh *mesh,
     size_t rank, const size_t *n_axes, const int *const *axes, size_t n_partial,
     const int *partial);
-SYM_EXPORT SYM_GIVE sym_layout *sym_layout_replicated(SYM_KEEP sym_mesh *mesh,
-    size_t rank);
-SYM_EXPORT SYM_GIVE sym_layout *sym_layout_parse(SYM_KEEP sym_mesh *mesh,
+SYM_EXPORT SYM_GIVE sym_layout *
+sym_layout_replicated(SYM_KEEP const sym_mesh *mesh, size_t rank);
+SYM_EXPORT SYM_GIVE sym_layout *sym_layout_parse(SYM_KEEP const sym_mesh *mesh,
     const char *text, SYM_KEEP const sym_loc *where);
-SYM_EXPORT SYM_GIVE sym_layout *sym_layout_copy(SYM_KEEP sym_layout *l);
-SYM_EXPORT sym_layout *sym_layout_free(SYM_TAKE sym_layout *l);
-SYM_EXPORT sym_mesh *sym_layout_mesh(SYM_KEEP const sym_layout *l);
+SYM_EXPORT SYM_GIVE sym_layout *sym_layout_copy(SYM_KEEP const sym_layout *l);
+SYM_EXPORT SYM_NULL sym_layout *sym_layout_free(SYM_TAKE sym_layout *l);
+SYM_EXPORT SYM_KEEP const sym_mesh *
+sym_layout_mesh(SYM_KEEP const sym_layout *l);
 SYM_EXPORT size_t sym_layout_ndim(SYM_KEEP const sym_layout *l);
 SYM_EXPORT size_t sym_layout_dim_n_axes(SYM_KEEP const sym_layout *l,
     size_t dim);
@@ -70,13 +71,13 @@ SYM_EXPORT int sym_layout_is_equal(SYM_KEEP const sym_layout *a,
     SYM_KEEP const sym_layout *b);
 SYM_EXPORT int sym_layout_tensor_map(SYM_KEEP const sym_layout *l, size_t dim,
     size_t cap, int *map);
-SYM_EXPORT char *sym_layout_to_str(SYM_KEEP const sym_layout *l);
+SYM_EXPORT SYM_GIVE char *sym_layout_to_str(SYM_KEEP const sym_layout *l);
 SYM_EXPORT int64_t sym_layout_block(SYM_KEEP const sym_layout *l, int64_t rank,
     size_t dim);
 SYM_EXPORT SYM_GIVE sym_expr *sym_layout_local_dim(SYM_KEEP const sym_layout *l,
-    SYM_KEEP sym_expr *global, size_t dim);
+    SYM_KEEP const sym_expr *global, size_t dim);
 SYM_EXPORT SYM_GIVE sym_expr *sym_layout_offset(SYM_KEEP const sym_layout *l,
-    SYM_KEEP sym_expr *global, size_t dim, int64_t rank);
+    SYM_KEEP const sym_expr *global, size_t dim, int64_t rank);
 SYM_EXPORT SYM_GIVE sym_shape *
 sym_layout_local_shape(SYM_KEEP const sym_layout *l,
     SYM_KEEP const sym_shape *global);
@@ -105,7 +106,7 @@ SYM_EXPORT int sym_topology_set_flops(SYM_KEEP sym_topology *t, double flops);
 SYM_EXPORT double sym_topology_flops(SYM_KEEP const sym_topology *t);
 SYM_EXPORT int64_t sym_topology_node_of(SYM_KEEP const sym_topology *t,
     int64_t rank);
-SYM_EXPORT char *sym_topology_to_str(SYM_KEEP const sym_topology *t);
+SYM_EXPORT SYM_GIVE char *sym_topology_to_str(SYM_KEEP const sym_topology *t);
 
 SYM_EXPORT SYM_GIVE sym_redist *sym_redist_plan(SYM_KEEP const sym_layout *from,
     SYM_KEEP const sym_layout *to, SYM_KEEP const sym_shape *global,
@@ -122,8 +123,8 @@ SYM_EXPORT size_t sym_redist_step_groups(SYM_KEEP const sym_redist *r, size_t i,
     size_t *group_size);
 SYM_EXPORT int64_t sym_redist_step_group_rank(SYM_KEEP const sym_redist *r,
     size_t i, size_t group, size_t member);
-SYM_EXPORT sym_expr *sym_redist_step_bytes(SYM_KEEP const sym_redist *r,
-    size_t i);
+SYM_EXPORT SYM_KEEP const sym_expr *
+sym_redist_step_bytes(SYM_KEEP const sym_redist *r, size_t i);
 SYM_EXPORT SYM_GIVE sym_expr *
 sym_redist_step_femtoseconds(SYM_KEEP const sym_redist *r, size_t i);
 SYM_EXPORT double sym_redist_step_seconds(SYM_KEEP const sym_redist *r,
@@ -131,8 +132,8 @@ SYM_EXPORT double sym_redist_step_seconds(SYM_KEEP const sym_redist *r,
 SYM_EXPORT SYM_KEEP const sym_layout *
 sym_redist_step_layout(SYM_KEEP const sym_redist *r, size_t i);
 SYM_EXPORT int sym_redist_full_gather(SYM_KEEP const sym_redist *r);
-SYM_EXPORT const char *sym_redist_kind_name(sym_redist_kind kind);
-SYM_EXPORT char *sym_redist_to_str(SYM_KEEP const sym_redist *r);
+SYM_EXPORT SYM_KEEP const char *sym_redist_kind_name(sym_redist_kind kind);
+SYM_EXPORT SYM_GIVE char *sym_redist_to_str(SYM_KEEP const sym_redist *r);
 
 #ifdef __cplusplus
 }

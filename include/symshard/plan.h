@@ -64,27 +64,28 @@ typedef struct sym_plan_step {
 SYM_EXPORT SYM_GIVE sym_plan *sym_plan_compile(SYM_KEEP sym_graph *g,
     unsigned flags);
 SYM_EXPORT void sym_plan_free(SYM_TAKE sym_plan *p);
-SYM_EXPORT sym_graph *sym_plan_graph(SYM_KEEP const sym_plan *p);
+SYM_EXPORT SYM_KEEP sym_graph *sym_plan_graph(SYM_KEEP const sym_plan *p);
 SYM_EXPORT int64_t sym_plan_n_ranks(SYM_KEEP const sym_plan *p);
 
 /* The symbols a binding must give a value (those the inputs' shapes
  * name after unification), in a fixed order. */
 SYM_EXPORT size_t sym_plan_n_symbols(SYM_KEEP const sym_plan *p);
-SYM_EXPORT sym_symbol *sym_plan_symbol(SYM_KEEP const sym_plan *p, size_t i);
+SYM_EXPORT SYM_KEEP sym_symbol *sym_plan_symbol(SYM_KEEP const sym_plan *p,
+    size_t i);
 
 SYM_EXPORT size_t sym_plan_n_steps(SYM_KEEP const sym_plan *p);
-SYM_EXPORT const sym_plan_step *sym_plan_get_step(SYM_KEEP const sym_plan *p,
-    size_t i);
+SYM_EXPORT SYM_KEEP const sym_plan_step *
+sym_plan_get_step(SYM_KEEP const sym_plan *p, size_t i);
 
 /* Plan tensors: a value in one layout (NULL layout: whole on every rank).
  * Each value of the graph has a home tensor: where its producer's result
  * lives once its partial sums are resolved (for inputs and parameters,
  * where they are placed before the first step). */
 SYM_EXPORT size_t sym_plan_n_tensors(SYM_KEEP const sym_plan *p);
-SYM_EXPORT const sym_value *sym_plan_tensor_value(SYM_KEEP const sym_plan *p,
-    size_t t);
-SYM_EXPORT const sym_layout *sym_plan_tensor_layout(SYM_KEEP const sym_plan *p,
-    size_t t);
+SYM_EXPORT SYM_KEEP const sym_value *
+sym_plan_tensor_value(SYM_KEEP const sym_plan *p, size_t t);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_plan_tensor_layout(SYM_KEEP const sym_plan *p, size_t t);
 SYM_EXPORT size_t sym_plan_tensor_ndim(SYM_KEEP const sym_plan *p, size_t t);
 SYM_EXPORT size_t sym_plan_value_tensor(SYM_KEEP const sym_plan *p,
     SYM_KEEP const sym_value *v);
@@ -93,7 +94,7 @@ SYM_EXPORT size_t sym_plan_value_tensor(SYM_KEEP const sym_plan *p,
 SYM_EXPORT size_t sym_plan_n_instructions(SYM_KEEP const sym_plan *p);
 SYM_EXPORT size_t sym_plan_n_checks(SYM_KEEP const sym_plan *p);
 SYM_EXPORT uint64_t sym_plan_fingerprint(SYM_KEEP const sym_plan *p);
-SYM_EXPORT char *sym_plan_to_str(SYM_KEEP const sym_plan *p);
+SYM_EXPORT SYM_GIVE char *sym_plan_to_str(SYM_KEEP const sym_plan *p);
 
 /* Bound sizes: one per step of a dynamic-shape run, reusable. */
 SYM_EXPORT SYM_GIVE sym_slices *sym_slices_new(SYM_KEEP const sym_plan *p);
@@ -106,7 +107,7 @@ SYM_EXPORT int sym_plan_bind(SYM_KEEP const sym_plan *p,
 SYM_EXPORT int sym_plan_bind_values(SYM_KEEP const sym_plan *p,
     const int64_t *values, SYM_KEEP sym_slices *s);
 SYM_EXPORT int sym_slices_is_bound(SYM_KEEP const sym_slices *s);
-SYM_EXPORT const char *sym_slices_error(SYM_KEEP const sym_slices *s);
+SYM_EXPORT SYM_KEEP const char *sym_slices_error(SYM_KEEP const sym_slices *s);
 SYM_EXPORT int64_t sym_slices_symbol(SYM_KEEP const sym_slices *s,
     SYM_KEEP const sym_symbol *sym);
 
@@ -124,16 +125,17 @@ SYM_EXPORT int sym_slices_offset(SYM_KEEP const sym_slices *s, size_t t,
  * unbound or out of range. The pointer is the same after every binding
  * of "s", which rewrites the integers in place: an executor may fetch it
  * once and read it after each binding that succeeded. */
-SYM_EXPORT const int64_t *sym_slices_offsets(SYM_KEEP const sym_slices *s,
-    size_t t);
+SYM_EXPORT SYM_KEEP const int64_t *
+sym_slices_offsets(SYM_KEEP const sym_slices *s, size_t t);
 /* Its local sizes, likewise borrowed (sym_plan_tensor_ndim(t)
  * integers). */
-SYM_EXPORT const int64_t *sym_slices_local_sizes(SYM_KEEP const sym_slices *s,
-    size_t t);
+SYM_EXPORT SYM_KEEP const int64_t *
+sym_slices_local_sizes(SYM_KEEP const sym_slices *s, size_t t);
 /* Bytes communicated by step "i" (nccl-tests S; 0 for kernels). */
 SYM_EXPORT int64_t sym_slices_step_bytes(SYM_KEEP const sym_slices *s,
     size_t i);
-SYM_EXPORT char *sym_slices_to_str(SYM_KEEP const sym_slices *s, int64_t rank);
+SYM_EXPORT SYM_GIVE char *sym_slices_to_str(SYM_KEEP const sym_slices *s,
+    int64_t rank);
 
 #ifdef __cplusplus
 }

@@ -19,16 +19,17 @@ typedef enum sym_tier {
 } sym_tier;
 
 SYM_EXPORT sym_answer sym_prove_divisible(SYM_KEEP sym_ctx *ctx,
-    SYM_KEEP sym_expr *e, int64_t k, SYM_GIVE sym_binding **witness);
+    SYM_KEEP const sym_expr *e, int64_t k, SYM_GIVE sym_binding **witness);
 SYM_EXPORT sym_answer sym_prove_cmp(SYM_KEEP sym_ctx *ctx,
-    SYM_KEEP sym_expr *lhs, sym_cmp op, SYM_KEEP sym_expr *rhs,
+    SYM_KEEP const sym_expr *lhs, sym_cmp op, SYM_KEEP const sym_expr *rhs,
     SYM_GIVE sym_binding **witness);
 SYM_EXPORT sym_answer sym_prove_bounds(SYM_KEEP sym_ctx *ctx,
-    SYM_KEEP sym_expr *e, SYM_GIVE sym_expr **min, SYM_GIVE sym_expr **max);
+    SYM_KEEP const sym_expr *e, SYM_GIVE sym_expr **min,
+    SYM_GIVE sym_expr **max);
 SYM_EXPORT SYM_GIVE sym_expr *sym_simplify(SYM_KEEP sym_ctx *ctx,
     SYM_TAKE sym_expr *e);
 SYM_EXPORT sym_tier sym_prove_last_tier(SYM_KEEP const sym_ctx *ctx);
-SYM_EXPORT const char *sym_cmp_name(sym_cmp op);
+SYM_EXPORT SYM_KEEP const char *sym_cmp_name(sym_cmp op);
 
 #ifdef __cplusplus
 }

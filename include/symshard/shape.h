@@ -38,23 +38,24 @@ typedef enum sym_attr_kind {
 	SYM_ATTR_LIST /* a list of expressions (integers included) */
 } sym_attr_kind;
 
-SYM_EXPORT const char *sym_dtype_name(sym_dtype dt);
+SYM_EXPORT SYM_KEEP const char *sym_dtype_name(sym_dtype dt);
 SYM_EXPORT sym_dtype sym_dtype_from_name(const char *name);
 SYM_EXPORT size_t sym_dtype_size(sym_dtype dt);
 SYM_EXPORT int sym_dtype_is_float(sym_dtype dt);
 
 SYM_EXPORT SYM_GIVE sym_shape *sym_shape_new(SYM_KEEP sym_ctx *ctx,
     sym_dtype dt, size_t rank, SYM_KEEP sym_expr *const *dims);
-SYM_EXPORT SYM_GIVE sym_shape *sym_shape_copy(SYM_KEEP sym_shape *s);
-SYM_EXPORT sym_shape *sym_shape_free(SYM_TAKE sym_shape *s);
+SYM_EXPORT SYM_GIVE sym_shape *sym_shape_copy(SYM_KEEP const sym_shape *s);
+SYM_EXPORT SYM_NULL sym_shape *sym_shape_free(SYM_TAKE sym_shape *s);
 SYM_EXPORT sym_dtype sym_shape_dtype(SYM_KEEP const sym_shape *s);
 SYM_EXPORT size_t sym_shape_ndim(SYM_KEEP const sym_shape *s);
-SYM_EXPORT sym_expr *sym_shape_dim(SYM_KEEP const sym_shape *s, size_t i);
+SYM_EXPORT SYM_KEEP const sym_expr *sym_shape_dim(SYM_KEEP const sym_shape *s,
+    size_t i);
 SYM_EXPORT SYM_GIVE sym_expr *sym_shape_numel(SYM_KEEP const sym_shape *s);
 SYM_EXPORT int sym_shape_is_equal(SYM_KEEP const sym_shape *a,
     SYM_KEEP const sym_shape *b);
-SYM_EXPORT char *sym_shape_to_str(SYM_KEEP const sym_shape *s);
-SYM_EXPORT char *sym_shape_dims_to_str(SYM_KEEP const sym_shape *s);
+SYM_EXPORT SYM_GIVE char *sym_shape_to_str(SYM_KEEP const sym_shape *s);
+SYM_EXPORT SYM_GIVE char *sym_shape_dims_to_str(SYM_KEEP const sym_shape *s);
 
 SYM_EXPORT SYM_GIVE sym_attrs *sym_attrs_new(SYM_KEEP sym_ctx *ctx);
 SYM_EXPORT void sym_attrs_free(SYM_TAKE sym_attrs *a);
@@ -71,7 +72,8 @@ SYM_EXPORT int sym_attrs_set_list(SYM_KEEP sym_attrs *a, const char *name,
 SYM_EXPORT int sym_attrs_set_loc(SYM_KEEP sym_attrs *a, const char *name,
     SYM_KEEP const sym_loc *where);
 SYM_EXPORT size_t sym_attrs_count(SYM_KEEP const sym_attrs *a);
-SYM_EXPORT const char *sym_attrs_name(SYM_KEEP const sym_attrs *a, size_t i);
+SYM_EXPORT SYM_KEEP const char *sym_attrs_name(SYM_KEEP const sym_attrs *a,
+    size_t i);
 SYM_EXPORT sym_attr_kind sym_attrs_kind(SYM_KEEP const sym_attrs *a,
     const char *name);
 SYM_EXPORT int sym_attrs_get_int(SYM_KEEP const sym_attrs *a, const char *name,
@@ -80,22 +82,23 @@ SYM_EXPORT int sym_attrs_get_bool(SYM_KEEP const sym_attrs *a, const char *name,
     int *v);
 SYM_EXPORT int sym_attrs_get_float(SYM_KEEP const sym_attrs *a,
     const char *name, double *v);
-SYM_EXPORT const char *sym_attrs_get_string(SYM_KEEP const sym_attrs *a,
-    const char *name);
+SYM_EXPORT SYM_KEEP const char *
+sym_attrs_get_string(SYM_KEEP const sym_attrs *a, const char *name);
 SYM_EXPORT size_t sym_attrs_list_size(SYM_KEEP const sym_attrs *a,
     const char *name);
-SYM_EXPORT sym_expr *sym_attrs_list_item(SYM_KEEP const sym_attrs *a,
-    const char *name, size_t i);
-SYM_EXPORT char *sym_attrs_to_str(SYM_KEEP const sym_attrs *a);
+SYM_EXPORT SYM_KEEP const sym_expr *
+sym_attrs_list_item(SYM_KEEP const sym_attrs *a, const char *name, size_t i);
+SYM_EXPORT SYM_GIVE char *sym_attrs_to_str(SYM_KEEP const sym_attrs *a);
 
-SYM_EXPORT const sym_op *sym_op_find(const char *name);
+SYM_EXPORT SYM_KEEP const sym_op *sym_op_find(const char *name);
 SYM_EXPORT size_t sym_op_count(void);
-SYM_EXPORT const sym_op *sym_op_at(size_t i);
-SYM_EXPORT const char *sym_op_name(SYM_KEEP const sym_op *op);
-SYM_EXPORT const char *sym_op_family(SYM_KEEP const sym_op *op);
+SYM_EXPORT SYM_KEEP const sym_op *sym_op_at(size_t i);
+SYM_EXPORT SYM_KEEP const char *sym_op_name(SYM_KEEP const sym_op *op);
+SYM_EXPORT SYM_KEEP const char *sym_op_family(SYM_KEEP const sym_op *op);
 SYM_EXPORT int sym_op_min_inputs(SYM_KEEP const sym_op *op);
 SYM_EXPORT int sym_op_max_inputs(SYM_KEEP const sym_op *op);
-SYM_EXPORT const char *sym_op_positional(SYM_KEEP const sym_op *op, size_t i);
+SYM_EXPORT SYM_KEEP const char *sym_op_positional(SYM_KEEP const sym_op *op,
+    size_t i);
 
 #ifdef __cplusplus
 }

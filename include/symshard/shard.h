@@ -44,22 +44,26 @@ SYM_EXPORT int sym_graph_set_shard_option(SYM_KEEP sym_graph *g,
     sym_shard_option opt, long value);
 SYM_EXPORT int sym_graph_shard(SYM_KEEP sym_graph *g,
     SYM_KEEP const sym_topology *topo);
-SYM_EXPORT const sym_layout *sym_value_layout(SYM_KEEP const sym_value *v);
-SYM_EXPORT const sym_mesh *sym_node_mesh(SYM_KEEP const sym_node *n);
-SYM_EXPORT const sym_layout *sym_node_input_layout(SYM_KEEP const sym_node *n,
-    size_t i);
-SYM_EXPORT const sym_layout *sym_node_output_layout(SYM_KEEP const sym_node *n,
-    size_t i);
-SYM_EXPORT const char *sym_node_strategy_source(SYM_KEEP const sym_node *n);
-SYM_EXPORT char *sym_node_strategy_to_str(SYM_KEEP const sym_node *n);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_value_layout(SYM_KEEP const sym_value *v);
+SYM_EXPORT SYM_KEEP const sym_mesh *sym_node_mesh(SYM_KEEP const sym_node *n);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_node_input_layout(SYM_KEEP const sym_node *n, size_t i);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_node_output_layout(SYM_KEEP const sym_node *n, size_t i);
+SYM_EXPORT SYM_KEEP const char *
+sym_node_strategy_source(SYM_KEEP const sym_node *n);
+SYM_EXPORT SYM_GIVE char *sym_node_strategy_to_str(SYM_KEEP const sym_node *n);
 SYM_EXPORT size_t sym_graph_n_reshards(SYM_KEEP const sym_graph *g);
-SYM_EXPORT const sym_reshard *sym_graph_reshard(SYM_KEEP const sym_graph *g,
-    size_t i);
-SYM_EXPORT const sym_reshard *
+SYM_EXPORT SYM_KEEP const sym_reshard *
+sym_graph_reshard(SYM_KEEP const sym_graph *g, size_t i);
+SYM_EXPORT SYM_KEEP const sym_reshard *
 sym_graph_find_reshard(SYM_KEEP const sym_graph *g, SYM_KEEP const sym_value *v,
     SYM_KEEP const sym_node *consumer, size_t input);
-SYM_EXPORT const sym_layout *sym_reshard_source(SYM_KEEP const sym_reshard *c);
-SYM_EXPORT const sym_layout *sym_reshard_target(SYM_KEEP const sym_reshard *c);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_reshard_source(SYM_KEEP const sym_reshard *c);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_reshard_target(SYM_KEEP const sym_reshard *c);
 
 /* The cost of a step of a sharded graph (sym_search(3)): expressions of
  * the symbols (references owned by the structure, released by
@@ -96,19 +100,19 @@ SYM_EXPORT SYM_GIVE sym_search *sym_graph_search(SYM_KEEP sym_graph *g,
     SYM_KEEP const sym_search_options *o);
 SYM_EXPORT void sym_search_free(SYM_TAKE sym_search *s);
 SYM_EXPORT int sym_search_apply(SYM_KEEP sym_search *s, size_t i);
-SYM_EXPORT sym_symbol *sym_search_symbol(SYM_KEEP const sym_search *s);
+SYM_EXPORT SYM_KEEP sym_symbol *sym_search_symbol(SYM_KEEP const sym_search *s);
 SYM_EXPORT size_t sym_search_n_pieces(SYM_KEEP const sym_search *s);
 SYM_EXPORT int sym_search_piece_range(SYM_KEEP const sym_search *s, size_t i,
     int64_t *lo, int64_t *hi);
 SYM_EXPORT size_t sym_search_n_nodes(SYM_KEEP const sym_search *s);
-SYM_EXPORT const sym_node *sym_search_node(SYM_KEEP const sym_search *s,
-    size_t j);
-SYM_EXPORT const char *sym_search_strategy(SYM_KEEP const sym_search *s,
-    size_t i, size_t j);
-SYM_EXPORT const sym_expr *
+SYM_EXPORT SYM_KEEP const sym_node *
+sym_search_node(SYM_KEEP const sym_search *s, size_t j);
+SYM_EXPORT SYM_KEEP const char *
+sym_search_strategy(SYM_KEEP const sym_search *s, size_t i, size_t j);
+SYM_EXPORT SYM_KEEP const sym_expr *
 sym_search_piece_seconds(SYM_KEEP const sym_search *s, size_t i);
-SYM_EXPORT const sym_expr *sym_search_piece_memory(SYM_KEEP const sym_search *s,
-    size_t i);
+SYM_EXPORT SYM_KEEP const sym_expr *
+sym_search_piece_memory(SYM_KEEP const sym_search *s, size_t i);
 SYM_EXPORT double sym_search_seconds(SYM_KEEP const sym_search *s);
 SYM_EXPORT size_t sym_search_n_evaluations(SYM_KEEP const sym_search *s);
 

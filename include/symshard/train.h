@@ -44,13 +44,13 @@ SYM_EXPORT SYM_GIVE sym_dataset *sym_dataset_from_memory(SYM_KEEP sym_ctx *ctx,
     int64_t n_rows, SYM_KEEP const sym_dataset_column *col, size_t n_col);
 SYM_EXPORT void sym_dataset_free(SYM_TAKE sym_dataset *d);
 
-SYM_EXPORT const char *sym_dataset_name(SYM_KEEP const sym_dataset *d);
+SYM_EXPORT SYM_KEEP const char *sym_dataset_name(SYM_KEEP const sym_dataset *d);
 SYM_EXPORT int64_t sym_dataset_n_rows(SYM_KEEP const sym_dataset *d);
 SYM_EXPORT size_t sym_dataset_n_columns(SYM_KEEP const sym_dataset *d);
 SYM_EXPORT size_t sym_dataset_find_column(SYM_KEEP const sym_dataset *d,
     const char *name);
-SYM_EXPORT const char *sym_dataset_column_name(SYM_KEEP const sym_dataset *d,
-    size_t c);
+SYM_EXPORT SYM_KEEP const char *
+sym_dataset_column_name(SYM_KEEP const sym_dataset *d, size_t c);
 SYM_EXPORT sym_dtype sym_dataset_column_dtype(SYM_KEEP const sym_dataset *d,
     size_t c);
 SYM_EXPORT size_t sym_dataset_column_ndim(SYM_KEEP const sym_dataset *d,
@@ -73,14 +73,14 @@ SYM_EXPORT int sym_checkpoint_add(SYM_KEEP sym_checkpoint *ck, const char *name,
     sym_dtype dtype, size_t ndim, const int64_t *dim, const void *data);
 SYM_EXPORT int sym_checkpoint_set_metadata(SYM_KEEP sym_checkpoint *ck,
     const char *key, const char *value);
-SYM_EXPORT const char *
+SYM_EXPORT SYM_KEEP const char *
 sym_checkpoint_metadata(SYM_KEEP const sym_checkpoint *ck, const char *key);
 SYM_EXPORT int sym_checkpoint_write(SYM_KEEP const sym_checkpoint *ck,
     const char *path);
 SYM_EXPORT size_t sym_checkpoint_n_tensors(SYM_KEEP const sym_checkpoint *ck);
 SYM_EXPORT size_t sym_checkpoint_find(SYM_KEEP const sym_checkpoint *ck,
     const char *name);
-SYM_EXPORT const char *
+SYM_EXPORT SYM_KEEP const char *
 sym_checkpoint_tensor_name(SYM_KEEP const sym_checkpoint *ck, size_t i);
 SYM_EXPORT sym_dtype
 sym_checkpoint_tensor_dtype(SYM_KEEP const sym_checkpoint *ck, size_t i);
@@ -88,7 +88,7 @@ SYM_EXPORT size_t sym_checkpoint_tensor_ndim(SYM_KEEP const sym_checkpoint *ck,
     size_t i);
 SYM_EXPORT int64_t sym_checkpoint_tensor_dim(SYM_KEEP const sym_checkpoint *ck,
     size_t i, size_t d);
-SYM_EXPORT const void *
+SYM_EXPORT SYM_KEEP const void *
 sym_checkpoint_tensor_data(SYM_KEEP const sym_checkpoint *ck, size_t i,
     size_t *bytes);
 
@@ -145,8 +145,10 @@ SYM_EXPORT SYM_GIVE sym_trainer *sym_trainer_new(SYM_KEEP const sym_plan *p,
     SYM_KEEP sym_ctx *ctx);
 SYM_EXPORT void sym_trainer_free(SYM_TAKE sym_trainer *t);
 SYM_EXPORT int sym_trainer_step(SYM_KEEP sym_trainer *t, sym_train_step *r);
-SYM_EXPORT const char *sym_trainer_notice(SYM_KEEP const sym_trainer *t);
-SYM_EXPORT const char *sym_trainer_mismatch(SYM_KEEP const sym_trainer *t);
+SYM_EXPORT SYM_KEEP const char *
+sym_trainer_notice(SYM_KEEP const sym_trainer *t);
+SYM_EXPORT SYM_KEEP const char *
+sym_trainer_mismatch(SYM_KEEP const sym_trainer *t);
 SYM_EXPORT int64_t sym_trainer_epoch(SYM_KEEP const sym_trainer *t);
 SYM_EXPORT int sym_trainer_evaluate(SYM_KEEP sym_trainer *t,
     sym_eval_result *r);

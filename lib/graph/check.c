@@ -624,13 +624,13 @@ only_unique(sym_graph *g, sym_expr *e, const char *what, const sym_loc *where)
 /* Declare the relation "lhs" "op" "rhs" between unique symbols in "g":
  * every later proof assumes it. Return 0, or -1 with a diagnostic. */
 int
-sym_graph_add_relation(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
-    const sym_loc *where)
+sym_graph_add_relation(sym_graph *g, const sym_expr *lhs, sym_cmp op,
+    const sym_expr *rhs, const sym_loc *where)
 {
 	if (!g || !lhs || !rhs)
 		return -1;
-	if (!only_unique(g, lhs, "a relation", where) ||
-	    !only_unique(g, rhs, "a relation", where))
+	if (!only_unique(g, (sym_expr *)lhs, "a relation", where) ||
+	    !only_unique(g, (sym_expr *)rhs, "a relation", where))
 		return -1;
 	if (sym_ctx_assume(g->ctx, lhs, op, rhs, where) < 0)
 		return sym__graph_ctx_error(g, where);
@@ -741,8 +741,9 @@ sym__graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
  * assertion is an error with a witness, an undecided one a warning.
  * Return the answer. */
 sym_answer
-sym_graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
-    const sym_loc *where)
+sym_graph_assert(sym_graph *g, const sym_expr *lhs, sym_cmp op,
+    const sym_expr *rhs, const sym_loc *where)
 {
-	return sym__graph_assert(g, lhs, op, rhs, NULL, NULL, 0, where);
+	return sym__graph_assert(g, (sym_expr *)lhs, op, (sym_expr *)rhs, NULL,
+	    NULL, 0, where);
 }

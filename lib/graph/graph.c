@@ -583,7 +583,7 @@ positive_dim(sym_graph *g, sym_value *v, size_t i, const sym_loc *where)
  * Return the value, or NULL with a diagnostic. */
 sym_value *
 sym_graph_add_input(sym_graph *g, const char *name, sym_value_kind kind,
-    sym_shape *shape, const sym_loc *where)
+    const sym_shape *shape, const sym_loc *where)
 {
 	sym_value *v;
 	sym_expr **d;
@@ -689,14 +689,14 @@ sym_value_get_kind(const sym_value *v)
 
 /* Return the shape of "v" after every unification (owned by the graph;
  * NULL when it could not be inferred). */
-sym_shape *
+const sym_shape *
 sym_value_shape(const sym_value *v)
 {
 	return v ? sym__value_shape((sym_value *)v) : NULL;
 }
 
 /* Return the shape of "v" as declared or first inferred. */
-sym_shape *
+const sym_shape *
 sym_value_declared_shape(const sym_value *v)
 {
 	return v ? (v->declared ? v->declared : v->shape) : NULL;

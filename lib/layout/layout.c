@@ -172,7 +172,7 @@ sym__layout_give(sym_layout *l)
  * the "n_partial" axes "partial"; NULL with SYM_ELAYOUT on an invalid or
  * repeated axis. */
 sym_layout *
-sym_layout_new(sym_mesh *mesh, size_t rank, const size_t *n_axes,
+sym_layout_new(const sym_mesh *mesh, size_t rank, const size_t *n_axes,
     const int *const *axes, size_t n_partial, const int *partial)
 {
 	uint8_t *n;
@@ -226,7 +226,7 @@ sym_layout_new(sym_mesh *mesh, size_t rank, const size_t *n_axes,
 		}
 	}
 	if (n && ax)
-		l = sym__layout_give(sym__layout_new(mesh, rank, n,
+		l = sym__layout_give(sym__layout_new((sym_mesh *)mesh, rank, n,
 		    (const int8_t(*)[SYM_MESH_MAX_AXES])ax, bits));
 out:
 	free(n);
@@ -237,16 +237,17 @@ out:
 /* Return a caller reference to the layout over "mesh" of a tensor of
  * "rank" dimensions that is replicated on every device. */
 sym_layout *
-sym_layout_replicated(sym_mesh *mesh, size_t rank)
+sym_layout_replicated(const sym_mesh *mesh, size_t rank)
 {
-	return sym__layout_give(sym__layout_new(mesh, rank, NULL, NULL, 0));
+	return sym__layout_give(sym__layout_new((sym_mesh *)mesh, rank, NULL,
+	    NULL, 0));
 }
 
 /* Return a new caller reference to "l". */
 sym_layout *
-sym_layout_copy(sym_layout *l)
+sym_layout_copy(const sym_layout *l)
 {
-	return sym__layout_give(sym__layout_ref(l));
+	return sym__layout_give(sym__layout_ref((sym_layout *)l));
 }
 
 /* Release the caller reference "l"; return NULL. */
@@ -263,7 +264,7 @@ sym_layout_free(sym_layout *l)
 }
 
 /* Return the mesh of "l", borrowed from the layout. */
-sym_mesh *
+const sym_mesh *
 sym_layout_mesh(const sym_layout *l)
 {
 	return l ? l->mesh : NULL;
@@ -525,7 +526,7 @@ check_dim(const sym_layout *l, const sym_expr *global, size_t dim)
 /* Return a caller reference to the local extent of dimension "dim" of
  * global size "global" (borrowed) under "l": global floordiv splits. */
 sym_expr *
-sym_layout_local_dim(const sym_layout *l, sym_expr *global, size_t dim)
+sym_layout_local_dim(const sym_layout *l, const sym_expr *global, size_t dim)
 {
 	if (!l || check_dim(l, global, dim) < 0)
 		return NULL;
@@ -537,7 +538,7 @@ sym_layout_local_dim(const sym_layout *l, sym_expr *global, size_t dim)
  * size "global", borrowed) of the block that rank "rank" holds under "l":
  * its block index times the local extent. */
 sym_expr *
-sym_layout_offset(const sym_layout *l, sym_expr *global, size_t dim,
+sym_layout_offset(const sym_layout *l, const sym_expr *global, size_t dim,
     int64_t rank)
 {
 	int64_t b;

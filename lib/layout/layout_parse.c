@@ -350,7 +350,7 @@ parse_layout(struct parser *ps)
  * NULL with SYM_EPARSE on a syntax error, SYM_ELAYOUT on an unknown or
  * repeated axis. */
 sym_layout *
-sym_layout_parse(sym_mesh *mesh, const char *text, const sym_loc *where)
+sym_layout_parse(const sym_mesh *mesh, const char *text, const sym_loc *where)
 {
 	struct parser ps;
 	sym_layout *l = NULL;
@@ -366,7 +366,7 @@ sym_layout_parse(sym_mesh *mesh, const char *text, const sym_loc *where)
 	ps.ctx = mesh->ctx;
 	spec_init(&ps.sp, mesh);
 	if (parse_layout(&ps) == 0)
-		l = sym__layout_give(spec_layout(mesh, &ps.sp));
+		l = sym__layout_give(spec_layout((sym_mesh *)mesh, &ps.sp));
 	spec_clear(&ps.sp);
 	return l;
 }

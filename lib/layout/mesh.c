@@ -251,9 +251,9 @@ sym_mesh_new(sym_ctx *ctx, size_t n_axes, const int64_t *sizes,
 
 /* Return a new caller reference to "m". */
 sym_mesh *
-sym_mesh_copy(sym_mesh *m)
+sym_mesh_copy(const sym_mesh *m)
 {
-	return mesh_give(sym__mesh_ref(m));
+	return mesh_give(sym__mesh_ref((sym_mesh *)m));
 }
 
 /* Release the caller reference "m"; return NULL. */

@@ -646,7 +646,7 @@ sym_redist_step_group_rank(const sym_redist *r, size_t i, size_t group,
 
 /* Return the bytes S of step "i" of "r", borrowed from the plan, or NULL
  * when out of range. */
-sym_expr *
+const sym_expr *
 sym_redist_step_bytes(const sym_redist *r, size_t i)
 {
 	const struct sym__step *st = step_at(r, i);

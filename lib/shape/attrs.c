@@ -493,7 +493,7 @@ sym_attrs_list_size(const sym_attrs *a, const char *name)
 
 /* Return item "i" of the list attribute "name" of "a" (borrowed from
  * "a"), or NULL when absent, not a list or "i" is out of range. */
-sym_expr *
+const sym_expr *
 sym_attrs_list_item(const sym_attrs *a, const char *name, size_t i)
 {
 	const struct sym__attr *at = get(a, name, SYM_ATTR_LIST);

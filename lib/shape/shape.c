@@ -142,9 +142,9 @@ sym_shape_new(sym_ctx *ctx, sym_dtype dt, size_t rank, sym_expr *const *dims)
 
 /* Return a new caller reference to "s". */
 sym_shape *
-sym_shape_copy(sym_shape *s)
+sym_shape_copy(const sym_shape *s)
 {
-	return sym__shape_give(sym__shape_ref(s));
+	return sym__shape_give(sym__shape_ref((sym_shape *)s));
 }
 
 /* Release the caller reference "s"; return NULL. */
@@ -176,7 +176,7 @@ sym_shape_ndim(const sym_shape *s)
 
 /* Return dimension "i" of "s", borrowed from the shape, or NULL when "i"
  * is out of range. */
-sym_expr *
+const sym_expr *
 sym_shape_dim(const sym_shape *s, size_t i)
 {
 	return s && i < s->rank ? s->dim[i] : NULL;

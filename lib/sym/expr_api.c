@@ -43,9 +43,9 @@ sym_expr_symbol(sym_symbol *sym)
 
 /* Return a new caller reference to "e". */
 sym_expr *
-sym_expr_copy(sym_expr *e)
+sym_expr_copy(const sym_expr *e)
 {
-	return sym__expr_give(sym__expr_ref(e));
+	return sym__expr_give(sym__expr_ref((sym_expr *)e));
 }
 
 /* Release the caller reference "e"; return NULL. */
@@ -352,7 +352,7 @@ sym_expr_symbols(const sym_expr *e, sym_symbol **out, size_t cap)
 
 struct subst {
 	sym_symbol *sym;
-	sym_expr *value;
+	const sym_expr *value;
 };
 
 /* Atom map of substitution: the symbol sought by "user" becomes its
@@ -363,14 +363,14 @@ subst_atom(struct sym_expr *atom, sym_expr *rebuilt, void *user)
 	struct subst *su = user;
 
 	if (atom->kind == SYM__VAR && atom->u.var == su->sym)
-		return sym__expr_ref(su->value);
+		return sym__expr_ref((sym_expr *)su->value);
 	return sym__expr_ref(rebuilt);
 }
 
 /* Return "e" with every occurrence of "sym" replaced by "value" (kept),
  * simplified; "e" is consumed. */
 sym_expr *
-sym_expr_substitute(sym_expr *e, sym_symbol *sym, sym_expr *value)
+sym_expr_substitute(sym_expr *e, sym_symbol *sym, const sym_expr *value)
 {
 	struct subst su = { sym, value };
 	sym_expr *r = NULL;

@@ -176,8 +176,8 @@ relation_text(const sym_expr *lhs, sym_cmp op, const sym_expr *rhs)
  * scope of "ctx"; "where" (may be NULL) says where it was declared.
  * Return 0, or -1 (SYM_EUNSAT when it contradicts what is known). */
 int
-sym_ctx_assume(sym_ctx *ctx, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
-    const sym_loc *where)
+sym_ctx_assume(sym_ctx *ctx, const sym_expr *lhs, sym_cmp op,
+    const sym_expr *rhs, const sym_loc *where)
 {
 	sym_expr *d = NULL, *e = NULL;
 	enum sym__rel rel = SYM__REL_GE;
@@ -188,17 +188,17 @@ sym_ctx_assume(sym_ctx *ctx, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 	switch (op) {
 	case SYM_EQ:
 	case SYM_NE:
-		e = sym__sub(lhs, rhs);
+		e = sym__sub((sym_expr *)lhs, (sym_expr *)rhs);
 		rel = op == SYM_EQ ? SYM__REL_EQ : SYM__REL_NE;
 		break;
 	case SYM_LE:
 	case SYM_LT:
-		d = sym__sub(rhs, lhs);
+		d = sym__sub((sym_expr *)rhs, (sym_expr *)lhs);
 		e = sym__add_si(d, op == SYM_LT ? -1 : 0);
 		break;
 	case SYM_GE:
 	case SYM_GT:
-		d = sym__sub(lhs, rhs);
+		d = sym__sub((sym_expr *)lhs, (sym_expr *)rhs);
 		e = sym__add_si(d, op == SYM_GT ? -1 : 0);
 		break;
 	default:
@@ -215,7 +215,7 @@ sym_ctx_assume(sym_ctx *ctx, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 /* Assume that "k" >= 1 divides "e" (borrowed) in the current scope of
  * "ctx". Return 0 or -1. */
 int
-sym_ctx_assume_divisible(sym_ctx *ctx, sym_expr *e, int64_t k,
+sym_ctx_assume_divisible(sym_ctx *ctx, const sym_expr *e, int64_t k,
     const sym_loc *where)
 {
 	char *s, *text;
@@ -236,7 +236,7 @@ sym_ctx_assume_divisible(sym_ctx *ctx, sym_expr *e, int64_t k,
 	else
 		text = NULL;
 	free(s);
-	return add_fact(ctx, SYM__REL_DIV, e, k, text, where);
+	return add_fact(ctx, SYM__REL_DIV, (sym_expr *)e, k, text, where);
 }
 
 /* Return the number of facts in scope in "ctx". */

@@ -337,9 +337,10 @@ prove(sym_ctx *ctx, const struct sym__claim *claim, sym_binding **witness)
  * "ctx". On SYM_FALSE, "*witness" (if "witness" is not NULL) is a binding
  * at which it does not. */
 sym_answer
-sym_prove_divisible(sym_ctx *ctx, sym_expr *e, int64_t k, sym_binding **witness)
+sym_prove_divisible(sym_ctx *ctx, const sym_expr *e, int64_t k,
+    sym_binding **witness)
 {
-	struct sym__claim c = { SYM__REL_DIV, e, k };
+	struct sym__claim c = { SYM__REL_DIV, (sym_expr *)e, k };
 
 	if (witness)
 		*witness = NULL;
@@ -357,8 +358,8 @@ sym_prove_divisible(sym_ctx *ctx, sym_expr *e, int64_t k, sym_binding **witness)
 /* Decide whether "lhs" "op" "rhs" holds for every admissible binding of
  * "ctx"; on SYM_FALSE "*witness" is a binding at which it does not. */
 sym_answer
-sym_prove_cmp(sym_ctx *ctx, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
-    sym_binding **witness)
+sym_prove_cmp(sym_ctx *ctx, const sym_expr *lhs, sym_cmp op,
+    const sym_expr *rhs, sym_binding **witness)
 {
 	struct sym__claim c = { SYM__REL_GE, NULL, 0 };
 	sym_answer a;
@@ -370,16 +371,18 @@ sym_prove_cmp(sym_ctx *ctx, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 	switch (op) {
 	case SYM_EQ:
 	case SYM_NE:
-		c.e = sym__lin(lhs, 1, rhs, -1, 0);
+		c.e = sym__lin((sym_expr *)lhs, 1, (sym_expr *)rhs, -1, 0);
 		c.rel = op == SYM_EQ ? SYM__REL_EQ : SYM__REL_NE;
 		break;
 	case SYM_LE:
 	case SYM_LT:
-		c.e = sym__lin(rhs, 1, lhs, -1, op == SYM_LT ? -1 : 0);
+		c.e = sym__lin((sym_expr *)rhs, 1, (sym_expr *)lhs, -1,
+		    op == SYM_LT ? -1 : 0);
 		break;
 	case SYM_GE:
 	case SYM_GT:
-		c.e = sym__lin(lhs, 1, rhs, -1, op == SYM_GT ? -1 : 0);
+		c.e = sym__lin((sym_expr *)lhs, 1, (sym_expr *)rhs, -1,
+		    op == SYM_GT ? -1 : 0);
 		break;
 	default:
 		sym__error(ctx, SYM_EINVAL, NULL, "invalid comparison %d",
@@ -490,7 +493,8 @@ t0_bounds(sym_ctx *ctx, sym_expr *e, const int *want, int *exact,
  * are exact, SYM_UNKNOWN when some is only a sound bound (or none was
  * found), SYM_ERROR on error. */
 sym_answer
-sym_prove_bounds(sym_ctx *ctx, sym_expr *e, sym_expr **min, sym_expr **max)
+sym_prove_bounds(sym_ctx *ctx, const sym_expr *e, sym_expr **min,
+    sym_expr **max)
 {
 	sym_answer res = SYM_TRUE;
 	sym_expr **out[2] = { min, max };
@@ -505,7 +509,7 @@ sym_prove_bounds(sym_ctx *ctx, sym_expr *e, sym_expr **min, sym_expr **max)
 		return SYM_ERROR;
 	ctx->last_tier = SYM_TIER_FAST;
 	if (ctx->opt_fast)
-		t0_bounds(ctx, e, want, t0, t0v);
+		t0_bounds(ctx, (sym_expr *)e, want, t0, t0v);
 	for (int up = 0; up < 2; up++) {
 		sym_expr *v = NULL;
 		sym_answer a = SYM_UNKNOWN;
@@ -517,7 +521,7 @@ sym_prove_bounds(sym_ctx *ctx, sym_expr *e, sym_expr **min, sym_expr **max)
 			v = t0v[up];
 			t0v[up] = NULL;
 		} else if (ctx->opt_exact) {
-			a = sym__isl_bound(ctx, e, up, &v);
+			a = sym__isl_bound(ctx, (sym_expr *)e, up, &v);
 			ctx->last_tier = SYM_TIER_EXACT;
 		}
 		if (a == SYM_ERROR) {

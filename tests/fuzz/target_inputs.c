@@ -257,7 +257,7 @@ check_blocks(const sym_layout *l)
 static int
 describe_layout(const sym_layout *l)
 {
-	sym_mesh *m = sym_layout_mesh(l);
+	const sym_mesh *m = sym_layout_mesh(l);
 	char *text = sym_layout_to_str(l);
 	sym_layout *again = text ? sym_layout_parse(m, text, NULL) : NULL;
 	sym_layout *std = sym_layout_standard(l);

@@ -151,8 +151,8 @@ values(struct doc *d)
 	for (size_t i = 0; i < n; i++) {
 		sym_value *v = sym_graph_value(g, i);
 		sym_node *p = sym_value_producer(v);
-		sym_shape *s = sym_value_shape(v);
-		sym_shape *decl = report_declared_if_different(v);
+		const sym_shape *s = sym_value_shape(v);
+		const sym_shape *decl = report_declared_if_different(v);
 		json_t *o = doc_chk(d, json_object());
 
 		doc_set(d, o, "name", doc_str(d, sym_value_name(v)));

@@ -98,7 +98,8 @@ json_layout(struct doc *d, const sym_layout *l)
 json_t *
 json_local_shape(struct doc *d, const sym_value *v, const sym_layout *l)
 {
-	sym_shape *global = sym_value_shape(v), *local;
+	const sym_shape *global = sym_value_shape(v);
+	sym_shape *local;
 	json_t *arr;
 
 	if (!l || !global)

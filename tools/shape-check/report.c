@@ -53,11 +53,11 @@ report_is_output(const sym_graph *g, const sym_value *v)
 
 /* Return the declared shape of input or parameter "v" when unification
  * changed it (the graph's object), else NULL. */
-sym_shape *
+const sym_shape *
 report_declared_if_different(const sym_value *v)
 {
-	sym_shape *decl = sym_value_declared_shape(v);
-	sym_shape *now = sym_value_shape(v);
+	const sym_shape *decl = sym_value_declared_shape(v);
+	const sym_shape *now = sym_value_shape(v);
 
 	if (sym_value_get_kind(v) == SYM_VALUE_RESULT || !decl || !now ||
 	    sym_shape_is_equal(decl, now))

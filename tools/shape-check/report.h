@@ -97,7 +97,7 @@ int report_is_output(const sym_graph *g, const sym_value *v);
 
 /* Return the declared shape of "v" when it differs from its unified
  * shape, else NULL. */
-sym_shape *report_declared_if_different(const sym_value *v);
+const sym_shape *report_declared_if_different(const sym_value *v);
 
 /* Return the malloc'ed text of "sym"'s declaration without its name
  * ("divisor=8 unique", "instance of b", "" when it has no option), or

@@ -105,7 +105,8 @@ report_tensor_map_text(const sym_layout *l)
 char *
 report_local_shape_text(const sym_value *v, const sym_layout *l)
 {
-	sym_shape *global = sym_value_shape(v), *local;
+	const sym_shape *global = sym_value_shape(v);
+	sym_shape *local;
 	char *s;
 
 	if (!l)

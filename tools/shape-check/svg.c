@@ -289,7 +289,7 @@ struct picture {
 static char *
 block_range(struct picture *p, size_t d, int64_t b)
 {
-	sym_expr *e = sym_shape_dim(sym_value_shape(p->v), d);
+	const sym_expr *e = sym_shape_dim(sym_value_shape(p->v), d);
 	int64_t size, k = p->splits[d];
 
 	if (e && sym_expr_get_const(e, &size) == 0)

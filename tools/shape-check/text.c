@@ -66,7 +66,7 @@ value_rows(const struct report *r, struct table *t)
 	for (size_t i = 0; i < n && !t->oom; i++) {
 		sym_value *v = sym_graph_value(r->g, i);
 		sym_node *p = sym_value_producer(v);
-		sym_shape *decl = report_declared_if_different(v);
+		const sym_shape *decl = report_declared_if_different(v);
 		const char *kind = p
 		    ? sym_node_op_name(p)
 		    : sym_value_kind_name(sym_value_get_kind(v));
