@@ -206,3 +206,31 @@ sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size)
 		sym__oom(ctx);
 	return q;
 }
+
+/* The capacity, in elements, of an array's first allocation. */
+#define RESERVE_FIRST 8
+
+/* Make the array "*arr" of "*cap" elements of "elem" bytes hold at least
+ * "need" elements: at least double it when it must grow (starting at
+ * RESERVE_FIRST), or grow it to exactly "need" when doubling would
+ * overflow. Return 0, or -1 with SYM_ENOMEM on "ctx" when the size
+ * overflows or memory runs out ("*arr" and "*cap" are then unchanged). */
+int
+sym__reserve(sym_ctx *ctx, void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap > SIZE_MAX / 2 ? SIZE_MAX : 2 * *cap;
+	void *p;
+
+	if (need <= *cap && *arr)
+		return 0;
+	if (c < RESERVE_FIRST)
+		c = RESERVE_FIRST;
+	if (c < need || (elem && c > SIZE_MAX / elem))
+		c = need;
+	p = sym__realloc_array(ctx, *arr, c, elem);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = c;
+	return 0;
+}

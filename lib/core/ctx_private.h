@@ -98,6 +98,14 @@ void sym__oom_bytes(sym_ctx *ctx, size_t n, size_t size, const char *what);
 char *sym__strdup(sym_ctx *ctx, const char *s);
 void *sym__alloc(sym_ctx *ctx, size_t size);
 void *sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size);
+int sym__reserve(sym_ctx *ctx, void **arr, size_t *cap, size_t need,
+    size_t elem);
+
+/* Make the array "arr" (an lvalue) of capacity "cap" (a size_t lvalue)
+ * hold at least "need" elements: sym__reserve with the element size of
+ * "arr". */
+#define SYM__RESERVE(ctx, arr, cap, need) \
+	sym__reserve((ctx), (void **)&(arr), &(cap), (need), sizeof(*(arr)))
 char *sym__asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *sym__vasprintf(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));

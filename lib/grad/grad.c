@@ -412,8 +412,8 @@ list_trained(struct sym__grad *gr)
 			return sym__graph_diag(g, SYM_SEV_ERROR, &v->loc, NULL,
 			    NULL, "internal error: param %s has no gradient",
 			    v->name);
-		if (GROW(g, trained, n_trained, cap_trained, g->n_trained + 1) <
-		    0)
+		if (SYM__RESERVE(g->ctx, g->trained, g->cap_trained,
+		        g->n_trained + 1) < 0)
 			return sym__graph_ctx_error(g, &v->loc);
 		g->trained[g->n_trained++] = v;
 	}

@@ -178,13 +178,6 @@ struct sym_graph {
 	size_t auto_names; /* counter for unnamed results */
 };
 
-/* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
- * 0 or -1. GROW(g, field, count, cap, want) for arrays of a graph. */
-int sym__grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size);
-#define GROW(g, arr, n, cap, want)                                 \
-	sym__grow((g)->ctx, (void **)&(g)->arr, &(g)->cap, (want), \
-	    sizeof(*(g)->arr))
-
 /* Record a diagnostic on "g"; "witness" and "hint" may be NULL. Returns
  * -1 for errors (so callers can "return sym__graph_diag(...)"), else 0. */
 int sym__graph_diag(sym_graph *g, sym_severity sev, const sym_loc *where,

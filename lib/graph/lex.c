@@ -136,17 +136,9 @@ int
 sym__lex_push(struct sym__parser *p, struct sym__vec *v, size_t size,
     const void *elem)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 4;
-		void *q =
-		    cap > SIZE_MAX / size ? NULL : realloc(v->v, cap * size);
-
-		if (!q) {
-			p->oom = 1;
-			return -1;
-		}
-		v->v = q;
-		v->cap = cap;
+	if (sym__reserve(p->ctx, &v->v, &v->cap, v->n + 1, size) < 0) {
+		p->oom = 1;
+		return -1;
 	}
 	memcpy((char *)v->v + v->n * size, elem, size);
 	v->n++;

@@ -79,7 +79,7 @@ int
 sym__shard_note(struct sym__shard *s, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg, **p;
+	char *msg;
 	int n;
 
 	va_start(ap, fmt);
@@ -91,16 +91,9 @@ sym__shard_note(struct sym__shard *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, (size_t)n + 1, fmt, ap);
 	va_end(ap);
-	if (s->n_note == s->cap_note) {
-		size_t cap = s->cap_note ? 2 * s->cap_note : 4;
-
-		p = realloc(s->note, cap * sizeof(*p));
-		if (!p) {
-			free(msg);
-			return sym__shard_nomem(s);
-		}
-		s->note = p;
-		s->cap_note = cap;
+	if (SYM__RESERVE(s->ctx, s->note, s->cap_note, s->n_note + 1) < 0) {
+		free(msg);
+		return sym__shard_nomem(s);
 	}
 	s->note[s->n_note++] = msg;
 	return 0;

@@ -14,27 +14,6 @@
 
 #include "plan/plan_private.h"
 
-/* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
- * 0, or -1 with the error on "ctx". */
-int
-sym__plan_grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *q;
-
-	if (n <= *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 16;
-	while (c < n)
-		c *= 2;
-	q = sym__realloc_array(ctx, *p, c, size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 /* Free the tensors, steps, program and checks of "p" and "p". */
 static void
 plan_release(sym_plan *p)
@@ -108,7 +87,8 @@ add_symbol(struct collect *c, sym_symbol *s, int cls)
 {
 	sym_plan *p = c->p;
 
-	if (PLAN_GROW(p, sym, cap_sym, p->n_sym + p->n_extra + 1) < 0)
+	if (SYM__RESERVE(p->ctx, p->sym, p->cap_sym,
+	        p->n_sym + p->n_extra + 1) < 0)
 		return -1;
 	p->sym[p->n_sym + p->n_extra] = s;
 	if (cls == CLS_INPUT)
@@ -251,7 +231,7 @@ new_tensor(sym_plan *p, const sym_value *v, const sym_layout *l)
 		    v->name);
 		return SYM__NO_TENSOR;
 	}
-	if (PLAN_GROW(p, tensor, cap_tensor, t + 1) < 0)
+	if (SYM__RESERVE(p->ctx, p->tensor, p->cap_tensor, t + 1) < 0)
 		return SYM__NO_TENSOR;
 	x = &p->tensor[p->n_tensor++];
 	memset(x, 0, sizeof(*x));
@@ -332,8 +312,8 @@ new_step(sym_plan *p, sym_plan_step_kind kind, const sym_node *n, size_t n_in,
 {
 	struct sym__pstep *s;
 
-	if (PLAN_GROW(p, step, cap_step, p->n_step + 1) < 0 ||
-	    PLAN_GROW(p, io, cap_io, p->n_io + n_in + n_out) < 0)
+	if (SYM__RESERVE(p->ctx, p->step, p->cap_step, p->n_step + 1) < 0 ||
+	    SYM__RESERVE(p->ctx, p->io, p->cap_io, p->n_io + n_in + n_out) < 0)
 		return NULL;
 	s = &p->step[p->n_step++];
 	memset(s, 0, sizeof(*s));

@@ -205,13 +205,6 @@ struct sym_slices {
 	char error[1024];
 };
 
-/* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
- * 0 or -1 (error on "ctx"). */
-int sym__plan_grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size);
-#define PLAN_GROW(p, arr, cap, want)                                    \
-	sym__plan_grow((p)->ctx, (void **)&(p)->arr, &(p)->cap, (want), \
-	    sizeof(*(p)->arr))
-
 /* program.c */
 void sym__slotmap_clear(struct sym__slotmap *m);
 uint32_t sym__slotmap_get(const struct sym__slotmap *m, uint64_t key);

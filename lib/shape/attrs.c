@@ -177,16 +177,8 @@ attrs_slot(sym_attrs *a, const char *name)
 		attr_clear_value(&a->a[i]);
 		return &a->a[i];
 	}
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 4;
-		struct sym__attr *p =
-		    sym__realloc_array(a->ctx, a->a, cap, sizeof(*p));
-
-		if (!p)
-			return NULL;
-		a->a = p;
-		a->cap = cap;
-	}
+	if (SYM__RESERVE(a->ctx, a->a, a->cap, a->n + 1) < 0)
+		return NULL;
 	at = &a->a[a->n];
 	memset(at, 0, sizeof(*at));
 	at->name = sym__strdup(a->ctx, name);

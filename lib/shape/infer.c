@@ -98,17 +98,10 @@ sym__tmp(struct sym__infer *inf, sym_expr *e)
 {
 	if (!e)
 		return NULL;
-	if (inf->n_tmp == inf->cap_tmp) {
-		size_t cap = inf->cap_tmp ? 2 * inf->cap_tmp : 16;
-		sym_expr **p =
-		    sym__realloc_array(inf->ctx, inf->tmp, cap, sizeof(*p));
-
-		if (!p) {
-			sym__expr_unref(e);
-			return NULL;
-		}
-		inf->tmp = p;
-		inf->cap_tmp = cap;
+	if (SYM__RESERVE(inf->ctx, inf->tmp, inf->cap_tmp, inf->n_tmp + 1) <
+	    0) {
+		sym__expr_unref(e);
+		return NULL;
 	}
 	inf->tmp[inf->n_tmp++] = e;
 	return e;
@@ -121,17 +114,10 @@ keep_mem(struct sym__infer *inf, void *p)
 {
 	if (!p)
 		return NULL;
-	if (inf->n_mem == inf->cap_mem) {
-		size_t cap = inf->cap_mem ? 2 * inf->cap_mem : 16;
-		void **q =
-		    sym__realloc_array(inf->ctx, inf->mem, cap, sizeof(*q));
-
-		if (!q) {
-			free(p);
-			return NULL;
-		}
-		inf->mem = q;
-		inf->cap_mem = cap;
+	if (SYM__RESERVE(inf->ctx, inf->mem, inf->cap_mem, inf->n_mem + 1) <
+	    0) {
+		free(p);
+		return NULL;
 	}
 	inf->mem[inf->n_mem++] = p;
 	return p;
@@ -189,17 +175,10 @@ sym__infer_output(struct sym__infer *inf, sym_shape *s)
 {
 	if (!s)
 		return sym__infer_nomem(inf);
-	if (inf->n_out == inf->cap_out) {
-		size_t cap = inf->cap_out ? 2 * inf->cap_out : 4;
-		sym_shape **p =
-		    sym__realloc_array(inf->ctx, inf->out, cap, sizeof(*p));
-
-		if (!p) {
-			sym__shape_unref(s);
-			return sym__infer_nomem(inf);
-		}
-		inf->out = p;
-		inf->cap_out = cap;
+	if (SYM__RESERVE(inf->ctx, inf->out, inf->cap_out, inf->n_out + 1) <
+	    0) {
+		sym__shape_unref(s);
+		return sym__infer_nomem(inf);
 	}
 	inf->out[inf->n_out++] = s;
 	return 0;
@@ -295,16 +274,8 @@ add_req(struct sym__infer *inf, enum sym__req_kind kind, sym_expr *a,
 	struct sym__req *r;
 	char *what;
 
-	if (inf->n_req == inf->cap_req) {
-		size_t cap = inf->cap_req ? 2 * inf->cap_req : 8;
-		struct sym__req *p =
-		    sym__realloc_array(inf->ctx, inf->req, cap, sizeof(*p));
-
-		if (!p)
-			return sym__infer_nomem(inf);
-		inf->req = p;
-		inf->cap_req = cap;
-	}
+	if (SYM__RESERVE(inf->ctx, inf->req, inf->cap_req, inf->n_req + 1) < 0)
+		return sym__infer_nomem(inf);
 	what = vformat(fmt, ap);
 	if (!what) {
 		sym__oom(inf->ctx);

@@ -39,15 +39,9 @@ sym__pass_cost(struct sym__pass *p, const sym_layout *from,
 	if (!m || m->cost < 0)
 		return -1;
 	if (desc && m->steps) {
-		if (desc->n == desc->cap) {
-			size_t cap = desc->cap ? 2 * desc->cap : 8;
-			size_t *t = realloc(desc->memo, cap * sizeof(*t));
-
-			if (!t)
-				return -1;
-			desc->memo = t;
-			desc->cap = cap;
-		}
+		if (SYM__RESERVE(p->g->ctx, desc->memo, desc->cap,
+		        desc->n + 1) < 0)
+			return -1;
 		desc->memo[desc->n++] = (size_t)(m - p->memo);
 	}
 	return m->cost;

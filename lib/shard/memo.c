@@ -162,8 +162,7 @@ sym__pass_redist(struct sym__pass *p, const sym_layout *from,
 		    sym__layout_same(m->to, to))
 			return m;
 	}
-	if (sym__grow(p->g->ctx, (void **)&p->memo, &p->cap_memo, p->n_memo + 1,
-	        sizeof(*p->memo)) < 0)
+	if (SYM__RESERVE(p->g->ctx, p->memo, p->cap_memo, p->n_memo + 1) < 0)
 		return NULL;
 	m = &p->memo[p->n_memo];
 	memset(m, 0, sizeof(*m));

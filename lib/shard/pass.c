@@ -431,7 +431,8 @@ add_comm(sym_graph *g, sym_value *v, sym_node *consumer, size_t input,
 {
 	struct sym__comm *c;
 
-	if (!reason || GROW(g, comm, n_comm, cap_comm, g->n_comm + 1) < 0) {
+	if (!reason ||
+	    SYM__RESERVE(g->ctx, g->comm, g->cap_comm, g->n_comm + 1) < 0) {
 		sym_redist_free(plan);
 		free(reason);
 		return -1;

@@ -103,21 +103,10 @@ add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
 		free(text);
 		return -1;
 	}
-	if (ctx->n_fact == ctx->cap_fact) {
-		size_t cap = ctx->cap_fact ? 2 * ctx->cap_fact : 8;
-		struct sym__fact *p;
-
-		if (!ctx->fact && sym__ctx_add_hook(ctx, facts_free) < 0) {
-			free(text);
-			return -1;
-		}
-		p = sym__realloc_array(ctx, ctx->fact, cap, sizeof(*p));
-		if (!p) {
-			free(text);
-			return -1;
-		}
-		ctx->fact = p;
-		ctx->cap_fact = cap;
+	if ((!ctx->fact && sym__ctx_add_hook(ctx, facts_free) < 0) ||
+	    SYM__RESERVE(ctx, ctx->fact, ctx->cap_fact, ctx->n_fact + 1) < 0) {
+		free(text);
+		return -1;
 	}
 	f = &ctx->fact[ctx->n_fact];
 	memset(f, 0, sizeof(*f));

@@ -37,15 +37,8 @@ lin_add(sym_ctx *ctx, struct lin *l, size_t dim, const sym__num *c)
 			sym__num_add(&l->t[i].c, &l->t[i].c, c);
 			return 0;
 		}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 4;
-
-		t = sym__realloc_array(ctx, l->t, cap, sizeof(*t));
-		if (!t)
-			return -1;
-		l->t = t;
-		l->cap = cap;
-	}
+	if (SYM__RESERVE(ctx, l->t, l->cap, l->n + 1) < 0)
+		return -1;
 	t = &l->t[l->n++];
 	t->dim = dim;
 	memset(&t->c, 0, sizeof(t->c));
@@ -110,18 +103,9 @@ sym__isl_tr_row(struct tr *tr, struct lin *l, int eq)
 {
 	struct form *f = &tr->f;
 
-	if (!tr->err && f->n_row == f->cap_row) {
-		size_t cap = f->cap_row ? 2 * f->cap_row : 8;
-		struct row *r =
-		    sym__realloc_array(tr->ctx, f->row, cap, sizeof(*r));
-
-		if (r) {
-			f->row = r;
-			f->cap_row = cap;
-		} else {
-			tr->err = 1;
-		}
-	}
+	if (!tr->err &&
+	    SYM__RESERVE(tr->ctx, f->row, f->cap_row, f->n_row + 1) < 0)
+		tr->err = 1;
 	if (tr->err) {
 		sym__isl_lin_clear(l);
 		return;
@@ -138,18 +122,9 @@ tr_alt(struct tr *tr, struct lin *a, struct lin *b)
 {
 	struct form *f = &tr->f;
 
-	if (!tr->err && f->n_alt == f->cap_alt) {
-		size_t cap = f->cap_alt ? 2 * f->cap_alt : 4;
-		struct alt *p =
-		    sym__realloc_array(tr->ctx, f->alt, cap, sizeof(*p));
-
-		if (p) {
-			f->alt = p;
-			f->cap_alt = cap;
-		} else {
-			tr->err = 1;
-		}
-	}
+	if (!tr->err &&
+	    SYM__RESERVE(tr->ctx, f->alt, f->cap_alt, f->n_alt + 1) < 0)
+		tr->err = 1;
 	if (tr->err) {
 		sym__isl_lin_clear(a);
 		sym__isl_lin_clear(b);
@@ -209,17 +184,9 @@ sym__isl_new_dim(struct tr *tr, enum dim_kind kind, const void *key)
 
 	if (tr->err)
 		return NO_DIM;
-	if (c->n_dim == c->cap_dim) {
-		size_t cap = c->cap_dim ? 2 * c->cap_dim : 8;
-		struct dim *d =
-		    sym__realloc_array(tr->ctx, c->dim, cap, sizeof(*d));
-
-		if (!d) {
-			tr->err = 1;
-			return NO_DIM;
-		}
-		c->dim = d;
-		c->cap_dim = cap;
+	if (SYM__RESERVE(tr->ctx, c->dim, c->cap_dim, c->n_dim + 1) < 0) {
+		tr->err = 1;
+		return NO_DIM;
 	}
 	c->dim[c->n_dim].kind = kind;
 	c->dim[c->n_dim].key = key;

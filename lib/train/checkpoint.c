@@ -122,15 +122,8 @@ sym__ckpt_push(sym_checkpoint *ck, const char *name, sym_dtype dtype,
 
 	if (sym__ckpt_reserve(ck, bytes) < 0)
 		return SIZE_MAX;
-	if (ck->n == ck->cap) {
-		size_t cap = ck->cap ? 2 * ck->cap : 16;
-
-		t = sym__realloc_array(ck->ctx, ck->t, cap, sizeof(*t));
-		if (!t)
-			return SIZE_MAX;
-		ck->t = t;
-		ck->cap = cap;
-	}
+	if (SYM__RESERVE(ck->ctx, ck->t, ck->cap, ck->n + 1) < 0)
+		return SIZE_MAX;
 	t = &ck->t[ck->n];
 	memset(t, 0, sizeof(*t));
 	t->name = sym__strdup(ck->ctx, name);
@@ -320,17 +313,10 @@ find_meta(const sym_checkpoint *ck, const char *key)
 static int
 append_meta(sym_checkpoint *ck, const char *key, const char *value)
 {
-	struct sym__cmeta *m, e;
+	struct sym__cmeta e;
 
-	if (ck->n_meta == ck->cap_meta) {
-		size_t cap = ck->cap_meta ? 2 * ck->cap_meta : 8;
-
-		m = sym__realloc_array(ck->ctx, ck->meta, cap, sizeof(*m));
-		if (!m)
-			return -1;
-		ck->meta = m;
-		ck->cap_meta = cap;
-	}
+	if (SYM__RESERVE(ck->ctx, ck->meta, ck->cap_meta, ck->n_meta + 1) < 0)
+		return -1;
 	e.key = sym__strdup(ck->ctx, key);
 	e.value = e.key ? sym__strdup(ck->ctx, value) : NULL;
 	if (!e.value) {
