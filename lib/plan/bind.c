@@ -413,55 +413,56 @@ sym_slices_step_bytes(const sym_slices *s, size_t i)
 
 /* Append to "b" the "n" integers "v" as "[1, 2]". */
 static void
-ints(struct sym__sbuf *b, const int64_t *v, size_t n)
+ints(struct sym__str *b, const int64_t *v, size_t n)
 {
-	sym__sbuf_add(b, "[");
+	sym__str_printf(b, "[");
 	for (size_t d = 0; d < n; d++)
-		sym__sbuf_add(b, "%s%lld", d ? ", " : "", (long long)v[d]);
-	sym__sbuf_add(b, "]");
+		sym__str_printf(b, "%s%lld", d ? ", " : "", (long long)v[d]);
+	sym__str_printf(b, "]");
 }
 
 /* Append to "b" the line of tensor "t" ("in" or "out" per "dir") of "s"
  * on "rank": value, tensor, offset and size. */
 static void
 tensor_line(const sym_slices *s, const char *dir, size_t t, int64_t rank,
-    struct sym__sbuf *b)
+    struct sym__str *b)
 {
 	const struct sym__tensor *x = &s->plan->tensor[t];
 	int64_t buf[16], *v = x->rank <= 8 ? buf : malloc(2 * x->rank * 8);
 
 	if (!v) {
-		b->oom = 1;
+		b->failed = 1;
 		return;
 	}
 	sym_slices_offset(s, t, rank, v);
 	sym_slices_local(s, t, v + x->rank);
-	sym__sbuf_add(b, "    %-3s %s (t%zu)  offset ", dir, x->value->name, t);
+	sym__str_printf(b, "    %-3s %s (t%zu)  offset ", dir, x->value->name,
+	    t);
 	ints(b, v, x->rank);
-	sym__sbuf_add(b, "  size ");
+	sym__str_printf(b, "  size ");
 	ints(b, v + x->rank, x->rank);
-	sym__sbuf_add(b, "\n");
+	sym__str_printf(b, "\n");
 	if (v != buf)
 		free(v);
 }
 
 /* Append to "b" the steps of "s" on "rank". */
 static void
-rank_text(const sym_slices *s, int64_t rank, struct sym__sbuf *b)
+rank_text(const sym_slices *s, int64_t rank, struct sym__str *b)
 {
 	const sym_plan *p = s->plan;
 
-	sym__sbuf_add(b, "rank %lld\n", (long long)rank);
+	sym__str_printf(b, "rank %lld\n", (long long)rank);
 	for (size_t i = 0; i < p->n_step; i++) {
 		const sym_plan_step *st = &p->step[i].pub;
 
-		sym__sbuf_add(b, "  %zu  %s ", i,
+		sym__str_printf(b, "  %zu  %s ", i,
 		    st->kind == SYM_PLAN_KERNEL ? "kernel" : "comm");
 		sym__step_label(p, i, b);
 		if (st->kind == SYM_PLAN_COMM)
-			sym__sbuf_add(b, "  %lld bytes",
+			sym__str_printf(b, "  %lld bytes",
 			    (long long)sym_slices_step_bytes(s, i));
-		sym__sbuf_add(b, "\n");
+		sym__str_printf(b, "\n");
 		for (size_t k = 0; k < st->n_in; k++)
 			tensor_line(s, "in", st->in[k], rank, b);
 		for (size_t k = 0; k < st->n_out; k++)
@@ -476,7 +477,7 @@ rank_text(const sym_slices *s, int64_t rank, struct sym__sbuf *b)
 char *
 sym_slices_to_str(const sym_slices *s, int64_t rank)
 {
-	struct sym__sbuf b = { NULL, 0, 0, 0 };
+	struct sym__str b = SYM__STR_INIT;
 	const sym_plan *p;
 
 	if (!s)
@@ -489,15 +490,15 @@ sym_slices_to_str(const sym_slices *s, int64_t rank)
 		return NULL;
 	}
 	if (!s->bound) {
-		sym__sbuf_add(&b, "not bound: %s\n", s->error);
-		return sym__sbuf_take(&b, s->ctx);
+		sym__str_printf(&b, "not bound: %s\n", s->error);
+		return sym__str_take(&b, s->ctx);
 	}
 	for (size_t i = 0; i < p->n_sym; i++)
-		sym__sbuf_add(&b, "%s%s = %lld", i ? ", " : "", p->sym[i]->name,
-		    (long long)s->val[i]);
-	sym__sbuf_add(&b, "%s\n", p->n_sym ? "" : "no symbols");
+		sym__str_printf(&b, "%s%s = %lld", i ? ", " : "",
+		    p->sym[i]->name, (long long)s->val[i]);
+	sym__str_printf(&b, "%s\n", p->n_sym ? "" : "no symbols");
 	for (int64_t r = rank < 0 ? 0 : rank;
 	     r < (rank < 0 ? p->n_ranks : rank + 1); r++)
 		rank_text(s, r, &b);
-	return sym__sbuf_take(&b, s->ctx);
+	return sym__str_take(&b, s->ctx);
 }

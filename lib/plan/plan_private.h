@@ -10,6 +10,7 @@
 
 #include <symshard/plan.h>
 
+#include "core/str.h"
 #include "graph/graph_private.h"
 
 /* No slot / no tensor. */
@@ -259,19 +260,8 @@ size_t sym__append_loc(char *buf, size_t size, size_t n, const char *prefix,
 int sym__plan_build_groups(sym_plan *p);
 
 /* plan_text.c */
-/* A growing string for the *_to_str functions. */
-struct sym__sbuf {
-	char *s;
-	size_t len, cap;
-	int oom;
-};
-void sym__sbuf_add(struct sym__sbuf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* The text of "b" (taken), NULL with an error on "ctx" when it ran out
- * of memory. */
-char *sym__sbuf_take(struct sym__sbuf *b, sym_ctx *ctx);
 /* The label of step "i": "kernel matmul h1", "all_gather of a1 for
  * relu a2 (input 0)". */
-void sym__step_label(const sym_plan *p, size_t i, struct sym__sbuf *b);
+void sym__step_label(const sym_plan *p, size_t i, struct sym__str *b);
 
 #endif

@@ -482,7 +482,7 @@ describe(const sym_plan *p, const struct sym__insn *x, char *buf, size_t size,
 			sym__append(buf, size, n, " (size %s)", e);
 		free(e);
 	} else {
-		struct sym__sbuf b = { NULL, 0, 0, 0 };
+		struct sym__str b = SYM__STR_INIT;
 
 		sym__step_label(p, w->a, &b);
 		sym__append(buf, size, 0, "the bytes of step %zu (%s)", w->a,
