@@ -47,19 +47,12 @@ sym__shard_fail(struct sym__shard *s, int input, int dim, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
-	int n;
 
 	if (s->error)
 		return -1;
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	msg = sym__vasprintf(fmt, ap);
 	va_end(ap);
-	msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (msg) {
-		va_start(ap, fmt);
-		vsnprintf(msg, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
 	s->error = msg ? msg : strdup("out of memory");
 	s->error_input = input;
 	s->error_dim = dim;
@@ -80,17 +73,12 @@ sym__shard_note(struct sym__shard *s, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	msg = sym__vasprintf(fmt, ap);
 	va_end(ap);
-	msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
 	if (!msg)
 		return sym__shard_nomem(s);
-	va_start(ap, fmt);
-	vsnprintf(msg, (size_t)n + 1, fmt, ap);
-	va_end(ap);
 	if (SYM__RESERVE(s->ctx, s->note, s->cap_note, s->n_note + 1) < 0) {
 		free(msg);
 		return sym__shard_nomem(s);

@@ -14,25 +14,6 @@
 
 #include "shape/shape_private.h"
 
-/* Return the text "fmt"/"ap" allocated with malloc, or NULL. */
-static char *
-vformat(const char *fmt, va_list ap)
-{
-	va_list aq;
-	char *s;
-	int n;
-
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	if (n < 0)
-		return NULL;
-	s = malloc((size_t)n + 1);
-	if (s)
-		vsnprintf(s, (size_t)n + 1, fmt, ap);
-	return s;
-}
-
 /* Record the structural error "fmt"/"ap" about input "input" (or -1) and
  * attribute "attr" (or NULL) in "inf"; return -1. */
 static int
@@ -40,7 +21,7 @@ vfail(struct sym__infer *inf, int input, const char *attr, const char *fmt,
     va_list ap)
 {
 	free(inf->error);
-	inf->error = vformat(fmt, ap);
+	inf->error = sym__vasprintf(fmt, ap);
 	if (!inf->error)
 		sym__oom(inf->ctx);
 	inf->error_input = input;
@@ -276,7 +257,7 @@ add_req(struct sym__infer *inf, enum sym__req_kind kind, sym_expr *a,
 
 	if (SYM__RESERVE(inf->ctx, inf->req, inf->cap_req, inf->n_req + 1) < 0)
 		return sym__infer_nomem(inf);
-	what = vformat(fmt, ap);
+	what = sym__vasprintf(fmt, ap);
 	if (!what) {
 		sym__oom(inf->ctx);
 		return sym__infer_nomem(inf);
