@@ -33,9 +33,9 @@ node_free(sym_node *n)
 
 /* Free the graph whose link is "link". */
 static void
-graph_destroy(struct sym__link *link)
+graph_destroy(struct sym__obj *obj)
 {
-	sym_graph *g = (sym_graph *)link;
+	sym_graph *g = SYM__OBJ_OF(obj, sym_graph, obj);
 
 	if (g->shard_clear)
 		g->shard_clear(g);
@@ -87,7 +87,6 @@ graph_destroy(struct sym__link *link)
 	free(g->used);
 	free(g->source);
 	free(g->filename);
-	g->ctx->live[SYM__OBJ_GRAPH]--;
 	free(g);
 }
 
@@ -104,8 +103,8 @@ sym_graph_new(sym_ctx *ctx)
 		return NULL;
 	g->ctx = ctx;
 	g->opt_propagate = 1;
-	ctx->live[SYM__OBJ_GRAPH]++;
-	sym__ctx_own(ctx, &g->link, graph_destroy);
+	sym__obj_init(&g->obj, SYM__OBJ_GRAPH, graph_destroy);
+	sym__obj_give(ctx, &g->obj);
 	return g;
 }
 
@@ -115,8 +114,7 @@ sym_graph_free(sym_graph *g)
 {
 	if (!g)
 		return;
-	sym__ctx_disown(&g->link);
-	graph_destroy(&g->link);
+	sym__obj_drop(g->ctx, &g->obj);
 }
 
 /* Return the context of "g". */

@@ -109,7 +109,7 @@ struct sym__diag {
 #define SYM__MAX_ERRORS 50
 
 struct sym_graph {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
 	char *source; /* the text it was parsed from, or NULL */
 	char *filename;

@@ -30,12 +30,10 @@ redist_release(sym_redist *r)
 
 /* Free the plan whose link is "link" (at sym_ctx_free too). */
 static void
-redist_destroy(struct sym__link *link)
+redist_destroy(struct sym__obj *obj)
 {
-	sym_redist *r =
-	    (sym_redist *)((char *)link - offsetof(sym_redist, link));
+	sym_redist *r = SYM__OBJ_OF(obj, sym_redist, obj);
 
-	r->ctx->live[SYM__OBJ_OTHER]--;
 	redist_release(r);
 }
 
@@ -45,8 +43,7 @@ sym_redist_free(sym_redist *r)
 {
 	if (!r)
 		return;
-	sym__ctx_disown(&r->link);
-	redist_destroy(&r->link);
+	sym__obj_drop(r->ctx, &r->obj);
 }
 
 /* Return the product of the sizes of the axes that split "l". */
@@ -497,8 +494,8 @@ sym_redist_plan(const sym_layout *from, const sym_layout *to,
 	r->intra_lat = topo ? topo->intra_lat : 5e-6;
 	r->inter_bw = topo ? topo->inter_bw : 25e9;
 	r->inter_lat = topo ? topo->inter_lat : 10e-6;
-	r->ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(r->ctx, &r->link, redist_destroy);
+	sym__obj_init(&r->obj, SYM__OBJ_REDIST, redist_destroy);
+	sym__obj_give(r->ctx, &r->obj);
 	return r;
 }
 
@@ -513,7 +510,7 @@ sym__redist_copy(const sym_redist *r)
 	if (!c)
 		return NULL;
 	*c = *r;
-	memset(&c->link, 0, sizeof(c->link));
+	memset(&c->obj, 0, sizeof(c->obj));
 	c->step = NULL;
 	c->n_step = 0;
 	c->note = r->note ? sym__strdup(r->ctx, r->note) : NULL;
@@ -541,8 +538,8 @@ sym__redist_copy(const sym_redist *r)
 		st->after = sym__layout_ref(from->after);
 		c->n_step++;
 	}
-	c->ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(c->ctx, &c->link, redist_destroy);
+	sym__obj_init(&c->obj, SYM__OBJ_REDIST, redist_destroy);
+	sym__obj_give(c->ctx, &c->obj);
 	return c;
 }
 

@@ -14,11 +14,10 @@
 /* Free the slices whose link is "link" (at sym_ctx_free too); they do not
  * touch their plan, which may be gone. */
 static void
-slices_destroy(struct sym__link *link)
+slices_destroy(struct sym__obj *obj)
 {
-	sym_slices *s = (sym_slices *)link;
+	sym_slices *s = SYM__OBJ_OF(obj, sym_slices, obj);
 
-	s->ctx->live[SYM__OBJ_PLAN]--;
 	free(s->val);
 	free(s->given);
 	free(s->has);
@@ -59,8 +58,8 @@ sym_slices_new(const sym_plan *p)
 		return NULL;
 	}
 	strcpy(s->error, "not bound");
-	p->ctx->live[SYM__OBJ_PLAN]++;
-	sym__ctx_own(p->ctx, &s->link, slices_destroy);
+	sym__obj_init(&s->obj, SYM__OBJ_SLICES, slices_destroy);
+	sym__obj_give(p->ctx, &s->obj);
 	return s;
 }
 
@@ -70,8 +69,7 @@ sym_slices_free(sym_slices *s)
 {
 	if (!s)
 		return;
-	sym__ctx_disown(&s->link);
-	slices_destroy(&s->link);
+	sym__obj_drop(s->ctx, &s->obj);
 }
 
 /* Mark "s" unbound with the message in "s->error", record it with

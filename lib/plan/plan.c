@@ -47,11 +47,10 @@ plan_release(sym_plan *p)
 
 /* Free the plan whose link is "link" (at sym_ctx_free too). */
 static void
-plan_destroy(struct sym__link *link)
+plan_destroy(struct sym__obj *obj)
 {
-	sym_plan *p = (sym_plan *)link;
+	sym_plan *p = SYM__OBJ_OF(obj, sym_plan, obj);
 
-	p->ctx->live[SYM__OBJ_PLAN]--;
 	plan_release(p);
 }
 
@@ -62,8 +61,7 @@ sym_plan_free(sym_plan *p)
 {
 	if (!p)
 		return;
-	sym__ctx_disown(&p->link);
-	plan_destroy(&p->link);
+	sym__obj_drop(p->ctx, &p->obj);
 }
 
 /* Symbol classes while collecting. */
@@ -604,8 +602,8 @@ sym_plan_compile(sym_graph *g, unsigned flags)
 	sym__slotmap_clear(&p->cse);
 	free(p->first);
 	p->first = NULL;
-	p->ctx->live[SYM__OBJ_PLAN]++;
-	sym__ctx_own(p->ctx, &p->link, plan_destroy);
+	sym__obj_init(&p->obj, SYM__OBJ_PLAN, plan_destroy);
+	sym__obj_give(p->ctx, &p->obj);
 	return p;
 }
 

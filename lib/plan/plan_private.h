@@ -145,7 +145,7 @@ struct sym__slotmap {
 };
 
 struct sym_plan {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
 	sym_graph *g;
 	unsigned flags;
@@ -191,7 +191,7 @@ struct sym_plan {
 };
 
 struct sym_slices {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
 	const sym_plan *plan;
 	int bound;

@@ -43,10 +43,12 @@ attr_clear_value(struct sym__attr *at)
 	at->loc.line = at->loc.col = 0;
 }
 
-/* Free the attributes of "a" and "a" itself. */
+/* Free the set of attributes of header "obj" and its attributes. */
 static void
-attrs_destroy(sym_attrs *a)
+attrs_destroy(struct sym__obj *obj)
 {
+	sym_attrs *a = SYM__OBJ_OF(obj, sym_attrs, obj);
+
 	for (size_t i = 0; i < a->n; i++) {
 		attr_clear_value(&a->a[i]);
 		free(a->a[i].name);
@@ -62,24 +64,16 @@ attrs_alloc(sym_ctx *ctx)
 {
 	sym_attrs *a = sym__alloc(ctx, sizeof(*a));
 
-	if (a)
+	if (a) {
+		sym__obj_init(&a->obj, SYM__OBJ_ATTRS, attrs_destroy);
 		a->ctx = ctx;
+	}
 	return a;
 }
 
-/* Free the caller-held set whose link is "link" (at sym_ctx_free). */
-static void
-attrs_forgotten(struct sym__link *link)
-{
-	sym_attrs *a = (sym_attrs *)link;
-
-	a->ctx->live[SYM__OBJ_OTHER]--;
-	attrs_destroy(a);
-}
-
 /* Return a new, empty set of attributes of "ctx", counted as a live object
- * until sym_attrs_free (the context does not free a set its caller
- * forgets: sym_ctx_report_live reports it). */
+ * until sym_attrs_free (sym_ctx_report_live reports a set its caller
+ * forgets, and sym_ctx_free frees it). */
 sym_attrs *
 sym_attrs_new(sym_ctx *ctx)
 {
@@ -90,9 +84,7 @@ sym_attrs_new(sym_ctx *ctx)
 	a = attrs_alloc(ctx);
 	if (!a)
 		return NULL;
-	a->counted = 1;
-	ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(ctx, &a->link, attrs_forgotten);
+	sym__obj_give(ctx, &a->obj);
 	return a;
 }
 
@@ -110,11 +102,10 @@ sym__attrs_free(sym_attrs *a)
 {
 	if (!a)
 		return;
-	if (a->counted) {
-		a->ctx->live[SYM__OBJ_OTHER]--;
-		sym__ctx_disown(&a->link);
-	}
-	attrs_destroy(a);
+	if (a->obj.cref)
+		sym__obj_drop(a->ctx, &a->obj);
+	else
+		sym__obj_unref(&a->obj);
 }
 
 /* Return the index of attribute "name" in "a", or -1. */

@@ -101,7 +101,7 @@ fill(struct sym__pass *p, struct sym__memo *m)
 		sym_ctx_clear_error(ctx);
 		return;
 	}
-	sym__ctx_disown(&m->plan->link);
+	sym__obj_unlist(&m->plan->obj);
 	for (size_t i = 0; i < sym_redist_n_steps(m->plan); i++) {
 		int64_t v;
 

@@ -465,7 +465,7 @@ plan(struct sym__pass *p, sym_value *v, const struct sym__memo *m,
 		    m && m->error ? m->error : "out of memory");
 		return NULL;
 	}
-	sym__ctx_disown(&r->link);
+	sym__obj_unlist(&r->obj);
 	return r;
 }
 

@@ -143,12 +143,10 @@ sym__ckpt_push(sym_checkpoint *ck, const char *name, sym_dtype dtype,
 
 /* Free the checkpoint whose link is "link" (at sym_ctx_free too). */
 static void
-checkpoint_destroy(struct sym__link *link)
+checkpoint_destroy(struct sym__obj *obj)
 {
-	sym_checkpoint *ck =
-	    (sym_checkpoint *)((char *)link - offsetof(sym_checkpoint, link));
+	sym_checkpoint *ck = SYM__OBJ_OF(obj, sym_checkpoint, obj);
 
-	ck->ctx->live[SYM__OBJ_OTHER]--;
 	for (size_t i = 0; i < ck->n; i++)
 		free(ck->t[i].name);
 	for (size_t i = 0; i < ck->n_meta; i++) {
@@ -174,8 +172,8 @@ sym_checkpoint_new(sym_ctx *ctx)
 	if (!ck)
 		return NULL;
 	ck->ctx = ctx;
-	ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(ctx, &ck->link, checkpoint_destroy);
+	sym__obj_init(&ck->obj, SYM__OBJ_CHECKPOINT, checkpoint_destroy);
+	sym__obj_give(ctx, &ck->obj);
 	return ck;
 }
 
@@ -185,8 +183,7 @@ sym_checkpoint_free(sym_checkpoint *ck)
 {
 	if (!ck)
 		return;
-	sym__ctx_disown(&ck->link);
-	checkpoint_destroy(&ck->link);
+	sym__obj_drop(ck->ctx, &ck->obj);
 }
 
 /* Return 1 when "s" is valid UTF-8 (what a JSON string holds), else 0. */
