@@ -555,16 +555,6 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 		if (settle(g, &inf.req[i], where, label ? label : o->name) < 0)
 			failed = 1;
 	}
-	if (!failed && n_out && inf.n_out != n_out) {
-		if (!label)
-			label = node_label(o, n_out, out_names);
-		sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
-		    "%s: the operator gives %zu result%s, but %zu name%s "
-		    "given",
-		    label, inf.n_out, inf.n_out == 1 ? "" : "s", n_out,
-		    n_out == 1 ? " is" : "s are");
-		failed = 1;
-	}
 	if (failed) {
 		n->failed = 1;
 		node_outputs(g, n, n_out ? n_out : 1, gen, out_names, NULL);

@@ -217,11 +217,6 @@ const struct sym__mesh_decl *sym__graph_find_mesh(const sym_graph *g,
     const char *name);
 void sym__node_set_strategy(sym_node *n, struct sym__strategy *s);
 
-/* Release everything sym_graph_shard (lib/shard/) attached to "g":
- * called through the graph's hook "shard_clear" when the graph is freed
- * (the shard layer sets the hook; the graph layer never calls up). */
-void sym__graph_shard_clear(sym_graph *g);
-
 /* Record on "g" a run-time guard "e rel 0" (or "k | e") with the text
  * "text" (taken), required by "reason" at "where"; 0 or -1
  * (lib/graph/check.c). */

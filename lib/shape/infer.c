@@ -151,8 +151,8 @@ sym__in_name(const struct sym__infer *inf, size_t i)
 
 /* Append the output shape "s" (an internal reference, consumed) to
  * "inf"; return 0, or -1 when "s" is NULL or out of memory. */
-int
-sym__infer_output(struct sym__infer *inf, sym_shape *s)
+static int
+infer_output(struct sym__infer *inf, sym_shape *s)
 {
 	if (!s)
 		return sym__infer_nomem(inf);
@@ -174,7 +174,7 @@ sym__out_shape(struct sym__infer *inf, sym_dtype dt, size_t rank,
 	for (size_t i = 0; i < rank; i++)
 		if (!dims[i])
 			return sym__infer_nomem(inf);
-	return sym__infer_output(inf, sym__shape_new(inf->ctx, dt, rank, dims));
+	return infer_output(inf, sym__shape_new(inf->ctx, dt, rank, dims));
 }
 
 /* Append to "inf" an output with the shape of input "i"; return 0 or
@@ -182,7 +182,7 @@ sym__out_shape(struct sym__infer *inf, sym_dtype dt, size_t rank,
 int
 sym__out_same(struct sym__infer *inf, size_t i)
 {
-	return sym__infer_output(inf, sym__shape_ref(inf->in[i]));
+	return infer_output(inf, sym__shape_ref(inf->in[i]));
 }
 
 /* Return 1 when "e" is a constant that fits 64 bits, storing it in

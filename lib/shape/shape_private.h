@@ -78,7 +78,7 @@ struct sym__req {
 /*
  * What a shape rule sees and produces. Inputs are the current (unified)
  * shapes of the operands; "in_name" gives their value names for messages.
- * The rule appends output shapes with sym__infer_output and requirements
+ * The rule appends output shapes with sym__out_shape and requirements
  * with sym__require_*; on a structural error (wrong rank, bad attribute,
  * static dimensions that differ) it calls sym__infer_fail* and returns -1.
  */
@@ -163,10 +163,9 @@ int sym__infer_fail(struct sym__infer *inf, int input, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int sym__infer_fail_attr(struct sym__infer *inf, const char *attr,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* sym__infer_output consumes the internal reference "s". The requirements
- * borrow their expressions; those whose sides differ by a constant are
- * decided at once (dropped, or a structural error with their message). */
-int sym__infer_output(struct sym__infer *inf, sym_shape *s);
+/* The requirements borrow their expressions; those whose sides differ
+ * by a constant are decided at once (dropped, or a structural error with
+ * their message). */
 int sym__require_equal_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int sym__require_ge_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,

@@ -15,8 +15,8 @@
 #include "sym/prove_isl_private.h"
 
 /* Release the storage of "l", leaving the form 0. */
-void
-sym__isl_lin_clear(struct lin *l)
+static void
+isl_lin_clear(struct lin *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		sym__num_clear(&l->t[i].c);
@@ -86,10 +86,10 @@ void
 sym__isl_form_clear(struct form *f)
 {
 	for (size_t i = 0; i < f->n_row; i++)
-		sym__isl_lin_clear(&f->row[i].l);
+		isl_lin_clear(&f->row[i].l);
 	for (size_t i = 0; i < f->n_alt; i++) {
-		sym__isl_lin_clear(&f->alt[i].side[0]);
-		sym__isl_lin_clear(&f->alt[i].side[1]);
+		isl_lin_clear(&f->alt[i].side[0]);
+		isl_lin_clear(&f->alt[i].side[1]);
 	}
 	free(f->row);
 	free(f->alt);
@@ -107,7 +107,7 @@ sym__isl_tr_row(struct tr *tr, struct lin *l, int eq)
 	    SYM__RESERVE(tr->ctx, f->row, f->cap_row, f->n_row + 1) < 0)
 		tr->err = 1;
 	if (tr->err) {
-		sym__isl_lin_clear(l);
+		isl_lin_clear(l);
 		return;
 	}
 	f->row[f->n_row].l = *l;
@@ -126,8 +126,8 @@ tr_alt(struct tr *tr, struct lin *a, struct lin *b)
 	    SYM__RESERVE(tr->ctx, f->alt, f->cap_alt, f->n_alt + 1) < 0)
 		tr->err = 1;
 	if (tr->err) {
-		sym__isl_lin_clear(a);
-		sym__isl_lin_clear(b);
+		isl_lin_clear(a);
+		isl_lin_clear(b);
 		return;
 	}
 	f->alt[f->n_alt].side[0] = *a;
@@ -202,7 +202,7 @@ tr_bound(struct tr *tr, size_t x, int64_t a, int64_t c)
 	memset(&l, 0, sizeof(l));
 	if (tr->err || sym__isl_lin_add_si(tr->ctx, &l, x, a) < 0) {
 		tr->err = 1;
-		sym__isl_lin_clear(&l);
+		isl_lin_clear(&l);
 		return;
 	}
 	lin_add_const(&l, c);
@@ -221,7 +221,7 @@ tr_class(struct tr *tr, size_t x, int64_t m, int64_t r)
 	if (z == NO_DIM || sym__isl_lin_add_si(tr->ctx, &l, x, 1) < 0 ||
 	    sym__isl_lin_add_si(tr->ctx, &l, z, -m) < 0) {
 		tr->err = 1;
-		sym__isl_lin_clear(&l);
+		isl_lin_clear(&l);
 		return;
 	}
 	lin_add_const(&l, -r);
@@ -329,7 +329,7 @@ tr_divmod(struct tr *tr, struct sym_expr *a, const sym__num *k)
 	sym__num_add(&l2.k, &l2.k, k);
 	sym__num_add(&l2.k, &l2.k, &m1);
 	if (mod) {
-		sym__isl_lin_clear(&l2);
+		isl_lin_clear(&l2);
 		if (!tr->err &&
 		    (sym__isl_lin_add_si(tr->ctx, &l1, m, -1) < 0 ||
 		        sym__isl_lin_add_si(tr->ctx, &l2, m, -1) < 0))
@@ -341,9 +341,9 @@ tr_divmod(struct tr *tr, struct sym_expr *a, const sym__num *k)
 		sym__isl_tr_row(tr, &l1, 0);
 	}
 	sym__isl_tr_row(tr, &l2, 0);
-	sym__isl_lin_clear(&x);
-	sym__isl_lin_clear(&l1);
-	sym__isl_lin_clear(&l2);
+	isl_lin_clear(&x);
+	isl_lin_clear(&l1);
+	isl_lin_clear(&l2);
 	sym__num_clear(&nk);
 	if (tr->err)
 		return NO_DIM;
@@ -378,8 +378,8 @@ tr_minmax(struct tr *tr, struct sym_expr *a)
 	sym__isl_tr_row(tr, &l[0], 0);
 	sym__isl_tr_row(tr, &l[1], 0);
 	tr_alt(tr, &l[2], &l[3]);
-	sym__isl_lin_clear(&x);
-	sym__isl_lin_clear(&y);
+	isl_lin_clear(&x);
+	isl_lin_clear(&y);
 	return tr->err ? NO_DIM : t;
 }
 
@@ -471,7 +471,7 @@ sym__isl_tr_rel(struct tr *tr, enum sym__rel rel, sym_expr *e, int64_t k,
 	if (sym__expr_foreach_atom(e, sym__isl_tr_symbol_cb, tr) != 0 ||
 	    sym__isl_tr_poly(tr, e, &l) < 0) {
 		tr->err = 1;
-		sym__isl_lin_clear(&l);
+		isl_lin_clear(&l);
 		return;
 	}
 	if (negate && rel == SYM__REL_GE) {
@@ -512,12 +512,12 @@ sym__isl_tr_rel(struct tr *tr, enum sym__rel rel, sym_expr *e, int64_t k,
 		sym__isl_tr_row(tr, &m, 0);
 	} else if (negate) {
 		/* 1 divides everything: the negation is infeasible */
-		sym__isl_lin_clear(&l);
+		isl_lin_clear(&l);
 		lin_add_const(&l, -1);
 		sym__isl_tr_row(tr, &l, 0);
 	}
-	sym__isl_lin_clear(&l);
-	sym__isl_lin_clear(&m);
+	isl_lin_clear(&l);
+	isl_lin_clear(&m);
 }
 
 /* Start in "tr" a translation into "own" after the "n_vis" blocks "vis"
