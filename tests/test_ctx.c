@@ -320,6 +320,9 @@ test_report_live(void **state)
 	sym_symbol *b = declare(ctx, "b", 8, 0);
 	sym_expr *e = sym_expr_symbol(b), *f = sym_expr_const(ctx, 5);
 	sym_binding *w = sym_binding_new(ctx);
+	const int64_t two = 2;
+	sym_mesh *m, *m2;
+	sym_layout *l;
 	size_t n = 99;
 	char *text;
 
@@ -346,6 +349,19 @@ test_report_live(void **state)
 	assert_int_equal(n, 0);
 	assert_string_equal(text, "");
 	free(text);
+
+	m = sym_mesh_new(ctx, 1, &two, NULL, 0, NULL);
+	m2 = sym_mesh_copy(m);
+	l = sym_layout_replicated(m, 1);
+	text = report_text(ctx, &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(text,
+	    "symshard: 2 meshes still alive\n"
+	    "symshard: 1 layout still alive\n");
+	free(text);
+	sym_layout_free(l);
+	sym_mesh_free(m2);
+	sym_mesh_free(m);
 	free_ctx(ctx);
 }
 

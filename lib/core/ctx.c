@@ -6,14 +6,24 @@
 
 #include "core/ctx_private.h"
 
-static const char *obj_name[SYM__N_OBJ] = {
-	[SYM__OBJ_EXPR] = "expression",
-	[SYM__OBJ_BINDING] = "binding",
-	[SYM__OBJ_SHAPE] = "shape",
-	[SYM__OBJ_GRAPH] = "graph",
-	[SYM__OBJ_LAYOUT] = "layout",
-	[SYM__OBJ_PLAN] = "plan",
-	[SYM__OBJ_OTHER] = "other object",
+/* The name of each kind of object in leak reports, one and several. */
+static const char *const kind_name[SYM__N_OBJ][2] = {
+	[SYM__OBJ_EXPR] = { "expression", "expressions" },
+	[SYM__OBJ_BINDING] = { "binding", "bindings" },
+	[SYM__OBJ_SHAPE] = { "shape", "shapes" },
+	[SYM__OBJ_ATTRS] = { "attribute set", "attribute sets" },
+	[SYM__OBJ_MESH] = { "mesh", "meshes" },
+	[SYM__OBJ_LAYOUT] = { "layout", "layouts" },
+	[SYM__OBJ_REDIST] = { "redistribution plan", "redistribution plans" },
+	[SYM__OBJ_TOPOLOGY] = { "topology", "topologies" },
+	[SYM__OBJ_GRAPH] = { "graph", "graphs" },
+	[SYM__OBJ_PLAN] = { "plan", "plans" },
+	[SYM__OBJ_SLICES] = { "slices object", "slices objects" },
+	[SYM__OBJ_COMM] = { "communicator", "communicators" },
+	[SYM__OBJ_EXECUTOR] = { "executor", "executors" },
+	[SYM__OBJ_DATASET] = { "dataset", "datasets" },
+	[SYM__OBJ_CHECKPOINT] = { "checkpoint", "checkpoints" },
+	[SYM__OBJ_SEARCH] = { "strategy search", "strategy searches" },
 };
 
 /* Return a new context with default options, or NULL when out of
@@ -41,12 +51,7 @@ sym_ctx_free(sym_ctx *ctx)
 {
 	if (!ctx)
 		return;
-	while (ctx->owned.next != &ctx->owned) {
-		struct sym__link *l = ctx->owned.next;
-
-		sym__ctx_disown(l);
-		l->destroy(l);
-	}
+	sym__obj_forget_all(ctx);
 	for (int i = ctx->n_hook - 1; i >= 0; i--)
 		ctx->hook[i](ctx);
 	free(ctx->msg);
@@ -68,28 +73,6 @@ sym__ctx_add_hook(sym_ctx *ctx, void (*fn)(sym_ctx *ctx))
 	}
 	ctx->hook[ctx->n_hook++] = fn;
 	return 0;
-}
-
-/* Record "link" of a caller-held object in "ctx", to be released with
- * "destroy" if it is still there when "ctx" is freed. */
-void
-sym__ctx_own(sym_ctx *ctx, struct sym__link *link,
-    void (*destroy)(struct sym__link *link))
-{
-	link->destroy = destroy;
-	link->next = ctx->owned.next;
-	link->prev = &ctx->owned;
-	ctx->owned.next->prev = link;
-	ctx->owned.next = link;
-}
-
-/* Remove "link" from the list of its context's caller-held objects. */
-void
-sym__ctx_disown(struct sym__link *link)
-{
-	link->prev->next = link->next;
-	link->next->prev = link->prev;
-	link->prev = link->next = link;
 }
 
 /* Set option "opt" of "ctx" to "value"; return 0, or -1 when the option or
@@ -162,9 +145,8 @@ sym_ctx_report_live(const sym_ctx *ctx, FILE *out)
 		return 0;
 	for (int i = 0; i < SYM__N_OBJ; i++)
 		if (ctx->live[i] && out)
-			fprintf(out, "symshard: %ld %s%s still alive\n",
-			    ctx->live[i], obj_name[i],
-			    ctx->live[i] == 1 ? "" : "s");
+			fprintf(out, "symshard: %ld %s still alive\n",
+			    ctx->live[i], kind_name[i][ctx->live[i] != 1]);
 	return sym_ctx_live_objects(ctx);
 }
 
@@ -205,4 +187,32 @@ sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size)
 	if (!q)
 		sym__oom(ctx);
 	return q;
+}
+
+/* The capacity, in elements, of an array's first allocation. */
+#define RESERVE_FIRST 8
+
+/* Make the array "*arr" of "*cap" elements of "elem" bytes hold at least
+ * "need" elements: at least double it when it must grow (starting at
+ * RESERVE_FIRST), or grow it to exactly "need" when doubling would
+ * overflow. Return 0, or -1 with SYM_ENOMEM on "ctx" when the size
+ * overflows or memory runs out ("*arr" and "*cap" are then unchanged). */
+int
+sym__reserve(sym_ctx *ctx, void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap > SIZE_MAX / 2 ? SIZE_MAX : 2 * *cap;
+	void *p;
+
+	if (need <= *cap && *arr)
+		return 0;
+	if (c < RESERVE_FIRST)
+		c = RESERVE_FIRST;
+	if (c < need || (elem && c > SIZE_MAX / elem))
+		c = need;
+	p = sym__realloc_array(ctx, *arr, c, elem);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = c;
+	return 0;
 }

@@ -5,6 +5,7 @@
 #define SYM_CORE_CTX_PRIVATE_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #include <symshard/ctx.h>
 #include <symshard/prove.h>
@@ -14,26 +15,45 @@
 struct sym__fact;
 struct sym__prover;
 
-/* Kinds of objects whose references callers hold, for leak reports. */
-enum sym__obj {
+/* The kinds of objects handed to callers, one per type, for the
+ * accounting of live objects and leak reports (HACKING.md section 1). */
+enum sym__obj_kind {
 	SYM__OBJ_EXPR,
 	SYM__OBJ_BINDING,
 	SYM__OBJ_SHAPE,
-	SYM__OBJ_GRAPH,
+	SYM__OBJ_ATTRS,
+	SYM__OBJ_MESH,
 	SYM__OBJ_LAYOUT,
+	SYM__OBJ_REDIST,
+	SYM__OBJ_TOPOLOGY,
+	SYM__OBJ_GRAPH,
 	SYM__OBJ_PLAN,
-	SYM__OBJ_OTHER,
+	SYM__OBJ_SLICES,
+	SYM__OBJ_COMM,
+	SYM__OBJ_EXECUTOR,
+	SYM__OBJ_DATASET,
+	SYM__OBJ_CHECKPOINT,
+	SYM__OBJ_SEARCH,
 	SYM__N_OBJ
 };
 
 #define SYM__N_HOOK 8
 #define SYM__N_RECENT 256
 
-/* A link in the list of caller-held objects a context frees at the end
- * if the caller did not (bindings, graphs, plans, ...). */
-struct sym__link {
-	struct sym__link *prev, *next;
-	void (*destroy)(struct sym__link *link);
+/* The header of every object a context hands to callers (except
+ * expressions, which the context's table owns: they are only counted).
+ * "ref" counts every reference, "cref" those held by callers, which are
+ * the object's live count; while "cref" is positive the object is on its
+ * context's list of caller-held objects ("prev", "next"), so that
+ * sym_ctx_free drops the references callers forgot. "destroy" frees the
+ * object when "ref" reaches zero. An object with a single owner is the
+ * case ref = cref = 1. */
+struct sym__obj {
+	struct sym__obj *prev, *next;
+	void (*destroy)(struct sym__obj *obj);
+	enum sym__obj_kind kind;
+	unsigned ref;
+	unsigned cref;
 };
 
 /* The table of hash-consed expression nodes. */
@@ -61,15 +81,15 @@ struct sym_ctx {
 	struct sym_expr *recent[SYM__N_RECENT];
 	unsigned recent_pos;
 
-	/* Objects handed to callers and not yet released, per kind. */
+	/* References handed to callers and not yet released, per kind. */
 	long live[SYM__N_OBJ];
 
-	/* Caller-held objects not yet freed (a circular list). */
-	struct sym__link owned;
+	/* Objects callers hold (a circular list through their headers). */
+	struct sym__obj owned;
 
 	/* Bindings released by callers, kept for reuse by binding.c: a list
-	 * through the "next" of their links. */
-	struct sym__link *spare_bindings;
+	 * through the "next" of their headers. */
+	struct sym__obj *spare_bindings;
 	unsigned n_spare_bindings;
 
 	/* Clean-up functions registered by the layers above core. */
@@ -98,6 +118,14 @@ void sym__oom_bytes(sym_ctx *ctx, size_t n, size_t size, const char *what);
 char *sym__strdup(sym_ctx *ctx, const char *s);
 void *sym__alloc(sym_ctx *ctx, size_t size);
 void *sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size);
+int sym__reserve(sym_ctx *ctx, void **arr, size_t *cap, size_t need,
+    size_t elem);
+
+/* Make the array "arr" (an lvalue) of capacity "cap" (a size_t lvalue)
+ * hold at least "need" elements: sym__reserve with the element size of
+ * "arr". */
+#define SYM__RESERVE(ctx, arr, cap, need) \
+	sym__reserve((ctx), (void **)&(arr), &(cap), (need), sizeof(*(arr)))
 char *sym__asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *sym__vasprintf(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
@@ -106,8 +134,20 @@ char *sym__vasprintf(const char *fmt, va_list ap)
 double sym__seconds(void);
 
 int sym__ctx_add_hook(sym_ctx *ctx, void (*fn)(sym_ctx *ctx));
-void sym__ctx_own(sym_ctx *ctx, struct sym__link *link,
-    void (*destroy)(struct sym__link *link));
-void sym__ctx_disown(struct sym__link *link);
+
+/* obj.c */
+void sym__obj_init(struct sym__obj *obj, enum sym__obj_kind kind,
+    void (*destroy)(struct sym__obj *obj));
+void sym__obj_ref(struct sym__obj *obj);
+void sym__obj_unref(struct sym__obj *obj);
+void sym__obj_give(sym_ctx *ctx, struct sym__obj *obj);
+void sym__obj_drop(sym_ctx *ctx, struct sym__obj *obj);
+void sym__obj_unlist(struct sym__obj *obj);
+void sym__obj_forget_all(sym_ctx *ctx);
+
+/* Return the object of type "type" whose header, its member "member", is
+ * at "obj". */
+#define SYM__OBJ_OF(obj, type, member) \
+	((type *)(void *)((char *)(obj)-offsetof(type, member)))
 
 #endif

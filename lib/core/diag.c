@@ -7,47 +7,7 @@
 
 #include "core/ctx_private.h"
 #include "core/diag.h"
-
-/* A growing text; "oom" once an allocation failed. */
-struct dbuf {
-	char *s;
-	size_t len, cap;
-	int oom;
-};
-
-/* Append the "n" bytes of "s" to "b". */
-static void
-put(struct dbuf *b, const char *s, size_t n)
-{
-	char *q;
-
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 128;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		q = realloc(b->s, cap);
-		if (!q) {
-			b->oom = 1;
-			return;
-		}
-		b->s = q;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-/* Append "n" copies of the byte "c" to "b". */
-static void
-put_n(struct dbuf *b, char c, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		put(b, &c, 1);
-}
+#include "core/str.h"
 
 /* Return the number of bytes the byte "c" takes once escaped as JSON
  * escapes control bytes ("\n", "\u001b"): 1 for a byte kept, a tab too
@@ -76,12 +36,13 @@ escape(unsigned char c, int keep_tab, char *out)
 /* Append the "n" bytes of "s" to "b", control bytes escaped (tabs kept
  * when "keep_tab"). */
 static void
-put_escaped(struct dbuf *b, const char *s, size_t n, int keep_tab)
+put_escaped(struct sym__str *b, const char *s, size_t n, int keep_tab)
 {
 	char out[8];
 
 	for (size_t i = 0; i < n; i++)
-		put(b, out, escape((unsigned char)s[i], keep_tab, out));
+		sym__str_add(b, out,
+		    escape((unsigned char)s[i], keep_tab, out));
 }
 
 /* Return the start of line "line" (from 1) of "source" and its length in
@@ -114,7 +75,7 @@ utf8_cont(char c)
  * it was cut, control bytes escaped; then a line with a caret under
  * "col" (tabs kept so that it lines up). */
 static void
-put_line(struct dbuf *b, const char *text, size_t len, size_t col)
+put_line(struct sym__str *b, const char *text, size_t len, size_t col)
 {
 	size_t start = 0, end = len, at = col - 1;
 
@@ -130,20 +91,21 @@ put_line(struct dbuf *b, const char *text, size_t len, size_t col)
 		while (end < len && utf8_cont(text[end]))
 			end++;
 	}
-	put(b, "\n", 1);
+	sym__str_add(b, "\n", 1);
 	if (start > 0)
-		put(b, "...", 3);
+		sym__str_add(b, "...", 3);
 	put_escaped(b, text + start, end - start, 1);
 	if (end < len)
-		put(b, "...", 3);
-	put(b, "\n", 1);
-	put_n(b, ' ', start > 0 ? 3 : 0);
+		sym__str_add(b, "...", 3);
+	sym__str_add(b, "\n", 1);
+	sym__str_putc(b, ' ', start > 0 ? 3 : 0);
 	for (size_t i = start; i < at; i++)
 		if (text[i] == '\t')
-			put(b, "\t", 1);
+			sym__str_add(b, "\t", 1);
 		else if (!utf8_cont(text[i]))
-			put_n(b, ' ', escape((unsigned char)text[i], 1, NULL));
-	put(b, "^", 1);
+			sym__str_putc(b, ' ',
+			    escape((unsigned char)text[i], 1, NULL));
+	sym__str_add(b, "^", 1);
 }
 
 /* Return a malloc'ed diagnostic for "message" of "severity" ("error",
@@ -157,7 +119,7 @@ char *
 sym__diag_format(const sym_loc *loc, const char *severity, const char *message,
     const char *source, const char *witness, const char *hint)
 {
-	struct dbuf b = { NULL, 0, 0, 0 };
+	struct sym__str b = SYM__STR_INIT;
 	const char *text = NULL;
 	char *head;
 	size_t len = 0, col;
@@ -182,16 +144,12 @@ sym__diag_format(const sym_loc *loc, const char *severity, const char *message,
 		put_line(&b, text, len, col > len + 1 ? len + 1 : col);
 	}
 	if (witness) {
-		put(&b, "\n  witness: ", 12);
+		sym__str_add(&b, "\n  witness: ", 12);
 		put_escaped(&b, witness, strlen(witness), 0);
 	}
 	if (hint) {
-		put(&b, "\n  hint: ", 9);
+		sym__str_add(&b, "\n  hint: ", 9);
 		put_escaped(&b, hint, strlen(hint), 0);
 	}
-	if (b.oom || !b.s) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return sym__str_take(&b, NULL);
 }

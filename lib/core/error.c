@@ -121,17 +121,11 @@ sym_error
 sym__verror(sym_ctx *ctx, sym_error code, const sym_loc *where, const char *fmt,
     va_list ap)
 {
-	char *msg = NULL;
-	va_list aq;
-	int n;
+	char *msg;
 
 	if (!ctx)
 		return code;
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	if (n >= 0 && (msg = malloc((size_t)n + 1)) != NULL)
-		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	msg = sym__vasprintf(fmt, ap);
 	free(ctx->msg);
 	ctx->msg = msg;
 	ctx->err = code;

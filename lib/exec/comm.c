@@ -15,14 +15,12 @@
 
 /* Free the communicator whose link is "link" (at sym_ctx_free too). */
 static void
-comm_destroy(struct sym__link *link)
+comm_destroy(struct sym__obj *obj)
 {
-	sym_communicator *comm = (sym_communicator *)((char *)link -
-	    offsetof(sym_communicator, link));
+	sym_communicator *comm = SYM__OBJ_OF(obj, sym_communicator, obj);
 
 	if (comm->ops && comm->ops->destroy)
 		comm->ops->destroy(comm);
-	comm->ctx->live[SYM__OBJ_OTHER]--;
 	free(comm->world);
 	free(comm->ep);
 	free(comm);
@@ -65,8 +63,8 @@ sym__comm_new(sym_ctx *ctx, const struct sym__comm_ops *ops, int n_ranks,
 		comm->ep[i].rank = rank >= 0 && n_ep == 1 ? rank : i;
 		atomic_init(&comm->ep[i].attached, 0);
 	}
-	ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(ctx, &comm->link, comm_destroy);
+	sym__obj_init(&comm->obj, SYM__OBJ_COMM, comm_destroy);
+	sym__obj_give(ctx, &comm->obj);
 	comm->ops = ops;
 	return comm;
 }
@@ -139,8 +137,7 @@ sym_comm_free(sym_communicator *comm)
 {
 	if (!comm)
 		return;
-	sym__ctx_disown(&comm->link);
-	comm_destroy(&comm->link);
+	sym__obj_drop(comm->ctx, &comm->obj);
 }
 
 /* Return the number of ranks of "comm", or 0 when it is NULL. */

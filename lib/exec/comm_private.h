@@ -83,7 +83,7 @@ struct sym_communicator {
 	int n_ep; /* threads: n_ranks; mpi: 1 (this process's rank) */
 	sym_comm_endpoint *ep;
 	void *impl; /* the backend's state */
-	struct sym__link link;
+	struct sym__obj obj;
 };
 
 /* comm.c */

@@ -26,11 +26,10 @@ static int exec_fail(sym_exec *x, const struct sym__estep *e, sym_error code,
 
 /* Free the executor whose link is "link" (at sym_ctx_free too). */
 static void
-exec_destroy(struct sym__link *link)
+exec_destroy(struct sym__obj *obj)
 {
-	sym_exec *x = (sym_exec *)((char *)link - offsetof(sym_exec, link));
+	sym_exec *x = SYM__OBJ_OF(obj, sym_exec, obj);
 
-	x->ctx->live[SYM__OBJ_OTHER]--;
 	for (size_t i = 0; x->step && i < x->n_step; i++) {
 		struct sym__estep *e = &x->step[i];
 
@@ -54,8 +53,7 @@ sym_exec_free(sym_exec *x)
 {
 	if (!x)
 		return;
-	sym__ctx_disown(&x->link);
-	exec_destroy(&x->link);
+	sym__obj_drop(x->ctx, &x->obj);
 }
 
 /* Return the rank "x" runs, or -1 for NULL. */
@@ -278,8 +276,8 @@ sym_exec_new(const sym_plan *p, sym_comm_endpoint *ep, sym_ctx *ctx)
 	x->ep = ep;
 	x->rank = ep ? sym_comm_endpoint_rank(ep) : 0;
 	x->n_ranks = sym_plan_n_ranks(p);
-	ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(ctx, &x->link, exec_destroy);
+	sym__obj_init(&x->obj, SYM__OBJ_EXECUTOR, exec_destroy);
+	sym__obj_give(ctx, &x->obj);
 	if (x->rank >= x->n_ranks) {
 		sym__error(ctx, SYM_EINVAL, NULL,
 		    "executor: rank %lld of a plan of %lld ranks",

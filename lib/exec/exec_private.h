@@ -135,7 +135,7 @@ struct sym__fillv {
 };
 
 struct sym_exec {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
 	const sym_plan *plan;
 	sym_comm_endpoint *ep;

@@ -25,8 +25,8 @@ static const sym__grad_rule *const families[SYM__N_FAMILIES] = {
 };
 
 /* Return the gradient rule of "op", or NULL when it has none. */
-sym__grad_rule
-sym__grad_rule_find(const sym_op *op)
+static sym__grad_rule
+grad_rule_find(const sym_op *op)
 {
 	if (!op || (unsigned)op->family >= SYM__N_FAMILIES ||
 	    !families[op->family])
@@ -322,7 +322,7 @@ name_targets(struct sym__grad *gr, sym_node *n)
 static int
 node_grad(struct sym__grad *gr, sym_node *n)
 {
-	sym__grad_rule rule = sym__grad_rule_find(n->op);
+	sym__grad_rule rule = grad_rule_find(n->op);
 	sym_value **dy = calloc(n->n_out + 1, sizeof(*dy));
 	int any = 0, r = -1;
 
@@ -412,8 +412,8 @@ list_trained(struct sym__grad *gr)
 			return sym__graph_diag(g, SYM_SEV_ERROR, &v->loc, NULL,
 			    NULL, "internal error: param %s has no gradient",
 			    v->name);
-		if (GROW(g, trained, n_trained, cap_trained, g->n_trained + 1) <
-		    0)
+		if (SYM__RESERVE(g->ctx, g->trained, g->cap_trained,
+		        g->n_trained + 1) < 0)
 			return sym__graph_ctx_error(g, &v->loc);
 		g->trained[g->n_trained++] = v;
 	}

@@ -88,7 +88,4 @@ extern const sym__grad_rule sym__grad_conv[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_gather[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_concat[SYM__N_OPS];
 
-/* The rule of "op", or NULL. */
-sym__grad_rule sym__grad_rule_find(const sym_op *op);
-
 #endif

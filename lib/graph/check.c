@@ -36,7 +36,7 @@ add_subst(sym_graph *g, sym_symbol *var, sym_expr *value, const sym_loc *where,
 	if (!vals)
 		return -1;
 	g->subst_value = vals;
-	if (GROW(g, rel, n_rel, cap_rel, g->n_rel + 1) < 0)
+	if (SYM__RESERVE(g->ctx, g->rel, g->cap_rel, g->n_rel + 1) < 0)
 		return -1;
 	r = &g->rel[g->n_rel];
 	memset(r, 0, sizeof(*r));
@@ -226,7 +226,8 @@ sym__graph_add_guard(sym_graph *g, enum sym__rel rel, sym_expr *e, int64_t k,
 {
 	struct sym__guard *gd;
 
-	if (!text || GROW(g, guard, n_guard, cap_guard, g->n_guard + 1) < 0) {
+	if (!text ||
+	    SYM__RESERVE(g->ctx, g->guard, g->cap_guard, g->n_guard + 1) < 0) {
 		free(text);
 		return -1;
 	}
@@ -410,7 +411,7 @@ node_new(sym_graph *g, const sym_op *op, size_t n_in, sym_value *const *in,
 {
 	sym_node *n;
 
-	if (GROW(g, node, n_node, cap_node, g->n_node + 1) < 0)
+	if (SYM__RESERVE(g->ctx, g->node, g->cap_node, g->n_node + 1) < 0)
 		return NULL;
 	n = sym__alloc(g->ctx, sizeof(*n));
 	if (!n)
@@ -554,16 +555,6 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 		if (settle(g, &inf.req[i], where, label ? label : o->name) < 0)
 			failed = 1;
 	}
-	if (!failed && n_out && inf.n_out != n_out) {
-		if (!label)
-			label = node_label(o, n_out, out_names);
-		sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
-		    "%s: the operator gives %zu result%s, but %zu name%s "
-		    "given",
-		    label, inf.n_out, inf.n_out == 1 ? "" : "s", n_out,
-		    n_out == 1 ? " is" : "s are");
-		failed = 1;
-	}
 	if (failed) {
 		n->failed = 1;
 		node_outputs(g, n, n_out ? n_out : 1, gen, out_names, NULL);
@@ -693,8 +684,8 @@ sym__graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 	    !only_unique(g, lhs, "an assertion", where) ||
 	    !only_unique(g, rhs, "an assertion", where))
 		return SYM_ERROR;
-	if (GROW(g, assertion, n_assertion, cap_assertion, g->n_assertion + 1) <
-	    0)
+	if (SYM__RESERVE(g->ctx, g->assertion, g->cap_assertion,
+	        g->n_assertion + 1) < 0)
 		return SYM_ERROR;
 	r = sym_prove_cmp(g->ctx, lhs, op, rhs, &w);
 	if (r == SYM_ERROR) {

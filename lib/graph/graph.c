@@ -8,27 +8,6 @@
 #include "core/diag.h"
 #include "graph/graph_private.h"
 
-/* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
- * 0 or -1. */
-int
-sym__grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size)
-{
-	void *q;
-	size_t c;
-
-	if (n <= *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 8;
-	while (c < n)
-		c *= 2;
-	q = sym__realloc_array(ctx, *p, c, size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 /* Free the value "v". */
 static void
 value_free(sym_value *v)
@@ -54,9 +33,9 @@ node_free(sym_node *n)
 
 /* Free the graph whose link is "link". */
 static void
-graph_destroy(struct sym__link *link)
+graph_destroy(struct sym__obj *obj)
 {
-	sym_graph *g = (sym_graph *)link;
+	sym_graph *g = SYM__OBJ_OF(obj, sym_graph, obj);
 
 	if (g->shard_clear)
 		g->shard_clear(g);
@@ -108,7 +87,6 @@ graph_destroy(struct sym__link *link)
 	free(g->used);
 	free(g->source);
 	free(g->filename);
-	g->ctx->live[SYM__OBJ_GRAPH]--;
 	free(g);
 }
 
@@ -125,8 +103,8 @@ sym_graph_new(sym_ctx *ctx)
 		return NULL;
 	g->ctx = ctx;
 	g->opt_propagate = 1;
-	ctx->live[SYM__OBJ_GRAPH]++;
-	sym__ctx_own(ctx, &g->link, graph_destroy);
+	sym__obj_init(&g->obj, SYM__OBJ_GRAPH, graph_destroy);
+	sym__obj_give(ctx, &g->obj);
 	return g;
 }
 
@@ -136,8 +114,7 @@ sym_graph_free(sym_graph *g)
 {
 	if (!g)
 		return;
-	sym__ctx_disown(&g->link);
-	graph_destroy(&g->link);
+	sym__obj_drop(g->ctx, &g->obj);
 }
 
 /* Return the context of "g". */
@@ -224,7 +201,8 @@ record(sym_graph *g, sym_severity sev, const sym_loc *where,
 		w = NULL;
 		g->too_many = 1;
 	}
-	if (!msg || GROW(g, diag, n_diag, cap_diag, g->n_diag + 1) < 0) {
+	if (!msg ||
+	    SYM__RESERVE(g->ctx, g->diag, g->cap_diag, g->n_diag + 1) < 0) {
 		free(msg);
 		return;
 	}
@@ -387,7 +365,7 @@ sym__graph_value_new(sym_graph *g, const char *name, sym_value_kind kind,
 			    "value '%s' is already defined", name);
 		return NULL;
 	}
-	if (GROW(g, value, n_value, cap_value, g->n_value + 1) < 0)
+	if (SYM__RESERVE(g->ctx, g->value, g->cap_value, g->n_value + 1) < 0)
 		return NULL;
 	v = sym__alloc(g->ctx, sizeof(*v));
 	if (!v)
@@ -631,7 +609,7 @@ sym_graph_mark_output(sym_graph *g, sym_value *v, const sym_loc *where)
 	for (size_t i = 0; i < g->n_output; i++)
 		if (g->output[i] == v)
 			return 0;
-	if (GROW(g, output, n_output, cap_output, g->n_output + 1) < 0)
+	if (SYM__RESERVE(g->ctx, g->output, g->cap_output, g->n_output + 1) < 0)
 		return -1;
 	g->output[g->n_output++] = v;
 	return 0;
@@ -897,7 +875,7 @@ sym__graph_add_mesh(sym_graph *g, struct sym__mesh_decl *m)
 		sym__mesh_decl_free(m);
 		return -1;
 	}
-	if (GROW(g, mesh, n_mesh, cap_mesh, g->n_mesh + 1) < 0 ||
+	if (SYM__RESERVE(g->ctx, g->mesh, g->cap_mesh, g->n_mesh + 1) < 0 ||
 	    (m->name &&
 	        sym__strmap_put(g->ctx, &g->mesh_names, m->name, g->n_mesh) <
 	            0)) {

@@ -109,7 +109,7 @@ struct sym__diag {
 #define SYM__MAX_ERRORS 50
 
 struct sym_graph {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
 	char *source; /* the text it was parsed from, or NULL */
 	char *filename;
@@ -178,13 +178,6 @@ struct sym_graph {
 	size_t auto_names; /* counter for unnamed results */
 };
 
-/* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
- * 0 or -1. GROW(g, field, count, cap, want) for arrays of a graph. */
-int sym__grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size);
-#define GROW(g, arr, n, cap, want)                                 \
-	sym__grow((g)->ctx, (void **)&(g)->arr, &(g)->cap, (want), \
-	    sizeof(*(g)->arr))
-
 /* Record a diagnostic on "g"; "witness" and "hint" may be NULL. Returns
  * -1 for errors (so callers can "return sym__graph_diag(...)"), else 0. */
 int sym__graph_diag(sym_graph *g, sym_severity sev, const sym_loc *where,
@@ -223,11 +216,6 @@ int sym__graph_add_mesh(sym_graph *g, struct sym__mesh_decl *m);
 const struct sym__mesh_decl *sym__graph_find_mesh(const sym_graph *g,
     const char *name);
 void sym__node_set_strategy(sym_node *n, struct sym__strategy *s);
-
-/* Release everything sym_graph_shard (lib/shard/) attached to "g":
- * called through the graph's hook "shard_clear" when the graph is freed
- * (the shard layer sets the hook; the graph layer never calls up). */
-void sym__graph_shard_clear(sym_graph *g);
 
 /* Record on "g" a run-time guard "e rel 0" (or "k | e") with the text
  * "text" (taken), required by "reason" at "where"; 0 or -1

@@ -39,19 +39,14 @@ sym__lex_error(struct sym__parser *p, size_t pos, const char *hint,
 	size_t before = p->g->n_diag;
 	va_list ap;
 	char *msg;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	msg = sym__vasprintf(fmt, ap);
 	va_end(ap);
-	msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
 	if (!msg) {
 		p->oom = 1;
 		return -1;
 	}
-	va_start(ap, fmt);
-	vsnprintf(msg, (size_t)n + 1, fmt, ap);
-	va_end(ap);
 	sym__graph_diag(p->g, SYM_SEV_ERROR, &loc, NULL, hint, "%s", msg);
 	free(msg);
 	if (p->g->n_diag == before && !p->g->too_many)
@@ -136,17 +131,9 @@ int
 sym__lex_push(struct sym__parser *p, struct sym__vec *v, size_t size,
     const void *elem)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 4;
-		void *q =
-		    cap > SIZE_MAX / size ? NULL : realloc(v->v, cap * size);
-
-		if (!q) {
-			p->oom = 1;
-			return -1;
-		}
-		v->v = q;
-		v->cap = cap;
+	if (sym__reserve(p->ctx, &v->v, &v->cap, v->n + 1, size) < 0) {
+		p->oom = 1;
+		return -1;
 	}
 	memcpy((char *)v->v + v->n * size, elem, size);
 	v->n++;

@@ -23,22 +23,15 @@ static int
 mesh_push(struct sym__parser *p, struct sym__mesh_decl *m, size_t *cap,
     char *name, int64_t size)
 {
-	if (m->n_axes == *cap) {
-		size_t c = *cap ? 2 * *cap : 4;
-		char **n = realloc(m->axis_name, c * sizeof(*n));
-		int64_t *z;
+	size_t cap_name = *cap, cap_size = *cap;
 
-		if (n)
-			m->axis_name = n;
-		z = n ? realloc(m->axis_size, c * sizeof(*z)) : NULL;
-		if (!z) {
-			free(name);
-			p->oom = 1;
-			return -1;
-		}
-		m->axis_size = z;
-		*cap = c;
+	if (SYM__RESERVE(p->ctx, m->axis_name, cap_name, m->n_axes + 1) < 0 ||
+	    SYM__RESERVE(p->ctx, m->axis_size, cap_size, m->n_axes + 1) < 0) {
+		free(name);
+		p->oom = 1;
+		return -1;
 	}
+	*cap = cap_name;
 	m->axis_name[m->n_axes] = name;
 	m->axis_size[m->n_axes++] = size;
 	return 0;
@@ -118,8 +111,7 @@ mesh_ranks(struct sym__parser *p, struct sym__mesh_decl *m)
 			return sym__lex_error(p, p->pos, NULL,
 			    "expected a rank (an integer), found %s",
 			    sym__lex_describe(p, p->pos, b, sizeof(b)));
-		if (sym__grow(p->ctx, (void **)&m->ranks, &cap, m->n_ranks + 1,
-		        sizeof(*m->ranks)) < 0) {
+		if (SYM__RESERVE(p->ctx, m->ranks, cap, m->n_ranks + 1) < 0) {
 			p->oom = 1;
 			return -1;
 		}
@@ -184,7 +176,7 @@ sym__parse_mesh(struct sym__parser *p)
 static int
 room(struct sym__parser *p, void *arr, size_t *cap, size_t n, size_t size)
 {
-	if (sym__grow(p->ctx, (void **)arr, cap, n + 1, size) < 0) {
+	if (sym__reserve(p->ctx, arr, cap, n + 1, size) < 0) {
 		p->oom = 1;
 		return -1;
 	}

@@ -14,27 +14,15 @@
 
 #include "layout/layout_private.h"
 
-/* Free "l" (its lists are in the same block) and release its mesh. */
+/* Free the layout of header "obj" (its lists are in the same block) and
+ * release its mesh. */
 static void
-layout_destroy(sym_layout *l)
+layout_destroy(struct sym__obj *obj)
 {
+	sym_layout *l = SYM__OBJ_OF(obj, sym_layout, obj);
+
 	sym__mesh_unref(l->mesh);
 	free(l);
-}
-
-/* Drop the caller references of the layout whose link is "link", still
- * held at sym_ctx_free; free it unless the library holds it too. */
-static void
-layout_release_callers(struct sym__link *link)
-{
-	sym_layout *l =
-	    (sym_layout *)((char *)link - offsetof(sym_layout, link));
-
-	l->ctx->live[SYM__OBJ_LAYOUT] -= l->cref;
-	l->ref -= l->cref;
-	l->cref = 0;
-	if (l->ref == 0)
-		layout_destroy(l);
 }
 
 /* Check that every axis of "mesh" appears at most once in the "rank"
@@ -123,9 +111,8 @@ sym__layout_new(sym_mesh *mesh, size_t rank, const uint8_t *n,
 		return NULL;
 	l->axes = (int8_t(*)[SYM_MESH_MAX_AXES])(l + 1);
 	l->n = (uint8_t *)(l->axes + k);
-	l->link.prev = l->link.next = &l->link;
+	sym__obj_init(&l->obj, SYM__OBJ_LAYOUT, layout_destroy);
 	l->ctx = mesh->ctx;
-	l->ref = 1;
 	l->mesh = sym__mesh_ref(mesh);
 	l->rank = rank;
 	l->partial = partial;
@@ -141,7 +128,7 @@ sym_layout *
 sym__layout_ref(sym_layout *l)
 {
 	if (l)
-		l->ref++;
+		sym__obj_ref(&l->obj);
 	return l;
 }
 
@@ -149,9 +136,8 @@ sym__layout_ref(sym_layout *l)
 void
 sym__layout_unref(sym_layout *l)
 {
-	if (!l || --l->ref > 0)
-		return;
-	layout_destroy(l);
+	if (l)
+		sym__obj_unref(&l->obj);
 }
 
 /* Turn the internal reference "l" into a caller reference; return it. */
@@ -160,9 +146,7 @@ sym__layout_give(sym_layout *l)
 {
 	if (!l)
 		return NULL;
-	if (l->cref++ == 0)
-		sym__ctx_own(l->ctx, &l->link, layout_release_callers);
-	l->ctx->live[SYM__OBJ_LAYOUT]++;
+	sym__obj_give(l->ctx, &l->obj);
 	return l;
 }
 
@@ -256,10 +240,7 @@ sym_layout_free(sym_layout *l)
 {
 	if (!l)
 		return NULL;
-	l->ctx->live[SYM__OBJ_LAYOUT]--;
-	if (l->cref && --l->cref == 0)
-		sym__ctx_disown(&l->link);
-	sym__layout_unref(l);
+	sym__obj_drop(l->ctx, &l->obj);
 	return NULL;
 }
 

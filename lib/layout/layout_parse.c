@@ -47,20 +47,12 @@ spec_clear(struct spec *sp)
 static int
 spec_add_dim(struct spec *sp)
 {
-	if (sp->rank == sp->cap) {
-		size_t c = sp->cap ? 2 * sp->cap : 4;
-		uint8_t *n = realloc(sp->n, c * sizeof(*n));
-		int8_t(*ax)[SYM_MESH_MAX_AXES];
+	size_t cap_n = sp->cap, cap_axes = sp->cap;
 
-		if (!n)
-			return -1;
-		sp->n = n;
-		ax = realloc(sp->axes, c * sizeof(*ax));
-		if (!ax)
-			return -1;
-		sp->axes = ax;
-		sp->cap = c;
-	}
+	if (SYM__RESERVE(sp->mesh->ctx, sp->n, cap_n, sp->rank + 1) < 0 ||
+	    SYM__RESERVE(sp->mesh->ctx, sp->axes, cap_axes, sp->rank + 1) < 0)
+		return -1;
+	sp->cap = cap_n;
 	sp->n[sp->rank++] = 0;
 	return 0;
 }

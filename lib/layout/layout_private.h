@@ -11,15 +11,12 @@
 /* A device matrix: axis sizes (named), over n_devices ranks, row-major
  * (last axis fastest); ranks[i] is the rank at position i and pos[r] the
  * position of rank r (both NULL: the identity, never stored otherwise).
- * Immutable and reference counted: "ref" counts every reference, "cref"
- * those held by callers, during which the mesh is on its context's list
- * of caller-held objects (as shapes are). The names are stored in the
- * mesh's own allocation, right after the struct. */
+ * Immutable and reference counted by its header, as shapes are. The
+ * names are stored in the mesh's own allocation, right after the
+ * struct. */
 struct sym_mesh {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
-	unsigned ref;
-	unsigned cref;
 	size_t n_axes;
 	int64_t size[SYM_MESH_MAX_AXES];
 	char *name[SYM_MESH_MAX_AXES];
@@ -31,14 +28,12 @@ struct sym_mesh {
 /* A layout over "mesh" of a tensor of "rank" dimensions: dimension d is
  * split by the axes axes[d][0 .. n[d]-1], most significant first; bit a of
  * "partial" marks axis a as holding partial sums. Immutable, reference
- * counted like meshes ("ref", "cref", "link"); holds an internal
- * reference to its mesh. "n" and "axes" point into the layout's own
- * allocation, right after the struct. */
+ * counted by its header like meshes; holds an internal reference to its
+ * mesh. "n" and "axes" point into the layout's own allocation, right
+ * after the struct. */
 struct sym_layout {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
-	unsigned ref;
-	unsigned cref;
 	sym_mesh *mesh;
 	size_t rank;
 	uint8_t *n;
@@ -68,7 +63,7 @@ sym_layout *sym__layout_from_spec(sym_mesh *mesh,
 /* A topology: which node each rank is on, and the link parameters. */
 struct sym_topology {
 	sym_ctx *ctx;
-	struct sym__link link;
+	struct sym__obj obj;
 	int64_t ranks_per_node; /* used when node_of is NULL */
 	int64_t *node_of;       /* by rank, from a rank table; may be NULL */
 	int64_t n_ranks;
@@ -94,7 +89,7 @@ struct sym__step {
 
 struct sym_redist {
 	sym_ctx *ctx;
-	struct sym__link link;
+	struct sym__obj obj;
 	struct sym__step *step;
 	size_t n_step;
 	int full_gather; /* had to replicate the whole tensor */

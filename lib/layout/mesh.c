@@ -23,18 +23,11 @@ mesh_destroy(sym_mesh *m)
 	free(m);
 }
 
-/* Drop the caller references of the mesh whose link is "link", still
- * held at sym_ctx_free; free it unless the library holds it too. */
+/* Free the mesh of header "obj" (its last reference is gone). */
 static void
-mesh_release_callers(struct sym__link *link)
+mesh_obj_destroy(struct sym__obj *obj)
 {
-	sym_mesh *m = (sym_mesh *)((char *)link - offsetof(sym_mesh, link));
-
-	m->ctx->live[SYM__OBJ_LAYOUT] -= m->cref;
-	m->ref -= m->cref;
-	m->cref = 0;
-	if (m->ref == 0)
-		mesh_destroy(m);
+	mesh_destroy(SYM__OBJ_OF(obj, sym_mesh, obj));
 }
 
 /* Return 1 if "s" is an identifier other than the reserved "None". */
@@ -195,9 +188,8 @@ sym__mesh_new(sym_ctx *ctx, size_t n_axes, const int64_t *sizes,
 	m = sym__alloc(ctx, sizeof(*m) + len);
 	if (!m)
 		return NULL;
-	m->link.prev = m->link.next = &m->link;
+	sym__obj_init(&m->obj, SYM__OBJ_MESH, mesh_obj_destroy);
 	m->ctx = ctx;
-	m->ref = 1;
 	m->n_axes = n_axes;
 	m->n_devices = n;
 	memcpy(m->size, sizes, n_axes * sizeof(*sizes));
@@ -214,7 +206,7 @@ sym_mesh *
 sym__mesh_ref(sym_mesh *m)
 {
 	if (m)
-		m->ref++;
+		sym__obj_ref(&m->obj);
 	return m;
 }
 
@@ -222,9 +214,8 @@ sym__mesh_ref(sym_mesh *m)
 void
 sym__mesh_unref(sym_mesh *m)
 {
-	if (!m || --m->ref > 0)
-		return;
-	mesh_destroy(m);
+	if (m)
+		sym__obj_unref(&m->obj);
 }
 
 /* Turn the internal reference "m" into a caller reference; return it. */
@@ -233,9 +224,7 @@ mesh_give(sym_mesh *m)
 {
 	if (!m)
 		return NULL;
-	if (m->cref++ == 0)
-		sym__ctx_own(m->ctx, &m->link, mesh_release_callers);
-	m->ctx->live[SYM__OBJ_LAYOUT]++;
+	sym__obj_give(m->ctx, &m->obj);
 	return m;
 }
 
@@ -262,10 +251,7 @@ sym_mesh_free(sym_mesh *m)
 {
 	if (!m)
 		return NULL;
-	m->ctx->live[SYM__OBJ_LAYOUT]--;
-	if (m->cref && --m->cref == 0)
-		sym__ctx_disown(&m->link);
-	sym__mesh_unref(m);
+	sym__obj_drop(m->ctx, &m->obj);
 	return NULL;
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/factor.h"
 #include "core/num.h"
+#include "core/str.h"
 #include "layout/redist_private.h"
 
 /* Free the steps of "r" and "r" itself. */
@@ -30,12 +31,10 @@ redist_release(sym_redist *r)
 
 /* Free the plan whose link is "link" (at sym_ctx_free too). */
 static void
-redist_destroy(struct sym__link *link)
+redist_destroy(struct sym__obj *obj)
 {
-	sym_redist *r =
-	    (sym_redist *)((char *)link - offsetof(sym_redist, link));
+	sym_redist *r = SYM__OBJ_OF(obj, sym_redist, obj);
 
-	r->ctx->live[SYM__OBJ_OTHER]--;
 	redist_release(r);
 }
 
@@ -45,8 +44,7 @@ sym_redist_free(sym_redist *r)
 {
 	if (!r)
 		return;
-	sym__ctx_disown(&r->link);
-	redist_destroy(&r->link);
+	sym__obj_drop(r->ctx, &r->obj);
 }
 
 /* Return the product of the sizes of the axes that split "l". */
@@ -497,8 +495,8 @@ sym_redist_plan(const sym_layout *from, const sym_layout *to,
 	r->intra_lat = topo ? topo->intra_lat : 5e-6;
 	r->inter_bw = topo ? topo->inter_bw : 25e9;
 	r->inter_lat = topo ? topo->inter_lat : 10e-6;
-	r->ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(r->ctx, &r->link, redist_destroy);
+	sym__obj_init(&r->obj, SYM__OBJ_REDIST, redist_destroy);
+	sym__obj_give(r->ctx, &r->obj);
 	return r;
 }
 
@@ -513,7 +511,7 @@ sym__redist_copy(const sym_redist *r)
 	if (!c)
 		return NULL;
 	*c = *r;
-	memset(&c->link, 0, sizeof(c->link));
+	memset(&c->obj, 0, sizeof(c->obj));
 	c->step = NULL;
 	c->n_step = 0;
 	c->note = r->note ? sym__strdup(r->ctx, r->note) : NULL;
@@ -541,8 +539,8 @@ sym__redist_copy(const sym_redist *r)
 		st->after = sym__layout_ref(from->after);
 		c->n_step++;
 	}
-	c->ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(c->ctx, &c->link, redist_destroy);
+	sym__obj_init(&c->obj, SYM__OBJ_REDIST, redist_destroy);
+	sym__obj_give(c->ctx, &c->obj);
 	return c;
 }
 
@@ -756,75 +754,38 @@ sym_redist_kind_name(sym_redist_kind kind)
 	return "?";
 }
 
-/* A growing string. */
-struct buf {
-	char *s;
-	size_t n, cap;
-	int failed;
-};
-
-/* Append "t" to "b". */
-static void
-put(struct buf *b, const char *t)
-{
-	size_t len = t ? strlen(t) : 0;
-
-	if (b->failed || !t)
-		return;
-	if (b->n + len + 1 > b->cap) {
-		size_t cap = 2 * (b->n + len + 1);
-		char *s = realloc(b->s, cap);
-
-		if (!s) {
-			b->failed = 1;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->n, t, len + 1);
-	b->n += len;
-}
-
 /* Append the text of step "st" to "b". */
 static void
-put_step(struct buf *b, const struct sym__step *st)
+put_step(struct sym__str *b, const struct sym__step *st)
 {
 	const sym_mesh *m = st->after->mesh;
-	char tmp[160];
 	char *bytes;
 
-	put(b, sym_redist_kind_name(st->kind));
-	put(b, st->n_axes > 1 ? " over (" : " over ");
+	sym__str_puts(b, sym_redist_kind_name(st->kind));
+	sym__str_puts(b, st->n_axes > 1 ? " over (" : " over ");
 	for (size_t i = 0; i < st->n_axes; i++) {
-		put(b, i ? ", " : "");
-		put(b, m->name[st->axes[i]]);
+		sym__str_puts(b, i ? ", " : "");
+		sym__str_puts(b, m->name[st->axes[i]]);
 	}
-	put(b, st->n_axes > 1 ? "): " : ": ");
+	sym__str_puts(b, st->n_axes > 1 ? "): " : ": ");
 	if (st->from_dim >= 0 && st->to_dim >= 0)
-		snprintf(tmp, sizeof(tmp), "dim %d -> dim %d, ", st->from_dim,
+		sym__str_printf(b, "dim %d -> dim %d, ", st->from_dim,
 		    st->to_dim);
 	else if (st->from_dim >= 0 || st->to_dim >= 0)
-		snprintf(tmp, sizeof(tmp), "dim %d, ",
+		sym__str_printf(b, "dim %d, ",
 		    st->from_dim >= 0 ? st->from_dim : st->to_dim);
-	else
-		tmp[0] = '\0';
-	put(b, tmp);
 	if (st->kind == SYM_REDIST_SLICE) {
-		put(b, "local, no communication");
+		sym__str_puts(b, "local, no communication");
 		return;
 	}
-	snprintf(tmp, sizeof(tmp),
+	sym__str_printf(b,
 	    "%lld group%s of %lld%s, S = ", (long long)st->n_groups,
 	    st->n_groups == 1 ? "" : "s", (long long)st->group_size,
 	    st->inter_node ? " across nodes" : "");
-	put(b, tmp);
 	bytes = sym_expr_to_str(st->bytes);
-	if (!bytes)
-		b->failed = 1;
-	put(b, bytes);
+	sym__str_puts(b, bytes);
 	free(bytes);
-	put(b, " bytes");
+	sym__str_puts(b, " bytes");
 }
 
 /* Return a malloc'ed description of "r", one line per step, such as
@@ -833,38 +794,29 @@ put_step(struct buf *b, const struct sym__step *st)
 char *
 sym_redist_to_str(const sym_redist *r)
 {
-	struct buf b = { NULL, 0, 0, 0 };
+	struct sym__str b = SYM__STR_INIT;
 
 	if (!r)
 		return NULL;
-	put(&b, "");
 	if (r->n_step == 0)
-		put(&b, "no communication: the layouts are equivalent");
+		sym__str_puts(&b,
+		    "no communication: the layouts are equivalent");
 	for (size_t i = 0; i < r->n_step; i++) {
-		put(&b, i ? "\n" : "");
+		sym__str_puts(&b, i ? "\n" : "");
 		put_step(&b, &r->step[i]);
 	}
 	if (r->full_gather) {
-		put(&b,
+		sym__str_puts(&b,
 		    "\nfull gather: every rank holds the whole tensor "
 		    "after step ");
 		for (size_t i = 0; i < r->n_step; i++)
 			if (r->step[i].kind == SYM_REDIST_ALL_GATHER &&
 			    layout_splits(r->step[i].after) == 1) {
-				char tmp[32];
-
-				snprintf(tmp, sizeof(tmp), "%zu", i);
-				put(&b, tmp);
+				sym__str_printf(&b, "%zu", i);
 				break;
 			}
-		put(&b, r->note ? " (" : "");
-		put(&b, r->note);
-		put(&b, r->note ? ")" : "");
+		if (r->note)
+			sym__str_printf(&b, " (%s)", r->note);
 	}
-	if (b.failed) {
-		free(b.s);
-		sym__oom(r->ctx);
-		return NULL;
-	}
-	return b.s;
+	return sym__str_take(&b, r->ctx);
 }

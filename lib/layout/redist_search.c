@@ -122,16 +122,8 @@ push(struct sym__search *s, struct sym__qent e)
 {
 	size_t i;
 
-	if (s->n_heap == s->cap_heap) {
-		size_t cap = s->cap_heap ? 2 * s->cap_heap : 256;
-		struct sym__qent *h =
-		    sym__realloc_array(s->ctx, s->heap, cap, sizeof(*h));
-
-		if (!h)
-			return -1;
-		s->heap = h;
-		s->cap_heap = cap;
-	}
+	if (SYM__RESERVE(s->ctx, s->heap, s->cap_heap, s->n_heap + 1) < 0)
+		return -1;
 	i = s->n_heap++;
 	while (i > 0 && before(&e, &s->heap[(i - 1) / 2])) {
 		s->heap[i] = s->heap[(i - 1) / 2];
@@ -214,16 +206,8 @@ lookup(struct sym__search *s, const struct sym__rkey *k, int create)
 		s->overflow = 1;
 		return -1;
 	}
-	if (s->n_node == s->cap_node) {
-		size_t cap = s->cap_node ? 2 * s->cap_node : 256;
-		struct sym__snode *n =
-		    sym__realloc_array(s->ctx, s->node, cap, sizeof(*n));
-
-		if (!n)
-			return -1;
-		s->node = n;
-		s->cap_node = cap;
-	}
+	if (SYM__RESERVE(s->ctx, s->node, s->cap_node, s->n_node + 1) < 0)
+		return -1;
 	memset(&s->node[s->n_node], 0, sizeof(s->node[0]));
 	s->node[s->n_node].key = *k;
 	s->node[s->n_node].parent = -1;

@@ -145,8 +145,6 @@ struct sym__lb {
 };
 
 int sym__lb_init(struct sym__shard *s, struct sym__lb *b, size_t rank);
-void sym__lb_add(struct sym__lb *b, size_t d, int a);
-void sym__lb_partial(struct sym__lb *b, int a);
 void sym__lb_copy(struct sym__lb *b, size_t d, const sym_layout *l, size_t ld);
 void sym__lb_partial_dim(struct sym__lb *b, const sym_layout *l, size_t ld);
 /* Input "i" (or output "k") of "s" set to the layout of "b"; 0 or -1
@@ -178,9 +176,5 @@ int sym__shard_same_dim(const sym_layout *a, size_t da, const sym_layout *b,
  * is the softmax axis"); 0 or -1 with an error. */
 int sym__shard_unsplit(struct sym__shard *s, size_t i, size_t d,
     const char *why);
-/* Require the output layouts of "s" to use each axis at most once (the
- * constructor's check, with a message naming the output); 0 or -1. */
-int sym__shard_check_out(struct sym__shard *s, size_t k, struct sym__lb *b,
-    const char *what);
 
 #endif

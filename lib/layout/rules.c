@@ -47,19 +47,12 @@ sym__shard_fail(struct sym__shard *s, int input, int dim, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
-	int n;
 
 	if (s->error)
 		return -1;
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	msg = sym__vasprintf(fmt, ap);
 	va_end(ap);
-	msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (msg) {
-		va_start(ap, fmt);
-		vsnprintf(msg, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
 	s->error = msg ? msg : strdup("out of memory");
 	s->error_input = input;
 	s->error_dim = dim;
@@ -79,28 +72,16 @@ int
 sym__shard_note(struct sym__shard *s, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg, **p;
-	int n;
+	char *msg;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	msg = sym__vasprintf(fmt, ap);
 	va_end(ap);
-	msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
 	if (!msg)
 		return sym__shard_nomem(s);
-	va_start(ap, fmt);
-	vsnprintf(msg, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	if (s->n_note == s->cap_note) {
-		size_t cap = s->cap_note ? 2 * s->cap_note : 4;
-
-		p = realloc(s->note, cap * sizeof(*p));
-		if (!p) {
-			free(msg);
-			return sym__shard_nomem(s);
-		}
-		s->note = p;
-		s->cap_note = cap;
+	if (SYM__RESERVE(s->ctx, s->note, s->cap_note, s->n_note + 1) < 0) {
+		free(msg);
+		return sym__shard_nomem(s);
 	}
 	s->note[s->n_note++] = msg;
 	return 0;
@@ -299,8 +280,8 @@ sym__lb_init(struct sym__shard *s, struct sym__lb *b, size_t rank)
 }
 
 /* Append mesh axis "a" to the axes that split dimension "d" of "b". */
-void
-sym__lb_add(struct sym__lb *b, size_t d, int a)
+static void
+lb_add(struct sym__lb *b, size_t d, int a)
 {
 	if (a >= 0 && b->n[d] < SYM_MESH_MAX_AXES)
 		b->axes[d][b->n[d]++] = (int8_t)a;
@@ -312,13 +293,13 @@ void
 sym__lb_copy(struct sym__lb *b, size_t d, const sym_layout *l, size_t ld)
 {
 	for (size_t i = 0; i < l->n[ld]; i++)
-		sym__lb_add(b, d, l->axes[ld][i]);
+		lb_add(b, d, l->axes[ld][i]);
 }
 
 /* Mark mesh axis "a" as holding partial sums in "b", after those already
  * marked. */
-void
-sym__lb_partial(struct sym__lb *b, int a)
+static void
+lb_partial(struct sym__lb *b, int a)
 {
 	if (a < 0 || (b->partial >> a & 1))
 		return;
@@ -331,7 +312,7 @@ void
 sym__lb_partial_dim(struct sym__lb *b, const sym_layout *l, size_t ld)
 {
 	for (size_t i = 0; i < l->n[ld]; i++)
-		sym__lb_partial(b, l->axes[ld][i]);
+		lb_partial(b, l->axes[ld][i]);
 }
 
 /* Return 0 when "b" over "mesh" uses each axis at most once, or -1 with
@@ -415,8 +396,8 @@ sym__shard_set_in(struct sym__shard *s, size_t i, struct sym__lb *b)
 /* Check that "b", the layout of output "k" of "s" described as "what"
  * ("the output of matmul"), uses each axis at most once; 0 or -1 with an
  * error. */
-int
-sym__shard_check_out(struct sym__shard *s, size_t k, struct sym__lb *b,
+static int
+shard_check_out(struct sym__shard *s, size_t k, struct sym__lb *b,
     const char *what)
 {
 	int a, d1, d2;
@@ -449,7 +430,7 @@ sym__shard_set_out(struct sym__shard *s, size_t k, struct sym__lb *b)
 		else
 			b->partial &= ~(UINT32_C(1) << b->red[i]);
 	b->n_red = n;
-	if (sym__shard_check_out(s, k, b, "the output") < 0)
+	if (shard_check_out(s, k, b, "the output") < 0)
 		return -1;
 	l = build(s, b, "the output");
 	if (!l)
@@ -570,7 +551,7 @@ sym__shard_map(struct sym__shard *s, size_t i, const int64_t *split,
 			    d, sym__shard_in_name(s, i), (long long)split[d],
 			    SYM__WAYS(split[d]), s->mesh->name[axis_of[d]],
 			    (long long)want, SYM__WAYS(want));
-		sym__lb_add(&b, d, axis_of[d]);
+		lb_add(&b, d, axis_of[d]);
 	}
 	return sym__shard_set_in(s, i, &b);
 }
@@ -693,7 +674,7 @@ sym__shard_scattered(struct sym__shard *s, size_t k)
 	for (size_t d = 0; d < l->rank; d++)
 		sym__lb_copy(&b, d, l, d);
 	for (size_t i = 0; i < s->n_red[k]; i++)
-		sym__lb_add(&b, 0, s->red[k][i]);
+		lb_add(&b, 0, s->red[k][i]);
 	return sym__layout_new(l->mesh, l->rank, b.n,
 	    (const int8_t(*)[SYM_MESH_MAX_AXES])b.axes, 0);
 }

@@ -6,47 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "layout/strategy.h"
-
-/* A growing string. */
-struct buf {
-	char *s;
-	size_t len, cap;
-	int err;
-};
-
-/* Append the string "s" to "b"; on failure set b->err. */
-static void
-put(struct buf *b, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (b->err)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = 2 * (b->len + n + 1);
-		char *p = realloc(b->s, cap);
-
-		if (!p) {
-			b->err = 1;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n + 1);
-	b->len += n;
-}
-
-/* Return the text of "b" (NULL when an append failed, freeing it). */
-static char *
-done(struct buf *b)
-{
-	if (!b->err)
-		return b->s;
-	free(b->s);
-	return NULL;
-}
 
 /* Free what the mesh declaration "m" holds (not "m" itself, which lives
  * in an array of its graph) and empty it. */
@@ -93,72 +54,55 @@ sym__strategy_free(struct sym__strategy *s)
 	free(s);
 }
 
-/* Append the integer "v" to "b". */
-static void
-put_int(struct buf *b, int64_t v)
-{
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	char t[24];
-	size_t k = sizeof(t) - 1;
-
-	t[k] = '\0';
-	do
-		t[--k] = (char)('0' + u % 10);
-	while ((u /= 10) > 0);
-	if (v < 0)
-		t[--k] = '-';
-	put(b, t + k);
-}
-
 /* Append the tensor strategy "t" to "b": "(2, 4)", "(4,)" or
  * "m(mp, (sp, dp), None)". */
 static void
-put_tensor(struct buf *b, const struct sym__tensor_strategy *t)
+put_tensor(struct sym__str *b, const struct sym__tensor_strategy *t)
 {
 	if (!t->is_layout) {
-		put(b, "(");
+		sym__str_puts(b, "(");
 		for (size_t i = 0; i < t->n; i++) {
 			if (i)
-				put(b, ", ");
-			put_int(b, t->split[i]);
+				sym__str_puts(b, ", ");
+			sym__str_printf(b, "%lld", (long long)t->split[i]);
 		}
-		put(b, t->n == 1 ? ",)" : ")");
+		sym__str_puts(b, t->n == 1 ? ",)" : ")");
 		return;
 	}
-	put(b, t->mesh ? t->mesh : "?");
-	put(b, "(");
+	sym__str_puts(b, t->mesh ? t->mesh : "?");
+	sym__str_puts(b, "(");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct sym__dim_axes *d = &t->dims[i];
 
 		if (i)
-			put(b, ", ");
+			sym__str_puts(b, ", ");
 		if (d->n == 0)
-			put(b, "None");
+			sym__str_puts(b, "None");
 		if (d->n > 1)
-			put(b, "(");
+			sym__str_puts(b, "(");
 		for (size_t j = 0; j < d->n; j++) {
 			if (j)
-				put(b, ", ");
-			put(b, d->axis[j]);
+				sym__str_puts(b, ", ");
+			sym__str_puts(b, d->axis[j]);
 		}
 		if (d->n > 1)
-			put(b, ")");
+			sym__str_puts(b, ")");
 	}
-	put(b, ")");
+	sym__str_puts(b, ")");
 }
 
 /* Append the tuple of the "n" tensor strategies "t" to "b": "((2, 4),
  * (4, 1))", with a trailing comma for one: "((4, 1),)". */
 static void
-put_tuple(struct buf *b, const struct sym__tensor_strategy *t, size_t n)
+put_tuple(struct sym__str *b, const struct sym__tensor_strategy *t, size_t n)
 {
-	put(b, "(");
+	sym__str_puts(b, "(");
 	for (size_t i = 0; i < n; i++) {
 		if (i)
-			put(b, ", ");
+			sym__str_puts(b, ", ");
 		put_tensor(b, &t[i]);
 	}
-	put(b, n == 1 ? ",)" : ")");
+	sym__str_puts(b, n == 1 ? ",)" : ")");
 }
 
 /* Return the tensor strategy "t" as written ("(2, 4)", "m(mp, (sp, dp))",
@@ -166,13 +110,12 @@ put_tuple(struct buf *b, const struct sym__tensor_strategy *t, size_t n)
 char *
 sym__tensor_strategy_to_str(const struct sym__tensor_strategy *t)
 {
-	struct buf b = { NULL, 0, 0, 0 };
+	struct sym__str b = SYM__STR_INIT;
 
 	if (!t)
 		return NULL;
-	put(&b, "");
 	put_tensor(&b, t);
-	return done(&b);
+	return sym__str_take(&b, NULL);
 }
 
 /* Return the strategy "s" as written ("((2, 4), (4, 1)) -> ((8, 1),)"),
@@ -180,14 +123,14 @@ sym__tensor_strategy_to_str(const struct sym__tensor_strategy *t)
 char *
 sym__strategy_to_str(const struct sym__strategy *s)
 {
-	struct buf b = { NULL, 0, 0, 0 };
+	struct sym__str b = SYM__STR_INIT;
 
 	if (!s)
 		return NULL;
 	put_tuple(&b, s->in, s->n_in);
 	if (s->has_out) {
-		put(&b, " -> ");
+		sym__str_puts(&b, " -> ");
 		put_tuple(&b, s->out, s->n_out);
 	}
-	return done(&b);
+	return sym__str_take(&b, NULL);
 }

@@ -28,12 +28,10 @@
 
 /* Free the topology whose link is "link" (at sym_ctx_free too). */
 static void
-topology_destroy(struct sym__link *link)
+topology_destroy(struct sym__obj *obj)
 {
-	sym_topology *t =
-	    (sym_topology *)((char *)link - offsetof(sym_topology, link));
+	sym_topology *t = SYM__OBJ_OF(obj, sym_topology, obj);
 
-	t->ctx->live[SYM__OBJ_OTHER]--;
 	free(t->node_of);
 	free(t);
 }
@@ -76,8 +74,8 @@ sym_topology_new(sym_ctx *ctx, int64_t ranks_per_node, double intra_gbps,
 	t->inter_bw = positive_or(inter_gbps, DEFAULT_INTER_GBPS) * 1e9;
 	t->inter_lat = positive_or(inter_latency_us, DEFAULT_INTER_US) * 1e-6;
 	t->flops = DEFAULT_FLOPS;
-	ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(ctx, &t->link, topology_destroy);
+	sym__obj_init(&t->obj, SYM__OBJ_TOPOLOGY, topology_destroy);
+	sym__obj_give(ctx, &t->obj);
 	return t;
 }
 
@@ -112,8 +110,7 @@ sym_topology_free(sym_topology *t)
 {
 	if (!t)
 		return;
-	sym__ctx_disown(&t->link);
-	topology_destroy(&t->link);
+	sym__obj_drop(t->ctx, &t->obj);
 }
 
 /* Return the node of rank "rank" in "t", or -1 when "rank" is negative or,

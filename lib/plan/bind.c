@@ -14,11 +14,10 @@
 /* Free the slices whose link is "link" (at sym_ctx_free too); they do not
  * touch their plan, which may be gone. */
 static void
-slices_destroy(struct sym__link *link)
+slices_destroy(struct sym__obj *obj)
 {
-	sym_slices *s = (sym_slices *)link;
+	sym_slices *s = SYM__OBJ_OF(obj, sym_slices, obj);
 
-	s->ctx->live[SYM__OBJ_PLAN]--;
 	free(s->val);
 	free(s->given);
 	free(s->has);
@@ -59,8 +58,8 @@ sym_slices_new(const sym_plan *p)
 		return NULL;
 	}
 	strcpy(s->error, "not bound");
-	p->ctx->live[SYM__OBJ_PLAN]++;
-	sym__ctx_own(p->ctx, &s->link, slices_destroy);
+	sym__obj_init(&s->obj, SYM__OBJ_SLICES, slices_destroy);
+	sym__obj_give(p->ctx, &s->obj);
 	return s;
 }
 
@@ -70,8 +69,7 @@ sym_slices_free(sym_slices *s)
 {
 	if (!s)
 		return;
-	sym__ctx_disown(&s->link);
-	slices_destroy(&s->link);
+	sym__obj_drop(s->ctx, &s->obj);
 }
 
 /* Mark "s" unbound with the message in "s->error", record it with
@@ -413,55 +411,56 @@ sym_slices_step_bytes(const sym_slices *s, size_t i)
 
 /* Append to "b" the "n" integers "v" as "[1, 2]". */
 static void
-ints(struct sym__sbuf *b, const int64_t *v, size_t n)
+ints(struct sym__str *b, const int64_t *v, size_t n)
 {
-	sym__sbuf_add(b, "[");
+	sym__str_printf(b, "[");
 	for (size_t d = 0; d < n; d++)
-		sym__sbuf_add(b, "%s%lld", d ? ", " : "", (long long)v[d]);
-	sym__sbuf_add(b, "]");
+		sym__str_printf(b, "%s%lld", d ? ", " : "", (long long)v[d]);
+	sym__str_printf(b, "]");
 }
 
 /* Append to "b" the line of tensor "t" ("in" or "out" per "dir") of "s"
  * on "rank": value, tensor, offset and size. */
 static void
 tensor_line(const sym_slices *s, const char *dir, size_t t, int64_t rank,
-    struct sym__sbuf *b)
+    struct sym__str *b)
 {
 	const struct sym__tensor *x = &s->plan->tensor[t];
 	int64_t buf[16], *v = x->rank <= 8 ? buf : malloc(2 * x->rank * 8);
 
 	if (!v) {
-		b->oom = 1;
+		b->failed = 1;
 		return;
 	}
 	sym_slices_offset(s, t, rank, v);
 	sym_slices_local(s, t, v + x->rank);
-	sym__sbuf_add(b, "    %-3s %s (t%zu)  offset ", dir, x->value->name, t);
+	sym__str_printf(b, "    %-3s %s (t%zu)  offset ", dir, x->value->name,
+	    t);
 	ints(b, v, x->rank);
-	sym__sbuf_add(b, "  size ");
+	sym__str_printf(b, "  size ");
 	ints(b, v + x->rank, x->rank);
-	sym__sbuf_add(b, "\n");
+	sym__str_printf(b, "\n");
 	if (v != buf)
 		free(v);
 }
 
 /* Append to "b" the steps of "s" on "rank". */
 static void
-rank_text(const sym_slices *s, int64_t rank, struct sym__sbuf *b)
+rank_text(const sym_slices *s, int64_t rank, struct sym__str *b)
 {
 	const sym_plan *p = s->plan;
 
-	sym__sbuf_add(b, "rank %lld\n", (long long)rank);
+	sym__str_printf(b, "rank %lld\n", (long long)rank);
 	for (size_t i = 0; i < p->n_step; i++) {
 		const sym_plan_step *st = &p->step[i].pub;
 
-		sym__sbuf_add(b, "  %zu  %s ", i,
+		sym__str_printf(b, "  %zu  %s ", i,
 		    st->kind == SYM_PLAN_KERNEL ? "kernel" : "comm");
 		sym__step_label(p, i, b);
 		if (st->kind == SYM_PLAN_COMM)
-			sym__sbuf_add(b, "  %lld bytes",
+			sym__str_printf(b, "  %lld bytes",
 			    (long long)sym_slices_step_bytes(s, i));
-		sym__sbuf_add(b, "\n");
+		sym__str_printf(b, "\n");
 		for (size_t k = 0; k < st->n_in; k++)
 			tensor_line(s, "in", st->in[k], rank, b);
 		for (size_t k = 0; k < st->n_out; k++)
@@ -476,7 +475,7 @@ rank_text(const sym_slices *s, int64_t rank, struct sym__sbuf *b)
 char *
 sym_slices_to_str(const sym_slices *s, int64_t rank)
 {
-	struct sym__sbuf b = { NULL, 0, 0, 0 };
+	struct sym__str b = SYM__STR_INIT;
 	const sym_plan *p;
 
 	if (!s)
@@ -489,15 +488,15 @@ sym_slices_to_str(const sym_slices *s, int64_t rank)
 		return NULL;
 	}
 	if (!s->bound) {
-		sym__sbuf_add(&b, "not bound: %s\n", s->error);
-		return sym__sbuf_take(&b, s->ctx);
+		sym__str_printf(&b, "not bound: %s\n", s->error);
+		return sym__str_take(&b, s->ctx);
 	}
 	for (size_t i = 0; i < p->n_sym; i++)
-		sym__sbuf_add(&b, "%s%s = %lld", i ? ", " : "", p->sym[i]->name,
-		    (long long)s->val[i]);
-	sym__sbuf_add(&b, "%s\n", p->n_sym ? "" : "no symbols");
+		sym__str_printf(&b, "%s%s = %lld", i ? ", " : "",
+		    p->sym[i]->name, (long long)s->val[i]);
+	sym__str_printf(&b, "%s\n", p->n_sym ? "" : "no symbols");
 	for (int64_t r = rank < 0 ? 0 : rank;
 	     r < (rank < 0 ? p->n_ranks : rank + 1); r++)
 		rank_text(s, r, &b);
-	return sym__sbuf_take(&b, s->ctx);
+	return sym__str_take(&b, s->ctx);
 }

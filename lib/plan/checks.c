@@ -68,7 +68,8 @@ new_check(sym_plan *p, enum sym__check_kind kind, char *text,
 {
 	struct sym__check *c;
 
-	if (!text || PLAN_GROW(p, check, cap_check, p->n_check + 1) < 0) {
+	if (!text ||
+	    SYM__RESERVE(p->ctx, p->check, p->cap_check, p->n_check + 1) < 0) {
 		free(text);
 		if (!text)
 			sym__oom(p->ctx);

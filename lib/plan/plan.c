@@ -14,27 +14,6 @@
 
 #include "plan/plan_private.h"
 
-/* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
- * 0, or -1 with the error on "ctx". */
-int
-sym__plan_grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *q;
-
-	if (n <= *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 16;
-	while (c < n)
-		c *= 2;
-	q = sym__realloc_array(ctx, *p, c, size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 /* Free the tensors, steps, program and checks of "p" and "p". */
 static void
 plan_release(sym_plan *p)
@@ -68,11 +47,10 @@ plan_release(sym_plan *p)
 
 /* Free the plan whose link is "link" (at sym_ctx_free too). */
 static void
-plan_destroy(struct sym__link *link)
+plan_destroy(struct sym__obj *obj)
 {
-	sym_plan *p = (sym_plan *)link;
+	sym_plan *p = SYM__OBJ_OF(obj, sym_plan, obj);
 
-	p->ctx->live[SYM__OBJ_PLAN]--;
 	plan_release(p);
 }
 
@@ -83,8 +61,7 @@ sym_plan_free(sym_plan *p)
 {
 	if (!p)
 		return;
-	sym__ctx_disown(&p->link);
-	plan_destroy(&p->link);
+	sym__obj_drop(p->ctx, &p->obj);
 }
 
 /* Symbol classes while collecting. */
@@ -108,7 +85,8 @@ add_symbol(struct collect *c, sym_symbol *s, int cls)
 {
 	sym_plan *p = c->p;
 
-	if (PLAN_GROW(p, sym, cap_sym, p->n_sym + p->n_extra + 1) < 0)
+	if (SYM__RESERVE(p->ctx, p->sym, p->cap_sym,
+	        p->n_sym + p->n_extra + 1) < 0)
 		return -1;
 	p->sym[p->n_sym + p->n_extra] = s;
 	if (cls == CLS_INPUT)
@@ -251,7 +229,7 @@ new_tensor(sym_plan *p, const sym_value *v, const sym_layout *l)
 		    v->name);
 		return SYM__NO_TENSOR;
 	}
-	if (PLAN_GROW(p, tensor, cap_tensor, t + 1) < 0)
+	if (SYM__RESERVE(p->ctx, p->tensor, p->cap_tensor, t + 1) < 0)
 		return SYM__NO_TENSOR;
 	x = &p->tensor[p->n_tensor++];
 	memset(x, 0, sizeof(*x));
@@ -332,8 +310,8 @@ new_step(sym_plan *p, sym_plan_step_kind kind, const sym_node *n, size_t n_in,
 {
 	struct sym__pstep *s;
 
-	if (PLAN_GROW(p, step, cap_step, p->n_step + 1) < 0 ||
-	    PLAN_GROW(p, io, cap_io, p->n_io + n_in + n_out) < 0)
+	if (SYM__RESERVE(p->ctx, p->step, p->cap_step, p->n_step + 1) < 0 ||
+	    SYM__RESERVE(p->ctx, p->io, p->cap_io, p->n_io + n_in + n_out) < 0)
 		return NULL;
 	s = &p->step[p->n_step++];
 	memset(s, 0, sizeof(*s));
@@ -585,8 +563,8 @@ sym_plan_compile(sym_graph *g, unsigned flags)
 	sym__slotmap_clear(&p->cse);
 	free(p->first);
 	p->first = NULL;
-	p->ctx->live[SYM__OBJ_PLAN]++;
-	sym__ctx_own(p->ctx, &p->link, plan_destroy);
+	sym__obj_init(&p->obj, SYM__OBJ_PLAN, plan_destroy);
+	sym__obj_give(p->ctx, &p->obj);
 	return p;
 }
 

@@ -94,7 +94,8 @@ sym__plan_build_groups(sym_plan *p)
 			free(b);
 			continue;
 		}
-		if (PLAN_GROW(p, group, cap_group, p->n_group + 1) < 0 ||
+		if (SYM__RESERVE(p->ctx, p->group, p->cap_group,
+		        p->n_group + 1) < 0 ||
 		    sym__slotmap_put(&seen, h, (uint32_t)p->n_group) < 0) {
 			free(b);
 			sym__oom(p->ctx);

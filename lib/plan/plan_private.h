@@ -10,6 +10,7 @@
 
 #include <symshard/plan.h>
 
+#include "core/str.h"
 #include "graph/graph_private.h"
 
 /* No slot / no tensor. */
@@ -144,7 +145,7 @@ struct sym__slotmap {
 };
 
 struct sym_plan {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
 	sym_graph *g;
 	unsigned flags;
@@ -190,7 +191,7 @@ struct sym_plan {
 };
 
 struct sym_slices {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
 	const sym_plan *plan;
 	int bound;
@@ -204,13 +205,6 @@ struct sym_slices {
 	                    marks what depends on one */
 	char error[1024];
 };
-
-/* Grow the array "*p" of "*cap" elements of "size" bytes to hold "n";
- * 0 or -1 (error on "ctx"). */
-int sym__plan_grow(sym_ctx *ctx, void **p, size_t *cap, size_t n, size_t size);
-#define PLAN_GROW(p, arr, cap, want)                                    \
-	sym__plan_grow((p)->ctx, (void **)&(p)->arr, &(p)->cap, (want), \
-	    sizeof(*(p)->arr))
 
 /* program.c */
 void sym__slotmap_clear(struct sym__slotmap *m);
@@ -266,19 +260,8 @@ size_t sym__append_loc(char *buf, size_t size, size_t n, const char *prefix,
 int sym__plan_build_groups(sym_plan *p);
 
 /* plan_text.c */
-/* A growing string for the *_to_str functions. */
-struct sym__sbuf {
-	char *s;
-	size_t len, cap;
-	int oom;
-};
-void sym__sbuf_add(struct sym__sbuf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* The text of "b" (taken), NULL with an error on "ctx" when it ran out
- * of memory. */
-char *sym__sbuf_take(struct sym__sbuf *b, sym_ctx *ctx);
 /* The label of step "i": "kernel matmul h1", "all_gather of a1 for
  * relu a2 (input 0)". */
-void sym__step_label(const sym_plan *p, size_t i, struct sym__sbuf *b);
+void sym__step_label(const sym_plan *p, size_t i, struct sym__str *b);
 
 #endif

@@ -1,131 +1,78 @@
 /*
  * The readable listing of a plan (sym_plan_to_str) and its fingerprint,
- * with the growing string and the step labels that the messages of the
- * program (program.c) and the listing of bound slices (bind.c) use too.
+ * with the step labels that the messages of the program (program.c) and
+ * the listing of bound slices (bind.c) use too.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "plan/plan_private.h"
 
-/* Append the text formatted from "fmt" to "b". */
-void
-sym__sbuf_add(struct sym__sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->oom)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0,
-	    fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->oom = 1;
-		return;
-	}
-	if (!b->s || b->len + (size_t)n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *s;
-
-		while (cap < b->len + (size_t)n + 1)
-			cap *= 2;
-		s = realloc(b->s, cap);
-		if (!s) {
-			b->oom = 1;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-		va_start(ap, fmt);
-		vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-	}
-	b->len += (size_t)n;
-}
-
-/* Return the text of "b" (taken), "" when empty; NULL with an error on
- * "ctx" when it ran out of memory. */
-char *
-sym__sbuf_take(struct sym__sbuf *b, sym_ctx *ctx)
-{
-	if (!b->oom && !b->s)
-		sym__sbuf_add(b, "%s", "");
-	if (b->oom) {
-		free(b->s);
-		sym__oom(ctx);
-		return NULL;
-	}
-	return b->s;
-}
-
 /* Append the label of step "i" of "p" to "b": "kernel matmul h1",
  * "all_to_all of x2 for matmul h1 (input 0)", "all_reduce of h1 after
  * matmul h1 (partial sums)". */
 void
-sym__step_label(const sym_plan *p, size_t i, struct sym__sbuf *b)
+sym__step_label(const sym_plan *p, size_t i, struct sym__str *b)
 {
 	const sym_plan_step *s = &p->step[i].pub;
 	const char *out = s->node->n_out ? s->node->out[0]->name : "";
 
 	if (s->kind == SYM_PLAN_KERNEL) {
-		sym__sbuf_add(b, "%s %s", s->node->op->name, out);
+		sym__str_printf(b, "%s %s", s->node->op->name, out);
 		return;
 	}
-	sym__sbuf_add(b, "%s of %s", sym_redist_kind_name(s->comm),
+	sym__str_printf(b, "%s of %s", sym_redist_kind_name(s->comm),
 	    s->value->name);
 	if (s->input == SYM_PLAN_NO_INPUT)
-		sym__sbuf_add(b, " after %s %s (partial sums)",
+		sym__str_printf(b, " after %s %s (partial sums)",
 		    s->node->op->name, out);
 	else
-		sym__sbuf_add(b, " for %s %s (input %zu)", s->node->op->name,
+		sym__str_printf(b, " for %s %s (input %zu)", s->node->op->name,
 		    out, s->input);
 }
 
 /* Append the expressions "e" of the "n" dimensions to "b" as "[b, 784]"
  * ("?" when one cannot be printed). */
 static void
-dims_text(struct sym__sbuf *b, sym_expr *const *e, size_t n)
+dims_text(struct sym__str *b, sym_expr *const *e, size_t n)
 {
-	sym__sbuf_add(b, "[");
+	sym__str_printf(b, "[");
 	for (size_t d = 0; d < n; d++) {
 		char *s = sym_expr_to_str(e[d]);
 
-		sym__sbuf_add(b, "%s%s", d ? ", " : "", s ? s : "?");
+		sym__str_printf(b, "%s%s", d ? ", " : "", s ? s : "?");
 		free(s);
 	}
-	sym__sbuf_add(b, "]");
+	sym__str_printf(b, "]");
 }
 
 /* Append tensor "t" of "p" to "b": value, layout, global and local
  * shapes. */
 static void
-tensor_text(const sym_plan *p, size_t t, struct sym__sbuf *b)
+tensor_text(const sym_plan *p, size_t t, struct sym__str *b)
 {
 	const struct sym__tensor *x = &p->tensor[t];
 	sym_shape *sh = sym__value_shape((sym_value *)x->value), *loc = NULL;
 	char *l = x->layout ? sym_layout_to_str(x->layout) : NULL;
 	char *m = x->layout ? sym_mesh_to_str(x->layout->mesh) : NULL;
 
-	sym__sbuf_add(b, "  t%zu  %s  ", t, x->value->name);
+	sym__str_printf(b, "  t%zu  %s  ", t, x->value->name);
 	if (x->layout)
-		sym__sbuf_add(b, "%s on %s", l ? l : "?", m ? m : "?");
+		sym__str_printf(b, "%s on %s", l ? l : "?", m ? m : "?");
 	else
-		sym__sbuf_add(b, "whole");
-	sym__sbuf_add(b, "  global ");
+		sym__str_printf(b, "whole");
+	sym__str_printf(b, "  global ");
 	dims_text(b, sh->dim, sh->rank);
 	if (x->layout) {
 		loc = sym_layout_local_shape(x->layout, sh);
-		sym__sbuf_add(b, "  local ");
+		sym__str_printf(b, "  local ");
 		if (loc)
 			dims_text(b, loc->dim, loc->rank);
 		else
-			sym__sbuf_add(b, "?");
+			sym__str_printf(b, "?");
 		sym_shape_free(loc);
 	}
-	sym__sbuf_add(b, "\n");
+	sym__str_printf(b, "\n");
 	free(l);
 	free(m);
 }
@@ -143,51 +90,51 @@ sym_plan_to_str(const sym_plan *p)
 		[SYM__C_GUARD] = "guard",
 		[SYM__C_SIZE] = "size",
 		[SYM__C_SPLIT] = "split" };
-	struct sym__sbuf b = { NULL, 0, 0, 0 };
+	struct sym__str b = SYM__STR_INIT;
 
 	if (!p)
 		return NULL;
-	sym__sbuf_add(&b,
+	sym__str_printf(&b,
 	    "plan: %lld rank%s, %zu steps, %zu tensors, %zu instructions, "
 	    "%zu checks\nsymbols:",
 	    (long long)p->n_ranks, p->n_ranks == 1 ? "" : "s", p->n_step,
 	    p->n_tensor, p->n_insn, p->n_check);
 	for (size_t i = 0; i < p->n_sym + p->n_extra; i++)
-		sym__sbuf_add(&b, " %s%s", p->sym[i]->name,
+		sym__str_printf(&b, " %s%s", p->sym[i]->name,
 		    i >= p->n_sym ? " (optional)" : "");
 	if (p->n_sym + p->n_extra == 0)
-		sym__sbuf_add(&b, " none");
-	sym__sbuf_add(&b, "\nsteps\n");
+		sym__str_printf(&b, " none");
+	sym__str_printf(&b, "\nsteps\n");
 	for (size_t i = 0; i < p->n_step; i++) {
 		const sym_plan_step *s = &p->step[i].pub;
 
-		sym__sbuf_add(&b, "  %zu  %s ", i,
+		sym__str_printf(&b, "  %zu  %s ", i,
 		    s->kind == SYM_PLAN_KERNEL ? "kernel" : "comm");
 		sym__step_label(p, i, &b);
-		sym__sbuf_add(&b, ":");
+		sym__str_printf(&b, ":");
 		for (size_t k = 0; k < s->n_in; k++)
-			sym__sbuf_add(&b, " t%zu", s->in[k]);
-		sym__sbuf_add(&b, " ->");
+			sym__str_printf(&b, " t%zu", s->in[k]);
+		sym__str_printf(&b, " ->");
 		for (size_t k = 0; k < s->n_out; k++)
-			sym__sbuf_add(&b, " t%zu", s->out[k]);
+			sym__str_printf(&b, " t%zu", s->out[k]);
 		if (s->kind == SYM_PLAN_COMM) {
 			char *e =
 			    sym_expr_to_str(sym_redist_step_bytes(s->redist,
 			        s->redist_step));
 
-			sym__sbuf_add(&b, "  S = %s bytes", e ? e : "?");
+			sym__str_printf(&b, "  S = %s bytes", e ? e : "?");
 			free(e);
 		}
-		sym__sbuf_add(&b, "\n");
+		sym__str_printf(&b, "\n");
 	}
-	sym__sbuf_add(&b, "tensors\n");
+	sym__str_printf(&b, "tensors\n");
 	for (size_t t = 0; t < p->n_tensor; t++)
 		tensor_text(p, t, &b);
-	sym__sbuf_add(&b, "checks\n");
+	sym__str_printf(&b, "checks\n");
 	for (size_t i = 0; i < p->n_check; i++)
-		sym__sbuf_add(&b, "  %-8s  %s\n", kind[p->check[i].kind],
+		sym__str_printf(&b, "  %-8s  %s\n", kind[p->check[i].kind],
 		    p->check[i].text);
-	return sym__sbuf_take(&b, p->ctx);
+	return sym__str_take(&b, p->ctx);
 }
 
 /* Return the fingerprint of "p": a 64-bit FNV-1a hash of its listing

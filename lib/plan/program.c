@@ -138,7 +138,7 @@ cse_find(const sym_plan *p, uint64_t h, enum sym__pop op, uint32_t a,
 int
 sym__plan_what(sym_plan *p, enum sym__what_kind kind, size_t a, size_t b)
 {
-	if (PLAN_GROW(p, what, cap_what, p->n_what + 1) < 0)
+	if (SYM__RESERVE(p->ctx, p->what, p->cap_what, p->n_what + 1) < 0)
 		return -1;
 	p->what[p->n_what].kind = (uint8_t)kind;
 	p->what[p->n_what].a = a;
@@ -175,7 +175,7 @@ sym__plan_emit(sym_plan *p, enum sym__pop op, uint32_t a, uint32_t b, int64_t k)
 	}
 	h = insn_hash(op, a, b, k);
 	if (slotmap_reserve(&p->cse) < 0 ||
-	    PLAN_GROW(p, insn, cap_insn, p->n_insn + 1) < 0) {
+	    SYM__RESERVE(p->ctx, p->insn, p->cap_insn, p->n_insn + 1) < 0) {
 		sym__oom(p->ctx);
 		p->failed = 1;
 		return SYM__NO_SLOT;
@@ -482,7 +482,7 @@ describe(const sym_plan *p, const struct sym__insn *x, char *buf, size_t size,
 			sym__append(buf, size, n, " (size %s)", e);
 		free(e);
 	} else {
-		struct sym__sbuf b = { NULL, 0, 0, 0 };
+		struct sym__str b = SYM__STR_INIT;
 
 		sym__step_label(p, w->a, &b);
 		sym__append(buf, size, 0, "the bytes of step %zu (%s)", w->a,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "shape/shape_private.h"
 
 static const char *kind_name[] = {
@@ -42,10 +43,12 @@ attr_clear_value(struct sym__attr *at)
 	at->loc.line = at->loc.col = 0;
 }
 
-/* Free the attributes of "a" and "a" itself. */
+/* Free the set of attributes of header "obj" and its attributes. */
 static void
-attrs_destroy(sym_attrs *a)
+attrs_destroy(struct sym__obj *obj)
 {
+	sym_attrs *a = SYM__OBJ_OF(obj, sym_attrs, obj);
+
 	for (size_t i = 0; i < a->n; i++) {
 		attr_clear_value(&a->a[i]);
 		free(a->a[i].name);
@@ -61,24 +64,16 @@ attrs_alloc(sym_ctx *ctx)
 {
 	sym_attrs *a = sym__alloc(ctx, sizeof(*a));
 
-	if (a)
+	if (a) {
+		sym__obj_init(&a->obj, SYM__OBJ_ATTRS, attrs_destroy);
 		a->ctx = ctx;
+	}
 	return a;
 }
 
-/* Free the caller-held set whose link is "link" (at sym_ctx_free). */
-static void
-attrs_forgotten(struct sym__link *link)
-{
-	sym_attrs *a = (sym_attrs *)link;
-
-	a->ctx->live[SYM__OBJ_OTHER]--;
-	attrs_destroy(a);
-}
-
 /* Return a new, empty set of attributes of "ctx", counted as a live object
- * until sym_attrs_free (the context does not free a set its caller
- * forgets: sym_ctx_report_live reports it). */
+ * until sym_attrs_free (sym_ctx_report_live reports a set its caller
+ * forgets, and sym_ctx_free frees it). */
 sym_attrs *
 sym_attrs_new(sym_ctx *ctx)
 {
@@ -89,9 +84,7 @@ sym_attrs_new(sym_ctx *ctx)
 	a = attrs_alloc(ctx);
 	if (!a)
 		return NULL;
-	a->counted = 1;
-	ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(ctx, &a->link, attrs_forgotten);
+	sym__obj_give(ctx, &a->obj);
 	return a;
 }
 
@@ -109,11 +102,10 @@ sym__attrs_free(sym_attrs *a)
 {
 	if (!a)
 		return;
-	if (a->counted) {
-		a->ctx->live[SYM__OBJ_OTHER]--;
-		sym__ctx_disown(&a->link);
-	}
-	attrs_destroy(a);
+	if (a->obj.cref)
+		sym__obj_drop(a->ctx, &a->obj);
+	else
+		sym__obj_unref(&a->obj);
 }
 
 /* Return the index of attribute "name" in "a", or -1. */
@@ -177,16 +169,8 @@ attrs_slot(sym_attrs *a, const char *name)
 		attr_clear_value(&a->a[i]);
 		return &a->a[i];
 	}
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 4;
-		struct sym__attr *p =
-		    sym__realloc_array(a->ctx, a->a, cap, sizeof(*p));
-
-		if (!p)
-			return NULL;
-		a->a = p;
-		a->cap = cap;
-	}
+	if (SYM__RESERVE(a->ctx, a->a, a->cap, a->n + 1) < 0)
+		return NULL;
 	at = &a->a[a->n];
 	memset(at, 0, sizeof(*at));
 	at->name = sym__strdup(a->ctx, name);
@@ -501,49 +485,10 @@ sym_attrs_list_item(const sym_attrs *a, const char *name, size_t i)
 	return at && i < at->n ? at->items[i] : NULL;
 }
 
-/* A growing string. */
-struct buf {
-	char *s;
-	size_t len, cap;
-	int err;
-};
-
-/* Append the "n" bytes of "s" to "b"; on failure set b->err. */
-static void
-buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->err)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = 2 * (b->len + n + 1);
-		char *p = realloc(b->s, cap);
-
-		if (!p) {
-			b->err = 1;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-/* Append the string "s" to "b". */
-static void
-buf_str(struct buf *b, const char *s)
-{
-	if (!s)
-		b->err = 1;
-	else
-		buf_add(b, s, strlen(s));
-}
-
 /* Append the float "f" to "b", as the shortest text that reads back the
  * same, with a ".0" when it would read as an integer. */
 static void
-buf_float(struct buf *b, double f)
+buf_float(struct sym__str *b, double f)
 {
 	char t[64];
 
@@ -552,43 +497,40 @@ buf_float(struct buf *b, double f)
 		if (strtod(t, NULL) == f)
 			break;
 	}
-	buf_str(b, t);
+	sym__str_puts(b, t);
 	if (!strpbrk(t, ".eEni"))
-		buf_str(b, ".0");
+		sym__str_puts(b, ".0");
 }
 
 /* Append the string "s" to "b" in double quotes, escaping '"', '\\' and
  * newlines and tabs. */
 static void
-buf_quoted(struct buf *b, const char *s)
+buf_quoted(struct sym__str *b, const char *s)
 {
-	buf_str(b, "\"");
+	sym__str_puts(b, "\"");
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
-			buf_add(b, "\\", 1);
+			sym__str_add(b, "\\", 1);
 		if (*s == '\n')
-			buf_str(b, "\\n");
+			sym__str_puts(b, "\\n");
 		else if (*s == '\t')
-			buf_str(b, "\\t");
+			sym__str_puts(b, "\\t");
 		else
-			buf_add(b, s, 1);
+			sym__str_add(b, s, 1);
 	}
-	buf_str(b, "\"");
+	sym__str_puts(b, "\"");
 }
 
 /* Append the value of "at" to "b". */
 static void
-buf_value(struct buf *b, const struct sym__attr *at)
+buf_value(struct sym__str *b, const struct sym__attr *at)
 {
-	char t[32];
-
 	switch (at->kind) {
 	case SYM_ATTR_INT:
-		snprintf(t, sizeof(t), "%lld", (long long)at->i);
-		buf_str(b, t);
+		sym__str_printf(b, "%lld", (long long)at->i);
 		break;
 	case SYM_ATTR_BOOL:
-		buf_str(b, at->i ? "true" : "false");
+		sym__str_puts(b, at->i ? "true" : "false");
 		break;
 	case SYM_ATTR_FLOAT:
 		buf_float(b, at->f);
@@ -597,19 +539,19 @@ buf_value(struct buf *b, const struct sym__attr *at)
 		buf_quoted(b, at->s);
 		break;
 	case SYM_ATTR_LIST:
-		buf_str(b, "[");
+		sym__str_puts(b, "[");
 		for (size_t i = 0; i < at->n; i++) {
 			char *e = sym_expr_to_str(at->items[i]);
 
 			if (i)
-				buf_str(b, ", ");
-			buf_str(b, e);
+				sym__str_puts(b, ", ");
+			sym__str_puts(b, e);
 			free(e);
 		}
-		buf_str(b, "]");
+		sym__str_puts(b, "]");
 		break;
 	case SYM_ATTR_NONE:
-		buf_str(b, "none");
+		sym__str_puts(b, "none");
 		break;
 	}
 }
@@ -620,22 +562,16 @@ buf_value(struct buf *b, const struct sym__attr *at)
 char *
 sym_attrs_to_str(const sym_attrs *a)
 {
-	struct buf b = { NULL, 0, 0, 0 };
+	struct sym__str b = SYM__STR_INIT;
 
 	if (!a)
 		return NULL;
-	buf_add(&b, "", 0);
 	for (size_t i = 0; i < a->n; i++) {
 		if (i)
-			buf_str(&b, ", ");
-		buf_str(&b, a->a[i].name);
-		buf_str(&b, "=");
+			sym__str_puts(&b, ", ");
+		sym__str_puts(&b, a->a[i].name);
+		sym__str_puts(&b, "=");
 		buf_value(&b, &a->a[i]);
 	}
-	if (b.err) {
-		free(b.s);
-		sym__oom(a->ctx);
-		return NULL;
-	}
-	return b.s;
+	return sym__str_take(&b, a->ctx);
 }

@@ -14,25 +14,6 @@
 
 #include "shape/shape_private.h"
 
-/* Return the text "fmt"/"ap" allocated with malloc, or NULL. */
-static char *
-vformat(const char *fmt, va_list ap)
-{
-	va_list aq;
-	char *s;
-	int n;
-
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	if (n < 0)
-		return NULL;
-	s = malloc((size_t)n + 1);
-	if (s)
-		vsnprintf(s, (size_t)n + 1, fmt, ap);
-	return s;
-}
-
 /* Record the structural error "fmt"/"ap" about input "input" (or -1) and
  * attribute "attr" (or NULL) in "inf"; return -1. */
 static int
@@ -40,7 +21,7 @@ vfail(struct sym__infer *inf, int input, const char *attr, const char *fmt,
     va_list ap)
 {
 	free(inf->error);
-	inf->error = vformat(fmt, ap);
+	inf->error = sym__vasprintf(fmt, ap);
 	if (!inf->error)
 		sym__oom(inf->ctx);
 	inf->error_input = input;
@@ -98,17 +79,10 @@ sym__tmp(struct sym__infer *inf, sym_expr *e)
 {
 	if (!e)
 		return NULL;
-	if (inf->n_tmp == inf->cap_tmp) {
-		size_t cap = inf->cap_tmp ? 2 * inf->cap_tmp : 16;
-		sym_expr **p =
-		    sym__realloc_array(inf->ctx, inf->tmp, cap, sizeof(*p));
-
-		if (!p) {
-			sym__expr_unref(e);
-			return NULL;
-		}
-		inf->tmp = p;
-		inf->cap_tmp = cap;
+	if (SYM__RESERVE(inf->ctx, inf->tmp, inf->cap_tmp, inf->n_tmp + 1) <
+	    0) {
+		sym__expr_unref(e);
+		return NULL;
 	}
 	inf->tmp[inf->n_tmp++] = e;
 	return e;
@@ -121,17 +95,10 @@ keep_mem(struct sym__infer *inf, void *p)
 {
 	if (!p)
 		return NULL;
-	if (inf->n_mem == inf->cap_mem) {
-		size_t cap = inf->cap_mem ? 2 * inf->cap_mem : 16;
-		void **q =
-		    sym__realloc_array(inf->ctx, inf->mem, cap, sizeof(*q));
-
-		if (!q) {
-			free(p);
-			return NULL;
-		}
-		inf->mem = q;
-		inf->cap_mem = cap;
+	if (SYM__RESERVE(inf->ctx, inf->mem, inf->cap_mem, inf->n_mem + 1) <
+	    0) {
+		free(p);
+		return NULL;
 	}
 	inf->mem[inf->n_mem++] = p;
 	return p;
@@ -184,22 +151,15 @@ sym__in_name(const struct sym__infer *inf, size_t i)
 
 /* Append the output shape "s" (an internal reference, consumed) to
  * "inf"; return 0, or -1 when "s" is NULL or out of memory. */
-int
-sym__infer_output(struct sym__infer *inf, sym_shape *s)
+static int
+infer_output(struct sym__infer *inf, sym_shape *s)
 {
 	if (!s)
 		return sym__infer_nomem(inf);
-	if (inf->n_out == inf->cap_out) {
-		size_t cap = inf->cap_out ? 2 * inf->cap_out : 4;
-		sym_shape **p =
-		    sym__realloc_array(inf->ctx, inf->out, cap, sizeof(*p));
-
-		if (!p) {
-			sym__shape_unref(s);
-			return sym__infer_nomem(inf);
-		}
-		inf->out = p;
-		inf->cap_out = cap;
+	if (SYM__RESERVE(inf->ctx, inf->out, inf->cap_out, inf->n_out + 1) <
+	    0) {
+		sym__shape_unref(s);
+		return sym__infer_nomem(inf);
 	}
 	inf->out[inf->n_out++] = s;
 	return 0;
@@ -214,7 +174,7 @@ sym__out_shape(struct sym__infer *inf, sym_dtype dt, size_t rank,
 	for (size_t i = 0; i < rank; i++)
 		if (!dims[i])
 			return sym__infer_nomem(inf);
-	return sym__infer_output(inf, sym__shape_new(inf->ctx, dt, rank, dims));
+	return infer_output(inf, sym__shape_new(inf->ctx, dt, rank, dims));
 }
 
 /* Append to "inf" an output with the shape of input "i"; return 0 or
@@ -222,7 +182,7 @@ sym__out_shape(struct sym__infer *inf, sym_dtype dt, size_t rank,
 int
 sym__out_same(struct sym__infer *inf, size_t i)
 {
-	return sym__infer_output(inf, sym__shape_ref(inf->in[i]));
+	return infer_output(inf, sym__shape_ref(inf->in[i]));
 }
 
 /* Return 1 when "e" is a constant that fits 64 bits, storing it in
@@ -295,17 +255,9 @@ add_req(struct sym__infer *inf, enum sym__req_kind kind, sym_expr *a,
 	struct sym__req *r;
 	char *what;
 
-	if (inf->n_req == inf->cap_req) {
-		size_t cap = inf->cap_req ? 2 * inf->cap_req : 8;
-		struct sym__req *p =
-		    sym__realloc_array(inf->ctx, inf->req, cap, sizeof(*p));
-
-		if (!p)
-			return sym__infer_nomem(inf);
-		inf->req = p;
-		inf->cap_req = cap;
-	}
-	what = vformat(fmt, ap);
+	if (SYM__RESERVE(inf->ctx, inf->req, inf->cap_req, inf->n_req + 1) < 0)
+		return sym__infer_nomem(inf);
+	what = sym__vasprintf(fmt, ap);
 	if (!what) {
 		sym__oom(inf->ctx);
 		return sym__infer_nomem(inf);

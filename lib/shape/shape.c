@@ -2,8 +2,8 @@
  * Shapes: a dtype and a list of dimension expressions, immutable and
  * reference counted.
  *
- * A shape counts all its references in "ref" and those held by callers in
- * "cref". While a caller holds one, the shape is on its context's list of
+ * A shape counts its references, and those held by callers, in its
+ * header (lib/core/obj.c). While a caller holds one, the shape is on its context's list of
  * caller-held objects, so sym_ctx_free releases the callers' references
  * the callers forgot; references held inside the library (a graph's) are
  * released by their holders, whichever goes first.
@@ -13,28 +13,16 @@
 
 #include "shape/shape_private.h"
 
-/* Free "s" and release its dimensions. */
+/* Free the shape of header "obj" and release its dimensions. */
 static void
-shape_destroy(sym_shape *s)
+shape_destroy(struct sym__obj *obj)
 {
+	sym_shape *s = SYM__OBJ_OF(obj, sym_shape, obj);
+
 	for (size_t i = 0; i < s->rank; i++)
 		sym__expr_unref(s->dim[i]);
 	free(s->dim);
 	free(s);
-}
-
-/* Drop the caller references of the shape whose link is "link", still
- * held at sym_ctx_free; free it unless the library holds it too. */
-static void
-shape_release_callers(struct sym__link *link)
-{
-	sym_shape *s = (sym_shape *)((char *)link - offsetof(sym_shape, link));
-
-	s->ctx->live[SYM__OBJ_SHAPE] -= s->cref;
-	s->ref -= s->cref;
-	s->cref = 0;
-	if (s->ref == 0)
-		shape_destroy(s);
 }
 
 /* Return an internal reference to a new shape of dtype "dt" with the
@@ -62,9 +50,8 @@ sym__shape_new(sym_ctx *ctx, sym_dtype dt, size_t rank, sym_expr *const *dims)
 		free(s);
 		return NULL;
 	}
-	s->link.prev = s->link.next = &s->link;
+	sym__obj_init(&s->obj, SYM__OBJ_SHAPE, shape_destroy);
 	s->ctx = ctx;
-	s->ref = 1;
 	s->dtype = dt;
 	s->rank = rank;
 	for (size_t i = 0; i < rank; i++)
@@ -77,7 +64,7 @@ sym_shape *
 sym__shape_ref(sym_shape *s)
 {
 	if (s)
-		s->ref++;
+		sym__obj_ref(&s->obj);
 	return s;
 }
 
@@ -85,9 +72,8 @@ sym__shape_ref(sym_shape *s)
 void
 sym__shape_unref(sym_shape *s)
 {
-	if (!s || --s->ref > 0)
-		return;
-	shape_destroy(s);
+	if (s)
+		sym__obj_unref(&s->obj);
 }
 
 /* Turn the internal reference "s" into a caller reference and return
@@ -97,9 +83,7 @@ sym__shape_give(sym_shape *s)
 {
 	if (!s)
 		return NULL;
-	if (s->cref++ == 0)
-		sym__ctx_own(s->ctx, &s->link, shape_release_callers);
-	s->ctx->live[SYM__OBJ_SHAPE]++;
+	sym__obj_give(s->ctx, &s->obj);
 	return s;
 }
 
@@ -153,10 +137,7 @@ sym_shape_free(sym_shape *s)
 {
 	if (!s)
 		return NULL;
-	s->ctx->live[SYM__OBJ_SHAPE]--;
-	if (s->cref && --s->cref == 0)
-		sym__ctx_disown(&s->link);
-	sym__shape_unref(s);
+	sym__obj_drop(s->ctx, &s->obj);
 	return NULL;
 }
 

@@ -10,15 +10,11 @@
 #include "shape/op.h"
 #include "sym/expr_private.h"
 
-/* Shapes are immutable and reference counted. "ref" counts every
- * reference, "cref" those held by callers (live objects): while "cref" is
- * positive the shape is on its context's list of caller-held objects, so
- * a shape the caller forgets is released by sym_ctx_free. */
+/* Shapes are immutable and reference counted by their header (struct
+ * sym__obj: a shape the caller forgets is released by sym_ctx_free). */
 struct sym_shape {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
-	unsigned ref;
-	unsigned cref;
 	sym_dtype dtype;
 	size_t rank;
 	sym_expr **dim; /* internal references */
@@ -36,15 +32,14 @@ struct sym__attr {
 	int has_loc;
 };
 
-/* Attribute sets made by sym_attrs_new are caller objects, "counted" as
- * live until sym_attrs_free and on the context's list of caller-held
- * objects, so sym_ctx_free frees a forgotten one. Those made by
- * sym__attrs_copy (kept by the library, e.g. by graph nodes) are neither;
- * sym_attrs_free and sym__attrs_free both free either kind. */
+/* Attribute sets made by sym_attrs_new are held by their caller (their
+ * header counts them as live until sym_attrs_free, and sym_ctx_free
+ * frees a forgotten one). Those made by sym__attrs_copy (kept by the
+ * library, e.g. by graph nodes) are not; sym_attrs_free and
+ * sym__attrs_free both free either kind. */
 struct sym_attrs {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
-	int counted;
 	struct sym__attr *a;
 	size_t n, cap;
 	struct sym__strmap names; /* name -> index, once n > SYM__ATTRS_MAP */
@@ -83,7 +78,7 @@ struct sym__req {
 /*
  * What a shape rule sees and produces. Inputs are the current (unified)
  * shapes of the operands; "in_name" gives their value names for messages.
- * The rule appends output shapes with sym__infer_output and requirements
+ * The rule appends output shapes with sym__out_shape and requirements
  * with sym__require_*; on a structural error (wrong rank, bad attribute,
  * static dimensions that differ) it calls sym__infer_fail* and returns -1.
  */
@@ -168,10 +163,9 @@ int sym__infer_fail(struct sym__infer *inf, int input, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int sym__infer_fail_attr(struct sym__infer *inf, const char *attr,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* sym__infer_output consumes the internal reference "s". The requirements
- * borrow their expressions; those whose sides differ by a constant are
- * decided at once (dropped, or a structural error with their message). */
-int sym__infer_output(struct sym__infer *inf, sym_shape *s);
+/* The requirements borrow their expressions; those whose sides differ
+ * by a constant are decided at once (dropped, or a structural error with
+ * their message). */
 int sym__require_equal_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int sym__require_ge_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,

@@ -27,9 +27,9 @@
  * distinct redistribution is planned once, see shard_redist.c), adding
  * its memo to "desc" (may be NULL) when it has steps; -1 when it cannot
  * be planned or evaluated. */
-double
-sym__pass_cost(struct sym__pass *p, const sym_layout *from,
-    const sym_layout *to, const sym_shape *shape, struct sym__desc *desc)
+static double
+pass_cost(struct sym__pass *p, const sym_layout *from, const sym_layout *to,
+    const sym_shape *shape, struct sym__desc *desc)
 {
 	const struct sym__memo *m;
 
@@ -39,15 +39,9 @@ sym__pass_cost(struct sym__pass *p, const sym_layout *from,
 	if (!m || m->cost < 0)
 		return -1;
 	if (desc && m->steps) {
-		if (desc->n == desc->cap) {
-			size_t cap = desc->cap ? 2 * desc->cap : 8;
-			size_t *t = realloc(desc->memo, cap * sizeof(*t));
-
-			if (!t)
-				return -1;
-			desc->memo = t;
-			desc->cap = cap;
-		}
+		if (SYM__RESERVE(p->g->ctx, desc->memo, desc->cap,
+		        desc->n + 1) < 0)
+			return -1;
 		desc->memo[desc->n++] = (size_t)(m - p->memo);
 	}
 	return m->cost;
@@ -100,8 +94,8 @@ run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r,
 
 		if (!v->layout)
 			continue;
-		c = sym__pass_cost(p, v->layout, r->s.in[i],
-		    sym__value_shape(v), desc);
+		c = pass_cost(p, v->layout, r->s.in[i], sym__value_shape(v),
+		    desc);
 		if (c < 0)
 			return -1;
 		total += c;
@@ -110,8 +104,7 @@ run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r,
 		sym_shape *shape = sym__value_shape(n->out[k]);
 
 		if (sym__run_partial(r, k)) {
-			c = sym__pass_cost(p, r->s.out[k], r->value[k], shape,
-			    desc);
+			c = pass_cost(p, r->s.out[k], r->value[k], shape, desc);
 			if (c < 0)
 				return -1;
 			total += c;
@@ -124,7 +117,7 @@ run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r,
 			if (j <= n->index || !m->strategy ||
 			    !sym__pass_run(p, j)->ok)
 				continue;
-			c = sym__pass_cost(p, r->value[k],
+			c = pass_cost(p, r->value[k],
 			    sym__pass_run(p, j)->s.in[s], shape, desc);
 			if (c < 0)
 				return -1;
@@ -137,8 +130,8 @@ run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r,
 /* Return 1 when no split dimension of the layouts of the run "r" of node
  * "n" is refuted divisible (undecided ones are allowed: they become
  * guards). "p" is the pass. */
-int
-sym__run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r)
+static int
+run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
 	for (size_t t = 0; t < n->n_in + n->n_out; t++) {
 		sym_value *v = t < n->n_in ? n->in[t] : n->out[t - n->n_in];
@@ -264,7 +257,7 @@ default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
 				sym__run_clear(r);
 				continue;
 			}
-			if (!sym__run_divisible(p, n, r)) {
+			if (!run_divisible(p, n, r)) {
 				if (!why)
 					why =
 					    sym__asprintf("across %lld devices "
@@ -388,7 +381,7 @@ sym__shard_derive(struct sym__pass *p, sym_node *n)
 			r->s.in[i] = sym__layout_ref(l);
 	}
 	if (sym__shard_infer(&r->s) < 0 || sym__run_resolve(r) < 0 ||
-	    !sym__run_divisible(p, n, r)) {
+	    !run_divisible(p, n, r)) {
 		sym__run_clear(r);
 		return -1;
 	}
@@ -543,7 +536,7 @@ sym__shard_choose(struct sym__pass *p, sym_node *n)
 	memset(&c, 0, sizeof(c));
 	def = best->source;
 	best->source = NULL;
-	c.best_valid = c.def_ok = sym__run_divisible(p, n, best);
+	c.best_valid = c.def_ok = run_divisible(p, n, best);
 	c.best_cost = c.def_cost = run_cost(p, n, best, &c.def);
 	for (size_t i = 0; p->g->opt_propagate && i < n->n_in; i++) {
 		sym_value *v = n->in[i];
@@ -555,7 +548,7 @@ sym__shard_choose(struct sym__pass *p, sym_node *n)
 		if (!v->layout || dup)
 			continue;
 		if (propagated_run(p, n, i, &cand) < 0 ||
-		    !sym__run_divisible(p, n, &cand) ||
+		    !run_divisible(p, n, &cand) ||
 		    (cost = run_cost(p, n, &cand, &c.cand)) < 0 ||
 		    !better(cost, c.best_valid, c.best_cost)) {
 			if (cost >= 0 && cost != c.best_cost && !c.alt_from) {
@@ -654,7 +647,7 @@ try_candidate(struct sym__pass *p, sym_node *n, const struct splits *s,
 	for (size_t i = 0; i < n->n_in; i++)
 		split[i] = s[i].rank ? &s[i].v[pick[i] * s[i].rank] : NULL;
 	memset(&r, 0, sizeof(r));
-	if (try_tuple(p, n, &r, split) == 0 && sym__run_divisible(p, n, &r)) {
+	if (try_tuple(p, n, &r, split) == 0 && run_divisible(p, n, &r)) {
 		text = sym__run_tuple_text(&r);
 		rc = !text || fn(arg, text) < 0 ? -1 : 1;
 		free(text);

@@ -101,7 +101,7 @@ fill(struct sym__pass *p, struct sym__memo *m)
 		sym_ctx_clear_error(ctx);
 		return;
 	}
-	sym__ctx_disown(&m->plan->link);
+	sym__obj_unlist(&m->plan->obj);
 	for (size_t i = 0; i < sym_redist_n_steps(m->plan); i++) {
 		int64_t v;
 
@@ -162,8 +162,7 @@ sym__pass_redist(struct sym__pass *p, const sym_layout *from,
 		    sym__layout_same(m->to, to))
 			return m;
 	}
-	if (sym__grow(p->g->ctx, (void **)&p->memo, &p->cap_memo, p->n_memo + 1,
-	        sizeof(*p->memo)) < 0)
+	if (SYM__RESERVE(p->g->ctx, p->memo, p->cap_memo, p->n_memo + 1) < 0)
 		return NULL;
 	m = &p->memo[p->n_memo];
 	memset(m, 0, sizeof(*m));

@@ -54,8 +54,8 @@ drop_shard_results(sym_graph *g)
 
 /* Release the layouts, meshes, communications, diagnostics and guards
  * sym_graph_shard attached to "g". */
-void
-sym__graph_shard_clear(sym_graph *g)
+static void
+graph_shard_clear(sym_graph *g)
 {
 	for (size_t i = 0; i < g->n_node; i++) {
 		sym_node *n = g->node[i];
@@ -102,8 +102,8 @@ sym__node_label(const sym_node *n)
 }
 
 /* Return "(m, n) over (m=2, k=4, n=1)" for the layout "l", malloc'ed. */
-char *
-sym__layout_text(const sym_layout *l)
+static char *
+layout_text(const sym_layout *l)
 {
 	char *a = sym_layout_to_str(l), *m = sym_mesh_to_str(l->mesh), *s;
 
@@ -431,7 +431,8 @@ add_comm(sym_graph *g, sym_value *v, sym_node *consumer, size_t input,
 {
 	struct sym__comm *c;
 
-	if (!reason || GROW(g, comm, n_comm, cap_comm, g->n_comm + 1) < 0) {
+	if (!reason ||
+	    SYM__RESERVE(g->ctx, g->comm, g->cap_comm, g->n_comm + 1) < 0) {
 		sym_redist_free(plan);
 		free(reason);
 		return -1;
@@ -464,7 +465,7 @@ plan(struct sym__pass *p, sym_value *v, const struct sym__memo *m,
 		    m && m->error ? m->error : "out of memory");
 		return NULL;
 	}
-	sym__ctx_disown(&r->link);
+	sym__obj_unlist(&r->obj);
 	return r;
 }
 
@@ -498,9 +499,9 @@ redist_reason(struct sym__memo *m, const sym_value *v, const sym_node *n)
 	const char *part[7];
 
 	if (!m->from_text)
-		m->from_text = sym__layout_text(m->from);
+		m->from_text = layout_text(m->from);
 	if (!m->to_text)
-		m->to_text = sym__layout_text(m->to);
+		m->to_text = layout_text(m->to);
 	if (!m->from_text || !m->to_text)
 		return NULL;
 	part[0] = v->name;
@@ -796,8 +797,8 @@ sym_graph_shard(sym_graph *g, const sym_topology *topo)
 
 	if (!g)
 		return -1;
-	sym__graph_shard_clear(g);
-	g->shard_clear = sym__graph_shard_clear;
+	graph_shard_clear(g);
+	g->shard_clear = graph_shard_clear;
 	if (g->loss && !g->differentiated && g->n_errors == 0 &&
 	    sym_graph_differentiate(g) < 0)
 		return -1;

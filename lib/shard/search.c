@@ -28,14 +28,12 @@
 /* The greatest sample: sizes beyond it are priced as the last piece. */
 #define SAMPLE_LIMIT ((int64_t)1 << 32)
 
-/* Free the search whose link is "link" (at sym_ctx_free too). */
+/* Free the search whose header is "obj" (at sym_ctx_free too). */
 static void
-search_destroy(struct sym__link *link)
+search_destroy(struct sym__obj *obj)
 {
-	sym_search *s =
-	    (sym_search *)((char *)link - offsetof(sym_search, link));
+	sym_search *s = SYM__OBJ_OF(obj, sym_search, obj);
 
-	s->ctx->live[SYM__OBJ_OTHER]--;
 	for (size_t j = 0; j < s->n_node; j++) {
 		for (size_t c = 0; c < s->n_cand[j]; c++)
 			free(s->cand[j][c]);
@@ -65,8 +63,7 @@ sym_search_free(sym_search *s)
 {
 	if (!s)
 		return;
-	sym__ctx_disown(&s->link);
-	search_destroy(&s->link);
+	sym__obj_drop(s->ctx, &s->obj);
 }
 
 /* Add "text" to the candidates of searched node "j" of "arg" (a
@@ -851,8 +848,8 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	s->max_eval = s->opt.max_evaluations ? s->opt.max_evaluations
 	                                     : DEFAULT_MAX_EVALUATIONS;
 	s->b = sym_binding_new(g->ctx);
-	s->ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(s->ctx, &s->link, search_destroy);
+	sym__obj_init(&s->obj, SYM__OBJ_SEARCH, search_destroy);
+	sym__obj_give(s->ctx, &s->obj);
 	if (!s->b || collect(s) < 0)
 		goto fail;
 	s->choice = calloc(2 * s->n_node + 1, sizeof(*s->choice));

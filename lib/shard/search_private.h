@@ -33,7 +33,7 @@ struct sym__spiece {
 };
 
 struct sym_search {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
 	sym_graph *g;
 	sym_search_options opt;

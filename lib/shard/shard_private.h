@@ -48,7 +48,7 @@ struct sym__memo {
 	char *error;      /* why not (NULL: out of memory) */
 	double cost;      /* bytes at the least sizes; -1: not known */
 	char *steps;      /* "all_gather over d0, ..."; NULL: no steps */
-	char *from_text, *to_text; /* sym__layout_text, once needed */
+	char *from_text, *to_text; /* layout_text, once needed */
 };
 
 /* What a candidate strategy communicates: the memos (indices) of its
@@ -121,9 +121,6 @@ char *sym__concat(const char *const *part, size_t n);
 
 /* The label of node "n" for messages, "matmul h1" (malloc'ed). */
 char *sym__node_label(const sym_node *n);
-/* The text of layout "l" with its mesh, "(m, n) over (m=2, k=4, n=1)"
- * (malloc'ed). */
-char *sym__layout_text(const sym_layout *l);
 
 /* Shard clauses: the run of node "n" from its clause, recorded as an
  * error diagnostic when invalid; 0 or -1. */
@@ -136,8 +133,6 @@ int sym__shard_choose(struct sym__pass *p, sym_node *n);
  * that cannot be done (then the node's strategy is chosen as any
  * other's). */
 int sym__shard_derive(struct sym__pass *p, sym_node *n);
-/* 1 when no split dimension of the run "r" of "n" is refuted (quietly). */
-int sym__run_divisible(struct sym__pass *p, sym_node *n, struct sym__run *r);
 
 /* A pass that shards nothing, for trying runs of single nodes (the
  * strategy search); 0 or -1. */
@@ -168,12 +163,5 @@ uint64_t sym__hash_mix(uint64_t h, uint64_t v);
 struct sym__memo *sym__pass_redist(struct sym__pass *p, const sym_layout *from,
     const sym_layout *to, const sym_shape *shape);
 void sym__pass_redist_clear(struct sym__pass *p);
-
-/* The bytes the redistribution of a tensor of shape "shape" from "from"
- * to "to" communicates at the least sizes (0 when none is needed),
- * adding its memo to "desc" (may be NULL) when it has steps; -1 when it
- * cannot be planned. */
-double sym__pass_cost(struct sym__pass *p, const sym_layout *from,
-    const sym_layout *to, const sym_shape *shape, struct sym__desc *desc);
 
 #endif

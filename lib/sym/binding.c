@@ -9,7 +9,7 @@
 #include "sym/prove_private.h"
 
 struct sym_binding {
-	struct sym__link link; /* first: see binding_destroy */
+	struct sym__obj obj; /* first: see spare_free */
 	sym_ctx *ctx;
 	int64_t *val; /* indexed by symbol id */
 	uint8_t *set;
@@ -38,26 +38,35 @@ static void
 spare_free(sym_ctx *ctx)
 {
 	while (ctx->spare_bindings) {
-		struct sym__link *l = ctx->spare_bindings;
+		struct sym__obj *obj = ctx->spare_bindings;
 
-		ctx->spare_bindings = l->next;
-		free(l);
+		ctx->spare_bindings = obj->next;
+		free(obj);
 	}
 	ctx->n_spare_bindings = 0;
 }
 
-/* Free the binding whose link is "link" (at sym_ctx_free). */
+/* Destroy the binding of header "obj", released by its caller (or at
+ * sym_ctx_free): its context keeps a few bindings whose arrays were
+ * allocated with them for sym_binding_new to reuse; free the others. */
 static void
-binding_destroy(struct sym__link *link)
+binding_destroy(struct sym__obj *obj)
 {
-	sym_binding *b = (sym_binding *)link;
+	sym_binding *b = SYM__OBJ_OF(obj, sym_binding, obj);
+	sym_ctx *ctx = b->ctx;
 
-	b->ctx->live[SYM__OBJ_BINDING]--;
-	if (!b->inline_arrays) {
-		free(b->val);
-		free(b->set);
+	if (NO_SPARE || !b->inline_arrays ||
+	    ctx->n_spare_bindings >= MAX_SPARE) {
+		if (!b->inline_arrays) {
+			free(b->val);
+			free(b->set);
+		}
+		free(b);
+		return;
 	}
-	free(b);
+	b->obj.next = ctx->spare_bindings;
+	ctx->spare_bindings = &b->obj;
+	ctx->n_spare_bindings++;
 }
 
 /* Return a binding released earlier in "ctx" with room for every symbol
@@ -68,7 +77,7 @@ spare_take(sym_ctx *ctx)
 	while (ctx->spare_bindings) {
 		sym_binding *b = (sym_binding *)ctx->spare_bindings;
 
-		ctx->spare_bindings = b->link.next;
+		ctx->spare_bindings = b->obj.next;
 		ctx->n_spare_bindings--;
 		if (b->cap >= ctx->n_sym) {
 			memset(b->set, 0, b->cap);
@@ -105,8 +114,8 @@ sym_binding_new(sym_ctx *ctx)
 		b->set = (uint8_t *)(b->val + cap);
 		b->inline_arrays = 1;
 	}
-	ctx->live[SYM__OBJ_BINDING]++;
-	sym__ctx_own(ctx, &b->link, binding_destroy);
+	sym__obj_init(&b->obj, SYM__OBJ_BINDING, binding_destroy);
+	sym__obj_give(ctx, &b->obj);
 	return b;
 }
 
@@ -130,26 +139,12 @@ sym_binding_dup(const sym_binding *b)
 	return c;
 }
 
-/* Free the binding "b": a context keeps a few released bindings whose
- * arrays were allocated with them, for sym_binding_new to reuse. */
+/* Free the binding "b" (kept for reuse: see binding_destroy). */
 void
 sym_binding_free(sym_binding *b)
 {
-	sym_ctx *ctx;
-
-	if (!b)
-		return;
-	ctx = b->ctx;
-	sym__ctx_disown(&b->link);
-	if (NO_SPARE || !b->inline_arrays ||
-	    ctx->n_spare_bindings >= MAX_SPARE) {
-		binding_destroy(&b->link);
-		return;
-	}
-	ctx->live[SYM__OBJ_BINDING]--;
-	b->link.next = ctx->spare_bindings;
-	ctx->spare_bindings = &b->link;
-	ctx->n_spare_bindings++;
+	if (b)
+		sym__obj_drop(b->ctx, &b->obj);
 }
 
 /* Give symbol "sym" the value "value" in "b"; return 0 or -1. The value is

@@ -5,82 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "sym/expr_private.h"
-
-/* A growable string. */
-struct buf {
-	char *s;
-	size_t n, cap;
-	int err;
-};
-
-/* Append the "len" bytes at "p" to "b". */
-static void
-buf_add(struct buf *b, const char *p, size_t len)
-{
-	if (b->err)
-		return;
-	if (b->n + len + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		char *s;
-
-		while (cap < b->n + len + 1) {
-			if (cap > SIZE_MAX / 2) {
-				b->err = 1;
-				return;
-			}
-			cap *= 2;
-		}
-		s = realloc(b->s, cap);
-		if (!s) {
-			b->err = 1;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->n, p, len);
-	b->n += len;
-	b->s[b->n] = '\0';
-}
-
-/* Append the string "s" to "b". */
-static void
-buf_puts(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
 
 /* Append the decimal value of "v" to "b", without its sign when "abs". */
 static void
-buf_num(struct buf *b, const sym__num *v, int abs)
+buf_num(struct sym__str *b, const sym__num *v, int abs)
 {
 	char *s = sym__num_to_str(v);
 
 	if (!s) {
-		b->err = 1;
+		b->failed = 1;
 		return;
 	}
-	buf_puts(b, abs && s[0] == '-' ? s + 1 : s);
+	sym__str_puts(b, abs && s[0] == '-' ? s + 1 : s);
 	free(s);
 }
 
-/* Return the string built in "b", or NULL (recording an out-of-memory
- * error on "ctx") when building it failed; "b" is consumed. */
-static char *
-buf_finish(struct buf *b, sym_ctx *ctx)
-{
-	if (!b->err && !b->s)
-		buf_add(b, "", 0);
-	if (b->err) {
-		free(b->s);
-		sym__oom(ctx);
-		return NULL;
-	}
-	return b->s;
-}
-
-static void print_node(struct buf *b, const struct sym_expr *e);
+static void print_node(struct sym__str *b, const struct sym_expr *e);
 
 /* Return 1 when the polynomial "e" is a single term "coef" * one atom to
  * the power one, without constant; store the atom in "*atom" and the
@@ -148,40 +90,40 @@ divisor_is_bare(const struct sym_expr *e)
 
 /* Append "e" to "b", in parentheses when "parens". */
 static void
-print_wrapped(struct buf *b, const struct sym_expr *e, int parens)
+print_wrapped(struct sym__str *b, const struct sym_expr *e, int parens)
 {
 	if (parens)
-		buf_puts(b, "(");
+		sym__str_puts(b, "(");
 	print_node(b, e);
 	if (parens)
-		buf_puts(b, ")");
+		sym__str_puts(b, ")");
 }
 
 /* Append the atom "a" to "b"; a division is parenthesised when "wrap". */
 static void
-print_atom(struct buf *b, const struct sym_expr *a, int wrap)
+print_atom(struct sym__str *b, const struct sym_expr *a, int wrap)
 {
 	switch (a->kind) {
 	case SYM__VAR:
-		buf_puts(b, a->u.var->name);
+		sym__str_puts(b, a->u.var->name);
 		return;
 	case SYM__FDIV:
 	case SYM__MOD:
 		if (wrap)
-			buf_puts(b, "(");
+			sym__str_puts(b, "(");
 		print_wrapped(b, a->u.bin.a, left_needs_parens(a->u.bin.a));
-		buf_puts(b, a->kind == SYM__FDIV ? " floordiv " : " mod ");
+		sym__str_puts(b, a->kind == SYM__FDIV ? " floordiv " : " mod ");
 		print_wrapped(b, a->u.bin.b, !divisor_is_bare(a->u.bin.b));
 		if (wrap)
-			buf_puts(b, ")");
+			sym__str_puts(b, ")");
 		return;
 	case SYM__MIN:
 	case SYM__MAX:
-		buf_puts(b, a->kind == SYM__MIN ? "min(" : "max(");
+		sym__str_puts(b, a->kind == SYM__MIN ? "min(" : "max(");
 		print_node(b, a->u.bin.a);
-		buf_puts(b, ", ");
+		sym__str_puts(b, ", ");
 		print_node(b, a->u.bin.b);
-		buf_puts(b, ")");
+		sym__str_puts(b, ")");
 		return;
 	case SYM__POLY:
 		print_node(b, a);
@@ -192,16 +134,16 @@ print_atom(struct buf *b, const struct sym_expr *a, int wrap)
 /* Append the monomial of term "t" to "b" as a product of atoms; a lone
  * division atom is parenthesised only when "wrap". */
 static void
-print_monomial(struct buf *b, const struct sym__term *t, int wrap)
+print_monomial(struct sym__str *b, const struct sym__term *t, int wrap)
 {
 	int first = 1;
 
 	if (t->n > 1 || (t->n == 1 && t->f[0].exp > 1))
 		wrap = 1;
-	for (uint32_t i = 0; i < t->n && !b->err; i++)
-		for (uint32_t k = 0; k < t->f[i].exp && !b->err; k++) {
+	for (uint32_t i = 0; i < t->n && !b->failed; i++)
+		for (uint32_t k = 0; k < t->f[i].exp && !b->failed; k++) {
 			if (!first)
-				buf_puts(b, "*");
+				sym__str_puts(b, "*");
 			print_atom(b, t->f[i].atom, wrap);
 			first = 0;
 		}
@@ -210,25 +152,25 @@ print_monomial(struct buf *b, const struct sym__term *t, int wrap)
 /* Append term "t" of a sum to "b", with its sign: a leading minus when
  * "first", else " + " or " - ". */
 static void
-print_term(struct buf *b, const struct sym__term *t, int first)
+print_term(struct sym__str *b, const struct sym__term *t, int first)
 {
 	int neg = sym__num_sgn(&t->coef) < 0;
 	int unit = sym__num_cmp_si(&t->coef, neg ? -1 : 1) == 0;
 
 	if (first)
-		buf_puts(b, neg ? "-" : "");
+		sym__str_puts(b, neg ? "-" : "");
 	else
-		buf_puts(b, neg ? " - " : " + ");
+		sym__str_puts(b, neg ? " - " : " + ");
 	if (!unit) {
 		buf_num(b, &t->coef, 1);
-		buf_puts(b, "*");
+		sym__str_puts(b, "*");
 	}
 	print_monomial(b, t, !unit || (first && neg));
 }
 
 /* Append the polynomial "e" to "b": its terms, then its constant. */
 static void
-print_poly(struct buf *b, const struct sym_expr *e)
+print_poly(struct sym__str *b, const struct sym_expr *e)
 {
 	int sgn = sym__num_sgn(&e->u.poly.c);
 
@@ -236,19 +178,19 @@ print_poly(struct buf *b, const struct sym_expr *e)
 		buf_num(b, &e->u.poly.c, 0);
 		return;
 	}
-	for (uint32_t i = 0; i < e->u.poly.n && !b->err; i++)
+	for (uint32_t i = 0; i < e->u.poly.n && !b->failed; i++)
 		print_term(b, &e->u.poly.t[i], i == 0);
 	if (sgn == 0)
 		return;
-	buf_puts(b, sgn < 0 ? " - " : " + ");
+	sym__str_puts(b, sgn < 0 ? " - " : " + ");
 	buf_num(b, &e->u.poly.c, 1);
 }
 
 /* Append the node "e" (a polynomial or an atom) to "b". */
 static void
-print_node(struct buf *b, const struct sym_expr *e)
+print_node(struct sym__str *b, const struct sym_expr *e)
 {
-	if (b->err)
+	if (b->failed)
 		return;
 	if (e->kind == SYM__POLY)
 		print_poly(b, e);
@@ -261,12 +203,12 @@ print_node(struct buf *b, const struct sym_expr *e)
 static char *
 atom_to_str(const struct sym_expr *atom)
 {
-	struct buf b = { NULL, 0, 0, 0 };
+	struct sym__str b = SYM__STR_INIT;
 
 	if (!atom)
 		return NULL;
 	print_node(&b, atom);
-	return buf_finish(&b, atom->ctx);
+	return sym__str_take(&b, atom->ctx);
 }
 
 /* Return a malloc'ed text of "e" that sym_expr_parse reads back to the

@@ -89,9 +89,10 @@ sym_ctx_depth(const sym_ctx *ctx)
 }
 
 /* Append the fact "rel" about "e" (borrowed) with divisor "k" and source
- * text "text" (taken) to "ctx", then check that the facts are still
- * satisfiable. Return 0, or -1 (SYM_EUNSAT when the fact contradicts the
- * others; it is then not kept). */
+ * text "text" (taken; NULL when making it ran out of memory) to "ctx",
+ * then check that the facts are still satisfiable. Return 0, or -1
+ * (SYM_EUNSAT when the fact contradicts the others; it is then not kept;
+ * SYM_ENOMEM when "text" is missing). */
 static int
 add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
     const sym_loc *where)
@@ -100,24 +101,15 @@ add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
 	sym_answer sat;
 
 	if (!e || !text) {
+		if (e)
+			sym__oom(ctx);
 		free(text);
 		return -1;
 	}
-	if (ctx->n_fact == ctx->cap_fact) {
-		size_t cap = ctx->cap_fact ? 2 * ctx->cap_fact : 8;
-		struct sym__fact *p;
-
-		if (!ctx->fact && sym__ctx_add_hook(ctx, facts_free) < 0) {
-			free(text);
-			return -1;
-		}
-		p = sym__realloc_array(ctx, ctx->fact, cap, sizeof(*p));
-		if (!p) {
-			free(text);
-			return -1;
-		}
-		ctx->fact = p;
-		ctx->cap_fact = cap;
+	if ((!ctx->fact && sym__ctx_add_hook(ctx, facts_free) < 0) ||
+	    SYM__RESERVE(ctx, ctx->fact, ctx->cap_fact, ctx->n_fact + 1) < 0) {
+		free(text);
+		return -1;
 	}
 	f = &ctx->fact[ctx->n_fact];
 	memset(f, 0, sizeof(*f));
@@ -246,13 +238,14 @@ sym_ctx_n_facts(const sym_ctx *ctx)
 	return ctx ? ctx->n_fact : 0;
 }
 
-/* Return a malloc'ed text of fact "i" of "ctx", or NULL. */
+/* Return a malloc'ed text of fact "i" of "ctx", or NULL (SYM_ENOMEM on
+ * "ctx" when out of memory). */
 char *
 sym_ctx_fact_to_str(const sym_ctx *ctx, size_t i)
 {
 	if (!ctx || i >= ctx->n_fact)
 		return NULL;
-	return strdup(ctx->fact[i].text);
+	return sym__strdup((sym_ctx *)ctx, ctx->fact[i].text);
 }
 
 /* Decide whether some binding satisfies the declarations and every fact

@@ -188,16 +188,8 @@ pool_match(sym_ctx *ctx, struct sym__prover *p, const struct fkey *key,
 		    fkeys_equal(c->fact, key, c->n_built))
 			best = c;
 	}
-	if (p->n_pool == p->cap_pool) {
-		size_t cap = p->cap_pool ? 2 * p->cap_pool : 16;
-		struct comp **np =
-		    sym__realloc_array(ctx, p->pool, cap, sizeof(*np));
-
-		if (!np)
-			return NULL;
-		p->pool = np;
-		p->cap_pool = cap;
-	}
+	if (SYM__RESERVE(ctx, p->pool, p->cap_pool, p->n_pool + 1) < 0)
+		return NULL;
 	c = comp_new(ctx, key, n, best);
 	if (c)
 		p->pool[p->n_pool++] = c;

@@ -15,8 +15,8 @@
 #include "sym/prove_isl_private.h"
 
 /* Release the storage of "l", leaving the form 0. */
-void
-sym__isl_lin_clear(struct lin *l)
+static void
+isl_lin_clear(struct lin *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		sym__num_clear(&l->t[i].c);
@@ -37,15 +37,8 @@ lin_add(sym_ctx *ctx, struct lin *l, size_t dim, const sym__num *c)
 			sym__num_add(&l->t[i].c, &l->t[i].c, c);
 			return 0;
 		}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 4;
-
-		t = sym__realloc_array(ctx, l->t, cap, sizeof(*t));
-		if (!t)
-			return -1;
-		l->t = t;
-		l->cap = cap;
-	}
+	if (SYM__RESERVE(ctx, l->t, l->cap, l->n + 1) < 0)
+		return -1;
 	t = &l->t[l->n++];
 	t->dim = dim;
 	memset(&t->c, 0, sizeof(t->c));
@@ -93,10 +86,10 @@ void
 sym__isl_form_clear(struct form *f)
 {
 	for (size_t i = 0; i < f->n_row; i++)
-		sym__isl_lin_clear(&f->row[i].l);
+		isl_lin_clear(&f->row[i].l);
 	for (size_t i = 0; i < f->n_alt; i++) {
-		sym__isl_lin_clear(&f->alt[i].side[0]);
-		sym__isl_lin_clear(&f->alt[i].side[1]);
+		isl_lin_clear(&f->alt[i].side[0]);
+		isl_lin_clear(&f->alt[i].side[1]);
 	}
 	free(f->row);
 	free(f->alt);
@@ -110,20 +103,11 @@ sym__isl_tr_row(struct tr *tr, struct lin *l, int eq)
 {
 	struct form *f = &tr->f;
 
-	if (!tr->err && f->n_row == f->cap_row) {
-		size_t cap = f->cap_row ? 2 * f->cap_row : 8;
-		struct row *r =
-		    sym__realloc_array(tr->ctx, f->row, cap, sizeof(*r));
-
-		if (r) {
-			f->row = r;
-			f->cap_row = cap;
-		} else {
-			tr->err = 1;
-		}
-	}
+	if (!tr->err &&
+	    SYM__RESERVE(tr->ctx, f->row, f->cap_row, f->n_row + 1) < 0)
+		tr->err = 1;
 	if (tr->err) {
-		sym__isl_lin_clear(l);
+		isl_lin_clear(l);
 		return;
 	}
 	f->row[f->n_row].l = *l;
@@ -138,21 +122,12 @@ tr_alt(struct tr *tr, struct lin *a, struct lin *b)
 {
 	struct form *f = &tr->f;
 
-	if (!tr->err && f->n_alt == f->cap_alt) {
-		size_t cap = f->cap_alt ? 2 * f->cap_alt : 4;
-		struct alt *p =
-		    sym__realloc_array(tr->ctx, f->alt, cap, sizeof(*p));
-
-		if (p) {
-			f->alt = p;
-			f->cap_alt = cap;
-		} else {
-			tr->err = 1;
-		}
-	}
+	if (!tr->err &&
+	    SYM__RESERVE(tr->ctx, f->alt, f->cap_alt, f->n_alt + 1) < 0)
+		tr->err = 1;
 	if (tr->err) {
-		sym__isl_lin_clear(a);
-		sym__isl_lin_clear(b);
+		isl_lin_clear(a);
+		isl_lin_clear(b);
 		return;
 	}
 	f->alt[f->n_alt].side[0] = *a;
@@ -209,17 +184,9 @@ sym__isl_new_dim(struct tr *tr, enum dim_kind kind, const void *key)
 
 	if (tr->err)
 		return NO_DIM;
-	if (c->n_dim == c->cap_dim) {
-		size_t cap = c->cap_dim ? 2 * c->cap_dim : 8;
-		struct dim *d =
-		    sym__realloc_array(tr->ctx, c->dim, cap, sizeof(*d));
-
-		if (!d) {
-			tr->err = 1;
-			return NO_DIM;
-		}
-		c->dim = d;
-		c->cap_dim = cap;
+	if (SYM__RESERVE(tr->ctx, c->dim, c->cap_dim, c->n_dim + 1) < 0) {
+		tr->err = 1;
+		return NO_DIM;
 	}
 	c->dim[c->n_dim].kind = kind;
 	c->dim[c->n_dim].key = key;
@@ -235,7 +202,7 @@ tr_bound(struct tr *tr, size_t x, int64_t a, int64_t c)
 	memset(&l, 0, sizeof(l));
 	if (tr->err || sym__isl_lin_add_si(tr->ctx, &l, x, a) < 0) {
 		tr->err = 1;
-		sym__isl_lin_clear(&l);
+		isl_lin_clear(&l);
 		return;
 	}
 	lin_add_const(&l, c);
@@ -254,7 +221,7 @@ tr_class(struct tr *tr, size_t x, int64_t m, int64_t r)
 	if (z == NO_DIM || sym__isl_lin_add_si(tr->ctx, &l, x, 1) < 0 ||
 	    sym__isl_lin_add_si(tr->ctx, &l, z, -m) < 0) {
 		tr->err = 1;
-		sym__isl_lin_clear(&l);
+		isl_lin_clear(&l);
 		return;
 	}
 	lin_add_const(&l, -r);
@@ -362,7 +329,7 @@ tr_divmod(struct tr *tr, struct sym_expr *a, const sym__num *k)
 	sym__num_add(&l2.k, &l2.k, k);
 	sym__num_add(&l2.k, &l2.k, &m1);
 	if (mod) {
-		sym__isl_lin_clear(&l2);
+		isl_lin_clear(&l2);
 		if (!tr->err &&
 		    (sym__isl_lin_add_si(tr->ctx, &l1, m, -1) < 0 ||
 		        sym__isl_lin_add_si(tr->ctx, &l2, m, -1) < 0))
@@ -374,9 +341,9 @@ tr_divmod(struct tr *tr, struct sym_expr *a, const sym__num *k)
 		sym__isl_tr_row(tr, &l1, 0);
 	}
 	sym__isl_tr_row(tr, &l2, 0);
-	sym__isl_lin_clear(&x);
-	sym__isl_lin_clear(&l1);
-	sym__isl_lin_clear(&l2);
+	isl_lin_clear(&x);
+	isl_lin_clear(&l1);
+	isl_lin_clear(&l2);
 	sym__num_clear(&nk);
 	if (tr->err)
 		return NO_DIM;
@@ -411,8 +378,8 @@ tr_minmax(struct tr *tr, struct sym_expr *a)
 	sym__isl_tr_row(tr, &l[0], 0);
 	sym__isl_tr_row(tr, &l[1], 0);
 	tr_alt(tr, &l[2], &l[3]);
-	sym__isl_lin_clear(&x);
-	sym__isl_lin_clear(&y);
+	isl_lin_clear(&x);
+	isl_lin_clear(&y);
 	return tr->err ? NO_DIM : t;
 }
 
@@ -504,7 +471,7 @@ sym__isl_tr_rel(struct tr *tr, enum sym__rel rel, sym_expr *e, int64_t k,
 	if (sym__expr_foreach_atom(e, sym__isl_tr_symbol_cb, tr) != 0 ||
 	    sym__isl_tr_poly(tr, e, &l) < 0) {
 		tr->err = 1;
-		sym__isl_lin_clear(&l);
+		isl_lin_clear(&l);
 		return;
 	}
 	if (negate && rel == SYM__REL_GE) {
@@ -545,12 +512,12 @@ sym__isl_tr_rel(struct tr *tr, enum sym__rel rel, sym_expr *e, int64_t k,
 		sym__isl_tr_row(tr, &m, 0);
 	} else if (negate) {
 		/* 1 divides everything: the negation is infeasible */
-		sym__isl_lin_clear(&l);
+		isl_lin_clear(&l);
 		lin_add_const(&l, -1);
 		sym__isl_tr_row(tr, &l, 0);
 	}
-	sym__isl_lin_clear(&l);
-	sym__isl_lin_clear(&m);
+	isl_lin_clear(&l);
+	isl_lin_clear(&m);
 }
 
 /* Start in "tr" a translation into "own" after the "n_vis" blocks "vis"

@@ -155,8 +155,6 @@ struct target {
 
 /* isl_translate.c */
 
-/* Release the storage of "l", leaving the form 0. */
-void sym__isl_lin_clear(struct lin *l);
 /* Add "c" times dimension "dim" to "l"; 0 or -1 (error on "ctx"). */
 int sym__isl_lin_add_si(sym_ctx *ctx, struct lin *l, size_t dim, int64_t c);
 /* Release everything "f" holds. */

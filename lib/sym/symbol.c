@@ -113,16 +113,8 @@ add_symbol(sym_ctx *ctx, sym_symbol *s)
 
 	if (!ctx->sym && sym__ctx_add_hook(ctx, symbol_free_all) < 0)
 		return -1;
-	if (ctx->n_sym == ctx->cap_sym) {
-		size_t cap = ctx->cap_sym ? 2 * ctx->cap_sym : 16;
-		sym_symbol **p =
-		    sym__realloc_array(ctx, ctx->sym, cap, sizeof(*p));
-
-		if (!p)
-			return -1;
-		ctx->sym = p;
-		ctx->cap_sym = cap;
-	}
+	if (SYM__RESERVE(ctx, ctx->sym, ctx->cap_sym, ctx->n_sym + 1) < 0)
+		return -1;
 	if (!sym__strmap_get(&ctx->sym_names, s->name, &old) &&
 	    sym__strmap_put(ctx, &ctx->sym_names, s->name, ctx->n_sym) < 0)
 		return -1;

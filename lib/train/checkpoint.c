@@ -122,15 +122,8 @@ sym__ckpt_push(sym_checkpoint *ck, const char *name, sym_dtype dtype,
 
 	if (sym__ckpt_reserve(ck, bytes) < 0)
 		return SIZE_MAX;
-	if (ck->n == ck->cap) {
-		size_t cap = ck->cap ? 2 * ck->cap : 16;
-
-		t = sym__realloc_array(ck->ctx, ck->t, cap, sizeof(*t));
-		if (!t)
-			return SIZE_MAX;
-		ck->t = t;
-		ck->cap = cap;
-	}
+	if (SYM__RESERVE(ck->ctx, ck->t, ck->cap, ck->n + 1) < 0)
+		return SIZE_MAX;
 	t = &ck->t[ck->n];
 	memset(t, 0, sizeof(*t));
 	t->name = sym__strdup(ck->ctx, name);
@@ -150,12 +143,10 @@ sym__ckpt_push(sym_checkpoint *ck, const char *name, sym_dtype dtype,
 
 /* Free the checkpoint whose link is "link" (at sym_ctx_free too). */
 static void
-checkpoint_destroy(struct sym__link *link)
+checkpoint_destroy(struct sym__obj *obj)
 {
-	sym_checkpoint *ck =
-	    (sym_checkpoint *)((char *)link - offsetof(sym_checkpoint, link));
+	sym_checkpoint *ck = SYM__OBJ_OF(obj, sym_checkpoint, obj);
 
-	ck->ctx->live[SYM__OBJ_OTHER]--;
 	for (size_t i = 0; i < ck->n; i++)
 		free(ck->t[i].name);
 	for (size_t i = 0; i < ck->n_meta; i++) {
@@ -181,8 +172,8 @@ sym_checkpoint_new(sym_ctx *ctx)
 	if (!ck)
 		return NULL;
 	ck->ctx = ctx;
-	ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(ctx, &ck->link, checkpoint_destroy);
+	sym__obj_init(&ck->obj, SYM__OBJ_CHECKPOINT, checkpoint_destroy);
+	sym__obj_give(ctx, &ck->obj);
 	return ck;
 }
 
@@ -192,8 +183,7 @@ sym_checkpoint_free(sym_checkpoint *ck)
 {
 	if (!ck)
 		return;
-	sym__ctx_disown(&ck->link);
-	checkpoint_destroy(&ck->link);
+	sym__obj_drop(ck->ctx, &ck->obj);
 }
 
 /* Return 1 when "s" is valid UTF-8 (what a JSON string holds), else 0. */
@@ -320,17 +310,10 @@ find_meta(const sym_checkpoint *ck, const char *key)
 static int
 append_meta(sym_checkpoint *ck, const char *key, const char *value)
 {
-	struct sym__cmeta *m, e;
+	struct sym__cmeta e;
 
-	if (ck->n_meta == ck->cap_meta) {
-		size_t cap = ck->cap_meta ? 2 * ck->cap_meta : 8;
-
-		m = sym__realloc_array(ck->ctx, ck->meta, cap, sizeof(*m));
-		if (!m)
-			return -1;
-		ck->meta = m;
-		ck->cap_meta = cap;
-	}
+	if (SYM__RESERVE(ck->ctx, ck->meta, ck->cap_meta, ck->n_meta + 1) < 0)
+		return -1;
 	e.key = sym__strdup(ck->ctx, key);
 	e.value = e.key ? sym__strdup(ck->ctx, value) : NULL;
 	if (!e.value) {

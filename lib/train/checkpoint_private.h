@@ -35,7 +35,7 @@ struct sym__cmeta {
 };
 
 struct sym_checkpoint {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
 	struct sym__ctensor *t; /* in the order added or in file order */
 	size_t n, cap;

@@ -27,12 +27,10 @@ sym__fnv1a(uint64_t h, const void *data, size_t n)
 
 /* Free the dataset whose link is "link" (at sym_ctx_free too). */
 static void
-dataset_destroy(struct sym__link *link)
+dataset_destroy(struct sym__obj *obj)
 {
-	sym_dataset *d =
-	    (sym_dataset *)((char *)link - offsetof(sym_dataset, link));
+	sym_dataset *d = SYM__OBJ_OF(obj, sym_dataset, obj);
 
-	d->ctx->live[SYM__OBJ_OTHER]--;
 	if (d->ops && d->ops->destroy)
 		d->ops->destroy(d);
 	for (size_t c = 0; d->col && c < d->n_col; c++)
@@ -68,8 +66,8 @@ sym__dataset_new(sym_ctx *ctx, const char *name,
 	d->ops = ops;
 	d->state = state;
 	d->fingerprint = sym__fnv1a(SYM__FNV1A_INIT, name, strlen(name));
-	ctx->live[SYM__OBJ_OTHER]++;
-	sym__ctx_own(ctx, &d->link, dataset_destroy);
+	sym__obj_init(&d->obj, SYM__OBJ_DATASET, dataset_destroy);
+	sym__obj_give(ctx, &d->obj);
 	return d;
 }
 
@@ -117,8 +115,7 @@ sym_dataset_free(sym_dataset *d)
 {
 	if (!d)
 		return;
-	sym__ctx_disown(&d->link);
-	dataset_destroy(&d->link);
+	sym__obj_drop(d->ctx, &d->obj);
 }
 
 /* Open the dataset "spec" ("mnist:DIR") of "ctx", its split "split";

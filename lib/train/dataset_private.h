@@ -31,7 +31,7 @@ struct sym__dataset_ops {
 };
 
 struct sym_dataset {
-	struct sym__link link;
+	struct sym__obj obj;
 	sym_ctx *ctx;
 	const struct sym__dataset_ops *ops;
 	void *state; /* the format's */

@@ -65,8 +65,8 @@ sym__trainer_gather(sym_trainer *t, const sym_value *v, size_t bytes)
 /* Compare "got" (value "v" of "t", whole) with the single-device side
  * into "r" (sym_exec(3)'s tolerances); name the first mismatch in
  * t->mismatch. 0 or -1. */
-int
-sym__trainer_compare(sym_trainer *t, const sym_value *v, const void *got,
+static int
+trainer_compare(sym_trainer *t, const sym_value *v, const void *got,
     sym_exec_report *r)
 {
 	int64_t dims[SYM__MAX_RANK];
@@ -134,7 +134,7 @@ resync(sym_trainer *t, const sym_value *v, sym_exec_report *r)
 	int64_t dims[SYM__MAX_RANK];
 	size_t nd, bytes = sym__trainer_whole_size(t, v, dims, &nd);
 
-	if (r && sym__trainer_compare(t, v, t->rank[0].whole, r) < 0)
+	if (r && trainer_compare(t, v, t->rank[0].whole, r) < 0)
 		return -1;
 	return sym_exec_set_whole(t->x1, sym_value_name(v), t->rank[0].whole,
 	    bytes);

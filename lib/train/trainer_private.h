@@ -131,7 +131,5 @@ size_t sym__trainer_whole_size(const sym_trainer *t, const sym_value *v,
     int64_t *dims, size_t *nd);
 int sym__trainer_gather(sym_trainer *t, const sym_value *v, size_t bytes);
 int sym__trainer_sync(sym_trainer *t, sym_exec_report *r);
-int sym__trainer_compare(sym_trainer *t, const sym_value *v, const void *got,
-    sym_exec_report *r);
 
 #endif
