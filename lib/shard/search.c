@@ -146,6 +146,63 @@ collect(sym_search *s)
 	return rc;
 }
 
+/* Return the number of plans of "s", saturated at SIZE_MAX. */
+static size_t
+n_plans(const sym_search *s)
+{
+	size_t n = 1;
+
+	for (size_t j = 0; j < s->n_node; j++) {
+		if (s->n_cand[j] && n > SIZE_MAX / s->n_cand[j])
+			return SIZE_MAX;
+		n *= s->n_cand[j];
+	}
+	return n;
+}
+
+/* Return 1 when "n" is a key operator: one whose strategy decides the
+ * layouts around it (contractions, convolutions, lookups, losses). */
+static int
+key_operator(const sym_node *n)
+{
+	switch (n->op->family) {
+	case SYM__FAM_MATMUL:
+	case SYM__FAM_CONV:
+	case SYM__FAM_GATHER:
+	case SYM__FAM_LOSS:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* When "s" has more than s->max_eval plans, search its key operators
+ * only, the others left to the pass, which propagates a strategy to
+ * each from its neighbours (MindSpore's sharding propagation); nothing
+ * when it has no key operator. */
+static void
+keep_key_operators(sym_search *s)
+{
+	size_t m = 0, keys = 0;
+
+	for (size_t j = 0; j < s->n_node; j++)
+		keys += key_operator(s->node[j]);
+	if (keys == 0 || keys == s->n_node || n_plans(s) <= s->max_eval)
+		return;
+	for (size_t j = 0; j < s->n_node; j++) {
+		if (!key_operator(s->node[j])) {
+			for (size_t c = 0; c < s->n_cand[j]; c++)
+				free(s->cand[j][c]);
+			free(s->cand[j]);
+			continue;
+		}
+		s->node[m] = s->node[j];
+		s->cand[m] = s->cand[j];
+		s->n_cand[m++] = s->n_cand[j];
+	}
+	s->n_node = m;
+}
+
 /* Return a hash of the choice "c" of "s". */
 static uint64_t
 choice_hash(const sym_search *s, const size_t *c)
@@ -364,20 +421,6 @@ descend(sym_search *s)
 		}
 	}
 	return cur;
-}
-
-/* Return the number of plans of "s", saturated at SIZE_MAX. */
-static size_t
-n_plans(const sym_search *s)
-{
-	size_t n = 1;
-
-	for (size_t j = 0; j < s->n_node; j++) {
-		if (s->n_cand[j] && n > SIZE_MAX / s->n_cand[j])
-			return SIZE_MAX;
-		n *= s->n_cand[j];
-	}
-	return n;
 }
 
 /* Return the entry of the best plan "s" finds at size "b": every plan
@@ -852,6 +895,7 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	sym__obj_give(s->ctx, &s->obj);
 	if (!s->b || collect(s) < 0)
 		goto fail;
+	keep_key_operators(s);
 	s->choice = calloc(2 * s->n_node + 1, sizeof(*s->choice));
 	if (!s->choice)
 		goto fail;
