@@ -21,8 +21,10 @@
  * The kernels and the communication of each rank are timed by sym_exec's
  * progress callback (after every plan step); the first plan step of a
  * training step has no start mark, so it counts as outside (the line
- * names it). The rest of a step is outside: the batch, the binding, preparing the
- * buffers, reading the rows, the executor's loop, the trainer's jobs.
+ * names it). The rest of a step is outside: the batch, the binding,
+ * preparing the buffers, reading the rows, the executor's loop, the
+ * trainer's jobs and, on mpi, the agreements of the processes on
+ * failures around each job (sym_comm_agree, collectives of their own).
  *
  * Prints one line {"bench": "trainer", ...} and one line {"bench":
  * "trainer_overhead", ...} on rank 0; bench/torch_trainer.py measures
@@ -229,6 +231,8 @@ report(const struct opts *o, struct totals *r, int ranks, double share)
 	int64_t n_loss = o->steps / 10 ? o->steps / 10 : 1, samples = 0;
 	struct bench_spread sp;
 	const char *graph = strrchr(o->graph, '/');
+	/* Open MPI's setting of how waiting ranks wait (mpirun --mca) */
+	const char *yield = getenv("OMPI_MCA_mpi_yield_when_idle");
 
 	printf("{\"bench\": \"trainer\", \"backend\": \"%s\", \"ranks\": %d, "
 	       "\"graph\": \"%s\", \"b\": %lld, \"blas_threads\": 1, "
@@ -244,14 +248,19 @@ report(const struct opts *o, struct totals *r, int ranks, double share)
 	}
 	sp = bench_spread_of(rate, (size_t)r->windows);
 	printf("], \"samples\": %lld, \"seconds\": %.3f, "
-	       "\"samples_per_s\": %.0f, \"loss_last_tenth\": %.4f}\n",
+	       "\"samples_per_s\": %.0f, \"loss_last_tenth\": %.4f",
 	    (long long)samples, all, sp.median, r->loss_sum / (double)n_loss);
+	if (o->mpi)
+		printf(", \"ompi_yield_when_idle\": %s%s%s", yield ? "\"" : "",
+		    yield ? yield : "null", yield ? "\"" : "");
+	printf("}\n");
 	steps = (double)(r->steps * r->windows);
 	printf("{\"bench\": \"trainer_overhead\", \"backend\": \"%s\", "
 	       "\"ranks\": %d, \"b\": %lld, \"ms_step\": %.3f, "
 	       "\"ms_kernels\": %.3f, \"ms_comm\": %.3f, \"ms_outside\": "
 	       "%.3f, \"outside_share\": %.4f, \"counted_outside\": "
-	       "\"first plan step (%s), data, binding, executor loop\", "
+	       "\"first plan step (%s), data, binding, agreement of the "
+	       "ranks, executor loop\", "
 	       "\"goal\": 0.05, \"goal_met\": %s}\n",
 	    o->mpi ? "mpi" : "threads", ranks, (long long)o->batch,
 	    1e3 * all / steps, 1e3 * r->kern / steps, 1e3 * r->comm / steps,

@@ -93,6 +93,11 @@
 #                skipped
 #   TRAINER_ARGS options given to both sides of the trainer benchmark
 #                (e.g. "--steps 200 --windows 1" for a quick run)
+#   TRAINER_MPIRUN_ARGS  more options of mpirun for the two-rank trainer
+#                (default none: Open MPI's defaults, whose ranks poll
+#                while they wait, which costs much on a loaded machine;
+#                "--mca mpi_yield_when_idle 1" makes them yield, as gloo's
+#                do)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes and the
 #                trainer on 2; empty (configure found no MPI): skip them
 #   SYMPY_MIN_TIME  least seconds per SymPy measurement (default 1)
@@ -220,7 +225,8 @@ if test -r "$fashion/train-images-idx3-ubyte.gz" ||
 			    "2 MPI ranks against DistributedDataParallel (gloo)" \
 			    "on 2 processes, one thread each, none bound to a core"
 			# shellcheck disable=SC2086
-			"$mpirun" $root --oversubscribe --bind-to none -n 2 \
+			"$mpirun" $root --oversubscribe --bind-to none \
+			    $TRAINER_MPIRUN_ARGS -n 2 \
 			    "$bench_trainer" --backend mpi --dataset "$fashion" \
 			    --batch "$b" --graph "$srcdir/ffn_train_dp.sg" \
 			    $TRAINER_ARGS >"$tmp/trainer2-$b.json"

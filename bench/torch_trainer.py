@@ -235,6 +235,7 @@ def main():
         "torch": "DistributedDataParallel gloo" if a.ranks > 1
         else "one process",
         "single_threaded": True,
+        "symshard_ompi_yield_when_idle": d.get("ompi_yield_when_idle"),
         "symshard_samples_per_s": d["samples_per_s"],
         "torch_samples_per_s": round(rate),
         "ratio": round(ratio, 3), "goal": GOALS[a.ranks],
