@@ -356,6 +356,52 @@ else
 	    --bind b=8
 fi
 
+# searched NAME PIECE COMM ARGS...: a run of a graph whose strategies
+# the search chooses must match one device at every step, say on the
+# standard error which piece runs (PIECE, "piece 2 of 5, 1248 <= b <=
+# 4432") and nothing else there, and have communication steps when COMM
+# is yes, none when it is no.
+searched()
+{
+	name=$1
+	piece=$2
+	comm=$3
+	shift 3
+	n=$((n + 1))
+	run "$name" "$@"
+	if test "$(cat "$tmp/$name.status")" -ne 0; then
+		fail "$name" "exit status $(cat "$tmp/$name.status"), not 0"
+	elif grep -q MISMATCH "$tmp/$name.out"; then
+		fail "$name" "a step does not match"
+	elif test "$(cat "$tmp/$name.err")" != \
+	    "shape-run: searched 3 operators: $piece, runs"; then
+		fail "$name" "not the notice of $piece"
+	elif test $comm = yes && grep -q ' 0 communication steps' \
+	    "$tmp/$name.out"; then
+		fail "$name" "the plan does not communicate"
+	elif test $comm = no && ! grep -q ' 0 communication steps' \
+	    "$tmp/$name.out"; then
+		fail "$name" "the plan communicates"
+	else
+		echo "ok: $name: $piece matches one device"
+	fi
+}
+
+# The searched plans run: the piece of the first --bind runs every step
+# (any admissible size: each piece's plan is valid for all of them).
+searched search-replicated "piece 1 of 5, 64 <= b <= 1240" no \
+    examples/auto_mlp.sg --bind b=64 --bind b=2048
+searched search-weights "piece 2 of 5, 1248 <= b <= 4432" yes \
+    examples/auto_mlp.sg --bind b=2048 --bind b=64 --bind b=1256
+searched search-mixed "piece 3 of 5, 4440 <= b <= 7368" yes \
+    examples/auto_mlp.sg --bind b=4440 --bind b=72
+searched search-flag "piece 2 of 5, 1248 <= b <= 4432" yes \
+    examples/auto_mlp.sg --auto --bind b=2048
+refuse search-nofit 1 'no plan fits memory=1024 bytes' \
+    examples/auto_mlp.sg --memory 1KiB --bind b=64
+refuse search-memory 2 '--memory expects a positive number of bytes' \
+    examples/auto_mlp.sg --memory 12XB --bind b=64
+
 if test -n "$failed"; then
 	echo "check-run: failed:$failed"
 	exit 1

@@ -271,6 +271,21 @@ if ok check-data tests/train/clf4.sg --dataset "$data" --batch 8 \
 		echo "ok: check-data: 10 steps on the data match one device"
 	fi
 fi
+# A searched graph trains on the piece of its first batch size (weights
+# cut over 2 devices at b = 2048) and matches one device at every step,
+# including the smaller sizes of the schedule.
+if ok check-search examples/auto_mlp.sg --steps 3 --batch 2048,64,1256 \
+    --check; then
+	if ! grep -q "^trained 3 steps (3368 samples) $matched" \
+	    "$tmp/check-search.out"; then
+		fail check-search "no summary of 3 steps that matched"
+	elif ! grep -q "^shape-train: searched 3 operators: piece 2 of 5, \
+1248 <= b <= 4432, runs$" "$tmp/check-search.err"; then
+		fail check-search "no notice of the piece that runs"
+	else
+		echo "ok: check-search: the searched plan matches one device"
+	fi
+fi
 mismatch check-tight examples/ffn_train.sg --steps 3 --batch 16 --check \
     --rtol 1e-15 --atol 1e-15
 mismatch check-tight-f64 examples/mlp_train.sg --steps 3 --batch 16 \

@@ -49,6 +49,8 @@ struct options {
 	uint64_t seed;
 	double rtol, atol; /* 0: the executor's defaults */
 	int quiet;
+	int autop;               /* --auto: search the strategies */
+	int64_t memory;          /* --memory BYTES, 0: none */
 	struct tool_voice voice; /* speaks: not on the ranks of mpi but 0 */
 };
 
@@ -87,7 +89,7 @@ usage(FILE *out)
 	      "[--ranks N]\n"
 	      "           [--backend threads|mpi] [--seed S] [--rtol X] "
 	      "[--atol X]\n"
-	      "           [--check] [--quiet]\n"
+	      "           [--check] [--quiet] [--auto] [--memory BYTES]\n"
 	      "       " PROG " --help | --version\n"
 	      "\n"
 	      "Check and shard the graph FILE.sg, then for each --bind run "
@@ -112,6 +114,10 @@ usage(FILE *out)
 	      "  --check               compare with one device (the default "
 	      "and only mode)\n"
 	      "  --quiet               print only errors and mismatches\n"
+	      "  --auto                search the strategies of the "
+	      "operators without one\n"
+	      "  --memory BYTES        ... under this cap per device (KiB, "
+	      "MiB, GiB)\n"
 	      "  --help                print this help and exit\n"
 	      "  --version             print the version and exit\n"
 	      "\n"
@@ -139,6 +145,12 @@ option_value(struct options *o, const char *name, const char *val)
 			    "--ranks expects an integer from 1 to 65536, not",
 			    val);
 		o->ranks = (int64_t)n;
+	} else if (!strcmp(name, "--memory")) {
+		if (tool_parse_bytes(val, &o->memory) < 0)
+			return tool_usage_error(&o->voice, EXIT_USAGE,
+			    "--memory expects a positive number of bytes (KiB, "
+			    "MiB or GiB may follow), not",
+			    val);
 	} else if (!strcmp(name, "--seed")) {
 		if (tool_parse_number(val, 0, &n) < 0)
 			return tool_usage_error(&o->voice, EXIT_USAGE,
@@ -173,7 +185,7 @@ static int
 parse_args(int argc, char **argv, struct options *o)
 {
 	static const char *const valued[] = { "--bind", "--ranks", "--backend",
-		"--seed", "--rtol", "--atol" };
+		"--seed", "--rtol", "--atol", "--memory" };
 	int only_files = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -198,6 +210,8 @@ parse_args(int argc, char **argv, struct options *o)
 			continue;
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = 1;
+		} else if (!strcmp(a, "--auto")) {
+			o->autop = 1;
 		} else if ((name = tool_valued_option(a, valued,
 		                sizeof(valued) / sizeof(valued[0]))) != NULL) {
 			if (a[strlen(name)] == '=')
@@ -295,6 +309,27 @@ check_gradients(sym_graph *g)
 		    sym_value_grad(sym_graph_trained(g, i)), NULL);
 }
 
+/* Return the value the first --bind of "o" gives the first symbol the
+ * graph of "r" declares (the one the strategy search ranges over), or
+ * -1. */
+static int64_t
+first_size(const struct run *r, const struct options *o)
+{
+	sym_binding *b;
+	int64_t v = -1;
+
+	if (!o->n_bind || sym_ctx_n_symbols(r->ctx) == 0 ||
+	    bind_arg_error(o->bind[0]))
+		return -1;
+	b = sym_binding_new(r->ctx);
+	if (b && sym_binding_parse(b, o->bind[0], NULL) == 0 &&
+	    sym_binding_get(b, sym_ctx_symbol(r->ctx, 0), &v) < 0)
+		v = -1;
+	sym_ctx_clear_error(r->ctx);
+	sym_binding_free(b);
+	return v;
+}
+
 /* Read, check and shard the graph of "o" into "r" on the ranks "o" asks
  * for (on mpi, those of the communicator), printing its diagnostics;
  * return -1 to go on, or the exit status. */
@@ -302,6 +337,7 @@ static int
 load_graph(struct run *r, struct options *o)
 {
 	int64_t n;
+	int status;
 
 	r->g = sym_graph_parse_file(r->ctx, o->file);
 	if (!r->g)
@@ -327,7 +363,10 @@ load_graph(struct run *r, struct options *o)
 			    sym_ctx_last_message(r->ctx));
 		if (sym_graph_loss(r->g))
 			check_gradients(r->g);
-		sym_graph_shard(r->g, NULL);
+		status = tool_shard(&o->voice, r->g, o->autop, o->memory,
+		    first_size(r, o), EXIT_FAIL);
+		if (status)
+			return status;
 	}
 	if (print_diagnostics(r, o) < 0)
 		return tool_note(&o->voice, 1, EXIT_USAGE, "out of memory");

@@ -30,4 +30,9 @@ int tool_usage_error(struct tool_voice *v, int status, const char *msg,
     const char *what);
 double tool_now(void);
 
+/* tool_shard.c */
+struct sym_graph;
+int tool_shard(struct tool_voice *v, struct sym_graph *g, int autop,
+    int64_t memory, int64_t size, int status);
+
 #endif

@@ -29,6 +29,7 @@ usage(FILE *out)
 	      "[--eval]\n"
 	      "           [--log-every K] [--save FILE] [--load FILE] "
 	      "[--json] [--quiet]\n"
+	      "           [--auto] [--memory BYTES]\n"
 	      "       " PROG " --help | --version\n"
 	      "\n"
 	      "Train the training graph FILE.sg sharded on its ranks.\n"
@@ -64,6 +65,10 @@ usage(FILE *out)
 	      "  --load FILE           start from a checkpoint\n"
 	      "  --json                one JSON object per line on stdout\n"
 	      "  --quiet               no progress bar, no log lines\n"
+	      "  --auto                search the strategies of the "
+	      "operators without one\n"
+	      "  --memory BYTES        ... under this cap per device (KiB, "
+	      "MiB, GiB)\n"
 	      "\n"
 	      "Exit status: 0 trained (and matched), 1 invalid graph, data, "
 	      "checkpoint,\n"
@@ -215,7 +220,13 @@ option_value(struct train_options *o, const char *name, const char *val)
 		o->save = val;
 	else if (!strcmp(name, "--load"))
 		o->load = val;
-	else if (strcmp(val, "threads") && strcmp(val, "mpi"))
+	else if (!strcmp(name, "--memory")) {
+		if (tool_parse_bytes(val, &o->memory) < 0)
+			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+			    "--memory expects a positive number of bytes (KiB, "
+			    "MiB or GiB may follow), not",
+			    val);
+	} else if (strcmp(val, "threads") && strcmp(val, "mpi"))
 		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 		    "--backend expects threads or mpi, not", val);
 	else {
@@ -231,9 +242,9 @@ static int
 flag(struct train_options *o, const char *a)
 {
 	static const char *const names[] = { "--no-shuffle", "--drop-remainder",
-		"--check", "--eval", "--json", "--quiet" };
+		"--check", "--eval", "--json", "--quiet", "--auto" };
 	int *const field[] = { &o->no_shuffle, &o->drop_remainder, &o->check,
-		&o->eval, &o->json, &o->quiet };
+		&o->eval, &o->json, &o->quiet, &o->autop };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(a, names[i])) {
@@ -282,7 +293,7 @@ train_parse_args(int argc, char **argv, struct train_options *o)
 	static const char *const valued[] = { "--dataset", "--map", "--batch",
 		"--epochs", "--steps", "--ranks", "--backend", "--seed",
 		"--check-every", "--log-every", "--rtol", "--atol", "--save",
-		"--load" };
+		"--load", "--memory" };
 	int only_files = 0, gave_epochs = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -331,8 +342,8 @@ uint64_t
 train_options_hash(const struct train_options *o)
 {
 	const char *text[] = { o->file, o->dataset, o->map, o->save, o->load };
-	int64_t nums[] = { o->epochs, o->steps, o->eval, o->json,
-		o->log_every };
+	int64_t nums[] = { o->epochs, o->steps, o->eval, o->json, o->log_every,
+		o->autop, o->memory };
 	uint64_t h = 14695981039346656037ULL;
 
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)

@@ -27,6 +27,8 @@ struct train_options {
 	int mpi;
 	uint64_t seed;
 	int no_shuffle, drop_remainder, check, eval, json, quiet;
+	int autop;      /* --auto: search the strategies */
+	int64_t memory; /* --memory BYTES, 0: none */
 	int64_t check_every, log_every;
 	double rtol, atol;
 	const char *save, *load;

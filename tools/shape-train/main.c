@@ -115,8 +115,13 @@ load_graph(struct run *r, struct train_options *o)
 		    o->file);
 	if (sym_graph_n_errors(r->g) == 0 && r->ranks != devices)
 		sym_graph_set_devices(r->g, r->ranks, NULL);
-	if (sym_graph_n_errors(r->g) == 0)
-		sym_graph_shard(r->g, NULL);
+	if (sym_graph_n_errors(r->g) == 0) {
+		int st = tool_shard(&o->voice, r->g, o->autop, o->memory,
+		    o->n_batch ? o->batch[0] : 64, TRAIN_EXIT_FAIL);
+
+		if (st)
+			return st;
+	}
 	print_diagnostics(r, o);
 	if (sym_graph_n_errors(r->g))
 		return tool_note(&o->voice, 1, TRAIN_EXIT_FAIL,
