@@ -34,7 +34,8 @@ static const sym_dtype all_dtypes[] = { SYM_DT_F16, SYM_DT_BF16, SYM_DT_F32,
 
 /* Every identity below SYM__N_OPS is the registry entry at that index,
  * with a name found back by sym_op_find, a family, a shape rule, a
- * sharding rule and a kernel; nothing exists beyond. */
+ * sharding rule, a kernel and a count of operations; nothing exists
+ * beyond. */
 static void
 test_every_layer(void **state)
 {
@@ -55,7 +56,12 @@ test_every_layer(void **state)
 			fail_msg("operator %s has no sharding rule", op->name);
 		if (!sym__kernel(op))
 			fail_msg("operator %s has no kernel", op->name);
+		if (!sym__op_has_work(op->id))
+			fail_msg("operator %s has no count of operations for "
+			         "the cost model (lib/shape/flops.c)",
+			    op->name);
 	}
+	assert_int_equal(sym__op_has_work(SYM__N_OPS), 0);
 	assert_null(sym__op(SYM__N_OPS));
 	assert_null(sym_op_at(SYM__N_OPS));
 	assert_null(sym__shard_rule_find(NULL));

@@ -447,9 +447,12 @@ test_errors(void **state)
 		const char *range, *extra, *msg;
 	} c[] = {
 		{ "max=4096", "parallel auto memory=1MiB\n",
-		    "search.sg:13:10: search: no plan fits memory=1048576 "
-		    "bytes for b in [8, 4096]: the least memory needed at b "
-		    "= 8 is " },
+		    "search.sg:13:10: search: memory=1048576 bytes is below "
+		    "what the parameters alone need: 8388608 bytes per device "
+		    "with every parameter split over all 8 devices" },
+		{ "max=4096", "parallel auto memory=40MiB\n",
+		    "search.sg:13:10: search: no plan fits memory=41943040 "
+		    "bytes for b in [" },
 		{ "max=1048576", "parallel auto memory=1GiB\n",
 		    "search.sg:13:10: search: no plan fits memory=1073741824 "
 		    "bytes for b in [" },
@@ -622,10 +625,81 @@ test_transformer(void **state)
 	free(bare);
 }
 
+/* Return the value at b = "v" of the expression "e" of "ctx" as text
+ * for messages, and check it equals "want". */
+static void
+check_at(sym_ctx *ctx, const sym_expr *e, int64_t v, int64_t want,
+    const char *what)
+{
+	int64_t got = at_b(ctx, e, v);
+
+	if (got != want)
+		fail_msg("%s at b = %lld: %lld, not %lld", what, (long long)v,
+		    (long long)got, (long long)want);
+}
+
+/*
+ * The cost model on one matmul x[b, 64] @ w[64, 32] on 2 devices, its
+ * contracted dimension split: each device multiplies [b, 32] by [32, 32],
+ * 2*b*32*32 = 2048*b operations (10 fs each at 100 TFLOP/s), and the
+ * partial sums of o (4*32*b = 128*b bytes) are all-reduced over 2 ranks:
+ * 2 latencies of 5 us and 2*1/2*128*b bytes at 10^4 fs a byte. A device
+ * holds half of w (4096 bytes), half of x (128*b) and the whole o
+ * (128*b); no gradient, no state (forward only).
+ */
+static void
+test_cost_model(void **state)
+{
+	sym_graph *g;
+	sym_ctx *ctx = parse("devices 2\nsymbol b\ninput x : f32[b, 64]\n"
+	                     "param w : f32[64, 32]\n"
+	                     "o = matmul(x, w) shard ((1, 2), (2, 1))\n"
+	                     "output o\n",
+	    &g);
+	sym_cost c;
+
+	(void)state;
+	assert_int_equal(sym_graph_cost(g, NULL, &c), -1);
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
+	assert_null(c.seconds_fs);
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	assert_int_equal(sym_graph_cost(g, NULL, &c), 0);
+	for (int64_t b = 1; b <= 1000; b *= 10) {
+		check_at(ctx, c.flops, b, 2048 * b, "flops");
+		check_at(ctx, c.compute_fs, b, 20480 * b, "compute");
+		check_at(ctx, c.comm_fs, b, 10000000000 + 1280000 * b,
+		    "communication");
+		check_at(ctx, c.seconds_fs, b, 10000000000 + 1300480 * b,
+		    "time");
+		check_at(ctx, c.param_bytes, b, 4096, "parameters");
+		check_at(ctx, c.grad_bytes, b, 0, "gradients");
+		check_at(ctx, c.state_bytes, b, 0, "state");
+		check_at(ctx, c.activation_bytes, b, 256 * b, "activations");
+		check_at(ctx, c.memory_bytes, b, 4096 + 256 * b, "memory");
+	}
+	sym_cost_clear(&c);
+	sym_cost_clear(&c);
+	sym_cost_clear(NULL);
+	/* A slower device: 1 TFLOP/s is 1000 fs an operation. */
+	{
+		sym_topology *t = sym_topology_new(ctx, 0, 0, 0, 0, 0);
+
+		assert_int_equal(sym_topology_set_flops(t, 1e12), 0);
+		assert_int_equal(sym_graph_cost(g, t, &c), 0);
+		check_at(ctx, c.compute_fs, 3, 3 * 2048000, "compute at 1 TF");
+		sym_cost_clear(&c);
+		sym_topology_free(t);
+	}
+	sym_graph_free(g);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cost_model),
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_mlp_crossover),
 		cmocka_unit_test(test_memory_cap),

@@ -788,6 +788,46 @@ prove_memory(sym_search *s)
 	return rc;
 }
 
+/* Check that the cap of "s" leaves room for the parameters alone, each
+ * split over every device (no plan can do better), at the least sizes;
+ * 0, or -1 with an error located at the statement. */
+static int
+params_fit(sym_search *s)
+{
+	int64_t devices = s->g->devices > 0 ? s->g->devices : 1, total = 0;
+
+	if (s->cap <= 0)
+		return 0;
+	for (size_t i = 0; i < s->g->n_value; i++) {
+		sym_value *v = s->g->value[i];
+		sym_expr *n;
+		int64_t e = 0;
+
+		if (v->kind != SYM_VALUE_PARAM || v->state || v->failed)
+			continue;
+		n = sym_shape_numel(sym__value_shape(v));
+		if (!n || sym_expr_eval(n, s->b, &e) < 0) {
+			sym_expr_free(n);
+			sym_ctx_clear_error(s->ctx);
+			continue;
+		}
+		sym_expr_free(n);
+		total += e *
+		    (int64_t)
+		        sym_dtype_size(sym_shape_dtype(sym__value_shape(v)));
+	}
+	if ((total + devices - 1) / devices <= s->cap)
+		return 0;
+	sym__error(s->ctx, SYM_EINVAL,
+	    s->g->auto_parallel ? &s->g->auto_loc : NULL,
+	    "search: memory=%lld bytes is below what the parameters alone "
+	    "need: %lld bytes per device with every parameter split over all "
+	    "%lld devices",
+	    (long long)s->cap, (long long)((total + devices - 1) / devices),
+	    (long long)devices);
+	return -1;
+}
+
 /* Search the plans of "s" at its samples and cut the pieces; then search
  * again at both ends of every piece, recutting with the plans found
  * there until no new plan wins an end (at most MAX_REFINE rounds), so
@@ -901,7 +941,7 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 		goto fail;
 	s->start = s->choice + s->n_node;
 	choose_symbol(s);
-	if (run(s) < 0 || sym_search_apply(s, 0) < 0)
+	if (params_fit(s) < 0 || run(s) < 0 || sym_search_apply(s, 0) < 0)
 		goto fail;
 	s->seconds = sym__seconds() - t0;
 	return s;
