@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/factor.h"
+#include "core/str.h"
 #include "shard/shard_private.h"
 
 /* Return the bytes that redistributing a tensor of shape "shape" from
@@ -632,16 +633,54 @@ split_vectors(struct splits *s, size_t rank, const int64_t *div, size_t nd,
 	}
 }
 
+/* Return the strategy "text" of the run "r" followed by the output
+ * strategy that resolves its partial sums by a ReduceScatter along
+ * dimension 0 (the partial axes' devices multiplying that dimension's
+ * split), malloc'ed; NULL when no output has partial sums to scatter or
+ * out of memory. */
+static char *
+scatter_text(sym_ctx *ctx, const struct sym__run *r, const char *text)
+{
+	struct sym__str b = SYM__STR_INIT;
+	int any = 0;
+
+	sym__str_printf(&b, "%s -> (", text);
+	for (size_t k = 0; k < r->s.n_out; k++) {
+		const sym_layout *l = r->s.out[k];
+		size_t nd = sym_layout_ndim(l);
+		int64_t part = 1;
+
+		for (size_t a = 0; a < l->mesh->n_axes; a++)
+			if (l->partial >> a & 1)
+				part *= l->mesh->size[a];
+		any |= part > 1 && nd > 0;
+		sym__str_puts(&b, k ? ", (" : "(");
+		for (size_t d = 0; d < nd; d++)
+			sym__str_printf(&b, "%s%lld", d ? ", " : "",
+			    (long long)(sym_layout_dim_splits(l, d) *
+			        (d == 0 ? part : 1)));
+		sym__str_puts(&b, nd == 1 ? ",)" : ")");
+	}
+	sym__str_puts(&b, r->s.n_out == 1 ? ",)" : ")");
+	if (!any) {
+		sym__str_clear(&b);
+		return NULL;
+	}
+	return sym__str_take(&b, ctx);
+}
+
 /* Try the candidate of node "n" whose input i takes vector pick[i] of
  * "s" (inputs of rank 0: none); call "fn" with its text when the rule
- * accepts it and no split is refuted. 1 when it was, 0 when not, -1. */
+ * accepts it and no split is refuted, and again with its output
+ * strategy of ReduceScatter when it leaves partial sums. 1 when it was,
+ * 0 when not, -1. */
 static int
 try_candidate(struct sym__pass *p, sym_node *n, const struct splits *s,
     const size_t *pick, int (*fn)(void *, const char *), void *arg)
 {
 	const int64_t *split[CAND_MAX_IN];
 	struct sym__run r;
-	char *text;
+	char *text, *rs = NULL;
 	int rc = 0;
 
 	for (size_t i = 0; i < n->n_in; i++)
@@ -650,6 +689,11 @@ try_candidate(struct sym__pass *p, sym_node *n, const struct splits *s,
 	if (try_tuple(p, n, &r, split) == 0 && run_divisible(p, n, &r)) {
 		text = sym__run_tuple_text(&r);
 		rc = !text || fn(arg, text) < 0 ? -1 : 1;
+		if (rc > 0)
+			rs = scatter_text(p->g->ctx, &r, text);
+		if (rs && fn(arg, rs) < 0)
+			rc = -1;
+		free(rs);
 		free(text);
 	}
 	sym__run_clear(&r);
