@@ -397,8 +397,10 @@ searched search-mixed "piece 3 of 5, 4440 <= b <= 7368" yes \
     examples/auto_mlp.sg --bind b=4440 --bind b=72
 searched search-flag "piece 2 of 5, 1248 <= b <= 4432" yes \
     examples/auto_mlp.sg --auto --bind b=2048
-refuse search-nofit 1 'no plan fits memory=1024 bytes' \
+refuse search-params 1 'memory=1024 bytes is below what the parameters' \
     examples/auto_mlp.sg --memory 1KiB --bind b=64
+refuse search-nofit 1 'no plan fits memory=1048576 bytes for b in' \
+    examples/auto_mlp.sg --memory 1MiB --bind b=64
 refuse search-memory 2 '--memory expects a positive number of bytes' \
     examples/auto_mlp.sg --memory 12XB --bind b=64
 
