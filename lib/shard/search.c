@@ -658,8 +658,8 @@ choose_symbol(sym_search *s)
 }
 
 /* Store in "sample" (room for 70) the sizes "s" searches at: the least
- * admissible one, then doubling, up to the greatest or SAMPLE_LIMIT;
- * return how many. */
+ * admissible one, then four times larger each, up to the greatest or
+ * SAMPLE_LIMIT; return how many. */
 static size_t
 samples(sym_search *s, int64_t *sample)
 {
@@ -670,7 +670,8 @@ samples(sym_search *s, int64_t *sample)
 		sample[n++] = v;
 		if (!s->sym || v >= SAMPLE_LIMIT)
 			break;
-		v = admissible_from(s, 2 * v);
+		v = admissible_from(s,
+		    v > SAMPLE_LIMIT / 4 ? SAMPLE_LIMIT : 4 * v);
 	}
 	if (s->hi != INT64_MAX && sample[n - 1] != s->hi &&
 	    sym_symbol_admits(s->sym, s->hi))
