@@ -606,8 +606,9 @@ add_piece(sym_search *s, int64_t lo, int64_t hi, size_t entry, int fits)
 
 /* Cut the sizes of "s" into pieces over the plans "set" ("n") found at
  * the "ns" samples "sample": between two samples whose winners differ,
- * the boundary by bisection (one change between samples is assumed; the
- * samples double). 0 or -1. */
+ * each boundary by bisection, assuming every plan wins on one interval
+ * of sizes (true when times are linear in the symbol: the best of lines
+ * is their lower envelope). 0 or -1. */
 static int
 cut_pieces(sym_search *s, const size_t *set, size_t n, const int64_t *sample,
     size_t ns)
