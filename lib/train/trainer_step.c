@@ -155,7 +155,8 @@ sym_trainer_step(sym_trainer *t, sym_train_step *r)
 		return -1;
 	loss = sym__value_scalar(t->rank[0].x, sym_graph_loss(t->g));
 	rc = single_step(t, loss);
-	if (t->mpi && sym__trank_agree(&t->rank[0], rc < 0) < 0)
+	/* Only the single-device side can fail here, on some process. */
+	if (t->mpi && t->o.single && sym__trank_agree(&t->rank[0], rc < 0) < 0)
 		return -1;
 	if (rc < 0 || share_verdict(t) < 0)
 		return -1;
