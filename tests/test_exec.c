@@ -1004,7 +1004,7 @@ binding(struct compiled *c, const char *text)
 static sym_exec_report
 check_agrees(struct compiled *c, const char *text)
 {
-	sym_exec_options o = { .seed = 7 };
+	sym_exec_options o = { .size = sizeof(o), .seed = 7 };
 	struct progress pr = { 0 };
 	sym_binding *b = binding(c, text);
 	sym_exec_report r;
@@ -1038,7 +1038,7 @@ test_ffn(void **state)
 {
 	struct compiled c;
 	struct progress pr = { 0 };
-	sym_exec_options o = { .seed = 7 };
+	sym_exec_options o = { .size = sizeof(o), .seed = 7 };
 	sym_exec_report r;
 	sym_binding *b;
 
@@ -1215,7 +1215,9 @@ static void
 test_detects(void **state)
 {
 	struct compiled c;
-	sym_exec_options o = { .seed = 3, .rtol = 1e-6, .atol = 1e-7 };
+	sym_exec_options o = {
+		.size = sizeof(o), .seed = 3, .rtol = 1e-6, .atol = 1e-7
+	};
 	sym_exec_report r;
 	sym_binding *b;
 	sym_plan_step *sa;
@@ -1276,6 +1278,63 @@ test_infinities(void **state)
 	assert_true(r.max_abs == 0.0);
 	assert_null(r.worst);
 	assert_int_equal(r.worst_index, -1);
+	sym_binding_free(b);
+	compiled_clear(&c);
+}
+
+/* Options of an unknown size are refused with SYM_EINVAL by both checks
+ * and nothing runs; a shorter structure (an older version's) leaves the
+ * members it lacks at their defaults: the progress callback past its end
+ * is never called, while the full structure's is. */
+static void
+test_options_size(void **state)
+{
+	static const size_t bad[] = { 0, sizeof(size_t) - 1,
+		sizeof(sym_exec_options) + 1, SIZE_MAX };
+	sym_exec_options o = SYM_EXEC_OPTIONS_INIT;
+	struct progress pr = { 0 };
+	sym_train_report tr;
+	struct compiled c;
+	sym_exec_report r;
+	sym_binding *b;
+
+	(void)state;
+	compile_text(&c, infinities, "inf.sg");
+	b = binding(&c, "");
+	o.progress = on_progress;
+	o.progress_arg = &pr;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		o.size = bad[i];
+		sym_ctx_clear_error(c.ctx);
+		assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o,
+		                     &r, c.ctx),
+		    -1);
+		assert_int_equal(sym_ctx_last_error(c.ctx), SYM_EINVAL);
+		assert_non_null(strstr(sym_ctx_last_message(c.ctx),
+		    "check: options of an unknown size"));
+		assert_non_null(strstr(sym_ctx_last_message(c.ctx),
+		    "SYM_EXEC_OPTIONS_INIT"));
+		sym_ctx_clear_error(c.ctx);
+		assert_int_equal(sym_exec_train_check(c.p, c.single, c.comm,
+		                     NULL, 0, &o, NULL, &tr, c.ctx),
+		    -1);
+		assert_int_equal(sym_ctx_last_error(c.ctx), SYM_EINVAL);
+		assert_non_null(strstr(sym_ctx_last_message(c.ctx),
+		    "train check: options of an unknown size"));
+	}
+	assert_int_equal(pr.calls, 0);
+	o.size = offsetof(sym_exec_options, progress);
+	sym_ctx_clear_error(c.ctx);
+	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o, &r,
+	                     c.ctx),
+	    0);
+	assert_int_equal(r.n_mismatch, 0);
+	assert_int_equal(pr.calls, 0);
+	o.size = sizeof(o);
+	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o, &r,
+	                     c.ctx),
+	    0);
+	assert_int_equal(pr.calls, sym_plan_n_steps(c.p));
 	sym_binding_free(b);
 	compiled_clear(&c);
 }
@@ -1791,7 +1850,7 @@ test_overflow_sizes(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++) {
-		sym_exec_options o = { .seed = 1 };
+		sym_exec_options o = { .size = sizeof(o), .seed = 1 };
 		struct progress pr = { 0 };
 		struct compiled c;
 		sym_exec_report r;
@@ -1829,6 +1888,7 @@ main(void)
 		cmocka_unit_test(test_moves),
 		cmocka_unit_test(test_detects),
 		cmocka_unit_test(test_infinities),
+		cmocka_unit_test(test_options_size),
 		cmocka_unit_test(test_failing_rank),
 		cmocka_unit_test(test_oom_messages),
 		cmocka_unit_test(test_narrow_partial_sums),

@@ -428,7 +428,7 @@ check_agrees(sym_ctx *ctx, sym_graph *g, const char *const *bindings)
 	                     20000),
 	    0);
 	for (size_t k = 0; bindings[k]; k++) {
-		sym_exec_options o = { .seed = 7 };
+		sym_exec_options o = { .size = sizeof(o), .seed = 7 };
 		sym_binding *b = sym_binding_new(ctx);
 		sym_exec_report r;
 

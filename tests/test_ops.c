@@ -548,7 +548,7 @@ run_one_device(sym_graph *g, const char *what, char *msg, size_t size)
 	sym_plan *p = NULL, *single = NULL;
 	sym_communicator *comm = NULL;
 	sym_binding *b = sym_binding_new(ctx);
-	sym_exec_options o = { .seed = 3 };
+	sym_exec_options o = { .size = sizeof(o), .seed = 3 };
 	sym_exec_report rep;
 	int r = -1;
 

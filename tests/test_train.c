@@ -141,7 +141,9 @@ run_text(const char *text, const char *what, const char *const *bind, size_t n,
 	sym_plan *p, *single;
 	sym_communicator *comm;
 	sym_binding *b[16];
-	sym_exec_options o = { .seed = 7, .rtol = tol, .atol = tol };
+	sym_exec_options o = {
+		.size = sizeof(o), .seed = 7, .rtol = tol, .atol = tol
+	};
 
 	assert_true(n <= 16);
 	g = sym_graph_parse(ctx, text, "train.sg");

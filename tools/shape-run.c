@@ -696,6 +696,7 @@ run_steps(struct run *r, const struct options *o)
 	if (o->voice.speak && !o->quiet)
 		print_heading(r, o);
 	memset(&opts, 0, sizeof(opts));
+	opts.size = sizeof(opts);
 	opts.seed = o->seed;
 	opts.rtol = o->rtol;
 	opts.atol = o->atol;
