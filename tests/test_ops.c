@@ -39,7 +39,7 @@ static void
 test_every_layer(void **state)
 {
 	(void)state;
-	assert_int_equal(sym_op_count(), SYM__N_OPS);
+	assert_int_equal(sym_op_n_ops(), SYM__N_OPS);
 	for (size_t i = 0; i < SYM__N_OPS; i++) {
 		const sym_op *op = sym__op((enum sym__opid)i);
 

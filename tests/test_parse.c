@@ -187,7 +187,7 @@ test_ffn(void **state)
 	assert_no_errors(g);
 	assert_string_equal(sym_graph_filename(g), "t.sg");
 	assert_string_equal(sym_graph_source(g), ffn);
-	assert_int_equal(sym_graph_devices(g), 8);
+	assert_int_equal(sym_graph_n_devices(g), 8);
 	assert_int_equal(sym_graph_n_values(g), 12);
 	assert_int_equal(sym_graph_n_nodes(g), 7);
 	assert_value(g, "x", SYM_VALUE_INPUT, "f32[b, 1, 28, 28]");
@@ -325,7 +325,7 @@ test_assertion_text(void **state)
 	assert_int_equal(a->result, SYM_FALSE);
 	assert_string_equal(a->witness, "s = 12");
 	assert_non_null(a->witness_binding);
-	assert_int_equal(sym_binding_size(a->witness_binding), 1);
+	assert_int_equal(sym_binding_n_symbols(a->witness_binding), 1);
 	assert_int_equal(sym_binding_get(a->witness_binding,
 	                     sym_symbol_find(ctx, "s"), &v),
 	    0);

@@ -73,6 +73,35 @@ check_error(sym_ctx *ctx, sym_error code, const char *part)
 	sym_ctx_clear_error(ctx);
 }
 
+/* Check that every accessor of step "i" of "r" (of "ctx"), out of range,
+ * returns what symshard(3) says (NULL, -1, 0 for counts,
+ * SYM_REDIST_INVALID for the kind), leaves what it would store alone and
+ * records no error. */
+static void
+check_out_of_range(sym_ctx *ctx, const sym_redist *r, size_t i)
+{
+	int axes[2] = { 7, 7 }, fd = 7, td = 7;
+	size_t size = 7;
+
+	assert_true(i >= sym_redist_n_steps(r));
+	sym_ctx_clear_error(ctx);
+	assert_int_equal(sym_redist_step_kind(r, i), SYM_REDIST_INVALID);
+	assert_int_equal(sym_redist_step_axes(r, i, 2, axes), 0);
+	assert_int_equal(axes[0], 7);
+	assert_int_equal(sym_redist_step_dims(r, i, &fd, &td), -1);
+	assert_int_equal(fd, 7);
+	assert_int_equal(td, 7);
+	assert_int_equal(sym_redist_step_groups(r, i, &size), 0);
+	assert_int_equal(size, 7);
+	assert_int_equal(sym_redist_step_group_rank(r, i, 0, 0), -1);
+	assert_null(sym_redist_step_bytes(r, i));
+	assert_null(sym_redist_step_layout(r, i));
+	assert_null(sym_redist_step_femtoseconds(r, i));
+	assert_true(sym_redist_step_seconds(r, i, NULL) == -1);
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_OK);
+	assert_string_equal(sym_redist_kind_name(SYM_REDIST_INVALID), "?");
+}
+
 /* Check that "got" is within "eps" of "want". */
 static void
 check_close(double got, double want, double eps)
@@ -236,10 +265,9 @@ test_standard(void **state)
 	check_str(sym_layout_to_str(sym_redist_step_layout(r, 0)),
 	    "(None, (dp, sp, mp))");
 	check_str(sym_expr_to_str(sym_redist_step_bytes(r, 0)), "512*b");
-	assert_null(sym_redist_step_layout(r, 1));
-	check_error(ctx, SYM_EINVAL, "step 1");
-	assert_int_equal(sym_redist_step_dims(r, 5, &fd, &td), -1);
-	check_error(ctx, SYM_EINVAL, "step 5");
+	check_out_of_range(ctx, r, 1);
+	check_out_of_range(ctx, r, 5);
+	check_out_of_range(ctx, r, SIZE_MAX);
 	sym_redist_free(r);
 
 	assert_string_equal(sym_redist_kind_name(SYM_REDIST_REDUCE_SCATTER),
@@ -280,8 +308,11 @@ test_groups(void **state)
 	assert_int_equal(sym_redist_step_group_rank(r, 0, 0, 1), 1);
 	assert_int_equal(sym_redist_step_group_rank(r, 0, 1, 0), 2);
 	assert_int_equal(sym_redist_step_group_rank(r, 0, 1, 1), 3);
+	sym_ctx_clear_error(ctx);
 	assert_int_equal(sym_redist_step_group_rank(r, 0, 2, 0), -1);
-	check_error(ctx, SYM_EINVAL, "group 2");
+	assert_int_equal(sym_redist_step_group_rank(r, 0, 0, 2), -1);
+	assert_int_equal(sym_redist_step_group_rank(r, 0, SIZE_MAX, 0), -1);
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_OK);
 	sym_redist_free(r);
 
 	r = plan(m, "(dp, None)", m, "(None, None)", s, NULL, NULL);
@@ -927,6 +958,7 @@ sim_group(struct sim *sim, const sym_redist *r, size_t i, const int64_t *g,
 		}
 		return s;
 	case SYM_REDIST_BROADCAST:
+	case SYM_REDIST_INVALID:
 		break;
 	}
 	fail_msg("unexpected step %s", sym_redist_kind_name(kind));

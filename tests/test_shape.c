@@ -266,7 +266,7 @@ test_attrs(void **state)
 	assert_int_equal(sym_attrs_set_float(a, "epsilon", 1e-5), 0);
 	assert_int_equal(sym_attrs_set_string(a, "dtype", "f\"16"), 0);
 	assert_int_equal(sym_attrs_set_float(a, "scale", 2.0), 0);
-	assert_int_equal(sym_attrs_count(a), 6);
+	assert_int_equal(sym_attrs_n_names(a), 6);
 	assert_string_equal(sym_attrs_name(a, 1), "axis");
 	assert_null(sym_attrs_name(a, 6));
 	t = sym_attrs_to_str(a);
@@ -288,7 +288,7 @@ test_attrs(void **state)
 	assert_int_equal(sym_attrs_get_float(a, "epsilon", &f), 0);
 	assert_true(f == 1e-5);
 	assert_string_equal(sym_attrs_get_string(a, "dtype"), "f\"16");
-	assert_int_equal(sym_attrs_list_size(a, "axis"), 2);
+	assert_int_equal(sym_attrs_list_n_items(a, "axis"), 2);
 	assert_int_equal(sym_expr_get_const(sym_attrs_list_item(a, "axis", 0),
 	                     &i),
 	    0);
@@ -299,7 +299,7 @@ test_attrs(void **state)
 	sym_ctx_clear_error(ctx);
 	assert_int_equal(sym_attrs_get_int(a, "nothing", &i), -1);
 	assert_null(sym_attrs_get_string(a, "nothing"));
-	assert_int_equal(sym_attrs_list_size(a, "nothing"), 0);
+	assert_int_equal(sym_attrs_list_n_items(a, "nothing"), 0);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_OK);
 	assert_int_equal(sym_attrs_get_int(a, "transpose_b", &i), -1);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
@@ -309,7 +309,7 @@ test_attrs(void **state)
 	sym_ctx_clear_error(ctx);
 	assert_int_equal(sym_attrs_get_float(a, "group", &f), -1);
 	assert_null(sym_attrs_get_string(a, "group"));
-	assert_int_equal(sym_attrs_list_size(a, "group"), 0);
+	assert_int_equal(sym_attrs_list_n_items(a, "group"), 0);
 	assert_null(sym_attrs_list_item(a, "group", 0));
 	assert_int_equal(sym_attrs_get_int(a, "axis", &i), -1);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
@@ -317,7 +317,7 @@ test_attrs(void **state)
 	/* Replacing keeps the position and changes the kind. */
 	assert_int_equal(sym_attrs_set_int(a, "axis", 3), 0);
 	assert_int_equal(sym_attrs_set_list(a, "transpose_b", 0, NULL), 0);
-	assert_int_equal(sym_attrs_count(a), 6);
+	assert_int_equal(sym_attrs_n_names(a), 6);
 	assert_int_equal(sym_attrs_get_int(a, "axis", &i), 0);
 	assert_int_equal(i, 3);
 	t = sym_attrs_to_str(a);
@@ -337,8 +337,8 @@ test_attrs(void **state)
 	assert_int_equal(sym_attrs_set_string(a, "s", NULL), -1);
 	assert_int_equal(sym_attrs_set_list(a, "l", 2, NULL), -1);
 	assert_int_equal(sym_attrs_set_int(NULL, "x", 1), -1);
-	assert_int_equal(sym_attrs_count(a), 6);
-	assert_int_equal(sym_attrs_count(NULL), 0);
+	assert_int_equal(sym_attrs_n_names(a), 6);
+	assert_int_equal(sym_attrs_n_names(NULL), 0);
 	assert_null(sym_attrs_to_str(NULL));
 	sym_attrs_free(a);
 	sym_attrs_free(NULL);
@@ -370,7 +370,7 @@ test_registry(void **state)
 	const sym_op *op;
 
 	(void)state;
-	assert_int_equal(sym_op_count(), n);
+	assert_int_equal(sym_op_n_ops(), n);
 	for (size_t i = 0; i < n; i++) {
 		op = sym_op_find(ops[i]);
 		assert_non_null(op);
@@ -1139,7 +1139,7 @@ test_robustness(void **state)
 		    0);
 		sym_expr_free(e);
 	}
-	for (size_t o = 0; o < sym_op_count(); o++) {
+	for (size_t o = 0; o < sym_op_n_ops(); o++) {
 		const char *op = sym_op_name(sym_op_at(o));
 
 		for (size_t k = 0; k < 5; k++)
@@ -1187,7 +1187,7 @@ test_attrs_many(void **state)
 		snprintf(name, sizeof(name), "a%d", i);
 		assert_int_equal(sym_attrs_set_int(a, name, -i), 0);
 	}
-	assert_int_equal(sym_attrs_count(a), n);
+	assert_int_equal(sym_attrs_n_names(a), n);
 	assert_string_equal(sym_attrs_name(a, 12345), "a12345");
 	for (int i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "a%d", i);

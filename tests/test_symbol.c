@@ -652,7 +652,7 @@ test_symbol_null_arguments(void **state)
 	sym_binding_free(NULL);
 	assert_int_equal(sym_binding_set(NULL, NULL, 8), -1);
 	assert_int_equal(sym_binding_get(NULL, NULL, NULL), -1);
-	assert_int_equal(sym_binding_size(NULL), 0);
+	assert_int_equal(sym_binding_n_symbols(NULL), 0);
 	assert_null(sym_binding_symbol(NULL, 0));
 	assert_int_equal(sym_binding_value(NULL, 0), 0);
 	assert_null(sym_binding_to_str(NULL));
@@ -674,14 +674,14 @@ test_binding_basics(void **state)
 
 	(void)state;
 	assert_non_null(w);
-	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_n_symbols(w), 0);
 	assert_null(sym_binding_symbol(w, 0));
 	assert_int_equal(sym_binding_get(w, b, &v), -1);
 	assert_int_equal(v, -1);
 
 	assert_int_equal(sym_binding_set(w, s, 256), 0);
 	assert_int_equal(sym_binding_set(w, b, 8), 0);
-	assert_int_equal(sym_binding_size(w), 2);
+	assert_int_equal(sym_binding_n_symbols(w), 2);
 	assert_ptr_equal(sym_binding_symbol(w, 0), b);
 	assert_int_equal(sym_binding_value(w, 0), 8);
 	assert_ptr_equal(sym_binding_symbol(w, 1), s);
@@ -692,7 +692,7 @@ test_binding_basics(void **state)
 	assert_int_equal(v, 256);
 	assert_int_equal(sym_binding_get(w, s, NULL), 0);
 	assert_int_equal(sym_binding_set(w, b, 16), 0);
-	assert_int_equal(sym_binding_size(w), 2);
+	assert_int_equal(sym_binding_n_symbols(w), 2);
 	assert_int_equal(sym_binding_get(w, b, &v), 0);
 	assert_int_equal(v, 16);
 	assert_int_equal(sym_binding_set(w, NULL, 1), -1);
@@ -700,7 +700,7 @@ test_binding_basics(void **state)
 	d = sym_binding_dup(w);
 	assert_non_null(d);
 	assert_ptr_not_equal(d, w);
-	assert_int_equal(sym_binding_size(d), 2);
+	assert_int_equal(sym_binding_n_symbols(d), 2);
 	assert_int_equal(sym_binding_set(d, b, 24), 0);
 	assert_int_equal(sym_binding_get(d, b, &v), 0);
 	assert_int_equal(v, 24);
@@ -712,10 +712,10 @@ test_binding_basics(void **state)
 	late = declare(ctx, "late", info_of(1, 0, 1, 0, 0), NULL);
 	assert_int_equal(sym_binding_get(w, late, &v), -1);
 	assert_int_equal(sym_binding_set(w, late, -3), 0);
-	assert_int_equal(sym_binding_size(w), 3);
+	assert_int_equal(sym_binding_n_symbols(w), 3);
 	assert_ptr_equal(sym_binding_symbol(w, 2), late);
 	assert_int_equal(sym_binding_value(w, 2), -3);
-	assert_int_equal(sym_binding_size(d), 2);
+	assert_int_equal(sym_binding_n_symbols(d), 2);
 	assert_int_equal(sym_binding_get(d, late, &v), -1);
 	sym_binding_free(d);
 	sym_binding_free(w);
@@ -723,7 +723,7 @@ test_binding_basics(void **state)
 	w = sym_binding_new(ctx);
 	d = sym_binding_dup(w);
 	assert_non_null(d);
-	assert_int_equal(sym_binding_size(d), 0);
+	assert_int_equal(sym_binding_n_symbols(d), 0);
 	sym_binding_free(d);
 	sym_binding_free(w);
 	free_ctx(ctx);
@@ -752,13 +752,13 @@ test_binding_reuse(void **state)
 	w = sym_binding_new(ctx);
 	assert_non_null(w);
 	assert_int_equal(sym_ctx_live_objects(ctx), 1);
-	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_n_symbols(w), 0);
 	assert_int_equal(sym_binding_get(w, a, &v), -1);
 	assert_int_equal(sym_binding_get(w, b, &v), -1);
 	assert_int_equal(v, -1);
 	assert_null(sym_binding_symbol(w, 0));
 	assert_int_equal(sym_binding_set(w, b, 3), 0);
-	assert_int_equal(sym_binding_size(w), 1);
+	assert_int_equal(sym_binding_n_symbols(w), 1);
 	assert_ptr_equal(sym_binding_symbol(w, 0), b);
 	assert_int_equal(sym_binding_value(w, 0), 3);
 	sym_binding_free(w);
@@ -766,10 +766,10 @@ test_binding_reuse(void **state)
 	c = declare(ctx, "c", info_of(1, 0, 1, 0, 0), NULL);
 	w = sym_binding_new(ctx);
 	assert_non_null(w);
-	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_n_symbols(w), 0);
 	assert_int_equal(sym_binding_set(w, c, 2), 0);
 	assert_int_equal(sym_binding_set(w, a, 1), 0);
-	assert_int_equal(sym_binding_size(w), 2);
+	assert_int_equal(sym_binding_n_symbols(w), 2);
 	assert_ptr_equal(sym_binding_symbol(w, 1), c);
 	assert_int_equal(sym_binding_get(w, c, &v), 0);
 	assert_int_equal(v, 2);
@@ -778,7 +778,7 @@ test_binding_reuse(void **state)
 	for (int i = 0; i < 20; i++) {
 		many[i] = sym_binding_new(ctx);
 		assert_non_null(many[i]);
-		assert_int_equal(sym_binding_size(many[i]), 0);
+		assert_int_equal(sym_binding_n_symbols(many[i]), 0);
 		assert_int_equal(sym_binding_set(many[i], c, i + 1), 0);
 	}
 	assert_int_equal(sym_ctx_live_objects(ctx), 20);
@@ -809,7 +809,7 @@ test_binding_other_ctx(void **state)
 	(void)state;
 	assert_int_equal(sym_binding_set(w, ob, 8), -1);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
-	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_n_symbols(w), 0);
 	assert_int_equal(sym_binding_get(w, b, NULL), -1);
 	sym_binding_free(w);
 	free_ctx(other);
@@ -857,7 +857,7 @@ test_binding_parse(void **state)
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
 		w = sym_binding_new(ctx);
 		assert_int_equal(sym_binding_parse(w, texts[i], &decl_loc), 0);
-		assert_int_equal(sym_binding_size(w), 2);
+		assert_int_equal(sym_binding_n_symbols(w), 2);
 		assert_int_equal(sym_binding_get(w, b, &v), 0);
 		assert_int_equal(v, 8);
 		assert_int_equal(sym_binding_get(w, s, &v), 0);
@@ -868,13 +868,13 @@ test_binding_parse(void **state)
 
 	w = sym_binding_new(ctx);
 	assert_int_equal(sym_binding_parse(w, "", NULL), 0);
-	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_n_symbols(w), 0);
 	assert_int_equal(sym_binding_parse(w,
 	                     "b'=-16 s=9223372036854775807 "
 	                     "b=-9223372036854775808",
 	                     NULL),
 	    0);
-	assert_int_equal(sym_binding_size(w), 3);
+	assert_int_equal(sym_binding_n_symbols(w), 3);
 	assert_int_equal(sym_binding_get(w, b1, &v), 0);
 	assert_int_equal(v, -16);
 	assert_int_equal(sym_binding_get(w, s, &v), 0);

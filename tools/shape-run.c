@@ -307,7 +307,7 @@ load_graph(struct run *r, struct options *o)
 	if (!r->g)
 		return tool_note(&o->voice, 1, EXIT_USAGE, "%s",
 		    sym_ctx_last_message(r->ctx));
-	r->devices = sym_graph_devices(r->g);
+	r->devices = sym_graph_n_devices(r->g);
 	if (r->devices < 1)
 		r->devices = 1;
 	r->ranks = o->ranks ? o->ranks : r->devices;

@@ -84,6 +84,7 @@ sym_layout_local_shape(SYM_KEEP const sym_layout *l,
 
 /* Redistribution steps. */
 typedef enum sym_redist_kind {
+	SYM_REDIST_INVALID = -1, /* a step out of range */
 	SYM_REDIST_SLICE,
 	SYM_REDIST_ALL_TO_ALL,
 	SYM_REDIST_PERMUTE,

@@ -481,7 +481,7 @@ run_graph(struct run *r, const struct directives *d)
 {
 	int res = 0;
 
-	if (sym_graph_devices(r->g) <= MAX_DEVICES) {
+	if (sym_graph_n_devices(r->g) <= MAX_DEVICES) {
 		res = shard(r, d);
 		if (res == 0 && sym_graph_n_errors(r->g) == 0)
 			res = plans(r, d);
