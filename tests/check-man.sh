@@ -21,6 +21,17 @@ if test -n "$out" || test "$status" -ne 0; then
 	echo "check-man: mandoc -Tlint -Wwarning reported problems (status $status)"
 	exit 1
 fi
+# Every page (sections 1, 3, 5 and 7) is installed: listed in
+# dist_man_MANS.
+uninstalled=
+for page in $pages; do
+	grep -Eq "^[[:space:]]+$page( \\\\)?\$" Makefile.am ||
+		uninstalled="$uninstalled $page"
+done
+if test -n "$uninstalled"; then
+	echo "check-man: pages missing from dist_man_MANS in Makefile.am:$uninstalled"
+	exit 1
+fi
 # Every exported function (tests/exports.txt) is named in the NAME
 # section of exactly one section-3 page and has a SYNOPSIS there.
 missing=$(awk '

@@ -345,7 +345,8 @@ test_attrs(void **state)
 	finish(ctx);
 }
 
-/* Check the registry covers the operators of sym_shape(3)'s catalogue (HACKING.md section 8) with their families and
+/* Check the registry covers the operators of the catalogue of
+ * symshard-operators(7) (HACKING.md section 8) with their families and
  * positional arguments; "state" is unused. */
 static void
 test_registry(void **state)
