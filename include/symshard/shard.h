@@ -9,7 +9,7 @@
 
 #include <symshard/common.h>
 #include <symshard/graph.h>
-#include <symshard/layout.h>
+#include <symshard/redist.h>
 
 #ifdef __cplusplus
 extern "C" {

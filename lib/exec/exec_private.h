@@ -15,7 +15,7 @@
 
 #include <symshard/comm.h>
 #include <symshard/exec.h>
-#include <symshard/layout.h>
+#include <symshard/redist.h>
 
 #include "core/ctx_private.h"
 #include "exec/kernel.h"
