@@ -17,14 +17,7 @@
 
 #include <symshard.h>
 
-/* Check that every object handed out by "ctx" was released, then free
- * "ctx". */
-static void
-finish(sym_ctx *ctx)
-{
-	assert_int_equal(sym_ctx_live_objects(ctx), 0);
-	sym_ctx_free(ctx);
-}
+#include "testlib.h"
 
 /* Return the mesh (dp=2, sp=2, mp=2) of "ctx". */
 static sym_mesh *
@@ -133,7 +126,7 @@ test_mesh_new(void **state)
 	sym_mesh_free(d);
 	sym_mesh_free(m);
 	assert_null(sym_mesh_free(NULL));
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that every invalid mesh is refused with SYM_ELAYOUT ("state" is
@@ -200,7 +193,7 @@ test_mesh_errors(void **state)
 	assert_null(sym_mesh_new(ctx, 2, two, NULL, 4, neg_rank));
 	check_error(ctx, SYM_ELAYOUT, "not a permutation of 0 .. 3");
 	assert_null(sym_mesh_new(NULL, 2, two, NULL, 0, NULL));
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the coordinates of every rank of a mesh of "n" axes of sizes
@@ -273,7 +266,7 @@ test_mesh_coords(void **state)
 	assert_int_equal(c[1], 0);
 	assert_int_equal(c[2], 1);
 	sym_mesh_free(m);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Return the layout over "m" of rank "rank" whose dimension d is split by
@@ -355,7 +348,7 @@ test_mindspore_example(void **state)
 	sym_expr_free(cols);
 	sym_layout_free(l);
 	sym_mesh_free(m);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the accessors of a layout and MindSpore's tensor maps. */
@@ -418,7 +411,7 @@ test_accessors(void **state)
 	check_error(ctx, SYM_EINVAL, "rank 24");
 	sym_layout_free(l);
 	assert_null(sym_layout_free(NULL));
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that invalid layouts are refused with SYM_ELAYOUT messages that
@@ -465,7 +458,7 @@ test_layout_errors(void **state)
 	check_error(ctx, SYM_ELAYOUT, "partial axis 5");
 	assert_null(sym_layout_new(NULL, 1, one, dp, 0, NULL));
 	sym_mesh_free(m);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check standard forms: axes of size 1 are dropped, so layouts written
@@ -536,7 +529,7 @@ test_standard(void **state)
 	sym_layout_free(k);
 	sym_mesh_free(m);
 	sym_mesh_free(m2);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check printing and parsing, replicated layouts and round trips. */
@@ -567,7 +560,7 @@ test_parse(void **state)
 	check_str(sym_layout_to_str(l), "()");
 	sym_layout_free(l);
 	sym_mesh_free(m);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that parsing "text" over "m" of "ctx" fails with "code" at line
@@ -636,7 +629,7 @@ test_parse_errors(void **state)
 	check_error(ctx, SYM_EINVAL, "no layout text");
 	assert_null(sym_layout_parse(NULL, "(dp)", NULL));
 	sym_mesh_free(m);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that the expression "e" (taken) prints as "want". */
@@ -705,8 +698,8 @@ test_local(void **state)
 	sym_expr_free(h);
 	sym_layout_free(l);
 	sym_mesh_free(m);
-	finish(ctx);
-	finish(other);
+	tl_ctx_free(ctx);
+	tl_ctx_free(other);
 }
 
 /* Check that meshes and layouts the caller forgets are counted live and
@@ -929,7 +922,7 @@ test_property_tiling(void **state)
 	(void)state;
 	for (int i = 0; i < 3000; i++)
 		property_case(ctx, &r);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Run the tests of this program; return the number of failures. */

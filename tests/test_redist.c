@@ -20,18 +20,11 @@
 
 #include <symshard.h>
 
+#include "testlib.h"
+
 /* The most tensor dimensions and ranks of the property test. */
 #define MAX_DIMS 4
 #define MAX_RANKS 64
-
-/* Check that every object handed out by "ctx" was released, then free
- * "ctx". */
-static void
-finish(sym_ctx *ctx)
-{
-	assert_int_equal(sym_ctx_live_objects(ctx), 0);
-	sym_ctx_free(ctx);
-}
 
 /* Check that the expression "e" (taken) prints as "want" and is "secs"
  * seconds, to a femtosecond, at "b". */
@@ -114,10 +107,9 @@ check_close(double got, double want, double eps)
 static sym_ctx *
 new_ctx(void)
 {
-	sym_ctx *ctx = sym_ctx_new();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol_info info = SYM_SYMBOL_INFO_INIT;
 
-	assert_non_null(ctx);
 	info.divisor = 8;
 	info.unique = 1;
 	assert_non_null(sym_symbol_new(ctx, "b", &info, NULL));
@@ -281,7 +273,7 @@ test_standard(void **state)
 	sym_shape_free(s);
 	sym_mesh_free(m2);
 	sym_mesh_free(m3);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the rank groups of steps, including a mesh with a rank list. */
@@ -345,7 +337,7 @@ test_groups(void **state)
 	sym_mesh_free(m);
 	sym_mesh_free(m3);
 	sym_mesh_free(mr);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the alpha-beta time of steps inside and across nodes. */
@@ -394,7 +386,7 @@ test_seconds(void **state)
 	sym_topology_free(t);
 	sym_shape_free(s);
 	sym_mesh_free(m);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check plans between layouts over different meshes of the same ranks:
@@ -448,7 +440,7 @@ test_meshes(void **state)
 	sym_mesh_free(b);
 	sym_mesh_free(c);
 	sym_mesh_free(d);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the errors of sym_redist_plan. */
@@ -482,7 +474,7 @@ test_plan_errors(void **state)
 	sym_shape_free(s);
 	sym_mesh_free(m);
 	sym_mesh_free(m8);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Write "text" to a new temporary file whose name is stored in "path"
@@ -629,7 +621,7 @@ test_topology(void **state)
 	/* An endless file stops at its first NUL byte (issue 14, item 10). */
 	assert_null(sym_topology_parse_file(ctx, "/dev/zero"));
 	check_error(ctx, SYM_EPARSE, "/dev/zero is not a text file");
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The rank table of MindSpore's distributed training tutorial, for two
@@ -764,7 +756,7 @@ test_rank_table(void **state)
 	check_error(ctx, SYM_EIO, "cannot open");
 	assert_null(sym_topology_parse_rank_table(ctx, "/dev/zero"));
 	check_error(ctx, SYM_EPARSE, "/dev/zero is not a text file");
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The state of the property test: what every rank holds. */
@@ -1255,7 +1247,7 @@ test_property(void **state)
 	printf("# property: %zu cases, %zu steps, %zu full gathers across "
 	       "meshes\n",
 	    cases, steps, full);
-	finish(sim.ctx);
+	tl_ctx_free(sim.ctx);
 }
 
 /* Return 1 when the prover shows that every dimension of "shape" divides
@@ -1368,7 +1360,7 @@ test_admissible_steps(void **state)
 	assert_true(cases > 500);
 	assert_true(steps > cases);
 	printf("# admissible steps: %zu cases, %zu steps\n", cases, steps);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 int

@@ -15,6 +15,8 @@
 
 #include <symshard.h>
 
+#include "testlib.h"
+
 /* Return a new context with the unique symbols "b", "h", "w", "n" (plain)
  * and "q" (divisor 4), and the plain symbol "s" that is not unique (each
  * use in an input is a fresh variable: s, s', s'', ...). */
@@ -27,9 +29,8 @@ new_ctx(void)
 		int unique;
 	} decl[] = { { "b", 1, 1 }, { "h", 1, 1 }, { "w", 1, 1 }, { "n", 1, 1 },
 		{ "q", 4, 1 }, { "s", 1, 0 } };
-	sym_ctx *ctx = sym_ctx_new();
+	sym_ctx *ctx = tl_ctx_new();
 
-	assert_non_null(ctx);
 	for (size_t i = 0; i < sizeof(decl) / sizeof(decl[0]); i++) {
 		sym_symbol_info info = SYM_SYMBOL_INFO_INIT;
 
@@ -38,15 +39,6 @@ new_ctx(void)
 		assert_non_null(sym_symbol_new(ctx, decl[i].name, &info, NULL));
 	}
 	return ctx;
-}
-
-/* Check that every object handed out by "ctx" was released, then free
- * "ctx". */
-static void
-finish(sym_ctx *ctx)
-{
-	assert_int_equal(sym_ctx_live_objects(ctx), 0);
-	sym_ctx_free(ctx);
 }
 
 /* Return the expression "text" of "ctx" (a caller reference). */
@@ -222,7 +214,7 @@ test_shapes(void **state)
 	assert_null(sym_shape_to_str(NULL));
 	assert_int_equal(sym_shape_ndim(NULL), 0);
 	assert_int_equal(sym_shape_dtype(NULL), SYM_DT_INVALID);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that shapes a caller forgets are released with their context
@@ -342,7 +334,7 @@ test_attrs(void **state)
 	assert_null(sym_attrs_to_str(NULL));
 	sym_attrs_free(a);
 	sym_attrs_free(NULL);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the registry covers the operators of the catalogue of
@@ -429,7 +421,7 @@ static void
 t_free(struct t *t)
 {
 	sym_graph_free(t->g);
-	finish(t->ctx);
+	tl_ctx_free(t->ctx);
 }
 
 /* Add to "t" the input "name" of shape "text"; return its value. */
@@ -1198,7 +1190,7 @@ test_attrs_many(void **state)
 	assert_int_equal(sym_attrs_kind(a, "a100000"), SYM_ATTR_NONE);
 	assert_int_equal(sym_attrs_kind(a, "a"), SYM_ATTR_NONE);
 	sym_attrs_free(a);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Run the tests of this program; return the number of failures. */
