@@ -315,7 +315,8 @@ answer(sym_ctx *ctx, const struct query *q, int check, struct tally *t)
 	}
 	sum = (uint64_t)a * 4 + (uint64_t)(sym_prove_last_tier(ctx) + 1);
 	sum = sum * 0x9e3779b97f4a7c15u + (lo ? sym_expr_hash(lo) : 1) +
-	    (hi ? 3u * sym_expr_hash(hi) : 7) + (w ? sym_binding_size(w) : 0);
+	    (hi ? 3u * sym_expr_hash(hi) : 7) +
+	    (w ? sym_binding_n_symbols(w) : 0);
 	if (t) {
 		if (a == SYM_UNKNOWN)
 			t->n_unknown++;

@@ -321,7 +321,7 @@ main(int argc, char **argv)
 		bench_header("bench_trainer");
 	g = sym_graph_parse_file(ctx, o.graph);
 	if (!g || sym_graph_n_errors(g) ||
-	    (o.mpi && sym_graph_devices(g) != sym_comm_n_ranks(comm)) ||
+	    (o.mpi && sym_graph_n_devices(g) != sym_comm_n_ranks(comm)) ||
 	    sym_graph_shard(g, NULL))
 		die("the graph does not shard on these ranks", ctx);
 	plan = sym_plan_compile(g, o.mpi ? 0 : SYM_PLAN_SINGLE);

@@ -19,11 +19,12 @@ static int
 check(sym_plan *p, sym_plan *single, sym_communicator *comm, sym_ctx *ctx,
     const char *text)
 {
-	sym_exec_options o = { .seed = 42 };
+	sym_exec_options o = SYM_EXEC_OPTIONS_INIT;
 	sym_exec_report r;
 	sym_binding *b = sym_binding_new(ctx);
 	int rc = -1;
 
+	o.seed = 42;
 	if (b && sym_binding_parse(b, text, NULL) == 0 &&
 	    sym_exec_check(p, single, comm, b, &o, &r, ctx) == 0) {
 		printf("%s: %lld mismatches, max |diff| %.3g, sharded %.3f ms, "

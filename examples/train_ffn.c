@@ -65,11 +65,12 @@ train_sharded(sym_plan *p, sym_plan *single, sym_ctx *ctx)
 		"b=64" };
 	sym_communicator *comm = sym_comm_threads_new(ctx, 8);
 	sym_binding *b[5] = { NULL };
-	sym_exec_options o = { .seed = 1 };
+	sym_exec_options o = SYM_EXEC_OPTIONS_INIT;
 	sym_train_report r;
 	double loss[5];
 	int rc = -1;
 
+	o.seed = 1;
 	for (int i = 0; i < 5; i++) {
 		b[i] = sym_binding_new(ctx);
 		if (!b[i] || sym_binding_parse(b[i], sizes[i], NULL) < 0)

@@ -12,13 +12,18 @@
 #include <symshard/expr.h>
 #include <symshard/prove.h>
 #include <symshard/shape.h>
+#include <symshard/mesh.h>
 #include <symshard/layout.h>
+#include <symshard/redist.h>
 #include <symshard/graph.h>
 #include <symshard/shard.h>
+#include <symshard/search.h>
 #include <symshard/grad.h>
 #include <symshard/plan.h>
 #include <symshard/comm.h>
 #include <symshard/exec.h>
-#include <symshard/train.h>
+#include <symshard/dataset.h>
+#include <symshard/checkpoint.h>
+#include <symshard/trainer.h>
 
 #endif

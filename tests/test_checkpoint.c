@@ -23,26 +23,10 @@
 
 #include "train/checkpoint_private.h"
 
+#include "testlib.h"
+
 /* The temporary directory of the tests, made by setup. */
 static char dir[4096];
-
-/* Return a new context, failing the test when there is none. */
-static sym_ctx *
-new_ctx(void)
-{
-	sym_ctx *ctx = sym_ctx_new();
-
-	assert_non_null(ctx);
-	return ctx;
-}
-
-/* Assert that "ctx" holds no live object, then free it. */
-static void
-free_ctx(sym_ctx *ctx)
-{
-	assert_int_equal(sym_ctx_report_live(ctx, stderr), 0);
-	sym_ctx_free(ctx);
-}
 
 /* Return the path of the file "name" in the temporary directory, in a
  * static buffer of "slot" (0 to 3). */
@@ -90,28 +74,6 @@ put_safetensors(const char *path, const char *header, int pad, const void *data,
 	put_file(path, b, total);
 	free(b);
 	return len;
-}
-
-/* Return the contents of the file "path" (malloc'ed), its size in
- * "*n". */
-static unsigned char *
-get_file(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *b;
-	long size;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	size = ftell(f);
-	assert_true(size >= 0);
-	rewind(f);
-	b = malloc((size_t)size + 1);
-	assert_non_null(b);
-	assert_int_equal(fread(b, 1, (size_t)size, f), (size_t)size);
-	fclose(f);
-	*n = (size_t)size;
-	return b;
 }
 
 /* Return the number of entries of the temporary directory, "." and ".."
@@ -252,7 +214,7 @@ assert_filled(const sym_checkpoint *ck)
 static void
 test_round_trip(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_checkpoint *ck = sym_checkpoint_new(ctx), *back;
 	const char *path = path_of("round.safetensors", 0);
 	size_t bytes = 99;
@@ -283,7 +245,7 @@ test_round_trip(void **state)
 	sym_checkpoint_free(NULL);
 	assert_int_equal(dir_entries(), 1);
 	empty_dir();
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Return the integer item "i" of the array "a". */
@@ -327,7 +289,7 @@ test_exact_bytes(void **state)
 	static const unsigned char data[14] = { 0x00, 0x00, 0x80, 0x3f, 0x00,
 		0x00, 0x00, 0xc0, 0x01, 0x00, 0xfe, 0xff, 0x04, 0x03 };
 	static const int64_t a_dim[1] = { 2 }, c_dim[2] = { 3, 1 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_checkpoint *ck = sym_checkpoint_new(ctx);
 	const char *path = path_of("exact.safetensors", 0);
 	unsigned char *b;
@@ -342,7 +304,7 @@ test_exact_bytes(void **state)
 	assert_int_equal(sym_checkpoint_set_metadata(ck, "seed", "42"), 0);
 	assert_int_equal(sym_checkpoint_set_metadata(ck, "format", "pt"), 0);
 	assert_int_equal(sym_checkpoint_write(ck, path), 0);
-	b = get_file(path, &n);
+	b = (unsigned char *)tl_read_file(path, &n);
 	len = 0;
 	for (int i = 7; i >= 0; i--)
 		len = len << 8 | b[i];
@@ -373,7 +335,7 @@ test_exact_bytes(void **state)
 	free(b);
 	sym_checkpoint_free(ck);
 	empty_dir();
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* A file laid out as PyTorch's safetensors.torch.save_file writes it
@@ -394,7 +356,7 @@ test_pytorch_layout(void **state)
 	static const unsigned char data2[6] = { 1, 0, 0x80, 0x3f, 0x00, 0xc0 };
 	static const uint16_t w[2] = { 0x3f80, 0xc000 };
 	static const int64_t a_dim[1] = { 2 }, w_dim[2] = { 1, 2 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	const char *path = path_of("torch.safetensors", 0);
 	sym_checkpoint *ck;
 
@@ -416,7 +378,7 @@ test_pytorch_layout(void **state)
 	assert_string_equal(sym_checkpoint_metadata(ck, "note"), "caf\xc3\xa9");
 	sym_checkpoint_free(ck);
 	empty_dir();
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Every dtype keeps its safetensors name through a write and a read. */
@@ -427,7 +389,7 @@ test_dtypes(void **state)
 		"I8", "I16", "I32", "I64", "U8", "BOOL" };
 	static const uint64_t zero[2] = { 0, 0 };
 	static const int64_t one[1] = { 1 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_checkpoint *ck = sym_checkpoint_new(ctx), *back;
 	const char *path = path_of("dtypes.safetensors", 0);
 
@@ -453,7 +415,7 @@ test_dtypes(void **state)
 	sym_checkpoint_free(back);
 	sym_checkpoint_free(ck);
 	empty_dir();
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The byte swap of big-endian hosts, on elements of 2, 4 and 8 bytes,
@@ -527,7 +489,7 @@ test_not_safetensors(void **state)
 {
 	static const unsigned char big[8] = { 0x01, 0xe1, 0xf5, 0x05 };
 	static const unsigned char len1000[12] = { 0xe8, 0x03 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	const char *path = path_of("bad.safetensors", 0);
 
 	(void)state;
@@ -549,7 +511,7 @@ test_not_safetensors(void **state)
 	expect_bad(ctx, path_of("missing.safetensors", 0), SYM_EIO,
 	    "cannot open", "No such file");
 	empty_dir();
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Tensors that are wrong one by one: their dtype, shape, data offsets,
@@ -557,7 +519,7 @@ test_not_safetensors(void **state)
 static void
 test_bad_tensors(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 
 	(void)state;
 	expect_bad_header(ctx, "{" T("x", "F8_E4M3", "[1]", "[0,1]") "}", 1,
@@ -607,7 +569,7 @@ test_bad_tensors(void **state)
 	expect_bad_header(ctx, "{\"__metadata__\":[]}", 0, "__metadata__",
 	    "not an object of strings");
 	empty_dir();
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Data areas that the tensors do not cover exactly: a gap, an overlap,
@@ -616,7 +578,7 @@ test_bad_tensors(void **state)
 static void
 test_bad_cover(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 
 	(void)state;
 	expect_bad_header(ctx,
@@ -641,7 +603,7 @@ test_bad_cover(void **state)
 	    10, "truncated: tensor 'big' needs bytes [4, 20)",
 	    "which has 10: 10 bytes missing");
 	empty_dir();
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Adding tensors and metadata that are refused, with messages naming the
@@ -653,7 +615,7 @@ test_add_errors(void **state)
 	static const int64_t d4[1] = { 4 }, neg[2] = { 2, -2 },
 	                     nine[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 },
 	                     huge[2] = { INT64_MAX, 4 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_checkpoint *ck = sym_checkpoint_new(ctx);
 
 	(void)state;
@@ -700,7 +662,7 @@ test_add_errors(void **state)
 	assert_tensor(ck, 0, "x", SYM_DT_F32, 1, d4, x, sizeof(x));
 	assert_null(sym_checkpoint_metadata(ck, "k"));
 	sym_checkpoint_free(ck);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The atomic write: a missing directory fails with a message and leaves
@@ -711,7 +673,7 @@ test_atomic_write(void **state)
 {
 	static const int32_t v1[1] = { 1 }, v2[2] = { 2, 3 };
 	static const int64_t d1[1] = { 1 }, d2[1] = { 2 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_checkpoint *ck = sym_checkpoint_new(ctx), *back;
 	const char *missing = path_of("no-such-dir/ck.safetensors", 0);
 	const char *target = path_of("ck.safetensors", 1);
@@ -750,7 +712,7 @@ test_atomic_write(void **state)
 	assert_non_null(strstr(sym_ctx_last_message(ctx), "no file name"));
 	sym_checkpoint_free(ck);
 	empty_dir();
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Live objects: every checkpoint counts once until freed, and those left
@@ -758,7 +720,7 @@ test_atomic_write(void **state)
 static void
 test_live_objects(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_checkpoint *a = sym_checkpoint_new(ctx);
 	sym_checkpoint *b = sym_checkpoint_new(ctx);
 	static const int64_t d[1] = { 3 };

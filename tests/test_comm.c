@@ -20,27 +20,10 @@
 
 #include <symshard.h>
 
+#include "testlib.h"
+
 #define MAX_RANKS 8
 #define MAX_GROUPS 8
-
-/* One rank's thread: its handle, its context, its first failure. */
-struct member {
-	struct team *team;
-	int rank;
-	sym_ctx *ctx;
-	sym_comm_endpoint *ep;
-	char err[512];
-	size_t live;
-};
-
-/* "n" threads running "fn" as the ranks of one threads communicator. */
-struct team {
-	sym_communicator *comm;
-	int n;
-	int (*fn)(struct member *m, void *arg);
-	void *arg;
-	struct member m[MAX_RANKS];
-};
 
 /* A partition of some of the ranks into groups, run concurrently. */
 struct phase {
@@ -49,83 +32,18 @@ struct phase {
 	int rank[MAX_GROUPS][MAX_RANKS];
 };
 
-/* Record the failure of "m" from "fmt" unless one is recorded; return
- * -1. */
-static int __attribute__((format(printf, 2, 3)))
-failed(struct member *m, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (m->err[0])
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(m->err, sizeof(m->err), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* Run the rank "p" (a struct member) of its team: context, attach, the
- * team's function, detach; return NULL. */
-static void *
-member_main(void *p)
-{
-	struct member *m = p;
-
-	m->ctx = sym_ctx_new();
-	if (!m->ctx) {
-		failed(m, "rank %d: no context", m->rank);
-		return NULL;
-	}
-	m->ep = sym_comm_attach(m->team->comm, m->rank, m->ctx);
-	if (!m->ep)
-		failed(m, "rank %d: attach: %s", m->rank,
-		    sym_ctx_last_message(m->ctx));
-	else
-		m->team->fn(m, m->team->arg);
-	sym_comm_detach(m->ep);
-	m->live = sym_ctx_live_objects(m->ctx);
-	sym_ctx_free(m->ctx);
-	return NULL;
-}
-
 /* Run "fn" with "arg" on "n" ranks of a new threads communicator whose
  * timeout is "timeout_ms" (0: the default), and fail the test on any
- * rank's failure. */
+ * rank's failure or on an object a rank's context kept. */
 static void
-run_team(int n, long timeout_ms, int (*fn)(struct member *, void *), void *arg)
+run_team(int n, long timeout_ms, int (*fn)(struct tl_member *, void *),
+    void *arg)
 {
-	pthread_t th[MAX_RANKS];
-	struct team t;
-	sym_ctx *ctx = sym_ctx_new();
+	struct tl_team t;
 
-	assert_non_null(ctx);
-	memset(&t, 0, sizeof(t));
-	t.comm = sym_comm_threads_new(ctx, n);
-	assert_non_null(t.comm);
-	if (timeout_ms)
-		assert_int_equal(sym_comm_set_option(t.comm,
-		                     SYM_COMM_OPT_TIMEOUT_MS, timeout_ms),
-		    0);
-	t.n = n;
-	t.fn = fn;
-	t.arg = arg;
-	for (int r = 0; r < n; r++) {
-		t.m[r].team = &t;
-		t.m[r].rank = r;
-		assert_int_equal(pthread_create(&th[r], NULL, member_main,
-		                     &t.m[r]),
-		    0);
-	}
-	for (int r = 0; r < n; r++)
-		assert_int_equal(pthread_join(th[r], NULL), 0);
-	for (int r = 0; r < n; r++) {
-		if (t.m[r].err[0])
-			fail_msg("%d ranks: %s", n, t.m[r].err);
-		assert_int_equal(t.m[r].live, 0);
-	}
-	sym_comm_free(t.comm);
-	assert_int_equal(sym_ctx_live_objects(ctx), 0);
-	sym_ctx_free(ctx);
+	tl_team_init(&t, n, timeout_ms);
+	tl_team_run(&t, n, fn, arg);
+	tl_team_clear(&t);
 }
 
 /* Return the splitmix64 hash of "x". */
@@ -248,7 +166,8 @@ static const size_t block_bytes[] = { 0, 1, 7, 4096, 20011 };
  * group "g" of "m" ranks for rank "mb", whose group rank is "me"; "seed"
  * numbers the cases. Return 0 or -1 (failure recorded). */
 static int
-check_reductions(struct member *mb, const int *g, int m, int me, uint64_t seed)
+check_reductions(struct tl_member *mb, const int *g, int m, int me,
+    uint64_t seed)
 {
 	for (size_t d = 0; d < 3; d++)
 		for (int op = 0; op < 2; op++)
@@ -270,11 +189,11 @@ check_reductions(struct member *mb, const int *g, int m, int me, uint64_t seed)
 				if (sym_comm_all_reduce(mb->ep, g, m,
 				        in_place ? recv : send, recv, n, dt,
 				        (sym_reduce_op)op) < 0)
-					return failed(mb, "all_reduce: %s",
+					return tl_failed(mb, "all_reduce: %s",
 					    sym_ctx_last_message(mb->ctx));
 				reference(want, g, m, dt, op, 0, n, seed);
 				if ((at = differ(recv, want, sz)) >= 0)
-					return failed(mb,
+					return tl_failed(mb,
 					    "rank %d: all_reduce %s op %d count "
 					    "%lld in place %d on %d ranks: "
 					    "byte %ld differs",
@@ -283,12 +202,13 @@ check_reductions(struct member *mb, const int *g, int m, int me, uint64_t seed)
 				fill(send, dt, n * m, seed + 77, mb->rank);
 				if (sym_comm_reduce_scatter(mb->ep, g, m, send,
 				        recv, n, dt, (sym_reduce_op)op) < 0)
-					return failed(mb, "reduce_scatter: %s",
+					return tl_failed(mb,
+					    "reduce_scatter: %s",
 					    sym_ctx_last_message(mb->ctx));
 				reference(want, g, m, dt, op, n * me, n,
 				    seed + 77);
 				if ((at = differ(recv, want, sz)) >= 0)
-					return failed(mb,
+					return tl_failed(mb,
 					    "rank %d: reduce_scatter %s op %d "
 					    "count %lld on %d ranks: byte %ld "
 					    "differs",
@@ -305,7 +225,7 @@ check_reductions(struct member *mb, const int *g, int m, int me, uint64_t seed)
  * size of "block_bytes" on group "g" of "m" ranks for rank "mb" (group rank
  * "me"); "seed" numbers the cases. Return 0 or -1. */
 static int
-check_moves(struct member *mb, const int *g, int m, int me, uint64_t seed)
+check_moves(struct tl_member *mb, const int *g, int m, int me, uint64_t seed)
 {
 	for (size_t c = 0; c < 5; c++, seed += 16) {
 		size_t b = block_bytes[c], total = b * (size_t)m;
@@ -324,7 +244,7 @@ check_moves(struct member *mb, const int *g, int m, int me, uint64_t seed)
 		if (sym_comm_all_gather(mb->ep, g, m,
 		        seed % 2 ? recv + (size_t)me * b : send, recv, b) < 0 ||
 		    differ(recv, want, total) >= 0)
-			return failed(mb,
+			return tl_failed(mb,
 			    "rank %d: all_gather of %zu bytes on "
 			    "%d ranks: %s",
 			    mb->rank, b, m, sym_ctx_last_message(mb->ctx));
@@ -337,7 +257,7 @@ check_moves(struct member *mb, const int *g, int m, int me, uint64_t seed)
 		}
 		if (sym_comm_all_to_all(mb->ep, g, m, send, recv, b) < 0 ||
 		    differ(recv, want, total) >= 0)
-			return failed(mb,
+			return tl_failed(mb,
 			    "rank %d: all_to_all of %zu bytes on "
 			    "%d ranks: %s",
 			    mb->rank, b, m, sym_ctx_last_message(mb->ctx));
@@ -347,7 +267,7 @@ check_moves(struct member *mb, const int *g, int m, int me, uint64_t seed)
 		fill(want, SYM_DT_U8, (int64_t)b, seed + 2, g[root]);
 		if (sym_comm_broadcast(mb->ep, g, m, recv, b, root) < 0 ||
 		    differ(recv, want, b) >= 0)
-			return failed(mb,
+			return tl_failed(mb,
 			    "rank %d: broadcast of %zu bytes from "
 			    "%d on %d ranks: %s",
 			    mb->rank, b, root, m,
@@ -359,7 +279,7 @@ check_moves(struct member *mb, const int *g, int m, int me, uint64_t seed)
 		if (sym_comm_permute(mb->ep, g, m, send, recv, b, dest, src) <
 		        0 ||
 		    differ(recv, want, b) >= 0)
-			return failed(mb,
+			return tl_failed(mb,
 			    "rank %d: permute of %zu bytes by %d "
 			    "on %d ranks: %s",
 			    mb->rank, b, shift, m,
@@ -374,7 +294,7 @@ check_moves(struct member *mb, const int *g, int m, int me, uint64_t seed)
 		        me == 0 ? m - 1 : SYM_COMM_NONE,
 		        me == m - 1 ? 0 : SYM_COMM_NONE) < 0 ||
 		    differ(recv, want, b) >= 0)
-			return failed(mb,
+			return tl_failed(mb,
 			    "rank %d: partial permute of %zu bytes "
 			    "on %d ranks: %s",
 			    mb->rank, b, m, sym_ctx_last_message(mb->ctx));
@@ -445,7 +365,7 @@ make_phases(int n, struct phase *ph)
 /* Run every collective in every phase for rank "m" ("arg" unused); return
  * 0 or -1. */
 static int
-all_collectives(struct member *m, void *arg)
+all_collectives(struct tl_member *m, void *arg)
 {
 	struct phase ph[8];
 	int np = make_phases(m->team->n, ph);
@@ -463,7 +383,7 @@ all_collectives(struct member *m, void *arg)
 			if (check_reductions(m, g, size, me, seed) < 0 ||
 			    check_moves(m, g, size, me, seed + 500) < 0 ||
 			    sym_comm_barrier(m->ep, g, size) < 0)
-				return failed(m, "rank %d, phase %d: %s",
+				return tl_failed(m, "rank %d, phase %d: %s",
 				    m->rank, p, m->err);
 		}
 	return 0;
@@ -485,7 +405,7 @@ test_collectives(void **state)
  * rank "m" (rank ^ 1), alternating, each checked; "arg" unused. Return 0
  * or -1. */
 static int
-back_to_back(struct member *m, void *arg)
+back_to_back(struct tl_member *m, void *arg)
 {
 	int pair[2] = { m->rank & ~1, m->rank | 1 };
 	int n = m->team->n;
@@ -497,21 +417,21 @@ back_to_back(struct member *m, void *arg)
 			v[k] = it * 31 + k + m->rank;
 		if (sym_comm_all_reduce(m->ep, pair, 2, v, sum, 4, SYM_DT_I32,
 		        SYM_REDUCE_SUM) < 0)
-			return failed(m, "pair all_reduce %d: %s", it,
+			return tl_failed(m, "pair all_reduce %d: %s", it,
 			    sym_ctx_last_message(m->ctx));
 		for (int k = 0; k < 4; k++)
 			if (sum[k] != 2 * (it * 31 + k) + pair[0] + pair[1])
-				return failed(m,
+				return tl_failed(m,
 				    "rank %d: pair sum %d of "
 				    "iteration %d is %d",
 				    m->rank, k, it, sum[k]);
 		if (sym_comm_all_gather(m->ep, NULL, 0, &v[0], all,
 		        sizeof(int32_t)) < 0)
-			return failed(m, "all_gather %d: %s", it,
+			return tl_failed(m, "all_gather %d: %s", it,
 			    sym_ctx_last_message(m->ctx));
 		for (int r = 0; r < n; r++)
 			if (all[r] != it * 31 + r)
-				return failed(m,
+				return tl_failed(m,
 				    "rank %d: all_gather %d: "
 				    "block %d is %d",
 				    m->rank, it, r, all[r]);
@@ -531,14 +451,14 @@ test_back_to_back(void **state)
 /* Check that the last error of "m" is "code" with a message containing
  * "text"; return 0 or -1. */
 static int
-expect_error(struct member *m, int rc, sym_error code, const char *text)
+expect_error(struct tl_member *m, int rc, sym_error code, const char *text)
 {
 	if (rc != -1)
-		return failed(m, "rank %d: expected -1 (%s), got %d", m->rank,
-		    text, rc);
+		return tl_failed(m, "rank %d: expected -1 (%s), got %d",
+		    m->rank, text, rc);
 	if (sym_ctx_last_error(m->ctx) != code ||
 	    !strstr(sym_ctx_last_message(m->ctx), text))
-		return failed(m,
+		return tl_failed(m,
 		    "rank %d: expected error %d with '%s', got "
 		    "%d: %s",
 		    m->rank, (int)code, text, (int)sym_ctx_last_error(m->ctx),
@@ -550,7 +470,7 @@ expect_error(struct member *m, int rc, sym_error code, const char *text)
 /* Argument errors a rank detects alone, on 4 ranks (only rank 0 calls);
  * "arg" unused. Return 0 or -1. */
 static int
-local_errors(struct member *m, void *arg)
+local_errors(struct tl_member *m, void *arg)
 {
 	static const int dup[] = { 0, 1, 0 }, out[] = { 0, 4 },
 	                 other[] = { 1, 2 }, neg[] = { -1, 0 };
@@ -628,7 +548,7 @@ test_local_errors(void **state)
 /* Members of 2 ranks that disagree, each time followed by a correct call
  * that must still work; "arg" unused. Return 0 or -1. */
 static int
-mismatches(struct member *m, void *arg)
+mismatches(struct tl_member *m, void *arg)
 {
 	float x[16] = { 1, 2, 3 }, y[16];
 	int r = m->rank;
@@ -664,8 +584,9 @@ mismatches(struct member *m, void *arg)
 	if (sym_comm_all_reduce(ep, NULL, 0, x, y, 3, SYM_DT_F32,
 	        SYM_REDUCE_SUM) < 0 ||
 	    y[0] != 2 || y[1] != 4 || y[2] != 6)
-		return failed(m, "rank %d: all_reduce after the mismatches: %s",
-		    r, sym_ctx_last_message(m->ctx));
+		return tl_failed(m,
+		    "rank %d: all_reduce after the mismatches: %s", r,
+		    sym_ctx_last_message(m->ctx));
 	return 0;
 }
 
@@ -683,7 +604,7 @@ test_mismatches(void **state)
  * "arg", a pthread barrier) rank 2's late call on the world finds it
  * abandoned, and another group still works. Return 0 or -1. */
 static int
-timeouts(struct member *m, void *arg)
+timeouts(struct tl_member *m, void *arg)
 {
 	static const int pair[] = { 0, 1 }, rev[] = { 2, 1, 0 };
 	struct timespec t0, t1;
@@ -704,15 +625,15 @@ timeouts(struct member *m, void *arg)
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 	    (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
 	if (ms < 140 || ms > 5000)
-		return failed(m, "rank %d: timed out after %.0f ms", m->rank,
+		return tl_failed(m, "rank %d: timed out after %.0f ms", m->rank,
 		    ms);
 	if (m->rank == 2)
 		return expect_error(m, sym_comm_barrier(m->ep, NULL, 0),
 		    SYM_EIO, "abandoned after a timeout");
 	if (sym_comm_all_gather(m->ep, pair, 2, &x, y, sizeof(int)) < 0 ||
 	    y[0] != 0 || y[1] != 1)
-		return failed(m, "rank %d: all_gather on {0, 1}: %s", m->rank,
-		    sym_ctx_last_message(m->ctx));
+		return tl_failed(m, "rank %d: all_gather on {0, 1}: %s",
+		    m->rank, sym_ctx_last_message(m->ctx));
 	return 0;
 }
 
@@ -735,7 +656,7 @@ test_timeout(void **state)
  * with its context's error: rank 0's, with its location. A message that
  * names its rank already is not named twice. Return 0 or -1. */
 static int
-agreement(struct member *m, void *arg)
+agreement(struct tl_member *m, void *arg)
 {
 	sym_loc at = { "net.sg", 4, 2 }, loc;
 	char mine[64];
@@ -743,22 +664,23 @@ agreement(struct member *m, void *arg)
 
 	(void)arg;
 	if (sym_comm_agree(m->ep, SYM_OK, "ignored") != 0)
-		return failed(m, "rank %d: agree with no failure: %s", m->rank,
-		    sym_ctx_last_message(m->ctx));
+		return tl_failed(m, "rank %d: agree with no failure: %s",
+		    m->rank, sym_ctx_last_message(m->ctx));
 	if (sym_ctx_last_error(m->ctx) != SYM_OK)
-		return failed(m, "rank %d: an error without failure", m->rank);
+		return tl_failed(m, "rank %d: an error without failure",
+		    m->rank);
 	snprintf(mine, sizeof(mine), "disk %d is full", m->rank);
 	rc = sym_comm_agree(m->ep, m->rank >= 3 ? SYM_EIO : SYM_OK,
 	    m->rank >= 3 ? mine : NULL);
 	if (expect_error(m, rc, SYM_EIO, "rank 3: disk 3 is full") < 0)
 		return -1;
 	if (sym_expr_parse(m->ctx, NULL, &at) != NULL)
-		return failed(m, "rank %d: parsed no text", m->rank);
+		return tl_failed(m, "rank %d: parsed no text", m->rank);
 	rc = sym_comm_agree(m->ep, sym_ctx_last_error(m->ctx), NULL);
 	loc = sym_ctx_last_location(m->ctx);
 	if (!loc.file || strcmp(loc.file, "net.sg") || loc.line != 4 ||
 	    loc.col != 2)
-		return failed(m, "rank %d: location %s:%d:%d", m->rank,
+		return tl_failed(m, "rank %d: location %s:%d:%d", m->rank,
 		    loc.file ? loc.file : "(none)", loc.line, loc.col);
 	if (expect_error(m, rc, SYM_EINVAL, "rank 0: no text to parse") < 0)
 		return -1;
@@ -766,7 +688,7 @@ agreement(struct member *m, void *arg)
 	    "rank 2: out of memory");
 	if (rc != -1 ||
 	    strcmp(sym_ctx_last_message(m->ctx), "rank 2: out of memory"))
-		return failed(m, "rank %d: '%s'", m->rank,
+		return tl_failed(m, "rank %d: '%s'", m->rank,
 		    sym_ctx_last_message(m->ctx));
 	rc = sym_comm_agree(m->ep, m->rank == 1 ? SYM_EDOMAIN : SYM_OK, NULL);
 	return expect_error(m, rc, SYM_EDOMAIN,

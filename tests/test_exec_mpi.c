@@ -80,7 +80,7 @@ static int
 run_check(sym_plan *p, sym_plan *single, sym_communicator *comm, sym_ctx *ctx,
     const char *text, sym_exec_report *rep)
 {
-	sym_exec_options o = { .seed = 13 };
+	sym_exec_options o = { .size = sizeof(o), .seed = 13 };
 	sym_binding *b = sym_binding_new(ctx);
 	int rc = -1;
 
@@ -177,7 +177,9 @@ train_graph(struct run *r, sym_communicator *comm, const char *what,
 {
 	sym_plan *p = NULL, *single = NULL;
 	sym_binding *b[16] = { NULL };
-	sym_exec_options o = { .seed = 5, .rtol = tol, .atol = tol };
+	sym_exec_options o = {
+		.size = sizeof(o), .seed = 5, .rtol = tol, .atol = tol
+	};
 	sym_train_report tr, tt;
 	sym_communicator *threads;
 	double loss[16], lt[16];

@@ -14,6 +14,8 @@
 
 #include <symshard.h>
 
+#include "testlib.h"
+
 /* 2^70, which does not fit 64 bits. */
 #define TWO_70 "1180591620717411303424"
 
@@ -27,9 +29,8 @@ new_ctx(void)
 		int64_t divisor;
 	} decl[] = { { "a", 1 }, { "b", 8 }, { "c", 1 }, { "s", 128 },
 		{ "d", 2 } };
-	sym_ctx *ctx = sym_ctx_new();
+	sym_ctx *ctx = tl_ctx_new();
 
-	assert_non_null(ctx);
 	for (size_t i = 0; i < sizeof(decl) / sizeof(decl[0]); i++) {
 		sym_symbol_info info = SYM_SYMBOL_INFO_INIT;
 
@@ -50,15 +51,6 @@ ctx_with(const char *name, int64_t divisor)
 	info.divisor = divisor;
 	assert_non_null(sym_symbol_new(ctx, name, &info, NULL));
 	return ctx;
-}
-
-/* Check that every expression created in "ctx" was freed, then free
- * "ctx". */
-static void
-finish(sym_ctx *ctx)
-{
-	assert_int_equal(sym_ctx_live_objects(ctx), 0);
-	sym_ctx_free(ctx);
 }
 
 /* Return the expression parsed from "text" in "ctx", failing the test with
@@ -204,7 +196,7 @@ test_print_sums(void **state)
 	check_print(ctx, "b - b", "0");
 	check_print(ctx, "(a + 1)*(a - 1)", "a*a - 1");
 	check_print(ctx, "a*(b + c)", "a*b + a*c");
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the printing of integers beyond 64 bits; "state" is unused. */
@@ -221,7 +213,7 @@ test_print_big_integers(void **state)
 	check_print(ctx, "34359738368*34359738368", TWO_70);
 	check_print(ctx, TWO_70 " - " TWO_70 " + 1", "1");
 	check_print(ctx, "0000042", "42");
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the printing of floordiv, mod, min and max atoms and where they
@@ -255,7 +247,7 @@ test_print_atoms(void **state)
 	check_print(ctx, "a*c mod 7", "a*c mod 7");
 	check_print(ctx, "max(a + 1, c*c)", "max(a + 1, c*c)");
 	check_print(ctx, "(b floordiv 2) floordiv 4", "b floordiv 8");
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check operator synonyms, precedence, associativity and the function
@@ -291,7 +283,7 @@ test_parse_operators(void **state)
 	check_same(ctx, "(((a)))", "a");
 	check_same(ctx, " \ta\n+\r\n c ", "a + c");
 	check_same(ctx, "min (a, c)", "min(a, c)");
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check names with primes (instances of a non-unique symbol); "state" is
@@ -316,7 +308,7 @@ test_parse_instances(void **state)
 	check_print(ctx, "c' + c", "c + c'");
 	check_print(ctx, "c''*c' - c", "-c + c'*c''");
 	check_error(ctx, "a'", SYM_EDECL, "unknown symbol 'a''", 1);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that printing and parsing again gives the same expression, for
@@ -392,7 +384,7 @@ test_round_trip(void **state)
 		sym_expr_free(e);
 		sym_expr_free(f);
 	}
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the simplifications the canonical form must make; "state" is
@@ -424,20 +416,20 @@ test_canonical_form(void **state)
 			    k[j], e[i], k[j]);
 			check_same(ctx, text, e[i]);
 		}
-	finish(ctx);
+	tl_ctx_free(ctx);
 	ctx = ctx_with("b", 1);
 	check_same(ctx, "(8*b + 3) floordiv 8", "b");
 	check_same(ctx, "(8*b + 3) mod 8", "3");
 	check_same(ctx, "(8*b - 1) floordiv 8", "b - 1");
-	finish(ctx);
+	tl_ctx_free(ctx);
 	ctx = ctx_with("b", 2);
 	check_same(ctx, "4*b mod 8", "0");
 	check_same(ctx, "(4*b + 5) mod 8", "5");
-	finish(ctx);
+	tl_ctx_free(ctx);
 	ctx = ctx_with("b", 8);
 	check_same(ctx, "b mod 4", "0");
 	check_same(ctx, "(b + 1) mod 4", "1");
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that every operator folds constants; "state" is unused. */
@@ -466,7 +458,7 @@ test_constant_folding(void **state)
 	check_same(ctx, TWO_70 " floordiv 1024", "1152921504606846976");
 	check_same(ctx, TWO_70 " mod 1000", "424");
 	check_same(ctx, "a - a + 1", "1");
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that ceildiv is the ceiling of the quotient; "state" is
@@ -487,7 +479,7 @@ test_ceildiv(void **state)
 		    v >= 20 ? (v - 13) / 8 : -((20 - v) / 8));
 	}
 	sym_binding_free(bind);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the syntax errors, their messages and locations; "state" is
@@ -546,7 +538,7 @@ test_parse_errors(void **state)
 	    "expected an expression after '*'", 9, 6);
 	check_error_at(ctx, "(a +\n c", &where, SYM_EPARSE,
 	    "missing ')' to close '(' at line 7, column 12", 8, 3);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the size limits of the parser: nesting and literal length;
@@ -591,7 +583,7 @@ test_parse_limits(void **state)
 	strcat(text, " floordiv c");
 	check_error(ctx, text, SYM_EPARSE, "expression too deep", 3292);
 	free(text);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that the deepest expression the parser builds, printed with the
@@ -618,7 +610,7 @@ test_deep_round_trip(void **state)
 	free(s);
 	sym_expr_free(f);
 	sym_expr_free(e);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that a division by a constant that is not positive is an error
@@ -638,7 +630,7 @@ test_division_errors(void **state)
 	check_error(ctx, "1 + floordiv(b, 0)", SYM_EDIVZERO, "by 0", 5);
 	check_error_at(ctx, "b floordiv 0", &where, SYM_EDIVZERO,
 	    "division by 0", 2, 12);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check evaluation under a binding, with its errors; "state" is
@@ -680,7 +672,7 @@ test_eval(void **state)
 	check_eval_error(ctx, "9223372036854775807 + b", bind, SYM_EOVERFLOW);
 	assert_int_equal(eval(ctx, "b*b floordiv b", bind), INT64_C(1) << 40);
 	sym_binding_free(bind);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Return the next value of the pseudo-random sequence in "*seed". */
@@ -739,7 +731,7 @@ test_parse_garbage(void **state)
 		}
 	}
 	assert_true(parsed > 0);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the behaviour on NULL arguments; "state" is unused. */
@@ -753,7 +745,7 @@ test_null_arguments(void **state)
 	assert_null(sym_expr_parse(NULL, "a", NULL));
 	assert_null(sym_expr_parse(ctx, NULL, NULL));
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Run the tests of this program; return the number of failures. */

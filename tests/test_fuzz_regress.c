@@ -20,31 +20,7 @@
 #include <cmocka.h>
 
 #include "targets.h"
-
-/* Return the malloc'ed contents of the file "path", their length in
- * "*len"; fail the test when it cannot be read. */
-static uint8_t *
-read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	size_t cap = 0, n = 0, got;
-
-	assert_non_null(f);
-	do {
-		if (cap - n < 4096) {
-			cap = 2 * cap + 4096;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got > 0);
-	assert_int_equal(ferror(f), 0);
-	fclose(f);
-	*len = n;
-	return buf;
-}
+#include "testlib.h"
 
 /* Return 1 when the directory entry "name" of "dir" is an input to
  * replay: a regular file, not a dot file and not the README. */
@@ -96,7 +72,7 @@ replay(const char *sub, const struct target *const *t, size_t n, int required)
 		if (!is_input(dir, ent->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, ent->d_name);
-		data = read_file(path, &len);
+		data = (uint8_t *)tl_read_file(path, &len);
 		for (size_t i = 0; i < n; i++)
 			if (t[i]->one(data, len) != 0)
 				fail_msg("%s breaks the %s target", path,

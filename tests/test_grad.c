@@ -119,7 +119,9 @@ grads_agree(sym_ctx *ctx, const char *text, int64_t devices,
     const char *const *bindings)
 {
 	sym_graph *g = parse(ctx, text, 0);
-	sym_exec_options o = { .seed = 7, .rtol = 1e-9, .atol = 1e-9 };
+	sym_exec_options o = {
+		.size = sizeof(o), .seed = 7, .rtol = 1e-9, .atol = 1e-9
+	};
 	sym_plan *p, *single;
 	sym_communicator *comm;
 

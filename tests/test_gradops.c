@@ -27,6 +27,8 @@
 #include "exec/kernel.h"
 #include "shape/shape_private.h"
 
+#include "testlib.h"
+
 #define TOL_F32 2e-6
 #define TOL_F64 1e-12
 #define TOL_FD_F32 2e-5
@@ -209,24 +211,6 @@ set_ints(sym_ctx *ctx, sym_attrs *a, const char *name, size_t n,
 	assert_int_equal(sym_attrs_set_list(a, name, n, e), 0);
 	for (size_t i = 0; i < n; i++)
 		sym_expr_free(e[i]);
-}
-
-/* Return a context for one test. */
-static sym_ctx *
-new_ctx(void)
-{
-	sym_ctx *ctx = sym_ctx_new();
-
-	assert_non_null(ctx);
-	return ctx;
-}
-
-/* Check that every object of "ctx" was released, then free it. */
-static void
-finish(sym_ctx *ctx)
-{
-	assert_int_equal(sym_ctx_live_objects(ctx), 0);
-	sym_ctx_free(ctx);
 }
 
 /* Return the global dims of input "i" of "a" as a new shape of "ctx"
@@ -428,7 +412,7 @@ check_agrees(sym_ctx *ctx, sym_graph *g, const char *const *bindings)
 	                     20000),
 	    0);
 	for (size_t k = 0; bindings[k]; k++) {
-		sym_exec_options o = { .seed = 7 };
+		sym_exec_options o = { .size = sizeof(o), .seed = 7 };
 		sym_binding *b = sym_binding_new(ctx);
 		sym_exec_report r;
 
@@ -481,7 +465,7 @@ test_unary(void **state)
 {
 	static const char *const ops[] = { "gelu_grad", "sigmoid_grad",
 		"tanh_grad", "sqrt_grad" };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	uint64_t s = 3;
 
 	(void)state;
@@ -522,7 +506,7 @@ test_unary(void **state)
 		fails("sqrt_grad", t, 2, &t[2], 1, NULL, "is i32");
 		free_all(t, 3);
 	}
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The unary gradients sharded like their forward operators, (dp, mp)
@@ -541,7 +525,7 @@ test_unary_sharded(void **state)
 	    "q = sqrt_grad(t, x)\n"
 	    "output q\n";
 	static const char *const bindings[] = { "b=8", "b=24", NULL };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = shard_text(ctx, text, "unary.sg");
 
 	(void)state;
@@ -556,7 +540,7 @@ test_unary_sharded(void **state)
 	    (const char *const[]){ "(d0, d1)", NULL });
 	check_agrees(ctx, g, bindings);
 	sym_graph_free(g);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* --- sce_grad ----------------------------------------------------------- */
@@ -570,7 +554,7 @@ static void
 test_sce_grad(void **state)
 {
 	static const char *const reds[] = { "mean", "sum", "none" };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	uint64_t s = 5;
 
 	(void)state;
@@ -626,7 +610,7 @@ test_sce_grad(void **state)
 		free(want);
 		free_all(t, 4);
 	}
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* sce_grad laid out like softmax_cross_entropy, the batch split 8 ways
@@ -649,7 +633,7 @@ test_sce_grad_sharded(void **state)
 	    "s = add(g, h)\n"
 	    "output s\n";
 	static const char *const bindings[] = { "b=8", "b=40", NULL };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = shard_text(ctx, text, "sce.sg");
 
 	(void)state;
@@ -662,7 +646,7 @@ test_sce_grad_sharded(void **state)
 	    (const char *const[]){ "(batch, class)", NULL });
 	check_agrees(ctx, g, bindings);
 	sym_graph_free(g);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* --- The reduce gradients ----------------------------------------------- */
@@ -678,7 +662,7 @@ test_reduce_grad(void **state)
 {
 	static const char *const ops[] = { "reduce_sum_grad",
 		"reduce_mean_grad", "reduce_max_grad" };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	uint64_t s = 9;
 	int ties = 0;
 
@@ -775,7 +759,7 @@ test_reduce_grad(void **state)
 		free(cnt);
 	}
 	assert_true(ties > 10);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The reduce gradients laid out like their forward reductions: the
@@ -801,7 +785,7 @@ test_reduce_grad_sharded(void **state)
 	    "s = add(a, gx)\n"
 	    "output s\n";
 	static const char *const bindings[] = { "b=8", "b=24", NULL };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = shard_text(ctx, text, "reduce.sg");
 
 	(void)state;
@@ -817,7 +801,7 @@ test_reduce_grad_sharded(void **state)
 	    (const char *const[]){ "(d0, d1, d2)", NULL });
 	check_agrees(ctx, g, bindings);
 	sym_graph_free(g);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* --- softmax_grad, log_softmax_grad ------------------------------------- */
@@ -829,7 +813,7 @@ static void
 test_softmax_grad(void **state)
 {
 	static const char *const ops[] = { "softmax_grad", "log_softmax_grad" };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	uint64_t s = 11;
 
 	(void)state;
@@ -904,7 +888,7 @@ test_softmax_grad(void **state)
 		free(want);
 		free_all(t, 3);
 	}
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* --- layer_norm_grad ---------------------------------------------------- */
@@ -949,7 +933,7 @@ test_layer_norm_grad(void **state)
 {
 	static const int64_t axes[][2] = { { -1, -1 }, { 1, 1 }, { 1, 2 },
 		{ 2, 1 } };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	uint64_t s = 13;
 
 	(void)state;
@@ -1006,7 +990,7 @@ test_layer_norm_grad(void **state)
 			free(w[v]);
 		free_all(t, 6);
 	}
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* softmax_grad, log_softmax_grad and layer_norm_grad laid out like their
@@ -1035,7 +1019,7 @@ test_norm_grad_sharded(void **state)
 	    "output s\n"
 	    "output t\n";
 	static const char *const bindings[] = { "b=8", "b=16", NULL };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = shard_text(ctx, text, "norm.sg");
 
 	(void)state;
@@ -1052,7 +1036,7 @@ test_norm_grad_sharded(void **state)
 	        "(d2) partial(d0, d1)", NULL });
 	check_agrees(ctx, g, bindings);
 	sym_graph_free(g);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* --- maximum_grad, minimum_grad ----------------------------------------- */
@@ -1079,7 +1063,7 @@ test_extremum_grad(void **state)
 		{ 3, 4, -1 }, { 1, 1, 1 }, { 1, -1, -1 }, { 2, 1, 4 } };
 	static const int ranks[] = { 3, 3, 2, 3, 1, 3 };
 	static const char *const ops[] = { "minimum_grad", "maximum_grad" };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	uint64_t s = 17;
 	int ties = 0, nans = 0;
 
@@ -1157,7 +1141,7 @@ test_extremum_grad(void **state)
 		    "dim 0 of b is 2, neither 1 nor dy's 3");
 		free_all(t, 5);
 	}
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* maximum_grad and minimum_grad laid out like their forward operators:
@@ -1187,7 +1171,7 @@ test_extremum_grad_sharded(void **state)
 	    "output s\n"
 	    "output t\n";
 	static const char *const bindings[] = { "b=8", "b=24", NULL };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = shard_text(ctx, text, "extremum.sg");
 
 	(void)state;
@@ -1201,7 +1185,7 @@ test_extremum_grad_sharded(void **state)
 	    (const char *const[]){ "(d0, d1, d2)", "(d0, d1, d2)", NULL });
 	check_agrees(ctx, g, bindings);
 	sym_graph_free(g);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* --- conv2d_input_grad, conv2d_weight_grad ------------------------------ */
@@ -1295,7 +1279,7 @@ test_conv_grad(void **state)
 		{ { 3, 2, 4, 4 }, { 2, 2, 1, 1 }, { 1, 1 }, { 0, 0, 0, 0 },
 		    { 1, 1 }, 1 },
 	};
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	uint64_t s = 19;
 
 	(void)state;
@@ -1374,7 +1358,7 @@ test_conv_grad(void **state)
 		free(ww);
 		free_all(t, 5);
 	}
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* conv2d_input_grad and conv2d_weight_grad laid out as the gradients of
@@ -1405,7 +1389,7 @@ test_conv_grad_sharded(void **state)
 	    "output dw\n"
 	    "output dwg\n";
 	static const char *const bindings[] = { "b=8", "b=16", NULL };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = shard_text(ctx, text, "conv.sg");
 
 	(void)state;
@@ -1427,7 +1411,7 @@ test_conv_grad_sharded(void **state)
 	    (const char *const[]){ "(o, c, None, None) partial(n)", NULL });
 	check_agrees(ctx, g, bindings);
 	sym_graph_free(g);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* --- gather_grad, embedding_grad --------------------------------------- */
@@ -1461,7 +1445,7 @@ gather_loss(const double *dy, const double *p, int rp, const int64_t *pd,
 static void
 test_gather_grad(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	uint64_t s = 23;
 
 	(void)state;
@@ -1561,7 +1545,7 @@ test_gather_grad(void **state)
 		free(want);
 		free_all(t, 4);
 	}
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* gather_grad and embedding_grad laid out like their forward operators
@@ -1594,7 +1578,7 @@ test_gather_grad_sharded(void **state)
 	    "output g\n"
 	    "output e\n";
 	static const char *const bindings[] = { "b=8", "b=16", NULL };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = shard_text(ctx, text, "gather.sg");
 
 	(void)state;
@@ -1616,7 +1600,7 @@ test_gather_grad_sharded(void **state)
 	    (const char *const[]){ "(vocab, embed) partial(i0)", NULL });
 	check_agrees(ctx, g, bindings);
 	sym_graph_free(g);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 int

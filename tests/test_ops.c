@@ -40,7 +40,7 @@ static void
 test_every_layer(void **state)
 {
 	(void)state;
-	assert_int_equal(sym_op_count(), SYM__N_OPS);
+	assert_int_equal(sym_op_n_ops(), SYM__N_OPS);
 	for (size_t i = 0; i < SYM__N_OPS; i++) {
 		const sym_op *op = sym__op((enum sym__opid)i);
 
@@ -554,7 +554,7 @@ run_one_device(sym_graph *g, const char *what, char *msg, size_t size)
 	sym_plan *p = NULL, *single = NULL;
 	sym_communicator *comm = NULL;
 	sym_binding *b = sym_binding_new(ctx);
-	sym_exec_options o = { .seed = 3 };
+	sym_exec_options o = { .size = sizeof(o), .seed = 3 };
 	sym_exec_report rep;
 	int r = -1;
 

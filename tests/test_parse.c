@@ -17,6 +17,8 @@
 
 #include <symshard.h>
 
+#include "testlib.h"
+
 /* An expected syntax error: the text, and the first error's line,
  * column, a part of its message and its hint (NULL: none expected). */
 struct bad {
@@ -25,24 +27,6 @@ struct bad {
 	const char *part;
 	const char *hint;
 };
-
-/* Return a new context, failing the test when there is none. */
-static sym_ctx *
-new_ctx(void)
-{
-	sym_ctx *ctx = sym_ctx_new();
-
-	assert_non_null(ctx);
-	return ctx;
-}
-
-/* Assert that "ctx" holds no live object, then free it. */
-static void
-free_ctx(sym_ctx *ctx)
-{
-	assert_int_equal(sym_ctx_live_objects(ctx), 0);
-	sym_ctx_free(ctx);
-}
 
 /* Return the graph parsed from "text" as file "t.sg" in "ctx"; fail the
  * test when there is none. */
@@ -111,7 +95,7 @@ assert_diag(const sym_diagnostic *d, int line, int col, const char *part,
 static void
 assert_bad(const struct bad *b)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx, b->text);
 
 	if (sym_graph_n_errors(g) != 1)
@@ -121,7 +105,7 @@ assert_bad(const struct bad *b)
 	assert_diag(error_at(g, 0), b->line, b->col, b->part, b->hint, b->text);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_OK);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Assert that the value "name" of "g" exists, has "kind" and the shape
@@ -178,7 +162,7 @@ static const char ffn[] =
 static void
 test_ffn(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx, ffn);
 	sym_node *n;
 	sym_loc loc;
@@ -187,7 +171,7 @@ test_ffn(void **state)
 	assert_no_errors(g);
 	assert_string_equal(sym_graph_filename(g), "t.sg");
 	assert_string_equal(sym_graph_source(g), ffn);
-	assert_int_equal(sym_graph_devices(g), 8);
+	assert_int_equal(sym_graph_n_devices(g), 8);
 	assert_int_equal(sym_graph_n_values(g), 12);
 	assert_int_equal(sym_graph_n_nodes(g), 7);
 	assert_value(g, "x", SYM_VALUE_INPUT, "f32[b, 1, 28, 28]");
@@ -214,14 +198,14 @@ test_ffn(void **state)
 	assert_ptr_equal(sym_graph_output(g, 0),
 	    sym_graph_find_value(g, "loss"));
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Symbol declarations: every option, in any order. */
 static void
 test_symbols(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "symbol b min=8 max=4096 divisor=8 remainder=0 unique\n"
 	    "symbol s  unique remainder=1 divisor=4   # a comment\n"
@@ -254,7 +238,7 @@ test_symbols(void **state)
 	assert_int_equal(info.divisor, 1);
 	assert_int_equal(info.unique, 0);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Each comparison operator of assert statements means what it says:
@@ -282,7 +266,7 @@ test_comparisons(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		sym_ctx *ctx = new_ctx();
+		sym_ctx *ctx = tl_ctx_new();
 		char text[128];
 		sym_graph *g;
 		const sym_assertion *a;
@@ -299,7 +283,7 @@ test_comparisons(void **state)
 		assert_int_equal(a->loc.line, 2);
 		assert_int_equal(a->loc.col, 8);
 		sym_graph_free(g);
-		free_ctx(ctx);
+		tl_ctx_free(ctx);
 	}
 }
 
@@ -309,7 +293,7 @@ test_comparisons(void **state)
 static void
 test_assertion_text(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "symbol s divisor=8 remainder=4 unique\n"
 	    "assert  s mod 8  == 0   # never\n");
@@ -325,7 +309,7 @@ test_assertion_text(void **state)
 	assert_int_equal(a->result, SYM_FALSE);
 	assert_string_equal(a->witness, "s = 12");
 	assert_non_null(a->witness_binding);
-	assert_int_equal(sym_binding_size(a->witness_binding), 1);
+	assert_int_equal(sym_binding_n_symbols(a->witness_binding), 1);
 	assert_int_equal(sym_binding_get(a->witness_binding,
 	                     sym_symbol_find(ctx, "s"), &v),
 	    0);
@@ -336,7 +320,7 @@ test_assertion_text(void **state)
 	assert_non_null(d->witness_binding);
 	assert_int_equal(sym_binding_value(d->witness_binding, 0), 12);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The layout example (HACKING.md section 8) with relations and assertions:
@@ -344,7 +328,7 @@ test_assertion_text(void **state)
 static void
 test_design_layout_example(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "devices 8\n"
 	    "mesh m = (dp=2, sp=2, mp=2)\n"
@@ -373,7 +357,7 @@ test_design_layout_example(void **state)
 	assert_non_null(strstr(a->witness, "s = 128"));
 	assert_value(g, "y", SYM_VALUE_RESULT, "f32[2, 16]");
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Inputs and parameters: scalars, every expression form in dimensions,
@@ -381,7 +365,7 @@ test_design_layout_example(void **state)
 static void
 test_inputs(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "symbol h unique\r\n"
 	    "symbol s unique\n"
@@ -404,7 +388,7 @@ test_inputs(void **state)
 	                     "d"))),
 	    4);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Attribute values: booleans, integers, floats, strings, lists, a
@@ -413,7 +397,7 @@ test_inputs(void **state)
 static void
 test_attributes(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "symbol b unique\n"
 	    "input x : f32[2]\n"
@@ -444,7 +428,7 @@ test_attributes(void **state)
 	    "s=\"a, b) # \\\"q\\\"\", l=[1, b], z=[], k=[b], x2=[2*b], "
 	    "m=[min(2, b)], w=\"f16\", u=\"none\"");
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Attributes the operators know take effect; a bad one is reported at
@@ -452,7 +436,7 @@ test_attributes(void **state)
 static void
 test_attributes_used(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "input x : f32[4, 8]\n"
 	    "r = reduce_sum(x, axis=[1], keep_dims=true)\n"
@@ -470,14 +454,14 @@ test_attributes_used(void **state)
 	assert_int_equal(error_at(g, 0)->loc.line, 6);
 	assert_int_equal(error_at(g, 0)->loc.col, 35);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Several results, values called like keywords, several outputs. */
 static void
 test_results(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "input x : f32[4, 8]\n"
 	    "a, b = split(x, axis=1, output_num=2)\n"
@@ -496,14 +480,14 @@ test_results(void **state)
 	    sym_graph_find_value(g, "output"));
 	assert_ptr_equal(sym_graph_output(g, 2), sym_graph_find_value(g, "a"));
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Every strategy form parses without an error. */
 static void
 test_strategies(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "devices 8\n"
 	    "mesh m = (dp=2, sp=2, mp=2)\n"
@@ -527,7 +511,7 @@ test_strategies(void **state)
 	assert_no_errors(g);
 	assert_int_equal(sym_graph_n_nodes(g), 10);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Malformed strategies: message and column. */
@@ -805,7 +789,7 @@ test_syntax_errors(void **state)
 static void
 test_three_errors(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "devices 8\n"
 	    "input x : f32[4, q]\n"
@@ -827,7 +811,7 @@ test_three_errors(void **state)
 	assert_null(sym_graph_find_value(g, "x"));
 	assert_null(sym_graph_find_value(g, "z"));
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* A value whose definition failed is not reported again where it is
@@ -835,7 +819,7 @@ test_three_errors(void **state)
 static void
 test_no_cascade(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "input x : f23[4]\n"
 	    "y = relu(x)\n"
@@ -850,7 +834,7 @@ test_no_cascade(void **state)
 	assert_diag(error_at(g, 1), 6, 10, "unknown value 'e'", NULL, "6");
 	assert_int_equal(sym_graph_n_outputs(g), 0);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* A symbol whose declaration failed is not reported as unknown where it
@@ -860,7 +844,7 @@ test_no_cascade(void **state)
 static void
 test_no_cascade_symbol(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx,
 	    "symbol b min=0\n"
 	    "symbol c divisor=8 mod=3\n"
@@ -886,7 +870,7 @@ test_no_cascade_symbol(void **state)
 	assert_int_equal(sym_graph_n_assertions(g), 0);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_OK);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Diagnostics print like a compiler's: location, message, the line and a
@@ -894,7 +878,7 @@ test_no_cascade_symbol(void **state)
 static void
 test_format(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = parse(ctx, "input h2 : f32[2]\n\tx = relu(h3)\n");
 	char *s;
 
@@ -909,7 +893,7 @@ test_format(void **state)
 	    "  hint: did you mean 'h2'?");
 	free(s);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The names of severities and of kinds of values, as the reports print
@@ -953,7 +937,7 @@ test_files(void **state)
 {
 	static const char text[] = "devices 2\ninput x : f32[2]\nouput x\n";
 	static const char nul[] = "devices 2\ninput x : f32[2]\noutput x\0y";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	char *name = temp_file(text, sizeof(text) - 1);
 	const char *msg;
 	sym_graph *g = sym_graph_parse_file(ctx, name);
@@ -992,7 +976,7 @@ test_files(void **state)
 	sym_graph_free(g);
 	remove(name);
 	free(name);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Return the malloc'ed text of "n" lines, line "i" formatted from "fmt"
@@ -1017,7 +1001,7 @@ lines(const char *head, const char *fmt, int n)
 static void
 test_many_names(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g;
 	char *text, *p;
 
@@ -1036,7 +1020,7 @@ test_many_names(void **state)
 	free(text);
 	sym_ctx_free(ctx);
 
-	ctx = new_ctx();
+	ctx = tl_ctx_new();
 	text = lines("", "symbol s%d max=1%d\n", 100000);
 	strcat(text, "input x : f32[s99999, s4]\n");
 	g = parse(ctx, text);
@@ -1046,7 +1030,7 @@ test_many_names(void **state)
 	free(text);
 	sym_ctx_free(ctx);
 
-	ctx = new_ctx();
+	ctx = tl_ctx_new();
 	text = malloc(100000 * 16 + 64);
 	assert_non_null(text);
 	p = text + sprintf(text, "input x : f32[2]\ny = relu(x");
@@ -1072,7 +1056,7 @@ test_many_names(void **state)
 	    "many unknown names");
 	sym_graph_free(g);
 	free(text);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Diagnostics of long lines and hostile bytes (issue 14, items 11 and
@@ -1082,7 +1066,7 @@ test_many_names(void **state)
 static void
 test_format_hostile(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	size_t n = 6000, total = 0;
 	char *text = malloc(n * 8 + 64), *p, *s;
 	const char *nl;
@@ -1139,7 +1123,7 @@ test_format_hostile(void **state)
 	assert_non_null(strstr(s, "not \"\\n\\u001b[31mX\"\n"));
 	free(s);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Endless or huge inputs fail at once (issue 14, item 10): /dev/zero
@@ -1150,7 +1134,7 @@ static void
 test_file_limits(void **state)
 {
 	size_t big = ((size_t)64 << 20) + 1;
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	char *text = malloc(big);
 	const sym_diagnostic *d;
 	sym_graph *g;
@@ -1199,7 +1183,7 @@ test_file_limits(void **state)
 	assert_null(sym_graph_parse_stream(ctx, NULL, "x"));
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
 	sym_ctx_clear_error(ctx);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Inputs at the limits: deep nesting is a clean error, very long lines
@@ -1207,7 +1191,7 @@ test_file_limits(void **state)
 static void
 test_limits(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	size_t n = 300, len = 1 << 20;
 	char *text = malloc(len + 64), *p;
 	sym_graph *g;
@@ -1250,7 +1234,7 @@ test_limits(void **state)
 	assert_null(sym_graph_filename(g));
 	sym_graph_free(g);
 	assert_null(sym_graph_parse(NULL, "devices 1", NULL));
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Run the tests of this program; returns the number of failures. */

@@ -21,6 +21,8 @@
 
 #include <symshard.h>
 
+#include "testlib.h"
+
 /* The seed network (HACKING.md section 8, examples/ffn.sg). */
 static const char ffn[] = "devices 8\n"
                           "symbol b divisor=8\n"
@@ -103,24 +105,6 @@ static const char checks[] =
     "output w2\n"
     "output g2\n"
     "output m2\n";
-
-/* Return a new context, failing the test when there is none. */
-static sym_ctx *
-new_ctx(void)
-{
-	sym_ctx *ctx = sym_ctx_new();
-
-	assert_non_null(ctx);
-	return ctx;
-}
-
-/* Assert that "ctx" holds no live object, then free it. */
-static void
-free_ctx(sym_ctx *ctx)
-{
-	assert_int_equal(sym_ctx_live_objects(ctx), 0);
-	sym_ctx_free(ctx);
-}
 
 /* Return the graph of "text" parsed as "t.sg" in "ctx", without errors,
  * sharded. */
@@ -240,7 +224,7 @@ assert_slice(const sym_slices *s, size_t t, int64_t rank, const int64_t *offset,
 static void
 test_one_device(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol_info bi = SYM_SYMBOL_INFO_INIT;
 	sym_graph *g = sym_graph_new(ctx);
 	sym_expr *d[2];
@@ -324,7 +308,7 @@ test_one_device(void **state)
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The kind and the communication of each step of the feed-forward
@@ -383,7 +367,7 @@ assert_same_blocks(const sym_layout *a, const sym_layout *b, size_t n)
 static void
 test_ffn_steps(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sharded(ctx, ffn);
 	sym_plan *p = compiled(g, 0);
 	size_t n = sym_plan_n_steps(p);
@@ -464,7 +448,7 @@ test_ffn_steps(void **state)
 	assert_int_equal(sym_plan_value_tensor(p, NULL), (size_t)-1);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The feed-forward network's slices at b = 8, 64 and 40 on ranks 0, 3
@@ -475,7 +459,7 @@ static void
 test_ffn_numbers(void **state)
 {
 	static const int64_t bs[] = { 8, 64, 40 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sharded(ctx, ffn);
 	sym_plan *p = compiled(g, 0);
 	sym_slices *s = sym_slices_new(p);
@@ -544,7 +528,7 @@ test_ffn_numbers(void **state)
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Expressions of one tensor evaluated by the library's own functions:
@@ -635,7 +619,7 @@ random_value(const sym_symbol *sym, uint64_t *seed, int64_t cap)
 static void
 cross_check(const char *text, int n)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sharded(ctx, text);
 	sym_plan *p = compiled(g, 0);
 	sym_slices *s = sym_slices_new(p);
@@ -707,31 +691,7 @@ cross_check(const char *text, int n)
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
-}
-
-/* Return the text of examples/"name" of the source tree (malloc'ed). */
-static char *
-example(const char *name)
-{
-	const char *top = getenv("top_srcdir");
-	char path[4096];
-	char *text;
-	FILE *f;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/examples/%s", top ? top : ".", name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	text = calloc((size_t)n + 1, 1);
-	assert_non_null(text);
-	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return text;
+	tl_ctx_free(ctx);
 }
 
 /* Randomized cross-check of every global size, local size, offset and
@@ -749,8 +709,10 @@ test_cross_check(void **state)
 	cross_check(transformer, 40);
 	cross_check(layout_example, 2);
 	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
-		char *text = example(files[i]);
+		char path[256], *text;
 
+		snprintf(path, sizeof(path), "examples/%s", files[i]);
+		text = tl_read_source(path, NULL);
 		cross_check(text, 20);
 		free(text);
 	}
@@ -763,7 +725,7 @@ test_cross_check(void **state)
 static void
 test_layout_example(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sharded(ctx, layout_example);
 	sym_plan *p = compiled(g, 0);
 	sym_slices *s = sym_slices_new(p);
@@ -800,7 +762,7 @@ test_layout_example(void **state)
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* SYM_PLAN_SINGLE ignores the sharding: one rank, the kernels only,
@@ -808,7 +770,7 @@ test_layout_example(void **state)
 static void
 test_single(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sharded(ctx, ffn);
 	sym_plan *p = compiled(g, SYM_PLAN_SINGLE);
 	sym_slices *s = sym_slices_new(p);
@@ -831,7 +793,7 @@ test_single(void **state)
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* A value two consumers need in the same layout is redistributed once,
@@ -849,7 +811,7 @@ test_reuse(void **state)
 	                           "k = matmul(r, v) shard ((1, 8), (8, 1))\n"
 	                           "y = add(h, k)\n"
 	                           "output y\n";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sharded(ctx, text);
 	sym_plan *p = compiled(g, 0);
 	const sym_value *r = sym_graph_find_value(g, "r");
@@ -879,7 +841,7 @@ test_reuse(void **state)
 	assert_int_not_equal(in_h, home(p, "r"));
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Every kind of check failing, with its exact message; skipped optional
@@ -887,7 +849,7 @@ test_reuse(void **state)
 static void
 test_check_messages(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sharded(ctx, checks);
 	sym_plan *p = compiled(g, 0);
 	sym_slices *s = sym_slices_new(p);
@@ -971,7 +933,7 @@ test_check_messages(void **state)
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The size of an input the prover cannot show positive is checked: by
@@ -988,7 +950,7 @@ test_size_check(void **state)
 	    "input g : f32[200*u - s*u + 1, t]\n"
 	    "h = relu(g)\n"
 	    "output h\n";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sharded(ctx, text);
 	sym_plan *p = compiled(g, 0);
 	sym_slices *s = sym_slices_new(p);
@@ -1004,7 +966,7 @@ test_size_check(void **state)
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Instances (issue 14, item 1): y : f32[b] tied to x by no operator gets
@@ -1024,7 +986,7 @@ test_instance_binding(void **state)
 	                              "input y : f32[2*b]\n"
 	                              "z = add(y, x)\n"
 	                              "output z\n";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sharded(ctx, text);
 	sym_plan *p = compiled(g, 0);
 	sym_slices *s = sym_slices_new(p);
@@ -1047,9 +1009,9 @@ test_instance_binding(void **state)
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 
-	ctx = new_ctx();
+	ctx = tl_ctx_new();
 	g = sharded(ctx, derived);
 	p = compiled(g, 0);
 	s = sym_slices_new(p);
@@ -1062,7 +1024,7 @@ test_instance_binding(void **state)
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* A redistribution from a 4-way split of b to an 8-way split of the
@@ -1081,7 +1043,7 @@ test_split_check(void **state)
 	    "a1     = relu(x)        shard ((4, 1),)\n"
 	    "h2     = matmul(a1, w2)  shard ((1, 8), (8, 1))\n"
 	    "output h2\n";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sharded(ctx, text);
 	sym_plan *p = compiled(g, 0);
 	sym_slices *s = sym_slices_new(p);
@@ -1108,7 +1070,7 @@ test_split_check(void **state)
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Overflow of a size and of a byte count, division by zero, a remainder
@@ -1123,7 +1085,7 @@ test_overflow_and_optional(void **state)
 	                           "input x : f32[b, 4]\n"
 	                           "h = relu(x)\n"
 	                           "output h\n";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sharded(ctx, text);
 	sym_plan *p, *f;
 	sym_slices *s;
@@ -1170,7 +1132,7 @@ test_overflow_and_optional(void **state)
 	sym_slices_free(s);
 	sym_plan_free(f);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Compiling refuses graphs with errors and unsharded graphs of several
@@ -1178,7 +1140,7 @@ test_overflow_and_optional(void **state)
 static void
 test_refusals_and_text(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sym_graph_parse(ctx, ffn, "t.sg");
 	sym_plan *p;
 	sym_slices *s;
@@ -1248,7 +1210,7 @@ test_refusals_and_text(void **state)
 	assert_string_equal(sym_ctx_last_message(ctx),
 	    "cannot compile a plan: the graph has errors");
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The program shares common subexpressions: b*s + 1 used by two values
@@ -1262,7 +1224,7 @@ test_program_cse(void **state)
 	                           "y = relu(x)\n"
 	                           "z = exp(y)\n"
 	                           "output z\n";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sym_graph_parse(ctx, text, "t.sg");
 	sym_plan *p = compiled(g, SYM_PLAN_SINGLE);
 	sym_slices *s = sym_slices_new(p);
@@ -1281,7 +1243,7 @@ test_program_cse(void **state)
 	sym_slices_free(s);
 	sym_plan_free(p);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 int

@@ -15,6 +15,8 @@
 
 #include <symshard.h>
 
+#include "testlib.h"
+
 /* Return a new context with the unique symbols "b", "h", "w", "n" (plain)
  * and "q" (divisor 4), and the plain symbol "s" that is not unique (each
  * use in an input is a fresh variable: s, s', s'', ...). */
@@ -27,9 +29,8 @@ new_ctx(void)
 		int unique;
 	} decl[] = { { "b", 1, 1 }, { "h", 1, 1 }, { "w", 1, 1 }, { "n", 1, 1 },
 		{ "q", 4, 1 }, { "s", 1, 0 } };
-	sym_ctx *ctx = sym_ctx_new();
+	sym_ctx *ctx = tl_ctx_new();
 
-	assert_non_null(ctx);
 	for (size_t i = 0; i < sizeof(decl) / sizeof(decl[0]); i++) {
 		sym_symbol_info info = SYM_SYMBOL_INFO_INIT;
 
@@ -38,15 +39,6 @@ new_ctx(void)
 		assert_non_null(sym_symbol_new(ctx, decl[i].name, &info, NULL));
 	}
 	return ctx;
-}
-
-/* Check that every object handed out by "ctx" was released, then free
- * "ctx". */
-static void
-finish(sym_ctx *ctx)
-{
-	assert_int_equal(sym_ctx_live_objects(ctx), 0);
-	sym_ctx_free(ctx);
 }
 
 /* Return the expression "text" of "ctx" (a caller reference). */
@@ -222,7 +214,7 @@ test_shapes(void **state)
 	assert_null(sym_shape_to_str(NULL));
 	assert_int_equal(sym_shape_ndim(NULL), 0);
 	assert_int_equal(sym_shape_dtype(NULL), SYM_DT_INVALID);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that shapes a caller forgets are released with their context
@@ -266,7 +258,7 @@ test_attrs(void **state)
 	assert_int_equal(sym_attrs_set_float(a, "epsilon", 1e-5), 0);
 	assert_int_equal(sym_attrs_set_string(a, "dtype", "f\"16"), 0);
 	assert_int_equal(sym_attrs_set_float(a, "scale", 2.0), 0);
-	assert_int_equal(sym_attrs_count(a), 6);
+	assert_int_equal(sym_attrs_n_names(a), 6);
 	assert_string_equal(sym_attrs_name(a, 1), "axis");
 	assert_null(sym_attrs_name(a, 6));
 	t = sym_attrs_to_str(a);
@@ -288,7 +280,7 @@ test_attrs(void **state)
 	assert_int_equal(sym_attrs_get_float(a, "epsilon", &f), 0);
 	assert_true(f == 1e-5);
 	assert_string_equal(sym_attrs_get_string(a, "dtype"), "f\"16");
-	assert_int_equal(sym_attrs_list_size(a, "axis"), 2);
+	assert_int_equal(sym_attrs_list_n_items(a, "axis"), 2);
 	assert_int_equal(sym_expr_get_const(sym_attrs_list_item(a, "axis", 0),
 	                     &i),
 	    0);
@@ -299,7 +291,7 @@ test_attrs(void **state)
 	sym_ctx_clear_error(ctx);
 	assert_int_equal(sym_attrs_get_int(a, "nothing", &i), -1);
 	assert_null(sym_attrs_get_string(a, "nothing"));
-	assert_int_equal(sym_attrs_list_size(a, "nothing"), 0);
+	assert_int_equal(sym_attrs_list_n_items(a, "nothing"), 0);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_OK);
 	assert_int_equal(sym_attrs_get_int(a, "transpose_b", &i), -1);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
@@ -309,7 +301,7 @@ test_attrs(void **state)
 	sym_ctx_clear_error(ctx);
 	assert_int_equal(sym_attrs_get_float(a, "group", &f), -1);
 	assert_null(sym_attrs_get_string(a, "group"));
-	assert_int_equal(sym_attrs_list_size(a, "group"), 0);
+	assert_int_equal(sym_attrs_list_n_items(a, "group"), 0);
 	assert_null(sym_attrs_list_item(a, "group", 0));
 	assert_int_equal(sym_attrs_get_int(a, "axis", &i), -1);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
@@ -317,7 +309,7 @@ test_attrs(void **state)
 	/* Replacing keeps the position and changes the kind. */
 	assert_int_equal(sym_attrs_set_int(a, "axis", 3), 0);
 	assert_int_equal(sym_attrs_set_list(a, "transpose_b", 0, NULL), 0);
-	assert_int_equal(sym_attrs_count(a), 6);
+	assert_int_equal(sym_attrs_n_names(a), 6);
 	assert_int_equal(sym_attrs_get_int(a, "axis", &i), 0);
 	assert_int_equal(i, 3);
 	t = sym_attrs_to_str(a);
@@ -337,15 +329,16 @@ test_attrs(void **state)
 	assert_int_equal(sym_attrs_set_string(a, "s", NULL), -1);
 	assert_int_equal(sym_attrs_set_list(a, "l", 2, NULL), -1);
 	assert_int_equal(sym_attrs_set_int(NULL, "x", 1), -1);
-	assert_int_equal(sym_attrs_count(a), 6);
-	assert_int_equal(sym_attrs_count(NULL), 0);
+	assert_int_equal(sym_attrs_n_names(a), 6);
+	assert_int_equal(sym_attrs_n_names(NULL), 0);
 	assert_null(sym_attrs_to_str(NULL));
 	sym_attrs_free(a);
 	sym_attrs_free(NULL);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
-/* Check the registry covers the operators of sym_shape(3)'s catalogue (HACKING.md section 8) with their families and
+/* Check the registry covers the operators of the catalogue of
+ * symshard-operators(7) (HACKING.md section 8) with their families and
  * positional arguments; "state" is unused. */
 static void
 test_registry(void **state)
@@ -370,7 +363,7 @@ test_registry(void **state)
 	const sym_op *op;
 
 	(void)state;
-	assert_int_equal(sym_op_count(), n);
+	assert_int_equal(sym_op_n_ops(), n);
 	for (size_t i = 0; i < n; i++) {
 		op = sym_op_find(ops[i]);
 		assert_non_null(op);
@@ -428,7 +421,7 @@ static void
 t_free(struct t *t)
 {
 	sym_graph_free(t->g);
-	finish(t->ctx);
+	tl_ctx_free(t->ctx);
 }
 
 /* Add to "t" the input "name" of shape "text"; return its value. */
@@ -1139,7 +1132,7 @@ test_robustness(void **state)
 		    0);
 		sym_expr_free(e);
 	}
-	for (size_t o = 0; o < sym_op_count(); o++) {
+	for (size_t o = 0; o < sym_op_n_ops(); o++) {
 		const char *op = sym_op_name(sym_op_at(o));
 
 		for (size_t k = 0; k < 5; k++)
@@ -1187,7 +1180,7 @@ test_attrs_many(void **state)
 		snprintf(name, sizeof(name), "a%d", i);
 		assert_int_equal(sym_attrs_set_int(a, name, -i), 0);
 	}
-	assert_int_equal(sym_attrs_count(a), n);
+	assert_int_equal(sym_attrs_n_names(a), n);
 	assert_string_equal(sym_attrs_name(a, 12345), "a12345");
 	for (int i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "a%d", i);
@@ -1197,7 +1190,7 @@ test_attrs_many(void **state)
 	assert_int_equal(sym_attrs_kind(a, "a100000"), SYM_ATTR_NONE);
 	assert_int_equal(sym_attrs_kind(a, "a"), SYM_ATTR_NONE);
 	sym_attrs_free(a);
-	finish(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Run the tests of this program; return the number of failures. */

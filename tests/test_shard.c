@@ -19,6 +19,8 @@
 
 #include <symshard.h>
 
+#include "testlib.h"
+
 /* The seed network (HACKING.md section 8, examples/ffn.sg). */
 static const char ffn[] =
     "# Feed-forward network of the dynamic-shape tutorial, on 8 devices.\n"
@@ -49,24 +51,6 @@ static const char layout_design[] =
     "y = matmul(x, w) shard (m(mp, (sp, dp)), m((sp, dp), None)) -> "
     "(m((mp, sp, dp), None),)\n"
     "output y\n";
-
-/* Return a new context, failing the test when there is none. */
-static sym_ctx *
-new_ctx(void)
-{
-	sym_ctx *ctx = sym_ctx_new();
-
-	assert_non_null(ctx);
-	return ctx;
-}
-
-/* Assert that "ctx" holds no live object, then free it. */
-static void
-free_ctx(sym_ctx *ctx)
-{
-	assert_int_equal(sym_ctx_live_objects(ctx), 0);
-	sym_ctx_free(ctx);
-}
 
 /* Print the diagnostics of "g" (to explain a failure). */
 static void
@@ -273,7 +257,7 @@ assert_strategy(const sym_graph *g, const char *name, const char *want)
 static void
 test_seed(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = shard_ok(ctx, ffn);
 	const sym_reshard *c;
 
@@ -342,7 +326,7 @@ test_seed(void **state)
 	    "(batch)");
 	assert_int_equal(sym_graph_n_guards(g), 0);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The seed network with b only a multiple of 4: the default of x2 falls
@@ -353,7 +337,7 @@ test_seed(void **state)
 static void
 test_seed_divisor_4(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	char *text = strdup(ffn);
 	const sym_diagnostic *d;
 	sym_graph *g;
@@ -383,7 +367,7 @@ test_seed_divisor_4(void **state)
 	assert_int_equal(sym_graph_n_errors(g), 2);
 	sym_graph_free(g);
 	free(text);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The layout example (HACKING.md section 8): a ReduceScatter along dimension 0
@@ -393,7 +377,7 @@ test_seed_divisor_4(void **state)
 static void
 test_layout_example(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	char *text = strdup(layout_design), *p;
 	const sym_diagnostic *d;
 	const sym_reshard *c;
@@ -445,7 +429,7 @@ test_layout_example(void **state)
 	assert_int_equal(d->loc.col, 65);
 	sym_graph_free(g);
 	free(text);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Output strategies in tuple form: ((a, c),) is the all_reduce, ((a*b,
@@ -459,7 +443,7 @@ test_out_tuple(void **state)
 	                           "symbol b divisor=8\n"
 	                           "input x : f32[b, 16]\n"
 	                           "input w : f32[16, 32]\n";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	char text[512];
 	sym_graph *g;
 
@@ -471,8 +455,8 @@ test_out_tuple(void **state)
 	assert_steps(find_comm(g, "y", NULL), "all_reduce(k)");
 	assert_strategy(g, "y", "((2, 4), (4, 1)) -> ((2, 1),)");
 	sym_graph_free(g);
-	free_ctx(ctx);
-	ctx = new_ctx();
+	tl_ctx_free(ctx);
+	ctx = tl_ctx_new();
 
 	snprintf(text, sizeof(text),
 	    "%sy = matmul(x, w) shard ((2, 4), (4, 1)) -> ((8, 1),)\n", head);
@@ -483,8 +467,8 @@ test_out_tuple(void **state)
 	    "(m, n) partial(k)");
 	assert_steps(find_comm(g, "y", NULL), "reduce_scatter(k)");
 	sym_graph_free(g);
-	free_ctx(ctx);
-	ctx = new_ctx();
+	tl_ctx_free(ctx);
+	ctx = tl_ctx_new();
 
 	snprintf(text, sizeof(text),
 	    "%sy = matmul(x, w) shard ((2, 4), (4, 1)) -> ((4, 1),)\n", head);
@@ -494,8 +478,8 @@ test_out_tuple(void **state)
 	    "(partial sums resolved by all_reduce) nor (8, 1) (reduce_scatter "
 	    "along dimension 0)");
 	sym_graph_free(g);
-	free_ctx(ctx);
-	ctx = new_ctx();
+	tl_ctx_free(ctx);
+	ctx = tl_ctx_new();
 
 	snprintf(text, sizeof(text),
 	    "%sy = relu(x) shard ((4, 1),) -> ((2, 1),)\n", head);
@@ -504,7 +488,7 @@ test_out_tuple(void **state)
 	    "relu y: the output strategy (2, 1) of y must be (4, 1), the "
 	    "layout relu produces");
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* A strategy using fewer devices than there are gets a repeat axis as
@@ -513,7 +497,7 @@ test_out_tuple(void **state)
 static void
 test_repeat_axis(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g;
 
 	(void)state;
@@ -531,7 +515,7 @@ test_repeat_axis(void **state)
 	assert_mesh(g, "z", "(d0=4, d1=1, rep=2)");
 	assert_mesh(g, "s", "(d0=8, d1=1)");
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* An invalid strategy: the text, where its first error is and a part of
@@ -651,7 +635,7 @@ test_structural_errors(void **state)
 		  "1))\n",
 		    4, 34, "conv2d has group > 1, so its input channel" },
 	};
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	int wrong = 0;
 
 	(void)state;
@@ -676,7 +660,7 @@ test_structural_errors(void **state)
 		sym_graph_free(g);
 	}
 	assert_int_equal(wrong, 0);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 #undef XW
 #undef M
 }
@@ -690,7 +674,7 @@ test_power_of_two(void **state)
 	                           "input x : f32[12, 12]\n"
 	                           "y = relu(x) shard ((6, 2),)\n"
 	                           "z = relu(y) shard (m(a, b),)\n";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g;
 
 	(void)state;
@@ -711,7 +695,7 @@ test_power_of_two(void **state)
 	assert_int_equal(sym_graph_shard(g, NULL), 0);
 	assert_int_equal(sym_graph_n_errors(g), 0);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* A dynamic dimension split by several axes is proved divisible when its
@@ -728,7 +712,7 @@ test_multi_axis_dynamic(void **state)
 	    "param w : f32[16, 16]\n"
 	    "y = matmul(x, w) shard (m((sp, dp), None), m(None, mp))\n"
 	    "output y\n";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	char *t = strdup(text);
 	const sym_diagnostic *d;
 	sym_graph *g;
@@ -742,8 +726,8 @@ test_multi_axis_dynamic(void **state)
 	assert_int_equal(sym_graph_n_guards(g), 0);
 	assert_int_equal(sym_graph_n_reshards(g), 0);
 	sym_graph_free(g);
-	free_ctx(ctx);
-	ctx = new_ctx();
+	tl_ctx_free(ctx);
+	ctx = tl_ctx_new();
 
 	memcpy(strstr(t, "divisor=8"), "divisor=2", 9);
 	assert_int_equal(shard(ctx, t, &g), -1);
@@ -756,7 +740,7 @@ test_multi_axis_dynamic(void **state)
 	assert_int_equal(d->loc.line, 6);
 	sym_graph_free(g);
 	free(t);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* A split the prover cannot decide becomes a run-time guard and a
@@ -764,7 +748,7 @@ test_multi_axis_dynamic(void **state)
 static void
 test_guard(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	const sym_guard *gd;
 	sym_graph *g;
 
@@ -783,7 +767,7 @@ test_guard(void **state)
 	    "relu y: dimension 0 of x (size n + n*n) could not be proved "
 	    "divisible by 2 (axis d0); checked at run time");
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Nodes without a strategy: the default splits the leading dimension;
@@ -802,7 +786,7 @@ test_default_and_propagation(void **state)
 	                         "a = gelu(h)\n"
 	                         "y = matmul(a, w2) shard ((1, 8), (8, 1))\n"
 	                         "output y\n";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	const char *src;
 	sym_graph *g;
 
@@ -874,7 +858,7 @@ test_default_and_propagation(void **state)
 	assert_source(g, "y", "default: one device");
 	assert_mesh(g, "y", "(d0=1, d1=1)");
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Every operator of the registry has a sharding rule: a graph using all
@@ -964,11 +948,11 @@ test_every_operator(void **state)
 	    "gg = gather_grad(ga, ids, tab)\n"
 	    "eg = embedding_grad(em, ids, tab)\n"
 	    "slg = slice_grad(sl, s1, begin=[0, 0], size=[-1, 8])\n";
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g;
 
 	(void)state;
-	for (size_t i = 0; i < sym_op_count(); i++) {
+	for (size_t i = 0; i < sym_op_n_ops(); i++) {
 		char call[64];
 
 		snprintf(call, sizeof(call), " = %s(",
@@ -1000,7 +984,7 @@ test_every_operator(void **state)
 	assert_layout(sym_node_output_layout(node(g, "m2"), 0),
 	    "(b0, m, None)");
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Reshape keeps the split of a leading dimension that maps unchanged,
@@ -1009,7 +993,7 @@ test_every_operator(void **state)
 static void
 test_reshape(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	const sym_diagnostic *d;
 	sym_graph *g;
 
@@ -1037,7 +1021,7 @@ test_reshape(void **state)
 	    "(d0, None)");
 	assert_steps(find_comm(g, "y", "s"), "slice(d1)");
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Sharding twice gives the same result; a graph with errors is refused;
@@ -1045,7 +1029,7 @@ test_reshape(void **state)
 static void
 test_reshard_and_refusal(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	size_t n_diag, n_comm;
 	sym_graph *g;
 
@@ -1084,29 +1068,7 @@ test_reshard_and_refusal(void **state)
 	assert_null(sym_graph_find_reshard(NULL, NULL, NULL, 0));
 	assert_null(sym_reshard_source(NULL));
 	assert_null(sym_reshard_target(NULL));
-	free_ctx(ctx);
-}
-
-/* Return the contents of "path" (malloc'ed), failing the test when it
- * cannot be read. */
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n = -1;
-
-	if (!f)
-		fail_msg("cannot open %s (set top_srcdir)", path);
-	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0)
-		fail_msg("cannot read %s", path);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	tl_ctx_free(ctx);
 }
 
 /* The examples shard without errors: the seed network is the one tested
@@ -1117,17 +1079,15 @@ test_examples(void **state)
 {
 	static const char *const names[] = { "ffn", "transformer", "tp_mlp",
 		"layout" };
-	const char *top = getenv("top_srcdir");
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		sym_ctx *ctx = new_ctx();
+		sym_ctx *ctx = tl_ctx_new();
 		char path[4096], *text;
 		sym_graph *g;
 
-		snprintf(path, sizeof(path), "%s/examples/%s.sg",
-		    top ? top : ".", names[i]);
-		text = slurp(path);
+		snprintf(path, sizeof(path), "examples/%s.sg", names[i]);
+		text = tl_read_source(path, NULL);
 		if (i == 0)
 			assert_string_equal(text, ffn);
 		g = shard_ok(ctx, text);
@@ -1146,7 +1106,7 @@ test_examples(void **state)
 			    "reduce_scatter(sp) reduce_scatter(dp)");
 		sym_graph_free(g);
 		free(text);
-		free_ctx(ctx);
+		tl_ctx_free(ctx);
 	}
 }
 
@@ -1278,7 +1238,7 @@ assert_found_by_place(const sym_graph *g)
 static void
 test_planned_once(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = shard_ok(ctx, repeats);
 	char *first[64];
 	size_t n = sym_graph_n_reshards(g);
@@ -1323,7 +1283,7 @@ test_planned_once(void **state)
 		free(first[i]);
 	}
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Assert that the last diagnostic of "g" formats as "want". */
@@ -1354,7 +1314,7 @@ test_api_strategies(void **state)
 	                           "output y\n";
 	static const char *const tuple_in[] = { "(m, k)", "(k, n)", NULL };
 	static const char *const mesh_in[] = { "(dp, mp)", "(mp, None)", NULL };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g = sym_graph_parse(ctx, text, "t.sg");
 	sym_loc at = { "api.c", 3, 5 };
 	sym_node *n;
@@ -1416,7 +1376,7 @@ test_api_strategies(void **state)
 	assert_int_equal(sym_graph_add_mesh(g, NULL, NULL), -1);
 	assert_int_equal(sym_graph_add_mesh(NULL, "m = (a=2)", NULL), -1);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* The default strategy of a graph on a huge device count walks the
@@ -1451,7 +1411,7 @@ test_default_huge_devices(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++) {
-		sym_ctx *ctx = new_ctx();
+		sym_ctx *ctx = tl_ctx_new();
 		char text[128];
 		sym_graph *g;
 
@@ -1463,7 +1423,7 @@ test_default_huge_devices(void **state)
 		assert_string_equal(sym_node_strategy_source(node(g, "y")),
 		    c[i].source);
 		sym_graph_free(g);
-		free_ctx(ctx);
+		tl_ctx_free(ctx);
 	}
 }
 
@@ -1474,7 +1434,7 @@ static void
 assert_hint(const char *text, const char *msg, const char *wit,
     const char *hint)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	const sym_diagnostic *d;
 	sym_graph *g;
 
@@ -1487,7 +1447,7 @@ assert_hint(const char *text, const char *msg, const char *wit,
 	else
 		assert_null(d->hint);
 	sym_graph_free(g);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* A divisor hint is given only when the hinted declaration admits a

@@ -14,26 +14,10 @@
 
 #include <symshard.h>
 
+#include "testlib.h"
+
 /* The location most declarations of these tests are given. */
 static const sym_loc decl_loc = { "f.sg", 3, 8 };
-
-/* Return a new context, failing the test when there is none. */
-static sym_ctx *
-new_ctx(void)
-{
-	sym_ctx *ctx = sym_ctx_new();
-
-	assert_non_null(ctx);
-	return ctx;
-}
-
-/* Assert that "ctx" holds no live object, then free it. */
-static void
-free_ctx(sym_ctx *ctx)
-{
-	assert_int_equal(sym_ctx_live_objects(ctx), 0);
-	sym_ctx_free(ctx);
-}
 
 /* 100 000 symbols (issue 14, item 8): each declared once and found by
  * name in constant time (a linear search made this take minutes); a
@@ -42,7 +26,7 @@ static void
 test_symbols_many(void **state)
 {
 	const int n = 100000;
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	char name[32];
 
 	(void)state;
@@ -60,7 +44,7 @@ test_symbols_many(void **state)
 	assert_null(sym_symbol_new(ctx, "s777", NULL, NULL));
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EDECL);
 	sym_ctx_clear_error(ctx);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Return the info with "min", "max", "divisor", "remainder" and
@@ -139,7 +123,7 @@ test_least_greatest(void **state)
 		{ { 1, 0, 8, 7, 0 }, 15, 0 },
 		{ { 20, 30, 8, 5, 0 }, 21, 29 },
 	};
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -152,7 +136,7 @@ test_least_greatest(void **state)
 		assert_int_equal(sym_symbol_greatest(s), cases[i].greatest);
 		assert_true(sym_symbol_admits(s, cases[i].least));
 	}
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check sym_symbol_admits on members and non-members; "state" is
@@ -160,7 +144,7 @@ test_least_greatest(void **state)
 static void
 test_admits(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 8, 0, 0), NULL);
 	sym_symbol *r = declare(ctx, "r", info_of(1, 0, 8, 1, 0), NULL);
 	sym_symbol *s = declare(ctx, "s", info_of(128, 8192, 128, 0, 1), NULL);
@@ -193,7 +177,7 @@ test_admits(void **state)
 	assert_true(sym_symbol_admits(m, 99));
 	assert_false(sym_symbol_admits(m, 3));
 	assert_false(sym_symbol_admits(m, 107));
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that each invalid declaration fails with SYM_EDECL, a message
@@ -218,7 +202,7 @@ test_invalid_declarations(void **state)
 		{ { 1, 5, 8, 0, 0 }, "no value satisfies min, max, divisor" },
 		{ { INT64_MAX, 0, 2, 0, 0 }, "no value fits 64 bits" },
 	};
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -238,7 +222,7 @@ test_invalid_declarations(void **state)
 	assert_int_equal(sym_ctx_last_location(ctx).col, 4);
 	assert_int_equal(sym_ctx_n_symbols(ctx), 0);
 	assert_null(sym_symbol_find(ctx, "b"));
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that invalid names are rejected with SYM_EDECL, a message quoting
@@ -248,7 +232,7 @@ test_invalid_names(void **state)
 {
 	static const char *const names[] = { "1b", "", "a-b", "b'", "a b",
 		"b.c" };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	char quoted[16];
 
 	(void)state;
@@ -266,7 +250,7 @@ test_invalid_names(void **state)
 	assert_non_null(sym_symbol_new(ctx, "_b2", NULL, NULL));
 	assert_non_null(sym_symbol_new(ctx, "B_x", NULL, NULL));
 	assert_int_equal(sym_ctx_n_symbols(ctx), 2);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that declaring a name twice fails, naming the first declaration's
@@ -275,7 +259,7 @@ static void
 test_duplicate(void **state)
 {
 	sym_loc again = { "g.sg", 9, 1 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 8, 0, 0), &decl_loc);
 
 	(void)state;
@@ -291,14 +275,14 @@ test_duplicate(void **state)
 	    "symbol n is already declared");
 	assert_int_equal(sym_ctx_n_symbols(ctx), 2);
 	assert_ptr_equal(sym_symbol_find(ctx, "b"), b);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check sym_symbol_find; "state" is unused. */
 static void
 test_find(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 8, 0, 0), NULL);
 	sym_symbol *s = declare(ctx, "s", info_of(128, 8192, 128, 0, 1), NULL);
 	sym_symbol *b1 = sym_symbol_instantiate(b);
@@ -312,7 +296,7 @@ test_find(void **state)
 	assert_null(sym_symbol_find(ctx, ""));
 	assert_null(sym_symbol_find(ctx, NULL));
 	assert_null(sym_symbol_find(NULL, "b"));
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check the accessors of a declared symbol, and the defaults used when
@@ -320,7 +304,7 @@ test_find(void **state)
 static void
 test_accessors(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *s =
 	    declare(ctx, "s", info_of(128, 8192, 128, 0, 1), &decl_loc);
 	sym_symbol *n = sym_symbol_new(ctx, "n", NULL, NULL);
@@ -358,7 +342,7 @@ test_accessors(void **state)
 	loc = sym_symbol_location(n);
 	assert_null(loc.file);
 	assert_int_equal(loc.line, 0);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that a unique symbol's instance is the symbol itself; "state" is
@@ -366,7 +350,7 @@ test_accessors(void **state)
 static void
 test_instantiate_unique(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *s = declare(ctx, "s", info_of(128, 8192, 128, 0, 1), NULL);
 
 	(void)state;
@@ -374,7 +358,7 @@ test_instantiate_unique(void **state)
 	assert_ptr_equal(sym_symbol_instantiate(s), s);
 	assert_int_equal(sym_ctx_n_symbols(ctx), 1);
 	assert_int_equal(sym_symbol_instance(s), 0);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Assert that "inst" is instance number "k" of "b", named "name", with
@@ -412,7 +396,7 @@ assert_instance(sym_symbol *inst, sym_symbol *b, unsigned k, const char *name)
 static void
 test_instantiate(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b = declare(ctx, "b", info_of(8, 4096, 8, 0, 0), &decl_loc);
 	sym_symbol *b1 = sym_symbol_instantiate(b);
 	sym_symbol *b2 = sym_symbol_instantiate(b);
@@ -447,14 +431,14 @@ test_instantiate(void **state)
 	sym_expr_free(e);
 	sym_expr_free(e1);
 	sym_expr_free(e3);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check sym_symbol_to_str; "state" is unused. */
 static void
 test_to_str(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 
 	(void)state;
 	assert_text(sym_symbol_to_str(declare(ctx, "b", info_of(1, 0, 8, 0, 0),
@@ -476,7 +460,7 @@ test_to_str(void **state)
 	                NULL)),
 	    "h min=2 max=64");
 	assert_null(sym_symbol_to_str(NULL));
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check sym_symbol_to_str for a symbol with a long name: the text is
@@ -486,7 +470,7 @@ test_to_str(void **state)
 static void
 test_to_str_long_name(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	char name[251], expected[300], got[300];
 	char *text;
 
@@ -498,7 +482,7 @@ test_to_str_long_name(void **state)
 	    sym_symbol_to_str(declare(ctx, name, info_of(1, 0, 8, 0, 0), NULL));
 	snprintf(got, sizeof(got), "%s", text ? text : "(null)");
 	free(text);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 	assert_string_equal(got, expected);
 }
 
@@ -507,7 +491,7 @@ static void
 test_explain(void **state)
 {
 	sym_loc s_loc = { "f.sg", 4, 8 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 8, 0, 0), &decl_loc);
 	sym_symbol *s =
 	    declare(ctx, "s", info_of(128, 8192, 128, 0, 1), &s_loc);
@@ -534,7 +518,7 @@ test_explain(void **state)
 	assert_null(sym_symbol_explain(s, 8192));
 	assert_null(sym_symbol_explain(r, 9));
 	assert_null(sym_symbol_explain(NULL, 12));
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that sym_symbol_explain and sym_binding_check quote a long
@@ -545,7 +529,7 @@ test_explain_long_file(void **state)
 {
 	char file[201], expected[300], got[300], checked[300];
 	sym_loc where = { file, 3, 8 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b;
 	sym_binding *w;
 	char *text;
@@ -565,7 +549,7 @@ test_explain_long_file(void **state)
 	r = sym_binding_check(w);
 	snprintf(checked, sizeof(checked), "%s", sym_ctx_last_message(ctx));
 	sym_binding_free(w);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 	assert_string_equal(got, expected);
 	assert_int_equal(r, -1);
 	assert_string_equal(checked, expected);
@@ -576,7 +560,7 @@ test_explain_long_file(void **state)
 static void
 test_ctx_symbols(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b, *s, *b1, *t;
 
 	(void)state;
@@ -595,7 +579,7 @@ test_ctx_symbols(void **state)
 	assert_null(sym_ctx_symbol(ctx, 4));
 	assert_int_equal(sym_ctx_n_symbols(NULL), 0);
 	assert_null(sym_ctx_symbol(NULL, 0));
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check many symbols: the table grows and keeps its order; "state" is
@@ -603,7 +587,7 @@ test_ctx_symbols(void **state)
 static void
 test_many_symbols(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	char name[16];
 
 	(void)state;
@@ -620,7 +604,7 @@ test_many_symbols(void **state)
 		assert_ptr_equal(sym_symbol_find(ctx, name), s);
 		assert_int_equal(sym_symbol_least(s), i + 1);
 	}
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that symbol functions cope with NULL arguments; "state" is
@@ -652,7 +636,7 @@ test_symbol_null_arguments(void **state)
 	sym_binding_free(NULL);
 	assert_int_equal(sym_binding_set(NULL, NULL, 8), -1);
 	assert_int_equal(sym_binding_get(NULL, NULL, NULL), -1);
-	assert_int_equal(sym_binding_size(NULL), 0);
+	assert_int_equal(sym_binding_n_symbols(NULL), 0);
 	assert_null(sym_binding_symbol(NULL, 0));
 	assert_int_equal(sym_binding_value(NULL, 0), 0);
 	assert_null(sym_binding_to_str(NULL));
@@ -665,7 +649,7 @@ test_symbol_null_arguments(void **state)
 static void
 test_binding_basics(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 8, 0, 0), NULL);
 	sym_symbol *s = declare(ctx, "s", info_of(128, 8192, 128, 0, 1), NULL);
 	sym_binding *w = sym_binding_new(ctx), *d;
@@ -674,14 +658,14 @@ test_binding_basics(void **state)
 
 	(void)state;
 	assert_non_null(w);
-	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_n_symbols(w), 0);
 	assert_null(sym_binding_symbol(w, 0));
 	assert_int_equal(sym_binding_get(w, b, &v), -1);
 	assert_int_equal(v, -1);
 
 	assert_int_equal(sym_binding_set(w, s, 256), 0);
 	assert_int_equal(sym_binding_set(w, b, 8), 0);
-	assert_int_equal(sym_binding_size(w), 2);
+	assert_int_equal(sym_binding_n_symbols(w), 2);
 	assert_ptr_equal(sym_binding_symbol(w, 0), b);
 	assert_int_equal(sym_binding_value(w, 0), 8);
 	assert_ptr_equal(sym_binding_symbol(w, 1), s);
@@ -692,7 +676,7 @@ test_binding_basics(void **state)
 	assert_int_equal(v, 256);
 	assert_int_equal(sym_binding_get(w, s, NULL), 0);
 	assert_int_equal(sym_binding_set(w, b, 16), 0);
-	assert_int_equal(sym_binding_size(w), 2);
+	assert_int_equal(sym_binding_n_symbols(w), 2);
 	assert_int_equal(sym_binding_get(w, b, &v), 0);
 	assert_int_equal(v, 16);
 	assert_int_equal(sym_binding_set(w, NULL, 1), -1);
@@ -700,7 +684,7 @@ test_binding_basics(void **state)
 	d = sym_binding_dup(w);
 	assert_non_null(d);
 	assert_ptr_not_equal(d, w);
-	assert_int_equal(sym_binding_size(d), 2);
+	assert_int_equal(sym_binding_n_symbols(d), 2);
 	assert_int_equal(sym_binding_set(d, b, 24), 0);
 	assert_int_equal(sym_binding_get(d, b, &v), 0);
 	assert_int_equal(v, 24);
@@ -712,10 +696,10 @@ test_binding_basics(void **state)
 	late = declare(ctx, "late", info_of(1, 0, 1, 0, 0), NULL);
 	assert_int_equal(sym_binding_get(w, late, &v), -1);
 	assert_int_equal(sym_binding_set(w, late, -3), 0);
-	assert_int_equal(sym_binding_size(w), 3);
+	assert_int_equal(sym_binding_n_symbols(w), 3);
 	assert_ptr_equal(sym_binding_symbol(w, 2), late);
 	assert_int_equal(sym_binding_value(w, 2), -3);
-	assert_int_equal(sym_binding_size(d), 2);
+	assert_int_equal(sym_binding_n_symbols(d), 2);
 	assert_int_equal(sym_binding_get(d, late, &v), -1);
 	sym_binding_free(d);
 	sym_binding_free(w);
@@ -723,10 +707,10 @@ test_binding_basics(void **state)
 	w = sym_binding_new(ctx);
 	d = sym_binding_dup(w);
 	assert_non_null(d);
-	assert_int_equal(sym_binding_size(d), 0);
+	assert_int_equal(sym_binding_n_symbols(d), 0);
 	sym_binding_free(d);
 	sym_binding_free(w);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Released bindings are reused by the context: a reused one is empty,
@@ -735,7 +719,7 @@ test_binding_basics(void **state)
 static void
 test_binding_reuse(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *a = declare(ctx, "a", info_of(1, 0, 1, 0, 0), NULL);
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 1, 0, 0), NULL);
 	sym_binding *w = sym_binding_new(ctx), *many[20];
@@ -752,13 +736,13 @@ test_binding_reuse(void **state)
 	w = sym_binding_new(ctx);
 	assert_non_null(w);
 	assert_int_equal(sym_ctx_live_objects(ctx), 1);
-	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_n_symbols(w), 0);
 	assert_int_equal(sym_binding_get(w, a, &v), -1);
 	assert_int_equal(sym_binding_get(w, b, &v), -1);
 	assert_int_equal(v, -1);
 	assert_null(sym_binding_symbol(w, 0));
 	assert_int_equal(sym_binding_set(w, b, 3), 0);
-	assert_int_equal(sym_binding_size(w), 1);
+	assert_int_equal(sym_binding_n_symbols(w), 1);
 	assert_ptr_equal(sym_binding_symbol(w, 0), b);
 	assert_int_equal(sym_binding_value(w, 0), 3);
 	sym_binding_free(w);
@@ -766,10 +750,10 @@ test_binding_reuse(void **state)
 	c = declare(ctx, "c", info_of(1, 0, 1, 0, 0), NULL);
 	w = sym_binding_new(ctx);
 	assert_non_null(w);
-	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_n_symbols(w), 0);
 	assert_int_equal(sym_binding_set(w, c, 2), 0);
 	assert_int_equal(sym_binding_set(w, a, 1), 0);
-	assert_int_equal(sym_binding_size(w), 2);
+	assert_int_equal(sym_binding_n_symbols(w), 2);
 	assert_ptr_equal(sym_binding_symbol(w, 1), c);
 	assert_int_equal(sym_binding_get(w, c, &v), 0);
 	assert_int_equal(v, 2);
@@ -778,7 +762,7 @@ test_binding_reuse(void **state)
 	for (int i = 0; i < 20; i++) {
 		many[i] = sym_binding_new(ctx);
 		assert_non_null(many[i]);
-		assert_int_equal(sym_binding_size(many[i]), 0);
+		assert_int_equal(sym_binding_n_symbols(many[i]), 0);
 		assert_int_equal(sym_binding_set(many[i], c, i + 1), 0);
 	}
 	assert_int_equal(sym_ctx_live_objects(ctx), 20);
@@ -801,7 +785,7 @@ test_binding_reuse(void **state)
 static void
 test_binding_other_ctx(void **state)
 {
-	sym_ctx *ctx = new_ctx(), *other = new_ctx();
+	sym_ctx *ctx = tl_ctx_new(), *other = tl_ctx_new();
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 8, 0, 0), NULL);
 	sym_symbol *ob = declare(other, "b", info_of(1, 0, 8, 0, 0), NULL);
 	sym_binding *w = sym_binding_new(ctx);
@@ -809,11 +793,11 @@ test_binding_other_ctx(void **state)
 	(void)state;
 	assert_int_equal(sym_binding_set(w, ob, 8), -1);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
-	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_n_symbols(w), 0);
 	assert_int_equal(sym_binding_get(w, b, NULL), -1);
 	sym_binding_free(w);
-	free_ctx(other);
-	free_ctx(ctx);
+	tl_ctx_free(other);
+	tl_ctx_free(ctx);
 }
 
 /* Check sym_binding_to_str: declaration order, whatever the order the
@@ -821,7 +805,7 @@ test_binding_other_ctx(void **state)
 static void
 test_binding_to_str(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 8, 0, 0), NULL);
 	sym_symbol *s = declare(ctx, "s", info_of(128, 8192, 128, 0, 1), NULL);
 	sym_symbol *b1 = sym_symbol_instantiate(b);
@@ -837,7 +821,7 @@ test_binding_to_str(void **state)
 	assert_text(sym_binding_to_str(w),
 	    "b = 8, s = 128, b' = -9223372036854775808");
 	sym_binding_free(w);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check sym_binding_parse on valid texts; "state" is unused. */
@@ -846,7 +830,7 @@ test_binding_parse(void **state)
 {
 	static const char *const texts[] = { "b=8, s=128", "b=8 s=128",
 		"s=128,b=8", "  b=8 ,\ts=128, ", "b = 8, s = 128" };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 8, 0, 0), NULL);
 	sym_symbol *s = declare(ctx, "s", info_of(128, 8192, 128, 0, 1), NULL);
 	sym_symbol *b1 = sym_symbol_instantiate(b);
@@ -857,7 +841,7 @@ test_binding_parse(void **state)
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
 		w = sym_binding_new(ctx);
 		assert_int_equal(sym_binding_parse(w, texts[i], &decl_loc), 0);
-		assert_int_equal(sym_binding_size(w), 2);
+		assert_int_equal(sym_binding_n_symbols(w), 2);
 		assert_int_equal(sym_binding_get(w, b, &v), 0);
 		assert_int_equal(v, 8);
 		assert_int_equal(sym_binding_get(w, s, &v), 0);
@@ -868,13 +852,13 @@ test_binding_parse(void **state)
 
 	w = sym_binding_new(ctx);
 	assert_int_equal(sym_binding_parse(w, "", NULL), 0);
-	assert_int_equal(sym_binding_size(w), 0);
+	assert_int_equal(sym_binding_n_symbols(w), 0);
 	assert_int_equal(sym_binding_parse(w,
 	                     "b'=-16 s=9223372036854775807 "
 	                     "b=-9223372036854775808",
 	                     NULL),
 	    0);
-	assert_int_equal(sym_binding_size(w), 3);
+	assert_int_equal(sym_binding_n_symbols(w), 3);
 	assert_int_equal(sym_binding_get(w, b1, &v), 0);
 	assert_int_equal(v, -16);
 	assert_int_equal(sym_binding_get(w, s, &v), 0);
@@ -884,7 +868,7 @@ test_binding_parse(void **state)
 	assert_int_equal(sym_binding_parse(w, NULL, NULL), -1);
 	sym_binding_free(w);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_OK);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check that sym_binding_parse reads every name sym_symbol_new accepts,
@@ -893,7 +877,7 @@ static void
 test_binding_parse_long_name(void **state)
 {
 	char name[201], text[220];
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *s;
 	sym_binding *w = sym_binding_new(ctx);
 	int64_t v = 0;
@@ -907,7 +891,7 @@ test_binding_parse_long_name(void **state)
 	r = sym_binding_parse(w, text, NULL);
 	got = sym_binding_get(w, s, &v);
 	sym_binding_free(w);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 	assert_int_equal(r, 0);
 	assert_int_equal(got, 0);
 	assert_int_equal(v, 16);
@@ -933,7 +917,7 @@ assert_parse_error(sym_ctx *ctx, const char *text, sym_error code,
 static void
 test_binding_parse_errors(void **state)
 {
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_binding *w;
 
 	(void)state;
@@ -974,7 +958,7 @@ test_binding_parse_errors(void **state)
 	assert_int_equal(sym_binding_parse(w, "  y=1", NULL), -1);
 	assert_error(ctx, SYM_EDECL, "unknown symbol 'y'", NULL, 1, 3);
 	sym_binding_free(w);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check sym_binding_check against declarations: admissible values pass,
@@ -983,7 +967,7 @@ static void
 test_binding_check_declarations(void **state)
 {
 	sym_loc s_loc = { "f.sg", 4, 8 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 8, 0, 0), &decl_loc);
 	sym_symbol *s =
 	    declare(ctx, "s", info_of(128, 8192, 128, 0, 1), &s_loc);
@@ -1020,7 +1004,7 @@ test_binding_check_declarations(void **state)
 	    "b' = 44 violates divisor=8 declared at f.sg:3:8");
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EDOMAIN);
 	sym_binding_free(w);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Check sym_binding_check against a fact: a binding satisfying it
@@ -1031,7 +1015,7 @@ static void
 test_binding_check_facts(void **state)
 {
 	sym_loc s_loc = { "f.sg", 4, 8 }, f_loc = { "f.sg", 6, 1 };
-	sym_ctx *ctx = new_ctx();
+	sym_ctx *ctx = tl_ctx_new();
 	sym_symbol *b = declare(ctx, "b", info_of(1, 0, 8, 0, 0), &decl_loc);
 	sym_symbol *s =
 	    declare(ctx, "s", info_of(128, 8192, 128, 0, 1), &s_loc);
@@ -1076,7 +1060,7 @@ test_binding_check_facts(void **state)
 	sym_binding_free(w);
 	sym_expr_free(et);
 	sym_expr_free(rhs);
-	free_ctx(ctx);
+	tl_ctx_free(ctx);
 }
 
 /* Run the tests of this program; returns the number of failures. */

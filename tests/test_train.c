@@ -17,6 +17,8 @@
 
 #include <symshard.h>
 
+#include "testlib.h"
+
 /* A two-layer perceptron in f64 with a squared error against a target,
  * data and tensor parallel; "%s" is the minimize statement's optimizer. */
 static const char mlp[] = "devices 8\n"
@@ -141,7 +143,9 @@ run_text(const char *text, const char *what, const char *const *bind, size_t n,
 	sym_plan *p, *single;
 	sym_communicator *comm;
 	sym_binding *b[16];
-	sym_exec_options o = { .seed = 7, .rtol = tol, .atol = tol };
+	sym_exec_options o = {
+		.size = sizeof(o), .seed = 7, .rtol = tol, .atol = tol
+	};
 
 	assert_true(n <= 16);
 	g = sym_graph_parse(ctx, text, "train.sg");
@@ -314,25 +318,15 @@ example_text(const char *name, const char *opt)
 	                           "loss = reduce_mean(sq)\n"
 	                           "output loss\n"
 	                           "minimize loss with %s\n";
-	const char *top = getenv("top_srcdir");
 	char path[4096];
-	FILE *f;
-	long len;
+	size_t len;
 	char *text;
 
-	snprintf(path, sizeof(path), "%s/examples/%s.sg", top ? top : ".",
-	    name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s (set top_srcdir)", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	len = ftell(f);
+	snprintf(path, sizeof(path), "examples/%s.sg", name);
+	text = tl_read_source(path, &len);
 	assert_true(len > 0);
-	rewind(f);
-	text = malloc((size_t)len + sizeof(tail) + strlen(opt) + 1);
+	text = realloc(text, len + sizeof(tail) + strlen(opt) + 1);
 	assert_non_null(text);
-	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
 	sprintf(text + len, tail, opt);
 	for (char *d = text; (d = strstr(d, "f32[")) != NULL; d += 4)
 		d[1] = '6', d[2] = '4';

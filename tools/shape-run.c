@@ -343,7 +343,7 @@ load_graph(struct run *r, struct options *o)
 	if (!r->g)
 		return tool_note(&o->voice, 1, EXIT_USAGE, "%s",
 		    sym_ctx_last_message(r->ctx));
-	r->devices = sym_graph_devices(r->g);
+	r->devices = sym_graph_n_devices(r->g);
 	if (r->devices < 1)
 		r->devices = 1;
 	r->ranks = o->ranks ? o->ranks : r->devices;
@@ -735,6 +735,7 @@ run_steps(struct run *r, const struct options *o)
 	if (o->voice.speak && !o->quiet)
 		print_heading(r, o);
 	memset(&opts, 0, sizeof(opts));
+	opts.size = sizeof(opts);
 	opts.seed = o->seed;
 	opts.rtol = o->rtol;
 	opts.atol = o->atol;

@@ -68,8 +68,11 @@ SYM_EXPORT int sym_exec_run_forward(SYM_KEEP sym_exec *x);
 SYM_EXPORT int sym_exec_gather_whole(SYM_KEEP sym_exec *x, const char *name,
     void *whole, size_t bytes);
 
-/* Options and report of sym_exec_check. */
+/* Options of sym_exec_check and sym_exec_train_check;
+ * SYM_EXEC_OPTIONS_INIT gives the defaults and the size of the structure
+ * this header declares. */
 typedef struct sym_exec_options {
+	size_t size;
 	uint64_t seed;
 	double rtol,
 	    atol; /* tolerance |a - b| <= atol + rtol*|b|; 0: default */
@@ -77,6 +80,13 @@ typedef struct sym_exec_options {
 	void (*progress)(void *arg, size_t step, size_t n_steps);
 	void *progress_arg;
 } sym_exec_options;
+
+#define SYM_EXEC_OPTIONS_INIT                    \
+	{                                        \
+		.size = sizeof(sym_exec_options) \
+	}
+
+/* The report of sym_exec_check. */
 
 typedef struct sym_exec_report {
 	double max_abs, max_rel; /* over every element of every output */

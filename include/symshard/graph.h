@@ -82,7 +82,7 @@ SYM_EXPORT SYM_KEEP const char *sym_graph_filename(SYM_KEEP const sym_graph *g);
 
 SYM_EXPORT int sym_graph_set_devices(SYM_KEEP sym_graph *g, int64_t n,
     SYM_KEEP const sym_loc *where);
-SYM_EXPORT int64_t sym_graph_devices(SYM_KEEP const sym_graph *g);
+SYM_EXPORT int64_t sym_graph_n_devices(SYM_KEEP const sym_graph *g);
 SYM_EXPORT SYM_KEEP sym_value *sym_graph_add_input(SYM_KEEP sym_graph *g,
     const char *name, sym_value_kind kind, SYM_KEEP const sym_shape *shape,
     SYM_KEEP const sym_loc *where);

@@ -19,7 +19,7 @@
 #include <symshard/common.h>
 #include <symshard/graph.h>
 #include <symshard/shard.h>
-#include <symshard/layout.h>
+#include <symshard/redist.h>
 
 #ifdef __cplusplus
 extern "C" {

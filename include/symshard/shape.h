@@ -71,7 +71,7 @@ SYM_EXPORT int sym_attrs_set_list(SYM_KEEP sym_attrs *a, const char *name,
     size_t n, SYM_KEEP sym_expr *const *items);
 SYM_EXPORT int sym_attrs_set_loc(SYM_KEEP sym_attrs *a, const char *name,
     SYM_KEEP const sym_loc *where);
-SYM_EXPORT size_t sym_attrs_count(SYM_KEEP const sym_attrs *a);
+SYM_EXPORT size_t sym_attrs_n_names(SYM_KEEP const sym_attrs *a);
 SYM_EXPORT SYM_KEEP const char *sym_attrs_name(SYM_KEEP const sym_attrs *a,
     size_t i);
 SYM_EXPORT sym_attr_kind sym_attrs_kind(SYM_KEEP const sym_attrs *a,
@@ -84,14 +84,14 @@ SYM_EXPORT int sym_attrs_get_float(SYM_KEEP const sym_attrs *a,
     const char *name, double *v);
 SYM_EXPORT SYM_KEEP const char *
 sym_attrs_get_string(SYM_KEEP const sym_attrs *a, const char *name);
-SYM_EXPORT size_t sym_attrs_list_size(SYM_KEEP const sym_attrs *a,
+SYM_EXPORT size_t sym_attrs_list_n_items(SYM_KEEP const sym_attrs *a,
     const char *name);
 SYM_EXPORT SYM_KEEP const sym_expr *
 sym_attrs_list_item(SYM_KEEP const sym_attrs *a, const char *name, size_t i);
 SYM_EXPORT SYM_GIVE char *sym_attrs_to_str(SYM_KEEP const sym_attrs *a);
 
 SYM_EXPORT SYM_KEEP const sym_op *sym_op_find(const char *name);
-SYM_EXPORT size_t sym_op_count(void);
+SYM_EXPORT size_t sym_op_n_ops(void);
 SYM_EXPORT SYM_KEEP const sym_op *sym_op_at(size_t i);
 SYM_EXPORT SYM_KEEP const char *sym_op_name(SYM_KEEP const sym_op *op);
 SYM_EXPORT SYM_KEEP const char *sym_op_family(SYM_KEEP const sym_op *op);

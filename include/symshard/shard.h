@@ -9,7 +9,7 @@
 
 #include <symshard/common.h>
 #include <symshard/graph.h>
-#include <symshard/layout.h>
+#include <symshard/redist.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,57 +64,6 @@ SYM_EXPORT SYM_KEEP const sym_layout *
 sym_reshard_source(SYM_KEEP const sym_reshard *c);
 SYM_EXPORT SYM_KEEP const sym_layout *
 sym_reshard_target(SYM_KEEP const sym_reshard *c);
-
-/* The cost of a step of a sharded graph (sym_search(3)): expressions of
- * the symbols (references owned by the structure, released by
- * sym_cost_clear). Times in femtoseconds, memory in bytes per device. */
-typedef struct sym_cost {
-	sym_expr *seconds_fs;   /* compute_fs + comm_fs */
-	sym_expr *compute_fs;   /* flops at the topology's compute rate */
-	sym_expr *comm_fs;      /* every communication step, alpha-beta */
-	sym_expr *flops;        /* floating-point operations of a device */
-	sym_expr *memory_bytes; /* the four below */
-	sym_expr *param_bytes, *grad_bytes, *state_bytes, *activation_bytes;
-} sym_cost;
-
-SYM_EXPORT int sym_graph_cost(SYM_KEEP const sym_graph *g,
-    SYM_KEEP const sym_topology *topo, sym_cost *c);
-SYM_EXPORT void sym_cost_clear(sym_cost *c);
-
-/* The strategy search (sym_search(3)). */
-typedef struct sym_search sym_search;
-
-typedef struct sym_search_options {
-	size_t size;
-	int64_t memory; /* bytes per device; 0: the graph's, or none */
-	const sym_topology *topo;
-	size_t max_evaluations; /* enumerate at most this many plans */
-} sym_search_options;
-
-#define SYM_SEARCH_OPTIONS_INIT                    \
-	{                                          \
-		.size = sizeof(sym_search_options) \
-	}
-
-SYM_EXPORT SYM_GIVE sym_search *sym_graph_search(SYM_KEEP sym_graph *g,
-    SYM_KEEP const sym_search_options *o);
-SYM_EXPORT void sym_search_free(SYM_TAKE sym_search *s);
-SYM_EXPORT int sym_search_apply(SYM_KEEP sym_search *s, size_t i);
-SYM_EXPORT SYM_KEEP sym_symbol *sym_search_symbol(SYM_KEEP const sym_search *s);
-SYM_EXPORT size_t sym_search_n_pieces(SYM_KEEP const sym_search *s);
-SYM_EXPORT int sym_search_piece_range(SYM_KEEP const sym_search *s, size_t i,
-    int64_t *lo, int64_t *hi);
-SYM_EXPORT size_t sym_search_n_nodes(SYM_KEEP const sym_search *s);
-SYM_EXPORT SYM_KEEP const sym_node *
-sym_search_node(SYM_KEEP const sym_search *s, size_t j);
-SYM_EXPORT SYM_KEEP const char *
-sym_search_strategy(SYM_KEEP const sym_search *s, size_t i, size_t j);
-SYM_EXPORT SYM_KEEP const sym_expr *
-sym_search_piece_seconds(SYM_KEEP const sym_search *s, size_t i);
-SYM_EXPORT SYM_KEEP const sym_expr *
-sym_search_piece_memory(SYM_KEEP const sym_search *s, size_t i);
-SYM_EXPORT double sym_search_seconds(SYM_KEEP const sym_search *s);
-SYM_EXPORT size_t sym_search_n_evaluations(SYM_KEEP const sym_search *s);
 
 #ifdef __cplusplus
 }

@@ -63,7 +63,7 @@ SYM_EXPORT int sym_binding_set(SYM_KEEP sym_binding *b,
     SYM_KEEP sym_symbol *sym, int64_t value);
 SYM_EXPORT int sym_binding_get(SYM_KEEP const sym_binding *b,
     SYM_KEEP const sym_symbol *sym, int64_t *value);
-SYM_EXPORT size_t sym_binding_size(SYM_KEEP const sym_binding *b);
+SYM_EXPORT size_t sym_binding_n_symbols(SYM_KEEP const sym_binding *b);
 SYM_EXPORT SYM_KEEP sym_symbol *
 sym_binding_symbol(SYM_KEEP const sym_binding *b, size_t i);
 SYM_EXPORT int64_t sym_binding_value(SYM_KEEP const sym_binding *b, size_t i);

@@ -619,6 +619,29 @@ out:
 	return ret;
 }
 
+/* Copy the options "o" of the check "who" into "copy" (NULL: the
+ * defaults); return 0, or -1 with SYM_EINVAL on "ctx" for an unknown
+ * o->size. */
+int
+sym__exec_options(sym_ctx *ctx, const char *who, const sym_exec_options *o,
+    sym_exec_options *copy)
+{
+	memset(copy, 0, sizeof(*copy));
+	copy->size = sizeof(*copy);
+	if (!o)
+		return 0;
+	if (o->size < sizeof(size_t) || o->size > sizeof(*o)) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "%s: options of an unknown size %zu (initialize them with "
+		    "SYM_EXEC_OPTIONS_INIT)",
+		    who, o->size);
+		return -1;
+	}
+	memcpy(copy, o, o->size);
+	copy->size = sizeof(*copy);
+	return 0;
+}
+
 /* Bind "b" to "p" and "single" (borrowed), run "p" on every rank of
  * "comm" and "single" here with the options "o" (NULL: defaults),
  * compare their outputs into "r"; return 0 when both ran, -1 with the
@@ -629,7 +652,7 @@ sym_exec_check(const sym_plan *p, const sym_plan *single,
     sym_communicator *comm, const sym_binding *b, const sym_exec_options *o,
     sym_exec_report *r, sym_ctx *ctx)
 {
-	static const sym_exec_options defaults = { 0 };
+	sym_exec_options opt;
 	struct check c;
 	int ret = -1;
 
@@ -640,7 +663,9 @@ sym_exec_check(const sym_plan *p, const sym_plan *single,
 		    "check: missing plan, communicator or report");
 		return -1;
 	}
-	o = o ? o : &defaults;
+	if (sym__exec_options(ctx, "check", o, &opt) < 0)
+		return -1;
+	o = &opt;
 	if (r) {
 		memset(r, 0, sizeof(*r));
 		r->worst_index = -1;

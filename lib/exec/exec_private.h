@@ -15,7 +15,7 @@
 
 #include <symshard/comm.h>
 #include <symshard/exec.h>
-#include <symshard/layout.h>
+#include <symshard/redist.h>
 
 #include "core/ctx_private.h"
 #include "exec/kernel.h"
@@ -189,6 +189,13 @@ int sym__gather_alloc(sym_exec *x, int n, const sym_plan *p,
 int sym__gather_outputs(sym_exec *x, sym_comm_endpoint *ep, int n,
     const sym_plan *p, const sym_slices *s, struct sym__outputs *out,
     char *all);
+
+/* The options "o" of the check named "who" (NULL: the defaults) copied
+ * into "copy", the members a shorter structure lacks left at their
+ * defaults; 0, or -1 with SYM_EINVAL on "ctx" when o->size is not a
+ * size any version of the structure had. */
+int sym__exec_options(sym_ctx *ctx, const char *who, const sym_exec_options *o,
+    sym_exec_options *copy);
 
 /* exec_fill.c */
 int sym__exec_fill_init(sym_exec *x);

@@ -672,6 +672,8 @@ run_kind(struct run *r)
 		return run_reduce(r, 1);
 	case SYM_REDIST_BROADCAST:
 		return run_broadcast(r);
+	case SYM_REDIST_INVALID:
+		break;
 	}
 	return xfail(r->err, r->err_size, "unknown step kind %d",
 	    (int)r->x->kind);

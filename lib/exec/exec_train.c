@@ -458,10 +458,11 @@ done:
 /*
  * Train "p" on every rank of the communicator "comm" (threads or mpi) and
  * "single" alongside for the "n_steps" bindings "steps", one step each,
- * from the params initialized with o->seed, and compare (see the top of
- * the file) into "tr"; store the sharded first output of every step in
- * "loss" when it is not NULL. Return 0 when every step ran (the report
- * says whether they agree), -1 with the error on "ctx" otherwise.
+ * from the params initialized with o->seed (options "o", NULL: the
+ * defaults), and compare (see the top of the file) into "tr"; store the
+ * sharded first output of every step in "loss" when it is not NULL.
+ * Return 0 when every step ran (the report says whether they agree), -1
+ * with the error on "ctx" otherwise.
  */
 int
 sym_exec_train_check(const sym_plan *p, const sym_plan *single,
@@ -473,13 +474,17 @@ sym_exec_train_check(const sym_plan *p, const sym_plan *single,
 	struct rank *ranks;
 	pthread_t *th;
 	sym_slices *s;
+	sym_exec_options opt;
 	int n, started, ret = -1;
 #ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
 	int blas_threads = openblas_get_num_threads();
 #endif
 
-	if (!p || !single || !comm || !o || !tr || !ctx || (n_steps && !steps))
+	if (!p || !single || !comm || !tr || !ctx || (n_steps && !steps))
 		return -1;
+	if (sym__exec_options(ctx, "train check", o, &opt) < 0)
+		return -1;
+	o = &opt;
 	memset(tr, 0, sizeof(*tr));
 	tr->first_mismatch = SIZE_MAX;
 	n = sym_comm_n_ranks(comm);

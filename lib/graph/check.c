@@ -11,7 +11,7 @@
 char *
 sym__witness_text(sym_binding *w)
 {
-	if (!w || sym_binding_size(w) == 0)
+	if (!w || sym_binding_n_symbols(w) == 0)
 		return NULL;
 	return sym_binding_to_str(w);
 }
@@ -637,7 +637,7 @@ any_witness(sym_graph *g, sym_binding *w, sym_symbol *const *syms, size_t n)
 {
 	sym_binding *b = NULL;
 
-	if ((w && sym_binding_size(w) > 0) || n == 0)
+	if ((w && sym_binding_n_symbols(w) > 0) || n == 0)
 		return w;
 	sym_binding_free(w);
 	for (int pass = 0; pass < 2; pass++) {
@@ -694,7 +694,7 @@ sym__graph_assert(sym_graph *g, sym_expr *lhs, sym_cmp op, sym_expr *rhs,
 	}
 	if (r == SYM_FALSE)
 		w = any_witness(g, w, syms, n_syms);
-	if (w && sym_binding_size(w) == 0) {
+	if (w && sym_binding_n_symbols(w) == 0) {
 		sym_binding_free(w);
 		w = NULL;
 	}

@@ -255,7 +255,7 @@ sym__graph_diag_w(sym_graph *g, sym_severity sev, const sym_loc *where,
 	va_start(ap, fmt);
 	msg = sym__vasprintf(fmt, ap);
 	va_end(ap);
-	wt = w && sym_binding_size(w) ? sym_binding_to_str(w) : NULL;
+	wt = w && sym_binding_n_symbols(w) ? sym_binding_to_str(w) : NULL;
 	record(g, sev, where, wt, wt ? w : NULL, hint, msg);
 	free(wt);
 	return sev == SYM_SEV_ERROR ? -1 : 0;
@@ -331,7 +331,7 @@ sym_graph_auto_parallel(const sym_graph *g, int64_t *memory)
 
 /* Return the number of devices of "g" (0 when never set). */
 int64_t
-sym_graph_devices(const sym_graph *g)
+sym_graph_n_devices(const sym_graph *g)
 {
 	return g ? g->devices : 0;
 }

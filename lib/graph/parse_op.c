@@ -50,7 +50,7 @@ find_op(struct sym__parser *p, size_t start, size_t len)
 	struct sym__suggest s;
 	char *name = sym__lex_strndup(p, start, len);
 	const sym_op *op = name ? sym_op_find(name) : NULL;
-	size_t n = sym_op_count();
+	size_t n = sym_op_n_ops();
 
 	free(name);
 	if (op || p->oom)

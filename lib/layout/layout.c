@@ -460,20 +460,15 @@ sym_layout_to_str(const sym_layout *l)
 
 /* Return the index of the block of dimension "dim" of "l" that rank
  * "rank" holds (the coordinates of its axes in mixed radix, the first
- * listed most significant), or -1 with SYM_EINVAL when out of range. */
+ * listed most significant); -1 when "dim" is out of range, -1 with
+ * SYM_EINVAL when "rank" is outside the mesh. */
 int64_t
 sym_layout_block(const sym_layout *l, int64_t rank, size_t dim)
 {
 	int64_t c[SYM_MESH_MAX_AXES], b = 0;
 
-	if (!l)
+	if (!l || dim >= l->rank)
 		return -1;
-	if (dim >= l->rank) {
-		sym__error(l->ctx, SYM_EINVAL, NULL,
-		    "dimension %zu is outside a layout of rank %zu", dim,
-		    l->rank);
-		return -1;
-	}
 	if (sym_mesh_coords(l->mesh, rank, c) < 0)
 		return -1;
 	for (size_t i = 0; i < l->n[dim]; i++) {

@@ -4,7 +4,7 @@
 #ifndef SYM_LAYOUT_LAYOUT_PRIVATE_H
 #define SYM_LAYOUT_LAYOUT_PRIVATE_H
 
-#include <symshard/layout.h>
+#include <symshard/redist.h>
 
 #include "shape/shape_private.h"
 

@@ -304,19 +304,13 @@ mesh_pos(const sym_mesh *m, int64_t rank)
 	return m->pos ? m->pos[rank] : rank;
 }
 
-/* Return the rank at position "index" of the rank list of "m", or -1 with
- * SYM_EINVAL when out of range. */
+/* Return the rank at position "index" of the rank list of "m", or -1
+ * when out of range. */
 int64_t
 sym_mesh_rank(const sym_mesh *m, int64_t index)
 {
-	if (!m)
+	if (!m || index < 0 || index >= m->n_devices)
 		return -1;
-	if (index < 0 || index >= m->n_devices) {
-		sym__error(m->ctx, SYM_EINVAL, NULL,
-		    "position %lld is outside the %lld devices of a mesh",
-		    (long long)index, (long long)m->n_devices);
-		return -1;
-	}
 	return m->ranks ? m->ranks[index] : index;
 }
 

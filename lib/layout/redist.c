@@ -544,19 +544,12 @@ sym__redist_copy(const sym_redist *r)
 	return c;
 }
 
-/* Return step "i" of "r", or NULL with SYM_EINVAL when out of range. */
+/* Return step "i" of "r", or NULL when out of range (no error: the rule
+ * of every accessor, symshard(3)). */
 static const struct sym__step *
 step_at(const sym_redist *r, size_t i)
 {
-	if (!r)
-		return NULL;
-	if (i >= r->n_step) {
-		sym__error(r->ctx, SYM_EINVAL, NULL,
-		    "step %zu of a redistribution plan of %zu steps", i,
-		    r->n_step);
-		return NULL;
-	}
-	return &r->step[i];
+	return r && i < r->n_step ? &r->step[i] : NULL;
 }
 
 /* Return the number of steps of "r" (0 for NULL). */
@@ -566,14 +559,14 @@ sym_redist_n_steps(const sym_redist *r)
 	return r ? r->n_step : 0;
 }
 
-/* Return the kind of step "i" of "r" (SYM_REDIST_SLICE when out of range,
- * with SYM_EINVAL). */
+/* Return the kind of step "i" of "r", SYM_REDIST_INVALID when out of
+ * range. */
 sym_redist_kind
 sym_redist_step_kind(const sym_redist *r, size_t i)
 {
 	const struct sym__step *st = step_at(r, i);
 
-	return st ? st->kind : SYM_REDIST_SLICE;
+	return st ? st->kind : SYM_REDIST_INVALID;
 }
 
 /* Store in "axes" (room for "cap") the mesh axes of step "i" of "r", in
@@ -623,7 +616,7 @@ sym_redist_step_groups(const sym_redist *r, size_t i, size_t *group_size)
 }
 
 /* Return the rank of member "member" of group "group" of step "i" of "r",
- * or -1 with SYM_EINVAL when out of range. */
+ * or -1 when one of them is out of range. */
 int64_t
 sym_redist_step_group_rank(const sym_redist *r, size_t i, size_t group,
     size_t member)
@@ -632,13 +625,8 @@ sym_redist_step_group_rank(const sym_redist *r, size_t i, size_t group,
 
 	if (!st)
 		return -1;
-	if (group >= (size_t)st->n_groups || member >= (size_t)st->group_size) {
-		sym__error(r->ctx, SYM_EINVAL, NULL,
-		    "member %zu of group %zu of a step of %lld groups of %lld",
-		    member, group, (long long)st->n_groups,
-		    (long long)st->group_size);
+	if (group >= (size_t)st->n_groups || member >= (size_t)st->group_size)
 		return -1;
-	}
 	return st->groups[group * (size_t)st->group_size + member];
 }
 
@@ -750,6 +738,8 @@ sym_redist_kind_name(sym_redist_kind kind)
 		return "reduce_scatter";
 	case SYM_REDIST_BROADCAST:
 		return "broadcast";
+	case SYM_REDIST_INVALID:
+		break;
 	}
 	return "?";
 }

@@ -117,6 +117,7 @@ sym__cost_factors(sym_redist_kind kind, int64_t n, double *alpha_count,
 	if (n <= 1)
 		return;
 	switch (kind) {
+	case SYM_REDIST_INVALID:
 	case SYM_REDIST_SLICE:
 		break;
 	case SYM_REDIST_ALL_REDUCE:

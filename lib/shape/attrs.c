@@ -373,7 +373,7 @@ sym__attrs_copy(sym_ctx *ctx, const sym_attrs *a)
 
 /* Return the number of attributes of "a". */
 size_t
-sym_attrs_count(const sym_attrs *a)
+sym_attrs_n_names(const sym_attrs *a)
 {
 	return a ? a->n : 0;
 }
@@ -468,7 +468,7 @@ sym_attrs_get_string(const sym_attrs *a, const char *name)
 /* Return the number of items of the list attribute "name" of "a", 0 when
  * absent or not a list. */
 size_t
-sym_attrs_list_size(const sym_attrs *a, const char *name)
+sym_attrs_list_n_items(const sym_attrs *a, const char *name)
 {
 	const struct sym__attr *at = get(a, name, SYM_ATTR_LIST);
 

@@ -208,7 +208,7 @@ sym_op_find(const char *name)
 
 /* Return the number of registered operators. */
 size_t
-sym_op_count(void)
+sym_op_n_ops(void)
 {
 	return SYM__N_OPS;
 }

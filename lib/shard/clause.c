@@ -4,7 +4,8 @@
  * dp)), m((sp, dp), None))" (layouts over a declared mesh), optionally
  * followed by "-> (OUT, ...)", the output strategy that says how partial
  * sums are resolved: the inferred output layout means an AllReduce, the
- * reduced axes appended to dimension 0 a ReduceScatter (sym_shard(3));
+ * reduced axes appended to dimension 0 a ReduceScatter
+ * (symshard-strategies(7));
  * anything else is an error naming both.
  *
  * Every problem is an error diagnostic located at the part of the clause

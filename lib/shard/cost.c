@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <symshard/search.h>
+
 #include "shard/shard_private.h"
 
 /* Sums being built; "failed" once an expression could not be made. */

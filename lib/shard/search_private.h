@@ -4,7 +4,7 @@
 #ifndef SYM_SHARD_SEARCH_PRIVATE_H
 #define SYM_SHARD_SEARCH_PRIVATE_H
 
-#include <symshard/shard.h>
+#include <symshard/search.h>
 
 #include "shard/shard_private.h"
 

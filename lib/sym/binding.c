@@ -203,7 +203,7 @@ sym_binding_get(const sym_binding *b, const sym_symbol *sym, int64_t *value)
 
 /* Return the number of symbols with a value in "b". */
 size_t
-sym_binding_size(const sym_binding *b)
+sym_binding_n_symbols(const sym_binding *b)
 {
 	return b ? b->n : 0;
 }

@@ -67,7 +67,7 @@ sym__claim_holds(sym_ctx *ctx, const struct sym__claim *claim,
 static int
 check_binding(sym_ctx *ctx, const sym_binding *b, int record)
 {
-	size_t nb = sym_binding_size(b);
+	size_t nb = sym_binding_n_symbols(b);
 
 	for (size_t i = 0; i < nb; i++) {
 		sym_symbol *s = sym_binding_symbol(b, i);

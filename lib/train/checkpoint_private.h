@@ -5,7 +5,7 @@
 #ifndef SYM_TRAIN_CHECKPOINT_PRIVATE_H
 #define SYM_TRAIN_CHECKPOINT_PRIVATE_H
 
-#include <symshard/train.h>
+#include <symshard/checkpoint.h>
 
 #include "core/ctx_private.h"
 #include "core/strmap.h"

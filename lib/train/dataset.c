@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <symshard/train.h>
+#include <symshard/dataset.h>
 
 #include "train/dataset_private.h"
 

@@ -5,7 +5,7 @@
 #ifndef SYM_TRAIN_DATASET_PRIVATE_H
 #define SYM_TRAIN_DATASET_PRIVATE_H
 
-#include <symshard/train.h>
+#include <symshard/dataset.h>
 
 #include "core/ctx_private.h"
 

@@ -12,7 +12,8 @@
 #include <symshard/expr.h>
 #include <symshard/grad.h>
 #include <symshard/symbol.h>
-#include <symshard/train.h>
+#include <symshard/checkpoint.h>
+#include <symshard/trainer.h>
 
 #include "core/ctx_private.h"
 #include "train/dataset_private.h"

@@ -262,7 +262,7 @@ out:
 int
 fuzz_check_plan(const sym_plan *p, int single)
 {
-	int64_t devices = sym_graph_devices(sym_plan_graph(p));
+	int64_t devices = sym_graph_n_devices(sym_plan_graph(p));
 
 	if (single && sym_plan_n_ranks(p) != 1)
 		return fuzz_fail("the single-device plan has %lld ranks",

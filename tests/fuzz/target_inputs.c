@@ -107,9 +107,9 @@ binding_with(sym_ctx *ctx, const char *name, int64_t value)
 static int
 same_binding(const sym_binding *a, const sym_binding *b)
 {
-	if (sym_binding_size(a) != sym_binding_size(b))
+	if (sym_binding_n_symbols(a) != sym_binding_n_symbols(b))
 		return -1;
-	for (size_t i = 0; i < sym_binding_size(a); i++) {
+	for (size_t i = 0; i < sym_binding_n_symbols(a); i++) {
 		int64_t v;
 
 		if (sym_binding_get(b, sym_binding_symbol(a, i), &v) < 0 ||

@@ -280,6 +280,7 @@ exec_check(struct run *r, const sym_binding *b)
 		sym_comm_set_option(r->comm, SYM_COMM_OPT_TIMEOUT_MS, 5000);
 	}
 	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
 	o.seed = r->hash;
 	sym_ctx_clear_error(r->ctx);
 	if (sym_exec_check(r->p, r->single, r->comm, b, &o, &rep, r->ctx) < 0) {
@@ -480,7 +481,7 @@ run_graph(struct run *r, const struct directives *d)
 {
 	int res = 0;
 
-	if (sym_graph_devices(r->g) <= MAX_DEVICES) {
+	if (sym_graph_n_devices(r->g) <= MAX_DEVICES) {
 		res = shard(r, d);
 		if (res == 0 && sym_graph_n_errors(r->g) == 0)
 			res = plans(r, d);

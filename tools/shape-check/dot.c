@@ -250,7 +250,7 @@ report_dot(const struct report *r, FILE *out)
 	size_t nv = sym_graph_n_values(r->g), nn = sym_graph_n_nodes(r->g);
 	size_t nc = sym_graph_n_reshards(r->g);
 	const char *file = sym_graph_filename(r->g);
-	int64_t devices = sym_graph_devices(r->g);
+	int64_t devices = sym_graph_n_devices(r->g);
 	int res = 0;
 
 	fputs("digraph sharded {\n\tgraph [labelloc=t, fontname=\"Helvetica\", "

@@ -239,7 +239,7 @@ witness(struct doc *d, const sym_binding *w)
 	if (!w)
 		return doc_chk(d, json_null());
 	o = doc_chk(d, json_object());
-	for (size_t i = 0; i < sym_binding_size(w); i++)
+	for (size_t i = 0; i < sym_binding_n_symbols(w); i++)
 		doc_set(d, o, sym_symbol_name(sym_binding_symbol(w, i)),
 		    doc_num(d, sym_binding_value(w, i)));
 	return o;
@@ -303,7 +303,7 @@ static json_t *
 document(struct doc *d)
 {
 	const struct report *r = d->r;
-	int64_t devices = sym_graph_devices(r->g);
+	int64_t devices = sym_graph_n_devices(r->g);
 	json_t *o = doc_chk(d, json_object());
 
 	doc_set(d, o, "file", doc_str(d, sym_graph_filename(r->g)));

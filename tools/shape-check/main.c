@@ -302,7 +302,7 @@ load_topology(sym_ctx *ctx, const struct options *o, int *bad)
 static int
 check_topology(const struct report *r, const struct options *o)
 {
-	int64_t n = sym_graph_devices(r->g);
+	int64_t n = sym_graph_n_devices(r->g);
 
 	for (int64_t rank = 0; r->topo && rank < (n > 0 ? n : 1); rank++) {
 		if (sym_topology_node_of(r->topo, rank) >= 0)
@@ -420,7 +420,7 @@ parse_bindings(sym_ctx *ctx, const struct options *o)
 			sym_binding_free(all);
 			return NULL;
 		}
-		for (size_t k = 0; k < sym_binding_size(one); k++) {
+		for (size_t k = 0; k < sym_binding_n_symbols(one); k++) {
 			sym_symbol *s = sym_binding_symbol(one, k);
 
 			if (sym_binding_get(all, s, NULL) == 0) {
@@ -510,7 +510,7 @@ check(sym_ctx *ctx, sym_graph *g, const sym_topology *topo,
 	r.rank = o->rank;
 	if (o->devices > 0) {
 		r.overridden = 1;
-		r.file_devices = sym_graph_devices(g);
+		r.file_devices = sym_graph_n_devices(g);
 		if (sym_graph_set_devices(g, o->devices, NULL) < 0)
 			return usage_error("cannot use that number of devices",
 			    NULL);

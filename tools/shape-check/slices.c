@@ -48,7 +48,7 @@ report_slices_prepare(struct report *r, sym_binding *b, char **why)
 	if (sym_plan_bind(r->plan, b, r->slices) == 0)
 		return 0;
 	if (sym_ctx_last_error(r->ctx) == SYM_EUNBOUND &&
-	    !sym_binding_size(b)) {
+	    !sym_binding_n_symbols(b)) {
 		*why = report_format("--rank without --bind: %s",
 		    sym_slices_error(r->slices));
 		return -1;

@@ -239,7 +239,7 @@ int
 report_text(const struct report *r, FILE *out)
 {
 	const char *file = sym_graph_filename(r->g);
-	int64_t devices = sym_graph_devices(r->g);
+	int64_t devices = sym_graph_n_devices(r->g);
 	char b1[64], b2[64];
 	int res = 0;
 

@@ -99,7 +99,7 @@ load_graph(struct run *r, struct train_options *o)
 	r->g = sym_graph_parse_file(r->ctx, o->file);
 	if (!r->g)
 		return fail(r, o, TRAIN_EXIT_USAGE);
-	devices = sym_graph_devices(r->g) > 0 ? sym_graph_devices(r->g) : 1;
+	devices = sym_graph_n_devices(r->g) > 0 ? sym_graph_n_devices(r->g) : 1;
 	r->ranks = r->comm ? sym_comm_n_ranks(r->comm)
 	    : o->ranks     ? o->ranks
 	                   : devices;

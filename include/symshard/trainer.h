@@ -1,0 +1,86 @@
+/*
+ * symshard: the training loop of a sharded plan on data (sym_trainer(3)).
+ */
+#ifndef SYMSHARD_TRAINER_H
+#define SYMSHARD_TRAINER_H
+
+#include <symshard/comm.h>
+#include <symshard/common.h>
+#include <symshard/dataset.h>
+#include <symshard/exec.h>
+#include <symshard/plan.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sym_trainer sym_trainer;
+
+/* Options of sym_trainer_new; SYM_TRAIN_OPTIONS_INIT gives the defaults
+ * and the size of the structure this header declares. */
+typedef struct sym_train_options {
+	size_t size;
+	uint64_t seed;
+	const int64_t *batch; /* global batch sizes, cycled step by step */
+	size_t n_batch;
+	int no_shuffle;
+	int drop_remainder;
+	const char *map;        /* "x=image,y=label"; NULL: declaration order */
+	const sym_plan *single; /* train alongside and compare: NULL: no */
+	size_t check_every;     /* params compared every K steps; 0: end */
+	double rtol, atol;      /* sym_exec(3)'s tolerances; 0: default */
+	uint64_t agree;         /* what else every process must agree on */
+} sym_train_options;
+
+#define SYM_TRAIN_OPTIONS_INIT                    \
+	{                                         \
+		.size = sizeof(sym_train_options) \
+	}
+
+/* The result of one step. */
+typedef struct sym_train_step {
+	int64_t epoch, step; /* from 1; step counts across epochs */
+	double loss;
+	int64_t rows;         /* samples in the global batch */
+	const char *bindings; /* "b=64": every symbol of the plan */
+	double seconds;
+	/* With options.single: the step's loss, and the params when they
+	 * were compared ("params_checked"); "mismatch" names the first
+	 * difference beyond tolerance, NULL when none. */
+	int params_checked;
+	const char *mismatch;
+} sym_train_step;
+
+typedef struct sym_eval_result {
+	int64_t epoch;
+	double loss;     /* mean over the samples evaluated */
+	double accuracy; /* top-1; NaN when the graph has no class scores */
+	int64_t rows, correct, dropped;
+	double seconds;
+} sym_eval_result;
+
+SYM_EXPORT SYM_GIVE sym_trainer *sym_trainer_new(SYM_KEEP const sym_plan *p,
+    SYM_KEEP sym_communicator *comm, SYM_KEEP sym_dataset *train,
+    SYM_KEEP sym_dataset *test, SYM_KEEP const sym_train_options *o,
+    SYM_KEEP sym_ctx *ctx);
+SYM_EXPORT void sym_trainer_free(SYM_TAKE sym_trainer *t);
+SYM_EXPORT int sym_trainer_step(SYM_KEEP sym_trainer *t, sym_train_step *r);
+SYM_EXPORT SYM_KEEP const char *
+sym_trainer_notice(SYM_KEEP const sym_trainer *t);
+SYM_EXPORT SYM_KEEP const char *
+sym_trainer_mismatch(SYM_KEEP const sym_trainer *t);
+SYM_EXPORT int64_t sym_trainer_epoch(SYM_KEEP const sym_trainer *t);
+SYM_EXPORT int sym_trainer_evaluate(SYM_KEEP sym_trainer *t,
+    sym_eval_result *r);
+SYM_EXPORT int sym_trainer_compare_params(SYM_KEEP sym_trainer *t,
+    sym_exec_report *r);
+SYM_EXPORT int sym_trainer_save(SYM_KEEP sym_trainer *t, const char *path);
+SYM_EXPORT int sym_trainer_load(SYM_KEEP sym_trainer *t, const char *path);
+SYM_EXPORT int sym_trainer_get_param(SYM_KEEP sym_trainer *t, const char *name,
+    void *whole, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,252 @@
+/*
+ * Unit tests of the executor's CPU kernels: softmax and layer_norm. Each kernel
+ * is compared with a reference written in double on small random inputs
+ * (seeded, so runs repeat), and every check it makes of its tensors is reached
+ * by a mismatched call that must fail with -1 and its message (kerntest.h).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <symshard.h>
+
+#include "exec/kernel.h"
+#include "shape/shape_private.h"
+
+#include "kerntest.h"
+#include "testlib.h"
+
+/* --- normalisation ---------------------------------------------------- */
+
+/* softmax and log_softmax over random axis sets (one axis, neighbouring
+ * axes, separated axes: the three code paths), f32 and f64, large
+ * logits; bad axes and dtypes. */
+static void
+test_softmax(void **state)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	uint64_t s = 11;
+
+	(void)state;
+	for (int iter = 0; iter < 80; iter++) {
+		int r = 1 + iter % 4, lg = iter % 2, na = 0;
+		sym_dtype dt = iter / 2 % 3 == 2 ? SYM_DT_F64 : SYM_DT_F32;
+		unsigned char mark[4] = { 0 };
+		int64_t dx[4], ax[4], cx[4];
+		sym_attrs *at = kt_attrs(ctx);
+		struct sym__tensor x, y;
+		double *want, *mx, *sum;
+
+		for (int d = 0; d < r; d++) {
+			dx[d] = kt_irand(&s, 1, 5);
+			if (kt_irand(&s, 0, 2) == 0) {
+				mark[d] = 1;
+				ax[na++] = kt_irand(&s, 0, 1) ? d - r : d;
+			}
+		}
+		if (na == 0 && iter % 3) {
+			mark[r - 1] = 1;
+		} else if (na == 0) {
+			mark[0] = 1;
+			ax[na++] = 0;
+		}
+		if (na == 1 && iter % 4 < 2)
+			sym_attrs_set_int(at, "axis", ax[0]);
+		else if (na > 0)
+			kt_set_ints(ctx, at, "axis", (size_t)na, ax);
+		x = kt_random_tensor(&s, dt, r, dx, -30, 30);
+		if (kt_numel(&x) > 1)
+			kt_set(&x, 0, 500.0);
+		y = kt_tensor(dt, r, dx);
+		kt_run(lg ? "log_softmax" : "softmax", at, &x, 1, &y, 1);
+		want = kt_doubles(kt_numel(&x));
+		mx = kt_doubles(kt_numel(&x));
+		sum = kt_doubles(kt_numel(&x));
+		for (int64_t i = 0; i < kt_numel(&x); i++)
+			mx[i] = -INFINITY;
+		for (int pass = 0; pass < 3; pass++)
+			for (int64_t i = 0; i < kt_numel(&x); i++) {
+				int64_t g;
+
+				kt_unravel(i, r, dx, cx);
+				for (int d = 0; d < r; d++)
+					cx[d] = mark[d] ? 0 : cx[d];
+				g = kt_ravel(r, dx, cx);
+				if (pass == 0)
+					mx[g] = fmax(mx[g], kt_get(&x, i));
+				else if (pass == 1)
+					sum[g] += exp(kt_get(&x, i) - mx[g]);
+				else
+					want[i] = lg
+					    ? kt_get(&x, i) - mx[g] -
+					        log(sum[g])
+					    : exp(kt_get(&x, i) - mx[g]) /
+					        sum[g];
+			}
+		kt_check_tensor(&y, want, kt_tol(dt, TOL_F32_FN * 4),
+		    lg ? "log_softmax" : "softmax");
+		free(want);
+		free(mx);
+		free(sum);
+		kt_free_all(&x, 1);
+		kt_free_all(&y, 1);
+		sym_attrs_free(at);
+	}
+	{
+		int64_t dx[] = { 2, 3 };
+		struct sym__tensor x = kt_tensor(SYM_DT_I32, 2, dx);
+		struct sym__tensor y = kt_tensor(SYM_DT_I32, 2, dx);
+		sym_attrs *at = kt_attrs(ctx);
+
+		kt_fails("softmax", NULL, &x, 1, &y, 1,
+		    "the input must have a floating dtype, not i32");
+		kt_set_ints(ctx, at, "axis", 0, NULL);
+		kt_decode_fails("log_softmax", at, &x, 1, 1,
+		    "attribute axis of log_softmax must name at least one axis");
+		sym_attrs_set_int(at, "axis", -3);
+		kt_decode_fails("softmax", at, &x, 1, 1,
+		    "axis=-3 is out of range for input 0 of rank 2");
+		kt_free_all(&x, 1);
+		kt_free_all(&y, 1);
+		sym_attrs_free(at);
+	}
+	tl_ctx_free(ctx);
+}
+
+/* layer_norm with every pair of begin_norm_axis / begin_params_axis on
+ * ranks 1 to 4 (negative and positive), epsilon given as a float or an
+ * integer or defaulted, 1 or 3 outputs, f32 and f64; bad parameters. */
+static void
+test_layer_norm(void **state)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	uint64_t s = 77;
+
+	(void)state;
+	for (int iter = 0; iter < 60; iter++) {
+		int r = 1 + iter % 4, nout = iter % 2 ? 3 : 1;
+		int norm = (int)kt_irand(&s, 0, r - 1),
+		    par = (int)kt_irand(&s, 0, r - 1);
+		sym_dtype dt = iter % 3 == 2 ? SYM_DT_F64 : SYM_DT_F32;
+		int64_t dx[4], ds[4];
+		double eps = iter % 4 == 1 ? 0.5 : iter % 4 == 2 ? 2.0 : 1e-5;
+		sym_attrs *at = kt_attrs(ctx);
+		struct sym__tensor in[3], out[3];
+		double *want, *wm, *wv;
+		int64_t n = 1, p = 1, rows;
+
+		for (int d = 0; d < r; d++) {
+			dx[d] = kt_irand(&s, 1, 5);
+			ds[d] = d < norm ? dx[d] : 1;
+			n *= d >= norm ? dx[d] : 1;
+			p *= d >= par ? dx[d] : 1;
+		}
+		if (iter % 4 == 1)
+			sym_attrs_set_float(at, "epsilon", eps);
+		else if (iter % 4 == 2)
+			sym_attrs_set_int(at, "epsilon", 2);
+		if (norm != r - 1 || iter % 3)
+			sym_attrs_set_int(at, "begin_norm_axis",
+			    iter % 2 ? norm : norm - r);
+		if (par != r - 1 || iter % 3)
+			sym_attrs_set_int(at, "begin_params_axis",
+			    iter % 3 ? par : par - r);
+		in[0] = kt_random_tensor(&s, dt, r, dx, -3, 3);
+		in[1] = kt_random_tensor(&s, dt, r - par, dx + par, 0.5, 2);
+		in[2] = kt_random_tensor(&s, dt, r - par, dx + par, -1, 1);
+		out[0] = kt_tensor(dt, r, dx);
+		out[1] = kt_tensor(dt, r, ds);
+		out[2] = kt_tensor(dt, r, ds);
+		kt_run("layer_norm", at, in, 3, out, nout);
+		rows = kt_numel(&in[0]) / n;
+		want = kt_doubles(kt_numel(&in[0]));
+		wm = kt_doubles(rows);
+		wv = kt_doubles(rows);
+		for (int64_t row = 0; row < rows; row++) {
+			double m = 0, v = 0;
+
+			for (int64_t j = 0; j < n; j++)
+				m += kt_get(&in[0], row * n + j);
+			m /= (double)n;
+			for (int64_t j = 0; j < n; j++)
+				v += pow(kt_get(&in[0], row * n + j) - m, 2);
+			v /= (double)n;
+			wm[row] = m;
+			wv[row] = v;
+			for (int64_t j = 0; j < n; j++) {
+				int64_t i = row * n + j;
+
+				want[i] = (kt_get(&in[0], i) - m) /
+				        sqrt(v + eps) * kt_get(&in[1], i % p) +
+				    kt_get(&in[2], i % p);
+			}
+		}
+		kt_check_tensor(&out[0], want, kt_tol(dt, TOL_F32_FN * 4),
+		    "layer_norm");
+		if (nout == 3) {
+			kt_check_tensor(&out[1], wm, kt_tol(dt, TOL_F32_FN),
+			    "mean");
+			kt_check_tensor(&out[2], wv, kt_tol(dt, TOL_F32_FN),
+			    "variance");
+		}
+		free(want);
+		free(wm);
+		free(wv);
+		kt_free_all(in, 3);
+		kt_free_all(out, 3);
+		sym_attrs_free(at);
+	}
+	{
+		int64_t dx[] = { 2, 3 }, dg[] = { 2 }, ds[] = { 2, 3 };
+		struct sym__tensor in[3], out[3];
+		sym_attrs *at = kt_attrs(ctx);
+
+		in[0] = kt_tensor(SYM_DT_F32, 2, dx);
+		in[1] = kt_tensor(SYM_DT_F32, 1, dg);
+		in[2] = kt_tensor(SYM_DT_F32, 1, dg);
+		out[0] = kt_tensor(SYM_DT_F32, 2, dx);
+		out[1] = kt_tensor(SYM_DT_F32, 2, ds);
+		out[2] = kt_tensor(SYM_DT_F32, 2, ds);
+		kt_fails("layer_norm", NULL, in, 3, out, 1,
+		    "gamma must have the dims of x from dim 1 on");
+		kt_decode_fails("layer_norm", NULL, in, 3, 2,
+		    "layer_norm produces 1 output (y) or 3 (y, mean, variance), but 2 are named");
+		sym__tensor_free(&in[1]);
+		sym__tensor_free(&in[2]);
+		dg[0] = 3;
+		in[1] = kt_tensor(SYM_DT_F32, 1, dg);
+		in[2] = kt_tensor(SYM_DT_F64, 1, dg);
+		kt_fails("layer_norm", NULL, in, 3, out, 1,
+		    "x is f32 but beta is f64");
+		sym__tensor_free(&in[2]);
+		in[2] = kt_tensor(SYM_DT_F32, 1, dg);
+		kt_fails("layer_norm", NULL, in, 3, out, 3,
+		    "output 1 must have the dims of x before dim 1, then 1s");
+		sym_attrs_set_string(at, "epsilon", "small");
+		kt_decode_fails("layer_norm", at, in, 3, 1,
+		    "attribute epsilon of layer_norm must be a number");
+		kt_free_all(in, 3);
+		kt_free_all(out, 3);
+		sym_attrs_free(at);
+	}
+	tl_ctx_free(ctx);
+}
+
+/* Run the tests. */
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_softmax),
+		cmocka_unit_test(test_layer_norm),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
