@@ -714,17 +714,23 @@ no_fit(sym_search *s, const struct sym__spiece *p)
 	return -1;
 }
 
-/* Add entry "e" to the set "set" ("*n" entries, room for "cap") unless
- * it is there; return 1 when added, 0 when not, -1 when full. */
+/* The plans that won somewhere: entries of a search. */
+struct winners {
+	size_t *e;
+	size_t n, cap;
+};
+
+/* Add entry "e" to "w" unless it is there; return 1 when added, 0 when
+ * it was there, -1 when out of memory (recorded on "ctx"). */
 static int
-set_add(size_t *set, size_t *n, size_t cap, size_t e)
+set_add(sym_ctx *ctx, struct winners *w, size_t e)
 {
-	for (size_t m = 0; m < *n; m++)
-		if (set[m] == e)
+	for (size_t m = 0; m < w->n; m++)
+		if (w->e[m] == e)
 			return 0;
-	if (*n == cap)
+	if (SYM__RESERVE(ctx, w->e, w->cap, w->n + 1) < 0)
 		return -1;
-	set[(*n)++] = e;
+	w->e[w->n++] = e;
 	return 1;
 }
 
@@ -838,25 +844,23 @@ static int
 run(sym_search *s)
 {
 	int64_t sample[70];
-	size_t ns = samples(s, sample), n = 0, warm = SIZE_MAX, cap;
-	size_t *best;
+	size_t ns = samples(s, sample), warm = SIZE_MAX;
+	struct winners w = { NULL, 0, 0 };
 	int rc = 0, grew = 1;
 
-	cap = ns + 2 * MAX_REFINE * 140 + 1;
-	best = calloc(cap, sizeof(*best));
-	if (!best || default_start(s) < 0 ||
+	if (default_start(s) < 0 ||
 	    (n_plans(s) > s->max_eval && find_seeds(s) < 0))
 		goto oom;
 	for (size_t k = 0; k < ns; k++) {
 		size_t e = search_at(s, sample[k], warm);
 
-		if (e == SIZE_MAX || s->failed || set_add(best, &n, cap, e) < 0)
+		if (e == SIZE_MAX || s->failed || set_add(s->ctx, &w, e) < 0)
 			goto oom;
 		warm = e;
 	}
 	for (int round = 0; grew && round <= MAX_REFINE; round++) {
 		s->n_piece = 0;
-		if (cut_pieces(s, best, n, sample, ns) < 0)
+		if (cut_pieces(s, w.e, w.n, sample, ns) < 0)
 			goto oom;
 		grew = 0;
 		for (size_t i = 0; round < MAX_REFINE && i < s->n_piece; i++) {
@@ -869,9 +873,9 @@ run(sym_search *s)
 				if (ends[j] < 0)
 					continue;
 				e = search_at(s, ends[j], s->piece[i].entry);
-				if (e == SIZE_MAX || s->failed)
+				if (e == SIZE_MAX || s->failed ||
+				    (t = set_add(s->ctx, &w, e)) < 0)
 					goto oom;
-				t = set_add(best, &n, cap, e);
 				grew |= t > 0;
 			}
 		}
@@ -886,10 +890,10 @@ run(sym_search *s)
 		}
 	if (rc == 0)
 		rc = prove_memory(s);
-	free(best);
+	free(w.e);
 	return rc;
 oom:
-	free(best);
+	free(w.e);
 	if (sym_ctx_last_error(s->ctx) == SYM_OK)
 		sym__oom(s->ctx);
 	return -1;
