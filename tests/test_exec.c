@@ -529,6 +529,30 @@ test_oom_messages(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* An array whose size overflows is refused with SYM_ENOMEM on the
+ * context; an empty one is a valid allocation that records nothing. */
+static void
+test_calloc_records(void **state)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	char *p;
+
+	(void)state;
+	assert_non_null(ctx);
+	assert_null(sym__calloc(ctx, SIZE_MAX / 2 + 1, 2));
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_ENOMEM);
+	assert_string_equal(sym_ctx_last_message(ctx), "out of memory");
+	sym_ctx_clear_error(ctx);
+	p = sym__calloc(ctx, 0, 8);
+	assert_non_null(p);
+	free(p);
+	p = sym__asprintf_ctx(ctx, "%s %d", "x", 3);
+	assert_string_equal(p, "x 3");
+	free(p);
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_OK);
+	sym_ctx_free(ctx);
+}
+
 /* A failing rank lets the others finish; a rank that cannot start (its
  * handle is held elsewhere) makes sym_exec_check fail at once. */
 static void
@@ -1018,6 +1042,7 @@ main(void)
 		cmocka_unit_test(test_options_size),
 		cmocka_unit_test(test_failing_rank),
 		cmocka_unit_test(test_oom_messages),
+		cmocka_unit_test(test_calloc_records),
 		cmocka_unit_test(test_narrow_partial_sums),
 		cmocka_unit_test(test_exec_api),
 		cmocka_unit_test(test_steady_state),

@@ -172,6 +172,24 @@ sym__alloc(sym_ctx *ctx, size_t size)
 	return p;
 }
 
+/* Return "n" zeroed elements of "size" bytes (one element when "n" is 0),
+ * or NULL with SYM_ENOMEM on "ctx" when their size overflows or memory runs
+ * out. */
+void *
+sym__calloc(sym_ctx *ctx, size_t n, size_t size)
+{
+	void *p;
+
+	if (size && n > SIZE_MAX / size) {
+		sym__oom(ctx);
+		return NULL;
+	}
+	p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		sym__oom(ctx);
+	return p;
+}
+
 /* Resize "p" to "n" elements of "size" bytes; NULL with an error on "ctx"
  * on overflow or exhaustion ("p" is then left untouched). */
 void *

@@ -117,6 +117,7 @@ void sym__oom(sym_ctx *ctx);
 void sym__oom_bytes(sym_ctx *ctx, size_t n, size_t size, const char *what);
 char *sym__strdup(sym_ctx *ctx, const char *s);
 void *sym__alloc(sym_ctx *ctx, size_t size);
+void *sym__calloc(sym_ctx *ctx, size_t n, size_t size);
 void *sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size);
 int sym__reserve(sym_ctx *ctx, void **arr, size_t *cap, size_t need,
     size_t elem);
@@ -129,6 +130,8 @@ int sym__reserve(sym_ctx *ctx, void **arr, size_t *cap, size_t need,
 char *sym__asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *sym__vasprintf(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
+char *sym__asprintf_ctx(sym_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* The time of the monotonic clock in seconds (error.c). */
 double sym__seconds(void);

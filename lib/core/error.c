@@ -115,6 +115,22 @@ sym__asprintf(const char *fmt, ...)
 	return s;
 }
 
+/* Return a newly malloc'ed string formatted from "fmt", or NULL with
+ * SYM_ENOMEM on "ctx". */
+char *
+sym__asprintf_ctx(sym_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = sym__vasprintf(fmt, ap);
+	va_end(ap);
+	if (!s)
+		sym__oom(ctx);
+	return s;
+}
+
 /* Record error "code" with a message from "fmt"/"ap" and the location
  * "where" (may be NULL) on "ctx"; return "code". */
 sym_error

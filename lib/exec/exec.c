@@ -158,12 +158,10 @@ init_kernel(sym_exec *x, struct sym__estep *e)
 			    SYM__MAX_RANK);
 	/* One block: the tensors, then offsets, global dims and output
 	 * offsets. */
-	e->tin = calloc(n ? n : 1,
+	e->tin = sym__calloc(x->ctx, n,
 	    sizeof(struct sym__tensor) + 2 * sizeof(int64_t[SYM__MAX_RANK]));
-	if (!e->tin) {
-		sym__oom(x->ctx);
+	if (!e->tin)
 		return -1;
-	}
 	e->tout = e->tin + ps->n_in;
 	e->off = (int64_t(*)[SYM__MAX_RANK])(e->tin + n);
 	e->glob = e->off + ps->n_in;
@@ -227,11 +225,9 @@ init_tensors(sym_exec *x)
 	const sym_plan *p = x->plan;
 
 	x->n_tensor = sym_plan_n_tensors(p);
-	x->tensor = calloc(x->n_tensor ? x->n_tensor : 1, sizeof(*x->tensor));
-	if (!x->tensor) {
-		sym__oom(x->ctx);
+	x->tensor = sym__calloc(x->ctx, x->n_tensor, sizeof(*x->tensor));
+	if (!x->tensor)
 		return -1;
-	}
 	for (size_t t = 0; t < x->n_tensor; t++) {
 		struct sym__etensor *et = &x->tensor[t];
 		const sym_value *v = sym_plan_tensor_value(p, t);
@@ -287,12 +283,9 @@ sym_exec_new(const sym_plan *p, sym_comm_endpoint *ep, sym_ctx *ctx)
 	}
 	ok = init_tensors(x) == 0;
 	x->n_step = ok ? sym_plan_n_steps(p) : 0;
-	x->step =
-	    ok ? calloc(x->n_step ? x->n_step : 1, sizeof(*x->step)) : NULL;
-	if (ok && !x->step) {
-		sym__oom(ctx);
+	x->step = ok ? sym__calloc(ctx, x->n_step, sizeof(*x->step)) : NULL;
+	if (ok && !x->step)
 		ok = 0;
-	}
 	for (size_t i = 0; ok && i < x->n_step; i++) {
 		struct sym__estep *e = &x->step[i];
 

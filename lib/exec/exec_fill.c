@@ -53,11 +53,9 @@ sym__exec_fill_init(sym_exec *x)
 	sym_graph *g = sym_plan_graph(x->plan);
 	size_t n = g ? sym_graph_n_values(g) : 0;
 
-	x->fill = calloc(n ? n : 1, sizeof(*x->fill));
-	if (!x->fill) {
-		sym__oom(x->ctx);
+	x->fill = sym__calloc(x->ctx, n, sizeof(*x->fill));
+	if (!x->fill)
 		return -1;
-	}
 	for (size_t i = 0; i < n; i++) {
 		const sym_value *v = sym_graph_value(g, i);
 		sym_value_kind k = sym_value_get_kind(v);

@@ -505,9 +505,9 @@ sym_exec_train_check(const sym_plan *p, const sym_plan *single,
 	sh.seed = o->seed;
 	sh.n = n;
 	sg.plan = single;
-	ranks = calloc((size_t)n, sizeof(*ranks));
-	th = calloc((size_t)n, sizeof(*th));
-	sh.failed = calloc((size_t)n, sizeof(*sh.failed));
+	ranks = sym__calloc(ctx, (size_t)n, sizeof(*ranks));
+	th = sym__calloc(ctx, (size_t)n, sizeof(*th));
+	sh.failed = sym__calloc(ctx, (size_t)n, sizeof(*sh.failed));
 	s = sym_slices_new(p);
 	sg.s1 = sym_slices_new(single);
 	sg.x1 = sym_exec_new(single, NULL, ctx);

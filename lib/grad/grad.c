@@ -50,13 +50,12 @@ static int
 mark_active(struct sym__grad *gr)
 {
 	sym_graph *g = gr->g;
-	unsigned char *fwd = calloc(g->n_value + 1, 1);
-	unsigned char *back = calloc(g->n_value + 1, 1);
+	unsigned char *fwd = sym__calloc(gr->ctx, g->n_value + 1, 1);
+	unsigned char *back =
+	    fwd ? sym__calloc(gr->ctx, g->n_value + 1, 1) : NULL;
 
-	if (!fwd || !back) {
+	if (!back) {
 		free(fwd);
-		free(back);
-		sym__oom(gr->ctx);
 		return -1;
 	}
 	for (size_t i = 0; i < g->n_value; i++) {
@@ -150,8 +149,8 @@ sym__gemit_n(struct sym__grad *gr, int role, const char *op, size_t n_in,
     sym_value *const *in, const sym_attrs *attrs, size_t n_out,
     const char *const *names, const int *mirror, sym_value **out)
 {
-	const char **nm = calloc(n_out + 1, sizeof(*nm));
-	char **own = calloc(n_out + 1, sizeof(*own));
+	const char **nm = sym__calloc(gr->ctx, n_out + 1, sizeof(*nm));
+	char **own = nm ? sym__calloc(gr->ctx, n_out + 1, sizeof(*own)) : NULL;
 	sym_node *n = NULL;
 	int r = -1;
 
@@ -160,7 +159,7 @@ sym__gemit_n(struct sym__grad *gr, int role, const char *op, size_t n_in,
 	for (size_t k = 0; k < n_out; k++) {
 		nm[k] = names ? names[k] : NULL;
 		if (!nm[k]) {
-			own[k] = sym__asprintf("%s.t%zu",
+			own[k] = sym__asprintf_ctx(gr->ctx, "%s.t%zu",
 			    gr->cur && gr->cur->n_out ? gr->cur->out[0]->name
 			                              : "grad",
 			    ++gr->n_tmp);
@@ -176,7 +175,8 @@ sym__gemit_n(struct sym__grad *gr, int role, const char *op, size_t n_in,
 	n->fwd = gr->cur;
 	n->grad_role = role;
 	if (mirror && gr->cur) {
-		n->mirror = malloc((n_in + 1) * sizeof(*n->mirror));
+		n->mirror = sym__realloc_array(gr->ctx, NULL, n_in + 1,
+		    sizeof(*n->mirror));
 		if (!n->mirror)
 			goto done;
 		memcpy(n->mirror, mirror, n_in * sizeof(*mirror));
@@ -276,8 +276,9 @@ accumulate(struct sym__grad *gr, sym_value *v, sym_value *c)
 		in[0] = gr->contrib[i];
 		in[1] = c;
 		name = gr->n_done[i] == gr->n_uses[i]
-		    ? sym__asprintf("%s.grad", v->name)
-		    : sym__asprintf("%s.grad.s%zu", v->name, gr->n_done[i]);
+		    ? sym__asprintf_ctx(gr->ctx, "%s.grad", v->name)
+		    : sym__asprintf_ctx(gr->ctx, "%s.grad.s%zu", v->name,
+		          gr->n_done[i]);
 		if (!name)
 			return sym__graph_ctx_error(gr->g, &keep->loc);
 		gr->cur = v->producer;
@@ -309,8 +310,8 @@ name_targets(struct sym__grad *gr, sym_node *n)
 		for (size_t j = 0; j < i; j++)
 			k += n->in[j] == v;
 		gr->target[i] = gr->n_uses[v->index] == 1
-		    ? sym__asprintf("%s.grad", v->name)
-		    : sym__asprintf("%s.grad.%zu", v->name, k);
+		    ? sym__asprintf_ctx(gr->ctx, "%s.grad", v->name)
+		    : sym__asprintf_ctx(gr->ctx, "%s.grad.%zu", v->name, k);
 		if (!gr->target[i])
 			return sym__graph_ctx_error(gr->g, &n->loc);
 	}
@@ -323,7 +324,7 @@ static int
 node_grad(struct sym__grad *gr, sym_node *n)
 {
 	sym__grad_rule rule = grad_rule_find(n->op);
-	sym_value **dy = calloc(n->n_out + 1, sizeof(*dy));
+	sym_value **dy = sym__calloc(gr->ctx, n->n_out + 1, sizeof(*dy));
 	int any = 0, r = -1;
 
 	if (!dy)
@@ -377,7 +378,7 @@ seed(struct sym__grad *gr)
 {
 	sym_value *loss = gr->g->loss, *v;
 	sym_attrs *at = sym__gattrs(gr);
-	char *name = sym__asprintf("%s.grad", loss->name);
+	char *name = sym__asprintf_ctx(gr->ctx, "%s.grad", loss->name);
 	int mirror = SYM__MIRROR_OUT(0);
 
 	gr->cur = loss->producer;
@@ -463,17 +464,16 @@ sym_graph_differentiate(sym_graph *g)
 	gr.ctx = g->ctx;
 	nv = g->n_value + 1;
 	n_fwd = g->n_node;
-	gr.active = calloc(nv, 1);
-	gr.n_uses = calloc(nv, sizeof(*gr.n_uses));
-	gr.n_done = calloc(nv, sizeof(*gr.n_done));
-	gr.contrib = calloc(nv, sizeof(*gr.contrib));
+	gr.active = sym__calloc(g->ctx, nv, 1);
+	gr.n_uses = sym__calloc(g->ctx, nv, sizeof(*gr.n_uses));
+	gr.n_done = sym__calloc(g->ctx, nv, sizeof(*gr.n_done));
+	gr.contrib = sym__calloc(g->ctx, nv, sizeof(*gr.contrib));
 	for (size_t i = 0; i < n_fwd; i++)
 		if (g->node[i]->n_in > max_in)
 			max_in = g->node[i]->n_in;
-	gr.target = calloc(max_in + 1, sizeof(*gr.target));
+	gr.target = sym__calloc(g->ctx, max_in + 1, sizeof(*gr.target));
 	if (!gr.active || !gr.n_uses || !gr.n_done || !gr.contrib ||
 	    !gr.target) {
-		sym__oom(g->ctx);
 		sym__graph_ctx_error(g, &g->minimize_loc);
 		goto done;
 	}

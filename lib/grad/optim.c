@@ -128,14 +128,16 @@ update_param(struct sym__grad *gr, sym_value *p, const sym_optimizer *opt,
 	int r = -1;
 
 	in[n_in++] = p;
-	names[n_out++] = sym__asprintf("%s.next", p->name);
+	names[n_out++] = sym__asprintf_ctx(gr->ctx, "%s.next", p->name);
 	for (size_t k = 0; states[k]; k++) {
-		char *sn = sym__asprintf("%s.%s", p->name, states[k]);
+		char *sn =
+		    sym__asprintf_ctx(gr->ctx, "%s.%s", p->name, states[k]);
 
 		in[n_in] = sn
 		    ? state_value(gr->g, sn, sym__value_shape(p), &p->loc)
 		    : NULL;
-		names[n_out++] = sn ? sym__asprintf("%s.next", sn) : NULL;
+		names[n_out++] =
+		    sn ? sym__asprintf_ctx(gr->ctx, "%s.next", sn) : NULL;
 		free(sn);
 		if (!in[n_in++])
 			goto done;

@@ -19,8 +19,8 @@ static int
 grad_split(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	size_t k = n->n_out;
-	sym_value **in = calloc(k + 1, sizeof(*in));
-	int *mirror = calloc(k + 1, sizeof(*mirror));
+	sym_value **in = sym__calloc(gr->ctx, k + 1, sizeof(*in));
+	int *mirror = sym__calloc(gr->ctx, k + 1, sizeof(*mirror));
 	sym_attrs *zero = sym__gattrs(gr), *at = sym__gattrs(gr);
 	int r = -1;
 
@@ -63,7 +63,8 @@ concat_slices(struct sym__grad *gr, sym_node *n, sym_value *dy,
 {
 	size_t rank = sym_shape_ndim(sym__value_shape(n->in[0]));
 	size_t axis = n->at.concat.axis;
-	sym_expr **b = calloc(2 * rank + 1, sizeof(*b)), **z = b + rank;
+	sym_expr **b = sym__calloc(gr->ctx, 2 * rank + 1, sizeof(*b));
+	sym_expr **z = b + rank;
 	int64_t off = 0;
 	int mirror = SYM__MIRROR_OUT(0), r = 0;
 
@@ -109,9 +110,9 @@ grad_concat(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	size_t k = n->n_in, axis = n->at.concat.axis, need = 0;
 	const sym_shape *s0 = sym__value_shape(n->in[0]);
-	const char **names = calloc(k + 1, sizeof(*names));
-	sym_value **out = calloc(k + 1, sizeof(*out));
-	int64_t *len = calloc(k + 1, sizeof(*len));
+	const char **names = sym__calloc(gr->ctx, k + 1, sizeof(*names));
+	sym_value **out = sym__calloc(gr->ctx, k + 1, sizeof(*out));
+	int64_t *len = sym__calloc(gr->ctx, k + 1, sizeof(*len));
 	int mirror = SYM__MIRROR_OUT(0), r = -1, equal = 1, constant = 1;
 	sym_attrs *at = sym__gattrs(gr);
 

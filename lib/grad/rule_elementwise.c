@@ -240,7 +240,7 @@ grad_bias_add(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 		return -1;
 	if (!sym__gtarget(gr, 1))
 		return 0;
-	axes = calloc(rank + 1, sizeof(*axes));
+	axes = sym__calloc(gr->ctx, rank + 1, sizeof(*axes));
 	at = sym__gattrs(gr);
 	for (size_t d = 0; axes && d < rank; d++)
 		if (d != c &&

@@ -39,7 +39,7 @@ static int
 grad_transpose(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	size_t rank = sym_shape_ndim(sym__value_shape(n->in[0]));
-	sym_expr **inv = calloc(rank + 1, sizeof(*inv));
+	sym_expr **inv = sym__calloc(gr->ctx, rank + 1, sizeof(*inv));
 	int mirror = SYM__MIRROR_OUT(0), r = -1;
 	sym_attrs *at = sym__gattrs(gr);
 	size_t k = 0;

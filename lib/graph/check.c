@@ -218,14 +218,17 @@ unify(sym_graph *g, sym_expr *a, sym_expr *b, const sym_loc *where,
 	return r;
 }
 
-/* Record a run-time guard "e rel 0" (or "k | e") with text "text" on
- * "g"; 0 or -1. */
+/* Record a run-time guard "e rel 0" (or "k | e") with text "text" (taken;
+ * NULL when making it ran out of memory) on "g"; 0, or -1 (SYM_ENOMEM when
+ * "text" is missing). */
 int
 sym__graph_add_guard(sym_graph *g, enum sym__rel rel, sym_expr *e, int64_t k,
     char *text, const sym_loc *where, const char *reason)
 {
 	struct sym__guard *gd;
 
+	if (!text)
+		sym__oom(g->ctx);
 	if (!text ||
 	    SYM__RESERVE(g->ctx, g->guard, g->cap_guard, g->n_guard + 1) < 0) {
 		free(text);
@@ -599,13 +602,12 @@ static int
 only_unique(sym_graph *g, sym_expr *e, const char *what, const sym_loc *where)
 {
 	size_t n = sym_expr_symbols(e, NULL, 0);
-	sym_symbol **s = n ? malloc(n * sizeof(*s)) : NULL;
+	sym_symbol **s =
+	    n ? sym__realloc_array(g->ctx, NULL, n, sizeof(*s)) : NULL;
 	int ok;
 
-	if (n && !s) {
-		sym__oom(g->ctx);
+	if (n && !s)
 		return 0;
-	}
 	sym_expr_symbols(e, s, n);
 	ok = unique_symbols(g, s, n, what, where);
 	free(s);

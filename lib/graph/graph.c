@@ -414,11 +414,9 @@ subst_shape(sym_graph *g, sym_shape *s, size_t from)
 
 	if (from >= g->n_subst)
 		return sym__shape_ref(s);
-	d = calloc(s->rank + 1, sizeof(*d));
-	if (!d) {
-		sym__oom(g->ctx);
+	d = sym__calloc(g->ctx, s->rank + 1, sizeof(*d));
+	if (!d)
 		return NULL;
-	}
 	for (size_t i = 0; i < s->rank; i++) {
 		d[i] = sym__expr_ref(s->dim[i]);
 		for (size_t k = from; k < g->n_subst && d[i]; k++) {
@@ -491,11 +489,11 @@ static sym_expr *
 fresh_uses(sym_graph *g, sym_expr *e)
 {
 	size_t n = sym_expr_symbols(e, NULL, 0);
-	sym_symbol **syms = n ? malloc(n * sizeof(*syms)) : NULL;
+	sym_symbol **syms =
+	    n ? sym__realloc_array(g->ctx, NULL, n, sizeof(*syms)) : NULL;
 	sym_expr *r = sym__expr_ref(e);
 
 	if (n && !syms) {
-		sym__oom(g->ctx);
 		sym__expr_unref(r);
 		return NULL;
 	}
@@ -540,7 +538,8 @@ positive_dim(sym_graph *g, sym_value *v, size_t i, const sym_loc *where)
 	} else if (a == SYM_UNKNOWN) {
 		ds = sym_expr_to_str(dim);
 		e = sym__sub(dim, one);
-		reason = sym__asprintf("dimension %zu of %s", i, v->name);
+		reason = sym__asprintf_ctx(g->ctx, "dimension %zu of %s", i,
+		    v->name);
 		if (ds && e && reason &&
 		    sym__graph_add_guard(g, SYM__REL_GE, e, 0,
 		        sym__asprintf("%s >= 1", ds), where, reason) == 0)
@@ -576,11 +575,9 @@ sym_graph_add_input(sym_graph *g, const char *name, sym_value_kind kind,
 	v = sym__graph_value_new(g, name, kind, where);
 	if (!v)
 		return NULL;
-	d = calloc(shape->rank + 1, sizeof(*d));
-	if (!d) {
-		sym__oom(g->ctx);
+	d = sym__calloc(g->ctx, shape->rank + 1, sizeof(*d));
+	if (!d)
 		return NULL;
-	}
 	for (size_t i = 0; i < shape->rank; i++)
 		d[i] = fresh_uses(g, shape->dim[i]);
 	v->declared = sym__shape_new(g->ctx, shape->dtype, shape->rank, d);

@@ -226,7 +226,7 @@ sym__lex_word_is(const struct sym__parser *p, size_t start, size_t len,
 char *
 sym__lex_strndup(struct sym__parser *p, size_t start, size_t len)
 {
-	char *s = malloc(len + 1);
+	char *s = sym__alloc(p->ctx, len + 1);
 
 	if (!s) {
 		p->oom = 1;
@@ -330,7 +330,7 @@ sym__lex_string(struct sym__parser *p, char **out)
 		}
 		n++;
 	}
-	r = malloc(n + 1);
+	r = sym__alloc(p->ctx, n + 1);
 	if (!r) {
 		p->oom = 1;
 		return -1;
@@ -590,7 +590,7 @@ sym__nameset_add(struct sym__parser *p, struct sym__nameset *set,
 		struct sym__nameset big = { NULL, set->cap ? 2 * set->cap : 16,
 			set->n };
 
-		big.key = calloc(big.cap, sizeof(*big.key));
+		big.key = sym__calloc(p->ctx, big.cap, sizeof(*big.key));
 		if (!big.key) {
 			p->oom = 1;
 			return -1;
@@ -604,7 +604,7 @@ sym__nameset_add(struct sym__parser *p, struct sym__nameset *set,
 	i = slot(set, name);
 	if (set->key[i])
 		return 0;
-	set->key[i] = strdup(name);
+	set->key[i] = sym__strdup(p->ctx, name);
 	if (!set->key[i]) {
 		p->oom = 1;
 		return -1;

@@ -763,8 +763,8 @@ parse(sym_ctx *ctx, const char *text, size_t len, const char *filename)
 	if (!g)
 		return NULL;
 	memset(&p, 0, sizeof(p));
-	g->source = malloc(len + 1);
-	g->filename = filename ? strdup(filename) : NULL;
+	g->source = sym__alloc(ctx, len + 1);
+	g->filename = filename ? sym__strdup(ctx, filename) : NULL;
 	p.file = filename ? sym__graph_intern_file(g, filename) : NULL;
 	if (!g->source || (filename && (!g->filename || !p.file))) {
 		sym_graph_free(g);

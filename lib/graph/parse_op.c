@@ -141,7 +141,7 @@ sym__parse_double(struct sym__parser *p, const char *s, size_t n, double *v)
 {
 	const char *point = localeconv()->decimal_point;
 	size_t lp = point && *point ? strlen(point) : 1;
-	char *t = malloc(n * lp + 1), *end;
+	char *t = sym__alloc(p->ctx, n * lp + 1), *end;
 	size_t k = 0;
 
 	if (!t) {

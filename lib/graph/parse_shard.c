@@ -351,7 +351,7 @@ tensors(struct sym__parser *p, struct sym__tensor_strategy **arr, size_t *n,
 struct sym__strategy *
 sym__parse_strategy(struct sym__parser *p)
 {
-	struct sym__strategy *s = calloc(1, sizeof(*s));
+	struct sym__strategy *s = sym__alloc(p->ctx, sizeof(*s));
 	sym_loc out_loc;
 
 	if (!s) {

@@ -278,11 +278,9 @@ sym_graph_minimize(sym_graph *g, sym_value *loss, const sym_optimizer *opt,
 	if (why)
 		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
 		    "%s: %s", opt_names[opt->kind], why);
-	seen = calloc(g->n_value ? g->n_value : 1, 1);
-	if (!seen) {
-		sym__oom(g->ctx);
+	seen = sym__calloc(g->ctx, g->n_value, 1);
+	if (!seen)
 		return sym__graph_ctx_error(g, where);
-	}
 	reached = reached_by_param(g, loss, seen);
 	free(seen);
 	if (!reached)

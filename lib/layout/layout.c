@@ -434,11 +434,9 @@ sym_layout_to_str(const sym_layout *l)
 	for (size_t a = 0; a < l->mesh->n_axes; a++)
 		len += 2 * (strlen(l->mesh->name[a]) + 4);
 	len += 8 * l->rank;
-	s = malloc(len);
-	if (!s) {
-		sym__oom(l->ctx);
+	s = sym__alloc(l->ctx, len);
+	if (!s)
 		return NULL;
-	}
 	pos += (size_t)snprintf(s, len, "(");
 	for (size_t d = 0; d < l->rank; d++) {
 		if (d)

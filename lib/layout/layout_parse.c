@@ -132,8 +132,8 @@ sym__layout_from_spec(sym_mesh *mesh, const struct sym__tensor_strategy *t,
 	if (!mesh || !t)
 		return NULL;
 	if (!t->is_layout) {
-		*error = sym__asprintf("expected a layout, not a tuple of "
-		                       "split counts");
+		*error = sym__asprintf_ctx(mesh->ctx,
+		    "expected a layout, not a tuple of split counts");
 		return NULL;
 	}
 	spec_init(&sp, mesh);

@@ -135,12 +135,11 @@ set_ranks(sym_mesh *m, size_t n_ranks, const int64_t *ranks)
 		    (long long)n, ranks ? n_ranks : 0);
 		return -1;
 	}
-	m->pos = malloc((size_t)n * sizeof(*m->pos));
-	m->ranks = malloc((size_t)n * sizeof(*m->ranks));
-	if (!m->pos || !m->ranks) {
-		sym__oom(m->ctx);
+	m->pos = sym__realloc_array(m->ctx, NULL, (size_t)n, sizeof(*m->pos));
+	m->ranks =
+	    sym__realloc_array(m->ctx, NULL, (size_t)n, sizeof(*m->ranks));
+	if (!m->pos || !m->ranks)
 		return -1;
-	}
 	for (int64_t i = 0; i < n; i++)
 		m->pos[i] = -1;
 	for (int64_t i = 0; i < n; i++) {
@@ -399,11 +398,9 @@ sym_mesh_to_str(const sym_mesh *m)
 		len += strlen(m->name[i]) + 24;
 	if (m->ranks)
 		len += 10 + (size_t)m->n_devices * 22;
-	s = malloc(len);
-	if (!s) {
-		sym__oom(m->ctx);
+	s = sym__alloc(m->ctx, len);
+	if (!s)
 		return NULL;
-	}
 	pos += (size_t)snprintf(s, len, "(");
 	for (size_t i = 0; i < m->n_axes; i++)
 		pos += (size_t)snprintf(s + pos, len - pos, "%s%s=%lld",

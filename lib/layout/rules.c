@@ -53,7 +53,7 @@ sym__shard_fail(struct sym__shard *s, int input, int dim, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = sym__vasprintf(fmt, ap);
 	va_end(ap);
-	s->error = msg ? msg : strdup("out of memory");
+	s->error = msg ? msg : sym__strdup(s->ctx, "out of memory");
 	s->error_input = input;
 	s->error_dim = dim;
 	return -1;

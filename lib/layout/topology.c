@@ -145,7 +145,6 @@ char *
 sym_topology_to_str(const sym_topology *t)
 {
 	char nodes[96];
-	char *s;
 
 	if (!t)
 		return NULL;
@@ -157,13 +156,10 @@ sym_topology_to_str(const sym_topology *t)
 		    (long long)t->ranks_per_node);
 	else
 		snprintf(nodes, sizeof(nodes), "one node");
-	s = sym__asprintf("%s, intra %g GB/s %g us, inter %g GB/s %g us, "
-	                  "compute %g TFLOP/s",
+	return sym__asprintf_ctx(t->ctx,
+	    "%s, intra %g GB/s %g us, inter %g GB/s %g us, compute %g TFLOP/s",
 	    nodes, t->intra_bw / 1e9, t->intra_lat * 1e6, t->inter_bw / 1e9,
 	    t->inter_lat * 1e6, t->flops / 1e12);
-	if (!s)
-		sym__oom(t->ctx);
-	return s;
 }
 
 /* The state of the parser of a topology file. */
@@ -322,12 +318,11 @@ assign_rank(struct tparse *tp, int64_t r, int64_t node)
 {
 	if (r >= tp->cap) {
 		int64_t n = r + 1 > 2 * tp->cap ? r + 1 : 2 * tp->cap;
-		int64_t *a = realloc(tp->node_of, (size_t)n * sizeof(*a));
+		int64_t *a = sym__realloc_array(tp->ctx, tp->node_of, (size_t)n,
+		    sizeof(*a));
 
-		if (!a) {
-			sym__oom(tp->ctx);
+		if (!a)
 			return -1;
-		}
 		for (int64_t i = tp->cap; i < n; i++)
 			a[i] = -1;
 		tp->node_of = a;

@@ -41,11 +41,11 @@ sym_slices_new(const sym_plan *p)
 		return NULL;
 	s->ctx = p->ctx;
 	s->plan = p;
-	s->val = calloc(p->n_insn + 1, sizeof(*s->val));
-	s->given = calloc(p->n_elim + 1, sizeof(*s->given));
-	s->has = calloc(p->n_elim + p->n_extra + 1, 1);
-	s->poison = p->n_extra ? calloc(p->n_insn + 1, 1) : NULL;
-	s->offsets = calloc(p->n_offsets + 1, sizeof(*s->offsets));
+	s->val = sym__calloc(p->ctx, p->n_insn + 1, sizeof(*s->val));
+	s->given = sym__calloc(p->ctx, p->n_elim + 1, sizeof(*s->given));
+	s->has = sym__calloc(p->ctx, p->n_elim + p->n_extra + 1, 1);
+	s->poison = p->n_extra ? sym__calloc(p->ctx, p->n_insn + 1, 1) : NULL;
+	s->offsets = sym__calloc(p->ctx, p->n_offsets + 1, sizeof(*s->offsets));
 	if (!s->val || !s->given || !s->has || (p->n_extra && !s->poison) ||
 	    !s->offsets) {
 		free(s->val);
@@ -54,7 +54,6 @@ sym_slices_new(const sym_plan *p)
 		free(s->poison);
 		free(s->offsets);
 		free(s);
-		sym__oom(p->ctx);
 		return NULL;
 	}
 	strcpy(s->error, "not bound");

@@ -112,15 +112,14 @@ static int
 set_named(sym_plan *p, size_t i, sym_expr *e, const char *text)
 {
 	size_t n = sym_expr_symbols(e, NULL, 0), *pos;
-	sym_symbol **s = malloc((n + 1) * sizeof(*s));
-	struct sym__named *named = calloc(n + 1, sizeof(*named));
+	sym_symbol **s = sym__realloc_array(p->ctx, NULL, n + 1, sizeof(*s));
+	struct sym__named *named = sym__calloc(p->ctx, n + 1, sizeof(*named));
 
-	pos = calloc(n + 1, sizeof(*pos));
+	pos = sym__calloc(p->ctx, n + 1, sizeof(*pos));
 	if (!s || !named || !pos) {
 		free(s);
 		free(named);
 		free(pos);
-		sym__oom(p->ctx);
 		return -1;
 	}
 	sym_expr_symbols(e, s, n);

@@ -108,11 +108,9 @@ visit(struct collect *c, sym_expr *e, int cls)
 	int r = 0;
 
 	if (n > 32) {
-		s = malloc(n * sizeof(*s));
-		if (!s) {
-			sym__oom(c->p->ctx);
+		s = sym__realloc_array(c->p->ctx, NULL, n, sizeof(*s));
+		if (!s)
 			return -1;
-		}
 		sym_expr_symbols(e, s, n);
 	}
 	for (size_t i = 0; i < n && r == 0; i++) {
@@ -156,13 +154,11 @@ collect_symbols(sym_plan *p)
 	struct collect c = { p, NULL, NULL };
 	int r = 0;
 
-	c.cls = calloc(p->ctx->n_sym + 1, 1);
-	p->elim = calloc(g->n_rel + 1, sizeof(*p->elim));
-	c.expanded = calloc(g->n_rel + 1, 1);
-	if (!c.cls || !p->elim || !c.expanded) {
-		sym__oom(p->ctx);
+	c.cls = sym__calloc(p->ctx, p->ctx->n_sym + 1, 1);
+	p->elim = sym__calloc(p->ctx, g->n_rel + 1, sizeof(*p->elim));
+	c.expanded = sym__calloc(p->ctx, g->n_rel + 1, 1);
+	if (!c.cls || !p->elim || !c.expanded)
 		r = -1;
-	}
 	for (size_t i = 0; r == 0 && i < g->n_rel; i++) {
 		sym_symbol *v = g->rel[i].pub.var;
 
@@ -193,10 +189,10 @@ collect_symbols(sym_plan *p)
 	/* the extra symbols go after every input symbol */
 	if (r == 0 && p->n_sym + p->n_extra > 0) {
 		size_t k = 0, n = p->n_sym + p->n_extra;
-		sym_symbol **order = malloc((n + 1) * sizeof(*order));
+		sym_symbol **order =
+		    sym__realloc_array(p->ctx, NULL, n + 1, sizeof(*order));
 
 		if (!order) {
-			sym__oom(p->ctx);
 			r = -1;
 		} else {
 			for (int pass = 0; pass < 2; pass++)
@@ -238,12 +234,10 @@ new_tensor(sym_plan *p, const sym_value *v, const sym_layout *l)
 	x->layout = l ? sym__layout_ref((sym_layout *)l) : NULL;
 	x->next = p->first[v->index];
 	p->first[v->index] = t;
-	x->global = calloc(rank + 1, sizeof(*x->global));
-	x->local = calloc(rank + 1, sizeof(*x->local));
-	if (!x->global || !x->local) {
-		sym__oom(p->ctx);
+	x->global = sym__calloc(p->ctx, rank + 1, sizeof(*x->global));
+	x->local = sym__calloc(p->ctx, rank + 1, sizeof(*x->local));
+	if (!x->global || !x->local)
 		return SYM__NO_TENSOR;
-	}
 	for (size_t d = 0; d < rank; d++) {
 		int64_t k = l ? sym_layout_dim_splits(l, d) : 1;
 		long c;
@@ -409,14 +403,13 @@ input_tensor(sym_plan *p, const sym_node *n, size_t i, const sym_reshard *c)
 static int
 node_steps(sym_plan *p, const sym_node *n)
 {
-	size_t *in = calloc(n->n_in + n->n_out + 1, sizeof(*in)), *out;
+	size_t *in = sym__calloc(p->ctx, n->n_in + n->n_out + 1, sizeof(*in));
+	size_t *out;
 	struct sym__pstep *s;
 	int r = -1;
 
-	if (!in) {
-		sym__oom(p->ctx);
+	if (!in)
 		return -1;
-	}
 	out = in + n->n_in;
 	for (size_t i = 0; i < n->n_in; i++) {
 		in[i] = p->single
@@ -472,12 +465,12 @@ build_steps(sym_plan *p)
 	sym_graph *g = p->g;
 	int r = 0;
 
-	p->home = malloc((g->n_value + 1) * sizeof(*p->home));
-	p->first = malloc((g->n_value + 1) * sizeof(*p->first));
-	if (!p->home || !p->first) {
-		sym__oom(p->ctx);
+	p->home =
+	    sym__realloc_array(p->ctx, NULL, g->n_value + 1, sizeof(*p->home));
+	p->first =
+	    sym__realloc_array(p->ctx, NULL, g->n_value + 1, sizeof(*p->first));
+	if (!p->home || !p->first)
 		r = -1;
-	}
 	for (size_t i = 0; r == 0 && i < g->n_value; i++)
 		p->home[i] = p->first[i] = SYM__NO_TENSOR;
 	for (size_t i = 0; r == 0 && i < g->n_value; i++) {

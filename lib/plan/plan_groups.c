@@ -29,12 +29,10 @@ static int32_t *
 block_table(sym_plan *p, const struct sym__tensor *x)
 {
 	size_t n = (size_t)p->n_ranks * x->rank;
-	int32_t *b = calloc(n + 1, sizeof(*b));
+	int32_t *b = sym__calloc(p->ctx, n + 1, sizeof(*b));
 
-	if (!b) {
-		sym__oom(p->ctx);
+	if (!b)
 		return NULL;
-	}
 	for (int64_t r = 0; x->layout && r < p->n_ranks; r++)
 		for (size_t d = 0; d < x->rank; d++) {
 			int64_t k = sym_layout_block(x->layout, r, d);

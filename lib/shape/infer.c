@@ -417,7 +417,7 @@ sym__at_alloc(struct sym__infer *inf, size_t n, size_t size)
 	     i++) {
 		if (inf->at.mem[i])
 			continue;
-		inf->at.mem[i] = calloc(n ? n : 1, size ? size : 1);
+		inf->at.mem[i] = sym__calloc(inf->ctx, n, size);
 		if (!inf->at.mem[i])
 			sym__infer_nomem(inf);
 		return inf->at.mem[i];

@@ -221,11 +221,9 @@ dims_text(const sym_shape *s, const char *prefix)
 		len += strlen(d[i]) + 2;
 	}
 	cap = len;
-	out = malloc(cap);
-	if (!out) {
-		sym__oom(s->ctx);
+	out = sym__alloc(s->ctx, cap);
+	if (!out)
 		goto done;
-	}
 	strcpy(out, prefix);
 	strcat(out, "[");
 	for (size_t i = 0; i < s->rank; i++) {

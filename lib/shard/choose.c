@@ -222,12 +222,15 @@ default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
 	const struct sym__shard_rule *rule = sym__shard_rule_find(n->op);
 	size_t di = rule ? (size_t)rule->default_input : 0, rank = 0;
-	const int64_t **split = calloc(n->n_in + 1, sizeof(*split));
+	const int64_t **split =
+	    sym__calloc(p->g->ctx, n->n_in + 1, sizeof(*split));
 	int64_t *lead = NULL;
 	char *why = NULL;
 	const char *x;
 
-	if (!rule || !split) {
+	if (!split)
+		return sym__graph_ctx_error(p->g, &n->loc);
+	if (!rule) {
 		free(split);
 		return sym__graph_diag(p->g, SYM_SEV_ERROR, &n->loc, NULL, NULL,
 		    "operator %s has no sharding rule", n->op->name);

@@ -95,7 +95,8 @@ static int
 tuple_clause(struct sym__pass *p, sym_node *n, const struct sym__strategy *st,
     struct sym__run *r, const char *label)
 {
-	const int64_t **split = calloc(n->n_in + 1, sizeof(*split));
+	const int64_t **split =
+	    sym__calloc(p->g->ctx, n->n_in + 1, sizeof(*split));
 	int bad = 0;
 
 	if (!split)
@@ -501,7 +502,7 @@ sym__shard_clause(struct sym__pass *p, sym_node *n)
 	if (bad == 0)
 		bad = sym__run_resolve(r);
 	if (bad == 0) {
-		r->source = strdup("shard clause");
+		r->source = sym__strdup(p->g->ctx, "shard clause");
 		r->text = sym__strategy_to_str(st);
 		r->ok = r->source && r->text;
 	}

@@ -597,13 +597,15 @@ redistribute(struct sym__pass *p, sym_node *n)
 }
 
 /* Give node "n" the layouts of its successful run "r" (the source and
- * text are taken), as the pass's objects equal to them; 0 or -1. "p" is
- * the pass. */
+ * text are taken), as the pass's objects equal to them; 0, or -1 with
+ * SYM_ENOMEM on the context. "p" is the pass. */
 static int
 commit(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
-	n->in_layout = calloc(n->n_in + 1, sizeof(*n->in_layout));
-	n->out_layout = calloc(n->n_out + 1, sizeof(*n->out_layout));
+	sym_ctx *ctx = p->g->ctx;
+
+	n->in_layout = sym__calloc(ctx, n->n_in + 1, sizeof(*n->in_layout));
+	n->out_layout = sym__calloc(ctx, n->n_out + 1, sizeof(*n->out_layout));
 	if (!n->in_layout || !n->out_layout)
 		return -1;
 	n->mesh = sym__intern_mesh(p, r->s.mesh);
@@ -642,7 +644,7 @@ index_uses(struct sym__pass *p)
 	sym_graph *g = p->g;
 	size_t n = 0, *fill;
 
-	p->use0 = calloc(g->n_value + 2, sizeof(*p->use0));
+	p->use0 = sym__calloc(g->ctx, g->n_value + 2, sizeof(*p->use0));
 	if (!p->use0)
 		return -1;
 	for (size_t i = 0; i < g->n_node; i++)
@@ -652,8 +654,8 @@ index_uses(struct sym__pass *p)
 		}
 	for (size_t v = 0; v < g->n_value; v++)
 		p->use0[v + 1] += p->use0[v];
-	p->use = calloc(n + 1, sizeof(*p->use));
-	fill = calloc(g->n_value + 1, sizeof(*fill));
+	p->use = sym__calloc(g->ctx, n + 1, sizeof(*p->use));
+	fill = sym__calloc(g->ctx, g->n_value + 1, sizeof(*fill));
 	if (!p->use || !fill) {
 		free(fill);
 		return -1;
@@ -681,15 +683,16 @@ pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
 	p->g = g;
 	p->topo = topo;
 	p->devices = g->devices > 0 ? g->devices : 1;
-	p->run_of = calloc(g->n_node + 1, sizeof(*p->run_of));
+	p->run_of = sym__calloc(g->ctx, g->n_node + 1, sizeof(*p->run_of));
 	for (size_t i = 0; p->run_of && i < g->n_node; i++)
 		p->run_of[i] = g->node[i]->strategy ? p->n_run++ : SIZE_MAX;
 	for (size_t i = 0; p->run_of && i < g->n_node; i++)
 		if (p->run_of[i] == SIZE_MAX)
 			p->run_of[i] = p->n_run;
-	p->run = calloc(p->n_run + 1, sizeof(*p->run));
-	p->decl_mesh = calloc(g->n_mesh + 1, sizeof(*p->decl_mesh));
-	p->seen = calloc(g->n_value + 1, sizeof(*p->seen));
+	p->run = sym__calloc(g->ctx, p->n_run + 1, sizeof(*p->run));
+	p->decl_mesh =
+	    sym__calloc(g->ctx, g->n_mesh + 1, sizeof(*p->decl_mesh));
+	p->seen = sym__calloc(g->ctx, g->n_value + 1, sizeof(*p->seen));
 	p->least = sym_binding_new(g->ctx);
 	if (!p->run_of || !p->run || !p->decl_mesh || !p->seen || !p->least ||
 	    index_uses(p) < 0)
@@ -772,7 +775,6 @@ pass_run(struct sym__pass *p)
 		        sym__shard_derive(p, n) == 0))
 			sym__shard_choose(p, n);
 		if (r->ok && commit(p, n, r) < 0) {
-			sym__oom(g->ctx);
 			sym__graph_ctx_error(g, &n->loc);
 		} else if (r->ok) {
 			notes(g, n, r);

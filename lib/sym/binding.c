@@ -162,13 +162,11 @@ sym_binding_set(sym_binding *b, sym_symbol *sym, int64_t value)
 	if (sym->id >= b->cap) {
 		size_t cap = b->ctx->n_sym > sym->id ? b->ctx->n_sym
 		                                     : (size_t)sym->id + 1;
-		int64_t *v = malloc(cap * sizeof(*v));
-		uint8_t *st = calloc(cap, 1);
+		int64_t *v = sym__realloc_array(b->ctx, NULL, cap, sizeof(*v));
+		uint8_t *st = v ? sym__calloc(b->ctx, cap, 1) : NULL;
 
 		if (!v || !st) {
 			free(v);
-			free(st);
-			sym__oom(b->ctx);
 			return -1;
 		}
 		memcpy(v, b->val, b->cap * sizeof(*v));
@@ -241,11 +239,9 @@ sym_binding_to_str(const sym_binding *b)
 	for (size_t id = 0; id < b->cap; id++)
 		if (b->set[id])
 			len += strlen(b->ctx->sym[id]->name) + 28;
-	s = malloc(len);
-	if (!s) {
-		sym__oom(b->ctx);
+	s = sym__alloc(b->ctx, len);
+	if (!s)
 		return NULL;
-	}
 	s[0] = '\0';
 	for (size_t id = 0; id < b->cap; id++)
 		if (b->set[id])

@@ -255,9 +255,9 @@ sym__mul(sym_expr *a, sym_expr *b)
 			struct sym__factor *f;
 			uint32_t n;
 
-			f = malloc((s->n + t->n + 1) * sizeof(*f));
+			f = sym__realloc_array(pb.ctx, NULL, s->n + t->n + 1,
+			    sizeof(*f));
 			if (!f) {
-				sym__oom(pb.ctx);
 				pb.err = 1;
 				break;
 			}

@@ -304,7 +304,8 @@ collect_sym(struct sym_expr *atom, void *user)
 			return 0;
 	if (c->n == c->cap) {
 		size_t cap = 2 * c->cap;
-		sym_symbol **p = malloc(cap * sizeof(*p));
+		sym_symbol **p =
+		    sym__realloc_array(atom->ctx, NULL, cap, sizeof(*p));
 
 		if (!p) {
 			c->err = 1;
@@ -339,7 +340,6 @@ sym_expr_symbols(const sym_expr *e, sym_symbol **out, size_t cap)
 	if (c.err) {
 		if (c.all != c.buf)
 			free(c.all);
-		sym__oom(e->ctx);
 		return 0;
 	}
 	n = c.n;

@@ -55,11 +55,9 @@ table_grow(sym_ctx *ctx)
 	if (!t->bucket && sym__ctx_add_hook(ctx, table_free) < 0)
 		return -1;
 	nb = t->n_bucket ? 2 * t->n_bucket : 256;
-	b = calloc(nb, sizeof(*b));
-	if (!b) {
-		sym__oom(ctx);
+	b = sym__calloc(ctx, nb, sizeof(*b));
+	if (!b)
 		return -1;
-	}
 	for (size_t i = 0; i < t->n_bucket; i++) {
 		struct sym_expr *e = t->bucket[i], *next;
 
@@ -171,11 +169,9 @@ node_new(sym_ctx *ctx, enum sym__kind kind, uint32_t hash)
 
 	if (table_grow(ctx) < 0)
 		return NULL;
-	e = calloc(1, sizeof(*e));
-	if (!e) {
-		sym__oom(ctx);
+	e = sym__alloc(ctx, sizeof(*e));
+	if (!e)
 		return NULL;
-	}
 	e->ctx = ctx;
 	e->kind = kind;
 	e->hash = hash;
@@ -391,9 +387,8 @@ sym__pb_intern(struct sym__pb *pb)
 
 		for (size_t i = 0; i < pb->n; i++)
 			nf += pb->t[i].n;
-		t = malloc(pb->n * sizeof(*t) + nf * sizeof(*f));
+		t = sym__alloc(ctx, pb->n * sizeof(*t) + nf * sizeof(*f));
 		if (!t) {
-			sym__oom(ctx);
 			free(e);
 			sym__pb_clear(pb);
 			return NULL;

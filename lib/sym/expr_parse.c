@@ -383,11 +383,10 @@ missing_paren(struct parser *p, size_t open)
 static sym_expr *
 parse_int(struct parser *p)
 {
-	char *digits = malloc(p->tok.len + 1);
+	char *digits = sym__alloc(p->ctx, p->tok.len + 1);
 	sym_expr *e;
 
 	if (!digits) {
-		sym__oom(p->ctx);
 		p->failed = 1;
 		return NULL;
 	}
@@ -404,12 +403,11 @@ static sym_expr *
 parse_name(struct parser *p)
 {
 	const struct tok *t = &p->tok;
-	char *name = malloc(t->len + 1);
+	char *name = sym__alloc(p->ctx, t->len + 1);
 	sym_symbol *sym;
 	int n = t->len > MAX_QUOTE ? MAX_QUOTE : (int)t->len;
 
 	if (!name) {
-		sym__oom(p->ctx);
 		p->failed = 1;
 		return NULL;
 	}

@@ -131,13 +131,15 @@ sym__pb_clear(struct sym__pb *pb)
 	sym__pb_release(pb);
 }
 
-/* Make room in "pb" for one more term of "n" factors; 0 or -1. */
+/* Make room in "pb" for one more term of "n" factors; 0, or -1 with
+ * SYM_ENOMEM on its context. */
 static int
 pb_reserve(struct sym__pb *pb, uint32_t n)
 {
 	if (pb->n == pb->cap) {
 		size_t cap = 2 * pb->cap;
-		struct sym__term *nt = malloc(cap * sizeof(*nt));
+		struct sym__term *nt =
+		    sym__realloc_array(pb->ctx, NULL, cap, sizeof(*nt));
 
 		if (!nt)
 			return -1;
@@ -149,7 +151,8 @@ pb_reserve(struct sym__pb *pb, uint32_t n)
 	}
 	if (pb->fn + n > pb->fcap) {
 		size_t cap = 2 * (pb->fcap + n);
-		struct sym__factor *nf = malloc(cap * sizeof(*nf));
+		struct sym__factor *nf =
+		    sym__realloc_array(pb->ctx, NULL, cap, sizeof(*nf));
 
 		if (!nf)
 			return -1;
@@ -181,7 +184,6 @@ sym__pb_push(struct sym__pb *pb, const sym__num *coef, uint32_t n,
 	}
 	if ((pb->n == pb->cap || pb->fn + n > pb->fcap) &&
 	    pb_reserve(pb, n) < 0) {
-		sym__oom(pb->ctx);
 		pb->err = 1;
 		return;
 	}
@@ -387,14 +389,13 @@ term_times(sym_ctx *ctx, const sym__num *coef, const struct sym__term *t,
     uint32_t skip, sym_expr *x)
 {
 	struct sym__pb nb;
-	struct sym__factor *f = malloc((t->n + 1) * sizeof(*f));
+	struct sym__factor *f =
+	    sym__realloc_array(ctx, NULL, t->n + 1, sizeof(*f));
 	uint32_t n = 0;
 	sym_expr *m, *r;
 
-	if (!f) {
-		sym__oom(ctx);
+	if (!f)
 		return NULL;
-	}
 	for (uint32_t j = 0; j < t->n; j++) {
 		f[n] = t->f[j];
 		if (j == skip && --f[n].exp == 0)

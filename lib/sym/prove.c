@@ -91,11 +91,9 @@ check_binding(sym_ctx *ctx, const sym_binding *b, int record)
 		int64_t v;
 
 		if (n > 16) {
-			all = malloc(n * sizeof(*all));
-			if (!all) {
-				sym__oom(ctx);
+			all = sym__realloc_array(ctx, NULL, n, sizeof(*all));
+			if (!all)
 				return -1;
-			}
 			sym_expr_symbols(f->e, all, n);
 		}
 		for (size_t j = 0; j < n; j++)

@@ -233,11 +233,9 @@ sym_symbol_instantiate(sym_symbol *sym)
 		return sym;
 	origin = sym->origin;
 	len = strlen(origin->name);
-	name = malloc(len + origin->n_instances + 2);
-	if (!name) {
-		sym__oom(sym->ctx);
+	name = sym__alloc(sym->ctx, len + origin->n_instances + 2);
+	if (!name)
 		return NULL;
-	}
 	memcpy(name, origin->name, len);
 	memset(name + len, '\'', origin->n_instances + 1);
 	name[len + origin->n_instances + 1] = '\0';
@@ -329,7 +327,6 @@ sym_symbol_to_str(const sym_symbol *sym)
 {
 	char buf[160];
 	int n = 0;
-	char *s;
 
 	if (!sym)
 		return NULL;
@@ -348,10 +345,7 @@ sym_symbol_to_str(const sym_symbol *sym)
 		    " remainder=%lld", (long long)sym->info.remainder);
 	if (sym->info.unique)
 		snprintf(buf + n, sizeof(buf) - (size_t)n, " unique");
-	s = sym__asprintf("%s%s", sym->name, buf);
-	if (!s)
-		sym__oom(sym->ctx);
-	return s;
+	return sym__asprintf_ctx(sym->ctx, "%s%s", sym->name, buf);
 }
 
 /* Return a malloc'ed message saying which declared constraint "value"
@@ -382,11 +376,10 @@ sym_symbol_explain(const sym_symbol *sym, int64_t value)
 		    (long long)in->divisor, (long long)in->remainder);
 	at = &sym->origin->loc;
 	if (at->file)
-		return sym__asprintf("%s = %lld violates %s declared at "
-		                     "%s:%d:%d",
-		    sym->name, (long long)value, rule, at->file, at->line,
-		    at->col);
-	return sym__asprintf("%s = %lld violates %s", sym->name,
+		return sym__asprintf_ctx(sym->ctx,
+		    "%s = %lld violates %s declared at %s:%d:%d", sym->name,
+		    (long long)value, rule, at->file, at->line, at->col);
+	return sym__asprintf_ctx(sym->ctx, "%s = %lld violates %s", sym->name,
 	    (long long)value, rule);
 }
 
