@@ -546,7 +546,8 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 
 		sym__graph_diag(g, SYM_SEV_ERROR,
 		    at && at->has_loc ? &at->loc : where, NULL, NULL, "%s: %s",
-		    label, inf.error ? inf.error : "invalid operands");
+		    label ? label : o->name,
+		    inf.error ? inf.error : "invalid operands");
 		failed = 1;
 	}
 	for (size_t i = 0; !failed && i < inf.n_req; i++) {
