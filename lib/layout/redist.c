@@ -675,30 +675,19 @@ sym_expr *
 sym_redist_step_femtoseconds(const sym_redist *r, size_t i)
 {
 	const struct sym__step *st = step_at(r, i);
-	double bw, lat, n;
-	int64_t num, den, g, a, b;
-	sym_expr *e;
+	double bw, lat;
+	int64_t n;
 
 	if (!st)
 		return NULL;
 	bw = st->inter_node ? r->inter_bw : r->intra_bw;
 	lat = st->inter_node ? r->inter_lat : r->intra_lat;
-	n = st->group_size > 1 ? (double)st->group_size : 1;
-	num = llround(st->beta_factor * n * 1e15 / bw);
-	den = (int64_t)n;
-	for (a = num, b = den; b;) {
-		g = a % b;
-		a = b;
-		b = g;
-	}
-	if (a > 1) {
-		num /= a;
-		den /= a;
-	}
-	e = sym_expr_mul_si(sym_expr_copy(st->bytes), num);
-	if (den > 1)
-		e = sym_expr_floordiv_si(e, den);
-	return sym_expr_add_si(e, llround(st->alpha_count * lat * 1e15));
+	n = st->group_size > 1 ? st->group_size : 1;
+	return sym_expr_add_si(sym__expr_give(sym__cost_bytes(st->bytes,
+	                           llround(st->beta_factor * (double)n * 1e15 /
+	                               bw),
+	                           n)),
+	    llround(st->alpha_count * lat * 1e15));
 }
 
 /* Return the layout after step "i" of "r", borrowed from the plan, or
