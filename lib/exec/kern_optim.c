@@ -124,6 +124,37 @@ k_sgd_update(struct sym__kernel_args *a)
 	return 0;
 }
 
+/* The loops of momentum_update over "n" elements of storage type T: the
+ * param "p" and its velocity "v" updated in place from the gradient "g"
+ * (in double, as every update; one loop per case of "nesterov", so that
+ * each vectorizes). */
+#define MOMENTUM_LOOP(name, T)                                                \
+	static void name(T *restrict p, T *restrict v, const T *restrict g,   \
+	    int64_t n, double lr, double wd, double mu, int nesterov)         \
+	{                                                                     \
+		if (nesterov) {                                               \
+			SYM__SIMD                                             \
+			for (int64_t i = 0; i < n; i++) {                     \
+				double gi = (double)g[i] + wd * (double)p[i]; \
+				double vi = mu * (double)v[i] + gi;           \
+				v[i] = (T)vi;                                 \
+				p[i] =                                        \
+				    (T)((double)p[i] - lr * (gi + mu * vi));  \
+			}                                                     \
+		} else {                                                      \
+			SYM__SIMD                                             \
+			for (int64_t i = 0; i < n; i++) {                     \
+				double gi = (double)g[i] + wd * (double)p[i]; \
+				double vi = mu * (double)v[i] + gi;           \
+				v[i] = (T)vi;                                 \
+				p[i] = (T)((double)p[i] - lr * vi);           \
+			}                                                     \
+		}                                                             \
+	}
+
+MOMENTUM_LOOP(momentum_f32, float)
+MOMENTUM_LOOP(momentum_f64, double)
+
 /* The kernel of momentum_update (MindSpore's ApplyMomentum): v = mu v +
  * g'; p -= lr v, or lr (g' + mu v) with Nesterov; "a" is the call. */
 static int
@@ -132,7 +163,6 @@ k_momentum_update(struct sym__kernel_args *a)
 	static const char op[] = "momentum_update";
 	int64_t t, n;
 	double lr, wd, mu;
-	enum sym__kst k;
 
 	if (sym__kio(a, op, 3, 3, 2, 2) < 0 || check(a, op, 3, 0, &t) < 0)
 		return -1;
@@ -141,17 +171,13 @@ k_momentum_update(struct sym__kernel_args *a)
 	lr = a->at->optim.lr;
 	wd = a->at->optim.weight_decay;
 	mu = a->at->optim.momentum;
-	k = sym__kst(a->in[0].dtype);
 	n = sym__tensor_numel(&a->in[0]);
-	for (int64_t i = 0; i < n; i++) {
-		double p = rd(a->out[0].data, k, i);
-		double g = rd(a->in[2].data, k, i) + wd * p;
-		double v = mu * rd(a->out[1].data, k, i) + g;
-
-		wr(a->out[1].data, k, i, v);
-		wr(a->out[0].data, k, i,
-		    p - lr * (a->at->optim.nesterov ? g + mu * v : v));
-	}
+	if (sym__kst(a->in[0].dtype) == SYM__KST_F32)
+		momentum_f32(a->out[0].data, a->out[1].data, a->in[2].data, n,
+		    lr, wd, mu, a->at->optim.nesterov);
+	else
+		momentum_f64(a->out[0].data, a->out[1].data, a->in[2].data, n,
+		    lr, wd, mu, a->at->optim.nesterov);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/simd.h"
 #include "exec/kernel.h"
 
 /* The families' kernels, indexed by operator identity: each fills the
@@ -33,17 +34,6 @@ enum sym__kst {
 	SYM__KST_I32,
 	SYM__KST_U8
 };
-
-/* Loops the compiler may vectorise (configure adds -fopenmp-simd and
- * defines SYM_OMP_SIMD when the compiler has it). */
-#define SYM__PRAGMA(x) _Pragma(#x)
-#ifdef SYM_OMP_SIMD
-#define SYM__SIMD SYM__PRAGMA(omp simd)
-#define SYM__SIMD_SUM(v) SYM__PRAGMA(omp simd reduction(+ : v))
-#else
-#define SYM__SIMD
-#define SYM__SIMD_SUM(v)
-#endif
 
 enum sym__kst sym__kst(sym_dtype dt);
 

@@ -14,6 +14,7 @@
 
 #include <zlib.h>
 
+#include "core/simd.h"
 #include "train/dataset_private.h"
 
 /* The limits of a file's header: items, and bytes of data. */
@@ -63,6 +64,7 @@ mnist_read(const sym_dataset *d, size_t c, int64_t row, int64_t start,
 		return;
 	}
 	p = m->image + (size_t)row * m->row_bytes + (size_t)start;
+	SYM__SIMD
 	for (int64_t i = 0; i < count; i++)
 		f[i] = (float)p[i] / 255.0f;
 }

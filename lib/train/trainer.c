@@ -4,6 +4,9 @@
  * thread of the trainer that waits for a job (initialize, step,
  * evaluate, gather or set a value) at a barrier with the caller's
  * thread; on mpi this process is one rank and runs the jobs itself.
+ * A single rank on threads runs its jobs in the caller's thread, as on
+ * mpi: a hand-off to another thread at every job would cost more than
+ * the work of a small step.
  * The ranks agree on failures before every collective part of a job
  * (through a barrier of the ranks on threads, sym_comm_agree on mpi), so
  * a rank that fails never leaves the others waiting.
@@ -28,6 +31,10 @@ sym__trank_agree(struct sym__trank *r, int bad)
 	sym_trainer *t = r->t;
 	sym_error code = SYM_OK;
 
+	if (t->inline_rank) {
+		r->failed |= bad;
+		return r->failed ? -1 : 0;
+	}
 	if (!t->mpi) {
 		int any = 0;
 
@@ -197,6 +204,15 @@ sym__trainer_run(sym_trainer *t, enum sym__job job)
 		t->rank[0].failed = 0;
 		return rank_job(&t->rank[0]);
 	}
+	if (t->inline_rank) {
+		struct sym__trank *r = &t->rank[0];
+
+		r->failed = 0;
+		if (rank_job(r) == 0)
+			return 0;
+		r->failed = 1;
+		return rank_failure(t);
+	}
 	pthread_barrier_wait(&t->bar);
 	if (job == SYM__JOB_QUIT)
 		return 0;
@@ -288,12 +304,12 @@ sym_trainer_free(sym_trainer *t)
 	for (int k = 0; t->rank && k < t->n_local; k++) {
 		struct sym__trank *r = &t->rank[k];
 
-		if (t->mpi) {
+		if (t->mpi || t->inline_rank) {
 			sym_exec_free(r->x);
 			sym_comm_detach(r->ep);
-		} else {
-			sym_ctx_free(r->ctx);
 		}
+		if (!t->mpi)
+			sym_ctx_free(r->ctx);
 		free(r->whole);
 	}
 #ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
@@ -472,6 +488,13 @@ setup_ranks(sym_trainer *t)
 {
 	if (t->mpi) {
 		t->rank[0].x = sym_exec_new(t->p, t->rank[0].ep, t->ctx);
+	} else if (t->inline_rank) {
+		struct sym__trank *r = &t->rank[0];
+
+		*r = (struct sym__trank){ .t = t, .k = 0 };
+		r->ctx = sym_ctx_new();
+		if (r->ctx && (r->ep = sym_comm_attach(t->comm, 0, r->ctx)))
+			r->x = sym_exec_new(t->p, r->ep, r->ctx);
 	} else {
 		for (int k = 0; k < t->n_local; k++)
 			t->rank[k] = (struct sym__trank){ .t = t, .k = k };
@@ -556,6 +579,7 @@ sym_trainer_new(const sym_plan *p, sym_communicator *comm, sym_dataset *train,
 	t->n_ranks = sym_comm_n_ranks(comm);
 	t->mpi = !strcmp(sym_comm_backend(comm), "mpi");
 	t->n_local = t->mpi ? 1 : t->n_ranks;
+	t->inline_rank = !t->mpi && t->n_local == 1;
 	t->rank =
 	    sym__realloc_array(ctx, NULL, (size_t)t->n_local, sizeof(*t->rank));
 	t->th =

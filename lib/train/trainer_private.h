@@ -37,7 +37,8 @@ enum sym__job {
 };
 
 /* A rank of the trainer: in its own thread (threads backend, its own
- * context) or the process's one (mpi, the trainer's context). */
+ * context), in the caller's thread (threads backend with one rank, its
+ * own context too) or the process's one (mpi, the trainer's context). */
 struct sym__trank {
 	struct sym_trainer *t;
 	int k;
@@ -68,9 +69,11 @@ struct sym_trainer {
 	int64_t *batch; /* o.batch, copied */
 	sym_dataset *train, *test;
 
-	/* The ranks (n_ranks on threads, one on mpi) and their threads. */
+	/* The ranks (n_ranks on threads, one on mpi) and their threads;
+	 * "inline_rank": one rank on threads, run in the caller's thread
+	 * (no threads, no barriers). */
 	struct sym__trank *rank;
-	int n_local;
+	int n_local, inline_rank;
 	pthread_t *th;
 	int n_started;
 	pthread_barrier_t bar;  /* the ranks and the caller: jobs */
