@@ -374,7 +374,7 @@ searched()
 	elif grep -q MISMATCH "$tmp/$name.out"; then
 		fail "$name" "a step does not match"
 	elif test "$(cat "$tmp/$name.err")" != \
-	    "shape-run: searched 3 operators: $piece, runs"; then
+	    "shape-run: searched 4 operators: $piece, runs"; then
 		fail "$name" "not the notice of $piece"
 	elif test $comm = yes && grep -q ' 0 communication steps' \
 	    "$tmp/$name.out"; then

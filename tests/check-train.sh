@@ -283,7 +283,7 @@ if ok check-search examples/auto_mlp.sg --steps 3 --batch 2048,64,1256 \
 	if ! grep -q "^trained 3 steps (3368 samples) $matched" \
 	    "$tmp/check-search.out"; then
 		fail check-search "no summary of 3 steps that matched"
-	elif ! grep -q "^shape-train: searched 3 operators: piece 2 of 5, \
+	elif ! grep -q "^shape-train: searched 4 operators: piece 2 of 5, \
 1248 <= b <= 4432, runs$" "$tmp/check-search.err"; then
 		fail check-search "no notice of the piece that runs"
 	else

@@ -204,16 +204,23 @@ test_brute_force(void **state)
 		sym_search_options o = SYM_SEARCH_OPTIONS_INIT;
 		sym_search *s;
 
-		/* The search enumerating every combination, then
-		 * coordinate descent alone, which searches the key operators
-		 * (the matmuls) and leaves relu to propagation. */
+		/* The search enumerating every combination, then the cost
+		 * graph (an enumeration limit of one plan). The cost graph's
+		 * terms are exact but where the pass cannot derive a weight
+		 * gradient from its matmul (a ReduceScatter output splits the
+		 * batch its gradient contracts): then the gradient's
+		 * strategy is propagated from a neighbour's layout, and
+		 * its term depends on two operators. Its plans are priced
+		 * exactly all the same; measured: within 1.8 % of the best
+		 * (b = 512), equal at b = 4096. */
 		o.max_evaluations = pass ? 1 : 1000000;
 		ctx = parse(chain, &g);
 		s = sym_graph_search(g, &o);
 		assert_non_null(s);
-		assert_int_equal(sym_search_n_nodes(s), pass ? 2 : 3);
+		assert_int_equal(sym_search_n_nodes(s), 3);
 		print_message("%s: %zu plans priced\n",
-		    pass ? "descent" : "search", sym_search_n_evaluations(s));
+		    pass ? "cost graph" : "search",
+		    sym_search_n_evaluations(s));
 		if (pass == 0)
 			assert_int_equal(sym_search_n_evaluations(s), combos);
 		for (int k = 0; k < 4; k++) {
@@ -236,11 +243,13 @@ test_brute_force(void **state)
 			    0);
 			print_message("%s, b = %lld: %lld fs, brute force %lld "
 			              "fs (%.3fx)\n",
-			    pass ? "descent" : "search", (long long)sizes[k],
+			    pass ? "cost graph" : "search", (long long)sizes[k],
 			    (long long)got, (long long)best[k],
 			    (double)got / (double)best[k]);
 			if (pass == 0)
 				assert_true(got <= best[k]);
+			else
+				assert_true(got <= best[k] + best[k] / 50);
 			sym_binding_free(bk);
 		}
 		sym_search_free(s);
@@ -385,6 +394,82 @@ test_mlp_crossover(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* The forward chain of the brute force (no training: every term of the
+ * cost model belongs to one operator or to one edge between two), its
+ * result wanted split by columns, on the cost graph (an enumeration
+ * limit of one plan) and by enumerating every plan: the dynamic
+ * programming over the cost graph finds the cheapest plan, so at every
+ * sampled size the two take equal time. */
+static void
+test_cost_graph(void **state)
+{
+	static const char fwd[] = "devices 8\n"
+	                          "symbol b divisor=8 max=4096\n"
+	                          "input  x : f32[b, 64]\n"
+	                          "param  w1 : f32[64, 256]\n"
+	                          "param  w2 : f32[256, 32]\n"
+	                          "h = matmul(x, w1)\n"
+	                          "%s"
+	                          "o = matmul(%s, w2)\n"
+	                          "p = relu(o) shard ((1, 8),)\n"
+	                          "output p\n";
+	static const int64_t sizes[] = { 8, 64, 512, 4096 };
+	char text[512];
+	sym_graph *g1, *g2;
+	sym_ctx *c1, *c2;
+	sym_search_options o = SYM_SEARCH_OPTIONS_INIT;
+	sym_search *e, *s;
+
+	(void)state;
+	/* light (valgrind): without the relu, 900 plans */
+	snprintf(text, sizeof(text), fwd, light() ? "" : "a = relu(h)\n",
+	    light() ? "h" : "a");
+	c1 = parse(text, &g1);
+	c2 = parse(text, &g2);
+	o.max_evaluations = 1000000;
+	e = sym_graph_search(g1, &o);
+	o.max_evaluations = 1;
+	s = sym_graph_search(g2, &o);
+	assert_non_null(e);
+	assert_non_null(s);
+	assert_int_equal(sym_search_n_probes(e), 0);
+	assert_true(sym_search_n_probes(s) > 0);
+	print_message("cost graph: %zu probe passes, %zu plans priced in "
+	              "%.3f s; enumeration: %zu plans in %.3f s\n",
+	    sym_search_n_probes(s), sym_search_n_evaluations(s),
+	    sym_search_seconds(s), sym_search_n_evaluations(e),
+	    sym_search_seconds(e));
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		int64_t t[2];
+
+		for (int w = 0; w < 2; w++) {
+			const sym_search *x = w ? s : e;
+			size_t i = 0;
+			int64_t lo, hi;
+
+			while (i < sym_search_n_pieces(x) &&
+			    sym_search_piece_range(x, i, &lo, &hi) == 0 &&
+			    !(sizes[k] >= lo && (hi < 0 || sizes[k] <= hi)))
+				i++;
+			assert_true(i < sym_search_n_pieces(x));
+			t[w] = at_b(w ? c2 : c1, sym_search_piece_seconds(x, i),
+			    sizes[k]);
+		}
+		print_message("b = %lld: cost graph %lld fs, enumeration %lld "
+		              "fs\n",
+		    (long long)sizes[k], (long long)t[1], (long long)t[0]);
+		assert_int_equal(t[1], t[0]);
+	}
+	sym_search_free(s);
+	sym_search_free(e);
+	sym_graph_free(g1);
+	sym_graph_free(g2);
+	assert_int_equal(sym_ctx_live_objects(c1), 0);
+	assert_int_equal(sym_ctx_live_objects(c2), 0);
+	sym_ctx_free(c1);
+	sym_ctx_free(c2);
+}
+
 /* A cap of 400 MB at b in [16384, 17104]: data parallel (17920*b + ... =
  * 428 MB at 16384) and the fastest mixed plan (403 MB) do not fit; the
  * search takes a plan that cuts the weights and fits at every size. */
@@ -437,9 +522,10 @@ test_kept_clauses(void **state)
 	ctx = parse(text, &g);
 	s = sym_graph_search(g, NULL);
 	assert_non_null(s);
-	/* h and o: the relu between them is propagated (its plans
-	 * with the matmuls' are more than the enumeration's limit). */
-	assert_int_equal(sym_search_n_nodes(s), 2);
+	/* h, a and o: the plans are more than the enumeration's limit,
+	 * so the cost graph searches all three. */
+	assert_int_equal(sym_search_n_nodes(s), 3);
+	assert_true(sym_search_n_probes(s) > 0);
 	for (size_t i = 0; i < sym_search_n_pieces(s); i++) {
 		sym_search_apply(s, i);
 		for (size_t k = 0; k < sym_graph_n_nodes(g); k++) {
@@ -724,6 +810,7 @@ main(void)
 		cmocka_unit_test(test_cost_model),
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_mlp_crossover),
+		cmocka_unit_test(test_cost_graph),
 		cmocka_unit_test(test_memory_cap),
 		cmocka_unit_test(test_kept_clauses),
 		cmocka_unit_test(test_errors),

@@ -64,6 +64,7 @@ SYM_EXPORT SYM_KEEP const sym_expr *
 sym_search_piece_memory(SYM_KEEP const sym_search *s, size_t i);
 SYM_EXPORT double sym_search_seconds(SYM_KEEP const sym_search *s);
 SYM_EXPORT size_t sym_search_n_evaluations(SYM_KEEP const sym_search *s);
+SYM_EXPORT size_t sym_search_n_probes(SYM_KEEP const sym_search *s);
 
 #ifdef __cplusplus
 }

@@ -156,6 +156,10 @@ struct sym_graph {
 	int sharded;
 	/* Set by the shard layer when it attaches state: releases it. */
 	void (*shard_clear)(sym_graph *g);
+	/* While a strategy search runs: the pass (lib/shard/) whose
+	 * redistribution plans every sharding pass reuses, since the search
+	 * shards the graph many times on one topology; NULL otherwise. */
+	struct sym__pass *redist_memo;
 	/* what the last sharding added: [diag0, diag1), [guard0, guard1) */
 	size_t shard_diag0, shard_diag1, shard_guard0, shard_guard1;
 

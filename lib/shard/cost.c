@@ -44,8 +44,8 @@ add_to(struct acc *a, sym_expr **sum, sym_expr *e)
 
 /* Return a new reference to the bytes of the block of "layout" (NULL:
  * the whole) of a tensor of shape "global"; NULL on failure. */
-static sym_expr *
-block_bytes(const sym_layout *layout, const sym_shape *global)
+sym_expr *
+sym__cost_block_bytes(const sym_layout *layout, const sym_shape *global)
 {
 	sym_shape *s = layout ? sym_layout_local_shape(layout, global)
 	                      : sym_shape_copy((sym_shape *)global);
@@ -59,14 +59,16 @@ block_bytes(const sym_layout *layout, const sym_shape *global)
 	return e;
 }
 
-/* Add the operations of node "n" on its local blocks to "a". */
-static void
-node_flops(struct acc *a, const sym_node *n)
+/* Return a new reference to the operations of node "n" on its local
+ * blocks (its layouts set); NULL on failure. */
+sym_expr *
+sym__cost_node_flops(const sym_node *n)
 {
 	sym_shape *in[16], *out[16];
 	size_t ni = n->n_in < 16 ? n->n_in : 16;
 	size_t no = n->n_out < 16 ? n->n_out : 16;
 	size_t i, k;
+	sym_expr *e = NULL;
 
 	for (i = 0; i < ni; i++)
 		in[i] = sym_layout_local_shape(n->in_layout[i],
@@ -78,21 +80,19 @@ node_flops(struct acc *a, const sym_node *n)
 		;
 	for (k = 0; k < no && out[k]; k++)
 		;
-	if (i < ni || k < no)
-		a->failed = 1;
-	else
-		add_to(a, &a->flops,
-		    sym__op_flops(n->op->id, &n->at, in, ni, out, no));
-	while (i-- > 0)
-		sym_shape_free(in[i]);
-	while (k-- > 0)
-		sym_shape_free(out[k]);
+	if (i == ni && k == no)
+		e = sym__op_flops(n->op->id, &n->at, in, ni, out, no);
+	for (size_t j = 0; j < ni; j++)
+		sym_shape_free(in[j]);
+	for (size_t j = 0; j < no; j++)
+		sym_shape_free(out[j]);
+	return e;
 }
 
 /* Return 1 when output "k" of "n" shares the block of one of its inputs
  * (an aliasing or in-place operator). */
-static int
-shares_block(const sym_node *n, size_t k)
+int
+sym__cost_shares_block(const sym_node *n, size_t k)
 {
 	if (n->op->flags & SYM__OPF_ALIAS)
 		return k == 0;
@@ -115,7 +115,7 @@ values_memory(struct acc *a, const sym_graph *g)
 			grad[g->trained[t]->grad->index] = 1;
 	for (size_t k = 0; k < g->n_node; k++)
 		for (size_t j = 0; j < g->node[k]->n_out; j++)
-			if (shares_block(g->node[k], j))
+			if (sym__cost_shares_block(g->node[k], j))
 				grad[g->node[k]->out[j]->index] = 2;
 	for (size_t i = 0; i < g->n_value && !a->failed; i++) {
 		const sym_value *v = g->value[i];
@@ -127,7 +127,8 @@ values_memory(struct acc *a, const sym_graph *g)
 		if (grad[i] == 2 || v->failed)
 			continue;
 		add_to(a, sum,
-		    block_bytes(v->layout, sym__value_shape((sym_value *)v)));
+		    sym__cost_block_bytes(v->layout,
+		        sym__value_shape((sym_value *)v)));
 	}
 	free(grad);
 }
@@ -146,16 +147,16 @@ comm_cost(struct acc *a, const sym_graph *g)
 			    sym_redist_step_femtoseconds(m->plan, s));
 		if (m->pub.consumer && ns)
 			add_to(a, &a->act,
-			    block_bytes(m->pub.consumer
-			                    ->in_layout[m->pub.input],
+			    sym__cost_block_bytes(m->pub.consumer
+			                              ->in_layout[m->pub.input],
 			        sym__value_shape((sym_value *)m->pub.value)));
 	}
 }
 
 /* Return a new reference to "flops" (consumed) operations at "rate"
  * operations per second, in femtoseconds. */
-static sym_expr *
-flops_fs(sym_expr *flops, double rate)
+sym_expr *
+sym__cost_flops_fs(sym_expr *flops, double rate)
 {
 	double per = 1e15 / rate;
 
@@ -212,7 +213,7 @@ sym_graph_cost(const sym_graph *g, const sym_topology *topo, sym_cost *c)
 	a.failed =
 	    !a.flops || !a.comm_fs || !a.param || !a.grad || !a.state || !a.act;
 	for (size_t k = 0; k < g->n_node && !a.failed; k++)
-		node_flops(&a, g->node[k]);
+		add_to(&a, &a.flops, sym__cost_node_flops(g->node[k]));
 	if (!a.failed)
 		values_memory(&a, g);
 	if (!a.failed)
@@ -224,8 +225,8 @@ sym_graph_cost(const sym_graph *g, const sym_topology *topo, sym_cost *c)
 	c->state_bytes = a.state;
 	c->activation_bytes = a.act;
 	if (!a.failed) {
-		c->compute_fs =
-		    flops_fs(sym_expr_copy(a.flops), sym_topology_flops(topo));
+		c->compute_fs = sym__cost_flops_fs(sym_expr_copy(a.flops),
+		    sym_topology_flops(topo));
 		c->seconds_fs = sym_expr_add(sym_expr_copy(c->compute_fs),
 		    sym_expr_copy(a.comm_fs));
 		c->memory_bytes =

@@ -163,7 +163,18 @@ sym__intern_layout(struct sym__pass *p, sym_layout *l)
 	struct sym__intern_slot *s = find(&p->layouts, h, l, same_layout);
 
 	if (s && !s->obj) {
-		s->obj = sym__layout_ref(l);
+		/* kept on the pass's mesh equal to its own, so that layouts
+		 * and meshes of one pass compare equal by pointer whichever
+		 * node gave them first */
+		sym_mesh *m = sym__intern_mesh(p, l->mesh);
+		sym_layout *c = m == l->mesh
+		    ? NULL
+		    : sym__layout_new(m, l->rank, l->n,
+		          (const int8_t(*)[SYM_MESH_MAX_AXES])l->axes,
+		          l->partial);
+
+		sym__mesh_unref(m);
+		s->obj = c ? c : sym__layout_ref(l);
 		s->hash = h;
 		p->layouts.n++;
 	}

@@ -138,6 +138,17 @@ reindex(struct sym__pass *p, size_t cap)
 	return 0;
 }
 
+/* Return the pass whose memos hold the redistributions of "p": the
+ * graph's shared one (a search running, on the same topology), else "p"
+ * itself. */
+struct sym__pass *
+sym__pass_memos(struct sym__pass *p)
+{
+	struct sym__pass *m = p->g->redist_memo;
+
+	return m && m != p && m->topo == p->topo ? m : p;
+}
+
 /* Return the memo of the redistribution of a tensor of shape "shape"
  * from "from" to "to" in the pass "p", planned the first time it is
  * asked for (borrowed: valid until the next call); NULL when out of
@@ -146,9 +157,13 @@ struct sym__memo *
 sym__pass_redist(struct sym__pass *p, const sym_layout *from,
     const sym_layout *to, const sym_shape *shape)
 {
-	uint64_t h = key_hash(from, to, shape);
+	uint64_t h;
 	struct sym__memo *m;
 	size_t s;
+
+	if (sym__pass_memos(p) != p)
+		return sym__pass_redist(sym__pass_memos(p), from, to, shape);
+	h = key_hash(from, to, shape);
 
 	if (2 * (p->n_memo + 1) > p->cap_slot &&
 	    (p->n_memo >= UINT32_MAX - 1 ||

@@ -22,7 +22,9 @@
 
 #define DEFAULT_MAX_EVALUATIONS 4096
 #define MOST_TRIES 200000
-#define MAX_SWEEPS 6
+/* Above this many candidates of one operator, the cost graph keeps only
+ * those over every device or none. */
+#define CG_MOST_CANDIDATES 128
 /* Rounds of searching again at the ends of the pieces. */
 #define MAX_REFINE 3
 /* The greatest sample: sizes beyond it are priced as the last piece. */
@@ -38,6 +40,7 @@ search_destroy(struct sym__obj *obj)
 		for (size_t c = 0; c < s->n_cand[j]; c++)
 			free(s->cand[j][c]);
 		free(s->cand[j]);
+		free(s->part[j]);
 	}
 	for (size_t e = 0; e < s->n_entry; e++) {
 		free(s->entry[e].choice);
@@ -48,11 +51,13 @@ search_destroy(struct sym__obj *obj)
 	free(s->bucket);
 	free(s->next);
 	free(s->cand);
+	free(s->part);
 	free(s->n_cand);
 	free(s->node);
 	free(s->piece);
 	free(s->choice);
-	free(s->seed);
+	sym__cg_free(s->cg);
+	sym_topology_free(s->own_topo);
 	sym_binding_free(s->b);
 	free(s);
 }
@@ -66,28 +71,33 @@ sym_search_free(sym_search *s)
 	sym__obj_drop(s->ctx, &s->obj);
 }
 
-/* Add "text" to the candidates of searched node "j" of "arg" (a
- * sym_search) unless it is there; 0 or -1. */
+/* Add "text", a strategy over "used" devices, to the candidates of
+ * searched node "j" of "arg" (a sym_search) unless it is there; 0 or
+ * -1. */
 static int
-add_candidate(void *arg, const char *text)
+add_candidate(void *arg, const char *text, int64_t used)
 {
 	sym_search *s = arg;
 	size_t j = s->n_node - 1, n = s->n_cand[j];
 	char **c, *t;
+	unsigned char *part;
 
 	for (size_t k = 0; k < n; k++)
 		if (!strcmp(s->cand[j][k], text))
 			return 0;
 	c = realloc(s->cand[j], (n + 1) * sizeof(*c));
+	if (c)
+		s->cand[j] = c;
+	part = realloc(s->part[j], n + 1);
+	if (part)
+		s->part[j] = part;
 	t = strdup(text);
-	if (!c || !t) {
+	if (!c || !part || !t) {
 		free(t);
-		if (c)
-			s->cand[j] = c;
 		return -1;
 	}
 	c[n] = t;
-	s->cand[j] = c;
+	part[n] = used > 1 && used < (s->g->devices > 0 ? s->g->devices : 1);
 	s->n_cand[j] = n + 1;
 	return 0;
 }
@@ -116,8 +126,9 @@ collect(sym_search *s)
 
 	s->node = calloc(g->n_node + 1, sizeof(*s->node));
 	s->cand = calloc(g->n_node + 1, sizeof(*s->cand));
+	s->part = calloc(g->n_node + 1, sizeof(*s->part));
 	s->n_cand = calloc(g->n_node + 1, sizeof(*s->n_cand));
-	if (!s->node || !s->cand || !s->n_cand ||
+	if (!s->node || !s->cand || !s->part || !s->n_cand ||
 	    sym__pass_begin(&p, g, s->topo) < 0) {
 		sym__oom(s->ctx);
 		return -1;
@@ -160,47 +171,39 @@ n_plans(const sym_search *s)
 	return n;
 }
 
-/* Return 1 when "n" is a key operator: one whose strategy decides the
- * layouts around it (contractions, convolutions, lookups, losses). */
-static int
-key_operator(const sym_node *n)
-{
-	switch (n->op->family) {
-	case SYM__FAM_MATMUL:
-	case SYM__FAM_CONV:
-	case SYM__FAM_GATHER:
-	case SYM__FAM_LOSS:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* When "s" has more than s->max_eval plans, search its key operators
- * only, the others left to the pass, which propagates a strategy to
- * each from its neighbours (MindSpore's sharding propagation); nothing
- * when it has no key operator. */
+/* When "s" has more plans than it enumerates and an operator has more
+ * than CG_MOST_CANDIDATES candidates (many devices), keep, as
+ * MindSpore's fully_use_devices does, only the candidates that split
+ * the work over every device or over none (replicated), for every
+ * operator that has one. */
 static void
-keep_key_operators(sym_search *s)
+prune_candidates(sym_search *s)
 {
-	size_t m = 0, keys = 0;
+	size_t most = 0;
 
 	for (size_t j = 0; j < s->n_node; j++)
-		keys += key_operator(s->node[j]);
-	if (keys == 0 || keys == s->n_node || n_plans(s) <= s->max_eval)
+		if (s->n_cand[j] > most)
+			most = s->n_cand[j];
+	if (most <= CG_MOST_CANDIDATES || n_plans(s) <= s->max_eval)
 		return;
 	for (size_t j = 0; j < s->n_node; j++) {
-		if (!key_operator(s->node[j])) {
-			for (size_t c = 0; c < s->n_cand[j]; c++)
-				free(s->cand[j][c]);
-			free(s->cand[j]);
+		size_t m = 0;
+
+		for (size_t k = 0; k < s->n_cand[j]; k++)
+			m += !s->part[j][k];
+		if (m == 0)
 			continue;
+		m = 0;
+		for (size_t k = 0; k < s->n_cand[j]; k++) {
+			if (s->part[j][k]) {
+				free(s->cand[j][k]);
+				continue;
+			}
+			s->part[j][m] = 0;
+			s->cand[j][m++] = s->cand[j][k];
 		}
-		s->node[m] = s->node[j];
-		s->cand[m] = s->cand[j];
-		s->n_cand[m++] = s->n_cand[j];
+		s->n_cand[j] = m;
 	}
-	s->n_node = m;
 }
 
 /* Return a hash of the choice "c" of "s". */
@@ -217,8 +220,8 @@ choice_hash(const sym_search *s, const size_t *c)
 /* Shard the graph of "s" with the strategies of choice "c"; 0 when the
  * pass accepts them, -1 when not (an error other than a rejected plan
  * is left on the context: s->failed). */
-static int
-shard_with(sym_search *s, const size_t *c)
+int
+sym__search_shard_with(sym_search *s, const size_t *c)
 {
 	for (size_t j = 0; j < s->n_node; j++)
 		if (sym_node_set_strategy(s->g, s->node[j], s->cand[j][c[j]],
@@ -301,7 +304,7 @@ evaluate(sym_search *s, const size_t *c)
 	memcpy(e->choice, c, s->n_node * sizeof(*c));
 	s->n_eval++;
 	memset(&cost, 0, sizeof(cost));
-	if (shard_with(s, c) == 0 &&
+	if (sym__search_shard_with(s, c) == 0 &&
 	    sym_graph_cost(s->g, s->topo, &cost) == 0) {
 		e->fs = sym_expr_copy(cost.seconds_fs);
 		e->mem = sym_expr_copy(cost.memory_bytes);
@@ -387,72 +390,34 @@ exhaustive(sym_search *s)
 	}
 }
 
-/* Improve the choice s->choice of "s" one operator at a time, each
- * taking its best candidate with the others fixed, until no operator
- * changes (at most MAX_SWEEPS sweeps); return its entry, SIZE_MAX when
- * out of memory. */
-static size_t
-descend(sym_search *s)
-{
-	size_t cur = evaluate(s, s->choice);
-	int changed = 1;
-
-	for (int sweep = 0; changed && sweep < MAX_SWEEPS; sweep++) {
-		changed = 0;
-		for (size_t j = 0; j < s->n_node && cur != SIZE_MAX; j++) {
-			size_t keep = s->choice[j];
-
-			for (size_t c = 0; c < s->n_cand[j]; c++) {
-				size_t e;
-
-				if (c == keep)
-					continue;
-				s->choice[j] = c;
-				e = evaluate(s, s->choice);
-				if (e == SIZE_MAX || s->failed)
-					return SIZE_MAX;
-				if (better(value(s, e), value(s, cur))) {
-					cur = e;
-					keep = c;
-					changed = 1;
-				}
-			}
-			s->choice[j] = keep;
-		}
-	}
-	return cur;
-}
-
 /* Return the entry of the best plan "s" finds at size "b": every plan
- * when there are at most s->max_eval, else the better of the descents
- * from "warm" (an entry; SIZE_MAX: the pass's own plan) and from the
- * best seed; SIZE_MAX when out of memory. */
+ * when there are at most s->max_eval, else the best of the plan its cost
+ * graph's model finds (from the pass's own plan, from "warm", an entry
+ * or SIZE_MAX, and from its greedy starts), the pass's own plan and
+ * "warm", all priced exactly; SIZE_MAX when out of memory. */
 static size_t
 search_at(sym_search *s, int64_t b, size_t warm)
 {
-	size_t x, y = SIZE_MAX;
+	const size_t *start[2];
+	size_t n = 0, x, best;
 
 	bind_at(s, b);
-	if (n_plans(s) <= s->max_eval)
+	if (!s->cg)
 		return exhaustive(s);
-	memcpy(s->choice, warm == SIZE_MAX ? s->start : s->entry[warm].choice,
-	    s->n_node * sizeof(*s->choice));
-	x = descend(s);
-	if (x != SIZE_MAX && s->n_seed) {
-		size_t best = s->seed[0];
-
-		for (size_t k = 1; k < s->n_seed; k++)
-			if (better(value(s, s->seed[k]), value(s, best)))
-				best = s->seed[k];
-		memcpy(s->choice, s->entry[best].choice,
-		    s->n_node * sizeof(*s->choice));
-		y = descend(s);
-		if (y == SIZE_MAX)
-			return SIZE_MAX;
-		if (better(value(s, y), value(s, x)))
-			x = y;
-	}
-	return x;
+	start[n++] = s->start;
+	if (warm != SIZE_MAX)
+		start[n++] = s->entry[warm].choice;
+	if (sym__cg_best(s, s->cg, start, n, s->choice) < 0)
+		return SIZE_MAX;
+	x = evaluate(s, s->choice);
+	best = x == SIZE_MAX || s->failed ? SIZE_MAX : evaluate(s, s->start);
+	if (best == SIZE_MAX || s->failed)
+		return SIZE_MAX;
+	if (better(value(s, x), value(s, best)))
+		best = x;
+	if (warm != SIZE_MAX && better(value(s, warm), value(s, best)))
+		best = warm;
+	return best;
 }
 
 /* Read into "c" the candidates of the strategies the last sharding of
@@ -492,50 +457,6 @@ default_start(sym_search *s)
 	}
 	read_choice(s, s->start);
 	return 0;
-}
-
-/* Find the seeds of "s": for every candidate of every searched operator,
- * the plan the pass propagates from it alone (the other searched
- * operators without a strategy), priced; sharding propagation as
- * MindSpore has it, each seed a consistent whole plan that coordinate
- * descent could not reach one operator at a time. Done once: plans do
- * not depend on sizes. 0, or -1 when out of memory. */
-static int
-find_seeds(sym_search *s)
-{
-	size_t total = 0, *c = malloc((s->n_node + 1) * sizeof(*c));
-
-	for (size_t j = 0; j < s->n_node; j++)
-		total += s->n_cand[j];
-	s->seed = malloc((total + 1) * sizeof(*s->seed));
-	if (!c || !s->seed) {
-		free(c);
-		return -1;
-	}
-	for (size_t j = 0; j < s->n_node && !s->failed; j++)
-		for (size_t k = 0; k < s->n_cand[j] && !s->failed; k++) {
-			size_t e;
-
-			for (size_t i = 0; i < s->n_node; i++)
-				sym__node_set_strategy(s->node[i], NULL);
-			if (sym_node_set_strategy(s->g, s->node[j],
-			        s->cand[j][k], NULL) < 0 ||
-			    sym_graph_shard(s->g, s->topo) < 0) {
-				if (sym_ctx_last_error(s->ctx) == SYM_ENOMEM)
-					s->failed = 1;
-				sym_ctx_clear_error(s->ctx);
-				continue;
-			}
-			if (!read_choice(s, c))
-				continue;
-			e = evaluate(s, c);
-			if (e == SIZE_MAX)
-				s->failed = 1;
-			else if (s->entry[e].ok)
-				s->seed[s->n_seed++] = e;
-		}
-	free(c);
-	return s->failed ? -1 : 0;
 }
 
 /* Return the least admissible size of the searched symbol of "s" that is
@@ -836,6 +757,35 @@ params_fit(sym_search *s)
 	return -1;
 }
 
+/* The searches again at the ends of pieces: their sizes and starts. */
+struct seen {
+	int64_t *b;
+	size_t *warm, n, cap;
+};
+
+/* Return 1 when "s" searched at size "b" from "warm" before (a search
+ * again would find the same plan), else record it and return 0 (with
+ * "seen" emptied when out of memory). */
+static int
+searched_before(sym_search *s, struct seen *seen, int64_t b, size_t warm)
+{
+	size_t cap = seen->cap;
+
+	for (size_t k = 0; k < seen->n; k++)
+		if (seen->b[k] == b && seen->warm[k] == warm)
+			return 1;
+	if (SYM__RESERVE(s->ctx, seen->b, seen->cap, seen->n + 1) < 0 ||
+	    SYM__RESERVE(s->ctx, seen->warm, cap, seen->n + 1) < 0) {
+		free(seen->b);
+		free(seen->warm);
+		memset(seen, 0, sizeof(*seen));
+		return 0;
+	}
+	seen->b[seen->n] = b;
+	seen->warm[seen->n++] = warm;
+	return 0;
+}
+
 /* Search the plans of "s" at its samples and cut the pieces; then search
  * again at both ends of every piece, recutting with the plans found
  * there until no new plan wins an end (at most MAX_REFINE rounds), so
@@ -846,11 +796,14 @@ run(sym_search *s)
 	int64_t sample[70];
 	size_t ns = samples(s, sample), warm = SIZE_MAX;
 	struct winners w = { NULL, 0, 0 };
+	struct seen seen = { NULL, NULL, 0, 0 };
 	int rc = 0, grew = 1;
 
-	if (default_start(s) < 0 ||
-	    (n_plans(s) > s->max_eval && find_seeds(s) < 0))
+	if (default_start(s) < 0)
 		goto oom;
+	if (n_plans(s) > s->max_eval && !(s->cg = sym__cg_new(s)))
+		goto oom;
+	s->n_probe = sym__cg_n_probes(s->cg);
 	for (size_t k = 0; k < ns; k++) {
 		size_t e = search_at(s, sample[k], warm);
 
@@ -870,8 +823,12 @@ run(sym_search *s)
 				size_t e;
 				int t;
 
-				if (ends[j] < 0)
+				if (ends[j] < 0 ||
+				    searched_before(s, &seen, ends[j],
+				        s->piece[i].entry))
 					continue;
+				if (!seen.b)
+					goto oom;
 				e = search_at(s, ends[j], s->piece[i].entry);
 				if (e == SIZE_MAX || s->failed ||
 				    (t = set_add(s->ctx, &w, e)) < 0)
@@ -891,9 +848,13 @@ run(sym_search *s)
 	if (rc == 0)
 		rc = prove_memory(s);
 	free(w.e);
+	free(seen.b);
+	free(seen.warm);
 	return rc;
 oom:
 	free(w.e);
+	free(seen.b);
+	free(seen.warm);
 	if (sym_ctx_last_error(s->ctx) == SYM_OK)
 		sym__oom(s->ctx);
 	return -1;
@@ -933,15 +894,17 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	if (o)
 		memcpy(&s->opt, o, o->size);
 	s->topo = s->opt.topo;
+	if (!s->topo)
+		s->topo = s->own_topo = sym_topology_new(g->ctx, 0, 0, 0, 0, 0);
 	s->cap = s->opt.memory > 0 ? s->opt.memory : g->auto_memory;
 	s->max_eval = s->opt.max_evaluations ? s->opt.max_evaluations
 	                                     : DEFAULT_MAX_EVALUATIONS;
 	s->b = sym_binding_new(g->ctx);
 	sym__obj_init(&s->obj, SYM__OBJ_SEARCH, search_destroy);
 	sym__obj_give(s->ctx, &s->obj);
-	if (!s->b || collect(s) < 0)
+	if (!s->b || !s->topo || collect(s) < 0)
 		goto fail;
-	keep_key_operators(s);
+	prune_candidates(s);
 	s->choice = calloc(2 * s->n_node + 1, sizeof(*s->choice));
 	if (!s->choice)
 		goto fail;
@@ -949,9 +912,11 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	choose_symbol(s);
 	if (params_fit(s) < 0 || run(s) < 0 || sym_search_apply(s, 0) < 0)
 		goto fail;
+	g->redist_memo = NULL;
 	s->seconds = sym__seconds() - t0;
 	return s;
 fail:
+	g->redist_memo = NULL;
 	if (sym_ctx_last_error(g->ctx) == SYM_OK)
 		sym__oom(g->ctx);
 	for (size_t j = 0; j < s->n_node; j++)
@@ -966,7 +931,7 @@ sym_search_apply(sym_search *s, size_t i)
 {
 	if (!s || i >= s->n_piece)
 		return -1;
-	if (shard_with(s, s->entry[s->piece[i].entry].choice) < 0) {
+	if (sym__search_shard_with(s, s->entry[s->piece[i].entry].choice) < 0) {
 		sym__error(s->ctx, SYM_EINTERNAL, NULL,
 		    "search: the plan of piece %zu no longer shards", i);
 		return -1;
@@ -1054,4 +1019,12 @@ size_t
 sym_search_n_evaluations(const sym_search *s)
 {
 	return s ? s->n_eval : 0;
+}
+
+/* Return the number of sharding passes the cost graph of "s" ran to
+ * measure its terms (0 when it enumerated). */
+size_t
+sym_search_n_probes(const sym_search *s)
+{
+	return s ? s->n_probe : 0;
 }

@@ -37,22 +37,21 @@ struct sym_search {
 	sym_ctx *ctx;
 	sym_graph *g;
 	sym_search_options opt;
-	const sym_topology *topo;
+	const sym_topology *topo; /* the options' or "own_topo" */
+	sym_topology *own_topo;
 	int64_t cap;
 	size_t max_eval;
 	/* The searched operators and their candidates (malloc'ed texts). */
 	sym_node **node;
 	size_t n_node;
 	char ***cand;
+	unsigned char **part; /* by candidate: over some devices, not all */
 	size_t *n_cand;
 	size_t *choice, *start; /* the current choice, the default plan */
-	/* The plans the pass propagates from one searched operator's
-	 * candidate (entries), the starts of the descents. */
-	size_t *seed;
-	size_t n_seed;
 	/* The plans priced. */
 	struct sym__sentry *entry;
 	size_t n_entry, cap_entry, n_eval;
+	size_t n_probe; /* the cost graph's probe passes */
 	/* The entries by hash: "bucket" heads (SIZE_MAX: empty), "next"
 	 * chains, "n_bucket" a power of two. */
 	size_t *bucket, *next, n_bucket;
@@ -65,6 +64,24 @@ struct sym_search {
 	struct sym__spiece *piece;
 	size_t n_piece;
 	double seconds;
+	/* The cost graph (costgraph.c) when the plans are too many to
+	 * price each; NULL otherwise. */
+	struct sym__cg *cg;
 };
+
+/* Shard the graph of "s" with the strategies of choice "c" (a candidate
+ * by searched operator); 0 when the pass accepts them, -1 when not (an
+ * error other than a rejected plan sets s->failed). */
+int sym__search_shard_with(sym_search *s, const size_t *c);
+
+/* The cost graph (costgraph.c): built by probe passes (NULL and
+ * s->failed when out of memory); the best plan its model finds at the
+ * size bound in s->b from greedy starts and "start", stored in "out" (0,
+ * or -1 when out of memory); its number of probes; freed. */
+struct sym__cg *sym__cg_new(sym_search *s);
+int sym__cg_best(sym_search *s, struct sym__cg *cg, const size_t *const *start,
+    size_t n_start, size_t *out);
+size_t sym__cg_n_probes(const struct sym__cg *cg);
+void sym__cg_free(struct sym__cg *cg);
 
 #endif

@@ -139,13 +139,14 @@ int sym__shard_derive(struct sym__pass *p, sym_node *n);
 int sym__pass_begin(struct sym__pass *p, sym_graph *g,
     const sym_topology *topo);
 void sym__pass_end(struct sym__pass *p);
-/* Call "fn" with "arg" and the text of every tuple strategy of node "n"
+/* Call "fn" with "arg", the text and the devices used (its mesh's
+ * without the repeats) of every tuple strategy of node "n"
  * its rule accepts over splits that divide the devices, none refuted
  * divisible ("((2, 4), (4, 1))"; the same text may come twice), up to
  * "most" tries; return the number of strategies, or -1 (out of memory,
  * or "fn" returned -1). */
 long sym__shard_candidates(struct sym__pass *p, sym_node *n, size_t most,
-    int (*fn)(void *arg, const char *text), void *arg);
+    int (*fn)(void *arg, const char *text, int64_t used), void *arg);
 
 /* Interning (intern.c): a new reference to the pass's mesh or
  * layout equal to "m" or "l"; exact equality of layouts (axes of size 1
@@ -163,5 +164,19 @@ uint64_t sym__hash_mix(uint64_t h, uint64_t v);
 struct sym__memo *sym__pass_redist(struct sym__pass *p, const sym_layout *from,
     const sym_layout *to, const sym_shape *shape);
 void sym__pass_redist_clear(struct sym__pass *p);
+/* The pass whose memos "p" uses: the graph's "redist_memo" (a search's,
+ * on the same topology) or "p". */
+struct sym__pass *sym__pass_memos(struct sym__pass *p);
 
+/* The cost model's parts (cost.c), for the cost graph of the search:
+ * the bytes of the block of a tensor of shape "global" laid out as
+ * "layout" (NULL: whole); the operations of node "n" on its blocks;
+ * whether output "k" of "n" shares an input's block; operations at
+ * "rate" per second in femtoseconds ("flops" consumed). New references,
+ * NULL on failure. */
+sym_expr *sym__cost_block_bytes(const sym_layout *layout,
+    const sym_shape *global);
+sym_expr *sym__cost_node_flops(const sym_node *n);
+int sym__cost_shares_block(const sym_node *n, size_t k);
+sym_expr *sym__cost_flops_fs(sym_expr *flops, double rate);
 #endif

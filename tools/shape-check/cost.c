@@ -141,12 +141,22 @@ search_rows(const struct report *r, struct table *t)
 {
 	const sym_search *s = r->search;
 
-	table_line(t, 2,
-	    report_format("%zu operators searched, %zu plans priced in %.3f "
-	                  "s; %zu piece%s",
-	        sym_search_n_nodes(s), sym_search_n_evaluations(s),
-	        sym_search_seconds(s), sym_search_n_pieces(s),
-	        sym_search_n_pieces(s) == 1 ? "" : "s"));
+	if (sym_search_n_probes(s))
+		table_line(t, 2,
+		    report_format("%zu operators searched on a cost graph of "
+		                  "%zu probe passes, %zu plans priced in "
+		                  "%.3f s; %zu piece%s",
+		        sym_search_n_nodes(s), sym_search_n_probes(s),
+		        sym_search_n_evaluations(s), sym_search_seconds(s),
+		        sym_search_n_pieces(s),
+		        sym_search_n_pieces(s) == 1 ? "" : "s"));
+	else
+		table_line(t, 2,
+		    report_format("%zu operators searched, %zu plans priced "
+		                  "in %.3f s; %zu piece%s",
+		        sym_search_n_nodes(s), sym_search_n_evaluations(s),
+		        sym_search_seconds(s), sym_search_n_pieces(s),
+		        sym_search_n_pieces(s) == 1 ? "" : "s"));
 	for (size_t i = 0; i < sym_search_n_pieces(s) && !t->oom; i++) {
 		char *range = range_text(r, i);
 		char *fs = sym_expr_to_str(sym_search_piece_seconds(s, i));
@@ -288,7 +298,8 @@ json_piece(struct doc *d, size_t i)
 }
 
 /* Return the search of the report of "d" as {pieces, seconds_searched,
- * operators_searched, plans_priced}, or null when it did not search. */
+ * operators_searched, plans_priced, probe_passes}, or null when it did
+ * not search. */
 json_t *
 json_search(struct doc *d)
 {
@@ -308,5 +319,7 @@ json_search(struct doc *d)
 	    doc_num(d, (int64_t)sym_search_n_nodes(s)));
 	doc_set(d, o, "plans_priced",
 	    doc_num(d, (int64_t)sym_search_n_evaluations(s)));
+	doc_set(d, o, "probe_passes",
+	    doc_num(d, (int64_t)sym_search_n_probes(s)));
 	return o;
 }

@@ -1,0 +1,1505 @@
+/*
+ * The cost graph of the strategy search (sym_search(3)), for graphs with
+ * too many plans to price each by a sharding pass.
+ *
+ * The cost model (sym_graph_cost) is a sum: the operations of every node
+ * on its blocks, the resolutions of its partial sums, the block of every
+ * value, and the redistribution of every input whose layout differs from
+ * what its consumer needs. Every node has an owner, a searched forward
+ * operator whose strategy decides its layouts: itself; a backward node's
+ * forward node, whose layouts it mirrors; an update or accumulation
+ * node's first input's owner (operators with a shard clause, or without
+ * a searched strategy, are one fixed owner). A value's layout has the
+ * owner of its producer, or of its first consumer for inputs and
+ * parameters. So the cost of a plan is a sum of terms by owner (its
+ * nodes and values: a function of its own candidate) and terms by input
+ * (the redistribution from the value's layout to its consumer's: a
+ * function of two owners' candidates).
+ *
+ * The terms are measured, not modelled anew: "probe" sharding passes
+ * give every owner each of its candidates in turn (pass k gives owner o
+ * its candidate k while k is below its count), and each records, by
+ * owner and candidate, the owner's term as expressions of the symbols
+ * and the layouts of its nodes' inputs and values. The input terms are
+ * redistributions planned once per pair of layouts (a pass's memo). The
+ * number of passes is the most candidates of any operator, whatever the
+ * size of the graph, so the time grows linearly with the operators.
+ *
+ * At a size of the searched symbol the terms are numbers, and the best
+ * plan is sought on them: greedy in graph order from each candidate of
+ * the operator with the most, and from the caller's plans, then
+ * coordinate descent, where moving one owner reads only its term and
+ * those of its edges. The search prices the plans it keeps by a whole
+ * pass (sym_graph_cost): a term that does not depend on its owner alone
+ * (a backward node the pass could not derive from its forward node)
+ * makes the model's ranking less sharp, never a reported cost wrong.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shard/search_private.h"
+
+/* The states of an edge's pair of candidates (else a memo index). */
+#define E_UNKNOWN (-1)
+#define E_FREE (-2)
+#define E_NONE (-3)
+
+/* Greedy starts kept for the descent, besides the caller's. */
+#define KEEP_GREEDY 3
+/* The edge terms the greedy plans may read, about. */
+#define POOL_WORK 4000000
+#define MAX_SWEEPS 20
+#define MAX_PAIR_ROUNDS 4
+/* The dynamic programming: the most owners a factor spans, the most
+ * factors it sums, the most table cells its pairs have and it may
+ * fill in all. */
+#define MAX_SCOPE 4
+#define MAX_FACTORS 64
+#define MAX_LAMBDAS 6
+/* The plans descended at a size: the caller's two, the greedy ones, the
+ * dynamic programming's. */
+#define KEEP_MAX (2 + KEEP_GREEDY + 1 + MAX_LAMBDAS)
+#define DP_WORK 4e6
+
+/* The redistribution of an input: value "v" into input slot "slot" of a
+ * node of owner "b", the value's layout of owner "a"; "memo" by pair of
+ * distinct layouts (the value's major). */
+struct cg_edge {
+	size_t slot, a, b;
+	const sym_value *v;
+	int32_t *memo;
+};
+
+/* Owners "a" < "b" joined by the "n" edges pedge[e0 ...]. */
+struct cg_pair {
+	size_t a, b, e0, n;
+};
+
+/* A term at the bound size, evaluated once per size ("gen"). */
+struct cg_val {
+	uint64_t gen;
+	double fs, mem;
+	int bad; /* not measured, or cannot be evaluated */
+};
+
+/* A plan's value in the model: its sums and how many of its terms are
+ * bad. */
+struct cg_tot {
+	double fs, mem;
+	size_t bad;
+};
+
+struct sym__cg {
+	size_t n_owner; /* the searched operators, then the fixed owner */
+	size_t *n_cand; /* by owner */
+	size_t *oc0;    /* by owner: its first (owner, candidate) */
+	size_t n_oc;
+	size_t *owner; /* by node */
+	size_t *vsrc;  /* by value: the owner of its layout; SIZE_MAX: none */
+	unsigned char *shared; /* by value: it shares an input's block */
+	size_t *slot0;         /* by node: its first input slot */
+	size_t n_slot;
+	size_t *slot_base; /* by slot: its layouts in "lay" */
+	size_t *val_base;  /* by value: its layouts in "lay" */
+	sym_layout **lay;  /* by slot or value, by candidate of its owner:
+	                    * the cost graph pass's interned layouts */
+	uint32_t *lid;     /* the same: the layout's number in its group */
+	uint32_t *slot_nid, *val_nid; /* the distinct layouts of a group */
+	size_t n_lay;
+	sym_expr **nfs, **nmem; /* by (owner, candidate): the owner's term */
+	struct cg_val *nval;
+	struct cg_edge *edge;
+	size_t n_edge;
+	size_t **adj, *n_adj; /* by owner: the edges it is an end of */
+	struct cg_pair *pair;
+	size_t n_pair, *pedge, n_pedge;
+	/* The redistributions: a pass's memo, and their terms by memo. */
+	struct sym__pass pass;
+	int have_pass;
+	sym_expr **mfs, **mmem;
+	struct cg_val *mval;
+	size_t n_mterm, cap_mterm;
+	uint64_t gen;
+	size_t n_probe;
+	int failed; /* out of memory */
+	/* The greedy plans ("n_pool", a candidate by owner each), and
+	 * scratch for the search at a size. */
+	size_t *pool, n_pool;
+	size_t *ch, *best, *keep;
+	struct cg_tot *ta, *tb;
+	unsigned char *set;
+};
+
+static int make_pairs(struct sym__cg *cg);
+
+/* Free the cost graph "cg" (NULL: nothing). */
+void
+sym__cg_free(struct sym__cg *cg)
+{
+	if (!cg)
+		return;
+	for (size_t i = 0; cg->lay && i < cg->n_lay; i++)
+		sym__layout_unref(cg->lay[i]);
+	for (size_t i = 0; cg->nfs && i < cg->n_oc; i++) {
+		sym_expr_free(cg->nfs[i]);
+		sym_expr_free(cg->nmem[i]);
+	}
+	for (size_t i = 0; i < cg->n_mterm; i++) {
+		sym_expr_free(cg->mfs[i]);
+		sym_expr_free(cg->mmem[i]);
+	}
+	for (size_t e = 0; cg->edge && e < cg->n_edge; e++)
+		free(cg->edge[e].memo);
+	for (size_t o = 0; cg->adj && o < cg->n_owner; o++)
+		free(cg->adj[o]);
+	if (cg->have_pass)
+		sym__pass_end(&cg->pass);
+	free(cg->n_cand);
+	free(cg->oc0);
+	free(cg->owner);
+	free(cg->vsrc);
+	free(cg->shared);
+	free(cg->slot0);
+	free(cg->slot_base);
+	free(cg->val_base);
+	free(cg->lay);
+	free(cg->lid);
+	free(cg->slot_nid);
+	free(cg->val_nid);
+	free(cg->nfs);
+	free(cg->nmem);
+	free(cg->nval);
+	free(cg->edge);
+	free(cg->adj);
+	free(cg->n_adj);
+	free(cg->mfs);
+	free(cg->mmem);
+	free(cg->mval);
+	free(cg->pool);
+	free(cg->pair);
+	free(cg->pedge);
+	free(cg->ta);
+	free(cg->tb);
+	free(cg->ch);
+	free(cg->best);
+	free(cg->keep);
+	free(cg->set);
+	free(cg);
+}
+
+/* Find the owner of every node and value of the graph of "s" into "cg"
+ * (see the top of the file). */
+static void
+find_owners(const sym_search *s, struct sym__cg *cg)
+{
+	const sym_graph *g = s->g;
+	size_t fixed = cg->n_owner - 1;
+
+	for (size_t i = 0; i < g->n_value; i++)
+		cg->vsrc[i] = SIZE_MAX;
+	for (size_t i = 0; i < g->n_node; i++)
+		cg->owner[i] = SIZE_MAX;
+	for (size_t j = 0; j < s->n_node; j++)
+		cg->owner[s->node[j]->index] = j;
+	for (size_t i = 0; i < g->n_node; i++) {
+		const sym_node *n = g->node[i];
+
+		if (cg->owner[i] != SIZE_MAX) {
+			/* searched */
+		} else if (i < g->n_forward || !g->n_forward) {
+			cg->owner[i] = fixed;
+		} else if (n->fwd) {
+			cg->owner[i] = cg->owner[n->fwd->index];
+		} else {
+			cg->owner[i] = fixed;
+			for (size_t k = 0; k < n->n_in; k++)
+				if (cg->vsrc[n->in[k]->index] != SIZE_MAX) {
+					cg->owner[i] =
+					    cg->vsrc[n->in[k]->index];
+					break;
+				}
+		}
+		for (size_t k = 0; k < n->n_in; k++)
+			if (cg->vsrc[n->in[k]->index] == SIZE_MAX &&
+			    !n->in[k]->producer)
+				cg->vsrc[n->in[k]->index] = cg->owner[i];
+		for (size_t k = 0; k < n->n_out; k++) {
+			cg->vsrc[n->out[k]->index] = cg->owner[i];
+			if (sym__cost_shares_block(n, k))
+				cg->shared[n->out[k]->index] = 1;
+		}
+	}
+}
+
+/* Allocate the tables of "cg" for the graph of "s"; 0 or -1. */
+static int
+alloc_tables(const sym_search *s, struct sym__cg *cg)
+{
+	const sym_graph *g = s->g;
+	size_t no = cg->n_owner;
+
+	cg->n_cand = calloc(no, sizeof(*cg->n_cand));
+	cg->oc0 = calloc(no + 1, sizeof(*cg->oc0));
+	cg->owner = calloc(g->n_node + 1, sizeof(*cg->owner));
+	cg->vsrc = calloc(g->n_value + 1, sizeof(*cg->vsrc));
+	cg->shared = calloc(g->n_value + 1, 1);
+	cg->slot0 = calloc(g->n_node + 1, sizeof(*cg->slot0));
+	cg->val_base = calloc(g->n_value + 1, sizeof(*cg->val_base));
+	cg->adj = calloc(no, sizeof(*cg->adj));
+	cg->n_adj = calloc(no, sizeof(*cg->n_adj));
+	cg->ch = calloc(no, sizeof(*cg->ch));
+	cg->best = calloc(no, sizeof(*cg->best));
+	cg->keep = calloc(KEEP_MAX * no, sizeof(*cg->keep));
+	cg->set = calloc(no, 1);
+	if (!cg->n_cand || !cg->oc0 || !cg->owner || !cg->vsrc || !cg->shared ||
+	    !cg->slot0 || !cg->val_base || !cg->adj || !cg->n_adj || !cg->ch ||
+	    !cg->best || !cg->keep || !cg->set)
+		return -1;
+	for (size_t j = 0; j < s->n_node; j++)
+		cg->n_cand[j] = s->n_cand[j];
+	cg->n_cand[no - 1] = 1;
+	for (size_t o = 0; o < no; o++)
+		cg->oc0[o + 1] = cg->oc0[o] + cg->n_cand[o];
+	cg->n_oc = cg->oc0[no];
+	cg->nfs = calloc(cg->n_oc, sizeof(*cg->nfs));
+	cg->nmem = calloc(cg->n_oc, sizeof(*cg->nmem));
+	cg->nval = calloc(cg->n_oc, sizeof(*cg->nval));
+	if (!cg->nfs || !cg->nmem || !cg->nval)
+		return -1;
+	find_owners(s, cg);
+	for (size_t i = 0; i < g->n_node; i++) {
+		cg->slot0[i] = cg->n_slot;
+		cg->n_slot += g->node[i]->n_in;
+	}
+	cg->slot0[g->n_node] = cg->n_slot;
+	cg->slot_base = calloc(cg->n_slot + 1, sizeof(*cg->slot_base));
+	if (!cg->slot_base)
+		return -1;
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t k = 0; k < g->node[i]->n_in; k++) {
+			cg->slot_base[cg->slot0[i] + k] = cg->n_lay;
+			cg->n_lay += cg->n_cand[cg->owner[i]];
+		}
+	for (size_t v = 0; v < g->n_value; v++) {
+		cg->val_base[v] = cg->n_lay;
+		if (cg->vsrc[v] != SIZE_MAX)
+			cg->n_lay += cg->n_cand[cg->vsrc[v]];
+	}
+	cg->lay = calloc(cg->n_lay + 1, sizeof(*cg->lay));
+	return cg->lay ? 0 : -1;
+}
+
+/* Add edge "e" to the edges of owner "o" in "cg"; 0 or -1. */
+static int
+adj_add(struct sym__cg *cg, size_t o, size_t e)
+{
+	size_t n = cg->n_adj[o];
+	size_t *a;
+
+	if ((n & (n - 1)) == 0) { /* 0, 1, 2, 4...: grow at powers of two */
+		a = realloc(cg->adj[o], (n ? 2 * n : 1) * sizeof(*a));
+		if (!a)
+			return -1;
+		cg->adj[o] = a;
+	}
+	cg->adj[o][cg->n_adj[o]++] = e;
+	return 0;
+}
+
+/* Make the edges of "cg": one by input of every node whose value has a
+ * layout owner; 0 or -1. */
+static int
+make_edges(const sym_search *s, struct sym__cg *cg)
+{
+	const sym_graph *g = s->g;
+
+	cg->edge = calloc(cg->n_slot + 1, sizeof(*cg->edge));
+	if (!cg->edge)
+		return -1;
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t k = 0; k < g->node[i]->n_in; k++) {
+			const sym_value *v = g->node[i]->in[k];
+			struct cg_edge *e = &cg->edge[cg->n_edge];
+
+			if (cg->vsrc[v->index] == SIZE_MAX)
+				continue;
+			e->slot = cg->slot0[i] + k;
+			e->a = cg->vsrc[v->index];
+			e->b = cg->owner[i];
+			e->v = v;
+			if (adj_add(cg, e->a, cg->n_edge) < 0 ||
+			    (e->b != e->a && adj_add(cg, e->b, cg->n_edge) < 0))
+				return -1;
+			cg->n_edge++;
+		}
+	return 0;
+}
+
+/* Add "e" (consumed; NULL: failure) to "*sum"; 0 or -1. */
+static int
+add(sym_expr **sum, sym_expr *e)
+{
+	if (!e || !*sum) {
+		sym_expr_free(e);
+		return -1;
+	}
+	*sum = sym_expr_add(*sum, e);
+	return *sum ? 0 : -1;
+}
+
+/* Return a new reference to the time of the steps of "plan" (fs). */
+static sym_expr *
+steps_fs(sym_ctx *ctx, const sym_redist *plan)
+{
+	sym_expr *fs = sym_expr_const(ctx, 0);
+	size_t ns = sym_redist_n_steps(plan);
+
+	for (size_t i = 0; i < ns && fs; i++)
+		if (add(&fs, sym_redist_step_femtoseconds(plan, i)) < 0)
+			fs = NULL;
+	return fs;
+}
+
+/* The sums of one probe, by owner: operations, communication and
+ * memory. */
+struct sums {
+	sym_expr **flops, **comm, **mem;
+};
+
+/* Return 1 when probe "k" measures owner "o" of "cg". */
+static int
+measures(const struct sym__cg *cg, size_t o, size_t k)
+{
+	return k < cg->n_cand[o];
+}
+
+/* Record the sharded graph of "s" (probe "k") into "cg": the terms and
+ * layouts of the owners it measures; 0 or -1. */
+static int
+record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
+{
+	const sym_graph *g = s->g;
+	int bad = 0;
+
+	for (size_t o = 0; o < cg->n_owner; o++) {
+		t->flops[o] = t->comm[o] = t->mem[o] = NULL;
+		if (!measures(cg, o, k))
+			continue;
+		t->flops[o] = sym_expr_const(s->ctx, 0);
+		t->comm[o] = sym_expr_const(s->ctx, 0);
+		t->mem[o] = sym_expr_const(s->ctx, 0);
+	}
+	for (size_t i = 0; i < g->n_node && !bad; i++) {
+		const sym_node *n = g->node[i];
+		size_t o = cg->owner[i];
+
+		if (!measures(cg, o, k))
+			continue;
+		bad |= !n->in_layout ||
+		    add(&t->flops[o], sym__cost_node_flops(n)) < 0;
+		for (size_t j = 0; j < n->n_in && !bad; j++)
+			cg->lay[cg->slot_base[cg->slot0[i] + j] + k] =
+			    sym__intern_layout(&cg->pass, n->in_layout[j]);
+	}
+	for (size_t v = 0; v < g->n_value && !bad; v++) {
+		const sym_value *x = g->value[v];
+		size_t o = cg->vsrc[v];
+
+		if (o == SIZE_MAX || !measures(cg, o, k) || !x->layout)
+			continue;
+		cg->lay[cg->val_base[v] + k] =
+		    sym__intern_layout(&cg->pass, x->layout);
+		if (!cg->shared[v] && !x->failed)
+			bad |= add(&t->mem[o],
+			           sym__cost_block_bytes(x->layout,
+			               sym__value_shape((sym_value *)x))) < 0;
+	}
+	for (size_t c = 0; c < g->n_comm && !bad; c++) {
+		const struct sym__comm *m = &g->comm[c];
+		size_t o;
+
+		if (m->pub.consumer || !m->pub.value->producer)
+			continue;
+		o = cg->owner[m->pub.value->producer->index];
+		if (measures(cg, o, k))
+			bad |= add(&t->comm[o], steps_fs(s->ctx, m->plan)) < 0;
+	}
+	for (size_t o = 0; o < cg->n_owner; o++) {
+		size_t oc = cg->oc0[o] + k;
+
+		if (!measures(cg, o, k))
+			continue;
+		if (!bad && t->flops[o] && t->comm[o] && t->mem[o]) {
+			cg->nfs[oc] = sym__cost_flops_fs(t->flops[o],
+			    sym_topology_flops(s->topo));
+			t->flops[o] = NULL;
+			bad |= add(&cg->nfs[oc], t->comm[o]) < 0;
+			t->comm[o] = NULL;
+			cg->nmem[oc] = t->mem[o];
+			t->mem[o] = NULL;
+			bad |= !cg->nfs[oc];
+		}
+		sym_expr_free(t->flops[o]);
+		sym_expr_free(t->comm[o]);
+		sym_expr_free(t->mem[o]);
+	}
+	return bad ? -1 : 0;
+}
+
+/* Run the probes of "cg" over the graph of "s"; 0 or -1 (out of
+ * memory). */
+static int
+probe(sym_search *s, struct sym__cg *cg)
+{
+	size_t most = 0, *c = calloc(s->n_node + 1, sizeof(*c));
+	struct sums t;
+	int rc = 0;
+
+	t.flops = calloc(cg->n_owner, sizeof(*t.flops));
+	t.comm = calloc(cg->n_owner, sizeof(*t.comm));
+	t.mem = calloc(cg->n_owner, sizeof(*t.mem));
+	if (!c || !t.flops || !t.comm || !t.mem)
+		rc = -1;
+	for (size_t o = 0; o < cg->n_owner; o++)
+		if (cg->n_cand[o] > most)
+			most = cg->n_cand[o];
+	for (size_t k = 0; k < most && rc == 0; k++) {
+		for (size_t j = 0; j < s->n_node; j++)
+			c[j] = k < s->n_cand[j] ? k : 0;
+		cg->n_probe++;
+		if (sym__search_shard_with(s, c) < 0) {
+			if (s->failed)
+				rc = -1;
+			continue;
+		}
+		rc = record(s, cg, k, &t);
+	}
+	free(c);
+	free(t.flops);
+	free(t.comm);
+	free(t.mem);
+	return rc;
+}
+
+/* Number the "n" layouts "lay" of a group (a slot or a value, by
+ * candidate; interned, so equal ones are one pointer) into "lid"; return
+ * how many differ. */
+static uint32_t
+number_layouts(sym_layout *const *lay, uint32_t *lid, size_t n)
+{
+	uint32_t k = 0;
+
+	for (size_t c = 0; c < n; c++) {
+		size_t d = 0;
+
+		while (d < c && lay[d] != lay[c])
+			d++;
+		lid[c] = d < c ? lid[d] : k++;
+	}
+	return k ? k : 1;
+}
+
+/* Number the layouts of every group of "cg" and make the tables of its
+ * edges; 0 or -1. */
+static int
+finish_edges(const sym_search *s, struct sym__cg *cg)
+{
+	const sym_graph *g = s->g;
+
+	cg->lid = calloc(cg->n_lay + 1, sizeof(*cg->lid));
+	cg->slot_nid = calloc(cg->n_slot + 1, sizeof(*cg->slot_nid));
+	cg->val_nid = calloc(g->n_value + 1, sizeof(*cg->val_nid));
+	if (!cg->lid || !cg->slot_nid || !cg->val_nid)
+		return -1;
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t k = 0; k < g->node[i]->n_in; k++) {
+			size_t t = cg->slot0[i] + k, b = cg->slot_base[t];
+
+			cg->slot_nid[t] = number_layouts(cg->lay + b,
+			    cg->lid + b, cg->n_cand[cg->owner[i]]);
+		}
+	for (size_t v = 0; v < g->n_value; v++)
+		if (cg->vsrc[v] != SIZE_MAX)
+			cg->val_nid[v] = number_layouts(cg->lay +
+			        cg->val_base[v],
+			    cg->lid + cg->val_base[v], cg->n_cand[cg->vsrc[v]]);
+	for (size_t e = 0; e < cg->n_edge; e++) {
+		struct cg_edge *x = &cg->edge[e];
+		size_t cells =
+		    (size_t)cg->val_nid[x->v->index] * cg->slot_nid[x->slot];
+
+		x->memo = malloc(cells * sizeof(*x->memo));
+		if (!x->memo)
+			return -1;
+		for (size_t c = 0; c < cells; c++)
+			x->memo[c] = E_UNKNOWN;
+	}
+	return 0;
+}
+
+/* Return the cost graph of the searched operators of "s" (see the top of
+ * the file), its probes run; NULL when out of memory (s->failed set). */
+struct sym__cg *
+sym__cg_new(sym_search *s)
+{
+	struct sym__cg *cg = calloc(1, sizeof(*cg));
+
+	if (!cg) {
+		s->failed = 1;
+		return NULL;
+	}
+	cg->n_owner = s->n_node + 1;
+	if (alloc_tables(s, cg) < 0 || make_edges(s, cg) < 0) {
+		s->failed = 1;
+		sym__cg_free(cg);
+		return NULL;
+	}
+	cg->have_pass = 1;
+	if (sym__pass_begin(&cg->pass, s->g, s->topo) < 0) {
+		s->failed = 1;
+		sym__cg_free(cg);
+		return NULL;
+	}
+	/* the probes and the search's passes plan each redistribution
+	 * once, in this pass's memo (until sym_graph_search returns) */
+	s->g->redist_memo = &cg->pass;
+	if (probe(s, cg) < 0 || finish_edges(s, cg) < 0 || make_pairs(cg) < 0) {
+		s->failed = 1;
+		s->g->redist_memo = NULL;
+		sym__cg_free(cg);
+		return NULL;
+	}
+	return cg;
+}
+
+/* Return the number of probe passes of "cg". */
+size_t
+sym__cg_n_probes(const struct sym__cg *cg)
+{
+	return cg ? cg->n_probe : 0;
+}
+
+/* Evaluate "fs" and "mem" into "v" at the binding of "s" unless done at
+ * this size. */
+static void
+eval_val(sym_search *s, const struct sym__cg *cg, struct cg_val *v,
+    const sym_expr *fs, const sym_expr *mem)
+{
+	int64_t a, b;
+
+	if (v->gen == cg->gen)
+		return;
+	v->gen = cg->gen;
+	v->bad = !fs || !mem || sym_expr_eval(fs, s->b, &a) < 0 ||
+	    sym_expr_eval(mem, s->b, &b) < 0;
+	if (v->bad) {
+		sym_ctx_clear_error(s->ctx);
+		v->fs = v->mem = 0;
+		return;
+	}
+	v->fs = (double)a;
+	v->mem = (double)b;
+}
+
+/* Add the term of owner "o" at candidate "c" of "cg" to "t". */
+static void
+add_node(sym_search *s, struct sym__cg *cg, size_t o, size_t c,
+    struct cg_tot *t)
+{
+	size_t oc = cg->oc0[o] + c;
+	struct cg_val *v = &cg->nval[oc];
+
+	eval_val(s, cg, v, cg->nfs[oc], cg->nmem[oc]);
+	t->fs += v->fs;
+	t->mem += v->mem;
+	t->bad += (size_t)v->bad;
+}
+
+/* Make room in "cg" for the terms of "need" memos; 0 or -1. */
+static int
+grow_mterms(struct sym__cg *cg, size_t need)
+{
+	size_t cap = cg->cap_mterm ? cg->cap_mterm : 64;
+	void *p;
+
+	if (need <= cg->cap_mterm)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	if (!(p = realloc(cg->mfs, cap * sizeof(*cg->mfs))))
+		return -1;
+	cg->mfs = p;
+	if (!(p = realloc(cg->mmem, cap * sizeof(*cg->mmem))))
+		return -1;
+	cg->mmem = p;
+	if (!(p = realloc(cg->mval, cap * sizeof(*cg->mval))))
+		return -1;
+	cg->mval = p;
+	cg->cap_mterm = cap;
+	return 0;
+}
+
+/* Return the state of edge "e" of "cg" at candidates "ca" (its value's
+ * owner) and "cb" (its consumer's), planning the redistribution the
+ * first time. */
+static int32_t
+edge_state(sym_search *s, struct sym__cg *cg, struct cg_edge *e, size_t ca,
+    size_t cb)
+{
+	size_t fa = cg->val_base[e->v->index] + ca,
+	       tb = cg->slot_base[e->slot] + cb;
+	int32_t *st =
+	    &e->memo[(size_t)cg->lid[fa] * cg->slot_nid[e->slot] + cg->lid[tb]];
+	const sym_layout *from = cg->lay[fa];
+	const sym_layout *to = cg->lay[tb];
+	struct sym__memo *m;
+	size_t i;
+
+	if (*st != E_UNKNOWN)
+		return *st;
+	if (!from || !to)
+		return *st = E_NONE;
+	if (sym_layout_is_equal(from, to))
+		return *st = E_FREE;
+	m = sym__pass_redist(&cg->pass, from, to,
+	    sym__value_shape((sym_value *)e->v));
+	if (!m) {
+		cg->failed = 1;
+		return E_NONE; /* not kept: out of memory */
+	}
+	if (!m->plan)
+		return *st = E_NONE;
+	if (sym_redist_n_steps(m->plan) == 0)
+		return *st = E_FREE;
+	i = (size_t)(m - cg->pass.memo);
+	if (i >= INT32_MAX)
+		return *st = E_NONE;
+	if (grow_mterms(cg, i + 1) < 0) {
+		cg->failed = 1;
+		return E_NONE;
+	}
+	while (cg->n_mterm <= i) {
+		size_t t = cg->n_mterm++;
+		const struct sym__memo *mt = &cg->pass.memo[t];
+
+		cg->mfs[t] = mt->plan ? steps_fs(s->ctx, mt->plan) : NULL;
+		cg->mmem[t] = sym__cost_block_bytes(mt->to, mt->shape);
+		memset(&cg->mval[t], 0, sizeof(cg->mval[t]));
+	}
+	return *st = (int32_t)i;
+}
+
+/* Add the term of edge "e" of "cg" at candidates "ca" and "cb" to "t". */
+static void
+add_edge(sym_search *s, struct sym__cg *cg, struct cg_edge *e, size_t ca,
+    size_t cb, struct cg_tot *t)
+{
+	int32_t st = edge_state(s, cg, e, ca, cb);
+	struct cg_val *v;
+
+	if (st == E_FREE)
+		return;
+	if (st < 0) {
+		t->bad++;
+		return;
+	}
+	v = &cg->mval[st];
+	eval_val(s, cg, v, cg->mfs[st], cg->mmem[st]);
+	t->fs += v->fs;
+	t->mem += v->mem;
+	t->bad += (size_t)v->bad;
+}
+
+/* Return 1 when "a" is better than "b" under the memory cap "cap" (0:
+ * none): measured first, then within the cap, then faster (or, both
+ * over the cap, smaller). */
+static int
+tot_better(struct cg_tot a, struct cg_tot b, int64_t cap)
+{
+	int oa = cap > 0 && a.mem > (double)cap;
+	int ob = cap > 0 && b.mem > (double)cap;
+
+	if (a.bad != b.bad)
+		return a.bad < b.bad;
+	if (oa != ob)
+		return oa < ob;
+	if (oa)
+		return a.mem < b.mem;
+	return a.fs < b.fs || (a.fs == b.fs && a.mem < b.mem);
+}
+
+/* The model's value of the plan "ch" (a candidate by owner). */
+static struct cg_tot
+total(sym_search *s, struct sym__cg *cg, const size_t *ch)
+{
+	struct cg_tot t = { 0, 0, 0 };
+
+	for (size_t o = 0; o < cg->n_owner; o++)
+		add_node(s, cg, o, ch[o], &t);
+	for (size_t e = 0; e < cg->n_edge; e++)
+		add_edge(s, cg, &cg->edge[e], ch[cg->edge[e].a],
+		    ch[cg->edge[e].b], &t);
+	return t;
+}
+
+/* The terms of owner "o" at candidate "c" in the plan "ch": its own and
+ * those of its edges, the other ends at "ch" (only those "set" when not
+ * NULL; none at "skip"). */
+static struct cg_tot
+local(sym_search *s, struct sym__cg *cg, const size_t *ch, size_t o, size_t c,
+    const unsigned char *set, size_t skip)
+{
+	struct cg_tot t = { 0, 0, 0 };
+
+	add_node(s, cg, o, c, &t);
+	for (size_t k = 0; k < cg->n_adj[o]; k++) {
+		struct cg_edge *e = &cg->edge[cg->adj[o][k]];
+		size_t other = e->a == o ? e->b : e->a;
+
+		if (other == skip || (set && other != o && !set[other]))
+			continue;
+		add_edge(s, cg, e, e->a == o ? c : ch[e->a],
+		    e->b == o ? c : ch[e->b], &t);
+	}
+	return t;
+}
+
+/* Return "a" plus "b" minus "c". */
+static struct cg_tot
+tot_shift(struct cg_tot a, struct cg_tot b, struct cg_tot c)
+{
+	struct cg_tot t;
+
+	t.fs = a.fs + b.fs - c.fs;
+	t.mem = a.mem + b.mem - c.mem;
+	t.bad = a.bad + b.bad - c.bad;
+	return t;
+}
+
+/* Add "b" to "a". */
+static void
+tot_add(struct cg_tot *a, struct cg_tot b)
+{
+	a->fs += b.fs;
+	a->mem += b.mem;
+	a->bad += b.bad;
+}
+
+/* Complete the plan "ch" greedily in the order "order" (every owner):
+ * every owner not in "set" takes its best candidate given the owners set
+ * before it. */
+static void
+greedy(sym_search *s, struct sym__cg *cg, size_t *ch, unsigned char *set,
+    const size_t *order)
+{
+	for (size_t i = 0; i < cg->n_owner; i++) {
+		size_t o = order[i];
+		struct cg_tot best = { 0, 0, 0 };
+
+		if (set[o])
+			continue;
+		for (size_t c = 0; c < cg->n_cand[o]; c++) {
+			struct cg_tot t = local(s, cg, ch, o, c, set, SIZE_MAX);
+
+			if (c == 0 || tot_better(t, best, s->cap)) {
+				best = t;
+				ch[o] = c;
+			}
+		}
+		set[o] = 1;
+	}
+}
+
+/* Store in "order" the owners of "cg" breadth first from "root" through
+ * their edges (sharding propagation's order: each owner decided next to
+ * one decided before it), the unreached ones after in their order. */
+static void
+bfs_order(const struct sym__cg *cg, size_t root, size_t *order,
+    unsigned char *seen)
+{
+	size_t n = 0, head = 0;
+
+	memset(seen, 0, cg->n_owner);
+	for (size_t k = 0; k <= cg->n_owner; k++) {
+		size_t start = k == 0 ? root : k - 1;
+
+		if (seen[start])
+			continue;
+		seen[start] = 1;
+		order[n++] = start;
+		while (head < n) {
+			size_t o = order[head++];
+
+			for (size_t j = 0; j < cg->n_adj[o]; j++) {
+				const struct cg_edge *e =
+				    &cg->edge[cg->adj[o][j]];
+				size_t other = e->a == o ? e->b : e->a;
+
+				if (!seen[other]) {
+					seen[other] = 1;
+					order[n++] = other;
+				}
+			}
+		}
+	}
+}
+
+/* Improve the plan "ch" of value "*t" one owner at a time, each taking
+ * its best candidate with the others fixed, until none changes; after
+ * the first sweep only the owners next to one that changed are tried
+ * again (the others' best cannot have moved). */
+static void
+descend(sym_search *s, struct sym__cg *cg, size_t *ch, struct cg_tot *t)
+{
+	unsigned char *look = cg->set;
+	int changed = 1;
+
+	memset(look, 1, cg->n_owner);
+	for (int sweep = 0; changed && sweep < MAX_SWEEPS; sweep++) {
+		changed = 0;
+		for (size_t o = 0; o + 1 < cg->n_owner; o++) {
+			struct cg_tot cur, best = *t;
+			size_t bc = ch[o];
+
+			if (!look[o])
+				continue;
+			look[o] = 0;
+			cur = local(s, cg, ch, o, ch[o], NULL, SIZE_MAX);
+			for (size_t c = 0; c < cg->n_cand[o]; c++) {
+				struct cg_tot l, n;
+
+				if (c == ch[o])
+					continue;
+				l = local(s, cg, ch, o, c, NULL, SIZE_MAX);
+				n = tot_shift(*t, l, cur);
+				if (tot_better(n, best, s->cap)) {
+					best = n;
+					bc = c;
+				}
+			}
+			if (bc == ch[o])
+				continue;
+			ch[o] = bc;
+			*t = best;
+			changed = 1;
+			for (size_t k = 0; k < cg->n_adj[o]; k++) {
+				const struct cg_edge *e =
+				    &cg->edge[cg->adj[o][k]];
+
+				look[e->a] = look[e->b] = 1;
+			}
+		}
+		*t = total(s, cg, ch); /* no drift from the differences */
+	}
+}
+
+/* Improve the plan "ch" of value "*t" two neighbouring owners at a
+ * time: each pair of owners joined by edges takes its best pair of
+ * candidates with the others fixed (what one owner at a time cannot
+ * reach when both must change together); 1 when a pair changed. */
+static int
+pair_sweep(sym_search *s, struct sym__cg *cg, size_t *ch, struct cg_tot *t)
+{
+	int changed = 0;
+
+	for (size_t p = 0; p < cg->n_pair && !cg->failed; p++) {
+		const struct cg_pair *q = &cg->pair[p];
+		size_t a = q->a, b = q->b, ba = ch[a], bb = ch[b];
+		struct cg_tot cur, best = *t;
+
+		for (size_t c = 0; c < cg->n_cand[a]; c++)
+			cg->ta[c] = local(s, cg, ch, a, c, NULL, b);
+		for (size_t c = 0; c < cg->n_cand[b]; c++)
+			cg->tb[c] = local(s, cg, ch, b, c, NULL, a);
+		cur = cg->ta[ch[a]];
+		tot_add(&cur, cg->tb[ch[b]]);
+		for (size_t k = 0; k < q->n; k++) {
+			struct cg_edge *e = &cg->edge[cg->pedge[q->e0 + k]];
+
+			add_edge(s, cg, e, ch[e->a], ch[e->b], &cur);
+		}
+		for (size_t ca = 0; ca < cg->n_cand[a]; ca++)
+			for (size_t cb = 0; cb < cg->n_cand[b]; cb++) {
+				struct cg_tot l = cg->ta[ca], n;
+
+				tot_add(&l, cg->tb[cb]);
+				for (size_t k = 0; k < q->n; k++) {
+					struct cg_edge *e =
+					    &cg->edge[cg->pedge[q->e0 + k]];
+
+					add_edge(s, cg, e, e->a == a ? ca : cb,
+					    e->b == b ? cb : ca, &l);
+				}
+				n = tot_shift(*t, l, cur);
+				if (tot_better(n, best, s->cap)) {
+					best = n;
+					ba = ca;
+					bb = cb;
+				}
+			}
+		if (ba != ch[a] || bb != ch[b]) {
+			ch[a] = ba;
+			ch[b] = bb;
+			*t = best;
+			changed = 1;
+		}
+	}
+	*t = total(s, cg, ch);
+	return changed;
+}
+
+/* Find the pairs of searched owners of "cg" joined by edges, and their
+ * edges; 0 or -1. */
+static int
+make_pairs(struct sym__cg *cg)
+{
+	size_t most = 1;
+
+	cg->pedge = calloc(cg->n_edge + 1, sizeof(*cg->pedge));
+	cg->pair = calloc(cg->n_edge + 1, sizeof(*cg->pair));
+	for (size_t o = 0; o < cg->n_owner; o++)
+		if (cg->n_cand[o] > most)
+			most = cg->n_cand[o];
+	cg->ta = calloc(most, sizeof(*cg->ta));
+	cg->tb = calloc(most, sizeof(*cg->tb));
+	if (!cg->pedge || !cg->pair || !cg->ta || !cg->tb)
+		return -1;
+	/* by owner a, its edges to later owners b, grouped by b */
+	for (size_t a = 0; a + 1 < cg->n_owner; a++)
+		for (size_t k = 0; k < cg->n_adj[a]; k++) {
+			const struct cg_edge *e = &cg->edge[cg->adj[a][k]];
+			size_t b = e->a == a ? e->b : e->a, m, q;
+
+			if (b <= a || b + 1 == cg->n_owner)
+				continue;
+			for (q = 0; q < cg->n_pair; q++)
+				if (cg->pair[q].a == a && cg->pair[q].b == b)
+					break;
+			if (q < cg->n_pair)
+				continue; /* grouped when first met */
+			cg->pair[q] = (struct cg_pair){ a, b, cg->n_pedge, 0 };
+			for (m = k; m < cg->n_adj[a]; m++) {
+				const struct cg_edge *f =
+				    &cg->edge[cg->adj[a][m]];
+
+				if ((f->a == a && f->b == b) ||
+				    (f->a == b && f->b == a)) {
+					cg->pedge[cg->n_pedge++] =
+					    cg->adj[a][m];
+					cg->pair[q].n++;
+				}
+			}
+			cg->n_pair++;
+		}
+	return 0;
+}
+
+/* A factor of the elimination: a table over the candidates of its
+ * owners "var" (index: the sum of candidate times stride). */
+struct cg_factor {
+	size_t nv;
+	size_t var[MAX_SCOPE];
+	size_t stride[MAX_SCOPE];
+	double *val;
+	int dead;
+};
+
+/* An eliminated owner: the factor scope it was minimized over and, by
+ * assignment of that scope, its best candidate. */
+struct cg_elim {
+	size_t owner, nv;
+	size_t var[MAX_SCOPE];
+	size_t stride[MAX_SCOPE];
+	uint32_t *arg;
+};
+
+/* The state of one elimination. */
+struct cg_dp {
+	struct cg_factor *f;
+	size_t n_f;
+	size_t **vf, *n_vf, *cap_vf; /* by owner: its factors */
+	struct cg_elim *el;
+	size_t n_el;
+	size_t *stamp, now;
+	unsigned char *gone; /* by owner: eliminated */
+	size_t *asg;
+};
+
+/* The scalar value of "t" for the elimination: time plus "lambda" per
+ * byte, unmeasured terms prohibitive. */
+static double
+scalar(struct cg_tot t, double lambda)
+{
+	return t.bad ? 1e300 : t.fs + lambda * t.mem;
+}
+
+/* Add a factor over "nv" owners "var" to "d" with a zeroed table, listed
+ * under each owner; its index, or SIZE_MAX when out of memory. */
+static size_t
+dp_factor(struct sym__cg *cg, struct cg_dp *d, size_t nv, const size_t *var)
+{
+	struct cg_factor *f = &d->f[d->n_f];
+	size_t cells = 1;
+
+	memset(f, 0, sizeof(*f));
+	f->nv = nv;
+	for (size_t k = 0; k < nv; k++) {
+		f->var[k] = var[k];
+		f->stride[k] = cells;
+		cells *= cg->n_cand[var[k]];
+	}
+	f->val = calloc(cells, sizeof(*f->val));
+	if (!f->val)
+		return SIZE_MAX;
+	for (size_t k = 0; k < nv; k++) {
+		size_t o = var[k];
+
+		if (SYM__RESERVE(NULL, d->vf[o], d->cap_vf[o], d->n_vf[o] + 1) <
+		    0) {
+			free(f->val);
+			return SIZE_MAX;
+		}
+		d->vf[o][d->n_vf[o]++] = d->n_f;
+	}
+	return d->n_f++;
+}
+
+/* Release what "d" holds. */
+static void
+dp_clear(struct sym__cg *cg, struct cg_dp *d)
+{
+	for (size_t k = 0; d->f && k < d->n_f; k++)
+		free(d->f[k].val);
+	for (size_t o = 0; d->vf && o < cg->n_owner; o++)
+		free(d->vf[o]);
+	for (size_t k = 0; d->el && k < d->n_el; k++)
+		free(d->el[k].arg);
+	free(d->f);
+	free(d->vf);
+	free(d->n_vf);
+	free(d->cap_vf);
+	free(d->el);
+	free(d->stamp);
+	free(d->gone);
+	free(d->asg);
+}
+
+/* Fill "d" with the factors of "cg" at the bound size: one by searched
+ * owner (its term, and its edges to itself or the fixed owner), one by
+ * pair of owners joined by edges; 0 or -1. */
+static int
+dp_init(sym_search *s, struct sym__cg *cg, struct cg_dp *d, double lambda)
+{
+	size_t no = cg->n_owner, fixed = no - 1, nf = 2 * no + cg->n_pair + 1;
+
+	d->f = calloc(nf, sizeof(*d->f));
+	d->vf = calloc(no, sizeof(*d->vf));
+	d->n_vf = calloc(no, sizeof(*d->n_vf));
+	d->cap_vf = calloc(no, sizeof(*d->cap_vf));
+	d->el = calloc(no, sizeof(*d->el));
+	d->stamp = calloc(no, sizeof(*d->stamp));
+	d->gone = calloc(no, 1);
+	d->asg = calloc(no, sizeof(*d->asg));
+	if (!d->f || !d->vf || !d->n_vf || !d->cap_vf || !d->el || !d->stamp ||
+	    !d->gone || !d->asg)
+		return -1;
+	for (size_t o = 0; o < fixed; o++) {
+		size_t k = dp_factor(cg, d, 1, &o);
+
+		if (k == SIZE_MAX)
+			return -1;
+		for (size_t c = 0; c < cg->n_cand[o]; c++) {
+			struct cg_tot t = { 0, 0, 0 };
+
+			add_node(s, cg, o, c, &t);
+			for (size_t j = 0; j < cg->n_adj[o]; j++) {
+				struct cg_edge *e = &cg->edge[cg->adj[o][j]];
+
+				if ((e->a == o || e->a == fixed) &&
+				    (e->b == o || e->b == fixed))
+					add_edge(s, cg, e, e->a == o ? c : 0,
+					    e->b == o ? c : 0, &t);
+			}
+			d->f[k].val[c] = scalar(t, lambda);
+		}
+	}
+	for (size_t p = 0; p < cg->n_pair; p++) {
+		const struct cg_pair *q = &cg->pair[p];
+		size_t var[2] = { q->a, q->b }, k = dp_factor(cg, d, 2, var);
+
+		if (k == SIZE_MAX)
+			return -1;
+		for (size_t ca = 0; ca < cg->n_cand[q->a]; ca++)
+			for (size_t cb = 0; cb < cg->n_cand[q->b]; cb++) {
+				struct cg_tot t = { 0, 0, 0 };
+
+				for (size_t j = 0; j < q->n; j++) {
+					struct cg_edge *e =
+					    &cg->edge[cg->pedge[q->e0 + j]];
+
+					add_edge(s, cg, e,
+					    e->a == q->a ? ca : cb,
+					    e->b == q->b ? cb : ca, &t);
+				}
+				d->f[k].val[ca + cg->n_cand[q->a] * cb] =
+				    scalar(t, lambda);
+			}
+	}
+	return 0;
+}
+
+/* The scope of owner "o" in "d": the other owners of its live factors,
+ * into "var" (room for MAX_SCOPE); their number, or MAX_SCOPE + 1 when
+ * more (or when the factors are more than MAX_FACTORS); the product of
+ * their candidates in "*cells". */
+static size_t
+dp_scope(const struct sym__cg *cg, struct cg_dp *d, size_t o, size_t *var,
+    double *cells)
+{
+	size_t nv = 0, live = 0;
+
+	d->now++;
+	d->stamp[o] = d->now;
+	*cells = 1;
+	for (size_t j = 0; j < d->n_vf[o]; j++) {
+		const struct cg_factor *f = &d->f[d->vf[o][j]];
+
+		if (f->dead)
+			continue;
+		if (++live > MAX_FACTORS)
+			return MAX_SCOPE + 1;
+		for (size_t k = 0; k < f->nv; k++) {
+			size_t u = f->var[k];
+
+			if (d->stamp[u] == d->now)
+				continue;
+			d->stamp[u] = d->now;
+			if (nv == MAX_SCOPE)
+				return MAX_SCOPE + 1;
+			var[nv++] = u;
+			*cells *= (double)cg->n_cand[u];
+		}
+	}
+	return nv;
+}
+
+/* Eliminate owner "o" from "d" over the scope "var" ("nv"): a new factor
+ * of the least sum of its factors over its candidates, the best one by
+ * assignment kept; 0 or -1. */
+static int
+dp_eliminate(struct sym__cg *cg, struct cg_dp *d, size_t o, size_t nv,
+    const size_t *var)
+{
+	size_t nf = 0, fo[MAX_FACTORS], so[MAX_FACTORS], cells;
+	size_t k = dp_factor(cg, d, nv, var);
+	struct cg_elim *el = &d->el[d->n_el];
+	struct cg_factor *g;
+
+	if (k == SIZE_MAX)
+		return -1;
+	g = &d->f[k];
+	for (size_t j = 0; j < d->n_vf[o]; j++) {
+		struct cg_factor *f = &d->f[d->vf[o][j]];
+
+		if (f->dead || d->vf[o][j] == k)
+			continue;
+		f->dead = 1;
+		fo[nf] = d->vf[o][j];
+		for (size_t m = 0; m < f->nv; m++)
+			if (f->var[m] == o)
+				so[nf] = f->stride[m];
+		nf++;
+	}
+	cells = 1;
+	for (size_t m = 0; m < nv; m++)
+		cells *= cg->n_cand[var[m]];
+	el->owner = o;
+	el->nv = nv;
+	memcpy(el->var, g->var, sizeof(el->var));
+	memcpy(el->stride, g->stride, sizeof(el->stride));
+	el->arg = calloc(cells, sizeof(*el->arg));
+	if (!el->arg)
+		return -1;
+	d->n_el++;
+	for (size_t m = 0; m < nv; m++)
+		d->asg[var[m]] = 0;
+	for (size_t x = 0; x < cells; x++) {
+		size_t base[MAX_FACTORS], bc = 0;
+		double bv = 0;
+
+		for (size_t j = 0; j < nf; j++) {
+			const struct cg_factor *f = &d->f[fo[j]];
+
+			base[j] = 0;
+			for (size_t m = 0; m < f->nv; m++)
+				if (f->var[m] != o)
+					base[j] +=
+					    d->asg[f->var[m]] * f->stride[m];
+		}
+		for (size_t c = 0; c < cg->n_cand[o]; c++) {
+			double v = 0;
+
+			for (size_t j = 0; j < nf; j++)
+				v += d->f[fo[j]].val[base[j] + c * so[j]];
+			if (c == 0 || v < bv) {
+				bv = v;
+				bc = c;
+			}
+		}
+		g->val[x] = bv;
+		el->arg[x] = (uint32_t)bc;
+		/* the next assignment of the scope, the first owner fastest */
+		for (size_t m = 0; m < nv; m++) {
+			if (++d->asg[var[m]] < cg->n_cand[var[m]])
+				break;
+			d->asg[var[m]] = 0;
+		}
+	}
+	return 0;
+}
+
+/* Store in "ch" the plan of least time plus "lambda" per byte in the
+ * model of "cg" at the bound size, by eliminating the owners one at a
+ * time, the one with the smallest scope first (exact: dynamic
+ * programming over the cost graph). Return 0, 1 when the scopes grow
+ * beyond MAX_SCOPE owners or the work beyond DP_WORK (nothing done), or
+ * -1 when out of memory. */
+static int
+dp_solve(sym_search *s, struct sym__cg *cg, double lambda, size_t *ch)
+{
+	struct cg_dp d;
+	size_t no = cg->n_owner, fixed = no - 1;
+	double work = 0;
+	int rc = 0;
+
+	memset(&d, 0, sizeof(d));
+	for (size_t p = 0; p < cg->n_pair; p++)
+		work += (double)cg->n_cand[cg->pair[p].a] *
+		    (double)cg->n_cand[cg->pair[p].b];
+	if (work > DP_WORK)
+		return 1;
+	work = 0;
+	if (dp_init(s, cg, &d, lambda) < 0) {
+		dp_clear(cg, &d);
+		return -1;
+	}
+	for (size_t step = 0; step < fixed && rc == 0; step++) {
+		size_t bo = SIZE_MAX, bnv = 0, var[MAX_SCOPE], bvar[MAX_SCOPE];
+		double bcells = 0;
+
+		for (size_t o = 0; o < fixed; o++) {
+			double cells;
+			size_t nv;
+
+			if (d.gone[o])
+				continue;
+			nv = dp_scope(cg, &d, o, var, &cells);
+			if (nv > MAX_SCOPE)
+				continue;
+			cells *= (double)cg->n_cand[o];
+			if (bo == SIZE_MAX || cells < bcells) {
+				bo = o;
+				bnv = nv;
+				bcells = cells;
+				memcpy(bvar, var, nv * sizeof(*var));
+			}
+		}
+		work += bcells;
+		if (bo == SIZE_MAX || work > DP_WORK) {
+			rc = 1;
+			break;
+		}
+		if (dp_eliminate(cg, &d, bo, bnv, bvar) < 0)
+			rc = -1;
+		d.gone[bo] = 1;
+	}
+	if (rc == 0) {
+		ch[fixed] = 0;
+		for (size_t k = d.n_el; k-- > 0;) {
+			const struct cg_elim *el = &d.el[k];
+			size_t x = 0;
+
+			for (size_t m = 0; m < el->nv; m++)
+				x += ch[el->var[m]] * el->stride[m];
+			ch[el->owner] = el->arg[x];
+		}
+	}
+	dp_clear(cg, &d);
+	return rc;
+}
+
+/* Make the greedy plans of "cg" at the size bound in s->b, kept for
+ * every later size: one from each candidate of a pivot, propagated
+ * breadth first from it; the pivots are the owners with the most
+ * candidates first, as many as about POOL_WORK edge terms allow (at
+ * least the first). 0 or -1. */
+static int
+make_pool(sym_search *s, struct sym__cg *cg)
+{
+	size_t no = cg->n_owner, work = 1, most, *order, *piv;
+	int rc = 0;
+
+	for (size_t o = 0; o < no; o++)
+		work += cg->n_cand[o] * (1 + cg->n_adj[o]);
+	order = calloc(no, sizeof(*order));
+	piv = calloc(no, sizeof(*piv));
+	if (!order || !piv) {
+		free(order);
+		free(piv);
+		return -1;
+	}
+	/* the owners by decreasing candidates (the fixed one last) */
+	for (size_t o = 0; o < no; o++)
+		piv[o] = (o + 1 < no) ? o : no - 1;
+	for (size_t i = 1; i + 1 < no; i++)
+		for (size_t j = i;
+		     j > 0 && cg->n_cand[piv[j]] > cg->n_cand[piv[j - 1]];
+		     j--) {
+			size_t t = piv[j];
+
+			piv[j] = piv[j - 1];
+			piv[j - 1] = t;
+		}
+	most = POOL_WORK / work;
+	if (no == 1 || most < cg->n_cand[piv[0]])
+		most = no == 1 ? 1 : cg->n_cand[piv[0]];
+	cg->pool = calloc(most * no, sizeof(*cg->pool));
+	if (!cg->pool)
+		rc = -1;
+	for (size_t p = 0; rc == 0 && p + 1 < no + (no == 1); p++) {
+		size_t pivot = piv[p];
+
+		if (no > 1 && cg->n_pool + cg->n_cand[pivot] > most)
+			break;
+		bfs_order(cg, pivot, order, cg->set);
+		for (size_t k = 0; k < (no > 1 ? cg->n_cand[pivot] : 1); k++) {
+			size_t *ch = cg->pool + cg->n_pool++ * no;
+
+			memset(cg->set, 0, no);
+			cg->set[no - 1] = 1;
+			if (no > 1) {
+				ch[pivot] = k;
+				cg->set[pivot] = 1;
+			}
+			greedy(s, cg, ch, cg->set, order);
+			for (size_t m = 0; m + 1 < cg->n_pool; m++)
+				if (!memcmp(cg->pool + m * no, ch,
+				        no * sizeof(*ch))) {
+					cg->n_pool--; /* a plan made before */
+					memset(ch, 0, no * sizeof(*ch));
+					break;
+				}
+		}
+	}
+	free(order);
+	free(piv);
+	return rc;
+}
+
+/* Add to the plans "kept" ("*n_keep") of "cg" the optimum of its model
+ * in time alone, "t0" (in cg->best), over the memory cap, and the
+ * optima of the time plus a price per byte, rising until a plan fits
+ * (at most MAX_LAMBDAS), by dynamic programming; 0 or -1 when out of
+ * memory. */
+static int
+dp_starts(sym_search *s, struct sym__cg *cg, struct cg_tot t0,
+    struct cg_tot *kept, size_t *n_keep)
+{
+	struct cg_tot t = t0;
+	double lambda = 0;
+
+	memcpy(cg->keep + *n_keep * cg->n_owner, cg->best,
+	    cg->n_owner * sizeof(*cg->best));
+	kept[(*n_keep)++] = t0;
+	for (int k = 0; k < MAX_LAMBDAS && *n_keep < KEEP_MAX; k++) {
+		size_t *ch = cg->keep + *n_keep * cg->n_owner;
+		int rc;
+
+		if (s->cap <= 0 || t.mem <= (double)s->cap || t.mem <= 0)
+			return 0;
+		lambda = lambda > 0 ? 8 * lambda : t.fs / t.mem;
+		rc = dp_solve(s, cg, lambda, ch);
+		if (rc != 0)
+			return rc < 0 ? -1 : 0;
+		t = total(s, cg, ch);
+		kept[(*n_keep)++] = t;
+	}
+	return 0;
+}
+
+/* Store into "out" (a candidate by searched operator) the best plan the
+ * model of "s" finds at the size bound in s->b: the "n_start" plans
+ * "start" and the best KEEP_GREEDY of the greedy plans (made at the
+ * first size) are descended, and the best kept. 0, or -1 when out of
+ * memory. */
+int
+sym__cg_best(sym_search *s, struct sym__cg *cg, const size_t *const *start,
+    size_t n_start, size_t *out)
+{
+	size_t no = cg->n_owner, n_keep = 0;
+	struct cg_tot kept[KEEP_MAX], best = { 0, 0, 0 };
+	int have = 0, dp;
+
+	if (n_start > 2)
+		n_start = 2;
+	cg->gen++;
+	/* the model's optimum, when dynamic programming can find it and
+	 * it fits the cap, is the answer */
+	dp = dp_solve(s, cg, 0, cg->best);
+	if (dp < 0)
+		return -1;
+	if (dp == 0) {
+		best = total(s, cg, cg->best);
+		if (best.bad == 0 &&
+		    (s->cap <= 0 || best.mem <= (double)s->cap)) {
+			memcpy(out, cg->best, (no - 1) * sizeof(*out));
+			return 0;
+		}
+	}
+	if (!cg->pool && make_pool(s, cg) < 0)
+		return -1;
+	for (size_t k = 0; k < n_start + cg->n_pool && !cg->failed; k++) {
+		const size_t *ch =
+		    k < n_start ? start[k] : cg->pool + (k - n_start) * no;
+		size_t at;
+		struct cg_tot t;
+
+		memcpy(cg->ch, ch, (no - 1) * sizeof(*cg->ch));
+		cg->ch[no - 1] = 0;
+		t = total(s, cg, cg->ch);
+		/* the caller's plans, and the best KEEP_GREEDY others */
+		if (k < n_start || n_keep < n_start + KEEP_GREEDY) {
+			at = n_keep++;
+		} else {
+			at = n_start;
+			for (size_t m = n_start + 1; m < n_keep; m++)
+				if (tot_better(kept[at], kept[m], s->cap))
+					at = m;
+			if (!tot_better(t, kept[at], s->cap))
+				continue;
+		}
+		kept[at] = t;
+		memcpy(cg->keep + at * no, cg->ch, no * sizeof(*cg->ch));
+	}
+	if (dp == 0 && dp_starts(s, cg, best, kept, &n_keep) < 0)
+		return -1;
+	for (size_t m = 0; m < n_keep && !cg->failed; m++) {
+		size_t *ch = cg->keep + m * no;
+
+		descend(s, cg, ch, &kept[m]);
+		if (!have || tot_better(kept[m], best, s->cap)) {
+			best = kept[m];
+			memcpy(cg->best, ch, no * sizeof(*ch));
+			have = 1;
+		}
+	}
+	for (int round = 0; have && round < MAX_PAIR_ROUNDS &&
+	     pair_sweep(s, cg, cg->best, &best);
+	     round++)
+		descend(s, cg, cg->best, &best);
+	if (cg->failed || !have)
+		return -1;
+	memcpy(out, cg->best, (no - 1) * sizeof(*out));
+	return 0;
+}
