@@ -1023,6 +1023,10 @@ struct cg_dp {
 	size_t n_el;
 	size_t *stamp, now;
 	unsigned char *gone; /* by owner: eliminated */
+	/* by owner: the cells its elimination fills (HUGE_VAL: its scope is
+	 * too wide), known unless "stale" */
+	double *score;
+	unsigned char *stale;
 	size_t *asg;
 };
 
@@ -1082,6 +1086,8 @@ dp_clear(struct sym__cg *cg, struct cg_dp *d)
 	free(d->el);
 	free(d->stamp);
 	free(d->gone);
+	free(d->score);
+	free(d->stale);
 	free(d->asg);
 }
 
@@ -1100,10 +1106,13 @@ dp_init(sym_search *s, struct sym__cg *cg, struct cg_dp *d, double lambda)
 	d->el = calloc(no, sizeof(*d->el));
 	d->stamp = calloc(no, sizeof(*d->stamp));
 	d->gone = calloc(no, 1);
+	d->score = calloc(no, sizeof(*d->score));
+	d->stale = malloc(no);
 	d->asg = calloc(no, sizeof(*d->asg));
 	if (!d->f || !d->vf || !d->n_vf || !d->cap_vf || !d->el || !d->stamp ||
-	    !d->gone || !d->asg)
+	    !d->gone || !d->score || !d->stale || !d->asg)
 		return -1;
+	memset(d->stale, 1, no);
 	for (size_t o = 0; o < fixed; o++) {
 		size_t k = dp_factor(cg, d, 1, &o);
 
@@ -1285,34 +1294,35 @@ dp_solve(sym_search *s, struct sym__cg *cg, double lambda, size_t *ch)
 		return -1;
 	}
 	for (size_t step = 0; step < fixed && rc == 0; step++) {
-		size_t bo = SIZE_MAX, bnv = 0, var[MAX_SCOPE], bvar[MAX_SCOPE];
-		double bcells = 0;
+		size_t bo = SIZE_MAX, bnv = 0, var[MAX_SCOPE];
+		double cells;
 
+		/* a scope changes only when a neighbour is eliminated */
 		for (size_t o = 0; o < fixed; o++) {
-			double cells;
-			size_t nv;
-
 			if (d.gone[o])
 				continue;
-			nv = dp_scope(cg, &d, o, var, &cells);
-			if (nv > MAX_SCOPE)
-				continue;
-			cells *= (double)cg->n_cand[o];
-			if (bo == SIZE_MAX || cells < bcells) {
-				bo = o;
-				bnv = nv;
-				bcells = cells;
-				memcpy(bvar, var, nv * sizeof(*var));
+			if (d.stale[o]) {
+				size_t nv = dp_scope(cg, &d, o, var, &cells);
+
+				d.score[o] = nv > MAX_SCOPE
+				    ? HUGE_VAL
+				    : cells * (double)cg->n_cand[o];
+				d.stale[o] = 0;
 			}
+			if (d.score[o] < HUGE_VAL &&
+			    (bo == SIZE_MAX || d.score[o] < d.score[bo]))
+				bo = o;
 		}
-		work += bcells;
-		if (bo == SIZE_MAX || work > DP_WORK) {
+		if (bo == SIZE_MAX || (work += d.score[bo]) > DP_WORK) {
 			rc = 1;
 			break;
 		}
-		if (dp_eliminate(cg, &d, bo, bnv, bvar) < 0)
+		bnv = dp_scope(cg, &d, bo, var, &cells);
+		if (dp_eliminate(cg, &d, bo, bnv, var) < 0)
 			rc = -1;
 		d.gone[bo] = 1;
+		for (size_t m = 0; m < bnv; m++)
+			d.stale[var[m]] = 1;
 	}
 	if (rc == 0) {
 		ch[fixed] = 0;
