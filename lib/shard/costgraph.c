@@ -25,14 +25,19 @@
  * number of passes is the most candidates of any operator, whatever the
  * size of the graph, so the time grows linearly with the operators.
  *
- * At a size of the searched symbol the terms are numbers, and the best
- * plan is sought on them: greedy in graph order from each candidate of
- * the operator with the most, and from the caller's plans, then
- * coordinate descent, where moving one owner reads only its term and
- * those of its edges. The search prices the plans it keeps by a whole
- * pass (sym_graph_cost): a term that does not depend on its owner alone
- * (a backward node the pass could not derive from its forward node)
- * makes the model's ranking less sharp, never a reported cost wrong.
+ * At a size of the searched symbol the terms are numbers. Dynamic
+ * programming over the graph (eliminating owners one at a time, min-sum
+ * over tables of at most MAX_SCOPE owners) finds the model's cheapest
+ * plan, the answer when it fits the memory cap. When the tables would be
+ * too large, or under a cap, the plans descended are the caller's, the
+ * best greedy plans (propagated breadth first from each candidate of the
+ * operators with the most), and the dynamic programming's optima of time
+ * plus a price per byte: coordinate descent, where moving one owner
+ * reads only its term and its edges', then moves of two neighbours. The
+ * search prices the plans it keeps by a whole pass (sym_graph_cost): a
+ * term that does not depend on its owner alone (a backward node the
+ * pass could not derive from its forward node) makes the model's
+ * ranking less sharp, never a reported cost wrong.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -52,8 +57,8 @@
 #define MAX_SWEEPS 20
 #define MAX_PAIR_ROUNDS 4
 /* The dynamic programming: the most owners a factor spans, the most
- * factors it sums, the most table cells its pairs have and it may
- * fill in all. */
+ * factors it sums, the prices per byte it tries under a cap, and (below)
+ * the most table cells its pairs have and it may fill in all. */
 #define MAX_SCOPE 4
 #define MAX_FACTORS 64
 #define MAX_LAMBDAS 6
@@ -336,12 +341,14 @@ make_edges(const sym_search *s, struct sym__cg *cg)
 	return 0;
 }
 
-/* Add "e" (consumed; NULL: failure) to "*sum"; 0 or -1. */
+/* Add "e" (consumed; NULL: failure) to "*sum"; 0, or -1 with "*sum"
+ * released (NULL from then on). */
 static int
 add(sym_expr **sum, sym_expr *e)
 {
 	if (!e || !*sum) {
 		sym_expr_free(e);
+		*sum = sym_expr_free(*sum);
 		return -1;
 	}
 	*sum = sym_expr_add(*sum, e);
@@ -375,12 +382,11 @@ measures(const struct sym__cg *cg, size_t o, size_t k)
 }
 
 /* Record the sharded graph of "s" (probe "k") into "cg": the terms and
- * layouts of the owners it measures; 0 or -1. */
+ * layouts of the owners it measures; 0, or -1 when out of memory. */
 static int
 record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
 {
 	const sym_graph *g = s->g;
-	int bad = 0;
 
 	for (size_t o = 0; o < cg->n_owner; o++) {
 		t->flops[o] = t->comm[o] = t->mem[o] = NULL;
@@ -390,19 +396,23 @@ record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
 		t->comm[o] = sym_expr_const(s->ctx, 0);
 		t->mem[o] = sym_expr_const(s->ctx, 0);
 	}
-	for (size_t i = 0; i < g->n_node && !bad; i++) {
+	/* a sum that cannot be made leaves its owner's term unmeasured */
+	for (size_t i = 0; i < g->n_node; i++) {
 		const sym_node *n = g->node[i];
 		size_t o = cg->owner[i];
 
 		if (!measures(cg, o, k))
 			continue;
-		bad |= !n->in_layout ||
-		    add(&t->flops[o], sym__cost_node_flops(n)) < 0;
-		for (size_t j = 0; j < n->n_in && !bad; j++)
+		if (!n->in_layout) {
+			t->flops[o] = sym_expr_free(t->flops[o]);
+			continue;
+		}
+		add(&t->flops[o], sym__cost_node_flops(n));
+		for (size_t j = 0; j < n->n_in; j++)
 			cg->lay[cg->slot_base[cg->slot0[i] + j] + k] =
 			    sym__intern_layout(&cg->pass, n->in_layout[j]);
 	}
-	for (size_t v = 0; v < g->n_value && !bad; v++) {
+	for (size_t v = 0; v < g->n_value; v++) {
 		const sym_value *x = g->value[v];
 		size_t o = cg->vsrc[v];
 
@@ -411,11 +421,10 @@ record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
 		cg->lay[cg->val_base[v] + k] =
 		    sym__intern_layout(&cg->pass, x->layout);
 		if (!cg->shared[v] && !x->failed)
-			bad |= add(&t->mem[o],
-			           sym__cost_block_bytes(x->layout,
-			               sym__value_shape((sym_value *)x))) < 0;
+			add(&t->mem[o], sym__cost_block_bytes(x->layout,
+			                    sym__value_shape((sym_value *)x)));
 	}
-	for (size_t c = 0; c < g->n_comm && !bad; c++) {
+	for (size_t c = 0; c < g->n_comm; c++) {
 		const struct sym__comm *m = &g->comm[c];
 		size_t o;
 
@@ -423,28 +432,30 @@ record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
 			continue;
 		o = cg->owner[m->pub.value->producer->index];
 		if (measures(cg, o, k))
-			bad |= add(&t->comm[o], steps_fs(s->ctx, m->plan)) < 0;
+			add(&t->comm[o], steps_fs(s->ctx, m->plan));
 	}
 	for (size_t o = 0; o < cg->n_owner; o++) {
 		size_t oc = cg->oc0[o] + k;
 
 		if (!measures(cg, o, k))
 			continue;
-		if (!bad && t->flops[o] && t->comm[o] && t->mem[o]) {
+		if (t->flops[o] && t->comm[o] && t->mem[o]) {
 			cg->nfs[oc] = sym__cost_flops_fs(t->flops[o],
 			    sym_topology_flops(s->topo));
 			t->flops[o] = NULL;
-			bad |= add(&cg->nfs[oc], t->comm[o]) < 0;
+			add(&cg->nfs[oc], t->comm[o]);
 			t->comm[o] = NULL;
 			cg->nmem[oc] = t->mem[o];
 			t->mem[o] = NULL;
-			bad |= !cg->nfs[oc];
 		}
 		sym_expr_free(t->flops[o]);
 		sym_expr_free(t->comm[o]);
 		sym_expr_free(t->mem[o]);
 	}
-	return bad ? -1 : 0;
+	if (sym_ctx_last_error(s->ctx) == SYM_ENOMEM)
+		return -1;
+	sym_ctx_clear_error(s->ctx);
+	return 0;
 }
 
 /* Run the probes of "cg" over the graph of "s"; 0 or -1 (out of
