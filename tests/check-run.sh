@@ -121,6 +121,10 @@ mismatch()
 # The dynamic-shape case: three batch sizes on one plan.
 match ffn 3 examples/ffn.sg --bind b=8 --bind b=64 --bind b=40
 match layout 1 examples/layout.sg
+# The layout plan the search finds on two nodes (a dimension over two
+# axes in reverse order), pasted back as clauses, trains like one device.
+match layout_plan 2 tests/golden/data/layout-mlp.sg --bind b=64 \
+    --bind b=1256
 match tp_mlp 1 examples/tp_mlp.sg --bind b=8
 match megatron 3 examples/megatron.sg --bind b=2,s=8 --bind b=4,s=16 \
     --bind b=2,s=24

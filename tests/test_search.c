@@ -470,6 +470,85 @@ test_cost_graph(void **state)
 	sym_ctx_free(c2);
 }
 
+/* Return the time of the piece of "s" covering b = "b" (context "ctx"). */
+static int64_t
+time_at(sym_ctx *ctx, const sym_search *s, int64_t b)
+{
+	size_t i = 0;
+	int64_t lo, hi;
+
+	while (i < sym_search_n_pieces(s) &&
+	    sym_search_piece_range(s, i, &lo, &hi) == 0 &&
+	    !(b >= lo && (hi < 0 || b <= hi)))
+		i++;
+	assert_true(i < sym_search_n_pieces(s));
+	return at_b(ctx, sym_search_piece_seconds(s, i), b);
+}
+
+/* On two nodes of four ranks (links between them four times slower),
+ * the MLP's layout strategies put the collectives of the split
+ * dimension inside a node where the tuple strategies' device matrix
+ * puts the repeats there: the search declares the meshes of other
+ * orders of the device matrix and takes them. At small batches weight
+ * sharding over 4 devices all-reduces the output's partial sums over
+ * the fastest axis of (rep=2, n=4), within a node, not over ranks 0, 2,
+ * 4, 6 as ((1, 1), (1, 4)) does; the search is never slower than the
+ * search over tuple strategies only, and faster at b = 128. */
+static void
+test_layouts(void **state)
+{
+	static const int64_t sizes[] = { 128, 1024, 8192, 65536, 1048576 };
+	sym_graph *g1, *g2;
+	sym_ctx *c1 = parse_mlp("min=128 max=1048576", "", &g1);
+	sym_ctx *c2 = parse_mlp("min=128 max=1048576", "", &g2);
+	sym_topology *t1 = sym_topology_new(c1, 4, 100, 5, 25, 10);
+	sym_topology *t2 = sym_topology_new(c2, 4, 100, 5, 25, 10);
+	sym_search_options o = SYM_SEARCH_OPTIONS_INIT;
+	sym_search *l, *t;
+	const char *h;
+
+	(void)state;
+	assert_non_null(t1);
+	assert_non_null(t2);
+	o.topo = t1;
+	l = sym_graph_search(g1, &o);
+	o.topo = t2;
+	o.tuples_only = 1;
+	t = sym_graph_search(g2, &o);
+	assert_non_null(l);
+	assert_non_null(t);
+	assert_int_equal(sym_search_n_meshes(t), 0);
+	assert_true(sym_search_n_meshes(l) > 0);
+	h = strategy_of(l, 0, "h");
+	print_message("piece 1: h %s\n", h);
+	assert_string_equal(h,
+	    "(auto_rep2_n4(None, None), auto_rep2_n4(None, n))");
+	assert_string_equal(sym_search_mesh(l, 0),
+	    "auto_rep2_n4 = (rep=2, n=4)");
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		int64_t tl = time_at(c1, l, sizes[k]);
+		int64_t tt = time_at(c2, t, sizes[k]);
+
+		print_message("b = %lld: layouts %lld fs, tuples only %lld fs "
+		              "(%.3fx)\n",
+		    (long long)sizes[k], (long long)tl, (long long)tt,
+		    (double)tt / (double)tl);
+		assert_true(tl <= tt);
+		if (k == 0)
+			assert_true(tl < tt);
+	}
+	sym_search_free(l);
+	sym_search_free(t);
+	sym_topology_free(t1);
+	sym_topology_free(t2);
+	sym_graph_free(g1);
+	sym_graph_free(g2);
+	assert_int_equal(sym_ctx_live_objects(c1), 0);
+	assert_int_equal(sym_ctx_live_objects(c2), 0);
+	sym_ctx_free(c1);
+	sym_ctx_free(c2);
+}
+
 /* A cap of 400 MB at b in [16384, 17104]: data parallel (17920*b + ... =
  * 428 MB at 16384) and the fastest mixed plan (403 MB) do not fit; the
  * search takes a plan that cuts the weights and fits at every size. */
@@ -811,6 +890,7 @@ main(void)
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_mlp_crossover),
 		cmocka_unit_test(test_cost_graph),
+		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_memory_cap),
 		cmocka_unit_test(test_kept_clauses),
 		cmocka_unit_test(test_errors),

@@ -38,6 +38,7 @@ typedef struct sym_search_options {
 	int64_t memory; /* bytes per device; 0: the graph's, or none */
 	const sym_topology *topo;
 	size_t max_evaluations; /* enumerate at most this many plans */
+	int tuples_only; /* no layout strategies, even on several nodes */
 } sym_search_options;
 
 #define SYM_SEARCH_OPTIONS_INIT                    \
@@ -65,6 +66,9 @@ sym_search_piece_memory(SYM_KEEP const sym_search *s, size_t i);
 SYM_EXPORT double sym_search_seconds(SYM_KEEP const sym_search *s);
 SYM_EXPORT size_t sym_search_n_evaluations(SYM_KEEP const sym_search *s);
 SYM_EXPORT size_t sym_search_n_probes(SYM_KEEP const sym_search *s);
+SYM_EXPORT size_t sym_search_n_meshes(SYM_KEEP const sym_search *s);
+SYM_EXPORT SYM_KEEP const char *sym_search_mesh(SYM_KEEP const sym_search *s,
+    size_t k);
 
 #ifdef __cplusplus
 }

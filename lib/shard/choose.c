@@ -675,8 +675,8 @@ scatter_text(sym_ctx *ctx, const struct sym__run *r, const char *text)
 
 /* Return the number of devices the run "r" splits its work over: its
  * mesh's without the axis of repeats. */
-static int64_t
-devices_used(const struct sym__run *r)
+int64_t
+sym__run_devices_used(const struct sym__run *r)
 {
 	int64_t used = 1;
 
@@ -687,13 +687,14 @@ devices_used(const struct sym__run *r)
 }
 
 /* Try the candidate of node "n" whose input i takes vector pick[i] of
- * "s" (inputs of rank 0: none); call "fn" with its text and the devices
- * it uses when the rule accepts it and no split is refuted, and again
- * with its output strategy of ReduceScatter when it leaves partial
- * sums. 1 when it was, 0 when not, -1. */
+ * "s" (inputs of rank 0: none); call "fn" with its text and its run when
+ * the rule accepts it and no split is refuted, and again with its output
+ * strategy of ReduceScatter when it leaves partial sums. 1 when it was,
+ * 0 when not, -1. */
 static int
 try_candidate(struct sym__pass *p, sym_node *n, const struct splits *s,
-    const size_t *pick, int (*fn)(void *, const char *, int64_t), void *arg)
+    const size_t *pick,
+    int (*fn)(void *, const char *, const struct sym__run *), void *arg)
 {
 	const int64_t *split[CAND_MAX_IN];
 	struct sym__run r;
@@ -704,13 +705,11 @@ try_candidate(struct sym__pass *p, sym_node *n, const struct splits *s,
 		split[i] = s[i].rank ? &s[i].v[pick[i] * s[i].rank] : NULL;
 	memset(&r, 0, sizeof(r));
 	if (try_tuple(p, n, &r, split) == 0 && run_divisible(p, n, &r)) {
-		int64_t used = devices_used(&r);
-
 		text = sym__run_tuple_text(&r);
-		rc = !text || fn(arg, text, used) < 0 ? -1 : 1;
+		rc = !text || fn(arg, text, &r) < 0 ? -1 : 1;
 		if (rc > 0)
 			rs = scatter_text(p->g->ctx, &r, text);
-		if (rs && fn(arg, rs, used) < 0)
+		if (rs && fn(arg, rs, &r) < 0)
 			rc = -1;
 		free(rs);
 		free(text);
@@ -722,7 +721,7 @@ try_candidate(struct sym__pass *p, sym_node *n, const struct splits *s,
 /* See shard_private.h. */
 long
 sym__shard_candidates(struct sym__pass *p, sym_node *n, size_t most,
-    int (*fn)(void *arg, const char *text, int64_t used), void *arg)
+    int (*fn)(void *arg, const char *text, const struct sym__run *r), void *arg)
 {
 	struct splits s[CAND_MAX_IN];
 	size_t pick[CAND_MAX_IN] = { 0 }, tries = 0;

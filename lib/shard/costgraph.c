@@ -421,8 +421,9 @@ record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
 		cg->lay[cg->val_base[v] + k] =
 		    sym__intern_layout(&cg->pass, x->layout);
 		if (!cg->shared[v] && !x->failed)
-			add(&t->mem[o], sym__cost_block_bytes(x->layout,
-			                    sym__value_shape((sym_value *)x)));
+			add(&t->mem[o],
+			    sym__cost_block_bytes(x->layout,
+			        sym__value_shape((sym_value *)x)));
 	}
 	for (size_t c = 0; c < g->n_comm; c++) {
 		const struct sym__comm *m = &g->comm[c];

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "shard/search_private.h"
 
 #define DEFAULT_MAX_EVALUATIONS 4096
@@ -25,6 +26,9 @@
 /* Above this many candidates of one operator, the cost graph keeps only
  * those over every device or none. */
 #define CG_MOST_CANDIDATES 128
+/* Layout candidates: the most prime factors a device matrix may have for
+ * its orders to be tried (4: 23 other orders). */
+#define MAX_LAYOUT_AXES 4
 /* Rounds of searching again at the ends of the pieces. */
 #define MAX_REFINE 3
 /* The greatest sample: sizes beyond it are priced as the last piece. */
@@ -56,6 +60,10 @@ search_destroy(struct sym__obj *obj)
 	free(s->node);
 	free(s->piece);
 	free(s->choice);
+	for (size_t k = 0; k < s->n_mesh; k++)
+		free(s->mesh[k]);
+	free(s->mesh);
+	free(s->shown);
 	sym__cg_free(s->cg);
 	sym_topology_free(s->own_topo);
 	sym_binding_free(s->b);
@@ -72,13 +80,11 @@ sym_search_free(sym_search *s)
 }
 
 /* Add "text", a strategy over "used" devices, to the candidates of
- * searched node "j" of "arg" (a sym_search) unless it is there; 0 or
- * -1. */
+ * searched node "j" of "s" unless it is there; 0 or -1. */
 static int
-add_candidate(void *arg, const char *text, int64_t used)
+add_text(sym_search *s, size_t j, const char *text, int64_t used)
 {
-	sym_search *s = arg;
-	size_t j = s->n_node - 1, n = s->n_cand[j];
+	size_t n = s->n_cand[j];
 	char **c, *t;
 	unsigned char *part;
 
@@ -102,6 +108,214 @@ add_candidate(void *arg, const char *text, int64_t used)
 	return 0;
 }
 
+/* Record in "s" the mesh "decl" ("name = (a=2, b=4)") that layout
+ * candidates use, unless recorded; 0 or -1. */
+static int
+add_mesh(sym_search *s, const char *decl)
+{
+	char *t;
+
+	for (size_t k = 0; k < s->n_mesh; k++)
+		if (!strcmp(s->mesh[k], decl))
+			return 0;
+	if (SYM__RESERVE(s->ctx, s->mesh, s->cap_mesh, s->n_mesh + 1) < 0 ||
+	    !(t = sym__strdup(s->ctx, decl)))
+		return -1;
+	s->mesh[s->n_mesh++] = t;
+	return 0;
+}
+
+/* The axes of a device matrix cut into prime factors: factor "f" of
+ * mesh axis axis[f], of size size[f], named name[f] (the axis's name,
+ * then a letter when the axis has several factors). */
+struct factors {
+	size_t n, axis[MAX_LAYOUT_AXES];
+	size_t first[MAX_LAYOUT_AXES]; /* merged: its first factor */
+	int64_t size[MAX_LAYOUT_AXES];
+	char name[MAX_LAYOUT_AXES][24];
+};
+
+/* Cut the axes of size > 1 of "m" into prime factors in "f"; 0, or -1
+ * when they are more than MAX_LAYOUT_AXES or a name is too long. */
+static int
+factor_axes(const sym_mesh *m, struct factors *f)
+{
+	f->n = 0;
+	for (size_t a = 0; m && a < m->n_axes; a++) {
+		int64_t v = m->size[a];
+		size_t first = f->n;
+
+		for (int64_t p = 2; v > 1; p++)
+			while (v % p == 0) {
+				if (f->n == MAX_LAYOUT_AXES ||
+				    strlen(m->name[a]) + 2 > sizeof(f->name[0]))
+					return -1;
+				f->axis[f->n] = a;
+				f->first[f->n] = f->n;
+				f->size[f->n++] = p;
+				v /= p;
+			}
+		for (size_t q = first; q < f->n; q++)
+			snprintf(f->name[q], sizeof(f->name[q]), "%s%s",
+			    m->name[a],
+			    f->n - first > 1
+			        ? (char[]){ (char)('a' + q - first), 0 }
+			        : "");
+	}
+	return 0;
+}
+
+/* Store in "g" the factors "f" in the order "perm" with the runs of
+ * factors of one axis that keep their order merged back into one axis
+ * (named as the axis when it is whole). */
+static void
+merge_factors(const struct factors *f, const size_t *perm, struct factors *g)
+{
+	g->n = 0;
+	for (size_t q = 0; q < f->n;) {
+		size_t e = q + 1, x = g->n++, all = 0;
+
+		while (e < f->n && f->axis[perm[e]] == f->axis[perm[q]] &&
+		    perm[e] == perm[e - 1] + 1)
+			e++;
+		g->axis[x] = f->axis[perm[q]];
+		g->first[x] = perm[q];
+		g->size[x] = 1;
+		for (size_t t = q; t < e; t++)
+			g->size[x] *= f->size[perm[t]];
+		for (size_t t = 0; t < f->n; t++)
+			all += f->axis[t] == g->axis[x];
+		memcpy(g->name[x], f->name[perm[q]], sizeof(g->name[x]));
+		if (all == e - q) /* the whole axis: its own name */
+			g->name[x][strlen(g->name[x]) - (all > 1)] = '\0';
+		q = e;
+	}
+}
+
+/* Append to "b" the layout over mesh "mesh" of the layout "l" of a run,
+ * each of its axes written as its parts "g" (merge_factors; of "nf"
+ * factors) in order. */
+static void
+layout_text(struct sym__str *b, const char *mesh, const sym_layout *l,
+    const struct factors *g, size_t nf)
+{
+	sym__str_printf(b, "%s(", mesh);
+	for (size_t d = 0; d < sym_layout_ndim(l); d++) {
+		size_t n = 0, w = 0;
+
+		for (size_t q = 0; q < l->n[d]; q++)
+			for (size_t x = 0; x < g->n; x++)
+				n += g->axis[x] == (size_t)l->axes[d][q];
+		sym__str_puts(b, d ? ", " : "");
+		sym__str_puts(b, n == 0 ? "None" : n > 1 ? "(" : "");
+		/* an axis's parts, most significant (first factor) first */
+		for (size_t q = 0; q < l->n[d]; q++)
+			for (size_t t = 0; t < nf; t++)
+				for (size_t x = 0; x < g->n; x++)
+					if (g->first[x] == t &&
+					    g->axis[x] == (size_t)l->axes[d][q])
+						sym__str_printf(b, "%s%s",
+						    w++ ? ", " : "",
+						    g->name[x]);
+		sym__str_puts(b, n > 1 ? ")" : "");
+	}
+	sym__str_puts(b, ")");
+}
+
+/* Add to node "j" of "s" the layout strategies of the run "r" (a tuple
+ * strategy over "used" devices) over other orders of its device matrix
+ * cut into prime factors: the same splits with the ranks grouped
+ * otherwise (a dimension split 4 ways may take two axes of 2 that are
+ * not neighbours), which on several nodes decides which collectives stay
+ * within a node. The orders tried are one per set of factors that fills
+ * a node (s->per_node ranks), as the fastest axes. Each order is a mesh
+ * the search declares, "auto_rep2_n4 = (rep=2, n=4)". 0 or -1. */
+static int
+add_layouts(sym_search *s, size_t j, const struct sym__run *r, int64_t used)
+{
+	struct factors f, g;
+	size_t k, perm[MAX_LAYOUT_AXES];
+
+	if (factor_axes(r->s.mesh, &f) < 0 || f.n < 2)
+		return 0;
+	for (size_t i = 0; i < r->s.n_in; i++)
+		if (!r->s.in[i] || sym_layout_ndim(r->s.in[i]) == 0)
+			return 0;
+	k = f.n;
+	/* every set of factors that fills a node, moved to the end (the
+	 * fastest axes, whose groups stay within a node), the others before
+	 * it: orders that keep the same set within a node cost the same */
+	for (uint32_t set = 1; set < (UINT32_C(1) << k); set++) {
+		struct sym__str name = SYM__STR_INIT, decl = SYM__STR_INIT;
+		struct sym__str text = SYM__STR_INIT;
+		int64_t fill = 1;
+		size_t n = 0, same = 1;
+		char *dt, *tt;
+		int rc;
+
+		for (size_t q = 0; q < k; q++)
+			if (set >> q & 1)
+				fill *= f.size[q];
+		if (fill != s->per_node)
+			continue;
+		for (int last = 0; last < 2; last++)
+			for (size_t q = 0; q < k; q++)
+				if ((int)(set >> q & 1) == last)
+					perm[n++] = q;
+		for (size_t q = 0; q < k; q++)
+			same &= perm[q] == q;
+		if (same)
+			continue;
+		merge_factors(&f, perm, &g);
+		sym__str_puts(&name, "auto");
+		for (size_t q = 0; q < g.n; q++)
+			sym__str_printf(&name, "_%s%lld", g.name[q],
+			    (long long)g.size[q]);
+		sym__str_printf(&decl, "%s = (", name.s ? name.s : "");
+		for (size_t q = 0; q < g.n; q++)
+			sym__str_printf(&decl, "%s%s=%lld", q ? ", " : "",
+			    g.name[q], (long long)g.size[q]);
+		sym__str_puts(&decl, ")");
+		sym__str_puts(&text, "(");
+		for (size_t in = 0; in < r->s.n_in; in++) {
+			sym__str_puts(&text, in ? ", " : "");
+			layout_text(&text, name.s ? name.s : "", r->s.in[in],
+			    &g, f.n);
+		}
+		sym__str_puts(&text, r->s.n_in == 1 ? ",)" : ")");
+		dt = sym__str_take(&decl, s->ctx);
+		tt = sym__str_take(&text, s->ctx);
+		sym__str_clear(&name);
+		rc = !dt || !tt || add_mesh(s, dt) < 0 ||
+		        add_text(s, j, tt, used) < 0
+		    ? -1
+		    : 0;
+		free(dt);
+		free(tt);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Add "text", the strategy of the run "r", to the candidates of the
+ * node being collected by "arg" (a sym_search), with its layout
+ * strategies over the other orders of its device matrix when the search
+ * tries them; 0 or -1. */
+static int
+add_candidate(void *arg, const char *text, const struct sym__run *r)
+{
+	sym_search *s = arg;
+	size_t j = s->n_node - 1;
+	int64_t used = sym__run_devices_used(r);
+
+	if (add_text(s, j, text, used) < 0)
+		return -1;
+	if (s->layouts && !strstr(text, "->"))
+		return add_layouts(s, j, r, used);
+	return 0;
+}
+
 /* Return 1 when node "n" of "g" is searched: a forward operator without
  * a shard clause with an input of at least one dimension. */
 static int
@@ -112,6 +326,75 @@ searched(const sym_graph *g, const sym_node *n)
 	for (size_t i = 0; i < n->n_in; i++)
 		if (sym__value_shape(n->in[i])->rank > 0)
 			return 1;
+	return 0;
+}
+
+/* Return 1 when the mesh declaration "d" is "decl" ("name = (a=2,
+ * b=4)", ranks in order). */
+static int
+same_mesh_decl(const struct sym__mesh_decl *d, const char *decl)
+{
+	struct sym__str b = SYM__STR_INIT;
+	char *t;
+	int same;
+
+	sym__str_printf(&b, "%s = (", d->name);
+	for (size_t a = 0; a < d->n_axes; a++)
+		sym__str_printf(&b, "%s%s=%lld", a ? ", " : "",
+		    d->axis_name[a] ? d->axis_name[a] : "?",
+		    (long long)d->axis_size[a]);
+	sym__str_puts(&b, ")");
+	t = sym__str_take(&b, NULL);
+	same = t && d->n_ranks == 0 && !strcmp(t, decl);
+	free(t);
+	return same;
+}
+
+/* Drop from "s" the candidates over the mesh "name". */
+static void
+drop_over(sym_search *s, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t j = 0; j < s->n_node; j++) {
+		size_t m = 0;
+
+		for (size_t k = 0; k < s->n_cand[j]; k++) {
+			const char *c = s->cand[j][k];
+
+			if (c[0] == '(' && !strncmp(c + 1, name, len) &&
+			    c[1 + len] == '(') {
+				free(s->cand[j][k]);
+				continue;
+			}
+			s->part[j][m] = s->part[j][k];
+			s->cand[j][m++] = s->cand[j][k];
+		}
+		s->n_cand[j] = m;
+	}
+}
+
+/* Declare in the graph of "s" the meshes its layout candidates use
+ * (those declared already with the same axes are kept; a name declared
+ * otherwise drops the candidates over it); 0 or -1. */
+static int
+declare_meshes(sym_search *s)
+{
+	for (size_t k = 0; k < s->n_mesh; k++) {
+		size_t len = strcspn(s->mesh[k], " ");
+		char name[128];
+		const struct sym__mesh_decl *d;
+
+		if (len >= sizeof(name))
+			continue;
+		memcpy(name, s->mesh[k], len);
+		name[len] = '\0';
+		d = sym__graph_find_mesh(s->g, name);
+		if (!d && sym_graph_add_mesh(s->g, s->mesh[k], NULL) < 0)
+			return -1;
+		if (d && !same_mesh_decl(d, s->mesh[k]))
+			drop_over(s, name);
+	}
 	return 0;
 }
 
@@ -154,7 +437,7 @@ collect(sym_search *s)
 		}
 	}
 	sym__pass_end(&p);
-	return rc;
+	return rc < 0 ? rc : declare_meshes(s);
 }
 
 /* Return the number of plans of "s", saturated at SIZE_MAX. */
@@ -860,6 +1143,43 @@ oom:
 	return -1;
 }
 
+/* Return the number of the devices of "g" on the node of rank 0 of
+ * "topo" (all of them on one node). */
+static int64_t
+node_ranks(const sym_graph *g, const sym_topology *topo)
+{
+	int64_t first = sym_topology_node_of(topo, 0), n = 0;
+
+	for (int64_t r = 0; r < g->devices; r++)
+		n += sym_topology_node_of(topo, r) == first;
+	return n ? n : 1;
+}
+
+/* Note in "s" the meshes the strategies of its pieces use; 0 or -1. */
+static int
+shown_meshes(sym_search *s)
+{
+	s->shown = calloc(s->n_mesh + 1, sizeof(*s->shown));
+	if (!s->shown)
+		return -1;
+	for (size_t k = 0; k < s->n_mesh; k++) {
+		size_t len = strcspn(s->mesh[k], " ");
+		int used = 0;
+
+		for (size_t i = 0; i < s->n_piece && !used; i++)
+			for (size_t j = 0; j < s->n_node && !used; j++) {
+				const char *c = sym_search_strategy(s, i, j);
+
+				used = c && c[0] == '(' &&
+				    !strncmp(c + 1, s->mesh[k], len) &&
+				    c[1 + len] == '(';
+			}
+		if (used)
+			s->shown[s->n_shown++] = k;
+	}
+	return 0;
+}
+
 /* Return a new search of the strategies of "g" (see the top of the
  * file) with the options "o" (may be NULL: no memory cap, the default
  * topology), the graph left sharded with the plan of the first piece;
@@ -897,6 +1217,8 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	if (!s->topo)
 		s->topo = s->own_topo = sym_topology_new(g->ctx, 0, 0, 0, 0, 0);
 	s->cap = s->opt.memory > 0 ? s->opt.memory : g->auto_memory;
+	s->per_node = node_ranks(g, s->topo);
+	s->layouts = !s->opt.tuples_only && s->per_node < g->devices;
 	s->max_eval = s->opt.max_evaluations ? s->opt.max_evaluations
 	                                     : DEFAULT_MAX_EVALUATIONS;
 	s->b = sym_binding_new(g->ctx);
@@ -910,7 +1232,8 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 		goto fail;
 	s->start = s->choice + s->n_node;
 	choose_symbol(s);
-	if (params_fit(s) < 0 || run(s) < 0 || sym_search_apply(s, 0) < 0)
+	if (params_fit(s) < 0 || run(s) < 0 || sym_search_apply(s, 0) < 0 ||
+	    shown_meshes(s) < 0)
 		goto fail;
 	g->redist_memo = NULL;
 	s->seconds = sym__seconds() - t0;
@@ -1019,6 +1342,22 @@ size_t
 sym_search_n_evaluations(const sym_search *s)
 {
 	return s ? s->n_eval : 0;
+}
+
+/* Return the number of meshes the layout strategies of the pieces of
+ * "s" use (declared in the graph by the search). */
+size_t
+sym_search_n_meshes(const sym_search *s)
+{
+	return s ? s->n_shown : 0;
+}
+
+/* Return the declaration of mesh "k" of "s", "auto_k4_m2 = (k=4, m=2)"
+ * as after "mesh" in a graph file (borrowed), NULL out of range. */
+const char *
+sym_search_mesh(const sym_search *s, size_t k)
+{
+	return s && k < s->n_shown ? s->mesh[s->shown[k]] : NULL;
 }
 
 /* Return the number of sharding passes the cost graph of "s" ran to

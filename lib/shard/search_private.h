@@ -46,6 +46,14 @@ struct sym_search {
 	size_t n_node;
 	char ***cand;
 	unsigned char **part; /* by candidate: over some devices, not all */
+	/* Layout candidates (several nodes): the meshes they use, as
+	 * declarations "auto_k4_m2 = (k=4, m=2)" the search adds to the
+	 * graph. */
+	int layouts;
+	int64_t per_node; /* the devices on the node of rank 0 */
+	char **mesh;
+	size_t n_mesh, cap_mesh;
+	size_t *shown, n_shown; /* the meshes the pieces use */
 	size_t *n_cand;
 	size_t *choice, *start; /* the current choice, the default plan */
 	/* The plans priced. */

@@ -139,14 +139,18 @@ int sym__shard_derive(struct sym__pass *p, sym_node *n);
 int sym__pass_begin(struct sym__pass *p, sym_graph *g,
     const sym_topology *topo);
 void sym__pass_end(struct sym__pass *p);
-/* Call "fn" with "arg", the text and the devices used (its mesh's
- * without the repeats) of every tuple strategy of node "n"
+/* Call "fn" with "arg", the text and the run of every tuple strategy of
+ * node "n"
  * its rule accepts over splits that divide the devices, none refuted
  * divisible ("((2, 4), (4, 1))"; the same text may come twice), up to
  * "most" tries; return the number of strategies, or -1 (out of memory,
  * or "fn" returned -1). */
 long sym__shard_candidates(struct sym__pass *p, sym_node *n, size_t most,
-    int (*fn)(void *arg, const char *text, int64_t used), void *arg);
+    int (*fn)(void *arg, const char *text, const struct sym__run *r),
+    void *arg);
+/* The devices the run "r" splits its work over: its mesh's without the
+ * axis of repeats. */
+int64_t sym__run_devices_used(const struct sym__run *r);
 
 /* Interning (intern.c): a new reference to the pass's mesh or
  * layout equal to "m" or "l"; exact equality of layouts (axes of size 1

@@ -157,6 +157,9 @@ search_rows(const struct report *r, struct table *t)
 		        sym_search_n_nodes(s), sym_search_n_evaluations(s),
 		        sym_search_seconds(s), sym_search_n_pieces(s),
 		        sym_search_n_pieces(s) == 1 ? "" : "s"));
+	for (size_t k = 0; k < sym_search_n_meshes(s); k++)
+		table_line(t, 2,
+		    report_format("mesh %s", sym_search_mesh(s, k)));
 	for (size_t i = 0; i < sym_search_n_pieces(s) && !t->oom; i++) {
 		char *range = range_text(r, i);
 		char *fs = sym_expr_to_str(sym_search_piece_seconds(s, i));
@@ -298,13 +301,13 @@ json_piece(struct doc *d, size_t i)
 }
 
 /* Return the search of the report of "d" as {pieces, seconds_searched,
- * operators_searched, plans_priced, probe_passes}, or null when it did
- * not search. */
+ * operators_searched, plans_priced, probe_passes, meshes}, or null when
+ * it did not search. */
 json_t *
 json_search(struct doc *d)
 {
 	const sym_search *s = d->r->search;
-	json_t *o, *pieces;
+	json_t *o, *pieces, *meshes;
 
 	if (!s)
 		return json_null();
@@ -321,5 +324,10 @@ json_search(struct doc *d)
 	    doc_num(d, (int64_t)sym_search_n_evaluations(s)));
 	doc_set(d, o, "probe_passes",
 	    doc_num(d, (int64_t)sym_search_n_probes(s)));
+	meshes = doc_chk(d, json_array());
+	for (size_t k = 0; k < sym_search_n_meshes(s); k++)
+		doc_push(d, meshes,
+		    doc_chk(d, json_string(sym_search_mesh(s, k))));
+	doc_set(d, o, "meshes", meshes);
 	return o;
 }

@@ -1,0 +1,1 @@
+tests/golden/search-mlp.sg --topology tests/golden/data/two-nodes.topo
