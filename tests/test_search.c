@@ -140,6 +140,35 @@ mm_option(int i, const int **pair, int *c, int *rs)
 	return 0;
 }
 
+/* Return the value of "e" at b = "v" in the context of "ctx". */
+static int64_t
+at_b(sym_ctx *ctx, const sym_expr *e, int64_t v)
+{
+	sym_binding *b = binding(ctx, "b", v);
+	int64_t x = -1;
+
+	assert_int_equal(sym_expr_eval(e, b, &x), 0);
+	sym_binding_free(b);
+	return x;
+}
+
+/* Return the time of the piece of "s" covering b = "b" (context "ctx");
+ * fails the test when no piece covers it. */
+static int64_t
+time_at(sym_ctx *ctx, const sym_search *s, int64_t b)
+{
+	size_t i;
+	int64_t lo, hi;
+
+	for (i = 0; i < sym_search_n_pieces(s); i++) {
+		assert_int_equal(sym_search_piece_range(s, i, &lo, &hi), 0);
+		if (b >= lo && (hi < 0 || b <= hi))
+			break;
+	}
+	assert_true(i < sym_search_n_pieces(s));
+	return at_b(ctx, sym_search_piece_seconds(s, i), b);
+}
+
 /* Brute force on "chain": every combination of matmul strategies
  * ((a, k), (k, c)) with a*k*c dividing 8, each with its partial sums
  * all-reduced or, when k > 1, reduce-scattered, and of relu strategies
@@ -224,23 +253,8 @@ test_brute_force(void **state)
 		if (pass == 0)
 			assert_int_equal(sym_search_n_evaluations(s), combos);
 		for (int k = 0; k < 4; k++) {
-			sym_binding *bk = binding(ctx, "b", sizes[k]);
-			size_t i;
-			int64_t lo, hi, got;
+			int64_t got = time_at(ctx, s, sizes[k]);
 
-			for (i = 0; i < sym_search_n_pieces(s); i++) {
-				assert_int_equal(sym_search_piece_range(s, i,
-				                     &lo, &hi),
-				    0);
-				if (sizes[k] >= lo &&
-				    (hi < 0 || sizes[k] <= hi))
-					break;
-			}
-			assert_true(i < sym_search_n_pieces(s));
-			assert_int_equal(
-			    sym_expr_eval(sym_search_piece_seconds(s, i), bk,
-			        &got),
-			    0);
 			print_message("%s, b = %lld: %lld fs, brute force %lld "
 			              "fs (%.3fx)\n",
 			    pass ? "cost graph" : "search", (long long)sizes[k],
@@ -250,7 +264,6 @@ test_brute_force(void **state)
 				assert_true(got <= best[k]);
 			else
 				assert_true(got <= best[k] + best[k] / 50);
-			sym_binding_free(bk);
 		}
 		sym_search_free(s);
 		sym_graph_free(g);
@@ -283,18 +296,6 @@ parse_mlp(const char *range, const char *extra, sym_graph **g)
 
 	snprintf(text, sizeof(text), mlp_fmt, range, extra);
 	return parse(text, g);
-}
-
-/* Return the value of "e" at b = "v" in the context of "ctx". */
-static int64_t
-at_b(sym_ctx *ctx, const sym_expr *e, int64_t v)
-{
-	sym_binding *b = binding(ctx, "b", v);
-	int64_t x = -1;
-
-	assert_int_equal(sym_expr_eval(e, b, &x), 0);
-	sym_binding_free(b);
-	return x;
 }
 
 /* Return the strategy of the searched operator whose output is "name" in
@@ -440,21 +441,9 @@ test_cost_graph(void **state)
 	    sym_search_seconds(s), sym_search_n_evaluations(e),
 	    sym_search_seconds(e));
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		int64_t t[2];
+		int64_t t[2] = { time_at(c1, e, sizes[k]),
+			time_at(c2, s, sizes[k]) };
 
-		for (int w = 0; w < 2; w++) {
-			const sym_search *x = w ? s : e;
-			size_t i = 0;
-			int64_t lo, hi;
-
-			while (i < sym_search_n_pieces(x) &&
-			    sym_search_piece_range(x, i, &lo, &hi) == 0 &&
-			    !(sizes[k] >= lo && (hi < 0 || sizes[k] <= hi)))
-				i++;
-			assert_true(i < sym_search_n_pieces(x));
-			t[w] = at_b(w ? c2 : c1, sym_search_piece_seconds(x, i),
-			    sizes[k]);
-		}
 		print_message("b = %lld: cost graph %lld fs, enumeration %lld "
 		              "fs\n",
 		    (long long)sizes[k], (long long)t[1], (long long)t[0]);
@@ -468,21 +457,6 @@ test_cost_graph(void **state)
 	assert_int_equal(sym_ctx_live_objects(c2), 0);
 	sym_ctx_free(c1);
 	sym_ctx_free(c2);
-}
-
-/* Return the time of the piece of "s" covering b = "b" (context "ctx"). */
-static int64_t
-time_at(sym_ctx *ctx, const sym_search *s, int64_t b)
-{
-	size_t i = 0;
-	int64_t lo, hi;
-
-	while (i < sym_search_n_pieces(s) &&
-	    sym_search_piece_range(s, i, &lo, &hi) == 0 &&
-	    !(b >= lo && (hi < 0 || b <= hi)))
-		i++;
-	assert_true(i < sym_search_n_pieces(s));
-	return at_b(ctx, sym_search_piece_seconds(s, i), b);
 }
 
 /* On two nodes of four ranks (links between them four times slower),

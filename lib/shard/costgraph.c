@@ -81,10 +81,13 @@ struct cg_pair {
 	size_t a, b, e0, n;
 };
 
-/* A term at the bound size, evaluated once per size ("gen"). */
-struct cg_val {
+/* A term: its time (fs) and memory (bytes) as expressions (NULL: not
+ * measured), and their values at the bound size, evaluated once per
+ * size ("gen"). */
+struct cg_term {
+	sym_expr *fs, *mem;
 	uint64_t gen;
-	double fs, mem;
+	double vfs, vmem;
 	int bad; /* not measured, or cannot be evaluated */
 };
 
@@ -112,18 +115,16 @@ struct sym__cg {
 	uint32_t *lid;     /* the same: the layout's number in its group */
 	uint32_t *slot_nid, *val_nid; /* the distinct layouts of a group */
 	size_t n_lay;
-	sym_expr **nfs, **nmem; /* by (owner, candidate): the owner's term */
-	struct cg_val *nval;
+	struct cg_term *term; /* by (owner, candidate): the owner's term */
 	struct cg_edge *edge;
 	size_t n_edge;
-	size_t **adj, *n_adj; /* by owner: the edges it is an end of */
+	size_t **adj, *n_adj, *cap_adj; /* by owner: its edges */
 	struct cg_pair *pair;
 	size_t n_pair, *pedge, n_pedge;
 	/* The redistributions: a pass's memo, and their terms by memo. */
 	struct sym__pass pass;
 	int have_pass;
-	sym_expr **mfs, **mmem;
-	struct cg_val *mval;
+	struct cg_term *mterm; /* by memo of the pass */
 	size_t n_mterm, cap_mterm;
 	uint64_t gen;
 	size_t n_probe;
@@ -146,13 +147,13 @@ sym__cg_free(struct sym__cg *cg)
 		return;
 	for (size_t i = 0; cg->lay && i < cg->n_lay; i++)
 		sym__layout_unref(cg->lay[i]);
-	for (size_t i = 0; cg->nfs && i < cg->n_oc; i++) {
-		sym_expr_free(cg->nfs[i]);
-		sym_expr_free(cg->nmem[i]);
+	for (size_t i = 0; cg->term && i < cg->n_oc; i++) {
+		sym_expr_free(cg->term[i].fs);
+		sym_expr_free(cg->term[i].mem);
 	}
 	for (size_t i = 0; i < cg->n_mterm; i++) {
-		sym_expr_free(cg->mfs[i]);
-		sym_expr_free(cg->mmem[i]);
+		sym_expr_free(cg->mterm[i].fs);
+		sym_expr_free(cg->mterm[i].mem);
 	}
 	for (size_t e = 0; cg->edge && e < cg->n_edge; e++)
 		free(cg->edge[e].memo);
@@ -172,15 +173,12 @@ sym__cg_free(struct sym__cg *cg)
 	free(cg->lid);
 	free(cg->slot_nid);
 	free(cg->val_nid);
-	free(cg->nfs);
-	free(cg->nmem);
-	free(cg->nval);
+	free(cg->term);
 	free(cg->edge);
 	free(cg->adj);
 	free(cg->n_adj);
-	free(cg->mfs);
-	free(cg->mmem);
-	free(cg->mval);
+	free(cg->cap_adj);
+	free(cg->mterm);
 	free(cg->pool);
 	free(cg->pair);
 	free(cg->pedge);
@@ -212,7 +210,7 @@ find_owners(const sym_search *s, struct sym__cg *cg)
 
 		if (cg->owner[i] != SIZE_MAX) {
 			/* searched */
-		} else if (i < g->n_forward || !g->n_forward) {
+		} else if (i < sym_graph_n_forward_nodes(g)) {
 			cg->owner[i] = fixed;
 		} else if (n->fwd) {
 			cg->owner[i] = cg->owner[n->fwd->index];
@@ -253,13 +251,14 @@ alloc_tables(const sym_search *s, struct sym__cg *cg)
 	cg->val_base = calloc(g->n_value + 1, sizeof(*cg->val_base));
 	cg->adj = calloc(no, sizeof(*cg->adj));
 	cg->n_adj = calloc(no, sizeof(*cg->n_adj));
+	cg->cap_adj = calloc(no, sizeof(*cg->cap_adj));
 	cg->ch = calloc(no, sizeof(*cg->ch));
 	cg->best = calloc(no, sizeof(*cg->best));
 	cg->keep = calloc(KEEP_MAX * no, sizeof(*cg->keep));
 	cg->set = calloc(no, 1);
 	if (!cg->n_cand || !cg->oc0 || !cg->owner || !cg->vsrc || !cg->shared ||
-	    !cg->slot0 || !cg->val_base || !cg->adj || !cg->n_adj || !cg->ch ||
-	    !cg->best || !cg->keep || !cg->set)
+	    !cg->slot0 || !cg->val_base || !cg->adj || !cg->n_adj ||
+	    !cg->cap_adj || !cg->ch || !cg->best || !cg->keep || !cg->set)
 		return -1;
 	for (size_t j = 0; j < s->n_node; j++)
 		cg->n_cand[j] = s->n_cand[j];
@@ -267,10 +266,8 @@ alloc_tables(const sym_search *s, struct sym__cg *cg)
 	for (size_t o = 0; o < no; o++)
 		cg->oc0[o + 1] = cg->oc0[o] + cg->n_cand[o];
 	cg->n_oc = cg->oc0[no];
-	cg->nfs = calloc(cg->n_oc, sizeof(*cg->nfs));
-	cg->nmem = calloc(cg->n_oc, sizeof(*cg->nmem));
-	cg->nval = calloc(cg->n_oc, sizeof(*cg->nval));
-	if (!cg->nfs || !cg->nmem || !cg->nval)
+	cg->term = calloc(cg->n_oc, sizeof(*cg->term));
+	if (!cg->term)
 		return -1;
 	find_owners(s, cg);
 	for (size_t i = 0; i < g->n_node; i++) {
@@ -299,15 +296,9 @@ alloc_tables(const sym_search *s, struct sym__cg *cg)
 static int
 adj_add(struct sym__cg *cg, size_t o, size_t e)
 {
-	size_t n = cg->n_adj[o];
-	size_t *a;
-
-	if ((n & (n - 1)) == 0) { /* 0, 1, 2, 4...: grow at powers of two */
-		a = realloc(cg->adj[o], (n ? 2 * n : 1) * sizeof(*a));
-		if (!a)
-			return -1;
-		cg->adj[o] = a;
-	}
+	if (SYM__RESERVE(NULL, cg->adj[o], cg->cap_adj[o], cg->n_adj[o] + 1) <
+	    0)
+		return -1;
 	cg->adj[o][cg->n_adj[o]++] = e;
 	return 0;
 }
@@ -363,8 +354,7 @@ steps_fs(sym_ctx *ctx, const sym_redist *plan)
 	size_t ns = sym_redist_n_steps(plan);
 
 	for (size_t i = 0; i < ns && fs; i++)
-		if (add(&fs, sym_redist_step_femtoseconds(plan, i)) < 0)
-			fs = NULL;
+		add(&fs, sym_redist_step_femtoseconds(plan, i));
 	return fs;
 }
 
@@ -441,12 +431,12 @@ record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
 		if (!measures(cg, o, k))
 			continue;
 		if (t->flops[o] && t->comm[o] && t->mem[o]) {
-			cg->nfs[oc] = sym__cost_flops_fs(t->flops[o],
+			cg->term[oc].fs = sym__cost_flops_fs(t->flops[o],
 			    sym_topology_flops(s->topo));
 			t->flops[o] = NULL;
-			add(&cg->nfs[oc], t->comm[o]);
+			add(&cg->term[oc].fs, t->comm[o]);
 			t->comm[o] = NULL;
-			cg->nmem[oc] = t->mem[o];
+			cg->term[oc].mem = t->mem[o];
 			t->mem[o] = NULL;
 		}
 		sym_expr_free(t->flops[o]);
@@ -592,26 +582,27 @@ sym__cg_n_probes(const struct sym__cg *cg)
 	return cg ? cg->n_probe : 0;
 }
 
-/* Evaluate "fs" and "mem" into "v" at the binding of "s" unless done at
- * this size. */
+/* Add the term "v" at the size bound in s->b to "t", evaluating it the
+ * first time at this size. */
 static void
-eval_val(sym_search *s, const struct sym__cg *cg, struct cg_val *v,
-    const sym_expr *fs, const sym_expr *mem)
+add_term(sym_search *s, const struct sym__cg *cg, struct cg_term *v,
+    struct cg_tot *t)
 {
-	int64_t a, b;
+	if (v->gen != cg->gen) {
+		int64_t a, b;
 
-	if (v->gen == cg->gen)
-		return;
-	v->gen = cg->gen;
-	v->bad = !fs || !mem || sym_expr_eval(fs, s->b, &a) < 0 ||
-	    sym_expr_eval(mem, s->b, &b) < 0;
-	if (v->bad) {
-		sym_ctx_clear_error(s->ctx);
-		v->fs = v->mem = 0;
-		return;
+		v->gen = cg->gen;
+		v->bad = !v->fs || !v->mem ||
+		    sym_expr_eval(v->fs, s->b, &a) < 0 ||
+		    sym_expr_eval(v->mem, s->b, &b) < 0;
+		if (v->bad)
+			sym_ctx_clear_error(s->ctx);
+		v->vfs = v->bad ? 0 : (double)a;
+		v->vmem = v->bad ? 0 : (double)b;
 	}
-	v->fs = (double)a;
-	v->mem = (double)b;
+	t->fs += v->vfs;
+	t->mem += v->vmem;
+	t->bad += (size_t)v->bad;
 }
 
 /* Add the term of owner "o" at candidate "c" of "cg" to "t". */
@@ -619,37 +610,7 @@ static void
 add_node(sym_search *s, struct sym__cg *cg, size_t o, size_t c,
     struct cg_tot *t)
 {
-	size_t oc = cg->oc0[o] + c;
-	struct cg_val *v = &cg->nval[oc];
-
-	eval_val(s, cg, v, cg->nfs[oc], cg->nmem[oc]);
-	t->fs += v->fs;
-	t->mem += v->mem;
-	t->bad += (size_t)v->bad;
-}
-
-/* Make room in "cg" for the terms of "need" memos; 0 or -1. */
-static int
-grow_mterms(struct sym__cg *cg, size_t need)
-{
-	size_t cap = cg->cap_mterm ? cg->cap_mterm : 64;
-	void *p;
-
-	if (need <= cg->cap_mterm)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	if (!(p = realloc(cg->mfs, cap * sizeof(*cg->mfs))))
-		return -1;
-	cg->mfs = p;
-	if (!(p = realloc(cg->mmem, cap * sizeof(*cg->mmem))))
-		return -1;
-	cg->mmem = p;
-	if (!(p = realloc(cg->mval, cap * sizeof(*cg->mval))))
-		return -1;
-	cg->mval = p;
-	cg->cap_mterm = cap;
-	return 0;
+	add_term(s, cg, &cg->term[cg->oc0[o] + c], t);
 }
 
 /* Return the state of edge "e" of "cg" at candidates "ca" (its value's
@@ -687,17 +648,17 @@ edge_state(sym_search *s, struct sym__cg *cg, struct cg_edge *e, size_t ca,
 	i = (size_t)(m - cg->pass.memo);
 	if (i >= INT32_MAX)
 		return *st = E_NONE;
-	if (grow_mterms(cg, i + 1) < 0) {
+	if (SYM__RESERVE(NULL, cg->mterm, cg->cap_mterm, i + 1) < 0) {
 		cg->failed = 1;
 		return E_NONE;
 	}
 	while (cg->n_mterm <= i) {
-		size_t t = cg->n_mterm++;
-		const struct sym__memo *mt = &cg->pass.memo[t];
+		struct cg_term *t = &cg->mterm[cg->n_mterm];
+		const struct sym__memo *mt = &cg->pass.memo[cg->n_mterm++];
 
-		cg->mfs[t] = mt->plan ? steps_fs(s->ctx, mt->plan) : NULL;
-		cg->mmem[t] = sym__cost_block_bytes(mt->to, mt->shape);
-		memset(&cg->mval[t], 0, sizeof(cg->mval[t]));
+		memset(t, 0, sizeof(*t));
+		t->fs = mt->plan ? steps_fs(s->ctx, mt->plan) : NULL;
+		t->mem = sym__cost_block_bytes(mt->to, mt->shape);
 	}
 	return *st = (int32_t)i;
 }
@@ -708,19 +669,11 @@ add_edge(sym_search *s, struct sym__cg *cg, struct cg_edge *e, size_t ca,
     size_t cb, struct cg_tot *t)
 {
 	int32_t st = edge_state(s, cg, e, ca, cb);
-	struct cg_val *v;
 
-	if (st == E_FREE)
-		return;
-	if (st < 0) {
+	if (st >= 0)
+		add_term(s, cg, &cg->mterm[st], t);
+	else if (st != E_FREE)
 		t->bad++;
-		return;
-	}
-	v = &cg->mval[st];
-	eval_val(s, cg, v, cg->mfs[st], cg->mmem[st]);
-	t->fs += v->fs;
-	t->mem += v->mem;
-	t->bad += (size_t)v->bad;
 }
 
 /* Return 1 when "a" is better than "b" under the memory cap "cap" (0:
@@ -906,6 +859,20 @@ descend(sym_search *s, struct sym__cg *cg, size_t *ch, struct cg_tot *t)
 	}
 }
 
+/* Add to "t" the terms of the edges of the pair "q" of "cg" with its
+ * owners at candidates "ca" (q->a) and "cb" (q->b). */
+static void
+pair_terms(sym_search *s, struct sym__cg *cg, const struct cg_pair *q,
+    size_t ca, size_t cb, struct cg_tot *t)
+{
+	for (size_t k = 0; k < q->n; k++) {
+		struct cg_edge *e = &cg->edge[cg->pedge[q->e0 + k]];
+
+		add_edge(s, cg, e, e->a == q->a ? ca : cb,
+		    e->b == q->b ? cb : ca, t);
+	}
+}
+
 /* Improve the plan "ch" of value "*t" two neighbouring owners at a
  * time: each pair of owners joined by edges takes its best pair of
  * candidates with the others fixed (what one owner at a time cannot
@@ -926,23 +893,13 @@ pair_sweep(sym_search *s, struct sym__cg *cg, size_t *ch, struct cg_tot *t)
 			cg->tb[c] = local(s, cg, ch, b, c, NULL, a);
 		cur = cg->ta[ch[a]];
 		tot_add(&cur, cg->tb[ch[b]]);
-		for (size_t k = 0; k < q->n; k++) {
-			struct cg_edge *e = &cg->edge[cg->pedge[q->e0 + k]];
-
-			add_edge(s, cg, e, ch[e->a], ch[e->b], &cur);
-		}
+		pair_terms(s, cg, q, ch[a], ch[b], &cur);
 		for (size_t ca = 0; ca < cg->n_cand[a]; ca++)
 			for (size_t cb = 0; cb < cg->n_cand[b]; cb++) {
 				struct cg_tot l = cg->ta[ca], n;
 
 				tot_add(&l, cg->tb[cb]);
-				for (size_t k = 0; k < q->n; k++) {
-					struct cg_edge *e =
-					    &cg->edge[cg->pedge[q->e0 + k]];
-
-					add_edge(s, cg, e, e->a == a ? ca : cb,
-					    e->b == b ? cb : ca, &l);
-				}
+				pair_terms(s, cg, q, ca, cb, &l);
 				n = tot_shift(*t, l, cur);
 				if (tot_better(n, best, s->cap)) {
 					best = n;
@@ -978,14 +935,16 @@ make_pairs(struct sym__cg *cg)
 	if (!cg->pedge || !cg->pair || !cg->ta || !cg->tb)
 		return -1;
 	/* by owner a, its edges to later owners b, grouped by b */
-	for (size_t a = 0; a + 1 < cg->n_owner; a++)
+	for (size_t a = 0; a + 1 < cg->n_owner; a++) {
+		size_t first = cg->n_pair; /* a's pairs */
+
 		for (size_t k = 0; k < cg->n_adj[a]; k++) {
 			const struct cg_edge *e = &cg->edge[cg->adj[a][k]];
 			size_t b = e->a == a ? e->b : e->a, m, q;
 
 			if (b <= a || b + 1 == cg->n_owner)
 				continue;
-			for (q = 0; q < cg->n_pair; q++)
+			for (q = first; q < cg->n_pair; q++)
 				if (cg->pair[q].a == a && cg->pair[q].b == b)
 					break;
 			if (q < cg->n_pair)
@@ -1004,6 +963,7 @@ make_pairs(struct sym__cg *cg)
 			}
 			cg->n_pair++;
 		}
+	}
 	return 0;
 }
 
@@ -1155,14 +1115,7 @@ dp_init(sym_search *s, struct sym__cg *cg, struct cg_dp *d, double lambda)
 			for (size_t cb = 0; cb < cg->n_cand[q->b]; cb++) {
 				struct cg_tot t = { 0, 0, 0 };
 
-				for (size_t j = 0; j < q->n; j++) {
-					struct cg_edge *e =
-					    &cg->edge[cg->pedge[q->e0 + j]];
-
-					add_edge(s, cg, e,
-					    e->a == q->a ? ca : cb,
-					    e->b == q->b ? cb : ca, &t);
-				}
+				pair_terms(s, cg, q, ca, cb, &t);
 				d->f[k].val[ca + cg->n_cand[q->a] * cb] =
 				    scalar(t, lambda);
 			}
@@ -1371,9 +1324,9 @@ make_pool(sym_search *s, struct sym__cg *cg)
 		free(piv);
 		return -1;
 	}
-	/* the owners by decreasing candidates (the fixed one last) */
+	/* the searched owners by decreasing candidates */
 	for (size_t o = 0; o < no; o++)
-		piv[o] = (o + 1 < no) ? o : no - 1;
+		piv[o] = o;
 	for (size_t i = 1; i + 1 < no; i++)
 		for (size_t j = i;
 		     j > 0 && cg->n_cand[piv[j]] > cg->n_cand[piv[j - 1]];
@@ -1384,26 +1337,24 @@ make_pool(sym_search *s, struct sym__cg *cg)
 			piv[j - 1] = t;
 		}
 	most = POOL_WORK / work;
-	if (no == 1 || most < cg->n_cand[piv[0]])
-		most = no == 1 ? 1 : cg->n_cand[piv[0]];
+	if (most < cg->n_cand[piv[0]])
+		most = cg->n_cand[piv[0]];
 	cg->pool = calloc(most * no, sizeof(*cg->pool));
 	if (!cg->pool)
 		rc = -1;
-	for (size_t p = 0; rc == 0 && p + 1 < no + (no == 1); p++) {
+	for (size_t p = 0; rc == 0 && p + 1 < no; p++) {
 		size_t pivot = piv[p];
 
-		if (no > 1 && cg->n_pool + cg->n_cand[pivot] > most)
+		if (cg->n_pool + cg->n_cand[pivot] > most)
 			break;
 		bfs_order(cg, pivot, order, cg->set);
-		for (size_t k = 0; k < (no > 1 ? cg->n_cand[pivot] : 1); k++) {
+		for (size_t k = 0; k < cg->n_cand[pivot]; k++) {
 			size_t *ch = cg->pool + cg->n_pool++ * no;
 
 			memset(cg->set, 0, no);
 			cg->set[no - 1] = 1;
-			if (no > 1) {
-				ch[pivot] = k;
-				cg->set[pivot] = 1;
-			}
+			ch[pivot] = k;
+			cg->set[pivot] = 1;
 			greedy(s, cg, ch, cg->set, order);
 			for (size_t m = 0; m + 1 < cg->n_pool; m++)
 				if (!memcmp(cg->pool + m * no, ch,

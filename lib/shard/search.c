@@ -350,6 +350,15 @@ same_mesh_decl(const struct sym__mesh_decl *d, const char *decl)
 	return same;
 }
 
+/* Return 1 when the strategy "text" is a layout strategy over the mesh
+ * whose name is the "len" bytes at "name". */
+static int
+over_mesh(const char *text, const char *name, size_t len)
+{
+	return text[0] == '(' && !strncmp(text + 1, name, len) &&
+	    text[1 + len] == '(';
+}
+
 /* Drop from "s" the candidates over the mesh "name". */
 static void
 drop_over(sym_search *s, const char *name)
@@ -362,8 +371,7 @@ drop_over(sym_search *s, const char *name)
 		for (size_t k = 0; k < s->n_cand[j]; k++) {
 			const char *c = s->cand[j][k];
 
-			if (c[0] == '(' && !strncmp(c + 1, name, len) &&
-			    c[1 + len] == '(') {
+			if (over_mesh(c, name, len)) {
 				free(s->cand[j][k]);
 				continue;
 			}
@@ -1042,30 +1050,26 @@ params_fit(sym_search *s)
 
 /* The searches again at the ends of pieces: their sizes and starts. */
 struct seen {
-	int64_t *b;
-	size_t *warm, n, cap;
+	struct {
+		int64_t b;
+		size_t warm;
+	} * at;
+	size_t n, cap;
 };
 
 /* Return 1 when "s" searched at size "b" from "warm" before (a search
- * again would find the same plan), else record it and return 0 (with
- * "seen" emptied when out of memory). */
+ * again would find the same plan), else record it and return 0; -1 when
+ * out of memory. */
 static int
 searched_before(sym_search *s, struct seen *seen, int64_t b, size_t warm)
 {
-	size_t cap = seen->cap;
-
 	for (size_t k = 0; k < seen->n; k++)
-		if (seen->b[k] == b && seen->warm[k] == warm)
+		if (seen->at[k].b == b && seen->at[k].warm == warm)
 			return 1;
-	if (SYM__RESERVE(s->ctx, seen->b, seen->cap, seen->n + 1) < 0 ||
-	    SYM__RESERVE(s->ctx, seen->warm, cap, seen->n + 1) < 0) {
-		free(seen->b);
-		free(seen->warm);
-		memset(seen, 0, sizeof(*seen));
-		return 0;
-	}
-	seen->b[seen->n] = b;
-	seen->warm[seen->n++] = warm;
+	if (SYM__RESERVE(s->ctx, seen->at, seen->cap, seen->n + 1) < 0)
+		return -1;
+	seen->at[seen->n].b = b;
+	seen->at[seen->n++].warm = warm;
 	return 0;
 }
 
@@ -1079,7 +1083,7 @@ run(sym_search *s)
 	int64_t sample[70];
 	size_t ns = samples(s, sample), warm = SIZE_MAX;
 	struct winners w = { NULL, 0, 0 };
-	struct seen seen = { NULL, NULL, 0, 0 };
+	struct seen seen = { NULL, 0, 0 };
 	int rc = 0, grew = 1;
 
 	if (default_start(s) < 0)
@@ -1106,12 +1110,14 @@ run(sym_search *s)
 				size_t e;
 				int t;
 
-				if (ends[j] < 0 ||
-				    searched_before(s, &seen, ends[j],
-				        s->piece[i].entry))
+				if (ends[j] < 0)
 					continue;
-				if (!seen.b)
+				t = searched_before(s, &seen, ends[j],
+				    s->piece[i].entry);
+				if (t < 0)
 					goto oom;
+				if (t > 0)
+					continue;
 				e = search_at(s, ends[j], s->piece[i].entry);
 				if (e == SIZE_MAX || s->failed ||
 				    (t = set_add(s->ctx, &w, e)) < 0)
@@ -1131,13 +1137,11 @@ run(sym_search *s)
 	if (rc == 0)
 		rc = prove_memory(s);
 	free(w.e);
-	free(seen.b);
-	free(seen.warm);
+	free(seen.at);
 	return rc;
 oom:
 	free(w.e);
-	free(seen.b);
-	free(seen.warm);
+	free(seen.at);
 	if (sym_ctx_last_error(s->ctx) == SYM_OK)
 		sym__oom(s->ctx);
 	return -1;
@@ -1170,9 +1174,7 @@ shown_meshes(sym_search *s)
 			for (size_t j = 0; j < s->n_node && !used; j++) {
 				const char *c = sym_search_strategy(s, i, j);
 
-				used = c && c[0] == '(' &&
-				    !strncmp(c + 1, s->mesh[k], len) &&
-				    c[1 + len] == '(';
+				used = c && over_mesh(c, s->mesh[k], len);
 			}
 		if (used)
 			s->shown[s->n_shown++] = k;
