@@ -227,13 +227,15 @@ print_seconds(double t)
 		printf("%.3f", t);
 }
 
-/* Run the cases (argv[1]: the most blocks, default 48) and the goal. */
+/* Run the cases (argv[1]: the most blocks, default 48; argv[2]: only
+ * this many devices, default both) and the goal. */
 int
 main(int argc, char **argv)
 {
 	static const int blocks[] = { 1, 12, 48 };
 	static const int devices[] = { 8, 64 };
 	int most = argc > 1 ? atoi(argv[1]) : 48;
+	int only = argc > 2 ? atoi(argv[2]) : 0;
 	double t12 = -1, t1 = -1, t48 = -1;
 
 	bench_header("bench_search");
@@ -242,6 +244,9 @@ main(int argc, char **argv)
 
 		for (int k = 0; k < 3 && blocks[k] <= most; k++) {
 			double t;
+
+			if (only && devices[d] != only)
+				break;
 
 			if (last > BUDGET || last < 0) {
 				printf(

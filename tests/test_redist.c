@@ -1250,6 +1250,102 @@ test_property(void **state)
 	tl_ctx_free(sim.ctx);
 }
 
+/* The planner's switch for tests: explore without bounds. */
+extern int sym__redist_unbounded;
+
+/* Return the femtoseconds of the steps of "r" (static sizes). */
+static int64_t
+plan_fs(const sym_redist *r)
+{
+	int64_t total = 0;
+
+	for (size_t i = 0; i < sym_redist_n_steps(r); i++) {
+		sym_expr *e = sym_redist_step_femtoseconds(r, i);
+		int64_t v;
+
+		assert_int_equal(sym_expr_get_const(e, &v), 0);
+		total += v;
+		sym_expr_free(e);
+	}
+	return total;
+}
+
+/* The planner's search is bounded (A* under a lower bound of the bytes
+ * still to receive, cut at the cost of the always-valid fallback plan):
+ * on random layout pairs over meshes of up to six axes (8 to 64 ranks,
+ * one node or two with slower links between them) its plan costs the
+ * same as the plain shortest-path search's, or less where that one gave
+ * up on too many states and fell back. */
+static void
+test_bounded_search(void **state)
+{
+	static const int64_t ranks[] = { 8, 12, 16, 32, 64 };
+	struct sim sim;
+	sym_topology *two;
+	size_t cases = getenv("SYMSHARD_EXEC_LIGHT") ? 500 : 3000;
+	size_t equal = 0, better = 0, steps = 0;
+
+	(void)state;
+	memset(&sim, 0, sizeof(sim));
+	sim.ctx = sym_ctx_new();
+	sim.seed = 777u;
+	two = sym_topology_new(sim.ctx, 4, 0, 0, 0, 0);
+	assert_non_null(two);
+	for (size_t i = 0; i < cases; i++) {
+		sym_expr *dims[MAX_DIMS];
+		sym_layout *la, *lb;
+		sym_shape *shape;
+		sym_redist *r0, *r1;
+		sym_mesh *m;
+		uint32_t pa, pb;
+		int64_t f0, f1;
+
+		sim.n_ranks = ranks[rnd(&sim, 5)];
+		m = random_mesh(&sim, sim.n_ranks, NULL);
+		assert_non_null(m);
+		sim.dims = 1 + (size_t)rnd(&sim, MAX_DIMS);
+		for (size_t d = 0; d < sim.dims; d++)
+			dims[d] = sym_expr_const(sim.ctx,
+			    sim.n_ranks * (1 + rnd(&sim, 3)));
+		shape = sym_shape_new(sim.ctx, SYM_DT_F32, sim.dims, dims);
+		for (size_t d = 0; d < sim.dims; d++)
+			sym_expr_free(dims[d]);
+		la = random_layout(&sim, m, ~UINT32_C(0), &pa);
+		lb = random_layout(&sim, m, pa, &pb);
+		assert_non_null(la);
+		assert_non_null(lb);
+		sym__redist_unbounded = 1;
+		r0 = sym_redist_plan(la, lb, shape, i % 2 ? two : NULL);
+		sym__redist_unbounded = 0;
+		r1 = sym_redist_plan(la, lb, shape, i % 2 ? two : NULL);
+		assert_non_null(r0);
+		assert_non_null(r1);
+		f0 = plan_fs(r0);
+		f1 = plan_fs(r1);
+		if (f1 > f0)
+			fail_msg("the bounded search costs %lld fs, the plain "
+			         "one %lld fs: %s %s -> %s",
+			    (long long)f1, (long long)f0, sym_mesh_to_str(m),
+			    sym_layout_to_str(la), sym_layout_to_str(lb));
+		equal += f1 == f0;
+		better += f1 < f0;
+		steps += sym_redist_n_steps(r1);
+		sym_redist_free(r0);
+		sym_redist_free(r1);
+		sym_layout_free(la);
+		sym_layout_free(lb);
+		sym_shape_free(shape);
+		sym_mesh_free(m);
+	}
+	printf("# bounded search: %zu cases, %zu equal, %zu cheaper (the "
+	       "plain search gave up), %zu steps\n",
+	    cases, equal, better, steps);
+	assert_int_equal(equal + better, cases);
+	assert_true(steps > cases / 2);
+	sym_topology_free(two);
+	tl_ctx_free(sim.ctx);
+}
+
 /* Return 1 when the prover shows that every dimension of "shape" divides
  * by its number of blocks under "l" (of "ctx"). */
 static int
@@ -1376,6 +1472,7 @@ main(void)
 		cmocka_unit_test(test_rank_table),
 		cmocka_unit_test(test_property),
 		cmocka_unit_test(test_admissible_steps),
+		cmocka_unit_test(test_bounded_search),
 	};
 
 	return cmocka_run_group_tests_name("redist", tests, NULL, NULL);

@@ -40,6 +40,20 @@ struct sym__search {
 	uint32_t seq;
 	struct sym__sstate cur, nxt;
 	int overflow;
+	/* the cost of the fallback plan: no step beyond it is explored */
+	double bound_beta, bound_alpha;
+	int have_bound;
+	/* the lower bound of what remains (redist_search.c): the positions
+	 * of the axes outside the prefixes ("n_pos", 0: no bound), the
+	 * position of axis a being r / pos_div[a] % its size; by position
+	 * and active dimension, where the target's block starts ("tlo",
+	 * relative to the prefix's block); by active dimension its length;
+	 * their product "tvol"; the fraction of the tensor a prefix block
+	 * is; the cheapest rate relative to the intra-node one */
+	size_t n_pos;
+	int64_t pos_div[SYM_MESH_MAX_AXES];
+	double *tlo, *tlen, tvol, prefix_frac, min_rate;
+	struct sym__sstate hst;
 };
 
 struct sym__rkey sym__rkey_encode(size_t n_axes, size_t rank, const uint8_t *n,

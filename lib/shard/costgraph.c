@@ -58,7 +58,10 @@
 #define MAX_PAIR_ROUNDS 4
 /* The dynamic programming: the most owners a factor spans, the most
  * factors it sums, the prices per byte it tries under a cap, and (below)
- * the most table cells its pairs have and it may fill in all. */
+ * the most table cells its pairs have and it may fill in all: DP_WORK,
+ * and DP_WORK_OWNER more by searched owner (so that the graphs it
+ * solves exactly are not only the small ones: its work is linear in the
+ * owners when their scopes stay narrow). */
 #define MAX_SCOPE 4
 #define MAX_FACTORS 64
 #define MAX_LAMBDAS 6
@@ -66,6 +69,7 @@
  * dynamic programming's. */
 #define KEEP_MAX (2 + KEEP_GREEDY + 1 + MAX_LAMBDAS)
 #define DP_WORK 4e6
+#define DP_WORK_OWNER 2e4
 
 /* The redistribution of an input: value "v" into input slot "slot" of a
  * node of owner "b", the value's layout of owner "a"; "memo" by pair of
@@ -1237,21 +1241,21 @@ dp_eliminate(struct sym__cg *cg, struct cg_dp *d, size_t o, size_t nv,
  * model of "cg" at the bound size, by eliminating the owners one at a
  * time, the one with the smallest scope first (exact: dynamic
  * programming over the cost graph). Return 0, 1 when the scopes grow
- * beyond MAX_SCOPE owners or the work beyond DP_WORK (nothing done), or
+ * beyond MAX_SCOPE owners or the work beyond its bound (nothing done), or
  * -1 when out of memory. */
 static int
 dp_solve(sym_search *s, struct sym__cg *cg, double lambda, size_t *ch)
 {
 	struct cg_dp d;
 	size_t no = cg->n_owner, fixed = no - 1;
-	double work = 0;
+	double work = 0, most = DP_WORK + DP_WORK_OWNER * (double)fixed;
 	int rc = 0;
 
 	memset(&d, 0, sizeof(d));
 	for (size_t p = 0; p < cg->n_pair; p++)
 		work += (double)cg->n_cand[cg->pair[p].a] *
 		    (double)cg->n_cand[cg->pair[p].b];
-	if (work > DP_WORK)
+	if (work > most)
 		return 1;
 	work = 0;
 	if (dp_init(s, cg, &d, lambda) < 0) {
@@ -1278,7 +1282,7 @@ dp_solve(sym_search *s, struct sym__cg *cg, double lambda, size_t *ch)
 			    (bo == SIZE_MAX || d.score[o] < d.score[bo]))
 				bo = o;
 		}
-		if (bo == SIZE_MAX || (work += d.score[bo]) > DP_WORK) {
+		if (bo == SIZE_MAX || (work += d.score[bo]) > most) {
 			rc = 1;
 			break;
 		}
