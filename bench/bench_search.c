@@ -132,6 +132,9 @@ graph_text(int n, int devices)
 	return t.s;
 }
 
+/* The ranks of a node (argv[3]; 0: all on one node). */
+static int per_node;
+
 /* Search "n" blocks on "devices" devices and print the result; return
  * the seconds the search took (-1 on error). */
 static double
@@ -140,6 +143,8 @@ run(int n, int devices)
 	sym_ctx *ctx = sym_ctx_new();
 	char *text = graph_text(n, devices);
 	sym_graph *g = ctx ? sym_graph_parse(ctx, text, "blocks.sg") : NULL;
+	sym_search_options o = SYM_SEARCH_OPTIONS_INIT;
+	sym_topology *topo = NULL;
 	sym_search *s;
 	double t0, t;
 
@@ -147,8 +152,14 @@ run(int n, int devices)
 		fprintf(stderr, "bench_search: the graph does not parse\n");
 		exit(2);
 	}
+	if (per_node > 0) {
+		topo = sym_topology_new(ctx, per_node, 0, 0, 0, 0);
+		if (!topo)
+			exit(2);
+		o.topo = topo;
+	}
 	t0 = bench_now();
-	s = sym_graph_search(g, NULL);
+	s = sym_graph_search(g, &o);
 	t = bench_now() - t0;
 	if (!s) {
 		printf(
@@ -161,13 +172,15 @@ run(int n, int devices)
 		    "{\"bench\": \"search\", \"blocks\": %d, \"devices\": "
 		    "%d, \"operators\": %zu, \"searched\": %zu, \"seconds\": "
 		    "%.3f, \"probe_passes\": %zu, \"plans_priced\": %zu, "
-		    "\"pieces\": %zu}\n",
+		    "\"pieces\": %zu, \"ranks_per_node\": %d, "
+		    "\"layout_meshes\": %zu}\n",
 		    n, devices, sym_graph_n_nodes(g), sym_search_n_nodes(s), t,
 		    sym_search_n_probes(s), sym_search_n_evaluations(s),
-		    sym_search_n_pieces(s));
+		    sym_search_n_pieces(s), per_node, sym_search_n_meshes(s));
 	}
 	fflush(stdout);
 	sym_search_free(s);
+	sym_topology_free(topo);
 	sym_graph_free(g);
 	sym_ctx_free(ctx);
 	free(text);
@@ -228,7 +241,8 @@ print_seconds(double t)
 }
 
 /* Run the cases (argv[1]: the most blocks, default 48; argv[2]: only
- * this many devices, default both) and the goal. */
+ * this many devices, default both; argv[3]: the ranks of a node, default
+ * all on one) and the goal. */
 int
 main(int argc, char **argv)
 {
@@ -236,6 +250,8 @@ main(int argc, char **argv)
 	static const int devices[] = { 8, 64 };
 	int most = argc > 1 ? atoi(argv[1]) : 48;
 	int only = argc > 2 ? atoi(argv[2]) : 0;
+
+	per_node = argc > 3 ? atoi(argv[3]) : 0;
 	double t12 = -1, t1 = -1, t48 = -1;
 
 	bench_header("bench_search");
@@ -267,6 +283,8 @@ main(int argc, char **argv)
 			last = t;
 		}
 	}
+	if (per_node > 0)
+		return 0; /* the goal is for one node */
 	printf("{\"bench\": \"search_goal\", \"goal\": \"12 blocks on 8 "
 	       "devices in <= 1 s\", \"seconds_1_block\": ");
 	print_seconds(t1);

@@ -63,7 +63,9 @@
 #                1, 12 and 48 stacked transformer blocks in training on 8
 #                and 64 devices, against the goal of 12 blocks on 8
 #                devices in 1 s; a case whose smaller case took over 30 s
-#                is skipped and said so)
+#                is skipped and said so; then 1 and 12 blocks on 8 devices
+#                over two nodes of four ranks, where layout strategies are
+#                candidates too: bench_search BLOCKS DEVICES RANKS_PER_NODE)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
 #   BENCH_TRAINER the trainer benchmark (default ./bench/bench_trainer):
@@ -179,6 +181,8 @@ else
 fi
 echo "# strategy search on stacked transformer blocks (bench/bench_search)"
 "$bench_search"
+echo "# the same on 8 devices over two nodes of 4 ranks (layout strategies)"
+"$bench_search" 12 8 4
 
 # has_torch: whether $python3 has torch.
 has_torch()

@@ -335,40 +335,44 @@ static double
 lower_bound(struct sym__search *s, const struct sym__rkey *k)
 {
 	struct sym__sstate *c = &s->hst;
-	double worst = 0;
+	double *both = s->both, least = 1;
 
 	if (!s->n_pos)
 		return 0;
 	sym__rkey_decode(k, s->mesh->n_axes, s->p->rank, c->n, c->ax, NULL);
-	for (size_t r = 0; r < s->n_pos; r++) {
-		double both = 1;
+	for (size_t r = 0; r < s->n_pos; r++)
+		both[r] = 1;
+	for (size_t dd = 0; dd < s->n_active; dd++) {
+		size_t d = s->active[dd], m = c->n[d] - s->pre[d];
+		const int8_t *list = c->ax[d] + s->pre[d];
+		const double *tlo = s->tlo + dd * s->n_pos;
+		double len = s->tlen[dd], n = 1;
 
-		for (size_t dd = 0; dd < s->n_active && both > 0; dd++) {
-			size_t d = s->active[dd];
-			double lo, hi, tlo = s->tlo[r * s->n_active + dd];
-			int64_t idx = 0, n = 1;
+		for (size_t i = 0; i < m; i++)
+			n *= (double)s->mesh->size[list[i]];
+		for (size_t r = 0; r < s->n_pos; r++) {
+			double lo, hi;
+			int64_t idx = 0;
 
-			for (size_t i = s->pre[d]; i < c->n[d]; i++) {
-				int8_t a = c->ax[d][i];
-
-				idx = idx * s->mesh->size[a] +
-				    (int64_t)(r / (size_t)s->pos_div[a]) %
-				        s->mesh->size[a];
-				n *= s->mesh->size[a];
-			}
-			lo = (double)idx / (double)n;
-			hi = (double)(idx + 1) / (double)n;
-			if (tlo > lo)
-				lo = tlo;
-			if (tlo + s->tlen[dd] < hi)
-				hi = tlo + s->tlen[dd];
-			both *= hi > lo ? hi - lo : 0;
+			for (size_t i = 0; i < m; i++)
+				idx = idx * s->mesh->size[list[i]] +
+				    s->coord[(size_t)list[i] * s->n_pos + r];
+			lo = (double)idx / n;
+			hi = (double)(idx + 1) / n;
+			if (tlo[r] > lo)
+				lo = tlo[r];
+			if (tlo[r] + len < hi)
+				hi = tlo[r] + len;
+			both[r] *= hi > lo ? hi - lo : 0;
 		}
-		if (s->tvol - both > worst)
-			worst = s->tvol - both;
 	}
+	for (size_t r = 0; r < s->n_pos; r++)
+		if (both[r] < least)
+			least = both[r];
 	/* below the exact bound by more than rounding can lose */
-	return worst * s->prefix_frac * s->min_rate * (1 - 1e-9);
+	return least < s->tvol
+	    ? (s->tvol - least) * s->prefix_frac * s->min_rate * (1 - 1e-9)
+	    : 0;
 }
 
 /* Record in "s" the step "mv" from node "from", which moves the fraction
@@ -611,8 +615,16 @@ setup_bound(struct sym__search *s)
 	s->hst.ax = sym__alloc(s->ctx, k * sizeof(*s->hst.ax));
 	s->tlo = sym__alloc(s->ctx, n * s->n_active * sizeof(*s->tlo));
 	s->tlen = sym__alloc(s->ctx, s->n_active * sizeof(*s->tlen));
-	if (!s->hst.n || !s->hst.ax || !s->tlo || !s->tlen)
+	s->both = sym__alloc(s->ctx, n * sizeof(*s->both));
+	s->coord = sym__alloc(s->ctx, n * s->mesh->n_axes * sizeof(*s->coord));
+	if (!s->hst.n || !s->hst.ax || !s->tlo || !s->tlen || !s->both ||
+	    !s->coord)
 		return -1;
+	for (size_t a = 0; a < s->mesh->n_axes; a++)
+		for (size_t r = 0; r < n; r++)
+			s->coord[a * n + r] =
+			    (uint16_t)((int64_t)(r / (size_t)s->pos_div[a]) %
+			        s->mesh->size[a]);
 	s->tvol = 1;
 	for (size_t dd = 0; dd < s->n_active; dd++) {
 		size_t d = s->active[dd];
@@ -632,8 +644,7 @@ setup_bound(struct sym__search *s)
 				    (int64_t)(r / (size_t)s->pos_div[a]) %
 				        s->mesh->size[a];
 			}
-			s->tlo[r * s->n_active + dd] =
-			    (double)idx / (double)blocks;
+			s->tlo[dd * n + r] = (double)idx / (double)blocks;
 		}
 	}
 	s->n_pos = n;
@@ -648,6 +659,8 @@ search_clear(struct sym__search *s)
 	free(s->hst.ax);
 	free(s->tlo);
 	free(s->tlen);
+	free(s->both);
+	free(s->coord);
 	free(s->pre);
 	free(s->active);
 	free(s->cur.n);

@@ -46,13 +46,16 @@ struct sym__search {
 	/* the lower bound of what remains (redist_search.c): the positions
 	 * of the axes outside the prefixes ("n_pos", 0: no bound), the
 	 * position of axis a being r / pos_div[a] % its size; by position
-	 * and active dimension, where the target's block starts ("tlo",
+	 * and active dimension, where the target's block starts ("tlo", by
+	 * dimension then position,
 	 * relative to the prefix's block); by active dimension its length;
 	 * their product "tvol"; the fraction of the tensor a prefix block
-	 * is; the cheapest rate relative to the intra-node one */
+	 * is; the cheapest rate relative to the intra-node one; by axis and
+	 * position, the axis's coordinate; scratch by position */
 	size_t n_pos;
 	int64_t pos_div[SYM_MESH_MAX_AXES];
-	double *tlo, *tlen, tvol, prefix_frac, min_rate;
+	double *tlo, *tlen, tvol, prefix_frac, min_rate, *both;
+	uint16_t *coord;
 	struct sym__sstate hst;
 };
 
