@@ -133,6 +133,47 @@ range_text(const struct report *r, size_t i)
 	    sym_symbol_name(y), hi);
 }
 
+/* Return "s" for a count other than 1, else "". */
+static const char *
+plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* Return, malloc'ed, the sizes the search of "r" holds the symbols it
+ * does not range over at while it chooses (their least): " over b; s
+ * held at 8 while choosing", NULL when there are none. */
+static char *
+held_text(const struct report *r)
+{
+	const sym_symbol *y = sym_search_symbol(r->search);
+	sym_ctx *ctx = sym_graph_get_ctx(r->g);
+	char *t = NULL;
+
+	for (size_t i = 0; y && i < sym_ctx_n_symbols(ctx); i++) {
+		const sym_symbol *x = sym_ctx_symbol(ctx, i);
+		char *u;
+
+		if (x == y || sym_symbol_origin(x) != x)
+			continue;
+		u = report_format("%s%s%s = %" PRId64, t ? t : "",
+		    t ? ", " : "", sym_symbol_name(x), sym_symbol_least(x));
+		free(t);
+		t = u;
+		if (!t)
+			return NULL;
+	}
+	if (t) {
+		char *u = report_format(" over %s; %s held at %s least while "
+		                        "choosing",
+		    sym_symbol_name(y), t, strchr(t, ',') ? "their" : "its");
+
+		free(t);
+		t = u;
+	}
+	return t;
+}
+
 /* Add the rows of the search of "r" to "t": its summary, then per piece
  * its range, time, memory and the strategies of the searched operators
  * as shard clauses. */
@@ -141,22 +182,28 @@ search_rows(const struct report *r, struct table *t)
 {
 	const sym_search *s = r->search;
 
+	char *held = held_text(r);
+
 	if (sym_search_n_probes(s))
 		table_line(t, 2,
-		    report_format("%zu operators searched on a cost graph of "
-		                  "%zu probe passes, %zu plans priced in "
-		                  "%.3f s; %zu piece%s",
-		        sym_search_n_nodes(s), sym_search_n_probes(s),
-		        sym_search_n_evaluations(s), sym_search_seconds(s),
-		        sym_search_n_pieces(s),
-		        sym_search_n_pieces(s) == 1 ? "" : "s"));
+		    report_format("%zu operator%s searched on a cost graph of "
+		                  "%zu probe passes, %zu plan%s priced in "
+		                  "%.3f s; %zu piece%s%s",
+		        sym_search_n_nodes(s), plural(sym_search_n_nodes(s)),
+		        sym_search_n_probes(s), sym_search_n_evaluations(s),
+		        plural(sym_search_n_evaluations(s)),
+		        sym_search_seconds(s), sym_search_n_pieces(s),
+		        plural(sym_search_n_pieces(s)), held ? held : ""));
 	else
 		table_line(t, 2,
-		    report_format("%zu operators searched, %zu plans priced "
-		                  "in %.3f s; %zu piece%s",
-		        sym_search_n_nodes(s), sym_search_n_evaluations(s),
+		    report_format("%zu operator%s searched, %zu plan%s priced "
+		                  "in %.3f s; %zu piece%s%s",
+		        sym_search_n_nodes(s), plural(sym_search_n_nodes(s)),
+		        sym_search_n_evaluations(s),
+		        plural(sym_search_n_evaluations(s)),
 		        sym_search_seconds(s), sym_search_n_pieces(s),
-		        sym_search_n_pieces(s) == 1 ? "" : "s"));
+		        plural(sym_search_n_pieces(s)), held ? held : ""));
+	free(held);
 	for (size_t k = 0; k < sym_search_n_meshes(s); k++)
 		table_line(t, 2,
 		    report_format("mesh %s", sym_search_mesh(s, k)));
@@ -301,13 +348,16 @@ json_piece(struct doc *d, size_t i)
 }
 
 /* Return the search of the report of "d" as {pieces, seconds_searched,
- * operators_searched, plans_priced, probe_passes, meshes}, or null when
- * it did not search. */
+ * operators_searched, plans_priced, probe_passes, meshes, held}, or null
+ * when it did not search; "held" maps the symbols the pieces do not
+ * range over to the size (their least) the search chose at. */
 json_t *
 json_search(struct doc *d)
 {
 	const sym_search *s = d->r->search;
-	json_t *o, *pieces, *meshes;
+	const sym_symbol *y = sym_search_symbol(s);
+	sym_ctx *ctx = sym_graph_get_ctx(d->r->g);
+	json_t *o, *pieces, *meshes, *held;
 
 	if (!s)
 		return json_null();
@@ -329,5 +379,14 @@ json_search(struct doc *d)
 		doc_push(d, meshes,
 		    doc_chk(d, json_string(sym_search_mesh(s, k))));
 	doc_set(d, o, "meshes", meshes);
+	held = doc_chk(d, json_object());
+	for (size_t i = 0; y && i < sym_ctx_n_symbols(ctx); i++) {
+		const sym_symbol *x = sym_ctx_symbol(ctx, i);
+
+		if (x != y && sym_symbol_origin(x) == x)
+			doc_set(d, held, sym_symbol_name(x),
+			    doc_num(d, sym_symbol_least(x)));
+	}
+	doc_set(d, o, "held", held);
 	return o;
 }

@@ -1,0 +1,1 @@
+examples/megatron.sg --auto
