@@ -362,9 +362,9 @@ fi
 
 # searched NAME PIECE COMM ARGS...: a run of a graph whose strategies
 # the search chooses must match one device at every step, say on the
-# standard error which piece runs (PIECE, "piece 2 of 5, 1248 <= b <=
-# 4432") and nothing else there, and have communication steps when COMM
-# is yes, none when it is no.
+# standard error which piece runs (PIECE, "4 operators: piece 2 of 5,
+# 1248 <= b <= 4432") and nothing else there, and have communication
+# steps when COMM is yes, none when it is no.
 searched()
 {
 	name=$1
@@ -378,7 +378,7 @@ searched()
 	elif grep -q MISMATCH "$tmp/$name.out"; then
 		fail "$name" "a step does not match"
 	elif test "$(cat "$tmp/$name.err")" != \
-	    "shape-run: searched 4 operators: $piece, runs"; then
+	    "shape-run: searched $piece, runs"; then
 		fail "$name" "not the notice of $piece"
 	elif test $comm = yes && grep -q ' 0 communication steps' \
 	    "$tmp/$name.out"; then
@@ -397,14 +397,19 @@ searched()
 # run the tool bare, as the unit tests check the search's memory.
 wrapper=$SYM_TEST_WRAPPER
 SYM_TEST_WRAPPER=
-searched search-replicated "piece 1 of 5, 64 <= b <= 1240" no \
+searched search-replicated "4 operators: piece 1 of 5, 64 <= b <= 1240" no \
     examples/auto_mlp.sg --bind b=64 --bind b=2048
-searched search-weights "piece 2 of 5, 1248 <= b <= 4432" yes \
+searched search-weights "4 operators: piece 2 of 5, 1248 <= b <= 4432" yes \
     examples/auto_mlp.sg --bind b=2048 --bind b=64 --bind b=1256
-searched search-mixed "piece 3 of 5, 4440 <= b <= 7368" yes \
+searched search-mixed "4 operators: piece 3 of 5, 4440 <= b <= 7368" yes \
     examples/auto_mlp.sg --bind b=4440 --bind b=72
-searched search-flag "piece 2 of 5, 1248 <= b <= 4432" yes \
+searched search-flag "4 operators: piece 2 of 5, 1248 <= b <= 4432" yes \
     examples/auto_mlp.sg --auto --bind b=2048
+# over two symbols: the piece covering b = 64, t = 2 (breakpoints at
+# numbers of tokens b*t) runs the other sizes too
+searched search-tokens "6 operators: piece 6 of 17, 32 <= b <= 112, t = 2" \
+    yes tests/golden/search-tokens.sg --bind b=64,t=2 --bind b=8,t=4 \
+    --bind b=128,t=1
 refuse search-params 1 'memory=1024 bytes is below what the parameters' \
     examples/auto_mlp.sg --memory 1KiB --bind b=64
 refuse search-nofit 1 'no plan fits memory=1048576 bytes for b in' \

@@ -152,17 +152,25 @@ at_b(sym_ctx *ctx, const sym_expr *e, int64_t v)
 	return x;
 }
 
-/* Return the time of the piece of "s" covering b = "b" (context "ctx");
- * fails the test when no piece covers it. */
+/* Return the time of the piece of "s" covering b = "b", its second
+ * symbol (if any) at its least (context "ctx"); fails the test when no
+ * piece covers it. */
 static int64_t
 time_at(sym_ctx *ctx, const sym_search *s, int64_t b)
 {
+	const sym_symbol *y2 = sym_search_symbol_at(s, 1);
+	int64_t least2 = y2 ? sym_symbol_least(y2) : 0;
 	size_t i;
-	int64_t lo, hi;
+	int64_t lo, hi, lo2 = 0, hi2 = -1;
 
 	for (i = 0; i < sym_search_n_pieces(s); i++) {
 		assert_int_equal(sym_search_piece_range(s, i, &lo, &hi), 0);
-		if (b >= lo && (hi < 0 || b <= hi))
+		if (y2)
+			assert_int_equal(sym_search_piece_range_at(s, i, 1,
+			                     &lo2, &hi2),
+			    0);
+		if (b >= lo && (hi < 0 || b <= hi) && least2 >= lo2 &&
+		    (hi2 < 0 || least2 <= hi2))
 			break;
 	}
 	assert_true(i < sym_search_n_pieces(s));
@@ -523,6 +531,179 @@ test_layouts(void **state)
 	sym_ctx_free(c2);
 }
 
+/* The MLP of the crossover over tokens: x is [b, t, 1024], reshaped to
+ * [b*t, 1024], so that the work grows with b*t while the weights and
+ * their gradients do not; "%s" is t's declaration. */
+static const char tokens_fmt[] = "devices 8\n"
+                                 "symbol b divisor=8 min=8 max=65536\n"
+                                 "symbol t %s\n"
+                                 "input  x : f32[b, t, 1024]\n"
+                                 "input  y : i32[b]\n"
+                                 "param  w1 : f32[1024, 8192]\n"
+                                 "param  w2 : f32[8192, 8]\n"
+                                 "x2 = reshape(x, [-1, 1024])\n"
+                                 "h = matmul(x2, w1)\n"
+                                 "a = relu(h)\n"
+                                 "o = matmul(a, w2)\n"
+                                 "o3 = reshape(o, [b, -1])\n"
+                                 "loss = softmax_cross_entropy(o3, y)\n"
+                                 "output loss\n"
+                                 "minimize loss with sgd(lr=0.1)\n";
+
+/* Return the time at b = "b", and "t" for the second symbol of "s", of
+ * the plan of piece "i" of "s" (context "ctx"). */
+static int64_t
+piece_time(sym_ctx *ctx, const sym_search *s, size_t i, int64_t b, int64_t t)
+{
+	sym_binding *at = binding(ctx, "b", b);
+	int64_t x = -1;
+
+	for (size_t k = 0; k < sym_ctx_n_symbols(ctx); k++) {
+		sym_symbol *y = sym_ctx_symbol(ctx, k);
+
+		if (sym_symbol_origin(y) == sym_search_symbol_at(s, 1))
+			sym_binding_set(at, y, t);
+	}
+	assert_int_equal(sym_expr_eval(sym_search_piece_seconds(s, i), at, &x),
+	    0);
+	sym_binding_free(at);
+	return x;
+}
+
+/* Return the piece of "s" covering b = "b", t = "t"; fails the test
+ * unless exactly one does. */
+static size_t
+piece_at(const sym_search *s, int64_t b, int64_t t)
+{
+	size_t found = SIZE_MAX;
+
+	for (size_t i = 0; i < sym_search_n_pieces(s); i++) {
+		int64_t lo, hi, lo2, hi2;
+
+		assert_int_equal(sym_search_piece_range_at(s, i, 0, &lo, &hi),
+		    0);
+		assert_int_equal(sym_search_piece_range_at(s, i, 1, &lo2, &hi2),
+		    0);
+		if (b < lo || (hi >= 0 && b > hi) || t < lo2 ||
+		    (hi2 >= 0 && t > hi2))
+			continue;
+		if (found != SIZE_MAX)
+			fail_msg("b = %lld, t = %lld: in pieces %zu and %zu",
+			    (long long)b, (long long)t, found + 1, i + 1);
+		found = i;
+	}
+	if (found == SIZE_MAX)
+		fail_msg("b = %lld, t = %lld: in no piece", (long long)b,
+		    (long long)t);
+	return found;
+}
+
+/*
+ * Two symbols: the pieces range over b and t. The plans trade the
+ * weights' gradient all-reduce (fixed) against the work on b*t tokens,
+ * so a breakpoint sits at a number of tokens: weight sharding over 1
+ * and 2 devices cross where 339641280*n + 338165770 = 170141120*n +
+ * 10169082890, n = b*t = 58.0 tokens, so b <= 56 at t = 1, 24 at t = 2,
+ * 16 at t = 3, 8 from t = 4 to 7; at t = 8 no multiple of 8 is below
+ * 58/8, and the first piece is sharding over 2 devices up to where
+ * sharding over 4 catches up, 84750080*n = 19915458560, n = 235.0
+ * tokens, b <= 24. Every (b, t) of a grid lies in exactly one
+ * piece, whose plan is the fastest of the pieces' plans there; every
+ * breakpoint holds at every t its piece covers; and at t fixed (a
+ * symbol of one size) the one-symbol search finds nothing faster.
+ */
+static void
+test_two_symbols(void **state)
+{
+	static const int64_t bs[] = { 8, 16, 24, 56, 64, 232, 240, 944, 4096,
+		46544, 65536 };
+	static const int64_t ts[] = { 1, 3, 8 };
+	static const int64_t first_hi[] = { 56, 24, 16, 8, 8, 8, 8, 24 };
+	char text[1024];
+	sym_graph *g;
+	sym_ctx *ctx;
+	sym_search *s;
+	size_t n;
+
+	(void)state;
+	snprintf(text, sizeof(text), tokens_fmt, "min=1 max=8");
+	ctx = parse(text, &g);
+	s = sym_graph_search(g, NULL);
+	assert_non_null(s);
+	assert_int_equal(sym_search_n_symbols(s), 2);
+	assert_string_equal(sym_symbol_name(sym_search_symbol_at(s, 1)), "t");
+	assert_null(sym_search_symbol_at(s, 2));
+	n = sym_search_n_pieces(s);
+	print_message("%zu pieces over b and t in %.3f s\n", n,
+	    sym_search_seconds(s));
+	for (int64_t t = 1; t <= 8; t++) {
+		size_t first = piece_at(s, 8, t);
+		int64_t lo, hi;
+
+		assert_int_equal(sym_search_piece_range(s, first, &lo, &hi), 0);
+		assert_int_equal(hi, first_hi[t - 1]);
+		for (size_t k = 0; k < sizeof(bs) / sizeof(bs[0]); k++) {
+			size_t i = piece_at(s, bs[k], t);
+			int64_t mine = piece_time(ctx, s, i, bs[k], t);
+
+			for (size_t j = 0; j < n; j++)
+				assert_true(mine <=
+				    piece_time(ctx, s, j, bs[k], t));
+		}
+	}
+	/* each breakpoint, at every t of its piece: the left plan is no
+	 * slower at the last b, the right one faster at the next */
+	for (size_t i = 0; i + 1 < n; i++) {
+		int64_t lo, hi, lo2, hi2, nlo, nlo2;
+
+		sym_search_piece_range_at(s, i, 0, &lo, &hi);
+		sym_search_piece_range_at(s, i, 1, &lo2, &hi2);
+		sym_search_piece_range_at(s, i + 1, 0, &nlo, NULL);
+		sym_search_piece_range_at(s, i + 1, 1, &nlo2, NULL);
+		if (nlo2 != lo2)
+			continue; /* the next cell */
+		assert_int_equal(nlo, hi + 8);
+		for (int64_t t = lo2; t <= hi2; t++) {
+			assert_true(piece_time(ctx, s, i, hi, t) <=
+			    piece_time(ctx, s, i + 1, hi, t));
+			assert_true(piece_time(ctx, s, i + 1, nlo, t) <
+			    piece_time(ctx, s, i, nlo, t));
+		}
+	}
+	for (size_t k = 0; k < sizeof(ts) / sizeof(ts[0]); k++) {
+		char decl[48];
+		sym_graph *g1;
+		sym_ctx *c1;
+		sym_search *one;
+
+		snprintf(decl, sizeof(decl), "min=%lld max=%lld",
+		    (long long)ts[k], (long long)ts[k]);
+		snprintf(text, sizeof(text), tokens_fmt, decl);
+		c1 = parse(text, &g1);
+		one = sym_graph_search(g1, NULL);
+		assert_non_null(one);
+		assert_int_equal(sym_search_n_symbols(one), 1);
+		for (size_t m = 0; m < sizeof(bs) / sizeof(bs[0]); m++) {
+			int64_t two = piece_time(ctx, s,
+			    piece_at(s, bs[m], ts[k]), bs[m], ts[k]);
+			int64_t fixed = time_at(c1, one, bs[m]);
+
+			if (two > fixed)
+				fail_msg("b = %lld, t = %lld: %lld fs over "
+				         "b and t, %lld fs at t fixed",
+				    (long long)bs[m], (long long)ts[k],
+				    (long long)two, (long long)fixed);
+		}
+		sym_search_free(one);
+		sym_graph_free(g1);
+		sym_ctx_free(c1);
+	}
+	sym_search_free(s);
+	sym_graph_free(g);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
 /* A cap of 400 MB at b in [16384, 17104]: data parallel (17920*b + ... =
  * 428 MB at 16384) and the fastest mixed plan (403 MB) do not fit; the
  * search takes a plan that cuts the weights and fits at every size. */
@@ -729,10 +910,10 @@ plan_time(const char *text, int64_t b, int64_t s)
 
 /* The transformer block of examples/megatron.sg in training (a squared
  * error after it), searched without its shard clauses: at sampled batch
- * sizes (the sequence length at its least, 8, the size the search holds
- * it at) its plan is never slower, by the same cost model, than
- * Megatron's hand strategy (the example's clauses) or than data parallel
- * (every weighted matmul ((8, 1), (1, 1))). */
+ * sizes and sequence lengths 8 and 64 (the least and the greatest; the
+ * pieces range over both) its plan is never slower, by the same cost
+ * model, than Megatron's hand strategy (the example's clauses) or than
+ * data parallel (every weighted matmul ((8, 1), (1, 1))). */
 static void
 test_transformer(void **state)
 {
@@ -759,20 +940,27 @@ test_transformer(void **state)
 	for (size_t k = 0; k < n_sizes; k++) {
 		int64_t th = plan_time(hand, sizes[k], 8);
 		int64_t td = plan_time(dp, sizes[k], 8);
-		int64_t lo, hi, ts = -1;
-
-		for (size_t i = 0; i < sym_search_n_pieces(s); i++) {
-			assert_int_equal(sym_search_piece_range(s, i, &lo, &hi),
-			    0);
-			if (sizes[k] >= lo && (hi < 0 || sizes[k] <= hi))
-				ts = at_b(ctx, sym_search_piece_seconds(s, i),
-				    sizes[k]);
-		}
+		int64_t ts = time_at(ctx, s, sizes[k]);
 		print_message("b = %lld, s = 8: search %lld fs, Megatron "
 		              "%lld fs (%.2fx), data parallel %lld fs "
 		              "(%.2fx)\n",
 		    (long long)sizes[k], (long long)ts, (long long)th,
 		    (double)th / (double)ts, (long long)td,
+		    (double)td / (double)ts);
+		assert_true(ts > 0);
+		assert_true(ts <= th);
+		assert_true(ts <= td);
+	}
+	/* the pieces range over s too: at its greatest, 64, the same */
+	for (size_t k = 0; k < n_sizes; k++) {
+		int64_t th = plan_time(hand, sizes[k], 64);
+		int64_t td = plan_time(dp, sizes[k], 64);
+		int64_t ts =
+		    piece_time(ctx, s, piece_at(s, sizes[k], 64), sizes[k], 64);
+
+		print_message("b = %lld, s = 64: search %lld fs, Megatron "
+		              "%.2fx, data parallel %.2fx\n",
+		    (long long)sizes[k], (long long)ts, (double)th / (double)ts,
 		    (double)td / (double)ts);
 		assert_true(ts > 0);
 		assert_true(ts <= th);
@@ -869,6 +1057,7 @@ main(void)
 		cmocka_unit_test(test_kept_clauses),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_transformer),
+		cmocka_unit_test(test_two_symbols),
 	};
 
 	return cmocka_run_group_tests_name("search", tests, NULL, NULL);

@@ -309,25 +309,24 @@ check_gradients(sym_graph *g)
 		    sym_value_grad(sym_graph_trained(g, i)), NULL);
 }
 
-/* Return the value the first --bind of "o" gives the first symbol the
- * graph of "r" declares (the one the strategy search ranges over), or
- * -1. */
-static int64_t
-first_size(const struct run *r, const struct options *o)
+/* Return the sizes the first --bind of "o" gives (the strategy search's
+ * piece that covers them runs), NULL when there is none or it does not
+ * parse (reported later). */
+static sym_binding *
+first_binding(const struct run *r, const struct options *o)
 {
 	sym_binding *b;
-	int64_t v = -1;
 
 	if (!o->n_bind || sym_ctx_n_symbols(r->ctx) == 0 ||
 	    bind_arg_error(o->bind[0]))
-		return -1;
+		return NULL;
 	b = sym_binding_new(r->ctx);
-	if (b && sym_binding_parse(b, o->bind[0], NULL) == 0 &&
-	    sym_binding_get(b, sym_ctx_symbol(r->ctx, 0), &v) < 0)
-		v = -1;
+	if (b && sym_binding_parse(b, o->bind[0], NULL) < 0) {
+		sym_binding_free(b);
+		b = NULL;
+	}
 	sym_ctx_clear_error(r->ctx);
-	sym_binding_free(b);
-	return v;
+	return b;
 }
 
 /* Read, check and shard the graph of "o" into "r" on the ranks "o" asks
@@ -363,8 +362,11 @@ load_graph(struct run *r, struct options *o)
 			    sym_ctx_last_message(r->ctx));
 		if (sym_graph_loss(r->g))
 			check_gradients(r->g);
-		status = tool_shard(&o->voice, r->g, o->autop, o->memory,
-		    first_size(r, o), EXIT_FAIL);
+		sym_binding *at = first_binding(r, o);
+
+		status = tool_shard(&o->voice, r->g, o->autop, o->memory, at,
+		    EXIT_FAIL);
+		sym_binding_free(at);
 		if (status)
 			return status;
 	}

@@ -32,7 +32,8 @@ double tool_now(void);
 
 /* tool_shard.c */
 struct sym_graph;
+struct sym_binding;
 int tool_shard(struct tool_voice *v, struct sym_graph *g, int autop,
-    int64_t memory, int64_t size, int status);
+    int64_t memory, const struct sym_binding *at, int status);
 
 #endif

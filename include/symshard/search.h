@@ -51,9 +51,14 @@ SYM_EXPORT SYM_GIVE sym_search *sym_graph_search(SYM_KEEP sym_graph *g,
 SYM_EXPORT void sym_search_free(SYM_TAKE sym_search *s);
 SYM_EXPORT int sym_search_apply(SYM_KEEP sym_search *s, size_t i);
 SYM_EXPORT SYM_KEEP sym_symbol *sym_search_symbol(SYM_KEEP const sym_search *s);
+SYM_EXPORT size_t sym_search_n_symbols(SYM_KEEP const sym_search *s);
+SYM_EXPORT SYM_KEEP sym_symbol *
+sym_search_symbol_at(SYM_KEEP const sym_search *s, size_t k);
 SYM_EXPORT size_t sym_search_n_pieces(SYM_KEEP const sym_search *s);
 SYM_EXPORT int sym_search_piece_range(SYM_KEEP const sym_search *s, size_t i,
     int64_t *lo, int64_t *hi);
+SYM_EXPORT int sym_search_piece_range_at(SYM_KEEP const sym_search *s, size_t i,
+    size_t k, int64_t *lo, int64_t *hi);
 SYM_EXPORT size_t sym_search_n_nodes(SYM_KEEP const sym_search *s);
 SYM_EXPORT SYM_KEEP const sym_node *
 sym_search_node(SYM_KEEP const sym_search *s, size_t j);

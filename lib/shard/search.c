@@ -31,6 +31,8 @@
 #define MAX_LAYOUT_AXES 4
 /* Rounds of searching again at the ends of the pieces. */
 #define MAX_REFINE 3
+/* The most cells the sizes of the second searched symbol are cut in. */
+#define MAX_CELLS 16
 /* The greatest sample: sizes beyond it are priced as the last piece. */
 #define SAMPLE_LIMIT ((int64_t)1 << 32)
 
@@ -610,18 +612,25 @@ evaluate(sym_search *s, const size_t *c)
 	return s->n_entry++;
 }
 
+/* Bind the symbol "x" of "s" (and its instances) to "v" in s->b. */
+static void
+bind_symbol(sym_search *s, const sym_symbol *x, int64_t v)
+{
+	size_t ns = sym_ctx_n_symbols(s->ctx);
+
+	for (size_t i = 0; x && i < ns; i++) {
+		sym_symbol *y = sym_ctx_symbol(s->ctx, i);
+
+		if (sym_symbol_origin(y) == x)
+			sym_binding_set(s->b, y, v);
+	}
+}
+
 /* Bind the searched symbol of "s" (and its instances) to "v" in s->b. */
 static void
 bind_at(sym_search *s, int64_t v)
 {
-	size_t ns = sym_ctx_n_symbols(s->ctx);
-
-	for (size_t i = 0; s->sym && i < ns; i++) {
-		sym_symbol *y = sym_ctx_symbol(s->ctx, i);
-
-		if (sym_symbol_origin(y) == s->sym)
-			sym_binding_set(s->b, y, v);
-	}
+	bind_symbol(s, s->sym, v);
 }
 
 /* The value of entry "e" of "s" at the size bound in s->b: feasible
@@ -750,19 +759,29 @@ default_start(sym_search *s)
 	return 0;
 }
 
+/* Return the least size from "lo" to "hi" (INT64_MAX: no bound) of a
+ * symbol of "info" that is at least "x" and admissible (x when it has no
+ * divisor), INT64_MAX when none. */
+static int64_t
+admissible_in(const sym_symbol_info *info, int64_t lo, int64_t hi, int64_t x)
+{
+	int64_t d = info->divisor > 0 ? info->divisor : 1;
+	int64_t r;
+
+	if (x < lo)
+		x = lo;
+	r = ((info->remainder - x) % d + d) % d;
+	if (x > INT64_MAX - r || (hi != INT64_MAX && x + r > hi))
+		return INT64_MAX;
+	return x + r;
+}
+
 /* Return the least admissible size of the searched symbol of "s" that is
- * at least "x" (x when it has no divisor), INT64_MAX when none. */
+ * at least "x", INT64_MAX when none. */
 static int64_t
 admissible_from(const sym_search *s, int64_t x)
 {
-	int64_t d = s->info.divisor > 0 ? s->info.divisor : 1;
-	int64_t r = ((s->info.remainder - x) % d + d) % d;
-
-	if (x < s->lo)
-		return admissible_from(s, s->lo);
-	if (x > INT64_MAX - r || (s->hi != INT64_MAX && x + r > s->hi))
-		return INT64_MAX;
-	return x + r;
+	return admissible_in(&s->info, s->lo, s->hi, x);
 }
 
 /* The winner among the plans "set" ("n" entries) of "s" at size "b": the
@@ -812,7 +831,7 @@ add_piece(sym_search *s, int64_t lo, int64_t hi, size_t entry, int fits)
 	if (!p)
 		return -1;
 	s->piece = p;
-	p[s->n_piece++] = (struct sym__spiece){ lo, hi, entry, fits };
+	p[s->n_piece++] = (struct sym__spiece){ lo, hi, entry, fits, 0, 0 };
 	return 0;
 }
 
@@ -843,9 +862,34 @@ cut_pieces(sym_search *s, const size_t *set, size_t n, const int64_t *sample,
 	return add_piece(s, lo, s->hi == INT64_MAX ? -1 : s->hi, set[w], fits);
 }
 
-/* Choose the searched symbol of "s": the first symbol of the context
- * (its origin) the graph's values use; the others stay at their least
- * values in s->b. */
+/* Set the second searched symbol of "s", "y" (an origin), unless it has
+ * a single admissible size: then it stays at it. */
+static void
+choose_second(sym_search *s, sym_symbol *y)
+{
+	int64_t lo, hi;
+
+	sym_symbol_get_info(y, &s->info2);
+	lo = sym_symbol_least(y) > 0 ? sym_symbol_least(y) : 1;
+	hi = sym_symbol_greatest(y) > 0 ? sym_symbol_greatest(y) : INT64_MAX;
+	lo = admissible_in(&s->info2, lo, hi, lo);
+	if (lo == INT64_MAX ||
+	    admissible_in(&s->info2, lo, hi, lo + 1) == INT64_MAX)
+		return;
+	s->sym2 = y;
+	s->lo2 = lo;
+	s->hi2 = hi;
+	/* unbounded: looked at up to SAMPLE_LIMIT */
+	s->top2 = hi != INT64_MAX ? hi
+	                          : admissible_in(&s->info2, lo, hi,
+	                                lo > SAMPLE_LIMIT ? lo : SAMPLE_LIMIT);
+	if (s->top2 == INT64_MAX)
+		s->sym2 = NULL;
+}
+
+/* Choose the searched symbols of "s": the first symbol of the context
+ * (its origin) and the next one with more than one admissible size; the
+ * others stay at their least values in s->b. */
 static void
 choose_symbol(sym_search *s)
 {
@@ -855,6 +899,8 @@ choose_symbol(sym_search *s)
 		sym_symbol *y = sym_ctx_symbol(s->ctx, i);
 
 		sym_binding_set(s->b, y, sym_symbol_least(y));
+		if (s->sym && !s->sym2 && sym_symbol_origin(y) == y)
+			choose_second(s, y);
 		if (!s->sym && sym_symbol_origin(y) == y)
 			s->sym = y;
 	}
@@ -892,37 +938,63 @@ samples(sym_search *s, int64_t *sample)
 	return n;
 }
 
+/* Return, malloc'ed, the sizes of the second searched symbol of "s" the
+ * piece "p" covers as a clause, " and s in [8, 24]" (" and s >= 32",
+ * " and s = 8"), "" when there is none; NULL when out of memory. */
+static char *
+second_text(const sym_search *s, const struct sym__spiece *p)
+{
+	const char *n = s->sym2 ? sym_symbol_name(s->sym2) : NULL;
+
+	if (!n)
+		return sym__strdup(s->ctx, "");
+	if (p->hi2 < 0)
+		return sym__asprintf(" and %s >= %lld", n, (long long)p->lo2);
+	if (p->hi2 == p->lo2)
+		return sym__asprintf(" and %s = %lld", n, (long long)p->lo2);
+	return sym__asprintf(" and %s in [%lld, %lld]", n, (long long)p->lo2,
+	    (long long)p->hi2);
+}
+
 /* Record on the context the error of the first piece of "s" where no
  * plan fits the cap; return -1. */
 static int
 no_fit(sym_search *s, const struct sym__spiece *p)
 {
 	int64_t least = INT64_MAX;
+	const char *n = s->sym ? sym_symbol_name(s->sym) : "?";
+	char *cell = second_text(s, p), at2[96] = "";
 
 	bind_at(s, p->lo);
+	if (s->sym2)
+		bind_symbol(s, s->sym2, p->lo2);
 	for (size_t e = 0; e < s->n_entry; e++) {
 		struct sym__sval v = value(s, e);
 
 		if (v.bad < 2 && v.mem < least)
 			least = v.mem;
 	}
+	if (!cell)
+		return -1;
+	if (s->sym2)
+		snprintf(at2, sizeof(at2), ", %s = %lld",
+		    sym_symbol_name(s->sym2), (long long)p->lo2);
 	if (p->hi < 0)
 		sym__error(s->ctx, SYM_EINVAL,
 		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
-		    "search: no plan fits memory=%lld bytes for %s >= %lld: "
-		    "the least memory needed at %s = %lld is %lld bytes",
-		    (long long)s->cap, sym_symbol_name(s->sym),
-		    (long long)p->lo, sym_symbol_name(s->sym), (long long)p->lo,
-		    (long long)least);
+		    "search: no plan fits memory=%lld bytes for %s >= %lld%s: "
+		    "the least memory needed at %s = %lld%s is %lld bytes",
+		    (long long)s->cap, n, (long long)p->lo, cell, n,
+		    (long long)p->lo, at2, (long long)least);
 	else
 		sym__error(s->ctx, SYM_EINVAL,
 		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
 		    "search: no plan fits memory=%lld bytes for %s in [%lld, "
-		    "%lld]: the least memory needed at %s = %lld is %lld bytes",
-		    (long long)s->cap, s->sym ? sym_symbol_name(s->sym) : "?",
-		    (long long)p->lo, (long long)p->hi,
-		    s->sym ? sym_symbol_name(s->sym) : "?", (long long)p->lo,
-		    (long long)least);
+		    "%lld]%s: the least memory needed at %s = %lld%s is %lld "
+		    "bytes",
+		    (long long)s->cap, n, (long long)p->lo, (long long)p->hi,
+		    cell, n, (long long)p->lo, at2, (long long)least);
+	free(cell);
 	return -1;
 }
 
@@ -946,10 +1018,29 @@ set_add(sym_ctx *ctx, struct winners *w, size_t e)
 	return 1;
 }
 
+/* Assume in the context of "s" that the symbol "x" lies in ["lo", "hi"]
+ * ("hi" -1: no bound); 0 or -1. */
+static int
+assume_range(sym_search *s, sym_symbol *x, int64_t lo, int64_t hi)
+{
+	sym_expr *y = sym_expr_symbol(x), *l = sym_expr_const(s->ctx, lo);
+	sym_expr *h = hi >= 0 ? sym_expr_const(s->ctx, hi) : NULL;
+	int rc = !y || !l || (hi >= 0 && !h) ||
+	        sym_ctx_assume(s->ctx, y, SYM_GE, l, NULL) < 0 ||
+	        (h && sym_ctx_assume(s->ctx, y, SYM_LE, h, NULL) < 0)
+	    ? -1
+	    : 0;
+
+	sym_expr_free(y);
+	sym_expr_free(l);
+	sym_expr_free(h);
+	return rc;
+}
+
 /* Prove that the memory of every piece of "s" that fits stays within
  * the cap for every size it covers (the prover, under the piece's
- * bounds); 0, or -1 with an error naming the piece and the size that
- * breaks it. */
+ * bounds on both searched symbols); 0, or -1 with an error naming the
+ * piece and the size that breaks it. */
 static int
 prove_memory(sym_search *s)
 {
@@ -957,53 +1048,54 @@ prove_memory(sym_search *s)
 
 	for (size_t i = 0; i < s->n_piece && rc == 0 && s->cap > 0; i++) {
 		const struct sym__spiece *p = &s->piece[i];
-		sym_expr *y, *lo, *hi = NULL, *cap;
+		sym_expr *cap;
 		sym_binding *w = NULL;
-		sym_answer a;
+		sym_answer a = SYM_UNKNOWN;
+		int64_t at = p->lo, at2 = p->lo2;
+		char *cell, where[96] = "";
 
 		if (!p->fits || !s->sym)
 			continue;
-		y = sym_expr_symbol(s->sym);
-		lo = sym_expr_const(s->ctx, p->lo);
 		cap = sym_expr_const(s->ctx, s->cap);
-		if (p->hi >= 0)
-			hi = sym_expr_const(s->ctx, p->hi);
-		if (!y || !lo || !cap || (p->hi >= 0 && !hi) ||
-		    sym_ctx_push(s->ctx) < 0) {
+		if (!cap || sym_ctx_push(s->ctx) < 0) {
+			sym_expr_free(cap);
+			return -1;
+		}
+		if (assume_range(s, s->sym, p->lo, p->hi) < 0 ||
+		    (s->sym2 && assume_range(s, s->sym2, p->lo2, p->hi2) < 0))
 			rc = -1;
-		} else {
-			if (sym_ctx_assume(s->ctx, y, SYM_GE, lo, NULL) < 0 ||
-			    (hi &&
-			        sym_ctx_assume(s->ctx, y, SYM_LE, hi, NULL) <
-			            0))
-				rc = -1;
-			a = rc ? SYM_UNKNOWN
-			       : sym_prove_cmp(s->ctx, s->entry[p->entry].mem,
-			             SYM_LE, cap, &w);
-			sym_ctx_pop(s->ctx);
-			if (rc == 0 && a != SYM_TRUE) {
-				int64_t at = p->lo;
-
-				if (w)
-					sym_binding_get(w, s->sym, &at);
-				sym__error(s->ctx, SYM_EINVAL,
-				    s->g->auto_parallel ? &s->g->auto_loc
-				                        : NULL,
-				    "search: the memory of the plan for %s in "
-				    "[%lld, %lld] is not proven within "
-				    "memory=%lld bytes (%s at %s = %lld)",
-				    sym_symbol_name(s->sym), (long long)p->lo,
-				    (long long)p->hi, (long long)s->cap,
-				    a == SYM_FALSE ? "exceeded" : "undecided",
-				    sym_symbol_name(s->sym), (long long)at);
-				rc = -1;
-			}
+		else
+			a = sym_prove_cmp(s->ctx, s->entry[p->entry].mem,
+			    SYM_LE, cap, &w);
+		sym_ctx_pop(s->ctx);
+		sym_expr_free(cap);
+		if (rc < 0 || a == SYM_TRUE) {
+			sym_binding_free(w);
+			continue;
+		}
+		if (w) {
+			sym_binding_get(w, s->sym, &at);
+			if (s->sym2)
+				sym_binding_get(w, s->sym2, &at2);
 		}
 		sym_binding_free(w);
-		sym_expr_free(y);
-		sym_expr_free(lo);
-		sym_expr_free(hi);
-		sym_expr_free(cap);
+		cell = second_text(s, p);
+		if (!cell)
+			return -1;
+		if (s->sym2)
+			snprintf(where, sizeof(where), ", %s = %lld",
+			    sym_symbol_name(s->sym2), (long long)at2);
+		sym__error(s->ctx, SYM_EINVAL,
+		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
+		    "search: the memory of the plan for %s in [%lld, %lld]%s "
+		    "is not proven within memory=%lld bytes (%s at %s = "
+		    "%lld%s)",
+		    sym_symbol_name(s->sym), (long long)p->lo, (long long)p->hi,
+		    cell, (long long)s->cap,
+		    a == SYM_FALSE ? "exceeded" : "undecided",
+		    sym_symbol_name(s->sym), (long long)at, where);
+		free(cell);
+		rc = -1;
 	}
 	return rc;
 }
@@ -1073,40 +1165,36 @@ searched_before(sym_search *s, struct seen *seen, int64_t b, size_t warm)
 	return 0;
 }
 
-/* Search the plans of "s" at its samples and cut the pieces; then search
- * again at both ends of every piece, recutting with the plans found
- * there until no new plan wins an end (at most MAX_REFINE rounds), so
- * that a plan best only between two samples is found too. 0 or -1. */
+/* Search "s" at the "ns" sizes "sample" of its symbol (the second one,
+ * if any, as bound in s->b), from "*warm", adding the winners to "w";
+ * then cut the pieces and search again at both ends of every piece,
+ * recutting with the plans found there until no new plan wins an end
+ * (at most "rounds" rounds), so that a plan best only between two
+ * samples is found too. 0 or -1. */
 static int
-run(sym_search *s)
+refine(sym_search *s, struct winners *w, const int64_t *sample, size_t ns,
+    size_t *warm, int rounds)
 {
-	int64_t sample[70];
-	size_t ns = samples(s, sample), warm = SIZE_MAX;
-	struct winners w = { NULL, 0, 0 };
 	struct seen seen = { NULL, 0, 0 };
-	int rc = 0, grew = 1;
+	int grew = 1, rc = 0;
 
-	if (default_start(s) < 0)
-		goto oom;
-	if (n_plans(s) > s->max_eval && !(s->cg = sym__cg_new(s)))
-		goto oom;
-	s->n_probe = sym__cg_n_probes(s->cg);
-	for (size_t k = 0; k < ns; k++) {
-		size_t e = search_at(s, sample[k], warm);
+	for (size_t k = 0; k < ns && rc == 0; k++) {
+		size_t e = search_at(s, sample[k], *warm);
 
-		if (e == SIZE_MAX || s->failed || set_add(s->ctx, &w, e) < 0)
-			goto oom;
-		warm = e;
+		if (e == SIZE_MAX || s->failed || set_add(s->ctx, w, e) < 0)
+			rc = -1;
+		*warm = e;
 	}
-	for (int round = 0; grew && round <= MAX_REFINE; round++) {
+	for (int round = 0; rc == 0 && grew && round <= rounds; round++) {
 		s->n_piece = 0;
-		if (cut_pieces(s, w.e, w.n, sample, ns) < 0)
-			goto oom;
+		if (cut_pieces(s, w->e, w->n, sample, ns) < 0)
+			rc = -1;
 		grew = 0;
-		for (size_t i = 0; round < MAX_REFINE && i < s->n_piece; i++) {
+		for (size_t i = 0; rc == 0 && round < rounds && i < s->n_piece;
+		     i++) {
 			int64_t ends[2] = { s->piece[i].lo, s->piece[i].hi };
 
-			for (int j = 0; j < 2; j++) {
+			for (int j = 0; j < 2 && rc == 0; j++) {
 				size_t e;
 				int t;
 
@@ -1114,34 +1202,153 @@ run(sym_search *s)
 					continue;
 				t = searched_before(s, &seen, ends[j],
 				    s->piece[i].entry);
-				if (t < 0)
-					goto oom;
-				if (t > 0)
+				if (t != 0) {
+					rc = t < 0 ? -1 : 0;
 					continue;
+				}
 				e = search_at(s, ends[j], s->piece[i].entry);
 				if (e == SIZE_MAX || s->failed ||
-				    (t = set_add(s->ctx, &w, e)) < 0)
-					goto oom;
+				    (t = set_add(s->ctx, w, e)) < 0)
+					rc = -1;
 				grew |= t > 0;
 			}
 		}
+	}
+	free(seen.at);
+	return rc;
+}
+
+/* Cut the pieces of "s" at size "v" of its second symbol over the plans
+ * "w" (see cut_pieces), from piece "base" on; 0 or -1. */
+static int
+pieces_at(sym_search *s, const struct winners *w, const int64_t *sample,
+    size_t ns, int64_t v, size_t base)
+{
+	bind_symbol(s, s->sym2, v);
+	s->n_piece = base;
+	return cut_pieces(s, w->e, w->n, sample, ns);
+}
+
+/* Return 1 when the "n" pieces of "s" from "a" on and those from "b" on
+ * (to the last) are the same: ranges, plans and fitness. */
+static int
+same_pieces(const sym_search *s, size_t a, size_t n, size_t b)
+{
+	if (s->n_piece - b != n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct sym__spiece *p = &s->piece[a + i];
+		const struct sym__spiece *q = &s->piece[b + i];
+
+		if (p->lo != q->lo || p->hi != q->hi || p->entry != q->entry ||
+		    p->fits != q->fits)
+			return 0;
+	}
+	return 1;
+}
+
+/* Cut the sizes of the second symbol of "s" into cells within which the
+ * pieces over its first symbol stay the same (the same plans, the same
+ * breakpoints), by bisection from the least size of each cell up to
+ * s->top2 (assuming the pieces change once in between: cost lines that
+ * cross once); each cell keeps the pieces cut at its least size, over
+ * the plans "w". At most MAX_CELLS cells: the last one then runs to the
+ * end. 0 or -1. */
+static int
+cut_cells(sym_search *s, const struct winners *w, const int64_t *sample,
+    size_t ns)
+{
+	int64_t a = s->lo2, d = s->info2.divisor > 0 ? s->info2.divisor : 1;
+	size_t base = 0;
+
+	s->n_cell = 0;
+	while (a != INT64_MAX) {
+		int64_t v = s->top2;
+		size_t n;
+
+		if (pieces_at(s, w, sample, ns, a, base) < 0)
+			return -1;
+		n = s->n_piece - base;
+		if (s->n_cell + 1 < MAX_CELLS && a < s->top2) {
+			int64_t lo = 0, hi = (s->top2 - a) / d;
+
+			if (pieces_at(s, w, sample, ns, s->top2, base + n) < 0)
+				return -1;
+			if (!same_pieces(s, base, n, base + n)) {
+				/* a + lo*d keeps the pieces, a + hi*d not */
+				while (hi - lo > 1) {
+					int64_t mid = lo + (hi - lo) / 2;
+
+					if (pieces_at(s, w, sample, ns,
+					        a + mid * d, base + n) < 0)
+						return -1;
+					if (same_pieces(s, base, n, base + n))
+						lo = mid;
+					else
+						hi = mid;
+				}
+				v = a + lo * d;
+			}
+		}
+		s->n_piece = base + n;
+		for (size_t i = base; i < base + n; i++) {
+			s->piece[i].lo2 = a;
+			s->piece[i].hi2 = v < s->top2 ? v
+			    : s->hi2 == INT64_MAX     ? -1
+			                              : s->hi2;
+		}
+		s->n_cell++;
+		base += n;
+		if (v >= s->top2)
+			break;
+		a = admissible_in(&s->info2, s->lo2, s->hi2, v + 1);
+	}
+	return 0;
+}
+
+/* Search the plans of "s": over its symbol at its samples, with the
+ * second symbol (if any) at its least size and then at its greatest
+ * (s->top2), refining at the ends of the pieces (see refine); then cut
+ * the second symbol's sizes into cells (see cut_cells). Check that
+ * every piece fits the cap, or fail naming the first that does not,
+ * and prove the memory of every piece. 0 or -1. */
+static int
+run(sym_search *s)
+{
+	int64_t sample[70];
+	size_t ns = samples(s, sample), warm = SIZE_MAX;
+	struct winners w = { NULL, 0, 0 };
+	int rc = 0;
+
+	if (default_start(s) < 0)
+		goto oom;
+	if (n_plans(s) > s->max_eval && !(s->cg = sym__cg_new(s)))
+		goto oom;
+	s->n_probe = sym__cg_n_probes(s->cg);
+	if (refine(s, &w, sample, ns, &warm, MAX_REFINE) < 0)
+		goto oom;
+	if (s->sym2) {
+		bind_symbol(s, s->sym2, s->top2);
+		if (refine(s, &w, sample, ns, &warm, 1) < 0 ||
+		    cut_cells(s, &w, sample, ns) < 0)
+			goto oom;
+		bind_symbol(s, s->sym2, s->lo2);
 	}
 	for (size_t i = 0; i < s->n_piece && rc == 0; i++)
 		if (!s->piece[i].fits) {
 			struct sym__spiece p = s->piece[i];
 
-			while (i + 1 < s->n_piece && !s->piece[i + 1].fits)
+			while (i + 1 < s->n_piece && !s->piece[i + 1].fits &&
+			    s->piece[i + 1].lo2 == p.lo2)
 				p.hi = s->piece[++i].hi;
 			rc = no_fit(s, &p);
 		}
 	if (rc == 0)
 		rc = prove_memory(s);
 	free(w.e);
-	free(seen.at);
 	return rc;
 oom:
 	free(w.e);
-	free(seen.at);
 	if (sym_ctx_last_error(s->ctx) == SYM_OK)
 		sym__oom(s->ctx);
 	return -1;
@@ -1269,6 +1476,39 @@ sym_symbol *
 sym_search_symbol(const sym_search *s)
 {
 	return s ? s->sym : NULL;
+}
+
+/* Return the number of symbols the pieces of "s" range over: 0, 1 or 2
+ * (sym_search_symbol_at). */
+size_t
+sym_search_n_symbols(const sym_search *s)
+{
+	return !s || !s->sym ? 0 : s->sym2 ? 2 : 1;
+}
+
+/* Return symbol "k" the pieces of "s" range over (0: the first, the one
+ * sym_search_symbol returns), NULL out of range. */
+sym_symbol *
+sym_search_symbol_at(const sym_search *s, size_t k)
+{
+	if (!s || k >= sym_search_n_symbols(s))
+		return NULL;
+	return k ? s->sym2 : s->sym;
+}
+
+/* Store the sizes of symbol "k" piece "i" of "s" covers in "*lo" and
+ * "*hi" (-1: no bound); 0 or -1. */
+int
+sym_search_piece_range_at(const sym_search *s, size_t i, size_t k, int64_t *lo,
+    int64_t *hi)
+{
+	if (!s || i >= s->n_piece || k >= sym_search_n_symbols(s))
+		return -1;
+	if (lo)
+		*lo = k ? s->piece[i].lo2 : s->piece[i].lo;
+	if (hi)
+		*hi = k ? s->piece[i].hi2 : s->piece[i].hi;
+	return 0;
 }
 
 /* Return the number of pieces of "s". */

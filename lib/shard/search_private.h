@@ -25,11 +25,14 @@ struct sym__sval {
 	int64_t fs, mem;
 };
 
-/* A piece: the sizes ["lo", "hi"] ("hi" -1: no bound) and its plan. */
+/* A piece: the sizes ["lo", "hi"] of the searched symbol ("hi" -1: no
+ * bound), those ["lo2", "hi2"] of the second one (0 when none), and its
+ * plan. */
 struct sym__spiece {
 	int64_t lo, hi;
 	size_t entry;
 	int fits;
+	int64_t lo2, hi2;
 };
 
 struct sym_search {
@@ -64,10 +67,16 @@ struct sym_search {
 	 * chains, "n_bucket" a power of two. */
 	size_t *bucket, *next, n_bucket;
 	int failed; /* an error other than a rejected plan */
-	/* The searched symbol, its admissible sizes, the evaluation binding */
+	/* The searched symbol, its admissible sizes, the evaluation binding;
+	 * the second searched symbol (NULL: none), its sizes, and the
+	 * greatest size the search looks at, "top2" */
 	sym_symbol *sym;
 	sym_symbol_info info;
 	int64_t lo, hi; /* hi INT64_MAX: no bound */
+	sym_symbol *sym2;
+	sym_symbol_info info2;
+	int64_t lo2, hi2, top2;
+	size_t n_cell; /* the ranges of sym2 the pieces were cut in */
 	sym_binding *b;
 	struct sym__spiece *piece;
 	size_t n_piece;

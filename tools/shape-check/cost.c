@@ -116,21 +116,45 @@ cost_rows(const struct report *r, struct table *t)
 	    bytes_text(r, c->activation_bytes), NULL, NULL);
 }
 
+/* Return the malloc'ed range of symbol "k" in piece "i" of the search
+ * "s": "8 <= b <= 176", "b >= 184" or "s = 8". */
+static char *
+symbol_range(const sym_search *s, size_t i, size_t k)
+{
+	const char *n = sym_symbol_name(sym_search_symbol_at(s, k));
+	int64_t lo = 0, hi = 0;
+
+	sym_search_piece_range_at(s, i, k, &lo, &hi);
+	if (hi < 0)
+		return report_format("%s >= %" PRId64, n, lo);
+	if (hi == lo)
+		return report_format("%s = %" PRId64, n, lo);
+	return report_format("%" PRId64 " <= %s <= %" PRId64, lo, n, hi);
+}
+
 /* Return the malloc'ed range of piece "i" of the search of "r": "8 <= b
- * <= 176", "b >= 184" or "every size". */
+ * <= 176", "b >= 184, 16 <= s <= 64" or "every size". */
 static char *
 range_text(const struct report *r, size_t i)
 {
-	const sym_symbol *y = sym_search_symbol(r->search);
-	int64_t lo = 0, hi = 0;
+	const sym_search *s = r->search;
+	char *t = NULL;
 
-	sym_search_piece_range(r->search, i, &lo, &hi);
-	if (!y)
+	if (sym_search_n_symbols(s) == 0)
 		return text_dup("every size");
-	if (hi < 0)
-		return report_format("%s >= %" PRId64, sym_symbol_name(y), lo);
-	return report_format("%" PRId64 " <= %s <= %" PRId64, lo,
-	    sym_symbol_name(y), hi);
+	for (size_t k = 0; k < sym_search_n_symbols(s); k++) {
+		char *one = symbol_range(s, i, k), *u;
+
+		u = one
+		    ? report_format("%s%s%s", t ? t : "", t ? ", " : "", one)
+		    : NULL;
+		free(one);
+		free(t);
+		t = u;
+		if (!t)
+			return NULL;
+	}
+	return t;
 }
 
 /* Return "s" for a count other than 1, else "". */
@@ -140,21 +164,34 @@ plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* Return 1 when "x" is a symbol the search "s" ranges over. */
+static int
+searched_symbol(const sym_search *s, const sym_symbol *x)
+{
+	for (size_t k = 0; k < sym_search_n_symbols(s); k++)
+		if (sym_search_symbol_at(s, k) == x)
+			return 1;
+	return 0;
+}
+
 /* Return, malloc'ed, the sizes the search of "r" holds the symbols it
- * does not range over at while it chooses (their least): " over b; s
- * held at 8 while choosing", NULL when there are none. */
+ * does not range over at while it chooses (their least): " over b and
+ * s; t = 8 held at its least while choosing", NULL when there are
+ * none. */
 static char *
 held_text(const struct report *r)
 {
-	const sym_symbol *y = sym_search_symbol(r->search);
+	const sym_search *s = r->search;
 	sym_ctx *ctx = sym_graph_get_ctx(r->g);
 	char *t = NULL;
+	size_t n = 0;
 
-	for (size_t i = 0; y && i < sym_ctx_n_symbols(ctx); i++) {
+	for (size_t i = 0;
+	     sym_search_n_symbols(s) && i < sym_ctx_n_symbols(ctx); i++) {
 		const sym_symbol *x = sym_ctx_symbol(ctx, i);
 		char *u;
 
-		if (x == y || sym_symbol_origin(x) != x)
+		if (searched_symbol(s, x) || sym_symbol_origin(x) != x)
 			continue;
 		u = report_format("%s%s%s = %" PRId64, t ? t : "",
 		    t ? ", " : "", sym_symbol_name(x), sym_symbol_least(x));
@@ -162,11 +199,15 @@ held_text(const struct report *r)
 		t = u;
 		if (!t)
 			return NULL;
+		n++;
 	}
 	if (t) {
-		char *u = report_format(" over %s; %s held at %s least while "
-		                        "choosing",
-		    sym_symbol_name(y), t, strchr(t, ',') ? "their" : "its");
+		const sym_symbol *y = sym_search_symbol_at(s, 0);
+		const sym_symbol *z = sym_search_symbol_at(s, 1);
+		char *u = report_format(" over %s%s%s; %s held at %s least "
+		                        "while choosing",
+		    sym_symbol_name(y), z ? " and " : "",
+		    z ? sym_symbol_name(z) : "", t, n > 1 ? "their" : "its");
 
 		free(t);
 		t = u;
@@ -313,17 +354,18 @@ static json_t *
 json_piece(struct doc *d, size_t i)
 {
 	const sym_search *s = d->r->search;
-	const sym_symbol *y = sym_search_symbol(s);
 	json_t *o = doc_chk(d, json_object()), *range, *st, *lh;
-	int64_t lo = 0, hi = 0;
 
-	sym_search_piece_range(s, i, &lo, &hi);
 	range = doc_chk(d, json_object());
-	if (y) {
+	for (size_t k = 0; k < sym_search_n_symbols(s); k++) {
+		int64_t lo = 0, hi = 0;
+
+		sym_search_piece_range_at(s, i, k, &lo, &hi);
 		lh = doc_chk(d, json_array());
 		doc_push(d, lh, doc_num(d, lo));
 		doc_push(d, lh, hi < 0 ? json_null() : doc_num(d, hi));
-		doc_set(d, range, sym_symbol_name(y), lh);
+		doc_set(d, range, sym_symbol_name(sym_search_symbol_at(s, k)),
+		    lh);
 	}
 	doc_set(d, o, "range", range);
 	st = doc_chk(d, json_object());
@@ -383,7 +425,7 @@ json_search(struct doc *d)
 	for (size_t i = 0; y && i < sym_ctx_n_symbols(ctx); i++) {
 		const sym_symbol *x = sym_ctx_symbol(ctx, i);
 
-		if (x != y && sym_symbol_origin(x) == x)
+		if (!searched_symbol(s, x) && sym_symbol_origin(x) == x)
 			doc_set(d, held, sym_symbol_name(x),
 			    doc_num(d, sym_symbol_least(x)));
 	}

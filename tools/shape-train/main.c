@@ -89,6 +89,22 @@ print_diagnostics(const struct run *r, struct train_options *o)
 	}
 }
 
+/* Return the sizes the first step of "o" runs at: its first batch (64
+ * unless --batch says) for the first symbol the graph of "r" declares,
+ * the batch symbol; NULL when there is no symbol (or out of memory). */
+static sym_binding *
+batch_binding(const struct run *r, const struct train_options *o)
+{
+	sym_ctx *ctx = sym_graph_get_ctx(r->g);
+	sym_binding *b;
+
+	if (sym_ctx_n_symbols(ctx) == 0 || !(b = sym_binding_new(ctx)))
+		return NULL;
+	sym_binding_set(b, sym_ctx_symbol(ctx, 0),
+	    o->n_batch ? o->batch[0] : 64);
+	return b;
+}
+
 /* Read, check and shard the graph of "o" into "r" on its ranks; compile
  * its plans. Return -1 to go on, or the exit status. */
 static int
@@ -116,8 +132,11 @@ load_graph(struct run *r, struct train_options *o)
 	if (sym_graph_n_errors(r->g) == 0 && r->ranks != devices)
 		sym_graph_set_devices(r->g, r->ranks, NULL);
 	if (sym_graph_n_errors(r->g) == 0) {
-		int st = tool_shard(&o->voice, r->g, o->autop, o->memory,
-		    o->n_batch ? o->batch[0] : 64, TRAIN_EXIT_FAIL);
+		sym_binding *at = batch_binding(r, o);
+		int st = tool_shard(&o->voice, r->g, o->autop, o->memory, at,
+		    TRAIN_EXIT_FAIL);
+
+		sym_binding_free(at);
 
 		if (st)
 			return st;

@@ -1,1 +1,0 @@
-examples/megatron.sg --auto

@@ -1,0 +1,1 @@
+tests/golden/search-tokens.sg --memory 400MiB
