@@ -28,7 +28,9 @@
  * At a size of the searched symbol the terms are numbers. Dynamic
  * programming over the graph (eliminating owners one at a time, min-sum
  * over tables of at most MAX_SCOPE owners) finds the model's cheapest
- * plan, the answer when it fits the memory cap. When the tables would be
+ * plan, the answer when it fits the memory cap; its tables and order of
+ * elimination depend on the graph alone, so they are made at the first
+ * size and refilled at the others. When the tables would be
  * too large, or under a cap, the plans descended are the caller's, the
  * best greedy plans (propagated breadth first from each candidate of the
  * operators with the most), and the dynamic programming's optima of time
@@ -139,9 +141,12 @@ struct sym__cg {
 	size_t *ch, *best, *keep;
 	struct cg_tot *ta, *tb;
 	unsigned char *set;
+	struct cg_dp *dp; /* the dynamic programming, made at the first size */
 };
 
 static int make_pairs(struct sym__cg *cg);
+struct cg_dp;
+static void dp_free(const struct sym__cg *cg, struct cg_dp *d);
 
 /* Free the cost graph "cg" (NULL: nothing). */
 void
@@ -149,6 +154,7 @@ sym__cg_free(struct sym__cg *cg)
 {
 	if (!cg)
 		return;
+	dp_free(cg, cg->dp);
 	for (size_t i = 0; cg->lay && i < cg->n_lay; i++)
 		sym__layout_unref(cg->lay[i]);
 	for (size_t i = 0; cg->term && i < cg->n_oc; i++) {
@@ -922,18 +928,27 @@ pair_sweep(sym_search *s, struct sym__cg *cg, size_t *ch, struct cg_tot *t)
 	return changed;
 }
 
+/* Return the most candidates an owner of "cg" has. */
+static size_t
+most_candidates(const struct sym__cg *cg)
+{
+	size_t most = 1;
+
+	for (size_t o = 0; o < cg->n_owner; o++)
+		if (cg->n_cand[o] > most)
+			most = cg->n_cand[o];
+	return most;
+}
+
 /* Find the pairs of searched owners of "cg" joined by edges, and their
  * edges; 0 or -1. */
 static int
 make_pairs(struct sym__cg *cg)
 {
-	size_t most = 1;
+	size_t most = most_candidates(cg);
 
 	cg->pedge = calloc(cg->n_edge + 1, sizeof(*cg->pedge));
 	cg->pair = calloc(cg->n_edge + 1, sizeof(*cg->pair));
-	for (size_t o = 0; o < cg->n_owner; o++)
-		if (cg->n_cand[o] > most)
-			most = cg->n_cand[o];
 	cg->ta = calloc(most, sizeof(*cg->ta));
 	cg->tb = calloc(most, sizeof(*cg->tb));
 	if (!cg->pedge || !cg->pair || !cg->ta || !cg->tb)
@@ -981,16 +996,24 @@ struct cg_factor {
 	int dead;
 };
 
-/* An eliminated owner: the factor scope it was minimized over and, by
- * assignment of that scope, its best candidate. */
+/* An eliminated owner: the factor scope it was minimized over, the
+ * factors it summed ("fo", its stride in each "so") into factor "k",
+ * and, by assignment of that scope, its best candidate ("arg", at the
+ * last size). */
 struct cg_elim {
-	size_t owner, nv;
+	size_t owner, nv, k, nf;
 	size_t var[MAX_SCOPE];
 	size_t stride[MAX_SCOPE];
+	size_t fo[MAX_FACTORS], so[MAX_FACTORS];
 	uint32_t *arg;
 };
 
-/* The state of one elimination. */
+/* The dynamic programming of a cost graph. Its factors and the order of
+ * elimination depend on the graph and the candidates only, so they are
+ * made once (at the first size) and every size refills the tables: the
+ * factor of owner o is f[o], that of pair p f[fixed + p], then those
+ * the eliminations make; "rc" 1 when the scopes or the work are too
+ * large (at every size). */
 struct cg_dp {
 	struct cg_factor *f;
 	size_t n_f;
@@ -1004,6 +1027,8 @@ struct cg_dp {
 	double *score;
 	unsigned char *stale;
 	size_t *asg;
+	double *acc; /* scratch: a sum by candidate of the owner eliminated */
+	int rc;
 };
 
 /* The scalar value of "t" for the elimination: time plus "lambda" per
@@ -1045,10 +1070,12 @@ dp_factor(struct sym__cg *cg, struct cg_dp *d, size_t nv, const size_t *var)
 	return d->n_f++;
 }
 
-/* Release what "d" holds. */
+/* Free "d" (NULL: nothing) of the cost graph "cg". */
 static void
-dp_clear(struct sym__cg *cg, struct cg_dp *d)
+dp_free(const struct sym__cg *cg, struct cg_dp *d)
 {
+	if (!d)
+		return;
 	for (size_t k = 0; d->f && k < d->n_f; k++)
 		free(d->f[k].val);
 	for (size_t o = 0; d->vf && o < cg->n_owner; o++)
@@ -1065,16 +1092,21 @@ dp_clear(struct sym__cg *cg, struct cg_dp *d)
 	free(d->score);
 	free(d->stale);
 	free(d->asg);
+	free(d->acc);
+	free(d);
 }
 
-/* Fill "d" with the factors of "cg" at the bound size: one by searched
- * owner (its term, and its edges to itself or the fixed owner), one by
- * pair of owners joined by edges; 0 or -1. */
-static int
-dp_init(sym_search *s, struct sym__cg *cg, struct cg_dp *d, double lambda)
+/* Return the factors of "cg" (one by searched owner, one by pair of
+ * owners joined by edges) with zeroed tables; NULL when out of
+ * memory. */
+static struct cg_dp *
+dp_new(struct sym__cg *cg)
 {
 	size_t no = cg->n_owner, fixed = no - 1, nf = 2 * no + cg->n_pair + 1;
+	struct cg_dp *d = calloc(1, sizeof(*d));
 
+	if (!d)
+		return NULL;
 	d->f = calloc(nf, sizeof(*d->f));
 	d->vf = calloc(no, sizeof(*d->vf));
 	d->n_vf = calloc(no, sizeof(*d->n_vf));
@@ -1085,15 +1117,38 @@ dp_init(sym_search *s, struct sym__cg *cg, struct cg_dp *d, double lambda)
 	d->score = calloc(no, sizeof(*d->score));
 	d->stale = malloc(no);
 	d->asg = calloc(no, sizeof(*d->asg));
+	d->acc = calloc(most_candidates(cg), sizeof(*d->acc));
 	if (!d->f || !d->vf || !d->n_vf || !d->cap_vf || !d->el || !d->stamp ||
-	    !d->gone || !d->score || !d->stale || !d->asg)
-		return -1;
+	    !d->gone || !d->score || !d->stale || !d->asg || !d->acc) {
+		dp_free(cg, d);
+		return NULL;
+	}
 	memset(d->stale, 1, no);
-	for (size_t o = 0; o < fixed; o++) {
-		size_t k = dp_factor(cg, d, 1, &o);
+	for (size_t o = 0; o < fixed; o++)
+		if (dp_factor(cg, d, 1, &o) == SIZE_MAX) {
+			dp_free(cg, d);
+			return NULL;
+		}
+	for (size_t p = 0; p < cg->n_pair; p++) {
+		size_t var[2] = { cg->pair[p].a, cg->pair[p].b };
 
-		if (k == SIZE_MAX)
-			return -1;
+		if (dp_factor(cg, d, 2, var) == SIZE_MAX) {
+			dp_free(cg, d);
+			return NULL;
+		}
+	}
+	return d;
+}
+
+/* Fill the tables of the factors of owners and pairs of "d" at the size
+ * bound in s->b: an owner's term and its edges to itself or the fixed
+ * owner; a pair's edges. */
+static void
+dp_fill(sym_search *s, struct sym__cg *cg, struct cg_dp *d, double lambda)
+{
+	size_t fixed = cg->n_owner - 1;
+
+	for (size_t o = 0; o < fixed; o++)
 		for (size_t c = 0; c < cg->n_cand[o]; c++) {
 			struct cg_tot t = { 0, 0, 0 };
 
@@ -1106,25 +1161,21 @@ dp_init(sym_search *s, struct sym__cg *cg, struct cg_dp *d, double lambda)
 					add_edge(s, cg, e, e->a == o ? c : 0,
 					    e->b == o ? c : 0, &t);
 			}
-			d->f[k].val[c] = scalar(t, lambda);
+			d->f[o].val[c] = scalar(t, lambda);
 		}
-	}
 	for (size_t p = 0; p < cg->n_pair; p++) {
 		const struct cg_pair *q = &cg->pair[p];
-		size_t var[2] = { q->a, q->b }, k = dp_factor(cg, d, 2, var);
+		double *val = d->f[fixed + p].val;
 
-		if (k == SIZE_MAX)
-			return -1;
 		for (size_t ca = 0; ca < cg->n_cand[q->a]; ca++)
 			for (size_t cb = 0; cb < cg->n_cand[q->b]; cb++) {
 				struct cg_tot t = { 0, 0, 0 };
 
 				pair_terms(s, cg, q, ca, cb, &t);
-				d->f[k].val[ca + cg->n_cand[q->a] * cb] =
+				val[ca + cg->n_cand[q->a] * cb] =
 				    scalar(t, lambda);
 			}
 	}
-	return 0;
 }
 
 /* The scope of owner "o" in "d": the other owners of its live factors,
@@ -1162,52 +1213,64 @@ dp_scope(const struct sym__cg *cg, struct cg_dp *d, size_t o, size_t *var,
 	return nv;
 }
 
-/* Eliminate owner "o" from "d" over the scope "var" ("nv"): a new factor
- * of the least sum of its factors over its candidates, the best one by
- * assignment kept; 0 or -1. */
+/* Plan the elimination of owner "o" from "d" over the scope "var"
+ * ("nv"): a new factor, the live factors of "o" it sums (marked dead),
+ * and the table of best candidates; 0 or -1. */
 static int
-dp_eliminate(struct sym__cg *cg, struct cg_dp *d, size_t o, size_t nv,
+dp_plan(struct sym__cg *cg, struct cg_dp *d, size_t o, size_t nv,
     const size_t *var)
 {
-	size_t nf = 0, fo[MAX_FACTORS], so[MAX_FACTORS], cells;
-	size_t k = dp_factor(cg, d, nv, var);
+	size_t k = dp_factor(cg, d, nv, var), cells = 1;
 	struct cg_elim *el = &d->el[d->n_el];
-	struct cg_factor *g;
 
 	if (k == SIZE_MAX)
 		return -1;
-	g = &d->f[k];
+	memset(el, 0, sizeof(*el));
 	for (size_t j = 0; j < d->n_vf[o]; j++) {
 		struct cg_factor *f = &d->f[d->vf[o][j]];
 
 		if (f->dead || d->vf[o][j] == k)
 			continue;
 		f->dead = 1;
-		fo[nf] = d->vf[o][j];
+		el->fo[el->nf] = d->vf[o][j];
 		for (size_t m = 0; m < f->nv; m++)
 			if (f->var[m] == o)
-				so[nf] = f->stride[m];
-		nf++;
+				el->so[el->nf] = f->stride[m];
+		el->nf++;
 	}
-	cells = 1;
 	for (size_t m = 0; m < nv; m++)
 		cells *= cg->n_cand[var[m]];
 	el->owner = o;
 	el->nv = nv;
-	memcpy(el->var, g->var, sizeof(el->var));
-	memcpy(el->stride, g->stride, sizeof(el->stride));
+	el->k = k;
+	memcpy(el->var, d->f[k].var, sizeof(el->var));
+	memcpy(el->stride, d->f[k].stride, sizeof(el->stride));
 	el->arg = calloc(cells, sizeof(*el->arg));
 	if (!el->arg)
 		return -1;
 	d->n_el++;
-	for (size_t m = 0; m < nv; m++)
-		d->asg[var[m]] = 0;
+	return 0;
+}
+
+/* Run the elimination "el" of "d": its factor's table, the least sum of
+ * the factors it sums over the candidates of its owner, and the best
+ * candidate by assignment of its scope. */
+static void
+dp_run(const struct sym__cg *cg, struct cg_dp *d, const struct cg_elim *el)
+{
+	size_t o = el->owner, nc = cg->n_cand[o], cells = 1;
+	struct cg_factor *g = &d->f[el->k];
+
+	for (size_t m = 0; m < el->nv; m++) {
+		cells *= cg->n_cand[el->var[m]];
+		d->asg[el->var[m]] = 0;
+	}
 	for (size_t x = 0; x < cells; x++) {
 		size_t base[MAX_FACTORS], bc = 0;
 		double bv = 0;
 
-		for (size_t j = 0; j < nf; j++) {
-			const struct cg_factor *f = &d->f[fo[j]];
+		for (size_t j = 0; j < el->nf; j++) {
+			const struct cg_factor *f = &d->f[el->fo[j]];
 
 			base[j] = 0;
 			for (size_t m = 0; m < f->nv; m++)
@@ -1215,97 +1278,125 @@ dp_eliminate(struct sym__cg *cg, struct cg_dp *d, size_t o, size_t nv,
 					base[j] +=
 					    d->asg[f->var[m]] * f->stride[m];
 		}
-		for (size_t c = 0; c < cg->n_cand[o]; c++) {
-			double v = 0;
+		/* the sums by candidate, a factor at a time (the same order
+		 * of additions as candidate by candidate) */
+		for (size_t c = 0; c < nc; c++)
+			d->acc[c] = 0;
+		for (size_t j = 0; j < el->nf; j++) {
+			const double *v = d->f[el->fo[j]].val + base[j];
+			size_t st = el->so[j];
 
-			for (size_t j = 0; j < nf; j++)
-				v += d->f[fo[j]].val[base[j] + c * so[j]];
-			if (c == 0 || v < bv) {
-				bv = v;
+			if (st == 1)
+				for (size_t c = 0; c < nc; c++)
+					d->acc[c] += v[c];
+			else
+				for (size_t c = 0; c < nc; c++)
+					d->acc[c] += v[c * st];
+		}
+		for (size_t c = 0; c < nc; c++)
+			if (c == 0 || d->acc[c] < bv) {
+				bv = d->acc[c];
 				bc = c;
 			}
-		}
 		g->val[x] = bv;
 		el->arg[x] = (uint32_t)bc;
 		/* the next assignment of the scope, the first owner fastest */
-		for (size_t m = 0; m < nv; m++) {
-			if (++d->asg[var[m]] < cg->n_cand[var[m]])
+		for (size_t m = 0; m < el->nv; m++) {
+			if (++d->asg[el->var[m]] < cg->n_cand[el->var[m]])
 				break;
-			d->asg[var[m]] = 0;
+			d->asg[el->var[m]] = 0;
 		}
+	}
+}
+
+/* Make the dynamic programming of "cg" (cg->dp): its factors and its
+ * order of elimination, the owner with the smallest scope first, while
+ * the scopes span at most MAX_SCOPE owners and the work stays within its
+ * bound (else d->rc = 1); 0, or -1 when out of memory. */
+static int
+dp_make(struct sym__cg *cg)
+{
+	size_t no = cg->n_owner, fixed = no - 1;
+	double work = 0, most = DP_WORK + DP_WORK_OWNER * (double)fixed;
+	struct cg_dp *d;
+
+	for (size_t p = 0; p < cg->n_pair; p++)
+		work += (double)cg->n_cand[cg->pair[p].a] *
+		    (double)cg->n_cand[cg->pair[p].b];
+	if (work > most) {
+		cg->dp = calloc(1, sizeof(*cg->dp));
+		if (!cg->dp)
+			return -1;
+		cg->dp->rc = 1;
+		return 0;
+	}
+	d = cg->dp = dp_new(cg);
+	if (!d)
+		return -1;
+	work = 0;
+	for (size_t step = 0; step < fixed; step++) {
+		size_t bo = SIZE_MAX, bnv, var[MAX_SCOPE];
+		double cells;
+
+		/* a scope changes only when a neighbour is eliminated */
+		for (size_t o = 0; o < fixed; o++) {
+			if (d->gone[o])
+				continue;
+			if (d->stale[o]) {
+				size_t nv = dp_scope(cg, d, o, var, &cells);
+
+				d->score[o] = nv > MAX_SCOPE
+				    ? HUGE_VAL
+				    : cells * (double)cg->n_cand[o];
+				d->stale[o] = 0;
+			}
+			if (d->score[o] < HUGE_VAL &&
+			    (bo == SIZE_MAX || d->score[o] < d->score[bo]))
+				bo = o;
+		}
+		if (bo == SIZE_MAX || (work += d->score[bo]) > most) {
+			d->rc = 1;
+			return 0;
+		}
+		bnv = dp_scope(cg, d, bo, var, &cells);
+		if (dp_plan(cg, d, bo, bnv, var) < 0)
+			return -1;
+		d->gone[bo] = 1;
+		for (size_t m = 0; m < bnv; m++)
+			d->stale[var[m]] = 1;
 	}
 	return 0;
 }
 
 /* Store in "ch" the plan of least time plus "lambda" per byte in the
  * model of "cg" at the bound size, by eliminating the owners one at a
- * time, the one with the smallest scope first (exact: dynamic
- * programming over the cost graph). Return 0, 1 when the scopes grow
- * beyond MAX_SCOPE owners or the work beyond its bound (nothing done), or
- * -1 when out of memory. */
+ * time in the order dp_make chose (exact: dynamic programming over the
+ * cost graph). Return 0, 1 when the scopes grow beyond MAX_SCOPE owners
+ * or the work beyond its bound (nothing done), or -1 when out of
+ * memory. */
 static int
 dp_solve(sym_search *s, struct sym__cg *cg, double lambda, size_t *ch)
 {
-	struct cg_dp d;
-	size_t no = cg->n_owner, fixed = no - 1;
-	double work = 0, most = DP_WORK + DP_WORK_OWNER * (double)fixed;
-	int rc = 0;
+	struct cg_dp *d;
 
-	memset(&d, 0, sizeof(d));
-	for (size_t p = 0; p < cg->n_pair; p++)
-		work += (double)cg->n_cand[cg->pair[p].a] *
-		    (double)cg->n_cand[cg->pair[p].b];
-	if (work > most)
-		return 1;
-	work = 0;
-	if (dp_init(s, cg, &d, lambda) < 0) {
-		dp_clear(cg, &d);
+	if (!cg->dp && dp_make(cg) < 0)
 		return -1;
-	}
-	for (size_t step = 0; step < fixed && rc == 0; step++) {
-		size_t bo = SIZE_MAX, bnv = 0, var[MAX_SCOPE];
-		double cells;
+	d = cg->dp;
+	if (d->rc)
+		return d->rc;
+	dp_fill(s, cg, d, lambda);
+	for (size_t k = 0; k < d->n_el; k++)
+		dp_run(cg, d, &d->el[k]);
+	ch[cg->n_owner - 1] = 0;
+	for (size_t k = d->n_el; k-- > 0;) {
+		const struct cg_elim *el = &d->el[k];
+		size_t x = 0;
 
-		/* a scope changes only when a neighbour is eliminated */
-		for (size_t o = 0; o < fixed; o++) {
-			if (d.gone[o])
-				continue;
-			if (d.stale[o]) {
-				size_t nv = dp_scope(cg, &d, o, var, &cells);
-
-				d.score[o] = nv > MAX_SCOPE
-				    ? HUGE_VAL
-				    : cells * (double)cg->n_cand[o];
-				d.stale[o] = 0;
-			}
-			if (d.score[o] < HUGE_VAL &&
-			    (bo == SIZE_MAX || d.score[o] < d.score[bo]))
-				bo = o;
-		}
-		if (bo == SIZE_MAX || (work += d.score[bo]) > most) {
-			rc = 1;
-			break;
-		}
-		bnv = dp_scope(cg, &d, bo, var, &cells);
-		if (dp_eliminate(cg, &d, bo, bnv, var) < 0)
-			rc = -1;
-		d.gone[bo] = 1;
-		for (size_t m = 0; m < bnv; m++)
-			d.stale[var[m]] = 1;
+		for (size_t m = 0; m < el->nv; m++)
+			x += ch[el->var[m]] * el->stride[m];
+		ch[el->owner] = el->arg[x];
 	}
-	if (rc == 0) {
-		ch[fixed] = 0;
-		for (size_t k = d.n_el; k-- > 0;) {
-			const struct cg_elim *el = &d.el[k];
-			size_t x = 0;
-
-			for (size_t m = 0; m < el->nv; m++)
-				x += ch[el->var[m]] * el->stride[m];
-			ch[el->owner] = el->arg[x];
-		}
-	}
-	dp_clear(cg, &d);
-	return rc;
+	return 0;
 }
 
 /* Make the greedy plans of "cg" at the size bound in s->b, kept for
