@@ -531,6 +531,64 @@ test_layouts(void **state)
 	sym_ctx_free(c2);
 }
 
+/* Layout strategies when the device matrix has more prime factors than
+ * every set of them is tried for (32 devices, 2^5, on four nodes of 8):
+ * the sets that take the least significant factors of each axis are
+ * candidates, and the plan is never slower than over tuple strategies
+ * only. */
+static void
+test_layouts_many_factors(void **state)
+{
+	static const int64_t sizes[] = { 128, 512, 4096, 65536 };
+	char text[1100];
+	sym_graph *g1, *g2;
+	sym_ctx *c1, *c2;
+	sym_topology *t1, *t2;
+	sym_search_options o = SYM_SEARCH_OPTIONS_INIT;
+	sym_search *l, *t;
+
+	(void)state;
+	char mlp[1024];
+
+	snprintf(mlp, sizeof(mlp), mlp_fmt, "min=128 max=1048576", "");
+	assert_int_equal(strncmp(mlp, "devices 8\n", 10), 0);
+	snprintf(text, sizeof(text), "devices 32\n%s", mlp + 10);
+	c1 = parse(text, &g1);
+	c2 = parse(text, &g2);
+	t1 = sym_topology_new(c1, 8, 100, 5, 25, 10);
+	t2 = sym_topology_new(c2, 8, 100, 5, 25, 10);
+	assert_non_null(t1);
+	assert_non_null(t2);
+	o.topo = t1;
+	l = sym_graph_search(g1, &o);
+	o.topo = t2;
+	o.tuples_only = 1;
+	t = sym_graph_search(g2, &o);
+	assert_non_null(l);
+	assert_non_null(t);
+	assert_true(sym_search_n_meshes(l) > 0);
+	print_message("32 devices: %zu meshes, first %s\n",
+	    sym_search_n_meshes(l), sym_search_mesh(l, 0));
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		int64_t tl = time_at(c1, l, sizes[k]);
+		int64_t tt = time_at(c2, t, sizes[k]);
+
+		print_message("b = %lld: layouts %lld fs, tuples only %lld fs "
+		              "(%.3fx)\n",
+		    (long long)sizes[k], (long long)tl, (long long)tt,
+		    (double)tt / (double)tl);
+		assert_true(tl <= tt);
+	}
+	sym_search_free(l);
+	sym_search_free(t);
+	sym_topology_free(t1);
+	sym_topology_free(t2);
+	sym_graph_free(g1);
+	sym_graph_free(g2);
+	sym_ctx_free(c1);
+	sym_ctx_free(c2);
+}
+
 /* The MLP of the crossover over tokens: x is [b, t, 1024], reshaped to
  * [b*t, 1024], so that the work grows with b*t while the weights and
  * their gradients do not; "%s" is t's declaration. */
@@ -1053,6 +1111,7 @@ main(void)
 		cmocka_unit_test(test_mlp_crossover),
 		cmocka_unit_test(test_cost_graph),
 		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_layouts_many_factors),
 		cmocka_unit_test(test_memory_cap),
 		cmocka_unit_test(test_kept_clauses),
 		cmocka_unit_test(test_errors),

@@ -27,8 +27,11 @@
  * those over every device or none. */
 #define CG_MOST_CANDIDATES 128
 /* Layout candidates: the most prime factors a device matrix may have for
- * its orders to be tried (4: 23 other orders). */
-#define MAX_LAYOUT_AXES 4
+ * its orders to be tried (256 devices), and the most for every set of
+ * factors that fills a node to be tried; beyond, a set takes the least
+ * significant factors of each axis only. */
+#define MAX_LAYOUT_AXES 8
+#define ALL_SETS_AXES 4
 /* Rounds of searching again at the ends of the pieces. */
 #define MAX_REFINE 3
 /* The most cells the sizes of the second searched symbol are cut in. */
@@ -81,10 +84,16 @@ sym_search_free(sym_search *s)
 	sym__obj_drop(s->ctx, &s->obj);
 }
 
-/* Add "text", a strategy over "used" devices, to the candidates of
- * searched node "j" of "s" unless it is there; 0 or -1. */
+/* The marks of a candidate (s->part): over some devices but not all; a
+ * layout strategy (an order of a tuple strategy's device matrix). */
+#define CAND_PART 1
+#define CAND_LAYOUT 2
+
+/* Add "text", a strategy over "used" devices (a layout strategy when
+ * "layout"), to the candidates of searched node "j" of "s" unless it is
+ * there; 0 or -1. */
 static int
-add_text(sym_search *s, size_t j, const char *text, int64_t used)
+add_text(sym_search *s, size_t j, const char *text, int64_t used, int layout)
 {
 	size_t n = s->n_cand[j];
 	char **c, *t;
@@ -105,7 +114,13 @@ add_text(sym_search *s, size_t j, const char *text, int64_t used)
 		return -1;
 	}
 	c[n] = t;
-	part[n] = used > 1 && used < (s->g->devices > 0 ? s->g->devices : 1);
+	part[n] = (unsigned char)((used > 1 &&
+	                                      used < (s->g->devices > 0
+	                                                     ? s->g->devices
+	                                                     : 1)
+	                                  ? CAND_PART
+	                                  : 0) |
+	    (layout ? CAND_LAYOUT : 0));
 	s->n_cand[j] = n + 1;
 	return 0;
 }
@@ -224,13 +239,27 @@ layout_text(struct sym__str *b, const char *mesh, const sym_layout *l,
 	sym__str_puts(b, ")");
 }
 
+/* Return 1 when the set "set" of the factors "f" takes of each axis its
+ * least significant factors only (the last ones of the axis). */
+static int
+minor(const struct factors *f, uint32_t set)
+{
+	for (size_t q = 0; q + 1 < f->n; q++)
+		if ((set >> q & 1) && f->axis[q + 1] == f->axis[q] &&
+		    !(set >> (q + 1) & 1))
+			return 0;
+	return 1;
+}
+
 /* Add to node "j" of "s" the layout strategies of the run "r" (a tuple
  * strategy over "used" devices) over other orders of its device matrix
  * cut into prime factors: the same splits with the ranks grouped
  * otherwise (a dimension split 4 ways may take two axes of 2 that are
  * not neighbours), which on several nodes decides which collectives stay
  * within a node. The orders tried are one per set of factors that fills
- * a node (s->per_node ranks), as the fastest axes. Each order is a mesh
+ * a node (s->per_node ranks), as the fastest axes (beyond ALL_SETS_AXES
+ * factors, the sets that take the least significant factors of each
+ * axis). Each order is a mesh
  * the search declares, "auto_rep2_n4 = (rep=2, n=4)". 0 or -1. */
 static int
 add_layouts(sym_search *s, size_t j, const struct sym__run *r, int64_t used)
@@ -258,7 +287,8 @@ add_layouts(sym_search *s, size_t j, const struct sym__run *r, int64_t used)
 		for (size_t q = 0; q < k; q++)
 			if (set >> q & 1)
 				fill *= f.size[q];
-		if (fill != s->per_node)
+		if (fill != s->per_node ||
+		    (k > ALL_SETS_AXES && !minor(&f, set)))
 			continue;
 		for (int last = 0; last < 2; last++)
 			for (size_t q = 0; q < k; q++)
@@ -289,7 +319,7 @@ add_layouts(sym_search *s, size_t j, const struct sym__run *r, int64_t used)
 		tt = sym__str_take(&text, s->ctx);
 		sym__str_clear(&name);
 		rc = !dt || !tt || add_mesh(s, dt) < 0 ||
-		        add_text(s, j, tt, used) < 0
+		        add_text(s, j, tt, used, 1) < 0
 		    ? -1
 		    : 0;
 		free(dt);
@@ -311,7 +341,7 @@ add_candidate(void *arg, const char *text, const struct sym__run *r)
 	size_t j = s->n_node - 1;
 	int64_t used = sym__run_devices_used(r);
 
-	if (add_text(s, j, text, used) < 0)
+	if (add_text(s, j, text, used, 0) < 0)
 		return -1;
 	if (s->layouts && !strstr(text, "->"))
 		return add_layouts(s, j, r, used);
@@ -464,39 +494,58 @@ n_plans(const sym_search *s)
 	return n;
 }
 
-/* When "s" has more plans than it enumerates and an operator has more
- * than CG_MOST_CANDIDATES candidates (many devices), keep, as
- * MindSpore's fully_use_devices does, only the candidates that split
- * the work over every device or over none (replicated), for every
- * operator that has one. */
-static void
-prune_candidates(sym_search *s)
+/* The most candidates an operator of "s" has. */
+static size_t
+most_cand(const sym_search *s)
 {
 	size_t most = 0;
 
 	for (size_t j = 0; j < s->n_node; j++)
 		if (s->n_cand[j] > most)
 			most = s->n_cand[j];
-	if (most <= CG_MOST_CANDIDATES || n_plans(s) <= s->max_eval)
-		return;
+	return most;
+}
+
+/* Drop the candidates of every operator of "s" that have all the marks
+ * "drop" (keep them all when none would be left). */
+static void
+drop_candidates(sym_search *s, unsigned char drop)
+{
 	for (size_t j = 0; j < s->n_node; j++) {
 		size_t m = 0;
 
 		for (size_t k = 0; k < s->n_cand[j]; k++)
-			m += !s->part[j][k];
+			m += (s->part[j][k] & drop) != drop;
 		if (m == 0)
 			continue;
 		m = 0;
 		for (size_t k = 0; k < s->n_cand[j]; k++) {
-			if (s->part[j][k]) {
+			if ((s->part[j][k] & drop) == drop) {
 				free(s->cand[j][k]);
 				continue;
 			}
-			s->part[j][m] = 0;
+			s->part[j][m] = s->part[j][k];
 			s->cand[j][m++] = s->cand[j][k];
 		}
 		s->n_cand[j] = m;
 	}
+}
+
+/* When "s" has more plans than it enumerates and an operator has more
+ * than CG_MOST_CANDIDATES candidates (many devices), keep, as
+ * MindSpore's fully_use_devices does, only the candidates that split
+ * the work over every device or over none (replicated), for every
+ * operator that has one: first of the layout strategies (so that the
+ * tuple strategies stay those a search over them alone has), then, if
+ * still too many, of all. */
+static void
+prune_candidates(sym_search *s)
+{
+	if (most_cand(s) <= CG_MOST_CANDIDATES || n_plans(s) <= s->max_eval)
+		return;
+	drop_candidates(s, CAND_LAYOUT | CAND_PART);
+	if (most_cand(s) > CG_MOST_CANDIDATES)
+		drop_candidates(s, CAND_PART);
 }
 
 /* Return a hash of the choice "c" of "s". */
