@@ -536,14 +536,17 @@ drop_candidates(sym_search *s, unsigned char drop)
  * MindSpore's fully_use_devices does, only the candidates that split
  * the work over every device or over none (replicated), for every
  * operator that has one: first of the layout strategies (so that the
- * tuple strategies stay those a search over them alone has), then, if
- * still too many, of all. */
+ * tuple strategies stay those a search over them alone has); if still
+ * too many, no layout strategy at all; then, if still too many, of the
+ * tuple strategies too. */
 static void
 prune_candidates(sym_search *s)
 {
 	if (most_cand(s) <= CG_MOST_CANDIDATES || n_plans(s) <= s->max_eval)
 		return;
 	drop_candidates(s, CAND_LAYOUT | CAND_PART);
+	if (most_cand(s) > CG_MOST_CANDIDATES)
+		drop_candidates(s, CAND_LAYOUT);
 	if (most_cand(s) > CG_MOST_CANDIDATES)
 		drop_candidates(s, CAND_PART);
 }
