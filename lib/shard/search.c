@@ -494,61 +494,49 @@ n_plans(const sym_search *s)
 	return n;
 }
 
-/* The most candidates an operator of "s" has. */
-static size_t
-most_cand(const sym_search *s)
-{
-	size_t most = 0;
-
-	for (size_t j = 0; j < s->n_node; j++)
-		if (s->n_cand[j] > most)
-			most = s->n_cand[j];
-	return most;
-}
-
-/* Drop the candidates of every operator of "s" that have all the marks
+/* Drop the candidates of operator "j" of "s" that have all the marks
  * "drop" (keep them all when none would be left). */
 static void
-drop_candidates(sym_search *s, unsigned char drop)
+drop_candidates(sym_search *s, size_t j, unsigned char drop)
 {
-	for (size_t j = 0; j < s->n_node; j++) {
-		size_t m = 0;
+	size_t m = 0;
 
-		for (size_t k = 0; k < s->n_cand[j]; k++)
-			m += (s->part[j][k] & drop) != drop;
-		if (m == 0)
+	for (size_t k = 0; k < s->n_cand[j]; k++)
+		m += (s->part[j][k] & drop) != drop;
+	if (m == 0)
+		return;
+	m = 0;
+	for (size_t k = 0; k < s->n_cand[j]; k++) {
+		if ((s->part[j][k] & drop) == drop) {
+			free(s->cand[j][k]);
 			continue;
-		m = 0;
-		for (size_t k = 0; k < s->n_cand[j]; k++) {
-			if ((s->part[j][k] & drop) == drop) {
-				free(s->cand[j][k]);
-				continue;
-			}
-			s->part[j][m] = s->part[j][k];
-			s->cand[j][m++] = s->cand[j][k];
 		}
-		s->n_cand[j] = m;
+		s->part[j][m] = s->part[j][k];
+		s->cand[j][m++] = s->cand[j][k];
 	}
+	s->n_cand[j] = m;
 }
 
-/* When "s" has more plans than it enumerates and an operator has more
- * than CG_MOST_CANDIDATES candidates (many devices), keep, as
- * MindSpore's fully_use_devices does, only the candidates that split
- * the work over every device or over none (replicated), for every
- * operator that has one: first of the layout strategies (so that the
- * tuple strategies stay those a search over them alone has); if still
- * too many, no layout strategy at all; then, if still too many, of the
- * tuple strategies too. */
+/* When "s" has more plans than it enumerates, bring every operator with
+ * more than CG_MOST_CANDIDATES candidates (many devices) within that
+ * many if it can: first drop its layout strategies over some devices but
+ * not all (the tuple strategies stay those a search over them alone
+ * has), then its layout strategies, then, as MindSpore's
+ * fully_use_devices does, its tuple strategies over some devices but
+ * not all. */
 static void
 prune_candidates(sym_search *s)
 {
-	if (most_cand(s) <= CG_MOST_CANDIDATES || n_plans(s) <= s->max_eval)
+	static const unsigned char drops[] = { CAND_LAYOUT | CAND_PART,
+		CAND_LAYOUT, CAND_PART };
+
+	if (n_plans(s) <= s->max_eval)
 		return;
-	drop_candidates(s, CAND_LAYOUT | CAND_PART);
-	if (most_cand(s) > CG_MOST_CANDIDATES)
-		drop_candidates(s, CAND_LAYOUT);
-	if (most_cand(s) > CG_MOST_CANDIDATES)
-		drop_candidates(s, CAND_PART);
+	for (size_t j = 0; j < s->n_node; j++)
+		for (size_t k = 0;
+		     k < sizeof(drops) && s->n_cand[j] > CG_MOST_CANDIDATES;
+		     k++)
+			drop_candidates(s, j, drops[k]);
 }
 
 /* Return a hash of the choice "c" of "s". */
