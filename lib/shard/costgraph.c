@@ -1165,15 +1165,17 @@ dp_fill(sym_search *s, struct sym__cg *cg, struct cg_dp *d, double lambda)
 		}
 	for (size_t p = 0; p < cg->n_pair; p++) {
 		const struct cg_pair *q = &cg->pair[p];
-		double *val = d->f[fixed + p].val;
+		const struct cg_factor *f = &d->f[fixed + p];
+		/* the strides of a's and b's candidates (see dp_orient) */
+		size_t sa = f->var[0] == q->a ? 1 : cg->n_cand[q->b];
+		size_t sb = f->var[0] == q->a ? cg->n_cand[q->a] : 1;
 
 		for (size_t ca = 0; ca < cg->n_cand[q->a]; ca++)
 			for (size_t cb = 0; cb < cg->n_cand[q->b]; cb++) {
 				struct cg_tot t = { 0, 0, 0 };
 
 				pair_terms(s, cg, q, ca, cb, &t);
-				val[ca + cg->n_cand[q->a] * cb] =
-				    scalar(t, lambda);
+				f->val[ca * sa + cb * sb] = scalar(t, lambda);
 			}
 	}
 }
@@ -1309,6 +1311,33 @@ dp_run(const struct sym__cg *cg, struct cg_dp *d, const struct cg_elim *el)
 	}
 }
 
+/* Lay out the pair factors of "d" (of "cg") so that the owner each is
+ * summed over when eliminated varies fastest (its table then read in
+ * order, not by strides). */
+static void
+dp_orient(const struct sym__cg *cg, struct cg_dp *d)
+{
+	size_t fixed = cg->n_owner - 1;
+
+	for (size_t k = 0; k < d->n_el; k++) {
+		struct cg_elim *el = &d->el[k];
+
+		for (size_t j = 0; j < el->nf; j++) {
+			struct cg_factor *f = &d->f[el->fo[j]];
+			size_t v0 = f->var[0];
+
+			if (el->fo[j] < fixed ||
+			    el->fo[j] >= fixed + cg->n_pair || el->so[j] == 1)
+				continue;
+			f->var[0] = f->var[1];
+			f->var[1] = v0;
+			f->stride[0] = 1;
+			f->stride[1] = cg->n_cand[f->var[0]];
+			el->so[j] = 1;
+		}
+	}
+}
+
 /* Make the dynamic programming of "cg" (cg->dp): its factors and its
  * order of elimination, the owner with the smallest scope first, while
  * the scopes span at most MAX_SCOPE owners and the work stays within its
@@ -1365,6 +1394,7 @@ dp_make(struct sym__cg *cg)
 		for (size_t m = 0; m < bnv; m++)
 			d->stale[var[m]] = 1;
 	}
+	dp_orient(cg, d);
 	return 0;
 }
 

@@ -1347,8 +1347,9 @@ cut_cells(sym_search *s, const struct winners *w, const int64_t *sample,
 }
 
 /* Search the plans of "s": over its symbol at its samples, with the
- * second symbol (if any) at its least size and then at its greatest
- * (s->top2), refining at the ends of the pieces (see refine); then cut
+ * second symbol (if any) at its least size, refining at the ends of the
+ * pieces (see refine), then at its greatest (s->top2), at the samples
+ * only; then cut
  * the second symbol's sizes into cells (see cut_cells). Check that
  * every piece fits the cap, or fail naming the first that does not,
  * and prove the memory of every piece. 0 or -1. */
@@ -1369,7 +1370,7 @@ run(sym_search *s)
 		goto oom;
 	if (s->sym2) {
 		bind_symbol(s, s->sym2, s->top2);
-		if (refine(s, &w, sample, ns, &warm, 1) < 0 ||
+		if (refine(s, &w, sample, ns, &warm, 0) < 0 ||
 		    cut_cells(s, &w, sample, ns) < 0)
 			goto oom;
 		bind_symbol(s, s->sym2, s->lo2);
