@@ -732,14 +732,16 @@ sym__redist_search(const struct sym__rproblem *p, struct sym__cost_model *cm,
 		goto out;
 	if (!sym__redist_unbounded)
 		set_bound(&s, *moves, *n_moves);
-	free(*moves);
-	*moves = NULL;
-	*n_moves = 0;
 	goal = run(&s);
-	if (goal >= 0)
-		r = path(&s, goal, moves, n_moves);
-	else if (goal == -2)
-		r = fallback(&s, moves, n_moves);
+	if (goal == -2) {
+		r = 0; /* the fallback plan stands */
+	} else {
+		free(*moves);
+		*moves = NULL;
+		*n_moves = 0;
+		if (goal >= 0)
+			r = path(&s, goal, moves, n_moves);
+	}
 out:
 	search_clear(&s);
 	return r;

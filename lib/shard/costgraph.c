@@ -459,12 +459,25 @@ record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
 	return 0;
 }
 
+/* Return the most candidates an owner of "cg" has. */
+static size_t
+most_candidates(const struct sym__cg *cg)
+{
+	size_t most = 1;
+
+	for (size_t o = 0; o < cg->n_owner; o++)
+		if (cg->n_cand[o] > most)
+			most = cg->n_cand[o];
+	return most;
+}
+
 /* Run the probes of "cg" over the graph of "s"; 0 or -1 (out of
  * memory). */
 static int
 probe(sym_search *s, struct sym__cg *cg)
 {
-	size_t most = 0, *c = calloc(s->n_node + 1, sizeof(*c));
+	size_t most = most_candidates(cg),
+	       *c = calloc(s->n_node + 1, sizeof(*c));
 	struct sums t;
 	int rc = 0;
 
@@ -473,9 +486,6 @@ probe(sym_search *s, struct sym__cg *cg)
 	t.mem = calloc(cg->n_owner, sizeof(*t.mem));
 	if (!c || !t.flops || !t.comm || !t.mem)
 		rc = -1;
-	for (size_t o = 0; o < cg->n_owner; o++)
-		if (cg->n_cand[o] > most)
-			most = cg->n_cand[o];
 	for (size_t k = 0; k < most && rc == 0; k++) {
 		for (size_t j = 0; j < s->n_node; j++)
 			c[j] = k < s->n_cand[j] ? k : 0;
@@ -926,18 +936,6 @@ pair_sweep(sym_search *s, struct sym__cg *cg, size_t *ch, struct cg_tot *t)
 	}
 	*t = total(s, cg, ch);
 	return changed;
-}
-
-/* Return the most candidates an owner of "cg" has. */
-static size_t
-most_candidates(const struct sym__cg *cg)
-{
-	size_t most = 1;
-
-	for (size_t o = 0; o < cg->n_owner; o++)
-		if (cg->n_cand[o] > most)
-			most = cg->n_cand[o];
-	return most;
 }
 
 /* Find the pairs of searched owners of "cg" joined by edges, and their

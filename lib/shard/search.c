@@ -902,6 +902,18 @@ cut_pieces(sym_search *s, const size_t *set, size_t n, const int64_t *sample,
 	return add_piece(s, lo, s->hi == INT64_MAX ? -1 : s->hi, set[w], fits);
 }
 
+/* Store the information of the symbol "y" in "*info", its least
+ * admissible size (at least 1; INT64_MAX when none) in "*lo" and its
+ * greatest in "*hi" (INT64_MAX: no bound). */
+static void
+sizes_of(const sym_symbol *y, sym_symbol_info *info, int64_t *lo, int64_t *hi)
+{
+	sym_symbol_get_info(y, info);
+	*lo = sym_symbol_least(y) > 0 ? sym_symbol_least(y) : 1;
+	*hi = sym_symbol_greatest(y) > 0 ? sym_symbol_greatest(y) : INT64_MAX;
+	*lo = admissible_in(info, *lo, *hi, *lo);
+}
+
 /* Set the second searched symbol of "s", "y" (an origin), unless it has
  * a single admissible size: then it stays at it. */
 static void
@@ -909,10 +921,7 @@ choose_second(sym_search *s, sym_symbol *y)
 {
 	int64_t lo, hi;
 
-	sym_symbol_get_info(y, &s->info2);
-	lo = sym_symbol_least(y) > 0 ? sym_symbol_least(y) : 1;
-	hi = sym_symbol_greatest(y) > 0 ? sym_symbol_greatest(y) : INT64_MAX;
-	lo = admissible_in(&s->info2, lo, hi, lo);
+	sizes_of(y, &s->info2, &lo, &hi);
 	if (lo == INT64_MAX ||
 	    admissible_in(&s->info2, lo, hi, lo + 1) == INT64_MAX)
 		return;
@@ -949,11 +958,7 @@ choose_symbol(sym_search *s)
 		s->lo = s->hi = 1;
 		return;
 	}
-	sym_symbol_get_info(s->sym, &s->info);
-	s->lo = sym_symbol_least(s->sym) > 0 ? sym_symbol_least(s->sym) : 1;
-	s->hi = sym_symbol_greatest(s->sym) > 0 ? sym_symbol_greatest(s->sym)
-	                                        : INT64_MAX;
-	s->lo = admissible_from(s, s->lo);
+	sizes_of(s->sym, &s->info, &s->lo, &s->hi);
 }
 
 /* Store in "sample" (room for 70) the sizes "s" searches at: the least
