@@ -178,7 +178,7 @@ sym__outputs_init(struct sym__outputs *out, const sym_plan *p,
 		return -1;
 	}
 	for (size_t i = 0; i < out->n; i++) {
-		int64_t size[SYM__MAX_RANK], n = 1;
+		int64_t size[SYM__MAX_RANK], numel = 1;
 		size_t t;
 
 		out->v[i] = vals ? vals[i] : sym_graph_output(g, i);
@@ -193,22 +193,22 @@ sym__outputs_init(struct sym__outputs *out, const sym_plan *p,
 			return -1;
 		}
 		out->dt[i] = sym_shape_dtype(sym_value_shape(out->v[i]));
-		n = sym__dims_numel(size, sym_plan_tensor_ndim(p, t),
+		numel = sym__dims_numel(size, sym_plan_tensor_ndim(p, t),
 		    sym__tensor_elem_size(out->dt[i]));
-		if (n < 0) {
+		if (numel < 0) {
 			sym__exec_too_big(ctx, "check: output", out->v[i],
 			    out->dt[i], size, sym_plan_tensor_ndim(p, t));
 			sym__outputs_clear(out);
 			return -1;
 		}
-		out->numel[i] = n;
-		out->got[i] = calloc(n ? (size_t)n : 1,
+		out->numel[i] = numel;
+		out->got[i] = calloc(numel ? (size_t)numel : 1,
 		    sym__tensor_elem_size(out->dt[i]));
 		if (!out->got[i]) {
 			char *what = sym__asprintf("check: output %s",
 			    sym_value_name(out->v[i]));
 
-			sym__oom_bytes(ctx, n ? (size_t)n : 1,
+			sym__oom_bytes(ctx, numel ? (size_t)numel : 1,
 			    sym__tensor_elem_size(out->dt[i]),
 			    what ? what : "check: an output");
 			free(what);
@@ -219,8 +219,26 @@ sym__outputs_init(struct sym__outputs *out, const sym_plan *p,
 	return 0;
 }
 
+/* Return 1 when no rank below "rank" holds the block of tensor "t" that
+ * "rank" holds under "s" (its "rk" offsets are the same), else 0. */
+static int
+first_holder(const sym_slices *s, size_t t, int rk, int64_t rank)
+{
+	const int64_t *off = sym_slices_offsets(s, t);
+
+	if (!off)
+		return 1;
+	for (int64_t k = 0; k < rank; k++)
+		if (memcmp(off + k * rk, off + rank * rk,
+		        (size_t)rk * sizeof(*off)) == 0)
+			return 0;
+	return 1;
+}
+
 /* Copy the block "data" of output "i" of "out" that rank "rank" holds
- * under "p" bound by "s" into its place in the global output. */
+ * under "p" bound by "s" into its place in the global output. Only the
+ * lowest rank that holds a block copies it, so that ranks running as
+ * threads never write the same bytes at once. */
 void
 sym__place_block(struct sym__outputs *out, size_t i, const sym_plan *p,
     const sym_slices *s, int64_t rank, const void *data)
@@ -229,12 +247,12 @@ sym__place_block(struct sym__outputs *out, size_t i, const sym_plan *p,
 	int rk = (int)sym_plan_tensor_ndim(p, t);
 	struct sym__box whole, block;
 
+	if (out->numel[i] == 0 || !first_holder(s, t, rk, rank))
+		return;
 	memset(&whole, 0, sizeof(whole));
 	sym_slices_global(s, t, whole.ext);
 	sym_slices_local(s, t, block.ext);
 	sym_slices_offset(s, t, rank, block.off);
-	if (out->numel[i] == 0)
-		return;
 	sym__box_copy(out->got[i], &whole, data, &block, &block, rk,
 	    sym__tensor_elem_size(out->dt[i]));
 }

@@ -48,7 +48,8 @@ struct shared {
 	enum order order;
 	const sym_slices *s;
 	size_t step;
-	struct sym__outputs *out;
+	/* The outputs the ranks place their blocks in. */
+	struct sym__outputs out;
 	/* By rank: 0, or where it failed (1 preparing, 2 running). */
 	int *failed;
 	/* The start: the ranks wait until "go" is 1 (run) or -1 (give up:
@@ -92,10 +93,10 @@ rank_step(struct rank *r)
 		sh->failed[r->k] = 2;
 		return;
 	}
-	for (size_t i = 0; i < sh->out->n; i++)
-		sym__place_block(sh->out, i, sh->p, sh->s, r->k,
+	for (size_t i = 0; i < sh->out.n; i++)
+		sym__place_block(&sh->out, i, sh->p, sh->s, r->k,
 		    sym_exec_data(r->x,
-		        sym_plan_value_tensor(sh->p, sh->out->v[i]), NULL));
+		        sym_plan_value_tensor(sh->p, sh->out.v[i]), NULL));
 }
 
 /* The thread of rank "arg" (a struct rank); return NULL. */
@@ -122,11 +123,11 @@ rank_main(void *arg)
 		if (sh->order == STEP)
 			rank_step(r);
 		else
-			for (size_t i = 0; r->x && i < sh->out->n; i++)
-				sym__place_block(sh->out, i, sh->p, sh->s, r->k,
+			for (size_t i = 0; r->x && i < sh->out.n; i++)
+				sym__place_block(&sh->out, i, sh->p, sh->s, r->k,
 				    sym_exec_data(r->x,
 				        sym_plan_value_tensor(sh->p,
-				            sh->out->v[i]),
+				            sh->out.v[i]),
 				        NULL));
 		pthread_barrier_wait(&sh->bar);
 	}
@@ -294,7 +295,6 @@ train_steps(struct shared *sh, struct rank *ranks, struct single *sg,
     sym_slices *s, const sym_binding *const *steps, size_t n_steps,
     const sym_exec_options *o, double *loss, sym_train_report *tr, sym_ctx *ctx)
 {
-	struct sym__outputs out;
 	const sym_value **pv;
 	size_t np;
 	int ret = 0;
@@ -305,11 +305,10 @@ train_steps(struct shared *sh, struct rank *ranks, struct single *sg,
 			    sym_slices_error(s));
 			return -1;
 		}
-		if (sym__outputs_init(&out, sh->p, s, NULL, 0, ctx) < 0)
+		if (sym__outputs_init(&sh->out, sh->p, s, NULL, 0, ctx) < 0)
 			return -1;
 		sh->s = s;
 		sh->step = i;
-		sh->out = &out;
 		order(sh, STEP);
 		for (int k = 0; k < sh->n && ret == 0; k++)
 			if (sh->failed[k])
@@ -320,24 +319,23 @@ train_steps(struct shared *sh, struct rank *ranks, struct single *sg,
 			sym_exec_report r;
 
 			memset(&r, 0, sizeof(r));
-			compare_all(&out, sg, o, &r);
-			record_step(tr, &r, &out, sh->p, i, loss);
+			compare_all(&sh->out, sg, o, &r);
+			record_step(tr, &r, &sh->out, sh->p, i, loss);
 		}
-		sym__outputs_clear(&out);
+		sym__outputs_clear(&sh->out);
 	}
 	if (ret < 0 || n_steps == 0)
 		return ret;
 	pv = params_of(sh->p, &np);
-	if (!pv || sym__outputs_init(&out, sh->p, s, pv, np, ctx) < 0) {
+	if (!pv || sym__outputs_init(&sh->out, sh->p, s, pv, np, ctx) < 0) {
 		if (!pv)
 			sym__oom(ctx);
 		free(pv);
 		return -1;
 	}
-	sh->out = &out;
 	order(sh, PARAMS);
-	compare_all(&out, sg, o, &tr->params);
-	sym__outputs_clear(&out);
+	compare_all(&sh->out, sg, o, &tr->params);
+	sym__outputs_clear(&sh->out);
 	free(pv);
 	return 0;
 }
