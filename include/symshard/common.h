@@ -23,25 +23,32 @@ extern "C" {
 #define SYM_KEEP
 #define SYM_NULL
 
-/* Error codes left on a context by a failing call. */
+/* Error codes left on a context by a failing call, as one list: each
+ * entry is X(NAME, text); the enumerator is SYM_NAME, sym_strerror gives
+ * the text and sym_error_name the enumerator's name. */
+#define SYM_ERROR_MAP(X)                                        \
+	X(OK, "no error")                                       \
+	X(ENOMEM, "out of memory")                              \
+	X(EINVAL, "invalid argument")                           \
+	X(EPARSE, "syntax error")                               \
+	X(EDECL, "invalid declaration")                         \
+	X(EOVERFLOW, "64-bit overflow")                         \
+	X(EDIVZERO, "division by zero or by a negative number") \
+	X(EUNBOUND, "symbol has no value")                      \
+	X(EDOMAIN, "value outside the admissible set")          \
+	X(EUNSAT, "contradictory facts")                        \
+	X(ESCOPE, "scope misuse")                               \
+	X(EINTERNAL, "internal error")                          \
+	X(EISL, "error in the integer set library")             \
+	X(ESHAPE, "shape error")                                \
+	X(ELAYOUT, "invalid mesh, layout or strategy")          \
+	X(EIO, "input/output error")
+
+#define SYM__ERROR_ENUM(name, text) SYM_##name,
 typedef enum sym_error {
-	SYM_OK = 0,
-	SYM_ENOMEM,    /* out of memory */
-	SYM_EINVAL,    /* invalid argument */
-	SYM_EPARSE,    /* syntax error in input text */
-	SYM_EDECL,     /* invalid declaration */
-	SYM_EOVERFLOW, /* 64-bit overflow during evaluation */
-	SYM_EDIVZERO,  /* division or modulo by zero or a negative number */
-	SYM_EUNBOUND,  /* symbol without a value in a binding */
-	SYM_EDOMAIN,   /* value outside a symbol's admissible set */
-	SYM_EUNSAT,    /* facts contradict each other */
-	SYM_ESCOPE,    /* scope misuse (pop without push, ...) */
-	SYM_EINTERNAL, /* internal error (a bug: please report it) */
-	SYM_EISL,      /* error reported by the integer set library */
-	SYM_ESHAPE,    /* shape or operator rule violated */
-	SYM_ELAYOUT,   /* invalid mesh, layout or strategy */
-	SYM_EIO        /* input/output error */
+	SYM_ERROR_MAP(SYM__ERROR_ENUM)
 } sym_error;
+#undef SYM__ERROR_ENUM
 
 /* Three-valued answer of a query; SYM_ERROR when the call failed. */
 typedef enum sym_answer {

@@ -12,41 +12,13 @@
 const char *
 sym_strerror(sym_error code)
 {
-	switch (code) {
-	case SYM_OK:
-		return "no error";
-	case SYM_ENOMEM:
-		return "out of memory";
-	case SYM_EINVAL:
-		return "invalid argument";
-	case SYM_EPARSE:
-		return "syntax error";
-	case SYM_EDECL:
-		return "invalid declaration";
-	case SYM_EOVERFLOW:
-		return "64-bit overflow";
-	case SYM_EDIVZERO:
-		return "division by zero or by a negative number";
-	case SYM_EUNBOUND:
-		return "symbol has no value";
-	case SYM_EDOMAIN:
-		return "value outside the admissible set";
-	case SYM_EUNSAT:
-		return "contradictory facts";
-	case SYM_ESCOPE:
-		return "scope misuse";
-	case SYM_EINTERNAL:
-		return "internal error";
-	case SYM_EISL:
-		return "error in the integer set library";
-	case SYM_ESHAPE:
-		return "shape error";
-	case SYM_ELAYOUT:
-		return "invalid mesh, layout or strategy";
-	case SYM_EIO:
-		return "input/output error";
-	}
-	return "unknown error code";
+#define SYM__ERROR_TEXT(name, text) [SYM_##name] = text,
+	static const char *const text[] = { SYM_ERROR_MAP(SYM__ERROR_TEXT) };
+#undef SYM__ERROR_TEXT
+
+	if ((unsigned)code >= sizeof(text) / sizeof(text[0]))
+		return "unknown error code";
+	return text[code];
 }
 
 /* Return the static name of the constant of error "code", "SYM_EINVAL",
@@ -54,11 +26,9 @@ sym_strerror(sym_error code)
 const char *
 sym_error_name(sym_error code)
 {
-	static const char *const name[] = { "SYM_OK", "SYM_ENOMEM",
-		"SYM_EINVAL", "SYM_EPARSE", "SYM_EDECL", "SYM_EOVERFLOW",
-		"SYM_EDIVZERO", "SYM_EUNBOUND", "SYM_EDOMAIN", "SYM_EUNSAT",
-		"SYM_ESCOPE", "SYM_EINTERNAL", "SYM_EISL", "SYM_ESHAPE",
-		"SYM_ELAYOUT", "SYM_EIO" };
+#define SYM__ERROR_NAME(name, text) [SYM_##name] = "SYM_" #name,
+	static const char *const name[] = { SYM_ERROR_MAP(SYM__ERROR_NAME) };
+#undef SYM__ERROR_NAME
 
 	if ((unsigned)code >= sizeof(name) / sizeof(name[0]))
 		return "unknown";
