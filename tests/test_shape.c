@@ -351,14 +351,19 @@ test_registry(void **state)
 		"reduce_mean", "reduce_max", "softmax", "log_softmax",
 		"layer_norm", "gather", "embedding", "one_hot",
 		"softmax_cross_entropy", "conv2d", "identity", "fill_like",
-		"relu_grad", "sum_to", "sgd_update", "momentum_update",
-		"adam_update", "adamw_update", "increment", "gelu_grad",
-		"sigmoid_grad", "tanh_grad", "sqrt_grad", "sce_grad",
-		"reduce_sum_grad", "reduce_mean_grad", "reduce_max_grad",
-		"softmax_grad", "log_softmax_grad", "layer_norm_grad",
-		"maximum_grad", "minimum_grad", "conv2d_input_grad",
-		"conv2d_weight_grad", "gather_grad", "embedding_grad",
-		"slice_grad" };
+		"relu_grad", "equal", "not_equal", "less", "less_equal",
+		"greater", "greater_equal", "logical_and", "logical_or",
+		"logical_not", "where", "erf", "pow", "rsqrt", "reciprocal",
+		"abs", "sign", "floor", "ceil", "clip", "silu", "softplus",
+		"erf_grad", "rsqrt_grad", "reciprocal_grad", "clip_grad",
+		"silu_grad", "softplus_grad", "pow_grad", "sum_to",
+		"sgd_update", "momentum_update", "adam_update", "adamw_update",
+		"increment", "gelu_grad", "sigmoid_grad", "tanh_grad",
+		"sqrt_grad", "sce_grad", "reduce_sum_grad", "reduce_mean_grad",
+		"reduce_max_grad", "softmax_grad", "log_softmax_grad",
+		"layer_norm_grad", "maximum_grad", "minimum_grad",
+		"conv2d_input_grad", "conv2d_weight_grad", "gather_grad",
+		"embedding_grad", "slice_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 
