@@ -53,6 +53,26 @@ static const struct gcase cases[] = {
 	    "e = exp(p)\nl = log(e)\nq = sqrt(e)\nu = add(c, r1)\n"
 	    "v = mul(l, q)\ny = add(u, v)\n",
 	    "[b, 5]" },
+	{ "maths",
+	    "param p : f64[b, 4]\nparam q : f64[4]\n"
+	    "e = exp(p)\nr1 = rsqrt(e)\nr2 = reciprocal(e)\na = abs(p)\n"
+	    "f = floor(p)\nc = ceil(p)\nsg = sign(p)\ner = erf(p)\n"
+	    "cl = clip(p, min=-0.5, max=0.5)\nsi = silu(p)\n"
+	    "sp = softplus(p, beta=2, threshold=1)\n"
+	    "gt = gelu(p, approximate=\"tanh\")\npw = pow(e, q)\n"
+	    "u1 = add(r1, r2)\nu2 = mul(u1, a)\nu3 = add(u2, f)\n"
+	    "u4 = mul(u3, c)\nu5 = add(u4, sg)\nu6 = mul(u5, er)\n"
+	    "u7 = add(u6, cl)\nu8 = mul(u7, si)\nu9 = add(u8, sp)\n"
+	    "u10 = mul(u9, gt)\ny = add(u10, pw)\n",
+	    "[b, 4]" },
+	{ "where",
+	    "param p : f64[b, 4]\nparam q : f64[4]\nparam s : f64[b, 1]\n"
+	    "c = greater(p, q)\nd = less_equal(s, q)\nn = logical_not(d)\n"
+	    "o = logical_or(c, n)\ne = equal(p, p)\nf = not_equal(o, e)\n"
+	    "g = greater_equal(q, s)\nh = less(s, p)\nm = logical_and(f, g)\n"
+	    "k = logical_or(m, h)\nw = where(k, p, q)\nv = where(c, s, w)\n"
+	    "y = mul(v, w)\n",
+	    "[b, 4]" },
 	{ "bias_add",
 	    "param x : f64[b, 3, 2]\nparam k : f64[3]\nparam z : f64[2]\n"
 	    "a = bias_add(x, k)\ny = bias_add(a, z, data_format=\"NHWC\")\n",

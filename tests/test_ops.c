@@ -215,6 +215,7 @@ struct dtype_case {
 
 #define F32 SYM_DT_F32
 #define I32 SYM_DT_I32
+#define BOOL SYM_DT_BOOL
 
 static const struct dtype_case dtype_cases[] = {
 	{ "matmul",
@@ -318,6 +319,89 @@ static const struct dtype_case dtype_cases[] = {
 	{ "relu_grad",
 	    "input d : @A[2, 3]\ninput x : @A[2, 3]\n"
 	    "y = relu_grad(d, x)\n",
+	    F32, F32, 0 },
+	{ "equal",
+	    "input x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y = equal(x, w)\n",
+	    F32, F32, 0 },
+	{ "not_equal",
+	    "input x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y = not_equal(x, w)\n",
+	    F32, F32, 0 },
+	{ "less",
+	    "input x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y = less(x, w)\n",
+	    F32, F32, 0 },
+	{ "less_equal",
+	    "input x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y = less_equal(x, w)\n",
+	    F32, F32, 0 },
+	{ "greater",
+	    "input x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y = greater(x, w)\n",
+	    F32, F32, 0 },
+	{ "greater_equal",
+	    "input x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y = greater_equal(x, w)\n",
+	    F32, F32, 0 },
+	{ "pow",
+	    "input x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y = pow(x, w)\n",
+	    F32, F32, 0 },
+	{ "logical_and",
+	    "input x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y = logical_and(x, w)\n",
+	    BOOL, BOOL, 0 },
+	{ "logical_or",
+	    "input x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y = logical_or(x, w)\n",
+	    BOOL, BOOL, 0 },
+	{ "logical_not", "input x : @A[2, 3]\ny = logical_not(x)\n", BOOL, BOOL,
+	    0 },
+	{ "where",
+	    "input c : @B[2, 3]\ninput x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y = where(c, x, w)\n",
+	    F32, BOOL, 0 },
+	{ "erf", "input x : @A[2, 3]\ny = erf(x)\n", F32, F32, 0 },
+	{ "rsqrt", "input x : @A[2, 3]\ny = rsqrt(x)\n", F32, F32, 0 },
+	{ "reciprocal", "input x : @A[2, 3]\ny = reciprocal(x)\n", F32, F32,
+	    0 },
+	{ "abs", "input x : @A[2, 3]\ny = abs(x)\n", F32, F32, 0 },
+	{ "sign", "input x : @A[2, 3]\ny = sign(x)\n", F32, F32, 0 },
+	{ "floor", "input x : @A[2, 3]\ny = floor(x)\n", F32, F32, 0 },
+	{ "ceil", "input x : @A[2, 3]\ny = ceil(x)\n", F32, F32, 0 },
+	{ "clip", "input x : @A[2, 3]\ny = clip(x, min=0, max=1)\n", F32, F32,
+	    0 },
+	{ "silu", "input x : @A[2, 3]\ny = silu(x)\n", F32, F32, 0 },
+	{ "softplus", "input x : @A[2, 3]\ny = softplus(x, beta=2)\n", F32, F32,
+	    0 },
+	{ "erf_grad",
+	    "input d : @A[2, 3]\ninput x : @A[2, 3]\n"
+	    "y = erf_grad(d, x)\n",
+	    F32, F32, 0 },
+	{ "rsqrt_grad",
+	    "input d : @A[2, 3]\ninput x : @A[2, 3]\n"
+	    "y = rsqrt_grad(d, x)\n",
+	    F32, F32, 0 },
+	{ "reciprocal_grad",
+	    "input d : @A[2, 3]\ninput x : @A[2, 3]\n"
+	    "y = reciprocal_grad(d, x)\n",
+	    F32, F32, 0 },
+	{ "clip_grad",
+	    "input d : @A[2, 3]\ninput x : @A[2, 3]\n"
+	    "y = clip_grad(d, x, min=0)\n",
+	    F32, F32, 0 },
+	{ "silu_grad",
+	    "input d : @A[2, 3]\ninput x : @A[2, 3]\n"
+	    "y = silu_grad(d, x)\n",
+	    F32, F32, 0 },
+	{ "softplus_grad",
+	    "input d : @A[2, 3]\ninput x : @A[2, 3]\n"
+	    "y = softplus_grad(d, x, threshold=3)\n",
+	    F32, F32, 0 },
+	{ "pow_grad",
+	    "input d : @A[2, 3]\ninput x : @A[2, 3]\ninput w : @A[3]\n"
+	    "y, z = pow_grad(d, x, w)\noutput z\n",
 	    F32, F32, 0 },
 	{ "sum_to", "input x : @A[2, 3]\ny = sum_to(x, [1, 3])\n", F32, F32,
 	    0 },

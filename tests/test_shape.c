@@ -351,14 +351,19 @@ test_registry(void **state)
 		"reduce_mean", "reduce_max", "softmax", "log_softmax",
 		"layer_norm", "gather", "embedding", "one_hot",
 		"softmax_cross_entropy", "conv2d", "identity", "fill_like",
-		"relu_grad", "sum_to", "sgd_update", "momentum_update",
-		"adam_update", "adamw_update", "increment", "gelu_grad",
-		"sigmoid_grad", "tanh_grad", "sqrt_grad", "sce_grad",
-		"reduce_sum_grad", "reduce_mean_grad", "reduce_max_grad",
-		"softmax_grad", "log_softmax_grad", "layer_norm_grad",
-		"maximum_grad", "minimum_grad", "conv2d_input_grad",
-		"conv2d_weight_grad", "gather_grad", "embedding_grad",
-		"slice_grad" };
+		"relu_grad", "equal", "not_equal", "less", "less_equal",
+		"greater", "greater_equal", "logical_and", "logical_or",
+		"logical_not", "where", "erf", "pow", "rsqrt", "reciprocal",
+		"abs", "sign", "floor", "ceil", "clip", "silu", "softplus",
+		"erf_grad", "rsqrt_grad", "reciprocal_grad", "clip_grad",
+		"silu_grad", "softplus_grad", "pow_grad", "sum_to",
+		"sgd_update", "momentum_update", "adam_update", "adamw_update",
+		"increment", "gelu_grad", "sigmoid_grad", "tanh_grad",
+		"sqrt_grad", "sce_grad", "reduce_sum_grad", "reduce_mean_grad",
+		"reduce_max_grad", "softmax_grad", "log_softmax_grad",
+		"layer_norm_grad", "maximum_grad", "minimum_grad",
+		"conv2d_input_grad", "conv2d_weight_grad", "gather_grad",
+		"embedding_grad", "slice_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 
@@ -679,6 +684,143 @@ test_elementwise(void **state)
 	in[0] = in[1];
 	apply(&t, "bias_add", 2, in, NULL);
 	expect_error(&t, "rank at least 2", NULL, NULL);
+	t_free(&t);
+}
+
+/* The operators of DESIGN section 17: comparisons (bool results, one
+ * dtype), logical operators (bool only), where (three-way broadcasting,
+ * refuted with a witness), pow, the unary maths and their attributes;
+ * "state" is unused. */
+static void
+test_elementwise_more(void **state)
+{
+	static const char *const cmp[] = { "equal", "not_equal", "less",
+		"less_equal", "greater", "greater_equal" };
+	static const char *const fl[] = { "erf", "rsqrt", "reciprocal", "floor",
+		"ceil", "silu", "softplus" };
+	struct t t = t_new();
+	sym_attrs *a = sym_attrs_new(t.ctx);
+	sym_value *x, *in[3];
+
+	(void)state;
+	x = input(&t, "x", "f32[b, 1, w]");
+	in[0] = x;
+	in[1] = input(&t, "r", "f32[h, w]");
+	for (size_t i = 0; i < 6; i++)
+		expect(&t, apply(&t, cmp[i], 2, in, NULL), "bool[b, h, w]");
+	in[1] = input(&t, "ri", "i32[h, w]");
+	apply(&t, "less", 2, in, NULL);
+	expect_error(&t, "less needs operands of one dtype", "i32", NULL);
+	in[0] = input(&t, "bb", "bool[h, 1]");
+	in[1] = input(&t, "bc", "bool[w]");
+	expect(&t, apply(&t, "equal", 2, in, NULL), "bool[h, w]");
+	expect(&t, apply(&t, "logical_and", 2, in, NULL), "bool[h, w]");
+	expect(&t, apply(&t, "logical_or", 2, in, NULL), "bool[h, w]");
+	expect(&t, apply(&t, "logical_not", 1, in, NULL), "bool[h, 1]");
+	in[1] = x;
+	apply(&t, "logical_or", 2, in, NULL);
+	expect_error(&t, "operand x of logical_or must be bool, not f32", NULL,
+	    NULL);
+	apply(&t, "logical_not", 1, &x, NULL);
+	expect_error(&t, "must be bool, not f32", NULL, NULL);
+
+	/* where: three-way broadcasting, the values' dtype. */
+	in[0] = input(&t, "c", "bool[h, 1, 1]");
+	in[1] = input(&t, "x2", "f32[b, 1]");
+	in[2] = input(&t, "y", "f32[w]");
+	expect(&t, apply(&t, "where", 3, in, NULL), "f32[h, b, w]");
+	in[2] = input(&t, "yi", "i32[w]");
+	apply(&t, "where", 3, in, NULL);
+	expect_error(&t, "where needs operands of one dtype", "i32", NULL);
+	in[0] = x;
+	in[2] = x;
+	apply(&t, "where", 3, in, NULL);
+	expect_error(&t, "the condition x of where must be bool, not f32", NULL,
+	    NULL);
+	in[0] = input(&t, "cs", "bool[h, h]");
+	in[1] = input(&t, "ws", "f32[n, h]");
+	in[2] = input(&t, "w1", "f32[1]");
+	apply(&t, "where", 3, in, NULL);
+	expect_error(&t,
+	    "dimension 0 of ws (n) must equal dimension 0 of cs (h)",
+	    "broadcasting", "n = ");
+	in[1] = input(&t, "w3", "f32[3]");
+	in[2] = input(&t, "w4", "f32[4, 1]");
+	apply(&t, "where", 3, in, NULL);
+	expect_error(&t, "dimension 0 of w3 (3) must equal dimension 1 of cs",
+	    NULL, NULL);
+
+	/* pow: floating, one dtype, broadcast. */
+	in[0] = x;
+	in[1] = input(&t, "e", "f32[h, 1]");
+	expect(&t, apply(&t, "pow", 2, in, NULL), "f32[b, h, w]");
+	in[0] = input(&t, "k", "i32[b]");
+	in[1] = in[0];
+	apply(&t, "pow", 2, in, NULL);
+	expect_error(&t, "pow needs a floating-point input", "i32", NULL);
+
+	/* The floating unary maths; abs, sign and clip on integers but not
+	 * bool (abs not on i64); bool arithmetic is an error. */
+	for (size_t i = 0; i < 7; i++) {
+		expect(&t, apply(&t, fl[i], 1, &x, NULL), "f32[b, 1, w]");
+		apply(&t, fl[i], 1, in, NULL);
+		expect_error(&t, "floating-point", "i32", NULL);
+	}
+	expect(&t, apply(&t, "abs", 1, in, NULL), "i32[b]");
+	expect(&t, apply(&t, "sign", 1, in, NULL), "i32[b]");
+	in[1] = input(&t, "k64", "i64[b]");
+	expect(&t, apply(&t, "sign", 1, &in[1], NULL), "i64[b]");
+	apply(&t, "abs", 1, &in[1], NULL);
+	expect_error(&t, "abs does not take i64", NULL, NULL);
+	in[2] = input(&t, "kb", "bool[b]");
+	apply(&t, "abs", 1, &in[2], NULL);
+	expect_error(&t, "abs needs a numeric input, but kb is bool", NULL,
+	    NULL);
+	apply(&t, "sign", 1, &in[2], NULL);
+	expect_error(&t, "sign needs a numeric input", NULL, NULL);
+	apply(&t, "pow", 2, (sym_value *const[]){ in[2], in[2] }, NULL);
+	expect_error(&t, "pow needs a floating-point input", "bool", NULL);
+
+	/* clip's bounds. */
+	assert_int_equal(sym_attrs_set_float(a, "min", -0.5), 0);
+	expect(&t, apply(&t, "clip", 1, &x, a), "f32[b, 1, w]");
+	apply(&t, "clip", 1, in, a);
+	expect_error(&t, "attribute min of clip of k (i32) must be a whole",
+	    "-0.5", NULL);
+	assert_int_equal(sym_attrs_set_int(a, "min", -3), 0);
+	assert_int_equal(sym_attrs_set_int(a, "max", 300), 0);
+	expect(&t, apply(&t, "clip", 1, in, a), "i32[b]");
+	in[1] = input(&t, "k8", "i8[b]");
+	apply(&t, "clip", 1, &in[1], a);
+	expect_error(&t, "attribute max of clip", "[-128, 127], not 300", NULL);
+	apply(&t, "clip", 1, &in[2], a);
+	expect_error(&t, "clip needs a numeric input, but kb is bool", NULL,
+	    NULL);
+	assert_int_equal(sym_attrs_set_string(a, "max", "big"), 0);
+	apply(&t, "clip", 1, &x, a);
+	expect_error(&t, "attribute max of clip must be a number", NULL, NULL);
+	sym_attrs_free(a);
+
+	/* softplus's beta and threshold, gelu's approximate. */
+	a = sym_attrs_new(t.ctx);
+	assert_int_equal(sym_attrs_set_float(a, "beta", 0), 0);
+	apply(&t, "softplus", 1, &x, a);
+	expect_error(&t,
+	    "attribute beta of softplus must be a finite number "
+	    "other than 0",
+	    NULL, NULL);
+	assert_int_equal(sym_attrs_set_int(a, "beta", 2), 0);
+	assert_int_equal(sym_attrs_set_int(a, "threshold", 5), 0);
+	expect(&t, apply(&t, "softplus", 1, &x, a), "f32[b, 1, w]");
+	sym_attrs_free(a);
+	a = sym_attrs_new(t.ctx);
+	assert_int_equal(sym_attrs_set_string(a, "approximate", "tanh"), 0);
+	expect(&t, apply(&t, "gelu", 1, &x, a), "f32[b, 1, w]");
+	assert_int_equal(sym_attrs_set_string(a, "approximate", "erf"), 0);
+	apply(&t, "gelu", 1, &x, a);
+	expect_error(&t, "approximate of gelu must be \"none\" or \"tanh\"",
+	    "\"erf\"", NULL);
+	sym_attrs_free(a);
 	t_free(&t);
 }
 
@@ -1206,6 +1348,7 @@ main(void)
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_matmul),
 		cmocka_unit_test(test_elementwise),
+		cmocka_unit_test(test_elementwise_more),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_concat),
 		cmocka_unit_test(test_reduce),

@@ -6,8 +6,12 @@
  * Floating kernels run in f32 (f64 for f64 tensors) and propagate NaN,
  * as NumPy and PyTorch: relu(NaN) is NaN, and maximum and minimum give
  * NaN when either operand is NaN (np.maximum, not np.fmax). gelu is the
- * exact form 0.5 x (1 + erf(x / sqrt 2)) (erff), not the tanh
- * approximation.
+ * exact form 0.5 x (1 + erf(x / sqrt 2)) (erff) by default, the tanh
+ * approximation with approximate="tanh" (see kern_math.c).
+ * The kernels of the operators added for real models (comparisons,
+ * logical operators, where, pow, the unary maths from erf to softplus
+ * and their gradients) are in kern_compare.c and kern_math.c; this
+ * file's table lists them.
  * relu, neg, bias_add and the binary ops also take integers, held in
  * int32 and computed in the width of their dtype: results wrap to i8,
  * i16, u8 or i32 like NumPy's and PyTorch's (100 + 100 is -56 in i8).
@@ -26,7 +30,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "exec/kern_private.h"
+#include "exec/kern_elementwise.h"
 
 /* A loop y = f(x) over "n" elements, by storage class. */
 typedef void (*unary_fn)(const void *x, void *y, int64_t n);
@@ -129,12 +133,45 @@ unary(struct sym__kernel_args *a, const char *op, unary_fn f32, unary_fn f64,
 	}
 
 UNARY_KERNEL(relu, relu_i32)
-UNARY_KERNEL(gelu, NULL)
 UNARY_KERNEL(exp, NULL)
 UNARY_KERNEL(log, NULL)
 UNARY_KERNEL(sqrt, NULL)
 UNARY_KERNEL(tanh, NULL)
 UNARY_KERNEL(sigmoid, NULL)
+
+/* The loops of gelu's tanh approximation (kern_math.c), over "n"
+ * elements of "px" into "py". */
+static void
+gelu_tanh_f32(const void *px, void *py, int64_t n)
+{
+	const float *x = px;
+	float *y = py;
+
+	for (int64_t i = 0; i < n; i++)
+		y[i] = (float)sym__gelu_tanh(x[i]);
+}
+
+/* The same in f64. */
+static void
+gelu_tanh_f64(const void *px, void *py, int64_t n)
+{
+	const double *x = px;
+	double *y = py;
+
+	for (int64_t i = 0; i < n; i++)
+		y[i] = sym__gelu_tanh(x[i]);
+}
+
+/* The kernel of gelu: the exact form, or the tanh approximation when the
+ * decoded attribute approximate says so (no attributes: exact); "a" is
+ * the call. */
+static int
+k_gelu(struct sym__kernel_args *a)
+{
+	if (a->at && a->at->elementwise.approximate)
+		return unary(a, "gelu", gelu_tanh_f32, gelu_tanh_f64, NULL);
+	return unary(a, "gelu", gelu_f32, gelu_f64, NULL);
+}
 
 /* The kernel of neg, which refuses i64 (-INT32_MIN needs 33 bits); "a"
  * is the call. */
@@ -741,4 +778,32 @@ const sym__kernel_fn sym__kernels_elementwise[SYM__N_OPS] = {
 	[SYM__OP_BIAS_ADD] = k_bias_add,
 	[SYM__OP_FILL_LIKE] = k_fill_like,
 	[SYM__OP_RELU_GRAD] = k_relu_grad,
+	[SYM__OP_EQUAL] = sym__k_equal,
+	[SYM__OP_NOT_EQUAL] = sym__k_not_equal,
+	[SYM__OP_LESS] = sym__k_less,
+	[SYM__OP_LESS_EQUAL] = sym__k_less_equal,
+	[SYM__OP_GREATER] = sym__k_greater,
+	[SYM__OP_GREATER_EQUAL] = sym__k_greater_equal,
+	[SYM__OP_LOGICAL_AND] = sym__k_logical_and,
+	[SYM__OP_LOGICAL_OR] = sym__k_logical_or,
+	[SYM__OP_LOGICAL_NOT] = sym__k_logical_not,
+	[SYM__OP_WHERE] = sym__k_where,
+	[SYM__OP_ERF] = sym__k_erf,
+	[SYM__OP_POW] = sym__k_pow,
+	[SYM__OP_RSQRT] = sym__k_rsqrt,
+	[SYM__OP_RECIPROCAL] = sym__k_reciprocal,
+	[SYM__OP_ABS] = sym__k_abs,
+	[SYM__OP_SIGN] = sym__k_sign,
+	[SYM__OP_FLOOR] = sym__k_floor,
+	[SYM__OP_CEIL] = sym__k_ceil,
+	[SYM__OP_CLIP] = sym__k_clip,
+	[SYM__OP_SILU] = sym__k_silu,
+	[SYM__OP_SOFTPLUS] = sym__k_softplus,
+	[SYM__OP_ERF_GRAD] = sym__k_erf_grad,
+	[SYM__OP_RSQRT_GRAD] = sym__k_rsqrt_grad,
+	[SYM__OP_RECIPROCAL_GRAD] = sym__k_reciprocal_grad,
+	[SYM__OP_CLIP_GRAD] = sym__k_clip_grad,
+	[SYM__OP_SILU_GRAD] = sym__k_silu_grad,
+	[SYM__OP_SOFTPLUS_GRAD] = sym__k_softplus_grad,
+	[SYM__OP_POW_GRAD] = sym__k_pow_grad,
 };

@@ -6,7 +6,8 @@
  * the exact gelu the forward kernel computes, 0.5 (1 + erf(x / sqrt 2))
  * + x exp(-x^2 / 2) / sqrt(2 pi); sigmoid_grad dy y (1 - y); tanh_grad
  * dy (1 - y^2); sqrt_grad dy / (2 y), infinite where y is 0 (as 1 /
- * sqrt(x) at 0).
+ * sqrt(x) at 0). With approximate="tanh", gelu_grad is dy times the
+ * derivative of the tanh approximation (kern_math.c).
  *
  * maximum_grad and minimum_grad(dy, a, b) route dy, element by element
  * of its (broadcast) dims, to the operand the forward kernel returned: a
@@ -27,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/kern_private.h"
+#include "exec/kern_elementwise.h"
 
 /* A loop z = f(a, b) over "n" elements of one storage. */
 typedef void (*binary_fn)(const void *a, const void *b, void *z, int64_t n);
@@ -92,7 +93,21 @@ pair(struct sym__kernel_args *a, const char *op, binary_fn f32, binary_fn f64)
 		return pair(a, #name, name##_f32, name##_f64); \
 	}
 
-PAIR_KERNEL(gelu_grad)
+PAIR(gelu_tanh_grad_f32, float, g *(float)sym__gelu_tanh_grad(v))
+PAIR(gelu_tanh_grad_f64, double, g *sym__gelu_tanh_grad(v))
+
+/* The kernel of gelu_grad: dy times the derivative of the exact gelu, or
+ * of its tanh approximation when the decoded attribute approximate says
+ * so (no attributes: exact); "a" is the call. */
+static int
+k_gelu_grad(struct sym__kernel_args *a)
+{
+	if (a->at && a->at->elementwise.approximate)
+		return pair(a, "gelu_grad", gelu_tanh_grad_f32,
+		    gelu_tanh_grad_f64);
+	return pair(a, "gelu_grad", gelu_grad_f32, gelu_grad_f64);
+}
+
 PAIR_KERNEL(sigmoid_grad)
 PAIR_KERNEL(tanh_grad)
 PAIR_KERNEL(sqrt_grad)

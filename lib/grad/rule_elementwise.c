@@ -5,8 +5,15 @@
  * broadcast, so the gradient of each operand is summed over the
  * dimensions broadcasting expanded (sum_to). Ties of maximum and minimum
  * split the gradient equally (maximum_grad, minimum_grad). cast's
- * gradient is cast back; integer operands get none.
+ * gradient is cast back; integer operands get none. erf, rsqrt,
+ * reciprocal, clip, silu and softplus have their gradient operators
+ * (erf_grad, ...), abs multiplies by sign(x), sign, floor and ceil give
+ * zeros, pow's pow_grad gives both operands' gradients like
+ * maximum_grad, and where routes dy through the mask to a and b (zeros
+ * elsewhere); comparisons and logical operators give bool, which no
+ * gradient flows through.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "grad/grad_private.h"
@@ -37,12 +44,62 @@ grad_relu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	    SYM__MIRROR_IN(0));
 }
 
-/* The rule of gelu: dx = gelu_grad(dy, x). */
+/* Give input 0 of the current node of "gr" the result of "op" on "dy"
+ * (mirroring the output) and "v" (mirroring "mv") with the attributes
+ * "at" (consumed; NULL after a failure to make them, an error at node
+ * "n"); return 0 or -1. */
+static int
+pair_to(struct sym__grad *gr, sym_node *n, const char *op, sym_value *dy,
+    sym_value *v, int mv, sym_attrs *at)
+{
+	sym_value *in[2] = { dy, v };
+	int mirror[2] = { SYM__MIRROR_OUT(0), mv };
+	sym_value *r;
+
+	if (!at) {
+		sym__graph_ctx_error(gr->g, &n->loc);
+		return -1;
+	}
+	r = sym__gemit(gr, 1, op, 2, in, at, sym__gtarget(gr, 0), mirror);
+	sym_attrs_free(at);
+	return r ? 0 : -1;
+}
+
+/* Return new attributes of the current node of "gr" with the number
+ * "name" set to "v" and "name2" to "v2" ("name2" NULL: none), or NULL. */
+static sym_attrs *
+numbers(struct sym__grad *gr, const char *name, double v, const char *name2,
+    double v2)
+{
+	sym_attrs *at = sym__gattrs(gr);
+
+	if (at && name && sym_attrs_set_float(at, name, v) < 0)
+		goto fail;
+	if (at && name2 && sym_attrs_set_float(at, name2, v2) < 0)
+		goto fail;
+	return at;
+fail:
+	sym_attrs_free(at);
+	return NULL;
+}
+
+/* The rule of gelu: dx = gelu_grad(dy, x), with the forward node's
+ * approximate. */
 static int
 grad_gelu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
-	return unary_to(gr, 1, "gelu_grad", dy[0], SYM__MIRROR_OUT(0), n->in[0],
-	    SYM__MIRROR_IN(0));
+	sym_attrs *at;
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	at = sym__gattrs(gr);
+	if (at && n->at.elementwise.approximate &&
+	    sym_attrs_set_string(at, "approximate", "tanh") < 0) {
+		sym_attrs_free(at);
+		at = NULL;
+	}
+	return pair_to(gr, n, "gelu_grad", dy[0], n->in[0], SYM__MIRROR_IN(0),
+	    at);
 }
 
 /* The rule of tanh: dx = tanh_grad(dy, y). */
@@ -260,6 +317,147 @@ grad_bias_add(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	return r;
 }
 
+/* The rule of erf: dx = erf_grad(dy, x). */
+static int
+grad_erf(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return unary_to(gr, 1, "erf_grad", dy[0], SYM__MIRROR_OUT(0), n->in[0],
+	    SYM__MIRROR_IN(0));
+}
+
+/* The rule of rsqrt: dx = rsqrt_grad(dy, y), -dy y^3 / 2. */
+static int
+grad_rsqrt(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return unary_to(gr, 1, "rsqrt_grad", dy[0], SYM__MIRROR_OUT(0),
+	    n->out[0], SYM__MIRROR_OUT(0));
+}
+
+/* The rule of reciprocal: dx = reciprocal_grad(dy, y), -dy y^2. */
+static int
+grad_reciprocal(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return unary_to(gr, 1, "reciprocal_grad", dy[0], SYM__MIRROR_OUT(0),
+	    n->out[0], SYM__MIRROR_OUT(0));
+}
+
+/* The rule of silu: dx = silu_grad(dy, x). */
+static int
+grad_silu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return unary_to(gr, 1, "silu_grad", dy[0], SYM__MIRROR_OUT(0), n->in[0],
+	    SYM__MIRROR_IN(0));
+}
+
+/* The rule of abs: dx = dy * sign(x) (0 at 0, as PyTorch). */
+static int
+grad_abs(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	int m_s = SYM__MIRROR_IN(0);
+	int m_d[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_OUT(0) };
+	sym_value *in[2], *s;
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	s = sym__gemit(gr, 1, "sign", 1, &n->in[0], NULL, NULL, &m_s);
+	if (!s)
+		return -1;
+	in[0] = dy[0];
+	in[1] = s;
+	return sym__gemit(gr, 2, "mul", 2, in, NULL, sym__gtarget(gr, 0), m_d)
+	    ? 0
+	    : -1;
+}
+
+/* The rule of sign, floor and ceil: their derivative is 0 wherever it
+ * exists, so dx = fill_like(dy, value=0), as PyTorch. */
+static int
+grad_zero(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	int mirror = SYM__MIRROR_OUT(0);
+	sym_attrs *at;
+	sym_value *v;
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	at = numbers(gr, "value", 0, NULL, 0);
+	if (!at)
+		return sym__graph_ctx_error(gr->g, &n->loc);
+	v = sym__gemit(gr, 1, "fill_like", 1, &dy[0], at, sym__gtarget(gr, 0),
+	    &mirror);
+	sym_attrs_free(at);
+	return v ? 0 : -1;
+}
+
+/* The rule of clip: dx = clip_grad(dy, x) with the bounds of the forward
+ * node (dy where min <= x <= max). */
+static int
+grad_clip(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	double lo = n->at.elementwise.lo, hi = n->at.elementwise.hi;
+	sym_attrs *at;
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	at = numbers(gr, isinf(lo) ? NULL : "min", lo, isinf(hi) ? NULL : "max",
+	    hi);
+	return pair_to(gr, n, "clip_grad", dy[0], n->in[0], SYM__MIRROR_IN(0),
+	    at);
+}
+
+/* The rule of softplus: dx = softplus_grad(dy, x) with the forward
+ * node's beta and threshold. */
+static int
+grad_softplus(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	return pair_to(gr, n, "softplus_grad", dy[0], n->in[0],
+	    SYM__MIRROR_IN(0),
+	    numbers(gr, "beta", n->at.elementwise.beta, "threshold",
+	        n->at.elementwise.threshold));
+}
+
+/* The rule of pow: pow_grad(dy, a, b) gives both gradients at dy's
+ * shape, each summed to its operand's shape. */
+static int
+grad_pow(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return grad_extremum(gr, n, dy, "pow_grad");
+}
+
+/* The rule of where(c, a, b): with z = fill_like(dy, value=0), a gets
+ * where(c, dy, z) and b where(c, z, dy), each summed to its shape; the
+ * condition, bool, gets none. */
+static int
+grad_where(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	int m_z = SYM__MIRROR_OUT(0);
+	int mirror[3] = { SYM__MIRROR_IN(0), SYM__MIRROR_OUT(0),
+		SYM__MIRROR_OUT(0) };
+	sym_attrs *at = numbers(gr, "value", 0, NULL, 0);
+	sym_value *z, *v;
+
+	if (!at)
+		return sym__graph_ctx_error(gr->g, &n->loc);
+	z = sym__gemit(gr, 1, "fill_like", 1, &dy[0], at, NULL, &m_z);
+	sym_attrs_free(at);
+	if (!z)
+		return -1;
+	for (size_t i = 1; i < 3; i++) {
+		sym_value *in[3] = { n->in[0], i == 1 ? dy[0] : z,
+			i == 1 ? z : dy[0] };
+
+		if (!sym__gtarget(gr, i))
+			continue;
+		v = sym__gemit(gr, 2 * (int)i, "where", 3, in, NULL, NULL,
+		    mirror);
+		if (!v || sym__gunbroadcast(gr, i, v, 2 * (int)i + 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 const sym__grad_rule sym__grad_elementwise[SYM__N_OPS] = {
 	[SYM__OP_RELU] = grad_relu,
 	[SYM__OP_GELU] = grad_gelu,
@@ -278,4 +476,16 @@ const sym__grad_rule sym__grad_elementwise[SYM__N_OPS] = {
 	[SYM__OP_MAXIMUM] = grad_maximum,
 	[SYM__OP_MINIMUM] = grad_minimum,
 	[SYM__OP_BIAS_ADD] = grad_bias_add,
+	[SYM__OP_WHERE] = grad_where,
+	[SYM__OP_ERF] = grad_erf,
+	[SYM__OP_POW] = grad_pow,
+	[SYM__OP_RSQRT] = grad_rsqrt,
+	[SYM__OP_RECIPROCAL] = grad_reciprocal,
+	[SYM__OP_ABS] = grad_abs,
+	[SYM__OP_SIGN] = grad_zero,
+	[SYM__OP_FLOOR] = grad_zero,
+	[SYM__OP_CEIL] = grad_zero,
+	[SYM__OP_CLIP] = grad_clip,
+	[SYM__OP_SILU] = grad_silu,
+	[SYM__OP_SOFTPLUS] = grad_softplus,
 };

@@ -5,12 +5,13 @@
  *  - unary operators, cast and identity: the strategy of the input is the
  *    device matrix ("d0", "d1", ...), dimension i on axis i; the output
  *    has the layout of the input;
- *  - binary operators with NumPy broadcasting: the device matrix is the
- *    strategy of the output (the operands' strategies aligned from the
- *    right); the operands must be split alike on the dimensions they
- *    share, and a dimension of size 1 broadcast against a larger one must
- *    not be split; the output takes each dimension's split from an operand
- *    that is not broadcast there;
+ *  - binary operators with NumPy broadcasting, comparisons and logical
+ *    operators, where (three operands) and pow_grad (two outputs): the
+ *    device matrix is the strategy of the output (the operands'
+ *    strategies aligned from the right); the operands must be split alike
+ *    on the dimensions they share, and a dimension of size 1 broadcast
+ *    against a larger one must not be split; every output takes each
+ *    dimension's split from an operand that is not broadcast there;
  *  - bias_add: the device matrix is the strategy of x; the bias is split
  *    like the channel dimension of x (1 for NCHW, the last for NHWC).
  */
@@ -67,7 +68,7 @@ tuple_binary(struct sym__shard *s, const int64_t *const *split)
 	size_t n = s->out_shape[0]->rank;
 	int64_t *sizes = sym__shard_scratch(s, n, sizeof(*sizes));
 	const char **names = sym__shard_axis_names(s, "d", n);
-	int *axis_of[2];
+	int *axis_of;
 
 	if (!sizes || !names)
 		return sym__shard_nomem(s);
@@ -75,7 +76,7 @@ tuple_binary(struct sym__shard *s, const int64_t *const *split)
 		int owner = -1;
 
 		sizes[j] = 1;
-		for (size_t i = 0; i < 2; i++) {
+		for (size_t i = 0; i < s->n_in; i++) {
 			int d = aligned(s, i, j, n);
 
 			if (d < 0 || !split[i] || broadcast(s, i, (size_t)d, j))
@@ -97,28 +98,29 @@ tuple_binary(struct sym__shard *s, const int64_t *const *split)
 	}
 	if (sym__shard_set_mesh(s, n, sizes, names) < 0)
 		return -1;
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < s->n_in; i++) {
 		size_t r = sym__shard_in_rank(s, i);
 
-		axis_of[i] = sym__shard_scratch(s, r, sizeof(int));
-		if (!axis_of[i])
+		axis_of = sym__shard_scratch(s, r ? r : 1, sizeof(int));
+		if (!axis_of)
 			return sym__shard_nomem(s);
 		for (size_t d = 0; d < r; d++) {
 			size_t j = d + n - r;
 
-			axis_of[i][d] = broadcast(s, i, d, j) ? -1 : (int)j;
+			axis_of[d] = broadcast(s, i, d, j) ? -1 : (int)j;
 		}
-		if (split[i] && sym__shard_map(s, i, split[i], axis_of[i]) < 0)
+		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* Give input "i" of "s", which has none, the layout the other operand
- * "o" implies: its splits on the shared dimensions, nothing on broadcast
- * ones; "n" is the output rank. Return 0 or -1. */
+/* Give input "i" of "s", which has none, the layout the other operands
+ * imply: on each dimension the split of the first operand with a layout
+ * that is not broadcast there, nothing on broadcast ones; "n" is the
+ * output rank. Return 0 or -1. */
 static int
-complete_operand(struct sym__shard *s, size_t i, size_t o, size_t n)
+complete_operand(struct sym__shard *s, size_t i, size_t n)
 {
 	size_t r = sym__shard_in_rank(s, i);
 	struct sym__lb b;
@@ -127,14 +129,30 @@ complete_operand(struct sym__shard *s, size_t i, size_t o, size_t n)
 		return -1;
 	for (size_t d = 0; d < r; d++) {
 		size_t j = d + n - r;
-		int od = aligned(s, o, j, n);
 
-		if (od < 0 || broadcast(s, i, d, j) ||
-		    broadcast(s, o, (size_t)od, j))
+		if (broadcast(s, i, d, j))
 			continue;
-		sym__lb_copy(&b, d, s->in[o], (size_t)od);
+		for (size_t o = 0; o < s->n_in; o++) {
+			int od = aligned(s, o, j, n);
+
+			if (o == i || !s->in[o] || od < 0 ||
+			    broadcast(s, o, (size_t)od, j))
+				continue;
+			sym__lb_copy(&b, d, s->in[o], (size_t)od);
+			break;
+		}
 	}
 	return sym__shard_set_in(s, i, &b);
+}
+
+/* Return 1 when no input of "s" has a layout. */
+static int
+none_laid_out(const struct sym__shard *s)
+{
+	for (size_t i = 0; i < s->n_in; i++)
+		if (s->in[i])
+			return 0;
+	return 1;
 }
 
 /* The layout step of the binary operators: operands split alike where
@@ -146,17 +164,17 @@ infer_binary(struct sym__shard *s)
 	size_t n = s->out_shape[0]->rank;
 	struct sym__lb b;
 
-	if (!s->in[0] && !s->in[1] && sym__shard_default_replicated(s, 0) < 0)
+	if (none_laid_out(s) && sym__shard_default_replicated(s, 0) < 0)
 		return -1;
-	for (size_t i = 0; i < 2; i++)
-		if (!s->in[i] && complete_operand(s, i, 1 - i, n) < 0)
+	for (size_t i = 0; i < s->n_in; i++)
+		if (!s->in[i] && complete_operand(s, i, n) < 0)
 			return -1;
 	if (sym__lb_init(s, &b, n) < 0)
 		return -1;
 	for (size_t j = 0; j < n; j++) {
 		int owner = -1;
 
-		for (size_t i = 0; i < 2; i++) {
+		for (size_t i = 0; i < s->n_in; i++) {
 			int d = aligned(s, i, j, n);
 
 			if (d < 0)
@@ -190,7 +208,10 @@ infer_binary(struct sym__shard *s)
 			}
 		}
 	}
-	return sym__shard_set_out(s, 0, &b);
+	for (size_t k = 0; k < s->n_out; k++)
+		if (sym__shard_set_out(s, k, &b) < 0)
+			return -1;
+	return 0;
 }
 
 /* Return the channel dimension of input 0 of bias_add in "s". */
@@ -281,4 +302,32 @@ const struct sym__shard_rule sym__shard_elementwise[SYM__N_OPS] = {
 	[SYM__OP_BIAS_ADD] = { 0, tuple_bias_add, infer_bias_add },
 	[SYM__OP_FILL_LIKE] = { 0, tuple_unary, infer_unary },
 	[SYM__OP_RELU_GRAD] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_EQUAL] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_NOT_EQUAL] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_LESS] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_LESS_EQUAL] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_GREATER] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_GREATER_EQUAL] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_LOGICAL_AND] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_LOGICAL_OR] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_LOGICAL_NOT] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_WHERE] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_ERF] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_POW] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_RSQRT] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_RECIPROCAL] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_ABS] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_SIGN] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_FLOOR] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_CEIL] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_CLIP] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_SILU] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_SOFTPLUS] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_ERF_GRAD] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_RSQRT_GRAD] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_RECIPROCAL_GRAD] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_CLIP_GRAD] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_SILU_GRAD] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_SOFTPLUS_GRAD] = { 0, tuple_binary, infer_binary },
+	[SYM__OP_POW_GRAD] = { 0, tuple_binary, infer_binary },
 };

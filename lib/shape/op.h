@@ -43,6 +43,34 @@ enum sym__opid {
 	SYM__OP_BIAS_ADD,
 	SYM__OP_FILL_LIKE,
 	SYM__OP_RELU_GRAD,
+	SYM__OP_EQUAL,
+	SYM__OP_NOT_EQUAL,
+	SYM__OP_LESS,
+	SYM__OP_LESS_EQUAL,
+	SYM__OP_GREATER,
+	SYM__OP_GREATER_EQUAL,
+	SYM__OP_LOGICAL_AND,
+	SYM__OP_LOGICAL_OR,
+	SYM__OP_LOGICAL_NOT,
+	SYM__OP_WHERE,
+	SYM__OP_ERF,
+	SYM__OP_POW,
+	SYM__OP_RSQRT,
+	SYM__OP_RECIPROCAL,
+	SYM__OP_ABS,
+	SYM__OP_SIGN,
+	SYM__OP_FLOOR,
+	SYM__OP_CEIL,
+	SYM__OP_CLIP,
+	SYM__OP_SILU,
+	SYM__OP_SOFTPLUS,
+	SYM__OP_ERF_GRAD,
+	SYM__OP_RSQRT_GRAD,
+	SYM__OP_RECIPROCAL_GRAD,
+	SYM__OP_CLIP_GRAD,
+	SYM__OP_SILU_GRAD,
+	SYM__OP_SOFTPLUS_GRAD,
+	SYM__OP_POW_GRAD,
 	/* layout */
 	SYM__OP_RESHAPE,
 	SYM__OP_FLATTEN,
@@ -179,6 +207,9 @@ struct sym__opattrs {
 			size_t channel;  /* bias_add: the channel axis of x */
 			int data_format; /* bias_add: SYM__FORMAT_* */
 			double value;    /* fill_like */
+			int approximate; /* gelu, gelu_grad: 1 for "tanh" */
+			double lo, hi; /* clip, clip_grad: -inf, inf if unset */
+			double beta, threshold; /* softplus, softplus_grad */
 		} elementwise;
 		struct {
 			const int64_t *perm; /* transpose, permute */

@@ -8,6 +8,8 @@
  * when its symbol admits 1): it is required equal to the other side, so
  * that one compiled plan serves every binding.
  */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "shape/shape_private.h"
@@ -209,4 +211,271 @@ sym__rule_same_shapes(struct sym__infer *inf)
 		if (sym__require_dims_equal(inf, 1, d, 0, d) < 0)
 			return -1;
 	return sym__out_same(inf, 0);
+}
+
+/* Return 1 when "e" is the constant 1 or NULL (a missing dimension). */
+static int
+one_or_missing(const sym_expr *e)
+{
+	return !e || sym__is_one(e);
+}
+
+/*
+ * Broadcast the shapes of all inputs of "inf" NumPy style into "out"
+ * (as many dimensions as the greatest rank, borrowed): aligned from the
+ * right, a dimension of each input that is missing or the constant 1
+ * takes the others' size, and the others must all be equal (a
+ * requirement, refuted with a witness when they can differ). Return 0
+ * or -1.
+ */
+static int
+broadcast_all(struct sym__infer *inf, sym_expr **out, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		sym_expr *r = NULL;
+		size_t ri = 0;
+
+		for (size_t i = 0; i < inf->n_in; i++) {
+			size_t rank = inf->in[i]->rank;
+			sym_expr *e =
+			    k < rank ? inf->in[i]->dim[rank - 1 - k] : NULL;
+
+			if (one_or_missing(e)) {
+				if (!r)
+					r = e;
+				continue;
+			}
+			if (!one_or_missing(r) &&
+			    sym__require_equal(inf, e, r,
+			        "dimension %zu of %s (%s) must equal dimension "
+			        "%zu of %s (%s), or one of them must be 1 "
+			        "(broadcasting)",
+			        rank - 1 - k, sym__in_name(inf, i),
+			        sym__txt_expr(inf, e),
+			        inf->in[ri]->rank - 1 - k,
+			        sym__in_name(inf, ri),
+			        sym__txt_expr(inf, r)) < 0)
+				return -1;
+			if (one_or_missing(r)) {
+				r = e;
+				ri = i;
+			}
+		}
+		out[n - 1 - k] = r;
+	}
+	return 0;
+}
+
+/* Return the greatest rank of the inputs of "inf". */
+static size_t
+max_rank(const struct sym__infer *inf)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < inf->n_in; i++)
+		if (inf->in[i]->rank > n)
+			n = inf->in[i]->rank;
+	return n;
+}
+
+/* Append the broadcast shape of the inputs of "inf" in dtype "dt" as an
+ * output; return 0 or -1. */
+static int
+out_broadcast(struct sym__infer *inf, sym_dtype dt)
+{
+	size_t n = max_rank(inf);
+	sym_expr **dims = sym__scratch(inf, n ? n : 1, sizeof(*dims));
+
+	if (!dims)
+		return sym__infer_nomem(inf);
+	if (broadcast_all(inf, dims, n) < 0)
+		return -1;
+	return sym__out_shape(inf, dt, n, dims);
+}
+
+/* The rule of equal, not_equal, less, less_equal, greater and
+ * greater_equal: operands of one dtype (any, bool included), broadcast;
+ * the result is bool. "inf" is the run. */
+int
+sym__rule_compare(struct sym__infer *inf)
+{
+	if (sym__same_dtype(inf, 0, 1) < 0)
+		return -1;
+	return out_broadcast(inf, SYM_DT_BOOL);
+}
+
+/* Check that input "i" of "inf" is bool; return 0 or -1. */
+static int
+dtype_bool(struct sym__infer *inf, size_t i, const char *role)
+{
+	sym_dtype dt = inf->in[i]->dtype;
+
+	if (dt == SYM_DT_BOOL)
+		return 0;
+	return sym__infer_fail(inf, (int)i, "%s %s of %s must be bool, not %s",
+	    role, sym__in_name(inf, i), inf->op->name, sym_dtype_name(dt));
+}
+
+/* The rule of logical_and, logical_or (broadcast) and logical_not: bool
+ * operands, a bool result; "inf" is the run. */
+int
+sym__rule_logical(struct sym__infer *inf)
+{
+	for (size_t i = 0; i < inf->n_in; i++)
+		if (dtype_bool(inf, i, "operand") < 0)
+			return -1;
+	return out_broadcast(inf, SYM_DT_BOOL);
+}
+
+/* The rule of where(c, a, b): a bool condition and two values of one
+ * dtype, the three broadcast together; the result has the values' dtype.
+ * "inf" is the run. */
+int
+sym__rule_where(struct sym__infer *inf)
+{
+	if (dtype_bool(inf, 0, "the condition") < 0 ||
+	    sym__same_dtype(inf, 1, 2) < 0)
+		return -1;
+	return out_broadcast(inf, inf->in[1]->dtype);
+}
+
+/* The rule of pow(a, b): floating operands of one dtype, broadcast; "inf"
+ * is the run. */
+int
+sym__rule_pow(struct sym__infer *inf)
+{
+	if (sym__dtype_float(inf, 0) < 0 || sym__same_dtype(inf, 0, 1) < 0)
+		return -1;
+	return out_broadcast(inf, inf->in[0]->dtype);
+}
+
+/* The rule of abs and sign: any numeric dtype (abs: not i64, whose
+ * absolute value can need 33 bits in the executor's int32), same shape;
+ * "inf" is the run. */
+int
+sym__rule_signed(struct sym__infer *inf)
+{
+	if (sym__dtype_numeric(inf, 0) < 0 ||
+	    (inf->op->id == SYM__OP_ABS && sym__dtype_not_i64(inf, 0) < 0))
+		return -1;
+	return sym__out_same(inf, 0);
+}
+
+/* Store in "*v" the number attribute "name" of "inf" (int or float),
+ * "def" when it is absent; return 0 or -1. */
+static int
+attr_number(struct sym__infer *inf, const char *name, double def, double *v)
+{
+	const struct sym__attr *at = sym__attrs_find(inf->attrs, name);
+
+	*v = def;
+	if (!at)
+		return 0;
+	if (at->kind == SYM_ATTR_FLOAT)
+		*v = at->f;
+	else if (at->kind == SYM_ATTR_INT)
+		*v = (double)at->i;
+	else
+		return sym__infer_fail_attr(inf, name,
+		    "attribute %s of %s must be a number", name, inf->op->name);
+	return 0;
+}
+
+/* The decoder of gelu and gelu_grad: the string attribute approximate,
+ * "none" (the default: the exact form with erf) or "tanh"; "inf" is the
+ * run. */
+int
+sym__decode_gelu(struct sym__infer *inf)
+{
+	static const char *const known[] = { "approximate", NULL };
+	const char *s;
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    sym__attr_string(inf, "approximate", "none", &s) < 0)
+		return -1;
+	if (strcmp(s, "none") && strcmp(s, "tanh"))
+		return sym__infer_fail_attr(inf, "approximate",
+		    "attribute approximate of %s must be \"none\" or "
+		    "\"tanh\", not \"%s\"",
+		    inf->op->name, s);
+	inf->at.elementwise.approximate = !strcmp(s, "tanh");
+	return 0;
+}
+
+/* The decoder of clip and clip_grad: the number attributes min and max,
+ * each optional (-inf and inf when absent); "inf" is the run. */
+int
+sym__decode_clip(struct sym__infer *inf)
+{
+	static const char *const known[] = { "min", "max", NULL };
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    attr_number(inf, "min", -HUGE_VAL, &inf->at.elementwise.lo) < 0 ||
+	    attr_number(inf, "max", HUGE_VAL, &inf->at.elementwise.hi) < 0)
+		return -1;
+	if (inf->at.elementwise.lo != inf->at.elementwise.lo ||
+	    inf->at.elementwise.hi != inf->at.elementwise.hi)
+		return sym__infer_fail_attr(inf, "min",
+		    "attributes min and max of %s must be numbers, not NaN",
+		    inf->op->name);
+	return 0;
+}
+
+/* Check that the bound "name" ("v", set when finite) of clip fits the
+ * integer dtype of input 0 of "inf" (i64 as the executor's int32);
+ * return 0 or -1. */
+static int
+clip_bound_fits(struct sym__infer *inf, const char *name, double v)
+{
+	sym_dtype dt = inf->in[0]->dtype;
+	double lo = INT32_MIN, hi = INT32_MAX;
+
+	if (sym_dtype_is_float(dt) || isinf(v))
+		return 0;
+	if (dt == SYM_DT_I8)
+		lo = INT8_MIN, hi = INT8_MAX;
+	else if (dt == SYM_DT_I16)
+		lo = INT16_MIN, hi = INT16_MAX;
+	else if (dt == SYM_DT_U8)
+		lo = 0, hi = UINT8_MAX;
+	if (v == floor(v) && v >= lo && v <= hi)
+		return 0;
+	return sym__infer_fail_attr(inf, name,
+	    "attribute %s of clip of %s (%s) must be a whole number in [%.0f, "
+	    "%.0f], not %g",
+	    name, sym__in_name(inf, 0), sym_dtype_name(dt), lo, hi, v);
+}
+
+/* The rule of clip: any numeric dtype, bounds that the dtype holds, the
+ * same shape; "inf" is the run. */
+int
+sym__rule_clip(struct sym__infer *inf)
+{
+	if (sym__dtype_numeric(inf, 0) < 0 ||
+	    clip_bound_fits(inf, "min", inf->at.elementwise.lo) < 0 ||
+	    clip_bound_fits(inf, "max", inf->at.elementwise.hi) < 0)
+		return -1;
+	return sym__out_same(inf, 0);
+}
+
+/* The decoder of softplus and softplus_grad: the number attributes beta
+ * (default 1, not 0) and threshold (default 20), as PyTorch's; "inf" is
+ * the run. */
+int
+sym__decode_softplus(struct sym__infer *inf)
+{
+	static const char *const known[] = { "beta", "threshold", NULL };
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    attr_number(inf, "beta", 1, &inf->at.elementwise.beta) < 0 ||
+	    attr_number(inf, "threshold", 20, &inf->at.elementwise.threshold) <
+	        0)
+		return -1;
+	if (inf->at.elementwise.beta == 0 ||
+	    !isfinite(inf->at.elementwise.beta))
+		return sym__infer_fail_attr(inf, "beta",
+		    "attribute beta of %s must be a finite number other than "
+		    "0, not %g",
+		    inf->op->name, inf->at.elementwise.beta);
+	return 0;
 }
