@@ -634,6 +634,25 @@ test_structural_errors(void **state)
 		  "y = conv2d(x, w, group=2) shard ((1, 2, 1, 1), (1, 2, 1, "
 		  "1))\n",
 		    4, 34, "conv2d has group > 1, so its input channel" },
+		{ "devices 8\ninput x : f32[8, 4, 16, 16]\n"
+		  "y = max_pool2d(x, kernel=3, stride=2, pad=1) shard ((1, 1, "
+		  "2, 1),)\n",
+		    3, 53,
+		    "max_pool2d y: dimension 2 of x (the height) is split by h, "
+		    "but the windows of max_pool2d overlap or are padded along "
+		    "it (kernel 3, stride 2, dilation 1, pad 1, 1): a block "
+		    "would need a halo" },
+		{ "devices 8\ninput x : f32[8, 4, 18, 16]\n"
+		  "y = avg_pool2d(x, kernel=2) shard ((1, 1, 2, 1),)\n",
+		    3, 36,
+		    "avg_pool2d y: dimension 2 of x (the height) is split 2 ways, "
+		    "but its size is not provably divisible by 4 (the split "
+		    "times the kernel 2)" },
+		{ "devices 8\ninput x : f32[8, 4, 16, 16]\n"
+		  "input d : f32[8, 4, 1, 1]\n"
+		  "y = global_avg_pool_grad(d, x) shard ((1, 1, 2, 1), (1, 1, 2, "
+		  "1))\n",
+		    4, 39, "dimension 2 of d cannot be split" },
 	};
 	sym_ctx *ctx = tl_ctx_new();
 	int wrong = 0;
