@@ -109,6 +109,10 @@ static const struct gcase cases[] = {
 	    "g = global_avg_pool(a)\nq = global_avg_pool(p)\n"
 	    "s = add(g, q)\ny = mul(a, s)\n",
 	    "[b, 2, 3, 4]" },
+	{ "dropout",
+	    "param x : f64[b, 6]\nparam w : f64[6]\n"
+	    "d = dropout(x, p=0.3)\ne = dropout(d, p=0.5)\ny = mul(e, w)\n",
+	    "[b, 6]" },
 	{ "concat",
 	    "param x : f64[b, 5]\nparam w : f64[b, 5]\n"
 	    "c = concat(x, w, axis=1)\np, q, r, t, o = split(c, axis=1, "

@@ -323,6 +323,12 @@ static const struct dtype_case dtype_cases[] = {
 	    F32, F32, 0 },
 	{ "global_avg_pool",
 	    "input x : @A[2, 3, 2, 2]\ny = global_avg_pool(x)\n", F32, F32, 0 },
+	{ "dropout", "input x : @A[2, 3]\ny = dropout(x, p=0.5)\n", F32, F32,
+	    0 },
+	{ "dropout_grad",
+	    "input d : @A[2, 3]\ninput x : @A[2, 3]\n"
+	    "y = dropout_grad(d, x, p=0.5)\n",
+	    F32, F32, 0 },
 	{ "fill_like", "input x : @A[2, 3]\ny = fill_like(x, value=1)\n", F32,
 	    F32, 0 },
 	{ "relu_grad",

@@ -359,7 +359,8 @@ test_registry(void **state)
 		"maximum_grad", "minimum_grad", "conv2d_input_grad",
 		"conv2d_weight_grad", "gather_grad", "embedding_grad",
 		"slice_grad", "max_pool2d", "avg_pool2d", "global_avg_pool",
-		"max_pool2d_grad", "avg_pool2d_grad", "global_avg_pool_grad" };
+		"max_pool2d_grad", "avg_pool2d_grad", "global_avg_pool_grad",
+		"dropout", "dropout_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 
@@ -1194,6 +1195,40 @@ test_pool(void **state)
 	t_free(&t);
 }
 
+/* dropout and dropout_grad: the shape of x at symbolic sizes, p a
+ * probability, floating-point operands; "state" is unused. */
+static void
+test_dropout(void **state)
+{
+	struct t t = t_new();
+	sym_attrs *a = sym_attrs_new(t.ctx);
+	sym_value *in[2], *y;
+
+	(void)state;
+	in[0] = input(&t, "x", "f32[b, h, 3]");
+	y = apply(&t, "dropout", 1, in, NULL);
+	expect(&t, y, "f32[b, h, 3]");
+	assert_int_equal(sym_attrs_set_float(a, "p", 0.25), 0);
+	in[1] = apply(&t, "dropout", 1, in, a);
+	expect(&t, in[1], "f32[b, h, 3]");
+	expect(&t, apply(&t, "dropout_grad", 2, in, a), "f32[b, h, 3]");
+	assert_int_equal(sym_attrs_set_float(a, "p", 1.5), 0);
+	apply(&t, "dropout", 1, in, a);
+	expect_error(&t, "attribute p of dropout (1.5) must be a probability",
+	    NULL, NULL);
+	assert_int_equal(sym_attrs_set_string(a, "p", "half"), 0);
+	apply(&t, "dropout", 1, in, a);
+	expect_error(&t, "attribute p of dropout must be a number", NULL, NULL);
+	in[1] = input(&t, "z", "f32[b, w, 3]");
+	apply(&t, "dropout_grad", 2, in, NULL);
+	expect_error(&t, "z", "h", "w = ");
+	in[0] = input(&t, "i", "i32[b]");
+	apply(&t, "dropout", 1, in, NULL);
+	expect_error(&t, "i", "float", NULL);
+	sym_attrs_free(a);
+	t_free(&t);
+}
+
 /* Apply every operator to combinations of shapes of rank 0 to 4 and to
  * hostile attributes; each application must give outputs or an error,
  * never crash or leak. "state" is unused. */
@@ -1316,6 +1351,7 @@ main(void)
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_conv),
 		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_dropout),
 		cmocka_unit_test(test_robustness),
 	};
 

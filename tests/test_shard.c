@@ -943,6 +943,8 @@ test_every_operator(void **state)
 	    "mx = max_pool2d(img, kernel=2)\n"
 	    "ap2 = avg_pool2d(img, kernel=3, stride=2, pad=1)\n"
 	    "gap = global_avg_pool(img)\n"
+	    "dr = dropout(x, p=0.25)\n"
+	    "drg = dropout_grad(x, dr, p=0.25)\n"
 	    "fl = fill_like(x, value=2)\n"
 	    "rg = relu_grad(x, z)\n"
 	    "st = sum_to(x3, [1, 16])\n"

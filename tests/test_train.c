@@ -117,7 +117,8 @@ static const char seqpar[] =
  * parallel and output-channel parallel, max_pool2d split along the
  * batch, the height and the width (2 x 2 windows tile the 2 x 2 blocks),
  * avg_pool2d along the batch and the channels, global_avg_pool along the
- * batch and the height (partial sums of the mean, all-reduced); the
+ * batch and the height (partial sums of the mean, all-reduced), a
+ * dropout before the classifier (one device's mask on every rank); the
  * "%%s" are the strategies of the pooling operators (data parallel: all
  * "(8, 1, 1, 1)") and the optimizer. */
 static const char pool_net[] =
@@ -138,7 +139,8 @@ static const char pool_net[] =
     "g2 = global_avg_pool(c2)    shard (%s,)\n"
     "s  = add(g1, g2)\n"
     "f  = reshape(s, [-1, 8])\n"
-    "lg = matmul(f, w)\n"
+    "fd = dropout(f, p=0.25)\n"
+    "lg = matmul(fd, w)\n"
     "loss = softmax_cross_entropy(lg, y)\n"
     "output loss\n"
     "minimize loss with %s\n";

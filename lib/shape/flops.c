@@ -82,6 +82,8 @@ static const struct {
 	[SYM__OP_MAX_POOL2D_GRAD] = { M_POOL, 1 },
 	[SYM__OP_AVG_POOL2D_GRAD] = { M_POOL, 1 },
 	[SYM__OP_GLOBAL_AVG_POOL_GRAD] = { M_OUT, 1 },
+	[SYM__OP_DROPOUT] = { M_OUT, 4 },
+	[SYM__OP_DROPOUT_GRAD] = { M_OUT, 4 },
 	[SYM__OP_SGD_UPDATE] = { M_IN, 4 },
 	[SYM__OP_MOMENTUM_UPDATE] = { M_IN, 4 },
 	[SYM__OP_ADAM_UPDATE] = { M_IN, 12 },

@@ -78,6 +78,9 @@ enum sym__opid {
 	SYM__OP_MAX_POOL2D_GRAD,
 	SYM__OP_AVG_POOL2D_GRAD,
 	SYM__OP_GLOBAL_AVG_POOL_GRAD,
+	/* dropout */
+	SYM__OP_DROPOUT,
+	SYM__OP_DROPOUT_GRAD,
 	/* optim */
 	SYM__OP_SGD_UPDATE,
 	SYM__OP_MOMENTUM_UPDATE,
@@ -119,6 +122,7 @@ enum sym__family {
 	SYM__FAM_LOSS,
 	SYM__FAM_CONV,
 	SYM__FAM_POOL,
+	SYM__FAM_DROPOUT,
 	SYM__FAM_OPTIM,
 	SYM__FAM_GRAD,
 	SYM__N_FAMILIES
@@ -238,6 +242,9 @@ struct sym__opattrs {
 			int64_t pad[4]; /* top, bottom, left, right */
 			int ceil_mode, count_include_pad;
 		} pool;
+		struct {
+			double p; /* the probability of a zero */
+		} dropout;
 	};
 	void *mem[2];
 };

@@ -24,6 +24,7 @@ static const char *const family_name[SYM__N_FAMILIES] = {
 	[SYM__FAM_LOSS] = "loss",
 	[SYM__FAM_CONV] = "conv",
 	[SYM__FAM_POOL] = "pool",
+	[SYM__FAM_DROPOUT] = "dropout",
 	[SYM__FAM_OPTIM] = "optim",
 	[SYM__FAM_GRAD] = "grad",
 };
@@ -142,6 +143,13 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__rule_pool2d_grad),
 	OP(GLOBAL_AVG_POOL_GRAD, "global_avg_pool_grad", POOL, 2, 2,
 	    sym__decode_none, sym__rule_global_avg_pool_grad),
+
+	/* dropout(x) and dropout_grad(dy, y), y the output of the dropout
+	 * whose mask the gradient draws again. */
+	OP(DROPOUT, "dropout", DROPOUT, 1, 1, sym__decode_dropout,
+	    sym__rule_float),
+	OP(DROPOUT_GRAD, "dropout_grad", DROPOUT, 2, 2, sym__decode_dropout,
+	    sym__rule_dropout_grad),
 
 	/* The optimizers' update operators: output k is input k updated in
 	 * place (param, then its state); the step count, when they take one,

@@ -308,6 +308,8 @@ int sym__rule_pool2d(struct sym__infer *inf);
 int sym__rule_pool2d_grad(struct sym__infer *inf);
 int sym__rule_global_avg_pool(struct sym__infer *inf);
 int sym__rule_global_avg_pool_grad(struct sym__infer *inf);
+int sym__decode_dropout(struct sym__infer *inf);
+int sym__rule_dropout_grad(struct sym__infer *inf);
 int sym__rule_grad_unary(struct sym__infer *inf);
 int sym__decode_sce_grad(struct sym__infer *inf);
 int sym__rule_sce_grad(struct sym__infer *inf);
