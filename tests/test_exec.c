@@ -192,6 +192,75 @@ test_ffn(void **state)
 	compiled_clear(&c);
 }
 
+/* Store in "split" ("n" counts) a random strategy over at most 8
+ * devices drawn from "*seed": powers of two whose product divides 8,
+ * dimension d split at most "most"[d] ways, the dimensions taken from a
+ * random one on. */
+static void
+random_split(uint64_t *seed, int64_t *split, size_t n, const int64_t *most)
+{
+	int64_t left = 8;
+
+	size_t first;
+
+	*seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+	first = (size_t)(*seed >> 40) % n;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = (first + i) % n;
+		int64_t k = 1;
+
+		*seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		for (unsigned r = (unsigned)(*seed >> 60) % 4; r > 0; r--)
+			if (k * 2 <= left && k * 2 <= most[d])
+				k *= 2;
+		split[d] = k;
+		left /= k;
+	}
+}
+
+/* Pooling and dropout under random strategies (batch, channels, and the
+ * spatial dimensions where the windows tile them) agree with one
+ * device, at two batch sizes on one plan. */
+static void
+test_pool_random(void **state)
+{
+	static const int64_t most[4][4] = { { 8, 8, 4, 4 }, { 8, 8, 1, 1 },
+		{ 8, 8, 4, 4 }, { 8, 8, 1, 1 } };
+	uint64_t seed = 11;
+
+	(void)state;
+	for (int iter = 0; iter < 6; iter++) {
+		char text[1024], st[4][32];
+		struct compiled c;
+
+		for (int k = 0; k < 4; k++) {
+			int64_t sp[4];
+
+			random_split(&seed, sp, 4, most[k]);
+			snprintf(st[k], sizeof(st[k]),
+			    "(%lld, %lld, %lld, %lld)", (long long)sp[0],
+			    (long long)sp[1], (long long)sp[2],
+			    (long long)sp[3]);
+		}
+		snprintf(text, sizeof(text),
+		    "devices 8\n"
+		    "symbol b divisor=8\n"
+		    "input x : f32[b, 8, 8, 8]\n"
+		    "m = max_pool2d(x, kernel=2) shard (%s,)\n"
+		    "a = avg_pool2d(x, kernel=3, stride=2, pad=1, "
+		    "ceil_mode=true) shard (%s,)\n"
+		    "g = global_avg_pool(m) shard (%s,)\n"
+		    "d = dropout(a, p=0.3) shard (%s,)\n"
+		    "output m\noutput a\noutput g\noutput d\n",
+		    st[0], st[1], st[2], st[3]);
+		printf("# %s %s %s %s\n", st[0], st[1], st[2], st[3]);
+		compile_text(&c, text, "pool.sg");
+		check_agrees(&c, "b=8");
+		check_agrees(&c, "b=16");
+		compiled_clear(&c);
+	}
+}
+
 /* The other examples agree with one device: the layout example (a
  * reduce_scatter), the tensor-parallel MLP (an all_reduce), a
  * Megatron-style block (two all_reduces) and a transformer block with
@@ -1036,6 +1105,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ffn),
 		cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_pool_random),
 		cmocka_unit_test(test_moves),
 		cmocka_unit_test(test_detects),
 		cmocka_unit_test(test_infinities),

@@ -119,6 +119,20 @@ static const struct gcase cases[] = {
 	    "h = conv2d(x, k1, pad=[1, 0, 2, 1], stride=[1, 2])\n"
 	    "y = conv2d(h, k2, group=2, dilation=[2, 1])\n",
 	    "[b, 4, 2, 1]" },
+	{ "pool",
+	    "param x : f64[b, 2, 7, 6]\n"
+	    "m = max_pool2d(x, kernel=[3, 2], stride=[2, 1], pad=1, "
+	    "dilation=[1, 2], ceil_mode=true)\n"
+	    "a = avg_pool2d(m, kernel=3, stride=2, pad=1, ceil_mode=true, "
+	    "count_include_pad=false)\n"
+	    "p = avg_pool2d(m, kernel=2, pad=[1, 0])\n"
+	    "g = global_avg_pool(a)\nq = global_avg_pool(p)\n"
+	    "s = add(g, q)\ny = mul(a, s)\n",
+	    "[b, 2, 3, 4]" },
+	{ "dropout",
+	    "param x : f64[b, 6]\nparam w : f64[6]\n"
+	    "d = dropout(x, p=0.3)\ne = dropout(d, p=0.5)\ny = mul(e, w)\n",
+	    "[b, 6]" },
 	{ "concat",
 	    "param x : f64[b, 5]\nparam w : f64[b, 5]\n"
 	    "c = concat(x, w, axis=1)\np, q, r, t, o = split(c, axis=1, "

@@ -314,6 +314,22 @@ static const struct dtype_case dtype_cases[] = {
 	    "input x : @A[1, 2, 4, 4]\ninput w : @A[3, 2, 3, 3]\n"
 	    "y = conv2d(x, w)\n",
 	    F32, F32, 0 },
+	{ "max_pool2d",
+	    "input x : @A[1, 2, 5, 4]\n"
+	    "y = max_pool2d(x, kernel=3, stride=2, pad=1, ceil_mode=true)\n",
+	    F32, F32, 0 },
+	{ "avg_pool2d",
+	    "input x : @A[1, 2, 5, 4]\n"
+	    "y = avg_pool2d(x, kernel=[2, 3], count_include_pad=false)\n",
+	    F32, F32, 0 },
+	{ "global_avg_pool",
+	    "input x : @A[2, 3, 2, 2]\ny = global_avg_pool(x)\n", F32, F32, 0 },
+	{ "dropout", "input x : @A[2, 3]\ny = dropout(x, p=0.5)\n", F32, F32,
+	    0 },
+	{ "dropout_grad",
+	    "input d : @A[2, 3]\ninput x : @A[2, 3]\n"
+	    "y = dropout_grad(d, x, p=0.5)\n",
+	    F32, F32, 0 },
 	{ "fill_like", "input x : @A[2, 3]\ny = fill_like(x, value=1)\n", F32,
 	    F32, 0 },
 	{ "relu_grad",
@@ -490,6 +506,19 @@ static const struct dtype_case dtype_cases[] = {
 	    "input d : @A[1, 3, 2, 2]\ninput x : @A[1, 2, 4, 4]\n"
 	    "input w : @A[3, 2, 3, 3]\n"
 	    "y = conv2d_weight_grad(d, x, w)\n",
+	    F32, F32, 0 },
+	{ "max_pool2d_grad",
+	    "input d : @A[1, 2, 3, 3]\ninput x : @A[1, 2, 5, 4]\n"
+	    "y = max_pool2d_grad(d, x, kernel=3, stride=2, pad=1, "
+	    "ceil_mode=true)\n",
+	    F32, F32, 0 },
+	{ "avg_pool2d_grad",
+	    "input d : @A[1, 2, 2, 1]\ninput x : @A[1, 2, 5, 4]\n"
+	    "y = avg_pool2d_grad(d, x, kernel=[2, 3])\n",
+	    F32, F32, 0 },
+	{ "global_avg_pool_grad",
+	    "input d : @A[2, 3, 1, 1]\ninput x : @A[2, 3, 2, 2]\n"
+	    "y = global_avg_pool_grad(d, x)\n",
 	    F32, F32, 0 },
 	{ "gather_grad",
 	    "input d : @A[2, 2]\ninput i : @B[2]\ninput x : @A[4, 2]\n"

@@ -363,7 +363,9 @@ test_registry(void **state)
 		"reduce_max_grad", "softmax_grad", "log_softmax_grad",
 		"layer_norm_grad", "maximum_grad", "minimum_grad",
 		"conv2d_input_grad", "conv2d_weight_grad", "gather_grad",
-		"embedding_grad", "slice_grad" };
+		"embedding_grad", "slice_grad", "max_pool2d", "avg_pool2d",
+		"global_avg_pool", "max_pool2d_grad", "avg_pool2d_grad",
+		"global_avg_pool_grad", "dropout", "dropout_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 
@@ -393,6 +395,7 @@ test_registry(void **state)
 	assert_int_equal(sym_op_min_inputs(sym_op_find("layer_norm")), 3);
 	assert_int_equal(sym_op_max_inputs(sym_op_find("matmul")), 2);
 	assert_string_equal(sym_op_family(sym_op_find("conv2d")), "conv");
+	assert_string_equal(sym_op_family(sym_op_find("max_pool2d")), "pool");
 	assert_null(sym_op_name(NULL));
 	assert_int_equal(sym_op_min_inputs(NULL), -1);
 }
@@ -1234,6 +1237,140 @@ test_conv(void **state)
 	t_free(&t);
 }
 
+/* max_pool2d, avg_pool2d, global_avg_pool and their gradients: PyTorch's
+ * output sizes (ceil_mode included) over constants and symbols, windows
+ * larger than the padded input refuted with a witness, bad attributes;
+ * "state" is unused. */
+static void
+test_pool(void **state)
+{
+	static const char *const k32[] = { "3", "2" };
+	struct t t = t_new();
+	sym_attrs *a = sym_attrs_new(t.ctx);
+	sym_value *in[2], *y;
+
+	(void)state;
+	in[0] = input(&t, "img", "f32[b, 3, 32, 31]");
+	assert_int_equal(sym_attrs_set_int(a, "kernel", 2), 0);
+	expect(&t, apply(&t, "max_pool2d", 1, in, a), "f32[b, 3, 16, 15]");
+	assert_int_equal(sym_attrs_set_bool(a, "ceil_mode", 1), 0);
+	expect(&t, apply(&t, "avg_pool2d", 1, in, a), "f32[b, 3, 16, 16]");
+	/* PyTorch drops a last window that starts in the right padding:
+	 * 32 + 2 with kernel 3, stride 2 gives 17, 31 gives 16. */
+	assert_int_equal(sym_attrs_set_int(a, "kernel", 3), 0);
+	assert_int_equal(sym_attrs_set_int(a, "stride", 2), 0);
+	assert_int_equal(sym_attrs_set_int(a, "pad", 1), 0);
+	expect(&t, apply(&t, "max_pool2d", 1, in, a), "f32[b, 3, 17, 16]");
+	expect(&t, apply(&t, "global_avg_pool", 1, in, NULL),
+	    "f32[b, 3, 1, 1]");
+	sym_attrs_free(a);
+
+	/* Symbolic sizes: one floordiv in both modes. */
+	a = sym_attrs_new(t.ctx);
+	set_list(a, t.ctx, "kernel", 2, k32);
+	in[0] = input(&t, "sym", "f32[b, 3, h + 2, q]");
+	y = apply(&t, "max_pool2d", 1, in, a);
+	expect(&t, y, "f32[b, 3, (h + 2) floordiv 3, q floordiv 2]");
+	assert_int_equal(sym_attrs_set_bool(a, "ceil_mode", 1), 0);
+	expect(&t, apply(&t, "avg_pool2d", 1, in, a),
+	    "f32[b, 3, (h + 1) floordiv 3 + 1, q floordiv 2]");
+	in[1] = in[0];
+	in[0] = y;
+	assert_int_equal(sym_attrs_set_bool(a, "ceil_mode", 0), 0);
+	expect(&t, apply(&t, "max_pool2d_grad", 2, in, a),
+	    "f32[b, 3, h + 2, q]");
+	apply(&t, "avg_pool2d_grad", 2, in, NULL);
+	expect_error(&t, "avg_pool2d_grad needs attribute kernel", NULL, NULL);
+	in[0] = input(&t, "gy", "f32[b, 3, 1, 1]");
+	expect(&t, apply(&t, "global_avg_pool_grad", 2, in, NULL),
+	    "f32[b, 3, h + 2, q]");
+
+	/* A window larger than the padded input, at symbolic sizes. */
+	in[0] = input(&t, "hw", "f32[b, 3, h, w]");
+	apply(&t, "max_pool2d", 1, in, a);
+	expect_error(&t,
+	    "the pool window of max_pool2d (3, the dilated kernel)",
+	    "larger than the padded input height", "h = ");
+	in[0] = input(&t, "small", "f32[b, 3, 4, 4]");
+	assert_int_equal(sym_attrs_set_int(a, "dilation", 2), 0);
+	apply(&t, "max_pool2d", 1, in, a);
+	expect_error(&t,
+	    "the pool window of max_pool2d (5, the dilated kernel)",
+	    "dimension 2 of small (4) plus padding 0", NULL);
+	sym_attrs_free(a);
+
+	/* Bad attributes. */
+	a = sym_attrs_new(t.ctx);
+	apply(&t, "max_pool2d", 1, in, a);
+	expect_error(&t, "max_pool2d needs attribute kernel", NULL, NULL);
+	assert_int_equal(sym_attrs_set_int(a, "kernel", 2), 0);
+	assert_int_equal(sym_attrs_set_int(a, "stride", 0), 0);
+	apply(&t, "max_pool2d", 1, in, a);
+	expect_error(&t, "attribute stride of max_pool2d must be at least 1",
+	    NULL, NULL);
+	assert_int_equal(sym_attrs_set_int(a, "stride", 1), 0);
+	assert_int_equal(sym_attrs_set_int(a, "dilation", 0), 0);
+	apply(&t, "max_pool2d", 1, in, a);
+	expect_error(&t, "attribute dilation of max_pool2d must be at least 1",
+	    NULL, NULL);
+	apply(&t, "avg_pool2d", 1, in, a);
+	expect_error(&t, "dilation", "avg_pool2d", NULL);
+	sym_attrs_free(a);
+	a = sym_attrs_new(t.ctx);
+	assert_int_equal(sym_attrs_set_int(a, "kernel", 3), 0);
+	assert_int_equal(sym_attrs_set_int(a, "pad", 2), 0);
+	apply(&t, "avg_pool2d", 1, in, a);
+	expect_error(&t,
+	    "attribute pad of avg_pool2d (2) must be at most half the kernel "
+	    "height (3 / 2)",
+	    NULL, NULL);
+	assert_int_equal(sym_attrs_set_int(a, "pad", 1), 0);
+	in[0] = input(&t, "r3", "f32[b, 3, 4]");
+	apply(&t, "global_avg_pool", 1, in, NULL);
+	expect_ok(&t);
+	apply(&t, "max_pool2d", 1, in, a);
+	expect_error(&t, "r3 of max_pool2d must have rank 4", NULL, NULL);
+	in[0] = input(&t, "int", "i32[b, 3, 4, 4]");
+	apply(&t, "global_avg_pool", 1, in, NULL);
+	expect_error(&t, "int", "float", NULL);
+	sym_attrs_free(a);
+	t_free(&t);
+}
+
+/* dropout and dropout_grad: the shape of x at symbolic sizes, p a
+ * probability, floating-point operands; "state" is unused. */
+static void
+test_dropout(void **state)
+{
+	struct t t = t_new();
+	sym_attrs *a = sym_attrs_new(t.ctx);
+	sym_value *in[2], *y;
+
+	(void)state;
+	in[0] = input(&t, "x", "f32[b, h, 3]");
+	y = apply(&t, "dropout", 1, in, NULL);
+	expect(&t, y, "f32[b, h, 3]");
+	assert_int_equal(sym_attrs_set_float(a, "p", 0.25), 0);
+	in[1] = apply(&t, "dropout", 1, in, a);
+	expect(&t, in[1], "f32[b, h, 3]");
+	expect(&t, apply(&t, "dropout_grad", 2, in, a), "f32[b, h, 3]");
+	assert_int_equal(sym_attrs_set_float(a, "p", 1.5), 0);
+	apply(&t, "dropout", 1, in, a);
+	expect_error(&t, "attribute p of dropout (1.5) must be a probability",
+	    NULL, NULL);
+	assert_int_equal(sym_attrs_set_string(a, "p", "half"), 0);
+	apply(&t, "dropout", 1, in, a);
+	expect_error(&t, "attribute p of dropout must be a number", NULL, NULL);
+	in[1] = input(&t, "z", "f32[b, w, 3]");
+	apply(&t, "dropout_grad", 2, in, NULL);
+	expect_error(&t, "z", "h", "w = ");
+	in[0] = input(&t, "i", "i32[b]");
+	apply(&t, "dropout", 1, in, NULL);
+	expect_error(&t, "i", "float", NULL);
+	sym_attrs_free(a);
+	t_free(&t);
+}
+
 /* Apply every operator to combinations of shapes of rank 0 to 4 and to
  * hostile attributes; each application must give outputs or an error,
  * never crash or leak. "state" is unused. */
@@ -1356,6 +1493,8 @@ main(void)
 		cmocka_unit_test(test_gather),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_conv),
+		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_dropout),
 		cmocka_unit_test(test_robustness),
 	};
 

@@ -634,6 +634,25 @@ test_structural_errors(void **state)
 		  "y = conv2d(x, w, group=2) shard ((1, 2, 1, 1), (1, 2, 1, "
 		  "1))\n",
 		    4, 34, "conv2d has group > 1, so its input channel" },
+		{ "devices 8\ninput x : f32[8, 4, 16, 16]\n"
+		  "y = max_pool2d(x, kernel=3, stride=2, pad=1) shard ((1, 1, "
+		  "2, 1),)\n",
+		    3, 53,
+		    "max_pool2d y: dimension 2 of x (the height) is split by h, "
+		    "but the windows of max_pool2d overlap or are padded along "
+		    "it (kernel 3, stride 2, dilation 1, pad 1, 1): a block "
+		    "would need a halo" },
+		{ "devices 8\ninput x : f32[8, 4, 18, 16]\n"
+		  "y = avg_pool2d(x, kernel=2) shard ((1, 1, 2, 1),)\n",
+		    3, 36,
+		    "avg_pool2d y: dimension 2 of x (the height) is split 2 ways, "
+		    "but its size is not provably divisible by 4 (the split "
+		    "times the kernel 2)" },
+		{ "devices 8\ninput x : f32[8, 4, 16, 16]\n"
+		  "input d : f32[8, 4, 1, 1]\n"
+		  "y = global_avg_pool_grad(d, x) shard ((1, 1, 2, 1), (1, 1, 2, "
+		  "1))\n",
+		    4, 39, "dimension 2 of d cannot be split" },
 	};
 	sym_ctx *ctx = tl_ctx_new();
 	int wrong = 0;
@@ -921,6 +940,11 @@ test_every_operator(void **state)
 	    "oh = one_hot(ids, depth=10)\n"
 	    "loss = softmax_cross_entropy(x, ids)\n"
 	    "cv = conv2d(img, ker, pad=1)\n"
+	    "mx = max_pool2d(img, kernel=2)\n"
+	    "ap2 = avg_pool2d(img, kernel=3, stride=2, pad=1)\n"
+	    "gap = global_avg_pool(img)\n"
+	    "dr = dropout(x, p=0.25)\n"
+	    "drg = dropout_grad(x, dr, p=0.25)\n"
 	    "fl = fill_like(x, value=2)\n"
 	    "rg = relu_grad(x, z)\n"
 	    "cq = equal(x, z)\n"
@@ -973,6 +997,9 @@ test_every_operator(void **state)
 	    "mna, mnb = minimum_grad(x, z, x)\n"
 	    "cvx = conv2d_input_grad(cv, ker, img, pad=1)\n"
 	    "cvw = conv2d_weight_grad(cv, img, ker, pad=1)\n"
+	    "mxg = max_pool2d_grad(mx, img, kernel=2)\n"
+	    "apg = avg_pool2d_grad(ap2, img, kernel=3, stride=2, pad=1)\n"
+	    "gapg = global_avg_pool_grad(gap, img)\n"
 	    "gg = gather_grad(ga, ids, tab)\n"
 	    "eg = embedding_grad(em, ids, tab)\n"
 	    "slg = slice_grad(sl, s1, begin=[0, 0], size=[-1, 8])\n";

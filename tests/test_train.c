@@ -113,6 +113,38 @@ static const char seqpar[] =
     "output loss\n"
     "minimize loss with %s\n";
 
+/* A convolutional net with pooling in f64: the convolutions data
+ * parallel and output-channel parallel, max_pool2d split along the
+ * batch, the height and the width (2 x 2 windows tile the 2 x 2 blocks),
+ * avg_pool2d along the batch and the channels, global_avg_pool along the
+ * batch and the height (partial sums of the mean, all-reduced), a
+ * dropout before the classifier (one device's mask on every rank); the
+ * "%%s" are the strategies of the pooling operators (data parallel: all
+ * "(8, 1, 1, 1)") and the optimizer. */
+static const char pool_net[] =
+    "devices 8\n"
+    "symbol b divisor=8\n"
+    "input  x  : f64[b, 2, 8, 8]\n"
+    "input  y  : i32[b]\n"
+    "param  k1 : f64[8, 2, 3, 3]  init=he_normal\n"
+    "param  k2 : f64[8, 8, 3, 3]  init=he_normal\n"
+    "param  w  : f64[8, 4]        init=xavier_uniform\n"
+    "c1 = conv2d(x, k1, pad=1)   shard ((8, 1, 1, 1), (1, 1, 1, 1))\n"
+    "r1 = relu(c1)\n"
+    "p1 = max_pool2d(r1, kernel=2) shard (%s,)\n"
+    "c2 = conv2d(p1, k2, pad=1)  shard ((2, 1, 1, 1), (4, 1, 1, 1))\n"
+    "p2 = avg_pool2d(c2, kernel=3, stride=2, pad=1, ceil_mode=true, "
+    "count_include_pad=false) shard (%s,)\n"
+    "g1 = global_avg_pool(p2)\n"
+    "g2 = global_avg_pool(c2)    shard (%s,)\n"
+    "s  = add(g1, g2)\n"
+    "f  = reshape(s, [-1, 8])\n"
+    "fd = dropout(f, p=0.25)\n"
+    "lg = matmul(fd, w)\n"
+    "loss = softmax_cross_entropy(lg, y)\n"
+    "output loss\n"
+    "minimize loss with %s\n";
+
 /* Fail with the first mismatch of "r" ("what" names the run). */
 static void
 check_report(const sym_train_report *r, const char *what)
@@ -212,6 +244,33 @@ train(const char *fmt, const char *opt, const int64_t *bs, size_t n, double tol,
 	sym_train_report r;
 
 	run(fmt, opt, bs, n, tol, 1, &r, losses);
+}
+
+/* The pooling net trains on 8 ranks as on one device, step by step, to
+ * 1e-9 in f64, data parallel and with the pooling split along channels
+ * and spatial dimensions. */
+static void
+test_pool_net(void **state)
+{
+	static const char *const strat[2][3] = {
+		{ "(8, 1, 1, 1)", "(8, 1, 1, 1)", "(8, 1, 1, 1)" },
+		{ "(2, 1, 2, 2)", "(2, 4, 1, 1)", "(2, 1, 4, 1)" },
+	};
+	static const char *const bind[] = { "b=16", "b=8", "b=24", "b=16",
+		"b=16", "b=16" };
+	size_t n = sizeof(bind) / sizeof(bind[0]);
+	char text[2048];
+	double losses[6];
+	sym_train_report r;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		snprintf(text, sizeof(text), pool_net, strat[i][0], strat[i][1],
+		    strat[i][2], "momentum(lr=0.05, momentum=0.9)");
+		run_text(text, strat[i][0], bind, n, 1e-9, 1, &r, losses);
+		for (size_t k = 0; k < n; k++)
+			assert_true(losses[k] > 0 && losses[k] < 10);
+	}
 }
 
 /* Every optimizer trains the perceptron on 8 ranks as on one device, to
@@ -456,6 +515,7 @@ main(void)
 		cmocka_unit_test(test_tutorial),
 		cmocka_unit_test(test_megatron),
 		cmocka_unit_test(test_seqpar),
+		cmocka_unit_test(test_pool_net),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_params_by_name),
 	};

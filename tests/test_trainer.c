@@ -74,6 +74,22 @@ static const char ident[] = "devices 4\n"
                             "output logits\n"
                             "minimize loss with sgd(lr=0.1)\n";
 
+/* The same scores through a dropout, which an evaluation switches to the
+ * identity. */
+static const char ident_dropout[] =
+    "devices 4\n"
+    "symbol b divisor=4\n"
+    "input  x  : f64[b, 3]\n"
+    "input  y  : i32[b]\n"
+    "param  w  : f64[3, 3]  init=zeros\n"
+    "m      = matmul(x, w)\n"
+    "s      = add(x, m)\n"
+    "logits = dropout(s, p=0.5)\n"
+    "loss   = softmax_cross_entropy(logits, y)\n"
+    "output loss\n"
+    "output logits\n"
+    "minimize loss with sgd(lr=0.1)\n";
+
 /* A compiled graph: its plans (sharded and single-device). */
 struct compiled {
 	sym_graph *g;
@@ -492,11 +508,11 @@ test_last_batch(void **state)
 	assert_non_null(strstr(notice, "clf.sg:2"));
 }
 
-/* The evaluation before training of scores equal to the input: the
- * accuracy and the mean loss computed here, over 20 rows in batches of
- * 8, 8 and 4 on 4 ranks. */
+/* Evaluate before training the graph "text" whose scores are its input
+ * x (through an evaluation's identities) and check the accuracy and the
+ * mean loss computed here. */
 static void
-test_evaluate(void **state)
+evaluate_ident(const char *text)
 {
 	static const int64_t batch[] = { 8 };
 	sym_ctx *ctx = sym_ctx_new();
@@ -510,7 +526,6 @@ test_evaluate(void **state)
 	double loss = 0;
 	int correct = 0;
 
-	(void)state;
 	make_data(&d, 20, 3);
 	for (int64_t i = 0; i < d.n; i++) {
 		const double *x = &d.x[i * 3];
@@ -523,7 +538,7 @@ test_evaluate(void **state)
 		    x[d.y[i]];
 	}
 	ds = dataset(ctx, &d, 3);
-	compile(ctx, ident, &c);
+	compile(ctx, text, &c);
 	t = trainer(ctx, c.p, 4, ds, ds, batch, 1, &o, &comm);
 	assert_non_null(t);
 	assert_int_equal(sym_trainer_evaluate(t, &e), 0);
@@ -539,6 +554,18 @@ test_evaluate(void **state)
 	free_data(&d);
 	assert_int_equal(sym_ctx_live_objects(ctx), 0);
 	sym_ctx_free(ctx);
+}
+
+/* The evaluation before training of scores equal to the input: the
+ * accuracy and the mean loss computed here, over 20 rows in batches of
+ * 8, 8 and 4 on 4 ranks; through a dropout too, the identity in an
+ * evaluation. */
+static void
+test_evaluate(void **state)
+{
+	(void)state;
+	evaluate_ident(ident);
+	evaluate_ident(ident_dropout);
 }
 
 /* Return the path of a temporary file named "name" in "buf". */

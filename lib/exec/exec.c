@@ -176,6 +176,14 @@ init_kernel(sym_exec *x, struct sym__estep *e)
 	a->global_dim = (const int64_t(*)[SYM__MAX_RANK])e->glob;
 	a->out_offset = (const int64_t(*)[SYM__MAX_RANK])e->ooff;
 	a->scratch = &x->kscratch;
+	if (op->id == SYM__OP_DROPOUT && ps->n_out >= 1)
+		e->rng_key =
+		    sym__exec_name_key(sym_value_name(sym_node_output(ps->node,
+		        0)));
+	else if (op->id == SYM__OP_DROPOUT_GRAD && ps->n_in >= 2)
+		e->rng_key =
+		    sym__exec_name_key(sym_value_name(sym_node_input(ps->node,
+		        1)));
 	if (op->norm != SYM__NORM_NONE && op->norm_input >= 0 &&
 	    ps->n_in > (size_t)op->norm_input) {
 		e->norm = 1;
@@ -658,6 +666,8 @@ run_steps(sym_exec *x, int forward)
 		if (forward && e->ps->derived)
 			continue;
 		if (e->ps->kind == SYM_PLAN_KERNEL) {
+			e->args.rng = x->rng_seed ^ e->rng_key;
+			e->args.eval = forward;
 			if (!failed && e->fn(&e->args) < 0) {
 				kernel_failed(x, e);
 				rc = -1;

@@ -45,6 +45,23 @@ str_hash(const char *s)
 	return h;
 }
 
+/* Return the key of the value called "name" (its hash) that
+ * dropout's masks mix with the step's seed. */
+uint64_t
+sym__exec_name_key(const char *name)
+{
+	return mix(str_hash(name));
+}
+
+/* Set the seed of the current step of "x" to "seed" (what keys dropout's
+ * masks). */
+void
+sym__exec_set_rng(sym_exec *x, uint64_t seed)
+{
+	if (x)
+		x->rng_seed = seed;
+}
+
 /* List in "x" the inputs and parameters of its plan's graph with their
  * home tensors; return 0, or -1 with an error. */
 int
@@ -276,6 +293,8 @@ fill_kind(sym_exec *x, uint64_t seed, int kind)
 		    "executor: fill before prepare");
 		return -1;
 	}
+	if (kind != SYM_VALUE_PARAM)
+		x->rng_seed = seed;
 	for (size_t i = 0; i < x->n_fill; i++) {
 		const struct sym__fillv *f = &x->fill[i];
 		struct sym__etensor *et = &x->tensor[f->tensor];

@@ -124,6 +124,9 @@ struct sym__estep {
 	struct sym__bound *bounds;
 	size_t n_bounds;
 	struct sym__xstep comm;
+	/* dropout and dropout_grad: the hash of the dropout's output name,
+	 * mixed with the step's seed into args.rng at every run. */
+	uint64_t rng_key;
 };
 
 /* An input or parameter sym_exec_fill writes: its home tensor, its name
@@ -152,10 +155,15 @@ struct sym_exec {
 	size_t buffer_allocs;          /* tensor buffers allocated */
 	void (*progress)(void *arg, size_t step, size_t n_steps);
 	void *progress_arg;
+	/* The seed of the current step (of the inputs last filled, or set by
+	 * the trainer), which keys dropout's masks. */
+	uint64_t rng_seed;
 };
 
 void sym__exec_set_progress(sym_exec *x, void (*fn)(void *, size_t, size_t),
     void *arg);
+void sym__exec_set_rng(sym_exec *x, uint64_t seed);
+uint64_t sym__exec_name_key(const char *name);
 
 /* The outputs of a check (exec_check.c): for each value, the sharded
  * result gathered whole ("got"), global row-major, to compare with a

@@ -69,6 +69,12 @@ struct sym__kernel_args {
 	int64_t normalizer; /* reduce_mean / loss mean: global count */
 	struct sym__kscratch *scratch; /* NULL: allocate per call */
 	char *error;                   /* set (malloc'ed) on failure */
+	/* dropout and dropout_grad: the key of their mask (the step's seed
+	 * mixed with the name of the dropout's output), and "eval" set in
+	 * an evaluation (sym_exec_run_forward), where dropout is the
+	 * identity. */
+	uint64_t rng;
+	int eval;
 };
 
 /* A kernel: 0 on success; -1 with a->error set (replacing any previous

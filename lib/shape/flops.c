@@ -7,7 +7,8 @@
  * Contractions count a multiply and an add per term: matmul and
  * batch_matmul 2*M*N*K, conv2d and its two gradients 2 times the
  * elements of the forward output (dy) times the weight's elements per
- * output channel. Every other operator counts a fixed number of
+ * output channel; max_pool2d, avg_pool2d and their gradients one
+ * operation per element of the output (dy) and kernel tap. Every other operator counts a fixed number of
  * operations per element of the tensor it walks (its "measure": the
  * output, or input 0 for reductions, losses and optimizer updates); the
  * operators that only move or alias data (reshape, transpose, concat,
@@ -24,7 +25,8 @@ enum measure {
 	M_OUT,     /* the elements of output 0 */
 	M_IN,      /* the elements of input 0 */
 	M_MATMUL,  /* 2*M*N*K */
-	M_CONV     /* 2 * elements of y (or dy) * weight elements / Cout */
+	M_CONV,    /* 2 * elements of y (or dy) * weight elements / Cout */
+	M_POOL     /* elements of y (or dy) * kernel height * kernel width */
 };
 
 /* The measure and the operations per element of each operator. */
@@ -102,6 +104,14 @@ static const struct {
 	[SYM__OP_ONE_HOT] = { M_OUT, 1 },
 	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = { M_IN, 6 },
 	[SYM__OP_CONV2D] = { M_CONV, 2 },
+	[SYM__OP_MAX_POOL2D] = { M_POOL, 1 },
+	[SYM__OP_AVG_POOL2D] = { M_POOL, 1 },
+	[SYM__OP_GLOBAL_AVG_POOL] = { M_IN, 1 },
+	[SYM__OP_MAX_POOL2D_GRAD] = { M_POOL, 1 },
+	[SYM__OP_AVG_POOL2D_GRAD] = { M_POOL, 1 },
+	[SYM__OP_GLOBAL_AVG_POOL_GRAD] = { M_OUT, 1 },
+	[SYM__OP_DROPOUT] = { M_OUT, 4 },
+	[SYM__OP_DROPOUT_GRAD] = { M_OUT, 4 },
 	[SYM__OP_SGD_UPDATE] = { M_IN, 4 },
 	[SYM__OP_MOMENTUM_UPDATE] = { M_IN, 4 },
 	[SYM__OP_ADAM_UPDATE] = { M_IN, 12 },
@@ -199,6 +209,17 @@ sym__op_flops(enum sym__opid id, const struct sym__opattrs *at,
 		e = n_in >= (id == SYM__OP_CONV2D ? 2u : 3u)
 		    ? conv_work(id, in, out)
 		    : NULL;
+		break;
+	case M_POOL:
+		m = id == SYM__OP_MAX_POOL2D || id == SYM__OP_AVG_POOL2D
+		    ? out[0]
+		    : n_in ? in[0]
+		           : NULL;
+		e = m ? sym_expr_mul_si(sym_expr_mul_si(dims_product(m, 0,
+		                                            m->rank),
+		                            at->pool.kernel[0]),
+		            at->pool.kernel[1])
+		      : NULL;
 		break;
 	case M_IN:
 	case M_OUT:

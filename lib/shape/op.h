@@ -99,6 +99,16 @@ enum sym__opid {
 	SYM__OP_SOFTMAX_CROSS_ENTROPY,
 	/* conv */
 	SYM__OP_CONV2D,
+	/* pool */
+	SYM__OP_MAX_POOL2D,
+	SYM__OP_AVG_POOL2D,
+	SYM__OP_GLOBAL_AVG_POOL,
+	SYM__OP_MAX_POOL2D_GRAD,
+	SYM__OP_AVG_POOL2D_GRAD,
+	SYM__OP_GLOBAL_AVG_POOL_GRAD,
+	/* dropout */
+	SYM__OP_DROPOUT,
+	SYM__OP_DROPOUT_GRAD,
 	/* optim */
 	SYM__OP_SGD_UPDATE,
 	SYM__OP_MOMENTUM_UPDATE,
@@ -139,6 +149,8 @@ enum sym__family {
 	SYM__FAM_GATHER,
 	SYM__FAM_LOSS,
 	SYM__FAM_CONV,
+	SYM__FAM_POOL,
+	SYM__FAM_DROPOUT,
 	SYM__FAM_OPTIM,
 	SYM__FAM_GRAD,
 	SYM__N_FAMILIES
@@ -256,6 +268,14 @@ struct sym__opattrs {
 			int64_t pad[4]; /* top, bottom, left, right */
 			int64_t group;
 		} conv;
+		struct {
+			int64_t kernel[2], stride[2], dilation[2];
+			int64_t pad[4]; /* top, bottom, left, right */
+			int ceil_mode, count_include_pad;
+		} pool;
+		struct {
+			double p; /* the probability of a zero */
+		} dropout;
 	};
 	void *mem[2];
 };
@@ -265,6 +285,12 @@ struct sym__opattrs {
  * overflows 64 bits (see op_conv.c). */
 int sym__conv_extent(int64_t size, int64_t k, int64_t pa, int64_t pb,
     int64_t dil, int64_t stride, int64_t *out);
+
+/* The output extent of one spatial dimension of max_pool2d and
+ * avg_pool2d in "*out", PyTorch's rule (see op_pool.c); 0, or -1 when it
+ * overflows 64 bits. */
+int sym__pool_extent(int64_t size, int64_t k, int64_t pa, int64_t pb,
+    int64_t dil, int64_t stride, int ceil_mode, int64_t *out);
 
 /* The floating-point operations of one call of operator "id" with the
  * decoded attributes "at" on the shapes "in" ("n_in") producing "out"

@@ -12,8 +12,8 @@
  * gradient of it), an integer or a list of 2
  * (height, width) or 4 (1, 1, height, width) integers, each at least 1,
  * into "hw" ("def" for both when absent); return 0 or -1. */
-static int
-pair(struct sym__infer *inf, const char *name, int64_t def, int64_t *hw)
+int
+sym__attr_hw(struct sym__infer *inf, const char *name, int64_t def, int64_t *hw)
 {
 	int64_t *v;
 	size_t n;
@@ -42,8 +42,8 @@ pair(struct sym__infer *inf, const char *name, int64_t def, int64_t *hw)
 /* Read the attribute pad of the operator of "inf", an integer, a list of 2
  * (height, width) or of 4 (top, bottom, left, right), each at least 0,
  * into "p" as top, bottom, left, right (0 when absent); return 0 or -1. */
-static int
-pads(struct sym__infer *inf, int64_t *p)
+int
+sym__attr_pads(struct sym__infer *inf, int64_t *p)
 {
 	int64_t *v;
 	size_t n;
@@ -178,8 +178,9 @@ sym__decode_conv2d(struct sym__infer *inf)
 		return sym__infer_fail_attr(inf, "data_format",
 		    "%s supports data_format=\"NCHW\" only, not \"%s\"",
 		    inf->op->name, fmt);
-	if (pair(inf, "stride", 1, stride) < 0 ||
-	    pair(inf, "dilation", 1, dil) < 0 || pads(inf, pad) < 0 ||
+	if (sym__attr_hw(inf, "stride", 1, stride) < 0 ||
+	    sym__attr_hw(inf, "dilation", 1, dil) < 0 ||
+	    sym__attr_pads(inf, pad) < 0 ||
 	    sym__attr_int(inf, "group", 0, 1, group) < 0)
 		return -1;
 	if (*group < 1)

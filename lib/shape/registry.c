@@ -23,6 +23,8 @@ static const char *const family_name[SYM__N_FAMILIES] = {
 	[SYM__FAM_GATHER] = "gather",
 	[SYM__FAM_LOSS] = "loss",
 	[SYM__FAM_CONV] = "conv",
+	[SYM__FAM_POOL] = "pool",
+	[SYM__FAM_DROPOUT] = "dropout",
 	[SYM__FAM_OPTIM] = "optim",
 	[SYM__FAM_GRAD] = "grad",
 };
@@ -175,6 +177,28 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__decode_sce, sym__rule_sce, 0, SYM__NORM_BATCH, 1, 0, 1),
 
 	OP(CONV2D, "conv2d", CONV, 2, 2, sym__decode_conv2d, sym__rule_conv2d),
+
+	/* Pooling in NCHW; the gradients take (dy, x) and the forward
+	 * operator's attributes. */
+	OP(MAX_POOL2D, "max_pool2d", POOL, 1, 1, sym__decode_pool,
+	    sym__rule_pool2d),
+	OP(AVG_POOL2D, "avg_pool2d", POOL, 1, 1, sym__decode_pool,
+	    sym__rule_pool2d),
+	OP(GLOBAL_AVG_POOL, "global_avg_pool", POOL, 1, 1, sym__decode_none,
+	    sym__rule_global_avg_pool),
+	OP(MAX_POOL2D_GRAD, "max_pool2d_grad", POOL, 2, 2, sym__decode_pool,
+	    sym__rule_pool2d_grad),
+	OP(AVG_POOL2D_GRAD, "avg_pool2d_grad", POOL, 2, 2, sym__decode_pool,
+	    sym__rule_pool2d_grad),
+	OP(GLOBAL_AVG_POOL_GRAD, "global_avg_pool_grad", POOL, 2, 2,
+	    sym__decode_none, sym__rule_global_avg_pool_grad),
+
+	/* dropout(x) and dropout_grad(dy, y), y the output of the dropout
+	 * whose mask the gradient draws again. */
+	OP(DROPOUT, "dropout", DROPOUT, 1, 1, sym__decode_dropout,
+	    sym__rule_float),
+	OP(DROPOUT_GRAD, "dropout_grad", DROPOUT, 2, 2, sym__decode_dropout,
+	    sym__rule_dropout_grad),
 
 	/* The optimizers' update operators: output k is input k updated in
 	 * place (param, then its state); the step count, when they take one,

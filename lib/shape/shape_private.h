@@ -309,6 +309,16 @@ int sym__rule_increment(struct sym__infer *inf);
 int sym__rule_conv2d(struct sym__infer *inf);
 int sym__rule_conv2d_input_grad(struct sym__infer *inf);
 int sym__rule_conv2d_weight_grad(struct sym__infer *inf);
+int sym__attr_hw(struct sym__infer *inf, const char *name, int64_t def,
+    int64_t *hw);
+int sym__attr_pads(struct sym__infer *inf, int64_t *p);
+int sym__decode_pool(struct sym__infer *inf);
+int sym__rule_pool2d(struct sym__infer *inf);
+int sym__rule_pool2d_grad(struct sym__infer *inf);
+int sym__rule_global_avg_pool(struct sym__infer *inf);
+int sym__rule_global_avg_pool_grad(struct sym__infer *inf);
+int sym__decode_dropout(struct sym__infer *inf);
+int sym__rule_dropout_grad(struct sym__infer *inf);
 int sym__rule_grad_unary(struct sym__infer *inf);
 int sym__decode_sce_grad(struct sym__infer *inf);
 int sym__rule_sce_grad(struct sym__infer *inf);

@@ -11,6 +11,7 @@
 
 #include <symshard/grad.h>
 
+#include "exec/exec_private.h"
 #include "train/dataset_private.h"
 #include "train/trainer_private.h"
 
@@ -361,10 +362,11 @@ int
 sym__trainer_read(sym_trainer *t, sym_exec *x, const sym_plan *p,
     const sym_slices *s, int64_t rank, int single)
 {
-	if (t->n_feed < t->n_inputs &&
-	    sym_exec_fill_inputs(x,
-	        t->o.seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(t->step + 1)) <
-	        0)
+	uint64_t seed =
+	    t->o.seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(t->step + 1);
+
+	sym__exec_set_rng(x, seed);
+	if (t->n_feed < t->n_inputs && sym_exec_fill_inputs(x, seed) < 0)
 		return -1;
 	for (size_t i = 0; i < t->n_feed; i++) {
 		const struct sym__feed *f = &t->feed[i];
