@@ -347,18 +347,19 @@ test_registry(void **state)
 		"gelu", "exp", "log", "neg", "sqrt", "tanh", "sigmoid", "cast",
 		"add", "sub", "mul", "div", "maximum", "minimum", "bias_add",
 		"reshape", "flatten", "transpose", "permute", "expand_dims",
-		"squeeze", "concat", "split", "slice", "reduce_sum",
-		"reduce_mean", "reduce_max", "softmax", "log_softmax",
+		"squeeze", "expand", "tile", "pad", "concat", "split", "slice",
+		"reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
+		"reduce_prod", "argmax", "argmin", "softmax", "log_softmax",
 		"layer_norm", "gather", "embedding", "one_hot",
-		"softmax_cross_entropy", "conv2d", "identity", "fill_like",
-		"relu_grad", "sum_to", "sgd_update", "momentum_update",
-		"adam_update", "adamw_update", "increment", "gelu_grad",
-		"sigmoid_grad", "tanh_grad", "sqrt_grad", "sce_grad",
-		"reduce_sum_grad", "reduce_mean_grad", "reduce_max_grad",
-		"softmax_grad", "log_softmax_grad", "layer_norm_grad",
-		"maximum_grad", "minimum_grad", "conv2d_input_grad",
-		"conv2d_weight_grad", "gather_grad", "embedding_grad",
-		"slice_grad" };
+		"softmax_cross_entropy", "conv2d", "tril", "triu", "cumsum",
+		"identity", "fill_like", "relu_grad", "sum_to", "sgd_update",
+		"momentum_update", "adam_update", "adamw_update", "increment",
+		"gelu_grad", "sigmoid_grad", "tanh_grad", "sqrt_grad",
+		"sce_grad", "reduce_sum_grad", "reduce_mean_grad",
+		"reduce_max_grad", "softmax_grad", "log_softmax_grad",
+		"layer_norm_grad", "maximum_grad", "minimum_grad",
+		"conv2d_input_grad", "conv2d_weight_grad", "gather_grad",
+		"embedding_grad", "slice_grad", "reduce_prod_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 

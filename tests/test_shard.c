@@ -913,6 +913,16 @@ test_every_operator(void **state)
 	    "rs = reduce_sum(sl, axis=1)\n"
 	    "rm = reduce_mean(s2, axis=[1], keep_dims=true)\n"
 	    "rx = reduce_max(x, axis=1)\n"
+	    "rn = reduce_min(x, axis=1)\n"
+	    "rp = reduce_prod(x, axis=[1], keep_dims=true)\n"
+	    "ax = argmax(x, axis=1)\n"
+	    "an = argmin(x, axis=-1, dtype=i32)\n"
+	    "ex = expand(bias, [b, 16])\n"
+	    "ti = tile(x, [1, 2])\n"
+	    "pd = pad(x, [0, 0, 2, -1])\n"
+	    "tl = tril(x)\n"
+	    "tu = triu(x, diagonal=-1)\n"
+	    "cs = cumsum(x, axis=1)\n"
 	    "sm = softmax(x)\n"
 	    "ls = log_softmax(x, axis=-1)\n"
 	    "ln = layer_norm(x, g, bt)\n"
@@ -947,7 +957,8 @@ test_every_operator(void **state)
 	    "cvw = conv2d_weight_grad(cv, img, ker, pad=1)\n"
 	    "gg = gather_grad(ga, ids, tab)\n"
 	    "eg = embedding_grad(em, ids, tab)\n"
-	    "slg = slice_grad(sl, s1, begin=[0, 0], size=[-1, 8])\n";
+	    "slg = slice_grad(sl, s1, begin=[0, 0], size=[-1, 8])\n"
+	    "rpg = reduce_prod_grad(rp, x, axis=[1], keep_dims=true)\n";
 	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g;
 

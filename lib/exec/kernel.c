@@ -15,6 +15,7 @@ static const sym__kernel_fn *const families[SYM__N_FAMILIES] = {
 	[SYM__FAM_GATHER] = sym__kernels_gather,
 	[SYM__FAM_LOSS] = sym__kernels_loss,
 	[SYM__FAM_CONV] = sym__kernels_conv,
+	[SYM__FAM_INDEX] = sym__kernels_index,
 	[SYM__FAM_OPTIM] = sym__kernels_optim,
 	[SYM__FAM_GRAD] = sym__kernels_grad,
 };

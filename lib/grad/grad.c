@@ -20,6 +20,7 @@ static const sym__grad_rule *const families[SYM__N_FAMILIES] = {
 	[SYM__FAM_NORM] = sym__grad_norm,
 	[SYM__FAM_LOSS] = sym__grad_loss,
 	[SYM__FAM_CONV] = sym__grad_conv,
+	[SYM__FAM_INDEX] = sym__grad_index,
 	[SYM__FAM_GATHER] = sym__grad_gather,
 	[SYM__FAM_CONCAT] = sym__grad_concat,
 };

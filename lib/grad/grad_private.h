@@ -85,6 +85,7 @@ extern const sym__grad_rule sym__grad_reduce[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_loss[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_norm[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_conv[SYM__N_OPS];
+extern const sym__grad_rule sym__grad_index[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_gather[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_concat[SYM__N_OPS];
 

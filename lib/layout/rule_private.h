@@ -84,6 +84,7 @@ extern const struct sym__shard_rule sym__shard_norm[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_gather[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_loss[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_conv[SYM__N_OPS];
+extern const struct sym__shard_rule sym__shard_index[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_optim[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_grad[SYM__N_OPS];
 
