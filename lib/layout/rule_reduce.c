@@ -57,13 +57,16 @@ infer_reduce(struct sym__shard *s)
 		if (is_max && sym__shard_is_split(s->in[0], d))
 			return sym__shard_fail(s, 0, (int)d,
 			    "dimension %zu of %s is split by %s (%lld way%s), "
-			    "but %s reduces it (partial results are sums), so "
-			    "it must not be split",
+			    "but %s %s, so it must not be split",
 			    d, sym__shard_in_name(s, 0),
 			    sym__shard_axes_txt(s, s->in[0], d),
 			    (long long)sym_layout_dim_splits(s->in[0], d),
 			    SYM__WAYS(sym_layout_dim_splits(s->in[0], d)),
-			    sym_op_name(s->op));
+			    sym_op_name(s->op),
+			    id == SYM__OP_ARGMAX || id == SYM__OP_ARGMIN
+			        ? "takes the index along it (the blocks' "
+			          "indices are not combined)"
+			        : "reduces it (partial results are sums)");
 		sym__lb_partial_dim(&b, s->in[0], d);
 		if (keep && d >= s->at->reduce.drop)
 			k++;
