@@ -238,12 +238,16 @@ k_tile(struct sym__kernel_args *a)
 		    x->rank);
 	if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
 		return -1;
-	for (d = 0; d < x->rank; d++)
-		if (y->dim[d] != x->dim[d] * rep[d])
+	for (d = 0; d < x->rank; d++) {
+		int64_t want;
+
+		if (__builtin_mul_overflow(x->dim[d], rep[d], &want) ||
+		    y->dim[d] != want)
 			return sym__kfail(a, op,
 			    "dim %d of the output is %lld, not %lld times %lld",
 			    d, (long long)y->dim[d], (long long)rep[d],
 			    (long long)x->dim[d]);
+	}
 	if (sym__tensor_numel(y) == 0)
 		return 0;
 	es = sym__tensor_elem_size(x->dtype);

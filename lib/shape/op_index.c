@@ -10,7 +10,9 @@ static const char *const cumsum_known[] = { "axis", "reverse", "exclusive",
 	NULL };
 
 /* The decoder of tril and triu: the integer diagonal (default 0; above
- * the main diagonal when positive, as PyTorch's). "inf" is the run. */
+ * the main diagonal when positive, as PyTorch's; at most 2^61 either
+ * way, so that the kernels' index arithmetic cannot overflow). "inf" is
+ * the run. */
 int
 sym__decode_tri(struct sym__infer *inf)
 {
@@ -19,6 +21,10 @@ sym__decode_tri(struct sym__infer *inf)
 	if (sym__check_attrs(inf, tri_known) < 0 ||
 	    sym__attr_int(inf, "diagonal", 0, 0, &k) < 0)
 		return -1;
+	if (k > INT64_MAX / 4 || k < -(INT64_MAX / 4))
+		return sym__infer_fail_attr(inf, "diagonal",
+		    "the diagonal %lld of %s is too large", (long long)k,
+		    inf->op->name);
 	inf->at.index.diagonal = k;
 	return 0;
 }
