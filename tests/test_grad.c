@@ -688,6 +688,28 @@ static const char *const random_templates[] = {
 	"n = mul(g, d) shard ((J, K), (J, K))\n"
 	"l2 = reduce_sum(n) shard ((L, M),)\n"
 	"loss = add(l1, l2)\nminimize loss with sgd(0.1)\n",
+	"devices 8\nsymbol b divisor=8\n"
+	"input x : f64[b, 8]\ninput c : f64[b, 8]\n"
+	"param w : f64[8, 8]\nparam u : f64[8]\nparam v : f64[b, 1]\n"
+	"h = matmul(x, w) shard ((A, B), (B, C))\n"
+	"e = expand(u, [b, 8]) shard ((D,),)\n"
+	"f = expand(v, [-1, 8]) shard ((E, 1),)\n"
+	"t = tril(h, diagonal=1) shard ((F, G),)\n"
+	"s = cumsum(t, axis=1) shard ((H, 1),)\n"
+	"a = mul(s, e) shard ((I, J), (I, J))\n"
+	"p = pad(a, [0, 0, 1, -1], value=0.5) shard ((K, 1),)\n"
+	"q = triu(p) shard ((L, M),)\n"
+	"r = reduce_min(q, axis=1, keep_dims=true) shard ((N, 1),)\n"
+	"k = reduce_prod(f, axis=1, keep_dims=true) shard ((O, 1),)\n"
+	"m = tile(r, [1, 8]) shard ((P, 1),)\n"
+	"z = mul(q, m) shard ((Q, R), (Q, R))\n"
+	"o = mul(z, k) shard ((S, T), (S, 1))\n"
+	"am = argmax(c, axis=1) shard ((U, 1),)\n"
+	"ac = cast(am, dtype=f64)\n"
+	"ae = expand_dims(ac, axis=1)\n"
+	"o2 = mul(o, ae)\n"
+	"l = reduce_sum(o2) shard ((V, W),)\n"
+	"loss = sum_to(l, [])\nminimize loss with sgd(0.1)\n",
 };
 
 /* Replace each upper-case letter of "tpl" by a split count from {1, 2,
@@ -739,7 +761,9 @@ shards(const char *text)
 
 /* Random strategies: for each template (between them every
  * differentiable family: matmul, elementwise with broadcasts, layout,
- * concat, split, slice, reduce, norm, loss, conv, gather), draws of
+ * concat, split, slice, reduce, norm, loss, conv, gather, and expand,
+ * tile, pad, tril, triu, cumsum, reduce_min, reduce_prod and argmax's
+ * forward), draws of
  * split counts that shard (multi-axis device matrices, repeated
  * computation, partial sums resolved by the planner) give the params'
  * gradients of one device, at two batch sizes; enough draws must be

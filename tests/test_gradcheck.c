@@ -157,6 +157,26 @@ static const struct gcase cases[] = {
 	    "e = embedding(ids, tab)\ng = gather(q, ix, axis=1)\n"
 	    "r = reduce_sum(e, axis=1)\ns = matmul(g, r)\ny = mul(s, s)\n",
 	    "[4, 3]" },
+	{ "index",
+	    "param x : f64[b, 4]\nparam u : f64[4]\nparam v : f64[b, 1]\n"
+	    "param w : f64[b, 3]\n"
+	    "e = expand(u, [b, 4])\nf = expand(v, [-1, 4])\n"
+	    "p = pad(w, [0, 0, -1, 2], value=0.5)\n"
+	    "t = tile(x, [1, 2])\nq = reduce_prod(t, axis=1, keep_dims=true)\n"
+	    "c = cumsum(x, axis=1)\n"
+	    "d = cumsum(x, axis=0, reverse=true, exclusive=true)\n"
+	    "l = tril(c, diagonal=1)\nk = triu(d)\n"
+	    "n = reduce_min(w, axis=1, keep_dims=true)\n"
+	    "a1 = mul(e, f)\na2 = mul(p, l)\na3 = add(a1, a2)\n"
+	    "a4 = add(a3, k)\na5 = mul(a4, q)\ny = mul(a5, n)\n",
+	    "[b, 4]" },
+	{ "tile_pad",
+	    "param x : f64[b, 3]\nparam z : f64[2, 3]\n"
+	    "t = tile(x, [2, 3])\nr = reshape(t, [2, b, 9])\n"
+	    "s = reduce_sum(r, axis=0)\n"
+	    "p = pad(z, [1, -1, 2, 4], value=-2)\nm = reduce_prod(p, axis=0)\n"
+	    "y = mul(s, m)\n",
+	    "[b, 9]" },
 };
 
 /* The graph text of case "c": its params and y, the weights r, the loss

@@ -268,6 +268,11 @@ static const struct dtype_case dtype_cases[] = {
 	    F32, F32, 0 },
 	{ "squeeze", "input x : @A[2, 1, 3]\ny = squeeze(x, axis=1)\n", F32,
 	    F32, 0 },
+	{ "expand", "input x : @A[2, 1]\ny = expand(x, [3, 2, 4])\n", F32, F32,
+	    0 },
+	{ "tile", "input x : @A[2, 3]\ny = tile(x, [2, 1])\n", F32, F32, 0 },
+	{ "pad", "input x : @A[2, 3]\ny = pad(x, [1, 0, -1, 2], value=1)\n",
+	    F32, F32, 0 },
 	{ "concat",
 	    "input x : @A[2, 3]\ninput w : @A[2, 1]\n"
 	    "y = concat(x, w, axis=1)\n",
@@ -286,6 +291,20 @@ static const struct dtype_case dtype_cases[] = {
 	    F32, F32, 0 },
 	{ "reduce_max", "input x : @A[2, 3]\ny = reduce_max(x, axis=[1])\n",
 	    F32, F32, 0 },
+	{ "reduce_min", "input x : @A[2, 3]\ny = reduce_min(x, axis=[1])\n",
+	    F32, F32, 0 },
+	{ "reduce_prod", "input x : @A[2, 3]\ny = reduce_prod(x, axis=[1])\n",
+	    F32, F32, 0 },
+	{ "argmax", "input x : @A[2, 3]\ny = argmax(x, axis=1)\n", F32, F32,
+	    0 },
+	{ "argmin",
+	    "input x : @A[2, 3]\ny = argmin(x, axis=0, keep_dims=true)\n", F32,
+	    F32, 0 },
+	{ "tril", "input x : @A[3, 3]\ny = tril(x)\n", F32, F32, 0 },
+	{ "triu", "input x : @A[2, 3, 3]\ny = triu(x, diagonal=1)\n", F32, F32,
+	    0 },
+	{ "cumsum", "input x : @A[2, 3]\ny = cumsum(x, axis=1)\n", F32, F32,
+	    0 },
 	{ "softmax", "input x : @A[2, 3]\ny = softmax(x)\n", F32, F32, 0 },
 	{ "log_softmax", "input x : @A[2, 3]\ny = log_softmax(x)\n", F32, F32,
 	    0 },
@@ -528,6 +547,10 @@ static const struct dtype_case dtype_cases[] = {
 	    "input d : @A[2, 3]\ninput i : @B[2]\ninput x : @A[4, 3]\n"
 	    "y = embedding_grad(d, i, x)\n",
 	    F32, I32, 0 },
+	{ "reduce_prod_grad",
+	    "input d : @A[2]\ninput x : @A[2, 3]\n"
+	    "y = reduce_prod_grad(d, x, axis=[1])\n",
+	    F32, F32, 0 },
 };
 
 /* Return a new graph text: "text" of a dtype case with "@A" replaced by

@@ -347,8 +347,9 @@ test_registry(void **state)
 		"gelu", "exp", "log", "neg", "sqrt", "tanh", "sigmoid", "cast",
 		"add", "sub", "mul", "div", "maximum", "minimum", "bias_add",
 		"reshape", "flatten", "transpose", "permute", "expand_dims",
-		"squeeze", "concat", "split", "slice", "reduce_sum",
-		"reduce_mean", "reduce_max", "softmax", "log_softmax",
+		"squeeze", "expand", "tile", "pad", "concat", "split", "slice",
+		"reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
+		"reduce_prod", "argmax", "argmin", "softmax", "log_softmax",
 		"layer_norm", "gather", "embedding", "one_hot",
 		"softmax_cross_entropy", "conv2d", "identity", "fill_like",
 		"relu_grad", "equal", "not_equal", "less", "less_equal",
@@ -365,7 +366,8 @@ test_registry(void **state)
 		"conv2d_input_grad", "conv2d_weight_grad", "gather_grad",
 		"embedding_grad", "slice_grad", "max_pool2d", "avg_pool2d",
 		"global_avg_pool", "max_pool2d_grad", "avg_pool2d_grad",
-		"global_avg_pool_grad", "dropout", "dropout_grad" };
+		"global_avg_pool_grad", "dropout", "dropout_grad", "tril",
+		"triu", "cumsum", "reduce_prod_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 
@@ -1473,6 +1475,130 @@ test_attrs_many(void **state)
 }
 
 /* Run the tests of this program; return the number of failures. */
+/* Parse "text" in a context of its own; return the shape of value
+ * "name" as text (to free), asserting the graph has no error. */
+static char *
+shape_of(const char *text, const char *name)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = sym_graph_parse(ctx, text, "ops.sg");
+	const sym_value *v;
+	char *s;
+
+	assert_non_null(g);
+	if (sym_graph_n_errors(g))
+		fail_msg("%s: %s", name, sym_graph_diagnostic(g, 0)->message);
+	v = sym_graph_find_value(g, name);
+	assert_non_null(v);
+	s = sym_shape_to_str(sym_value_shape(v));
+	assert_non_null(s);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+	return s;
+}
+
+/* Parse "text" in a context of its own and assert that its first error
+ * is at "line", contains "part" and has a witness containing "witness"
+ * (NULL: none asked). */
+static void
+error_at(const char *text, int line, const char *part, const char *witness)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = sym_graph_parse(ctx, text, "ops.sg");
+	const sym_diagnostic *d = NULL;
+
+	assert_non_null(g);
+	for (size_t i = 0; i < sym_graph_n_diagnostics(g) && !d; i++)
+		if (sym_graph_diagnostic(g, i)->severity == SYM_SEV_ERROR)
+			d = sym_graph_diagnostic(g, i);
+	if (!d)
+		fail_msg("no error; expected \"%s\"", part);
+	if (d->loc.line != line || !strstr(d->message, part))
+		fail_msg("error at line %d \"%s\"; expected line %d, \"%s\"",
+		    d->loc.line, d->message, line, part);
+	if (witness && (!d->witness || !strstr(d->witness, witness)))
+		fail_msg("error \"%s\": witness \"%s\", expected \"%s\"",
+		    d->message, d->witness ? d->witness : "(none)", witness);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
+/* The shapes of reduce_min, reduce_prod, argmax, argmin, expand, tile,
+ * pad, tril, triu and cumsum over symbolic sizes, and their bad input:
+ * each a located error, with a witness where sizes are symbolic. */
+static void
+test_index_ops(void **state)
+{
+	static const struct {
+		const char *text, *value, *want;
+	} ok[] = {
+		{ "y = reduce_min(x, axis=[0, 2], keep_dims=true)\n", "y",
+		    "f32[1, s, 1]" },
+		{ "y = reduce_prod(x, axis=-1)\n", "y", "f32[b, s]" },
+		{ "y = argmax(x, axis=1)\n", "y", "i64[b, 4]" },
+		{ "y = argmin(x, axis=-1, keep_dims=true, dtype=i32)\n", "y",
+		    "i32[b, s, 1]" },
+		{ "y = expand(z, [b, s, 4])\n", "y", "f32[b, s, 4]" },
+		{ "y = expand(x, [2, -1, s, 4])\n", "y", "f32[2, b, s, 4]" },
+		{ "y = tile(x, [3, 1, 2])\n", "y", "f32[3*b, s, 8]" },
+		{ "y = tile(x, [2])\n", "y", "f32[b, s, 8]" },
+		{ "y = pad(x, [0, 1, 2, -1, -1, -1])\n", "y",
+		    "f32[b + 1, s + 1, 2]" },
+		{ "y = tril(x, diagonal=-1)\n", "y", "f32[b, s, 4]" },
+		{ "y = triu(m)\n", "y", "bool[s', s'']" },
+		{ "y = cumsum(x, axis=1, reverse=true)\n", "y",
+		    "f32[b, s, 4]" },
+	};
+	static const struct {
+		const char *text, *part, *witness;
+	} bad[] = {
+		{ "y = expand(x, [b, 8, 4])\n",
+		    "dimension 1 of x (s) must equal", "s = " },
+		{ "y = expand(x, [b, s, 5])\n",
+		    "dimension 2 of x (4) must equal", NULL },
+		{ "y = expand(x, [s, 4])\n", "fewer than x", NULL },
+		{ "y = expand(z, [-1, s, 4])\n", "has no dimension there",
+		    NULL },
+		{ "y = pad(x, [0, 0, -1, -2, 0, 0])\n",
+		    "crops all of dimension 1 (s)", "s = " },
+		{ "y = pad(x, [0, 0, 0, 0, -2, -2])\n",
+		    "crops all of dimension 2 (4)", NULL },
+		{ "y = pad(x, [0, 0, 0, 0])\n", "2 counts per dimension",
+		    NULL },
+		{ "y = pad(x, [0, 0, 0, 0, 1, 1], mode=\"reflect\")\n",
+		    "only the mode", NULL },
+		{ "y = tile(x, [1, 0, 1])\n", "must be at least 1", NULL },
+		{ "y = tril(v)\n", "rank at least 2", NULL },
+		{ "y = cumsum(m, axis=0)\n", "bool", NULL },
+		{ "y = cumsum(x)\n", "needs the integer attribute axis", NULL },
+		{ "y = argmax(x, axis=3)\n", "axis=3 is out of range", NULL },
+		{ "y = argmax(x, dtype=f32)\n", "i64 or i32, not f32", NULL },
+		{ "y = reduce_prod(m)\n", "bool", NULL },
+	};
+	static const char head[] = "symbol b\nsymbol s\n"
+	                           "input x : f32[b, s, 4]\n"
+	                           "input z : f32[1, 4]\n"
+	                           "input m : bool[s, s]\n"
+	                           "input v : f32[4]\n";
+	char text[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char *s;
+
+		snprintf(text, sizeof(text), "%s%s", head, ok[i].text);
+		s = shape_of(text, ok[i].value);
+		if (strcmp(s, ok[i].want))
+			fail_msg("%s: %s, expected %s", ok[i].text, s,
+			    ok[i].want);
+		free(s);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s", head, bad[i].text);
+		error_at(text, 7, bad[i].part, bad[i].witness);
+	}
+}
+
 int
 main(void)
 {
@@ -1496,6 +1622,7 @@ main(void)
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_dropout),
 		cmocka_unit_test(test_robustness),
+		cmocka_unit_test(test_index_ops),
 	};
 
 	return cmocka_run_group_tests_name("shape", tests, NULL, NULL);

@@ -612,6 +612,21 @@ test_structural_errors(void **state)
 		{ XW "y = reduce_max(x, axis=1) shard ((1, 8),)\n", 4, 34,
 		    "reduce_max y: dimension 1 of x is split by d1 (8 ways), but "
 		    "reduce_max reduces it" },
+		{ XW "y = reduce_prod(x, axis=0) shard ((2, 4),)\n", 4, 35,
+		    "reduce_prod y: dimension 0 of x is split by d0 (2 ways), "
+		    "but reduce_prod reduces it" },
+		{ XW "y = argmin(x, axis=1) shard ((1, 8),)\n", 4, 30,
+		    "argmin y: dimension 1 of x is split by d1 (8 ways), but "
+		    "argmin takes the index along it" },
+		{ XW "y = cumsum(x, axis=1) shard ((2, 4),)\n", 4, 30,
+		    "cumsum y: dimension 1 of x is split by d1 (4 ways), but "
+		    "cumsum sums along it" },
+		{ XW "y = tile(x, [2, 1]) shard ((8, 1),)\n", 4, 28,
+		    "tile y: dimension 0 of x is split by d0 (8 ways), but tile "
+		    "repeats it" },
+		{ XW "y = pad(x, [0, 0, 1, 0]) shard ((2, 4),)\n", 4, 33,
+		    "pad y: dimension 1 of x is split by d1 (4 ways), but pad "
+		    "pads or crops it" },
 		{ XW "input g : f32[16]\ninput bt : f32[16]\n"
 		     "y = layer_norm(x, g, bt) shard ((1, 8), (8,), (8,))\n",
 		    6, 33,
@@ -932,6 +947,16 @@ test_every_operator(void **state)
 	    "rs = reduce_sum(sl, axis=1)\n"
 	    "rm = reduce_mean(s2, axis=[1], keep_dims=true)\n"
 	    "rx = reduce_max(x, axis=1)\n"
+	    "rn = reduce_min(x, axis=1)\n"
+	    "rp = reduce_prod(x, axis=[1], keep_dims=true)\n"
+	    "ax = argmax(x, axis=1)\n"
+	    "an = argmin(x, axis=-1, dtype=i32)\n"
+	    "ex = expand(bias, [b, 16])\n"
+	    "ti = tile(x, [1, 2])\n"
+	    "pd = pad(x, [0, 0, 2, -1])\n"
+	    "tl = tril(x)\n"
+	    "tu = triu(x, diagonal=-1)\n"
+	    "cs = cumsum(x, axis=1)\n"
 	    "sm = softmax(x)\n"
 	    "ls = log_softmax(x, axis=-1)\n"
 	    "ln = layer_norm(x, g, bt)\n"
@@ -1002,7 +1027,8 @@ test_every_operator(void **state)
 	    "gapg = global_avg_pool_grad(gap, img)\n"
 	    "gg = gather_grad(ga, ids, tab)\n"
 	    "eg = embedding_grad(em, ids, tab)\n"
-	    "slg = slice_grad(sl, s1, begin=[0, 0], size=[-1, 8])\n";
+	    "slg = slice_grad(sl, s1, begin=[0, 0], size=[-1, 8])\n"
+	    "rpg = reduce_prod_grad(rp, x, axis=[1], keep_dims=true)\n";
 	sym_ctx *ctx = tl_ctx_new();
 	sym_graph *g;
 
@@ -1034,6 +1060,8 @@ test_every_operator(void **state)
 	    (const char *const[]){ "(None, None)", "(i0)", NULL },
 	    "(i0, None)");
 	assert_layout(sym_node_output_layout(node(g, "rs"), 0), "(d0)");
+	assert_layout(sym_node_output_layout(node(g, "ex"), 0), "(None, d0)");
+	assert_layout(sym_node_output_layout(node(g, "tl"), 0), "(d0, d1)");
 	assert_layout(sym_node_output_layout(node(g, "cv"), 0),
 	    "(n, None, None, None)");
 	assert_layout(sym_node_output_layout(node(g, "m2"), 0),

@@ -314,6 +314,69 @@ k_reduce_max_grad(struct sym__kernel_args *a)
 	return reduce_grad(a, "reduce_max_grad", 0, 1);
 }
 
+/* The kernel of reduce_prod_grad(dy, x): dy broadcast to the dims of x
+ * times the product of the other elements of each reduced group, exact
+ * with zeros (none: the group's product over the element; one: the
+ * product of the others at the zero, 0 elsewhere; more: 0); "a" is the
+ * call. */
+static int
+k_reduce_prod_grad(struct sym__kernel_args *a)
+{
+	static const char op[] = "reduce_prod_grad";
+	static const char *const names[] = { "dy", "x", "the output" };
+	const struct sym__tensor *t[3];
+	const struct sym__opattrs *at;
+	double *prod;
+	int64_t n, ng, *zeros;
+	struct walk w;
+
+	if (sym__kio(a, op, 2, 2, 1, 1) < 0 || !(at = sym__kat(a, op)))
+		return -1;
+	if (!at->reduce.mark)
+		return sym__kfail(a, op, "no decoded axes");
+	t[0] = &a->in[0];
+	t[1] = &a->in[1];
+	t[2] = &a->out[0];
+	if (all_float(a, op, t, names, 2) < 0 ||
+	    sym__ksame_kst(a, op, t[0], "dy", t[2], "the output") < 0 ||
+	    sym__ksame_dims(a, op, t[1], "x", t[2], "the output") < 0 ||
+	    check_reduced(a, op, t[0], "dy", t[1], at->reduce.mark,
+	        at->reduce.keep_dims) < 0)
+		return -1;
+	n = sym__tensor_numel(t[1]);
+	ng = sym__tensor_numel(t[0]);
+	prod = sym__kscratch_get(a, (size_t)(ng ? ng : 1) * 16);
+	if (!prod)
+		return sym__kfail(a, op, "out of memory");
+	zeros = (int64_t *)(prod + (ng ? ng : 1));
+	for (int64_t g = 0; g < ng; g++) {
+		prod[g] = 1.0;
+		zeros[g] = 0;
+	}
+	walk_init(&w, t[1], at->reduce.mark);
+	for (int64_t i = 0; i < n; i++, walk_next(&w)) {
+		double v = ld(t[1], i);
+
+		if (v == 0.0)
+			zeros[w.off]++;
+		else
+			prod[w.off] *= v;
+	}
+	walk_init(&w, t[1], at->reduce.mark);
+	for (int64_t i = 0; i < n; i++, walk_next(&w)) {
+		double v = ld(t[1], i), g = ld(t[0], w.off);
+		int64_t z = zeros[w.off];
+
+		if (z == 0)
+			g *= prod[w.off] / v;
+		else
+			g = z == 1 && v == 0.0 ? g * prod[w.off] : 0.0;
+		st(&a->out[0], i, g);
+	}
+	sym__kscratch_done(a, prod);
+	return 0;
+}
+
 /* The kernels of softmax_grad(dy, y): dx = y (dy - sum(dy y)), and of
  * log_softmax_grad(dy, y): dx = dy - exp(y) sum(dy), the sums over the
  * softmax axes (the decoded mark), in double; "lg" chooses, "op" names
@@ -745,6 +808,7 @@ const sym__kernel_fn sym__kernels_grad[SYM__N_OPS] = {
 	[SYM__OP_REDUCE_SUM_GRAD] = k_reduce_sum_grad,
 	[SYM__OP_REDUCE_MEAN_GRAD] = k_reduce_mean_grad,
 	[SYM__OP_REDUCE_MAX_GRAD] = k_reduce_max_grad,
+	[SYM__OP_REDUCE_PROD_GRAD] = k_reduce_prod_grad,
 	[SYM__OP_SOFTMAX_GRAD] = k_softmax_grad,
 	[SYM__OP_LOG_SOFTMAX_GRAD] = k_log_softmax_grad,
 	[SYM__OP_LAYER_NORM_GRAD] = k_layer_norm_grad,

@@ -22,6 +22,7 @@ static const sym__grad_rule *const families[SYM__N_FAMILIES] = {
 	[SYM__FAM_CONV] = sym__grad_conv,
 	[SYM__FAM_POOL] = sym__grad_pool,
 	[SYM__FAM_DROPOUT] = sym__grad_dropout,
+	[SYM__FAM_INDEX] = sym__grad_index,
 	[SYM__FAM_GATHER] = sym__grad_gather,
 	[SYM__FAM_CONCAT] = sym__grad_concat,
 };

@@ -87,6 +87,7 @@ extern const sym__grad_rule sym__grad_norm[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_conv[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_pool[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_dropout[SYM__N_OPS];
+extern const sym__grad_rule sym__grad_index[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_gather[SYM__N_OPS];
 extern const sym__grad_rule sym__grad_concat[SYM__N_OPS];
 

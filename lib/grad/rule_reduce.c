@@ -3,8 +3,12 @@
  * back over the reduced dimensions (reduce_sum_grad), divided by the
  * global count of reduced elements for a mean (reduce_mean_grad, whose
  * normaliser is evaluated at run time on global sizes), routed to the
- * maxima for reduce_max (reduce_max_grad: ties split equally). The
- * forward attributes (axis, keep_dims) are passed on unchanged.
+ * maxima for reduce_max (reduce_max_grad: ties split equally), to the
+ * minima for reduce_min (reduce_max_grad too: it routes to the elements
+ * equal to the result, as PyTorch's amin), and times the product of the
+ * other elements for reduce_prod (reduce_prod_grad, exact with zeros).
+ * The forward attributes (axis, keep_dims) are passed on unchanged.
+ * argmax and argmin have integer results, which no gradient crosses.
  */
 #include "grad/grad_private.h"
 
@@ -47,6 +51,20 @@ grad_reduce_max(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	return reduce_back(gr, n, dy, "reduce_max_grad", 1);
 }
 
+/* The rule of reduce_min. */
+static int
+grad_reduce_min(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return reduce_back(gr, n, dy, "reduce_max_grad", 1);
+}
+
+/* The rule of reduce_prod. */
+static int
+grad_reduce_prod(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	return reduce_back(gr, n, dy, "reduce_prod_grad", 0);
+}
+
 /* The rule of sum_to: the gradient broadcast back over the summed
  * dimensions, as the sum of zeros of x's shape and dy (NumPy
  * broadcasting is exactly the inverse of sum_to). */
@@ -79,4 +97,6 @@ const sym__grad_rule sym__grad_reduce[SYM__N_OPS] = {
 	[SYM__OP_REDUCE_MEAN] = grad_reduce_mean,
 	[SYM__OP_REDUCE_MAX] = grad_reduce_max,
 	[SYM__OP_SUM_TO] = grad_sum_to,
+	[SYM__OP_REDUCE_MIN] = grad_reduce_min,
+	[SYM__OP_REDUCE_PROD] = grad_reduce_prod,
 };

@@ -217,6 +217,11 @@ infer_reduce_grad(struct sym__shard *s)
 		        "reduce_max_grad counts the ties of the maximum "
 		        "along it, so it") < 0)
 			return -1;
+		if (mark[d] && s->op->id == SYM__OP_REDUCE_PROD_GRAD &&
+		    sym__shard_unsplit(s, 1, d,
+		        "reduce_prod_grad multiplies the other elements "
+		        "along it, so it") < 0)
+			return -1;
 		for (size_t i = 0; i < s->n_in && kept[d] >= 0; i++) {
 			size_t k = (size_t)kept[d];
 
@@ -686,6 +691,8 @@ const struct sym__shard_rule sym__shard_grad[SYM__N_OPS] = {
 	[SYM__OP_REDUCE_MEAN_GRAD] = { 1, tuple_reduce_grad,
 	    infer_reduce_grad },
 	[SYM__OP_REDUCE_MAX_GRAD] = { 1, tuple_reduce_grad, infer_reduce_grad },
+	[SYM__OP_REDUCE_PROD_GRAD] = { 1, tuple_reduce_grad,
+	    infer_reduce_grad },
 	[SYM__OP_SOFTMAX_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
 	[SYM__OP_LOG_SOFTMAX_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
 	[SYM__OP_LAYER_NORM_GRAD] = { 1, tuple_layer_norm_grad,

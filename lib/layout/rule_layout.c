@@ -18,6 +18,14 @@
  * transpose / permute move each dimension's axes with the dimension;
  * expand_dims inserts an unsplit dimension; squeeze removes dimensions of
  * size 1, which must be unsplit.
+ *
+ * expand keeps the split of every dimension it does not broadcast; the
+ * new leading dimensions and the broadcast ones (of size 1 in the input,
+ * so unsplit) are replicated on the output. tile and pad keep the split
+ * of the dimensions they leave alone (repeat count 1, no pad); a
+ * dimension they tile or pad must be unsplit, since a block of the
+ * result is not the tiled or padded block of the input (pad would need
+ * the halo of the first and last blocks moved).
  */
 #include "layout/rule_private.h"
 
@@ -267,6 +275,64 @@ infer_squeeze(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
+/* The layout step of expand: input dimension i is output dimension i +
+ * the number of new leading ones; broadcast dimensions unsplit; "s" is
+ * the run. */
+static int
+infer_expand(struct sym__shard *s)
+{
+	size_t r = sym__shard_in_rank(s, 0), ro = s->out_shape[0]->rank;
+	const unsigned char *mark = s->at->layout.mark;
+	struct sym__lb b;
+
+	if (sym__shard_default_replicated(s, 0) < 0 ||
+	    sym__lb_init(s, &b, ro) < 0)
+		return -1;
+	if (!mark)
+		return sym__shard_fail(s, -1, -1,
+		    "internal error: expand has no decoded dimensions");
+	for (size_t i = 0; i < r; i++) {
+		size_t j = i + (ro - r);
+
+		if (mark[j]) {
+			if (sym__shard_unsplit(s, 0, i,
+			        "expand broadcasts it, so it") < 0)
+				return -1;
+			continue;
+		}
+		sym__lb_copy(&b, j, s->in[0], i);
+	}
+	return sym__shard_set_out(s, 0, &b);
+}
+
+/* The layout step of tile and pad: the dimensions they change unsplit,
+ * the others keep their axes; "s" is the run. */
+static int
+infer_tile_pad(struct sym__shard *s)
+{
+	size_t r = sym__shard_in_rank(s, 0);
+	const int64_t *rep = s->at->layout.repeats, *pad = s->at->layout.pads;
+	int is_tile = s->op->id == SYM__OP_TILE;
+
+	if (sym__shard_default_replicated(s, 0) < 0)
+		return -1;
+	if (is_tile ? !rep : !pad)
+		return sym__shard_fail(s, -1, -1,
+		    "internal error: %s has no decoded counts",
+		    sym_op_name(s->op));
+	for (size_t d = 0; d < r; d++) {
+		int changed = is_tile ? rep[d] != 1
+		                      : pad[2 * d] != 0 || pad[2 * d + 1] != 0;
+
+		if (changed &&
+		    sym__shard_unsplit(s, 0, d,
+		        is_tile ? "tile repeats it, so it"
+		                : "pad pads or crops it, so it") < 0)
+			return -1;
+	}
+	return sym__shard_out_same(s, 0, 0);
+}
+
 const struct sym__shard_rule sym__shard_layout[SYM__N_OPS] = {
 	[SYM__OP_RESHAPE] = { 0, tuple_input, infer_reshape },
 	[SYM__OP_FLATTEN] = { 0, tuple_input, infer_reshape },
@@ -274,4 +340,7 @@ const struct sym__shard_rule sym__shard_layout[SYM__N_OPS] = {
 	[SYM__OP_PERMUTE] = { 0, tuple_input, infer_transpose },
 	[SYM__OP_EXPAND_DIMS] = { 0, tuple_input, infer_expand_dims },
 	[SYM__OP_SQUEEZE] = { 0, tuple_input, infer_squeeze },
+	[SYM__OP_EXPAND] = { 0, tuple_input, infer_expand },
+	[SYM__OP_TILE] = { 0, tuple_input, infer_tile_pad },
+	[SYM__OP_PAD] = { 0, tuple_input, infer_tile_pad },
 };

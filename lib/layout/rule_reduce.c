@@ -8,7 +8,10 @@
  * the mean, its block's sum divided by the global count, so the partial
  * values add up to the mean), resolved by an AllReduce or, with an output
  * strategy, a ReduceScatter. The partial sums here are sums, so
- * reduce_max requires the reduced dimensions to be unsplit. Kept
+ * reduce_max, reduce_min and reduce_prod (whose partial results would
+ * need a max, min or product across blocks) and argmax and argmin
+ * (whose indices would need the blocks' values and offsets) require the
+ * reduced dimensions to be unsplit. Kept
  * dimensions keep their axes; with keep_dims the reduced ones remain as
  * unsplit dimensions of size 1.
  */
@@ -32,7 +35,10 @@ infer_reduce(struct sym__shard *s)
 	size_t r = sym__shard_in_rank(s, 0), k = 0;
 	const unsigned char *mark = s->at->reduce.mark;
 	int keep = s->at->reduce.keep_dims;
-	int is_max = s->op->id == SYM__OP_REDUCE_MAX;
+	enum sym__opid id = s->op->id;
+	int is_max = id == SYM__OP_REDUCE_MAX || id == SYM__OP_REDUCE_MIN ||
+	    id == SYM__OP_REDUCE_PROD || id == SYM__OP_ARGMAX ||
+	    id == SYM__OP_ARGMIN;
 	struct sym__lb b;
 
 	if (sym__shard_default_replicated(s, 0) < 0 ||
@@ -48,11 +54,19 @@ infer_reduce(struct sym__shard *s)
 				sym__lb_copy(&b, k++, s->in[0], d);
 			continue;
 		}
-		if (is_max &&
-		    sym__shard_unsplit(s, 0, d,
-		        "reduce_max reduces it (partial results are sums), "
-		        "so it") < 0)
-			return -1;
+		if (is_max && sym__shard_is_split(s->in[0], d))
+			return sym__shard_fail(s, 0, (int)d,
+			    "dimension %zu of %s is split by %s (%lld way%s), "
+			    "but %s %s, so it must not be split",
+			    d, sym__shard_in_name(s, 0),
+			    sym__shard_axes_txt(s, s->in[0], d),
+			    (long long)sym_layout_dim_splits(s->in[0], d),
+			    SYM__WAYS(sym_layout_dim_splits(s->in[0], d)),
+			    sym_op_name(s->op),
+			    id == SYM__OP_ARGMAX || id == SYM__OP_ARGMIN
+			        ? "takes the index along it (the blocks' "
+			          "indices are not combined)"
+			        : "reduces it (partial results are sums)");
 		sym__lb_partial_dim(&b, s->in[0], d);
 		if (keep && d >= s->at->reduce.drop)
 			k++;
@@ -65,4 +79,8 @@ const struct sym__shard_rule sym__shard_reduce[SYM__N_OPS] = {
 	[SYM__OP_REDUCE_MEAN] = { 0, tuple_reduce, infer_reduce },
 	[SYM__OP_REDUCE_MAX] = { 0, tuple_reduce, infer_reduce },
 	[SYM__OP_SUM_TO] = { 0, tuple_reduce, infer_reduce },
+	[SYM__OP_REDUCE_MIN] = { 0, tuple_reduce, infer_reduce },
+	[SYM__OP_REDUCE_PROD] = { 0, tuple_reduce, infer_reduce },
+	[SYM__OP_ARGMAX] = { 0, tuple_reduce, infer_reduce },
+	[SYM__OP_ARGMIN] = { 0, tuple_reduce, infer_reduce },
 };

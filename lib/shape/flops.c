@@ -89,6 +89,9 @@ static const struct {
 	[SYM__OP_PERMUTE] = { M_NONE, 0 },
 	[SYM__OP_EXPAND_DIMS] = { M_NONE, 0 },
 	[SYM__OP_SQUEEZE] = { M_NONE, 0 },
+	[SYM__OP_EXPAND] = { M_NONE, 0 },
+	[SYM__OP_TILE] = { M_NONE, 0 },
+	[SYM__OP_PAD] = { M_NONE, 0 },
 	[SYM__OP_CONCAT] = { M_NONE, 0 },
 	[SYM__OP_SPLIT] = { M_NONE, 0 },
 	[SYM__OP_SLICE] = { M_NONE, 0 },
@@ -96,6 +99,10 @@ static const struct {
 	[SYM__OP_REDUCE_MEAN] = { M_IN, 1 },
 	[SYM__OP_REDUCE_MAX] = { M_IN, 1 },
 	[SYM__OP_SUM_TO] = { M_IN, 1 },
+	[SYM__OP_REDUCE_MIN] = { M_IN, 1 },
+	[SYM__OP_REDUCE_PROD] = { M_IN, 1 },
+	[SYM__OP_ARGMAX] = { M_IN, 1 },
+	[SYM__OP_ARGMIN] = { M_IN, 1 },
 	[SYM__OP_SOFTMAX] = { M_OUT, 5 },
 	[SYM__OP_LOG_SOFTMAX] = { M_OUT, 5 },
 	[SYM__OP_LAYER_NORM] = { M_OUT, 8 },
@@ -112,6 +119,9 @@ static const struct {
 	[SYM__OP_GLOBAL_AVG_POOL_GRAD] = { M_OUT, 1 },
 	[SYM__OP_DROPOUT] = { M_OUT, 4 },
 	[SYM__OP_DROPOUT_GRAD] = { M_OUT, 4 },
+	[SYM__OP_TRIL] = { M_OUT, 1 },
+	[SYM__OP_TRIU] = { M_OUT, 1 },
+	[SYM__OP_CUMSUM] = { M_OUT, 1 },
 	[SYM__OP_SGD_UPDATE] = { M_IN, 4 },
 	[SYM__OP_MOMENTUM_UPDATE] = { M_IN, 4 },
 	[SYM__OP_ADAM_UPDATE] = { M_IN, 12 },
@@ -135,6 +145,7 @@ static const struct {
 	[SYM__OP_GATHER_GRAD] = { M_OUT, 1 },
 	[SYM__OP_EMBEDDING_GRAD] = { M_OUT, 1 },
 	[SYM__OP_SLICE_GRAD] = { M_OUT, 1 },
+	[SYM__OP_REDUCE_PROD_GRAD] = { M_OUT, 3 },
 };
 
 /* Return 1 when every operator has its entry in the table of work (the

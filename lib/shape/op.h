@@ -78,6 +78,9 @@ enum sym__opid {
 	SYM__OP_PERMUTE,
 	SYM__OP_EXPAND_DIMS,
 	SYM__OP_SQUEEZE,
+	SYM__OP_EXPAND,
+	SYM__OP_TILE,
+	SYM__OP_PAD,
 	/* concat */
 	SYM__OP_CONCAT,
 	SYM__OP_SPLIT,
@@ -87,6 +90,10 @@ enum sym__opid {
 	SYM__OP_REDUCE_MEAN,
 	SYM__OP_REDUCE_MAX,
 	SYM__OP_SUM_TO,
+	SYM__OP_REDUCE_MIN,
+	SYM__OP_REDUCE_PROD,
+	SYM__OP_ARGMAX,
+	SYM__OP_ARGMIN,
 	/* norm */
 	SYM__OP_SOFTMAX,
 	SYM__OP_LOG_SOFTMAX,
@@ -109,6 +116,10 @@ enum sym__opid {
 	/* dropout */
 	SYM__OP_DROPOUT,
 	SYM__OP_DROPOUT_GRAD,
+	/* index */
+	SYM__OP_TRIL,
+	SYM__OP_TRIU,
+	SYM__OP_CUMSUM,
 	/* optim */
 	SYM__OP_SGD_UPDATE,
 	SYM__OP_MOMENTUM_UPDATE,
@@ -135,6 +146,7 @@ enum sym__opid {
 	SYM__OP_GATHER_GRAD,
 	SYM__OP_EMBEDDING_GRAD,
 	SYM__OP_SLICE_GRAD,
+	SYM__OP_REDUCE_PROD_GRAD,
 	SYM__N_OPS
 };
 
@@ -151,6 +163,7 @@ enum sym__family {
 	SYM__FAM_CONV,
 	SYM__FAM_POOL,
 	SYM__FAM_DROPOUT,
+	SYM__FAM_INDEX,
 	SYM__FAM_OPTIM,
 	SYM__FAM_GRAD,
 	SYM__N_FAMILIES
@@ -226,7 +239,13 @@ struct sym__opattrs {
 		struct {
 			const int64_t *perm; /* transpose, permute */
 			size_t axis;         /* expand_dims, of the output */
-			const unsigned char *mark; /* squeeze: removed */
+			/* squeeze: removed; expand: of the output, the
+			 * dimensions broadcast (new, or 1 made larger) */
+			const unsigned char *mark;
+			/* tile: the repeats; pad: before and after by
+			 * dimension (2 * rank, negative crops) */
+			const int64_t *repeats, *pads;
+			double value; /* pad */
 		} layout;
 		struct {
 			size_t axis;                 /* concat, split */
@@ -239,6 +258,10 @@ struct sym__opattrs {
 			/* sum_to: the leading dimensions of the input that
 			 * the output drops (marked, never kept) */
 			size_t drop;
+			/* argmax, argmin: the one axis (marked) and the
+			 * dtype of the indices */
+			size_t axis;
+			sym_dtype dtype;
 		} reduce;
 		struct {
 			const unsigned char *mark; /* softmax, log_softmax */
@@ -258,6 +281,11 @@ struct sym__opattrs {
 		struct {
 			enum sym__reduction reduction;
 		} loss;
+		struct {
+			int64_t diagonal;       /* tril, triu */
+			size_t axis;            /* cumsum */
+			int reverse, exclusive; /* cumsum */
+		} index;
 		struct {
 			double lr, momentum, dampening, weight_decay;
 			double beta1, beta2, eps;

@@ -1,5 +1,6 @@
 /*
- * The reduce family: reduce_sum, reduce_mean and reduce_max.
+ * The reduce family: reduce_sum, reduce_mean, reduce_max, reduce_min,
+ * reduce_prod, sum_to, and the index reductions argmax and argmin.
  */
 #include "shape/shape_private.h"
 
@@ -42,9 +43,10 @@ sym__decode_reduce(struct sym__infer *inf)
 /* The rule of the reductions: the dimensions the decoder marked are
  * removed, or kept as 1 with keep_dims. The result keeps the input's
  * dtype, except reduce_sum of bool, which counts the true elements into
- * an i32 (NumPy counts into its default integer); reduce_mean needs a
- * numeric input, and reduce_sum one that is not i64 (see
- * sym__dtype_not_i64). "inf" is the run. */
+ * an i32 (NumPy counts into its default integer); reduce_mean and
+ * reduce_prod need a numeric input, reduce_sum and reduce_prod one that
+ * is not i64 (see sym__dtype_not_i64); reduce_max and reduce_min take
+ * every dtype. "inf" is the run. */
 int
 sym__rule_reduce(struct sym__infer *inf)
 {
@@ -61,7 +63,12 @@ sym__rule_reduce(struct sym__infer *inf)
 	if (inf->op->id == SYM__OP_REDUCE_MEAN &&
 	    sym__dtype_numeric(inf, 0) < 0)
 		return -1;
-	if (inf->op->id == SYM__OP_REDUCE_SUM && sym__dtype_not_i64(inf, 0) < 0)
+	if ((inf->op->id == SYM__OP_REDUCE_SUM ||
+	        inf->op->id == SYM__OP_REDUCE_PROD) &&
+	    sym__dtype_not_i64(inf, 0) < 0)
+		return -1;
+	if (inf->op->id == SYM__OP_REDUCE_PROD &&
+	    sym__dtype_numeric(inf, 0) < 0)
 		return -1;
 	if (inf->op->id == SYM__OP_REDUCE_SUM && dt == SYM_DT_BOOL)
 		dt = SYM_DT_I32;
@@ -136,4 +143,60 @@ sym__rule_sum_to(struct sym__infer *inf)
 			return -1;
 	}
 	return sym__out_shape(inf, x->dtype, at->n, at->items);
+}
+
+/* The decoder of argmax and argmin: the one dimension "axis" (an
+ * integer, default 0, negative from the end) whose index of the greatest
+ * (least) element is taken, keep_dims (default false) and the dtype of
+ * the indices (i64, as PyTorch and ONNX, or i32). "inf" is the run. */
+int
+sym__decode_arg(struct sym__infer *inf)
+{
+	static const char *const known[] = { "axis", "keep_dims", "dtype",
+		NULL };
+	size_t rank = inf->in[0]->rank;
+	unsigned char *mark = sym__at_alloc(inf, rank ? rank : 1, 1);
+	int64_t axis;
+	sym_dtype dt;
+
+	if (!mark)
+		return -1;
+	inf->at.reduce.mark = mark;
+	if (sym__check_attrs(inf, known) < 0 ||
+	    sym__attr_bool(inf, "keep_dims", 0, &inf->at.reduce.keep_dims) <
+	        0 ||
+	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
+	    sym__attr_dtype(inf, "dtype", 0, SYM_DT_I64, &dt) < 0 ||
+	    sym__axis(inf, "axis", axis, rank, 0, &inf->at.reduce.axis) < 0)
+		return -1;
+	if (dt != SYM_DT_I64 && dt != SYM_DT_I32)
+		return sym__infer_fail_attr(inf, "dtype",
+		    "the indices of %s are i64 or i32, not %s", inf->op->name,
+		    sym_dtype_name(dt));
+	mark[inf->at.reduce.axis] = 1;
+	inf->at.reduce.dtype = dt;
+	return 0;
+}
+
+/* The rule of argmax and argmin: a numeric input (not bool), its axis
+ * removed (kept as 1 with keep_dims), indices of the decoded dtype. "inf"
+ * is the run. */
+int
+sym__rule_arg(struct sym__infer *inf)
+{
+	const sym_shape *x = inf->in[0];
+	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
+	sym_expr *one = sym__tmp(inf, sym__const(inf->ctx, 1));
+	size_t rank = 0;
+
+	if (!dims || !one)
+		return sym__infer_nomem(inf);
+	if (sym__dtype_numeric(inf, 0) < 0)
+		return -1;
+	for (size_t d = 0; d < x->rank; d++)
+		if (d != inf->at.reduce.axis)
+			dims[rank++] = x->dim[d];
+		else if (inf->at.reduce.keep_dims)
+			dims[rank++] = one;
+	return sym__out_shape(inf, inf->at.reduce.dtype, rank, dims);
 }

@@ -12,6 +12,9 @@
 static const char *const reshape_pos[] = { "shape", NULL };
 static const char *const perm_pos[] = { "perm", NULL };
 static const char *const sum_to_pos[] = { "shape", NULL };
+static const char *const expand_pos[] = { "shape", NULL };
+static const char *const tile_pos[] = { "repeats", NULL };
+static const char *const pad_pos[] = { "pads", NULL };
 
 static const char *const family_name[SYM__N_FAMILIES] = {
 	[SYM__FAM_MATMUL] = "matmul",
@@ -25,6 +28,7 @@ static const char *const family_name[SYM__N_FAMILIES] = {
 	[SYM__FAM_CONV] = "conv",
 	[SYM__FAM_POOL] = "pool",
 	[SYM__FAM_DROPOUT] = "dropout",
+	[SYM__FAM_INDEX] = "index",
 	[SYM__FAM_OPTIM] = "optim",
 	[SYM__FAM_GRAD] = "grad",
 };
@@ -139,6 +143,12 @@ static const sym_op ops[SYM__N_OPS] = {
 	    SYM__NORM_NONE, -1, 0, 0),
 	OPX(SQUEEZE, "squeeze", LAYOUT, 1, 1, NULL, sym__decode_squeeze,
 	    sym__rule_squeeze, SYM__OPF_ALIAS, SYM__NORM_NONE, -1, 0, 0),
+	OPX(EXPAND, "expand", LAYOUT, 1, 1, expand_pos, sym__decode_expand,
+	    sym__rule_expand, 0, SYM__NORM_NONE, -1, 0, 0),
+	OPX(TILE, "tile", LAYOUT, 1, 1, tile_pos, sym__decode_tile,
+	    sym__rule_tile, 0, SYM__NORM_NONE, -1, 0, 0),
+	OPX(PAD, "pad", LAYOUT, 1, 1, pad_pos, sym__decode_pad, sym__rule_pad,
+	    0, SYM__NORM_NONE, -1, 0, 0),
 
 	OP(CONCAT, "concat", CONCAT, 1, -1, sym__decode_concat,
 	    sym__rule_concat),
@@ -153,6 +163,12 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__rule_reduce),
 	OPX(SUM_TO, "sum_to", REDUCE, 1, 1, sum_to_pos, sym__decode_sum_to,
 	    sym__rule_sum_to, 0, SYM__NORM_NONE, -1, 0, 0),
+	OP(REDUCE_MIN, "reduce_min", REDUCE, 1, 1, sym__decode_reduce,
+	    sym__rule_reduce),
+	OP(REDUCE_PROD, "reduce_prod", REDUCE, 1, 1, sym__decode_reduce,
+	    sym__rule_reduce),
+	OP(ARGMAX, "argmax", REDUCE, 1, 1, sym__decode_arg, sym__rule_arg),
+	OP(ARGMIN, "argmin", REDUCE, 1, 1, sym__decode_arg, sym__rule_arg),
 
 	OP(SOFTMAX, "softmax", NORM, 1, 1, sym__decode_softmax,
 	    sym__rule_float),
@@ -199,6 +215,9 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__rule_float),
 	OP(DROPOUT_GRAD, "dropout_grad", DROPOUT, 2, 2, sym__decode_dropout,
 	    sym__rule_dropout_grad),
+	OP(TRIL, "tril", INDEX, 1, 1, sym__decode_tri, sym__rule_tri),
+	OP(TRIU, "triu", INDEX, 1, 1, sym__decode_tri, sym__rule_tri),
+	OP(CUMSUM, "cumsum", INDEX, 1, 1, sym__decode_cumsum, sym__rule_cumsum),
 
 	/* The optimizers' update operators: output k is input k updated in
 	 * place (param, then its state); the step count, when they take one,
@@ -258,6 +277,8 @@ static const sym_op ops[SYM__N_OPS] = {
 	    0),
 	OP(SLICE_GRAD, "slice_grad", CONCAT, 2, 2, sym__decode_slice_grad,
 	    sym__rule_slice_grad),
+	OP(REDUCE_PROD_GRAD, "reduce_prod_grad", GRAD, 2, 2,
+	    sym__decode_reduce_grad, sym__rule_reduce_grad),
 };
 
 /* Return the registry entry of "id", or NULL when out of range. */

@@ -1,0 +1,53 @@
+/*
+ * Gradient rules of the index family: tril and triu keep the same
+ * triangle of the output's gradient (the same operator, the same
+ * diagonal); cumsum's gradient is the cumsum of the output's gradient
+ * in the other direction (reverse flipped, exclusive kept).
+ */
+#include "grad/grad_private.h"
+
+/* The rule of tril and triu: dx = tril(dy) or triu(dy) with the forward
+ * attributes; "gr", "n", "dy" as for every rule (grad_private.h). */
+static int
+grad_tri(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	int mirror = SYM__MIRROR_OUT(0);
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	return sym__gemit(gr, 1, sym_op_name(n->op), 1, &dy[0], n->attrs,
+	           sym__gtarget(gr, 0), &mirror)
+	    ? 0
+	    : -1;
+}
+
+/* The rule of cumsum: dx = cumsum(dy) along the same axis, summed from
+ * the other end. */
+static int
+grad_cumsum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	int mirror = SYM__MIRROR_OUT(0);
+	sym_attrs *at;
+	sym_value *v;
+
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	at = sym__gattrs(gr);
+	if (!at ||
+	    sym_attrs_set_int(at, "axis", (int64_t)n->at.index.axis) < 0 ||
+	    sym_attrs_set_bool(at, "reverse", !n->at.index.reverse) < 0 ||
+	    sym_attrs_set_bool(at, "exclusive", n->at.index.exclusive) < 0) {
+		sym_attrs_free(at);
+		return sym__graph_ctx_error(gr->g, &n->loc);
+	}
+	v = sym__gemit(gr, 1, "cumsum", 1, &dy[0], at, sym__gtarget(gr, 0),
+	    &mirror);
+	sym_attrs_free(at);
+	return v ? 0 : -1;
+}
+
+const sym__grad_rule sym__grad_index[SYM__N_OPS] = {
+	[SYM__OP_TRIL] = grad_tri,
+	[SYM__OP_TRIU] = grad_tri,
+	[SYM__OP_CUMSUM] = grad_cumsum,
+};
