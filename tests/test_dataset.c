@@ -5,6 +5,10 @@
  * datasets in memory, and the argument checks of the readers.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -505,7 +509,7 @@ test_mnist_data_size(void **state)
 	    "bytes, found 29");
 	write_file(fx, IMAGES, buf, idx(buf, -1, -1, 3, dim, more, 32), 0);
 	expect_error(fx, SYM_SPLIT_TRAIN, SYM_EINVAL, IMAGES,
-	    "2 trailing bytes after the 30 bytes of data the header announces");
+	    ": trailing data after the 30 bytes of data the header announces");
 	write_train(fx, 0);
 	write_file(fx, LABELS, buf, idx(buf, -1, -1, 1, dim, labels, 4), 0);
 	expect_error(fx, SYM_SPLIT_TRAIN, SYM_EINVAL, LABELS,
@@ -513,7 +517,7 @@ test_mnist_data_size(void **state)
 	write_file(fx, LABELS, buf, idx(buf, -1, -1, 1, dim, more, 6), 1);
 	write_file(fx, LABELS, buf, idx(buf, -1, -1, 1, dim, more, 6), 0);
 	expect_error(fx, SYM_SPLIT_TRAIN, SYM_EINVAL, LABELS,
-	    "1 trailing byte after the 5 bytes");
+	    ": trailing data after the 5 bytes of data the header announces");
 }
 
 /* Check images and labels of different counts: both files and both
@@ -541,8 +545,9 @@ test_mnist_counts(void **state)
 
 /* Check the limits: more than 2^31 items or 4 GiB of data are refused
  * before reading; a header that claims much more than the file holds
- * fails as truncated (without allocating what it claims); "state" is
- * the fixture. */
+ * fails as truncated (without allocating what it claims), or before any
+ * data is read when the other file's header disagrees; "state" is the
+ * fixture. */
 static void
 test_mnist_limits(void **state)
 {
@@ -562,13 +567,20 @@ test_mnist_limits(void **state)
 	dim[0] = 0x40000000u;
 	dim[1] = dim[2] = 2;
 	write_file(fx, IMAGES, buf, idx(buf, -1, -1, 3, dim, pixels, 30), 0);
+	write_file(fx, LABELS, buf, idx(buf, -1, -1, 1, dim, labels, 5), 0);
 	expect_error(fx, SYM_SPLIT_TRAIN, SYM_EINVAL, IMAGES,
 	    "1073741824 images of 2x2 pixels, 4294967296 bytes, found 30");
 	write_train(fx, 0);
 	dim[0] = 0x80000000u;
 	write_file(fx, LABELS, buf, idx(buf, -1, -1, 1, dim, labels, 5), 0);
 	expect_error(fx, SYM_SPLIT_TRAIN, SYM_EINVAL, LABELS,
-	    "2147483648 labels, 2147483648 bytes, found 5");
+	    " holds 5 images but ");
+	assert_non_null(strstr(sym_ctx_last_message(fx->ctx),
+	    " holds 2147483648 labels"));
+	dim[1] = dim[2] = 1;
+	write_file(fx, IMAGES, buf, idx(buf, -1, -1, 3, dim, pixels, 5), 0);
+	expect_error(fx, SYM_SPLIT_TRAIN, SYM_EINVAL, IMAGES,
+	    "2147483648 images of 1x1 pixels, 2147483648 bytes, found 5");
 }
 
 /* Read the whole file "name" of "fx" into "buf" ("size" bytes); return
@@ -617,6 +629,122 @@ test_mnist_gzip_corrupt(void **state)
 	rewrite(fx, IMAGES ".gz", gz, n);
 	expect_error(fx, SYM_SPLIT_TRAIN, SYM_EIO, IMAGES ".gz",
 	    "cannot read its gzip stream: incorrect data check");
+}
+
+/* A writer of a FIFO: its path and the "n" bytes "head" it writes
+ * first, then zeros until the reader closes the FIFO. */
+struct fifo_writer {
+	const char *path;
+	const unsigned char *head;
+	size_t n;
+	long long zeros; /* written after "head" */
+};
+
+/* Write the FIFO of "arg" (a struct fifo_writer) as it says; NULL. */
+static void *
+fifo_write(void *arg)
+{
+	struct fifo_writer *w = arg;
+	unsigned char zero[4096] = { 0 };
+	int fd = open(w->path, O_WRONLY);
+	ssize_t k;
+
+	if (fd < 0)
+		return NULL;
+	if (write(fd, w->head, w->n) == (ssize_t)w->n)
+		while ((k = write(fd, zero, sizeof(zero))) > 0)
+			w->zeros += k;
+	close(fd);
+	return NULL;
+}
+
+/* Check that images from a FIFO that keeps sending zeros after its data
+ * fail at the first trailing byte instead of reading forever; "state"
+ * is the fixture. */
+static void
+test_mnist_endless_fifo(void **state)
+{
+	struct fx *fx = *state;
+	uint32_t dim[3] = { N_IMG, ROWS, COLS };
+	unsigned char buf[256];
+	char path[1024];
+	struct fifo_writer w = { path, buf, 0, 0 };
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	pthread_t th;
+
+	write_train(fx, 0);
+	path_of(fx, IMAGES, path, sizeof(path));
+	assert_int_equal(remove(path), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	w.n = idx(buf, -1, -1, 3, dim, pixels, N_IMG * PIX);
+	assert_int_equal(sigaction(SIGPIPE, &ign, &old), 0);
+	assert_int_equal(pthread_create(&th, NULL, fifo_write, &w), 0);
+	expect_error(fx, SYM_SPLIT_TRAIN, SYM_EINVAL, IMAGES,
+	    ": trailing data after the 30 bytes of data the header announces");
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(sigaction(SIGPIPE, &old, NULL), 0);
+	assert_true(w.zeros > 0);
+}
+
+/* Check that a gzip whose data is followed by 4 MiB of zeros and a
+ * corrupt check value fails at the first trailing byte (reading on would
+ * reach the corrupt check value and report it instead); "state" is the
+ * fixture. */
+static void
+test_mnist_gzip_trailing(void **state)
+{
+	struct fx *fx = *state;
+	uint32_t dim[3] = { N_IMG, ROWS, COLS };
+	size_t n = 4u << 20, len;
+	unsigned char *big = calloc(1, n), *gz = malloc(n);
+	char path[1024];
+	uLongf glen = (uLongf)n;
+	z_stream z = { 0 };
+
+	assert_non_null(big);
+	assert_non_null(gz);
+	len = idx(big, -1, -1, 3, dim, pixels, N_IMG * PIX);
+	write_train(fx, 1);
+	assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 31, 9,
+	                     Z_DEFAULT_STRATEGY),
+	    Z_OK);
+	z.next_in = big;
+	z.avail_in = (uInt)(len + n / 2);
+	z.next_out = gz;
+	z.avail_out = (uInt)glen;
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	glen = z.total_out;
+	assert_int_equal(deflateEnd(&z), Z_OK);
+	gz[glen - 8] ^= 0xff;
+	path_of(fx, IMAGES ".gz", path, sizeof(path));
+	rewrite(fx, IMAGES ".gz", gz, glen);
+	expect_error(fx, SYM_SPLIT_TRAIN, SYM_EINVAL, IMAGES ".gz",
+	    ": trailing data after the 30 bytes of data the header announces");
+	free(big);
+	free(gz);
+}
+
+/* Check that both headers are read before any data: labels whose header
+ * is wrong are reported even when the images' data is truncated, and
+ * counts that differ before the images' data is read; "state" is the
+ * fixture. */
+static void
+test_mnist_headers_first(void **state)
+{
+	struct fx *fx = *state;
+	uint32_t dim[3] = { N_IMG, ROWS, COLS }, four = 4;
+	unsigned char buf[256];
+
+	write_train(fx, 0);
+	write_file(fx, IMAGES, buf, idx(buf, -1, -1, 3, dim, pixels, 29), 0);
+	write_file(fx, LABELS, buf, idx(buf, 0x0d, -1, 1, dim, labels, 5), 0);
+	expect_error(fx, SYM_SPLIT_TRAIN, SYM_EINVAL, LABELS,
+	    "IDX data type 0x0d, expected 0x08 (unsigned byte)");
+	write_file(fx, LABELS, buf, idx(buf, -1, -1, 1, &four, labels, 4), 0);
+	expect_error(fx, SYM_SPLIT_TRAIN, SYM_EINVAL, LABELS,
+	    "holds 5 images but ");
+	assert_non_null(strstr(sym_ctx_last_message(fx->ctx),
+	    " holds 4 labels"));
 }
 
 /* Check that a dataset still alive counts as a live object and is freed
@@ -848,6 +976,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mnist_limits, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_mnist_gzip_corrupt, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_mnist_endless_fifo, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_mnist_gzip_trailing, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_mnist_headers_first, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_mnist_freed_with_ctx,
 		    setup, teardown),

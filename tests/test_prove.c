@@ -359,6 +359,54 @@ test_budget(void **state)
 	done(ctx);
 }
 
+/* A chain of CHAIN_N relations s_i <= s_(i-1) + 8 between unique
+ * symbols, with a budget of CHAIN_OPS ISL operations for each step of the
+ * prover: adding a fact to a component costs about as much whatever the
+ * component's size, so the chain is built and the exact bound proved
+ * within it. (Each fact cost a redundancy check of every constraint of
+ * its component, far beyond this budget, and the bound was unknown; a
+ * chain of n relations cost n^4.) The bound one less is refuted with the
+ * chain's greatest spread under the default budget. */
+#define CHAIN_N 120
+#define CHAIN_OPS 300
+static void
+test_chain_of_relations(void **state)
+{
+	sym_ctx *ctx = sym_ctx_new();
+	char name[16], rhs[64], *w = NULL;
+	sym_expr *a, *b;
+
+	(void)state;
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS,
+	                     CHAIN_OPS),
+	    0);
+	for (int i = 0; i < CHAIN_N; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		decl(ctx, name, 1, 0, 1, 0, 1);
+	}
+	for (int i = 1; i < CHAIN_N; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		snprintf(rhs, sizeof(rhs), "s%d + 8", i - 1);
+		a = P(ctx, name);
+		b = P(ctx, rhs);
+		assert_int_equal(sym_ctx_assume(ctx, a, SYM_LE, b, NULL), 0);
+		sym_expr_free(a);
+		sym_expr_free(b);
+	}
+	assert_int_equal(sym_ctx_n_facts(ctx), CHAIN_N - 1);
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_FAST_TIER, 0), 0);
+	snprintf(name, sizeof(name), "s%d", CHAIN_N - 1);
+	snprintf(rhs, sizeof(rhs), "s0 + %d", 8 * (CHAIN_N - 1));
+	assert_int_equal(cmp(ctx, name, SYM_LE, rhs, NULL), SYM_TRUE);
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS,
+	                     200000),
+	    0);
+	assert_int_equal(cmp(ctx, name, SYM_LT, rhs, &w), SYM_FALSE);
+	assert_non_null(strstr(w, "s0 = 1, s1 = 9, s2 = 17"));
+	free(w);
+	done(ctx);
+}
+
 /* Which tier answers, and that both tiers agree on the cases. */
 static void
 test_tiers(void **state)
@@ -419,6 +467,7 @@ main(void)
 		cmocka_unit_test(test_simplify),
 		cmocka_unit_test(test_nonaffine),
 		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_chain_of_relations),
 		cmocka_unit_test(test_tiers),
 		cmocka_unit_test(test_errors),
 	};

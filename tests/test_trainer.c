@@ -21,8 +21,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include <symshard.h>
+
+#include "train/dataset_private.h"
+#include "train/trainer_private.h"
 
 #define N_FEAT 6
 #define N_CLASS 3
@@ -881,6 +885,189 @@ test_bad_checkpoints(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* The keyed permutation of large data: every position of [0, n) gives
+ * a row of [0, n), all different; another key gives another order, and
+ * the order is not the file's. */
+static void
+test_keyed_permutation(void **state)
+{
+	static const int64_t sizes[] = { 1, 2, 3, 5, 16, 17, 1000, 4097,
+		65537 };
+	unsigned char *seen = calloc(65537, 1);
+	int64_t moved = 0, other = 0;
+
+	(void)state;
+	assert_non_null(seen);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		int64_t n = sizes[k];
+
+		memset(seen, 0, (size_t)n);
+		for (int64_t i = 0; i < n; i++) {
+			int64_t r = sym__trainer_keyed_perm(42, n, i);
+
+			assert_true(r >= 0 && r < n);
+			assert_int_equal(seen[r], 0);
+			seen[r] = 1;
+		}
+	}
+	for (int64_t i = 0; i < 1000; i++) {
+		moved += sym__trainer_keyed_perm(42, 1000, i) != i;
+		other += sym__trainer_keyed_perm(42, 1000, i) !=
+		    sym__trainer_keyed_perm(43, 1000, i);
+	}
+	assert_true(moved > 900);
+	assert_true(other > 900);
+	free(seen);
+}
+
+/* Data of HUGE_ROWS rows that stores nothing: row r has the features
+ * sin(r + j) and the label r mod 3; the rows whose labels were read are
+ * recorded. */
+#define HUGE_ROWS ((int64_t)1 << 31)
+
+struct huge {
+	pthread_mutex_t mu;
+	int64_t rows[1024];
+	size_t n;
+};
+
+/* Read elements of row "row" of column "c" of the huge data "d" (see
+ * struct sym__dataset_ops), recording the rows of the labels. */
+static void
+huge_read(const sym_dataset *d, size_t c, int64_t row, int64_t start,
+    int64_t count, void *dst)
+{
+	struct huge *h = d->state;
+
+	if (c == 1) {
+		*(int32_t *)dst = (int32_t)(row % N_CLASS);
+		pthread_mutex_lock(&h->mu);
+		if (h->n < 1024)
+			h->rows[h->n++] = row;
+		pthread_mutex_unlock(&h->mu);
+		return;
+	}
+	for (int64_t i = 0; i < count; i++)
+		((double *)dst)[i] = sin((double)(row + start + i));
+}
+
+/* Free nothing: the state of huge data is the test's. */
+static void
+huge_destroy(sym_dataset *d)
+{
+	(void)d;
+}
+
+static const struct sym__dataset_ops huge_ops = { huge_read, huge_destroy };
+
+/* Return 1 when "row" is among the first "n" of "rows". */
+static int
+has_row(const int64_t *rows, size_t n, int64_t row)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i] == row)
+			return 1;
+	return 0;
+}
+
+/* 2^31 rows are shuffled without a stored order (it took 16 GB): an
+ * epoch's batches are rows of the data, all different, not the first
+ * rows, and the same for the same seed. */
+static void
+test_huge_data_shuffled(void **state)
+{
+	static const int64_t batch[] = { 16 };
+	sym_ctx *ctx = sym_ctx_new();
+	struct huge h = { PTHREAD_MUTEX_INITIALIZER, { 0 }, 0 };
+	int64_t dim[1] = { N_FEAT }, distinct[64], first[64];
+	size_t nd = 0, nf = 0;
+	struct compiled c;
+
+	(void)state;
+	compile_clf8(ctx, "8", "f64", &c);
+	for (int run = 0; run < 2; run++) {
+		sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+		sym_communicator *comm;
+		sym_dataset *d =
+		    sym__dataset_new(ctx, "huge", &huge_ops, &h, 2);
+		sym_trainer *t;
+		sym_train_step st;
+
+		assert_non_null(d);
+		d->n_rows = HUGE_ROWS;
+		assert_int_equal(sym__dataset_set_column(d, 0, "feat",
+		                     SYM_DT_F64, 1, dim),
+		    0);
+		assert_int_equal(sym__dataset_set_column(d, 1, "label",
+		                     SYM_DT_I32, 0, NULL),
+		    0);
+		o.seed = 5;
+		t = trainer(ctx, c.p, 8, d, NULL, batch, 1, &o, &comm);
+		assert_non_null(t);
+		h.n = 0;
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(sym_trainer_step(t, &st), 1);
+			assert_int_equal(st.rows, 16);
+		}
+		nd = 0;
+		for (size_t i = 0; i < h.n; i++) {
+			assert_true(h.rows[i] >= 0 && h.rows[i] < HUGE_ROWS);
+			if (!has_row(distinct, nd, h.rows[i]))
+				distinct[nd++] = h.rows[i];
+		}
+		assert_int_equal(nd, 48);
+		if (run == 0) {
+			memcpy(first, distinct, sizeof(distinct));
+			nf = nd;
+		}
+		for (size_t i = 0; run == 1 && i < nd; i++)
+			assert_true(has_row(first, nf, distinct[i]));
+		sym_trainer_free(t);
+		sym_comm_free(comm);
+		sym_dataset_free(d);
+	}
+	for (size_t i = 0; i < nd; i++)
+		assert_true(distinct[i] >= 48);
+	release(&c);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
+/* A batch size far beyond the data (2^40 on 64 rows) prepares the steps
+ * for the 64 rows a batch delivers, not for the nominal size, which
+ * cannot be allocated; the step trains on 64 rows. */
+static void
+test_batch_beyond_data(void **state)
+{
+	static const int64_t batch[] = { (int64_t)1 << 40 };
+	sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+	sym_ctx *ctx = sym_ctx_new();
+	sym_communicator *comm;
+	struct compiled c;
+	struct data d;
+	sym_dataset *ds;
+	sym_trainer *t;
+	sym_train_step st;
+
+	(void)state;
+	make_data(&d, 64, N_FEAT);
+	compile_clf8(ctx, "8", "f64", &c);
+	ds = dataset(ctx, &d, N_FEAT);
+	t = trainer(ctx, c.p, 8, ds, NULL, batch, 1, &o, &comm);
+	assert_non_null(t);
+	assert_int_equal(sym_trainer_step(t, &st), 1);
+	assert_int_equal(st.rows, 64);
+	assert_string_equal(st.bindings, "b=64");
+	assert_int_equal(sym_trainer_step(t, &st), 0);
+	sym_trainer_free(t);
+	sym_comm_free(comm);
+	sym_dataset_free(ds);
+	free_data(&d);
+	release(&c);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
 int
 main(void)
 {
@@ -893,6 +1080,9 @@ main(void)
 		cmocka_unit_test(test_checkpoint_round_trip),
 		cmocka_unit_test(test_bad_bindings),
 		cmocka_unit_test(test_bad_checkpoints),
+		cmocka_unit_test(test_keyed_permutation),
+		cmocka_unit_test(test_huge_data_shuffled),
+		cmocka_unit_test(test_batch_beyond_data),
 	};
 
 	return cmocka_run_group_tests_name("trainer", tests, NULL, NULL);

@@ -104,6 +104,11 @@ struct sym_ctx {
 	size_t n_fact, cap_fact;
 	int depth;
 	uint64_t facts_gen; /* changes whenever the facts change */
+	/* facts.c: values of the symbols (by id; 0: none yet) at which
+	 * every fact holds, unless "fact_w_bad" (until no fact is left) */
+	int64_t *fact_w;
+	size_t cap_fact_w;
+	int fact_w_bad;
 
 	struct sym__prover *prover;
 	sym_tier last_tier;

@@ -2,7 +2,13 @@
  * The MPI backend: one rank per process, over a duplicate of
  * MPI_COMM_WORLD; each distinct group gets an MPI communicator, created
  * (collectively over the group's members only) at its first use and kept
- * until the end. The collectives map to MPI's; with SYM_COMM_OPT_CHECK on,
+ * until the end. The collectives map to MPI's, but for the reductions:
+ * MPI does not say in which order MPI_Allreduce adds, so all_reduce and
+ * reduce_scatter move the members' values with point-to-point and
+ * gathering calls and fold them here in group order (comm_fold.c), as the
+ * threads backend does, so that both give bitwise the same results. The
+ * room this takes (at most 8 MiB, a few hundred bytes a rank beyond 32768
+ * ranks) is allocated with the communicator. With SYM_COMM_OPT_CHECK on,
  * every call first gathers the members' arguments so that a mismatch fails
  * on every member with the same message as on the threads backend.
  *
@@ -41,13 +47,68 @@ struct mgroup {
 
 /* The backend's state: the world's duplicate, whether MPI was initialised
  * here (and is then finalised by sym_comm_free), the groups' communicators,
- * room for the arguments of every rank (the argument check's). */
+ * room for the arguments of every rank (the argument check's), and the
+ * room of the reductions: "scratch", requests, counts and displacements
+ * for every rank. */
 struct mpi {
 	MPI_Comm world;
 	int init_here;
 	struct mgroup *groups;
 	struct sym__comm_args *all;
+	void *scratch;
+	size_t scratch_bytes;
+	MPI_Request *req;
+	int *counts;
+	size_t *disp;
 };
+
+/* The room of the deterministic reductions: SHARE_BYTES for each member's
+ * share of a segment, at most SCRATCH_MAX in all but never less than
+ * SCRATCH_MIN a member; reductions of at most SMALL_BYTES gather every
+ * member's vector whole when they fit the room. */
+#define SHARE_BYTES ((size_t)128 * 1024)
+#define SCRATCH_MAX ((size_t)8 * 1024 * 1024)
+#define SCRATCH_MIN ((size_t)256)
+#define SMALL_BYTES ((size_t)16 * 1024)
+#define REDUCE_TAG 7302
+
+/* Return the bytes of the reductions' room for "n" members. */
+static size_t
+scratch_bytes(int n)
+{
+	size_t per = SCRATCH_MAX / (size_t)n;
+
+	if (per > SHARE_BYTES)
+		per = SHARE_BYTES;
+	if (per < SCRATCH_MIN)
+		per = SCRATCH_MIN;
+	return per / 64 * 64 * (size_t)n;
+}
+
+/* Allocate in "m" the room of the reductions for "n" ranks on "ctx";
+ * 0, or -1 out of memory (recorded). */
+static int
+room_alloc(sym_ctx *ctx, struct mpi *m, int n)
+{
+	size_t un = (size_t)n;
+
+	m->scratch_bytes = scratch_bytes(n);
+	m->scratch = sym__alloc(ctx, m->scratch_bytes);
+	m->req = sym__realloc_array(ctx, NULL, 2 * un, sizeof(*m->req));
+	m->counts = sym__realloc_array(ctx, NULL, 2 * un, sizeof(int));
+	m->disp = sym__realloc_array(ctx, NULL, un, sizeof(size_t));
+	return m->scratch && m->req && m->counts && m->disp ? 0 : -1;
+}
+
+/* Free the room of the reductions of "m". */
+static void
+room_free(struct mpi *m)
+{
+	free(m->scratch);
+	free(m->req);
+	free(m->counts);
+	free(m->disp);
+}
 
 /* The exit code of MPI_Abort when a member runs out of memory where its
  * peers cannot be told (EX_OSERR of sysexits.h). */
@@ -88,6 +149,7 @@ mpi_destroy(sym_communicator *comm)
 	if (alive && m->init_here)
 		MPI_Finalize();
 	free(m->all);
+	room_free(m);
 	free(m);
 	comm->impl = NULL;
 }
@@ -201,6 +263,123 @@ mpi_type(const struct sym__comm_args *a)
 	}
 }
 
+/* Return the first element of member "c"'s share of "count" elements
+ * split among "n" members, at a multiple of "unit" (as the threads
+ * backend splits). */
+static size_t
+share(size_t count, int n, int c, size_t unit)
+{
+	size_t q = count / (size_t)n, r = count % (size_t)n;
+	size_t lo = q * (size_t)c + ((size_t)c < r ? (size_t)c : r);
+
+	return c >= n ? count : lo / unit * unit;
+}
+
+/* Exchange the pieces of one segment of the reduction "call" over "gc":
+ * every member "j" sends "cnt"[j] elements from "src"(j) and this member
+ * receives "mine" elements from each into slot j of the room of "m"
+ * ("slot" elements apart). "src" is the start of the caller's send data
+ * of the segment and "disp"[j] the element where member j's piece
+ * begins. Return MPI's result. */
+static int
+exchange(struct sym__comm_call *call, MPI_Comm gc, struct mpi *m,
+    const char *src, const size_t *disp, const int *cnt, int mine, size_t slot)
+{
+	const struct sym__comm_args *a = &call->args;
+	size_t es = sym__comm_elem_size(a);
+	MPI_Datatype t = mpi_type(a);
+	char *room = m->scratch;
+	int nr = 0, rc = MPI_SUCCESS;
+
+	for (int j = 0; j < call->n && rc == MPI_SUCCESS; j++) {
+		if (j == call->me)
+			continue;
+		rc = MPI_Irecv(room + (size_t)j * slot * es, mine, t, j,
+		    REDUCE_TAG, gc, &m->req[nr++]);
+		if (rc == MPI_SUCCESS)
+			rc = MPI_Isend(src + disp[j] * es, cnt[j], t, j,
+			    REDUCE_TAG, gc, &m->req[nr++]);
+	}
+	if ((size_t)mine > 0)
+		memcpy(room + (size_t)call->me * slot * es,
+		    src + disp[call->me] * es, (size_t)mine * es);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Waitall(nr, m->req, MPI_STATUSES_IGNORE);
+	return rc;
+}
+
+/* Run the all_reduce "call" on "gc" with the order of the threads
+ * backend: small vectors are gathered whole by every member and folded;
+ * larger ones are cut into segments, each member folding its share of a
+ * segment from the pieces the others send it, then gathering the
+ * others' shares. Return MPI's result. */
+static int
+all_reduce(struct sym__comm_call *call, MPI_Comm gc, struct mpi *m)
+{
+	const struct sym__comm_args *a = &call->args;
+	size_t es = sym__comm_elem_size(a), unit = 64 / es;
+	size_t count = (size_t)a->count, n = (size_t)call->n;
+	size_t slot = m->scratch_bytes / n / es, seg = n * (slot - unit);
+	int *cnt = m->counts, *dsp = m->counts + n, rc = MPI_SUCCESS;
+	size_t *dp = m->disp;
+
+	if (a->bytes <= SMALL_BYTES && a->bytes * n <= m->scratch_bytes) {
+		rc = MPI_Allgather(a->send, (int)a->bytes, MPI_BYTE, m->scratch,
+		    (int)a->bytes, MPI_BYTE, gc);
+		if (rc == MPI_SUCCESS)
+			sym__comm_fold(a, a->recv, m->scratch, a->bytes,
+			    call->n, count);
+		return rc;
+	}
+	for (size_t off = 0; off < count && rc == MPI_SUCCESS; off += seg) {
+		size_t len = count - off < seg ? count - off : seg;
+		size_t lo = share(len, call->n, call->me, unit);
+
+		for (int j = 0; j < call->n; j++) {
+			dp[j] = share(len, call->n, j, unit);
+			cnt[j] =
+			    (int)(share(len, call->n, j + 1, unit) - dp[j]);
+			dsp[j] = (int)dp[j];
+		}
+		rc = exchange(call, gc, m, (const char *)a->send + off * es, dp,
+		    cnt, cnt[call->me], slot);
+		if (rc != MPI_SUCCESS)
+			break;
+		sym__comm_fold(a, (char *)a->recv + (off + lo) * es, m->scratch,
+		    slot * es, call->n, (size_t)cnt[call->me]);
+		rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+		    (char *)a->recv + off * es, cnt, dsp, mpi_type(a), gc);
+	}
+	return rc;
+}
+
+/* Run the reduce_scatter "call" on "gc" with the order of the threads
+ * backend: segment by segment of this member's block, every member sends
+ * it its piece and it folds them. Return MPI's result. */
+static int
+reduce_scatter(struct sym__comm_call *call, MPI_Comm gc, struct mpi *m)
+{
+	const struct sym__comm_args *a = &call->args;
+	size_t es = sym__comm_elem_size(a), count = (size_t)a->count;
+	size_t slot = m->scratch_bytes / (size_t)call->n / es;
+	int *cnt = m->counts, rc = MPI_SUCCESS;
+
+	for (size_t off = 0; off < count && rc == MPI_SUCCESS; off += slot) {
+		size_t len = count - off < slot ? count - off : slot;
+
+		for (int j = 0; j < call->n; j++) {
+			m->disp[j] = (size_t)j * count + off;
+			cnt[j] = (int)len;
+		}
+		rc = exchange(call, gc, m, a->send, m->disp, cnt, (int)len,
+		    slot);
+		if (rc == MPI_SUCCESS)
+			sym__comm_fold(a, (char *)a->recv + off * es,
+			    m->scratch, slot * es, call->n, len);
+	}
+	return rc;
+}
+
 /* Return 0 when "count" of the call "call" fits MPI's int counts, else -1
  * with SYM_EOVERFLOW. */
 static int
@@ -215,28 +394,24 @@ fits_int(struct sym__comm_call *call, uint64_t count, const char *what)
 	return -1;
 }
 
-/* Run the MPI call of "call" on the group communicator "gc"; return MPI's
- * result. */
+/* Run the MPI calls of "call" on the group communicator "gc" with the
+ * state "m"; return MPI's result. */
 static int
-mpi_call(struct sym__comm_call *call, MPI_Comm gc)
+mpi_call(struct sym__comm_call *call, MPI_Comm gc, struct mpi *m)
 {
 	const struct sym__comm_args *a = &call->args;
-	MPI_Op op = a->op == SYM_REDUCE_MAX ? MPI_MAX : MPI_SUM;
-	int b = (int)a->bytes, c = (int)a->count;
+	int b = (int)a->bytes;
 	const void *own = (const char *)a->recv + (size_t)call->me * a->bytes;
 
 	switch (a->kind) {
 	case SYM__COLL_ALL_REDUCE:
-		return MPI_Allreduce(a->send == a->recv ? MPI_IN_PLACE
-		                                        : a->send,
-		    a->recv, c, mpi_type(a), op, gc);
+		return all_reduce(call, gc, m);
 	case SYM__COLL_ALL_GATHER:
 		return MPI_Allgather(a->bytes && a->send == own ? MPI_IN_PLACE
 		                                                : a->send,
 		    b, MPI_BYTE, a->recv, b, MPI_BYTE, gc);
 	case SYM__COLL_REDUCE_SCATTER:
-		return MPI_Reduce_scatter_block(a->send, a->recv, c,
-		    mpi_type(a), op, gc);
+		return reduce_scatter(call, gc, m);
 	case SYM__COLL_ALL_TO_ALL:
 		return MPI_Alltoall(a->send, b, MPI_BYTE, a->recv, b, MPI_BYTE,
 		    gc);
@@ -276,7 +451,7 @@ mpi_run(struct sym__comm_call *call)
 	if (fits_int(call, call->args.bytes, "bytes") < 0 ||
 	    fits_int(call, (uint64_t)call->args.count, "elements") < 0)
 		return -1;
-	rc = mpi_call(call, gc);
+	rc = mpi_call(call, gc, comm->impl);
 	if (rc != MPI_SUCCESS)
 		return mpi_error(call->ep->ctx,
 		    sym__comm_coll_name(call->args.kind), rc);
@@ -296,8 +471,10 @@ unmade(struct mpi *m, MPI_Comm *world, int init_here)
 {
 	if (*world != MPI_COMM_NULL)
 		MPI_Comm_free(world);
-	if (m)
+	if (m) {
 		free(m->all);
+		room_free(m);
+	}
 	free(m);
 	if (init_here)
 		MPI_Finalize();
@@ -344,7 +521,7 @@ sym__comm_mpi_new(sym_ctx *ctx, int *argc, char ***argv)
 	rc = MPI_Comm_dup(MPI_COMM_WORLD, &world);
 	if (rc != MPI_SUCCESS)
 		mpi_error(ctx, "mpi communicator", rc);
-	else if (m && m->all)
+	else if (m && m->all && room_alloc(ctx, m, size) == 0)
 		comm = sym__comm_new(ctx, &mpi_ops, size, rank, 1);
 	bad = comm ? 0 : size - rank;
 	rc = MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

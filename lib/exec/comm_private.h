@@ -96,6 +96,13 @@ const char *sym__comm_coll_name(int kind);
 char *sym__comm_group_str(const int *group, int n);
 uint64_t sym__comm_group_hash(const int *group, int n);
 
+/* comm_fold.c */
+void sym__comm_combine(const struct sym__comm_args *a, void *out, const void *x,
+    const void *y, size_t len);
+size_t sym__comm_elem_size(const struct sym__comm_args *a);
+void sym__comm_fold(const struct sym__comm_args *a, void *out, const void *base,
+    size_t stride, int n, size_t len);
+
 /* comm_threads.c */
 extern const struct sym__comm_ops sym__comm_threads_ops;
 int sym__comm_threads_init(sym_communicator *comm);

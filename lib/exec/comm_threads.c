@@ -14,8 +14,9 @@
  * group is marked broken and later arrivals fail at once instead of reading
  * buffers that are gone.
  *
- * Reductions combine the members' values in group order, so results are
- * bitwise identical on every member and from run to run.
+ * Reductions combine the members' values in group order (comm_fold.c, which
+ * the MPI backend shares), so results are bitwise identical on every
+ * member, from run to run, and to the MPI backend's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -410,56 +411,6 @@ arrival_error(struct sym__comm_call *call, struct tgroup *g, uint64_t k, int rc,
 	return -1;
 }
 
-/* Store in "out" the "len" values of "a" combined with those of "b": sum
- * or max of float, double and int32 (the int32 sum wraps modulo 2^32).
- * "out" may be "a" or "b". Blocks of 64 through a local array let the
- * compiler vectorise without run-time alias checks. */
-#define COMBINE(name, type, expr)                                             \
-	static void name(type *out, const type *a, const type *b, size_t len) \
-	{                                                                     \
-		type t[64];                                                   \
-		size_t k = 0;                                                 \
-		for (; k + 64 <= len; k += 64) {                              \
-			for (size_t u = 0; u < 64; u++)                       \
-				t[u] = expr(a[k + u], b[k + u]);              \
-			memcpy(out + k, t, sizeof(t));                        \
-		}                                                             \
-		for (; k < len; k++)                                          \
-			out[k] = expr(a[k], b[k]);                            \
-	}
-
-#define ADD(a, b) ((a) + (b))
-#define ADD_WRAP(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
-#define MAX(a, b) ((b) > (a) ? (b) : (a))
-
-COMBINE(sum_f32, float, ADD)
-COMBINE(sum_f64, double, ADD)
-COMBINE(sum_i32, int32_t, ADD_WRAP)
-COMBINE(max_f32, float, MAX)
-COMBINE(max_f64, double, MAX)
-COMBINE(max_i32, int32_t, MAX)
-
-/* Store in "out" the "len" elements of "x" combined with those of "y" by
- * the reduction of "a"; "out" may be "x" or "y". */
-static void
-combine(const struct sym__comm_args *a, void *out, const void *x, const void *y,
-    size_t len)
-{
-	int sum = a->op == SYM_REDUCE_SUM;
-
-	switch (a->dtype) {
-	case SYM_DT_F32:
-		(sum ? sum_f32 : max_f32)(out, x, y, len);
-		break;
-	case SYM_DT_F64:
-		(sum ? sum_f64 : max_f64)(out, x, y, len);
-		break;
-	default:
-		(sum ? sum_i32 : max_i32)(out, x, y, len);
-		break;
-	}
-}
-
 /* Copy "n" bytes from "src" to "dst" (nothing when "n" is 0, whatever the
  * pointers, or when they are equal). */
 static void
@@ -467,13 +418,6 @@ copy(void *dst, const void *src, size_t n)
 {
 	if (n && dst != src)
 		memcpy(dst, src, n);
-}
-
-/* Return the size of an element of the reduction of "a". */
-static size_t
-elem_size(const struct sym__comm_args *a)
-{
-	return a->dtype == SYM_DT_F64 ? 8 : 4;
 }
 
 /* Return the arguments of member "j" of "g" for the call of parity "p". */
@@ -513,11 +457,11 @@ reduce_into(const struct tgroup *g, int p, size_t es, size_t off, size_t len,
 			copy(out, src_at(g, 0, p, o, es), m * es);
 			continue;
 		}
-		combine(a0, n == 2 ? out : (void *)acc, src_at(g, 0, p, o, es),
-		    src_at(g, 1, p, o, es), m);
+		sym__comm_combine(a0, n == 2 ? out : (void *)acc,
+		    src_at(g, 0, p, o, es), src_at(g, 1, p, o, es), m);
 		for (int j = 2; j < n; j++)
-			combine(a0, j == n - 1 ? out : (void *)acc, acc,
-			    src_at(g, j, p, o, es), m);
+			sym__comm_combine(a0, j == n - 1 ? out : (void *)acc,
+			    acc, src_at(g, j, p, o, es), m);
 	}
 }
 
@@ -538,7 +482,7 @@ static void
 copy_shares(struct sym__comm_call *call, struct tgroup *g, int p, size_t off,
     size_t len)
 {
-	size_t es = elem_size(&call->args), unit = LINE / es;
+	size_t es = sym__comm_elem_size(&call->args), unit = LINE / es;
 	char *recv = call->args.recv;
 
 	for (int i = 1; i < g->n; i++) {
@@ -560,7 +504,7 @@ static int
 all_reduce(struct sym__comm_call *call, struct tgroup *g, int p)
 {
 	const struct sym__comm_args *a = &call->args;
-	size_t es = elem_size(a), unit = LINE / es;
+	size_t es = sym__comm_elem_size(a), unit = LINE / es;
 	size_t count = (size_t)a->count, seg = (size_t)g->n * (SEG_BYTES / es);
 	size_t n_seg = (count + seg - 1) / seg;
 	int n = g->n, me = call->me;
@@ -613,8 +557,8 @@ move_data(struct sym__comm_call *call, struct tgroup *g, int p)
 		}
 		break;
 	case SYM__COLL_REDUCE_SCATTER:
-		reduce_into(g, p, elem_size(a), (size_t)a->count * (size_t)me,
-		    (size_t)a->count, recv);
+		reduce_into(g, p, sym__comm_elem_size(a),
+		    (size_t)a->count * (size_t)me, (size_t)a->count, recv);
 		break;
 	case SYM__COLL_ALL_TO_ALL:
 		for (int i = 0; i < n; i++) {

@@ -19,6 +19,9 @@ facts_free(sym_ctx *ctx)
 	free(ctx->fact);
 	ctx->fact = NULL;
 	ctx->n_fact = ctx->cap_fact = 0;
+	free(ctx->fact_w);
+	ctx->fact_w = NULL;
+	ctx->cap_fact_w = 0;
 }
 
 /* Store in "f" the symbols of "e" (from "ctx") and raise their fact
@@ -50,6 +53,62 @@ fact_clear(struct sym__fact *f)
 	free(f->loc_file);
 }
 
+/* Return 1 when fact "f" of "ctx" holds at the values ctx->fact_w, at
+ * which every earlier fact holds, completed with the least value of each
+ * symbol of "f" they lack: the facts are then satisfiable, which the
+ * prover need not check (the n-th fact of a chain of relations cost a
+ * sample of a set of n dimensions). 0 when it does not hold, cannot be
+ * evaluated, or the values are not known to satisfy the earlier facts;
+ * -1 out of memory. */
+static int
+witness_holds(sym_ctx *ctx, const struct sym__fact *f)
+{
+	int64_t val[16], v;
+	size_t old = ctx->cap_fact_w;
+
+	if (ctx->fact_w_bad || f->n_syms > 16)
+		return 0;
+	if (SYM__RESERVE(ctx, ctx->fact_w, ctx->cap_fact_w, ctx->n_sym) < 0)
+		return -1;
+	if (ctx->cap_fact_w > old)
+		memset(ctx->fact_w + old, 0,
+		    (ctx->cap_fact_w - old) * sizeof(*ctx->fact_w));
+	for (size_t i = 0; i < f->n_syms; i++) {
+		size_t id = f->syms[i]->id;
+
+		if (id >= ctx->cap_fact_w)
+			return 0;
+		if (ctx->fact_w[id] == 0)
+			ctx->fact_w[id] = sym_symbol_least(f->syms[i]);
+		val[i] = ctx->fact_w[id];
+	}
+	if (sym__expr_eval_vals(f->e, f->syms, val, f->n_syms, &v) < 0)
+		return 0;
+	switch (f->rel) {
+	case SYM__REL_EQ:
+		return v == 0;
+	case SYM__REL_NE:
+		return v != 0;
+	case SYM__REL_GE:
+		return v >= 0;
+	case SYM__REL_DIV:
+		return f->k > 0 && v % f->k == 0;
+	default:
+		return 0;
+	}
+}
+
+/* Forget the values at which the facts of "ctx" hold when none is left
+ * (any values satisfy no fact). */
+static void
+witness_reset(sym_ctx *ctx)
+{
+	if (ctx->n_fact == 0 && ctx->fact_w_bad) {
+		memset(ctx->fact_w, 0, ctx->cap_fact_w * sizeof(*ctx->fact_w));
+		ctx->fact_w_bad = 0;
+	}
+}
+
 /* Open a new scope in "ctx": facts assumed from now on are forgotten by
  * the matching sym_ctx_pop. Return 0 or -1. */
 int
@@ -78,6 +137,7 @@ sym_ctx_pop(sym_ctx *ctx)
 		fact_clear(&ctx->fact[--ctx->n_fact]);
 	ctx->depth--;
 	ctx->facts_gen++;
+	witness_reset(ctx);
 	return 0;
 }
 
@@ -99,6 +159,7 @@ add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
 {
 	struct sym__fact *f;
 	sym_answer sat;
+	int held, was_bad = ctx->fact_w_bad;
 
 	if (!e || !text) {
 		if (e)
@@ -133,7 +194,12 @@ add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
 		f->loc.file = f->loc_file;
 	}
 	ctx->facts_gen++;
-	sat = sym_ctx_satisfiable(ctx, NULL);
+	held = witness_holds(ctx, f);
+	sat = held < 0 ? SYM_ERROR
+	    : held     ? SYM_TRUE
+	               : sym_ctx_satisfiable(ctx, NULL);
+	if (!held)
+		ctx->fact_w_bad = 1;
 	if (sat == SYM_FALSE) {
 		sym__error(ctx, SYM_EUNSAT, where,
 		    "'%s' contradicts the declarations and the facts "
@@ -141,11 +207,15 @@ add_fact(sym_ctx *ctx, enum sym__rel rel, sym_expr *e, int64_t k, char *text,
 		    text);
 		fact_clear(&ctx->fact[--ctx->n_fact]);
 		ctx->facts_gen++;
+		ctx->fact_w_bad = was_bad;
+		witness_reset(ctx);
 		return -1;
 	}
 	if (sat == SYM_ERROR) {
 		fact_clear(&ctx->fact[--ctx->n_fact]);
 		ctx->facts_gen++;
+		ctx->fact_w_bad = was_bad;
+		witness_reset(ctx);
 		return -1;
 	}
 	return 0;

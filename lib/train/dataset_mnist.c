@@ -3,7 +3,9 @@
  * does: the images and labels of one split of a directory, each file
  * plain or gzip. The pixels stay bytes in memory (60000 images are 47 MB,
  * not 188 MB of floats per process) and are scaled to [0, 1] as rows are
- * read. Every byte of the (uncompressed) files goes into the fingerprint.
+ * read. Both headers are read and checked before either file's data, and
+ * a file is read one byte past its data, no further. Every byte read of
+ * the (uncompressed) files goes into the fingerprint.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -366,24 +368,22 @@ idx_data(struct idx *x)
 	return have < x->bytes ? data_truncated(x, have) : 0;
 }
 
-/* Check that nothing follows the data of "x"; 0, or -1 with an error. */
+/* Check that nothing follows the data of "x": one byte more is read, so
+ * that a stream that never ends (a FIFO, a gzip of endless zeros) fails
+ * at its first trailing byte; 0, or -1 with an error. */
 static int
 idx_trailing(struct idx *x)
 {
-	unsigned char buf[4096];
-	uint64_t extra = 0;
-	int k;
+	unsigned char byte;
+	int k = gzread(x->f, &byte, 1);
 
-	while ((k = gzread(x->f, buf, sizeof(buf))) > 0)
-		extra += (uint64_t)k;
 	if (k < 0)
 		return read_error(x);
-	if (extra) {
+	if (k > 0) {
 		sym__error(x->d->ctx, SYM_EINVAL, NULL,
-		    "%s: %llu trailing byte%s after the %llu bytes of data "
-		    "the header announces",
-		    x->path, (unsigned long long)extra, extra > 1 ? "s" : "",
-		    (unsigned long long)x->bytes);
+		    "%s: trailing data after the %llu bytes of data the "
+		    "header announces",
+		    x->path, (unsigned long long)x->bytes);
 		return -1;
 	}
 	if (gz_truncated(x)) {
@@ -406,37 +406,51 @@ idx_close(struct idx *x)
 	x->path = NULL;
 }
 
-/* Read the IDX file "name" (or "name".gz) of "dir", of "ndim"
- * dimensions, into "x" for "d" (idx_close closes it); 0, or -1 with an
- * error on its context. */
+/* Open the IDX file "name" (or "name".gz) of "dir", of "ndim"
+ * dimensions, into "x" for "d" and read its header (idx_close closes
+ * it); 0, or -1 with an error on its context. */
 static int
-idx_load(struct idx *x, sym_dataset *d, const char *dir, const char *name,
+idx_begin(struct idx *x, sym_dataset *d, const char *dir, const char *name,
     int ndim)
 {
 	memset(x, 0, sizeof(*x));
 	x->d = d;
 	x->ndim = ndim;
-	if (idx_open(x, dir, name) < 0 || idx_header(x) < 0 ||
-	    idx_data(x) < 0 || idx_trailing(x) < 0)
+	if (idx_open(x, dir, name) < 0 || idx_header(x) < 0)
 		return -1;
 	return 0;
 }
 
-/* Check that the images "im" and labels "lb" of "d" agree and hand their
- * data to the dataset with its columns; 0, or -1 with an error. */
+/* Read the data of "x", whose header is read, and check that nothing
+ * follows it; 0, or -1 with an error on its context. */
+static int
+idx_finish(struct idx *x)
+{
+	return idx_data(x) < 0 || idx_trailing(x) < 0 ? -1 : 0;
+}
+
+/* Check that the headers of the images "im" and labels "lb" of "d"
+ * announce as many items; 0, or -1 with an error naming both files. */
+static int
+counts_agree(sym_dataset *d, const struct idx *im, const struct idx *lb)
+{
+	if (im->dim[0] == lb->dim[0])
+		return 0;
+	sym__error(d->ctx, SYM_EINVAL, NULL,
+	    "%s: %s holds %llu images but %s holds %llu labels", d->name,
+	    im->path, (unsigned long long)im->dim[0], lb->path,
+	    (unsigned long long)lb->dim[0]);
+	return -1;
+}
+
+/* Hand the data of the images "im" and labels "lb" of "d" (as many) to
+ * the dataset with its columns; 0, or -1 with an error. */
 static int
 mnist_columns(sym_dataset *d, struct idx *im, struct idx *lb)
 {
 	struct mnist *m = d->state;
 	int64_t dim[3] = { 1, (int64_t)im->dim[1], (int64_t)im->dim[2] };
 
-	if (im->dim[0] != lb->dim[0]) {
-		sym__error(d->ctx, SYM_EINVAL, NULL,
-		    "%s: %s holds %llu images but %s holds %llu labels",
-		    d->name, im->path, (unsigned long long)im->dim[0], lb->path,
-		    (unsigned long long)lb->dim[0]);
-		return -1;
-	}
 	m->image = im->data;
 	m->label = lb->data;
 	m->row_bytes = (size_t)(im->dim[1] * im->dim[2]);
@@ -492,9 +506,10 @@ sym_dataset_mnist_open(sym_ctx *ctx, const char *dir, sym_dataset_split split)
 	else
 		sym__oom(ctx);
 	if (d &&
-	    (idx_load(&im, d, dir, split_file[t][0], 3) < 0 ||
-	        idx_load(&lb, d, dir, split_file[t][1], 1) < 0 ||
-	        mnist_columns(d, &im, &lb) < 0)) {
+	    (idx_begin(&im, d, dir, split_file[t][0], 3) < 0 ||
+	        idx_begin(&lb, d, dir, split_file[t][1], 1) < 0 ||
+	        counts_agree(d, &im, &lb) < 0 || idx_finish(&im) < 0 ||
+	        idx_finish(&lb) < 0 || mnist_columns(d, &im, &lb) < 0)) {
 		sym_dataset_free(d);
 		d = NULL;
 	}

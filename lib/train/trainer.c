@@ -324,7 +324,7 @@ sym_trainer_free(sym_trainer *t)
 	free(t->th);
 	free(t->feed);
 	free(t->order);
-	free(t->eval_rows);
+	free(t->rows);
 	free(t->batch);
 	free(t->cmp);
 	free(t);
@@ -401,6 +401,20 @@ check_plan(sym_trainer *t, const sym_plan *p)
 	return -1;
 }
 
+/* Bind "s" of the plan "p" of "t" for the first batch it runs: the first
+ * batch size, or the rows of the training data when it has fewer and the
+ * plan admits them, so that the buffers the first step prepares follow
+ * the rows a batch delivers, not the nominal size; 0 or -1. */
+static int
+bind_first(sym_trainer *t, sym_slices *s, const sym_plan *p)
+{
+	int64_t n = t->train ? sym_dataset_n_rows(t->train) : 0;
+
+	if (n > 0 && n < t->batch[0] && sym__trainer_bind(t, s, p, n) == 0)
+		return 0;
+	return sym__trainer_bind(t, s, p, t->batch[0]);
+}
+
 /* Check every batch size of "t" against the plan (each must bind); 0,
  * or -1 with an error naming the size and the declaration it breaks. */
 static int
@@ -413,7 +427,7 @@ check_batches(sym_trainer *t)
 			    sym_slices_error(t->s));
 			return -1;
 		}
-	return sym__trainer_bind(t, t->s, t->p, t->batch[0]);
+	return bind_first(t, t->s, t->p);
 }
 
 /* The fields every process of an mpi trainer must agree on. */
@@ -523,7 +537,7 @@ setup_single(sym_trainer *t)
 	t->x1 = sym_exec_new(single, NULL, t->ctx);
 	if (!t->s1 || !t->x1)
 		return -1;
-	if (sym__trainer_bind(t, t->s1, single, t->batch[0]) < 0) {
+	if (bind_first(t, t->s1, single) < 0) {
 		sym__error(t->ctx, SYM_EINVAL, NULL, "single device: %s",
 		    sym_slices_error(t->s1));
 		return -1;

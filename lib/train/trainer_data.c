@@ -17,6 +17,12 @@
 
 #define MAX_NDIM (SYM__DATASET_MAX_NDIM + 1)
 
+/* Training data of at most this many rows is shuffled with a stored
+ * order (Fisher-Yates, 4 bytes a row: 64 MiB at most); larger data with
+ * a keyed permutation computed position by position, which stores
+ * nothing (sym_trainer(3)). */
+#define SHUFFLE_STORED_MAX ((int64_t)1 << 24)
+
 /* Return the symbol that expression "e" is, or NULL when it is not a
  * bare symbol. */
 static sym_symbol *
@@ -228,6 +234,20 @@ find_scores(sym_trainer *t)
 	}
 }
 
+/* Allocate the stored sample order of "t" when its epochs shuffle data
+ * of at most SHUFFLE_STORED_MAX rows; 0, or -1 out of memory. */
+static int
+alloc_order(sym_trainer *t)
+{
+	int64_t n = sym_dataset_n_rows(t->train);
+
+	if (t->o.no_shuffle || n < 2 || n > SHUFFLE_STORED_MAX)
+		return 0;
+	t->order =
+	    sym__realloc_array(t->ctx, NULL, (size_t)n, sizeof(*t->order));
+	return t->order ? 0 : -1;
+}
+
 /* The batch symbol of a trainer without data: the plan's only symbol;
  * 0, or -1 with an error when it has several. */
 static int
@@ -260,9 +280,7 @@ sym__trainer_feeds(sym_trainer *t)
 	if (!t->train)
 		return batch_without_data(t);
 	t->feed = sym__realloc_array(t->ctx, NULL, nv + 1, sizeof(*t->feed));
-	t->order = sym__realloc_array(t->ctx, NULL,
-	    (size_t)sym_dataset_n_rows(t->train) + 1, sizeof(*t->order));
-	if (!t->feed || !t->order || check_map(t) < 0)
+	if (!t->feed || check_map(t) < 0 || alloc_order(t) < 0)
 		return -1;
 	for (size_t i = 0; i < nv; i++) {
 		const sym_value *v = sym_graph_value(t->g, i);
@@ -298,24 +316,102 @@ splitmix64(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* Return the key of the shuffle of the epoch of "t" (t->epoch, from 1). */
+static uint64_t
+epoch_key(const sym_trainer *t)
+{
+	return t->o.seed ^ (0xd1b54a32d192ed03ULL * (uint64_t)t->epoch);
+}
+
 /* Set the sample order of the epoch of "t" (t->epoch, from 1): the rows
  * of the training data, shuffled with the seed and the epoch unless
- * o.no_shuffle (the same order on every rank). */
+ * o.no_shuffle (the same order on every rank). Only data of at most
+ * SHUFFLE_STORED_MAX rows stores its order; row_at computes the others'. */
 void
 sym__trainer_shuffle(sym_trainer *t)
 {
 	int64_t n = sym_dataset_n_rows(t->train);
-	uint64_t st = t->o.seed ^ (0xd1b54a32d192ed03ULL * (uint64_t)t->epoch);
+	uint64_t st = epoch_key(t);
 
+	if (!t->order)
+		return;
 	for (int64_t i = 0; i < n; i++)
-		t->order[i] = i;
-	for (int64_t i = n - 1; !t->o.no_shuffle && i > 0; i--) {
+		t->order[i] = (uint32_t)i;
+	for (int64_t i = n - 1; i > 0; i--) {
 		int64_t j = (int64_t)(splitmix64(&st) % (uint64_t)(i + 1));
-		int64_t tmp = t->order[i];
+		uint32_t tmp = t->order[i];
 
 		t->order[i] = t->order[j];
 		t->order[j] = tmp;
 	}
+}
+
+/* Return position "i" of a permutation of [0, "n") keyed by "key": a
+ * Feistel network of four rounds over the least power of 4 that holds
+ * "n" (a bijection of it), walked until it falls below "n" (a cycle of
+ * the bijection leads back to "i", so this ends; fewer than 4 steps are
+ * expected). */
+int64_t
+sym__trainer_keyed_perm(uint64_t key, int64_t n, int64_t i)
+{
+	unsigned half = 1;
+	uint64_t x = (uint64_t)i, mask;
+
+	while (half < 32 && ((uint64_t)1 << (2 * half)) < (uint64_t)n)
+		half++;
+	mask = ((uint64_t)1 << half) - 1;
+	do {
+		uint64_t l = x >> half, r = x & mask;
+
+		for (uint64_t k = 1; k <= 4; k++) {
+			uint64_t s = key ^ (r * 0x9e3779b97f4a7c15ULL) ^ k;
+			uint64_t f = splitmix64(&s) & mask;
+			uint64_t nl = r;
+
+			r = l ^ f;
+			l = nl;
+		}
+		x = l << half | r;
+	} while (x >= (uint64_t)n);
+	return (int64_t)x;
+}
+
+/* Return the row of the training data of "t" at position "pos" of the
+ * sample order of its epoch. */
+static int64_t
+row_at(const sym_trainer *t, int64_t pos)
+{
+	if (t->o.no_shuffle)
+		return pos;
+	if (t->order)
+		return t->order[pos];
+	if (sym_dataset_n_rows(t->train) < 2)
+		return pos;
+	return sym__trainer_keyed_perm(epoch_key(t),
+	    sym_dataset_n_rows(t->train), pos);
+}
+
+/* Return room for the "n" row numbers of a batch of "t" (grown as
+ * batches need, never beyond the rows one delivers), or NULL out of
+ * memory. */
+int64_t *
+sym__trainer_rows(sym_trainer *t, int64_t n)
+{
+	if (SYM__RESERVE(t->ctx, t->rows, t->cap_rows, (size_t)n) < 0)
+		return NULL;
+	return t->rows;
+}
+
+/* Store in the batch rows of "t" the "n" rows of the epoch's order from
+ * position t->pos; return them, or NULL out of memory. */
+int64_t *
+sym__trainer_batch_rows(sym_trainer *t, int64_t n)
+{
+	int64_t *rows = sym__trainer_rows(t, n);
+
+	for (int64_t i = 0; rows && i < n; i++)
+		rows[i] = row_at(t, t->pos + i);
+	return rows;
 }
 
 /* Read into "dst" the block ("off", "ext") of a tensor of "nd"

@@ -230,12 +230,16 @@ count_correct(const sym_trainer *t, int64_t c, sym_eval_result *r)
 static int
 eval_batch(sym_trainer *t, int64_t pos, int64_t rows, sym_eval_result *r)
 {
-	int64_t c = 0;
+	int64_t c = 0, *in = NULL;
 	double loss;
 
 	if (sym__trainer_bind(t, t->s, t->p, rows) < 0)
 		return 0;
-	t->cur = (struct sym__batch){ t->test, t->eval_rows + pos, rows, 1 };
+	if (!(in = sym__trainer_rows(t, rows)))
+		return -1;
+	for (int64_t i = 0; i < rows; i++)
+		in[i] = pos + i;
+	t->cur = (struct sym__batch){ t->test, in, rows, 1 };
 	if (t->scores) {
 		sym_expr_get_const(sym_shape_dim(sym_value_shape(t->scores), 1),
 		    &c);
@@ -272,14 +276,6 @@ sym_trainer_evaluate(sym_trainer *t, sym_eval_result *r)
 	}
 	n = sym_dataset_n_rows(t->test);
 	b = t->batch[0];
-	if (!t->eval_rows) {
-		t->eval_rows = sym__realloc_array(t->ctx, NULL, (size_t)n + 1,
-		    sizeof(*t->eval_rows));
-		if (!t->eval_rows)
-			return -1;
-		for (int64_t i = 0; i < n; i++)
-			t->eval_rows[i] = i;
-	}
 	for (pos = 0; pos < n; pos += b) {
 		int rc = eval_batch(t, pos, n - pos < b ? n - pos : b, r);
 

@@ -96,15 +96,18 @@ struct sym_trainer {
 	sym_slices *s;
 	struct sym__batch cur;
 
-	/* The epoch: the sample order, the next position in it. */
-	int64_t *order;
+	/* The epoch: the sample order (stored for data of at most 2^24
+	 * rows, else computed), the next position in it; the row numbers of
+	 * the current batch (training or evaluation). */
+	uint32_t *order;
 	int64_t pos, epoch, step;
+	int64_t *rows;
+	size_t cap_rows;
 	int epoch_open;
 
 	/* Evaluation: the class scores and the label feed (SIZE_MAX). */
 	const sym_value *scores;
 	size_t label_feed;
-	int64_t *eval_rows;
 
 	/* The single-device side (o.single). */
 	sym_slices *s1;
@@ -128,6 +131,9 @@ int sym__trainer_feeds(sym_trainer *t);
 int sym__trainer_read(sym_trainer *t, sym_exec *x, const sym_plan *p,
     const sym_slices *s, int64_t rank, int single);
 void sym__trainer_shuffle(sym_trainer *t);
+int64_t sym__trainer_keyed_perm(uint64_t key, int64_t n, int64_t i);
+int64_t *sym__trainer_rows(sym_trainer *t, int64_t n);
+int64_t *sym__trainer_batch_rows(sym_trainer *t, int64_t n);
 
 /* trainer_eval.c */
 double sym__value_scalar(sym_exec *x, const sym_value *v);

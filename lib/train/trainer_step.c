@@ -73,8 +73,11 @@ next_batch(sym_trainer *t)
 		if (sym__trainer_bind(t, t->s, t->p, t->batch[0]) < 0)
 			return -1;
 	} else if (rows > 0) {
-		t->cur =
-		    (struct sym__batch){ t->train, t->order + t->pos, rows, 0 };
+		const int64_t *r = sym__trainer_batch_rows(t, rows);
+
+		if (!r)
+			return -1;
+		t->cur = (struct sym__batch){ t->train, r, rows, 0 };
 		return 1;
 	}
 	t->epoch_open = 0;
