@@ -322,6 +322,28 @@ test_groups(void **state)
 	assert_int_equal(sym_redist_step_group_rank(r, 0, 1, 1), 0);
 	sym_redist_free(r);
 
+	/* A mesh of 2^30 devices: the members are computed when asked, not
+	 * stored (8 GiB for this one step before). */
+	{
+		static const int64_t big[] = { 32768, 32768 };
+		static const char *const nab[] = { "a", "c" };
+		sym_mesh *mb = mesh(ctx, 2, big, nab);
+
+		r = plan(mb, "(a, None)", mb, "(None, None)", s, NULL,
+		    "all_gather over a: dim 0, 32768 groups of 32768, S = "
+		    "4096*b bytes");
+		assert_int_equal(sym_redist_step_groups(r, 0, &size), 32768);
+		assert_int_equal(size, 32768);
+		assert_int_equal(sym_redist_step_group_rank(r, 0, 5, 7),
+		    7 * 32768 + 5);
+		assert_int_equal(sym_redist_step_group_rank(r, 0, 32767, 32767),
+		    ((int64_t)1 << 30) - 1);
+		assert_int_equal(sym_redist_step_group_rank(r, 0, 32768, 0),
+		    -1);
+		sym_redist_free(r);
+		sym_mesh_free(mb);
+	}
+
 	/* Members follow the order of the step's axes: sp, then dp. */
 	r = plan(m3, "((sp, dp), None)", m3, "(None, (sp, dp))", s, NULL,
 	    "all_to_all over (sp, dp): dim 0 -> dim 1, 2 groups of 4, "

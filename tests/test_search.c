@@ -823,8 +823,9 @@ test_kept_clauses(void **state)
 }
 
 /* Errors: a cap below the parameters alone, and one no plan meets at
- * the large sizes, each naming the range and the least memory needed,
- * located at the statement; the graph keeps no strategy of the search. */
+ * any size, naming the range and the least memory needed, located at
+ * the statement; the graph keeps no strategy of the search (a cap met
+ * at some sizes: test_partial_cap). */
 static void
 test_errors(void **state)
 {
@@ -835,12 +836,10 @@ test_errors(void **state)
 		    "search.sg:13:10: search: memory=1048576 bytes is below "
 		    "what the parameters alone need: 8388608 bytes per device "
 		    "with every parameter split over all 8 devices" },
-		{ "max=4096", "parallel auto memory=40MiB\n",
+		{ "min=1024 max=4096", "parallel auto memory=40MiB\n",
 		    "search.sg:13:10: search: no plan fits memory=41943040 "
-		    "bytes for b in [" },
-		{ "max=1048576", "parallel auto memory=1GiB\n",
-		    "search.sg:13:10: search: no plan fits memory=1073741824 "
-		    "bytes for b in [" },
+		    "bytes for b in [1024, 4096]: the least memory needed at "
+		    "b = 1024 is 46141448 bytes" },
 	};
 
 	(void)state;
@@ -861,6 +860,123 @@ test_errors(void **state)
 		assert_int_equal(sym_ctx_live_objects(ctx), 0);
 		sym_ctx_free(ctx);
 	}
+}
+
+/* A symbol without max: the time of every plan overflows 64 bits past
+ * some size; the pieces end there with one that has no plan
+ * (SYM_SEARCH_OVERFLOW, no cap reported), and the piece before it is
+ * priced up to its last size (before: no plan fits memory=0 bytes). */
+static void
+test_overflow(void **state)
+{
+	sym_graph *g;
+	sym_ctx *ctx = parse_mlp("", "parallel auto\n", &g);
+	sym_search *s = sym_graph_search(g, NULL);
+	size_t n;
+	int64_t lo, hi, plo, phi, v;
+
+	(void)state;
+	if (!s)
+		fail_msg("%s", sym_ctx_last_message(ctx));
+	n = sym_search_n_pieces(s);
+	assert_true(n >= 2);
+	assert_int_equal(sym_search_piece_fit(s, n - 1), SYM_SEARCH_OVERFLOW);
+	assert_int_equal(sym_search_piece_fit(s, n), -1);
+	assert_null(sym_search_piece_seconds(s, n - 1));
+	assert_null(sym_search_strategy(s, n - 1, 0));
+	assert_int_equal(sym_search_apply(s, n - 1), -1);
+	sym_ctx_clear_error(ctx);
+	assert_int_equal(sym_search_piece_range(s, n - 1, &lo, &hi), 0);
+	assert_int_equal(hi, -1);
+	assert_int_equal(sym_search_piece_range(s, n - 2, &plo, &phi), 0);
+	assert_int_equal(phi + 8, lo);
+	for (size_t i = 0; i + 1 < n; i++)
+		assert_int_equal(sym_search_piece_fit(s, i), SYM_SEARCH_FITS);
+	/* the last size priced is, the next is not */
+	{
+		sym_binding *at = binding(ctx, "b", phi);
+		const sym_expr *fs = sym_search_piece_seconds(s, n - 2);
+
+		assert_int_equal(sym_expr_eval(fs, at, &v), 0);
+		assert_true(v > 0);
+		sym_binding_free(at);
+		at = binding(ctx, "b", lo);
+		assert_int_equal(sym_expr_eval(fs, at, &v), -1);
+		sym_ctx_clear_error(ctx);
+		sym_binding_free(at);
+	}
+	sym_search_free(s);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* A cap that only the small sizes meet: the pieces that fit are
+ * returned, those beyond are SYM_SEARCH_OVER_MEMORY with the plan that
+ * needs the least memory, which exceeds the cap at their least size; the
+ * graph is left sharded with the first piece that fits (before: the
+ * search failed for the whole range). */
+static void
+test_partial_cap(void **state)
+{
+	sym_graph *g;
+	sym_ctx *ctx =
+	    parse_mlp("max=4096", "parallel auto memory=40MiB\n", &g);
+	sym_search *s = sym_graph_search(g, NULL);
+	size_t n, fits = 0, over = 0;
+	int64_t lo, hi;
+
+	(void)state;
+	if (!s)
+		fail_msg("%s", sym_ctx_last_message(ctx));
+	n = sym_search_n_pieces(s);
+	for (size_t i = 0; i < n; i++) {
+		const sym_expr *m = sym_search_piece_memory(s, i);
+
+		assert_int_equal(sym_search_piece_range(s, i, &lo, &hi), 0);
+		assert_true(hi >= lo);
+		if (sym_search_piece_fit(s, i) == SYM_SEARCH_FITS) {
+			assert_int_equal(over, 0); /* the small sizes fit */
+			assert_true(at_b(ctx, m, lo) <= 41943040);
+			assert_true(at_b(ctx, m, hi) <= 41943040);
+			fits++;
+		} else {
+			assert_int_equal(sym_search_piece_fit(s, i),
+			    SYM_SEARCH_OVER_MEMORY);
+			assert_true(at_b(ctx, m, lo) > 41943040);
+			over++;
+		}
+	}
+	assert_true(fits > 0);
+	assert_int_equal(over, 1);
+	assert_int_equal(hi, 4096);
+	sym_search_free(s);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* 65536 devices: the split vectors of a 4-dimensional input multiply
+ * divisors past 64 bits (a product that wrapped to 0 divided the device
+ * count: SIGFPE); the search finds the plan over every device. */
+static void
+test_many_devices(void **state)
+{
+	sym_graph *g;
+	sym_ctx *ctx = parse("devices 65536\n"
+	                     "symbol b divisor=8 max=64\n"
+	                     "input x : f32[b, 4, 4, 4]\n"
+	                     "y = relu(x)\n"
+	                     "output y\n",
+	    &g);
+	sym_search *s = sym_graph_search(g, NULL);
+
+	(void)state;
+	if (!s)
+		fail_msg("%s", sym_ctx_last_message(ctx));
+	assert_int_equal(sym_search_n_pieces(s), 1);
+	assert_string_equal(sym_search_strategy(s, 0, 0), "((8, 4, 4, 4),)");
+	sym_search_free(s);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
 }
 
 /* Return the text of examples/NAME.sg with "tail" appended and, when
@@ -1100,6 +1216,9 @@ main(void)
 		cmocka_unit_test(test_memory_cap),
 		cmocka_unit_test(test_kept_clauses),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_overflow),
+		cmocka_unit_test(test_partial_cap),
+		cmocka_unit_test(test_many_devices),
 		cmocka_unit_test(test_transformer),
 		cmocka_unit_test(test_two_symbols),
 	};

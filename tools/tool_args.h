@@ -33,7 +33,11 @@ double tool_now(void);
 /* tool_shard.c */
 struct sym_graph;
 struct sym_binding;
+struct sym_search;
 int tool_shard(struct tool_voice *v, struct sym_graph *g, int autop,
     int64_t memory, const struct sym_binding *at, int status);
+size_t tool_piece_at(const struct sym_search *s, const struct sym_binding *at);
+char *tool_piece_refusal(const struct sym_search *s, size_t i,
+    const struct sym_binding *at);
 
 #endif

@@ -6,6 +6,8 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <symshard.h>
 
@@ -29,11 +31,86 @@ covers(const sym_search *s, size_t i, const sym_binding *at)
 	return 1;
 }
 
+/* Return the first piece of "s" that covers the sizes "at" gives (may
+ * be NULL: the first piece that fits), sym_search_n_pieces(s) when none
+ * does. */
+size_t
+tool_piece_at(const sym_search *s, const sym_binding *at)
+{
+	size_t i = 0, n = sym_search_n_pieces(s);
+
+	if (!at) {
+		while (i < n && sym_search_piece_fit(s, i) != SYM_SEARCH_FITS)
+			i++;
+		return i;
+	}
+	while (i < n && !covers(s, i, at))
+		i++;
+	return i;
+}
+
+/* Append to "buf" (of "size" bytes, holding a string) the sizes of the
+ * symbols of "s" that "at" gives ("b = 4096"), or the range of piece "i"
+ * ("b in [2056, 65536]", "b >= 8") when "at" is NULL. */
+static void
+sizes_text(const sym_search *s, size_t i, const sym_binding *at, char *buf,
+    size_t size)
+{
+	for (size_t k = 0; k < sym_search_n_symbols(s); k++) {
+		const char *y = sym_symbol_name(sym_search_symbol_at(s, k));
+		size_t len = strlen(buf);
+		int64_t lo = 0, hi = -1;
+
+		sym_search_piece_range_at(s, i, k, &lo, &hi);
+		if (at &&
+		    sym_binding_get(at, sym_search_symbol_at(s, k), &lo) < 0)
+			continue;
+		if (at || lo == hi)
+			snprintf(buf + len, size - len, "%s%s = %" PRId64,
+			    len ? ", " : "", y, lo);
+		else if (hi < 0)
+			snprintf(buf + len, size - len, "%s%s >= %" PRId64,
+			    len ? ", " : "", y, lo);
+		else
+			snprintf(buf + len, size - len,
+			    "%s%s in [%" PRId64 ", %" PRId64 "]",
+			    len ? ", " : "", y, lo, hi);
+	}
+}
+
+/* Return, malloc'ed, why piece "i" of "s", which covers the sizes "at"
+ * gives, cannot run: no plan fits the memory cap there, or its sizes
+ * overflow 64 bits; NULL when it can run (or out of memory). */
+char *
+tool_piece_refusal(const sym_search *s, size_t i, const sym_binding *at)
+{
+	char where[256] = "", range[256] = "", *t;
+	int fit = sym_search_piece_fit(s, i);
+	size_t size = 1024;
+
+	if (fit == SYM_SEARCH_FITS || fit < 0 || !(t = malloc(size)))
+		return NULL;
+	sizes_text(s, i, at, where, sizeof(where));
+	sizes_text(s, i, NULL, range, sizeof(range));
+	if (fit == SYM_SEARCH_OVERFLOW)
+		snprintf(t, size,
+		    "%s: no plan for %s: the search stops where the time or "
+		    "memory of its plans overflows 64 bits",
+		    where, range);
+	else
+		snprintf(t, size,
+		    "%s: no plan fits the memory cap for %s; run a smaller "
+		    "size or give more memory",
+		    where, range);
+	return t;
+}
+
 /* Shard "g" for a run: with the search when "autop" is set, "memory" (a
  * cap in bytes per device, 0: the graph's) is positive or the graph asks
  * for it, else as its clauses say; "at" (may be NULL) gives the sizes
  * the run starts with, and the first piece that covers them runs (the
- * first piece when none does). Say which piece runs through "v". Return
+ * first piece that fits when none does); a run whose sizes fall where no
+ * plan fits the cap, or beyond 64 bits, is refused. Say which piece runs through "v". Return
  * 0, or "status" after the search's error. The caller reports the
  * graph's own errors. */
 int
@@ -43,7 +120,8 @@ tool_shard(struct tool_voice *v, sym_graph *g, int autop, int64_t memory,
 	sym_search_options so = SYM_SEARCH_OPTIONS_INIT;
 	sym_ctx *ctx = sym_graph_get_ctx(g);
 	sym_search *s;
-	size_t i = 0, n;
+	size_t i, n, first;
+	char *why;
 
 	if (!autop && memory <= 0 && !sym_graph_auto_parallel(g, NULL)) {
 		sym_graph_shard(g, NULL);
@@ -62,11 +140,19 @@ tool_shard(struct tool_voice *v, sym_graph *g, int autop, int64_t memory,
 		    sym_ctx_last_message(ctx));
 	}
 	n = sym_search_n_pieces(s);
-	while (i < n && !covers(s, i, at))
-		i++;
+	first = tool_piece_at(s, NULL);
+	i = tool_piece_at(s, at);
 	if (i == n)
-		i = 0;
-	if (i && sym_search_apply(s, i) < 0) {
+		i = first;
+	why = tool_piece_refusal(s, i, at);
+	if (why) {
+		sym_search_free(s);
+		status = tool_note(v, 1, status, "%s: %s",
+		    sym_graph_filename(g), why);
+		free(why);
+		return status;
+	}
+	if (i != first && sym_search_apply(s, i) < 0) {
 		sym_search_free(s);
 		return tool_note(v, 1, status, "%s: %s", sym_graph_filename(g),
 		    sym_ctx_last_message(ctx));

@@ -59,6 +59,13 @@ SYM_EXPORT int sym_search_piece_range(SYM_KEEP const sym_search *s, size_t i,
     int64_t *lo, int64_t *hi);
 SYM_EXPORT int sym_search_piece_range_at(SYM_KEEP const sym_search *s, size_t i,
     size_t k, int64_t *lo, int64_t *hi);
+
+/* What a piece is (sym_search_piece_fit). */
+#define SYM_SEARCH_FITS 0        /* its plan fits the memory cap */
+#define SYM_SEARCH_OVER_MEMORY 1 /* none does: the least memory's */
+#define SYM_SEARCH_OVERFLOW 2    /* its sizes overflow 64 bits: no plan */
+
+SYM_EXPORT int sym_search_piece_fit(SYM_KEEP const sym_search *s, size_t i);
 SYM_EXPORT size_t sym_search_n_nodes(SYM_KEEP const sym_search *s);
 SYM_EXPORT SYM_KEEP const sym_node *
 sym_search_node(SYM_KEEP const sym_search *s, size_t j);

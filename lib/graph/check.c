@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "graph/graph_private.h"
 
 /* Return the malloc'ed text of binding "w", or NULL when it is empty. */
@@ -308,6 +309,53 @@ sym__divisor_hint(sym_expr *e, int64_t k)
 	    (long long)l);
 }
 
+/* Return a hint for an equality of "a" and "b" that fails because they
+ * name different instances of the same non-unique symbols ("b'*s'" and
+ * "b*s"): declare those symbols unique, malloc'ed; NULL when there are
+ * none (or out of memory). */
+static char *
+unique_hint(sym_graph *g, sym_expr *a, sym_expr *b)
+{
+	size_t na = sym_expr_symbols(a, NULL, 0);
+	size_t nb = sym_expr_symbols(b, NULL, 0), n = 0;
+	sym_symbol **y =
+	    sym__realloc_array(g->ctx, NULL, na + nb + 1, sizeof(*y));
+	struct sym__str t = SYM__STR_INIT;
+	const char *first = NULL;
+
+	if (!y)
+		return NULL;
+	sym_expr_symbols(a, y, na);
+	sym_expr_symbols(b, y + na, nb);
+	for (size_t i = 0; i < na + nb; i++) {
+		sym_symbol *o = sym_symbol_origin(y[i]);
+		int twice = 0, listed = 0;
+
+		for (size_t j = 0; j < na + nb; j++)
+			twice |= y[j] != y[i] && sym_symbol_origin(y[j]) == o;
+		for (size_t j = 0; j < i; j++)
+			listed |= sym_symbol_origin(y[j]) == o;
+		if (!twice || listed || sym_symbol_is_unique(o))
+			continue;
+		if (n++)
+			sym__str_puts(&t, ", ");
+		sym__str_puts(&t, sym_symbol_name(o));
+		first = first ? first : sym_symbol_name(o);
+	}
+	free(y);
+	if (n)
+		sym__str_printf(&t,
+		    ": each use of a non-unique symbol is a different "
+		    "variable; declare %s unique ('symbol %s ... unique') to "
+		    "make every use one size",
+		    n > 1 ? "them" : "it", first);
+	if (n == 0) {
+		sym__str_clear(&t);
+		return NULL;
+	}
+	return sym__str_take(&t, g->ctx);
+}
+
 /* Return the text of requirement "r" as a claim ("a == b", "a >= b",
  * "(a) mod k == 0"), malloc'ed. */
 static char *
@@ -374,6 +422,8 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 	if (ans == SYM_FALSE) {
 		if (r->kind == SYM__REQ_DIVISIBLE)
 			hint = sym__divisor_hint(r->a, r->k);
+		else if (r->kind == SYM__REQ_EQUAL)
+			hint = unique_hint(g, r->a, r->b);
 		sym__graph_diag_w(g, SYM_SEV_ERROR, where, w, hint, "%s: %s",
 		    what, r->what);
 		free(hint);

@@ -77,14 +77,13 @@ struct sym__step {
 	sym_redist_kind kind;
 	int axes[SYM_MESH_MAX_AXES]; /* mesh axes of the groups */
 	size_t n_axes;
-	int from_dim, to_dim; /* -1 when not applicable */
-	sym_expr *bytes;      /* S, nccl-tests convention */
-	sym_layout *after;    /* the layout after this step */
-	int64_t group_size, n_groups;
-	int64_t *groups;    /* n_groups x group_size ranks */
-	double alpha_count; /* latency terms of the algorithm */
-	double beta_factor; /* S multiplier of the bandwidth term */
-	int inter_node;     /* some group spans nodes */
+	int from_dim, to_dim;         /* -1 when not applicable */
+	sym_expr *bytes;              /* S, nccl-tests convention */
+	sym_layout *after;            /* the layout after this step */
+	int64_t group_size, n_groups; /* members: sym_redist_step_group_rank */
+	double alpha_count;           /* latency terms of the algorithm */
+	double beta_factor;           /* S multiplier of the bandwidth term */
+	int inter_node;               /* some group spans nodes */
 };
 
 struct sym_redist {

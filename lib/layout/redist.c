@@ -22,7 +22,6 @@ redist_release(sym_redist *r)
 	for (size_t i = 0; i < r->n_step; i++) {
 		sym__expr_unref(r->step[i].bytes);
 		sym__layout_unref(r->step[i].after);
-		free(r->step[i].groups);
 	}
 	free(r->step);
 	free(r->note);
@@ -59,49 +58,47 @@ layout_splits(const sym_layout *l)
 	return q;
 }
 
-/* Store in "st" the groups of ranks of "m" that differ only along the
- * "k" axes "ax" (members in mixed radix of those axes, the first most
- * significant; groups by their first member); return 0 or -1. */
-static int
-fill_groups(const sym_mesh *m, const int8_t *ax, size_t k, struct sym__step *st)
+/* Set in "st" the size and number of its groups: the ranks of the mesh
+ * "m" that differ only along its axes (the members are computed when
+ * asked, step_rank). */
+static void
+size_groups(const sym_mesh *m, struct sym__step *st)
 {
-	int64_t stride[SYM_MESH_MAX_AXES], s = 1, n = 1, g = 0;
+	int64_t n = 1;
+
+	for (size_t i = 0; i < st->n_axes; i++)
+		n *= m->size[st->axes[i]];
+	st->group_size = n;
+	st->n_groups = m->n_devices / n;
+}
+
+/* Return the rank of member "j" of group "g" of the step "st": groups
+ * by their first member in increasing order (mixed radix of the other
+ * axes of its mesh, the last fastest), members in mixed radix of the
+ * step's axes, the first most significant. */
+static int64_t
+step_rank(const struct sym__step *st, int64_t g, int64_t j)
+{
+	const sym_mesh *m = st->after->mesh;
+	int64_t stride[SYM_MESH_MAX_AXES], s = 1, q = 0;
 	uint32_t mask = 0;
 
 	for (size_t a = m->n_axes; a-- > 0;) {
 		stride[a] = s;
 		s *= m->size[a];
 	}
-	for (size_t i = 0; i < k; i++) {
-		n *= m->size[ax[i]];
-		mask |= UINT32_C(1) << ax[i];
-	}
-	st->group_size = n;
-	st->n_groups = m->n_devices / n;
-	st->groups = sym__realloc_array(m->ctx, NULL, (size_t)m->n_devices,
-	    sizeof(*st->groups));
-	if (!st->groups)
-		return -1;
-	for (int64_t p = 0; p < m->n_devices; p++) {
-		int base = 1;
-
-		for (size_t a = 0; a < m->n_axes && base; a++)
-			base =
-			    !(mask >> a & 1) || p / stride[a] % m->size[a] == 0;
-		if (!base)
-			continue;
-		for (int64_t j = 0; j < n; j++) {
-			int64_t q = p, rest = j;
-
-			for (size_t i = k; i-- > 0;) {
-				q += rest % m->size[ax[i]] * stride[ax[i]];
-				rest /= m->size[ax[i]];
-			}
-			st->groups[g * n + j] = m->ranks ? m->ranks[q] : q;
+	for (size_t i = 0; i < st->n_axes; i++)
+		mask |= UINT32_C(1) << st->axes[i];
+	for (size_t a = m->n_axes; a-- > 0;)
+		if (!(mask >> a & 1)) {
+			q += g % m->size[a] * stride[a];
+			g /= m->size[a];
 		}
-		g++;
+	for (size_t i = st->n_axes; i-- > 0;) {
+		q += j % m->size[st->axes[i]] * stride[st->axes[i]];
+		j /= m->size[st->axes[i]];
 	}
-	return 0;
+	return m->ranks ? m->ranks[q] : q;
 }
 
 /* Append to "r" a step of kind "kind" over the "k" axes "ax" of "after"'s
@@ -135,8 +132,7 @@ add_step(sym_redist *r, sym_redist_kind kind, const int8_t *ax, size_t k,
 	st->from_dim = fd;
 	st->to_dim = td;
 	st->after = after;
-	if (fill_groups(after->mesh, ax, k, st) < 0)
-		return -1;
+	size_groups(after->mesh, st);
 	if (kind == SYM_REDIST_SLICE)
 		st->bytes = sym__const(r->ctx, 0);
 	else if (kind == SYM_REDIST_ALL_GATHER || kind == SYM_REDIST_BROADCAST)
@@ -203,7 +199,6 @@ add_moves(sym_redist *r, const struct sym__rproblem *p,
 			r->n_step--;
 			sym__expr_unref(st->bytes);
 			sym__layout_unref(st->after);
-			free(st->groups);
 			ok = add_step(r, SYM_REDIST_SLICE, all, na, -1,
 			         mv->to_dim, after, q, total, cm) == 0;
 		} else
@@ -525,16 +520,8 @@ sym__redist_copy(const sym_redist *r)
 	for (size_t i = 0; i < r->n_step; i++) {
 		const struct sym__step *from = &r->step[i];
 		struct sym__step *st = &c->step[i];
-		size_t n = (size_t)(from->n_groups * from->group_size);
 
 		*st = *from;
-		st->groups = sym__realloc_array(r->ctx, NULL, n ? n : 1,
-		    sizeof(*st->groups));
-		if (!st->groups) {
-			redist_release(c);
-			return NULL;
-		}
-		memcpy(st->groups, from->groups, n * sizeof(*st->groups));
 		st->bytes = sym__expr_ref(from->bytes);
 		st->after = sym__layout_ref(from->after);
 		c->n_step++;
@@ -627,7 +614,7 @@ sym_redist_step_group_rank(const sym_redist *r, size_t i, size_t group,
 		return -1;
 	if (group >= (size_t)st->n_groups || member >= (size_t)st->group_size)
 		return -1;
-	return st->groups[group * (size_t)st->group_size + member];
+	return step_rank(st, (int64_t)group, (int64_t)member);
 }
 
 /* Return the bytes S of step "i" of "r", borrowed from the plan, or NULL

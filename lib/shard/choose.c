@@ -609,10 +609,12 @@ split_vectors(struct splits *s, size_t rank, const int64_t *div, size_t nd,
 	for (;;) {
 		int64_t prod = 1;
 		size_t d;
+		int over = 0;
 
 		for (d = 0; d < rank; d++)
-			prod *= div[idx[d]];
-		if (prod <= devices && devices % prod == 0 &&
+			over |=
+			    __builtin_mul_overflow(prod, div[idx[d]], &prod);
+		if (!over && prod <= devices && devices % prod == 0 &&
 		    (!pow2 || (prod & (prod - 1)) == 0)) {
 			if (s->n == cap) {
 				int64_t *nv = realloc(s->v,

@@ -36,6 +36,9 @@
 #define MAX_REFINE 3
 /* The most cells the sizes of the second searched symbol are cut in. */
 #define MAX_CELLS 16
+/* The most sizes of a piece whose memory is checked at each when the
+ * prover cannot decide it. */
+#define MAX_EXHAUST 65536
 /* The greatest sample: sizes beyond it are priced as the last piece. */
 #define SAMPLE_LIMIT ((int64_t)1 << 32)
 
@@ -825,9 +828,10 @@ admissible_from(const sym_search *s, int64_t x)
 }
 
 /* The winner among the plans "set" ("n" entries) of "s" at size "b": the
- * best one's index in "set" and whether it fits (in "*fits"). */
+ * best one's index in "set" and its state (struct sym__sval) in
+ * "*bad". */
 static size_t
-winner(sym_search *s, const size_t *set, size_t n, int64_t b, int *fits)
+winner(sym_search *s, const size_t *set, size_t n, int64_t b, int *bad)
 {
 	size_t w = 0;
 
@@ -835,16 +839,25 @@ winner(sym_search *s, const size_t *set, size_t n, int64_t b, int *fits)
 	for (size_t k = 1; k < n; k++)
 		if (better(value(s, set[k]), value(s, set[w])))
 			w = k;
-	*fits = value(s, set[w]).bad == 0;
+	*bad = value(s, set[w]).bad;
 	return w;
 }
 
+/* Return 1 when the winner "w" in state "bad" and "w2" in state "bad2"
+ * make one piece: the same state, and the same plan when it fits (the
+ * sizes where none fits, or none can be priced, are one piece). */
+static int
+same_win(size_t w, int bad, size_t w2, int bad2)
+{
+	return bad == bad2 && (bad != 0 || w == w2);
+}
+
 /* Return the greatest admissible size in ["a", "c") of "s" at which the
- * winner of "set" is still "w" with fitness "fits" (the winner at "a"),
- * by bisection over the admissible sizes. */
+ * winner of "set" still makes one piece with "w" in state "bad" (the
+ * winner at "a"), by bisection over the admissible sizes. */
 static int64_t
 last_of(sym_search *s, const size_t *set, size_t n, int64_t a, int64_t c,
-    size_t w, int fits)
+    size_t w, int bad)
 {
 	int64_t d = s->info.divisor > 0 ? s->info.divisor : 1;
 	int64_t lo = 0, hi = (c - a) / d; /* a + lo*d keeps, a + hi*d not */
@@ -852,8 +865,9 @@ last_of(sym_search *s, const size_t *set, size_t n, int64_t a, int64_t c,
 	while (hi - lo > 1) {
 		int64_t mid = lo + (hi - lo) / 2, b = a + mid * d;
 		int f;
+		size_t x = winner(s, set, n, b, &f);
 
-		if (winner(s, set, n, b, &f) == w && f == fits)
+		if (same_win(x, f, w, bad))
 			lo = mid;
 		else
 			hi = mid;
@@ -861,9 +875,10 @@ last_of(sym_search *s, const size_t *set, size_t n, int64_t a, int64_t c,
 	return a + lo * d;
 }
 
-/* Append the piece ["lo", "hi"] of plan "entry" to "s"; 0 or -1. */
+/* Append the piece ["lo", "hi"] of plan "entry" in state "bad" to "s"; 0
+ * or -1. */
 static int
-add_piece(sym_search *s, int64_t lo, int64_t hi, size_t entry, int fits)
+add_piece(sym_search *s, int64_t lo, int64_t hi, size_t entry, int bad)
 {
 	struct sym__spiece *p =
 	    realloc(s->piece, (s->n_piece + 1) * sizeof(*p));
@@ -871,7 +886,7 @@ add_piece(sym_search *s, int64_t lo, int64_t hi, size_t entry, int fits)
 	if (!p)
 		return -1;
 	s->piece = p;
-	p[s->n_piece++] = (struct sym__spiece){ lo, hi, entry, fits, 0, 0 };
+	p[s->n_piece++] = (struct sym__spiece){ lo, hi, entry, bad, 0, 0 };
 	return 0;
 }
 
@@ -884,22 +899,24 @@ static int
 cut_pieces(sym_search *s, const size_t *set, size_t n, const int64_t *sample,
     size_t ns)
 {
-	int fits, f;
+	int bad, f;
 	int64_t lo = sample[0];
-	size_t w = winner(s, set, n, lo, &fits);
+	size_t w = winner(s, set, n, lo, &bad);
 
-	for (size_t k = 1; k < ns; k++) {
-		while (winner(s, set, n, sample[k], &f) != w || f != fits) {
-			int64_t end =
-			    last_of(s, set, n, lo, sample[k], w, fits);
+	for (size_t k = 1; k < ns; k++)
+		for (;;) {
+			size_t x = winner(s, set, n, sample[k], &f);
+			int64_t end;
 
-			if (add_piece(s, lo, end, set[w], fits) < 0)
+			if (same_win(x, f, w, bad))
+				break;
+			end = last_of(s, set, n, lo, sample[k], w, bad);
+			if (add_piece(s, lo, end, set[w], bad) < 0)
 				return -1;
 			lo = admissible_from(s, end + 1);
-			w = winner(s, set, n, lo, &fits);
+			w = winner(s, set, n, lo, &bad);
 		}
-	}
-	return add_piece(s, lo, s->hi == INT64_MAX ? -1 : s->hi, set[w], fits);
+	return add_piece(s, lo, s->hi == INT64_MAX ? -1 : s->hi, set[w], bad);
 }
 
 /* Store the information of the symbol "y" in "*info", its least
@@ -1043,6 +1060,119 @@ no_fit(sym_search *s, const struct sym__spiece *p)
 	return -1;
 }
 
+/* Return 1 when the plan of entry "e" of "s" can be priced at size "v"
+ * of its symbol, the second one (if any) at "v2". */
+static int
+priced_at(sym_search *s, size_t e, int64_t v, int64_t v2)
+{
+	bind_at(s, v);
+	if (s->sym2)
+		bind_symbol(s, s->sym2, v2);
+	return value(s, e).bad < 2;
+}
+
+/* Return the least size of piece "p" of "s" (one that fits) at which
+ * its plan cannot be priced (its time or memory beyond 64 bits; found by
+ * bisection, assuming costs grow with the sizes), the second symbol at
+ * the greatest size of the piece (or s->top2); -1 when there is none. */
+static int64_t
+first_unpriced(sym_search *s, const struct sym__spiece *p)
+{
+	int64_t d = s->info.divisor > 0 ? s->info.divisor : 1;
+	int64_t v2 = p->hi2 >= 0 ? p->hi2 : s->top2, lo = 0;
+	int64_t hi = p->hi >= 0 ? (p->hi - p->lo) / d : (INT64_MAX - p->lo) / d;
+
+	if (priced_at(s, p->entry, p->lo + hi * d, v2))
+		return -1;
+	if (!priced_at(s, p->entry, p->lo, v2))
+		return p->lo;
+	while (hi - lo > 1) { /* p->lo + lo*d priced, p->lo + hi*d not */
+		int64_t mid = lo + (hi - lo) / 2;
+
+		if (priced_at(s, p->entry, p->lo + mid * d, v2))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return p->lo + hi * d;
+}
+
+/* Bound the pieces of "s" that fit where their plan can no longer be
+ * priced (first_unpriced), the sizes of the cell beyond made one piece
+ * that cannot be priced; 0 or -1. */
+static int
+bound_pieces(sym_search *s)
+{
+	struct sym__spiece *out = calloc(2 * s->n_piece + 1, sizeof(*out)), p;
+	int64_t d = s->info.divisor > 0 ? s->info.divisor : 1;
+	size_t n = 0, e;
+
+	if (!out)
+		return -1;
+	for (size_t i = 0; i < s->n_piece; i = e) {
+		int64_t cut = -1;
+
+		for (e = i;
+		     e < s->n_piece && s->piece[e].lo2 == s->piece[i].lo2;)
+			e++;
+		for (size_t k = i; k < e && cut < 0; k++) {
+			p = s->piece[k];
+			cut = p.bad == 2           ? p.lo
+			    : p.bad == 0 && s->sym ? first_unpriced(s, &p)
+			                           : -1;
+			if (cut > p.lo) {
+				out[n] = p;
+				out[n++].hi = cut - d;
+			}
+			if (cut < 0) {
+				out[n++] = p;
+				continue;
+			}
+			p.lo = cut;
+			p.hi = s->piece[e - 1].hi;
+			p.bad = 2;
+			out[n++] = p;
+		}
+	}
+	free(s->piece);
+	s->piece = out;
+	s->n_piece = n;
+	bind_at(s, s->lo);
+	if (s->sym2)
+		bind_symbol(s, s->sym2, s->lo2);
+	return 0;
+}
+
+/* Check that some piece of "s" fits; else record the error of the
+ * first sizes where no plan fits the cap (the consecutive pieces of one
+ * cell), or of the first where none can be priced. 0 or -1. */
+static int
+some_fit(sym_search *s)
+{
+	size_t i;
+	struct sym__spiece p;
+
+	for (i = 0; i < s->n_piece; i++)
+		if (s->piece[i].bad == 0)
+			return 0;
+	for (i = 0; i < s->n_piece && s->piece[i].bad != 1; i++)
+		;
+	if (i < s->n_piece) {
+		p = s->piece[i];
+		while (i + 1 < s->n_piece && s->piece[i + 1].bad &&
+		    s->piece[i + 1].lo2 == p.lo2)
+			p.hi = s->piece[++i].hi;
+		return no_fit(s, &p);
+	}
+	sym__error(s->ctx, SYM_EINVAL,
+	    s->g->auto_parallel ? &s->g->auto_loc : NULL,
+	    "search: no plan can be priced at %s = %lld: the time or memory "
+	    "of every plan overflows 64 bits",
+	    s->sym ? sym_symbol_name(s->sym) : "?",
+	    (long long)(s->n_piece ? s->piece[0].lo : s->lo));
+	return -1;
+}
+
 /* The plans that won somewhere: entries of a search. */
 struct winners {
 	size_t *e;
@@ -1082,6 +1212,41 @@ assume_range(sym_search *s, sym_symbol *x, int64_t lo, int64_t hi)
 	return rc;
 }
 
+/* Decide whether the memory of piece "p" of "s" stays within the cap by
+ * evaluating it at every admissible size it covers, when they are at
+ * most MAX_EXHAUST (both symbols bounded); SYM_TRUE, SYM_FALSE with the
+ * first size that breaks it in "*at" and "*at2", or SYM_UNKNOWN. */
+static sym_answer
+exhaust_memory(sym_search *s, const struct sym__spiece *p, int64_t *at,
+    int64_t *at2)
+{
+	int64_t d = s->info.divisor > 0 ? s->info.divisor : 1;
+	int64_t d2 = s->info2.divisor > 0 ? s->info2.divisor : 1;
+	int64_t n = p->hi < 0 ? -1 : (p->hi - p->lo) / d + 1, n2 = 1, mem;
+	const sym_expr *e = s->entry[p->entry].mem;
+
+	if (s->sym2)
+		n2 = p->hi2 < 0 ? -1 : (p->hi2 - p->lo2) / d2 + 1;
+	if (n < 0 || n2 < 0 || n > MAX_EXHAUST || n * n2 > MAX_EXHAUST)
+		return SYM_UNKNOWN;
+	for (int64_t k2 = 0; k2 < n2; k2++)
+		for (int64_t k = 0; k < n; k++) {
+			bind_at(s, p->lo + k * d);
+			if (s->sym2)
+				bind_symbol(s, s->sym2, p->lo2 + k2 * d2);
+			if (sym_expr_eval(e, s->b, &mem) < 0) {
+				sym_ctx_clear_error(s->ctx);
+				return SYM_UNKNOWN;
+			}
+			if (mem > s->cap) {
+				*at = p->lo + k * d;
+				*at2 = p->lo2 + k2 * d2;
+				return SYM_FALSE;
+			}
+		}
+	return SYM_TRUE;
+}
+
 /* Prove that the memory of every piece of "s" that fits stays within
  * the cap for every size it covers (the prover, under the piece's
  * bounds on both searched symbols); 0, or -1 with an error naming the
@@ -1099,7 +1264,7 @@ prove_memory(sym_search *s)
 		int64_t at = p->lo, at2 = p->lo2;
 		char *cell, where[96] = "";
 
-		if (!p->fits || !s->sym)
+		if (p->bad || !s->sym)
 			continue;
 		cap = sym_expr_const(s->ctx, s->cap);
 		if (!cap || sym_ctx_push(s->ctx) < 0) {
@@ -1114,6 +1279,11 @@ prove_memory(sym_search *s)
 			    SYM_LE, cap, &w);
 		sym_ctx_pop(s->ctx);
 		sym_expr_free(cap);
+		if (rc == 0 && a != SYM_TRUE && a != SYM_FALSE) {
+			sym_binding_free(w);
+			w = NULL;
+			a = exhaust_memory(s, p, &at, &at2);
+		}
 		if (rc < 0 || a == SYM_TRUE) {
 			sym_binding_free(w);
 			continue;
@@ -1275,7 +1445,10 @@ pieces_at(sym_search *s, const struct winners *w, const int64_t *sample,
 }
 
 /* Return 1 when the "n" pieces of "s" from "a" on and those from "b" on
- * (to the last) are the same: ranges, plans and fitness. */
+ * (to the last) are the same: ranges, plans and states, but for where
+ * the sizes that cannot be priced begin (bound_pieces bounds them for
+ * the greatest size of a cell) and the plan of a piece that does not
+ * fit. */
 static int
 same_pieces(const sym_search *s, size_t a, size_t n, size_t b)
 {
@@ -1284,9 +1457,11 @@ same_pieces(const sym_search *s, size_t a, size_t n, size_t b)
 	for (size_t i = 0; i < n; i++) {
 		const struct sym__spiece *p = &s->piece[a + i];
 		const struct sym__spiece *q = &s->piece[b + i];
+		int end = i + 1 < n && p[1].bad == 2;
 
-		if (p->lo != q->lo || p->hi != q->hi || p->entry != q->entry ||
-		    p->fits != q->fits)
+		if ((p->bad != 2 && p->lo != q->lo) ||
+		    (!end && p->bad != 2 && p->hi != q->hi) ||
+		    (p->bad == 0 && p->entry != q->entry) || p->bad != q->bad)
 			return 0;
 	}
 	return 1;
@@ -1380,15 +1555,9 @@ run(sym_search *s)
 			goto oom;
 		bind_symbol(s, s->sym2, s->lo2);
 	}
-	for (size_t i = 0; i < s->n_piece && rc == 0; i++)
-		if (!s->piece[i].fits) {
-			struct sym__spiece p = s->piece[i];
-
-			while (i + 1 < s->n_piece && !s->piece[i + 1].fits &&
-			    s->piece[i + 1].lo2 == p.lo2)
-				p.hi = s->piece[++i].hi;
-			rc = no_fit(s, &p);
-		}
+	if (bound_pieces(s) < 0)
+		goto oom;
+	rc = some_fit(s);
 	if (rc == 0)
 		rc = prove_memory(s);
 	free(w.e);
@@ -1437,13 +1606,14 @@ shown_meshes(sym_search *s)
 
 /* Return a new search of the strategies of "g" (see the top of the
  * file) with the options "o" (may be NULL: no memory cap, the default
- * topology), the graph left sharded with the plan of the first piece;
- * NULL with an error on the graph's context. */
+ * topology), the graph left sharded with the plan of the first piece
+ * that fits; NULL with an error on the graph's context. */
 sym_search *
 sym_graph_search(sym_graph *g, const sym_search_options *o)
 {
 	sym_search *s;
 	double t0 = sym__seconds();
+	size_t first = 0;
 
 	if (!g)
 		return NULL;
@@ -1487,8 +1657,11 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 		goto fail;
 	s->start = s->choice + s->n_node;
 	choose_symbol(s);
-	if (params_fit(s) < 0 || run(s) < 0 || sym_search_apply(s, 0) < 0 ||
-	    shown_meshes(s) < 0)
+	if (params_fit(s) < 0 || run(s) < 0)
+		goto fail;
+	while (first < s->n_piece && s->piece[first].bad)
+		first++;
+	if (sym_search_apply(s, first) < 0 || shown_meshes(s) < 0)
 		goto fail;
 	g->redist_memo = NULL;
 	s->seconds = sym__seconds() - t0;
@@ -1509,6 +1682,13 @@ sym_search_apply(sym_search *s, size_t i)
 {
 	if (!s || i >= s->n_piece)
 		return -1;
+	if (s->piece[i].bad == 2) {
+		sym__error(s->ctx, SYM_EINVAL, NULL,
+		    "search: piece %zu has no plan: the time or memory of "
+		    "every plan overflows 64 bits there",
+		    i);
+		return -1;
+	}
 	if (sym__search_shard_with(s, s->entry[s->piece[i].entry].choice) < 0) {
 		sym__error(s->ctx, SYM_EINTERNAL, NULL,
 		    "search: the plan of piece %zu no longer shards", i);
@@ -1578,6 +1758,27 @@ sym_search_piece_range(const sym_search *s, size_t i, int64_t *lo, int64_t *hi)
 	return 0;
 }
 
+/* Return what piece "i" of "s" is (sym_search(3)): SYM_SEARCH_FITS,
+ * SYM_SEARCH_OVER_MEMORY or SYM_SEARCH_OVERFLOW; -1 out of range. */
+int
+sym_search_piece_fit(const sym_search *s, size_t i)
+{
+	static const int fit[] = { SYM_SEARCH_FITS, SYM_SEARCH_OVER_MEMORY,
+		SYM_SEARCH_OVERFLOW };
+
+	return s && i < s->n_piece ? fit[s->piece[i].bad] : -1;
+}
+
+/* Return the entry of the plan of piece "i" of "s", NULL out of range or
+ * when the piece has no plan (sizes beyond 64 bits). */
+static const struct sym__sentry *
+piece_entry(const sym_search *s, size_t i)
+{
+	if (!s || i >= s->n_piece || s->piece[i].bad == 2)
+		return NULL;
+	return &s->entry[s->piece[i].entry];
+}
+
 /* Return the number of searched operators of "s". */
 size_t
 sym_search_n_nodes(const sym_search *s)
@@ -1597,25 +1798,31 @@ sym_search_node(const sym_search *s, size_t j)
 const char *
 sym_search_strategy(const sym_search *s, size_t i, size_t j)
 {
-	if (!s || i >= s->n_piece || j >= s->n_node)
+	const struct sym__sentry *e = piece_entry(s, i);
+
+	if (!e || j >= s->n_node)
 		return NULL;
-	return s->cand[j][s->entry[s->piece[i].entry].choice[j]];
+	return s->cand[j][e->choice[j]];
 }
 
 /* Return the time (femtoseconds) of a step of piece "i" of "s" as an
- * expression (borrowed), NULL out of range. */
+ * expression (borrowed), NULL out of range or when it has no plan. */
 const sym_expr *
 sym_search_piece_seconds(const sym_search *s, size_t i)
 {
-	return s && i < s->n_piece ? s->entry[s->piece[i].entry].fs : NULL;
+	const struct sym__sentry *e = piece_entry(s, i);
+
+	return e ? e->fs : NULL;
 }
 
 /* Return the memory (bytes per device) of piece "i" of "s" as an
- * expression (borrowed), NULL out of range. */
+ * expression (borrowed), NULL out of range or when it has no plan. */
 const sym_expr *
 sym_search_piece_memory(const sym_search *s, size_t i)
 {
-	return s && i < s->n_piece ? s->entry[s->piece[i].entry].mem : NULL;
+	const struct sym__sentry *e = piece_entry(s, i);
+
+	return e ? e->mem : NULL;
 }
 
 /* Return the seconds the search of "s" took. */

@@ -26,12 +26,15 @@ struct sym__sval {
 };
 
 /* A piece: the sizes ["lo", "hi"] of the searched symbol ("hi" -1: no
- * bound), those ["lo2", "hi2"] of the second one (0 when none), and its
- * plan. */
+ * bound), those ["lo2", "hi2"] of the second one (0 when none), its plan
+ * and its state "bad": that of its plan (struct sym__sval), 0 when it
+ * fits, 1 when no plan fits the cap (the plan needs the least memory),
+ * 2 when no plan can be priced (64-bit overflow: the plan means
+ * nothing). */
 struct sym__spiece {
 	int64_t lo, hi;
 	size_t entry;
-	int fits;
+	int bad;
 	int64_t lo2, hi2;
 };
 

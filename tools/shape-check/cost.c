@@ -96,9 +96,15 @@ cost_rows(const struct report *r, struct table *t)
 {
 	const sym_cost *c = &r->cost;
 
-	table_line(t, 2,
-	    report_format("at %s",
-	        r->bind ? "the binding of --bind" : "the least sizes"));
+	if (r->search)
+		table_line(t, 2,
+		    report_format("at %s, with piece %zu of the search",
+		        r->bind ? "the binding of --bind" : "the least sizes",
+		        r->piece + 1));
+	else
+		table_line(t, 2,
+		    report_format("at %s",
+		        r->bind ? "the binding of --bind" : "the least sizes"));
 	table_add(t, text_dup("time"), time_text(r, c->seconds_fs), NULL, NULL);
 	table_add(t, text_dup("  compute"), time_text(r, c->compute_fs), NULL,
 	    NULL);
@@ -252,14 +258,30 @@ search_rows(const struct report *r, struct table *t)
 		char *range = range_text(r, i);
 		char *fs = sym_expr_to_str(sym_search_piece_seconds(s, i));
 		char *mem = sym_expr_to_str(sym_search_piece_memory(s, i));
+		int fit = sym_search_piece_fit(s, i);
 
-		table_line(t, 2,
-		    report_format("piece %zu: %s: %s fs, %s bytes", i + 1,
-		        range ? range : "?", fs ? fs : "?", mem ? mem : "?"));
+		if (fit == SYM_SEARCH_OVERFLOW)
+			table_line(t, 2,
+			    report_format("piece %zu: %s: no plan: the search "
+			                  "stops where the time or memory of "
+			                  "its plans overflows 64 bits",
+			        i + 1, range ? range : "?"));
+		else if (fit == SYM_SEARCH_OVER_MEMORY)
+			table_line(t, 2,
+			    report_format("piece %zu: %s: no plan fits the "
+			                  "memory cap (the least needs %s "
+			                  "bytes)",
+			        i + 1, range ? range : "?", mem ? mem : "?"));
+		else
+			table_line(t, 2,
+			    report_format("piece %zu: %s: %s fs, %s bytes",
+			        i + 1, range ? range : "?", fs ? fs : "?",
+			        mem ? mem : "?"));
 		free(range);
 		free(fs);
 		free(mem);
-		for (size_t j = 0; j < sym_search_n_nodes(s); j++)
+		for (size_t j = 0;
+		     fit == SYM_SEARCH_FITS && j < sym_search_n_nodes(s); j++)
 			table_add(t, report_node_name(sym_search_node(s, j)),
 			    report_format("shard %s",
 			        sym_search_strategy(s, i, j)),
@@ -348,13 +370,16 @@ json_cost(struct doc *d)
 	return o;
 }
 
-/* Return piece "i" of the search of "d" as {range, strategies, seconds,
- * memory_bytes}. */
+/* Return piece "i" of the search of "d" as {range, fit, strategies,
+ * seconds, femtoseconds, memory_bytes}: "fit" "fits", "over_memory" (the
+ * plan needing the least memory) or "overflow" (no plan: no
+ * strategies, the expressions null). */
 static json_t *
 json_piece(struct doc *d, size_t i)
 {
 	const sym_search *s = d->r->search;
 	json_t *o = doc_chk(d, json_object()), *range, *st, *lh;
+	int fit = sym_search_piece_fit(s, i);
 
 	range = doc_chk(d, json_object());
 	for (size_t k = 0; k < sym_search_n_symbols(s); k++) {
@@ -368,8 +393,14 @@ json_piece(struct doc *d, size_t i)
 		    lh);
 	}
 	doc_set(d, o, "range", range);
+	doc_set(d, o, "fit",
+	    doc_str(d,
+	        fit == SYM_SEARCH_FITS              ? "fits"
+	            : fit == SYM_SEARCH_OVER_MEMORY ? "over_memory"
+	                                            : "overflow"));
 	st = doc_chk(d, json_object());
-	for (size_t j = 0; j < sym_search_n_nodes(s); j++) {
+	for (size_t j = 0;
+	     fit != SYM_SEARCH_OVERFLOW && j < sym_search_n_nodes(s); j++) {
 		char *name = report_node_name(sym_search_node(s, j));
 
 		if (!name) {
@@ -380,6 +411,12 @@ json_piece(struct doc *d, size_t i)
 		free(name);
 	}
 	doc_set(d, o, "strategies", st);
+	if (fit == SYM_SEARCH_OVERFLOW) {
+		doc_set(d, o, "seconds", json_null());
+		doc_set(d, o, "femtoseconds", json_null());
+		doc_set(d, o, "memory_bytes", json_null());
+		return o;
+	}
 	doc_set(d, o, "seconds",
 	    seconds_str(d, sym_search_piece_seconds(s, i)));
 	doc_set(d, o, "femtoseconds",
@@ -389,10 +426,12 @@ json_piece(struct doc *d, size_t i)
 	return o;
 }
 
-/* Return the search of the report of "d" as {pieces, seconds_searched,
- * operators_searched, plans_priced, probe_passes, meshes, held}, or null
- * when it did not search; "held" maps the symbols the pieces do not
- * range over to the size (their least) the search chose at. */
+/* Return the search of the report of "d" as {pieces, piece,
+ * seconds_searched, operators_searched, plans_priced, probe_passes,
+ * meshes, held}, or null when it did not search; "piece" is the index of
+ * the piece the graph is sharded with (the cost's); "held" maps the
+ * symbols the pieces do not range over to the size (their least) the
+ * search chose at. */
 json_t *
 json_search(struct doc *d)
 {
@@ -408,6 +447,7 @@ json_search(struct doc *d)
 	for (size_t i = 0; i < sym_search_n_pieces(s); i++)
 		doc_push(d, pieces, json_piece(d, i));
 	doc_set(d, o, "pieces", pieces);
+	doc_set(d, o, "piece", doc_num(d, (int64_t)d->r->piece));
 	doc_set(d, o, "seconds_searched",
 	    doc_chk(d, json_real(sym_search_seconds(s))));
 	doc_set(d, o, "operators_searched",

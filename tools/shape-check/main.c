@@ -492,6 +492,40 @@ search(struct report *r, const struct options *o)
 	return EXIT_INVALID;
 }
 
+/* Shard the graph of "r" with the piece of its search that covers the
+ * sizes the --bind options of "o" give (without them, or when none
+ * covers them, the first piece that fits, which the search left), noted
+ * in r->piece; return 0, EXIT_INVALID after a message when no plan can
+ * run at those sizes, or EXIT_USAGE after a message (a bad --bind). */
+static int
+choose_piece(struct report *r, const struct options *o)
+{
+	sym_binding *b = NULL;
+	size_t i, n = sym_search_n_pieces(r->search);
+	char *why;
+
+	if (o->n_bind && !(b = parse_bindings(r->ctx, o)))
+		return EXIT_USAGE;
+	r->piece = tool_piece_at(r->search, NULL);
+	i = b ? tool_piece_at(r->search, b) : r->piece;
+	if (i == n)
+		i = r->piece;
+	why = tool_piece_refusal(r->search, i, b);
+	sym_binding_free(b);
+	if (why) {
+		fprintf(stderr, "%s: error: --bind %s\n",
+		    sym_graph_filename(r->g), why);
+		free(why);
+		return EXIT_INVALID;
+	}
+	if (i != r->piece && sym_search_apply(r->search, i) < 0) {
+		fprintf(stderr, PROG ": %s\n", sym_ctx_last_message(r->ctx));
+		return EXIT_USAGE;
+	}
+	r->piece = i;
+	return 0;
+}
+
 /* Check and shard the graph "g" of "ctx" as "o" says, on the topology
  * "topo" (NULL: the default), and print its diagnostics and report; write
  * what --draw and --dot ask for. Return the exit status. */
@@ -526,8 +560,12 @@ check(sym_ctx *ctx, sym_graph *g, const sym_topology *topo,
 			        sym_ctx_last_error(ctx) == SYM_ENOMEM
 			    ? EXIT_USAGE
 			    : 0;
-		if (status)
+		if (status == 0 && r.search)
+			status = choose_piece(&r, o);
+		if (status) {
+			sym_search_free(r.search);
 			return status;
+		}
 	}
 	if ((o->n_bind > 0 || o->rank >= 0) &&
 	    (status = prepare_slices(&r, o)) != 0) {

@@ -30,6 +30,7 @@ struct report {
 	sym_cost cost;            /* of the sharded graph, when has_cost */
 	int has_cost;
 	sym_search *search; /* --auto, --memory, "parallel auto"; or NULL */
+	size_t piece; /* the piece of "search" the graph is sharded with */
 };
 
 /* A growing string; "oom" is set by the first failed allocation. */

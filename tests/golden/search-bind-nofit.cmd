@@ -1,0 +1,1 @@
+examples/auto_mlp.sg --memory 100MiB --bind b=32768

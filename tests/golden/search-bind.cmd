@@ -1,0 +1,1 @@
+examples/auto_mlp.sg --bind b=4096
