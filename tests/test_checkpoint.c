@@ -666,8 +666,9 @@ test_add_errors(void **state)
 }
 
 /* The atomic write: a missing directory fails with a message and leaves
- * nothing; a path that cannot be replaced (a directory) leaves no
- * temporary file; a file written over is replaced whole. */
+ * nothing; a path that is not a regular file (a directory) is refused
+ * and leaves no temporary file; a file written over is replaced
+ * whole. */
 static void
 test_atomic_write(void **state)
 {
@@ -686,12 +687,14 @@ test_atomic_write(void **state)
 	assert_int_equal(sym_checkpoint_write(ck, missing), -1);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EIO);
 	assert_non_null(strstr(sym_ctx_last_message(ctx), missing));
-	assert_non_null(strstr(sym_ctx_last_message(ctx), "cannot create"));
+	assert_non_null(strstr(sym_ctx_last_message(ctx),
+	    "cannot create a file in"));
 	assert_int_equal(dir_entries(), 0);
 	assert_int_equal(mkdir(isdir, 0700), 0);
 	assert_int_equal(sym_checkpoint_write(ck, isdir), -1);
-	assert_int_equal(sym_ctx_last_error(ctx), SYM_EIO);
-	assert_non_null(strstr(sym_ctx_last_message(ctx), "cannot rename"));
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
+	assert_non_null(strstr(sym_ctx_last_message(ctx),
+	    "not a regular file: a checkpoint replaces only a regular file"));
 	assert_int_equal(dir_entries(), 1);
 	assert_int_equal(rmdir(isdir), 0);
 

@@ -24,6 +24,8 @@ SYM_EXPORT int sym_checkpoint_set_metadata(SYM_KEEP sym_checkpoint *ck,
     const char *key, const char *value);
 SYM_EXPORT SYM_KEEP const char *
 sym_checkpoint_metadata(SYM_KEEP const sym_checkpoint *ck, const char *key);
+SYM_EXPORT int sym_checkpoint_check_path(SYM_KEEP sym_ctx *ctx,
+    const char *path);
 SYM_EXPORT int sym_checkpoint_write(SYM_KEEP const sym_checkpoint *ck,
     const char *path);
 SYM_EXPORT size_t sym_checkpoint_n_tensors(SYM_KEEP const sym_checkpoint *ck);

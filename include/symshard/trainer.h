@@ -21,7 +21,7 @@ typedef struct sym_trainer sym_trainer;
 typedef struct sym_train_options {
 	size_t size;
 	uint64_t seed;
-	const int64_t *batch; /* global batch sizes, cycled step by step */
+	const int64_t *batch; /* global batch sizes, cycled; NULL: default */
 	size_t n_batch;
 	int no_shuffle;
 	int drop_remainder;
@@ -31,6 +31,10 @@ typedef struct sym_train_options {
 	double rtol, atol;      /* sym_exec(3)'s tolerances; 0: default */
 	uint64_t agree;         /* what else every process must agree on */
 } sym_train_options;
+
+/* The batch size of a graph with a batch symbol whose options give
+ * none (a graph without one runs at its own). */
+#define SYM_TRAIN_BATCH 64
 
 #define SYM_TRAIN_OPTIONS_INIT                    \
 	{                                         \

@@ -238,8 +238,8 @@ k_adamw_update(struct sym__kernel_args *a)
 	return adam(a, "adamw_update", 1);
 }
 
-/* The kernel of increment: the i32 step count plus one; "a" is the
- * call. */
+/* The kernel of increment: the i32 step count plus one, refused at
+ * INT32_MAX rather than wrapped; "a" is the call. */
 static int
 k_increment(struct sym__kernel_args *a)
 {
@@ -252,6 +252,11 @@ k_increment(struct sym__kernel_args *a)
 		return sym__kfail(a, op,
 		    "the step count must be an i32 scalar, not %s of rank %d",
 		    sym_dtype_name(a->in[0].dtype), a->in[0].rank);
+	if (*(const int32_t *)a->in[0].data == INT32_MAX)
+		return sym__kfail(a, op,
+		    "the step count is %ld, the largest an i32 holds: no step "
+		    "can follow",
+		    (long)INT32_MAX);
 	*(int32_t *)a->out[0].data = *(const int32_t *)a->in[0].data + 1;
 	return 0;
 }

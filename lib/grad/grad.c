@@ -46,6 +46,31 @@ differentiable(const sym_value *v)
 	return s && sym_dtype_is_float(sym_shape_dtype(s));
 }
 
+/* Warn at every param of "gr" that is not frozen and that the loss
+ * depends on ("back" & 1) through no value a gradient can flow into
+ * (not "active"): an integer param, or one the loss reads only through
+ * a cast to an integer dtype. It does not train. */
+static void
+warn_untrained(struct sym__grad *gr, const unsigned char *back)
+{
+	sym_graph *g = gr->g;
+
+	for (size_t i = 0; i < g->n_value; i++) {
+		const sym_value *v = g->value[i];
+
+		if (v->kind != SYM_VALUE_PARAM || v->frozen || v->state ||
+		    !(back[i] & 1) || gr->active[i])
+			continue;
+		sym__graph_diag(g, SYM_SEV_WARNING, &v->loc, NULL, NULL,
+		    "param %s reaches the loss %s only through values that "
+		    "carry no gradient (%s): it does not train; declare it "
+		    "frozen",
+		    v->name, g->loss->name,
+		    differentiable(v) ? "a cast to an integer dtype"
+		                      : "it is not floating-point");
+	}
+}
+
 /* Mark in "gr->active" the values a gradient flows into: floating
  * values that a trained param reaches and that the loss depends on;
  * count their uses by nodes with an active output. Return 0 or -1. */
@@ -76,18 +101,22 @@ mark_active(struct sym__grad *gr)
 		for (size_t k = 0; k < n->n_out && any; k++)
 			fwd[n->out[k]->index] = differentiable(n->out[k]);
 	}
-	back[g->loss->index] = 1;
+	/* back: 1 the loss depends on the value, 2 through values a
+	 * gradient can flow into as well */
+	back[g->loss->index] = fwd[g->loss->index] ? 3 : 1;
 	for (size_t i = g->n_node; i-- > 0;) {
 		const sym_node *n = g->node[i];
 		int any = 0;
 
 		for (size_t k = 0; k < n->n_out; k++)
-			any |= back[n->out[k]->index];
+			any |= back[n->out[k]->index] &
+			    (fwd[n->out[k]->index] ? 3 : 1);
 		for (size_t k = 0; k < n->n_in && any; k++)
-			back[n->in[k]->index] = 1;
+			back[n->in[k]->index] |= (unsigned char)any;
 	}
 	for (size_t i = 0; i < g->n_value; i++)
-		gr->active[i] = fwd[i] && back[i];
+		gr->active[i] = fwd[i] && (back[i] & 2);
+	warn_untrained(gr, back);
 	for (size_t i = 0; i < g->n_node; i++) {
 		const sym_node *n = g->node[i];
 		int any = 0;
@@ -485,7 +514,16 @@ sym_graph_differentiate(sym_graph *g)
 	for (size_t i = n_fwd; i-- > 0;)
 		if (node_grad(&gr, g->node[i]) < 0)
 			goto done;
-	if (list_trained(&gr) < 0 || sym__grad_updates(&gr) < 0)
+	if (list_trained(&gr) < 0)
+		goto done;
+	if (g->n_trained == 0) {
+		sym__graph_diag(g, SYM_SEV_ERROR, &g->minimize_loc, NULL, NULL,
+		    "no param reaches the loss %s through values that carry "
+		    "a gradient: nothing would train",
+		    g->loss->name);
+		goto done;
+	}
+	if (sym__grad_updates(&gr) < 0)
 		goto done;
 	g->differentiated = 1;
 	g->n_forward = n_fwd;

@@ -268,7 +268,9 @@ sym_graph_minimize(sym_graph *g, sym_value *loss, const sym_optimizer *opt,
 	s = loss->failed ? NULL : sym__value_shape(loss);
 	if (!s) /* its operator failed: the graph has that error already */
 		return 0;
-	if (sym_shape_ndim(s) != 0 || !sym_dtype_is_float(sym_shape_dtype(s)))
+	if (sym_shape_ndim(s) != 0 ||
+	    (sym_shape_dtype(s) != SYM_DT_F32 &&
+	        sym_shape_dtype(s) != SYM_DT_F64))
 		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
 		    "the loss %s must be a floating-point scalar (f32[] or "
 		    "f64[]), not %s%s",

@@ -65,4 +65,14 @@ int sym__ckpt_reserve(sym_checkpoint *ck, size_t bytes);
 size_t sym__ckpt_push(sym_checkpoint *ck, const char *name, sym_dtype dtype,
     size_t ndim, const int64_t *dim, size_t bytes);
 
+/* checkpoint_convert.c: elements between the executor's storage (f32
+ * for f16 and bf16, int32 for the integer dtypes) and their dtype. */
+/* Return the bytes of one element of "dt" in the executor. */
+size_t sym__ckpt_storage_size(sym_dtype dt);
+/* Convert "n" stored elements of "dt" at "src" to "dt" at "dst". */
+void sym__ckpt_from_storage(sym_dtype dt, const void *src, void *dst, size_t n);
+/* Convert "n" elements of "dt" at "src" to the storage at "dst"; return
+ * SIZE_MAX, or the index of the first one that does not fit. */
+size_t sym__ckpt_to_storage(sym_dtype dt, const void *src, void *dst, size_t n);
+
 #endif

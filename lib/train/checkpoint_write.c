@@ -4,13 +4,19 @@
  * every tensor in the order of the checkpoint) padded with spaces so that
  * the data starts at a multiple of 8 bytes, then every tensor's data,
  * little-endian, without gaps. The file is written under a temporary name
- * beside it and renamed when complete, so that a failed write leaves no
- * half file behind.
+ * beside it, PATH.tmp, and renamed when complete, so that a failed write
+ * leaves no half file behind; the name is the same for every save to one
+ * path, so that a save killed half-way leaves a file the next one
+ * replaces. Only a regular file is replaced, and it keeps its mode; a
+ * symbolic link, a device or a directory is refused.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -134,13 +140,109 @@ write_stream(const sym_checkpoint *ck, const char *text, size_t len, FILE *f)
 	return 0;
 }
 
-/* Write "ck" to "tmp" then rename it "path"; 0, or -1 with an error on
- * the context of "ck" and "tmp" removed. */
+/* Check that "path" can take a checkpoint: a name, no symbolic link
+ * and nothing but a regular file there (its status in "*st" and 1 in
+ * "*exists" when there is one, writable), and a directory this process
+ * can create files in. 0, or -1 with an error on "ctx". */
+static int
+check_target(sym_ctx *ctx, const char *path, struct stat *st, int *exists)
+{
+	char *copy;
+	const char *d;
+	int rc = 0;
+
+	*exists = 0;
+	if (!path || !*path) {
+		sym__error(ctx, SYM_EINVAL, NULL, "checkpoint: no file name");
+		return -1;
+	}
+	if (lstat(path, st) == 0) {
+		if (S_ISLNK(st->st_mode))
+			sym__error(ctx, SYM_EINVAL, NULL,
+			    "%s: a symbolic link: a checkpoint is written "
+			    "only to a regular file (give the path it points "
+			    "to)",
+			    path);
+		else if (!S_ISREG(st->st_mode))
+			sym__error(ctx, SYM_EINVAL, NULL,
+			    "%s: not a regular file: a checkpoint replaces "
+			    "only a regular file",
+			    path);
+		else if (access(path, W_OK) < 0)
+			sym__error(ctx, SYM_EIO, NULL, "%s: cannot write: %s",
+			    path, strerror(errno));
+		else
+			*exists = 1;
+		if (!*exists)
+			return -1;
+	} else if (errno != ENOENT) {
+		sym__error(ctx, SYM_EIO, NULL, "%s: cannot write: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	copy = sym__strdup(ctx, path);
+	if (!copy)
+		return -1;
+	d = dirname(copy);
+	if (access(d, W_OK | X_OK) < 0) {
+		sym__error(ctx, SYM_EIO, NULL,
+		    "%s: cannot create a file in %s: %s", path, d,
+		    strerror(errno));
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
+/* Check that a checkpoint can be written to "path" as
+ * sym_checkpoint_write would (see check_target), before the work that
+ * makes it; 0, or -1 with an error on "ctx". */
+int
+sym_checkpoint_check_path(sym_ctx *ctx, const char *path)
+{
+	struct stat st;
+	int exists;
+
+	if (!ctx)
+		return -1;
+	return check_target(ctx, path, &st, &exists);
+}
+
+/* Create "tmp" for writing, replacing a file or link left there by a
+ * save that did not finish, with the mode "mode" (when "keep", else
+ * the default under the umask); return its stream, or NULL with errno
+ * set. */
+static FILE *
+create_tmp(const char *tmp, int keep, mode_t mode)
+{
+	int fd;
+	FILE *f;
+
+	if (unlink(tmp) < 0 && errno != ENOENT)
+		return NULL;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0666);
+	if (fd < 0)
+		return NULL;
+	if ((keep && fchmod(fd, mode & 07777) < 0) || !(f = fdopen(fd, "wb"))) {
+		int err = errno;
+
+		close(fd);
+		unlink(tmp);
+		errno = err;
+		return NULL;
+	}
+	return f;
+}
+
+/* Write "ck" to "tmp" (with the mode of "st" when "keep") then rename
+ * it "path"; 0, or -1 with an error on the context of "ck" and "tmp"
+ * removed. */
 static int
 write_file(const sym_checkpoint *ck, const char *path, const char *tmp,
-    const char *text, size_t len)
+    const char *text, size_t len, int keep, const struct stat *st)
 {
-	FILE *f = fopen(tmp, "wb");
+	FILE *f = create_tmp(tmp, keep, st->st_mode);
 	const char *what = "create";
 	int err;
 
@@ -159,7 +261,8 @@ write_file(const sym_checkpoint *ck, const char *path, const char *tmp,
 	err = errno ? errno : EIO;
 	if (f)
 		fclose(f);
-	remove(tmp);
+	if (strcmp(what, "create"))
+		remove(tmp);
 	sym__error(ck->ctx, SYM_EIO, NULL, "%s: cannot %s %s: %s", path, what,
 	    tmp, strerror(err));
 	return -1;
@@ -172,26 +275,24 @@ sym_checkpoint_write(const sym_checkpoint *ck, const char *path)
 {
 	size_t len = 0;
 	char *text, *tmp;
-	int rc;
+	struct stat st;
+	int rc, exists;
 
 	if (!ck)
 		return -1;
-	if (!path || !*path) {
-		sym__error(ck->ctx, SYM_EINVAL, NULL,
-		    "checkpoint: no file name");
+	if (check_target(ck->ctx, path, &st, &exists) < 0)
 		return -1;
-	}
 	text = header_text(ck, &len);
 	if (!text)
 		return -1;
-	tmp = sym__asprintf("%s.tmp.%ld", path, (long)getpid());
+	tmp = sym__asprintf("%s.tmp", path);
 	if (!tmp) {
 		sym__oom(ck->ctx);
 		free(text);
 		return -1;
 	}
 	errno = 0;
-	rc = write_file(ck, path, tmp, text, len);
+	rc = write_file(ck, path, tmp, text, len, exists, &st);
 	free(tmp);
 	free(text);
 	return rc;

@@ -11,6 +11,7 @@
  * (through a barrier of the ranks on threads, sym_comm_agree on mpi), so
  * a rank that fails never leaves the others waiting.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,15 +225,34 @@ sym__trainer_run(sym_trainer *t, enum sym__job job)
 }
 
 /* Bind the batch symbol of "t" to "rows" (and nothing else) on "p" into
- * "s"; 0, or -1 with the reason in sym_slices_error("s") (or, out of
- * memory, on the trainer's context). */
+ * "s"; without a batch symbol, check that "rows" is the graph's own
+ * batch and bind the rest. 0, or -1 with the reason in
+ * sym__trainer_bind_error (or, out of memory, on the trainer's
+ * context). */
 int
 sym__trainer_bind(sym_trainer *t, sym_slices *s, const sym_plan *p,
     int64_t rows)
 {
-	if (sym_binding_set(t->binding, t->batch_sym, rows) < 0)
+	t->bind_why[0] = '\0';
+	if (!t->batch_sym && rows != t->fixed_batch) {
+		snprintf(t->bind_why, sizeof(t->bind_why),
+		    "the graph has no batch symbol: %s%s%severy batch is %lld "
+		    "samples",
+		    t->fixed_from ? "input " : "",
+		    t->fixed_from ? sym_value_name(t->fixed_from) : "",
+		    t->fixed_from ? " says " : "", (long long)t->fixed_batch);
+		return -1;
+	}
+	if (t->batch_sym && sym_binding_set(t->binding, t->batch_sym, rows) < 0)
 		return -1;
 	return sym_plan_bind(p, t->binding, s);
+}
+
+/* Return why the last sym__trainer_bind of "t" into "s" failed. */
+const char *
+sym__trainer_bind_error(const sym_trainer *t, const sym_slices *s)
+{
+	return t->bind_why[0] ? t->bind_why : sym_slices_error(s);
 }
 
 /* Tell the rank threads of "t" to run (1) or give up (-1). */
@@ -344,8 +364,9 @@ copy_options(sym_trainer *t, const sym_train_options *o, sym_ctx *ctx)
 	memset(&t->o, 0, sizeof(t->o));
 	memcpy(&t->o, o, o->size);
 	if (!t->o.batch || t->o.n_batch == 0) {
-		sym__error(ctx, SYM_EINVAL, NULL, "trainer: no batch size");
-		return -1;
+		t->o.batch = NULL;
+		t->o.n_batch = 0;
+		return 0; /* set by default_batches */
 	}
 	t->batch =
 	    sym__realloc_array(ctx, NULL, t->o.n_batch, sizeof(*t->batch));
@@ -415,24 +436,140 @@ bind_first(sym_trainer *t, sym_slices *s, const sym_plan *p)
 	return sym__trainer_bind(t, s, p, t->batch[0]);
 }
 
+/* Give "t" its default batch sizes when the options gave none: the
+ * graph's own batch without a batch symbol, else SYM_TRAIN_BATCH; 0 or
+ * -1. */
+static int
+default_batches(sym_trainer *t)
+{
+	if (t->o.n_batch)
+		return 0;
+	t->batch = sym__alloc(t->ctx, sizeof(*t->batch));
+	if (!t->batch)
+		return -1;
+	t->batch[0] = t->batch_sym ? SYM_TRAIN_BATCH : t->fixed_batch;
+	t->o.batch = t->batch;
+	t->o.n_batch = 1;
+	return 0;
+}
+
 /* Check every batch size of "t" against the plan (each must bind); 0,
  * or -1 with an error naming the size and the declaration it breaks. */
 static int
 check_batches(sym_trainer *t)
 {
+	if (default_batches(t) < 0)
+		return -1;
 	for (size_t i = 0; i < t->o.n_batch; i++)
 		if (sym__trainer_bind(t, t->s, t->p, t->batch[i]) < 0) {
 			sym__error(t->ctx, SYM_EINVAL, NULL,
 			    "batch size %lld: %s", (long long)t->batch[i],
-			    sym_slices_error(t->s));
+			    sym__trainer_bind_error(t, t->s));
 			return -1;
 		}
 	return bind_first(t, t->s, t->p);
 }
 
+/* Return "h" followed by the string "s" (NULL: empty) and its NUL. */
+static uint64_t
+hash_str(uint64_t h, const char *s)
+{
+	return sym__fnv1a(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+/* Return "h" followed by the double "x". */
+static uint64_t
+hash_double(uint64_t h, double x)
+{
+	return sym__fnv1a(h, &x, sizeof(x));
+}
+
+/* Return the fingerprint of what the graph "g" computes beyond its
+ * plan's listing: its optimizer, every operator's attributes, every
+ * value's initializer and whether it is frozen. Graphs parsed from equal texts
+ * have equal fingerprints, whatever their comments and spacing. */
+uint64_t
+sym__graph_fingerprint(const sym_graph *g)
+{
+	uint64_t h = SYM__FNV1A_INIT;
+	sym_optimizer opt;
+
+	if (sym_graph_get_optimizer(g, &opt) == 0) {
+		int32_t k = (int32_t)opt.kind | (opt.nesterov != 0) << 8;
+
+		h = sym__fnv1a(h, &k, sizeof(k));
+		h = hash_double(h, opt.lr);
+		h = hash_double(h, opt.momentum);
+		h = hash_double(h, opt.dampening);
+		h = hash_double(h, opt.weight_decay);
+		h = hash_double(h, opt.beta1);
+		h = hash_double(h, opt.beta2);
+		h = hash_double(h, opt.eps);
+	}
+	for (size_t i = 0; i < sym_graph_n_nodes(g); i++) {
+		const sym_node *n = sym_graph_node(g, i);
+		char *a = sym_attrs_to_str(sym_node_attrs(n));
+
+		h = hash_str(h, sym_node_op_name(n));
+		h = hash_str(h, a);
+		free(a);
+	}
+	for (size_t i = 0; i < sym_graph_n_values(g); i++) {
+		const sym_value *v = sym_graph_value(g, i);
+		sym_init in;
+		int32_t k;
+
+		if (sym_value_get_init(v, &in) < 0)
+			continue;
+		k = (int32_t)in.kind | sym_value_is_frozen(v) << 8;
+		h = hash_str(h, sym_value_name(v));
+		h = sym__fnv1a(h, &k, sizeof(k));
+		h = hash_double(h, in.value);
+		h = hash_double(h, in.sigma);
+		h = hash_double(h, in.mean);
+		h = hash_double(h, in.scale);
+		h = hash_double(h, in.gain);
+		h = hash_double(h, in.negative_slope);
+	}
+	return h;
+}
+
+/* On mpi, check that every process of "t" has the same "mine" (a
+ * fingerprint of "what"); 0, or -1 with an error naming the first
+ * process that differs from process 0 (on every process). A
+ * collective. */
+int
+sym__trainer_agree_hash(sym_trainer *t, uint64_t mine, const char *what)
+{
+	uint64_t *all;
+	int bad;
+
+	if (!t->mpi)
+		return 0;
+	all =
+	    sym__realloc_array(t->ctx, NULL, (size_t)t->n_ranks, sizeof(mine));
+	if (sym__trank_agree(&t->rank[0], !all) < 0) {
+		free(all);
+		return -1;
+	}
+	bad = sym_comm_all_gather(t->rank[0].ep, NULL, 0, &mine, all,
+	          sizeof(mine)) < 0;
+	for (int k = 1; !bad && k < t->n_ranks; k++)
+		if (all[k] != all[0]) {
+			sym__error(t->ctx, SYM_EINVAL, NULL,
+			    "trainer: process %d disagrees with process 0 on "
+			    "%s: every process must read the same contents",
+			    k, what);
+			bad = 1;
+		}
+	free(all);
+	return bad ? -1 : 0;
+}
+
 /* The fields every process of an mpi trainer must agree on. */
 enum {
 	AG_PLAN,
+	AG_GRAPH,
 	AG_TRAIN,
 	AG_TEST,
 	AG_SEED,
@@ -442,8 +579,10 @@ enum {
 	AG_N
 };
 
-static const char *const agree_name[AG_N] = { "the plan", "the training data",
-	"the test data", "the seed", "the batch sizes",
+static const char *const agree_name[AG_N] = { "the plan",
+	"the graph (an operator's attribute, the optimizer, an initializer "
+	"or a frozen param)",
+	"the training data", "the test data", "the seed", "the batch sizes",
 	"shuffling, dropping the remainder or checking",
 	"the options of the caller" };
 
@@ -452,6 +591,7 @@ static void
 agree_fields(const sym_trainer *t, uint64_t f[AG_N])
 {
 	f[AG_PLAN] = sym_plan_fingerprint(t->p);
+	f[AG_GRAPH] = sym__graph_fingerprint(t->g);
 	f[AG_TRAIN] = sym_dataset_fingerprint(t->train);
 	f[AG_TEST] = sym_dataset_fingerprint(t->test);
 	f[AG_SEED] = t->o.seed;
@@ -539,7 +679,7 @@ setup_single(sym_trainer *t)
 		return -1;
 	if (bind_first(t, t->s1, single) < 0) {
 		sym__error(t->ctx, SYM_EINVAL, NULL, "single device: %s",
-		    sym_slices_error(t->s1));
+		    sym__trainer_bind_error(t, t->s1));
 		return -1;
 	}
 	if (sym_exec_prepare(t->x1, t->s1) < 0 ||

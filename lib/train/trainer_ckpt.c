@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "exec/exec_private.h"
+#include "graph/graph_private.h"
+#include "train/checkpoint_private.h"
 #include "train/trainer_private.h"
 
 /* Return 1 when this process writes the checkpoints of "t". */
@@ -17,6 +19,28 @@ static int
 writer(const sym_trainer *t)
 {
 	return !t->mpi || t->rank[0].k == 0;
+}
+
+/* Add to "ck" the tensor "name" of "dt" and shape "dims" ("nd" sizes)
+ * from "whole", stored as the executor stores it ("bytes" bytes),
+ * converted to "dt"; 0, or -1 with an error on the context of "ck". */
+static int
+add_converted(sym_checkpoint *ck, const char *name, sym_dtype dt, size_t nd,
+    const int64_t *dims, const void *whole, size_t bytes)
+{
+	size_t es = sym__ckpt_storage_size(dt), n = es ? bytes / es : 0;
+	void *buf;
+	int rc;
+
+	if (es == sym_dtype_size(dt))
+		return sym_checkpoint_add(ck, name, dt, nd, dims, whole);
+	buf = sym__alloc(ck->ctx, n * sym_dtype_size(dt) + 1);
+	if (!buf)
+		return -1;
+	sym__ckpt_from_storage(dt, whole, buf, n);
+	rc = sym_checkpoint_add(ck, name, dt, nd, dims, buf);
+	free(buf);
+	return rc;
 }
 
 /* Add to "ck" (NULL on the processes that do not write) param or state
@@ -31,9 +55,9 @@ add_param(sym_trainer *t, sym_checkpoint *ck, const sym_value *v)
 	if (sym__trainer_gather(t, v, bytes) < 0)
 		return -1;
 	bad = ck &&
-	    sym_checkpoint_add(ck, sym_value_name(v),
-	        sym_shape_dtype(sym_value_shape(v)), nd, dims,
-	        t->rank[0].whole) < 0;
+	    add_converted(ck, sym_value_name(v),
+	        sym_shape_dtype(sym_value_shape(v)), nd, dims, t->rank[0].whole,
+	        bytes) < 0;
 	if (t->mpi && sym__trank_agree(&t->rank[0], bad) < 0)
 		return -1;
 	return bad ? -1 : 0;
@@ -117,9 +141,76 @@ done:
 	return rc;
 }
 
+/* Record on the context of "t" that tensor "name" of "ck" ("path")
+ * does not have the shape "dims" ("nd" sizes) of the graph; return -1. */
+static int
+shape_mismatch(sym_trainer *t, const sym_checkpoint *ck, const char *path,
+    size_t i, const int64_t *dims, size_t nd)
+{
+	char want[160] = "", have[160] = "";
+	size_t a = 0, b = 0;
+
+	for (size_t d = 0; d < nd && a < 120; d++)
+		a += (size_t)snprintf(want + a, sizeof(want) - a, "%s%lld",
+		    d ? ", " : "", (long long)dims[d]);
+	for (size_t d = 0; d < sym_checkpoint_tensor_ndim(ck, i) && b < 120;
+	     d++)
+		b += (size_t)snprintf(have + b, sizeof(have) - b, "%s%lld",
+		    d ? ", " : "",
+		    (long long)sym_checkpoint_tensor_dim(ck, i, d));
+	sym__error(t->ctx, SYM_EINVAL, NULL,
+	    "%s: tensor '%s' is [%s], the graph's is [%s]", path,
+	    sym_checkpoint_tensor_name(ck, i), have, want);
+	return -1;
+}
+
+/* Check the values of tensor "i" of "ck" ("path"), of value "v": the
+ * step count from 0 to INT32_MAX - 1, so that a step can follow without
+ * wrapping; i64 elements within 32 bits (the executor's). 0, or -1 with
+ * an error. */
+static int
+check_values(sym_trainer *t, const sym_checkpoint *ck, const char *path,
+    size_t i, const sym_value *v)
+{
+	size_t bytes, n, bad;
+	const void *d = sym_checkpoint_tensor_data(ck, i, &bytes);
+	sym_dtype dt = sym_checkpoint_tensor_dtype(ck, i);
+	int32_t *tmp;
+
+	if (v->state && dt == SYM_DT_I32 && bytes == sizeof(int32_t) &&
+	    !strcmp(sym_value_name(v), "optimizer.step")) {
+		int32_t step;
+
+		memcpy(&step, d, sizeof(step));
+		if (step < 0 || step == INT32_MAX) {
+			sym__error(t->ctx, SYM_EINVAL, NULL,
+			    "%s: optimizer.step is %ld: a step count is from "
+			    "0 to %ld",
+			    path, (long)step, (long)INT32_MAX - 1);
+			return -1;
+		}
+	}
+	if (dt != SYM_DT_I64)
+		return 0;
+	n = bytes / sizeof(int64_t);
+	tmp = sym__alloc(t->ctx, n * sizeof(*tmp) + 1);
+	if (!tmp)
+		return -1;
+	bad = sym__ckpt_to_storage(dt, d, tmp, n);
+	free(tmp);
+	if (bad == SIZE_MAX)
+		return 0;
+	sym__error(t->ctx, SYM_EINVAL, NULL,
+	    "%s: tensor '%s': element %zu is beyond 32 bits, which i64 "
+	    "values must fit in (sym_exec(3))",
+	    path, sym_value_name(v), bad);
+	return -1;
+}
+
 /* Check that tensor "name" of "ck" (read from "path") can be value "v"
- * of "t": present, same dtype, same global sizes; 0 or -1 with an error
- * naming the file and the tensor. */
+ * of "t": present, same dtype, same global sizes, valid values. Return
+ * 0, 1 when "v" is optimizer state that "ck" lacks (it will start from
+ * zeros), or -1 with an error naming the file and the tensor. */
 static int
 check_tensor(sym_trainer *t, const sym_checkpoint *ck, const char *path,
     const sym_value *v)
@@ -130,13 +221,13 @@ check_tensor(sym_trainer *t, const sym_checkpoint *ck, const char *path,
 	int64_t dims[SYM__MAX_RANK];
 	int same;
 
+	if (i == SIZE_MAX && v->state)
+		return 1;
 	if (i == SIZE_MAX) {
 		sym_loc loc = sym_value_location(v);
 
 		sym__error(t->ctx, SYM_EINVAL, loc.file ? &loc : NULL,
-		    "%s: no tensor '%s' (a param or optimizer state of the "
-		    "graph)",
-		    path, name);
+		    "%s: no tensor '%s' (a param of the graph)", path, name);
 		return -1;
 	}
 	if (sym_checkpoint_tensor_dtype(ck, i) != dt) {
@@ -150,45 +241,63 @@ check_tensor(sym_trainer *t, const sym_checkpoint *ck, const char *path,
 	same = sym_checkpoint_tensor_ndim(ck, i) == nd;
 	for (size_t d = 0; same && d < nd; d++)
 		same = sym_checkpoint_tensor_dim(ck, i, d) == dims[d];
-	if (!same) {
-		char want[160] = "", have[160] = "";
-		size_t a = 0, b = 0;
-
-		for (size_t d = 0; d < nd && a < 120; d++)
-			a += (size_t)snprintf(want + a, sizeof(want) - a,
-			    "%s%lld", d ? ", " : "", (long long)dims[d]);
-		for (size_t d = 0;
-		     d < sym_checkpoint_tensor_ndim(ck, i) && b < 120; d++)
-			b += (size_t)snprintf(have + b, sizeof(have) - b,
-			    "%s%lld", d ? ", " : "",
-			    (long long)sym_checkpoint_tensor_dim(ck, i, d));
-		sym__error(t->ctx, SYM_EINVAL, NULL,
-		    "%s: tensor '%s' is [%s], the graph's is [%s]", path, name,
-		    have, want);
-		return -1;
-	}
-	return 0;
+	if (!same)
+		return shape_mismatch(t, ck, path, i, dims, nd);
+	return check_values(t, ck, path, i, v);
 }
 
-/* Check every param and state of "t" against "ck" (read from "path");
- * 0 or -1. */
+/* Check every param and state of "t" against "ck" (read from "path"),
+ * naming in t->notice the optimizer state it lacks; 0 or -1. */
 static int
 check_all(sym_trainer *t, const sym_checkpoint *ck, const char *path)
 {
-	size_t nv = sym_graph_n_values(t->g);
+	size_t nv = sym_graph_n_values(t->g), at = 0, missing = 0;
+	char names[256] = "";
 
+	t->notice[0] = '\0';
 	for (size_t i = 0; i < nv; i++) {
 		const sym_value *v = sym_graph_value(t->g, i);
+		int rc;
 
-		if (sym_value_get_kind(v) == SYM_VALUE_PARAM &&
-		    check_tensor(t, ck, path, v) < 0)
+		if (sym_value_get_kind(v) != SYM_VALUE_PARAM)
+			continue;
+		rc = check_tensor(t, ck, path, v);
+		if (rc < 0)
 			return -1;
+		if (rc == 0)
+			continue;
+		if (missing++ < 4 && at < sizeof(names))
+			at += (size_t)snprintf(names + at, sizeof(names) - at,
+			    "%s%s", at ? ", " : "", sym_value_name(v));
 	}
+	if (missing)
+		snprintf(t->notice, sizeof(t->notice),
+		    "%s has no optimizer state (%s%s): it starts from zeros "
+		    "(step 0)",
+		    path, names, missing > 4 ? ", ..." : "");
+	return 0;
+}
+
+/* Set value "v" of "t" (and of its single-device side) from "whole"
+ * ("bytes" bytes as the executor stores it); 0 or -1. */
+static int
+set_value(sym_trainer *t, const sym_value *v, const void *whole, size_t bytes)
+{
+	t->job_name = sym_value_name(v);
+	t->job_whole = whole;
+	t->job_bytes = bytes;
+	if (sym__trainer_run(t, SYM__JOB_SET) < 0)
+		return -1;
+	if (t->x1 &&
+	    sym_exec_set_whole(t->x1, t->job_name, t->job_whole, t->job_bytes) <
+	        0)
+		return -1;
 	return 0;
 }
 
 /* Set every param and state of "t" (and of its single-device side) from
- * "ck", checked already; 0 or -1. */
+ * "ck", checked already, converted to the executor's storage; a state
+ * "ck" lacks starts from zeros. 0 or -1. */
 static int
 set_all(sym_trainer *t, const sym_checkpoint *ck)
 {
@@ -196,27 +305,68 @@ set_all(sym_trainer *t, const sym_checkpoint *ck)
 
 	for (size_t i = 0; i < nv; i++) {
 		const sym_value *v = sym_graph_value(t->g, i);
-		size_t k;
+		sym_dtype dt = sym_shape_dtype(sym_value_shape(v));
+		int64_t dims[SYM__MAX_RANK];
+		size_t k, nd, bytes, have;
+		const void *d;
+		void *buf;
+		int rc;
 
 		if (sym_value_get_kind(v) != SYM_VALUE_PARAM)
 			continue;
+		bytes = sym__trainer_whole_size(t, v, dims, &nd);
 		k = sym_checkpoint_find(ck, sym_value_name(v));
-		t->job_name = sym_value_name(v);
-		t->job_whole = sym_checkpoint_tensor_data(ck, k, &t->job_bytes);
-		if (sym__trainer_run(t, SYM__JOB_SET) < 0)
+		d = sym_checkpoint_tensor_data(ck, k, &have);
+		if (d && have == bytes) {
+			if (set_value(t, v, d, bytes) < 0)
+				return -1;
+			continue;
+		}
+		buf = sym__alloc(t->ctx, bytes + 1);
+		if (!buf)
 			return -1;
-		if (t->x1 &&
-		    sym_exec_set_whole(t->x1, t->job_name, t->job_whole,
-		        t->job_bytes) < 0)
+		memset(buf, 0, bytes + 1);
+		if (d)
+			sym__ckpt_to_storage(dt, d, buf,
+			    bytes / sym__ckpt_storage_size(dt));
+		rc = set_value(t, v, buf, bytes);
+		free(buf);
+		if (rc < 0)
 			return -1;
 	}
 	return 0;
 }
 
+/* Return the fingerprint of the tensors of "ck": names, dtypes, shapes
+ * and data. */
+static uint64_t
+ckpt_fingerprint(const sym_checkpoint *ck)
+{
+	uint64_t h = SYM__FNV1A_INIT;
+
+	for (size_t i = 0; i < sym_checkpoint_n_tensors(ck); i++) {
+		const char *name = sym_checkpoint_tensor_name(ck, i);
+		int64_t meta[SYM__CKPT_MAX_NDIM + 2] = { 0 };
+		size_t bytes, nd = sym_checkpoint_tensor_ndim(ck, i);
+		const void *d = sym_checkpoint_tensor_data(ck, i, &bytes);
+
+		meta[0] = sym_checkpoint_tensor_dtype(ck, i);
+		meta[1] = (int64_t)nd;
+		for (size_t k = 0; k < nd && k < SYM__CKPT_MAX_NDIM; k++)
+			meta[k + 2] = sym_checkpoint_tensor_dim(ck, i, k);
+		h = sym__fnv1a(h, name, strlen(name) + 1);
+		h = sym__fnv1a(h, meta, sizeof(meta));
+		h = sym__fnv1a(h, d, bytes);
+	}
+	return h;
+}
+
 /* Load every param and optimizer state of "t" from the checkpoint
  * "path" (read by every process; every tensor checked before anything
- * changes, each rank then taking its block); a collective. 0 or -1
- * with an error naming the file and the tensor (nothing changed). */
+ * changes, each rank then taking its block); optimizer state the file
+ * lacks starts from zeros, named by sym_trainer_notice. A collective.
+ * 0 or -1 with an error naming the file and the tensor (nothing
+ * changed). */
 int
 sym_trainer_load(sym_trainer *t, const char *path)
 {
@@ -229,10 +379,18 @@ sym_trainer_load(sym_trainer *t, const char *path)
 	if (!path)
 		sym__error(t->ctx, SYM_EINVAL, NULL, "trainer: no file name");
 	rc = agree_all(t, !ck || check_all(t, ck, path) < 0);
+	if (rc == 0 && t->mpi) {
+		char what[300];
+
+		snprintf(what, sizeof(what), "the contents of %s", path);
+		rc = sym__trainer_agree_hash(t, ckpt_fingerprint(ck), what);
+	}
 	if (rc == 0)
 		rc = set_all(t, ck);
 	if (t->mpi && rc == 0)
 		rc = agree_all(t, 0);
+	if (rc < 0)
+		t->notice[0] = '\0';
 	sym_checkpoint_free(ck);
 	return rc;
 }

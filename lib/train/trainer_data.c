@@ -58,6 +58,34 @@ mismatch(sym_trainer *t, const sym_value *v, const sym_dataset *d, size_t c,
 	return -1;
 }
 
+/* Take the first dimension of input "v" (fed from column "c" of "d")
+ * as the batch: a bare symbol, the batch symbol, or without one a
+ * constant, the graph's own batch; every fed input must have the same.
+ * Return 0 or -1 with an error naming both. */
+static int
+first_dim(sym_trainer *t, const sym_value *v, const sym_dataset *d, size_t c)
+{
+	const sym_expr *e = sym_shape_dim(sym_value_shape(v), 0);
+	sym_symbol *b = bare_symbol(e);
+	int64_t n = 0;
+
+	if (!b && (sym_expr_get_const(e, &n) < 0 || n < 1))
+		return mismatch(t, v, d, c,
+		    "the first dimension must be a symbol (the batch) or a "
+		    "constant");
+	if (t->batch_sym || t->fixed_from) {
+		if (b != t->batch_sym || (!b && n != t->fixed_batch))
+			return mismatch(t, v, d, c,
+			    "the first dimension is not the batch of the "
+			    "other inputs");
+		return 0;
+	}
+	t->batch_sym = b;
+	t->fixed_batch = n;
+	t->fixed_from = b ? NULL : v;
+	return 0;
+}
+
 /* Check that input "v" can take the rows of column "c" of "d": same
  * dtype, a first dimension that is the batch symbol, the others equal to
  * the column's (a symbol among them is bound to the column's size).
@@ -74,14 +102,9 @@ check_column(sym_trainer *t, const sym_value *v, const sym_dataset *d, size_t c)
 	if (nd != sym_dataset_column_ndim(d, c) + 1)
 		return mismatch(t, v, d, c,
 		    "the input must have one dimension more than a row");
-	b = bare_symbol(sym_shape_dim(sh, 0));
-	if (!b || (t->batch_sym && b != t->batch_sym))
-		return mismatch(t, v, d, c,
-		    t->batch_sym ? "the first dimension is not the batch "
-		                   "symbol of the other inputs"
-		                 : "the first dimension must be a symbol "
-		                   "(the batch)");
-	t->batch_sym = b;
+	if (first_dim(t, v, d, c) < 0)
+		return -1;
+	b = t->batch_sym;
 	for (size_t i = 1; i < nd; i++) {
 		const sym_expr *e = sym_shape_dim(sh, i);
 		int64_t want = sym_dataset_column_dim(d, c, i - 1), have, old;
@@ -221,6 +244,9 @@ find_scores(sym_trainer *t)
 		if (sym_shape_ndim(sh) == 2 &&
 		    (dt == SYM_DT_F32 || dt == SYM_DT_F64) &&
 		    bare_symbol(sym_shape_dim(sh, 0)) == t->batch_sym &&
+		    (t->batch_sym ||
+		        (sym_expr_get_const(sym_shape_dim(sh, 0), &c) == 0 &&
+		            c == t->fixed_batch)) &&
 		    sym_expr_get_const(sym_shape_dim(sh, 1), &c) == 0 && c >= 2)
 			t->scores = v;
 	}
@@ -249,7 +275,9 @@ alloc_order(sym_trainer *t)
 }
 
 /* The batch symbol of a trainer without data: the plan's only symbol;
- * 0, or -1 with an error when it has several. */
+ * without one, the graph's own batch is the first dimension of its
+ * first input that has one (1 when none does). 0, or -1 with an error
+ * when the plan has several symbols. */
 static int
 batch_without_data(sym_trainer *t)
 {
@@ -263,6 +291,20 @@ batch_without_data(sym_trainer *t)
 		return -1;
 	}
 	t->batch_sym = n ? sym_plan_symbol(t->p, 0) : NULL;
+	t->fixed_batch = 1;
+	for (size_t i = 0; !n && i < sym_graph_n_values(t->g); i++) {
+		const sym_value *v = sym_graph_value(t->g, i);
+		const sym_shape *sh = sym_value_shape(v);
+		int64_t rows;
+
+		if (sym_value_get_kind(v) == SYM_VALUE_INPUT &&
+		    sym_shape_ndim(sh) > 0 &&
+		    sym_expr_get_const(sym_shape_dim(sh, 0), &rows) == 0) {
+			t->fixed_batch = rows;
+			t->fixed_from = v;
+			break;
+		}
+	}
 	return 0;
 }
 
@@ -295,7 +337,7 @@ sym__trainer_feeds(sym_trainer *t)
 		if (add_feed(t, v, &next) < 0)
 			return -1;
 	}
-	if (!t->batch_sym) {
+	if (!t->batch_sym && !t->fixed_from) {
 		sym__error(t->ctx, SYM_EINVAL, NULL,
 		    "trainer: the graph has no input to take %s",
 		    sym_dataset_name(t->train));

@@ -37,13 +37,14 @@ sym__value_scalar(sym_exec *x, const sym_value *v)
 }
 
 /* Store in "dims" the global sizes of value "v" of "t" (bound), in
- * "*nd" their number, and return its whole size in bytes. */
+ * "*nd" their number, and return its whole size in bytes as the
+ * executor stores it (f16 as f32, i8 as int32: sym_exec(3)). */
 size_t
 sym__trainer_whole_size(const sym_trainer *t, const sym_value *v, int64_t *dims,
     size_t *nd)
 {
 	size_t tt = sym_plan_value_tensor(t->p, v);
-	size_t n = sym_dtype_size(sym_shape_dtype(sym_value_shape(v)));
+	size_t n = sym__tensor_elem_size(sym_shape_dtype(sym_value_shape(v)));
 
 	*nd = sym_plan_tensor_ndim(t->p, tt);
 	sym_slices_global(t->s, tt, dims);
@@ -74,8 +75,8 @@ trainer_compare(sym_trainer *t, const sym_value *v, const void *got,
 	const sym_value *vals[1] = { v };
 	void *got_slot[1] = { (void *)got };
 	sym_dtype dt = sym_shape_dtype(sym_value_shape(v));
-	int64_t numel =
-	    (int64_t)(bytes / (sym_dtype_size(dt) ? sym_dtype_size(dt) : 1));
+	size_t es = sym__tensor_elem_size(dt);
+	int64_t numel = (int64_t)(bytes / (es ? es : 1));
 	struct sym__outputs out = { 1, vals, got_slot, &dt, &numel };
 	int64_t before = r->n_mismatch;
 

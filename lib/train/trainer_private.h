@@ -92,6 +92,8 @@ struct sym_trainer {
 	struct sym__feed *feed;
 	size_t n_feed, n_inputs; /* fed, and inputs of the graph */
 	sym_symbol *batch_sym;
+	int64_t fixed_batch; /* no batch symbol: the graph's own batch */
+	const sym_value *fixed_from; /* the input that says so, or NULL */
 	sym_binding *binding;
 	sym_slices *s;
 	struct sym__batch cur;
@@ -116,6 +118,7 @@ struct sym_trainer {
 	size_t cmp_cap;
 
 	char bindings[256];
+	char bind_why[256]; /* why a size did not bind, no batch symbol */
 	char mismatch[512];
 	char notice[512];
 };
@@ -124,7 +127,10 @@ struct sym_trainer {
 int sym__trainer_run(sym_trainer *t, enum sym__job job);
 int sym__trainer_bind(sym_trainer *t, sym_slices *s, const sym_plan *p,
     int64_t rows);
+const char *sym__trainer_bind_error(const sym_trainer *t, const sym_slices *s);
 int sym__trank_agree(struct sym__trank *r, int bad);
+uint64_t sym__graph_fingerprint(const sym_graph *g);
+int sym__trainer_agree_hash(sym_trainer *t, uint64_t mine, const char *what);
 
 /* trainer_data.c */
 int sym__trainer_feeds(sym_trainer *t);

@@ -68,7 +68,7 @@ next_batch(sym_trainer *t)
 		snprintf(t->notice, sizeof(t->notice),
 		    "epoch %lld: the last batch of %lld samples dropped: %s",
 		    (long long)t->epoch, (long long)rows,
-		    sym_slices_error(t->s));
+		    sym__trainer_bind_error(t, t->s));
 		/* Keep the slices bound, for the params' sizes. */
 		if (sym__trainer_bind(t, t->s, t->p, t->batch[0]) < 0)
 			return -1;

@@ -216,9 +216,12 @@ option_value(struct train_options *o, const char *name, const char *val)
 			        ? "--rtol expects a positive number, not"
 			        : "--atol expects a positive number, not",
 			    val);
-	} else if (!strcmp(name, "--save"))
+	} else if (!strcmp(name, "--save")) {
+		if (!*val)
+			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+			    "--save expects a file name, not", val);
 		o->save = val;
-	else if (!strcmp(name, "--load"))
+	} else if (!strcmp(name, "--load"))
 		o->load = val;
 	else if (!strcmp(name, "--memory")) {
 		if (tool_parse_bytes(val, &o->memory) < 0)
@@ -279,9 +282,7 @@ check_combination(struct train_options *o, int gave_epochs)
 		    NULL);
 	if (o->steps < 0 && !o->dataset)
 		o->steps = 1;
-	if (!o->batch)
-		return parse_batch(o, "64");
-	return 0;
+	return 0; /* no --batch: the trainer's default */
 }
 
 /* Read the command line "argv" of "argc" words into "o". Return -1 to go

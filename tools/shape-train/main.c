@@ -101,7 +101,7 @@ batch_binding(const struct run *r, const struct train_options *o)
 	if (sym_ctx_n_symbols(ctx) == 0 || !(b = sym_binding_new(ctx)))
 		return NULL;
 	sym_binding_set(b, sym_ctx_symbol(ctx, 0),
-	    o->n_batch ? o->batch[0] : 64);
+	    o->n_batch ? o->batch[0] : SYM_TRAIN_BATCH);
 	return b;
 }
 
@@ -165,6 +165,19 @@ open_data(struct run *r, struct train_options *o)
 	if (r->train && o->eval)
 		r->test = sym_dataset_open(r->ctx, o->dataset, SYM_SPLIT_TEST);
 	if (!r->train || (o->eval && !r->test))
+		return fail(r, o, TRAIN_EXIT_FAIL);
+	return -1;
+}
+
+/* Check, on the process that writes it, that the checkpoint of --save
+ * can be written, before anything trains; return -1 to go on, or the
+ * exit status. */
+static int
+check_save(struct run *r, struct train_options *o)
+{
+	if (!o->save || (r->comm && sym_comm_rank(r->comm) != 0))
+		return -1;
+	if (sym_checkpoint_check_path(r->ctx, o->save) < 0)
 		return fail(r, o, TRAIN_EXIT_FAIL);
 	return -1;
 }
@@ -235,6 +248,8 @@ start_trainer(struct run *r, struct train_options *o)
 		return fail(r, o, -1);
 	if (o->load && sym_trainer_load(r->t, o->load) < 0)
 		return fail(r, o, -1);
+	if (o->load && sym_trainer_notice(r->t) && o->voice.speak)
+		fprintf(stderr, "shape-train: %s\n", sym_trainer_notice(r->t));
 	return -1;
 }
 
@@ -399,8 +414,9 @@ end_epoch(struct run *r, const struct train_options *o)
 static int
 train(struct run *r, struct train_options *o)
 {
-	int64_t per = o->dataset && r->train
-	    ? (sym_dataset_n_rows(r->train) + o->batch[0] - 1) / o->batch[0]
+	int64_t b = o->n_batch ? o->batch[0] : 0;
+	int64_t per = o->dataset && r->train && b
+	    ? (sym_dataset_n_rows(r->train) + b - 1) / b
 	    : 0;
 	int64_t done = 0, epochs = 0;
 
@@ -418,6 +434,9 @@ train(struct run *r, struct train_options *o)
 			continue;
 		}
 		done++;
+		if (!per && r->train && s.rows) /* no --batch: the first */
+			per = (sym_dataset_n_rows(r->train) + s.rows - 1) /
+			    s.rows;
 		report_step(r, o, &s, per);
 		if (s.mismatch)
 			return report_mismatch(r, o, s.mismatch);
@@ -510,6 +529,8 @@ main(int argc, char **argv)
 		status = load_graph(&r, &o);
 	if (status < 0)
 		status = open_data(&r, &o);
+	if (status < 0)
+		status = check_save(&r, &o);
 	if (r.comm && sym_comm_mpi_available() && o.mpi)
 		status = agree_setup(&r, &o, status);
 	if (status < 0)
