@@ -68,6 +68,10 @@
 #                candidates too: bench_search BLOCKS DEVICES RANKS_PER_NODE)
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
+#   BENCH_CONV   the convolution benchmark (default ./bench/bench_conv:
+#                conv2d and its gradients against sgemm of the same size,
+#                and bench/lenet_train.sg trained on one rank, compared
+#                with PyTorch by bench/torch_lenet.py)
 #   BENCH_TRAINER the trainer benchmark (default ./bench/bench_trainer):
 #                samples per second of sym_trainer(3), the loop shape-train
 #                runs, on Fashion-MNIST (FASHION_MNIST) at global batches
@@ -117,6 +121,7 @@ bench_plan=${BENCH_PLAN:-./bench/bench_plan}
 bench_train=${BENCH_TRAIN:-./bench/bench_train}
 bench_search=${BENCH_SEARCH:-./bench/bench_search}
 bench_trainer=${BENCH_TRAINER:-./bench/bench_trainer}
+bench_conv=${BENCH_CONV:-./bench/bench_conv}
 fashion=${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
 # The real program rather than libtool's wrapper script, whose shell would
 # be timed too; it finds the uninstalled library through bench_graph's
@@ -219,6 +224,19 @@ if test -r "$fashion/train-images-idx3-ubyte.gz" ||
 		cat "$tmp/trainer1-$b.json"
 		trainer_vs_torch 1 "$b" "$tmp/trainer1-$b.json"
 	done
+	echo "# convolution: the kernels against sgemm, and a LeNet trained" \
+	    "on one rank against PyTorch on one thread (bench/bench_conv," \
+	    "bench/torch_lenet.py)"
+	# shellcheck disable=SC2086
+	"$bench_conv" --dataset "$fashion" --graph "$srcdir/lenet_train.sg" \
+	    $TRAINER_ARGS >"$tmp/conv.json"
+	cat "$tmp/conv.json"
+	if has_torch; then
+		machine torch_lenet.py
+		# shellcheck disable=SC2086
+		"$python3" "$srcdir/torch_lenet.py" --dataset "$fashion" \
+		    --symshard "$tmp/conv.json" $TRAINER_ARGS
+	fi
 	if test -n "$mpirun"; then
 		root=
 		if test "$(id -u)" = 0; then

@@ -990,7 +990,8 @@ static const char trainer[] = "devices 8\n"
                               "h = matmul(x, w1) shard ((2, 1), (1, 4))\n"
                               "a = relu(h)\n"
                               "m = matmul(a, w2) shard ((2, 4), (4, 1))\n"
-                              "loss = softmax_cross_entropy(m, lab)\n"
+                              "q = log_softmax(m, axis=1)\n"
+                              "loss = softmax_cross_entropy(q, lab)\n"
                               "output loss\n"
                               "minimize loss with adam(lr=0.01)\n";
 

@@ -132,12 +132,249 @@ test_loss(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* --- ignore_index --------------------------------------------------------- */
+
+/* The logits and labels the recorded PyTorch values below come from
+ * (torch 1.13, f64: torch.nn.functional.cross_entropy and its gradient
+ * of the mean). */
+static const double ig_x[5][4] = { { 0.5, -1.25, 2.0, 0.125 },
+	{ 1.5, 0.25, -0.75, 3.0 }, { -2.0, 0.5, 0.0, 1.0 },
+	{ 0.75, 0.75, -0.5, -1.5 }, { 2.5, -0.25, 1.25, 0.5 } };
+static const int32_t ig_default[5] = { 2, -100, 0, 3, -100 };
+static const double ig_none[5] = { 0.3473127897970557, 0.0, 3.705173162318934,
+	3.1220897104598073, 0.0 };
+static const double ig_mean = 2.391525220858599, ig_sum = 7.174575662575797;
+static const double ig_grad[20] = { 0.05255342128421235, 0.009132415258370136,
+	-0.09780523955500697, 0.03611940301242444, 0, 0, 0, 0,
+	-0.3251346806980825, 0.09988003621484862, 0.06058030425751385,
+	0.16467434022572003, 0.13935899197792945, 0.13935899197792945,
+	0.039927019687277535, -0.31864500364313647, 0, 0, 0, 0 };
+/* ignore_index=7 on the labels 1, 7, 7, 0, 2 */
+static const int32_t ig_seven[5] = { 1, 7, 7, 0, 2 };
+static const double ig7_mean = 2.03844475701189;
+static const double ig7_grad[20] = { 0.05255342128421235, -0.32420091807496315,
+	0.23552809377832634, 0.03611940301242444, 0, 0, 0, 0, 0, 0, 0, 0,
+	-0.19397434135540387, 0.13935899197792945, 0.039927019687277535,
+	0.014688329690196837, 0.22435087207554744, 0.0143422714116494,
+	-0.2690557323039221, 0.03036258881672527 };
+
+/* Return rows "r0" to "r1" of the logits of the recorded case in "dt". */
+static struct sym__tensor
+ig_logits(sym_dtype dt, int64_t r0, int64_t r1)
+{
+	int64_t d[] = { r1 - r0, 4 };
+	struct sym__tensor x = kt_tensor(dt, 2, d);
+
+	for (int64_t i = r0; i < r1; i++)
+		for (int64_t j = 0; j < 4; j++)
+			kt_set(&x, (i - r0) * 4 + j, ig_x[i][j]);
+	return x;
+}
+
+/* Return the "n" labels "l" as a tensor. */
+static struct sym__tensor
+ig_labels(const int32_t *l, int64_t n)
+{
+	struct sym__tensor t = kt_tensor(SYM_DT_I32, 1, &n);
+
+	memcpy(t.data, l, (size_t)n * sizeof(*l));
+	return t;
+}
+
+/* Run softmax_cross_entropy (and, unless "red" is "none", sce_grad with
+ * dloss 1) of "ctx" in "dt" on the recorded logits and the labels "l"
+ * with "red" and, when "ii" is not -1, ignore_index=ii; check the loss
+ * against "want" (the mean or sum, or the "none" losses) and the
+ * gradient against "grad" (NULL: not checked). */
+static void
+ig_check(sym_ctx *ctx, sym_dtype dt, const int32_t *l, const char *red,
+    int64_t ii, const double *want, const double *grad)
+{
+	int none = !strcmp(red, "none");
+	int64_t n5 = 5;
+	sym_attrs *at = kt_attrs(ctx);
+	struct sym__tensor in[3] = { ig_logits(dt, 0, 5), ig_labels(l, 5) };
+	struct sym__tensor y = kt_tensor(dt, none, &n5), g;
+	struct sym__kernel_args a;
+	double tol = kt_tol(dt, TOL_F32_FN * 4);
+
+	sym_attrs_set_string(at, "reduction", red);
+	if (ii != -1)
+		sym_attrs_set_int(at, "ignore_index", ii);
+	a = kt_args("softmax_cross_entropy", at, in, 2, &y, 1);
+	kt_run_args("softmax_cross_entropy", &a);
+	if (none)
+		kt_check_tensor(&y, want, tol, "ignored none");
+	else
+		kt_check_close(kt_get(&y, 0), want[0], tol, red, 0);
+	if (grad) {
+		in[2] = kt_tensor(dt, 0, NULL);
+		kt_set(&in[2], 0, 1.0);
+		g = kt_tensor(dt, 2, in[0].dim);
+		a = kt_args("sce_grad", at, in, 3, &g, 1);
+		kt_run_args("sce_grad", &a);
+		kt_check_tensor(&g, grad, tol, "ignored grad");
+		kt_free_all(&g, 1);
+		kt_free_all(&in[2], 1);
+	}
+	kt_free_all(in, 2);
+	kt_free_all(&y, 1);
+	sym_attrs_free(at);
+}
+
+/* Rows "r0" to "r1" of the recorded case against the whole labels
+ * "l" (global offset and size given as the executor gives them): the
+ * partial mean of the block, the mean of its rows over the rows that
+ * count in the whole batch; return it, after checking its gradient
+ * (dloss 1) against the rows of "grad". */
+static double
+ig_block(sym_ctx *ctx, sym_dtype dt, const int32_t *l, int64_t ii, int64_t r0,
+    int64_t r1, const double *grad)
+{
+	sym_attrs *at = kt_attrs(ctx);
+	struct sym__tensor in[3] = { ig_logits(dt, r0, r1), ig_labels(l, 5),
+		kt_tensor(dt, 0, NULL) };
+	struct sym__tensor y = kt_tensor(dt, 0, NULL), g;
+	int64_t off[3][SYM__MAX_RANK] = { { r0 } };
+	int64_t glob[3][SYM__MAX_RANK] = { { 5, 4 }, { 5 } };
+	struct sym__kernel_args a;
+	double got;
+
+	sym_attrs_set_int(at, "ignore_index", ii);
+	a = kt_args("softmax_cross_entropy", at, in, 2, &y, 1);
+	a.offset = (const int64_t(*)[SYM__MAX_RANK])off;
+	a.global_dim = (const int64_t(*)[SYM__MAX_RANK])glob;
+	a.normalizer = 5;
+	kt_run_args("softmax_cross_entropy", &a);
+	got = kt_get(&y, 0);
+	kt_set(&in[2], 0, 1.0);
+	g = kt_tensor(dt, 2, in[0].dim);
+	a = kt_args("sce_grad", at, in, 3, &g, 1);
+	a.offset = (const int64_t(*)[SYM__MAX_RANK])off;
+	a.global_dim = (const int64_t(*)[SYM__MAX_RANK])glob;
+	a.normalizer = 5;
+	kt_run_args("sce_grad", &a);
+	kt_check_tensor(&g, grad + r0 * 4, kt_tol(dt, TOL_F32_FN * 4),
+	    "block grad");
+	kt_free_all(&g, 1);
+	kt_free_all(in, 3);
+	kt_free_all(&y, 1);
+	sym_attrs_free(at);
+	return got;
+}
+
+/* ignore_index against values recorded from PyTorch: the default -100
+ * and an explicit one above the classes, every reduction, the gradient
+ * of the mean; blocks of rows with the whole labels add up to the
+ * mean over the rows that count; every row ignored gives 0 and a zero
+ * gradient (PyTorch: NaN); an ignored row of a block with only its own
+ * labels, and a label neither a class nor ignore_index, fail. */
+static void
+test_ignore_index(void **state)
+{
+	static const int32_t all[5] = { -100, -100, -100, -100, -100 };
+	static const double zero[20] = { 0 };
+	sym_ctx *ctx = tl_ctx_new();
+
+	(void)state;
+	for (int f = 0; f < 2; f++) {
+		sym_dtype dt = f ? SYM_DT_F64 : SYM_DT_F32;
+		double part = 0.0;
+
+		ig_check(ctx, dt, ig_default, "mean", -1, &ig_mean, ig_grad);
+		ig_check(ctx, dt, ig_default, "sum", -1, &ig_sum, NULL);
+		ig_check(ctx, dt, ig_default, "none", -1, ig_none, NULL);
+		ig_check(ctx, dt, ig_seven, "mean", 7, &ig7_mean, ig7_grad);
+		ig_check(ctx, dt, all, "mean", -1, zero, zero);
+		part += ig_block(ctx, dt, ig_seven, 7, 0, 2, ig7_grad);
+		part += ig_block(ctx, dt, ig_seven, 7, 2, 5, ig7_grad);
+		kt_check_close(part, ig7_mean, kt_tol(dt, TOL_F32_FN * 4),
+		    "blocks", 0);
+	}
+	{
+		struct sym__tensor in[2] = { ig_logits(SYM_DT_F32, 0, 2),
+			ig_labels(ig_default, 2) };
+		struct sym__tensor y = kt_tensor(SYM_DT_F32, 0, NULL);
+		struct sym__kernel_args a;
+
+		a = kt_args("softmax_cross_entropy", NULL, in, 2, &y, 1);
+		a.normalizer = 4;
+		kt_fail_args("softmax_cross_entropy", &a,
+		    "write ignore_index=-100 in the graph");
+		((int32_t *)in[1].data)[1] = -7;
+		kt_fails("softmax_cross_entropy", NULL, in, 2, &y, 1,
+		    "label -7 of row 1 is out of range [0, 4) and is not "
+		    "ignore_index -100");
+		kt_free_all(in, 2);
+		kt_free_all(&y, 1);
+	}
+	tl_ctx_free(ctx);
+}
+
+/* An ignore_index that is a class of the logits is a located error of
+ * the shape rule, at constant and (refuted with a witness) at symbolic
+ * sizes; negative or at least the classes is accepted. */
+static void
+test_ignore_index_in_range(void **state)
+{
+	static const struct {
+		const char *text, *part;
+		int line;
+	} cases[] = {
+		{ "input x : f32[4, 5]\ninput y : i32[4]\n"
+		  "l = softmax_cross_entropy(x, y, ignore_index=2)\n",
+		    "ignore_index=2 of softmax_cross_entropy is a class of the "
+		    "logits x (5 classes)",
+		    3 },
+		{ "symbol c\ninput x : f32[4, c]\ninput y : i32[4]\n"
+		  "l = softmax_cross_entropy(x, y, ignore_index=3)\n",
+		    "c = 4", 4 },
+		{ "input x : f32[4, 5]\ninput y : i32[4]\n"
+		  "l = softmax_cross_entropy(x, y, ignore_index=5)\n",
+		    NULL, 0 },
+		{ "symbol d max=8\ninput x : f32[4, d]\ninput y : i32[4]\n"
+		  "l = softmax_cross_entropy(x, y, ignore_index=8)\n",
+		    NULL, 0 },
+	};
+	sym_ctx *ctx = tl_ctx_new();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sym_graph *g = sym_graph_parse(ctx, cases[i].text, "ii.sg");
+		const sym_diagnostic *d = NULL;
+		char *m;
+
+		assert_non_null(g);
+		for (size_t k = 0; k < sym_graph_n_diagnostics(g) && !d; k++)
+			if (sym_graph_diagnostic(g, k)->severity ==
+			    SYM_SEV_ERROR)
+				d = sym_graph_diagnostic(g, k);
+		if (!cases[i].part) {
+			if (d)
+				fail_msg("case %zu: unexpected error %s", i,
+				    d->message);
+			sym_graph_free(g);
+			continue;
+		}
+		if (!d)
+			fail_msg("case %zu: no error", i);
+		m = sym_diagnostic_format(g, d);
+		if (!strstr(m, cases[i].part) || d->loc.line != cases[i].line)
+			fail_msg("case %zu: %s", i, m);
+		free(m);
+		sym_graph_free(g);
+	}
+	tl_ctx_free(ctx);
+}
+
 /* Run the tests. */
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loss),
+		cmocka_unit_test(test_ignore_index),
+		cmocka_unit_test(test_ignore_index_in_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -631,14 +631,12 @@ test_structural_errors(void **state)
 		     "y = layer_norm(x, g, bt) shard ((1, 8), (8,), (8,))\n",
 		    6, 33,
 		    "it is normalised by layer_norm, so it must not be" },
-		{ "devices 8\ninput t : f32[100, 16]\ninput i : i32[8]\n"
-		  "y = gather(t, i) shard ((2, 1), (4,))\n",
-		    4, 25,
-		    "gather y: dimension 0 of t is split by p0 (2 ways), but it "
-		    "is the gathered dimension" },
-		{ "devices 8\ninput t : f32[100, 16]\ninput i : i32[8]\n"
-		  "y = embedding(i, t) shard ((4,), (2, 1))\n",
-		    4, 34, "it is the vocabulary dimension of the table" },
+		{ "devices 8\nmesh m = (a=2, b=4)\ninput t : f32[96, 16]\n"
+		  "input i : i32[8]\n"
+		  "y = embedding(i, t) shard (m(b), m(b, None))\n",
+		    5, 27,
+		    "embedding y: axis b would both split dimension 0 of the "
+		    "output and hold partial sums of it" },
 		{ "devices 8\ninput x : f32[8, 4, 16, 16]\n"
 		  "input w : f32[8, 4, 3, 3]\n"
 		  "y = conv2d(x, w) shard ((1, 1, 2, 1), (1, 1, 1, 1))\n",

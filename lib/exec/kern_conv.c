@@ -12,12 +12,15 @@
  *
  * Its gradients, conv2d_input_grad(dy, weight, x) -> dx and
  * conv2d_weight_grad(dy, x, weight) -> dw, check the same geometry with
- * dy in the place of the output and loop directly, in double, rounding
- * once: dx scatters dy through the kernel (the transposed
- * convolution), dw correlates dy with x. The output channels of dy and
- * the weight may be a block of the global ones as for conv2d (the group
- * of each from the weight's offset); a block of the batch gives dw a
- * partial sum, a block of O gives dx one.
+ * dy in the place of the output and use the same columns: per image and
+ * group, dx's columns are weight^T x dy (one CBLAS product), added back
+ * into dx by col2im (the transposed convolution); dw is dy x columns^T,
+ * accumulated over the images by the product itself (beta 1). A 1x1
+ * kernel with unit stride and no padding reads and writes x and dx in
+ * place of the columns. The output channels of dy and the weight may be
+ * a block of the global ones as for conv2d (the group of each from the
+ * weight's offset); a block of the batch gives dw a partial sum, a block
+ * of O gives dx one.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -262,95 +265,152 @@ k_conv2d(struct sym__kernel_args *a)
 	return 0;
 }
 
-/* Return element "i" of "t" (f32 or f64) as a double. */
-static inline double
-ld(const struct sym__tensor *t, int64_t i)
-{
-	return t->dtype == SYM_DT_F64 ? ((const double *)t->data)[i]
-	                              : ((const float *)t->data)[i];
-}
+/*
+ * COL2IM(name, T): the function name(cv, col, x) that adds the columns
+ * "col" ([cg * kh * kw, ho * wo], as IM2COL lays them out) back into the
+ * "cv->cg" channels of one image at "x" (type T): each column element to
+ * the input position it was read from, nothing for the padding.
+ */
+#define COL2IM(name, T)                                                        \
+	static void name(const struct conv *cv, const T *restrict col,         \
+	    T *restrict x)                                                     \
+	{                                                                      \
+		int64_t sw = cv->stride[1], wo = cv->wo, kk = cv->kh * cv->kw; \
+                                                                               \
+		for (int64_t r = 0; r < cv->cg * kk; r++) {                    \
+			int64_t c = r / kk, i = r % kk / cv->kw;               \
+			int64_t bw = r % cv->kw * cv->dil[1] - cv->pad[2];     \
+			int64_t lo, hi;                                        \
+                                                                               \
+			valid_range(bw, sw, cv->w, wo, &lo, &hi);              \
+			for (int64_t oh = 0; oh < cv->ho; oh++) {              \
+				const T *o = col + (r * cv->ho + oh) * wo;     \
+				int64_t ih = oh * cv->stride[0] +              \
+				    i * cv->dil[0] - cv->pad[0];               \
+				T *xr;                                         \
+                                                                               \
+				if (ih < 0 || ih >= cv->h)                     \
+					continue;                              \
+				xr = x + (c * cv->h + ih) * cv->w + bw;        \
+				for (int64_t q = lo; q < hi; q++)              \
+					xr[q * sw] += o[q];                    \
+			}                                                      \
+		}                                                              \
+	}
 
-/* Return the input row (or column) of output position "p" and kernel
- * tap "k" along spatial dimension "d" (0 height, 1 width) of "cv". */
-static inline int64_t
-tap(const struct conv *cv, int d, int64_t p, int64_t k)
-{
-	return p * cv->stride[d] + k * cv->dil[d] - cv->pad[2 * d];
-}
+COL2IM(col2im_f32, float)
+COL2IM(col2im_f64, double)
 
-/* Store "v" as element "i" of "t" (f32 or f64). */
-static inline void
-st(struct sym__tensor *t, int64_t i, double v)
-{
-	if (t->dtype == SYM_DT_F64)
-		((double *)t->data)[i] = v;
-	else
-		((float *)t->data)[i] = (float)v;
-}
-
-/* Return the global group of local output channel "o" of "cv". */
-static inline int64_t
-group_of(const struct conv *cv, int64_t o)
-{
-	return (cv->o_off + o) / (cv->o_global / cv->group);
-}
-
-/* Add to "acc" (the dims of x, in double) what output channel "o" of
- * image "n" of "dy" gives the gradient of x through the weight "w" for
- * "cv": each output position's gradient times each kernel tap, at the
- * input position that tap read. */
+/* c = op(a) x op(b) + beta c in the storage of "cv", row-major: op(a) is
+ * [m, k] ("ta": a is stored [k, m]), op(b) [k, n] ("tb": b is [n, k]),
+ * "lda", "ldb" and "ldc" their leading dimensions. */
 static void
-input_grad_one(const struct conv *cv, const struct sym__tensor *dy,
-    const struct sym__tensor *w, int64_t n, int64_t o, double *acc)
+gemm(const struct conv *cv, int ta, int tb, int64_t m, int64_t n, int64_t k,
+    const void *a, int64_t lda, const void *b, int64_t ldb, int beta, void *c,
+    int64_t ldc)
 {
-	int64_t kk = cv->kh * cv->kw, p_n = cv->ho * cv->wo;
-	double *xn =
-	    acc + (n * cv->c + group_of(cv, o) * cv->cg) * cv->h * cv->w;
-	int64_t y0 = (n * cv->o + o) * p_n, w0 = o * cv->cg * kk;
+	enum CBLAS_TRANSPOSE oa = ta ? CblasTrans : CblasNoTrans;
+	enum CBLAS_TRANSPOSE ob = tb ? CblasTrans : CblasNoTrans;
 
-	for (int64_t p = 0; p < p_n; p++) {
-		double gv = ld(dy, y0 + p);
-		int64_t oh = p / cv->wo, ow = p % cv->wo;
+	if (cv->kst == SYM__KST_F32)
+		cblas_sgemm(CblasRowMajor, oa, ob, (int)m, (int)n, (int)k, 1.0f,
+		    a, (int)lda, b, (int)ldb, (float)beta, c, (int)ldc);
+	else
+		cblas_dgemm(CblasRowMajor, oa, ob, (int)m, (int)n, (int)k, 1.0,
+		    a, (int)lda, b, (int)ldb, (double)beta, c, (int)ldc);
+}
 
-		for (int64_t k = 0; k < cv->cg * kk; k++) {
-			int64_t c = k / kk;
-			int64_t ih = tap(cv, 0, oh, k % kk / cv->kw);
-			int64_t iw = tap(cv, 1, ow, k % cv->kw);
+/* Write the columns of the channels of group "g" of image "i" of "x" for
+ * "cv" into "col"; return them ("col", or x itself when pointwise). */
+static const char *
+columns(const struct conv *cv, const char *x, int64_t i, int64_t g, char *col)
+{
+	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
+	const char *xg =
+	    x + ((i * cv->c + g * cv->cg) * cv->h * cv->w) * (int64_t)es;
 
-			if (ih >= 0 && ih < cv->h && iw >= 0 && iw < cv->w)
-				xn[(c * cv->h + ih) * cv->w + iw] +=
-				    gv * ld(w, w0 + k);
-		}
+	if (pointwise(cv))
+		return xg;
+	if (cv->kst == SYM__KST_F32)
+		im2col_f32(cv, (const float *)(const void *)xg,
+		    (float *)(void *)col);
+	else
+		im2col_f64(cv, (const double *)(const void *)xg,
+		    (double *)(void *)col);
+	return col;
+}
+
+/* Add to image "i" of "dx" the gradient that the local output channels
+ * of "cv" give it through the weight "w" from "dy", one product per
+ * group into "col" (added back by col2im; directly into dx when
+ * pointwise). */
+static void
+input_grad_image(const struct conv *cv, int64_t i, const char *dy,
+    const char *w, char *dx, char *col)
+{
+	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
+	int64_t k = cv->cg * cv->kh * cv->kw, p = cv->ho * cv->wo;
+	int64_t per = cv->o_global / cv->group, o0 = 0;
+
+	while (o0 < cv->o) {
+		int64_t g = (cv->o_off + o0) / per;
+		int64_t o1 = (g + 1) * per - cv->o_off;
+		char *xg = dx +
+		    ((i * cv->c + g * cv->cg) * cv->h * cv->w) * (int64_t)es;
+		int pw = pointwise(cv);
+
+		o1 = o1 < cv->o ? o1 : cv->o;
+		gemm(cv, 1, 0, k, p, o1 - o0, w + o0 * k * (int64_t)es, k,
+		    dy + ((i * cv->o + o0) * p) * (int64_t)es, p, pw,
+		    pw ? xg : col, p);
+		if (!pw && cv->kst == SYM__KST_F32)
+			col2im_f32(cv, (const float *)(const void *)col,
+			    (float *)(void *)xg);
+		else if (!pw)
+			col2im_f64(cv, (const double *)(const void *)col,
+			    (double *)(void *)xg);
+		o0 = o1;
 	}
 }
 
-/* Return the gradient of element "k" (channel, row, column of the
- * kernel) of output channel "o" of the weight for "cv": the sum over
- * the images and output positions of "dy" times the element of "x" the
- * tap read there. */
-static double
-weight_grad_one(const struct conv *cv, const struct sym__tensor *dy,
-    const struct sym__tensor *x, int64_t o, int64_t k)
+/* Add to "dw" the gradient of the weight of "cv" that image "i" of "x"
+ * and "dy" give (set it when "beta" is 0), one product per group, the
+ * columns in "col". */
+static void
+weight_grad_image(const struct conv *cv, int64_t i, const char *dy,
+    const char *x, char *dw, char *col, int beta)
 {
-	int64_t kk = cv->kh * cv->kw, p_n = cv->ho * cv->wo;
-	int64_t c = group_of(cv, o) * cv->cg + k / kk;
-	int64_t i = k % kk / cv->kw, j = k % cv->kw;
-	double sum = 0.0;
+	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
+	int64_t k = cv->cg * cv->kh * cv->kw, p = cv->ho * cv->wo;
+	int64_t per = cv->o_global / cv->group, o0 = 0;
 
-	for (int64_t n = 0; n < cv->n; n++) {
-		int64_t y0 = (n * cv->o + o) * p_n;
-		int64_t x0 = (n * cv->c + c) * cv->h * cv->w;
+	while (o0 < cv->o) {
+		int64_t g = (cv->o_off + o0) / per;
+		int64_t o1 = (g + 1) * per - cv->o_off;
+		const char *src = columns(cv, x, i, g, col);
 
-		for (int64_t p = 0; p < p_n; p++) {
-			int64_t ih = tap(cv, 0, p / cv->wo, i);
-			int64_t iw = tap(cv, 1, p % cv->wo, j);
-
-			if (ih >= 0 && ih < cv->h && iw >= 0 && iw < cv->w)
-				sum += ld(dy, y0 + p) *
-				    ld(x, x0 + ih * cv->w + iw);
-		}
+		o1 = o1 < cv->o ? o1 : cv->o;
+		gemm(cv, 0, 1, o1 - o0, k, p,
+		    dy + ((i * cv->o + o0) * p) * (int64_t)es, p, src, p, beta,
+		    dw + o0 * k * (int64_t)es, k);
+		o0 = o1;
 	}
-	return sum;
+}
+
+/* Return room for the columns of one image of the call "a" of "op" for
+ * "cv" from its scratch area, NULL with an error when out of memory. */
+static char *
+col_area(struct sym__kernel_args *a, const char *op, const struct conv *cv)
+{
+	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
+	char *col;
+
+	col = sym__kscratch_get(a,
+	    (size_t)(cv->cg * cv->kh * cv->kw) * (size_t)(cv->ho * cv->wo) *
+	        es);
+	if (!col)
+		sym__kfail(a, op, "out of memory");
+	return col;
 }
 
 /* The kernel of conv2d_input_grad(dy, weight, x) -> dx of the dims of
@@ -361,25 +421,24 @@ k_conv2d_input_grad(struct sym__kernel_args *a)
 	static const char op[] = "conv2d_input_grad";
 	struct sym__tensor *dx = &a->out[0];
 	struct conv cv;
-	int64_t n;
-	double *acc;
+	char *col;
 
 	if (sym__kio(a, op, 3, 3, 1, 1) < 0 ||
 	    setup(a, op, 2, 1, &a->in[0], "dy", &cv) < 0 ||
 	    sym__ksame_kst(a, op, &a->in[2], "x", dx, "the output") < 0 ||
 	    sym__ksame_dims(a, op, &a->in[2], "x", dx, "the output") < 0)
 		return -1;
-	n = sym__tensor_numel(dx);
-	acc = sym__kscratch_get(a, (size_t)(n ? n : 1) * sizeof(*acc));
-	if (!acc)
-		return sym__kfail(a, op, "out of memory");
-	memset(acc, 0, (size_t)n * sizeof(*acc));
+	memset(dx->data, 0,
+	    (size_t)sym__tensor_numel(dx) * sym__tensor_elem_size(dx->dtype));
+	if (sym__tensor_numel(dx) == 0 || cv.cg * cv.kh * cv.kw == 0)
+		return 0;
+	col = col_area(a, op, &cv);
+	if (!col)
+		return -1;
 	for (int64_t i = 0; i < cv.n; i++)
-		for (int64_t o = 0; o < cv.o; o++)
-			input_grad_one(&cv, &a->in[0], &a->in[1], i, o, acc);
-	for (int64_t i = 0; i < n; i++)
-		st(dx, i, acc[i]);
-	sym__kscratch_done(a, acc);
+		input_grad_image(&cv, i, a->in[0].data, a->in[1].data, dx->data,
+		    col);
+	sym__kscratch_done(a, col);
 	return 0;
 }
 
@@ -391,7 +450,7 @@ k_conv2d_weight_grad(struct sym__kernel_args *a)
 	static const char op[] = "conv2d_weight_grad";
 	struct sym__tensor *dw = &a->out[0];
 	struct conv cv;
-	int64_t k;
+	char *col;
 
 	if (sym__kio(a, op, 3, 3, 1, 1) < 0 ||
 	    setup(a, op, 1, 2, &a->in[0], "dy", &cv) < 0 ||
@@ -400,11 +459,17 @@ k_conv2d_weight_grad(struct sym__kernel_args *a)
 	    sym__ksame_dims(a, op, &a->in[2], "the weight", dw, "the output") <
 	        0)
 		return -1;
-	k = cv.cg * cv.kh * cv.kw;
-	for (int64_t o = 0; o < cv.o; o++)
-		for (int64_t i = 0; i < k; i++)
-			st(dw, o * k + i,
-			    weight_grad_one(&cv, &a->in[0], &a->in[1], o, i));
+	memset(dw->data, 0,
+	    (size_t)sym__tensor_numel(dw) * sym__tensor_elem_size(dw->dtype));
+	if (sym__tensor_numel(dw) == 0 || cv.n == 0 || cv.ho * cv.wo == 0)
+		return 0;
+	col = col_area(a, op, &cv);
+	if (!col)
+		return -1;
+	for (int64_t i = 0; i < cv.n; i++)
+		weight_grad_image(&cv, i, a->in[0].data, a->in[1].data,
+		    dw->data, col, i > 0);
+	sym__kscratch_done(a, col);
 	return 0;
 }
 

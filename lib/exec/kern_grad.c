@@ -434,79 +434,6 @@ k_log_softmax_grad(struct sym__kernel_args *a)
 	return softmax_grad(a, "log_softmax_grad", 1);
 }
 
-/* Check the tensors of the call "a" of sce_grad for the reduction
- * "red"; return 0 or -1. */
-static int
-check_sce_grad(struct sym__kernel_args *a, enum sym__reduction red)
-{
-	static const char op[] = "sce_grad";
-	static const char *const names[] = { "the logits", "dloss",
-		"the output" };
-	const struct sym__tensor *t[3] = { &a->in[0], &a->in[2], &a->out[0] };
-	const struct sym__tensor *x = t[0], *lab = &a->in[1], *dl = t[1];
-	int none = red == SYM__RED_NONE;
-
-	if (x->rank != 2 || lab->rank != 1 || lab->dim[0] != x->dim[0])
-		return sym__kfail(a, op,
-		    "the logits must be [N, C] and the labels [N]");
-	if (all_float(a, op, t, names, 3) < 0 ||
-	    sym__kindices(a, op, lab, "the labels") < 0 ||
-	    sym__ksame_dims(a, op, x, "the logits", t[2], "the output") < 0)
-		return -1;
-	if (dl->rank != none || (none && dl->dim[0] != x->dim[0]))
-		return sym__kfail(a, op, "dloss must be %s",
-		    none ? "[N]" : "a scalar");
-	for (int64_t i = 0; i < lab->dim[0]; i++) {
-		int32_t l = ((const int32_t *)lab->data)[i];
-
-		if (l < 0 || l >= x->dim[1])
-			return sym__kfail(a, op,
-			    "label %lld of row %lld is out of range [0, %lld)",
-			    (long long)l, (long long)i, (long long)x->dim[1]);
-	}
-	return 0;
-}
-
-/* The kernel of sce_grad(logits [N, C], labels [N], dloss): row i of
- * the gradient is (softmax(logits_i) - onehot(label_i)) times dloss_i
- * for reduction "none", dloss for "sum", dloss / N for "mean" with N the
- * global batch (args->normalizer, else the local N); "a" is the call. */
-static int
-k_sce_grad(struct sym__kernel_args *a)
-{
-	static const char op[] = "sce_grad";
-	const struct sym__tensor *x;
-	const int32_t *lab;
-	enum sym__reduction red;
-	int64_t n, c;
-
-	if (sym__kio(a, op, 3, 3, 1, 1) < 0 || !sym__kat(a, op))
-		return -1;
-	red = a->at->loss.reduction;
-	if (check_sce_grad(a, red) < 0)
-		return -1;
-	x = &a->in[0];
-	lab = a->in[1].data;
-	n = x->dim[0];
-	c = x->dim[1];
-	for (int64_t i = 0; i < n; i++) {
-		double m = -INFINITY, s = 0.0, g;
-
-		g = ld(&a->in[2], red == SYM__RED_NONE ? i : 0);
-		if (red == SYM__RED_MEAN)
-			g /= (double)(a->normalizer > 0 ? a->normalizer : n);
-		for (int64_t j = 0; j < c; j++)
-			m = fmax(m, ld(x, i * c + j));
-		for (int64_t j = 0; j < c; j++)
-			s += exp(ld(x, i * c + j) - m);
-		for (int64_t j = 0; j < c; j++)
-			st(&a->out[0], i * c + j,
-			    (exp(ld(x, i * c + j) - m) / s - (j == lab[i])) *
-			        g);
-	}
-	return 0;
-}
-
 /* Check the tensors of the call "a" of layer_norm_grad(dy, x, gamma)
  * -> (dx, dgamma, dbeta) against the decoded axes "at"; return 0 or
  * -1. */
@@ -804,7 +731,7 @@ const sym__kernel_fn sym__kernels_grad[SYM__N_OPS] = {
 	[SYM__OP_SIGMOID_GRAD] = k_sigmoid_grad,
 	[SYM__OP_TANH_GRAD] = k_tanh_grad,
 	[SYM__OP_SQRT_GRAD] = k_sqrt_grad,
-	[SYM__OP_SCE_GRAD] = k_sce_grad,
+	[SYM__OP_SCE_GRAD] = sym__k_sce_grad,
 	[SYM__OP_REDUCE_SUM_GRAD] = k_reduce_sum_grad,
 	[SYM__OP_REDUCE_MEAN_GRAD] = k_reduce_mean_grad,
 	[SYM__OP_REDUCE_MAX_GRAD] = k_reduce_max_grad,

@@ -1,18 +1,22 @@
 /*
- * Sharding rules of the gather family (MindSpore's GatherInfo with an
- * unsplit gather axis, EmbeddingLookup, OneHotInfo).
+ * Sharding rules of the gather family (MindSpore's GatherInfo,
+ * EmbeddingLookup, OneHotInfo).
  *
  *  - gather(params, indices, axis): the device matrix is the strategy of
  *    params ("p0", ...) followed by that of the indices ("i0", ...); the
- *    gathered dimension of params is unsplit (MindSpore's row-split table
- *    with masking and AllReduce is not supported); the output
- *    params[:axis] + indices + params[axis+1:] takes each part's axes.
- *    The default strategy splits the indices' leading dimension, the
- *    table being replicated (MindSpore's batch strategy of Gather).
+ *    output params[:axis] + indices + params[axis+1:] takes each part's
+ *    axes. The gathered dimension of params may be split (vocabulary
+ *    parallelism, Megatron's and MindSpore's row-split table): each rank
+ *    looks up the indices inside its block of rows and writes zeros for
+ *    the others, so the output holds partial sums over the axes that
+ *    split that dimension, resolved by an AllReduce. The default strategy
+ *    splits the indices' leading dimension, the table being replicated
+ *    (MindSpore's batch strategy of Gather).
  *  - embedding(ids, table): device matrix ("i0", ..., "vocab", "embed");
- *    the table is replicated or split on its embedding dimension, the ids
- *    keep their layout, the output is ids.shape + [D] split like the ids
- *    and the embedding dimension.
+ *    the ids keep their layout, the output is ids.shape + [D] split like
+ *    the ids and the embedding dimension; a table split on its
+ *    vocabulary dimension makes the output partial over those axes, as
+ *    for gather.
  *  - one_hot(indices): the device matrix is the indices' strategy; the
  *    output has the indices' layout with the depth dimension inserted
  *    unsplit.
@@ -68,8 +72,6 @@ infer_gather(struct sym__shard *s)
 
 	if (sym__shard_default_replicated(s, 0) < 0 ||
 	    sym__shard_default_replicated(s, 1) < 0 ||
-	    sym__shard_unsplit(s, 0, ax,
-	        "it is the gathered dimension, which") < 0 ||
 	    sym__lb_init(s, &b, rp - 1 + ri) < 0)
 		return -1;
 	for (size_t d = 0; d < ax; d++)
@@ -78,6 +80,7 @@ infer_gather(struct sym__shard *s)
 		sym__lb_copy(&b, k++, s->in[1], d);
 	for (size_t d = ax + 1; d < rp; d++)
 		sym__lb_copy(&b, k++, s->in[0], d);
+	sym__lb_partial_dim(&b, s->in[0], ax);
 	return sym__shard_set_out(s, 0, &b);
 }
 
@@ -126,13 +129,12 @@ infer_embedding(struct sym__shard *s)
 
 	if (sym__shard_default_replicated(s, 0) < 0 ||
 	    sym__shard_default_replicated(s, 1) < 0 ||
-	    sym__shard_unsplit(s, 1, 0,
-	        "it is the vocabulary dimension of the table, which") < 0 ||
 	    sym__lb_init(s, &b, ri + 1) < 0)
 		return -1;
 	for (size_t d = 0; d < ri; d++)
 		sym__lb_copy(&b, d, s->in[0], d);
 	sym__lb_copy(&b, ri, s->in[1], 1);
+	sym__lb_partial_dim(&b, s->in[1], 0);
 	return sym__shard_set_out(s, 0, &b);
 }
 

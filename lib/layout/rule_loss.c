@@ -3,12 +3,19 @@
  * labels [N]) (MindSpore's SparseSoftmaxCrossEntropyWithLogitsInfo). The
  * device matrix is the strategy of the logits, ("batch", "class").
  *
- * The class dimension is unsplit (the softmax runs over it); the labels
- * are split like the batch dimension of the logits. With reduction
- * "none" the per-sample losses [N] are split like the batch; with "mean"
- * or "sum" the scalar output holds partial sums over the batch axes (each
- * rank sums its samples' losses, divided by the global N for the mean),
- * resolved by an AllReduce.
+ * The class dimension is unsplit (the softmax runs over it). The labels
+ * are split like the batch dimension of the logits, except for the
+ * reduction "mean" with an ignore_index written in the graph: then they
+ * are whole on every rank (an AllGather of the labels, or an input read
+ * whole, when the batch is split), since the mean divides by the number
+ * of rows that count (those whose label is not ignore_index) over the
+ * whole batch, which each rank then counts itself. Without the
+ * attribute the labels stay split as before and a row labelled with the
+ * default -100 on a split batch is a run-time error of the kernel (it
+ * cannot count the other blocks' rows), which names the fix. With reduction "none" the per-sample losses [N] are split like
+ * the batch; with "mean" or "sum" the scalar output holds partial sums
+ * over the batch axes (each rank sums its samples' losses, divided by
+ * the global count for the mean), resolved by an AllReduce.
  */
 #include <string.h>
 
@@ -68,7 +75,11 @@ infer_sce(struct sym__shard *s)
 	}
 	if (sym__shard_unsplit(s, 0, 1, "it is the class dimension, which") < 0)
 		return -1;
-	if (!sym__shard_same_dim(s->in[1], 0, s->in[0], 0))
+	if (s->at->loss.reduction == SYM__RED_MEAN && s->at->loss.ignore_set) {
+		if (sym__lb_init(s, &b, 1) < 0 ||
+		    sym__shard_set_in(s, 1, &b) < 0)
+			return -1;
+	} else if (!sym__shard_same_dim(s->in[1], 0, s->in[0], 0))
 		return sym__shard_fail(s, 1, 0,
 		    "the labels %s are split by %s, but the batch dimension "
 		    "of the logits %s by %s: they must be split alike",

@@ -280,6 +280,11 @@ struct sym__opattrs {
 		} gather;
 		struct {
 			enum sym__reduction reduction;
+			/* rows whose label equals it count for nothing
+			 * (default -100, as PyTorch); "ignore_set": the
+			 * attribute was written */
+			int64_t ignore_index;
+			int ignore_set;
 		} loss;
 		struct {
 			int64_t diagonal;       /* tril, triu */

@@ -43,31 +43,12 @@ sym__rule_grad_unary(struct sym__infer *inf)
 	return sym__out_same(inf, 0);
 }
 
-/* The decoder of sce_grad: the attribute reduction of "inf", "mean"
- * (default), "sum" or "none", as softmax_cross_entropy's; return 0 or
- * -1. */
+/* The decoder of sce_grad: the attributes of softmax_cross_entropy
+ * (reduction, ignore_index), decoded as its; "inf" is the run. */
 int
 sym__decode_sce_grad(struct sym__infer *inf)
 {
-	static const char *const known[] = { "reduction", NULL };
-	static const char *const names[] = { [SYM__RED_MEAN] = "mean",
-		[SYM__RED_SUM] = "sum",
-		[SYM__RED_NONE] = "none" };
-	const char *red;
-	int r = 0;
-
-	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__attr_string(inf, "reduction", "mean", &red) < 0)
-		return -1;
-	while (r < 3 && strcmp(red, names[r]))
-		r++;
-	if (r == 3)
-		return sym__infer_fail_attr(inf, "reduction",
-		    "attribute reduction of %s must be \"mean\", \"sum\" or "
-		    "\"none\", not \"%s\"",
-		    inf->op->name, red);
-	inf->at.loss.reduction = (enum sym__reduction)r;
-	return 0;
+	return sym__decode_sce(inf);
 }
 
 /* The rule of sce_grad(logits, labels, dloss): the gradient of

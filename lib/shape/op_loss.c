@@ -6,12 +6,14 @@
 
 #include "shape/shape_private.h"
 
-/* The decoder of softmax_cross_entropy: the attribute reduction of
- * "inf", "mean" (default), "sum" or "none"; return 0 or -1. */
+/* The decoder of softmax_cross_entropy and of its gradient sce_grad:
+ * the attributes reduction of "inf", "mean" (default), "sum" or "none",
+ * and ignore_index (default -100); return 0 or -1. */
 int
 sym__decode_sce(struct sym__infer *inf)
 {
-	static const char *const known[] = { "reduction", NULL };
+	static const char *const known[] = { "reduction", "ignore_index",
+		NULL };
 	static const char *const names[] = { [SYM__RED_MEAN] = "mean",
 		[SYM__RED_SUM] = "sum",
 		[SYM__RED_NONE] = "none" };
@@ -19,27 +21,33 @@ sym__decode_sce(struct sym__infer *inf)
 	int r = 0;
 
 	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__attr_string(inf, "reduction", "mean", &red) < 0)
+	    sym__attr_string(inf, "reduction", "mean", &red) < 0 ||
+	    sym__attr_int(inf, "ignore_index", 0, -100,
+	        &inf->at.loss.ignore_index) < 0)
 		return -1;
 	while (r < 3 && strcmp(red, names[r]))
 		r++;
 	if (r == 3)
 		return sym__infer_fail_attr(inf, "reduction",
-		    "attribute reduction of softmax_cross_entropy must be "
-		    "\"mean\", \"sum\" or \"none\", not \"%s\"",
-		    red);
+		    "attribute reduction of %s must be \"mean\", \"sum\" or "
+		    "\"none\", not \"%s\"",
+		    inf->op->name, red);
 	inf->at.loss.reduction = (enum sym__reduction)r;
+	inf->at.loss.ignore_set =
+	    sym__attrs_find(inf->attrs, "ignore_index") != NULL;
 	return 0;
 }
 
 /* The rule of softmax_cross_entropy(logits, labels): floating-point
  * logits [N, C] and integer labels [N] with equal N; the attribute
  * reduction "mean" (default) or "sum" gives a scalar of the logits' dtype,
- * "none" the per-sample losses [N]. "inf" is the run. */
+ * "none" the per-sample losses [N]. A non-negative ignore_index must not
+ * be a class: at least C. "inf" is the run. */
 int
 sym__rule_sce(struct sym__infer *inf)
 {
 	const sym_shape *logits = inf->in[0], *labels = inf->in[1];
+	int64_t ii = inf->at.loss.ignore_index;
 
 	if (sym__rank_is(inf, 0, 2) < 0 || sym__dtype_float(inf, 0) < 0 ||
 	    sym__rank_is(inf, 1, 1) < 0 ||
@@ -50,6 +58,15 @@ sym__rule_sce(struct sym__infer *inf)
 	        "logits %s (%s)",
 	        sym__in_name(inf, 1), sym__txt_expr(inf, labels->dim[0]),
 	        sym__in_name(inf, 0), sym__txt_expr(inf, logits->dim[0])) < 0)
+		return -1;
+	if (ii >= 0 &&
+	    sym__require_ge(inf, sym__tmp(inf, sym__const(inf->ctx, ii)),
+	        logits->dim[1],
+	        "ignore_index=%lld of %s is a class of the logits %s (%s "
+	        "classes): it must be negative or at least the number of "
+	        "classes",
+	        (long long)ii, inf->op->name, sym__in_name(inf, 0),
+	        sym__txt_expr(inf, logits->dim[1])) < 0)
 		return -1;
 	if (inf->at.loss.reduction == SYM__RED_NONE)
 		return sym__out_shape(inf, logits->dtype, 1, logits->dim);
