@@ -33,7 +33,11 @@ double tool_now(void);
 /* tool_shard.c */
 struct sym_graph;
 struct sym_binding;
+struct sym_topology;
 int tool_shard(struct tool_voice *v, struct sym_graph *g, int autop,
     int64_t memory, const struct sym_binding *at, int status);
+int tool_shard_on(struct tool_voice *v, struct sym_graph *g,
+    const struct sym_topology *topo, int autop, int64_t memory,
+    const struct sym_binding *at, int status);
 
 #endif

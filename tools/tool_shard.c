@@ -40,16 +40,26 @@ int
 tool_shard(struct tool_voice *v, sym_graph *g, int autop, int64_t memory,
     const sym_binding *at, int status)
 {
+	return tool_shard_on(v, g, NULL, autop, memory, at, status);
+}
+
+/* tool_shard on the topology "topo" (NULL: the default one): the
+ * communication is priced on its links. */
+int
+tool_shard_on(struct tool_voice *v, sym_graph *g, const sym_topology *topo,
+    int autop, int64_t memory, const sym_binding *at, int status)
+{
 	sym_search_options so = SYM_SEARCH_OPTIONS_INIT;
 	sym_ctx *ctx = sym_graph_get_ctx(g);
 	sym_search *s;
 	size_t i = 0, n;
 
 	if (!autop && memory <= 0 && !sym_graph_auto_parallel(g, NULL)) {
-		sym_graph_shard(g, NULL);
+		sym_graph_shard(g, topo);
 		return 0;
 	}
 	so.memory = memory;
+	so.topo = topo;
 	s = sym_graph_search(g, &so);
 	if (!s) {
 		sym_loc where = sym_ctx_last_location(ctx);

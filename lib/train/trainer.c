@@ -430,7 +430,8 @@ enum {
 
 static const char *const agree_name[AG_N] = { "the plan", "the training data",
 	"the test data", "the seed", "the batch sizes",
-	"shuffling, dropping the remainder or checking",
+	"shuffling, dropping the remainder, checking or allowing non-finite "
+	"losses",
 	"the options of the caller" };
 
 /* Fill "f" with what the processes of "t" must agree on. */
@@ -446,7 +447,8 @@ agree_fields(const sym_trainer *t, uint64_t f[AG_N])
 	f[AG_FLAGS] = (uint64_t)(t->o.no_shuffle != 0) |
 	    (uint64_t)(t->o.drop_remainder != 0) << 1 |
 	    (uint64_t)(t->o.single != NULL) << 2 |
-	    (uint64_t)t->o.check_every << 3;
+	    (uint64_t)t->o.check_every << 3 |
+	    (uint64_t)(t->o.allow_nonfinite != 0) << 63;
 	f[AG_CALLER] = t->o.agree;
 }
 

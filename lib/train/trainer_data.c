@@ -127,6 +127,30 @@ mapped_column(sym_trainer *t, const char *map, const char *name,
 	return SIZE_MAX;
 }
 
+/* Record on the context of "t" an error when an entry of the map "rest"
+ * binds the input "name" again, which the entry "first" ("len" bytes)
+ * binds; return 0 when none does, else -1. */
+static int
+map_again(sym_trainer *t, const char *rest, const char *name, const char *first,
+    size_t len)
+{
+	size_t k = strlen(name);
+
+	for (const char *p = rest; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n > k && p[k] == '=' && !strncmp(p, name, k)) {
+			sym__error(t->ctx, SYM_EINVAL, NULL,
+			    "--map binds input '%s' twice: '%.*s' and '%.*s'",
+			    name, (int)len, first, (int)n, p);
+			return -1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
 /* Check that every entry of the map of "t" names an input of the graph
  * that takes data; 0 or -1 with an error. */
 static int
@@ -151,6 +175,8 @@ check_map(sym_trainer *t)
 			    p, name);
 			return -1;
 		}
+		if (map_again(t, end ? end + 1 : NULL, name, p, n) < 0)
+			return -1;
 		p = end ? end + 1 : NULL;
 	}
 	return 0;
@@ -258,6 +284,12 @@ sym__trainer_feeds(sym_trainer *t)
 		    SYM_VALUE_INPUT;
 	if (!t->train)
 		return batch_without_data(t);
+	if (sym_dataset_n_rows(t->train) == 0) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "trainer: the training data %s has no samples",
+		    sym_dataset_name(t->train));
+		return -1;
+	}
 	t->feed = sym__realloc_array(t->ctx, NULL, nv + 1, sizeof(*t->feed));
 	t->order = sym__realloc_array(t->ctx, NULL,
 	    (size_t)sym_dataset_n_rows(t->train) + 1, sizeof(*t->order));

@@ -252,6 +252,24 @@ eval_batch(sym_trainer *t, int64_t pos, int64_t rows, sym_eval_result *r)
 	return 1;
 }
 
+/* Record on the context of "t" that none of the "n" samples of its test
+ * data could be evaluated in batches of "b"; return -1. */
+static int
+nothing_evaluated(sym_trainer *t, int64_t n, int64_t b)
+{
+	if (n == 0)
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "evaluation: the test data %s has no samples",
+		    sym_dataset_name(t->test));
+	else
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "evaluation: none of the %lld samples of %s was "
+		    "evaluated: the batch symbol admits no batch of %lld",
+		    (long long)n, sym_dataset_name(t->test),
+		    (long long)(n < b ? n : b));
+	return -1;
+}
+
 /* Evaluate the params of "t" on its test data into "r": batches of the
  * first batch size in file order, forward only; a last batch whose size
  * the batch symbol does not admit is not evaluated ("dropped"). 0 or
@@ -292,6 +310,8 @@ sym_trainer_evaluate(sym_trainer *t, sym_eval_result *r)
 	}
 	if (sym__trainer_bind(t, t->s, t->p, t->batch[0]) < 0)
 		return -1;
+	if (r->rows == 0)
+		return nothing_evaluated(t, n, b);
 	r->epoch = t->epoch;
 	r->loss = r->rows ? r->loss / (double)r->rows : NAN;
 	r->accuracy = t->scores && t->label_feed != SIZE_MAX && r->rows

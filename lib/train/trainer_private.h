@@ -99,6 +99,7 @@ struct sym_trainer {
 	/* The epoch: the sample order, the next position in it. */
 	int64_t *order;
 	int64_t pos, epoch, step;
+	int64_t epoch_steps; /* the steps the open epoch ran */
 	int epoch_open;
 
 	/* Evaluation: the class scores and the label feed (SIZE_MAX). */
