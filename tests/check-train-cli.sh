@@ -256,6 +256,61 @@ ranks" tests/train/clf8.sg --steps 1 --batch 16 --ranks 16 \
 refuse rank-table-bad 2 "cannot open $tmp/none.json" tests/train/clf8.sg \
     --steps 1 --batch 8 --rank-table "$tmp/none.json"
 
+# --- Errors name the training step and the dataset sample: sample 13
+# of the data has the label 200 of 3 classes.
+mkdir "$tmp/bad" || exit 1
+cp "$tmp/data/train-images-idx3-ubyte" "$tmp/bad/" || exit 1
+cp "$tmp/data/train-images-idx3-ubyte" "$tmp/bad/t10k-images-idx3-ubyte" ||
+    exit 1
+for split in train t10k; do
+	{
+		echo 0 0 8 1
+		be32 40
+		awk 'BEGIN { for (i = 0; i < 40; i++)
+		    printf "%d ", i == 13 ? 200 : i % 3 }'
+	} | tr '\n' ' ' | bytes >"$tmp/bad/$split-labels-idx1-ubyte"
+done
+label="sample 13 of mnist:$tmp/bad (train): y = 200 is out of range [0, 3) \
+of softmax_cross_entropy loss at tests/train/clf4.sg:15:10"
+refuse label-step 1 "shape-train: step 2 (epoch 1): $label" \
+    tests/train/clf4.sg --dataset "mnist:$tmp/bad" --batch 8 --no-shuffle
+refuse label-eval 1 "shape-train: evaluation: sample 13 of mnist:$tmp/bad \
+(test): y = 200" tests/train/clf4.sg --dataset "mnist:$tmp/bad" --batch 40 \
+    --steps 0 --eval
+
+# --- The graph from the standard input; one message for --ranks 0; the
+# evaluation of --steps 0 is before training; a run under mpirun on
+# threads is refused.
+n=$((n + 1))
+sh tests/with-timeout.sh 60 $SYM_TEST_WRAPPER "$tool" - --steps 2 --batch 8 \
+    --json <tests/train/clf4.sg >"$tmp/stdin.out" 2>"$tmp/stdin.err"
+echo $? >"$tmp/stdin.status"
+if test "$(status stdin)" -ne 0; then
+	fail stdin "exit status $(status stdin), not 0"
+elif test "$(grep -c '"event": "step"' "$tmp/stdin.out")" -ne 2; then
+	fail stdin "not 2 steps"
+else
+	echo "ok: stdin: '-' reads the graph from the standard input"
+fi
+if refuse ranks-zero 2 "--ranks expects an integer from 1 to 65536, not '0'" \
+    tests/train/clf4.sg --steps 1 --ranks 0 &&
+    test "$(grep -c -e '--ranks' "$tmp/ranks-zero.err")" -ne 1; then
+	fail ranks-zero "not one message"
+fi
+if ok eval-zero tests/train/clf4.sg --dataset "$data" --batch 8 --steps 0 \
+    --eval; then
+	if ! grep -q '^eval before training: loss [0-9.]*, accuracy ' \
+	    "$tmp/eval-zero.out" || grep -q 'epoch 0' "$tmp/eval-zero.out"; then
+		fail eval-zero "not an evaluation before training"
+	fi
+fi
+OMPI_COMM_WORLD_SIZE=4
+OMPI_COMM_WORLD_RANK=0
+export OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_RANK
+refuse launcher 2 "started as one of 4 processes of mpirun, but the backend \
+is threads" tests/train/clf4.sg --steps 1
+unset OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_RANK
+
 if test -n "$failed"; then
 	echo "check-train-cli: failed:$failed"
 	exit 1

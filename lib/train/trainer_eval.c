@@ -243,7 +243,7 @@ eval_batch(sym_trainer *t, int64_t pos, int64_t rows, sym_eval_result *r)
 		    sym_dtype_size(sym_shape_dtype(sym_value_shape(t->scores)));
 	}
 	if (sym__trainer_run(t, SYM__JOB_EVAL) < 0)
-		return -1;
+		return sym__trainer_explain(t, "evaluation");
 	loss = sym__value_scalar(t->rank[0].x, sym_graph_loss(t->g));
 	r->loss += loss * (double)rows;
 	r->rows += rows;

@@ -129,6 +129,7 @@ int sym__trainer_feeds(sym_trainer *t);
 int sym__trainer_read(sym_trainer *t, sym_exec *x, const sym_plan *p,
     const sym_slices *s, int64_t rank, int single);
 void sym__trainer_shuffle(sym_trainer *t);
+int sym__trainer_explain(sym_trainer *t, const char *what);
 
 /* trainer_eval.c */
 double sym__value_scalar(sym_exec *x, const sym_value *v);

@@ -204,8 +204,13 @@ sym_trainer_step(sym_trainer *t, sym_train_step *r)
 	rc = next_batch(t);
 	if (rc <= 0)
 		return rc;
-	if (sym__trainer_run(t, SYM__JOB_STEP) < 0)
-		return -1;
+	if (sym__trainer_run(t, SYM__JOB_STEP) < 0) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "step %lld (epoch %lld)",
+		    (long long)t->step + 1, (long long)t->epoch);
+		return sym__trainer_explain(t, what);
+	}
 	loss = sym__value_scalar(t->rank[0].x, sym_graph_loss(t->g));
 	if (!isfinite(loss) && !t->o.allow_nonfinite) {
 		sym__error(t->ctx, SYM_EINVAL, NULL,

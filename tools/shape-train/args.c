@@ -242,10 +242,11 @@ option_value(struct train_options *o, const char *name, const char *val)
 	else if (!strcmp(name, "--log-every"))
 		return count(o, name, val, 1, &o->log_every);
 	else if (!strcmp(name, "--ranks")) {
-		if (count(o, name, val, 1, &o->ranks) || o->ranks > 65536)
+		if (tool_parse_number(val, 1, &n) < 0 || n > 65536)
 			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 			    "--ranks expects an integer from 1 to 65536, not",
 			    val);
+		o->ranks = (int64_t)n;
 	} else if (!strcmp(name, "--seed")) {
 		if (tool_parse_number(val, 0, &n) < 0)
 			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
@@ -309,7 +310,12 @@ check_combination(struct train_options *o, int gave_epochs)
 {
 	if (!o->file)
 		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
-		    "no graph file given", NULL);
+		    "no graph file given (- reads standard input)", NULL);
+	if (o->mpi && !strcmp(o->file, "-"))
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "--backend mpi reads the graph from a file: the standard "
+		    "input reaches only one process",
+		    NULL);
 	if (gave_epochs && o->steps >= 0)
 		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 		    "--epochs and --steps exclude each other", NULL);

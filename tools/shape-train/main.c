@@ -167,7 +167,9 @@ load_graph(struct run *r, struct train_options *o)
 	int64_t devices;
 	int st;
 
-	r->g = sym_graph_parse_file(r->ctx, o->file);
+	r->g = strcmp(o->file, "-")
+	    ? sym_graph_parse_file(r->ctx, o->file)
+	    : sym_graph_parse_stream(r->ctx, stdin, "<stdin>");
 	if (!r->g)
 		return fail(r, o, TRAIN_EXIT_USAGE);
 	devices = sym_graph_n_devices(r->g) > 0 ? sym_graph_n_devices(r->g) : 1;
@@ -433,6 +435,10 @@ evaluate(struct run *r, const struct train_options *o)
 		fputs(", \"accuracy\": ", stdout);
 		json_number(e.accuracy);
 		fputs("}\n", stdout);
+	} else if (e.epoch == 0) {
+		printf("eval before training: loss %.4f, accuracy %.2f%% "
+		       "(%" PRId64 " samples, %.2f s)\n",
+		    e.loss, 100 * e.accuracy, e.rows, e.seconds);
 	} else {
 		printf("epoch %" PRId64 " eval: loss %.4f, accuracy %.2f%% "
 		       "(%" PRId64 " samples, %.2f s)\n",
@@ -543,6 +549,46 @@ release(struct run *r, const struct train_options *o)
 	return sym_ctx_report_live(r->ctx, o->voice.speak ? stderr : NULL);
 }
 
+/* Return the number of processes an MPI launcher says it started
+ * (Open MPI's OMPI_COMM_WORLD_SIZE, PMI_SIZE of MPICH and others), 1
+ * when none does; store this process's rank in "*rank". */
+static long
+launched_processes(long *rank)
+{
+	static const char *const size[] = { "OMPI_COMM_WORLD_SIZE",
+		"PMI_SIZE" };
+	static const char *const who[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK" };
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *s = getenv(size[i]), *r = getenv(who[i]);
+		long n = s ? strtol(s, NULL, 10) : 0;
+
+		if (n > 1) {
+			*rank = r ? strtol(r, NULL, 10) : 0;
+			return n;
+		}
+	}
+	*rank = 0;
+	return 1;
+}
+
+/* Refuse, unless "o" runs on the mpi backend, to run as one of several
+ * processes an MPI launcher started: each would train alone. Return -1
+ * to go on, or the exit status (only the first process says why). */
+static int
+check_launcher(struct train_options *o)
+{
+	long rank, n = launched_processes(&rank);
+
+	if (o->mpi || n <= 1)
+		return -1;
+	o->voice.speak = rank == 0;
+	return tool_note(&o->voice, 1, TRAIN_EXIT_USAGE,
+	    "started as one of %ld processes of mpirun, but the backend is "
+	    "threads: each process would train alone; give --backend mpi",
+	    n);
+}
+
 /* Run shape-train with the command line "argv" of "argc" words; return
  * its exit status. */
 int
@@ -574,6 +620,8 @@ main(int argc, char **argv)
 		status = tool_note(&o.voice, 1, TRAIN_EXIT_USAGE,
 		    "--backend mpi: this symshard was built without MPI "
 		    "(see configure --with-mpi); use --backend threads");
+	if (status < 0)
+		status = check_launcher(&o);
 	if (status < 0)
 		status = load_graph(&r, &o);
 	if (status < 0)
