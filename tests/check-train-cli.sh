@@ -256,6 +256,23 @@ ranks" tests/train/clf8.sg --steps 1 --batch 16 --ranks 16 \
 refuse rank-table-bad 2 "cannot open $tmp/none.json" tests/train/clf8.sg \
     --steps 1 --batch 8 --rank-table "$tmp/none.json"
 
+# --- --ranks 1 drops the strategies of clf8.sg (8 devices), with a
+# notice, and evaluates as clf1.sg, the same network on one device.
+if ok ranks-one tests/train/clf8.sg --ranks 1 --dataset "$data" --batch 8 \
+    --steps 0 --eval --json &&
+    ok ranks-one-ref tests/train/clf1.sg --dataset "$data" --batch 8 \
+    --steps 0 --eval --json; then
+	if ! grep -q -F "shape-train: on 1 rank: the strategies of \
+tests/train/clf8.sg for 8 devices are dropped" "$tmp/ranks-one.err"; then
+		fail ranks-one "no notice of the strategies dropped"
+	elif ! grep -q '"event": "eval"' "$tmp/ranks-one.out" ||
+	    ! cmp -s "$tmp/ranks-one.out" "$tmp/ranks-one-ref.out"; then
+		fail ranks-one "not the evaluation of the one-device graph"
+	else
+		echo "ok: ranks-one: 8 devices' graph evaluated on 1 rank"
+	fi
+fi
+
 # --- Errors name the training step and the dataset sample: sample 13
 # of the data has the label 200 of 3 classes.
 mkdir "$tmp/bad" || exit 1

@@ -11,6 +11,7 @@
  * (through a barrier of the ranks on threads, sym_comm_agree on mpi), so
  * a rank that fails never leaves the others waiting.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,13 +168,16 @@ rank_main(void *arg)
 }
 
 /* Copy onto the trainer's context the error of the rank of "t" that
- * failed on its own first (else of any failed rank); return -1. */
+ * failed on its own first (else of any failed rank), prefixed by its
+ * rank unless it names it already; return -1. */
 static int
 rank_failure(sym_trainer *t)
 {
 	for (int pass = 1; pass <= 2; pass++)
 		for (int k = 0; k < t->n_local; k++) {
 			const sym_ctx *from = t->rank[k].ctx;
+			char prefix[32];
+			const char *msg;
 			sym_loc loc;
 
 			if (!t->rank[k].failed ||
@@ -185,9 +189,12 @@ rank_failure(sym_trainer *t)
 				return -1;
 			}
 			loc = sym_ctx_last_location(from);
+			snprintf(prefix, sizeof(prefix), "rank %d: ", k);
+			msg = sym_ctx_last_message(from);
 			sym__error(t->ctx, sym_ctx_last_error(from),
-			    loc.file ? &loc : NULL, "rank %d: %s", k,
-			    sym_ctx_last_message(from));
+			    loc.file ? &loc : NULL, "%s%s",
+			    strncmp(msg, prefix, strlen(prefix)) ? prefix : "",
+			    msg);
 			return -1;
 		}
 	sym__error(t->ctx, SYM_EINTERNAL, NULL, "trainer: a rank failed");

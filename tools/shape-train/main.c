@@ -159,6 +159,21 @@ has_scores(const struct run *r)
 	return scores && labels;
 }
 
+/* Drop every strategy of the graph of "r" (written for its "devices"
+ * devices) for a run on one rank, where none splits anything, and say
+ * so: a checkpoint then evaluates without a single-device graph. */
+static void
+drop_strategies(struct run *r, struct train_options *o, int64_t devices)
+{
+	for (size_t i = 0; i < sym_graph_n_nodes(r->g); i++)
+		sym_node_drop_strategy(r->g, sym_graph_node(r->g, i));
+	if (o->voice.speak)
+		fprintf(stderr,
+		    "shape-train: on 1 rank: the strategies of %s for %" PRId64
+		    " devices are dropped, every operator runs whole\n",
+		    o->file, devices);
+}
+
 /* Read, check and shard the graph of "o" into "r" on its ranks; compile
  * its plans. Return -1 to go on, or the exit status. */
 static int
@@ -192,6 +207,8 @@ load_graph(struct run *r, struct train_options *o)
 		    "[B, C], C >= 2) and labels (an integer input [B]): "
 		    "there is no accuracy to measure",
 		    o->file);
+	if (sym_graph_n_errors(r->g) == 0 && r->ranks == 1 && devices > 1)
+		drop_strategies(r, o, devices);
 	if (sym_graph_n_errors(r->g) == 0 && r->ranks != devices)
 		sym_graph_set_devices(r->g, r->ranks, NULL);
 	if ((st = load_rank_table(r, o)) >= 0)
