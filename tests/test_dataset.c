@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -824,6 +825,90 @@ test_memory(void **state)
 	assert_int_equal(sym_ctx_live_objects(fx->ctx), 0);
 }
 
+/* Check the transforms mapped over a column: a rescaling then a
+ * normalisation per channel (the first dimension of a row) read back
+ * whole and in part, the fingerprint following them; "state" is the
+ * fixture. */
+static void
+test_transforms(void **state)
+{
+	struct fx *fx = *state;
+	double x[12], got[4] = { 0 }, mean[2] = { 1, 3 }, sd[2] = { 2, 4 };
+	sym_dataset_column col[3];
+	sym_dataset *d;
+	uint64_t before;
+
+	for (int i = 0; i < 12; i++)
+		x[i] = 0.5 * i - 1;
+	memory_columns(col, x);
+	d = sym_dataset_from_memory(fx->ctx, 3, col, 3);
+	assert_non_null(d);
+	before = sym_dataset_fingerprint(d);
+	assert_int_equal(sym_dataset_rescale(d, "x", 2, 1), 0);
+	assert_true(sym_dataset_fingerprint(d) != before);
+	assert_int_equal(sym_dataset_read(d, 0, 1, 0, 4, got), 0);
+	assert_true(got[0] == 3 && got[1] == 4 && got[2] == 5 && got[3] == 6);
+	before = sym_dataset_fingerprint(d);
+	assert_int_equal(sym_dataset_normalize(d, "x", mean, sd, 2), 0);
+	assert_true(sym_dataset_fingerprint(d) != before);
+	assert_int_equal(sym_dataset_read(d, 0, 1, 0, 4, got), 0);
+	assert_true(got[0] == 1 && got[1] == 1.5 && got[2] == 0.5 &&
+	    got[3] == 0.75);
+	assert_int_equal(sym_dataset_read(d, 0, 2, 1, 2, got), 0);
+	assert_true(got[0] == 3.5 && got[1] == 1.5);
+	sym_dataset_free(d);
+}
+
+/* Fail unless the last call failed with SYM_EINVAL and the message
+ * "msg" on the context of "fx". */
+static void
+assert_einval(struct fx *fx, const char *msg)
+{
+	assert_int_equal(sym_ctx_last_error(fx->ctx), SYM_EINVAL);
+	assert_string_equal(sym_ctx_last_message(fx->ctx), msg);
+}
+
+/* Check that the transforms refuse a missing or integer column, a count
+ * of channels other than 1 or the row's, a zero standard deviation and
+ * numbers that are not finite, and leave the column as it was; "state"
+ * is the fixture. */
+static void
+test_transform_errors(void **state)
+{
+	struct fx *fx = *state;
+	double x[12] = { 0 }, m[3] = { 0, 0, 0 }, sd[3] = { 1, 0, 1 }, got;
+	sym_dataset_column col[3];
+	sym_dataset *d;
+
+	memory_columns(col, x);
+	d = sym_dataset_from_memory(fx->ctx, 3, col, 3);
+	assert_non_null(d);
+	assert_int_equal(sym_dataset_rescale(d, "w", 2, 0), -1);
+	assert_einval(fx, "rescale: memory has no column 'w'");
+	assert_int_equal(sym_dataset_rescale(d, "y", 2, 0), -1);
+	assert_einval(fx,
+	    "rescale: column 'y' of memory is i32: only f32 and "
+	    "f64 columns are transformed");
+	assert_int_equal(sym_dataset_rescale(d, "x", NAN, 0), -1);
+	assert_einval(fx,
+	    "rescale: the scale nan and the shift 0 must be "
+	    "finite");
+	assert_int_equal(sym_dataset_normalize(d, "x", m, sd, 3), -1);
+	assert_einval(fx,
+	    "normalize: column 'x' of memory has 2 channels (the "
+	    "first dimension of a row): give 1 or 2 means and "
+	    "standard deviations, not 3");
+	assert_int_equal(sym_dataset_normalize(d, "x", m, sd, 2), -1);
+	assert_einval(fx,
+	    "normalize: channel 1: the mean 0 must be finite and "
+	    "the standard deviation 0 positive");
+	assert_int_equal(sym_dataset_normalize(d, "z", m, sd, 1), -1);
+	assert_int_equal(sym_dataset_read(d, 0, 0, 0, 1, &got), 0);
+	assert_true(got == 0);
+	assert_int_equal(sym_dataset_rescale(NULL, "x", 1, 0), -1);
+	sym_dataset_free(d);
+}
+
 /* Fail unless sym_dataset_from_memory refuses "n_col" columns "col" of
  * "n_rows" rows with SYM_EINVAL and the message "msg". */
 static void
@@ -989,6 +1074,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_memory_errors, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_read_errors, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_transforms, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_transform_errors, setup,
 		    teardown),
 	};
 

@@ -1381,6 +1381,44 @@ assert_last_diag(const sym_graph *g, const char *want)
 	free(s);
 }
 
+/* A graph written for 8 devices, its shard clause over a mesh and a
+ * tuple strategy, fails on 1 device until its strategies are dropped;
+ * then the operator runs whole and its strategy is the default. */
+static void
+test_drop_strategy(void **state)
+{
+	static const char text[] = "devices 8\n"
+	                           "mesh m = (dp=2, mp=4)\n"
+	                           "input x : f32[16, 32]\n"
+	                           "input w : f32[32, 64]\n"
+	                           "y = matmul(x, w) shard (m(dp, mp), m(mp, "
+	                           "None))\n"
+	                           "z = relu(y) shard ((8, 1),)\n"
+	                           "output z\n";
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = sym_graph_parse(ctx, text, "t.sg");
+
+	(void)state;
+	assert_non_null(g);
+	assert_int_equal(sym_graph_set_devices(g, 1, NULL), 0);
+	assert_int_equal(sym_graph_shard(g, NULL), -1);
+	sym_graph_free(g);
+	g = sym_graph_parse(ctx, text, "t.sg");
+	assert_non_null(g);
+	assert_int_equal(sym_graph_set_devices(g, 1, NULL), 0);
+	assert_int_equal(sym_node_drop_strategy(g, node(g, "y")), 0);
+	assert_int_equal(sym_node_drop_strategy(g, node(g, "z")), 0);
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	assert_int_equal(sym_graph_n_errors(g), 0);
+	assert_string_not_equal(sym_node_strategy_source(node(g, "y")),
+	    "shard clause");
+	assert_mesh(g, "y", "(m=1, k=1, n=1)");
+	assert_int_equal(sym_node_drop_strategy(NULL, node(g, "y")), -1);
+	assert_int_equal(sym_node_drop_strategy(g, NULL), -1);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
 /* Strategies and meshes given through the API: tuple, layouts over a
  * mesh declared after the strategy, an output strategy, a replaced
  * strategy; errors located where the caller says, without quoting the
@@ -1601,6 +1639,7 @@ main(void)
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_planned_once),
 		cmocka_unit_test(test_api_strategies),
+		cmocka_unit_test(test_drop_strategy),
 		cmocka_unit_test(test_default_huge_devices),
 		cmocka_unit_test(test_hints),
 	};

@@ -110,12 +110,21 @@ tool_piece_refusal(const sym_search *s, size_t i, const sym_binding *at)
  * for it, else as its clauses say; "at" (may be NULL) gives the sizes
  * the run starts with, and the first piece that covers them runs (the
  * first piece that fits when none does); a run whose sizes fall where no
- * plan fits the cap, or beyond 64 bits, is refused. Say which piece runs through "v". Return
- * 0, or "status" after the search's error. The caller reports the
- * graph's own errors. */
+ * plan fits the cap, or beyond 64 bits, is refused. Say which piece
+ * runs through "v". Return 0, or "status" after the search's error. The
+ * caller reports the graph's own errors. */
 int
 tool_shard(struct tool_voice *v, sym_graph *g, int autop, int64_t memory,
     const sym_binding *at, int status)
+{
+	return tool_shard_on(v, g, NULL, autop, memory, at, status);
+}
+
+/* tool_shard on the topology "topo" (NULL: the default one): the
+ * communication is priced on its links. */
+int
+tool_shard_on(struct tool_voice *v, sym_graph *g, const sym_topology *topo,
+    int autop, int64_t memory, const sym_binding *at, int status)
 {
 	sym_search_options so = SYM_SEARCH_OPTIONS_INIT;
 	sym_ctx *ctx = sym_graph_get_ctx(g);
@@ -124,10 +133,11 @@ tool_shard(struct tool_voice *v, sym_graph *g, int autop, int64_t memory,
 	char *why;
 
 	if (!autop && memory <= 0 && !sym_graph_auto_parallel(g, NULL)) {
-		sym_graph_shard(g, NULL);
+		sym_graph_shard(g, topo);
 		return 0;
 	}
 	so.memory = memory;
+	so.topo = topo;
 	s = sym_graph_search(g, &so);
 	if (!s) {
 		sym_loc where = sym_ctx_last_location(ctx);

@@ -36,6 +36,8 @@ SYM_EXPORT int sym_graph_add_mesh(SYM_KEEP sym_graph *g, const char *text,
     SYM_KEEP const sym_loc *where);
 SYM_EXPORT int sym_node_set_strategy(SYM_KEEP sym_graph *g,
     SYM_KEEP sym_node *n, const char *text, SYM_KEEP const sym_loc *where);
+SYM_EXPORT int sym_node_drop_strategy(SYM_KEEP sym_graph *g,
+    SYM_KEEP sym_node *n);
 SYM_EXPORT int sym_graph_set_auto_parallel(SYM_KEEP sym_graph *g,
     int64_t memory, SYM_KEEP const sym_loc *where);
 SYM_EXPORT int sym_graph_auto_parallel(SYM_KEEP const sym_graph *g,

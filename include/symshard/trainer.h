@@ -30,6 +30,7 @@ typedef struct sym_train_options {
 	size_t check_every;     /* params compared every K steps; 0: end */
 	double rtol, atol;      /* sym_exec(3)'s tolerances; 0: default */
 	uint64_t agree;         /* what else every process must agree on */
+	int allow_nonfinite;    /* go on after a NaN or infinite loss */
 } sym_train_options;
 
 /* The batch size of a graph with a batch symbol whose options give

@@ -91,14 +91,16 @@ sym__exec_fill_init(sym_exec *x)
 	return 0;
 }
 
-/* Return the range [0, n) of the integer input "v" of "x": the smallest
- * global size its consumers index with it, DEFAULT_RANGE when none. */
-static int64_t
-int_range(const sym_exec *x, const sym_value *v)
+/* Return the smallest global size that a kernel of "x" (prepared)
+ * indexes with the value "v", -1 when none does; store in "*by" (unless
+ * NULL) the node of that kernel. */
+int64_t
+sym__exec_index_bound(const sym_exec *x, const sym_value *v,
+    const sym_node **by)
 {
 	int64_t n = -1;
 
-	for (size_t i = 0; i < x->n_step; i++) {
+	for (size_t i = 0; x && i < x->n_step; i++) {
 		const struct sym__estep *e = &x->step[i];
 
 		for (size_t k = 0; k < e->n_bounds; k++) {
@@ -109,10 +111,23 @@ int_range(const sym_exec *x, const sym_value *v)
 			    b->dim >= (int)x->tensor[b->tensor].rank)
 				continue;
 			size = x->tensor[b->tensor].global[b->dim];
-			if (n < 0 || size < n)
-				n = size;
+			if (n >= 0 && size >= n)
+				continue;
+			n = size;
+			if (by)
+				*by = e->ps->node;
 		}
 	}
+	return n;
+}
+
+/* Return the range [0, n) of the integer input "v" of "x": the smallest
+ * global size its consumers index with it, DEFAULT_RANGE when none. */
+static int64_t
+int_range(const sym_exec *x, const sym_value *v)
+{
+	int64_t n = sym__exec_index_bound(x, v, NULL);
+
 	if (n < 0)
 		return DEFAULT_RANGE;
 	return n > 0 ? n : 1;

@@ -212,5 +212,9 @@ int sym__exec_fill_init(sym_exec *x);
  * 64 bits count; "who" says who found it. Return -1. */
 int sym__exec_too_big(sym_ctx *ctx, const char *who, const sym_value *v,
     sym_dtype dt, const int64_t *dim, size_t rank);
+/* Return the smallest global size a kernel of "x" (prepared) indexes
+ * with the value "v", -1 when none; its node in "*by" (exec_fill.c). */
+int64_t sym__exec_index_bound(const sym_exec *x, const sym_value *v,
+    const sym_node **by);
 
 #endif

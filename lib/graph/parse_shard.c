@@ -395,6 +395,18 @@ text_parser(struct sym__parser *p, sym_graph *g, const char *text,
 	    where && where->line > 0 && where->col > 1 ? where->col - 1 : 0;
 }
 
+/* Drop the strategy of node "n" of "g" (its shard clause or the one
+ * sym_node_set_strategy gave it), leaving it to the defaults and
+ * propagation at the next sym_graph_shard. Return 0, or -1 for NULL. */
+int
+sym_node_drop_strategy(sym_graph *g, sym_node *n)
+{
+	if (!g || !n)
+		return -1;
+	sym__node_set_strategy(n, NULL);
+	return 0;
+}
+
 /* Give node "n" of "g" the strategy written in "text" as after "shard"
  * in a graph file ("((2, 4), (4, 1))", "(m(mp, None), m(None, mp)) ->
  * (m(mp, None),)"), located at "where" (may be NULL). It takes effect at

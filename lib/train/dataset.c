@@ -33,8 +33,11 @@ dataset_destroy(struct sym__obj *obj)
 
 	if (d->ops && d->ops->destroy)
 		d->ops->destroy(d);
-	for (size_t c = 0; d->col && c < d->n_col; c++)
+	for (size_t c = 0; d->col && c < d->n_col; c++) {
 		free(d->col[c].name);
+		free(d->col[c].scale);
+		free(d->col[c].shift);
+	}
 	free(d->col);
 	free(d->name);
 	free(d);
@@ -250,6 +253,8 @@ sym_dataset_read(const sym_dataset *d, size_t c, int64_t row, int64_t start,
 		return -1;
 	if (count)
 		d->ops->read(d, c, row, start, count, dst);
+	if (count && d->col[c].n_affine)
+		sym__dataset_map_apply(d, c, start, count, dst);
 	return 0;
 }
 

@@ -12,13 +12,18 @@
 #define SYM__DATASET_MAX_NDIM 8
 
 /* A column: its name, dtype (what sym_dataset_read writes), the shape of
- * one row and its number of elements. */
+ * one row and its number of elements; the transforms mapped over it
+ * (dataset_map.c), folded into one affine map per channel: element x of
+ * channel c reads as x * scale[c] + shift[c] ("n_affine" channels: 0
+ * none, 1 every element, else the row's first dimension). */
 struct sym__dcolumn {
 	char *name;
 	sym_dtype dtype;
 	size_t ndim;
 	int64_t dim[SYM__DATASET_MAX_NDIM];
 	int64_t row_numel;
+	double *scale, *shift;
+	size_t n_affine;
 };
 
 /* What a format provides: read elements [start, start + count) of row
@@ -50,6 +55,10 @@ sym_dataset *sym__dataset_new(sym_ctx *ctx, const char *name,
 /* Set column "c" of "d"; 0, or -1 with an error on the context. */
 int sym__dataset_set_column(sym_dataset *d, size_t c, const char *name,
     sym_dtype dtype, size_t ndim, const int64_t *dim);
+/* Apply the transforms of column "c" of "d" to elements ["start",
+ * "start" + "count") of a row, read into "dst" (dataset_map.c). */
+void sym__dataset_map_apply(const sym_dataset *d, size_t c, int64_t start,
+    int64_t count, void *dst);
 /* Mix "n" bytes of "data" into the 64-bit FNV-1a hash "h"; return it. */
 uint64_t sym__fnv1a(uint64_t h, const void *data, size_t n);
 

@@ -168,13 +168,16 @@ rank_main(void *arg)
 }
 
 /* Copy onto the trainer's context the error of the rank of "t" that
- * failed on its own first (else of any failed rank); return -1. */
+ * failed on its own first (else of any failed rank), prefixed by its
+ * rank unless it names it already; return -1. */
 static int
 rank_failure(sym_trainer *t)
 {
 	for (int pass = 1; pass <= 2; pass++)
 		for (int k = 0; k < t->n_local; k++) {
 			const sym_ctx *from = t->rank[k].ctx;
+			char prefix[32];
+			const char *msg;
 			sym_loc loc;
 
 			if (!t->rank[k].failed ||
@@ -186,9 +189,12 @@ rank_failure(sym_trainer *t)
 				return -1;
 			}
 			loc = sym_ctx_last_location(from);
+			snprintf(prefix, sizeof(prefix), "rank %d: ", k);
+			msg = sym_ctx_last_message(from);
 			sym__error(t->ctx, sym_ctx_last_error(from),
-			    loc.file ? &loc : NULL, "rank %d: %s", k,
-			    sym_ctx_last_message(from));
+			    loc.file ? &loc : NULL, "%s%s",
+			    strncmp(msg, prefix, strlen(prefix)) ? prefix : "",
+			    msg);
 			return -1;
 		}
 	sym__error(t->ctx, SYM_EINTERNAL, NULL, "trainer: a rank failed");
@@ -583,7 +589,8 @@ static const char *const agree_name[AG_N] = { "the plan",
 	"the graph (an operator's attribute, the optimizer, an initializer "
 	"or a frozen param)",
 	"the training data", "the test data", "the seed", "the batch sizes",
-	"shuffling, dropping the remainder or checking",
+	"shuffling, dropping the remainder, checking or allowing non-finite "
+	"losses",
 	"the options of the caller" };
 
 /* Fill "f" with what the processes of "t" must agree on. */
@@ -600,7 +607,8 @@ agree_fields(const sym_trainer *t, uint64_t f[AG_N])
 	f[AG_FLAGS] = (uint64_t)(t->o.no_shuffle != 0) |
 	    (uint64_t)(t->o.drop_remainder != 0) << 1 |
 	    (uint64_t)(t->o.single != NULL) << 2 |
-	    (uint64_t)t->o.check_every << 3;
+	    (uint64_t)t->o.check_every << 3 |
+	    (uint64_t)(t->o.allow_nonfinite != 0) << 63;
 	f[AG_CALLER] = t->o.agree;
 }
 

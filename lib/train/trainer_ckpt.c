@@ -43,6 +43,51 @@ add_converted(sym_checkpoint *ck, const char *name, sym_dtype dt, size_t nd,
 	return rc;
 }
 
+/* Return the dtype in which the executor stores values of "dt": f32 for
+ * f16 and bf16 (computed in f32), "dt" itself for the others that can
+ * hold a NaN. */
+static sym_dtype
+storage_dtype(sym_dtype dt)
+{
+	return dt == SYM_DT_F16 || dt == SYM_DT_BF16 ? SYM_DT_F32 : dt;
+}
+
+/* Return the index of the first element of "data" ("bytes" bytes of
+ * dtype "dt") that is a NaN or an infinity, -1 when none is (or the
+ * dtype is not floating); store in "*what" "nan" or "an infinity". */
+static int64_t
+first_nonfinite(sym_dtype dt, const void *data, size_t bytes, const char **what)
+{
+	const unsigned char *p = data;
+	size_t es = sym_dtype_size(dt);
+
+	for (size_t i = 0; data && es && i + es <= bytes; i += es) {
+		uint64_t bits = 0;
+		int nan = 0, inf = 0;
+
+		memcpy(&bits, p + i, es); /* little-endian hosts */
+		if (dt == SYM_DT_F16) {
+			inf = (bits & 0x7c00) == 0x7c00;
+			nan = inf && (bits & 0x03ff);
+		} else if (dt == SYM_DT_BF16) {
+			inf = (bits & 0x7f80) == 0x7f80;
+			nan = inf && (bits & 0x007f);
+		} else if (dt == SYM_DT_F32) {
+			inf = (bits & 0x7f800000) == 0x7f800000;
+			nan = inf && (bits & 0x007fffff);
+		} else if (dt == SYM_DT_F64) {
+			inf = (bits & 0x7ff0000000000000ULL) ==
+			    0x7ff0000000000000ULL;
+			nan = inf && (bits & 0x000fffffffffffffULL);
+		}
+		if (inf) {
+			*what = nan ? "NaN" : "an infinity";
+			return (int64_t)(i / es);
+		}
+	}
+	return -1;
+}
+
 /* Add to "ck" (NULL on the processes that do not write) param or state
  * "v" of "t", gathered whole; 0 or -1 (on every rank). */
 static int
@@ -50,14 +95,27 @@ add_param(sym_trainer *t, sym_checkpoint *ck, const sym_value *v)
 {
 	int64_t dims[SYM__MAX_RANK];
 	size_t nd, bytes = sym__trainer_whole_size(t, v, dims, &nd);
+	const char *what = NULL;
+	int64_t at;
 	int bad;
 
 	if (sym__trainer_gather(t, v, bytes) < 0)
 		return -1;
-	bad = ck &&
-	    add_converted(ck, sym_value_name(v),
-	        sym_shape_dtype(sym_value_shape(v)), nd, dims, t->rank[0].whole,
-	        bytes) < 0;
+	at = ck && !t->o.allow_nonfinite
+	    ? first_nonfinite(
+	          storage_dtype(sym_shape_dtype(sym_value_shape(v))),
+	          t->rank[0].whole, bytes, &what)
+	    : -1;
+	if (at >= 0)
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "trainer: '%s' holds %s at element %lld: the run "
+		    "diverged, nothing saved (allow_nonfinite saves it)",
+		    sym_value_name(v), what, (long long)at);
+	bad = at >= 0 ||
+	    (ck &&
+	        add_converted(ck, sym_value_name(v),
+	            sym_shape_dtype(sym_value_shape(v)), nd, dims,
+	            t->rank[0].whole, bytes) < 0);
 	if (t->mpi && sym__trank_agree(&t->rank[0], bad) < 0)
 		return -1;
 	return bad ? -1 : 0;
@@ -295,6 +353,40 @@ set_value(sym_trainer *t, const sym_value *v, const void *whole, size_t bytes)
 	return 0;
 }
 
+/* Check that no tensor of "ck" (read from "path") that is a param or
+ * state of "t" holds a NaN or an infinity, unless allow_nonfinite; 0 or
+ * -1 with an error naming the tensor and the element. */
+static int
+check_finite(sym_trainer *t, const sym_checkpoint *ck, const char *path)
+{
+	size_t nv = sym_graph_n_values(t->g);
+
+	for (size_t i = 0; !t->o.allow_nonfinite && i < nv; i++) {
+		const sym_value *v = sym_graph_value(t->g, i);
+		const char *what = NULL;
+		size_t k, bytes = 0;
+		const void *data;
+		int64_t at;
+
+		if (sym_value_get_kind(v) != SYM_VALUE_PARAM)
+			continue;
+		k = sym_checkpoint_find(ck, sym_value_name(v));
+		if (k == SIZE_MAX)
+			continue;
+		data = sym_checkpoint_tensor_data(ck, k, &bytes);
+		at = first_nonfinite(sym_checkpoint_tensor_dtype(ck, k), data,
+		    bytes, &what);
+		if (at >= 0) {
+			sym__error(t->ctx, SYM_EINVAL, NULL,
+			    "%s: tensor '%s' holds %s at element %lld: a "
+			    "checkpoint of a diverged run is refused",
+			    path, sym_value_name(v), what, (long long)at);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Set every param and state of "t" (and of its single-device side) from
  * "ck", checked already, converted to the executor's storage; a state
  * "ck" lacks starts from zeros. 0 or -1. */
@@ -378,7 +470,8 @@ sym_trainer_load(sym_trainer *t, const char *path)
 	ck = path ? sym_checkpoint_read(t->ctx, path) : NULL;
 	if (!path)
 		sym__error(t->ctx, SYM_EINVAL, NULL, "trainer: no file name");
-	rc = agree_all(t, !ck || check_all(t, ck, path) < 0);
+	rc = agree_all(t,
+	    !ck || check_all(t, ck, path) < 0 || check_finite(t, ck, path) < 0);
 	if (rc == 0 && t->mpi) {
 		char what[300];
 

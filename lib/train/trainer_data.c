@@ -157,6 +157,30 @@ mapped_column(sym_trainer *t, const char *map, const char *name,
 	return SIZE_MAX;
 }
 
+/* Record on the context of "t" an error when an entry of the map "rest"
+ * binds the input "name" again, which the entry "first" ("len" bytes)
+ * binds; return 0 when none does, else -1. */
+static int
+map_again(sym_trainer *t, const char *rest, const char *name, const char *first,
+    size_t len)
+{
+	size_t k = strlen(name);
+
+	for (const char *p = rest; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n > k && p[k] == '=' && !strncmp(p, name, k)) {
+			sym__error(t->ctx, SYM_EINVAL, NULL,
+			    "--map binds input '%s' twice: '%.*s' and '%.*s'",
+			    name, (int)len, first, (int)n, p);
+			return -1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
 /* Check that every entry of the map of "t" names an input of the graph
  * that takes data; 0 or -1 with an error. */
 static int
@@ -181,6 +205,8 @@ check_map(sym_trainer *t)
 			    p, name);
 			return -1;
 		}
+		if (map_again(t, end ? end + 1 : NULL, name, p, n) < 0)
+			return -1;
 		p = end ? end + 1 : NULL;
 	}
 	return 0;
@@ -321,6 +347,12 @@ sym__trainer_feeds(sym_trainer *t)
 		    SYM_VALUE_INPUT;
 	if (!t->train)
 		return batch_without_data(t);
+	if (sym_dataset_n_rows(t->train) == 0) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "trainer: the training data %s has no samples",
+		    sym_dataset_name(t->train));
+		return -1;
+	}
 	t->feed = sym__realloc_array(t->ctx, NULL, nv + 1, sizeof(*t->feed));
 	if (!t->feed || check_map(t) < 0 || alloc_order(t) < 0)
 		return -1;
@@ -523,4 +555,91 @@ sym__trainer_read(sym_trainer *t, sym_exec *x, const sym_plan *p,
 			return -1;
 	}
 	return 0;
+}
+
+/* Store in "*at" the first element of the "n" elements of "buf" (dtype
+ * "dt", integer) outside [0, "bound"), and its value in "*val"; return
+ * 1 when there is one, 0 when not. */
+static int
+out_of_range(const void *buf, sym_dtype dt, int64_t n, int64_t bound,
+    int64_t *at, int64_t *val)
+{
+	for (int64_t i = 0; i < n; i++) {
+		int64_t v = dt == SYM_DT_I64 ? ((const int64_t *)buf)[i]
+		                             : ((const int32_t *)buf)[i];
+
+		if (v < 0 || v >= bound) {
+			*at = i;
+			*val = v;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Record on the context of "t" that feed "f" of sample "row" holds "val"
+ * (at element "at" of the row), outside [0, "bound") that the kernel of
+ * "node" indexes, during "what"; return -1. */
+static int
+index_error(sym_trainer *t, const struct sym__feed *f, const char *what,
+    int64_t row, int64_t at, int64_t val, int64_t bound, const sym_node *node)
+{
+	sym_loc loc = sym_node_location(node);
+	const sym_dataset *d = t->cur.data;
+	char elem[48] = "";
+
+	if (sym_dataset_column_ndim(d, t->cur.test ? f->col_test : f->col))
+		snprintf(elem, sizeof(elem), " (element %lld)", (long long)at);
+	sym__error(t->ctx, SYM_EINVAL, loc.file ? &loc : NULL,
+	    "%s: sample %lld of %s: %s = %lld%s is out of range [0, %lld) "
+	    "of %s %s at %s:%d:%d",
+	    what, (long long)row, sym_dataset_name(d), sym_value_name(f->v),
+	    (long long)val, elem, (long long)bound, sym_node_op_name(node),
+	    sym_node_n_outputs(node) ? sym_value_name(sym_node_output(node, 0))
+	                             : "",
+	    loc.file ? loc.file : "?", loc.line, loc.col);
+	return -1;
+}
+
+/* Explain the failure of the current batch of "t" during "what" ("step
+ * 3 (epoch 1)"): when a fed integer input holds an index outside the
+ * range its kernel indexes, name the dataset sample (the rank and the
+ * row of its block say little); else put "what" before the error.
+ * Return -1. */
+int
+sym__trainer_explain(sym_trainer *t, const char *what)
+{
+	char msg[1024];
+	sym_error code = sym_ctx_last_error(t->ctx);
+	sym_loc loc = sym_ctx_last_location(t->ctx);
+	int64_t buf[256];
+
+	snprintf(msg, sizeof(msg), "%s", sym_ctx_last_message(t->ctx));
+	for (size_t i = 0; t->cur.data && i < t->n_feed; i++) {
+		const struct sym__feed *f = &t->feed[i];
+		size_t c = t->cur.test ? f->col_test : f->col;
+		sym_dtype dt = sym_dataset_column_dtype(t->cur.data, c);
+		int64_t numel = t->cur.data->col[c].row_numel, at, val;
+		const sym_node *node = NULL;
+		int64_t bound =
+		    sym__exec_index_bound(t->rank[0].x, f->v, &node);
+
+		if (bound < 0 || (dt != SYM_DT_I32 && dt != SYM_DT_I64))
+			continue;
+		for (int64_t r = 0; r < t->cur.n; r++)
+			for (int64_t e = 0; e < numel; e += 256) {
+				int64_t k = numel - e < 256 ? numel - e : 256;
+				int64_t row = t->cur.rows[r];
+
+				if (sym_dataset_read(t->cur.data, c, row, e, k,
+				        buf) < 0)
+					return -1;
+				if (out_of_range(buf, dt, k, bound, &at, &val))
+					return index_error(t, f, what, row,
+					    e + at, val, bound, node);
+			}
+	}
+	sym__error(t->ctx, code != SYM_OK ? code : SYM_EINTERNAL,
+	    loc.file ? &loc : NULL, "%s: %s", what, msg);
+	return -1;
 }

@@ -248,13 +248,31 @@ eval_batch(sym_trainer *t, int64_t pos, int64_t rows, sym_eval_result *r)
 		    sym_dtype_size(sym_shape_dtype(sym_value_shape(t->scores)));
 	}
 	if (sym__trainer_run(t, SYM__JOB_EVAL) < 0)
-		return -1;
+		return sym__trainer_explain(t, "evaluation");
 	loss = sym__value_scalar(t->rank[0].x, sym_graph_loss(t->g));
 	r->loss += loss * (double)rows;
 	r->rows += rows;
 	if (t->scores && t->label_feed != SIZE_MAX)
 		count_correct(t, c, r);
 	return 1;
+}
+
+/* Record on the context of "t" that none of the "n" samples of its test
+ * data could be evaluated in batches of "b"; return -1. */
+static int
+nothing_evaluated(sym_trainer *t, int64_t n, int64_t b)
+{
+	if (n == 0)
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "evaluation: the test data %s has no samples",
+		    sym_dataset_name(t->test));
+	else
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "evaluation: none of the %lld samples of %s was "
+		    "evaluated: the batch symbol admits no batch of %lld",
+		    (long long)n, sym_dataset_name(t->test),
+		    (long long)(n < b ? n : b));
+	return -1;
 }
 
 /* Evaluate the params of "t" on its test data into "r": batches of the
@@ -289,6 +307,8 @@ sym_trainer_evaluate(sym_trainer *t, sym_eval_result *r)
 	}
 	if (sym__trainer_bind(t, t->s, t->p, t->batch[0]) < 0)
 		return -1;
+	if (r->rows == 0)
+		return nothing_evaluated(t, n, b);
 	r->epoch = t->epoch;
 	r->loss = r->rows ? r->loss / (double)r->rows : NAN;
 	r->accuracy = t->scores && t->label_feed != SIZE_MAX && r->rows

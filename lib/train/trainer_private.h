@@ -105,6 +105,7 @@ struct sym_trainer {
 	int64_t pos, epoch, step;
 	int64_t *rows;
 	size_t cap_rows;
+	int64_t epoch_steps; /* the steps the open epoch ran */
 	int epoch_open;
 
 	/* Evaluation: the class scores and the label feed (SIZE_MAX). */
@@ -140,6 +141,7 @@ void sym__trainer_shuffle(sym_trainer *t);
 int64_t sym__trainer_keyed_perm(uint64_t key, int64_t n, int64_t i);
 int64_t *sym__trainer_rows(sym_trainer *t, int64_t n);
 int64_t *sym__trainer_batch_rows(sym_trainer *t, int64_t n);
+int sym__trainer_explain(sym_trainer *t, const char *what);
 
 /* trainer_eval.c */
 double sym__value_scalar(sym_exec *x, const sym_value *v);

@@ -39,8 +39,28 @@ open_epoch(sym_trainer *t)
 		return;
 	t->epoch++;
 	t->pos = 0;
+	t->epoch_steps = 0;
 	t->epoch_open = 1;
 	sym__trainer_shuffle(t);
+}
+
+/* Record on the context of "t" that its epoch ended without a step
+ * (then every epoch would: a loop over epochs would never end); return
+ * -1. */
+static int
+no_step(sym_trainer *t)
+{
+	int64_t n = sym_dataset_n_rows(t->train);
+
+	sym__error(t->ctx, SYM_EINVAL, NULL,
+	    "epoch %lld runs no step: %s has %lld sample%s, %s",
+	    (long long)t->epoch, sym_dataset_name(t->train), (long long)n,
+	    n == 1 ? "" : "s",
+	    t->o.drop_remainder
+	        ? "fewer than one batch, and the remainder is dropped "
+	          "(--drop-remainder)"
+	        : "and the batch symbol admits no batch of them");
+	return -1;
 }
 
 /* Choose the next batch of "t" and bind it: 1 when there is one, 0 at
@@ -81,7 +101,38 @@ next_batch(sym_trainer *t)
 		return 1;
 	}
 	t->epoch_open = 0;
-	return 0;
+	return t->epoch_steps ? 0 : no_step(t);
+}
+
+/* Return the name of the non-finite number "x": "NaN", "inf" or
+ * "-inf". */
+static const char *
+nonfinite_name(double x)
+{
+	return isnan(x) ? "NaN" : x > 0 ? "inf" : "-inf";
+}
+
+/* Compare the loss "loss" of "t" with the single-device side's "want"
+ * when either is not finite: the same NaN or infinity on both sides
+ * (with allow_nonfinite) agrees; a reference that diverged alone is an
+ * error, not a difference of the sharding. 0, or -1 with an error. */
+static int
+nonfinite_check(sym_trainer *t, double loss, double want)
+{
+	if ((isnan(loss) && isnan(want)) || loss == want)
+		return 0;
+	if (isfinite(want)) {
+		if (!t->mismatch[0])
+			snprintf(t->mismatch, sizeof(t->mismatch),
+			    "step %lld: loss %.9g, one device %.9g",
+			    (long long)t->step + 1, loss, want);
+		return 0;
+	}
+	sym__error(t->ctx, SYM_EINVAL, NULL,
+	    "step %lld: the one-device reference diverged (its loss is %s, "
+	    "the sharded one %.9g): nothing to compare the sharding with",
+	    (long long)t->step + 1, nonfinite_name(want), loss);
+	return -1;
 }
 
 /* Run the current batch of "t" on the single-device side and compare
@@ -100,6 +151,8 @@ single_step(sym_trainer *t, double loss)
 	    sym_exec_run(t->x1) < 0)
 		return -1;
 	want = sym__value_scalar(t->x1, lv);
+	if (!isfinite(want) || !isfinite(loss))
+		return nonfinite_check(t, loss, want);
 	if (tol == 0)
 		tol = (t->o.rtol > 0 ? t->o.rtol : 1e-4) * fabs(want) + 1e-6;
 	if (!(fabs(loss - want) <= tol) && !t->mismatch[0])
@@ -154,9 +207,22 @@ sym_trainer_step(sym_trainer *t, sym_train_step *r)
 	rc = next_batch(t);
 	if (rc <= 0)
 		return rc;
-	if (sym__trainer_run(t, SYM__JOB_STEP) < 0)
-		return -1;
+	if (sym__trainer_run(t, SYM__JOB_STEP) < 0) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "step %lld (epoch %lld)",
+		    (long long)t->step + 1, (long long)t->epoch);
+		return sym__trainer_explain(t, what);
+	}
 	loss = sym__value_scalar(t->rank[0].x, sym_graph_loss(t->g));
+	if (!isfinite(loss) && !t->o.allow_nonfinite) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "step %lld (epoch %lld): the loss is %s: training diverged "
+		    "(a smaller learning rate may help)",
+		    (long long)t->step + 1, (long long)t->epoch,
+		    nonfinite_name(loss));
+		return -1;
+	}
 	rc = single_step(t, loss);
 	/* Only the single-device side can fail here, on some process. */
 	if (t->mpi && t->o.single && sym__trank_agree(&t->rank[0], rc < 0) < 0)
@@ -165,6 +231,7 @@ sym_trainer_step(sym_trainer *t, sym_train_step *r)
 		return -1;
 	t->pos += t->cur.n;
 	t->step++;
+	t->epoch_steps++;
 	format_bindings(t, t->s);
 	if (check_params(t, r) < 0)
 		return -1;

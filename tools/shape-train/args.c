@@ -29,7 +29,10 @@ usage(FILE *out)
 	      "[--eval]\n"
 	      "           [--log-every K] [--save FILE] [--load FILE] "
 	      "[--json] [--quiet]\n"
-	      "           [--auto] [--memory BYTES]\n"
+	      "           [--auto] [--memory BYTES] [--rank-table FILE]\n"
+	      "           [--rescale [COLUMN=]SCALE[,SHIFT]] "
+	      "[--normalize [COLUMN=]MEAN/STD]\n"
+	      "           [--allow-nonfinite]\n"
 	      "       " PROG " --help | --version\n"
 	      "\n"
 	      "Train the training graph FILE.sg sharded on its ranks.\n"
@@ -69,6 +72,14 @@ usage(FILE *out)
 	      "operators without one\n"
 	      "  --memory BYTES        ... under this cap per device (KiB, "
 	      "MiB, GiB)\n"
+	      "  --rank-table FILE     the nodes of a MindSpore "
+	      "rank_table.json\n"
+	      "  --rescale SPEC        map x * SCALE + SHIFT over a column "
+	      "(default image)\n"
+	      "  --normalize SPEC      map (x - MEAN) / STD over a column, "
+	      "per channel\n"
+	      "  --allow-nonfinite     go on after a NaN or infinite "
+	      "loss\n"
 	      "\n"
 	      "Exit status: 0 trained (and matched), 1 invalid graph, data, "
 	      "checkpoint,\n"
@@ -95,8 +106,10 @@ train_options_clear(struct train_options *o)
 {
 	free(o->map);
 	free(o->batch);
+	free(o->maps);
 	o->map = NULL;
 	o->batch = NULL;
+	o->maps = NULL;
 }
 
 /* Read the batch sizes "val" ("64" or "64,256,32") into "o"; 0, or
@@ -109,6 +122,9 @@ parse_batch(struct train_options *o, const char *val)
 
 	for (const char *p = val; *p; p++)
 		n += *p == ',';
+	if (val[0] == ',' || strstr(val, ",,"))
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "--batch expects positive integers B[,B...], not", val);
 	free(o->batch);
 	o->batch = calloc(n, sizeof(*o->batch));
 	copy = strdup(val);
@@ -158,6 +174,34 @@ add_map(struct train_options *o, const char *val)
 	return 0;
 }
 
+/* Append the transform "val" (a --normalize when "normalize", else a
+ * --rescale) to "o", checked; 0 or TRAIN_EXIT_USAGE. */
+static int
+add_transform(struct train_options *o, int normalize, const char *val)
+{
+	double a[TRAIN_MAX_CHANNELS], b[TRAIN_MAX_CHANNELS];
+	char column[128];
+	size_t n;
+	struct train_transform *m;
+
+	if (train_transform_parse(val, normalize, column, sizeof(column), a, b,
+	        &n) < 0)
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    normalize ? "--normalize expects "
+		                "[COLUMN=]MEAN[,MEAN...]/STD[,STD...], not"
+		              : "--rescale expects [COLUMN=]SCALE[,SHIFT], not",
+		    val);
+	m = realloc(o->maps, (o->n_maps + 1) * sizeof(*m));
+	if (!m)
+		return tool_note(&o->voice, 1, TRAIN_EXIT_USAGE,
+		    "out of memory");
+	m[o->n_maps].normalize = normalize;
+	m[o->n_maps].spec = val;
+	o->maps = m;
+	o->n_maps++;
+	return 0;
+}
+
 /* Store in "*n" the count "val" of option "name" (at least "least"); 0
  * or TRAIN_EXIT_USAGE. */
 static int
@@ -198,10 +242,11 @@ option_value(struct train_options *o, const char *name, const char *val)
 	else if (!strcmp(name, "--log-every"))
 		return count(o, name, val, 1, &o->log_every);
 	else if (!strcmp(name, "--ranks")) {
-		if (count(o, name, val, 1, &o->ranks) || o->ranks > 65536)
+		if (tool_parse_number(val, 1, &n) < 0 || n > 65536)
 			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 			    "--ranks expects an integer from 1 to 65536, not",
 			    val);
+		o->ranks = (int64_t)n;
 	} else if (!strcmp(name, "--seed")) {
 		if (tool_parse_number(val, 0, &n) < 0)
 			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
@@ -223,6 +268,10 @@ option_value(struct train_options *o, const char *name, const char *val)
 		o->save = val;
 	} else if (!strcmp(name, "--load"))
 		o->load = val;
+	else if (!strcmp(name, "--rank-table"))
+		o->rank_table = val;
+	else if (!strcmp(name, "--rescale") || !strcmp(name, "--normalize"))
+		return add_transform(o, name[2] == 'n', val);
 	else if (!strcmp(name, "--memory")) {
 		if (tool_parse_bytes(val, &o->memory) < 0)
 			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
@@ -245,9 +294,10 @@ static int
 flag(struct train_options *o, const char *a)
 {
 	static const char *const names[] = { "--no-shuffle", "--drop-remainder",
-		"--check", "--eval", "--json", "--quiet", "--auto" };
+		"--check", "--eval", "--json", "--quiet", "--auto",
+		"--allow-nonfinite" };
 	int *const field[] = { &o->no_shuffle, &o->drop_remainder, &o->check,
-		&o->eval, &o->json, &o->quiet, &o->autop };
+		&o->eval, &o->json, &o->quiet, &o->autop, &o->allow_nonfinite };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(a, names[i])) {
@@ -263,7 +313,12 @@ check_combination(struct train_options *o, int gave_epochs)
 {
 	if (!o->file)
 		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
-		    "no graph file given", NULL);
+		    "no graph file given (- reads standard input)", NULL);
+	if (o->mpi && !strcmp(o->file, "-"))
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "--backend mpi reads the graph from a file: the standard "
+		    "input reaches only one process",
+		    NULL);
 	if (gave_epochs && o->steps >= 0)
 		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 		    "--epochs and --steps exclude each other", NULL);
@@ -280,6 +335,9 @@ check_combination(struct train_options *o, int gave_epochs)
 		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
 		    "--epochs needs --dataset (without data, give --steps)",
 		    NULL);
+	if (o->n_maps && !o->dataset)
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "--rescale and --normalize need --dataset", NULL);
 	if (o->steps < 0 && !o->dataset)
 		o->steps = 1;
 	return 0; /* no --batch: the trainer's default */
@@ -294,7 +352,8 @@ train_parse_args(int argc, char **argv, struct train_options *o)
 	static const char *const valued[] = { "--dataset", "--map", "--batch",
 		"--epochs", "--steps", "--ranks", "--backend", "--seed",
 		"--check-every", "--log-every", "--rtol", "--atol", "--save",
-		"--load", "--memory" };
+		"--load", "--memory", "--rank-table", "--rescale",
+		"--normalize" };
 	int only_files = 0, gave_epochs = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -342,9 +401,10 @@ train_parse_args(int argc, char **argv, struct train_options *o)
 uint64_t
 train_options_hash(const struct train_options *o)
 {
-	const char *text[] = { o->file, o->dataset, o->map, o->save, o->load };
+	const char *text[] = { o->file, o->dataset, o->map, o->save, o->load,
+		o->rank_table };
 	int64_t nums[] = { o->epochs, o->steps, o->eval, o->json, o->log_every,
-		o->autop, o->memory };
+		o->autop, o->memory, o->allow_nonfinite };
 	uint64_t h = 14695981039346656037ULL;
 
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)

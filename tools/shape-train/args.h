@@ -15,6 +15,15 @@ enum {
 	TRAIN_EXIT_USAGE = 2
 };
 
+/* The most channels a --normalize names. */
+#define TRAIN_MAX_CHANNELS 64
+
+/* A transform of the data (--rescale, --normalize), as written. */
+struct train_transform {
+	int normalize;
+	const char *spec;
+};
+
 struct train_options {
 	const char *file;
 	const char *dataset; /* --dataset, NULL: seeded inputs */
@@ -32,6 +41,10 @@ struct train_options {
 	int64_t check_every, log_every;
 	double rtol, atol;
 	const char *save, *load;
+	const char *rank_table;       /* --rank-table FILE */
+	int allow_nonfinite;          /* --allow-nonfinite */
+	struct train_transform *maps; /* --rescale, --normalize, in order */
+	size_t n_maps;
 	struct tool_voice voice; /* speaks: not on the ranks of mpi but 0 */
 };
 
@@ -39,6 +52,13 @@ void train_options_init(struct train_options *o);
 void train_options_clear(struct train_options *o);
 int train_parse_args(int argc, char **argv, struct train_options *o);
 uint64_t train_options_hash(const struct train_options *o);
+
+/* transform.c */
+struct sym_dataset;
+int train_transform_parse(const char *spec, int normalize, char *column,
+    size_t cap, double *a, double *b, size_t *n);
+int train_transforms_apply(const struct train_options *o,
+    struct sym_dataset *d);
 int train_note(struct train_options *o, int print, int status, const char *fmt,
     ...) __attribute__((format(printf, 4, 5)));
 

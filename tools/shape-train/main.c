@@ -36,6 +36,7 @@ struct run {
 	sym_plan *plan, *single;
 	sym_dataset *train, *test;
 	sym_trainer *t;
+	sym_topology *topo; /* --rank-table */
 	int64_t ranks;
 	/* The totals of the run. */
 	int64_t steps, samples;
@@ -105,14 +106,85 @@ batch_binding(const struct run *r, const struct train_options *o)
 	return b;
 }
 
+/* Read the rank table of "o" into "r" and check that it places every
+ * rank of the run; return -1 to go on, or the exit status. */
+static int
+load_rank_table(struct run *r, struct train_options *o)
+{
+	if (!o->rank_table)
+		return -1;
+	r->topo = sym_topology_parse_rank_table(r->ctx, o->rank_table);
+	if (!r->topo)
+		return fail(r, o, TRAIN_EXIT_USAGE);
+	for (int64_t k = 0; k < r->ranks; k++)
+		if (sym_topology_node_of(r->topo, k) < 0)
+			return tool_note(&o->voice, 1, TRAIN_EXIT_USAGE,
+			    "%s places no rank %" PRId64 ", but the run has "
+			    "%" PRId64 " ranks",
+			    o->rank_table, k, r->ranks);
+	return -1;
+}
+
+/* Return 1 when the graph of "r" has what an evaluation measures the
+ * accuracy with: class scores (an output of floating [B, C], C >= 2)
+ * and labels (an integer input [B] that the data feeds). */
+static int
+has_scores(const struct run *r)
+{
+	int scores = 0, labels = 0;
+
+	for (size_t i = 0; i < sym_graph_n_outputs(r->g); i++) {
+		const sym_shape *sh =
+		    sym_value_shape(sym_graph_output(r->g, i));
+		sym_dtype dt = sym_shape_dtype(sh);
+		int64_t c;
+
+		scores |= sym_shape_ndim(sh) == 2 &&
+		    (dt == SYM_DT_F32 || dt == SYM_DT_F64) &&
+		    sym_expr_get_const(sym_shape_dim(sh, 1), &c) == 0 && c >= 2;
+	}
+	for (size_t i = 0; i < sym_graph_n_values(r->g); i++) {
+		const sym_value *v = sym_graph_value(r->g, i);
+		const sym_shape *sh = sym_value_shape(v);
+		sym_init init;
+
+		if (sym_value_get_kind(v) != SYM_VALUE_INPUT ||
+		    (sym_value_get_init(v, &init) == 0 &&
+		        init.kind != SYM_INIT_DEFAULT))
+			continue;
+		labels |= sym_shape_ndim(sh) == 1 &&
+		    (sym_shape_dtype(sh) == SYM_DT_I32 ||
+		        sym_shape_dtype(sh) == SYM_DT_I64);
+	}
+	return scores && labels;
+}
+
+/* Drop every strategy of the graph of "r" (written for its "devices"
+ * devices) for a run on one rank, where none splits anything, and say
+ * so: a checkpoint then evaluates without a single-device graph. */
+static void
+drop_strategies(struct run *r, struct train_options *o, int64_t devices)
+{
+	for (size_t i = 0; i < sym_graph_n_nodes(r->g); i++)
+		sym_node_drop_strategy(r->g, sym_graph_node(r->g, i));
+	if (o->voice.speak)
+		fprintf(stderr,
+		    "shape-train: on 1 rank: the strategies of %s for %" PRId64
+		    " devices are dropped, every operator runs whole\n",
+		    o->file, devices);
+}
+
 /* Read, check and shard the graph of "o" into "r" on its ranks; compile
  * its plans. Return -1 to go on, or the exit status. */
 static int
 load_graph(struct run *r, struct train_options *o)
 {
 	int64_t devices;
+	int st;
 
-	r->g = sym_graph_parse_file(r->ctx, o->file);
+	r->g = strcmp(o->file, "-")
+	    ? sym_graph_parse_file(r->ctx, o->file)
+	    : sym_graph_parse_stream(r->ctx, stdin, "<stdin>");
 	if (!r->g)
 		return fail(r, o, TRAIN_EXIT_USAGE);
 	devices = sym_graph_n_devices(r->g) > 0 ? sym_graph_n_devices(r->g) : 1;
@@ -129,12 +201,23 @@ load_graph(struct run *r, struct train_options *o)
 		    "%s minimizes no loss: a training graph ends with "
 		    "'minimize LOSS with OPTIMIZER(...)'",
 		    o->file);
+	if (sym_graph_n_errors(r->g) == 0 && o->eval && !has_scores(r))
+		return tool_note(&o->voice, 1, TRAIN_EXIT_FAIL,
+		    "--eval: %s has no class scores (an output of floating "
+		    "[B, C], C >= 2) and labels (an integer input [B]): "
+		    "there is no accuracy to measure",
+		    o->file);
+	if (sym_graph_n_errors(r->g) == 0 && r->ranks == 1 && devices > 1)
+		drop_strategies(r, o, devices);
 	if (sym_graph_n_errors(r->g) == 0 && r->ranks != devices)
 		sym_graph_set_devices(r->g, r->ranks, NULL);
+	if ((st = load_rank_table(r, o)) >= 0)
+		return st;
 	if (sym_graph_n_errors(r->g) == 0) {
 		sym_binding *at = batch_binding(r, o);
-		int st = tool_shard(&o->voice, r->g, o->autop, o->memory, at,
-		    TRAIN_EXIT_FAIL);
+
+		st = tool_shard_on(&o->voice, r->g, r->topo, o->autop,
+		    o->memory, at, TRAIN_EXIT_FAIL);
 
 		sym_binding_free(at);
 
@@ -164,7 +247,9 @@ open_data(struct run *r, struct train_options *o)
 	r->train = sym_dataset_open(r->ctx, o->dataset, SYM_SPLIT_TRAIN);
 	if (r->train && o->eval)
 		r->test = sym_dataset_open(r->ctx, o->dataset, SYM_SPLIT_TEST);
-	if (!r->train || (o->eval && !r->test))
+	if (!r->train || (o->eval && !r->test) ||
+	    train_transforms_apply(o, r->train) < 0 ||
+	    (r->test && train_transforms_apply(o, r->test) < 0))
 		return fail(r, o, TRAIN_EXIT_FAIL);
 	return -1;
 }
@@ -242,6 +327,7 @@ start_trainer(struct run *r, struct train_options *o)
 	to.rtol = o->rtol;
 	to.atol = o->atol;
 	to.agree = train_options_hash(o);
+	to.allow_nonfinite = o->allow_nonfinite;
 	r->t =
 	    sym_trainer_new(r->plan, r->comm, r->train, r->test, &to, r->ctx);
 	if (!r->t)
@@ -381,6 +467,10 @@ evaluate(struct run *r, const struct train_options *o)
 		fputs(", \"accuracy\": ", stdout);
 		json_number(e.accuracy);
 		fputs("}\n", stdout);
+	} else if (e.epoch == 0) {
+		printf("eval before training: loss %.4f, accuracy %.2f%% "
+		       "(%" PRId64 " samples, %.2f s)\n",
+		    e.loss, 100 * e.accuracy, e.rows, e.seconds);
 	} else {
 		printf("epoch %" PRId64 " eval: loss %.4f, accuracy %.2f%% "
 		       "(%" PRId64 " samples, %.2f s)\n",
@@ -491,7 +581,48 @@ release(struct run *r, const struct train_options *o)
 	sym_plan_free(r->plan);
 	sym_graph_free(r->g);
 	sym_comm_free(r->comm);
+	sym_topology_free(r->topo);
 	return sym_ctx_report_live(r->ctx, o->voice.speak ? stderr : NULL);
+}
+
+/* Return the number of processes an MPI launcher says it started
+ * (Open MPI's OMPI_COMM_WORLD_SIZE, PMI_SIZE of MPICH and others), 1
+ * when none does; store this process's rank in "*rank". */
+static long
+launched_processes(long *rank)
+{
+	static const char *const size[] = { "OMPI_COMM_WORLD_SIZE",
+		"PMI_SIZE" };
+	static const char *const who[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK" };
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *s = getenv(size[i]), *r = getenv(who[i]);
+		long n = s ? strtol(s, NULL, 10) : 0;
+
+		if (n > 1) {
+			*rank = r ? strtol(r, NULL, 10) : 0;
+			return n;
+		}
+	}
+	*rank = 0;
+	return 1;
+}
+
+/* Refuse, unless "o" runs on the mpi backend, to run as one of several
+ * processes an MPI launcher started: each would train alone. Return -1
+ * to go on, or the exit status (only the first process says why). */
+static int
+check_launcher(struct train_options *o)
+{
+	long rank, n = launched_processes(&rank);
+
+	if (o->mpi || n <= 1)
+		return -1;
+	o->voice.speak = rank == 0;
+	return tool_note(&o->voice, 1, TRAIN_EXIT_USAGE,
+	    "started as one of %ld processes of mpirun, but the backend is "
+	    "threads: each process would train alone; give --backend mpi",
+	    n);
 }
 
 /* Run shape-train with the command line "argv" of "argc" words; return
@@ -525,6 +656,8 @@ main(int argc, char **argv)
 		status = tool_note(&o.voice, 1, TRAIN_EXIT_USAGE,
 		    "--backend mpi: this symshard was built without MPI "
 		    "(see configure --with-mpi); use --backend threads");
+	if (status < 0)
+		status = check_launcher(&o);
 	if (status < 0)
 		status = load_graph(&r, &o);
 	if (status < 0)
