@@ -124,7 +124,8 @@ rank_main(void *arg)
 			rank_step(r);
 		else
 			for (size_t i = 0; r->x && i < sh->out.n; i++)
-				sym__place_block(&sh->out, i, sh->p, sh->s, r->k,
+				sym__place_block(&sh->out, i, sh->p, sh->s,
+				    r->k,
 				    sym_exec_data(r->x,
 				        sym_plan_value_tensor(sh->p,
 				            sh->out.v[i]),

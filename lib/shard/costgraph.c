@@ -1266,7 +1266,7 @@ dp_run(const struct sym__cg *cg, struct cg_dp *d, const struct cg_elim *el)
 		d->asg[el->var[m]] = 0;
 	}
 	for (size_t x = 0; x < cells; x++) {
-		size_t base[MAX_FACTORS] = {0}, bc = 0;
+		size_t base[MAX_FACTORS] = { 0 }, bc = 0;
 		double bv = 0;
 
 		for (size_t j = 0; j < el->nf; j++) {
