@@ -80,7 +80,7 @@ static int64_t
 step_rank(const struct sym__step *st, int64_t g, int64_t j)
 {
 	const sym_mesh *m = st->after->mesh;
-	int64_t stride[SYM_MESH_MAX_AXES], s = 1, q = 0;
+	int64_t stride[SYM_MESH_MAX_AXES] = { 0 }, s = 1, q = 0;
 	uint32_t mask = 0;
 
 	for (size_t a = m->n_axes; a-- > 0;) {
