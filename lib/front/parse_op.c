@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/lex.h"
+#include "front/lex.h"
 
 /* An operator call being read. */
 struct call {

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "core/file.h"
-#include "graph/lex.h"
+#include "front/lex.h"
 
 static const char *const keywords[] = { "devices", "symbol", "relation",
 	"assert", "mesh", "input", "param", "output", "minimize", "parallel" };

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/lex.h"
+#include "front/lex.h"
 
 /* Longest name for which "did you mean" suggestions are computed. */
 #define MAX_SUGGEST_LEN 64

@@ -5,8 +5,8 @@
  * mean" suggestions. Statements are one per line: nothing here reads past
  * the end of the current line.
  */
-#ifndef SYM_GRAPH_LEX_H
-#define SYM_GRAPH_LEX_H
+#ifndef SYM_FRONT_LEX_H
+#define SYM_FRONT_LEX_H
 
 #include "graph/graph_private.h"
 

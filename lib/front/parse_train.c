@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/lex.h"
+#include "front/lex.h"
 
 /* A named argument of an initializer or optimizer: a number (or a
  * boolean when "boolean") stored at byte "offset" of the structure. */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/lex.h"
+#include "front/lex.h"
 
 /* Append the axis "name" (taken, may be NULL) of "size" to "m", whose
  * arrays have room for "*cap" axes; return 0 or -1. */
