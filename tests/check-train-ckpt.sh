@@ -27,136 +27,12 @@
 # (valgrind), but not under mpirun; SYM_MPI_TIMEOUT, the time limit of
 # an mpirun in seconds (default 120).
 
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${top_builddir:=$top_srcdir}"
-: "${MPIRUN:=mpirun}"
-LC_ALL=C
-export LC_ALL
-
-tool=$top_builddir/shape-train
-if ! test -x "$tool"; then
-	echo "check-train-ckpt: $tool is not built" >&2
-	exit 1
-fi
-cd "$top_srcdir" || exit 1
-tmp=$(mktemp -d) || exit 1
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-failed=
-n=0
-
-# bytes: write the decimal byte values read on the standard input as
-# bytes.
-bytes()
-{
-	awk '{ for (i = 1; i <= NF; i++) printf "\\%03o", $i }' | {
-		read -r esc || :
-		# shellcheck disable=SC2059
-		printf "$esc"
-	}
-}
-
-# be32 N: the 4 bytes of N, big-endian, as decimals.
-be32()
-{
-	echo $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) \
-	    $(($1 & 255))
-}
-
-# idx DIR PREFIX N: write DIR/PREFIX-images-idx3-ubyte (N images of 2x3
-# pixels) and DIR/PREFIX-labels-idx1-ubyte (N labels in 0..2).
-idx()
-{
-	{
-		echo 0 0 8 3
-		be32 "$3"
-		be32 2
-		be32 3
-		awk -v n="$3" 'BEGIN { for (i = 0; i < n; i++)
-		    for (j = 0; j < 6; j++)
-		        printf "%d ", (i * 37 + j * 11) % 256 }'
-	} | tr '\n' ' ' | bytes >"$1/$2-images-idx3-ubyte"
-	{
-		echo 0 0 8 1
-		be32 "$3"
-		awk -v n="$3" 'BEGIN { for (i = 0; i < n; i++)
-		    printf "%d ", (i * 7 + int(i / 5)) % 3 }'
-	} | tr '\n' ' ' | bytes >"$1/$2-labels-idx1-ubyte"
-}
+harness=check-train-ckpt
+. "$(dirname "$0")/train-harness.sh"
 
 mkdir "$tmp/data" "$tmp/g" || exit 1
 idx "$tmp/data" train 42
 data=mnist:$tmp/data
-
-# run NAME ARGS...: run the tool with ARGS into $tmp/NAME.out, .err and
-# .status.
-run()
-{
-	name=$1
-	shift
-	$SYM_TEST_WRAPPER "$tool" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-	echo $? >"$tmp/$name.status"
-}
-
-# fail NAME WHY: record a failure of case NAME and show its output.
-fail()
-{
-	echo "FAIL: $1: $2"
-	sed 's/^/  out: /' "$tmp/$1.out" 2>/dev/null
-	sed 's/^/  err: /' "$tmp/$1.err" 2>/dev/null
-	failed="$failed $1"
-}
-
-# status NAME: the exit status of case NAME.
-status()
-{
-	cat "$tmp/$1.status"
-}
-
-# ok NAME ARGS...: the run must exit 0.
-ok()
-{
-	name=$1
-	shift
-	n=$((n + 1))
-	run "$name" "$@"
-	if test "$(status "$name")" -ne 0; then
-		fail "$name" "exit status $(status "$name"), not 0"
-		return 1
-	fi
-	return 0
-}
-
-# refuse NAME STATUS TEXT ARGS...: the run must exit with STATUS, print
-# TEXT (a fixed string) on the standard error and nothing on the
-# standard output: nothing trained.
-refuse()
-{
-	name=$1
-	want=$2
-	text=$3
-	shift 3
-	n=$((n + 1))
-	run "$name" "$@"
-	if test "$(status "$name")" -ne "$want"; then
-		fail "$name" "exit status $(status "$name"), not $want"
-	elif ! grep -q -F -- "$text" "$tmp/$name.err"; then
-		fail "$name" "no '$text' on the standard error"
-	elif test -s "$tmp/$name.out"; then
-		fail "$name" "something trained"
-	else
-		echo "ok: $name: refused with status $want"
-	fi
-}
-
-# has NAME TEXT WHY: case NAME's standard output and error hold TEXT.
-has()
-{
-	if cat "$tmp/$1.out" "$tmp/$1.err" | grep -q -F -- "$2"; then
-		echo "ok: $1: $3"
-	else
-		fail "$1" "no '$2': $3"
-	fi
-}
 
 # --- Static shapes: MindSpore's end-to-end net, f32[16, 32] inputs
 # with constant initializers and no symbol.
@@ -374,9 +250,4 @@ contents of c.safetensors" "another checkpoint is caught"
 	fi
 fi
 
-if test -n "$failed"; then
-	echo "check-train-ckpt: failed:$failed"
-	exit 1
-fi
-echo "check-train-ckpt: $n cases as expected"
-exit 0
+harness_finish

@@ -20,60 +20,12 @@
 # Environment (set by make check): top_srcdir, top_builddir;
 # SYM_TEST_WRAPPER, when set, is put in front of the tool (valgrind).
 
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${top_builddir:=$top_srcdir}"
-LC_ALL=C
-export LC_ALL
-
-tool=$top_builddir/shape-train
-if ! test -x "$tool"; then
-	echo "check-train-cli: $tool is not built" >&2
-	exit 1
-fi
-cd "$top_srcdir" || exit 1
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failed=
-n=0
-
-# bytes: write the decimal byte values read on the standard input as
-# bytes.
-bytes()
-{
-	awk '{ for (i = 1; i <= NF; i++) printf "\\%03o", $i }' | {
-		read -r esc || :
-		# shellcheck disable=SC2059
-		printf "$esc"
-	}
-}
-
-# be32 N: the 4 bytes of N, big-endian, as decimals.
-be32()
-{
-	echo $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) \
-	    $(($1 & 255))
-}
-
-# idx DIR PREFIX N: write DIR/PREFIX-images-idx3-ubyte (N images of 2x3
-# pixels) and DIR/PREFIX-labels-idx1-ubyte (N labels in 0..2).
-idx()
-{
-	{
-		echo 0 0 8 3
-		be32 "$3"
-		be32 2
-		be32 3
-		awk -v n="$3" 'BEGIN { for (i = 0; i < n; i++)
-		    for (j = 0; j < 6; j++)
-		        printf "%d ", (i * 37 + j * 11) % 256 }'
-	} | tr '\n' ' ' | bytes >"$1/$2-images-idx3-ubyte"
-	{
-		echo 0 0 8 1
-		be32 "$3"
-		awk -v n="$3" 'BEGIN { for (i = 0; i < n; i++)
-		    printf "%d ", (i * 7 + int(i / 5)) % 3 }'
-	} | tr '\n' ' ' | bytes >"$1/$2-labels-idx1-ubyte"
-}
+harness=check-train-cli
+. "$(dirname "$0")/train-harness.sh"
+# Every run within 60 s (an endless loop fails its case); a refusal
+# may follow steps that printed (a divergence).
+run_timeout=60
+refuse_quiet=no
 
 # 40 training samples and 16 test samples; 0 and 2 in the others.
 mkdir "$tmp/data" "$tmp/empty" "$tmp/small" || exit 1
@@ -84,74 +36,6 @@ idx "$tmp/empty" t10k 0
 idx "$tmp/small" train 40
 idx "$tmp/small" t10k 2
 data=mnist:$tmp/data
-
-# run NAME ARGS...: run the tool with ARGS into $tmp/NAME.out, .err and
-# .status, stopped after 60 s (an endless loop fails the case).
-run()
-{
-	name=$1
-	shift
-	# shellcheck disable=SC2086
-	sh tests/with-timeout.sh 60 $SYM_TEST_WRAPPER "$tool" "$@" \
-	    >"$tmp/$name.out" 2>"$tmp/$name.err"
-	echo $? >"$tmp/$name.status"
-}
-
-# fail NAME WHY: record a failure of case NAME and show its output.
-fail()
-{
-	echo "FAIL: $1: $2"
-	head -c 2000 "$tmp/$1.out" | sed 's/^/  out: /'
-	head -c 2000 "$tmp/$1.err" | sed 's/^/  err: /'
-	failed="$failed $1"
-}
-
-# status NAME: the exit status of case NAME.
-status()
-{
-	cat "$tmp/$1.status"
-}
-
-# ok NAME ARGS...: the run must exit 0.
-ok()
-{
-	name=$1
-	shift
-	n=$((n + 1))
-	run "$name" "$@"
-	if test "$(status "$name")" -ne 0; then
-		fail "$name" "exit status $(status "$name"), not 0"
-		return 1
-	fi
-	return 0
-}
-
-# refuse NAME STATUS TEXT ARGS...: the run must exit with STATUS and
-# print TEXT (a fixed string) on the standard error.
-refuse()
-{
-	name=$1
-	want=$2
-	text=$3
-	shift 3
-	n=$((n + 1))
-	run "$name" "$@"
-	if test "$(status "$name")" -ne "$want"; then
-		fail "$name" "exit status $(status "$name"), not $want"
-	elif ! grep -q -F -- "$text" "$tmp/$name.err"; then
-		fail "$name" "no '$text' on the standard error"
-	else
-		echo "ok: $name: refused with status $want"
-		return 0
-	fi
-	return 1
-}
-
-# losses NAME: the losses of the --json steps of case NAME.
-losses()
-{
-	sed -n 's/.*"loss": \([^,]*\),.*/\1/p' "$tmp/$1.out"
-}
 
 # --- Divergence: sgd(lr=1e6) gives a NaN loss at step 5 of clf4 on
 # seeded data.
@@ -328,9 +212,4 @@ refuse launcher 2 "started as one of 4 processes of mpirun, but the backend \
 is threads" tests/train/clf4.sg --steps 1
 unset OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_RANK
 
-if test -n "$failed"; then
-	echo "check-train-cli: failed:$failed"
-	exit 1
-fi
-echo "check-train-cli: $n cases as expected"
-exit 0
+harness_finish

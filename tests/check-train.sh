@@ -29,61 +29,8 @@
 # (valgrind), but not under mpirun; SYM_MPI_TIMEOUT, the time limit of
 # an mpirun in seconds (default 120).
 
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${top_builddir:=$top_srcdir}"
-: "${MPIRUN:=mpirun}"
-LC_ALL=C
-export LC_ALL
-
-tool=$top_builddir/shape-train
-if ! test -x "$tool"; then
-	echo "check-train: $tool is not built" >&2
-	exit 1
-fi
-cd "$top_srcdir" || exit 1
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failed=
-n=0
-
-# bytes: write the decimal byte values read on the standard input as
-# bytes.
-bytes()
-{
-	awk '{ for (i = 1; i <= NF; i++) printf "\\%03o", $i }' | {
-		read -r esc || :
-		# shellcheck disable=SC2059
-		printf "$esc"
-	}
-}
-
-# be32 N: the 4 bytes of N, big-endian, as decimals.
-be32()
-{
-	echo $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) \
-	    $(($1 & 255))
-}
-
-# idx DIR PREFIX N: write DIR/PREFIX-images-idx3-ubyte (N images of 2x3
-# pixels) and DIR/PREFIX-labels-idx1-ubyte (N labels in 0..2).
-idx()
-{
-	{
-		echo 0 0 8 3
-		be32 "$3"
-		be32 2
-		be32 3
-		awk -v n="$3" 'BEGIN { for (i = 0; i < n; i++)
-		    for (j = 0; j < 6; j++)
-		        printf "%d ", (i * 37 + j * 11) % 256 }'
-	} | tr '\n' ' ' | bytes >"$1/$2-images-idx3-ubyte"
-	{
-		echo 0 0 8 1
-		be32 "$3"
-		awk -v n="$3" 'BEGIN { for (i = 0; i < n; i++)
-		    printf "%d ", (i * 7 + int(i / 5)) % 3 }'
-	} | tr '\n' ' ' | bytes >"$1/$2-labels-idx1-ubyte"
-}
+harness=check-train
+. "$(dirname "$0")/train-harness.sh"
 
 # 42 training samples: batches of 8 leave 2, which divisor=4 refuses;
 # 24 test samples: batches of 8 on every graph.
@@ -97,31 +44,6 @@ if test "$(wc -c <"$tmp/data/train-images-idx3-ubyte")" -ne 268 ||
 	exit 1
 fi
 
-# run NAME ARGS...: run the tool with ARGS into $tmp/NAME.out, .err and
-# .status.
-run()
-{
-	name=$1
-	shift
-	$SYM_TEST_WRAPPER "$tool" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-	echo $? >"$tmp/$name.status"
-}
-
-# fail NAME WHY: record a failure of case NAME and show its output.
-fail()
-{
-	echo "FAIL: $1: $2"
-	sed 's/^/  out: /' "$tmp/$1.out"
-	sed 's/^/  err: /' "$tmp/$1.err"
-	failed="$failed $1"
-}
-
-# status NAME: the exit status of case NAME.
-status()
-{
-	cat "$tmp/$1.status"
-}
-
 # json_ok NAME: every line of NAME's standard output is a step or an
 # eval object with exactly the fields of shape-train(1), in their order.
 json_ok()
@@ -133,58 +55,6 @@ json_ok()
 	eval="\{\"event\": \"eval\", \"epoch\": [0-9]+, \"loss\": ($num|null),"
 	eval="$eval \"accuracy\": ($num|null)\}"
 	! grep -E -v -x "$step|$eval" "$tmp/$1.out" | grep -q .
-}
-
-# ok NAME ARGS...: the run must exit 0; its standard error is kept.
-ok()
-{
-	name=$1
-	shift
-	n=$((n + 1))
-	run "$name" "$@"
-	if test "$(status "$name")" -ne 0; then
-		fail "$name" "exit status $(status "$name"), not 0"
-		return 1
-	fi
-	return 0
-}
-
-# refuse NAME STATUS TEXT ARGS...: the run must exit with STATUS, print
-# TEXT (a fixed string) on the standard error and nothing on the
-# standard output: nothing trained.
-refuse()
-{
-	name=$1
-	want=$2
-	text=$3
-	shift 3
-	n=$((n + 1))
-	run "$name" "$@"
-	if test "$(status "$name")" -ne "$want"; then
-		fail "$name" "exit status $(status "$name"), not $want"
-	elif ! grep -q -F -- "$text" "$tmp/$name.err"; then
-		fail "$name" "no '$text' on the standard error"
-	elif test -s "$tmp/$name.out"; then
-		fail "$name" "something trained"
-	else
-		echo "ok: $name: refused with status $want"
-	fi
-}
-
-# mismatch NAME ARGS...: the run must exit 1 with a MISMATCH line.
-mismatch()
-{
-	name=$1
-	shift
-	n=$((n + 1))
-	run "$name" "$@"
-	if test "$(status "$name")" -ne 1; then
-		fail "$name" "exit status $(status "$name"), not 1"
-	elif ! grep -q '^MISMATCH step [0-9]*: loss ' "$tmp/$name.out"; then
-		fail "$name" "no MISMATCH line"
-	else
-		echo "ok: $name: mismatch found"
-	fi
 }
 
 # --- --json: two epochs of 5 steps of 8 (the 2 left over dropped), an
@@ -510,9 +380,4 @@ else
 	    --backend mpi
 fi
 
-if test -n "$failed"; then
-	echo "check-train: failed:$failed"
-	exit 1
-fi
-echo "check-train: $n cases as expected"
-exit 0
+harness_finish
