@@ -478,23 +478,6 @@ rule_text(const sym_symbol *sym, int64_t v, char *buf, size_t size, size_t n)
 	    &sym->origin->loc);
 }
 
-/* Return 1 when "v" satisfies "rel" (with the divisor "k"). */
-static int
-holds(enum sym__rel rel, int64_t v, int64_t k)
-{
-	switch (rel) {
-	case SYM__REL_EQ:
-		return v == 0;
-	case SYM__REL_GE:
-		return v >= 0;
-	case SYM__REL_NE:
-		return v != 0;
-	case SYM__REL_DIV:
-		return v % k == 0;
-	}
-	return 0;
-}
-
 /* Return 1 when the optional check "c" of "p" must be skipped at "s": it
  * names an optional symbol the binding omitted. */
 static int
@@ -564,7 +547,7 @@ sym__check_eval(const sym_plan *p, sym_slices *s, size_t i)
 		return 0;
 	case SYM__C_FACT:
 	case SYM__C_GUARD:
-		if (holds(c->rel, v, c->k))
+		if (sym__rel_holds(c->rel, v, c->k))
 			return 1;
 		n = named_values(c, s, buf, size, 0);
 		sym__append(buf, size, n, "%s%s %s", n ? " " : "",

@@ -29,23 +29,6 @@ sym_prove_last_tier(const sym_ctx *ctx)
 	return ctx ? ctx->last_tier : SYM_TIER_NONE;
 }
 
-/* Return 1 when "v" satisfies relation "rel" (with divisor "k"). */
-static int
-rel_holds(enum sym__rel rel, int64_t v, int64_t k)
-{
-	switch (rel) {
-	case SYM__REL_EQ:
-		return v == 0;
-	case SYM__REL_GE:
-		return v >= 0;
-	case SYM__REL_NE:
-		return v != 0;
-	case SYM__REL_DIV:
-		return v % k == 0;
-	}
-	return 0;
-}
-
 /* 1 when "claim" holds at "b", 0 when not, -1 on evaluation error. */
 int
 sym__claim_holds(sym_ctx *ctx, const struct sym__claim *claim,
@@ -56,7 +39,7 @@ sym__claim_holds(sym_ctx *ctx, const struct sym__claim *claim,
 	(void)ctx;
 	if (sym_expr_eval(claim->e, b, &v) < 0)
 		return -1;
-	return rel_holds(claim->rel, v, claim->k);
+	return sym__rel_holds(claim->rel, v, claim->k);
 }
 
 /* Check "b" against the declarations of the symbols it binds and against
@@ -123,7 +106,7 @@ check_binding(sym_ctx *ctx, const sym_binding *b, int record)
 			free(all);
 		if (sym_expr_eval(f->e, b, &v) < 0)
 			return -1;
-		if (!rel_holds(f->rel, v, f->k)) {
+		if (!sym__rel_holds(f->rel, v, f->k)) {
 			if (record) {
 				char *bs = sym_binding_to_str(b);
 
@@ -233,7 +216,7 @@ holds_at(sym_ctx *ctx, const struct sym__claim *claim, sym_symbol **syms,
 	(void)ctx;
 	if (sym__expr_eval_vals(claim->e, syms, val, n, &v) < 0)
 		return -1;
-	return rel_holds(claim->rel, v, claim->k);
+	return sym__rel_holds(claim->rel, v, claim->k);
 }
 
 /* Look for a binding of the "n" symbols "syms" (no fact names them) at

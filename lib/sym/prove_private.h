@@ -16,6 +16,24 @@ enum sym__rel {
 	SYM__REL_DIV /* k divides e, k >= 1 */
 };
 
+/* Return 1 when the value "v" of an expression satisfies relation "rel"
+ * (with divisor "k" >= 1 for SYM__REL_DIV), 0 otherwise. */
+static inline int
+sym__rel_holds(enum sym__rel rel, int64_t v, int64_t k)
+{
+	switch (rel) {
+	case SYM__REL_EQ:
+		return v == 0;
+	case SYM__REL_GE:
+		return v >= 0;
+	case SYM__REL_NE:
+		return v != 0;
+	case SYM__REL_DIV:
+		return v % k == 0;
+	}
+	return 0;
+}
+
 /* A fact assumed by the context (declared relation, unification, ...). */
 struct sym__fact {
 	enum sym__rel rel;
