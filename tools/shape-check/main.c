@@ -317,14 +317,30 @@ check_topology(const struct report *r, const struct options *o)
 	return 0;
 }
 
-/* Open "path" for writing, write to it with "emit" (the report "r" and,
- * for a picture, the value "v"), and close it; 0, or EXIT_USAGE after a
- * message. */
+/* The name of the temporary file "path" is written to before it is
+ * renamed into place ("PATH.tmp"), or NULL when out of memory. */
+static char *
+temp_name(const char *path)
+{
+	size_t n = strlen(path);
+	char *t = malloc(n + 5);
+
+	if (t) {
+		memcpy(t, path, n);
+		memcpy(t + n, ".tmp", 5);
+	}
+	return t;
+}
+
+/* Write "path"'s temporary file "tmp" with "emit" (the report "r" and,
+ * for a picture, the value "v"); 0, or EXIT_USAGE after a message (and
+ * the temporary file removed). */
 static int
-write_file(const struct report *r, const sym_value *v, const char *path,
+write_temp(const struct report *r, const sym_value *v, const char *path,
+    const char *tmp,
     int (*emit)(const struct report *, const sym_value *, FILE *))
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(tmp, "w");
 	int res, err;
 
 	if (!f) {
@@ -339,19 +355,20 @@ write_file(const struct report *r, const sym_value *v, const char *path,
 	if (err || res < 0) {
 		fprintf(stderr, PROG ": cannot write '%s': %s\n", path,
 		    res < 0 ? "out of memory" : strerror(errno));
+		remove(tmp);
 		return EXIT_USAGE;
 	}
 	return 0;
 }
 
-/* Write the picture of "v" of "r" to "out" (for write_file). */
+/* Write the picture of "v" of "r" to "out" (for write_temp). */
 static int
 write_svg(const struct report *r, const sym_value *v, FILE *out)
 {
 	return report_svg(r, v, out);
 }
 
-/* Write the graph of "r" to "out" (for write_file). */
+/* Write the graph of "r" to "out" (for write_temp). */
 static int
 write_dot(const struct report *r, const sym_value *v, FILE *out)
 {
@@ -359,11 +376,20 @@ write_dot(const struct report *r, const sym_value *v, FILE *out)
 	return report_dot(r, out);
 }
 
-/* Write the pictures and the graph "o" asks for about "r"; return 0, or
- * EXIT_USAGE when one names no value or cannot be written. A value
- * without a layout (the graph has errors) is not drawn, and said so. */
+/* One file --draw or --dot asks for. */
+struct out_file {
+	const char *path;
+	char *tmp;          /* its temporary file once written, or NULL */
+	const sym_value *v; /* the value drawn; NULL for --dot */
+};
+
+/* Resolve the values the --draw options of "o" name into "files" (*n of
+ * them: a value without a layout, because the graph has errors, is not
+ * drawn, and said so); 0, or EXIT_USAGE after a message when one names no
+ * value. */
 static int
-write_outputs(const struct report *r, const struct options *o)
+resolve_draws(const struct report *r, const struct options *o,
+    struct out_file *files, size_t *n)
 {
 	int status = 0;
 
@@ -373,6 +399,7 @@ write_outputs(const struct report *r, const struct options *o)
 		sym_value *v = name ? sym_graph_find_value(r->g, name) : NULL;
 
 		if (!name) {
+			fprintf(stderr, PROG ": out of memory\n");
 			status = EXIT_USAGE;
 		} else if (!v) {
 			fprintf(stderr,
@@ -385,13 +412,62 @@ write_outputs(const struct report *r, const struct options *o)
 			    PROG ": --draw: %s has no layout (the graph has "
 			         "errors): '%s' not written\n",
 			    name, d->file);
-		} else if (write_file(r, v, d->file, write_svg) != 0) {
-			status = EXIT_USAGE;
+		} else {
+			files[*n].path = d->file;
+			files[(*n)++].v = v;
 		}
 		free(name);
 	}
-	if (o->dot && write_file(r, NULL, o->dot, write_dot) != 0)
-		status = EXIT_USAGE;
+	return status;
+}
+
+/* Write the pictures and the graph "o" asks for about "r", all or none:
+ * each is written to a temporary file first, and only when every one was
+ * written are they renamed into place. Return 0, or EXIT_USAGE when one
+ * names no value or cannot be written (nothing is then written). */
+static int
+write_outputs(const struct report *r, const struct options *o)
+{
+	struct out_file *files = calloc(o->n_draw + 1, sizeof(*files));
+	size_t n = 0;
+	int status;
+
+	if (!files) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_USAGE;
+	}
+	status = resolve_draws(r, o, files, &n);
+	if (o->dot)
+		files[n++].path = o->dot;
+	for (size_t i = 0; !status && i < n; i++) {
+		files[i].tmp = temp_name(files[i].path);
+		if (!files[i].tmp) {
+			fprintf(stderr, PROG ": out of memory\n");
+			status = EXIT_USAGE;
+		} else if (write_temp(r, files[i].v, files[i].path,
+		               files[i].tmp,
+		               files[i].v ? write_svg : write_dot) != 0) {
+			free(files[i].tmp);
+			files[i].tmp = NULL;
+			status = EXIT_USAGE;
+		}
+	}
+	for (size_t i = 0; !status && i < n; i++) {
+		if (rename(files[i].tmp, files[i].path) != 0) {
+			fprintf(stderr, PROG ": cannot write '%s': %s\n",
+			    files[i].path, strerror(errno));
+			status = EXIT_USAGE;
+		} else {
+			free(files[i].tmp);
+			files[i].tmp = NULL;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (files[i].tmp)
+			remove(files[i].tmp);
+		free(files[i].tmp);
+	}
+	free(files);
 	return status;
 }
 
