@@ -72,6 +72,11 @@ struct sym_topology {
 	double flops; /* floating-point operations per second per device */
 };
 
+/* Return how many of the ranks 0 to "devices" - 1 are on the node of
+ * rank 0 of "t" (all of them for NULL or a topology of one node): in
+ * constant time unless "t" lists its ranks' nodes. */
+int64_t sym__topology_first_node_size(const sym_topology *t, int64_t devices);
+
 /* One step of a redistribution plan. */
 struct sym__step {
 	sym_redist_kind kind;

@@ -127,6 +127,23 @@ sym_topology_node_of(const sym_topology *t, int64_t rank)
 	return 0;
 }
 
+int64_t
+sym__topology_first_node_size(const sym_topology *t, int64_t devices)
+{
+	int64_t first, n = 0;
+
+	if (!t || devices <= 0)
+		return devices > 0 ? devices : 0;
+	if (!t->node_of)
+		return t->ranks_per_node > 0 && t->ranks_per_node < devices
+		    ? t->ranks_per_node
+		    : devices;
+	first = t->n_ranks > 0 ? t->node_of[0] : -1;
+	for (int64_t r = 0; r < devices && r < t->n_ranks; r++)
+		n += t->node_of[r] == first;
+	return n;
+}
+
 /* Return the number of nodes of the explicit node list of "t". */
 static int64_t
 count_nodes(const sym_topology *t)

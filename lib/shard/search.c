@@ -1574,10 +1574,8 @@ oom:
 static int64_t
 node_ranks(const sym_graph *g, const sym_topology *topo)
 {
-	int64_t first = sym_topology_node_of(topo, 0), n = 0;
+	int64_t n = sym__topology_first_node_size(topo, g->devices);
 
-	for (int64_t r = 0; r < g->devices; r++)
-		n += sym_topology_node_of(topo, r) == first;
 	return n ? n : 1;
 }
 

@@ -1,0 +1,1 @@
+examples/auto_mlp.sg --devices 1099511627776
