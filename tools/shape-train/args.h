@@ -45,6 +45,14 @@ struct train_options {
 	int allow_nonfinite;          /* --allow-nonfinite */
 	struct train_transform *maps; /* --rescale, --normalize, in order */
 	size_t n_maps;
+	/* Sequences: --tokens-per-batch, --pad-to-max, --max-len,
+	 * --eval-split (0: none), --sample N bytes (0: none) and its
+	 * --prompt; the --dataset with the corpus options added. */
+	int64_t tokens_per_batch, max_len, sample;
+	int pad_to_max;
+	double eval_split;
+	const char *prompt;
+	char *dataset_spec;
 	struct tool_voice voice; /* speaks: not on the ranks of mpi but 0 */
 };
 
