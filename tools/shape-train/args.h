@@ -67,6 +67,13 @@ int train_transform_parse(const char *spec, int normalize, char *column,
     size_t cap, double *a, double *b, size_t *n);
 int train_transforms_apply(const struct train_options *o,
     struct sym_dataset *d);
+/* sample.c */
+struct sym_ctx;
+struct sym_graph;
+struct sym_trainer;
+int train_sample(struct sym_ctx *ctx, struct sym_graph *g,
+    struct sym_trainer *t, const struct train_options *o);
+
 int train_note(struct train_options *o, int print, int status, const char *fmt,
     ...) __attribute__((format(printf, 4, 5)));
 

@@ -738,6 +738,8 @@ main(int argc, char **argv)
 		status = train(&r, &o);
 	if (status < 0)
 		status = finish(&r, &o);
+	if (status < 0 && o.sample && train_sample(r.ctx, r.g, r.t, &o) < 0)
+		status = TRAIN_EXIT_FAIL;
 	if (release(&r, &o) && status <= 0)
 		status = tool_note(&o.voice, 1, TRAIN_EXIT_USAGE,
 		    "internal error: library objects not released");
