@@ -10,7 +10,8 @@
 #  - --no-shuffle gives the batches worked out by hand below;
 #  - --pad-to-max runs every step at s = 16;
 #  - --check matches one device across buckets on 8, 2 and 1 ranks, and
-#    on examples/gpt.sg on 8 ranks; --eval-split evaluates per token;
+#    on examples/gpt.sg (data parallel) and examples/gpt_tp.sg (tensor
+#    and data parallel) on 8 ranks; --eval-split evaluates per token;
 #  - bad input is refused with its message: a --tokens-per-batch below
 #    the least bucket's batch, a separator that never occurs, a token
 #    option without a corpus;
@@ -196,6 +197,16 @@ if ok gpt examples/gpt.sg --dataset "text:$corpus" --tokens-per-batch 512 \
 		fail gpt "bad JSON"
 	else
 		echo "ok: gpt: examples/gpt.sg on 8 ranks matches one device"
+	fi
+fi
+
+# --- Its Megatron variant: heads and MLP split 4 ways, b 2 ways.
+if ok gpt_tp examples/gpt_tp.sg --dataset "text:$corpus" \
+    --tokens-per-batch 512 --max-len 32 --steps 3 --check --json; then
+	if ! steps gpt_tp >/dev/null; then
+		fail gpt_tp "bad JSON"
+	else
+		echo "ok: gpt_tp: tensor and data parallel match one device"
 	fi
 fi
 
