@@ -413,7 +413,7 @@ report_step(struct run *r, const struct train_options *o,
     const sym_train_step *s, int64_t per)
 {
 	r->steps++;
-	r->samples += s->rows;
+	r->samples += s->padded_tokens ? s->records : s->rows;
 	r->seconds += s->seconds;
 	r->log_samples += s->rows;
 	r->tokens += s->tokens;
