@@ -11,7 +11,7 @@ set -e
 
 packages="build-essential autoconf automake libtool pkg-config
 libisl-dev libgmp-dev libcmocka-dev libopenblas-dev libjansson-dev
-zlib1g-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin mandoc valgrind clang clang-format
+zlib1g-dev dataset-fashion-mnist fortunes libopenmpi-dev openmpi-bin mandoc valgrind clang clang-format
 python3-sympy libclang-rt-14-dev cppcheck"
 
 deps_only=no

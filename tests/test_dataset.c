@@ -375,7 +375,8 @@ test_open_spec(void **state)
 	assert_null(sym_dataset_open(fx->ctx, "cifar:/x", SYM_SPLIT_TRAIN));
 	assert_int_equal(sym_ctx_last_error(fx->ctx), SYM_EINVAL);
 	assert_string_equal(sym_ctx_last_message(fx->ctx),
-	    "dataset 'cifar:/x': unknown format (expected mnist:DIR)");
+	    "dataset 'cifar:/x': unknown format (expected mnist:DIR, text:FILE "
+	    "or tokens:FILE.safetensors)");
 	assert_null(sym_dataset_open(fx->ctx, NULL, SYM_SPLIT_TRAIN));
 	assert_string_equal(sym_ctx_last_message(fx->ctx),
 	    "dataset: no specification");

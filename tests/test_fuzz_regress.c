@@ -46,6 +46,7 @@ static const struct target graph = { "graph", fuzz_graph_one };
 static const struct target expr = { "expr", fuzz_expr_one };
 static const struct target pipeline = { "pipeline", fuzz_pipeline_one };
 static const struct target inputs = { "inputs", fuzz_inputs_one };
+static const struct target corpus = { "corpus", fuzz_corpus_one };
 
 /* Replay every input of the folder "sub" of tests/fuzz/ through the "n"
  * targets "t"; return the number of inputs. A folder that must exist
@@ -104,6 +105,8 @@ test_regress(void **state)
 	replay("regress/pipeline", one, 1, 0);
 	one[0] = &inputs;
 	replay("regress/inputs", one, 1, 0);
+	one[0] = &corpus;
+	replay("regress/corpus", one, 1, 0);
 }
 
 /* Replay the seed corpora of the pipeline and inputs targets through
@@ -117,6 +120,8 @@ test_corpus(void **state)
 	assert_true(replay("corpus-pipeline", one, 1, 1) > 0);
 	one[0] = &inputs;
 	assert_true(replay("corpus-inputs", one, 1, 1) > 0);
+	one[0] = &corpus;
+	assert_true(replay("corpus-corpus", one, 1, 1) > 0);
 }
 
 /* Run the tests of this program; returns the number of failures. */

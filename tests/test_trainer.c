@@ -958,7 +958,8 @@ huge_destroy(sym_dataset *d)
 	(void)d;
 }
 
-static const struct sym__dataset_ops huge_ops = { huge_read, huge_destroy };
+static const struct sym__dataset_ops huge_ops = { huge_read, huge_destroy,
+	NULL };
 
 /* Return 1 when "row" is among the first "n" of "rows". */
 static int

@@ -52,6 +52,10 @@ SYM_EXPORT int64_t sym_dataset_column_dim(SYM_KEEP const sym_dataset *d,
 SYM_EXPORT int sym_dataset_read(SYM_KEEP const sym_dataset *d, size_t c,
     int64_t row, int64_t start, int64_t count, void *dst);
 SYM_EXPORT uint64_t sym_dataset_fingerprint(SYM_KEEP const sym_dataset *d);
+SYM_EXPORT int64_t sym_dataset_row_length(SYM_KEEP const sym_dataset *d,
+    int64_t row);
+SYM_EXPORT SYM_KEEP const char *
+sym_dataset_notice(SYM_KEEP const sym_dataset *d);
 SYM_EXPORT int sym_dataset_rescale(SYM_KEEP sym_dataset *d, const char *column,
     double scale, double shift);
 SYM_EXPORT int sym_dataset_normalize(SYM_KEEP sym_dataset *d,

@@ -31,6 +31,11 @@ typedef struct sym_train_options {
 	double rtol, atol;      /* sym_exec(3)'s tolerances; 0: default */
 	uint64_t agree;         /* what else every process must agree on */
 	int allow_nonfinite;    /* go on after a NaN or infinite loss */
+	/* Sequences (a text: or tokens: corpus): the tokens of a batch,
+	 * b * s <= tokens_per_batch (0: the first batch size is b); pad
+	 * every record to the largest admissible s instead of buckets. */
+	int64_t tokens_per_batch;
+	int pad_to_max;
 } sym_train_options;
 
 /* The batch size of a graph with a batch symbol whose options give
@@ -54,6 +59,9 @@ typedef struct sym_train_step {
 	 * difference beyond tolerance, NULL when none. */
 	int params_checked;
 	const char *mismatch;
+	/* Sequences: the records of the batch, their tokens (the real
+	 * ones) and the tokens computed, b * s with the pads; 0 else. */
+	int64_t records, tokens, padded_tokens;
 } sym_train_step;
 
 typedef struct sym_eval_result {
@@ -62,6 +70,10 @@ typedef struct sym_eval_result {
 	double accuracy; /* top-1; NaN when the graph has no class scores */
 	int64_t rows, correct, dropped;
 	double seconds;
+	/* Sequences: the loss, accuracy and "correct" are per token over
+	 * the "tokens" real tokens; the perplexity is exp(loss). */
+	int64_t tokens;
+	double perplexity;
 } sym_eval_result;
 
 SYM_EXPORT SYM_GIVE sym_trainer *sym_trainer_new(SYM_KEEP const sym_plan *p,

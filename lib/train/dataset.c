@@ -1,9 +1,10 @@
 /*
  * Datasets: a table of named columns, each row of a column a small
  * tensor of a fixed shape, read row by row (a rank reads only the rows
- * and the elements of each row that its block of an input holds). The
- * formats: MNIST/IDX files (dataset_mnist.c) and tensors in memory
- * (here).
+ * and the elements of each row that its block of an input holds), or
+ * a ragged sequence padded past its length. The formats: MNIST/IDX
+ * files (dataset_mnist.c), text and token corpora (dataset_text.c) and
+ * tensors in memory (here).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ dataset_destroy(struct sym__obj *obj)
 	}
 	free(d->col);
 	free(d->name);
+	free(d->notice);
 	free(d);
 }
 
@@ -134,8 +136,12 @@ sym_dataset_open(sym_ctx *ctx, const char *spec, sym_dataset_split split)
 	}
 	if (!strncmp(spec, "mnist:", 6))
 		return sym_dataset_mnist_open(ctx, spec + 6, split);
+	if (!strncmp(spec, "text:", 5) || !strncmp(spec, "tokens:", 7))
+		return sym__dataset_seq_open(ctx, spec, split);
 	sym__error(ctx, SYM_EINVAL, NULL,
-	    "dataset '%s': unknown format (expected mnist:DIR)", spec);
+	    "dataset '%s': unknown format (expected mnist:DIR, text:FILE or "
+	    "tokens:FILE.safetensors)",
+	    spec);
 	return NULL;
 }
 
@@ -224,8 +230,10 @@ read_args(const sym_dataset *d, size_t c, int64_t row, int64_t start,
 		sym__error(d->ctx, SYM_EINVAL, NULL,
 		    "%s: no row %lld in column '%s' (rows 0 to %lld)", d->name,
 		    (long long)row, col->name, (long long)d->n_rows - 1);
-	else if (start < 0 || count < 0 || start > col->row_numel ||
-	    count > col->row_numel - start)
+	else if (start < 0 || count < 0 ||
+	    (!d->ops->length &&
+	        (start > col->row_numel || count > col->row_numel - start)) ||
+	    (d->ops->length && count > INT64_MAX - start))
 		sym__error(d->ctx, SYM_EINVAL, NULL,
 		    "%s: %lld element%s from element %lld of a row of "
 		    "column '%s', which has %lld",
@@ -256,6 +264,44 @@ sym_dataset_read(const sym_dataset *d, size_t c, int64_t row, int64_t start,
 	if (count && d->col[c].n_affine)
 		sym__dataset_map_apply(d, c, start, count, dst);
 	return 0;
+}
+
+/* Write "count" pads of column "c" of "d" to "dst". */
+void
+sym__dataset_pad(const sym_dataset *d, size_t c, int64_t count, void *dst)
+{
+	const struct sym__dcolumn *col = &d->col[c];
+
+	for (int64_t i = 0; i < count; i++)
+		if (col->dtype == SYM_DT_I64)
+			((int64_t *)dst)[i] = col->pad;
+		else if (col->dtype == SYM_DT_I32)
+			((int32_t *)dst)[i] = (int32_t)col->pad;
+		else if (col->dtype == SYM_DT_F32)
+			((float *)dst)[i] = (float)col->pad;
+		else
+			memset((char *)dst +
+			        (size_t)i * sym_dtype_size(col->dtype),
+			    0, sym_dtype_size(col->dtype));
+}
+
+/* Return the length of row "row" of "d" when its rows are sequences of
+ * different lengths (text and token corpora), -1 when its rows have a
+ * fixed shape or "row" is out of range. */
+int64_t
+sym_dataset_row_length(const sym_dataset *d, int64_t row)
+{
+	if (!d || !d->ops->length || row < 0 || row >= d->n_rows)
+		return -1;
+	return d->ops->length(d, row);
+}
+
+/* Return what the format of "d" dropped or cut when it was opened
+ * (records counted), NULL when nothing. */
+const char *
+sym_dataset_notice(const sym_dataset *d)
+{
+	return d ? d->notice : NULL;
 }
 
 /* Return a hash of the name, columns and contents of "d" (equal on two
@@ -302,8 +348,8 @@ memory_destroy(sym_dataset *d)
 	free(m);
 }
 
-static const struct sym__dataset_ops memory_ops = { memory_read,
-	memory_destroy };
+static const struct sym__dataset_ops memory_ops = { memory_read, memory_destroy,
+	NULL };
 
 /* Store in "*bytes" the byte count of "n_rows" rows of "col" (set as
  * "set"); 0, or -1 with an error on "ctx" when it does not fit. */

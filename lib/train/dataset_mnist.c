@@ -84,7 +84,8 @@ mnist_destroy(sym_dataset *d)
 	free(m);
 }
 
-static const struct sym__dataset_ops mnist_ops = { mnist_read, mnist_destroy };
+static const struct sym__dataset_ops mnist_ops = { mnist_read, mnist_destroy,
+	NULL };
 
 /* Return "dir"/"name" followed by "suffix", malloc'ed; NULL with an
  * error on "ctx". */

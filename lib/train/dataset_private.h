@@ -24,15 +24,21 @@ struct sym__dcolumn {
 	int64_t row_numel;
 	double *scale, *shift;
 	size_t n_affine;
+	int64_t pad; /* ragged data: the value of positions past a row */
 };
 
 /* What a format provides: read elements [start, start + count) of row
  * "row" of column "c" of "d" into "dst" (converted to the column's
- * dtype; the arguments are checked); free the format's state. */
+ * dtype; the arguments are checked); free the format's state; for
+ * ragged data (sequences, dataset_text.c) the length of a row, NULL for
+ * rows of a fixed shape. A ragged row reads as the column's pad past
+ * its length, and may be read beyond the column's size (a bucket longer
+ * than the longest row). */
 struct sym__dataset_ops {
 	void (*read)(const sym_dataset *d, size_t c, int64_t row, int64_t start,
 	    int64_t count, void *dst);
 	void (*destroy)(sym_dataset *d);
+	int64_t (*length)(const sym_dataset *d, int64_t row);
 };
 
 struct sym_dataset {
@@ -45,6 +51,7 @@ struct sym_dataset {
 	struct sym__dcolumn *col;
 	size_t n_col;
 	uint64_t fingerprint;
+	char *notice; /* what the format dropped or cut, NULL: nothing */
 };
 
 /* Return a new dataset of "ctx" called "name" with "n_col" columns (to
@@ -59,6 +66,14 @@ int sym__dataset_set_column(sym_dataset *d, size_t c, const char *name,
  * "start" + "count") of a row, read into "dst" (dataset_map.c). */
 void sym__dataset_map_apply(const sym_dataset *d, size_t c, int64_t start,
     int64_t count, void *dst);
+/* Write "count" pads of column "c" of "d" to "dst" (a row of a batch
+ * that no record fills). */
+void sym__dataset_pad(const sym_dataset *d, size_t c, int64_t count, void *dst);
+/* Open the sequence corpus "spec" ("text:FILE[,OPTION...]" or
+ * "tokens:FILE[,OPTION...]"), its split "split" (dataset_text.c); NULL
+ * with an error on "ctx". */
+sym_dataset *sym__dataset_seq_open(sym_ctx *ctx, const char *spec,
+    sym_dataset_split split);
 /* Mix "n" bytes of "data" into the 64-bit FNV-1a hash "h"; return it. */
 uint64_t sym__fnv1a(uint64_t h, const void *data, size_t n);
 

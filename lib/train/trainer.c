@@ -251,6 +251,9 @@ sym__trainer_bind(sym_trainer *t, sym_slices *s, const sym_plan *p,
 	}
 	if (t->batch_sym && sym_binding_set(t->binding, t->batch_sym, rows) < 0)
 		return -1;
+	if (t->seq_sym &&
+	    sym_binding_set(t->binding, t->seq_sym, t->cur_seq) < 0)
+		return -1;
 	return sym_plan_bind(p, t->binding, s);
 }
 
@@ -351,6 +354,8 @@ sym_trainer_free(sym_trainer *t)
 	free(t->feed);
 	free(t->order);
 	free(t->rows);
+	sym__seq_free(&t->train_q);
+	sym__seq_free(&t->eval_q);
 	free(t->batch);
 	free(t->cmp);
 	free(t);
@@ -369,6 +374,12 @@ copy_options(sym_trainer *t, const sym_train_options *o, sym_ctx *ctx)
 	}
 	memset(&t->o, 0, sizeof(t->o));
 	memcpy(&t->o, o, o->size);
+	if (t->o.tokens_per_batch < 0) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "trainer: --tokens-per-batch %lld: must be positive",
+		    (long long)t->o.tokens_per_batch);
+		return -1;
+	}
 	if (!t->o.batch || t->o.n_batch == 0) {
 		t->o.batch = NULL;
 		t->o.n_batch = 0;
@@ -437,6 +448,8 @@ bind_first(sym_trainer *t, sym_slices *s, const sym_plan *p)
 {
 	int64_t n = t->train ? sym_dataset_n_rows(t->train) : 0;
 
+	if (t->seq_sym)
+		return sym__seq_first_bind(t, s, p);
 	if (n > 0 && n < t->batch[0] && sym__trainer_bind(t, s, p, n) == 0)
 		return 0;
 	return sym__trainer_bind(t, s, p, t->batch[0]);
@@ -466,7 +479,13 @@ check_batches(sym_trainer *t)
 {
 	if (default_batches(t) < 0)
 		return -1;
-	for (size_t i = 0; i < t->o.n_batch; i++)
+	if (t->o.tokens_per_batch && !t->seq_sym) {
+		sym__error(t->ctx, SYM_EINVAL, NULL,
+		    "--tokens-per-batch: the data has no sequences (a text: "
+		    "or tokens: corpus)");
+		return -1;
+	}
+	for (size_t i = 0; !t->seq_sym && i < t->o.n_batch; i++)
 		if (sym__trainer_bind(t, t->s, t->p, t->batch[i]) < 0) {
 			sym__error(t->ctx, SYM_EINVAL, NULL,
 			    "batch size %lld: %s", (long long)t->batch[i],
@@ -604,7 +623,10 @@ agree_fields(const sym_trainer *t, uint64_t f[AG_N])
 	f[AG_SEED] = t->o.seed;
 	f[AG_BATCH] = sym__fnv1a(SYM__FNV1A_INIT, t->batch,
 	    t->o.n_batch * sizeof(*t->batch));
+	f[AG_BATCH] = sym__fnv1a(f[AG_BATCH], &t->o.tokens_per_batch,
+	    sizeof(t->o.tokens_per_batch));
 	f[AG_FLAGS] = (uint64_t)(t->o.no_shuffle != 0) |
+	    (uint64_t)(t->o.pad_to_max != 0) << 62 |
 	    (uint64_t)(t->o.drop_remainder != 0) << 1 |
 	    (uint64_t)(t->o.single != NULL) << 2 |
 	    (uint64_t)t->o.check_every << 3 |

@@ -104,6 +104,8 @@ check_column(sym_trainer *t, const sym_value *v, const sym_dataset *d, size_t c)
 		    "the input must have one dimension more than a row");
 	if (first_dim(t, v, d, c) < 0)
 		return -1;
+	if (sym_dataset_row_length(d, 0) >= 0)
+		return sym__seq_feed(t, v, d, c);
 	b = t->batch_sym;
 	for (size_t i = 1; i < nd; i++) {
 		const sym_expr *e = sym_shape_dim(sh, i);
@@ -261,6 +263,10 @@ add_feed(sym_trainer *t, const sym_value *v, size_t *next)
 static void
 find_scores(sym_trainer *t)
 {
+	if (t->seq_sym) {
+		sym__seq_find_scores(t);
+		return;
+	}
 	for (size_t i = 0; !t->scores && i < sym_graph_n_outputs(t->g); i++) {
 		const sym_value *v = sym_graph_output(t->g, i);
 		const sym_shape *sh = sym_value_shape(v);
@@ -380,8 +386,8 @@ sym__trainer_feeds(sym_trainer *t)
 }
 
 /* Return the next number of the splitmix64 generator of state "*s". */
-static uint64_t
-splitmix64(uint64_t *s)
+uint64_t
+sym__splitmix64(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
 
@@ -391,8 +397,8 @@ splitmix64(uint64_t *s)
 }
 
 /* Return the key of the shuffle of the epoch of "t" (t->epoch, from 1). */
-static uint64_t
-epoch_key(const sym_trainer *t)
+uint64_t
+sym__trainer_epoch_key(const sym_trainer *t)
 {
 	return t->o.seed ^ (0xd1b54a32d192ed03ULL * (uint64_t)t->epoch);
 }
@@ -400,19 +406,19 @@ epoch_key(const sym_trainer *t)
 /* Set the sample order of the epoch of "t" (t->epoch, from 1): the rows
  * of the training data, shuffled with the seed and the epoch unless
  * o.no_shuffle (the same order on every rank). Only data of at most
- * SHUFFLE_STORED_MAX rows stores its order; row_at computes the others'. */
+ * SHUFFLE_STORED_MAX rows stores its order; sym__trainer_row_at computes the others'. */
 void
 sym__trainer_shuffle(sym_trainer *t)
 {
 	int64_t n = sym_dataset_n_rows(t->train);
-	uint64_t st = epoch_key(t);
+	uint64_t st = sym__trainer_epoch_key(t);
 
 	if (!t->order)
 		return;
 	for (int64_t i = 0; i < n; i++)
 		t->order[i] = (uint32_t)i;
 	for (int64_t i = n - 1; i > 0; i--) {
-		int64_t j = (int64_t)(splitmix64(&st) % (uint64_t)(i + 1));
+		int64_t j = (int64_t)(sym__splitmix64(&st) % (uint64_t)(i + 1));
 		uint32_t tmp = t->order[i];
 
 		t->order[i] = t->order[j];
@@ -439,7 +445,7 @@ sym__trainer_keyed_perm(uint64_t key, int64_t n, int64_t i)
 
 		for (uint64_t k = 1; k <= 4; k++) {
 			uint64_t s = key ^ (r * 0x9e3779b97f4a7c15ULL) ^ k;
-			uint64_t f = splitmix64(&s) & mask;
+			uint64_t f = sym__splitmix64(&s) & mask;
 			uint64_t nl = r;
 
 			r = l ^ f;
@@ -452,8 +458,8 @@ sym__trainer_keyed_perm(uint64_t key, int64_t n, int64_t i)
 
 /* Return the row of the training data of "t" at position "pos" of the
  * sample order of its epoch. */
-static int64_t
-row_at(const sym_trainer *t, int64_t pos)
+int64_t
+sym__trainer_row_at(const sym_trainer *t, int64_t pos)
 {
 	if (t->o.no_shuffle)
 		return pos;
@@ -461,7 +467,7 @@ row_at(const sym_trainer *t, int64_t pos)
 		return t->order[pos];
 	if (sym_dataset_n_rows(t->train) < 2)
 		return pos;
-	return sym__trainer_keyed_perm(epoch_key(t),
+	return sym__trainer_keyed_perm(sym__trainer_epoch_key(t),
 	    sym_dataset_n_rows(t->train), pos);
 }
 
@@ -484,7 +490,7 @@ sym__trainer_batch_rows(sym_trainer *t, int64_t n)
 	int64_t *rows = sym__trainer_rows(t, n);
 
 	for (int64_t i = 0; rows && i < n; i++)
-		rows[i] = row_at(t, t->pos + i);
+		rows[i] = sym__trainer_row_at(t, t->pos + i);
 	return rows;
 }
 
@@ -511,8 +517,10 @@ read_block(const sym_dataset *d, size_t c, const int64_t *rows, int nd,
 			for (int i = 1; i < nd; i++)
 				start = start * glob[i] + off[i] +
 				    (i < k ? idx[i] : 0);
-			if (sym_dataset_read(d, c, rows[off[0] + r], start, run,
-			        dst) < 0)
+			if (rows[off[0] + r] < 0)
+				sym__dataset_pad(d, c, run, dst);
+			else if (sym_dataset_read(d, c, rows[off[0] + r], start,
+			             run, dst) < 0)
 				return -1;
 			dst += (size_t)run * es;
 			int i = k - 1;
@@ -626,10 +634,13 @@ sym__trainer_explain(sym_trainer *t, const char *what)
 
 		if (bound < 0 || (dt != SYM_DT_I32 && dt != SYM_DT_I64))
 			continue;
-		for (int64_t r = 0; r < t->cur.n; r++)
-			for (int64_t e = 0; e < numel; e += 256) {
-				int64_t k = numel - e < 256 ? numel - e : 256;
-				int64_t row = t->cur.rows[r];
+		for (int64_t r = 0; r < t->cur.n && t->cur.rows[r] >= 0; r++)
+			for (int64_t e = 0, row = t->cur.rows[r],
+			             len = t->seq_sym
+			         ? sym_dataset_row_length(t->cur.data, row)
+			         : numel;
+			     e < len; e += 256) {
+				int64_t k = len - e < 256 ? len - e : 256;
 
 				if (sym_dataset_read(t->cur.data, c, row, e, k,
 				        buf) < 0)

@@ -293,6 +293,8 @@ sym_trainer_evaluate(sym_trainer *t, sym_eval_result *r)
 		    "trainer: no test data to evaluate on");
 		return -1;
 	}
+	if (t->seq_sym)
+		return sym__seq_evaluate(t, r);
 	n = sym_dataset_n_rows(t->test);
 	b = t->batch[0];
 	for (pos = 0; pos < n; pos += b) {

@@ -26,6 +26,24 @@ struct sym__feed {
 	size_t t, t1;
 };
 
+/* A batch of sequences (trainer_seq.c): its bucket "s", its bound
+ * batch "b", its "n" records (rows srow[first ...]) and the position of
+ * the first in the epoch's order. */
+struct sym__seqbatch {
+	int64_t s, b, first, n, pos;
+};
+
+/* The batches of an epoch of sequences (the next one "next") over the
+ * rows "srow", and what it left out: records longer than the sequence
+ * symbol admits ("dropped"), records of a last batch ("cut"). */
+struct sym__seqsched {
+	struct sym__seqbatch *sb;
+	size_t n_sb, cap_sb, next;
+	int64_t *srow;
+	size_t n_srow, cap_srow;
+	int64_t dropped, cut;
+};
+
 /* What the ranks are told to do (a job), see trainer.c. */
 enum sym__job {
 	SYM__JOB_INIT,   /* prepare, initialize the params */
@@ -118,6 +136,14 @@ struct sym_trainer {
 	void *cmp; /* scratch of the comparisons */
 	size_t cmp_cap;
 
+	/* Sequences (trainer_seq.c): the sequence symbol, the batches of
+	 * the epoch (the next one "sb_next") over the rows "srow", what
+	 * the schedule left out; the current batch's bucket, real tokens
+	 * and records. */
+	sym_symbol *seq_sym;
+	struct sym__seqsched train_q, eval_q;
+	int64_t cur_seq, cur_tokens, cur_records;
+
 	char bindings[256];
 	char bind_why[256]; /* why a size did not bind, no batch symbol */
 	char mismatch[512];
@@ -142,6 +168,26 @@ int64_t sym__trainer_keyed_perm(uint64_t key, int64_t n, int64_t i);
 int64_t *sym__trainer_rows(sym_trainer *t, int64_t n);
 int64_t *sym__trainer_batch_rows(sym_trainer *t, int64_t n);
 int sym__trainer_explain(sym_trainer *t, const char *what);
+
+uint64_t sym__splitmix64(uint64_t *s);
+uint64_t sym__trainer_epoch_key(const sym_trainer *t);
+int64_t sym__trainer_row_at(const sym_trainer *t, int64_t pos);
+
+/* trainer_seq.c */
+int64_t sym__seq_least_from(const sym_symbol *sym, int64_t n);
+int sym__seq_feed(sym_trainer *t, const sym_value *v, const sym_dataset *d,
+    size_t c);
+int sym__seq_schedule(sym_trainer *t, struct sym__seqsched *q,
+    const sym_dataset *d, int64_t (*row_of)(const sym_trainer *, int64_t),
+    uint64_t key, int keep);
+int sym__seq_first_bind(sym_trainer *t, sym_slices *s, const sym_plan *p);
+void sym__seq_notice(sym_trainer *t, const struct sym__seqsched *q,
+    const sym_dataset *d);
+int sym__seq_next(sym_trainer *t, struct sym__seqsched *q, const sym_dataset *d,
+    int test, sym_slices *s, const sym_plan *p);
+void sym__seq_free(struct sym__seqsched *q);
+void sym__seq_find_scores(sym_trainer *t);
+int sym__seq_evaluate(sym_trainer *t, sym_eval_result *r);
 
 /* trainer_eval.c */
 double sym__value_scalar(sym_exec *x, const sym_value *v);

@@ -31,17 +31,50 @@ format_bindings(sym_trainer *t, const sym_slices *s)
 	}
 }
 
-/* Start the next epoch of "t" when none is open. */
-static void
+/* Start the next epoch of "t" when none is open (on sequences, make its
+ * batches: trainer_seq.c); 0, or -1 with an error. */
+static int
 open_epoch(sym_trainer *t)
 {
 	if (t->epoch_open)
-		return;
+		return 0;
 	t->epoch++;
 	t->pos = 0;
 	t->epoch_steps = 0;
 	t->epoch_open = 1;
 	sym__trainer_shuffle(t);
+	if (!t->seq_sym)
+		return 0;
+	if (sym__seq_schedule(t, &t->train_q, t->train, sym__trainer_row_at,
+	        sym__trainer_epoch_key(t) ^ 0x5e9b1d0c3a7f2461ULL,
+	        t->o.no_shuffle) < 0)
+		return -1;
+	if (t->train_q.n_sb)
+		return 0;
+	sym__error(t->ctx, SYM_EINVAL, NULL,
+	    "epoch %lld runs no step: of the %lld records of %s, %lld are "
+	    "longer than %s admits and %lld fill no batch",
+	    (long long)t->epoch, (long long)sym_dataset_n_rows(t->train),
+	    sym_dataset_name(t->train), (long long)t->train_q.dropped,
+	    sym_symbol_name(t->seq_sym), (long long)t->train_q.cut);
+	return -1;
+}
+
+/* Choose the next batch of sequences of "t" and bind it: 1, 0 at the end
+ * of the epoch, -1 on an error. */
+static int
+next_seq_batch(sym_trainer *t)
+{
+	int rc;
+
+	if (open_epoch(t) < 0)
+		return -1;
+	rc = sym__seq_next(t, &t->train_q, t->train, 0, t->s, t->p);
+	if (rc == 0) {
+		t->epoch_open = 0;
+		sym__seq_notice(t, &t->train_q, t->train);
+	}
+	return rc;
 }
 
 /* Record on the context of "t" that its epoch ended without a step
@@ -76,6 +109,8 @@ next_batch(sym_trainer *t)
 		t->cur = (struct sym__batch){ NULL, NULL, want, 0 };
 		return sym__trainer_bind(t, t->s, t->p, want) < 0 ? -1 : 1;
 	}
+	if (t->seq_sym)
+		return next_seq_batch(t);
 	open_epoch(t);
 	left = sym_dataset_n_rows(t->train) - t->pos;
 	rows = left < want ? left : want;
@@ -229,7 +264,7 @@ sym_trainer_step(sym_trainer *t, sym_train_step *r)
 		return -1;
 	if (rc < 0 || share_verdict(t) < 0)
 		return -1;
-	t->pos += t->cur.n;
+	t->pos += t->seq_sym ? 1 : t->cur.n;
 	t->step++;
 	t->epoch_steps++;
 	format_bindings(t, t->s);
@@ -239,6 +274,11 @@ sym_trainer_step(sym_trainer *t, sym_train_step *r)
 	r->step = t->step;
 	r->loss = loss;
 	r->rows = t->cur.n;
+	if (t->seq_sym) {
+		r->records = t->cur_records;
+		r->tokens = t->cur_tokens;
+		r->padded_tokens = t->cur.n * t->cur_seq;
+	}
 	r->bindings = t->bindings;
 	r->seconds = sym__seconds() - t0;
 	r->mismatch = t->mismatch[0] ? t->mismatch : NULL;

@@ -14,14 +14,15 @@
 # to findings/ as crash-*, timeout-* or oom-*) does not end the run.
 #
 # Usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
-#        (default: 60 seconds, targets graph, expr, pipeline and inputs;
+#        (default: 60 seconds, targets graph, expr, pipeline, inputs and
+#        corpus;
 #        run from the build directory, or set top_srcdir and
 #        top_builddir; FUZZ_FLAGS adds libFuzzer options)
 # Exit status: 0 when no target found anything, 1 otherwise.
 
 seconds=${1:-60}
 test $# -gt 0 && shift
-targets=${*:-graph expr pipeline inputs}
+targets=${*:-graph expr pipeline inputs corpus}
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=.}"
 fuzz_dir=$top_builddir/tests/fuzz

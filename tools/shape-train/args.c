@@ -32,13 +32,20 @@ usage(FILE *out)
 	      "           [--auto] [--memory BYTES] [--rank-table FILE]\n"
 	      "           [--rescale [COLUMN=]SCALE[,SHIFT]] "
 	      "[--normalize [COLUMN=]MEAN/STD]\n"
-	      "           [--allow-nonfinite]\n"
+	      "           [--allow-nonfinite] [--tokens-per-batch T] "
+	      "[--pad-to-max]\n"
+	      "           [--max-len N] [--eval-split F] [--sample N] "
+	      "[--prompt TEXT]\n"
 	      "       " PROG " --help | --version\n"
 	      "\n"
 	      "Train the training graph FILE.sg sharded on its ranks.\n"
 	      "\n"
 	      "  --dataset mnist:DIR   MNIST/IDX files in DIR (columns image, "
 	      "label)\n"
+	      "  --dataset text:FILE[,sep=S]  records separated by a line "
+	      "S (default %)\n"
+	      "  --dataset tokens:FILE a ragged corpus (safetensors: tokens, "
+	      "offsets)\n"
 	      "  --map INPUT=COLUMN    bind an input to a column (default: "
 	      "in order)\n"
 	      "  --batch B[,B...]      global batch sizes, cycled (default "
@@ -80,6 +87,17 @@ usage(FILE *out)
 	      "per channel\n"
 	      "  --allow-nonfinite     go on after a NaN or infinite "
 	      "loss\n"
+	      "  --tokens-per-batch T  sequences: batches of b * s <= T "
+	      "tokens, in buckets\n"
+	      "  --pad-to-max          sequences: pad every record to the "
+	      "largest s\n"
+	      "  --max-len N           sequences: cut records to s <= N\n"
+	      "  --eval-split F        sequences: hold out the last fraction "
+	      "F of records\n"
+	      "  --sample N            print N bytes generated after "
+	      "training\n"
+	      "  --prompt TEXT         ... continuing TEXT (default: a "
+	      "newline)\n"
 	      "\n"
 	      "Exit status: 0 trained (and matched), 1 invalid graph, data, "
 	      "checkpoint,\n"
@@ -107,6 +125,8 @@ train_options_clear(struct train_options *o)
 	free(o->map);
 	free(o->batch);
 	free(o->maps);
+	free(o->dataset_spec);
+	o->dataset_spec = NULL;
 	o->map = NULL;
 	o->batch = NULL;
 	o->maps = NULL;
@@ -237,7 +257,24 @@ option_value(struct train_options *o, const char *name, const char *val)
 		return count(o, name, val, 1, &o->epochs);
 	else if (!strcmp(name, "--steps"))
 		return count(o, name, val, 0, &o->steps);
-	else if (!strcmp(name, "--check-every"))
+	else if (!strcmp(name, "--tokens-per-batch"))
+		return count(o, name, val, 1, &o->tokens_per_batch);
+	else if (!strcmp(name, "--max-len"))
+		return count(o, name, val, 1, &o->max_len);
+	else if (!strcmp(name, "--sample"))
+		return count(o, name, val, 1, &o->sample);
+	else if (!strcmp(name, "--prompt"))
+		o->prompt = val;
+	else if (!strcmp(name, "--eval-split")) {
+		char *end;
+
+		o->eval_split = strtod(val, &end);
+		if (!*val || *end || !(o->eval_split > 0) ||
+		    !(o->eval_split < 1))
+			return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+			    "--eval-split expects a fraction in (0, 1), not",
+			    val);
+	} else if (!strcmp(name, "--check-every"))
 		return count(o, name, val, 1, &o->check_every);
 	else if (!strcmp(name, "--log-every"))
 		return count(o, name, val, 1, &o->log_every);
@@ -295,15 +332,55 @@ flag(struct train_options *o, const char *a)
 {
 	static const char *const names[] = { "--no-shuffle", "--drop-remainder",
 		"--check", "--eval", "--json", "--quiet", "--auto",
-		"--allow-nonfinite" };
+		"--allow-nonfinite", "--pad-to-max" };
 	int *const field[] = { &o->no_shuffle, &o->drop_remainder, &o->check,
-		&o->eval, &o->json, &o->quiet, &o->autop, &o->allow_nonfinite };
+		&o->eval, &o->json, &o->quiet, &o->autop, &o->allow_nonfinite,
+		&o->pad_to_max };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(a, names[i])) {
 			*field[i] = 1;
 			return 1;
 		}
+	return 0;
+}
+
+/* Check the options of "o" for sequences and add --max-len and
+ * --eval-split to the dataset's specification (o->dataset_spec); 0 or
+ * TRAIN_EXIT_USAGE. */
+static int
+sequence_options(struct train_options *o)
+{
+	int seq = o->dataset &&
+	    (!strncmp(o->dataset, "text:", 5) ||
+	        !strncmp(o->dataset, "tokens:", 7));
+	size_t n;
+
+	if (!seq &&
+	    (o->max_len || o->eval_split > 0 || o->pad_to_max ||
+	        o->tokens_per_batch))
+		return tool_usage_error(&o->voice, TRAIN_EXIT_USAGE,
+		    "--tokens-per-batch, --pad-to-max, --max-len and "
+		    "--eval-split need a corpus of sequences (--dataset "
+		    "text:FILE or tokens:FILE)",
+		    NULL);
+	if (!seq)
+		return 0;
+	n = strlen(o->dataset) + 80;
+	o->dataset_spec = malloc(n);
+	if (!o->dataset_spec)
+		return tool_note(&o->voice, 1, TRAIN_EXIT_USAGE,
+		    "out of memory");
+	snprintf(o->dataset_spec, n, "%s", o->dataset);
+	if (o->max_len)
+		snprintf(o->dataset_spec + strlen(o->dataset_spec),
+		    n - strlen(o->dataset_spec), ",max_len=%lld",
+		    (long long)o->max_len);
+	if (o->eval_split > 0)
+		snprintf(o->dataset_spec + strlen(o->dataset_spec),
+		    n - strlen(o->dataset_spec), ",eval=%.17g", o->eval_split);
+	o->dataset = o->dataset_spec;
+	o->eval |= o->eval_split > 0;
 	return 0;
 }
 
@@ -340,7 +417,7 @@ check_combination(struct train_options *o, int gave_epochs)
 		    "--rescale and --normalize need --dataset", NULL);
 	if (o->steps < 0 && !o->dataset)
 		o->steps = 1;
-	return 0; /* no --batch: the trainer's default */
+	return sequence_options(o);
 }
 
 /* Read the command line "argv" of "argc" words into "o". Return -1 to go
@@ -353,7 +430,8 @@ train_parse_args(int argc, char **argv, struct train_options *o)
 		"--epochs", "--steps", "--ranks", "--backend", "--seed",
 		"--check-every", "--log-every", "--rtol", "--atol", "--save",
 		"--load", "--memory", "--rank-table", "--rescale",
-		"--normalize" };
+		"--normalize", "--tokens-per-batch", "--max-len",
+		"--eval-split", "--sample", "--prompt" };
 	int only_files = 0, gave_epochs = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -402,9 +480,10 @@ uint64_t
 train_options_hash(const struct train_options *o)
 {
 	const char *text[] = { o->file, o->dataset, o->map, o->save, o->load,
-		o->rank_table };
+		o->rank_table, o->prompt };
 	int64_t nums[] = { o->epochs, o->steps, o->eval, o->json, o->log_every,
-		o->autop, o->memory, o->allow_nonfinite };
+		o->autop, o->memory, o->allow_nonfinite, o->tokens_per_batch,
+		o->pad_to_max, o->sample };
 	uint64_t h = 14695981039346656037ULL;
 
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)

@@ -45,6 +45,14 @@ struct train_options {
 	int allow_nonfinite;          /* --allow-nonfinite */
 	struct train_transform *maps; /* --rescale, --normalize, in order */
 	size_t n_maps;
+	/* Sequences: --tokens-per-batch, --pad-to-max, --max-len,
+	 * --eval-split (0: none), --sample N bytes (0: none) and its
+	 * --prompt; the --dataset with the corpus options added. */
+	int64_t tokens_per_batch, max_len, sample;
+	int pad_to_max;
+	double eval_split;
+	const char *prompt;
+	char *dataset_spec;
 	struct tool_voice voice; /* speaks: not on the ranks of mpi but 0 */
 };
 
@@ -59,6 +67,13 @@ int train_transform_parse(const char *spec, int normalize, char *column,
     size_t cap, double *a, double *b, size_t *n);
 int train_transforms_apply(const struct train_options *o,
     struct sym_dataset *d);
+/* sample.c */
+struct sym_ctx;
+struct sym_graph;
+struct sym_trainer;
+int train_sample(struct sym_ctx *ctx, struct sym_graph *g,
+    struct sym_trainer *t, const struct train_options *o);
+
 int train_note(struct train_options *o, int print, int status, const char *fmt,
     ...) __attribute__((format(printf, 4, 5)));
 

@@ -38,11 +38,12 @@ struct run {
 	sym_trainer *t;
 	sym_topology *topo; /* --rank-table */
 	int64_t ranks;
-	/* The totals of the run. */
-	int64_t steps, samples;
+	/* The totals of the run (tokens: sequences, real and computed). */
+	int64_t steps, samples, tokens, padded;
 	double seconds;
 	sym_eval_result last_eval;
 	int evaluated;
+	int64_t eval_at; /* the steps run at the last evaluation */
 	int mismatch;
 	/* The progress and log lines. */
 	double log_start;
@@ -201,7 +202,8 @@ load_graph(struct run *r, struct train_options *o)
 		    "%s minimizes no loss: a training graph ends with "
 		    "'minimize LOSS with OPTIMIZER(...)'",
 		    o->file);
-	if (sym_graph_n_errors(r->g) == 0 && o->eval && !has_scores(r))
+	if (sym_graph_n_errors(r->g) == 0 && o->eval && !o->dataset_spec &&
+	    !has_scores(r))
 		return tool_note(&o->voice, 1, TRAIN_EXIT_FAIL,
 		    "--eval: %s has no class scores (an output of floating "
 		    "[B, C], C >= 2) and labels (an integer input [B]): "
@@ -251,6 +253,9 @@ open_data(struct run *r, struct train_options *o)
 	    train_transforms_apply(o, r->train) < 0 ||
 	    (r->test && train_transforms_apply(o, r->test) < 0))
 		return fail(r, o, TRAIN_EXIT_FAIL);
+	if (sym_dataset_notice(r->train) && o->voice.speak)
+		fprintf(stderr, "shape-train: %s\n",
+		    sym_dataset_notice(r->train));
 	return -1;
 }
 
@@ -328,6 +333,8 @@ start_trainer(struct run *r, struct train_options *o)
 	to.atol = o->atol;
 	to.agree = train_options_hash(o);
 	to.allow_nonfinite = o->allow_nonfinite;
+	to.tokens_per_batch = o->tokens_per_batch;
+	to.pad_to_max = o->pad_to_max;
 	r->t =
 	    sym_trainer_new(r->plan, r->comm, r->train, r->test, &to, r->ctx);
 	if (!r->t)
@@ -406,9 +413,11 @@ report_step(struct run *r, const struct train_options *o,
     const sym_train_step *s, int64_t per)
 {
 	r->steps++;
-	r->samples += s->rows;
+	r->samples += s->padded_tokens ? s->records : s->rows;
 	r->seconds += s->seconds;
 	r->log_samples += s->rows;
+	r->tokens += s->tokens;
+	r->padded += s->padded_tokens;
 	if (!o->voice.speak)
 		return;
 	if (o->json) {
@@ -418,7 +427,21 @@ report_step(struct run *r, const struct train_options *o,
 		json_number(s->loss);
 		fputs(", \"bindings\": ", stdout);
 		json_bindings(s->bindings);
+		if (s->padded_tokens)
+			printf(", \"tokens\": %" PRId64
+			       ", \"padded_tokens\": %" PRId64,
+			    s->tokens, s->padded_tokens);
 		fputs("}\n", stdout);
+	} else if (!o->quiet && s->step % o->log_every == 0 &&
+	    s->padded_tokens) {
+		clear_bar(r);
+		printf("epoch %" PRId64 " step %" PRId64 ": loss %.4f (%s: "
+		       "%" PRId64 " records, %" PRId64 " tokens of %" PRId64
+		       " computed, %.0f tokens/s)\n",
+		    s->epoch, s->step, s->loss, s->bindings, s->records,
+		    s->tokens, s->padded_tokens,
+		    s->seconds > 0 ? (double)s->tokens / s->seconds : 0.0);
+		fflush(stdout);
 	} else if (!o->quiet && s->step % o->log_every == 0) {
 		double t = tool_now();
 
@@ -456,6 +479,7 @@ evaluate(struct run *r, const struct train_options *o)
 		return -1;
 	r->last_eval = e;
 	r->evaluated = 1;
+	r->eval_at = r->steps;
 	if (!o->voice.speak)
 		return 0;
 	clear_bar(r);
@@ -466,7 +490,19 @@ evaluate(struct run *r, const struct train_options *o)
 		json_number(e.loss);
 		fputs(", \"accuracy\": ", stdout);
 		json_number(e.accuracy);
+		if (e.tokens) {
+			fputs(", \"perplexity\": ", stdout);
+			json_number(e.perplexity);
+			printf(", \"tokens\": %" PRId64, e.tokens);
+		}
 		fputs("}\n", stdout);
+	} else if (e.tokens) {
+		printf("%s eval: token loss %.4f, perplexity %.3f, accuracy "
+		       "%.2f%% (%" PRId64 " tokens of %" PRId64
+		       " held-out records, %.2f s)\n",
+		    e.epoch ? "after training" : "before training", e.loss,
+		    e.perplexity, 100 * e.accuracy, e.tokens, e.rows,
+		    e.seconds);
 	} else if (e.epoch == 0) {
 		printf("eval before training: loss %.4f, accuracy %.2f%% "
 		       "(%" PRId64 " samples, %.2f s)\n",
@@ -476,7 +512,13 @@ evaluate(struct run *r, const struct train_options *o)
 		       "(%" PRId64 " samples, %.2f s)\n",
 		    e.epoch, e.loss, 100 * e.accuracy, e.rows, e.seconds);
 	}
-	if (e.dropped)
+	if (e.dropped && e.tokens)
+		fprintf(stderr,
+		    "shape-train: evaluation: %" PRId64 " held-out records "
+		    "were not evaluated (longer than the sequence symbol "
+		    "admits, or left out of a last batch)\n",
+		    e.dropped);
+	else if (e.dropped)
 		fprintf(stderr,
 		    "shape-train: evaluation: the last %" PRId64
 		    " samples were not evaluated: the batch symbol does "
@@ -532,7 +574,10 @@ train(struct run *r, struct train_options *o)
 			return report_mismatch(r, o, s.mismatch);
 	}
 	clear_bar(r);
-	if (o->steps == 0 && o->eval && evaluate(r, o) < 0)
+	if (o->eval &&
+	    (o->steps == 0 ||
+	        (o->dataset_spec && r->steps && r->eval_at != r->steps)) &&
+	    evaluate(r, o) < 0)
 		return fail(r, o, -1);
 	return -1;
 }
@@ -553,13 +598,34 @@ finish(struct run *r, struct train_options *o)
 	}
 	if (o->save && sym_trainer_save(r->t, o->save) < 0)
 		return fail(r, o, -1);
+	if (o->voice.speak && o->json && r->padded) {
+		printf("{\"event\": \"end\", \"steps\": %" PRId64
+		       ", \"tokens\": %" PRId64 ", \"padded_tokens\": %" PRId64
+		       ", \"padding\": ",
+		    r->steps, r->tokens, r->padded);
+		json_number((double)(r->padded - r->tokens) /
+		    (double)r->padded);
+		fputs(", \"tokens_per_second\": ", stdout);
+		json_number(r->seconds > 0 ? (double)r->tokens / r->seconds
+		                           : NAN);
+		fputs("}\n", stdout);
+	}
 	if (!o->voice.speak || o->json || o->quiet)
 		return -1;
 	printf("trained %" PRId64 " steps (%" PRId64 " samples) in %.2f s: "
 	       "%.0f samples/s",
 	    r->steps, r->samples, r->seconds,
 	    r->seconds > 0 ? (double)r->samples / r->seconds : 0.0);
-	if (r->evaluated)
+	if (r->padded)
+		printf("; %" PRId64 " real tokens of %" PRId64
+		       " computed (padding %.1f%%), %.0f real tokens/s",
+		    r->tokens, r->padded,
+		    100.0 * (double)(r->padded - r->tokens) / (double)r->padded,
+		    r->seconds > 0 ? (double)r->tokens / r->seconds : 0.0);
+	if (r->evaluated && r->last_eval.tokens)
+		printf("; held-out perplexity %.3f, token accuracy %.2f%%",
+		    r->last_eval.perplexity, 100 * r->last_eval.accuracy);
+	else if (r->evaluated)
 		printf("; test accuracy %.2f%%", 100 * r->last_eval.accuracy);
 	if (o->check)
 		printf("; every step matched one device");
@@ -672,6 +738,8 @@ main(int argc, char **argv)
 		status = train(&r, &o);
 	if (status < 0)
 		status = finish(&r, &o);
+	if (status < 0 && o.sample && train_sample(r.ctx, r.g, r.t, &o) < 0)
+		status = TRAIN_EXIT_FAIL;
 	if (release(&r, &o) && status <= 0)
 		status = tool_note(&o.voice, 1, TRAIN_EXIT_USAGE,
 		    "internal error: library objects not released");
