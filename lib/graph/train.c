@@ -196,7 +196,7 @@ sym_value_set_state(sym_value *v, int state)
 {
 	if (!v || v->kind != SYM_VALUE_PARAM || v->graph->differentiated)
 		return -1;
-	v->state = state != 0;
+	v->state = state ? 2 : 0; /* 2: declared, 1: an optimizer's */
 	v->frozen = v->state || v->frozen;
 	if (v->state && v->init.kind == SYM_INIT_DEFAULT)
 		v->init.kind = SYM_INIT_ZEROS;
