@@ -6,7 +6,8 @@
 # param and the running statistics); a checkpoint holds the running
 # statistics, loads on another rank count and goes on training as one
 # device does; a checkpoint without them starts them at their
-# initializers with a notice.
+# initializers with a notice; examples/resnet.sg trains on 8 ranks as on
+# one device (two steps of seeded data).
 #
 # Usage: tests/check-train-bn.sh
 # Environment (set by make check): top_srcdir, top_builddir;
@@ -47,7 +48,7 @@ run()
 	fi
 }
 
-echo "1..12"
+echo "1..13"
 matched="every step matched one device"
 for r in 2 4 8; do
 	run "batch split over $r ranks" "$matched" tests/train/bn.sg \
@@ -86,4 +87,6 @@ run "state missing: trains as one device" "$matched" \
 run "training=false trains as one device" "$matched" \
     tests/train/bn-eval.sg --ranks 4 --steps 3 --batch 16 --check \
     --check-every 1
+run "examples/resnet.sg on 8 ranks" "$matched" examples/resnet.sg \
+    --ranks 8 --steps 2 --batch 16 --check
 test -z "$failed"
