@@ -109,6 +109,17 @@ static const struct gcase cases[] = {
 	    "begin_params_axis=1, epsilon=0.01)\n"
 	    "a = add(p, n1)\ny = mul(a, n2)\n",
 	    "[b, 3, 6]" },
+	{ "batch_norm",
+	    "param x : f64[b, 3, 2, 2]\nparam g : f64[3]\nparam be : f64[3]\n"
+	    "param v : f64[b, 3]\nstate rm : f64[3] init=constant(0.2)\n"
+	    "state rv : f64[3] init=constant(1.5)\n"
+	    "state sm : f64[3] init=constant(-0.1)\nstate sv : f64[3] init=ones\n"
+	    "n1 = batch_norm(x, g, be, rm, rv, momentum=0.3)\n"
+	    "n2 = batch_norm(n1, g, be, sm, sv, training=false)\n"
+	    "n3 = batch_norm(v, g, be, sm, sv, epsilon=0.01, training=false)\n"
+	    "e = expand_dims(n3, axis=2)\nf = expand_dims(e, axis=3)\n"
+	    "y = mul(n2, f)\n",
+	    "[b, 3, 2, 2]" },
 	{ "extremum",
 	    "param x : f64[b, 4]\nparam u : f64[4]\nparam v : f64[b, 1]\n"
 	    "m = maximum(x, u)\nn = minimum(m, v)\ny = mul(n, x)\n",

@@ -1,5 +1,6 @@
 /*
- * Unit tests of the executor's CPU kernels: softmax and layer_norm. Each kernel
+ * Unit tests of the executor's CPU kernels: softmax, layer_norm and
+ * batch_norm (against values recorded from PyTorch, batch_norm_expect.h). Each kernel
  * is compared with a reference written in double on small random inputs
  * (seeded, so runs repeat), and every check it makes of its tensors is reached
  * by a mismatched call that must fail with -1 and its message (kerntest.h).
@@ -20,6 +21,7 @@
 #include "exec/kernel.h"
 #include "shape/shape_private.h"
 
+#include "batch_norm_expect.h"
 #include "kerntest.h"
 #include "testlib.h"
 
@@ -239,6 +241,200 @@ test_layer_norm(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* --- batch_norm ------------------------------------------------------- */
+
+/* The values of one PyTorch case of batch_norm_expect.h. */
+struct bn_case {
+	int rank;
+	int64_t dim[4];
+	double momentum, eps;
+	const double *y_train, *rm_next, *rv_next, *dx_train, *dg_train,
+	    *db_train, *y_eval, *dx_eval, *dg_eval;
+};
+
+/* Fill "t" (x when "chan" > 0: that many channels of "s" elements
+ * each, else dy) as gen_batch_norm.py does. */
+static void
+bn_fill(struct sym__tensor *t, int64_t chan, int64_t s)
+{
+	for (int64_t i = 0; i < kt_numel(t); i++)
+		kt_set(t, i,
+		    chan ? 2 * sin(1.3 * (double)i + 0.5) +
+		            0.3 * (double)((i / s) % chan)
+		         : cos(0.9 * (double)i));
+}
+
+/* The attributes of case "k" in "ctx", training=false when "eval". */
+static sym_attrs *
+bn_attrs(sym_ctx *ctx, const struct bn_case *k, int eval)
+{
+	sym_attrs *at = kt_attrs(ctx);
+
+	sym_attrs_set_float(at, "momentum", k->momentum);
+	sym_attrs_set_float(at, "epsilon", k->eps);
+	if (eval)
+		sym_attrs_set_bool(at, "training", 0);
+	return at;
+}
+
+/* Run batch_norm_stats, batch_norm, batch_norm_update and both
+ * gradients on case "k" in dtype "dt" and compare with PyTorch's
+ * values: training mode, training=false, and an evaluation
+ * (args->eval) of the training-mode operators. */
+static void
+bn_check_case(sym_ctx *ctx, const struct bn_case *k, sym_dtype dt)
+{
+	int64_t c = k->dim[1], s = 1, vd[1] = { k->dim[1] }, sd[2] = { 3, c };
+	struct sym__tensor x = kt_tensor(dt, k->rank, k->dim);
+	struct sym__tensor dy = kt_tensor(dt, k->rank, k->dim);
+	struct sym__tensor v[4], st = kt_tensor(SYM_DT_F64, 2, sd), y, dx,
+	                         upd[2], gp[2], in[8];
+	double tol = kt_tol(dt, 2e-5);
+	struct sym__kernel_args a;
+
+	for (int d = 2; d < k->rank; d++)
+		s *= k->dim[d];
+	bn_fill(&x, c, s);
+	bn_fill(&dy, 0, 1);
+	for (int i = 0; i < 4; i++)
+		v[i] = kt_tensor(dt, 1, vd);
+	for (int64_t j = 0; j < c; j++) {
+		kt_set(&v[0], j, 1 + 0.25 * (double)j);
+		kt_set(&v[1], j, 0.1 * (double)j - 0.2);
+		kt_set(&v[2], j, 0.05 * (double)j);
+		kt_set(&v[3], j, 1 + 0.5 * (double)j);
+	}
+	y = kt_tensor(dt, k->rank, k->dim);
+	dx = kt_tensor(dt, k->rank, k->dim);
+	for (int i = 0; i < 2; i++) {
+		upd[i] = kt_tensor(dt, 1, vd);
+		gp[i] = kt_tensor(dt, 1, vd);
+	}
+	for (int eval = 0; eval < 2; eval++) {
+		sym_attrs *at = bn_attrs(ctx, k, eval);
+
+		kt_run("batch_norm_stats", at, &x, 1, &st, 1);
+		in[0] = x;
+		memcpy(in + 1, v, sizeof(v));
+		in[5] = st;
+		kt_run("batch_norm", at, in, 6, &y, 1);
+		kt_check_tensor(&y, eval ? k->y_eval : k->y_train, tol,
+		    "batch_norm y");
+		in[0] = v[2];
+		in[1] = v[3];
+		in[2] = st;
+		kt_run("batch_norm_update", at, in, 3, upd, 2);
+		for (int64_t j = 0; j < c; j++) {
+			kt_check_close(kt_get(&upd[0], j),
+			    eval ? 0.05 * (double)j : k->rm_next[j], tol,
+			    "running_mean", j);
+			kt_check_close(kt_get(&upd[1], j),
+			    eval ? 1 + 0.5 * (double)j : k->rv_next[j], tol,
+			    "running_var", j);
+		}
+		in[0] = dy;
+		in[1] = x;
+		in[2] = st;
+		in[3] = v[2];
+		in[4] = v[3];
+		kt_run("batch_norm_grad_params", at, in, 5, gp, 2);
+		kt_check_tensor(&gp[0], eval ? k->dg_eval : k->dg_train, tol,
+		    "dgamma");
+		kt_check_tensor(&gp[1], k->db_train, tol, "dbeta");
+		in[5] = v[0];
+		in[6] = gp[0];
+		in[7] = gp[1];
+		kt_run("batch_norm_grad", at, in, 8, &dx, 1);
+		kt_check_tensor(&dx, eval ? k->dx_eval : k->dx_train, tol,
+		    "dx");
+		sym_attrs_free(at);
+	}
+	/* the executor's evaluation of training-mode operators */
+	{
+		sym_attrs *at = bn_attrs(ctx, k, 0);
+
+		in[0] = x;
+		memcpy(in + 1, v, sizeof(v));
+		in[5] = st;
+		a = kt_args("batch_norm", at, in, 6, &y, 1);
+		a.eval = 1;
+		kt_run_args("batch_norm", &a);
+		kt_release(&a);
+		kt_check_tensor(&y, k->y_eval, tol, "batch_norm y (eval)");
+		in[0] = v[2];
+		in[1] = v[3];
+		in[2] = st;
+		a = kt_args("batch_norm_update", at, in, 3, upd, 2);
+		a.eval = 1;
+		kt_run_args("batch_norm_update", &a);
+		kt_release(&a);
+		for (int64_t j = 0; j < c; j++) {
+			kt_check_close(kt_get(&upd[0], j), 0.05 * (double)j,
+			    tol, "running_mean kept", j);
+			kt_check_close(kt_get(&upd[1], j), 1 + 0.5 * (double)j,
+			    tol, "running_var kept", j);
+		}
+		/* one value per channel cannot train */
+		kt_set(&st, 0, 1);
+		kt_fails("batch_norm_update", at, in, 3, upd, 2,
+		    "training needs more than 1 value per channel");
+		sym_attrs_free(at);
+	}
+	kt_free_all(v, 4);
+	kt_free_all(upd, 2);
+	kt_free_all(gp, 2);
+	sym__tensor_free(&x);
+	sym__tensor_free(&dy);
+	sym__tensor_free(&st);
+	sym__tensor_free(&y);
+	sym__tensor_free(&dx);
+}
+
+/* batch_norm and its kin against PyTorch (torch.nn.functional.batch_norm,
+ * training and evaluation, the running statistics after the update),
+ * NCHW and NC, f32 and f64; bad attributes and operands. */
+static void
+test_batch_norm(void **state)
+{
+	static const struct bn_case cases[] = {
+		{ 4, { 3, 4, 5, 2 }, 0.1, 1e-5, nchw_y_train, nchw_rm_next,
+		    nchw_rv_next, nchw_dx_train, nchw_dg_train, nchw_db_train,
+		    nchw_y_eval, nchw_dx_eval, nchw_dg_eval },
+		{ 2, { 6, 3 }, 0.3, 0.01, nc_y_train, nc_rm_next, nc_rv_next,
+		    nc_dx_train, nc_dg_train, nc_db_train, nc_y_eval,
+		    nc_dx_eval, nc_dg_eval },
+	};
+	sym_ctx *ctx = tl_ctx_new();
+	int64_t d4[4] = { 2, 3, 2, 2 }, d1[1] = { 3 }, d2[1] = { 4 };
+	struct sym__tensor in[6], y;
+	sym_attrs *at;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bn_check_case(ctx, &cases[i], SYM_DT_F32);
+		bn_check_case(ctx, &cases[i], SYM_DT_F64);
+	}
+	at = kt_attrs(ctx);
+	in[0] = kt_tensor(SYM_DT_F32, 4, d4);
+	for (int i = 1; i < 5; i++)
+		in[i] = kt_tensor(SYM_DT_F32, 1, i == 3 ? d2 : d1);
+	sym_attrs_set_float(at, "momentum", 1.5);
+	kt_decode_fails("batch_norm", at, in, 5, 1,
+	    "attribute momentum of batch_norm (1.5) must be in [0, 1]");
+	sym_attrs_set_float(at, "momentum", 0.1);
+	sym_attrs_set_float(at, "epsilon", 0);
+	kt_decode_fails("batch_norm", at, in, 5, 1,
+	    "attribute epsilon of batch_norm must be positive");
+	sym_attrs_free(at);
+	in[5] = kt_tensor(SYM_DT_F64, 2, (int64_t[]){ 3, 3 });
+	y = kt_tensor(SYM_DT_F32, 4, d4);
+	kt_fails("batch_norm", NULL, in, 6, &y, 1,
+	    "operand 3 must be a vector of the 3 channels of x");
+	kt_free_all(in, 6);
+	sym__tensor_free(&y);
+	tl_ctx_free(ctx);
+}
+
 /* Run the tests. */
 int
 main(void)
@@ -246,6 +442,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_softmax),
 		cmocka_unit_test(test_layer_norm),
+		cmocka_unit_test(test_batch_norm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

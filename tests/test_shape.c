@@ -367,7 +367,9 @@ test_registry(void **state)
 		"embedding_grad", "slice_grad", "max_pool2d", "avg_pool2d",
 		"global_avg_pool", "max_pool2d_grad", "avg_pool2d_grad",
 		"global_avg_pool_grad", "dropout", "dropout_grad", "tril",
-		"triu", "cumsum", "reduce_prod_grad" };
+		"triu", "cumsum", "reduce_prod_grad", "batch_norm",
+		"batch_norm_stats", "batch_norm_update",
+		"batch_norm_grad_params", "batch_norm_grad" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 

@@ -914,6 +914,10 @@ test_every_operator(void **state)
 	    "input w3 : f32[b, 16, 4]\n"
 	    "input w : f32[16, 16]\n"
 	    "input dl : f32[]\n"
+	    "input c3 : f32[3]\n"
+	    "param bg : f32[3]\n"
+	    "state bm : f32[3]\n"
+	    "state bv : f32[3]\n"
 	    "e1 = relu(x)\n"
 	    "e2 = gelu(e1)\n"
 	    "e3 = exp(e2)\n"
@@ -958,6 +962,11 @@ test_every_operator(void **state)
 	    "sm = softmax(x)\n"
 	    "ls = log_softmax(x, axis=-1)\n"
 	    "ln = layer_norm(x, g, bt)\n"
+	    "bn = batch_norm(img, bg, c3, bm, bv)\n"
+	    "bs = batch_norm_stats(img)\n"
+	    "bu1, bu2 = batch_norm_update(c3, c3, bs, training=false)\n"
+	    "bgg, bgb = batch_norm_grad_params(img, img, bs, c3, c3)\n"
+	    "bgx = batch_norm_grad(img, img, bs, c3, c3, bg, bgg, bgb)\n"
 	    "ga = gather(tab, ids)\n"
 	    "em = embedding(ids, tab)\n"
 	    "oh = one_hot(ids, depth=10)\n"
@@ -1064,6 +1073,12 @@ test_every_operator(void **state)
 	    "(n, None, None, None)");
 	assert_layout(sym_node_output_layout(node(g, "m2"), 0),
 	    "(b0, m, None)");
+	assert_layout(sym_node_output_layout(node(g, "bn"), 0),
+	    "(d0, d1, d2, d3)");
+	assert_layout(sym_node_output_layout(node(g, "bn.stats"), 0),
+	    "(None, d1) partial(d0)");
+	assert_layout(sym_node_output_layout(node(g, "bgg"), 0),
+	    "(d1) partial(d0)");
 	sym_graph_free(g);
 	tl_ctx_free(ctx);
 }

@@ -65,6 +65,8 @@ SYM_EXPORT int sym_value_set_init(SYM_KEEP sym_value *v,
 SYM_EXPORT int sym_value_get_init(SYM_KEEP const sym_value *v, sym_init *init);
 SYM_EXPORT int sym_value_set_frozen(SYM_KEEP sym_value *v, int frozen);
 SYM_EXPORT int sym_value_is_frozen(SYM_KEEP const sym_value *v);
+SYM_EXPORT int sym_value_set_state(SYM_KEEP sym_value *v, int state);
+SYM_EXPORT int sym_value_is_state(SYM_KEEP const sym_value *v);
 
 SYM_EXPORT int sym_graph_minimize(SYM_KEEP sym_graph *g,
     SYM_KEEP sym_value *loss, SYM_KEEP const sym_optimizer *opt,

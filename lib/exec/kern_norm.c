@@ -391,4 +391,9 @@ const sym__kernel_fn sym__kernels_norm[SYM__N_OPS] = {
 	[SYM__OP_SOFTMAX] = k_softmax,
 	[SYM__OP_LOG_SOFTMAX] = k_log_softmax,
 	[SYM__OP_LAYER_NORM] = k_layer_norm,
+	[SYM__OP_BATCH_NORM] = sym__k_batch_norm,
+	[SYM__OP_BATCH_NORM_STATS] = sym__k_batch_norm,
+	[SYM__OP_BATCH_NORM_UPDATE] = sym__k_batch_norm,
+	[SYM__OP_BATCH_NORM_GRAD_PARAMS] = sym__k_batch_norm,
+	[SYM__OP_BATCH_NORM_GRAD] = sym__k_batch_norm,
 };

@@ -76,6 +76,9 @@ void sym__kstrides(const struct sym__tensor *t, int64_t *stride);
 void sym__kcopy(void *dst, const int64_t *dstride, const void *src,
     const int64_t *sstride, size_t es, int rank, const int64_t *dim);
 
+/* batch_norm and its kin, by a->op (kern_batch_norm.c). */
+int sym__k_batch_norm(struct sym__kernel_args *a);
+
 /* The gradient of softmax_cross_entropy, with its kernel (kern_loss.c). */
 int sym__k_sce_grad(struct sym__kernel_args *a);
 

@@ -10,6 +10,7 @@
  *	mesh NAME = ([AXIS=]N, ...) [ranks [R, ...]]
  *	input NAME : DTYPE[EXPR, ...] [init=INIT]
  *	param NAME : DTYPE[EXPR, ...] [init=INIT] [frozen]
+ *	state NAME : DTYPE[EXPR, ...] [init=INIT]
  *	NAME [, NAME ...] = OP(ARGS) [shard STRATEGY [-> STRATEGY]]
  *	output NAME [, NAME ...]
  *	minimize NAME with OPTIMIZER[(ARG, ...)]
@@ -29,7 +30,8 @@
 #include "front/lex.h"
 
 static const char *const keywords[] = { "devices", "symbol", "relation",
-	"assert", "mesh", "input", "param", "output", "minimize", "parallel" };
+	"assert", "mesh", "input", "param", "output", "minimize", "parallel",
+	"state" };
 
 #define N_KEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
@@ -568,11 +570,14 @@ type_and_shape(struct sym__parser *p, const char *what, sym_dtype *dt,
 }
 
 /* Parse "input NAME : DTYPE[D, ...]" after its keyword (or "param ...",
- * "kind" saying which) and add the value; return 0 or -1. */
+ * "kind" saying which; "state ...", a param, when "state") and add the
+ * value; return 0 or -1. */
 static int
-st_input(struct sym__parser *p, sym_value_kind kind)
+st_input(struct sym__parser *p, sym_value_kind kind, int state)
 {
-	const char *what = kind == SYM_VALUE_PARAM ? "parameter" : "input";
+	const char *what = state      ? "state"
+	    : kind == SYM_VALUE_PARAM ? "parameter"
+	                              : "input";
 	struct sym__vec dims = { NULL, 0, 0 };
 	sym_dtype dt = SYM_DT_INVALID;
 	size_t start, len, before = p->g->n_diag, open;
@@ -586,7 +591,9 @@ st_input(struct sym__parser *p, sym_value_kind kind)
 	if (!sym__lex_name(p, &start, &len))
 		return sym__lex_error(p, p->pos, NULL,
 		    "expected a value name after '%s'",
-		    kind == SYM_VALUE_PARAM ? "param" : "input");
+		    state                         ? "state"
+		        : kind == SYM_VALUE_PARAM ? "param"
+		                                  : "input");
 	name = sym__lex_strndup(p, start, len);
 	if (!name)
 		return -1;
@@ -594,6 +601,9 @@ st_input(struct sym__parser *p, sym_value_kind kind)
 	r = type_and_shape(p, what, &dt, &dims, &open);
 	if (r == 0 && sym__parse_value_options(p, kind, &opts) < 0)
 		r = -1;
+	if (r == 0 && state && opts.frozen)
+		r = sym__lex_error(p, start, NULL,
+		    "a state is never trained: frozen is implied");
 	loc = sym__lex_loc(p, start);
 	if (r == 0) {
 		before = p->g->n_diag;
@@ -606,6 +616,8 @@ st_input(struct sym__parser *p, sym_value_kind kind)
 		if (!v)
 			r = sym__parse_failed(p, before, start);
 	}
+	if (r == 0 && state && sym_value_set_state(v, 1) < 0)
+		r = sym__lex_ctx_error(p, start);
 	if (r == 0 && sym__apply_value_options(p, v, &opts) < 0)
 		r = -1;
 	if (r != 0)
@@ -716,15 +728,17 @@ statement(struct sym__parser *p)
 	case 4:
 		return sym__parse_mesh(p);
 	case 5:
-		return st_input(p, SYM_VALUE_INPUT);
+		return st_input(p, SYM_VALUE_INPUT, 0);
 	case 6:
-		return st_input(p, SYM_VALUE_PARAM);
+		return st_input(p, SYM_VALUE_PARAM, 0);
 	case 7:
 		return st_output(p);
 	case 8:
 		return sym__parse_minimize(p);
 	case 9:
 		return st_parallel(p);
+	case 10:
+		return st_input(p, SYM_VALUE_PARAM, 1);
 	default:
 		return unknown_statement(p, start, len);
 	}

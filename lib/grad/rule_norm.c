@@ -73,8 +73,55 @@ grad_layer_norm(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	    mirror, out);
 }
 
+/*
+ * The rule of batch_norm(x, gamma, beta, running_mean, running_var,
+ * stats):
+ *
+ *	dgamma, dbeta = batch_norm_grad_params(dy, x, stats, rm, rv)
+ *	dx = batch_norm_grad(dy, x, stats, rm, rv, gamma, dgamma, dbeta)
+ *
+ * dgamma and dbeta are sums over the batch, partial sums where it is
+ * split, which the pass all-reduces before batch_norm_grad reads them.
+ * The statistics carry no gradient of their own (grad.c does not make
+ * them active): batch_norm_grad differentiates through them. The running
+ * statistics get none: a trained param there is an error.
+ */
+static int
+grad_batch_norm(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+{
+	sym_value *in[8] = { dy[0], n->in[0], n->in[5], n->in[3], n->in[4],
+		n->in[1], NULL, NULL };
+	sym_value *out[2];
+	int mirror[8] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0),
+		SYM__MIRROR_IN(5), SYM__MIRROR_IN(3), SYM__MIRROR_IN(4),
+		SYM__MIRROR_IN(1), SYM__MIRROR_IN(1), SYM__MIRROR_IN(2) };
+	const char *names[2] = { sym__gtarget(gr, 1), sym__gtarget(gr, 2) };
+
+	if (n->n_in != 6 || !dy[0])
+		return sym__gnone(gr, 0,
+		    "batch_norm needs its statistics operand (the graph adds "
+		    "it)");
+	for (size_t i = 3; i < 5; i++)
+		if (sym__gtarget(gr, i))
+			return sym__gnone(gr, i,
+			    "running statistics are not trained; declare "
+			    "them with state");
+	if (sym__gemit_n(gr, 1, "batch_norm_grad_params", 5, in, n->attrs, 2,
+	        names, mirror, out) < 0)
+		return -1;
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	in[6] = out[0];
+	in[7] = out[1];
+	return sym__gemit(gr, 2, "batch_norm_grad", 8, in, n->attrs,
+	           sym__gtarget(gr, 0), mirror)
+	    ? 0
+	    : -1;
+}
+
 const sym__grad_rule sym__grad_norm[SYM__N_OPS] = {
 	[SYM__OP_SOFTMAX] = grad_softmax,
 	[SYM__OP_LOG_SOFTMAX] = grad_log_softmax,
 	[SYM__OP_LAYER_NORM] = grad_layer_norm,
+	[SYM__OP_BATCH_NORM] = grad_batch_norm,
 };

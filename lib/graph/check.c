@@ -533,8 +533,8 @@ node_outputs(sym_graph *g, sym_node *n, size_t count, size_t gen,
  * requirements proved, unified or guarded, and every problem recorded as
  * a located diagnostic. Return the node (also when it has errors), or
  * NULL when it could not be created. */
-sym_node *
-sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
+static sym_node *
+add_node(sym_graph *g, const char *op, size_t n_out,
     const char *const *out_names, size_t n_in, sym_value *const *in,
     const sym_attrs *attrs, const sym_loc *where)
 {
@@ -626,6 +626,78 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 		free(names);
 	free(label);
 	return n;
+}
+
+/* Return 1 when "attrs" (may be NULL) says training=false. */
+static int
+not_training(const sym_attrs *attrs)
+{
+	const struct sym__attr *t =
+	    attrs ? sym__attrs_find(attrs, "training") : NULL;
+
+	return t && t->kind == SYM_ATTR_BOOL && !t->i;
+}
+
+/*
+ * Add batch_norm(x, gamma, beta, running_mean, running_var) to "g" as
+ * three nodes (see lib/shape/op_batch_norm.c): "Y.stats" =
+ * batch_norm_stats(x), Y = batch_norm(..., Y.stats) and, unless
+ * training=false, "RM.next", "RV.next" = batch_norm_update(running_mean,
+ * running_var, Y.stats), Y the first of "out_names" (or a generated
+ * name), RM and RV the names of the running statistics. Arguments as
+ * sym_graph_add_op; return the batch_norm node, or NULL.
+ */
+static sym_node *
+add_batch_norm(sym_graph *g, size_t n_out, const char *const *out_names,
+    sym_value *const *in, const sym_attrs *attrs, const sym_loc *where)
+{
+	char *nm[3];
+	sym_value *all[6], *upd[3];
+	sym_node *st, *bn = NULL;
+
+	nm[0] = n_out && out_names && out_names[0]
+	    ? sym__asprintf("%s.stats", out_names[0])
+	    : sym__asprintf("%%%zu.stats", g->auto_names++);
+	nm[1] = sym__asprintf("%s.next", in[3]->name);
+	nm[2] = sym__asprintf("%s.next", in[4]->name);
+	if (!nm[0] || !nm[1] || !nm[2]) {
+		sym__error(g->ctx, SYM_ENOMEM, where, "out of memory");
+		goto done;
+	}
+	st = add_node(g, "batch_norm_stats", 1, (const char *const *)nm, 1, in,
+	    attrs, where);
+	if (!st || st->n_out != 1)
+		goto done;
+	memcpy(all, in, 5 * sizeof(*in));
+	all[5] = st->out[0];
+	bn = add_node(g, "batch_norm", n_out, out_names, 6, all, attrs, where);
+	if (!bn || bn->failed || st->failed || not_training(attrs))
+		goto done;
+	upd[0] = in[3];
+	upd[1] = in[4];
+	upd[2] = st->out[0];
+	add_node(g, "batch_norm_update", 2, (const char *const *)nm + 1, 3, upd,
+	    attrs, where);
+done:
+	for (size_t i = 0; i < 3; i++)
+		free(nm[i]);
+	return bn;
+}
+
+/* Apply "op" (by name) to the inputs "in" of "g"; see add_node. A
+ * batch_norm of five operands is three nodes (add_batch_norm). */
+sym_node *
+sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
+    const char *const *out_names, size_t n_in, sym_value *const *in,
+    const sym_attrs *attrs, const sym_loc *where)
+{
+	int ok = g && op && (!n_in || in);
+
+	for (size_t i = 0; ok && i < n_in; i++)
+		ok = in[i] != NULL;
+	if (ok && n_in == 5 && !strcmp(op, "batch_norm"))
+		return add_batch_norm(g, n_out, out_names, in, attrs, where);
+	return add_node(g, op, n_out, out_names, n_in, in, attrs, where);
 }
 
 /* Return 1 when each of the "n" symbols "s" is unique; otherwise record

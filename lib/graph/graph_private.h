@@ -28,8 +28,8 @@ struct sym_value {
 	/* Training (lib/graph/train.c, lib/grad/). */
 	sym_init init; /* SYM_INIT_DEFAULT: the seeded fill */
 	sym_loc init_loc;
-	int frozen;      /* a param excluded from training */
-	int state;       /* an optimizer state the update part added */
+	int frozen; /* a param excluded from training */
+	int state;  /* 1: optimizer state the update part added; 2: declared */
 	sym_value *grad; /* "NAME.grad" once differentiated, or NULL */
 };
 

@@ -186,6 +186,31 @@ sym_value_set_frozen(sym_value *v, int frozen)
 	return 0;
 }
 
+/* Make the param "v" state ("state" non-zero): not trained (frozen),
+ * updated in place by the operators that own it, saved in checkpoints
+ * and started at its initializer (zeros unless one was set) when a
+ * checkpoint lacks it; return 0, or -1 when "v" is not a param or the
+ * graph was already differentiated. */
+int
+sym_value_set_state(sym_value *v, int state)
+{
+	if (!v || v->kind != SYM_VALUE_PARAM || v->graph->differentiated)
+		return -1;
+	v->state = state ? 2 : 0; /* 2: declared, 1: an optimizer's */
+	v->frozen = v->state || v->frozen;
+	if (v->state && v->init.kind == SYM_INIT_DEFAULT)
+		v->init.kind = SYM_INIT_ZEROS;
+	return 0;
+}
+
+/* Return 1 when "v" is state (declared so, or an optimizer's), else
+ * 0. */
+int
+sym_value_is_state(const sym_value *v)
+{
+	return v && v->state;
+}
+
 /* Return 1 when "v" is a frozen param, else 0. */
 int
 sym_value_is_frozen(const sym_value *v)

@@ -133,4 +133,12 @@ const struct sym__shard_rule sym__shard_norm[SYM__N_OPS] = {
 	[SYM__OP_SOFTMAX] = { 0, tuple_softmax, infer_softmax },
 	[SYM__OP_LOG_SOFTMAX] = { 0, tuple_softmax, infer_softmax },
 	[SYM__OP_LAYER_NORM] = { 0, tuple_layer_norm, infer_layer_norm },
+	[SYM__OP_BATCH_NORM] = { 0, sym__bn_tuple, sym__bn_infer },
+	[SYM__OP_BATCH_NORM_STATS] = { 0, sym__bn_tuple, sym__bn_infer_stats },
+	[SYM__OP_BATCH_NORM_UPDATE] = { 0, sym__bn_tuple_update,
+	    sym__bn_infer_update },
+	[SYM__OP_BATCH_NORM_GRAD_PARAMS] = { 0, sym__bn_tuple_grad,
+	    sym__bn_infer_grad_params },
+	[SYM__OP_BATCH_NORM_GRAD] = { 0, sym__bn_tuple_grad,
+	    sym__bn_infer_grad },
 };

@@ -81,6 +81,16 @@ extern const struct sym__shard_rule sym__shard_layout[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_concat[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_reduce[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_norm[SYM__N_OPS];
+/* The steps of batch_norm and its kin, in the normalisation family's
+ * table (rule_batch_norm.c). */
+int sym__bn_tuple(struct sym__shard *s, const int64_t *const *split);
+int sym__bn_infer(struct sym__shard *s);
+int sym__bn_infer_stats(struct sym__shard *s);
+int sym__bn_tuple_update(struct sym__shard *s, const int64_t *const *split);
+int sym__bn_infer_update(struct sym__shard *s);
+int sym__bn_tuple_grad(struct sym__shard *s, const int64_t *const *split);
+int sym__bn_infer_grad_params(struct sym__shard *s);
+int sym__bn_infer_grad(struct sym__shard *s);
 extern const struct sym__shard_rule sym__shard_gather[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_loss[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_conv[SYM__N_OPS];

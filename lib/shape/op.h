@@ -98,6 +98,11 @@ enum sym__opid {
 	SYM__OP_SOFTMAX,
 	SYM__OP_LOG_SOFTMAX,
 	SYM__OP_LAYER_NORM,
+	SYM__OP_BATCH_NORM,
+	SYM__OP_BATCH_NORM_STATS,
+	SYM__OP_BATCH_NORM_UPDATE,
+	SYM__OP_BATCH_NORM_GRAD_PARAMS,
+	SYM__OP_BATCH_NORM_GRAD,
 	/* gather */
 	SYM__OP_GATHER,
 	SYM__OP_EMBEDDING,
@@ -267,6 +272,10 @@ struct sym__opattrs {
 			const unsigned char *mark; /* softmax, log_softmax */
 			size_t begin_norm, begin_params; /* layer_norm */
 			double epsilon;
+			/* batch_norm and its kin: 0 when training=false (the
+			 * running statistics always) */
+			int training;
+			double momentum; /* batch_norm */
 		} norm;
 		struct {
 			/* gather: axis of the table; one_hot: axis of the

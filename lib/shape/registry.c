@@ -176,6 +176,22 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__rule_float),
 	OP(LAYER_NORM, "layer_norm", NORM, 3, 3, sym__decode_layer_norm,
 	    sym__rule_layer_norm),
+	/* batch_norm(x, gamma, beta, running_mean, running_var, stats):
+	 * the graph adds "stats" = batch_norm_stats(x) before it and
+	 * batch_norm_update(running_mean, running_var, stats) after it
+	 * (graph.c), so that the sums over a split batch are partial sums
+	 * the sharding pass all-reduces. */
+	OP(BATCH_NORM, "batch_norm", NORM, 5, 6, sym__decode_batch_norm,
+	    sym__rule_batch_norm),
+	OP(BATCH_NORM_STATS, "batch_norm_stats", NORM, 1, 1,
+	    sym__decode_batch_norm, sym__rule_batch_norm_stats),
+	OPX(BATCH_NORM_UPDATE, "batch_norm_update", NORM, 3, 3, NULL,
+	    sym__decode_batch_norm, sym__rule_batch_norm_update,
+	    SYM__OPF_INPLACE, SYM__NORM_NONE, -1, 0, 0),
+	OP(BATCH_NORM_GRAD_PARAMS, "batch_norm_grad_params", NORM, 5, 5,
+	    sym__decode_batch_norm, sym__rule_batch_norm_grad_params),
+	OP(BATCH_NORM_GRAD, "batch_norm_grad", NORM, 8, 8,
+	    sym__decode_batch_norm, sym__rule_batch_norm_grad),
 
 	/* gather's indices (input 1) are bounded by the gathered axis of the
 	 * table, embedding's ids (input 0) by the rows of the table (input

@@ -101,7 +101,7 @@ tuple_clause(struct sym__pass *p, sym_node *n, const struct sym__strategy *st,
 
 	if (!split)
 		return -1;
-	for (size_t i = 0; i < n->n_in && !bad; i++) {
+	for (size_t i = 0; i < st->n_in && !bad; i++) {
 		bad = check_tuple(p, n, i, &st->in[i], label) < 0;
 		split[i] = st->in[i].split;
 	}
@@ -293,7 +293,7 @@ layout_clause(struct sym__pass *p, sym_node *n, const struct sym__strategy *st,
 	if (!mesh)
 		return -1;
 	r->s.mesh = sym__mesh_ref(mesh);
-	for (size_t i = 0; i < n->n_in; i++) {
+	for (size_t i = 0; i < st->n_in; i++) {
 		const struct sym__tensor_strategy *t = &st->in[i];
 
 		if (!t->is_layout)
@@ -471,6 +471,14 @@ out_clause(struct sym__pass *p, sym_node *n, const struct sym__strategy *st,
 	return bad ? -1 : 0;
 }
 
+/* Return 1 when "st" is a strategy of the batch_norm "n" without the
+ * statistics operand the graph added (the rule lays it out). */
+static int
+bn_stats_left(const sym_node *n, const struct sym__strategy *st)
+{
+	return n->op->id == SYM__OP_BATCH_NORM && n->n_in == 6 && st->n_in == 5;
+}
+
 /* Give node "n" the run of its shard clause in the pass "p"; invalid
  * clauses are error diagnostics (the node then has no layouts). Return 0
  * or -1. */
@@ -486,7 +494,7 @@ sym__shard_clause(struct sym__pass *p, sym_node *n)
 		free(label);
 		return -1;
 	}
-	if (st->n_in != n->n_in) {
+	if (st->n_in != n->n_in && !bn_stats_left(n, st)) {
 		bad = sym__graph_diag(p->g, SYM_SEV_ERROR, &st->loc, NULL, NULL,
 		    "%s: the strategy has %zu tensor strateg%s, but %s has "
 		    "%zu input%s",

@@ -556,6 +556,12 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 				             "(MindSpore's mirror operator)";
 				break;
 			}
+		if (n->op->id == SYM__OP_BATCH_NORM_STATS)
+			part[np++] =
+			    ": batch_norm's statistics are those of the "
+			    "whole batch (sharded training equals one "
+			    "device; PyTorch and MindSpore keep "
+			    "per-device statistics)";
 		if (add_comm(p->g, v, NULL, 0, rp, sym__concat(part, np)) < 0)
 			return -1;
 	}

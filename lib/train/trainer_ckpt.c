@@ -310,7 +310,8 @@ static int
 check_all(sym_trainer *t, const sym_checkpoint *ck, const char *path)
 {
 	size_t nv = sym_graph_n_values(t->g), at = 0, missing = 0;
-	char names[256] = "";
+	size_t dat = 0, dmissing = 0;
+	char names[256] = "", dnames[256] = "";
 
 	t->notice[0] = '\0';
 	for (size_t i = 0; i < nv; i++) {
@@ -324,6 +325,13 @@ check_all(sym_trainer *t, const sym_checkpoint *ck, const char *path)
 			return -1;
 		if (rc == 0)
 			continue;
+		if (v->state == 2) {
+			if (dmissing++ < 4 && dat < sizeof(dnames))
+				dat += (size_t)snprintf(dnames + dat,
+				    sizeof(dnames) - dat, "%s%s",
+				    dat ? ", " : "", sym_value_name(v));
+			continue;
+		}
 		if (missing++ < 4 && at < sizeof(names))
 			at += (size_t)snprintf(names + at, sizeof(names) - at,
 			    "%s%s", at ? ", " : "", sym_value_name(v));
@@ -333,7 +341,35 @@ check_all(sym_trainer *t, const sym_checkpoint *ck, const char *path)
 		    "%s has no optimizer state (%s%s): it starts from zeros "
 		    "(step 0)",
 		    path, names, missing > 4 ? ", ..." : "");
+	if (dmissing) {
+		size_t l = strlen(t->notice);
+
+		snprintf(t->notice + l, sizeof(t->notice) - l,
+		    "%s%s has no state %s (%s%s): it starts from its "
+		    "initializer",
+		    l ? "; " : "", path, dmissing == 1 ? "value" : "values",
+		    dnames, dmissing > 4 ? ", ..." : "");
+	}
 	return 0;
+}
+
+/* Fill "buf" ("n" elements of the executor's storage of "dt") with the
+ * constant initializer of the declared state "v" (ones, constant);
+ * zeros stay. */
+static void
+fill_init(const sym_value *v, sym_dtype dt, void *buf, size_t n)
+{
+	double c = v->init.kind == SYM_INIT_ONES ? 1
+	    : v->init.kind == SYM_INIT_CONSTANT  ? v->init.value
+	                                         : 0;
+
+	for (size_t i = 0; i < n && c != 0; i++)
+		if (dt == SYM_DT_F64)
+			((double *)buf)[i] = c;
+		else if (sym_dtype_is_float(dt))
+			((float *)buf)[i] = (float)c;
+		else
+			((int32_t *)buf)[i] = (int32_t)c;
 }
 
 /* Set value "v" of "t" (and of its single-device side) from "whole"
@@ -420,6 +456,9 @@ set_all(sym_trainer *t, const sym_checkpoint *ck)
 		memset(buf, 0, bytes + 1);
 		if (d)
 			sym__ckpt_to_storage(dt, d, buf,
+			    bytes / sym__ckpt_storage_size(dt));
+		else if (v->state == 2)
+			fill_init(v, dt, buf,
 			    bytes / sym__ckpt_storage_size(dt));
 		rc = set_value(t, v, buf, bytes);
 		free(buf);

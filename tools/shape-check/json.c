@@ -157,7 +157,10 @@ values(struct doc *d)
 
 		doc_set(d, o, "name", doc_str(d, sym_value_name(v)));
 		doc_set(d, o, "kind",
-		    doc_str(d, sym_value_kind_name(sym_value_get_kind(v))));
+		    doc_str(d,
+		        sym_value_is_state(v)
+		            ? "state"
+		            : sym_value_kind_name(sym_value_get_kind(v))));
 		doc_set(d, o, "op", doc_str(d, p ? sym_node_op_name(p) : NULL));
 		doc_set(d, o, "output", json_boolean(report_is_output(g, v)));
 		doc_set(d, o, "dtype",

@@ -67,8 +67,9 @@ value_rows(const struct report *r, struct table *t)
 		sym_value *v = sym_graph_value(r->g, i);
 		sym_node *p = sym_value_producer(v);
 		const sym_shape *decl = report_declared_if_different(v);
-		const char *kind = p
-		    ? sym_node_op_name(p)
+		const char *kind = p ? sym_node_op_name(p)
+		    : sym_value_is_state(v)
+		    ? "state"
 		    : sym_value_kind_name(sym_value_get_kind(v));
 		char *shape, *extra = NULL;
 

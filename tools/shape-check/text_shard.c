@@ -168,6 +168,16 @@ step_row(const struct report *r, struct table *t, const sym_redist *p, size_t i,
 	table_row(t, 4, 6, c);
 }
 
+/* Return 1 when "v" is the statistics of a batch_norm (the output of
+ * batch_norm_stats). */
+static int
+bn_stats(const sym_value *v)
+{
+	const sym_node *n = sym_value_producer(v);
+
+	return n && !strcmp(sym_op_name(sym_node_op(n)), "batch_norm_stats");
+}
+
 /* Add the communication of "r" to "t": the topology and the sizes the
  * times are estimated at, then each communication, a heading line and
  * one row per step of its plan, then the total. */
@@ -207,6 +217,14 @@ comm_rows(const struct report *r, struct table *t)
 			        "replicas' partial gradients "
 			        "(MindSpore's mirror operator)",
 			        sym_value_name(mirrored_param(r, c->value))));
+		if (!c->consumer && bn_stats(c->value))
+			table_line(t, 4,
+			    text_dup(
+			        "why: batch_norm's statistics are those of "
+			        "the whole batch, the sums of every block's "
+			        "(sharded training equals one device; "
+			        "PyTorch and MindSpore keep per-device "
+			        "statistics)"));
 	}
 	table_line(t, 2,
 	    report_format("total: %zu communication%s, %zu collective%s, %s", n,
