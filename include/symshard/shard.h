@@ -86,7 +86,7 @@ typedef struct sym_assignment {
 SYM_EXPORT SYM_GIVE sym_sharding *sym_sharding_new(SYM_KEEP sym_graph *g,
     SYM_KEEP const sym_assignment *a, SYM_KEEP const sym_topology *topo);
 SYM_EXPORT SYM_GIVE sym_sharding *sym_sharding_ref(SYM_KEEP sym_sharding *sh);
-SYM_EXPORT sym_sharding *sym_sharding_free(SYM_TAKE sym_sharding *sh);
+SYM_EXPORT SYM_NULL sym_sharding *sym_sharding_free(SYM_TAKE sym_sharding *sh);
 SYM_EXPORT SYM_KEEP sym_graph *
 sym_sharding_graph(SYM_KEEP const sym_sharding *sh);
 SYM_EXPORT SYM_KEEP sym_sharding *
