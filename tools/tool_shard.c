@@ -151,6 +151,12 @@ tool_shard_on(struct tool_voice *v, sym_graph *g, const sym_topology *topo,
 	}
 	n = sym_search_n_pieces(s);
 	first = tool_piece_at(s, NULL);
+	/* the search leaves the graph as it was */
+	if (sym_search_apply(s, first) < 0) {
+		sym_search_free(s);
+		return tool_note(v, 1, status, "%s: %s", sym_graph_filename(g),
+		    sym_ctx_last_message(ctx));
+	}
 	i = tool_piece_at(s, at);
 	if (i == n)
 		i = first;

@@ -63,6 +63,9 @@ typedef struct sym_plan_step {
 
 SYM_EXPORT SYM_GIVE sym_plan *sym_plan_compile(SYM_KEEP sym_graph *g,
     unsigned flags);
+SYM_EXPORT SYM_GIVE sym_plan *
+sym_plan_compile_sharding(SYM_KEEP sym_sharding *sh, unsigned flags);
+SYM_EXPORT SYM_KEEP sym_sharding *sym_plan_sharding(SYM_KEEP const sym_plan *p);
 SYM_EXPORT void sym_plan_free(SYM_TAKE sym_plan *p);
 SYM_EXPORT SYM_KEEP sym_graph *sym_plan_graph(SYM_KEEP const sym_plan *p);
 SYM_EXPORT int64_t sym_plan_n_ranks(SYM_KEEP const sym_plan *p);

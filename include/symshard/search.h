@@ -28,6 +28,8 @@ typedef struct sym_cost {
 
 SYM_EXPORT int sym_graph_cost(SYM_KEEP const sym_graph *g,
     SYM_KEEP const sym_topology *topo, sym_cost *c);
+SYM_EXPORT int sym_sharding_cost(SYM_KEEP const sym_sharding *sh,
+    SYM_KEEP const sym_topology *topo, sym_cost *c);
 SYM_EXPORT void sym_cost_clear(sym_cost *c);
 
 /* The strategy search (sym_search(3)). */
@@ -50,6 +52,8 @@ SYM_EXPORT SYM_GIVE sym_search *sym_graph_search(SYM_KEEP sym_graph *g,
     SYM_KEEP const sym_search_options *o);
 SYM_EXPORT void sym_search_free(SYM_TAKE sym_search *s);
 SYM_EXPORT int sym_search_apply(SYM_KEEP sym_search *s, size_t i);
+SYM_EXPORT SYM_GIVE sym_sharding *sym_search_sharding(SYM_KEEP sym_search *s,
+    size_t i);
 SYM_EXPORT SYM_KEEP sym_symbol *sym_search_symbol(SYM_KEEP const sym_search *s);
 SYM_EXPORT size_t sym_search_n_symbols(SYM_KEEP const sym_search *s);
 SYM_EXPORT SYM_KEEP sym_symbol *

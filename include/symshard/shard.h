@@ -15,6 +15,10 @@
 extern "C" {
 #endif
 
+/* A sharding of a graph (sym_sharding(3)): immutable, reference
+ * counted. */
+typedef struct sym_sharding sym_sharding;
+
 /* A communication the sharded graph needs: the redistribution of
  * "value" for input "input" of "consumer", or, when "consumer" is NULL,
  * the resolution of the partial sums of "value" after its producer. */
@@ -62,6 +66,63 @@ sym_graph_reshard(SYM_KEEP const sym_graph *g, size_t i);
 SYM_EXPORT SYM_KEEP const sym_reshard *
 sym_graph_find_reshard(SYM_KEEP const sym_graph *g, SYM_KEEP const sym_value *v,
     SYM_KEEP const sym_node *consumer, size_t input);
+/* A strategy assignment (sym_sharding(3)): strategies by node number,
+ * written as after "shard" in a graph file (NULL entries, and nodes past
+ * "n_strategies": the graph's own clause, or none), and meshes they use
+ * besides the graph's, written as after "mesh". */
+typedef struct sym_assignment {
+	size_t size;
+	const char *const *strategies;
+	size_t n_strategies;
+	const char *const *meshes;
+	size_t n_meshes;
+} sym_assignment;
+
+#define SYM_ASSIGNMENT_INIT                    \
+	{                                      \
+		.size = sizeof(sym_assignment) \
+	}
+
+SYM_EXPORT SYM_GIVE sym_sharding *sym_sharding_new(SYM_KEEP sym_graph *g,
+    SYM_KEEP const sym_assignment *a, SYM_KEEP const sym_topology *topo);
+SYM_EXPORT SYM_GIVE sym_sharding *sym_sharding_ref(SYM_KEEP sym_sharding *sh);
+SYM_EXPORT SYM_NULL sym_sharding *sym_sharding_free(SYM_TAKE sym_sharding *sh);
+SYM_EXPORT SYM_KEEP sym_graph *
+sym_sharding_graph(SYM_KEEP const sym_sharding *sh);
+SYM_EXPORT SYM_KEEP sym_sharding *
+sym_graph_sharding(SYM_KEEP const sym_graph *g);
+SYM_EXPORT size_t sym_sharding_n_errors(SYM_KEEP const sym_sharding *sh);
+SYM_EXPORT size_t sym_sharding_n_diagnostics(SYM_KEEP const sym_sharding *sh);
+SYM_EXPORT SYM_KEEP const sym_diagnostic *
+sym_sharding_diagnostic(SYM_KEEP const sym_sharding *sh, size_t i);
+SYM_EXPORT size_t sym_sharding_n_guards(SYM_KEEP const sym_sharding *sh);
+SYM_EXPORT SYM_KEEP const sym_guard *
+sym_sharding_guard(SYM_KEEP const sym_sharding *sh, size_t i);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_sharding_value_layout(SYM_KEEP const sym_sharding *sh,
+    SYM_KEEP const sym_value *v);
+SYM_EXPORT SYM_KEEP const sym_mesh *
+sym_sharding_node_mesh(SYM_KEEP const sym_sharding *sh,
+    SYM_KEEP const sym_node *n);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_sharding_input_layout(SYM_KEEP const sym_sharding *sh,
+    SYM_KEEP const sym_node *n, size_t i);
+SYM_EXPORT SYM_KEEP const sym_layout *
+sym_sharding_output_layout(SYM_KEEP const sym_sharding *sh,
+    SYM_KEEP const sym_node *n, size_t i);
+SYM_EXPORT SYM_KEEP const char *
+sym_sharding_strategy_source(SYM_KEEP const sym_sharding *sh,
+    SYM_KEEP const sym_node *n);
+SYM_EXPORT SYM_KEEP const char *
+sym_sharding_strategy(SYM_KEEP const sym_sharding *sh,
+    SYM_KEEP const sym_node *n);
+SYM_EXPORT size_t sym_sharding_n_reshards(SYM_KEEP const sym_sharding *sh);
+SYM_EXPORT SYM_KEEP const sym_reshard *
+sym_sharding_reshard(SYM_KEEP const sym_sharding *sh, size_t i);
+SYM_EXPORT SYM_KEEP const sym_reshard *
+sym_sharding_find_reshard(SYM_KEEP const sym_sharding *sh,
+    SYM_KEEP const sym_value *v, SYM_KEEP const sym_node *consumer,
+    size_t input);
 SYM_EXPORT SYM_KEEP const sym_layout *
 sym_reshard_source(SYM_KEEP const sym_reshard *c);
 SYM_EXPORT SYM_KEEP const sym_layout *

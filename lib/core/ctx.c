@@ -24,6 +24,7 @@ static const char *const kind_name[SYM__N_OBJ][2] = {
 	[SYM__OBJ_DATASET] = { "dataset", "datasets" },
 	[SYM__OBJ_CHECKPOINT] = { "checkpoint", "checkpoints" },
 	[SYM__OBJ_SEARCH] = { "strategy search", "strategy searches" },
+	[SYM__OBJ_SHARDING] = { "sharding", "shardings" },
 };
 
 /* Return a new context with default options, or NULL when out of

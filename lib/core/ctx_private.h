@@ -34,6 +34,7 @@ enum sym__obj_kind {
 	SYM__OBJ_DATASET,
 	SYM__OBJ_CHECKPOINT,
 	SYM__OBJ_SEARCH,
+	SYM__OBJ_SHARDING,
 	SYM__N_OBJ
 };
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "front/front.h"
 #include "front/lex.h"
 
 /* Append the axis "name" (taken, may be NULL) of "size" to "m", whose
@@ -120,20 +121,41 @@ mesh_ranks(struct sym__parser *p, struct sym__mesh_decl *m)
 	return r;
 }
 
+static int read_mesh(struct sym__parser *p, struct sym__mesh_decl *out,
+    size_t *at);
+
 /* Parse "mesh NAME = (AXES) [ranks [R, ...]]" after its keyword and add
  * the declaration; return 0 or -1. */
 int
 sym__parse_mesh(struct sym__parser *p)
 {
 	struct sym__mesh_decl m;
-	size_t start, len, before, at;
+	size_t before, at;
+
+	if (read_mesh(p, &m, &at) < 0)
+		return -1;
+	before = p->g->n_diag;
+	if (sym__graph_add_mesh(p->g, &m) < 0)
+		return sym__parse_failed(p, before, at);
+	return 0;
+}
+
+/* Read into "*out" the declaration "NAME = (AXES) [ranks [R, ...]]" next
+ * in "p", its name at "*at"; 0, or -1 with a diagnostic ("*out" then
+ * empty). */
+static int
+read_mesh(struct sym__parser *p, struct sym__mesh_decl *out, size_t *at)
+{
+	struct sym__mesh_decl m;
+	size_t start, len;
 	char b[64];
 
+	memset(out, 0, sizeof(*out));
 	memset(&m, 0, sizeof(m));
 	if (!sym__lex_name(p, &start, &len))
 		return sym__lex_error(p, p->pos, NULL,
 		    "expected a mesh name after 'mesh'");
-	at = start;
+	*at = start;
 	m.loc = sym__lex_loc(p, start);
 	m.name = sym__lex_strndup(p, start, len);
 	if (!m.name)
@@ -165,9 +187,7 @@ sym__parse_mesh(struct sym__parser *p)
 		sym__mesh_decl_free(&m);
 		return -1;
 	}
-	before = p->g->n_diag;
-	if (sym__graph_add_mesh(p->g, &m) < 0)
-		return sym__parse_failed(p, before, at);
+	*out = m;
 	return 0;
 }
 
@@ -445,6 +465,41 @@ sym_graph_add_mesh(sym_graph *g, const char *text, const sym_loc *where)
 		return -1;
 	text_parser(&p, g, text, where);
 	r = sym__parse_mesh(&p);
+	sym__nameset_clear(&p.failed);
+	if (p.oom)
+		sym__oom(g->ctx);
+	return r;
+}
+
+/* Return the strategy written in "text" as after "shard" in a graph file
+ * for a node of "g" (a strategy assignment's, sym_sharding(3)), or NULL
+ * with a diagnostic on "g". */
+struct sym__strategy *
+sym__strategy_parse(sym_graph *g, const char *text)
+{
+	struct sym__parser p;
+	struct sym__strategy *s;
+
+	text_parser(&p, g, text, NULL);
+	s = sym__parse_strategy(&p);
+	sym__nameset_clear(&p.failed);
+	if (!s && p.oom)
+		sym__oom(g->ctx);
+	return s;
+}
+
+/* Read into "*m" the mesh declaration written in "text" as after "mesh"
+ * in a graph file, for a strategy assignment of "g" (not declared in
+ * "g"); 0, or -1 with a diagnostic on "g". */
+int
+sym__mesh_decl_parse(sym_graph *g, const char *text, struct sym__mesh_decl *m)
+{
+	struct sym__parser p;
+	size_t at;
+	int r;
+
+	text_parser(&p, g, text, NULL);
+	r = read_mesh(&p, m, &at);
 	sym__nameset_clear(&p.failed);
 	if (p.oom)
 		sym__oom(g->ctx);

@@ -486,6 +486,7 @@ node_new(sym_graph *g, const sym_op *op, size_t n_in, sym_value *const *in,
 		n->loc.file = sym__graph_intern_file(g, where->file);
 	}
 	n->index = g->n_node;
+	n->graph = g;
 	g->node[g->n_node++] = n;
 	return n;
 }

@@ -24,7 +24,6 @@ struct sym_value {
 	sym_loc loc;
 	int failed; /* its shape could not be inferred */
 	sym_graph *graph;
-	sym_layout *layout; /* sharded: producer-side layout (internal) */
 	/* Training (lib/graph/train.c, lib/grad/). */
 	sym_init init; /* SYM_INIT_DEFAULT: the seeded fill */
 	sym_loc init_loc;
@@ -46,12 +45,7 @@ struct sym_node {
 	size_t index;
 	int failed;
 	struct sym__strategy *strategy; /* NULL when none was given */
-	/* Sharding (lib/shard/): internal references. */
-	sym_mesh *mesh;
-	sym_layout **in_layout;  /* what the operator needs, by input */
-	sym_layout **out_layout; /* what it produces, partial sums included */
-	char *strategy_source;   /* "shard clause", "default: ..." */
-	char *strategy_text;     /* the strategy in force, as text */
+	sym_graph *graph;
 	/* A node of the backward or update part: the forward node it was
 	 * derived from, and which of that node's gradient operators it is
 	 * (the rule's own numbering), so that the sharding pass derives
@@ -67,13 +61,6 @@ struct sym_node {
 #define SYM__MIRROR_NONE (-1)
 #define SYM__MIRROR_IN(j) (j)
 #define SYM__MIRROR_OUT(k) (-2 - (k))
-
-/* A communication of a sharded graph (see sym_reshard). */
-struct sym__comm {
-	sym_reshard pub;
-	sym_redist *plan;
-	char *reason;
-};
 
 /* A derived relation: "var" was unified with "value". */
 struct sym__relation {
@@ -149,17 +136,14 @@ struct sym_graph {
 	size_t n_mesh, cap_mesh;
 	struct sym__strmap mesh_names; /* name -> index in "mesh" */
 
-	/* Sharding (lib/shard/). */
-	struct sym__comm *comm;
-	size_t n_comm, cap_comm;
+	/* Sharding (lib/shard/): the options, and the current sharding
+	 * (sym_graph_shard's, a reference; shardings are values of their
+	 * own, sym_sharding(3), and this one is what the graph's accessors
+	 * of layouts read). */
 	int opt_power_of_two, opt_propagate;
-	int sharded;
+	sym_sharding *sharding;
 	/* Set by the shard layer when it attaches state: releases it. */
 	void (*shard_clear)(sym_graph *g);
-	/* While a strategy search runs: the pass (lib/shard/) whose
-	 * redistribution plans every sharding pass reuses, since the search
-	 * shards the graph many times on one topology; NULL otherwise. */
-	struct sym__pass *redist_memo;
 	/* what the last sharding added: [diag0, diag1), [guard0, guard1) */
 	size_t shard_diag0, shard_diag1, shard_guard0, shard_guard1;
 

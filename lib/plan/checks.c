@@ -396,6 +396,9 @@ sym__plan_checks(sym_plan *p)
 	for (size_t i = 0; i < p->g->n_guard; i++)
 		if (guard_check(p, &p->g->guard[i]) < 0)
 			return -1;
+	for (size_t i = 0; p->sh && !p->single && i < p->sh->n_guard; i++)
+		if (guard_check(p, &p->sh->guard[i]) < 0)
+			return -1;
 	for (size_t i = 0; i < p->g->n_value; i++)
 		if (p->g->value[i]->kind != SYM_VALUE_RESULT &&
 		    size_checks(p, p->g->value[i]) < 0)

@@ -42,6 +42,8 @@ plan_release(sym_plan *p)
 	free(p->check);
 	free(p->sym);
 	free(p->elim);
+	if (p->sh)
+		sym__obj_unref(&p->sh->obj);
 	free(p);
 }
 
@@ -180,9 +182,12 @@ collect_symbols(sym_plan *p)
 		r = visit(&c, g->guard[i].e, CLS_INPUT);
 	for (size_t i = 0; r == 0 && i < p->n_elim; i++)
 		r = visit(&c, p->elim[i].value, CLS_INPUT);
-	for (size_t i = 0; r == 0 && !p->single && i < g->n_comm; i++)
-		for (size_t k = 0; r == 0 && k < g->comm[i].plan->n_step; k++)
-			r = visit(&c, g->comm[i].plan->step[k].bytes,
+	for (size_t i = 0; r == 0 && !p->single && i < p->sh->n_guard; i++)
+		r = visit(&c, p->sh->guard[i].e, CLS_INPUT);
+	for (size_t i = 0; r == 0 && !p->single && i < p->sh->n_comm; i++)
+		for (size_t k = 0; r == 0 && k < p->sh->comm[i].plan->n_step;
+		     k++)
+			r = visit(&c, p->sh->comm[i].plan->step[k].bytes,
 			    CLS_INPUT);
 	for (size_t i = 0; r == 0 && i < p->ctx->n_fact; i++)
 		r = visit(&c, p->ctx->fact[i].e, CLS_EXTRA);
@@ -379,7 +384,7 @@ static size_t
 input_tensor(sym_plan *p, const sym_node *n, size_t i, const sym_reshard *c)
 {
 	const sym_value *v = n->in[i];
-	const sym_layout *want = n->in_layout[i];
+	const sym_layout *want = sym_sharding_input_layout(p->sh, n, i);
 	size_t t = find_tensor(p, v, want), home = p->home[v->index];
 
 	if (t != SYM__NO_TENSOR)
@@ -415,20 +420,22 @@ node_steps(sym_plan *p, const sym_node *n)
 		in[i] = p->single
 		    ? p->home[n->in[i]->index]
 		    : input_tensor(p, n, i,
-		          sym_graph_find_reshard(p->g, n->in[i], n, i));
+		          sym_sharding_find_reshard(p->sh, n->in[i], n, i));
 		if (in[i] == SYM__NO_TENSOR)
 			goto done;
 	}
 	for (size_t k = 0; k < n->n_out; k++) {
 		const sym_value *v = n->out[k];
-		const sym_reshard *c =
-		    p->single ? NULL : sym_graph_find_reshard(p->g, v, NULL, 0);
+		const sym_reshard *c = p->single
+		    ? NULL
+		    : sym_sharding_find_reshard(p->sh, v, NULL, 0);
 
 		if (c && c->plan->n_step > 0)
-			out[k] = new_tensor(p, v, n->out_layout[k]);
+			out[k] = new_tensor(p, v,
+			    sym_sharding_output_layout(p->sh, n, k));
 		else
-			out[k] = p->home[v->index] =
-			    new_tensor(p, v, p->single ? NULL : v->layout);
+			out[k] = p->home[v->index] = new_tensor(p, v,
+			    p->single ? NULL : sym__vlayout(p->sh, v));
 		if (out[k] == SYM__NO_TENSOR)
 			goto done;
 	}
@@ -439,14 +446,15 @@ node_steps(sym_plan *p, const sym_node *n)
 		memcpy(p->io + s->io, in, (n->n_in + n->n_out) * sizeof(*in));
 	for (size_t k = 0; k < n->n_out; k++) {
 		const sym_value *v = n->out[k];
-		const sym_reshard *c =
-		    p->single ? NULL : sym_graph_find_reshard(p->g, v, NULL, 0);
+		const sym_reshard *c = p->single
+		    ? NULL
+		    : sym_sharding_find_reshard(p->sh, v, NULL, 0);
 		size_t home;
 
 		if (!c || c->plan->n_step == 0)
 			continue;
 		home = comm_steps(p, c, n, v, SYM_PLAN_NO_INPUT, out[k],
-		    v->layout);
+		    sym__vlayout(p->sh, v));
 		if (home == SYM__NO_TENSOR)
 			goto done;
 		p->home[v->index] = home;
@@ -478,7 +486,8 @@ build_steps(sym_plan *p)
 
 		if (v->kind == SYM_VALUE_RESULT)
 			continue;
-		p->home[i] = new_tensor(p, v, p->single ? NULL : v->layout);
+		p->home[i] =
+		    new_tensor(p, v, p->single ? NULL : sym__vlayout(p->sh, v));
 		if (p->home[i] == SYM__NO_TENSOR)
 			r = -1;
 	}
@@ -502,24 +511,59 @@ refuse(sym_graph *g, sym_error code, const char *msg)
 	return NULL;
 }
 
+static sym_plan *compile(sym_graph *g, sym_sharding *sh, unsigned flags);
+
 /* Compile the checked graph "g" into a slice plan. "flags" may hold
  * SYM_PLAN_SINGLE: one rank, every tensor whole, no communication (the
  * sharding, if any, is ignored). Otherwise a graph of several devices
- * must have been sharded. Return the plan (a caller reference), or NULL
- * with SYM_EINVAL when the graph has errors or is not sharded. The graph
- * must outlive the plan and not be sharded again while it lives. */
+ * must have been sharded: the plan is compiled from its current sharding
+ * (sym_plan_compile_sharding). Return the plan (a caller reference), or
+ * NULL with SYM_EINVAL when the graph has errors or is not sharded. The
+ * graph must outlive the plan. */
 sym_plan *
 sym_plan_compile(sym_graph *g, unsigned flags)
+{
+	if (!g)
+		return NULL;
+	return compile(g, g->sharding, flags);
+}
+
+/* Compile the graph of the sharding "sh" into the slice plan of "sh"
+ * (with SYM_PLAN_SINGLE in "flags": of one rank, the sharding ignored).
+ * The plan keeps a reference to "sh"; the graph must outlive it. Return
+ * the plan (a caller reference), or NULL with SYM_EINVAL when the graph
+ * or the sharding has errors. */
+sym_plan *
+sym_plan_compile_sharding(sym_sharding *sh, unsigned flags)
+{
+	if (!sh)
+		return NULL;
+	if (sh->n_errors > 0 || sh->failed)
+		return refuse(sh->g, SYM_EINVAL,
+		    "cannot compile a plan: the sharding has errors");
+	return compile(sh->g, sh, flags);
+}
+
+/* Return the sharding "p" was compiled from (borrowed), or NULL for a
+ * single-device plan of an unsharded graph. */
+sym_sharding *
+sym_plan_sharding(const sym_plan *p)
+{
+	return p ? p->sh : NULL;
+}
+
+/* Compile "g" sharded as "sh" (NULL: not sharded) with "flags"; the
+ * plan or NULL. */
+static sym_plan *
+compile(sym_graph *g, sym_sharding *sh, unsigned flags)
 {
 	sym_plan *p;
 	int r;
 
-	if (!g)
-		return NULL;
 	if (g->n_errors > 0)
 		return refuse(g, SYM_EINVAL,
 		    "cannot compile a plan: the graph has errors");
-	if (!(flags & SYM_PLAN_SINGLE) && !g->sharded && g->devices > 1)
+	if (!(flags & SYM_PLAN_SINGLE) && !sh && g->devices > 1)
 		return refuse(g, SYM_EINVAL,
 		    "cannot compile a plan: the graph of several devices is "
 		    "not sharded (call sym_graph_shard, or compile with "
@@ -530,7 +574,11 @@ sym_plan_compile(sym_graph *g, unsigned flags)
 	p->ctx = g->ctx;
 	p->g = g;
 	p->flags = flags;
-	p->single = (flags & SYM_PLAN_SINGLE) || !g->sharded;
+	p->single = (flags & SYM_PLAN_SINGLE) || !sh;
+	if (sh) {
+		p->sh = sh;
+		sym__obj_ref(&sh->obj);
+	}
 	p->n_ranks = p->single || g->devices < 1 ? 1 : g->devices;
 	r = collect_symbols(p);
 	if (r == 0 && p->n_sym + p->n_extra > 0)

@@ -12,6 +12,7 @@
 
 #include "core/str.h"
 #include "graph/graph_private.h"
+#include "shard/sharding_private.h"
 
 /* No slot / no tensor. */
 #define SYM__NO_SLOT UINT32_MAX
@@ -148,6 +149,7 @@ struct sym_plan {
 	struct sym__obj obj;
 	sym_ctx *ctx;
 	sym_graph *g;
+	sym_sharding *sh; /* what it was compiled from (a reference), or NULL */
 	unsigned flags;
 	int single;
 	int64_t n_ranks;

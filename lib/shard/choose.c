@@ -94,10 +94,10 @@ run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r,
 	for (size_t i = 0; i < n->n_in; i++) {
 		sym_value *v = n->in[i];
 
-		if (!v->layout)
+		if (!sym__pass_vlayout(p, v))
 			continue;
-		c = pass_cost(p, v->layout, r->s.in[i], sym__value_shape(v),
-		    desc);
+		c = pass_cost(p, sym__pass_vlayout(p, v), r->s.in[i],
+		    sym__value_shape(v), desc);
 		if (c < 0)
 			return -1;
 		total += c;
@@ -116,7 +116,7 @@ run_cost(struct sym__pass *p, sym_node *n, struct sym__run *r,
 			size_t j = p->use[u].node, s = p->use[u].input;
 			sym_node *m = p->g->node[j];
 
-			if (j <= n->index || !m->strategy ||
+			if (j <= n->index || !p->strategy[m->index] ||
 			    !sym__pass_run(p, j)->ok)
 				continue;
 			c = pass_cost(p, r->value[k],
@@ -310,7 +310,7 @@ default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
 static int
 propagated_run(struct sym__pass *p, sym_node *n, size_t i, struct sym__run *r)
 {
-	const sym_layout *l = n->in[i]->layout;
+	const sym_layout *l = sym__pass_vlayout(p, n->in[i]);
 
 	if (sym__run_init(p, n, r) < 0)
 		return -1;
@@ -326,13 +326,16 @@ propagated_run(struct sym__pass *p, sym_node *n, size_t i, struct sym__run *r)
  * forward node "f": the layout it consumed of input m, or the layout
  * its output -2 - m has once resolved; NULL when there is none. */
 static sym_layout *
-mirrored(const sym_node *f, int m)
+mirrored(const struct sym__pass *p, const sym_node *f, int m)
 {
+	const struct sym__nshard *fs = sym__pass_nshard(p, f);
+
 	if (m >= 0)
-		return (size_t)m < f->n_in && f->in_layout ? f->in_layout[m]
-		                                           : NULL;
+		return (size_t)m < f->n_in && fs->in_layout ? fs->in_layout[m]
+		                                            : NULL;
 	m = -2 - m;
-	return m >= 0 && (size_t)m < f->n_out ? f->out[m]->layout : NULL;
+	return m >= 0 && (size_t)m < f->n_out ? sym__pass_vlayout(p, f->out[m])
+	                                      : NULL;
 }
 
 /* Give the update node "n" (its output 0 is its input 0 updated in
@@ -343,7 +346,7 @@ mirrored(const sym_node *f, int m)
 static int
 inplace_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
-	sym_layout *l = n->n_in ? n->in[0]->layout : NULL;
+	sym_layout *l = n->n_in ? sym__pass_vlayout(p, n->in[0]) : NULL;
 
 	if (!l || sym__run_init(p, n, r) < 0)
 		return -1;
@@ -370,17 +373,19 @@ sym__shard_derive(struct sym__pass *p, sym_node *n)
 
 	if (!f && (n->op->flags & SYM__OPF_INPLACE))
 		return inplace_run(p, n, r);
-	if (!f || !f->mesh || !n->mirror)
+	sym_mesh *fmesh = f && p->sh ? sym__pass_nshard(p, f)->mesh : NULL;
+
+	if (!f || !fmesh || !n->mirror)
 		return -1;
 	if (sym__run_init(p, n, r) < 0)
 		return -1;
-	r->s.mesh = sym__mesh_ref(f->mesh);
+	r->s.mesh = sym__mesh_ref(fmesh);
 	for (size_t i = 0; i < n->n_in; i++) {
 		sym_layout *l = n->mirror[i] == SYM__MIRROR_NONE
 		    ? NULL
-		    : mirrored(f, n->mirror[i]);
+		    : mirrored(p, f, n->mirror[i]);
 
-		if (l && l->mesh == f->mesh &&
+		if (l && l->mesh == fmesh &&
 		    sym_layout_ndim(l) ==
 		        sym_shape_ndim(sym__value_shape(n->in[i])))
 			r->s.in[i] = sym__layout_ref(l);
@@ -550,7 +555,7 @@ sym__shard_choose(struct sym__pass *p, sym_node *n)
 
 		for (size_t j = 0; j < i; j++)
 			dup |= n->in[j] == v;
-		if (!v->layout || dup)
+		if (!sym__pass_vlayout(p, v) || dup)
 			continue;
 		if (propagated_run(p, n, i, &cand) < 0 ||
 		    !run_divisible(p, n, &cand) ||

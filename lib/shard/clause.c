@@ -116,10 +116,9 @@ tuple_clause(struct sym__pass *p, sym_node *n, const struct sym__strategy *st,
  * reference kept by the pass), after checking it covers the devices;
  * NULL with a diagnostic at "where" for node "label". */
 static sym_mesh *
-decl_mesh(struct sym__pass *p, const struct sym__mesh_decl *m,
+decl_mesh(struct sym__pass *p, const struct sym__mesh_decl *m, size_t k,
     const sym_loc *where, const char *label)
 {
-	size_t k = (size_t)(m - p->g->mesh);
 	sym_mesh *mesh = p->decl_mesh[k];
 	char *txt;
 
@@ -264,6 +263,7 @@ clause_mesh(struct sym__pass *p, const struct sym__tensor_strategy *t,
     const char *want, const char *label)
 {
 	const struct sym__mesh_decl *m;
+	size_t k;
 
 	if (want && strcmp(t->mesh, want) != 0) {
 		sym__graph_diag(p->g, SYM_SEV_ERROR, &t->loc, NULL, NULL,
@@ -272,14 +272,14 @@ clause_mesh(struct sym__pass *p, const struct sym__tensor_strategy *t,
 		    label, t->mesh, want);
 		return NULL;
 	}
-	m = sym__graph_find_mesh(p->g, t->mesh);
+	m = sym__pass_find_mesh(p, t->mesh, &k);
 	if (!m) {
 		sym__graph_diag(p->g, SYM_SEV_ERROR, &t->loc, NULL,
 		    "declare it first, as in 'mesh m = (dp=2, mp=4)'",
 		    "%s: unknown mesh '%s'", label, t->mesh);
 		return NULL;
 	}
-	return decl_mesh(p, m, &t->loc, label);
+	return decl_mesh(p, m, k, &t->loc, label);
 }
 
 /* Run the rule of node "n" on the layout clause "st" into "r"; 0 or -1 with
@@ -485,7 +485,7 @@ bn_stats_left(const sym_node *n, const struct sym__strategy *st)
 int
 sym__shard_clause(struct sym__pass *p, sym_node *n)
 {
-	const struct sym__strategy *st = n->strategy;
+	const struct sym__strategy *st = p->strategy[n->index];
 	struct sym__run *r = sym__pass_run(p, n->index);
 	char *label = sym__node_label(n);
 	int bad;

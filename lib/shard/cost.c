@@ -60,10 +60,11 @@ sym__cost_block_bytes(const sym_layout *layout, const sym_shape *global)
 }
 
 /* Return a new reference to the operations of node "n" on its local
- * blocks (its layouts set); NULL on failure. */
+ * blocks (its layouts in the sharding "sh" set); NULL on failure. */
 sym_expr *
-sym__cost_node_flops(const sym_node *n)
+sym__cost_node_flops(const sym_sharding *sh, const sym_node *n)
 {
+	const struct sym__nshard *ns = sym__nshard(sh, n);
 	sym_shape *in[16], *out[16];
 	size_t ni = n->n_in < 16 ? n->n_in : 16;
 	size_t no = n->n_out < 16 ? n->n_out : 16;
@@ -71,10 +72,10 @@ sym__cost_node_flops(const sym_node *n)
 	sym_expr *e = NULL;
 
 	for (i = 0; i < ni; i++)
-		in[i] = sym_layout_local_shape(n->in_layout[i],
+		in[i] = sym_layout_local_shape(ns->in_layout[i],
 		    sym__value_shape(n->in[i]));
 	for (k = 0; k < no; k++)
-		out[k] = sym_layout_local_shape(n->out_layout[k],
+		out[k] = sym_layout_local_shape(ns->out_layout[k],
 		    sym__value_shape(n->out[k]));
 	for (i = 0; i < ni && in[i]; i++)
 		;
@@ -99,11 +100,12 @@ sym__cost_shares_block(const sym_node *n, size_t k)
 	return (n->op->flags & SYM__OPF_INPLACE) && k < n->n_in;
 }
 
-/* Add the memory of the values of "g" to "a", each in the sum of its
- * kind. */
+/* Add the memory of the values of the graph of "sh" laid out as "sh"
+ * says to "a", each in the sum of its kind. */
 static void
-values_memory(struct acc *a, const sym_graph *g)
+values_memory(struct acc *a, const sym_sharding *sh)
 {
+	const sym_graph *g = sh->g;
 	unsigned char *grad = calloc(g->n_value + 1, 1);
 
 	if (!grad) {
@@ -127,19 +129,19 @@ values_memory(struct acc *a, const sym_graph *g)
 		if (grad[i] == 2 || v->failed)
 			continue;
 		add_to(a, sum,
-		    sym__cost_block_bytes(v->layout,
+		    sym__cost_block_bytes(sym__vlayout(sh, v),
 		        sym__value_shape((sym_value *)v)));
 	}
 	free(grad);
 }
 
-/* Add the time of every communication of "g" to "a", and the memory of
- * the redistributed copies its consumers read. */
+/* Add the time of every communication of "sh" to "a", and the memory
+ * of the redistributed copies its consumers read. */
 static void
-comm_cost(struct acc *a, const sym_graph *g)
+comm_cost(struct acc *a, const sym_sharding *sh)
 {
-	for (size_t c = 0; c < g->n_comm && !a->failed; c++) {
-		const struct sym__comm *m = &g->comm[c];
+	for (size_t c = 0; c < sh->n_comm && !a->failed; c++) {
+		const struct sym__comm *m = &sh->comm[c];
 		size_t ns = sym_redist_n_steps(m->plan);
 
 		for (size_t s = 0; s < ns; s++)
@@ -147,7 +149,8 @@ comm_cost(struct acc *a, const sym_graph *g)
 			    sym_redist_step_femtoseconds(m->plan, s));
 		if (m->pub.consumer && ns)
 			add_to(a, &a->act,
-			    sym__cost_block_bytes(m->pub.consumer
+			    sym__cost_block_bytes(sym__nshard(sh,
+			                              m->pub.consumer)
 			                              ->in_layout[m->pub.input],
 			        sym__value_shape((sym_value *)m->pub.value)));
 	}
@@ -183,26 +186,41 @@ sym_cost_clear(sym_cost *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Fill "c" with the cost of a step of the sharded graph "g" (see the top
- * of the file) at the compute rate of "topo" (NULL: the default); the
- * communication is priced on the topology "g" was sharded with. Return
- * 0, or -1 with an error on the context ("c" then zeroed): "g" is not
- * sharded, or out of memory. */
+/* Fill "c" with the cost of a step of the current sharding of "g" (see
+ * sym_sharding_cost); 0, or -1 with an error on the context ("c" then
+ * zeroed): "g" is not sharded, or out of memory. */
 int
 sym_graph_cost(const sym_graph *g, const sym_topology *topo, sym_cost *c)
 {
+	if (c)
+		memset(c, 0, sizeof(*c));
+	if (!g || !c)
+		return -1;
+	if (!g->sharding) {
+		sym__error(g->ctx, SYM_EINVAL, NULL,
+		    "cost: the graph is not sharded");
+		return -1;
+	}
+	return sym_sharding_cost(g->sharding, topo, c);
+}
+
+/* Fill "c" with the cost of a step of the graph of "sh" sharded as "sh"
+ * says (see the top of the file) at the compute rate of "topo" (NULL: the
+ * default); the communication is priced on the topology "sh" was made
+ * with. Return 0, or -1 with an error on the context ("c" then zeroed):
+ * out of memory. */
+int
+sym_sharding_cost(const sym_sharding *sh, const sym_topology *topo, sym_cost *c)
+{
+	const sym_graph *g;
 	struct acc a;
 
 	if (!c)
 		return -1;
 	memset(c, 0, sizeof(*c));
-	if (!g)
+	if (!sh)
 		return -1;
-	if (!g->sharded) {
-		sym__error(g->ctx, SYM_EINVAL, NULL,
-		    "cost: the graph is not sharded");
-		return -1;
-	}
+	g = sh->g;
 	memset(&a, 0, sizeof(a));
 	a.flops = sym_expr_const(g->ctx, 0);
 	a.comm_fs = sym_expr_const(g->ctx, 0);
@@ -212,12 +230,12 @@ sym_graph_cost(const sym_graph *g, const sym_topology *topo, sym_cost *c)
 	a.act = sym_expr_const(g->ctx, 0);
 	a.failed =
 	    !a.flops || !a.comm_fs || !a.param || !a.grad || !a.state || !a.act;
-	for (size_t k = 0; k < g->n_node && !a.failed; k++)
-		add_to(&a, &a.flops, sym__cost_node_flops(g->node[k]));
+	for (size_t k = 0; k < sh->n_node && !a.failed; k++)
+		add_to(&a, &a.flops, sym__cost_node_flops(sh, g->node[k]));
 	if (!a.failed)
-		values_memory(&a, g);
+		values_memory(&a, sh);
 	if (!a.failed)
-		comm_cost(&a, g);
+		comm_cost(&a, sh);
 	c->flops = a.flops;
 	c->comm_fs = a.comm_fs;
 	c->param_bytes = a.param;

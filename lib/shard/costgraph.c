@@ -387,6 +387,7 @@ static int
 record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
 {
 	const sym_graph *g = s->g;
+	const sym_sharding *sh = s->cur;
 
 	for (size_t o = 0; o < cg->n_owner; o++) {
 		t->flops[o] = t->comm[o] = t->mem[o] = NULL;
@@ -399,34 +400,36 @@ record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
 	/* a sum that cannot be made leaves its owner's term unmeasured */
 	for (size_t i = 0; i < g->n_node; i++) {
 		const sym_node *n = g->node[i];
+		const struct sym__nshard *ns = &sh->node[i];
 		size_t o = cg->owner[i];
 
 		if (!measures(cg, o, k))
 			continue;
-		if (!n->in_layout) {
+		if (!ns->in_layout) {
 			t->flops[o] = sym_expr_free(t->flops[o]);
 			continue;
 		}
-		add(&t->flops[o], sym__cost_node_flops(n));
+		add(&t->flops[o], sym__cost_node_flops(sh, n));
 		for (size_t j = 0; j < n->n_in; j++)
 			cg->lay[cg->slot_base[cg->slot0[i] + j] + k] =
-			    sym__intern_layout(&cg->pass, n->in_layout[j]);
+			    sym__intern_layout(&cg->pass, ns->in_layout[j]);
 	}
 	for (size_t v = 0; v < g->n_value; v++) {
 		const sym_value *x = g->value[v];
+		sym_layout *xl = sh->layout[v];
 		size_t o = cg->vsrc[v];
 
-		if (o == SIZE_MAX || !measures(cg, o, k) || !x->layout)
+		if (o == SIZE_MAX || !measures(cg, o, k) || !xl)
 			continue;
 		cg->lay[cg->val_base[v] + k] =
-		    sym__intern_layout(&cg->pass, x->layout);
+		    sym__intern_layout(&cg->pass, xl);
 		if (!cg->shared[v] && !x->failed)
 			add(&t->mem[o],
-			    sym__cost_block_bytes(x->layout,
+			    sym__cost_block_bytes(xl,
 			        sym__value_shape((sym_value *)x)));
 	}
-	for (size_t c = 0; c < g->n_comm; c++) {
-		const struct sym__comm *m = &g->comm[c];
+	for (size_t c = 0; c < sh->n_comm; c++) {
+		const struct sym__comm *m = &sh->comm[c];
 		size_t o;
 
 		if (m->pub.consumer || !m->pub.value->producer)
@@ -585,10 +588,10 @@ sym__cg_new(sym_search *s)
 	}
 	/* the probes and the search's passes plan each redistribution
 	 * once, in this pass's memo (until sym_graph_search returns) */
-	s->g->redist_memo = &cg->pass;
+	s->memos = &cg->pass;
 	if (probe(s, cg) < 0 || finish_edges(s, cg) < 0 || make_pairs(cg) < 0) {
 		s->failed = 1;
-		s->g->redist_memo = NULL;
+		s->memos = NULL;
 		sym__cg_free(cg);
 		return NULL;
 	}

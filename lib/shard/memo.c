@@ -139,12 +139,12 @@ reindex(struct sym__pass *p, size_t cap)
 }
 
 /* Return the pass whose memos hold the redistributions of "p": the
- * graph's shared one (a search running, on the same topology), else "p"
- * itself. */
+ * shared one of its assignment (a search running, on the same topology),
+ * else "p" itself. */
 struct sym__pass *
 sym__pass_memos(struct sym__pass *p)
 {
-	struct sym__pass *m = p->g->redist_memo;
+	struct sym__pass *m = p->memos;
 
 	return m && m != p && m->topo == p->topo ? m : p;
 }

@@ -53,41 +53,43 @@ drop_shard_results(sym_graph *g)
 	g->shard_guard1 = g->shard_guard0;
 }
 
-/* Release the layouts, meshes, communications, diagnostics and guards
- * sym_graph_shard attached to "g". */
+/* Release the current sharding of "g" and the diagnostics and guards
+ * sym_graph_shard recorded on "g" with it. */
 static void
 graph_shard_clear(sym_graph *g)
 {
-	for (size_t i = 0; i < g->n_node; i++) {
-		sym_node *n = g->node[i];
+	if (!g->sharding)
+		return;
+	sym__obj_unref(&g->sharding->obj);
+	g->sharding = NULL;
+	drop_shard_results(g);
+}
 
-		for (size_t k = 0; n->in_layout && k < n->n_in; k++)
-			sym__layout_unref(n->in_layout[k]);
-		for (size_t k = 0; n->out_layout && k < n->n_out; k++)
-			sym__layout_unref(n->out_layout[k]);
-		free(n->in_layout);
-		free(n->out_layout);
-		free(n->strategy_source);
-		free(n->strategy_text);
-		sym__mesh_unref(n->mesh);
-		n->in_layout = n->out_layout = NULL;
-		n->strategy_source = n->strategy_text = NULL;
-		n->mesh = NULL;
-	}
-	for (size_t i = 0; i < g->n_value; i++) {
-		sym__layout_unref(g->value[i]->layout);
-		g->value[i]->layout = NULL;
-	}
-	for (size_t i = 0; i < g->n_comm; i++) {
-		sym_redist_free(g->comm[i].plan);
-		free(g->comm[i].reason);
-	}
-	free(g->comm);
-	g->comm = NULL;
-	g->n_comm = g->cap_comm = 0;
-	if (g->sharded)
-		drop_shard_results(g);
-	g->sharded = 0;
+/* Move the diagnostics and guards "g" recorded from "d0" and "g0" on to
+ * the sharding "sh" (0), or leave them when out of memory (-1). */
+static int
+move_reports(sym_graph *g, sym_sharding *sh, size_t d0, size_t g0)
+{
+	size_t nd = g->n_diag - d0, ng = g->n_guard - g0;
+
+	sh->diag = sym__calloc(g->ctx, nd + 1, sizeof(*sh->diag));
+	sh->guard = sym__calloc(g->ctx, ng + 1, sizeof(*sh->guard));
+	if (!sh->diag || !sh->guard)
+		return -1;
+	memcpy(sh->diag, g->diag + d0, nd * sizeof(*sh->diag));
+	memcpy(sh->guard, g->guard + g0, ng * sizeof(*sh->guard));
+	for (size_t i = 0; i < nd; i++)
+		if (sh->diag[i].pub.severity == SYM_SEV_ERROR) {
+			sh->n_errors++;
+			g->n_errors--;
+		}
+	if (g->too_many && nd)
+		g->too_many = 0;
+	sh->n_diag = nd;
+	sh->n_guard = ng;
+	g->n_diag = d0;
+	g->n_guard = g0;
+	return 0;
 }
 
 /* Return the label of node "n" for messages, "matmul h1", malloc'ed. */
@@ -298,13 +300,14 @@ seen(struct sym__pass *p, const sym_value *v, size_t d, int64_t k)
  * at node "n" labelled "label" with the axes "axes", unless sharding
  * already guards the same; 0 or -1. */
 static int
-guard(sym_graph *g, const sym_node *n, const char *label, const sym_value *v,
-    size_t d, sym_expr *e, int64_t k, const char *axes)
+guard(struct sym__pass *p, const sym_node *n, const char *label,
+    const sym_value *v, size_t d, sym_expr *e, int64_t k, const char *axes)
 {
+	sym_graph *g = p->g;
 	char *es, *text, *reason;
 	int r;
 
-	for (size_t i = g->shard_guard0; i < g->n_guard; i++)
+	for (size_t i = p->guard0; i < g->n_guard; i++)
 		if (g->guard[i].rel == SYM__REL_DIV && g->guard[i].e == e &&
 		    g->guard[i].k == k)
 			return 0;
@@ -369,7 +372,7 @@ validate_tensor(struct sym__pass *p, const sym_node *n, char **lab,
 		es = sym_expr_to_str(e);
 		label = lazy_label(n, lab);
 		if (a == SYM_UNKNOWN) {
-			guard(p->g, n, label, v, d, e, k, axes ? axes : "?");
+			guard(p, n, label, v, d, e, k, axes ? axes : "?");
 		} else if (a == SYM_ERROR) {
 			bad = 1;
 			sym__graph_diag(p->g, SYM_SEV_ERROR, &n->loc, NULL,
@@ -409,16 +412,17 @@ validate_tensor(struct sym__pass *p, const sym_node *n, char **lab,
 static int
 validate_node(struct sym__pass *p, sym_node *n)
 {
+	const struct sym__nshard *ns = sym__pass_nshard(p, n);
 	char *label = NULL;
 	int bad = 0;
 
 	for (size_t i = 0; i < n->n_in; i++)
 		bad |= validate_tensor(p, n, &label, n->in[i],
-		           n->in_layout[i]) < 0;
+		           ns->in_layout[i]) < 0;
 	for (size_t k = 0; k < n->n_out; k++)
-		if (n->out[k]->layout)
+		if (sym__pass_vlayout(p, n->out[k]))
 			bad |= validate_tensor(p, n, &label, n->out[k],
-			           n->out[k]->layout) < 0;
+			           sym__pass_vlayout(p, n->out[k])) < 0;
 	free(label);
 	return bad ? -1 : 0;
 }
@@ -427,19 +431,20 @@ validate_node(struct sym__pass *p, sym_node *n)
  * "consumer" (NULL: the resolution of its partial sums), with the reason
  * "reason" (taken); 0 or -1. */
 static int
-add_comm(sym_graph *g, sym_value *v, sym_node *consumer, size_t input,
+add_comm(sym_sharding *sh, sym_value *v, sym_node *consumer, size_t input,
     sym_redist *plan, char *reason)
 {
 	struct sym__comm *c;
 
 	if (!reason ||
-	    SYM__RESERVE(g->ctx, g->comm, g->cap_comm, g->n_comm + 1) < 0) {
+	    SYM__RESERVE(sh->ctx, sh->comm, sh->cap_comm, sh->n_comm + 1) < 0) {
 		sym_redist_free(plan);
 		free(reason);
 		return -1;
 	}
-	c = &g->comm[g->n_comm++];
+	c = &sh->comm[sh->n_comm++];
 	memset(c, 0, sizeof(*c));
+	c->sh = sh;
 	c->plan = plan;
 	c->reason = reason;
 	c->pub.value = v;
@@ -451,8 +456,8 @@ add_comm(sym_graph *g, sym_value *v, sym_node *consumer, size_t input,
 }
 
 /* Return a plan for "v" copied from the memo "m" of the pass "p" (NULL:
- * out of memory), owned by the graph rather than by the context (so that
- * freeing the context frees it with the graph), or NULL with an error
+ * out of memory), owned by the sharding rather than by the context (so
+ * that freeing the context frees it with the sharding), or NULL with an error
  * diagnostic at "where". */
 static sym_redist *
 plan(struct sym__pass *p, sym_value *v, const struct sym__memo *m,
@@ -562,7 +567,7 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 			    "whole batch (sharded training equals one "
 			    "device; PyTorch and MindSpore keep "
 			    "per-device statistics)";
-		if (add_comm(p->g, v, NULL, 0, rp, sym__concat(part, np)) < 0)
+		if (add_comm(p->sh, v, NULL, 0, rp, sym__concat(part, np)) < 0)
 			return -1;
 	}
 	return 0;
@@ -576,20 +581,24 @@ redistribute(struct sym__pass *p, sym_node *n)
 {
 	int bad = 0;
 
+	sym_layout **layout = p->sh->layout;
+
 	for (size_t i = 0; i < n->n_in; i++) {
 		sym_value *v = n->in[i];
-		const sym_layout *want = n->in_layout[i];
+		const sym_layout *want = sym__pass_nshard(p, n)->in_layout[i];
 		struct sym__memo *m;
 		sym_redist *rp;
 
-		if (!v->layout) {
+		if (!layout[v->index]) {
 			if (v->kind != SYM_VALUE_RESULT)
-				v->layout = sym__layout_ref(n->in_layout[i]);
+				layout[v->index] =
+				    sym__layout_ref((sym_layout *)want);
 			continue;
 		}
-		if (sym_layout_is_equal(v->layout, want))
+		if (sym_layout_is_equal(layout[v->index], want))
 			continue;
-		m = sym__pass_redist(p, v->layout, want, sym__value_shape(v));
+		m = sym__pass_redist(p, layout[v->index], want,
+		    sym__value_shape(v));
 		if (m && m->plan && sym_redist_n_steps(m->plan) == 0)
 			continue;
 		rp = plan(p, v, m, &n->loc);
@@ -597,7 +606,7 @@ redistribute(struct sym__pass *p, sym_node *n)
 			bad = 1;
 			continue;
 		}
-		if (add_comm(p->g, v, n, i, rp, redist_reason(m, v, n)) < 0)
+		if (add_comm(p->sh, v, n, i, rp, redist_reason(m, v, n)) < 0)
 			bad = 1;
 	}
 	return bad ? -1 : 0;
@@ -610,20 +619,25 @@ static int
 commit(struct sym__pass *p, sym_node *n, struct sym__run *r)
 {
 	sym_ctx *ctx = p->g->ctx;
+	struct sym__nshard *ns = &p->sh->node[n->index];
 
-	n->in_layout = sym__calloc(ctx, n->n_in + 1, sizeof(*n->in_layout));
-	n->out_layout = sym__calloc(ctx, n->n_out + 1, sizeof(*n->out_layout));
-	if (!n->in_layout || !n->out_layout)
+	ns->in_layout = sym__calloc(ctx, n->n_in + 1, sizeof(*ns->in_layout));
+	ns->out_layout =
+	    sym__calloc(ctx, n->n_out + 1, sizeof(*ns->out_layout));
+	if (!ns->in_layout || !ns->out_layout)
 		return -1;
-	n->mesh = sym__intern_mesh(p, r->s.mesh);
+	ns->n_in = n->n_in;
+	ns->n_out = n->n_out;
+	ns->mesh = sym__intern_mesh(p, r->s.mesh);
 	for (size_t i = 0; i < n->n_in; i++)
-		n->in_layout[i] = sym__intern_layout(p, r->s.in[i]);
+		ns->in_layout[i] = sym__intern_layout(p, r->s.in[i]);
 	for (size_t k = 0; k < n->n_out; k++) {
-		n->out_layout[k] = sym__intern_layout(p, r->s.out[k]);
-		n->out[k]->layout = sym__intern_layout(p, r->value[k]);
+		ns->out_layout[k] = sym__intern_layout(p, r->s.out[k]);
+		p->sh->layout[n->out[k]->index] =
+		    sym__intern_layout(p, r->value[k]);
 	}
-	n->strategy_source = r->source;
-	n->strategy_text = r->text;
+	ns->source = r->source;
+	ns->text = r->text;
 	r->source = r->text = NULL;
 	return 0;
 }
@@ -679,12 +693,14 @@ index_uses(struct sym__pass *p)
 	return 0;
 }
 
-/* Set up the pass "p" over "g" with the topology "topo": the binding of
- * every symbol to its least value and its text (built in linear time:
+/* Set up the pass "p" over "g" with the topology "topo" and the
+ * assignment "a" (may be NULL): the strategy of every node, the binding
+ * of every symbol to its least value and its text (built in linear time:
  * 100,000 symbols took 20 s when it was copied at every symbol); 0 or
  * -1. */
 static int
-pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
+pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo,
+    const struct sym__assign *a)
 {
 	size_t ns = sym_ctx_n_symbols(g->ctx);
 	struct sym__str least = SYM__STR_INIT;
@@ -692,20 +708,31 @@ pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
 	memset(p, 0, sizeof(*p));
 	p->g = g;
 	p->topo = topo;
+	p->guard0 = g->n_guard;
+	if (a) {
+		p->xmesh = a->mesh;
+		p->n_xmesh = a->n_mesh;
+		p->memos = a->memos;
+	}
 	p->devices = g->devices > 0 ? g->devices : 1;
+	p->strategy = sym__calloc(g->ctx, g->n_node + 1, sizeof(*p->strategy));
+	for (size_t i = 0; p->strategy && i < g->n_node; i++)
+		p->strategy[i] = a && i < a->n_strategy && a->strategy[i]
+		    ? a->strategy[i]
+		    : g->node[i]->strategy;
 	p->run_of = sym__calloc(g->ctx, g->n_node + 1, sizeof(*p->run_of));
-	for (size_t i = 0; p->run_of && i < g->n_node; i++)
-		p->run_of[i] = g->node[i]->strategy ? p->n_run++ : SIZE_MAX;
+	for (size_t i = 0; p->strategy && p->run_of && i < g->n_node; i++)
+		p->run_of[i] = p->strategy[i] ? p->n_run++ : SIZE_MAX;
 	for (size_t i = 0; p->run_of && i < g->n_node; i++)
 		if (p->run_of[i] == SIZE_MAX)
 			p->run_of[i] = p->n_run;
 	p->run = sym__calloc(g->ctx, p->n_run + 1, sizeof(*p->run));
-	p->decl_mesh =
-	    sym__calloc(g->ctx, g->n_mesh + 1, sizeof(*p->decl_mesh));
+	p->decl_mesh = sym__calloc(g->ctx, g->n_mesh + p->n_xmesh + 1,
+	    sizeof(*p->decl_mesh));
 	p->seen = sym__calloc(g->ctx, g->n_value + 1, sizeof(*p->seen));
 	p->least = sym_binding_new(g->ctx);
-	if (!p->run_of || !p->run || !p->decl_mesh || !p->seen || !p->least ||
-	    index_uses(p) < 0)
+	if (!p->strategy || !p->run_of || !p->run || !p->decl_mesh ||
+	    !p->seen || !p->least || index_uses(p) < 0)
 		return -1;
 	for (size_t i = 0; i < ns; i++) {
 		sym_symbol *s = sym_ctx_symbol(g->ctx, i);
@@ -732,10 +759,11 @@ pass_clear(struct sym__pass *p)
 {
 	for (size_t i = 0; p->run && i <= p->n_run; i++)
 		sym__run_clear(&p->run[i]);
-	for (size_t i = 0; p->decl_mesh && i < p->g->n_mesh; i++)
+	for (size_t i = 0; p->decl_mesh && i < p->g->n_mesh + p->n_xmesh; i++)
 		sym__mesh_unref(p->decl_mesh[i]);
 	free(p->run);
 	free(p->run_of);
+	free(p->strategy);
 	free(p->divisor);
 	free(p->decl_mesh);
 	free(p->seen);
@@ -748,12 +776,32 @@ pass_clear(struct sym__pass *p)
 	sym__intern_clear(p);
 }
 
+/* Return the declaration of the mesh "name" in the pass "p", the
+ * graph's first, then the assignment's, with its index in p->decl_mesh
+ * at "*index"; NULL when there is none. */
+const struct sym__mesh_decl *
+sym__pass_find_mesh(const struct sym__pass *p, const char *name, size_t *index)
+{
+	const struct sym__mesh_decl *m = sym__graph_find_mesh(p->g, name);
+
+	if (m) {
+		*index = (size_t)(m - p->g->mesh);
+		return m;
+	}
+	for (size_t k = 0; k < p->n_xmesh; k++)
+		if (!strcmp(p->xmesh[k].name, name)) {
+			*index = p->g->n_mesh + k;
+			return &p->xmesh[k];
+		}
+	return NULL;
+}
+
 /* Begin a pass "p" over "g" that shards nothing (the strategy search
  * tries runs of single nodes in it); 0 or -1. */
 int
 sym__pass_begin(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
 {
-	return pass_init(p, g, topo);
+	return pass_init(p, g, topo, NULL);
 }
 
 /* End the pass "p" begun by sym__pass_begin. */
@@ -773,13 +821,13 @@ pass_run(struct sym__pass *p)
 	sym_graph *g = p->g;
 
 	for (size_t i = 0; i < g->n_node; i++)
-		if (g->node[i]->strategy)
+		if (p->strategy[i])
 			sym__shard_clause(p, g->node[i]);
 	for (size_t i = 0; i < g->n_node; i++) {
 		sym_node *n = g->node[i];
 		struct sym__run *r = sym__pass_run(p, i);
 
-		if (!n->strategy &&
+		if (!p->strategy[i] &&
 		    !((n->fwd || (n->op->flags & SYM__OPF_INPLACE)) &&
 		        sym__shard_derive(p, n) == 0))
 			sym__shard_choose(p, n);
@@ -795,15 +843,137 @@ pass_run(struct sym__pass *p)
 	}
 }
 
-/* Shard the graph "g" (whose shapes have been inferred without errors)
- * on its devices, pricing communication with "topo" (NULL: one node with
- * the default links). Return 0, or -1 when the graph has errors or its
- * strategies are invalid (diagnostics say why). */
-int
-sym_graph_shard(sym_graph *g, const sym_topology *topo)
+/* Free the sharding whose header is "obj". */
+static void
+sharding_destroy(struct sym__obj *obj)
+{
+	sym_sharding *sh = SYM__OBJ_OF(obj, sym_sharding, obj);
+
+	for (size_t i = 0; sh->node && i < sh->n_node; i++) {
+		struct sym__nshard *ns = &sh->node[i];
+
+		for (size_t k = 0; ns->in_layout && k < ns->n_in; k++)
+			sym__layout_unref(ns->in_layout[k]);
+		for (size_t k = 0; ns->out_layout && k < ns->n_out; k++)
+			sym__layout_unref(ns->out_layout[k]);
+		free(ns->in_layout);
+		free(ns->out_layout);
+		free(ns->source);
+		free(ns->text);
+		sym__mesh_unref(ns->mesh);
+	}
+	for (size_t i = 0; sh->layout && i < sh->n_value; i++)
+		sym__layout_unref(sh->layout[i]);
+	for (size_t i = 0; i < sh->n_comm; i++) {
+		sym_redist_free(sh->comm[i].plan);
+		free(sh->comm[i].reason);
+	}
+	for (size_t i = 0; i < sh->n_diag; i++) {
+		free(sh->diag[i].message);
+		free(sh->diag[i].witness);
+		free(sh->diag[i].hint);
+		sym_binding_free(sh->diag[i].w);
+	}
+	for (size_t i = 0; i < sh->n_guard; i++) {
+		free(sh->guard[i].text);
+		free(sh->guard[i].reason);
+		sym__expr_unref(sh->guard[i].e);
+	}
+	free(sh->diag);
+	free(sh->guard);
+	free(sh->comm);
+	free(sh->node);
+	free(sh->layout);
+	free(sh);
+}
+
+/* Return a new empty sharding of "g" (one library reference), or NULL
+ * with SYM_ENOMEM on the context. */
+sym_sharding *
+sym__sharding_alloc(sym_graph *g)
+{
+	sym_sharding *sh = sym__alloc(g->ctx, sizeof(*sh));
+
+	if (!sh)
+		return NULL;
+	memset(sh, 0, sizeof(*sh));
+	sh->ctx = g->ctx;
+	sh->g = g;
+	sh->n_node = g->n_node;
+	sh->n_value = g->n_value;
+	sym__obj_init(&sh->obj, SYM__OBJ_SHARDING, sharding_destroy);
+	sh->node = sym__calloc(g->ctx, g->n_node + 1, sizeof(*sh->node));
+	sh->layout = sym__calloc(g->ctx, g->n_value + 1, sizeof(*sh->layout));
+	if (!sh->node || !sh->layout) {
+		sym__obj_unref(&sh->obj);
+		return NULL;
+	}
+	return sh;
+}
+
+/* Shard "g" (checked, differentiated when it trains) with the assignment
+ * "a" (NULL: its own clauses) on "topo" (NULL: one node with the default
+ * links). Return the sharding (one library reference; its errors are
+ * among its reports, or the graph's when a->keep_reports), or NULL when
+ * out of memory (SYM_ENOMEM on the context). */
+sym_sharding *
+sym__shard_build(sym_graph *g, const struct sym__assign *a,
+    const sym_topology *topo)
 {
 	sym_topology *own = NULL;
 	struct sym__pass p;
+	size_t d0 = g->n_diag, g0 = g->n_guard;
+	sym_sharding *sh = sym__sharding_alloc(g);
+
+	if (!sh)
+		return NULL;
+	memset(&p, 0, sizeof(p));
+	if (!topo)
+		own = sym_topology_new(g->ctx, 0, 0, 0, 0, 0);
+	if (!topo && !own) {
+		sh->failed = 1;
+	} else if (pass_init(&p, g, topo ? topo : own, a) < 0) {
+		sym__oom(g->ctx);
+		sh->failed = 1;
+	} else {
+		p.sh = sh;
+		pass_run(&p);
+	}
+	if (p.g)
+		pass_clear(&p);
+	sym_topology_free(own);
+	if (sh->failed)
+		sym__graph_ctx_error(g, NULL);
+	if ((!a || !a->keep_reports) && move_reports(g, sh, d0, g0) < 0) {
+		sym__obj_unref(&sh->obj);
+		return NULL;
+	}
+	return sh;
+}
+
+/* Shard the graph "g" (whose shapes have been inferred without errors)
+ * on its devices with its own shard clauses, pricing communication with
+ * "topo" (NULL: one node with the default links), and make it the
+ * graph's current sharding, whose diagnostics and guards the graph
+ * records. Return 0, or -1 when the graph has errors or its strategies
+ * are invalid (diagnostics say why). */
+int
+sym_graph_shard(sym_graph *g, const sym_topology *topo)
+{
+	struct sym__assign a;
+
+	memset(&a, 0, sizeof(a));
+	a.keep_reports = 1;
+	return sym__graph_shard_with(g, &a, topo);
+}
+
+/* As sym_graph_shard, with the assignment "a" (its keep_reports is
+ * ignored); 0 or -1. */
+int
+sym__graph_shard_with(sym_graph *g, const struct sym__assign *a,
+    const sym_topology *topo)
+{
+	struct sym__assign k = *a;
 	size_t errors;
 
 	if (!g)
@@ -818,23 +988,13 @@ sym_graph_shard(sym_graph *g, const sym_topology *topo)
 		    "cannot shard a graph with errors (%zu found before "
 		    "sharding)",
 		    g->n_errors);
-	g->sharded = 1;
 	g->shard_diag0 = g->n_diag;
 	g->shard_guard0 = g->n_guard;
 	errors = g->n_errors;
-	memset(&p, 0, sizeof(p));
-	if (!topo)
-		own = sym_topology_new(g->ctx, 0, 0, 0, 0, 0);
-	if (!topo && !own) {
+	k.keep_reports = 1;
+	g->sharding = sym__shard_build(g, &k, topo);
+	if (!g->sharding)
 		sym__graph_ctx_error(g, NULL);
-	} else if (pass_init(&p, g, topo ? topo : own) < 0) {
-		sym__oom(g->ctx);
-		sym__graph_ctx_error(g, NULL);
-	} else {
-		pass_run(&p);
-	}
-	pass_clear(&p);
-	sym_topology_free(own);
 	g->shard_diag1 = g->n_diag;
 	g->shard_guard1 = g->n_guard;
 	return g->n_errors > errors ? -1 : 0;
@@ -858,167 +1018,4 @@ sym_graph_set_shard_option(sym_graph *g, sym_shard_option opt, long value)
 	sym__error(g->ctx, SYM_EINVAL, NULL, "unknown sharding option %d",
 	    (int)opt);
 	return -1;
-}
-
-/* Return the layout of "v" as its producer leaves it (partial sums
- * resolved; for inputs and parameters, as loaded), or NULL before
- * sharding. */
-const sym_layout *
-sym_value_layout(const sym_value *v)
-{
-	return v ? v->layout : NULL;
-}
-
-/* Return the device matrix of node "n", or NULL before sharding. */
-const sym_mesh *
-sym_node_mesh(const sym_node *n)
-{
-	return n ? n->mesh : NULL;
-}
-
-/* Return the layout node "n" needs for its input "i", or NULL. */
-const sym_layout *
-sym_node_input_layout(const sym_node *n, size_t i)
-{
-	return n && n->in_layout && i < n->n_in ? n->in_layout[i] : NULL;
-}
-
-/* Return the layout node "n" produces for its output "i", partial sums
- * included, or NULL. */
-const sym_layout *
-sym_node_output_layout(const sym_node *n, size_t i)
-{
-	return n && n->out_layout && i < n->n_out ? n->out_layout[i] : NULL;
-}
-
-/* Return how the strategy of node "n" was chosen ("shard clause",
- * "default: ...", "propagated from ..."), or NULL before sharding. */
-const char *
-sym_node_strategy_source(const sym_node *n)
-{
-	return n ? n->strategy_source : NULL;
-}
-
-/* Return the strategy in force at node "n" as text (malloc'ed): its
- * shard clause as written, else the split counts of its inputs; NULL
- * before sharding. */
-char *
-sym_node_strategy_to_str(const sym_node *n)
-{
-	return n && n->strategy_text ? strdup(n->strategy_text) : NULL;
-}
-
-/* Return the number of communications of the sharded graph "g". */
-size_t
-sym_graph_n_reshards(const sym_graph *g)
-{
-	return g ? g->n_comm : 0;
-}
-
-/* Return communication "i" of "g" (borrowed), or NULL. */
-const sym_reshard *
-sym_graph_reshard(const sym_graph *g, size_t i)
-{
-	return g && i < g->n_comm ? &g->comm[i].pub : NULL;
-}
-
-/* Return the index of "v" among the outputs of its producer "n". */
-static size_t
-output_index(const sym_node *n, const sym_value *v)
-{
-	size_t k = 0;
-
-	while (k < n->n_out && n->out[k] != v)
-		k++;
-	return k;
-}
-
-/* Where the pass records a communication: the node it serves, and the
- * input it lays out or, after the inputs, the output whose partial sums
- * it resolves. */
-struct comm_place {
-	size_t node, slot;
-};
-
-/* Return the place of the communication of "v" for input "input" of
- * "consumer" (NULL: the resolution of the partial sums of "v"). */
-static struct comm_place
-comm_place(const sym_value *v, const sym_node *consumer, size_t input)
-{
-	const sym_node *n = consumer ? consumer : v->producer;
-	struct comm_place at = { n->index, input };
-
-	if (!consumer)
-		at.slot = n->n_in + output_index(n, v);
-	return at;
-}
-
-/* Return 1 when the place "a" comes before the place "b", else 0. */
-static int
-place_before(struct comm_place a, struct comm_place b)
-{
-	return a.node < b.node || (a.node == b.node && a.slot < b.slot);
-}
-
-/* Return the communication of "g" that lays out "v" for input "input"
- * of "consumer", or with "consumer" NULL the one that resolves the
- * partial sums of "v" ("input" is then ignored); NULL when there is
- * none. The pass records communications node by node, the inputs of a
- * node in order, then its resolutions: a binary search finds it. */
-const sym_reshard *
-sym_graph_find_reshard(const sym_graph *g, const sym_value *v,
-    const sym_node *consumer, size_t input)
-{
-	struct comm_place want;
-	size_t lo = 0, hi;
-
-	if (!g || !v || (!consumer && !v->producer) ||
-	    (consumer && input >= consumer->n_in))
-		return NULL;
-	want = comm_place(v, consumer, input);
-	hi = g->n_comm;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const sym_reshard *c = &g->comm[mid].pub;
-
-		if (place_before(comm_place(c->value, c->consumer, c->input),
-		        want))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < g->n_comm && g->comm[lo].pub.value == v &&
-	    g->comm[lo].pub.consumer == consumer &&
-	    (!consumer || g->comm[lo].pub.input == input))
-		return &g->comm[lo].pub;
-	return NULL;
-}
-
-/* Return the layout the communication "c" starts from: for a resolution,
- * the output layout of the producer with its partial sums, else the
- * layout of the value; NULL for a NULL "c". */
-const sym_layout *
-sym_reshard_source(const sym_reshard *c)
-{
-	const sym_node *p;
-
-	if (!c || !c->value)
-		return NULL;
-	p = c->value->producer;
-	if (!c->consumer && p)
-		return sym_node_output_layout(p, output_index(p, c->value));
-	return sym_value_layout(c->value);
-}
-
-/* Return the layout the communication "c" ends in: the resolved layout of
- * the value, or the layout its consumer needs for the input; NULL for a
- * NULL "c". */
-const sym_layout *
-sym_reshard_target(const sym_reshard *c)
-{
-	if (!c || !c->value)
-		return NULL;
-	if (!c->consumer)
-		return sym_value_layout(c->value);
-	return sym_node_input_layout(c->consumer, c->input);
 }

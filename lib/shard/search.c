@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/str.h"
+#include "front/front.h"
 #include "shard/search_private.h"
 
 #define DEFAULT_MAX_EVALUATIONS 4096
@@ -49,11 +50,23 @@ search_destroy(struct sym__obj *obj)
 	sym_search *s = SYM__OBJ_OF(obj, sym_search, obj);
 
 	for (size_t j = 0; j < s->n_node; j++) {
-		for (size_t c = 0; c < s->n_cand[j]; c++)
+		for (size_t c = 0; c < s->n_cand[j]; c++) {
 			free(s->cand[j][c]);
+			if (s->cand_st && s->cand_st[j])
+				sym__strategy_free(s->cand_st[j][c]);
+		}
+		if (s->cand_st)
+			free(s->cand_st[j]);
 		free(s->cand[j]);
 		free(s->part[j]);
 	}
+	for (size_t k = 0; k < s->n_xmesh; k++)
+		sym__mesh_decl_free(&s->xmesh[k]);
+	free(s->xmesh);
+	free(s->cand_st);
+	free(s->over);
+	if (s->cur)
+		sym__obj_unref(&s->cur->obj);
 	for (size_t e = 0; e < s->n_entry; e++) {
 		free(s->entry[e].choice);
 		sym_expr_free(s->entry[e].fs);
@@ -417,12 +430,16 @@ drop_over(sym_search *s, const char *name)
 	}
 }
 
-/* Declare in the graph of "s" the meshes its layout candidates use
- * (those declared already with the same axes are kept; a name declared
- * otherwise drops the candidates over it); 0 or -1. */
+/* Read the meshes the layout candidates of "s" use as the meshes of its
+ * assignments (those the graph declares with the same axes are the
+ * graph's; a name the graph declares otherwise drops the candidates over
+ * it); 0 or -1. */
 static int
-declare_meshes(sym_search *s)
+read_meshes(sym_search *s)
 {
+	s->xmesh = sym__calloc(s->ctx, s->n_mesh + 1, sizeof(*s->xmesh));
+	if (!s->xmesh)
+		return -1;
 	for (size_t k = 0; k < s->n_mesh; k++) {
 		size_t len = strcspn(s->mesh[k], " ");
 		char name[128];
@@ -433,7 +450,9 @@ declare_meshes(sym_search *s)
 		memcpy(name, s->mesh[k], len);
 		name[len] = '\0';
 		d = sym__graph_find_mesh(s->g, name);
-		if (!d && sym_graph_add_mesh(s->g, s->mesh[k], NULL) < 0)
+		if (!d &&
+		    sym__mesh_decl_parse(s->g, s->mesh[k],
+		        &s->xmesh[s->n_xmesh++]) < 0)
 			return -1;
 		if (d && !same_mesh_decl(d, s->mesh[k]))
 			drop_over(s, name);
@@ -454,8 +473,10 @@ collect(sym_search *s)
 	s->cand = calloc(g->n_node + 1, sizeof(*s->cand));
 	s->part = calloc(g->n_node + 1, sizeof(*s->part));
 	s->n_cand = calloc(g->n_node + 1, sizeof(*s->n_cand));
-	if (!s->node || !s->cand || !s->part || !s->n_cand ||
-	    sym__pass_begin(&p, g, s->topo) < 0) {
+	s->cand_st = calloc(g->n_node + 1, sizeof(*s->cand_st));
+	s->over = calloc(g->n_node + 1, sizeof(*s->over));
+	if (!s->node || !s->cand || !s->part || !s->n_cand || !s->cand_st ||
+	    !s->over || sym__pass_begin(&p, g, s->topo) < 0) {
 		sym__oom(s->ctx);
 		return -1;
 	}
@@ -480,7 +501,7 @@ collect(sym_search *s)
 		}
 	}
 	sym__pass_end(&p);
-	return rc < 0 ? rc : declare_meshes(s);
+	return rc < 0 ? rc : read_meshes(s);
 }
 
 /* Return the number of plans of "s", saturated at SIZE_MAX. */
@@ -553,25 +574,65 @@ choice_hash(const sym_search *s, const size_t *c)
 	return h;
 }
 
-/* Shard the graph of "s" with the strategies of choice "c"; 0 when the
- * pass accepts them, -1 when not (an error other than a rejected plan
- * is left on the context: s->failed). */
-int
-sym__search_shard_with(sym_search *s, const size_t *c)
+static int piece_sharding(sym_search *s, size_t i);
+
+/* Return the strategy of candidate "k" of searched operator "j" of "s",
+ * read the first time; NULL when out of memory. */
+static const struct sym__strategy *
+candidate(sym_search *s, size_t j, size_t k)
 {
-	for (size_t j = 0; j < s->n_node; j++)
-		if (sym_node_set_strategy(s->g, s->node[j], s->cand[j][c[j]],
-		        NULL) < 0) {
-			s->failed = 1;
-			return -1;
-		}
-	if (sym_graph_shard(s->g, s->topo) < 0) {
+	if (!s->cand_st[j]) {
+		s->cand_st[j] =
+		    sym__calloc(s->ctx, s->n_cand[j] + 1, sizeof(**s->cand_st));
+		if (!s->cand_st[j])
+			return NULL;
+	}
+	if (!s->cand_st[j][k])
+		s->cand_st[j][k] = sym__strategy_parse(s->g, s->cand[j][k]);
+	return s->cand_st[j][k];
+}
+
+/* Make s->cur the sharding of the graph of "s" with the strategies of
+ * s->over; 0, or -1 when it has errors (out of memory: s->failed). */
+static int
+shard_over(sym_search *s)
+{
+	struct sym__assign a;
+
+	memset(&a, 0, sizeof(a));
+	a.strategy = s->over;
+	a.n_strategy = s->g->n_node;
+	a.mesh = s->xmesh;
+	a.n_mesh = s->n_xmesh;
+	a.memos = s->memos;
+	if (s->cur)
+		sym__obj_unref(&s->cur->obj);
+	s->cur = sym__shard_build(s->g, &a, s->topo);
+	if (!s->cur) {
+		s->failed = 1;
+		return -1;
+	}
+	if (s->cur->n_errors || s->cur->failed) {
 		if (sym_ctx_last_error(s->ctx) == SYM_ENOMEM)
 			s->failed = 1;
 		sym_ctx_clear_error(s->ctx);
 		return -1;
 	}
 	return 0;
+}
+
+/* Make s->cur the sharding of the graph of "s" with the strategies of
+ * choice "c"; 0 when the pass accepts them, -1 when not (an error other
+ * than a rejected plan is left on the context: s->failed). */
+int
+sym__search_shard_with(sym_search *s, const size_t *c)
+{
+	for (size_t j = 0; j < s->n_node; j++)
+		if (!(s->over[s->node[j]->index] = candidate(s, j, c[j]))) {
+			s->failed = 1;
+			return -1;
+		}
+	return shard_over(s);
 }
 
 /* Make room in "s" for one more entry, its chain and, past a load of
@@ -641,7 +702,7 @@ evaluate(sym_search *s, const size_t *c)
 	s->n_eval++;
 	memset(&cost, 0, sizeof(cost));
 	if (sym__search_shard_with(s, c) == 0 &&
-	    sym_graph_cost(s->g, s->topo, &cost) == 0) {
+	    sym_sharding_cost(s->cur, s->topo, &cost) == 0) {
 		e->fs = sym_expr_copy(cost.seconds_fs);
 		e->mem = sym_expr_copy(cost.memory_bytes);
 		e->ok = e->fs && e->mem;
@@ -772,7 +833,7 @@ read_choice(sym_search *s, size_t *c)
 	int all = 1;
 
 	for (size_t j = 0; j < s->n_node; j++) {
-		char *t = sym_node_strategy_to_str(s->node[j]);
+		const char *t = sym_sharding_strategy(s->cur, s->node[j]);
 		size_t k = 0;
 
 		while (t && k < s->n_cand[j] && strcmp(t, s->cand[j][k]))
@@ -781,7 +842,6 @@ read_choice(sym_search *s, size_t *c)
 			c[j] = k;
 		else
 			all = 0;
-		free(t);
 	}
 	return all;
 }
@@ -793,11 +853,9 @@ static int
 default_start(sym_search *s)
 {
 	for (size_t j = 0; j < s->n_node; j++)
-		sym__node_set_strategy(s->node[j], NULL);
-	if (sym_graph_shard(s->g, s->topo) < 0) {
-		sym_ctx_clear_error(s->ctx);
+		s->over[s->node[j]->index] = NULL;
+	if (shard_over(s) < 0)
 		return 0;
-	}
 	read_choice(s, s->start);
 	return 0;
 }
@@ -1659,26 +1717,27 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 		goto fail;
 	while (first < s->n_piece && s->piece[first].bad)
 		first++;
-	if (sym_search_apply(s, first) < 0 || shown_meshes(s) < 0)
+	if (piece_sharding(s, first) < 0 || shown_meshes(s) < 0)
 		goto fail;
-	g->redist_memo = NULL;
+	s->memos = NULL;
+	sym__obj_unref(&s->cur->obj);
+	s->cur = NULL;
 	s->seconds = sym__seconds() - t0;
 	return s;
 fail:
-	g->redist_memo = NULL;
+	s->memos = NULL;
 	if (sym_ctx_last_error(g->ctx) == SYM_OK)
 		sym__oom(g->ctx);
-	for (size_t j = 0; j < s->n_node; j++)
-		sym__node_set_strategy(s->node[j], NULL);
 	sym_search_free(s);
 	return NULL;
 }
 
-/* Shard the graph of "s" with the plan of piece "i"; 0 or -1. */
-int
-sym_search_apply(sym_search *s, size_t i)
+/* Make s->cur the sharding of the plan of piece "i" of "s"; 0 or -1
+ * with an error on the context. */
+static int
+piece_sharding(sym_search *s, size_t i)
 {
-	if (!s || i >= s->n_piece)
+	if (i >= s->n_piece)
 		return -1;
 	if (s->piece[i].bad == 2) {
 		sym__error(s->ctx, SYM_EINVAL, NULL,
@@ -1693,6 +1752,42 @@ sym_search_apply(sym_search *s, size_t i)
 		return -1;
 	}
 	return 0;
+}
+
+/* Make the sharding of the plan of piece "i" of "s" the current sharding
+ * of its graph (sym_graph_shard's, its diagnostics on the graph); 0 or
+ * -1. */
+int
+sym_search_apply(sym_search *s, size_t i)
+{
+	struct sym__assign a;
+
+	if (!s || piece_sharding(s, i) < 0)
+		return -1;
+	sym__obj_unref(&s->cur->obj);
+	s->cur = NULL;
+	memset(&a, 0, sizeof(a));
+	a.strategy = s->over;
+	a.n_strategy = s->g->n_node;
+	a.mesh = s->xmesh;
+	a.n_mesh = s->n_xmesh;
+	return sym__graph_shard_with(s->g, &a, s->topo);
+}
+
+/* Return the sharding of the plan of piece "i" of "s" (a caller
+ * reference; the graph is not changed), or NULL with an error on the
+ * context. */
+sym_sharding *
+sym_search_sharding(sym_search *s, size_t i)
+{
+	sym_sharding *sh;
+
+	if (!s || piece_sharding(s, i) < 0)
+		return NULL;
+	sh = s->cur;
+	s->cur = NULL;
+	sym__obj_give(s->ctx, &sh->obj);
+	return sh;
 }
 
 /* Return the symbol the pieces of "s" range over, NULL when none. */

@@ -51,14 +51,25 @@ struct sym_search {
 	sym_node **node;
 	size_t n_node;
 	char ***cand;
+	struct sym__strategy ***cand_st; /* read once needed, or NULL */
 	unsigned char **part; /* by candidate: over some devices, not all */
 	/* Layout candidates (several nodes): the meshes they use, as
-	 * declarations "auto_k4_m2 = (k=4, m=2)" the search adds to the
-	 * graph. */
+	 * declarations "auto_k4_m2 = (k=4, m=2)", and those the graph does
+	 * not declare, read: the assignment's meshes of every sharding the
+	 * search makes (the graph is left as it was). */
 	int layouts;
 	int64_t per_node; /* the devices on the node of rank 0 */
 	char **mesh;
 	size_t n_mesh, cap_mesh;
+	struct sym__mesh_decl *xmesh;
+	size_t n_xmesh;
+	/* The assignment of the sharding being made: by node number of the
+	 * graph, the candidate's strategy of a searched operator; the pass
+	 * whose redistribution plans the shardings reuse (the cost graph's),
+	 * or NULL; the last sharding made (a reference), or NULL. */
+	const struct sym__strategy **over;
+	struct sym__pass *memos;
+	sym_sharding *cur;
 	size_t *shown, n_shown; /* the meshes the pieces use */
 	size_t *n_cand;
 	size_t *choice, *start; /* the current choice, the default plan */
@@ -89,9 +100,10 @@ struct sym_search {
 	struct sym__cg *cg;
 };
 
-/* Shard the graph of "s" with the strategies of choice "c" (a candidate
- * by searched operator); 0 when the pass accepts them, -1 when not (an
- * error other than a rejected plan sets s->failed). */
+/* Make s->cur the sharding of the graph of "s" with the strategies of
+ * choice "c" (a candidate by searched operator); 0 when the pass accepts
+ * them, -1 when not (an error other than a rejected plan sets
+ * s->failed). */
 int sym__search_shard_with(sym_search *s, const size_t *c);
 
 /* The cost graph (costgraph.c): built by probe passes (NULL and

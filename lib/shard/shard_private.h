@@ -9,6 +9,7 @@
 
 #include "graph/graph_private.h"
 #include "layout/rule_private.h"
+#include "shard/sharding_private.h"
 
 /* One way of sharding a node: a run of its rule, and its outputs with
  * their partial sums resolved. */
@@ -70,17 +71,41 @@ struct sym__intern {
 	size_t n, cap;
 };
 
+/* What a sharding is computed from besides its graph and topology (the
+ * strategy assignment): strategies by node number that replace the
+ * graph's shard clauses (NULL entries: the node's own clause, or none),
+ * meshes declared beside the graph's, the pass whose redistribution plans
+ * to reuse (a search's, on the same topology), and whether the pass's
+ * diagnostics and guards stay on the graph (sym_graph_shard) or go with
+ * the sharding. */
+struct sym__assign {
+	const struct sym__strategy *const *strategy;
+	size_t n_strategy;
+	const struct sym__mesh_decl *mesh;
+	size_t n_mesh;
+	struct sym__pass *memos;
+	int keep_reports;
+};
+
 /* The state of one sharding pass over "g". */
 struct sym__pass {
 	sym_graph *g;
 	const sym_topology *topo;
+	sym_sharding *sh; /* what it builds (NULL: it shards nothing) */
+	/* by node: the strategy in force (the graph's or the assignment's) */
+	const struct sym__strategy **strategy;
+	const struct sym__mesh_decl *xmesh; /* the assignment's meshes */
+	size_t n_xmesh;
+	struct sym__pass *memos; /* whose memos to use, or NULL */
+	size_t guard0;           /* the graph's guards before the pass */
 	int64_t devices;
 	int64_t *divisor; /* of "devices", increasing, once needed */
 	size_t n_divisor;
 	struct sym__run *run; /* of the nodes with clauses, then the current */
 	size_t n_run;         /* node without a clause: its run, run[n_run] */
 	size_t *run_of;       /* by node: its index in "run" */
-	sym_mesh **decl_mesh; /* by mesh declaration (internal), or NULL */
+	sym_mesh **decl_mesh; /* by mesh declaration (the graph's, then the
+	                       * assignment's; internal), or NULL */
 	sym_binding *least;   /* every symbol at its least value */
 	char *least_txt;      /* "b = 8" */
 	char *least_words;    /* "; bytes at the least sizes b = 8" or "" */
@@ -134,6 +159,35 @@ int sym__shard_choose(struct sym__pass *p, sym_node *n);
  * other's). */
 int sym__shard_derive(struct sym__pass *p, sym_node *n);
 
+/* Shard "g" with the assignment "a" (NULL: the graph's clauses) on
+ * "topo" (NULL: the default); the new sharding (a caller reference,
+ * possibly with errors), or NULL when out of memory. */
+sym_sharding *sym__shard_build(sym_graph *g, const struct sym__assign *a,
+    const sym_topology *topo);
+/* The declaration of the mesh "name" in the pass "p" (the graph's, then
+ * the assignment's) and its index in p->decl_mesh, or NULL. */
+const struct sym__mesh_decl *sym__pass_find_mesh(const struct sym__pass *p,
+    const char *name, size_t *index);
+/* The layout of "v" and the layouts node "n" has in the sharding the pass
+ * "p" builds. */
+static inline sym_layout *
+sym__pass_vlayout(const struct sym__pass *p, const sym_value *v)
+{
+	return p->sh ? p->sh->layout[v->index] : NULL;
+}
+
+static inline const struct sym__nshard *
+sym__pass_nshard(const struct sym__pass *p, const sym_node *n)
+{
+	return p->sh ? &p->sh->node[n->index] : NULL;
+}
+
+/* As sym_graph_shard, with the strategies and meshes of the assignment
+ * "a" (its keep_reports ignored): the graph's current sharding; 0 or
+ * -1. */
+int sym__graph_shard_with(sym_graph *g, const struct sym__assign *a,
+    const sym_topology *topo);
+
 /* A pass that shards nothing, for trying runs of single nodes (the
  * strategy search); 0 or -1. */
 int sym__pass_begin(struct sym__pass *p, sym_graph *g,
@@ -168,8 +222,8 @@ uint64_t sym__hash_mix(uint64_t h, uint64_t v);
 struct sym__memo *sym__pass_redist(struct sym__pass *p, const sym_layout *from,
     const sym_layout *to, const sym_shape *shape);
 void sym__pass_redist_clear(struct sym__pass *p);
-/* The pass whose memos "p" uses: the graph's "redist_memo" (a search's,
- * on the same topology) or "p". */
+/* The pass whose memos "p" uses: its assignment's (a search's, on the
+ * same topology) or "p". */
 struct sym__pass *sym__pass_memos(struct sym__pass *p);
 
 /* The cost model's parts (cost.c), for the cost graph of the search:
@@ -180,7 +234,7 @@ struct sym__pass *sym__pass_memos(struct sym__pass *p);
  * NULL on failure. */
 sym_expr *sym__cost_block_bytes(const sym_layout *layout,
     const sym_shape *global);
-sym_expr *sym__cost_node_flops(const sym_node *n);
+sym_expr *sym__cost_node_flops(const sym_sharding *sh, const sym_node *n);
 int sym__cost_shares_block(const sym_node *n, size_t k);
 sym_expr *sym__cost_flops_fs(sym_expr *flops, double rate);
 #endif

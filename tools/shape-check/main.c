@@ -551,8 +551,15 @@ search(struct report *r, const struct options *o)
 	so.memory = o->memory;
 	so.topo = r->topo;
 	r->search = sym_graph_search(r->g, &so);
-	if (r->search)
+	/* the search leaves the graph as it was: shard it with the plan of
+	 * the first piece that fits */
+	if (r->search &&
+	    sym_search_apply(r->search, tool_piece_at(r->search, NULL)) == 0)
 		return 0;
+	if (r->search) {
+		sym_search_free(r->search);
+		r->search = NULL;
+	}
 	if (sym_ctx_last_error(r->ctx) == SYM_ENOMEM) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return EXIT_USAGE;
