@@ -131,6 +131,12 @@ match megatron 3 examples/megatron.sg --bind b=2,s=8 --bind b=4,s=16 \
 match seqpar 3 examples/seqpar.sg --bind b=2,s=8 --bind b=4,s=16 \
     --bind b=2,s=24
 match redist_all 2 examples/redist_all.sg --bind n=8 --bind n=24
+# generators (no input) sharded and replicated build a causal mask on a
+# symbolic s: each rank generates its block from the global index
+match causal_mask 3 examples/causal_mask.sg --bind b=2,s=8 --bind b=4,s=12 \
+    --bind b=2,s=4
+match causal_mask_auto 2 examples/causal_mask.sg --auto --bind b=2,s=8 \
+    --bind b=6,s=20
 # A training graph: the loss and every param's gradient, sharded, equal
 # one device's to 1e-9 (f64) at three batch sizes on one plan.
 match mlp_train 3 examples/mlp_train.sg --bind b=2 --bind b=6 --bind b=4 \
