@@ -50,10 +50,13 @@ arange(struct sym__kernel_args *a, const char *op)
 	if (sym__kio(a, op, 0, 0, 1, 1) < 0 || !(at = sym__kat(a, op)))
 		return -1;
 	y = &a->out[0];
-	if (y->rank != 1 || y->dtype != at->generate.dtype)
+	if (y->dtype == SYM_DT_BOOL || sym__kst(y->dtype) == SYM__KST_NONE)
 		return sym__kfail(a, op,
-		    "the output must be a vector of dtype %s",
-		    sym_dtype_name(at->generate.dtype));
+		    "it makes numbers: its output cannot be %s",
+		    sym_dtype_name(y->dtype));
+	if (y->rank != 1)
+		return sym__kfail(a, op, "the output has rank %d, not 1",
+		    y->rank);
 	off = sym__kout_offset(a, 0, 0);
 	n = y->dim[0];
 	for (int64_t i = 0; i < n; i++) {
@@ -93,9 +96,9 @@ fill(struct sym__kernel_args *a, const char *op)
 	if (sym__kio(a, op, 0, 0, 1, 1) < 0 || !(at = sym__kat(a, op)))
 		return -1;
 	y = &a->out[0];
-	if (y->dtype != at->generate.dtype)
-		return sym__kfail(a, op, "the output must be of dtype %s",
-		    sym_dtype_name(at->generate.dtype));
+	if (sym__kst(y->dtype) == SYM__KST_NONE)
+		return sym__kfail(a, op, "no storage for dtype %s",
+		    sym_dtype_name(y->dtype));
 	n = sym__tensor_numel(y);
 	v = at->generate.value;
 	if (n > 0 && put(y, 0, v, (int64_t)v, 0) < 0)
