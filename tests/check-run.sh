@@ -131,6 +131,10 @@ match megatron 3 examples/megatron.sg --bind b=2,s=8 --bind b=4,s=16 \
 match seqpar 3 examples/seqpar.sg --bind b=2,s=8 --bind b=4,s=16 \
     --bind b=2,s=24
 match redist_all 2 examples/redist_all.sg --bind n=8 --bind n=24
+# generators (no input) sharded and replicated build a causal mask on a
+# symbolic s: each rank generates its block from the global index
+match causal_mask 3 examples/causal_mask.sg --bind b=2,s=8 --bind b=4,s=12 \
+    --bind b=2,s=4
 # A training graph: the loss and every param's gradient, sharded, equal
 # one device's to 1e-9 (f64) at three batch sizes on one plan.
 match mlp_train 3 examples/mlp_train.sg --bind b=2 --bind b=6 --bind b=4 \
@@ -405,6 +409,10 @@ searched search-mixed "4 operators: piece 3 of 5, 4440 <= b <= 7368" yes \
     examples/auto_mlp.sg --bind b=4440 --bind b=72
 searched search-flag "4 operators: piece 2 of 5, 1248 <= b <= 4432" yes \
     examples/auto_mlp.sg --auto --bind b=2048
+# the search lays the generators of a causal mask out like their consumers
+searched search-generators \
+    "8 operators: piece 1 of 5, 2 <= b <= 4326369388, 4 <= s <= 652" yes \
+    examples/causal_mask.sg --auto --bind b=2,s=8 --bind b=6,s=20
 # over two symbols: the piece covering b = 64, t = 2 (breakpoints at
 # numbers of tokens b*t) runs the other sizes too
 searched search-tokens "6 operators: piece 6 of 17, 32 <= b <= 112, t = 2" \

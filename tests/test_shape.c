@@ -369,7 +369,11 @@ test_registry(void **state)
 		"global_avg_pool_grad", "dropout", "dropout_grad", "tril",
 		"triu", "cumsum", "reduce_prod_grad", "batch_norm",
 		"batch_norm_stats", "batch_norm_update",
-		"batch_norm_grad_params", "batch_norm_grad" };
+		"batch_norm_grad_params", "batch_norm_grad", "arange", "range",
+		"full", "ones", "zeros" };
+	/* the generators take no input; every other operator at least one */
+	static const char *const generators[] = { "arange", "range", "full",
+		"ones", "zeros" };
 	size_t n = sizeof(ops) / sizeof(ops[0]);
 	const sym_op *op;
 
@@ -380,7 +384,15 @@ test_registry(void **state)
 		assert_non_null(op);
 		assert_string_equal(sym_op_name(op), ops[i]);
 		assert_non_null(sym_op_family(op));
-		assert_true(sym_op_min_inputs(op) >= 1);
+		assert_true(sym_op_min_inputs(op) >= 1 ||
+		    !strcmp(sym_op_family(op), "generate"));
+	}
+	for (size_t i = 0; i < sizeof(generators) / sizeof(generators[0]);
+	     i++) {
+		op = sym_op_find(generators[i]);
+		assert_string_equal(sym_op_family(op), "generate");
+		assert_int_equal(sym_op_min_inputs(op), 0);
+		assert_int_equal(sym_op_max_inputs(op), 0);
 	}
 	for (size_t i = 0; i < n; i++)
 		assert_ptr_equal(sym_op_find(sym_op_name(sym_op_at(i))),
@@ -1601,6 +1613,77 @@ test_index_ops(void **state)
 	}
 }
 
+/* The shapes of the generators (arange, range, full, ones, zeros) over
+ * symbolic sizes, and their bad input: each a located error, with a
+ * witness where the sizes are symbolic. */
+static void
+test_generate(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} ok[] = {
+		{ "y = arange([s])\n", "i64[s]" },
+		{ "y = arange([1, s, 2])\n", "i64[s floordiv 2]" },
+		{ "y = range([1, s, 2], dtype=f32)\n", "f32[s floordiv 2]" },
+		{ "y = arange([2, 2*s + 5, 3], dtype=i32)\n",
+		    "i32[(2*s + 2) floordiv 3 + 1]" },
+		{ "y = arange(start=5, limit=5 - s, delta=-2)\n",
+		    "i64[(s + 1) floordiv 2]" },
+		{ "y = arange(limit=s, dtype=f64)\n", "f64[s]" },
+		{ "y = arange(start=0.5, limit=3.2, delta=0.3)\n", "f32[10]" },
+		{ "y = arange(start=1, limit=2.5)\n", "f32[2]" },
+		{ "y = ones([s, s])\n", "f32[s, s]" },
+		{ "y = zeros([b, s - 1, 3], dtype=i32)\n", "i32[b, s - 1, 3]" },
+		{ "y = full([s], value=2)\n", "i64[s]" },
+		{ "y = full([2, s], value=true)\n", "bool[2, s]" },
+		{ "y = full([], value=1.5, dtype=f64)\n", "f64[]" },
+	};
+	static const struct {
+		const char *text, *part, *witness;
+	} bad[] = {
+		{ "y = arange([5, s])\n", "must not be empty", "s = " },
+		{ "y = arange([1, s, 0])\n", "delta of arange is 0", NULL },
+		{ "y = arange([1, s, s])\n", "must be a constant", NULL },
+		{ "y = arange([s, 9])\n", "must be a constant", NULL },
+		{ "y = arange(start=0.5, limit=s)\n", "must be a constant",
+		    NULL },
+		{ "y = arange(start=3.0, limit=1.0)\n", "is empty", NULL },
+		{ "y = arange([4], dtype=bool)\n", "cannot be bool", NULL },
+		{ "y = arange(limit=2.5, dtype=i32)\n", "integer bounds",
+		    NULL },
+		{ "y = arange([4], start=1)\n", "not both", NULL },
+		{ "y = arange(dtype=f32)\n", "needs its limit", NULL },
+		{ "y = arange([1, 2, 3, 4])\n", "[start, limit, delta]", NULL },
+		{ "y = full([s, s])\n", "needs its value", NULL },
+		{ "y = full([s], value=1.5, dtype=i32)\n",
+		    "does not fit its dtype i32", NULL },
+		{ "y = full([s], value=300, dtype=u8)\n",
+		    "does not fit its dtype u8", NULL },
+		{ "y = ones([s, 0])\n", "must be at least 1", NULL },
+		{ "y = zeros([s - 2])\n", "must be at least 1", "s = " },
+		{ "y = ones(shape=4)\n", "needs its shape as a list", NULL },
+		{ "y = ones([s], value=1)\n", "value", NULL },
+	};
+	static const char head[] = "symbol b\nsymbol s min=2 unique\n";
+	char text[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char *sh;
+
+		snprintf(text, sizeof(text), "%s%s", head, ok[i].text);
+		sh = shape_of(text, "y");
+		if (strcmp(sh, ok[i].want))
+			fail_msg("%s: %s, expected %s", ok[i].text, sh,
+			    ok[i].want);
+		free(sh);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s", head, bad[i].text);
+		error_at(text, 3, bad[i].part, bad[i].witness);
+	}
+}
+
 int
 main(void)
 {
@@ -1625,6 +1708,7 @@ main(void)
 		cmocka_unit_test(test_dropout),
 		cmocka_unit_test(test_robustness),
 		cmocka_unit_test(test_index_ops),
+		cmocka_unit_test(test_generate),
 	};
 
 	return cmocka_run_group_tests_name("shape", tests, NULL, NULL);

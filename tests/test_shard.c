@@ -959,6 +959,11 @@ test_every_operator(void **state)
 	    "tl = tril(x)\n"
 	    "tu = triu(x, diagonal=-1)\n"
 	    "cs = cumsum(x, axis=1)\n"
+	    "ar = arange([b])\n"
+	    "rgn = range([1, 33, 2], dtype=f32) shard ((2,))\n"
+	    "fu = full([b, 16], value=2.5)\n"
+	    "on = ones([b, 16]) shard ((4, 1))\n"
+	    "ze = zeros([16], dtype=i32)\n"
 	    "sm = softmax(x)\n"
 	    "ls = log_softmax(x, axis=-1)\n"
 	    "ln = layer_norm(x, g, bt)\n"
@@ -1063,6 +1068,19 @@ test_every_operator(void **state)
 	assert_source(g, "ga",
 	    "default: dimension 0 of ids split across 4 "
 	    "devices");
+	/* generators: replicated by default, the split of their output
+	 * from a clause */
+	assert_source(g, "ar",
+	    "default: replicated (a generator; its consumers slice their "
+	    "blocks locally)");
+	assert_layout(sym_node_output_layout(node(g, "ar"), 0), "(d0)");
+	assert_int_equal(sym_mesh_axis_size(sym_node_mesh(node(g, "ar")), 0),
+	    1);
+	assert_layout(sym_node_output_layout(node(g, "on"), 0), "(d0, d1)");
+	assert_int_equal(sym_mesh_axis_size(sym_node_mesh(node(g, "on")), 0),
+	    4);
+	assert_int_equal(sym_mesh_axis_size(sym_node_mesh(node(g, "rgn")), 0),
+	    2);
 	assert_node(g, "ga",
 	    (const char *const[]){ "(None, None)", "(i0)", NULL },
 	    "(i0, None)");

@@ -26,6 +26,7 @@ extern const sym__kernel_fn sym__kernels_conv[SYM__N_OPS];
 extern const sym__kernel_fn sym__kernels_pool[SYM__N_OPS];
 extern const sym__kernel_fn sym__kernels_dropout[SYM__N_OPS];
 extern const sym__kernel_fn sym__kernels_index[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_generate[SYM__N_OPS];
 extern const sym__kernel_fn sym__kernels_optim[SYM__N_OPS];
 extern const sym__kernel_fn sym__kernels_grad[SYM__N_OPS];
 

@@ -18,6 +18,7 @@ static const sym__kernel_fn *const families[SYM__N_FAMILIES] = {
 	[SYM__FAM_POOL] = sym__kernels_pool,
 	[SYM__FAM_DROPOUT] = sym__kernels_dropout,
 	[SYM__FAM_INDEX] = sym__kernels_index,
+	[SYM__FAM_GENERATE] = sym__kernels_generate,
 	[SYM__FAM_OPTIM] = sym__kernels_optim,
 	[SYM__FAM_GRAD] = sym__kernels_grad,
 };

@@ -97,6 +97,7 @@ extern const struct sym__shard_rule sym__shard_conv[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_pool[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_dropout[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_index[SYM__N_OPS];
+extern const struct sym__shard_rule sym__shard_generate[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_optim[SYM__N_OPS];
 extern const struct sym__shard_rule sym__shard_grad[SYM__N_OPS];
 

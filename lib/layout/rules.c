@@ -26,6 +26,7 @@ static const struct sym__shard_rule *const families[SYM__N_FAMILIES] = {
 	[SYM__FAM_POOL] = sym__shard_pool,
 	[SYM__FAM_DROPOUT] = sym__shard_dropout,
 	[SYM__FAM_INDEX] = sym__shard_index,
+	[SYM__FAM_GENERATE] = sym__shard_generate,
 	[SYM__FAM_OPTIM] = sym__shard_optim,
 	[SYM__FAM_GRAD] = sym__shard_grad,
 };

@@ -125,6 +125,12 @@ enum sym__opid {
 	SYM__OP_TRIL,
 	SYM__OP_TRIU,
 	SYM__OP_CUMSUM,
+	/* generate (no tensor input) */
+	SYM__OP_ARANGE,
+	SYM__OP_RANGE,
+	SYM__OP_FULL,
+	SYM__OP_ONES,
+	SYM__OP_ZEROS,
 	/* optim */
 	SYM__OP_SGD_UPDATE,
 	SYM__OP_MOMENTUM_UPDATE,
@@ -169,6 +175,7 @@ enum sym__family {
 	SYM__FAM_POOL,
 	SYM__FAM_DROPOUT,
 	SYM__FAM_INDEX,
+	SYM__FAM_GENERATE,
 	SYM__FAM_OPTIM,
 	SYM__FAM_GRAD,
 	SYM__N_FAMILIES
@@ -300,6 +307,16 @@ struct sym__opattrs {
 			size_t axis;            /* cumsum */
 			int reverse, exclusive; /* cumsum */
 		} index;
+		struct {
+			sym_dtype dtype; /* of the output */
+			/* arange, range: element i is start + i * delta,
+			 * in int64 ("integer", istart and idelta) or in
+			 * double (start and delta); full, ones, zeros: every
+			 * element is "value" */
+			int integer;
+			int64_t istart, idelta;
+			double start, delta, value;
+		} generate;
 		struct {
 			double lr, momentum, dampening, weight_decay;
 			double beta1, beta2, eps;

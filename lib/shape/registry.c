@@ -15,6 +15,8 @@ static const char *const sum_to_pos[] = { "shape", NULL };
 static const char *const expand_pos[] = { "shape", NULL };
 static const char *const tile_pos[] = { "repeats", NULL };
 static const char *const pad_pos[] = { "pads", NULL };
+static const char *const arange_pos[] = { "range", NULL };
+static const char *const full_pos[] = { "shape", NULL };
 
 static const char *const family_name[SYM__N_FAMILIES] = {
 	[SYM__FAM_MATMUL] = "matmul",
@@ -29,6 +31,7 @@ static const char *const family_name[SYM__N_FAMILIES] = {
 	[SYM__FAM_POOL] = "pool",
 	[SYM__FAM_DROPOUT] = "dropout",
 	[SYM__FAM_INDEX] = "index",
+	[SYM__FAM_GENERATE] = "generate",
 	[SYM__FAM_OPTIM] = "optim",
 	[SYM__FAM_GRAD] = "grad",
 };
@@ -234,6 +237,19 @@ static const sym_op ops[SYM__N_OPS] = {
 	OP(TRIL, "tril", INDEX, 1, 1, sym__decode_tri, sym__rule_tri),
 	OP(TRIU, "triu", INDEX, 1, 1, sym__decode_tri, sym__rule_tri),
 	OP(CUMSUM, "cumsum", INDEX, 1, 1, sym__decode_cumsum, sym__rule_cumsum),
+
+	/* Generators: no tensor input; the output's shape comes from the
+	 * attributes (a length or a shape of expressions). */
+	OPX(ARANGE, "arange", GENERATE, 0, 0, arange_pos, sym__decode_arange,
+	    sym__rule_arange, 0, SYM__NORM_NONE, -1, 0, 0),
+	OPX(RANGE, "range", GENERATE, 0, 0, arange_pos, sym__decode_arange,
+	    sym__rule_arange, 0, SYM__NORM_NONE, -1, 0, 0),
+	OPX(FULL, "full", GENERATE, 0, 0, full_pos, sym__decode_full,
+	    sym__rule_full, 0, SYM__NORM_NONE, -1, 0, 0),
+	OPX(ONES, "ones", GENERATE, 0, 0, full_pos, sym__decode_full,
+	    sym__rule_full, 0, SYM__NORM_NONE, -1, 0, 0),
+	OPX(ZEROS, "zeros", GENERATE, 0, 0, full_pos, sym__decode_full,
+	    sym__rule_full, 0, SYM__NORM_NONE, -1, 0, 0),
 
 	/* The optimizers' update operators: output k is input k updated in
 	 * place (param, then its state); the step count, when they take one,

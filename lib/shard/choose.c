@@ -281,6 +281,10 @@ default_run(struct sym__pass *p, sym_node *n, struct sym__run *r)
 		if (try_tuple(p, n, r, split) == 0)
 			r->source = p->devices == 1
 			    ? sym__asprintf("default: one device")
+			    : n->n_in == 0
+			    ? sym__asprintf("default: replicated (a generator; "
+			                    "its consumers slice their blocks "
+			                    "locally)")
 			    : rank == 0
 			    ? sym__asprintf("default: replicated (%s is a "
 			                    "scalar)",
@@ -708,7 +712,7 @@ try_candidate(struct sym__pass *p, sym_node *n, const struct splits *s,
 	char *text, *rs = NULL;
 	int rc = 0;
 
-	for (size_t i = 0; i < n->n_in; i++)
+	for (size_t i = 0; i < sym__n_strategies(n); i++)
 		split[i] = s[i].rank ? &s[i].v[pick[i] * s[i].rank] : NULL;
 	memset(&r, 0, sizeof(r));
 	if (try_tuple(p, n, &r, split) == 0 && run_divisible(p, n, &r)) {
@@ -732,18 +736,20 @@ sym__shard_candidates(struct sym__pass *p, sym_node *n, size_t most,
 {
 	struct splits s[CAND_MAX_IN];
 	size_t pick[CAND_MAX_IN] = { 0 }, tries = 0;
+	size_t ns = sym__n_strategies(n);
 	long found = 0;
 	int rc = 0;
 
-	if (n->n_in > CAND_MAX_IN)
+	if (ns > CAND_MAX_IN)
 		return 0;
 	if (!p->divisor)
 		p->divisor = sym__divisors(p->devices, &p->n_divisor);
 	if (!p->divisor)
 		return -1;
 	memset(s, 0, sizeof(s));
-	for (size_t i = 0; i < n->n_in && rc == 0; i++)
-		rc = split_vectors(&s[i], sym__value_shape(n->in[i])->rank,
+	for (size_t i = 0; i < ns && rc == 0; i++)
+		rc = split_vectors(&s[i],
+		    sym__value_shape(sym__strategy_value(n, i))->rank,
 		    p->divisor, p->n_divisor, p->devices,
 		    p->g->opt_power_of_two);
 	while (rc == 0 && tries++ < most) {
@@ -753,7 +759,7 @@ sym__shard_candidates(struct sym__pass *p, sym_node *n, size_t most,
 		if (t < 0)
 			rc = -1;
 		found += t > 0;
-		for (i = n->n_in; i-- > 0;) {
+		for (i = ns; i-- > 0;) {
 			if (++pick[i] < (s[i].rank ? s[i].n : 1))
 				break;
 			pick[i] = 0;
@@ -761,7 +767,7 @@ sym__shard_candidates(struct sym__pass *p, sym_node *n, size_t most,
 		if (i == (size_t)-1)
 			break;
 	}
-	for (size_t i = 0; i < n->n_in; i++)
+	for (size_t i = 0; i < ns; i++)
 		free(s[i].v);
 	return rc < 0 ? -1 : found;
 }

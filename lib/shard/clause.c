@@ -52,7 +52,7 @@ static int
 check_tuple(struct sym__pass *p, sym_node *n, size_t i,
     const struct sym__tensor_strategy *t, const char *label)
 {
-	sym_value *v = n->in[i];
+	sym_value *v = sym__strategy_value(n, i);
 	size_t rank = sym__value_shape(v)->rank;
 	char *txt;
 
@@ -494,12 +494,25 @@ sym__shard_clause(struct sym__pass *p, sym_node *n)
 		free(label);
 		return -1;
 	}
-	if (st->n_in != n->n_in && !bn_stats_left(n, st)) {
+	if (st->n_in != sym__n_strategies(n) && n->n_in == 0) {
+		bad = sym__graph_diag(p->g, SYM_SEV_ERROR, &st->loc, NULL, NULL,
+		    "%s: the strategy has %zu tensor strateg%s, but %s has "
+		    "no input: its strategy is the split of its output, as "
+		    "in shard ((8, 1))",
+		    label, st->n_in, st->n_in == 1 ? "y" : "ies", n->op->name);
+	} else if (n->n_in > 0 && st->n_in != n->n_in &&
+	    !bn_stats_left(n, st)) {
 		bad = sym__graph_diag(p->g, SYM_SEV_ERROR, &st->loc, NULL, NULL,
 		    "%s: the strategy has %zu tensor strateg%s, but %s has "
 		    "%zu input%s",
 		    label, st->n_in, st->n_in == 1 ? "y" : "ies", n->op->name,
 		    n->n_in, n->n_in == 1 ? "" : "s");
+	} else if (n->n_in == 0 && st->in[0].is_layout) {
+		bad = sym__graph_diag(p->g, SYM_SEV_ERROR, &st->loc, NULL, NULL,
+		    "%s: %s has no input, and its strategy is written as the "
+		    "split counts of its output, as in shard ((8, 1)), not as "
+		    "a layout",
+		    label, n->op->name);
 	} else if (n->n_in > 0 && st->in[0].is_layout) {
 		bad = layout_clause(p, n, st, r, label);
 	} else {

@@ -216,17 +216,20 @@ sym__put_int(char *t, int64_t v)
 char *
 sym__run_tuple_text(const struct sym__run *r)
 {
+	/* a generator's strategy is the split of its output */
+	sym_layout *const *ls = r->s.n_in ? r->s.in : r->s.out;
+	size_t n = r->s.n_in ? r->s.n_in : r->s.n_out;
 	size_t len = 4, pos = 0;
 	char *t;
 
-	for (size_t i = 0; i < r->s.n_in; i++)
-		len += 5 + 23 * r->s.in[i]->rank;
+	for (size_t i = 0; i < n; i++)
+		len += 5 + 23 * ls[i]->rank;
 	t = malloc(len);
 	if (!t)
 		return NULL;
 	t[pos++] = '(';
-	for (size_t i = 0; i < r->s.n_in; i++) {
-		const sym_layout *l = r->s.in[i];
+	for (size_t i = 0; i < n; i++) {
+		const sym_layout *l = ls[i];
 
 		if (i) {
 			t[pos++] = ',';
@@ -245,7 +248,7 @@ sym__run_tuple_text(const struct sym__run *r)
 			t[pos++] = ',';
 		t[pos++] = ')';
 	}
-	if (r->s.n_in == 1)
+	if (n == 1)
 		t[pos++] = ',';
 	t[pos++] = ')';
 	t[pos] = '\0';

@@ -365,12 +365,15 @@ add_candidate(void *arg, const char *text, const struct sym__run *r)
 }
 
 /* Return 1 when node "n" of "g" is searched: a forward operator without
- * a shard clause with an input of at least one dimension. */
+ * a shard clause with an input (or, for a generator, an output) of at
+ * least one dimension. */
 static int
 searched(const sym_graph *g, const sym_node *n)
 {
 	if (n->index >= sym_graph_n_forward_nodes(g) || n->strategy)
 		return 0;
+	if (n->n_in == 0)
+		return n->n_out > 0 && sym__value_shape(n->out[0])->rank > 0;
 	for (size_t i = 0; i < n->n_in; i++)
 		if (sym__value_shape(n->in[i])->rank > 0)
 			return 1;

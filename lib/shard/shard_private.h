@@ -11,6 +11,23 @@
 #include "layout/rule_private.h"
 #include "shard/sharding_private.h"
 
+/* The number of tensor strategies of node "n": one per input, or, for a
+ * generator (an operator without inputs: arange, full, ...), one for its
+ * output. */
+static inline size_t
+sym__n_strategies(const sym_node *n)
+{
+	return n->n_in ? n->n_in : n->n_out;
+}
+
+/* The value that tensor strategy "i" of node "n" splits: input "i", or
+ * output "i" of a generator. */
+static inline sym_value *
+sym__strategy_value(const sym_node *n, size_t i)
+{
+	return n->n_in ? n->in[i] : n->out[i];
+}
+
 /* One way of sharding a node: a run of its rule, and its outputs with
  * their partial sums resolved. */
 struct sym__run {
