@@ -749,6 +749,187 @@ map_minmax(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 	return map_binary(im, n, op);
 }
 
+/* Make the frozen one-element param "name" holding "v" in "dt"; it, or
+ * NULL. */
+static sym_value *
+scalar_param(struct sym__onnx *im, const char *name, sym_dtype dt, double v)
+{
+	Onnx__TensorProto t = ONNX__TENSOR_PROTO__INIT;
+	int64_t one = 1, iv = (int64_t)v;
+	float fv = (float)v;
+	int32_t i32 = (int32_t)iv;
+	struct sym__oval *o = sym__onnx_define(im, name);
+
+	if (!o)
+		return NULL;
+	t.n_dims = 1;
+	t.dims = &one;
+	if (dt == SYM_DT_F32) {
+		t.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+		t.n_float_data = 1;
+		t.float_data = &fv;
+	} else if (dt == SYM_DT_I32) {
+		t.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+		t.n_int32_data = 1;
+		t.int32_data = &i32;
+	} else {
+		t.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+		t.n_int64_data = 1;
+		t.int64_data = &iv;
+	}
+	o->init = &t;
+	sym_value *pv = sym__onnx_value(im, o);
+	o->init = NULL;
+	return pv;
+}
+
+/* Range(start, limit, delta) with constant start and delta (delta > 0)
+ * and a limit known as an expression: start + delta * the exclusive
+ * running sum of ones expanded to the length ceildiv(limit - start,
+ * delta). A range of constants folds as a shape value. */
+static int
+map_range(struct sym__onnx *im, const Onnx__NodeProto *n)
+{
+	struct sym__oval *o[3];
+	int64_t start, delta;
+
+	for (size_t i = 0; i < 3; i++) {
+		o[i] = i < n->n_input ? sym__onnx_find(im, n->input[i]) : NULL;
+		sym_expr **e;
+		size_t k;
+		if (o[i] && !o[i]->has_sv && o[i]->init &&
+		    o[i]->init->n_dims == 0) {
+			int64_t v;
+			size_t m;
+			if (sym__onnx_tensor_ints(im, o[i]->init,
+			        o[i]->init_dir, &v, 1, &m) < 0)
+				return -1;
+			sym_expr *x = sym_expr_const(im->ctx, v);
+			if (sym__onnx_set_sv(im, o[i], SYM_DT_I64, 0, 1, &x) <
+			    0)
+				return -1;
+		}
+		(void)e;
+		(void)k;
+		if (!o[i] || !o[i]->has_sv || o[i]->sv_n != 1)
+			return sym__onnx_errorf(im,
+			    "input %zu must be an integer known at import", i);
+	}
+	if (sym_expr_get_const(o[0]->sv[0], &start) < 0 ||
+	    sym_expr_get_const(o[2]->sv[0], &delta) < 0 || delta < 1)
+		return sym__onnx_errorf(im,
+		    "start and a positive delta must be constants");
+	sym_dtype dt = o[0]->dtype == SYM_DT_I32 ? SYM_DT_I32 : SYM_DT_I64;
+	sym_expr *len =
+	    sym_expr_ceildiv_si(sym_expr_add_si(sym_expr_copy(o[1]->sv[0]),
+	                            -start),
+	        delta);
+	len = sym_simplify(im->ctx, len);
+	int64_t c;
+	if (len && sym_expr_get_const(len, &c) == 0 && c >= 0 &&
+	    c <= SYM__ONNX_MAX_SV) {
+		sym_expr *e[SYM__ONNX_MAX_SV];
+		sym_expr_free(len);
+		for (int64_t i = 0; i < c; i++)
+			e[i] = sym_expr_const(im->ctx, start + i * delta);
+		struct sym__oval *out = sym__onnx_define(im, n->output[0]);
+		return out &&
+		        sym__onnx_set_sv(im, out, dt, 1, (size_t)c, e) == 0
+		    ? 0
+		    : -1;
+	}
+	char *t1 = tmp_name(im, n, "one"), *t2 = tmp_name(im, n, "ones"),
+	     *t3 = tmp_name(im, n, "index"), *t7 = tmp_name(im, n, "index64");
+	/* the executor's running sums are not in i64: i32, then a cast */
+	sym_value *v = t1 ? scalar_param(im, t1, SYM_DT_I32, 1) : NULL;
+	sym_attrs *a = sym_attrs_new(im->ctx);
+	sym_attrs_set_list(a, "shape", 1, &len);
+	sym_expr_free(len);
+	v = v && t2 ? emit(im, "expand", t2, 1, &v, a)
+	            : (sym_attrs_free(a), NULL);
+	a = sym_attrs_new(im->ctx);
+	sym_attrs_set_int(a, "axis", 0);
+	sym_attrs_set_bool(a, "exclusive", 1);
+	int plain = start == 0 && delta == 1;
+	int cast = dt == SYM_DT_I64;
+	v = v && t3
+	    ? emit(im, "cumsum", plain && !cast ? n->output[0] : t3, 1, &v, a)
+	    : (sym_attrs_free(a), NULL);
+	if (v && cast) {
+		a = sym_attrs_new(im->ctx);
+		sym_attrs_set_string(a, "dtype", "i64");
+		v = t7 ? emit(im, "cast", plain ? n->output[0] : t7, 1, &v, a)
+		       : (sym_attrs_free(a), NULL);
+	}
+	free(t1);
+	free(t2);
+	free(t3);
+	free(t7);
+	if (v && !plain) {
+		char *t4 = tmp_name(im, n, "delta"),
+		     *t5 = tmp_name(im, n, "scaled"),
+		     *t6 = tmp_name(im, n, "start");
+		sym_value *p[2] = { v,
+			t4 ? scalar_param(im, t4, dt, (double)delta) : NULL };
+		v = p[1] && t5 ? emit(im, "mul", t5, 2, p, NULL) : NULL;
+		p[0] = v;
+		p[1] = v && t6 ? scalar_param(im, t6, dt, (double)start) : NULL;
+		v = p[1] ? emit(im, "add", n->output[0], 2, p, NULL) : NULL;
+		free(t4);
+		free(t5);
+		free(t6);
+	}
+	return def_value(im, n, 0, v);
+}
+
+/* Split(x, split; axis=0) into equal parts. */
+static int
+map_split(struct sym__onnx *im, const Onnx__NodeProto *n)
+{
+	sym_value *x = in_value(im, n, 0);
+	int64_t sz[SYM__ONNX_MAX_SV];
+	size_t k = 0;
+
+	if (!x)
+		return -1;
+	if (n->n_output < 1 || n->n_output > SYM__ONNX_MAX_SV)
+		return sym__onnx_errorf(im, "%zu outputs", n->n_output);
+	int r = ints_of(im, n, im->opset >= 13 ? 1 : SIZE_MAX, "split", sz, &k);
+	if (r < 0)
+		return sym__onnx_errorf(im, "the split must be constants");
+	for (size_t i = 1; r == 1 && i < k; i++)
+		if (sz[i] != sz[0])
+			return sym__onnx_errorf(im,
+			    "only equal parts are supported");
+	if (r == 1 && k != n->n_output)
+		return sym__onnx_errorf(im, "%zu sizes for %zu outputs", k,
+		    n->n_output);
+	sym_attrs *a = sym_attrs_new(im->ctx);
+	sym_attrs_set_int(a, "axis", sym__onnx_attr_int(n, "axis", 0));
+	sym_attrs_set_int(a, "output_num", (int64_t)n->n_output);
+	sym_node *nd = sym_graph_add_op(im->g, "split", n->n_output,
+	    (const char *const *)n->output, 1, &x, a, NULL);
+	sym_attrs_free(a);
+	if (!nd)
+		return sym__graph_ctx_error(im->g, NULL);
+	if (nd->failed)
+		return sym__onnx_errorf(im, "its split does not apply");
+	if (r == 1) {
+		const sym_shape *s = sym_value_shape(sym_node_output(nd, 0));
+		int64_t ax = sym__onnx_attr_int(n, "axis", 0), d;
+		ax = ax < 0 ? ax + (int64_t)sym_shape_ndim(s) : ax;
+		if (sym_expr_get_const(sym_shape_dim(s, (size_t)ax), &d) == 0 &&
+		    d != sz[0])
+			return sym__onnx_errorf(im,
+			    "parts of %lld, not the %lld given", (long long)d,
+			    (long long)sz[0]);
+	}
+	for (size_t i = 0; i < n->n_output; i++)
+		if (def_value(im, n, i, sym_node_output(nd, i)) < 0)
+			return -1;
+	return 0;
+}
+
 struct mapping {
 	const char *onnx;
 	const char *op; /* the registry operator, for the generic kinds */
@@ -779,6 +960,8 @@ ADAPT(map_expand)
 ADAPT(map_constant_of_shape)
 ADAPT(map_trilu)
 ADAPT(map_dropout)
+ADAPT(map_range)
+ADAPT(map_split)
 
 /* Sorted by ONNX name. */
 static const struct mapping mappings[] = {
@@ -820,6 +1003,7 @@ static const struct mapping mappings[] = {
 	{ "Not", "logical_not", map_unary },
 	{ "Or", "logical_or", map_binary },
 	{ "Pow", "pow", map_binary },
+	{ "Range", NULL, map_range_a },
 	{ "Reciprocal", "reciprocal", map_unary },
 	{ "ReduceMax", "reduce_max", map_reduce },
 	{ "ReduceMean", "reduce_mean", map_reduce },
@@ -833,6 +1017,7 @@ static const struct mapping mappings[] = {
 	{ "Sign", "sign", map_unary },
 	{ "Size", NULL, NULL },
 	{ "Softmax", "softmax", map_softmax },
+	{ "Split", NULL, map_split_a },
 	{ "Sqrt", "sqrt", map_unary },
 	{ "Squeeze", NULL, map_squeeze_a },
 	{ "Sub", "sub", map_binary },
