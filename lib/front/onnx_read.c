@@ -172,7 +172,16 @@ import(struct sym__onnx *im)
 		o->init = gp->initializer[i];
 		o->init_dir = im->dir;
 		o->weight = 1;
-		if (!sym__onnx_value(im, o))
+	}
+	/* Floating initializers are params now; integer ones when a tensor
+	 * operator uses them (most are sizes folded as shape values). */
+	for (size_t i = 0; i < gp->n_initializer; i++) {
+		struct sym__oval *o =
+		    sym__onnx_find(im, gp->initializer[i]->name);
+		sym_dtype dt = sym__onnx_dtype(gp->initializer[i]->data_type);
+		if (o && o->init == gp->initializer[i] &&
+		    (dt == SYM_DT_INVALID || sym_dtype_is_float(dt)) &&
+		    !sym__onnx_value(im, o))
 			rc = -1;
 	}
 	for (size_t i = 0; i < gp->n_input; i++)

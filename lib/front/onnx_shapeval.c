@@ -245,8 +245,7 @@ static sym_expr *
 binop(struct sym__onnx *im, const char *op, const sym_expr *a,
     const sym_expr *b)
 {
-	sym_expr *x = sym_expr_copy(a), *y = sym_expr_copy(b);
-	sym_expr *zero = sym_expr_const(im->ctx, 0);
+	sym_expr *x = sym_expr_copy(a), *y = sym_expr_copy(b), *zero = NULL;
 
 	if (!strcmp(op, "Add"))
 		return sym_expr_add(x, y);
@@ -258,6 +257,7 @@ binop(struct sym__onnx *im, const char *op, const sym_expr *a,
 		return sym_expr_min(x, y);
 	if (!strcmp(op, "Max"))
 		return sym_expr_max(x, y);
+	zero = sym_expr_const(im->ctx, 0);
 	int nonneg =
 	    sym_prove_cmp(im->ctx, a, SYM_GE, zero, NULL) == SYM_TRUE &&
 	    sym_prove_cmp(im->ctx, b, SYM_GT, zero, NULL) == SYM_TRUE;
