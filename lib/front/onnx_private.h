@@ -65,6 +65,7 @@ struct sym__onnx {
 	const Onnx__NodeProto *node;
 	size_t node_index;
 	size_t n_fresh;  /* dimensions that became fresh symbols */
+	size_t n_folded; /* nodes folded as shape values */
 	size_t n_consts; /* names of made constants */
 };
 

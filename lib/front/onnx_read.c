@@ -197,6 +197,7 @@ import(struct sym__onnx *im)
 			continue;
 		}
 		int r = sym__onnx_fold(im, n);
+		im->n_folded += r == 1;
 		if (r == 0)
 			r = sym__onnx_map_node(im, n);
 		if (r < 0) {
@@ -228,16 +229,14 @@ fill_stats(struct sym__onnx *im, sym_onnx_stats *st)
 	st->opset = im->opset;
 	st->nodes =
 	    im->model && im->model->graph ? im->model->graph->n_node : 0;
-	st->folded = 0;
+	st->folded = im->n_folded;
 	st->values = 0;
 	st->symbolic_dims = 0;
 	st->lost_dims = im->n_fresh;
 	for (size_t i = 0; i < im->n_vals; i++) {
 		const struct sym__oval *o = &im->vals[i];
-		if (!o->v) {
-			st->folded += o->has_sv;
+		if (!o->v)
 			continue;
-		}
 		st->values++;
 		const sym_shape *s = sym_value_shape(o->v);
 		for (size_t k = 0; s && k < sym_shape_ndim(s); k++)
