@@ -21,7 +21,7 @@
 
 seconds=${1:-60}
 test $# -gt 0 && shift
-targets=${*:-graph expr pipeline inputs}
+targets=${*:-graph expr pipeline inputs onnx}
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=.}"
 fuzz_dir=$top_builddir/tests/fuzz
@@ -62,7 +62,8 @@ for t in $targets; do
 	    set -- "$@" "$top_srcdir/tests/fuzz/corpus-$t"
 	for regress in "$top_srcdir/tests/fuzz/regress" \
 	    "$top_srcdir/tests/fuzz/regress/$t"; do
-		test "$t" = inputs && test "$regress" != "${regress%/regress}" &&
+		{ test "$t" = inputs || test "$t" = onnx; } &&
+		    test "$regress" != "${regress%/regress}" &&
 		    continue
 		test -d "$regress" && set -- "$@" "$regress"
 	done
