@@ -270,6 +270,7 @@ read_model(sym_ctx *ctx, const uint8_t *data, size_t size, const char *file,
 	im.g = sym_graph_new(ctx);
 	if (im.g) {
 		im.dir = dir ? sym__strdup(ctx, dir) : NULL;
+		im.g->filename = sym__strdup(ctx, file);
 		im.file = sym__graph_intern_file(im.g, file);
 		if (!im.file)
 			im.file = file;
