@@ -12,7 +12,8 @@ set -e
 packages="build-essential autoconf automake libtool pkg-config
 libisl-dev libgmp-dev libcmocka-dev libopenblas-dev libjansson-dev
 zlib1g-dev dataset-fashion-mnist fortunes libopenmpi-dev openmpi-bin mandoc valgrind clang clang-format
-python3-sympy libclang-rt-14-dev cppcheck"
+python3-sympy libclang-rt-14-dev cppcheck
+libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata"
 
 deps_only=no
 if test "x$1" = x--deps-only; then

@@ -16,6 +16,7 @@
 #include <symshard/layout.h>
 #include <symshard/redist.h>
 #include <symshard/graph.h>
+#include <symshard/onnx.h>
 #include <symshard/shard.h>
 #include <symshard/search.h>
 #include <symshard/grad.h>

@@ -47,6 +47,7 @@ static const struct target expr = { "expr", fuzz_expr_one };
 static const struct target pipeline = { "pipeline", fuzz_pipeline_one };
 static const struct target inputs = { "inputs", fuzz_inputs_one };
 static const struct target corpus = { "corpus", fuzz_corpus_one };
+static const struct target onnx = { "onnx", fuzz_onnx_one };
 
 /* Replay every input of the folder "sub" of tests/fuzz/ through the "n"
  * targets "t"; return the number of inputs. A folder that must exist
@@ -109,7 +110,7 @@ test_regress(void **state)
 	replay("regress/corpus", one, 1, 0);
 }
 
-/* Replay the seed corpora of the pipeline and inputs targets through
+/* Replay the seed corpora of the pipeline, inputs and onnx targets through
  * them: every seed must keep every property. */
 static void
 test_corpus(void **state)
@@ -122,6 +123,9 @@ test_corpus(void **state)
 	assert_true(replay("corpus-inputs", one, 1, 1) > 0);
 	one[0] = &corpus;
 	assert_true(replay("corpus-corpus", one, 1, 1) > 0);
+	one[0] = &onnx;
+	assert_true(replay("corpus-onnx", one, 1, 1) > 0);
+	replay("regress/onnx", one, 1, 0);
 }
 
 /* Run the tests of this program; returns the number of failures. */

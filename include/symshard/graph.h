@@ -122,6 +122,10 @@ SYM_EXPORT SYM_KEEP const sym_shape *
 sym_value_declared_shape(SYM_KEEP const sym_value *v);
 SYM_EXPORT SYM_KEEP sym_node *sym_value_producer(SYM_KEEP const sym_value *v);
 SYM_EXPORT sym_loc sym_value_location(SYM_KEEP const sym_value *v);
+SYM_EXPORT int sym_value_set_data(SYM_KEEP sym_value *v, const void *data,
+    size_t bytes);
+SYM_EXPORT SYM_KEEP const void *sym_value_data(SYM_KEEP const sym_value *v,
+    size_t *bytes);
 
 SYM_EXPORT SYM_KEEP const char *sym_node_op_name(SYM_KEEP const sym_node *n);
 SYM_EXPORT SYM_KEEP const sym_op *sym_node_op(SYM_KEEP const sym_node *n);

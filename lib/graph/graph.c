@@ -14,6 +14,7 @@ value_free(sym_value *v)
 {
 	sym__shape_unref(v->declared);
 	sym__shape_unref(v->shape);
+	free(v->data);
 	free(v->name);
 	free(v);
 }
@@ -594,6 +595,57 @@ sym_graph_add_input(sym_graph *g, const char *name, sym_value_kind kind,
 	v->shape = sym__shape_ref(v->declared);
 	v->subst_gen = g->n_subst;
 	return v;
+}
+
+/* Give the param "v" the "bytes" bytes at "data" (copied), its elements
+ * row-major in its dtype, replacing any data it had; "bytes" must be
+ * what its shape needs when that is constant. 0, or -1 with SYM_EINVAL
+ * (not a param, or a size that disagrees). */
+int
+sym_value_set_data(sym_value *v, const void *data, size_t bytes)
+{
+	sym_ctx *ctx = v ? v->graph->ctx : NULL;
+	int64_t n = 1, d;
+
+	if (!v || (!data && bytes))
+		return -1;
+	if (v->kind != SYM_VALUE_PARAM || !v->declared) {
+		sym__error(ctx, SYM_EINVAL, NULL, "'%s' is not a param",
+		    v->name);
+		return -1;
+	}
+	for (size_t i = 0; i < v->declared->rank && n >= 0; i++)
+		n = sym_expr_get_const(v->declared->dim[i], &d) < 0 ||
+		        d > INT64_MAX / (n ? n : 1)
+		    ? -1
+		    : n * d;
+	if (n >= 0 &&
+	    (uint64_t)n * sym_dtype_size(v->declared->dtype) != bytes) {
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "'%s' needs %llu bytes of data, not %zu", v->name,
+		    (unsigned long long)n * sym_dtype_size(v->declared->dtype),
+		    bytes);
+		return -1;
+	}
+	void *copy = sym__alloc(ctx, bytes ? bytes : 1);
+	if (!copy)
+		return -1;
+	if (bytes)
+		memcpy(copy, data, bytes);
+	free(v->data);
+	v->data = copy;
+	v->data_bytes = bytes;
+	return 0;
+}
+
+/* Return the data of "v" (kept by the value), its size in "*bytes" (may
+ * be NULL), or NULL when it has none. */
+const void *
+sym_value_data(const sym_value *v, size_t *bytes)
+{
+	if (bytes)
+		*bytes = v && v->data ? v->data_bytes : 0;
+	return v ? v->data : NULL;
 }
 
 /* Mark "v" as an output of "g"; 0 or -1. */

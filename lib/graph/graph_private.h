@@ -30,6 +30,10 @@ struct sym_value {
 	int frozen; /* a param excluded from training */
 	int state;  /* 1: optimizer state the update part added; 2: declared */
 	sym_value *grad; /* "NAME.grad" once differentiated, or NULL */
+	/* The data of a param (an ONNX initializer or constant), row-major
+	 * in its dtype, or NULL (sym_value_set_data). */
+	void *data;
+	size_t data_bytes;
 };
 
 struct sym_node {

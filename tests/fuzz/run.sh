@@ -22,7 +22,7 @@
 
 seconds=${1:-60}
 test $# -gt 0 && shift
-targets=${*:-graph expr pipeline inputs corpus}
+targets=${*:-graph expr pipeline inputs corpus onnx}
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=.}"
 fuzz_dir=$top_builddir/tests/fuzz
@@ -63,7 +63,8 @@ for t in $targets; do
 	    set -- "$@" "$top_srcdir/tests/fuzz/corpus-$t"
 	for regress in "$top_srcdir/tests/fuzz/regress" \
 	    "$top_srcdir/tests/fuzz/regress/$t"; do
-		test "$t" = inputs && test "$regress" != "${regress%/regress}" &&
+		{ test "$t" = inputs || test "$t" = onnx; } &&
+		    test "$regress" != "${regress%/regress}" &&
 		    continue
 		test -d "$regress" && set -- "$@" "$regress"
 	done

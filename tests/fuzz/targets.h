@@ -17,6 +17,7 @@ int fuzz_expr_one(const uint8_t *data, size_t size);
 int fuzz_pipeline_one(const uint8_t *data, size_t size);
 int fuzz_inputs_one(const uint8_t *data, size_t size);
 int fuzz_corpus_one(const uint8_t *data, size_t size);
+int fuzz_onnx_one(const uint8_t *data, size_t size);
 
 /* Shared by the targets (targets.c). */
 char *fuzz_text_of(const uint8_t *data, size_t size);

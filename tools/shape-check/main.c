@@ -47,58 +47,68 @@ struct options {
 	const char *dot;   /* --dot FILE */
 	const char **bind; /* --bind NAME=V[,NAME=V...], in the order given */
 	size_t n_bind;
-	int64_t rank;   /* --rank R, or -1 */
-	int autop;      /* --auto: search the strategies */
-	int64_t memory; /* --memory BYTES, or 0 */
+	int64_t rank;        /* --rank R, or -1 */
+	int autop;           /* --auto: search the strategies */
+	int64_t memory;      /* --memory BYTES, or 0 */
+	const char **symbol; /* --symbol NAME:K=V,..., in the order given */
+	size_t n_symbol;
 };
 
 /* Print the usage summary to "out". */
 static void
 usage(FILE *out)
 {
-	fputs("usage: " PROG " FILE.sg [--json] [--strict] [--devices N]\n"
-	      "           [--topology FILE | --rank-table FILE]\n"
-	      "           [--draw TENSOR=FILE.svg]... [--dot FILE]\n"
-	      "           [--bind NAME=V[,NAME=V]...]... [--rank R]\n"
-	      "           [--auto] [--memory BYTES]\n"
-	      "       " PROG " --help | --version\n"
-	      "\n"
-	      "Parse the graph FILE.sg (- for standard input), infer every "
-	      "shape over its\n"
-	      "symbolic sizes, shard it on its devices and report symbols, "
-	      "values, layouts,\n"
-	      "strategies, communication, relations, guards and "
-	      "assertions.\n"
-	      "\n"
-	      "  --json                  print the report as one JSON "
-	      "object\n"
-	      "  --strict                undecided requirements and "
-	      "assertions are errors\n"
-	      "  --devices N             use N devices instead of the "
-	      "file's 'devices'\n"
-	      "  --topology FILE         price communication on the "
-	      "topology of FILE\n"
-	      "  --rank-table FILE       ... or on the nodes of a MindSpore "
-	      "rank_table.json\n"
-	      "  --draw TENSOR=FILE.svg  draw which rank holds which block "
-	      "of TENSOR\n"
-	      "  --dot FILE              write the sharded graph to FILE "
-	      "(Graphviz)\n"
-	      "  --bind NAME=V           evaluate the slice plan with symbol "
-	      "NAME = V\n"
-	      "                          (repeatable; NAME=V,NAME2=V2 "
-	      "works too)\n"
-	      "  --rank R                print the slices of rank R only "
-	      "(with --bind)\n"
-	      "  --auto                  search the strategies of the "
-	      "operators without one\n"
-	      "  --memory BYTES          ... under this cap per device "
-	      "(KiB, MiB, GiB)\n"
-	      "  --help                  print this help and exit\n"
-	      "  --version               print the version and exit\n"
-	      "\n"
-	      "Exit status: 0 valid, 1 invalid input, 2 usage or internal "
-	      "error.\n",
+	fputs(
+	    "usage: " PROG " FILE.sg [--json] [--strict] [--devices N]\n"
+	    "           [--topology FILE | --rank-table FILE]\n"
+	    "           [--draw TENSOR=FILE.svg]... [--dot FILE]\n"
+	    "           [--bind NAME=V[,NAME=V]...]... [--rank R]\n"
+	    "           [--auto] [--memory BYTES]\n"
+	    "           [--symbol NAME:divisor=D,min=A,max=B,remainder=R]...\n"
+	    "       " PROG " --help | --version\n"
+	    "\n"
+	    "Parse the graph FILE.sg (- for standard input) or the ONNX "
+	    "model FILE.onnx,\n"
+	    "infer every "
+	    "shape over its\n"
+	    "symbolic sizes, shard it on its devices and report symbols, "
+	    "values, layouts,\n"
+	    "strategies, communication, relations, guards and "
+	    "assertions.\n"
+	    "\n"
+	    "  --json                  print the report as one JSON "
+	    "object\n"
+	    "  --strict                undecided requirements and "
+	    "assertions are errors\n"
+	    "  --devices N             use N devices instead of the "
+	    "file's 'devices'\n"
+	    "  --topology FILE         price communication on the "
+	    "topology of FILE\n"
+	    "  --rank-table FILE       ... or on the nodes of a MindSpore "
+	    "rank_table.json\n"
+	    "  --draw TENSOR=FILE.svg  draw which rank holds which block "
+	    "of TENSOR\n"
+	    "  --dot FILE              write the sharded graph to FILE "
+	    "(Graphviz)\n"
+	    "  --bind NAME=V           evaluate the slice plan with symbol "
+	    "NAME = V\n"
+	    "                          (repeatable; NAME=V,NAME2=V2 "
+	    "works too)\n"
+	    "  --rank R                print the slices of rank R only "
+	    "(with --bind)\n"
+	    "  --auto                  search the strategies of the "
+	    "operators without one\n"
+	    "  --memory BYTES          ... under this cap per device "
+	    "(KiB, MiB, GiB)\n"
+	    "  --symbol NAME:K=V,...   constrain the ONNX dimension "
+	    "parameter NAME\n"
+	    "                          (divisor, remainder, min, max; "
+	    "repeatable)\n"
+	    "  --help                  print this help and exit\n"
+	    "  --version               print the version and exit\n"
+	    "\n"
+	    "Exit status: 0 valid, 1 invalid input, 2 usage or internal "
+	    "error.\n",
 	    out);
 }
 
@@ -137,7 +147,8 @@ static const char *
 valued_option(const char *arg)
 {
 	static const char *const names[] = { "--devices", "--bind", "--rank",
-		"--draw", "--dot", "--topology", "--rank-table", "--memory" };
+		"--draw", "--dot", "--topology", "--rank-table", "--memory",
+		"--symbol" };
 
 	return tool_valued_option(arg, names, sizeof(names) / sizeof(names[0]));
 }
@@ -181,6 +192,8 @@ option_value(struct options *o, const char *name, const char *val)
 			return usage_error("--bind expects NAME=VALUE, not",
 			    val);
 		o->bind[o->n_bind++] = val;
+	} else if (!strcmp(name, "--symbol")) {
+		o->symbol[o->n_symbol++] = val;
 	} else if (!strcmp(name, "--rank")) {
 		if (!strcmp(val, "0"))
 			o->rank = 0;
@@ -190,6 +203,93 @@ option_value(struct options *o, const char *name, const char *val)
 			    val);
 	}
 	return 0;
+}
+
+/* Declare the symbols of the --symbol options of "o" on "ctx" (unique,
+ * with the constraints given); 0, or -1 with the error on "ctx". */
+static int
+declare_symbols(sym_ctx *ctx, const struct options *o)
+{
+	for (size_t i = 0; i < o->n_symbol; i++) {
+		sym_symbol_info info = SYM_SYMBOL_INFO_INIT;
+		const char *spec = o->symbol[i], *colon = strchr(spec, ':');
+		size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+		char name[128];
+		int ok = len > 0 && len < sizeof(name);
+
+		info.unique = 1;
+		for (const char *p = colon ? colon + 1 : NULL; ok && p && *p;) {
+			const char *end = strchr(p, ',');
+			size_t n = end ? (size_t)(end - p) : strlen(p);
+			char *stop;
+			const char *eq = memchr(p, '=', n);
+			long long v = eq ? strtoll(eq + 1, &stop, 10) : 0;
+			size_t k = eq ? (size_t)(eq - p) : 0;
+
+			ok = eq && stop == p + n && stop != eq + 1;
+			if (ok && k == 7 && !strncmp(p, "divisor", 7))
+				info.divisor = v;
+			else if (ok && k == 9 && !strncmp(p, "remainder", 9))
+				info.remainder = v;
+			else if (ok && k == 3 && !strncmp(p, "min", 3))
+				info.min = v;
+			else if (ok && k == 3 && !strncmp(p, "max", 3))
+				info.max = v;
+			else
+				ok = 0;
+			p = end ? end + 1 : p + n;
+		}
+		if (!ok) {
+			usage_error("--symbol expects NAME:divisor=D,min=A,"
+			            "max=B,remainder=R, not",
+			    spec);
+			sym_ctx_clear_error(ctx);
+			return -1;
+		}
+		memcpy(name, spec, len);
+		name[len] = 0;
+		if (!sym_symbol_new(ctx, name, &info, NULL)) {
+			fprintf(stderr, PROG ": --symbol %s: %s\n", spec,
+			    sym_ctx_last_message(ctx));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether "file" is an ONNX model: named .onnx, or starting as one. */
+static int
+is_onnx(const char *file)
+{
+	size_t n = strlen(file);
+	unsigned char head[2];
+	FILE *f;
+	int yes = 0;
+
+	if (n > 5 && !strcmp(file + n - 5, ".onnx"))
+		return 1;
+	if (!strcmp(file, "-") || !(f = fopen(file, "rb")))
+		return 0;
+	yes = fread(head, 1, 2, f) == 2 && sym_onnx_is_model(head, 2);
+	fclose(f);
+	return yes;
+}
+
+/* Read the ONNX model of "o" and print what the import found (text
+ * reports only); the graph, or NULL with the error on "ctx". */
+static sym_graph *
+read_onnx(sym_ctx *ctx, const struct options *o)
+{
+	sym_onnx_stats st = SYM_ONNX_STATS_INIT;
+	sym_graph *g = sym_onnx_read(ctx, o->file, &st);
+
+	if (g && !o->json)
+		printf("onnx: opset %lld, %zu nodes (%zu folded as shape "
+		       "values), %zu values, %zu symbolic dimensions, %zu "
+		       "lost\n\n",
+		    (long long)st.opset, st.nodes, st.folded, st.values,
+		    st.symbolic_dims, st.lost_dims);
+	return g;
 }
 
 /* Read the command line "argv" of "argc" words into "o". Return -1 to go
@@ -695,9 +795,11 @@ main(int argc, char **argv)
 	o.rank = -1;
 	o.draw = calloc((size_t)argc, sizeof(*o.draw));
 	o.bind = calloc((size_t)argc, sizeof(*o.bind));
-	if (!o.draw || !o.bind) {
+	o.symbol = calloc((size_t)argc, sizeof(*o.symbol));
+	if (!o.draw || !o.bind || !o.symbol) {
 		free(o.draw);
 		free(o.bind);
+		free(o.symbol);
 		fprintf(stderr, PROG ": out of memory\n");
 		return EXIT_USAGE;
 	}
@@ -705,12 +807,14 @@ main(int argc, char **argv)
 	if (status >= 0) {
 		free(o.draw);
 		free(o.bind);
+		free(o.symbol);
 		return status;
 	}
 	ctx = sym_ctx_new();
 	if (!ctx) {
 		free(o.draw);
 		free(o.bind);
+		free(o.symbol);
 		fprintf(stderr, PROG ": out of memory\n");
 		return EXIT_USAGE;
 	}
@@ -719,17 +823,26 @@ main(int argc, char **argv)
 		sym_ctx_free(ctx);
 		free(o.draw);
 		free(o.bind);
+		free(o.symbol);
 		return EXIT_USAGE;
 	}
 	errno = 0;
-	g = strcmp(o.file, "-") ? sym_graph_parse_file(ctx, o.file)
-	                        : sym_graph_parse_stream(ctx, stdin, "<stdin>");
+	if (declare_symbols(ctx, &o) < 0)
+		bad = 1;
+	g = bad || !is_onnx(o.file) ? NULL : read_onnx(ctx, &o);
+	if (!g && !bad && !sym_ctx_last_error(ctx))
+		g = strcmp(o.file, "-")
+		    ? sym_graph_parse_file(ctx, o.file)
+		    : sym_graph_parse_stream(ctx, stdin, "<stdin>");
 	if (!g) {
-		fprintf(stderr, PROG ": %s\n", sym_ctx_last_message(ctx));
+		if (!bad)
+			fprintf(stderr, PROG ": %s\n",
+			    sym_ctx_last_message(ctx));
 		sym_topology_free(topo);
 		sym_ctx_free(ctx);
 		free(o.draw);
 		free(o.bind);
+		free(o.symbol);
 		return EXIT_USAGE;
 	}
 	status = check(ctx, g, topo, &o);
@@ -737,6 +850,7 @@ main(int argc, char **argv)
 	sym_topology_free(topo);
 	free(o.draw);
 	free(o.bind);
+	free(o.symbol);
 	live = sym_ctx_report_live(ctx, stderr);
 	sym_ctx_free(ctx);
 	if (live) {

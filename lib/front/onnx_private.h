@@ -1,0 +1,110 @@
+/*
+ * The ONNX reader (DESIGN section 18, sym_onnx(3)): what its files share.
+ * onnx_read.c reads and checks the file and drives the import;
+ * onnx_wire.c bounds the protobuf before protobuf-c unpacks it;
+ * onnx_tensor.c decodes TensorProtos; onnx_graph.c keeps the table of
+ * ONNX values; onnx_shapeval.c folds the symbolic shape values;
+ * onnx_ops.c maps the nodes onto the registry.
+ */
+#ifndef SYM_FRONT_ONNX_PRIVATE_H
+#define SYM_FRONT_ONNX_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <symshard.h>
+
+#include "core/ctx_private.h"
+#include "core/strmap.h"
+#include "graph/graph_private.h"
+#include "onnx.pb-c.h"
+
+/* The largest model file read: 1 GiB (protobuf's own limit is 2 GiB). */
+#define SYM__ONNX_FILE_LIMIT ((size_t)1 << 30)
+/* The deepest nesting of messages (graphs in attributes in nodes...). */
+#define SYM__ONNX_MAX_DEPTH 32
+/* The most elements of all repeated fields of a model together. */
+#define SYM__ONNX_MAX_ITEMS ((size_t)1 << 24)
+/* The most elements of a symbolic shape value. */
+#define SYM__ONNX_MAX_SV 64
+/* The most dimensions of a tensor. */
+#define SYM__ONNX_MAX_RANK 16
+/* The opsets of the default domain read. */
+#define SYM__ONNX_MIN_OPSET 11
+#define SYM__ONNX_MAX_OPSET 18
+
+/* One ONNX value: its graph value, and its elements when it is a small
+ * integer tensor whose elements are known as expressions (a symbolic
+ * shape value). */
+struct sym__oval {
+	char *name;
+	sym_value *v;    /* the graph value, or NULL when not made yet */
+	sym_dtype dtype; /* SYM_DT_INVALID: unknown */
+	int failed;      /* its producer failed: uses stay quiet */
+	int has_sv;      /* "sv" holds every element */
+	size_t sv_rank;  /* 0 or 1 */
+	size_t sv_n;     /* number of elements */
+	sym_expr **sv;   /* owned references */
+	const Onnx__TensorProto *init; /* a constant's tensor, or NULL */
+	const char *init_dir;          /* where its external data is */
+	int weight;                    /* an initializer: a trained param */
+};
+
+/* The state of one import. */
+struct sym__onnx {
+	sym_ctx *ctx;
+	sym_graph *g;
+	const char *file; /* the model's name in messages */
+	char *dir;        /* its folder (external data), or NULL */
+	int64_t opset;
+	Onnx__ModelProto *model;
+	struct sym__oval *vals;
+	size_t n_vals, cap_vals;
+	struct sym__strmap names;
+	/* The node being mapped (messages), its index. */
+	const Onnx__NodeProto *node;
+	size_t node_index;
+	size_t n_fresh;  /* dimensions that became fresh symbols */
+	size_t n_folded; /* nodes folded as shape values */
+	size_t n_consts; /* names of made constants */
+};
+
+/* onnx_wire.c */
+int sym__onnx_wire_check(sym_ctx *ctx, const uint8_t *data, size_t size,
+    const char *file);
+
+/* onnx_tensor.c */
+sym_dtype sym__onnx_dtype(int32_t onnx_type);
+int sym__onnx_tensor_numel(struct sym__onnx *im, const Onnx__TensorProto *t,
+    int64_t *numel);
+void *sym__onnx_tensor_data(struct sym__onnx *im, const Onnx__TensorProto *t,
+    const char *dir, size_t *bytes);
+int sym__onnx_tensor_ints(struct sym__onnx *im, const Onnx__TensorProto *t,
+    const char *dir, int64_t *out, size_t max, size_t *n);
+
+/* onnx_graph.c */
+struct sym__oval *sym__onnx_find(struct sym__onnx *im, const char *name);
+struct sym__oval *sym__onnx_define(struct sym__onnx *im, const char *name);
+sym_value *sym__onnx_value(struct sym__onnx *im, struct sym__oval *o);
+int sym__onnx_errorf(struct sym__onnx *im, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void sym__onnx_warnf(struct sym__onnx *im, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int sym__onnx_set_sv(struct sym__onnx *im, struct sym__oval *o, sym_dtype dt,
+    size_t rank, size_t n, sym_expr **items);
+void sym__onnx_vals_free(struct sym__onnx *im);
+sym_expr *sym__onnx_fresh_dim(struct sym__onnx *im, const char *why);
+
+/* onnx_shapeval.c: 1 when the node was folded as shape values, 0 when
+ * it is not a shape computation, -1 after an error. */
+int sym__onnx_fold(struct sym__onnx *im, const Onnx__NodeProto *n);
+
+/* onnx_ops.c */
+int sym__onnx_map_node(struct sym__onnx *im, const Onnx__NodeProto *n);
+const Onnx__AttributeProto *sym__onnx_attr(const Onnx__NodeProto *n,
+    const char *name);
+int64_t sym__onnx_attr_int(const Onnx__NodeProto *n, const char *name,
+    int64_t dflt);
+size_t sym__onnx_supported(const char *const **names);
+
+#endif

@@ -1,0 +1,14 @@
+#!/bin/sh
+# ONNX's backend node tests through sym_onnx_read (tests/test_onnx_node.c):
+# every case of Debian's libonnx-testdata that the reader imports must
+# give its expected output shapes; the cases it refuses are listed with
+# their reasons in tests/onnx/node-skip.txt. Skips (77) without the data.
+#
+# Usage: tests/check-onnx-node.sh
+# Environment (set by make check): top_srcdir, top_builddir,
+# ONNX_TESTDATA; SYM_TEST_WRAPPER (valgrind), when set.
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${ONNX_TESTDATA:=/usr/share/libonnx-testdata/data/node}"
+exec $SYM_TEST_WRAPPER "$top_builddir/tests/test_onnx_node" \
+    "$ONNX_TESTDATA" "$top_srcdir/tests/onnx/node-skip.txt"

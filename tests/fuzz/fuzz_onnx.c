@@ -1,0 +1,18 @@
+/*
+ * libFuzzer target: the ONNX reader (sym_onnx_read_mem).
+ */
+#include <stdlib.h>
+
+#include "targets.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Run one input; abort (a finding) when it breaks a property. Returns
+ * 0. */
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (fuzz_onnx_one(data, size) < 0)
+		abort();
+	return 0;
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""Write the small ONNX models of tests/test_onnx.c into tests/onnx/.
+
+Development tool (needs Debian's python3-onnx); make check reads what it
+wrote and never runs it. gpt_tiny.onnx is made by
+tools/onnx/export_gpt.py --layers 1 --width 16 --heads 2 --vocab 32.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = os.path.dirname(os.path.abspath(__file__))
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=14):
+    g = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="symshard-tests")
+    onnx.save(m, os.path.join(OUT, name + ".onnx"))
+
+
+def i64(name, vals):
+    return numpy_helper.from_array(np.array(vals, dtype=np.int64), name)
+
+
+def main():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "s", 6])
+    # x [b, s, 6] -> [b*s, 3, 2] through Shape, Gather, Mul, Div, Concat,
+    # Unsqueeze; then y [b, s, 6] back via Shape + Slice, ReduceProd and
+    # -1; z compares b*s with s*b (Equal, decided) to choose a Where.
+    nodes = [
+        helper.make_node("Shape", ["x"], ["sh"]),
+        helper.make_node("Gather", ["sh", "zero"], ["b0"], axis=0),
+        helper.make_node("Gather", ["sh", "one"], ["s0"], axis=0),
+        helper.make_node("Mul", ["b0", "s0"], ["bs"]),
+        helper.make_node("Div", ["six", "two"], ["three"]),
+        helper.make_node("Unsqueeze", ["bs", "ax0"], ["bs1"]),
+        helper.make_node("Unsqueeze", ["three", "ax0"], ["three1"]),
+        helper.make_node("Concat", ["bs1", "three1", "two1"], ["target"],
+                         axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["r"]),
+        helper.make_node("Slice", ["sh", "st", "en"], ["bs_dims"]),
+        helper.make_node("ReduceProd", ["bs_dims"], ["n"], keepdims=1),
+        helper.make_node("Concat", ["n", "minus1"], ["t2"], axis=0),
+        helper.make_node("Reshape", ["r", "t2"], ["flat"]),
+        helper.make_node("Mul", ["s0", "b0"], ["sb"]),
+        helper.make_node("Equal", ["bs", "sb"], ["same"]),
+        helper.make_node("Where", ["same", "bs", "six"], ["pick"]),
+        helper.make_node("Unsqueeze", ["pick", "ax0"], ["pick1"]),
+        helper.make_node("Concat", ["pick1", "six1"], ["t3"], axis=0),
+        helper.make_node("Reshape", ["x", "t3"], ["z"]),
+        helper.make_node("Relu", ["z"], ["out"]),
+    ]
+    inits = [i64("zero", 0), i64("one", 1), i64("six", 6), i64("two", 2),
+             i64("ax0", [0]), i64("two1", [2]), i64("st", [0]),
+             i64("en", [2]), i64("minus1", [-1]), i64("six1", [6])]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None)
+            for n in ("r", "flat", "out")]
+    save("shapes", nodes, [x], outs, inits)
+
+    # An operator without a mapping.
+    save("unmapped", [helper.make_node("Hardmax", ["x"], ["y"],
+                                       name="hm0")],
+         [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+
+    # An opset outside 11..18.
+    save("opset9", [helper.make_node("Relu", ["x"], ["y"])], [x],
+         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+         opset=9)
+
+    # An initializer whose raw data disagrees with its shape.
+    w = helper.make_tensor("w", TensorProto.FLOAT, [2, 3],
+                           np.zeros(6, np.float32).tobytes(), raw=True)
+    w.raw_data = np.zeros(5, np.float32).tobytes()
+    save("badsize", [helper.make_node("Add", ["w", "w"], ["y"])], [],
+         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+         [w])
+
+    # External data outside the model's folder, and inside it.
+    for name, loc in (("extout", "../secret.bin"), ("extin", "w.bin")):
+        t = helper.make_tensor("w", TensorProto.FLOAT, [2], [0.0, 0.0])
+        t.ClearField("float_data")
+        t.data_location = TensorProto.EXTERNAL
+        for k, v in (("location", loc), ("offset", "0"), ("length", "8")):
+            e = t.external_data.add()
+            e.key, e.value = k, v
+        save(name, [helper.make_node("Relu", ["w"], ["y"])], [],
+             [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+             [t])
+    with open(os.path.join(OUT, "w.bin"), "wb") as f:
+        f.write(np.array([1.5, -2.0], np.float32).tobytes())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
