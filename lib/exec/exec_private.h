@@ -163,6 +163,16 @@ struct sym_exec {
 void sym__exec_set_progress(sym_exec *x, void (*fn)(void *, size_t, size_t),
     void *arg);
 void sym__exec_set_rng(sym_exec *x, uint64_t seed);
+
+/* Return the seed of step "step" (from 0) of a run seeded "seed": what
+ * fills the inputs without data and keys dropout's masks. The trainer
+ * and the training check (sym_exec_train_check) must agree on it, so
+ * both call this. */
+static inline uint64_t
+sym__step_seed(uint64_t seed, size_t step)
+{
+	return seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(step + 1);
+}
 uint64_t sym__exec_name_key(const char *name);
 
 /* The outputs of a check (exec_check.c): for each value, the sharded

@@ -67,13 +67,6 @@ struct rank {
 	sym_exec *x;
 };
 
-/* Return the seed of the inputs of step "i" of a run seeded "seed". */
-static uint64_t
-step_seed(uint64_t seed, size_t i)
-{
-	return seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1);
-}
-
 /* Run one step on rank "r": prepare, fill (and initialize the params at
  * the first step), agree with the others, run, place the outputs. */
 static void
@@ -82,7 +75,7 @@ rank_step(struct rank *r)
 	struct shared *sh = r->sh;
 	int ok = r->x && sym_exec_prepare(r->x, sh->s) == 0 &&
 	    (sh->step > 0 || sym_exec_init_params(r->x, sh->seed) == 0) &&
-	    sym_exec_fill_inputs(r->x, step_seed(sh->seed, sh->step)) == 0;
+	    sym_exec_fill_inputs(r->x, sym__step_seed(sh->seed, sh->step)) == 0;
 
 	sh->failed[r->k] = ok ? 0 : 1;
 	pthread_barrier_wait(&sh->bar);
@@ -207,7 +200,7 @@ single_step(struct single *sg, const sym_binding *b, size_t i, uint64_t seed,
 	}
 	if (sym_exec_prepare(sg->x1, sg->s1) < 0 ||
 	    (i == 0 && sym_exec_init_params(sg->x1, seed) < 0) ||
-	    sym_exec_fill_inputs(sg->x1, step_seed(seed, i)) < 0 ||
+	    sym_exec_fill_inputs(sg->x1, sym__step_seed(seed, i)) < 0 ||
 	    sym_exec_run(sg->x1) < 0)
 		return -1;
 	return 0;
@@ -385,7 +378,7 @@ mpi_step(sym_exec *x, sym_comm_endpoint *ep, int n, const sym_plan *p,
 	bad = bad || sym__outputs_init(&out, p, s, NULL, 0, ctx) < 0 ||
 	    sym_exec_prepare(x, s) < 0 ||
 	    (i == 0 && sym_exec_init_params(x, o->seed) < 0) ||
-	    sym_exec_fill_inputs(x, step_seed(o->seed, i)) < 0;
+	    sym_exec_fill_inputs(x, sym__step_seed(o->seed, i)) < 0;
 	if (sym__check_agree(ep, ctx, bad) < 0)
 		goto done;
 	bad = sym_exec_run(x) < 0 || single_step(sg, b, i, o->seed, ctx) < 0;

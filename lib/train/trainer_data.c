@@ -540,8 +540,7 @@ int
 sym__trainer_read(sym_trainer *t, sym_exec *x, const sym_plan *p,
     const sym_slices *s, int64_t rank, int single)
 {
-	uint64_t seed =
-	    t->o.seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(t->step + 1);
+	uint64_t seed = sym__step_seed(t->o.seed, t->step);
 
 	sym__exec_set_rng(x, seed);
 	if (t->n_feed < t->n_inputs && sym_exec_fill_inputs(x, seed) < 0)
