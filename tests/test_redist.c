@@ -1272,9 +1272,6 @@ test_property(void **state)
 	tl_ctx_free(sim.ctx);
 }
 
-/* The planner's switch for tests: explore without bounds. */
-extern int sym__redist_unbounded;
-
 /* Return the femtoseconds of the steps of "r" (static sizes). */
 static int64_t
 plan_fs(const sym_redist *r)
@@ -1336,9 +1333,13 @@ test_bounded_search(void **state)
 		lb = random_layout(&sim, m, pa, &pb);
 		assert_non_null(la);
 		assert_non_null(lb);
-		sym__redist_unbounded = 1;
+		assert_int_equal(sym_ctx_set_option(sim.ctx,
+		                     SYM_OPT_REDIST_BOUND, 0),
+		    0);
 		r0 = sym_redist_plan(la, lb, shape, i % 2 ? two : NULL);
-		sym__redist_unbounded = 0;
+		assert_int_equal(sym_ctx_set_option(sim.ctx,
+		                     SYM_OPT_REDIST_BOUND, 1),
+		    0);
 		r1 = sym_redist_plan(la, lb, shape, i % 2 ? two : NULL);
 		assert_non_null(r0);
 		assert_non_null(r1);

@@ -21,7 +21,11 @@ typedef enum sym_option {
 	/* 1 = use the exact (ISL) tier (default), 0 = tier 0 only. */
 	SYM_OPT_EXACT_TIER,
 	/* 1 = use tier 0 (default), 0 = go straight to the exact tier. */
-	SYM_OPT_FAST_TIER
+	SYM_OPT_FAST_TIER,
+	/* 1 = the redistribution planner bounds its search by its fallback
+	 * plan and a lower bound (default); 0 = a plain shortest-path search,
+	 * slower, with the same answers (to check the bounds). */
+	SYM_OPT_REDIST_BOUND
 } sym_option;
 
 /* Comparison operators for facts and queries. */

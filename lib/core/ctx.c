@@ -40,6 +40,7 @@ sym_ctx_new(void)
 	ctx->opt_witness = 1;
 	ctx->opt_exact = 1;
 	ctx->opt_fast = 1;
+	ctx->opt_redist_bound = 1;
 	ctx->last_tier = SYM_TIER_NONE;
 	ctx->owned.prev = ctx->owned.next = &ctx->owned;
 	return ctx;
@@ -98,6 +99,9 @@ sym_ctx_set_option(sym_ctx *ctx, sym_option opt, long value)
 	case SYM_OPT_FAST_TIER:
 		ctx->opt_fast = value != 0;
 		return 0;
+	case SYM_OPT_REDIST_BOUND:
+		ctx->opt_redist_bound = value != 0;
+		return 0;
 	}
 	sym__error(ctx, SYM_EINVAL, NULL, "invalid option %d or value %ld",
 	    (int)opt, value);
@@ -119,6 +123,8 @@ sym_ctx_get_option(const sym_ctx *ctx, sym_option opt)
 		return ctx->opt_exact;
 	case SYM_OPT_FAST_TIER:
 		return ctx->opt_fast;
+	case SYM_OPT_REDIST_BOUND:
+		return ctx->opt_redist_bound;
 	}
 	return -1;
 }

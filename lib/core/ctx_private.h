@@ -74,6 +74,7 @@ struct sym_ctx {
 	int opt_witness;
 	int opt_exact;
 	int opt_fast;
+	int opt_redist_bound; /* SYM_OPT_REDIST_BOUND */
 
 	struct sym__table table;
 	uint32_t next_node_id;

@@ -73,10 +73,6 @@ struct sym__rmove {
 	struct sym__rkey after;
 };
 
-/* Tests only: when set, the search explores without its bounds (a plain
- * shortest-path search), to check that they never change its answer. */
-extern int sym__redist_unbounded;
-
 int sym__redist_search(const struct sym__rproblem *p,
     struct sym__cost_model *cm, struct sym__rmove **moves, size_t *n_moves);
 void sym__rkey_decode(const struct sym__rkey *k, size_t n_axes, size_t rank,

@@ -40,8 +40,6 @@
 /* The most positions of the moving axes the lower bound looks at. */
 #define MAX_POSITIONS 1024
 
-int sym__redist_unbounded;
-
 /* A visited layout: its key, the best cost found, and the step from its
  * predecessor on that path. */
 struct sym__snode {
@@ -609,7 +607,7 @@ setup_bound(struct sym__search *s)
 	s->min_rate = s->cm->intra_bw < s->cm->inter_bw
 	    ? s->cm->intra_bw / s->cm->inter_bw
 	    : 1;
-	if (n > MAX_POSITIONS || s->n_active == 0 || sym__redist_unbounded)
+	if (n > MAX_POSITIONS || s->n_active == 0 || !s->ctx->opt_redist_bound)
 		return 0; /* no bound: a plain shortest-path search */
 	s->hst.n = sym__alloc(s->ctx, k);
 	s->hst.ax = sym__alloc(s->ctx, k * sizeof(*s->hst.ax));
@@ -730,7 +728,7 @@ sym__redist_search(const struct sym__rproblem *p, struct sym__cost_model *cm,
 	 * cheapest open one does */
 	if (fallback(&s, moves, n_moves) < 0)
 		goto out;
-	if (!sym__redist_unbounded)
+	if (s.ctx->opt_redist_bound)
 		set_bound(&s, *moves, *n_moves);
 	goal = run(&s);
 	if (goal == -2) {
