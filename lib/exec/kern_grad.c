@@ -68,21 +68,12 @@ PAIR(sqrt_grad_f64, double, g / (2.0 * v))
 static int
 pair(struct sym__kernel_args *a, const char *op, binary_fn f32, binary_fn f64)
 {
-	const struct sym__tensor *g, *v, *z;
+	const struct sym__tensor *g = &a->in[0];
 
-	if (sym__kio(a, op, 2, 2, 1, 1) < 0)
+	if (sym__kgrad_pair(a, op) < 0)
 		return -1;
-	g = &a->in[0];
-	v = &a->in[1];
-	z = &a->out[0];
-	if (sym__kfloat(a, op, g, "dy") < 0 ||
-	    sym__ksame_kst(a, op, g, "dy", v, "the second operand") < 0 ||
-	    sym__ksame_kst(a, op, g, "dy", z, "the output") < 0 ||
-	    sym__ksame_dims(a, op, g, "dy", v, "the second operand") < 0 ||
-	    sym__ksame_dims(a, op, g, "dy", z, "the output") < 0)
-		return -1;
-	(sym__kst(g->dtype) == SYM__KST_F32 ? f32 : f64)(g->data, v->data,
-	    z->data, sym__tensor_numel(g));
+	(sym__kst(g->dtype) == SYM__KST_F32 ? f32 : f64)(g->data, a->in[1].data,
+	    a->out[0].data, sym__tensor_numel(g));
 	return 0;
 }
 

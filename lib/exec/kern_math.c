@@ -275,23 +275,13 @@ static int
 pair(struct sym__kernel_args *a, const char *op, pair_fn f32, pair_fn f64,
     int attrs)
 {
-	const struct sym__tensor *g, *v, *z;
+	const struct sym__tensor *g = &a->in[0];
 	const struct sym__opattrs *at = NULL;
 
-	if (sym__kio(a, op, 2, 2, 1, 1) < 0 ||
-	    (attrs && !(at = sym__kat(a, op))))
+	if (sym__kgrad_pair(a, op) < 0 || (attrs && !(at = sym__kat(a, op))))
 		return -1;
-	g = &a->in[0];
-	v = &a->in[1];
-	z = &a->out[0];
-	if (sym__kfloat(a, op, g, "dy") < 0 ||
-	    sym__ksame_kst(a, op, g, "dy", v, "the second operand") < 0 ||
-	    sym__ksame_kst(a, op, g, "dy", z, "the output") < 0 ||
-	    sym__ksame_dims(a, op, g, "dy", v, "the second operand") < 0 ||
-	    sym__ksame_dims(a, op, g, "dy", z, "the output") < 0)
-		return -1;
-	(sym__kst(g->dtype) == SYM__KST_F32 ? f32 : f64)(g->data, v->data,
-	    z->data, sym__tensor_numel(g), at);
+	(sym__kst(g->dtype) == SYM__KST_F32 ? f32 : f64)(g->data, a->in[1].data,
+	    a->out[0].data, sym__tensor_numel(g), at);
 	return 0;
 }
 

@@ -53,6 +53,7 @@ int sym__ksame_kst(struct sym__kernel_args *a, const char *op,
     const char *yn);
 int sym__kfloat(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
+int sym__kgrad_pair(struct sym__kernel_args *a, const char *op);
 int sym__kindices(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
 int sym__kno_i64(struct sym__kernel_args *a, const char *op,

@@ -163,6 +163,27 @@ sym__kfloat(struct sym__kernel_args *a, const char *op,
 	    sym_dtype_name(x->dtype));
 }
 
+/* Check the call "a" of the unary gradient "op": dy and v in, dx out,
+ * all of one floating dtype and of the same dims; return 0 or -1. */
+int
+sym__kgrad_pair(struct sym__kernel_args *a, const char *op)
+{
+	const struct sym__tensor *g, *v, *z;
+
+	if (sym__kio(a, op, 2, 2, 1, 1) < 0)
+		return -1;
+	g = &a->in[0];
+	v = &a->in[1];
+	z = &a->out[0];
+	if (sym__kfloat(a, op, g, "dy") < 0 ||
+	    sym__ksame_kst(a, op, g, "dy", v, "the second operand") < 0 ||
+	    sym__ksame_kst(a, op, g, "dy", z, "the output") < 0 ||
+	    sym__ksame_dims(a, op, g, "dy", v, "the second operand") < 0 ||
+	    sym__ksame_dims(a, op, g, "dy", z, "the output") < 0)
+		return -1;
+	return 0;
+}
+
 /* Check that tensor "x" of the call "a" of "op", called "xn", has an
  * integer dtype (stored as int32); return 0 or -1. */
 int
