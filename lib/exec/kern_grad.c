@@ -103,24 +103,6 @@ PAIR_KERNEL(sigmoid_grad)
 PAIR_KERNEL(tanh_grad)
 PAIR_KERNEL(sqrt_grad)
 
-/* Return element "i" of "t" (f32 or f64) as a double. */
-static inline double
-ld(const struct sym__tensor *t, int64_t i)
-{
-	return t->dtype == SYM_DT_F64 ? ((const double *)t->data)[i]
-	                              : ((const float *)t->data)[i];
-}
-
-/* Store "v" as element "i" of "t" (f32 or f64). */
-static inline void
-st(struct sym__tensor *t, int64_t i, double v)
-{
-	if (t->dtype == SYM_DT_F64)
-		((double *)t->data)[i] = v;
-	else
-		((float *)t->data)[i] = (float)v;
-}
-
 /* Check that the "n" tensors "t" (called "names") of the call "a" of
  * "op" are all floating and stored like the first; return 0 or -1. */
 static int
@@ -264,21 +246,21 @@ reduce_grad(struct sym__kernel_args *a, const char *op, int is_mean, int is_max)
 		memset(cnt, 0, (size_t)ng * sizeof(*cnt));
 		walk_init(&w, t[1], at->reduce.mark);
 		for (int64_t i = 0; i < n; i++, walk_next(&w)) {
-			double v = ld(t[1], i), m = ld(t[2], w.off);
+			double v = sym__kld(t[1], i), m = sym__kld(t[2], w.off);
 
 			cnt[w.off] += v == m || (v != v && m != m);
 		}
 	}
 	walk_init(&w, t[1], at->reduce.mark);
 	for (int64_t i = 0; i < n; i++, walk_next(&w)) {
-		double g = ld(t[0], w.off) * scale;
+		double g = sym__kld(t[0], w.off) * scale;
 
 		if (is_max) {
-			double v = ld(t[1], i), m = ld(t[2], w.off);
+			double v = sym__kld(t[1], i), m = sym__kld(t[2], w.off);
 
 			g = v == m || (v != v && m != m) ? g / cnt[w.off] : 0.0;
 		}
-		st(&a->out[0], i, g);
+		sym__kstore(&a->out[0], i, g);
 	}
 	sym__kscratch_done(a, cnt);
 	return 0;
@@ -346,7 +328,7 @@ k_reduce_prod_grad(struct sym__kernel_args *a)
 	}
 	walk_init(&w, t[1], at->reduce.mark);
 	for (int64_t i = 0; i < n; i++, walk_next(&w)) {
-		double v = ld(t[1], i);
+		double v = sym__kld(t[1], i);
 
 		if (v == 0.0)
 			zeros[w.off]++;
@@ -355,14 +337,14 @@ k_reduce_prod_grad(struct sym__kernel_args *a)
 	}
 	walk_init(&w, t[1], at->reduce.mark);
 	for (int64_t i = 0; i < n; i++, walk_next(&w)) {
-		double v = ld(t[1], i), g = ld(t[0], w.off);
+		double v = sym__kld(t[1], i), g = sym__kld(t[0], w.off);
 		int64_t z = zeros[w.off];
 
 		if (z == 0)
 			g *= prod[w.off] / v;
 		else
 			g = z == 1 && v == 0.0 ? g * prod[w.off] : 0.0;
-		st(&a->out[0], i, g);
+		sym__kstore(&a->out[0], i, g);
 	}
 	sym__kscratch_done(a, prod);
 	return 0;
@@ -399,12 +381,13 @@ softmax_grad(struct sym__kernel_args *a, const char *op, int lg)
 	memset(sum, 0, (size_t)groups * sizeof(*sum));
 	walk_init(&w, t[0], at->norm.mark);
 	for (int64_t i = 0; i < n; i++, walk_next(&w))
-		sum[w.off] += lg ? ld(t[0], i) : ld(t[0], i) * ld(t[1], i);
+		sum[w.off] += lg ? sym__kld(t[0], i)
+		                 : sym__kld(t[0], i) * sym__kld(t[1], i);
 	walk_init(&w, t[0], at->norm.mark);
 	for (int64_t i = 0; i < n; i++, walk_next(&w)) {
-		double g = ld(t[0], i), y = ld(t[1], i);
+		double g = sym__kld(t[0], i), y = sym__kld(t[1], i);
 
-		st(&a->out[0], i,
+		sym__kstore(&a->out[0], i,
 		    lg ? g - exp(y) * sum[w.off] : y * (g - sum[w.off]));
 	}
 	sym__kscratch_done(a, sum);
@@ -494,31 +477,34 @@ k_layer_norm_grad(struct sym__kernel_args *a)
 		double mean = 0, var = 0, rstd, s1 = 0, s2 = 0;
 
 		for (int64_t j = 0; j < m; j++)
-			mean += ld(x, o + j);
+			mean += sym__kld(x, o + j);
 		mean /= (double)m;
 		for (int64_t j = 0; j < m; j++)
-			var += (ld(x, o + j) - mean) * (ld(x, o + j) - mean);
+			var += (sym__kld(x, o + j) - mean) *
+			    (sym__kld(x, o + j) - mean);
 		rstd = 1.0 / sqrt(var / (double)m + at->norm.epsilon);
 		for (int64_t j = 0; j < m; j++) {
-			double xh = (ld(x, o + j) - mean) * rstd;
-			double g = ld(dy, o + j) * ld(gm, (o + j) % p);
+			double xh = (sym__kld(x, o + j) - mean) * rstd;
+			double g =
+			    sym__kld(dy, o + j) * sym__kld(gm, (o + j) % p);
 
 			s1 += g;
 			s2 += g * xh;
-			acc[(o + j) % p] += ld(dy, o + j) * xh;
-			acc[p + (o + j) % p] += ld(dy, o + j);
+			acc[(o + j) % p] += sym__kld(dy, o + j) * xh;
+			acc[p + (o + j) % p] += sym__kld(dy, o + j);
 		}
 		for (int64_t j = 0; j < m; j++) {
-			double xh = (ld(x, o + j) - mean) * rstd;
-			double g = ld(dy, o + j) * ld(gm, (o + j) % p);
+			double xh = (sym__kld(x, o + j) - mean) * rstd;
+			double g =
+			    sym__kld(dy, o + j) * sym__kld(gm, (o + j) % p);
 
-			st(&a->out[0], o + j,
+			sym__kstore(&a->out[0], o + j,
 			    rstd * (g - s1 / (double)m - xh * s2 / (double)m));
 		}
 	}
 	for (int64_t j = 0; j < p; j++) {
-		st(&a->out[1], j, acc[j]);
-		st(&a->out[2], j, acc[p + j]);
+		sym__kstore(&a->out[1], j, acc[j]);
+		sym__kstore(&a->out[2], j, acc[p + j]);
 	}
 	sym__kscratch_done(a, acc);
 	return 0;
@@ -588,17 +574,17 @@ extremum_grad(struct sym__kernel_args *a, const char *op, int is_max)
 	walk_bcast(&wa, t[0], t[1]);
 	walk_bcast(&wb, t[0], t[2]);
 	for (int64_t i = 0; i < n; i++, walk_next(&wa), walk_next(&wb)) {
-		double g = ld(t[0], i), u = ld(t[1], wa.off),
-		       v = ld(t[2], wb.off);
+		double g = sym__kld(t[0], i), u = sym__kld(t[1], wa.off),
+		       v = sym__kld(t[2], wb.off);
 		int first = is_max ? u > v : u < v;
 
 		if (u == v) {
-			st(&a->out[0], i, 0.5 * g);
-			st(&a->out[1], i, 0.5 * g);
+			sym__kstore(&a->out[0], i, 0.5 * g);
+			sym__kstore(&a->out[1], i, 0.5 * g);
 		} else {
 			first |= u != u;
-			st(&a->out[0], i, first ? g : 0.0);
-			st(&a->out[1], i, first ? 0.0 : g);
+			sym__kstore(&a->out[0], i, first ? g : 0.0);
+			sym__kstore(&a->out[1], i, first ? 0.0 : g);
 		}
 	}
 	return 0;
@@ -680,10 +666,10 @@ scatter_add(struct sym__kernel_args *a, const char *op, int ax)
 			if (l < 0 || l >= n)
 				continue;
 			for (int64_t i = 0; i < inner; i++)
-				row[i] += ld(dy, g0 + i);
+				row[i] += sym__kld(dy, g0 + i);
 		}
 	for (int64_t i = 0; i < sym__tensor_numel(z); i++)
-		st(z, i, acc[i]);
+		sym__kstore(z, i, acc[i]);
 	sym__kscratch_done(a, acc);
 	return 0;
 }

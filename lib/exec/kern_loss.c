@@ -26,24 +26,6 @@
 
 #include "exec/kern_private.h"
 
-/* Return element "i" of "t" (f32 or f64) as a double. */
-static inline double
-ld(const struct sym__tensor *t, int64_t i)
-{
-	return t->dtype == SYM_DT_F64 ? ((const double *)t->data)[i]
-	                              : ((const float *)t->data)[i];
-}
-
-/* Store "v" as element "i" of "t" (f32 or f64). */
-static inline void
-st(struct sym__tensor *t, int64_t i, double v)
-{
-	if (t->dtype == SYM_DT_F64)
-		((double *)t->data)[i] = v;
-	else
-		((float *)t->data)[i] = (float)v;
-}
-
 /* The rows of a call: their labels, the label that ignores a row, and
  * what the reduction divides by. */
 struct rows {
@@ -120,9 +102,9 @@ log_sum_exp(const struct sym__tensor *x, int64_t i, int64_t c)
 	double m = -INFINITY, s = 0.0;
 
 	for (int64_t j = 0; j < c; j++)
-		m = fmax(m, ld(x, i * c + j));
+		m = fmax(m, sym__kld(x, i * c + j));
 	for (int64_t j = 0; j < c; j++)
-		s += exp(ld(x, i * c + j) - m);
+		s += exp(sym__kld(x, i * c + j) - m);
 	/* s >= 1 (the largest term is 1) unless a logit is NaN, which must
 	 * reach the loss: no clamp. */
 	/* cppcheck-suppress invalidFunctionArg */
@@ -174,13 +156,14 @@ k_sce(struct sym__kernel_args *a)
 		double v = 0.0;
 
 		if (r.lab[i] != r.ignore)
-			v = log_sum_exp(x, i, c) - ld(x, i * c + r.lab[i]);
+			v = log_sum_exp(x, i, c) -
+			    sym__kld(x, i * c + r.lab[i]);
 		if (red == SYM__RED_NONE)
-			st(y, i, v);
+			sym__kstore(y, i, v);
 		sum += v;
 	}
 	if (red != SYM__RED_NONE)
-		st(y, 0, r.divisor > 0 ? sum / r.divisor : 0.0);
+		sym__kstore(y, 0, r.divisor > 0 ? sum / r.divisor : 0.0);
 	return 0;
 }
 
@@ -230,15 +213,16 @@ sym__k_sce_grad(struct sym__kernel_args *a)
 		return -1;
 	c = x->dim[1];
 	for (int64_t i = 0; i < x->dim[0]; i++) {
-		double g = ld(&a->in[2], red == SYM__RED_NONE ? i : 0), lse;
+		double g = sym__kld(&a->in[2], red == SYM__RED_NONE ? i : 0),
+		       lse;
 
 		g = r.divisor > 0 ? g / r.divisor : 0.0;
 		if (r.lab[i] == r.ignore)
 			g = 0.0;
 		lse = g != 0.0 ? log_sum_exp(x, i, c) : 0.0;
 		for (int64_t j = 0; j < c; j++)
-			st(&a->out[0], i * c + j,
-			    g != 0.0 ? (exp(ld(x, i * c + j) - lse) -
+			sym__kstore(&a->out[0], i * c + j,
+			    g != 0.0 ? (exp(sym__kld(x, i * c + j) - lse) -
 			                   (j == r.lab[i])) *
 			            g
 			             : 0.0);

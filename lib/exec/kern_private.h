@@ -54,6 +54,24 @@ int sym__ksame_kst(struct sym__kernel_args *a, const char *op,
 int sym__kfloat(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
 int sym__kgrad_pair(struct sym__kernel_args *a, const char *op);
+
+/* Return element "i" of the f32 or f64 tensor "t" as a double. */
+static inline double
+sym__kld(const struct sym__tensor *t, int64_t i)
+{
+	return t->dtype == SYM_DT_F64 ? ((const double *)t->data)[i]
+	                              : ((const float *)t->data)[i];
+}
+
+/* Store "v" as element "i" of the f32 or f64 tensor "t". */
+static inline void
+sym__kstore(struct sym__tensor *t, int64_t i, double v)
+{
+	if (t->dtype == SYM_DT_F64)
+		((double *)t->data)[i] = v;
+	else
+		((float *)t->data)[i] = (float)v;
+}
 int sym__kindices(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
 int sym__kno_i64(struct sym__kernel_args *a, const char *op,
