@@ -76,8 +76,10 @@ move_reports(sym_graph *g, sym_sharding *sh, size_t d0, size_t g0)
 	sh->guard = sym__calloc(g->ctx, ng + 1, sizeof(*sh->guard));
 	if (!sh->diag || !sh->guard)
 		return -1;
-	memcpy(sh->diag, g->diag + d0, nd * sizeof(*sh->diag));
-	memcpy(sh->guard, g->guard + g0, ng * sizeof(*sh->guard));
+	if (nd) /* g->diag may be NULL when empty: no memcpy from it */
+		memcpy(sh->diag, g->diag + d0, nd * sizeof(*sh->diag));
+	if (ng)
+		memcpy(sh->guard, g->guard + g0, ng * sizeof(*sh->guard));
 	for (size_t i = 0; i < nd; i++)
 		if (sh->diag[i].pub.severity == SYM_SEV_ERROR) {
 			sh->n_errors++;
