@@ -493,15 +493,10 @@ bind_steps(struct run *r, struct options *o)
 static uint64_t
 steps_hash(const struct run *r)
 {
-	uint64_t h = 14695981039346656037ULL ^ (uint64_t)r->n_step;
+	uint64_t h = TOOL_FNV_BASIS ^ (uint64_t)r->n_step;
 
 	for (size_t i = 0; i < r->n_step; i++)
-		for (const char *c = r->step[i].text;; c++) {
-			h ^= (unsigned char)*c;
-			h *= 1099511628211ULL;
-			if (!*c)
-				break;
-		}
+		h = tool_fnv1a(h, r->step[i].text, strlen(r->step[i].text) + 1);
 	return h;
 }
 

@@ -30,6 +30,12 @@ int tool_usage_error(struct tool_voice *v, int status, const char *msg,
     const char *what);
 double tool_now(void);
 
+/* The tools' one 64-bit FNV-1a (they use only the public API, so they
+ * do not share the library's lib/core/hash.h): "h" with the "n" bytes of
+ * "data" folded in; start from TOOL_FNV_BASIS. */
+#define TOOL_FNV_BASIS 0xcbf29ce484222325ULL
+uint64_t tool_fnv1a(uint64_t h, const void *data, size_t n);
+
 /* tool_shard.c */
 struct sym_graph;
 struct sym_binding;

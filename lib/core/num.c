@@ -202,12 +202,12 @@ sym__num_hash_big(const sym__num *a)
 	uint64_t h;
 
 	if (!a->big) {
-		h = (uint64_t)a->small * 0x9e3779b97f4a7c15ULL;
+		h = (uint64_t)a->small * SYM__GOLDEN;
 		return (uint32_t)(h ^ (h >> 29));
 	}
-	h = 0xcbf29ce484222325ULL ^ (uint64_t)mpz_sgn(a->big);
+	h = SYM__FNV_BASIS ^ (uint64_t)mpz_sgn(a->big);
 	for (size_t i = 0; i < mpz_size(a->big); i++)
-		h = (h ^ mpz_getlimbn(a->big, (mp_size_t)i)) * 0x100000001b3ULL;
+		h = sym__fnv1a_word(h, mpz_getlimbn(a->big, (mp_size_t)i));
 	return (uint32_t)(h ^ (h >> 32));
 }
 

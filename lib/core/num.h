@@ -9,6 +9,8 @@
 
 #include <gmp.h>
 
+#include "core/hash.h"
+
 typedef struct sym__num {
 	int64_t small;
 	mpz_ptr big; /* NULL when the value is "small" */
@@ -187,7 +189,7 @@ sym__num_hash(const sym__num *a)
 
 	if (a->big)
 		return sym__num_hash_big(a);
-	h = (uint64_t)a->small * 0x9e3779b97f4a7c15ULL;
+	h = (uint64_t)a->small * SYM__GOLDEN;
 	return (uint32_t)(h ^ (h >> 29));
 }
 

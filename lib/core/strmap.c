@@ -7,16 +7,15 @@
 #include <string.h>
 
 #include "core/ctx_private.h"
+#include "core/hash.h"
 #include "core/strmap.h"
 
 /* Return the FNV-1a hash of "s", mixed so that its low bits are good. */
 static uint64_t
 str_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = sym__fnv1a_str(SYM__FNV_BASIS, s);
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ULL;
 	return h ^ (h >> 32);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "exec/comm_private.h"
 
 #define DEFAULT_TIMEOUT_MS 60000L
@@ -307,12 +308,10 @@ sym__comm_group_str(const int *group, int n)
 uint64_t
 sym__comm_group_hash(const int *group, int n)
 {
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h = SYM__FNV_BASIS;
 
-	for (int i = 0; i < n; i++) {
-		h ^= (uint32_t)group[i];
-		h *= 1099511628211ULL;
-	}
+	for (int i = 0; i < n; i++)
+		h = sym__fnv1a_word(h, (uint32_t)group[i]);
 	return h;
 }
 

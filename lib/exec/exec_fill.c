@@ -22,27 +22,18 @@
 
 #define DEFAULT_RANGE 4
 
-/* Return "z" mixed (the finaliser of SplitMix64). */
+/* Return "z" mixed: one step of SplitMix64 from the state "z". */
 static inline uint64_t
 mix(uint64_t z)
 {
-	z += 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return sym__mix64(z + SYM__GOLDEN);
 }
 
 /* Return the FNV-1a hash of the string "s". */
 static uint64_t
 str_hash(const char *s)
 {
-	uint64_t h = 14695981039346656037ULL;
-
-	for (; s && *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
+	return sym__fnv1a_str(SYM__FNV_BASIS, s);
 }
 
 /* Return the key of the value called "name" (its hash) that

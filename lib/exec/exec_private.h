@@ -18,6 +18,7 @@
 #include <symshard/redist.h>
 
 #include "core/ctx_private.h"
+#include "core/hash.h"
 #include "exec/kernel.h"
 
 /* A box of a global tensor: per dimension its first global index and
@@ -171,7 +172,7 @@ void sym__exec_set_rng(sym_exec *x, uint64_t seed);
 static inline uint64_t
 sym__step_seed(uint64_t seed, size_t step)
 {
-	return seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(step + 1);
+	return seed + SYM__GOLDEN * (uint64_t)(step + 1);
 }
 uint64_t sym__exec_name_key(const char *name);
 

@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "core/hash.h"
 #include "exec/kern_private.h"
 
 /* Return 1 when global element "i" is kept under the key "key" and the
@@ -21,11 +22,8 @@
 static inline int
 kept(uint64_t key, uint64_t i, double p)
 {
-	uint64_t z = key + 0x9e3779b97f4a7c15ULL * (i + 1);
+	uint64_t z = sym__mix64(key + SYM__GOLDEN * (i + 1));
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	z ^= z >> 31;
 	return (double)(z >> 11) * 0x1p-53 >= p;
 }
 

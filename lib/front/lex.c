@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "front/lex.h"
 
 /* Longest name for which "did you mean" suggestions are computed. */
@@ -560,11 +561,7 @@ sym__suggest_hint(struct sym__suggest *s)
 static uint64_t
 hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
+	return sym__fnv1a_str(SYM__FNV_BASIS, s);
 }
 
 /* Return the slot of "name" in "set" (an empty slot when absent). */

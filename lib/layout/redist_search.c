@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "layout/redist_search.h"
 
 #define MAX_STATES 40000
@@ -66,10 +67,10 @@ struct sym__qent {
 static uint64_t
 key_hash(const struct sym__rkey *k)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = SYM__FNV_BASIS;
 
 	for (size_t i = 0; i < SYM__KEY_LEN; i++)
-		h = (h ^ k->b[i]) * 0x100000001b3ULL;
+		h = sym__fnv1a_word(h, k->b[i]);
 	return h ^ (h >> 31);
 }
 

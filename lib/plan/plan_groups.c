@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "plan/plan_private.h"
 
 /* Return a hash of the "n" block indices "b" and the local slots "l" of
@@ -14,12 +15,12 @@
 static uint64_t
 group_hash(const int32_t *b, size_t n, const uint32_t *l, size_t k)
 {
-	uint64_t h = UINT64_C(1469598103934665603) ^ k;
+	uint64_t h = SYM__FNV_BASIS ^ k;
 
 	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint32_t)b[i]) * UINT64_C(1099511628211);
+		h = sym__fnv1a_word(h, (uint32_t)b[i]);
 	for (size_t d = 0; d < k; d++)
-		h = (h ^ l[d]) * UINT64_C(1099511628211);
+		h = sym__fnv1a_word(h, l[d]);
 	return h ^ h >> 29;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/hash.h"
 #include "plan/plan_private.h"
 
 /* Append the label of step "i" of "p" to "b": "kernel matmul h1",
@@ -145,14 +146,11 @@ uint64_t
 sym_plan_fingerprint(const sym_plan *p)
 {
 	char *s = sym_plan_to_str(p);
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h;
 
 	if (!s)
 		return 0;
-	for (const char *c = s; *c; c++) {
-		h ^= (unsigned char)*c;
-		h *= 1099511628211ULL;
-	}
+	h = sym__fnv1a_str(SYM__FNV_BASIS, s);
 	free(s);
 	return h ? h : 1;
 }

@@ -16,36 +16,19 @@
 
 #include "shard/shard_private.h"
 
-/* Return "h" with the 64-bit value "v" mixed in. */
-static uint64_t
-mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdULL;
-}
-
-/* Return "h" with the 64-bit value "v" mixed in (see mix). */
-uint64_t
-sym__hash_mix(uint64_t h, uint64_t v)
-{
-	return mix(h, v);
-}
-
 /* Return "h" with the mesh "m" mixed in: its axes and the first 64
  * ranks of its rank list at most. */
 static uint64_t
 mesh_hash(uint64_t h, const sym_mesh *m)
 {
-	h = mix(h, m->n_axes);
+	h = sym__hash_mix(h, m->n_axes);
 	for (size_t a = 0; a < m->n_axes; a++) {
-		uint64_t w = 0xcbf29ce484222325ULL;
+		uint64_t w = sym__fnv1a_str(SYM__FNV_BASIS, m->name[a]);
 
-		for (const char *s = m->name[a]; *s; s++)
-			w = (w ^ (unsigned char)*s) * 0x100000001b3ULL;
-		h = mix(mix(h, (uint64_t)m->size[a]), w);
+		h = sym__hash_mix(sym__hash_mix(h, (uint64_t)m->size[a]), w);
 	}
 	for (int64_t i = 0; m->ranks && i < m->n_devices && i < 64; i++)
-		h = mix(h, (uint64_t)m->ranks[i]);
+		h = sym__hash_mix(h, (uint64_t)m->ranks[i]);
 	return h;
 }
 
@@ -54,13 +37,14 @@ mesh_hash(uint64_t h, const sym_mesh *m)
 uint64_t
 sym__layout_hash(uint64_t h, const sym_layout *l)
 {
-	h = mix(mix(mesh_hash(h, l->mesh), l->rank), l->partial);
+	h = sym__hash_mix(sym__hash_mix(mesh_hash(h, l->mesh), l->rank),
+	    l->partial);
 	for (size_t d = 0; d < l->rank; d++) {
 		uint64_t w = l->n[d];
 
 		for (size_t i = 0; i < l->n[d]; i++)
 			w = w << 5 ^ (uint8_t)l->axes[d][i];
-		h = mix(h, w);
+		h = sym__hash_mix(h, w);
 	}
 	return h;
 }

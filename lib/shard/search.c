@@ -570,7 +570,7 @@ prune_candidates(sym_search *s)
 static uint64_t
 choice_hash(const sym_search *s, const size_t *c)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	uint64_t h = SYM__GOLDEN;
 
 	for (size_t j = 0; j < s->n_node; j++)
 		h = sym__hash_mix(h, c[j]);

@@ -7,6 +7,7 @@
 #ifndef SYM_SHARD_SHARD_PRIVATE_H
 #define SYM_SHARD_SHARD_PRIVATE_H
 
+#include "core/hash.h"
 #include "graph/graph_private.h"
 #include "layout/rule_private.h"
 #include "shard/sharding_private.h"
@@ -231,7 +232,6 @@ sym_layout *sym__intern_layout(struct sym__pass *p, sym_layout *l);
 void sym__intern_clear(struct sym__pass *p);
 int sym__layout_same(const sym_layout *a, const sym_layout *b);
 uint64_t sym__layout_hash(uint64_t h, const sym_layout *l);
-uint64_t sym__hash_mix(uint64_t h, uint64_t v);
 
 /* The memo of the redistribution of a tensor of shape "shape" from
  * "from" to "to", planned the first time (borrowed until the next call);

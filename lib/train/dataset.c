@@ -13,19 +13,6 @@
 
 #include "train/dataset_private.h"
 
-/* Mix "n" bytes of "data" into the FNV-1a hash "h"; return it. */
-uint64_t
-sym__fnv1a(uint64_t h, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /* Free the dataset whose link is "link" (at sym_ctx_free too). */
 static void
 dataset_destroy(struct sym__obj *obj)
@@ -70,7 +57,7 @@ sym__dataset_new(sym_ctx *ctx, const char *name,
 	d->n_col = n_col;
 	d->ops = ops;
 	d->state = state;
-	d->fingerprint = sym__fnv1a(SYM__FNV1A_INIT, name, strlen(name));
+	d->fingerprint = sym__fnv1a(SYM__FNV_BASIS, name, strlen(name));
 	sym__obj_init(&d->obj, SYM__OBJ_DATASET, dataset_destroy);
 	sym__obj_give(ctx, &d->obj);
 	return d;

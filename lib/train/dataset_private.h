@@ -8,6 +8,7 @@
 #include <symshard/dataset.h>
 
 #include "core/ctx_private.h"
+#include "core/hash.h"
 
 #define SYM__DATASET_MAX_NDIM 8
 
@@ -74,9 +75,5 @@ void sym__dataset_pad(const sym_dataset *d, size_t c, int64_t count, void *dst);
  * with an error on "ctx". */
 sym_dataset *sym__dataset_seq_open(sym_ctx *ctx, const char *spec,
     sym_dataset_split split);
-/* Mix "n" bytes of "data" into the 64-bit FNV-1a hash "h"; return it. */
-uint64_t sym__fnv1a(uint64_t h, const void *data, size_t n);
-
-#define SYM__FNV1A_INIT 0xcbf29ce484222325ULL
 
 #endif

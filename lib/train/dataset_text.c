@@ -539,7 +539,7 @@ sym__dataset_seq_open(sym_ctx *ctx, const char *spec, sym_dataset_split split)
 	struct records r = { 0 };
 	struct seq *q = NULL;
 	sym_dataset *d = NULL;
-	uint64_t fp = SYM__FNV1A_INIT;
+	uint64_t fp = SYM__FNV_BASIS;
 	int64_t rows = 0;
 
 	if (spec_parse(ctx, spec, &o) < 0 || !(q = sym__alloc(ctx, sizeof(*q))))

@@ -516,7 +516,7 @@ hash_double(uint64_t h, double x)
 uint64_t
 sym__graph_fingerprint(const sym_graph *g)
 {
-	uint64_t h = SYM__FNV1A_INIT;
+	uint64_t h = SYM__FNV_BASIS;
 	sym_optimizer opt;
 
 	if (sym_graph_get_optimizer(g, &opt) == 0) {
@@ -621,7 +621,7 @@ agree_fields(const sym_trainer *t, uint64_t f[AG_N])
 	f[AG_TRAIN] = sym_dataset_fingerprint(t->train);
 	f[AG_TEST] = sym_dataset_fingerprint(t->test);
 	f[AG_SEED] = t->o.seed;
-	f[AG_BATCH] = sym__fnv1a(SYM__FNV1A_INIT, t->batch,
+	f[AG_BATCH] = sym__fnv1a(SYM__FNV_BASIS, t->batch,
 	    t->o.n_batch * sizeof(*t->batch));
 	f[AG_BATCH] = sym__fnv1a(f[AG_BATCH], &t->o.tokens_per_batch,
 	    sizeof(t->o.tokens_per_batch));

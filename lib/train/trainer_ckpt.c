@@ -473,7 +473,7 @@ set_all(sym_trainer *t, const sym_checkpoint *ck)
 static uint64_t
 ckpt_fingerprint(const sym_checkpoint *ck)
 {
-	uint64_t h = SYM__FNV1A_INIT;
+	uint64_t h = SYM__FNV_BASIS;
 
 	for (size_t i = 0; i < sym_checkpoint_n_tensors(ck); i++) {
 		const char *name = sym_checkpoint_tensor_name(ck, i);

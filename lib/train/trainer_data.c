@@ -385,17 +385,6 @@ sym__trainer_feeds(sym_trainer *t)
 	return 0;
 }
 
-/* Return the next number of the splitmix64 generator of state "*s". */
-uint64_t
-sym__splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Return the key of the shuffle of the epoch of "t" (t->epoch, from 1). */
 uint64_t
 sym__trainer_epoch_key(const sym_trainer *t)
@@ -444,7 +433,7 @@ sym__trainer_keyed_perm(uint64_t key, int64_t n, int64_t i)
 		uint64_t l = x >> half, r = x & mask;
 
 		for (uint64_t k = 1; k <= 4; k++) {
-			uint64_t s = key ^ (r * 0x9e3779b97f4a7c15ULL) ^ k;
+			uint64_t s = key ^ (r * SYM__GOLDEN) ^ k;
 			uint64_t f = sym__splitmix64(&s) & mask;
 			uint64_t nl = r;
 

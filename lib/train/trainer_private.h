@@ -169,7 +169,6 @@ int64_t *sym__trainer_rows(sym_trainer *t, int64_t n);
 int64_t *sym__trainer_batch_rows(sym_trainer *t, int64_t n);
 int sym__trainer_explain(sym_trainer *t, const char *what);
 
-uint64_t sym__splitmix64(uint64_t *s);
 uint64_t sym__trainer_epoch_key(const sym_trainer *t);
 int64_t sym__trainer_row_at(const sym_trainer *t, int64_t pos);
 

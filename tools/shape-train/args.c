@@ -484,18 +484,19 @@ train_options_hash(const struct train_options *o)
 	int64_t nums[] = { o->epochs, o->steps, o->eval, o->json, o->log_every,
 		o->autop, o->memory, o->allow_nonfinite, o->tokens_per_batch,
 		o->pad_to_max, o->sample };
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h = TOOL_FNV_BASIS;
 
-	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
-		for (const char *c = text[i] ? text[i] : "";; c++) {
-			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-			if (!*c)
-				break;
-		}
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		const char *c = text[i] ? text[i] : "";
+
+		h = tool_fnv1a(h, c, strlen(c) + 1);
+	}
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
-		for (size_t b = 0; b < 8; b++)
-			h = (h ^
-			        (unsigned char)((uint64_t)nums[i] >> (8 * b))) *
-			    1099511628211ULL;
+		for (size_t b = 0; b < 8; b++) {
+			unsigned char byte =
+			    (unsigned char)((uint64_t)nums[i] >> (8 * b));
+
+			h = tool_fnv1a(h, &byte, 1);
+		}
 	return h;
 }
