@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/trace.h"
 #include "exec/comm_private.h"
 #include "exec/exec_private.h"
 #include "graph/graph_private.h"
@@ -403,15 +404,19 @@ prepare_kernel(sym_exec *x, struct sym__estep *e)
 	int64_t norm = 1;
 
 	for (size_t i = 0; i < ps->n_in; i++) {
-		const struct sym__etensor *et = &x->tensor[ps->in[i]];
+		const struct sym__etensor *et;
 
+		SYM__INVARIANT(ps->in[i] < x->n_tensor);
+		et = &x->tensor[ps->in[i]];
 		kernel_tensor(x, ps->in[i], &e->tin[i]);
 		memcpy(e->off[i], et->offset, et->rank * sizeof(int64_t));
 		memcpy(e->glob[i], et->global, et->rank * sizeof(int64_t));
 	}
 	for (size_t o = 0; o < ps->n_out; o++) {
-		const struct sym__etensor *et = &x->tensor[ps->out[o]];
+		const struct sym__etensor *et;
 
+		SYM__INVARIANT(ps->out[o] < x->n_tensor);
+		et = &x->tensor[ps->out[o]];
 		kernel_tensor(x, ps->out[o], &e->tout[o]);
 		memcpy(e->ooff[o], et->offset, et->rank * sizeof(int64_t));
 	}

@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/trace.h"
 #include "shard/search_private.h"
 
 /* The states of an edge's pair of candidates (else a memo index). */
@@ -993,6 +994,7 @@ struct cg_factor {
 	size_t nv;
 	size_t var[MAX_SCOPE];
 	size_t stride[MAX_SCOPE];
+	size_t cells; /* of "val" */
 	double *val;
 	int dead;
 };
@@ -1017,7 +1019,7 @@ struct cg_elim {
  * large (at every size). */
 struct cg_dp {
 	struct cg_factor *f;
-	size_t n_f;
+	size_t n_f, cap_f;
 	size_t **vf, *n_vf, *cap_vf; /* by owner: its factors */
 	struct cg_elim *el;
 	size_t n_el;
@@ -1048,6 +1050,7 @@ dp_factor(struct sym__cg *cg, struct cg_dp *d, size_t nv, const size_t *var)
 	struct cg_factor *f = &d->f[d->n_f];
 	size_t cells = 1;
 
+	SYM__INVARIANT(d->n_f < d->cap_f && nv <= MAX_SCOPE);
 	memset(f, 0, sizeof(*f));
 	f->nv = nv;
 	for (size_t k = 0; k < nv; k++) {
@@ -1055,6 +1058,7 @@ dp_factor(struct sym__cg *cg, struct cg_dp *d, size_t nv, const size_t *var)
 		f->stride[k] = cells;
 		cells *= cg->n_cand[var[k]];
 	}
+	f->cells = cells;
 	f->val = calloc(cells, sizeof(*f->val));
 	if (!f->val)
 		return SIZE_MAX;
@@ -1109,6 +1113,7 @@ dp_new(struct sym__cg *cg)
 	if (!d)
 		return NULL;
 	d->f = calloc(nf, sizeof(*d->f));
+	d->cap_f = nf;
 	d->vf = calloc(no, sizeof(*d->vf));
 	d->n_vf = calloc(no, sizeof(*d->n_vf));
 	d->cap_vf = calloc(no, sizeof(*d->cap_vf));
@@ -1228,6 +1233,7 @@ dp_plan(struct sym__cg *cg, struct cg_dp *d, size_t o, size_t nv,
 
 	if (k == SIZE_MAX)
 		return -1;
+	SYM__INVARIANT(d->n_el < cg->n_owner);
 	memset(el, 0, sizeof(*el));
 	for (size_t j = 0; j < d->n_vf[o]; j++) {
 		struct cg_factor *f = &d->f[d->vf[o][j]];
@@ -1235,6 +1241,7 @@ dp_plan(struct sym__cg *cg, struct cg_dp *d, size_t o, size_t nv,
 		if (f->dead || d->vf[o][j] == k)
 			continue;
 		f->dead = 1;
+		SYM__INVARIANT(el->nf < MAX_FACTORS);
 		el->fo[el->nf] = d->vf[o][j];
 		for (size_t m = 0; m < f->nv; m++)
 			if (f->var[m] == o)
@@ -1280,6 +1287,8 @@ dp_run(const struct sym__cg *cg, struct cg_dp *d, const struct cg_elim *el)
 				if (f->var[m] != o)
 					base[j] +=
 					    d->asg[f->var[m]] * f->stride[m];
+			SYM__INVARIANT(base[j] + (nc - 1) * el->so[j] <
+			    f->cells);
 		}
 		/* the sums by candidate, a factor at a time (the same order
 		 * of additions as candidate by candidate) */
@@ -1301,6 +1310,7 @@ dp_run(const struct sym__cg *cg, struct cg_dp *d, const struct cg_elim *el)
 				bv = d->acc[c];
 				bc = c;
 			}
+		SYM__INVARIANT(x < g->cells);
 		g->val[x] = bv;
 		el->arg[x] = (uint32_t)bc;
 		/* the next assignment of the scope, the first owner fastest */

@@ -20,6 +20,7 @@
 
 #include "core/str.h"
 #include "front/front.h"
+#include "core/trace.h"
 #include "shard/search_private.h"
 
 #define DEFAULT_MAX_EVALUATIONS 4096
@@ -678,6 +679,30 @@ reserve_entry(sym_search *s)
 	return 0;
 }
 
+/* Trace the plan of entry "k" of "s": its number, each searched
+ * operator's strategy and its priced time and memory (or "rejected"). */
+static void
+trace_entry(const sym_search *s, size_t k)
+{
+	const struct sym__sentry *e = &s->entry[k];
+	char *fs = e->ok ? sym_expr_to_str(e->fs) : NULL;
+	char *mem = e->ok ? sym_expr_to_str(e->mem) : NULL;
+	struct sym__str b = SYM__STR_INIT;
+
+	for (size_t j = 0; j < s->n_node; j++)
+		sym__str_printf(&b, "%s%s=%s", j ? " " : "",
+		    sym_value_name(sym_node_output(s->node[j], 0)),
+		    s->cand[j][e->choice[j]]);
+	if (e->ok)
+		sym__trace("search: plan %zu: %s: time %s fs, memory %s bytes",
+		    k, b.s ? b.s : "", fs ? fs : "?", mem ? mem : "?");
+	else
+		sym__trace("search: plan %zu: %s: rejected", k, b.s ? b.s : "");
+	free(fs);
+	free(mem);
+	sym__str_clear(&b);
+}
+
 /* Return the entry of choice "c" of "s", pricing it the first time
  * (sharding the graph with it); SIZE_MAX when out of memory. */
 static size_t
@@ -713,6 +738,8 @@ evaluate(sym_search *s, const size_t *c)
 		sym_ctx_clear_error(s->ctx);
 	}
 	sym_cost_clear(&cost);
+	if (sym__trace_on(SYM__TRACE_SEARCH))
+		trace_entry(s, s->n_entry);
 	k = h & (s->n_bucket - 1);
 	s->next[s->n_entry] = s->bucket[k];
 	s->bucket[k] = s->n_entry;
@@ -824,6 +851,9 @@ search_at(sym_search *s, int64_t b, size_t warm)
 		best = x;
 	if (warm != SIZE_MAX && better(value(s, warm), value(s, best)))
 		best = warm;
+	if (sym__trace_on(SYM__TRACE_SEARCH))
+		sym__trace("search: at %s = %lld: plan %zu",
+		    sym_symbol_name(s->sym), (long long)b, best);
 	return best;
 }
 
@@ -948,6 +978,10 @@ add_piece(sym_search *s, int64_t lo, int64_t hi, size_t entry, int bad)
 		return -1;
 	s->piece = p;
 	p[s->n_piece++] = (struct sym__spiece){ lo, hi, entry, bad, 0, 0 };
+	if (sym__trace_on(SYM__TRACE_SEARCH))
+		sym__trace("search: piece %zu: %s in [%lld, %lld]: plan %zu%s",
+		    s->n_piece - 1, sym_symbol_name(s->sym), (long long)lo,
+		    (long long)hi, entry, bad ? " (does not fit)" : "");
 	return 0;
 }
 
