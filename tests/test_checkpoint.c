@@ -21,6 +21,7 @@
 
 #include <symshard.h>
 
+#include "core/str.h"
 #include "train/checkpoint_private.h"
 
 #include "testlib.h"
@@ -481,6 +482,36 @@ expect_bad_header(sym_ctx *ctx, const char *header, size_t n, const char *a,
 	"\"" NAME "\":{\"dtype\":\"" DT "\",\"shape\":" SHAPE \
 	",\"data_offsets\":" OFF "}"
 
+/* Assert that a header of arrays nested one level deeper than the limit
+ * is refused with the limit named, and one at the limit is parsed (and
+ * refused for what it is, a tensor that is not an object). */
+static void
+deep_header(sym_ctx *ctx)
+{
+	char h[2 * SYM__CKPT_MAX_DEPTH + 16];
+	size_t at;
+
+	for (int depth = SYM__CKPT_MAX_DEPTH; depth <= SYM__CKPT_MAX_DEPTH + 1;
+	     depth++) {
+		at = (size_t)sprintf(h, "{\"x\":");
+		for (int i = 0; i < depth; i++)
+			h[at++] = '[';
+		for (int i = 0; i < depth; i++)
+			h[at++] = ']';
+		strcpy(h + at, "}");
+		if (depth > SYM__CKPT_MAX_DEPTH)
+			expect_bad_header(ctx, h, 0,
+			    "not JSON (nesting deeper than the limit, 64 "
+			    "levels",
+			    "at byte 70 of the header");
+		else
+			expect_bad_header(ctx, h, 0,
+			    "tensor 'x' is not an "
+			    "object",
+			    NULL);
+	}
+}
+
 /* Files that are not safetensors files: too short, a header length past
  * the file or the limit, a header that is not JSON or not an object, not
  * a regular file, no file. */
@@ -507,6 +538,37 @@ test_not_safetensors(void **state)
 	expect_bad_header(ctx, "", 0, "not a safetensors file", "not JSON");
 	expect_bad_header(ctx, "[1, 2]", 0, "not a safetensors file",
 	    "not a JSON object");
+	expect_bad_header(ctx, "{\"a\": 9223372036854775808}", 0,
+	    "not JSON (an integer beyond the 64-bit limit, "
+	    "9223372036854775807",
+	    "at byte 25 of the header");
+	expect_bad_header(ctx, "{\"a\\q\": 1}", 0, "not JSON (invalid escape",
+	    "at byte 5 of");
+	expect_bad_header(ctx, "{\"a\\ud800\": 1}", 0,
+	    "not JSON (a high surrogate \\uD800 without its low one", NULL);
+	expect_bad_header(ctx, "{\"a\\udc00\": 1}", 0,
+	    "not JSON (a lone low surrogate \\uDC00", NULL);
+	expect_bad_header(ctx, "{\"a\\u0000\": 1}", 0,
+	    "not JSON (\\u0000 in a string", NULL);
+	expect_bad_header(ctx, "{\"caf\xc3\": 1}", 0,
+	    "not JSON (invalid UTF-8 sequence", NULL);
+	expect_bad_header(ctx, "{\"\xed\xa0\x80\": 1}", 0,
+	    "not JSON (invalid UTF-8 sequence", NULL);
+	expect_bad_header(ctx, "{\"\xc0\xaf\": 1}", 0,
+	    "not JSON (invalid UTF-8 byte 0xc0", NULL);
+	expect_bad_header(ctx, "{\"a\x01\": 1}", 0,
+	    "not JSON (control character 0x01", NULL);
+	expect_bad_header(ctx, "{} x", 0,
+	    "not JSON (the end of the header "
+	    "expected, at byte 3",
+	    NULL);
+	expect_bad_header(ctx, "{\"a\": 1,}", 0, "not JSON (a string expected",
+	    NULL);
+	expect_bad_header(ctx, "{\"a\": tru}", 0, "not JSON (invalid literal",
+	    NULL);
+	expect_bad_header(ctx, "{\"a\": [1 2]}", 0,
+	    "not JSON (',' or ']' expected", NULL);
+	deep_header(ctx);
 	expect_bad(ctx, dir, SYM_EINVAL, "not a regular file", NULL);
 	expect_bad(ctx, path_of("missing.safetensors", 0), SYM_EIO,
 	    "cannot open", "No such file");
@@ -568,6 +630,14 @@ test_bad_tensors(void **state)
 	    "__metadata__", "the key '' is empty");
 	expect_bad_header(ctx, "{\"__metadata__\":[]}", 0, "__metadata__",
 	    "not an object of strings");
+	expect_bad_header(ctx, "{\"__metadata__\":{\"k\":\"a\",\"k\":\"b\"}}",
+	    0, "the header has the key 'k' twice", NULL);
+	expect_bad_header(ctx, "{\"__metadata__\":{},\"__metadata__\":{}}", 0,
+	    "the key '__metadata__' twice", NULL);
+	expect_bad_header(ctx,
+	    "{\"x\":{\"dtype\":\"F32\",\"dtype\":\"F32\",\"shape\":[1],"
+	    "\"data_offsets\":[0,4]}}",
+	    4, "the header has the key 'dtype' twice", NULL);
 	empty_dir();
 	tl_ctx_free(ctx);
 }
@@ -602,6 +672,62 @@ test_bad_cover(void **state)
 	        "[4,20]") "}",
 	    10, "truncated: tensor 'big' needs bytes [4, 20)",
 	    "which has 10: 10 bytes missing");
+	empty_dir();
+	tl_ctx_free(ctx);
+}
+
+/* A header of MANY tensors (the hostile case of issue 21: a million
+ * tensors in 68 MB) written in reverse order of their data, with as many
+ * metadata entries: every tensor and entry reads back in the order of
+ * its data, its name, shape and values right. The reader stores them
+ * compactly (a million took 1.39 GB of peak RSS through a JSON DOM,
+ * 0.29 GB now, measured by getrusage). */
+#define MANY 20000
+static void
+test_many_tensors(void **state)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	const char *path = path_of("many.safetensors", 0);
+	struct sym__str h = SYM__STR_INIT;
+	int32_t *data = malloc(MANY * sizeof(*data));
+	sym_checkpoint *ck;
+	char name[32], value[32];
+
+	(void)state;
+	assert_non_null(data);
+	sym__str_puts(&h, "{\"__metadata__\":{");
+	for (int i = 0; i < MANY; i++)
+		sym__str_printf(&h, "%s\"k%d\":\"v%d\"", i ? "," : "", i,
+		    3 * i);
+	sym__str_puts(&h, "}");
+	for (int i = MANY; i-- > 0;) {
+		sym__str_printf(&h,
+		    ",\"w.%d\":{\"dtype\":\"I32\",\"shape\":[1,1],"
+		    "\"data_offsets\":[%d,%d]}",
+		    i, 4 * i, 4 * i + 4);
+		data[i] = 7 * i - 1;
+	}
+	sym__str_puts(&h, "}");
+	put_safetensors(path, h.s, 1, data, MANY * sizeof(*data));
+	ck = sym_checkpoint_read(ctx, path);
+	assert_non_null(ck);
+	assert_int_equal(sym_checkpoint_n_tensors(ck), MANY);
+	for (int i = 0; i < MANY; i += 997) {
+		const int32_t *v;
+
+		snprintf(name, sizeof(name), "w.%d", i);
+		assert_string_equal(sym_checkpoint_tensor_name(ck, (size_t)i),
+		    name);
+		assert_int_equal(sym_checkpoint_tensor_ndim(ck, (size_t)i), 2);
+		v = sym_checkpoint_tensor_data(ck, (size_t)i, NULL);
+		assert_int_equal(v[0], 7 * i - 1);
+		snprintf(name, sizeof(name), "k%d", i);
+		snprintf(value, sizeof(value), "v%d", 3 * i);
+		assert_string_equal(sym_checkpoint_metadata(ck, name), value);
+	}
+	sym_checkpoint_free(ck);
+	free(h.s);
+	free(data);
 	empty_dir();
 	tl_ctx_free(ctx);
 }
@@ -751,6 +877,7 @@ main(void)
 		cmocka_unit_test(test_not_safetensors),
 		cmocka_unit_test(test_bad_tensors),
 		cmocka_unit_test(test_bad_cover),
+		cmocka_unit_test(test_many_tensors),
 		cmocka_unit_test(test_add_errors),
 		cmocka_unit_test(test_atomic_write),
 		cmocka_unit_test(test_live_objects),

@@ -15,6 +15,12 @@
 /* ISL operations for the parametric lexicographic minimum of an exact set
  * (a few hundred suffice for a query of a few symbols). */
 #define LEXMIN_OPS 1000
+/* ISL operations per dimension for the lexicographic minimum of a set
+ * built without abstraction: the parametric method's steps grow with
+ * the dimension (a chain of 500 relations needs far more than
+ * LEXMIN_OPS), and the fallback, one integer program per symbol, costs
+ * minutes there. */
+#define LEXMIN_OPS_PER_DIM 400
 
 /* Turn a failed evaluation on "ctx" into a verdict: V_UNSURE (error
  * cleared) for overflow or division by zero, else V_ERROR. */
@@ -446,7 +452,8 @@ mv_symbols(struct query *q, isl_multi_val *mv)
  * function of the symbols before it, so the lexicographic minimum of the
  * whole set has them. ISL's parametric method finds it fast but can blow
  * up (coefficients grow while each step counts as one operation): it gets
- * LEXMIN_OPS operations per basic set, and when that runs out the symbols
+ * LEXMIN_OPS_PER_DIM operations per dimension (at least LEXMIN_OPS) per
+ * basic set, and when that runs out the symbols
  * are minimised one at a time. What follows gets a fresh budget. Return 0
  * or -1. */
 static int
@@ -459,9 +466,12 @@ query_lexmin(struct query *q, isl_multi_val **best)
 	isl_size n = l ? isl_basic_set_list_size(l) : (isl_size)q->n_piece;
 	isl_multi_val *full = NULL;
 	int r = n < 0 ? -1 : 0, quota;
+	long ops = total > LEXMIN_OPS / LEXMIN_OPS_PER_DIM
+	    ? (long)total * LEXMIN_OPS_PER_DIM
+	    : LEXMIN_OPS;
 
 	for (isl_size i = 0; i < n && r == 0; i++) {
-		sym__isl_budget_cap(q->ctx, q->p, LEXMIN_OPS);
+		sym__isl_budget_cap(q->ctx, q->p, ops);
 		r = lexopt_keep(query_bset(q, l, i), 0, total, &full);
 	}
 	quota = r < 0 && n >= 0 && isl_ctx_last_error(isl) == isl_error_quota;

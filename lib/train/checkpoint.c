@@ -324,6 +324,14 @@ append_meta(sym_checkpoint *ck, const char *key, const char *value)
 	return 0;
 }
 
+/* Append the metadata "key" = "value" (copied) to "ck", whose keys are
+ * known to differ from "key"; 0, or -1 with an error on its context. */
+int
+sym__ckpt_meta_append(sym_checkpoint *ck, const char *key, const char *value)
+{
+	return append_meta(ck, key, value);
+}
+
 /* Set the metadata entry "key" of "ck" to a copy of "value", or remove
  * it when "value" is NULL; 0, or -1 with an error on the context. */
 int

@@ -5,6 +5,8 @@
 #ifndef SYM_TRAIN_CHECKPOINT_PRIVATE_H
 #define SYM_TRAIN_CHECKPOINT_PRIVATE_H
 
+#include <stdio.h>
+
 #include <symshard/checkpoint.h>
 
 #include "core/ctx_private.h"
@@ -16,6 +18,8 @@
 #define SYM__CKPT_ALIGN 16
 /* The largest header a file may have, in bytes (as safetensors). */
 #define SYM__CKPT_MAX_HEADER 100000000ULL
+/* The deepest nesting of arrays and objects a header may have. */
+#define SYM__CKPT_MAX_DEPTH 64
 /* The name of the header's entry of metadata. */
 #define SYM__CKPT_METADATA "__metadata__"
 
@@ -64,6 +68,46 @@ int sym__ckpt_reserve(sym_checkpoint *ck, size_t bytes);
  * return its index, or SIZE_MAX with an error on the context. */
 size_t sym__ckpt_push(sym_checkpoint *ck, const char *name, sym_dtype dtype,
     size_t ndim, const int64_t *dim, size_t bytes);
+
+/* checkpoint_header.c: the header of a safetensors file read as a
+ * stream. A tensor: its name (an offset in the names), the byte of the
+ * header where its key starts, its data [begin, end), its dtype and its
+ * "ndim" sizes from "dim" in the sizes. */
+struct sym__st_entry {
+	uint64_t name, at, begin, end, dim;
+	sym_dtype dtype;
+	uint8_t ndim;
+};
+
+/* A metadata entry: its key and value (offsets in the names) and the
+ * byte where its key starts. */
+struct sym__st_meta {
+	uint64_t key, value, at;
+};
+
+/* A header: its names (NUL-terminated strings one after the other), its
+ * tensors and their sizes, its metadata. */
+struct sym__st_header {
+	char *names;
+	size_t n_names, cap_names;
+	struct sym__st_entry *e;
+	size_t n, cap;
+	int64_t *dims;
+	size_t n_dims, cap_dims;
+	struct sym__st_meta *meta;
+	size_t n_meta, cap_meta;
+};
+
+/* Read the header of "len" bytes of "f" (named "path") into "h"; 0, or
+ * -1 with an error on "ctx". */
+int sym__st_header_read(sym_ctx *ctx, const char *path, FILE *f, uint64_t len,
+    struct sym__st_header *h);
+/* Free what "h" holds. */
+void sym__st_header_clear(struct sym__st_header *h);
+/* Append the metadata "key" = "value" (copied) to "ck", whose keys are
+ * known to differ; 0, or -1 with an error on its context. */
+int sym__ckpt_meta_append(sym_checkpoint *ck, const char *key,
+    const char *value);
 
 /* checkpoint_convert.c: elements between the executor's storage (f32
  * for f16 and bf16, int32 for the integer dtypes) and their dtype. */
