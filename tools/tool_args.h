@@ -29,6 +29,7 @@ int tool_note(struct tool_voice *v, int print, int status, const char *fmt, ...)
 int tool_usage_error(struct tool_voice *v, int status, const char *msg,
     const char *what);
 double tool_now(void);
+int tool_is_onnx(const char *file);
 
 /* tool_shard.c */
 struct sym_graph;
