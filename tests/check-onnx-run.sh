@@ -102,5 +102,25 @@ check no-file 2 "$m.onnx" --bind batch=3,seq=17 \
     --inputs "$tmp/missing.safetensors"
 expect_err no-file "--inputs $tmp/missing.safetensors"
 
+# import in a graph file: the model with a loss, forward and backward
+# on 2 devices against one device; an import naming an undeclared symbol
+# or a missing model is a located error.
+check import-train 0 "$top_srcdir/tests/onnx/gpt_ft.sg" \
+    --bind b=2,s=5 --bind b=4,s=17 --auto
+if grep -q "^2 steps: every output matches" "$tmp/out"; then
+	passed=$((passed + 1))
+else
+	echo "FAIL: import-train: no match line"
+	failed=$((failed + 1))
+fi
+cp "$m.onnx" "$tmp/gpt_tiny.onnx"
+sed 's/seq = s)/seq = nosuch)/' "$top_srcdir/tests/onnx/gpt_ft.sg" \
+    >"$tmp/bad.sg"
+check import-symbol 1 "$tmp/bad.sg" --bind b=2,s=5
+expect_err import-symbol "bad.sg:8:42: error: unknown symbol 'nosuch'"
+printf 'import "missing.onnx"\n' >"$tmp/miss.sg"
+check import-missing 1 "$tmp/miss.sg"
+expect_err import-missing "miss.sg:1:8: error: $tmp/missing.onnx: cannot read"
+
 echo "check-onnx-run: $passed passed, $failed failed"
 test "$failed" = 0
