@@ -1,8 +1,11 @@
 #!/bin/sh
 # ONNX's backend node tests through sym_onnx_read (tests/test_onnx_node.c):
 # every case of Debian's libonnx-testdata that the reader imports must
-# give its expected output shapes; the cases it refuses are listed with
-# their reasons in tests/onnx/node-skip.txt. Skips (77) without the data.
+# give its expected output shapes, and run on its input .pb tensors to
+# its expected output values (floats within 1e-4 + 1e-3*|want|, integers
+# and bools exactly); the cases it refuses, and those that fail on
+# values, are listed with their reasons in tests/onnx/node-skip.txt.
+# Skips (77) without the data.
 #
 # Usage: tests/check-onnx-node.sh
 # Environment (set by make check): top_srcdir, top_builddir,

@@ -51,6 +51,8 @@ struct options {
 	int quiet;
 	int autop;               /* --auto: search the strategies */
 	int64_t memory;          /* --memory BYTES, 0: none */
+	const char *inputs;      /* --inputs FILE.safetensors, or NULL */
+	const char *outputs;     /* --outputs FILE.safetensors, or NULL */
 	struct tool_voice voice; /* speaks: not on the ranks of mpi but 0 */
 };
 
@@ -67,6 +69,7 @@ struct run {
 	sym_communicator *comm;
 	sym_graph *g;
 	sym_plan *plan, *single;
+	sym_checkpoint *inputs, *outputs; /* of --inputs and --outputs */
 	struct step *step;
 	size_t n_step;
 	int64_t devices; /* what the file says, 1 when it says nothing */
@@ -85,15 +88,18 @@ struct progress {
 static void
 usage(FILE *out)
 {
-	fputs("usage: " PROG " FILE.sg [--bind NAME=V[,NAME=V...]]... "
-	      "[--ranks N]\n"
+	fputs("usage: " PROG " FILE.sg|FILE.onnx [--bind NAME=V[,NAME=V...]]"
+	      "... [--ranks N]\n"
 	      "           [--backend threads|mpi] [--seed S] [--rtol X] "
 	      "[--atol X]\n"
 	      "           [--check] [--quiet] [--auto] [--memory BYTES]\n"
+	      "           [--inputs FILE.safetensors] "
+	      "[--outputs FILE.safetensors]\n"
 	      "       " PROG " --help | --version\n"
 	      "\n"
-	      "Check and shard the graph FILE.sg, then for each --bind run "
-	      "one step of its\n"
+	      "Check and shard the graph FILE.sg (or the ONNX model "
+	      "FILE.onnx), then for\n"
+	      "each --bind run one step of its\n"
 	      "sharded plan on every rank and the same graph on one device, "
 	      "and compare\n"
 	      "their outputs.\n"
@@ -118,6 +124,11 @@ usage(FILE *out)
 	      "operators without one\n"
 	      "  --memory BYTES        ... under this cap per device (KiB, "
 	      "MiB, GiB)\n"
+	      "  --inputs FILE         the inputs and params it names, "
+	      "from safetensors\n"
+	      "                        (the others are seeded; one step)\n"
+	      "  --outputs FILE        write the outputs of the sharded run "
+	      "(one step)\n"
 	      "  --help                print this help and exit\n"
 	      "  --version             print the version and exit\n"
 	      "\n"
@@ -151,6 +162,15 @@ option_value(struct options *o, const char *name, const char *val)
 			    "--memory expects a positive number of bytes (KiB, "
 			    "MiB or GiB may follow), not",
 			    val);
+	} else if (!strcmp(name, "--inputs") || !strcmp(name, "--outputs")) {
+		const char **slot = name[2] == 'i' ? &o->inputs : &o->outputs;
+
+		if (*slot)
+			return tool_usage_error(&o->voice, EXIT_USAGE,
+			    name[2] == 'i' ? "--inputs given twice:"
+			                   : "--outputs given twice:",
+			    val);
+		*slot = val;
 	} else if (!strcmp(name, "--seed")) {
 		if (tool_parse_number(val, 0, &n) < 0)
 			return tool_usage_error(&o->voice, EXIT_USAGE,
@@ -185,7 +205,8 @@ static int
 parse_args(int argc, char **argv, struct options *o)
 {
 	static const char *const valued[] = { "--bind", "--ranks", "--backend",
-		"--seed", "--rtol", "--atol", "--memory" };
+		"--seed", "--rtol", "--atol", "--memory", "--inputs",
+		"--outputs" };
 	int only_files = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -231,6 +252,13 @@ parse_args(int argc, char **argv, struct options *o)
 	if (!o->file)
 		return tool_usage_error(&o->voice, EXIT_USAGE,
 		    "no graph file given", NULL);
+	if ((o->inputs || o->outputs) && o->n_bind > 1)
+		return tool_usage_error(&o->voice, EXIT_USAGE,
+		    o->inputs
+		        ? "--inputs runs one step: give at most one --bind"
+		        : "--outputs runs one step: give at most one "
+		          "--bind",
+		    NULL);
 	return -1;
 }
 
@@ -338,7 +366,13 @@ load_graph(struct run *r, struct options *o)
 	int64_t n;
 	int status;
 
-	r->g = sym_graph_parse_file(r->ctx, o->file);
+	if (tool_is_onnx(o->file)) {
+		sym_onnx_stats st = SYM_ONNX_STATS_INIT;
+
+		r->g = sym_onnx_read(r->ctx, o->file, &st);
+	} else {
+		r->g = sym_graph_parse_file(r->ctx, o->file);
+	}
 	if (!r->g)
 		return tool_note(&o->voice, 1, EXIT_USAGE, "%s",
 		    sym_ctx_last_message(r->ctx));
@@ -386,6 +420,30 @@ load_graph(struct run *r, struct options *o)
 		    r->comm ? "" : " ranks");
 	return tool_note(&o->voice, 1, EXIT_FAIL, "%s is invalid: nothing runs",
 	    o->file);
+}
+
+/* Read the --inputs file of "o" into "r" and make the table of its
+ * --outputs, whose path must be writable; return -1 to go on, or the
+ * exit status after a message. */
+static int
+open_files(struct run *r, struct options *o)
+{
+	if (o->inputs) {
+		r->inputs = sym_checkpoint_read(r->ctx, o->inputs);
+		if (!r->inputs)
+			return tool_note(&o->voice, 1, failure_status(r->ctx),
+			    "--inputs %s: %s", o->inputs,
+			    sym_ctx_last_message(r->ctx));
+	}
+	if (!o->outputs)
+		return -1;
+	if (sym_checkpoint_check_path(r->ctx, o->outputs) < 0)
+		return tool_note(&o->voice, 1, EXIT_USAGE, "--outputs %s: %s",
+		    o->outputs, sym_ctx_last_message(r->ctx));
+	r->outputs = sym_checkpoint_new(r->ctx);
+	return r->outputs
+	    ? -1
+	    : tool_note(&o->voice, 1, EXIT_USAGE, "out of memory");
 }
 
 /* Compile the sharded and the single-device plans of "r"; return -1 to
@@ -736,6 +794,8 @@ run_steps(struct run *r, const struct options *o)
 	opts.seed = o->seed;
 	opts.rtol = o->rtol;
 	opts.atol = o->atol;
+	opts.inputs = r->inputs;
+	opts.outputs = r->outputs;
 	for (size_t i = 0; i < r->n_step; i++) {
 		struct step *st = &r->step[i];
 		struct progress pg = { st->text, tool_now(), 0, 0 };
@@ -766,6 +826,13 @@ run_steps(struct run *r, const struct options *o)
 		}
 		matched += (size_t)print_result(st, width, &rep, o);
 	}
+	if (r->outputs && o->voice.speak &&
+	    sym_checkpoint_write(r->outputs, o->outputs) < 0) {
+		fprintf(stderr, PROG ": --outputs %s: %s\n", o->outputs,
+		    sym_ctx_last_message(r->ctx));
+		r->told = 1;
+		return EXIT_USAGE;
+	}
 	if (o->voice.speak && !o->quiet && matched == r->n_step)
 		printf("%zu step%s: every output matches the single-device "
 		       "run\n",
@@ -792,6 +859,8 @@ release(struct run *r, const struct options *o)
 	free(r->step);
 	sym_plan_free(r->single);
 	sym_plan_free(r->plan);
+	sym_checkpoint_free(r->inputs);
+	sym_checkpoint_free(r->outputs);
 	sym_graph_free(r->g);
 	sym_comm_free(r->comm);
 	r->comm = NULL;
@@ -841,6 +910,8 @@ main(int argc, char **argv)
 		         "--backend threads\n");
 		status = EXIT_USAGE;
 	}
+	if (status < 0)
+		status = open_files(&r, &o);
 	if (status < 0)
 		status = load_graph(&r, &o);
 	if (status < 0)

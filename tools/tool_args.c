@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <symshard.h>
+
 #include "tool_args.h"
 
 /* Store in "*n" the unsigned integer written in "s", at least "least";
@@ -156,4 +158,22 @@ tool_fnv1a(uint64_t h, const void *data, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ p[i]) * 0x100000001b3ULL;
 	return h;
+}
+
+/* Whether "file" is an ONNX model: named .onnx, or starting as one. */
+int
+tool_is_onnx(const char *file)
+{
+	size_t n = strlen(file);
+	unsigned char head[2];
+	FILE *f;
+	int yes;
+
+	if (n > 5 && !strcmp(file + n - 5, ".onnx"))
+		return 1;
+	if (!strcmp(file, "-") || !(f = fopen(file, "rb")))
+		return 0;
+	yes = fread(head, 1, 2, f) == 2 && sym_onnx_is_model(head, 2);
+	fclose(f);
+	return yes;
 }

@@ -29,6 +29,7 @@ int tool_note(struct tool_voice *v, int print, int status, const char *fmt, ...)
 int tool_usage_error(struct tool_voice *v, int status, const char *msg,
     const char *what);
 double tool_now(void);
+int tool_is_onnx(const char *file);
 
 /* The tools' one 64-bit FNV-1a (they use only the public API, so they
  * do not share the library's lib/core/hash.h): "h" with the "n" bytes of

@@ -11,6 +11,7 @@
 #ifndef SYMSHARD_EXEC_H
 #define SYMSHARD_EXEC_H
 
+#include <symshard/checkpoint.h>
 #include <symshard/comm.h>
 #include <symshard/common.h>
 #include <symshard/plan.h>
@@ -79,6 +80,12 @@ typedef struct sym_exec_options {
 	/* Called by rank 0 after each step when not NULL. */
 	void (*progress)(void *arg, size_t step, size_t n_steps);
 	void *progress_arg;
+	/* sym_exec_check: when not NULL, the inputs and params it names,
+	 * whole, replace the seeded fill (their dtypes and sizes must be
+	 * the values'); the sharded run's outputs, whole, are added to
+	 * "outputs" under their names. */
+	const sym_checkpoint *inputs;
+	sym_checkpoint *outputs;
 } sym_exec_options;
 
 #define SYM_EXEC_OPTIONS_INIT                    \

@@ -25,6 +25,7 @@
 
 #include "exec/exec_private.h"
 #include "exec/kern_private.h"
+#include "train/checkpoint_private.h"
 
 #define DEFAULT_RTOL 1e-4
 #define DEFAULT_ATOL 1e-5
@@ -75,7 +76,8 @@ struct job {
 static int
 setup(sym_exec *x, const sym_slices *s, const sym_exec_options *o, int rank0)
 {
-	if (!x || sym_exec_prepare(x, s) < 0 || sym_exec_fill(x, o->seed) < 0)
+	if (!x || sym_exec_prepare(x, s) < 0 || sym_exec_fill(x, o->seed) < 0 ||
+	    sym__exec_set_inputs(x, o->inputs) < 0)
 		return -1;
 	if (rank0 && o->progress)
 		sym__exec_set_progress(x, o->progress, o->progress_arg);
@@ -346,7 +348,8 @@ run_single(const sym_plan *single, const sym_slices *s1,
 	int ok;
 
 	if (!x || sym_exec_prepare(x, s1) < 0 ||
-	    sym_exec_fill(x, o->seed) < 0) {
+	    sym_exec_fill(x, o->seed) < 0 ||
+	    sym__exec_set_inputs(x, o->inputs) < 0) {
 		sym_exec_free(x);
 		return -1;
 	}
@@ -373,6 +376,35 @@ run_single(const sym_plan *single, const sym_slices *s1,
 	}
 	sym_exec_free(x);
 	return ok ? 0 : -1;
+}
+
+/* Add the outputs "out" of "p" bound by "s" to "ck" (may be NULL:
+ * nothing), whole, in their dtypes; 0, or -1 with an error on "ctx" (or
+ * on the context of "ck", which the caller gives). */
+static int
+keep_outputs(const struct sym__outputs *out, const sym_plan *p,
+    const sym_slices *s, sym_checkpoint *ck, sym_ctx *ctx)
+{
+	for (size_t i = 0; ck && i < out->n; i++) {
+		size_t t = sym_plan_value_tensor(p, out->v[i]);
+		size_t nd = sym_plan_tensor_ndim(p, t);
+		int64_t ext[SYM__MAX_RANK];
+		size_t n = (size_t)out->numel[i];
+		void *buf =
+		    sym__calloc(ctx, n ? n : 1, sym_dtype_size(out->dt[i]));
+		int bad;
+
+		if (!buf)
+			return -1;
+		sym_slices_global(s, t, ext);
+		sym__ckpt_from_storage(out->dt[i], out->got[i], buf, n);
+		bad = sym_checkpoint_add(ck, sym_value_name(out->v[i]),
+		    out->dt[i], nd, ext, buf);
+		free(buf);
+		if (bad < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Run "p" bound by "s" on every rank of the threads communicator "comm"
@@ -626,6 +658,7 @@ check_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
 	if (sym__check_agree(ep, ctx, bad) < 0)
 		goto out;
 	bad = sym__gather_outputs(x, ep, n, p, c.s, &c.out, all) < 0 ||
+	    keep_outputs(&c.out, p, c.s, o->outputs, ctx) < 0 ||
 	    run_single(single, c.s1, o, &c.out, r, ctx) < 0;
 	if (sym__check_agree(ep, ctx, bad) == 0)
 		ret = 0;
@@ -692,6 +725,8 @@ sym_exec_check(const sym_plan *p, const sym_plan *single,
 		return check_mpi(p, single, comm, b, o, r, ctx);
 	if (check_begin(&c, p, single, comm, b, r, ctx) == 0) {
 		ret = run_threads(p, c.s, comm, o, &c.out, r, ctx);
+		if (ret == 0)
+			ret = keep_outputs(&c.out, p, c.s, o->outputs, ctx);
 		if (ret == 0)
 			ret = run_single(single, c.s1, o, &c.out, r, ctx);
 	}

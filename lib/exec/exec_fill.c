@@ -9,7 +9,8 @@
  * one_hot), 4 when nothing indexes with them; booleans are 0 or 1.
  * A value with an initializer (sym_grad(3)) gets it instead, drawn from
  * the same hash of its global index, so its values too are the same on
- * any number of ranks.
+ * any number of ranks. A param that holds data (sym_value_set_data: an
+ * ONNX model's weights) gets its data, element by global index.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "exec/exec_private.h"
 #include "exec/kern_private.h"
+#include "train/checkpoint_private.h"
 
 #define DEFAULT_RANGE 4
 
@@ -146,13 +148,17 @@ put(void *data, enum sym__kst k, int64_t i, uint64_t h, int64_t range)
 }
 
 /* What one element of a block gets: the seeded fill of "key" in
- * [0, "range"), or the initializer "init" with the fans of the tensor. */
+ * [0, "range"), the initializer "init" with the fans of the tensor, or
+ * the element of "data" (dtype "dt") at its global index. */
 struct elem {
 	enum sym__kst k;
 	uint64_t key;
 	int64_t range;
 	const sym_init *init; /* NULL: the seeded fill */
 	double fan_in, fan_out;
+	const unsigned char *data; /* NULL: no data */
+	sym_dtype dt;
+	int64_t too_big; /* the first element storage cannot hold, or -1 */
 };
 
 /* Return a uniform double in (0, 1] from the hash "h". */
@@ -212,6 +218,16 @@ put_elem(const struct elem *e, void *data, int64_t i, int64_t g)
 {
 	double v;
 
+	if (e->data) {
+		size_t ds = sym_dtype_size(e->dt),
+		       es = sym__tensor_elem_size(e->dt);
+
+		if (sym__ckpt_to_storage(e->dt, e->data + (size_t)g * ds,
+		        (char *)data + (size_t)i * es, 1) != SIZE_MAX &&
+		    e->too_big < 0)
+			((struct elem *)e)->too_big = g;
+		return;
+	}
 	if (!e->init) {
 		put(data, e->k, i, mix(e->key + (uint64_t)g), e->range);
 		return;
@@ -286,6 +302,51 @@ fill_block(struct sym__etensor *et, const struct elem *e)
 	}
 }
 
+/* Point "e" at the data of the param "v" when it holds data, for its
+ * tensor "et"; return 0, or -1 when its size is not that of "et". */
+static int
+data_of(struct elem *e, const sym_value *v, const struct sym__etensor *et)
+{
+	size_t bytes = 0;
+	const void *d = sym_value_data(v, &bytes);
+	int64_t n = 1;
+
+	e->too_big = -1;
+	if (!d || sym_value_get_kind(v) != SYM_VALUE_PARAM)
+		return 0;
+	e->dt = sym_shape_dtype(sym_value_shape(v));
+	for (size_t k = 0; k < et->rank; k++)
+		n *= et->global[k];
+	if ((uint64_t)n * sym_dtype_size(e->dt) != bytes)
+		return -1;
+	e->data = d;
+	return 0;
+}
+
+/* Record on the context of "x" that the param "v" cannot be filled
+ * from its data: its size disagrees with its tensor's (when "k" < 0),
+ * or its element "k" does not fit the executor's 32-bit integers;
+ * return -1. */
+static int
+fill_error(sym_exec *x, const sym_value *v, int64_t k)
+{
+	size_t bytes = 0;
+	sym_loc at = sym_value_location(v);
+
+	sym_value_data(v, &bytes);
+	if (k < 0)
+		sym__error(x->ctx, SYM_EINVAL, at.file ? &at : NULL,
+		    "executor: param '%s' holds %zu bytes of data, not the "
+		    "size of its shape at these sizes",
+		    sym_value_name(v), bytes);
+	else
+		sym__error(x->ctx, SYM_EINVAL, at.file ? &at : NULL,
+		    "executor: element %lld of the data of param '%s' does "
+		    "not fit the executor's 32-bit integers",
+		    (long long)k, sym_value_name(v));
+	return -1;
+}
+
 /* Fill the values of "x" (prepared) of kind "kind" (-1: inputs and
  * params) with "seed": their initializer when they have one, else the
  * seeded fill; return 0, or -1 with an error on the executor's context. */
@@ -318,7 +379,11 @@ fill_kind(sym_exec *x, uint64_t seed, int kind)
 			e.init = &init;
 			fans(&e, et->global, et->rank);
 		}
+		if (data_of(&e, f->value, et) < 0)
+			return fill_error(x, f->value, -1);
 		fill_block(et, &e);
+		if (e.too_big >= 0)
+			return fill_error(x, f->value, e.too_big);
 	}
 	return 0;
 }
@@ -345,4 +410,101 @@ int
 sym_exec_init_params(sym_exec *x, uint64_t seed)
 {
 	return fill_kind(x, seed, SYM_VALUE_PARAM);
+}
+
+/* The value named "name" of the graph of "x" that "what" sets: an input
+ * or a param; NULL with an error on the context of "x". */
+static const sym_value *
+settable(sym_exec *x, const char *name)
+{
+	const sym_value *v =
+	    sym_graph_find_value(sym_plan_graph(x->plan), name);
+	sym_value_kind k = v ? sym_value_get_kind(v) : SYM_VALUE_RESULT;
+
+	if (!v)
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "inputs: the graph has no value '%s'", name);
+	else if (k != SYM_VALUE_INPUT && k != SYM_VALUE_PARAM)
+		sym__error(x->ctx, SYM_EINVAL, NULL,
+		    "inputs: '%s' is computed by the graph, not an input or "
+		    "a param",
+		    name);
+	return k == SYM_VALUE_INPUT || k == SYM_VALUE_PARAM ? v : NULL;
+}
+
+/* Check that tensor "i" of "ck" has the dtype and the sizes under the
+ * slices of "x" of its value "v" (plan tensor "t"); its element count in
+ * "*numel". 0, or -1 with an error naming both. */
+static int
+same_tensor(sym_exec *x, const sym_checkpoint *ck, size_t i, const sym_value *v,
+    size_t t, int64_t *numel)
+{
+	const char *name = sym_checkpoint_tensor_name(ck, i);
+	sym_dtype dt = sym_shape_dtype(sym_value_shape(v));
+	size_t nd = sym_plan_tensor_ndim(x->plan, t);
+	int64_t ext[SYM__MAX_RANK];
+	int same = nd <= SYM__MAX_RANK &&
+	    sym_checkpoint_tensor_ndim(ck, i) == nd &&
+	    sym_checkpoint_tensor_dtype(ck, i) == dt &&
+	    sym_slices_global(x->slices, t, ext) == 0;
+
+	*numel = 1;
+	for (size_t d = 0; same && d < nd; d++) {
+		same = sym_checkpoint_tensor_dim(ck, i, d) == ext[d];
+		*numel *= ext[d];
+	}
+	if (same)
+		return 0;
+	sym__error(x->ctx, SYM_EINVAL, NULL,
+	    "inputs: '%s' is %s with %zu dimensions in the file; the "
+	    "graph's is %s with %zu (dimensions and dtype must be equal at "
+	    "these sizes)",
+	    name, sym_dtype_name(sym_checkpoint_tensor_dtype(ck, i)),
+	    sym_checkpoint_tensor_ndim(ck, i), sym_dtype_name(dt), nd);
+	return -1;
+}
+
+/* Set the blocks of "x" (prepared) of the inputs and params that "ck"
+ * names (may be NULL: nothing) from their whole tensors in "ck"; 0, or
+ * -1 with an error on the context of "x". */
+int
+sym__exec_set_inputs(sym_exec *x, const sym_checkpoint *ck)
+{
+	for (size_t i = 0; i < sym_checkpoint_n_tensors(ck); i++) {
+		const char *name = sym_checkpoint_tensor_name(ck, i);
+		const sym_value *v = settable(x, name);
+		size_t t = v ? sym_plan_value_tensor(x->plan, v) : 0, es, bad;
+		const void *data = sym_checkpoint_tensor_data(ck, i, NULL);
+		sym_dtype dt;
+		int64_t numel;
+		void *buf;
+
+		if (!v || same_tensor(x, ck, i, v, t, &numel) < 0)
+			return -1;
+		dt = sym_checkpoint_tensor_dtype(ck, i);
+		es = sym__tensor_elem_size(dt);
+		buf = sym__calloc(x->ctx, numel ? (size_t)numel : 1,
+		    es + sym_dtype_size(dt));
+		if (!buf)
+			return -1;
+		/* the file's offsets need not be aligned */
+		memcpy((char *)buf + (size_t)numel * es, data,
+		    (size_t)numel * sym_dtype_size(dt));
+		bad = sym__ckpt_to_storage(dt, (char *)buf + (size_t)numel * es,
+		    buf, (size_t)numel);
+		if (bad != SIZE_MAX) {
+			free(buf);
+			sym__error(x->ctx, SYM_EINVAL, NULL,
+			    "inputs: element %zu of '%s' does not fit the "
+			    "executor's 32-bit integers",
+			    bad, name);
+			return -1;
+		}
+		if (sym_exec_set_whole(x, name, buf, (size_t)numel * es) < 0) {
+			free(buf);
+			return -1;
+		}
+		free(buf);
+	}
+	return 0;
 }

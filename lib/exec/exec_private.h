@@ -218,6 +218,7 @@ int sym__exec_options(sym_ctx *ctx, const char *who, const sym_exec_options *o,
 
 /* exec_fill.c */
 int sym__exec_fill_init(sym_exec *x);
+int sym__exec_set_inputs(sym_exec *x, const sym_checkpoint *ck);
 /* Record SYM_EOVERFLOW on "ctx", located at the declaration of "v": the
  * tensor of "v" (dtype "dt", sizes "dim") has more elements or bytes than
  * 64 bits count; "who" says who found it. Return -1. */

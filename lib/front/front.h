@@ -18,4 +18,15 @@ struct sym__strategy *sym__strategy_parse(sym_graph *g, const char *text);
 int sym__mesh_decl_parse(sym_graph *g, const char *text,
     struct sym__mesh_decl *m);
 
+/* Import into "into" (a graph file being parsed) rather than a new
+ * graph, with dimension parameters renamed (sym__onnx_import). */
+struct sym__onnx_into {
+	sym_graph *g;
+	const char *const *from;
+	sym_symbol *const *to;
+	size_t n;
+};
+int sym__onnx_import(sym_graph *g, const char *path,
+    const struct sym__onnx_into *into);
+
 #endif

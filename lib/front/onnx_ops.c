@@ -731,12 +731,20 @@ map_trilu(struct sym__onnx *im, const Onnx__NodeProto *n)
 	        n->output[0], 1, &x, a));
 }
 
-/* Dropout in inference: the identity (no mask output). */
+/* Dropout in inference: the identity (no mask output; training_mode,
+ * when given, a constant false). */
 static int
 map_dropout(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
+	int64_t mode[SYM__ONNX_MAX_SV];
+	size_t k = 0;
+	int given = ints_of(im, n, 2, NULL, mode, &k);
+
 	if (n->n_output > 1 && *n->output[1])
 		return sym__onnx_errorf(im, "the mask output is not supported");
+	if (given < 0 || (given > 0 && (k != 1 || mode[0] != 0)))
+		return sym__onnx_errorf(im,
+		    "training_mode must be a constant false (inference only)");
 	return map_unary(im, n, "identity");
 }
 

@@ -16,6 +16,7 @@
 
 #include "core/ctx_private.h"
 #include "core/strmap.h"
+#include "front/front.h"
 #include "graph/graph_private.h"
 #include "onnx.pb-c.h"
 
@@ -67,6 +68,11 @@ struct sym__onnx {
 	size_t n_fresh;  /* dimensions that became fresh symbols */
 	size_t n_folded; /* nodes folded as shape values */
 	size_t n_consts; /* names of made constants */
+	/* Import into a graph file: dimension parameters named "alias_from"
+	 * are the symbols "alias_to" ("n_alias" of them). */
+	const char *const *alias_from;
+	sym_symbol *const *alias_to;
+	size_t n_alias;
 };
 
 /* onnx_wire.c */

@@ -33,7 +33,12 @@ input_dim(struct sym__onnx *im, const Onnx__TensorShapeProto__Dimension *d,
 	if (d->value_case ==
 	        ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
 	    d->dim_param && *d->dim_param) {
-		sym_symbol *s = sym_symbol_find(im->ctx, d->dim_param);
+		sym_symbol *s = NULL;
+		for (size_t k = 0; k < im->n_alias && !s; k++)
+			if (!strcmp(im->alias_from[k], d->dim_param))
+				s = im->alias_to[k];
+		if (!s)
+			s = sym_symbol_find(im->ctx, d->dim_param);
 		if (!s) {
 			sym_symbol_info info = SYM_SYMBOL_INFO_INIT;
 			info.unique = 1;
@@ -250,11 +255,16 @@ fill_stats(struct sym__onnx *im, sym_onnx_stats *st)
  * NULL); NULL with an error on "ctx" when it is not a model. */
 static sym_graph *
 read_model(sym_ctx *ctx, const uint8_t *data, size_t size, const char *file,
-    const char *dir, sym_onnx_stats *stats)
+    const char *dir, sym_onnx_stats *stats, const struct sym__onnx_into *into)
 {
 	struct sym__onnx im;
 
 	memset(&im, 0, sizeof(im));
+	if (into) {
+		im.alias_from = into->from;
+		im.alias_to = into->to;
+		im.n_alias = into->n;
+	}
 	im.ctx = ctx;
 	im.file = file;
 	if (sym__onnx_wire_check(ctx, data, size, file) < 0)
@@ -267,10 +277,11 @@ read_model(sym_ctx *ctx, const uint8_t *data, size_t size, const char *file,
 		    file);
 		return NULL;
 	}
-	im.g = sym_graph_new(ctx);
+	im.g = into ? into->g : sym_graph_new(ctx);
 	if (im.g) {
 		im.dir = dir ? sym__strdup(ctx, dir) : NULL;
-		im.g->filename = sym__strdup(ctx, file);
+		if (!into)
+			im.g->filename = sym__strdup(ctx, file);
 		im.file = sym__graph_intern_file(im.g, file);
 		if (!im.file)
 			im.file = file;
@@ -301,13 +312,15 @@ sym_onnx_read_mem(sym_ctx *ctx, const void *data, size_t size,
 		return NULL;
 	}
 	return read_model(ctx, data ? data : (const void *)"", size,
-	    filename ? filename : "(memory)", NULL, stats);
+	    filename ? filename : "(memory)", NULL, stats, NULL);
 }
 
 /* Read the ONNX model at "path" (external data from its folder) into a
- * new graph; as sym_onnx_read_mem otherwise. */
-sym_graph *
-sym_onnx_read(sym_ctx *ctx, const char *path, sym_onnx_stats *stats)
+ * new graph, or into "into" (may be NULL); as sym_onnx_read_mem
+ * otherwise. */
+static sym_graph *
+read_path(sym_ctx *ctx, const char *path, sym_onnx_stats *stats,
+    const struct sym__onnx_into *into)
 {
 	struct stat st;
 	sym_graph *g = NULL;
@@ -340,12 +353,32 @@ sym_onnx_read(sym_ctx *ctx, const char *path, sym_onnx_stats *stats)
 		                  : sym__asprintf(".");
 		if (slash == path && dir)
 			strcpy(dir, "/");
-		g = dir ? read_model(ctx, buf, size, path, dir, stats) : NULL;
+		g = dir ? read_model(ctx, buf, size, path, dir, stats, into)
+		        : NULL;
 		free(dir);
 	}
 	free(buf);
 	fclose(f);
 	return g;
+}
+
+/* Read the ONNX model at "path" into a new graph; as sym_onnx_read_mem
+ * otherwise. */
+sym_graph *
+sym_onnx_read(sym_ctx *ctx, const char *path, sym_onnx_stats *stats)
+{
+	return read_path(ctx, path, stats, NULL);
+}
+
+/* Import the ONNX model at "path" into "into->g", its dimension
+ * parameters "into->from" being the symbols "into->to"; 0, or -1 with an
+ * error on the graph's context when the file is not a model (the
+ * import's errors are diagnostics of the graph). */
+int
+sym__onnx_import(sym_graph *g, const char *path,
+    const struct sym__onnx_into *into)
+{
+	return read_path(sym_graph_get_ctx(g), path, NULL, into) ? 0 : -1;
 }
 
 /* Return 1 when the "size" bytes at "data" look like an ONNX model (a

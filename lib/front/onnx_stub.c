@@ -6,6 +6,7 @@
 #include <symshard.h>
 
 #include "core/ctx_private.h"
+#include "front/front.h"
 
 /* Record that ONNX support was not built on "ctx"; NULL. */
 static sym_graph *
@@ -17,6 +18,16 @@ unsupported(sym_ctx *ctx, const char *file)
 	    "libonnx-dev)",
 	    file ? file : "(memory)");
 	return NULL;
+}
+
+/* An import in a graph file: fails, ONNX support is not built. */
+int
+sym__onnx_import(sym_graph *g, const char *path,
+    const struct sym__onnx_into *into)
+{
+	(void)into;
+	unsupported(sym_graph_get_ctx(g), path);
+	return -1;
 }
 
 /* As sym_onnx(3) describes: fails, ONNX support is not built. */

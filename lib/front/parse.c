@@ -31,7 +31,7 @@
 
 static const char *const keywords[] = { "devices", "symbol", "relation",
 	"assert", "mesh", "input", "param", "output", "minimize", "parallel",
-	"state" };
+	"state", "import" };
 
 #define N_KEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
@@ -739,6 +739,8 @@ statement(struct sym__parser *p)
 		return st_parallel(p);
 	case 10:
 		return st_input(p, SYM_VALUE_PARAM, 1);
+	case 11:
+		return sym__parse_import(p);
 	default:
 		return unknown_statement(p, start, len);
 	}

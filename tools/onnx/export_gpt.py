@@ -9,9 +9,16 @@ check does not run it.
 
 Usage: tools/onnx/export_gpt.py OUT.onnx [--layers N] [--width D]
            [--heads H] [--vocab V] [--compare SHAPE-CHECK]
+           [--values BxS ...]
+
+--values 3x17 writes OUT.b3s17.in.safetensors (the ids) and
+OUT.b3s17.out.safetensors (the logits PyTorch computes) beside the model,
+for shape-run --inputs and the values check of tests/check-onnx-run.sh.
 """
 import argparse
+import json
 import re
+import struct
 import subprocess
 import sys
 
@@ -67,6 +74,39 @@ class GPT(nn.Module):
         return self.head(self.ln(x))
 
 
+def write_safetensors(path, tensors):
+    """Write the dict name -> torch tensor (contiguous, i64 or f32) in the
+    safetensors format: an 8-byte little-endian header size, the JSON
+    header, the data."""
+    kinds = {torch.int64: "I64", torch.float32: "F32"}
+    head, blobs, off = {}, [], 0
+    for name, t in tensors.items():
+        b = t.contiguous().numpy().tobytes()
+        head[name] = {"dtype": kinds[t.dtype], "shape": list(t.shape),
+                      "data_offsets": [off, off + len(b)]}
+        blobs.append(b)
+        off += len(b)
+    h = json.dumps(head, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+def write_values(model, out, vocab, sizes):
+    """For each "BxS" of "sizes", the ids and PyTorch's logits beside
+    "out"."""
+    g = torch.Generator().manual_seed(1)
+    base = out[:-5] if out.endswith(".onnx") else out
+    for bs in sizes:
+        b, s = (int(v) for v in bs.split("x"))
+        ids = torch.randint(0, vocab, (b, s), generator=g)
+        with torch.no_grad():
+            logits = model(ids)
+        write_safetensors(f"{base}.b{b}s{s}.in.safetensors", {"ids": ids})
+        write_safetensors(f"{base}.b{b}s{s}.out.safetensors",
+                          {"logits": logits})
+
+
 def onnx_counts(path):
     """Symbolic dimensions of ONNX's inference: (derived, fresh unk__,
     values without a shape)."""
@@ -101,6 +141,7 @@ def main():
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--vocab", type=int, default=256)
     ap.add_argument("--compare", metavar="SHAPE-CHECK")
+    ap.add_argument("--values", nargs="*", default=[], metavar="BxS")
     a = ap.parse_args()
     torch.manual_seed(0)
     model = GPT(a.vocab, a.width, a.heads, a.layers).eval()
@@ -109,6 +150,7 @@ def main():
                       output_names=["logits"], opset_version=14,
                       dynamic_axes={"ids": {0: "batch", 1: "seq"},
                                     "logits": {0: "batch", 1: "seq"}})
+    write_values(model, a.out, a.vocab, a.values)
     sym, fresh, noshape, nodes = onnx_counts(a.out)
     print(f"onnx.shape_inference (data_prop): {nodes} nodes, {sym} "
           f"symbolic dimensions, {fresh} of them fresh (lost), {noshape} "
