@@ -36,7 +36,7 @@ struct run {
 	sym_plan *plan, *single;
 	sym_dataset *train, *test;
 	sym_trainer *t;
-	sym_topology *topo; /* --rank-table */
+	sym_topology *topo; /* --rank-table or --topology */
 	sym_search *search; /* parallel auto: the plans to switch between */
 	size_t piece;       /* the piece that starts */
 	int64_t ranks;
@@ -110,11 +110,19 @@ batch_binding(const struct run *r, const struct train_options *o)
 	return b;
 }
 
-/* Read the rank table of "o" into "r" and check that it places every
- * rank of the run; return -1 to go on, or the exit status. */
+/* Read the topology file or the rank table of "o" into "r" and check
+ * that a rank table places every rank of the run; return -1 to go on,
+ * or the exit status. */
 static int
 load_rank_table(struct run *r, struct train_options *o)
 {
+	if (o->topology && o->rank_table)
+		return tool_note(&o->voice, 1, TRAIN_EXIT_USAGE,
+		    "--topology and --rank-table exclude each other");
+	if (o->topology) {
+		r->topo = sym_topology_parse_file(r->ctx, o->topology);
+		return r->topo ? -1 : fail(r, o, TRAIN_EXIT_USAGE);
+	}
 	if (!o->rank_table)
 		return -1;
 	r->topo = sym_topology_parse_rank_table(r->ctx, o->rank_table);
