@@ -9,6 +9,8 @@
 #    are the steps whose plan differs from the previous step's, and the
 #    end object's "switches" is their number, at least 2;
 #  - the text summary reports the switches and the best single plan;
+#  - a checkpoint saved across switches loads, and its run switches and
+#    matches one device (the loaded params moved, not initialized);
 #  - --topology with --rank-table is a usage error;
 #  - with MPI (RUN_MPI=yes), 4 processes train the steps the threads
 #    backend trains, on the same plans, to the same losses, bitwise.
@@ -74,6 +76,19 @@ if ok text $args --log-every 1; then
 		fail text "no step line of a switch"
 	else
 		echo "ok: text: the switches reported"
+	fi
+fi
+
+# A checkpoint saved across switches starts a run that moves the loaded
+# params at its first switch (nothing fresh to initialize), checked.
+# shellcheck disable=SC2086
+if ok save $args --save "$tmp/ck.safetensors" &&
+    ok load $args --load "$tmp/ck.safetensors" --check --json; then
+	set -- $(switches load)
+	if test "$1" -lt 2; then
+		fail load "only $1 switches after loading"
+	else
+		echo "ok: load: $1 switches from a checkpoint match one device"
 	fi
 fi
 
