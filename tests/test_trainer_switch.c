@@ -23,7 +23,9 @@
 
 #include <symshard.h>
 
+#include "exec/exec_private.h"
 #include "testlib.h"
+#include "train/trainer_private.h"
 
 #define RANKS 4
 #define MAX_STEPS 256
@@ -249,6 +251,27 @@ switch_seconds(struct model *m, size_t a, size_t c)
 	return sum;
 }
 
+/* Return the allocations of the executors of "t" (every plan's of every
+ * rank) and of their moves so far. */
+static size_t
+allocations(const sym_trainer *t)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < t->n_local; k++) {
+		const struct sym__trank *r = &t->rank[k];
+
+		for (size_t j = 0; r->xs && j < t->n_plans; j++)
+			if (r->xs[j])
+				n += r->xs[j]->buffer_allocs +
+				    r->xs[j]->kscratch.grows +
+				    r->xs[j]->scratch.grows;
+		if (r->mv)
+			n += r->mv->grows + r->mv->scratch.grows;
+	}
+	return n;
+}
+
 /* A step run: its sizes and the plan it ran on. */
 struct ran {
 	int64_t b, s;
@@ -341,11 +364,13 @@ test_pieces(void **state)
 	release(&r);
 }
 
-/* Train two epochs in file order with switching on 4 ranks, checked
+/* Train three epochs in file order with switching on 4 ranks, checked
  * against one device at every step; every step's plan is the rule's,
  * the switches are counted and moved the params right (the check
  * restarts the reference from the sharded params after every step, so
- * a param moved wrong shows at the next step). */
+ * a param moved wrong shows at the next step). The third epoch, the
+ * same batches on the same plans as the second, allocates nothing:
+ * neither the executors nor the moves. */
 static void
 test_switching(void **state)
 {
@@ -354,7 +379,8 @@ test_switching(void **state)
 	struct ran st[MAX_STEPS];
 	struct model m;
 	sym_train_step step;
-	int64_t batch = 4, rule_switches = 0;
+	int64_t batch = 4, rule_switches = 0, sw2 = 0;
+	size_t allocs2 = 0;
 	struct totals tot = { 0, 0 };
 	size_t n = 0, epoch_start = 0, cur = 0;
 	int rc, fresh = 1;
@@ -394,7 +420,14 @@ test_switching(void **state)
 			fresh = 0;
 			cur = st[n - 1].plan;
 			epoch_start = n;
-			if (sym_trainer_epoch(r.t) == 2)
+			if (sym_trainer_epoch(r.t) == 2) {
+				allocs2 = allocations(r.t);
+				assert_int_equal(sym_trainer_switching(r.t,
+				                     &sw),
+				    0);
+				sw2 = sw.switches;
+			}
+			if (sym_trainer_epoch(r.t) == 3)
 				break;
 			continue;
 		}
@@ -416,6 +449,8 @@ test_switching(void **state)
 		    n, sw.n_plans, sw.n_compiled, (long long)sw.switches,
 		    sw.seconds, sw.modelled, sw.model_run, sw.model_best);
 	assert_int_equal(sw.switches, rule_switches);
+	assert_true(sw.switches > sw2);
+	assert_int_equal(allocations(r.t), allocs2);
 	assert_true(sw.switches >= 1);
 	assert_true(sw.n_compiled >= 2);
 	assert_true(sw.seconds > 0);

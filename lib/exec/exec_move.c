@@ -33,6 +33,46 @@ move_reserve(struct sym__xmove *m, int k, size_t bytes, sym_ctx *ctx)
 	return 0;
 }
 
+/* Return step "i" of "r" for the rank of "to" (its source layout
+ * "before"), made once and kept in "m"; NULL with an error on the
+ * context of "to". */
+static const struct sym__xstep *
+move_step(sym_exec *to, const sym_redist *r, size_t i, const sym_layout *before,
+    size_t ndim, struct sym__xmove *m)
+{
+	struct sym__xmstep *k;
+	char err[256];
+
+	for (size_t j = 0; j < m->n_steps; j++)
+		if (m->steps[j].r == r && m->steps[j].i == i)
+			return &m->steps[j].x;
+	if (m->n_steps == m->cap_steps) {
+		size_t cap = m->cap_steps ? 2 * m->cap_steps : 16;
+		void *p = realloc(m->steps, cap * sizeof(*m->steps));
+
+		if (!p) {
+			sym__oom_bytes(to->ctx, cap, sizeof(*m->steps),
+			    "moving a param");
+			return NULL;
+		}
+		m->steps = p;
+		m->cap_steps = cap;
+		m->grows++;
+	}
+	k = &m->steps[m->n_steps];
+	k->r = r;
+	k->i = i;
+	if (sym__xstep_from_redist(&k->x, r, i, before, ndim, to->rank, err,
+	        sizeof(err)) < 0) {
+		sym__error(to->ctx, SYM_EINTERNAL, NULL,
+		    "moving a param: step %zu: %s", i, err);
+		return NULL;
+	}
+	m->grows++;
+	m->n_steps++;
+	return &k->x;
+}
+
 /* Return the bytes of the block after step "x" of a tensor of "nd"
  * global sizes "global" with elements of "es" bytes. */
 static size_t
@@ -61,20 +101,16 @@ move_steps(sym_exec *to, size_t t, const sym_redist *r,
 	char err[256];
 
 	for (size_t i = 0; i < n; i++) {
-		struct sym__xstep x;
+		const struct sym__xstep *x =
+		    move_step(to, r, i, before, e->rank, m);
 		void *out;
 		size_t bytes;
 		int rc;
 
-		if (sym__xstep_from_redist(&x, r, i, before, e->rank, to->rank,
-		        err, sizeof(err)) < 0) {
-			sym__error(to->ctx, SYM_EINTERNAL, NULL,
-			    "moving a param: step %zu: %s", i, err);
+		if (!x)
 			return -1;
-		}
-		bytes = after_bytes(&x, (int)e->rank, global, e->es);
+		bytes = after_bytes(x, (int)e->rank, global, e->es);
 		if (i + 1 == n && bytes != dst_bytes) {
-			sym__xstep_clear(&x);
 			sym__error(to->ctx, SYM_EINTERNAL, NULL,
 			    "moving a param: %zu bytes arrive for a block of "
 			    "%zu",
@@ -85,10 +121,9 @@ move_steps(sym_exec *to, size_t t, const sym_redist *r,
 		    : move_reserve(m, (int)(i % 2), bytes, to->ctx) < 0
 		    ? NULL
 		    : m->buf[i % 2];
-		rc = out ? sym__xstep_run(&x, to->ep, global, e->dtype, in, out,
+		rc = out ? sym__xstep_run(x, to->ep, global, e->dtype, in, out,
 		               &m->scratch, err, sizeof(err))
 		         : -1;
-		sym__xstep_clear(&x);
 		if (rc == SYM__XSTEP_ERR)
 			sym__error(to->ctx, SYM_EINTERNAL, NULL,
 			    "moving a param: step %zu: %s", i, err);
@@ -149,5 +184,8 @@ sym__xmove_clear(struct sym__xmove *m)
 	free(m->buf[0]);
 	free(m->buf[1]);
 	sym__xscratch_clear(&m->scratch);
+	for (size_t j = 0; j < m->n_steps; j++)
+		sym__xstep_clear(&m->steps[j].x);
+	free(m->steps);
 	memset(m, 0, sizeof(*m));
 }
