@@ -66,6 +66,11 @@
 #                is skipped and said so; then 1 and 12 blocks on 8 devices
 #                over two nodes of four ranks, where layout strategies are
 #                candidates too: bench_search BLOCKS DEVICES RANKS_PER_NODE)
+#   BENCH_SWITCH the plan switching benchmark (default
+#                ./bench/bench_switch: examples/lm_switch.sg on 4 thread
+#                ranks, switching between the search's plans against the
+#                best single plan on the same batches, modelled (the
+#                topology's machine) and measured (this one))
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
 #   BENCH_CONV   the convolution benchmark (default ./bench/bench_conv:
@@ -122,6 +127,7 @@ bench_train=${BENCH_TRAIN:-./bench/bench_train}
 bench_search=${BENCH_SEARCH:-./bench/bench_search}
 bench_trainer=${BENCH_TRAINER:-./bench/bench_trainer}
 bench_conv=${BENCH_CONV:-./bench/bench_conv}
+bench_switch=${BENCH_SWITCH:-./bench/bench_switch}
 fashion=${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
 # The real program rather than libtool's wrapper script, whose shell would
 # be timed too; it finds the uninstalled library through bench_graph's
@@ -188,6 +194,8 @@ echo "# strategy search on stacked transformer blocks (bench/bench_search)"
 "$bench_search"
 echo "# the same on 8 devices over two nodes of 4 ranks (layout strategies)"
 "$bench_search" 12 8 4
+echo "# plan switching against the best single plan (bench/bench_switch)"
+"$bench_switch" --graph "${top_srcdir:-$srcdir/..}/examples/lm_switch.sg"
 
 # has_torch: whether $python3 has torch.
 has_torch()

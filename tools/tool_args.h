@@ -47,6 +47,10 @@ int tool_shard(struct tool_voice *v, struct sym_graph *g, int autop,
 int tool_shard_on(struct tool_voice *v, struct sym_graph *g,
     const struct sym_topology *topo, int autop, int64_t memory,
     const struct sym_binding *at, int status);
+int tool_shard_keep(struct tool_voice *v, struct sym_graph *g,
+    const struct sym_topology *topo, int autop, int64_t memory,
+    const struct sym_binding *at, int status, struct sym_search **keep,
+    size_t *piece);
 size_t tool_piece_at(const struct sym_search *s, const struct sym_binding *at);
 char *tool_piece_refusal(const struct sym_search *s, size_t i,
     const struct sym_binding *at);

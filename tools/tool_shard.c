@@ -126,6 +126,17 @@ int
 tool_shard_on(struct tool_voice *v, sym_graph *g, const sym_topology *topo,
     int autop, int64_t memory, const sym_binding *at, int status)
 {
+	return tool_shard_keep(v, g, topo, autop, memory, at, status, NULL,
+	    NULL);
+}
+
+/* tool_shard_on that gives the caller the search in "*keep" (when not
+ * NULL; NULL without a search) and the piece that runs in "*piece". */
+int
+tool_shard_keep(struct tool_voice *v, sym_graph *g, const sym_topology *topo,
+    int autop, int64_t memory, const sym_binding *at, int status,
+    sym_search **keep, size_t *piece)
+{
 	sym_search_options so = SYM_SEARCH_OPTIONS_INIT;
 	sym_ctx *ctx = sym_graph_get_ctx(g);
 	sym_search *s;
@@ -195,6 +206,11 @@ tool_shard_on(struct tool_voice *v, sym_graph *g, const sym_topology *topo,
 				    k ? ", " : "", lo, y, hi);
 		}
 		fprintf(stderr, ", runs\n");
+	}
+	if (keep) {
+		*keep = s;
+		*piece = i;
+		return 0;
 	}
 	sym_search_free(s);
 	return 0;

@@ -9,6 +9,7 @@
 #include <symshard/dataset.h>
 #include <symshard/exec.h>
 #include <symshard/plan.h>
+#include <symshard/search.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,13 @@ typedef struct sym_train_options {
 	 * every record to the largest admissible s instead of buckets. */
 	int64_t tokens_per_batch;
 	int pad_to_max;
+	/* Plan switching (sequences): the search whose pieces' plans the
+	 * trainer compiles when first needed and switches between, "p"
+	 * being the plan of its piece "search_piece"; NULL: none.
+	 * "no_switch": stay on "p" unless a batch does not fit it. */
+	sym_search *search;
+	size_t search_piece;
+	int no_switch;
 } sym_train_options;
 
 /* The batch size of a graph with a batch symbol whose options give
@@ -62,7 +70,26 @@ typedef struct sym_train_step {
 	/* Sequences: the records of the batch, their tokens (the real
 	 * ones) and the tokens computed, b * s with the pads; 0 else. */
 	int64_t records, tokens, padded_tokens;
+	/* Plan switching: the plan the step ran on (a number among the
+	 * search's distinct plans), whether it switched to it first, and
+	 * the switch's measured and modelled seconds. */
+	size_t plan;
+	int switched;
+	double switch_seconds, switch_modelled;
 } sym_train_step;
+
+/* Plan switching so far (sym_trainer_switching): the distinct plans of
+ * the search and those compiled, the switches and their measured and
+ * modelled seconds; the modelled seconds of the steps run (switches
+ * included) and of the same steps on the single plan that the model
+ * finds best for them ("best_plan"). */
+typedef struct sym_train_switching {
+	size_t n_plans, n_compiled;
+	int64_t switches;
+	double seconds, modelled;
+	double model_run, model_best;
+	size_t best_plan;
+} sym_train_switching;
 
 typedef struct sym_eval_result {
 	int64_t epoch;
@@ -93,6 +120,10 @@ SYM_EXPORT int sym_trainer_compare_params(SYM_KEEP sym_trainer *t,
     sym_exec_report *r);
 SYM_EXPORT int sym_trainer_save(SYM_KEEP sym_trainer *t, const char *path);
 SYM_EXPORT int sym_trainer_load(SYM_KEEP sym_trainer *t, const char *path);
+SYM_EXPORT int sym_trainer_switching(SYM_KEEP const sym_trainer *t,
+    sym_train_switching *r);
+SYM_EXPORT size_t sym_trainer_plan_piece(SYM_KEEP const sym_trainer *t,
+    size_t plan);
 SYM_EXPORT int sym_trainer_get_param(SYM_KEEP sym_trainer *t, const char *name,
     void *whole, size_t bytes);
 

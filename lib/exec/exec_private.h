@@ -176,6 +176,31 @@ sym__step_seed(uint64_t seed, size_t step)
 }
 uint64_t sym__exec_name_key(const char *name);
 
+/* A step of a redistribution made for a rank, kept by moves. */
+struct sym__xmstep {
+	const sym_redist *r;
+	size_t i;
+	struct sym__xstep x;
+};
+
+/* The buffers of moving params between executors (exec_move.c): the
+ * blocks between two steps of a redistribution, the steps' scratch, and
+ * the steps made for this rank (by redistribution and step, which must
+ * outlive "m"), grown as needed and kept; "grows" counts their
+ * allocations. */
+struct sym__xmove {
+	void *buf[2];
+	size_t cap[2];
+	size_t grows;
+	struct sym__xscratch scratch;
+	struct sym__xmstep *steps;
+	size_t n_steps, cap_steps;
+};
+
+int sym__exec_move(sym_exec *from, sym_exec *to, const sym_value *v,
+    const sym_redist *r, const sym_layout *la, struct sym__xmove *m);
+void sym__xmove_clear(struct sym__xmove *m);
+
 /* The outputs of a check (exec_check.c): for each value, the sharded
  * result gathered whole ("got"), global row-major, to compare with a
  * reference. */

@@ -124,6 +124,8 @@ rank_job(struct sym__trank *r)
 		    : 0;
 	case SYM__JOB_GATHER:
 		return job_gather(r, t->job_name, t->job_bytes);
+	case SYM__JOB_SWITCH:
+		return sym__switch_job(r);
 	case SYM__JOB_SET:
 		bad = !r->x ||
 		    sym_exec_set_whole(r->x, t->job_name, t->job_whole,
@@ -161,6 +163,7 @@ rank_main(void *arg)
 			r->failed = 2; /* another rank's failure */
 		pthread_barrier_wait(&t->bar);
 	}
+	sym__switch_rank_free(r);
 	sym_exec_free(r->x);
 	r->x = NULL;
 	sym_comm_detach(r->ep);
@@ -334,6 +337,7 @@ sym_trainer_free(sym_trainer *t)
 		struct sym__trank *r = &t->rank[k];
 
 		if (t->mpi || t->inline_rank) {
+			sym__switch_rank_free(r);
 			sym_exec_free(r->x);
 			sym_comm_detach(r->ep);
 		}
@@ -341,6 +345,7 @@ sym_trainer_free(sym_trainer *t)
 			sym_ctx_free(r->ctx);
 		free(r->whole);
 	}
+	sym__switch_free(t);
 #ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
 	if (t->blas_threads > 0)
 		openblas_set_num_threads(t->blas_threads);
@@ -728,7 +733,7 @@ setup_local(sym_trainer *t, const sym_plan *p, const sym_train_options *o)
 	t->binding = sym_binding_new(t->ctx);
 	t->s = sym_slices_new(p);
 	if (!t->binding || !t->s || sym__trainer_feeds(t) < 0 ||
-	    check_batches(t) < 0)
+	    check_batches(t) < 0 || sym__switch_setup(t) < 0)
 		return -1;
 	return 0;
 }

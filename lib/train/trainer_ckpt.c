@@ -517,8 +517,10 @@ sym_trainer_load(sym_trainer *t, const char *path)
 		snprintf(what, sizeof(what), "the contents of %s", path);
 		rc = sym__trainer_agree_hash(t, ckpt_fingerprint(ck), what);
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		t->fresh = 0; /* plan switching moves these params */
 		rc = set_all(t, ck);
+	}
 	if (t->mpi && rc == 0)
 		rc = agree_all(t, 0);
 	if (rc < 0)

@@ -18,6 +18,8 @@
 #include "core/ctx_private.h"
 #include "train/dataset_private.h"
 
+struct sym__xmove;
+
 /* An input of the graph fed from a column of the datasets: its plan
  * tensors (sharded, single-device) and its columns (train, test). */
 struct sym__feed {
@@ -31,6 +33,7 @@ struct sym__feed {
  * the first in the epoch's order. */
 struct sym__seqbatch {
 	int64_t s, b, first, n, pos;
+	size_t plan; /* plan switching: the plan it runs on */
 };
 
 /* The batches of an epoch of sequences (the next one "next") over the
@@ -51,6 +54,7 @@ enum sym__job {
 	SYM__JOB_EVAL,   /* prepare, read the batch, run forward, gather */
 	SYM__JOB_GATHER, /* gather the value "job_name" whole */
 	SYM__JOB_SET,    /* set the value "job_name" from "job_whole" */
+	SYM__JOB_SWITCH, /* move the params to the plan "cur_plan" */
 	SYM__JOB_QUIT
 };
 
@@ -66,6 +70,31 @@ struct sym__trank {
 	int failed;
 	void *whole; /* SYM__JOB_GATHER / EVAL: the gathered value */
 	size_t whole_cap;
+	/* Plan switching: the executor of each plan (NULL until it runs;
+	 * "x" is the current one's), the buffers of moving params. */
+	sym_exec **xs;
+	struct sym__xmove *mv;
+};
+
+/* A plan of a search's pieces the trainer switches to (trainer_switch.c):
+ * its sharding, its plan and slices when compiled ("own": not the
+ * caller's), its modelled time and memory per step (the search's
+ * expressions). */
+struct sym__tplan {
+	size_t entry;
+	sym_sharding *sh;
+	sym_plan *p;
+	sym_slices *s;
+	int own;
+	const sym_expr *fs, *mem;
+	double run_seconds; /* modelled: the steps run, had they run here */
+};
+
+/* The switches between two plans: the redistribution of every param
+ * (t->pv) and its modelled seconds; NULL until first needed. */
+struct sym__tmove {
+	sym_redist **r;
+	double seconds;
 };
 
 /* The batch the ranks read: rows "rows" (dataset row numbers, "n") of
@@ -144,6 +173,26 @@ struct sym_trainer {
 	struct sym__seqsched train_q, eval_q;
 	int64_t cur_seq, cur_tokens, cur_records;
 
+	/* Plan switching (trainer_switch.c, o.search): the distinct plans of
+	 * the search's pieces, each piece's plan, the current plan, the
+	 * params moved, the moves by pair of plans; "fresh" while no step
+	 * ran and nothing was loaded (a switch then initializes the params
+	 * on the new plan instead of moving them); the model's binding and
+	 * cap; the switches made and their times; the plan it switched from
+	 * for the pending job (SIZE_MAX: none). */
+	struct sym__tplan *plans;
+	size_t n_plans, cur_plan, from_plan, *piece_plan;
+	const sym_value **pv;
+	size_t n_pv;
+	struct sym__tmove *moves;
+	int fresh;
+	sym_binding *mb;
+	int64_t cap;
+	int64_t switches;
+	double switch_seconds, switch_modelled, model_run;
+	double last_switch, last_modelled;
+	int switched;
+
 	char bindings[256];
 	char bind_why[256]; /* why a size did not bind, no batch symbol */
 	char mismatch[512];
@@ -187,6 +236,16 @@ int sym__seq_next(sym_trainer *t, struct sym__seqsched *q, const sym_dataset *d,
 void sym__seq_free(struct sym__seqsched *q);
 void sym__seq_find_scores(sym_trainer *t);
 int sym__seq_evaluate(sym_trainer *t, sym_eval_result *r);
+
+/* trainer_switch.c */
+int sym__switch_setup(sym_trainer *t);
+void sym__switch_free(sym_trainer *t);
+void sym__switch_rank_free(struct sym__trank *r);
+int sym__switch_schedule(sym_trainer *t, struct sym__seqsched *q, int eval);
+int sym__switch_before(sym_trainer *t, const struct sym__seqbatch *sb);
+int sym__switch_after(sym_trainer *t);
+int sym__switch_job(struct sym__trank *r);
+void sym__switch_account(sym_trainer *t, sym_train_step *r);
 
 /* trainer_eval.c */
 double sym__value_scalar(sym_exec *x, const sym_value *v);

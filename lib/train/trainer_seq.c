@@ -172,7 +172,7 @@ cut_bucket(sym_trainer *t, struct sym__seqsched *q, const struct placed *p,
 			return -1;
 		sb = &q->sb[q->n_sb++];
 		*sb = (struct sym__seqbatch){ s, bound, (int64_t)q->n_srow, k,
-			p[i].pos };
+			p[i].pos, 0 };
 		for (int64_t j = 0; j < k; j++)
 			q->srow[q->n_srow++] = p[i + j].row;
 	}
@@ -239,7 +239,7 @@ sym__seq_schedule(sym_trainer *t, struct sym__seqsched *q, const sym_dataset *d,
 	free(p);
 	order_batches(q, key, keep);
 	q->next = 0;
-	return 0;
+	return sym__switch_schedule(t, q, q == &t->eval_q);
 }
 
 /* Write into t->notice what the schedule "q" of "t" over "d" left out,
@@ -287,6 +287,12 @@ sym__seq_next(sym_trainer *t, struct sym__seqsched *q, const sym_dataset *d,
 	t->cur = (struct sym__batch){ d, rows, sb->b, test };
 	t->cur_tokens = real;
 	t->cur_records = sb->n;
+	if (t->o.search) {
+		if (sym__switch_before(t, sb) < 0)
+			return -1;
+		s = t->s;
+		p = t->p;
+	}
 	if (sym__trainer_bind(t, s, p, sb->b) < 0) {
 		sym__error(t->ctx, SYM_EINVAL, NULL,
 		    "the batch %s=%lld, %s=%lld of %s does not bind: %s",
@@ -295,7 +301,7 @@ sym__seq_next(sym_trainer *t, struct sym__seqsched *q, const sym_dataset *d,
 		    sym_dataset_name(d), sym__trainer_bind_error(t, s));
 		return -1;
 	}
-	return 1;
+	return sym__switch_after(t) < 0 ? -1 : 1;
 }
 
 /* Bind "s" of "p" for the first step of "t" on sequences: the least

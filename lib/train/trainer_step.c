@@ -282,6 +282,7 @@ sym_trainer_step(sym_trainer *t, sym_train_step *r)
 	r->bindings = t->bindings;
 	r->seconds = sym__seconds() - t0;
 	r->mismatch = t->mismatch[0] ? t->mismatch : NULL;
+	sym__switch_account(t, r);
 	return 1;
 }
 

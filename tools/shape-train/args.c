@@ -29,7 +29,8 @@ usage(FILE *out)
 	      "[--eval]\n"
 	      "           [--log-every K] [--save FILE] [--load FILE] "
 	      "[--json] [--quiet]\n"
-	      "           [--auto] [--memory BYTES] [--rank-table FILE]\n"
+	      "           [--auto] [--memory BYTES] [--rank-table FILE | "
+	      "--topology FILE]\n"
 	      "           [--rescale [COLUMN=]SCALE[,SHIFT]] "
 	      "[--normalize [COLUMN=]MEAN/STD]\n"
 	      "           [--allow-nonfinite] [--tokens-per-batch T] "
@@ -81,6 +82,8 @@ usage(FILE *out)
 	      "MiB, GiB)\n"
 	      "  --rank-table FILE     the nodes of a MindSpore "
 	      "rank_table.json\n"
+	      "  --topology FILE       the links and compute rate the "
+	      "search prices\n"
 	      "  --rescale SPEC        map x * SCALE + SHIFT over a column "
 	      "(default image)\n"
 	      "  --normalize SPEC      map (x - MEAN) / STD over a column, "
@@ -307,6 +310,8 @@ option_value(struct train_options *o, const char *name, const char *val)
 		o->load = val;
 	else if (!strcmp(name, "--rank-table"))
 		o->rank_table = val;
+	else if (!strcmp(name, "--topology"))
+		o->topology = val;
 	else if (!strcmp(name, "--rescale") || !strcmp(name, "--normalize"))
 		return add_transform(o, name[2] == 'n', val);
 	else if (!strcmp(name, "--memory")) {
@@ -429,7 +434,7 @@ train_parse_args(int argc, char **argv, struct train_options *o)
 	static const char *const valued[] = { "--dataset", "--map", "--batch",
 		"--epochs", "--steps", "--ranks", "--backend", "--seed",
 		"--check-every", "--log-every", "--rtol", "--atol", "--save",
-		"--load", "--memory", "--rank-table", "--rescale",
+		"--load", "--memory", "--rank-table", "--topology", "--rescale",
 		"--normalize", "--tokens-per-batch", "--max-len",
 		"--eval-split", "--sample", "--prompt" };
 	int only_files = 0, gave_epochs = 0;
@@ -480,7 +485,7 @@ uint64_t
 train_options_hash(const struct train_options *o)
 {
 	const char *text[] = { o->file, o->dataset, o->map, o->save, o->load,
-		o->rank_table, o->prompt };
+		o->rank_table, o->prompt, o->topology };
 	int64_t nums[] = { o->epochs, o->steps, o->eval, o->json, o->log_every,
 		o->autop, o->memory, o->allow_nonfinite, o->tokens_per_batch,
 		o->pad_to_max, o->sample };

@@ -42,6 +42,7 @@ struct train_options {
 	double rtol, atol;
 	const char *save, *load;
 	const char *rank_table;       /* --rank-table FILE */
+	const char *topology;         /* --topology FILE */
 	int allow_nonfinite;          /* --allow-nonfinite */
 	struct train_transform *maps; /* --rescale, --normalize, in order */
 	size_t n_maps;

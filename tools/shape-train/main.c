@@ -36,13 +36,16 @@ struct run {
 	sym_plan *plan, *single;
 	sym_dataset *train, *test;
 	sym_trainer *t;
-	sym_topology *topo; /* --rank-table */
+	sym_topology *topo; /* --rank-table or --topology */
+	sym_search *search; /* parallel auto: the plans to switch between */
+	size_t piece;       /* the piece that starts */
 	int64_t ranks;
 	/* The totals of the run (tokens: sequences, real and computed). */
 	int64_t steps, samples, tokens, padded;
 	double seconds;
 	sym_eval_result last_eval;
 	int evaluated;
+	int switching;   /* the trainer switches plans */
 	int64_t eval_at; /* the steps run at the last evaluation */
 	int mismatch;
 	/* The progress and log lines. */
@@ -107,11 +110,19 @@ batch_binding(const struct run *r, const struct train_options *o)
 	return b;
 }
 
-/* Read the rank table of "o" into "r" and check that it places every
- * rank of the run; return -1 to go on, or the exit status. */
+/* Read the topology file or the rank table of "o" into "r" and check
+ * that a rank table places every rank of the run; return -1 to go on,
+ * or the exit status. */
 static int
 load_rank_table(struct run *r, struct train_options *o)
 {
+	if (o->topology && o->rank_table)
+		return tool_note(&o->voice, 1, TRAIN_EXIT_USAGE,
+		    "--topology and --rank-table exclude each other");
+	if (o->topology) {
+		r->topo = sym_topology_parse_file(r->ctx, o->topology);
+		return r->topo ? -1 : fail(r, o, TRAIN_EXIT_USAGE);
+	}
 	if (!o->rank_table)
 		return -1;
 	r->topo = sym_topology_parse_rank_table(r->ctx, o->rank_table);
@@ -218,8 +229,8 @@ load_graph(struct run *r, struct train_options *o)
 	if (sym_graph_n_errors(r->g) == 0) {
 		sym_binding *at = batch_binding(r, o);
 
-		st = tool_shard_on(&o->voice, r->g, r->topo, o->autop,
-		    o->memory, at, TRAIN_EXIT_FAIL);
+		st = tool_shard_keep(&o->voice, r->g, r->topo, o->autop,
+		    o->memory, at, TRAIN_EXIT_FAIL, &r->search, &r->piece);
 
 		sym_binding_free(at);
 
@@ -315,6 +326,7 @@ static int
 start_trainer(struct run *r, struct train_options *o)
 {
 	sym_train_options to = SYM_TRAIN_OPTIONS_INIT;
+	sym_train_switching sw;
 
 	if (!r->comm) {
 		r->comm = sym_comm_threads_new(r->ctx, (int)r->ranks);
@@ -335,10 +347,13 @@ start_trainer(struct run *r, struct train_options *o)
 	to.allow_nonfinite = o->allow_nonfinite;
 	to.tokens_per_batch = o->tokens_per_batch;
 	to.pad_to_max = o->pad_to_max;
+	to.search = r->search;
+	to.search_piece = r->piece;
 	r->t =
 	    sym_trainer_new(r->plan, r->comm, r->train, r->test, &to, r->ctx);
 	if (!r->t)
 		return fail(r, o, -1);
+	r->switching = sym_trainer_switching(r->t, &sw) == 0 && sw.n_plans > 1;
 	if (o->load && sym_trainer_load(r->t, o->load) < 0)
 		return fail(r, o, -1);
 	if (o->load && sym_trainer_notice(r->t) && o->voice.speak)
@@ -407,6 +422,20 @@ show_bar(struct run *r, const struct train_options *o, const sym_train_step *s,
 	fflush(stderr);
 }
 
+/* Print the plan switching members of the JSON event of step "s". */
+static void
+json_switch(const sym_train_step *s)
+{
+	printf(", \"plan\": %zu", s->plan + 1);
+	if (!s->switched)
+		return;
+	fputs(", \"switch\": {\"seconds\": ", stdout);
+	json_number(s->switch_seconds);
+	fputs(", \"modelled\": ", stdout);
+	json_number(s->switch_modelled);
+	putchar('}');
+}
+
 /* Report step "s" of "r" (JSON, log line, progress bar). */
 static void
 report_step(struct run *r, const struct train_options *o,
@@ -431,16 +460,24 @@ report_step(struct run *r, const struct train_options *o,
 			printf(", \"tokens\": %" PRId64
 			       ", \"padded_tokens\": %" PRId64,
 			    s->tokens, s->padded_tokens);
+		if (r->switching)
+			json_switch(s);
 		fputs("}\n", stdout);
 	} else if (!o->quiet && s->step % o->log_every == 0 &&
 	    s->padded_tokens) {
 		clear_bar(r);
 		printf("epoch %" PRId64 " step %" PRId64 ": loss %.4f (%s: "
 		       "%" PRId64 " records, %" PRId64 " tokens of %" PRId64
-		       " computed, %.0f tokens/s)\n",
+		       " computed, %.0f tokens/s)",
 		    s->epoch, s->step, s->loss, s->bindings, s->records,
 		    s->tokens, s->padded_tokens,
 		    s->seconds > 0 ? (double)s->tokens / s->seconds : 0.0);
+		if (r->switching)
+			printf(" plan %zu", s->plan + 1);
+		if (s->switched)
+			printf(", switched in %.3f ms (modelled %.3f ms)",
+			    1e3 * s->switch_seconds, 1e3 * s->switch_modelled);
+		putchar('\n');
 		fflush(stdout);
 	} else if (!o->quiet && s->step % o->log_every == 0) {
 		double t = tool_now();
@@ -582,6 +619,43 @@ train(struct run *r, struct train_options *o)
 	return -1;
 }
 
+/* Print the plan switching members of the JSON end event of "r". */
+static void
+json_switching(const struct run *r)
+{
+	sym_train_switching w;
+
+	if (!r->switching || sym_trainer_switching(r->t, &w) < 0)
+		return;
+	printf(", \"plans\": %zu, \"plans_compiled\": %zu, \"switches\": "
+	       "%" PRId64 ", \"switch_seconds\": ",
+	    w.n_plans, w.n_compiled, w.switches);
+	json_number(w.seconds);
+	fputs(", \"switch_modelled\": ", stdout);
+	json_number(w.modelled);
+	fputs(", \"modelled_seconds\": ", stdout);
+	json_number(w.model_run);
+	printf(", \"best_single_plan\": %zu, \"best_single_modelled\": ",
+	    w.best_plan + 1);
+	json_number(w.model_best);
+}
+
+/* Print the plan switching part of the summary of "r". */
+static void
+text_switching(const struct run *r)
+{
+	sym_train_switching w;
+
+	if (!r->switching || sym_trainer_switching(r->t, &w) < 0)
+		return;
+	printf("; %" PRId64 " plan switch%s in %.3f s (modelled %.6f s), "
+	       "%zu of %zu plans compiled; modelled %.6f s, on the best "
+	       "single plan (%zu) %.6f s",
+	    w.switches, w.switches == 1 ? "" : "es", w.seconds, w.modelled,
+	    w.n_compiled, w.n_plans, w.model_run, w.best_plan + 1,
+	    w.model_best);
+}
+
 /* Compare the params of "r" at the end (--check), save the checkpoint,
  * print the summary; return -1 to go on, or the exit status. */
 static int
@@ -608,6 +682,7 @@ finish(struct run *r, struct train_options *o)
 		fputs(", \"tokens_per_second\": ", stdout);
 		json_number(r->seconds > 0 ? (double)r->tokens / r->seconds
 		                           : NAN);
+		json_switching(r);
 		fputs("}\n", stdout);
 	}
 	if (!o->voice.speak || o->json || o->quiet)
@@ -627,6 +702,7 @@ finish(struct run *r, struct train_options *o)
 		    r->last_eval.perplexity, 100 * r->last_eval.accuracy);
 	else if (r->evaluated)
 		printf("; test accuracy %.2f%%", 100 * r->last_eval.accuracy);
+	text_switching(r);
 	if (o->check)
 		printf("; every step matched one device");
 	if (o->save)
@@ -641,6 +717,7 @@ static size_t
 release(struct run *r, const struct train_options *o)
 {
 	sym_trainer_free(r->t);
+	sym_search_free(r->search);
 	sym_dataset_free(r->train);
 	sym_dataset_free(r->test);
 	sym_plan_free(r->single);
