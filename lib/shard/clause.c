@@ -488,8 +488,16 @@ sym__shard_clause(struct sym__pass *p, sym_node *n)
 	const struct sym__strategy *st = p->strategy[n->index];
 	struct sym__run *r = sym__pass_run(p, n->index);
 	char *label = sym__node_label(n);
-	int bad;
+	struct sym__strategy x_only;
+	int bad, of_bn = n->op->id == SYM__OP_BATCH_NORM_STATS && st->n_in >= 5;
 
+	if (of_bn) {
+		x_only = *st;
+		x_only.n_in = 1;
+		x_only.has_out = 0;
+		x_only.n_out = 0;
+		st = &x_only;
+	}
 	if (!label || sym__run_init(p, n, r) < 0) {
 		free(label);
 		return -1;
@@ -523,7 +531,9 @@ sym__shard_clause(struct sym__pass *p, sym_node *n)
 	if (bad == 0)
 		bad = sym__run_resolve(r);
 	if (bad == 0) {
-		r->source = sym__strdup(p->g->ctx, "shard clause");
+		r->source = sym__strdup(p->g->ctx,
+		    of_bn ? "shard clause of its batch_norm (x's strategy)"
+		          : "shard clause");
 		r->text = sym__strategy_to_str(st);
 		r->ok = r->source && r->text;
 	}

@@ -698,6 +698,21 @@ index_uses(struct sym__pass *p)
 	return 0;
 }
 
+/* Return 1 when node "i" of "g" is the batch_norm_stats that the next
+ * node, a batch_norm, reads (the graph adds them together): it then
+ * follows that batch_norm's shard clause. */
+int
+sym__bn_stats_of(const sym_graph *g, size_t i)
+{
+	const sym_node *st = g->node[i], *bn;
+
+	if (st->op->id != SYM__OP_BATCH_NORM_STATS || i + 1 >= g->n_node)
+		return 0;
+	bn = g->node[i + 1];
+	return bn->op->id == SYM__OP_BATCH_NORM && bn->n_in == 6 &&
+	    st->n_out == 1 && bn->in[5] == st->out[0];
+}
+
 /* Set up the pass "p" over "g" with the topology "topo" and the
  * assignment "a" (may be NULL): the strategy of every node, the binding
  * of every symbol to its least value and its text (built in linear time:
@@ -725,6 +740,9 @@ pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo,
 		p->strategy[i] = a && i < a->n_strategy && a->strategy[i]
 		    ? a->strategy[i]
 		    : g->node[i]->strategy;
+	for (size_t i = 0; p->strategy && i < g->n_node; i++)
+		if (!p->strategy[i] && sym__bn_stats_of(g, i))
+			p->strategy[i] = p->strategy[i + 1];
 	p->run_of = sym__calloc(g->ctx, g->n_node + 1, sizeof(*p->run_of));
 	for (size_t i = 0; p->strategy && p->run_of && i < g->n_node; i++)
 		p->run_of[i] = p->strategy[i] ? p->n_run++ : SIZE_MAX;

@@ -165,6 +165,10 @@ char *sym__concat(const char *const *part, size_t n);
 /* The label of node "n" for messages, "matmul h1" (malloc'ed). */
 char *sym__node_label(const sym_node *n);
 
+/* 1 when node "i" of "g" is the batch_norm_stats read by the batch_norm
+ * after it, whose shard clause it follows (pass.c). */
+int sym__bn_stats_of(const sym_graph *g, size_t i);
+
 /* Shard clauses: the run of node "n" from its clause, recorded as an
  * error diagnostic when invalid; 0 or -1. */
 int sym__shard_clause(struct sym__pass *p, sym_node *n);
