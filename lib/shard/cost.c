@@ -136,15 +136,13 @@ values_memory(struct acc *a, const sym_sharding *sh)
 }
 
 /* Add the time of every communication of "sh" to "a", and the memory
- * of the redistributed copies its consumers read; one that reads an
- * earlier one's result (sym_reshard_shares) costs nothing more. */
+ * of the redistributed copies its consumers read. */
 static void
 comm_cost(struct acc *a, const sym_sharding *sh)
 {
 	for (size_t c = 0; c < sh->n_comm && !a->failed; c++) {
 		const struct sym__comm *m = &sh->comm[c];
-		size_t ns =
-		    m->shares == SIZE_MAX ? sym_redist_n_steps(m->plan) : 0;
+		size_t ns = sym_redist_n_steps(m->plan);
 
 		for (size_t s = 0; s < ns; s++)
 			add_to(a, &a->comm_fs,
