@@ -491,6 +491,82 @@ test_move_params(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* A Megatron MLP in training: o's gradient, split along the batch by the
+ * loss, is wanted whole along the batch (its columns split) by both
+ * matmuls of o's gradient rule; and o, gathered for the loss, is wanted
+ * in the same layout by the loss's gradient. */
+static const char mlp_text[] =
+    "devices 8\n"
+    "symbol b divisor=8\n"
+    "input x : f32[b, 64]\n"
+    "input y : i32[b]\n"
+    "param w1 : f32[64, 64]\n"
+    "param w2 : f32[64, 16]\n"
+    "h = matmul(x, w1) shard ((1, 1), (1, 8))\n"
+    "a = relu(h)\n"
+    "o = matmul(a, w2) shard ((1, 8), (8, 1))\n"
+    "loss = softmax_cross_entropy(o, y) shard ((8, 1), (8,))\n"
+    "output loss\n"
+    "minimize loss with sgd(lr=0.1)\n";
+
+/* One collective per value and layout: the second use of o.grad in the
+ * same layout reads the first one's all_gather, which the plan runs
+ * once; sharded training equals one device. */
+static void
+test_one_comm_per_layout(void **state)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = sym_graph_parse(ctx, mlp_text, "mlp.sg");
+	const sym_value *og, *o;
+	const sym_reshard *first, *second;
+	sym_sharding *sh;
+	sym_plan *p;
+	size_t gathers = 0;
+
+	(void)state;
+	assert_non_null(g);
+	assert_int_equal(sym_graph_n_errors(g), 0);
+	sh = sym_sharding_new(g, NULL, NULL);
+	assert_non_null(sh);
+	assert_int_equal(sym_sharding_n_errors(sh), 0);
+	og = sym_graph_find_value(g, "o.grad");
+	o = sym_graph_find_value(g, "o");
+	first = sym_sharding_find_reshard(sh, og,
+	    sym_value_producer(sym_graph_find_value(g, "a.grad")), 0);
+	second = sym_sharding_find_reshard(sh, og,
+	    sym_value_producer(sym_graph_find_value(g, "w2.grad")), 1);
+	assert_non_null(first);
+	assert_non_null(second);
+	assert_null(sym_reshard_shares(first));
+	assert_ptr_equal(sym_reshard_shares(second), first);
+	assert_int_equal(sym_redist_n_steps(first->plan), 1);
+	assert_int_equal(sym_redist_step_kind(first->plan, 0),
+	    SYM_REDIST_ALL_GATHER);
+	/* o to the loss's layout, then again for its gradient */
+	first = sym_sharding_find_reshard(sh, o,
+	    sym_value_producer(sym_graph_find_value(g, "loss")), 0);
+	second = sym_sharding_find_reshard(sh, o,
+	    sym_value_producer(sym_graph_find_value(g, "o.grad")), 0);
+	assert_non_null(first);
+	assert_non_null(second);
+	assert_ptr_equal(sym_reshard_shares(second), first);
+	/* the plan gathers o.grad once */
+	p = sym_plan_compile_sharding(sh, 0);
+	assert_non_null(p);
+	for (size_t i = 0; i < sym_plan_n_steps(p); i++) {
+		const sym_plan_step *st = sym_plan_get_step(p, i);
+
+		gathers += st->kind == SYM_PLAN_COMM && st->value == og &&
+		    st->comm == SYM_REDIST_ALL_GATHER;
+	}
+	assert_int_equal(gathers, 1);
+	sym_plan_free(p);
+	check_against_one_device(ctx, sh, 16);
+	sym_sharding_free(sh);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
 int
 main(void)
 {
@@ -499,6 +575,7 @@ main(void)
 		cmocka_unit_test(test_bad_assignment),
 		cmocka_unit_test(test_search_leaves_graph),
 		cmocka_unit_test(test_move_params),
+		cmocka_unit_test(test_one_comm_per_layout),
 	};
 
 	return cmocka_run_group_tests_name("sharding", tests, NULL, NULL);

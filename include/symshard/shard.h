@@ -127,6 +127,8 @@ SYM_EXPORT SYM_KEEP const sym_layout *
 sym_reshard_source(SYM_KEEP const sym_reshard *c);
 SYM_EXPORT SYM_KEEP const sym_layout *
 sym_reshard_target(SYM_KEEP const sym_reshard *c);
+SYM_EXPORT SYM_KEEP const sym_reshard *
+sym_reshard_shares(SYM_KEEP const sym_reshard *c);
 
 #ifdef __cplusplus
 }

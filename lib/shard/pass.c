@@ -457,7 +457,36 @@ add_comm(sym_sharding *sh, sym_value *v, sym_node *consumer, size_t input,
 	c->pub.input = input;
 	c->pub.plan = plan;
 	c->pub.reason = reason;
+	c->shares = SIZE_MAX;
 	return 0;
+}
+
+/* Return the index of the communication of "p" that already lays out "v"
+ * as "want" for a use before input "input" of node "n", or SIZE_MAX: the
+ * first consumer's copy serves every later one that needs the same
+ * layout. */
+static size_t
+shared_comm(struct sym__pass *p, const sym_value *v, const sym_node *n,
+    size_t input, const sym_layout *want)
+{
+	const sym_sharding *sh = p->sh;
+
+	for (size_t u = p->use0[v->index]; u < p->use0[v->index + 1]; u++) {
+		const sym_node *c = p->g->node[p->use[u].node];
+		const sym_reshard *r;
+		size_t i;
+
+		if (c->index > n->index || (c == n && p->use[u].input >= input))
+			break;
+		r = sym_sharding_find_reshard(sh, v, c, p->use[u].input);
+		if (!r)
+			continue;
+		i = (size_t)((const struct sym__comm *)r - sh->comm);
+		if (sh->comm[i].shares == SIZE_MAX &&
+		    sym_layout_is_equal(sym_reshard_target(r), want))
+			return i;
+	}
+	return SIZE_MAX;
 }
 
 /* Return a plan for "v" copied from the memo "m" of the pass "p" (NULL:
@@ -593,6 +622,7 @@ redistribute(struct sym__pass *p, sym_node *n)
 		const sym_layout *want = sym__pass_nshard(p, n)->in_layout[i];
 		struct sym__memo *m;
 		sym_redist *rp;
+		size_t first;
 
 		if (!layout[v->index]) {
 			if (v->kind != SYM_VALUE_RESULT)
@@ -606,6 +636,7 @@ redistribute(struct sym__pass *p, sym_node *n)
 		    sym__value_shape(v));
 		if (m && m->plan && sym_redist_n_steps(m->plan) == 0)
 			continue;
+		first = shared_comm(p, v, n, i, want);
 		rp = plan(p, v, m, &n->loc);
 		if (!rp) {
 			bad = 1;
@@ -613,6 +644,8 @@ redistribute(struct sym__pass *p, sym_node *n)
 		}
 		if (add_comm(p->sh, v, n, i, rp, redist_reason(m, v, n)) < 0)
 			bad = 1;
+		else
+			p->sh->comm[p->sh->n_comm - 1].shares = first;
 	}
 	return bad ? -1 : 0;
 }

@@ -363,6 +363,19 @@ sym_reshard_target(const sym_reshard *c)
 	    c->input);
 }
 
+/* Return the earlier communication of the same value to the same layout
+ * whose result "c" reads instead of moving the data again, or NULL when
+ * "c" moves its own (or "c" is NULL). */
+const sym_reshard *
+sym_reshard_shares(const sym_reshard *c)
+{
+	const struct sym__comm *m = (const struct sym__comm *)c;
+
+	if (!c || m->shares == SIZE_MAX)
+		return NULL;
+	return &m->sh->comm[m->shares].pub;
+}
+
 /* The accessors of the graph's current sharding. */
 
 /* Return the layout of "v" in the current sharding of its graph, or

@@ -28,6 +28,10 @@ struct sym__comm {
 	sym_redist *plan;
 	char *reason;
 	const sym_sharding *sh;
+	/* the index of the earlier communication of the same value to the
+	 * same layout whose result this one reads, or SIZE_MAX: a (value,
+	 * layout) pair is communicated once (sym_reshard_shares) */
+	size_t shares;
 };
 
 struct sym_sharding {

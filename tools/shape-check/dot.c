@@ -220,7 +220,14 @@ value_edges(const struct report *r, FILE *out, const sym_value *v, size_t i)
 				continue;
 			c = sym_graph_find_reshard(r->g, v, n, k);
 			snprintf(dst, sizeof(dst), "n%zu", j);
-			if (c) {
+			if (c && sym_reshard_shares(c)) {
+				char first[32];
+
+				snprintf(first, sizeof(first), "c%zu",
+				    comm_index(r, sym_reshard_shares(c)));
+				res |= edge(out, first, dst,
+				    edge_label(v, sym_reshard_target(c)));
+			} else if (c) {
 				char via[32];
 
 				snprintf(via, sizeof(via), "c%zu",
@@ -280,7 +287,8 @@ report_dot(const struct report *r, FILE *out)
 	for (size_t j = 0; j < nn; j++)
 		res |= op_node(out, sym_graph_node(r->g, j), j);
 	for (size_t k = 0; k < nc; k++)
-		res |= comm_node(out, sym_graph_reshard(r->g, k), k);
+		if (!sym_reshard_shares(sym_graph_reshard(r->g, k)))
+			res |= comm_node(out, sym_graph_reshard(r->g, k), k);
 	for (size_t i = 0; i < nv; i++)
 		res |= value_edges(r, out, sym_graph_value(r->g, i), i);
 	fputs("}\n", out);

@@ -312,6 +312,17 @@ totals(struct doc *d, json_t *o, const sym_redist *plan)
 	sym_expr_free(sum);
 }
 
+/* Return the index of the communication "c" in the report of "d". */
+static size_t
+comm_number(const struct doc *d, const sym_reshard *c)
+{
+	size_t n = sym_graph_n_reshards(d->r->g), i = 0;
+
+	while (i < n && sym_graph_reshard(d->r->g, i) != c)
+		i++;
+	return i;
+}
+
 /* Return the communication "c" as an object: what it connects, why,
  * its layouts, its principal step, totals and every step. */
 static json_t *
@@ -329,6 +340,10 @@ communication(struct doc *d, const sym_reshard *c)
 	    c->consumer ? doc_num(d, (int64_t)c->input)
 	                : doc_chk(d, json_null()));
 	doc_set(d, o, "reason", doc_str(d, c->reason));
+	doc_set(d, o, "shares",
+	    sym_reshard_shares(c)
+	        ? doc_num(d, (int64_t)comm_number(d, sym_reshard_shares(c)))
+	        : doc_chk(d, json_null()));
 	doc_set(d, o, "from_layout", json_layout(d, sym_reshard_source(c)));
 	doc_set(d, o, "to_layout", json_layout(d, sym_reshard_target(c)));
 	step_members(d, o, c->plan, report_principal_step(c->plan), 0);

@@ -130,6 +130,23 @@ comm_heading(const sym_reshard *c)
 	return s;
 }
 
+/* Return the malloc'ed line of a communication whose result is that of
+ * the earlier one "c": "shares the one for matmul a1.grad (input 0): the
+ * same value to the same layout is moved once". */
+static char *
+shared_line(const sym_reshard *c)
+{
+	char *name = report_node_name(c->consumer);
+	char *s = name ? report_format("shares the one for %s %s (input %zu): "
+	                               "the same value to the same layout "
+	                               "is moved once",
+	                     sym_node_op_name(c->consumer), name, c->input)
+	               : NULL;
+
+	free(name);
+	return s;
+}
+
 /* Add to "t" the row of step "i" of the plan "p": kind, axes, dimensions,
  * rank groups, bytes and time; add the time to "*total". "r" is the
  * report. */
@@ -184,9 +201,9 @@ bn_stats(const sym_value *v)
 static void
 comm_rows(const struct report *r, struct table *t)
 {
-	size_t n = sym_graph_n_reshards(r->g), steps = 0;
+	size_t n = sym_graph_n_reshards(r->g), steps = 0, shared = 0;
 	double total = 0;
-	char buf[64];
+	char buf[64], more[64] = "";
 
 	if (n == 0)
 		return;
@@ -200,6 +217,11 @@ comm_rows(const struct report *r, struct table *t)
 		size_t k = sym_redist_n_steps(c->plan);
 
 		table_line(t, 2, comm_heading(c));
+		if (sym_reshard_shares(c)) {
+			table_line(t, 4, shared_line(sym_reshard_shares(c)));
+			shared++;
+			continue;
+		}
 		for (size_t s = 0; s < k; s++) {
 			step_row(r, t, c->plan, s, &total);
 			steps += sym_redist_step_kind(c->plan, s) !=
@@ -226,9 +248,13 @@ comm_rows(const struct report *r, struct table *t)
 			        "PyTorch and MindSpore keep per-device "
 			        "statistics)"));
 	}
+	n -= shared;
+	if (shared)
+		snprintf(more, sizeof(more), " (%zu more use%s shar%s one)",
+		    shared, shared == 1 ? "" : "s", shared == 1 ? "es" : "e");
 	table_line(t, 2,
-	    report_format("total: %zu communication%s, %zu collective%s, %s", n,
-	        n == 1 ? "" : "s", steps, steps == 1 ? "" : "s",
+	    report_format("total: %zu communication%s%s, %zu collective%s, %s",
+	        n, n == 1 ? "" : "s", more, steps, steps == 1 ? "" : "s",
 	        report_seconds_text(buf, sizeof(buf), total)));
 }
 
