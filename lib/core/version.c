@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The library's version at run time.
  */
@@ -5,7 +6,7 @@
 
 #include "core/ctx_private.h"
 
-/* Return the version string of the library, e.g. "0.1.0". */
+/* Return the version string of the library, e.g. "0.2.0". */
 const char *
 sym_version(void)
 {
