@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Sets up a fresh Debian machine to build symshard: installs the Debian
 # packages that are missing, generates the build system and configures it
 # in the source tree.

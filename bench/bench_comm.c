@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Benchmark of the communicator's collectives. Prints one JSON line per
  * measurement:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_conv: how fast the convolution kernels are, and what that gives
  * when training a convolutional network.

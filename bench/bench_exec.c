@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Benchmark of the executor (sym_exec(3)) on one rank. Prints one JSON
  * line per measurement, after the machine line:

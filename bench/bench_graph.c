@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Benchmark of shape inference: transformer blocks with a dynamic batch b
  * and sequence length s, stacked until the graph has about 1k, 10k and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Benchmark of the executor's CPU kernels (lib/exec/kern_*.c, compiled
  * into this program). Prints one JSON line per measurement:

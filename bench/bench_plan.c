@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Benchmark of slice plans: stacked transformer blocks with a dynamic
  * batch b and sequence length s on 8 devices, compiled once into a slice

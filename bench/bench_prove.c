@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The prover benchmark: a fixed mix of divisibility, comparison and bounds
  * queries typical of shape checking, built once and answered in timing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Benchmark of the redistribution planner: the standard cases (one axis
  * from dimension 0 to dimension 1, the swap on a 2x2 mesh, a three-axis

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The strategy search's benchmark (make bench): the time sym_graph_search
  * takes on stacked pre-norm transformer blocks in training (the block of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_switch: plan switching (sym_trainer(3), DESIGN section 19)
  * against the best single plan on the same batches, by the cost model

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_train: training steps of the tutorial network
  * (examples/ffn_train.sg: 784-512-512-10, relu, softmax cross-entropy,

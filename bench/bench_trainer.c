@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_trainer: samples per second of the trainer (sym_trainer(3), the
  * loop shape-train runs) on Fashion-MNIST, and the share of its steps

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The model of examples/gpt.sg in PyTorch eager, one thread, for the
 # speed comparison of README.md (a development tool that needs torch;
 # make check never runs it): trained with AdamW on the batch shapes (b, s)

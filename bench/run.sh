@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench: runs the benchmarks from the build directory and prints their
 # machine-readable results, one JSON object a line (lines starting with #
 # are comments). Each program's output starts with a line

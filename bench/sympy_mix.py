@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Answer the prover benchmark's query mix with SymPy and time it.
 
 Usage: sympy_mix.py [--min-time SECONDS] [--verbose] [--symshard FILE] MIX

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Train the LeNet-style network of bench/lenet_train.sg on Fashion-MNIST
 with PyTorch on one thread, measured as bench/bench_conv measures
 symshard's trainer, and compare the samples per second.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Time one training step of the tutorial network in PyTorch, as
 bench/bench_train times it in symshard, and compare.
 

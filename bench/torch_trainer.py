@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Train the network of examples/ffn_train.sg on Fashion-MNIST with
 PyTorch, measured as bench/bench_trainer measures symshard's trainer, and
 compare the samples per second.

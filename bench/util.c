@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the benchmarks share (util.h). The machine line gives the
  * cores and the load average when the program starts, so that figures of

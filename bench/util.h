@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the benchmarks share: the clock, the machine line that heads each
  * program's output, the spread of a set of samples, and hardware counters

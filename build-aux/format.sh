@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Reformats the C sources in place with clang-format and the checked-in
 # .clang-format (tests/check-format.sh checks the same files).
 #

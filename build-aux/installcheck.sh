@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make installcheck (which make distcheck runs): checks what make install
 # put in place as a user of the library finds it. Each example program is
 # compiled against the installed headers and linked with the installed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs or removes one alias link per name listed with .Nm in the NAME
 # section of each man page: sym_ctx.3 names sym_ctx_new, so
 # MANDIR/man3/sym_ctx_new.3 -> sym_ctx.3.  Called by make install and

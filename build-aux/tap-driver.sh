@@ -1,4 +1,5 @@
 #! /bin/sh
+# SPDX-License-Identifier: MIT
 # Copyright (C) 2011-2021 Free Software Foundation, Inc.
 #
 # This program is free software; you can redistribute it and/or modify

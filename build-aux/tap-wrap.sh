@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs one test program for automake's TAP driver (the LOG_COMPILER of
 # tests without an extension).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * comm_threads: four ranks as threads of one process on a 2x2 mesh
  * (dp=2, mp=2; rank = 2*dp + mp). Each rank holds a partial sum of a row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dynamic_batch: the dynamic-shape story of training. The network of
  * examples/ffn_train.sg, compiled once for a batch Symbol(divisor=8),

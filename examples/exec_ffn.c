@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exec_ffn: run the feed-forward network of examples/ffn.sg on 8 ranks
  * (threads of this process) for three batch sizes on one plan, each

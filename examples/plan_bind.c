@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plan_bind: the run-time half of the feed-forward network of
  * examples/ffn.sg. The graph is parsed, checked and sharded on its 8

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prove_batch: MindSpore's dynamic batch b (divisor=8), a sequence length
  * s (min=128 max=8192 divisor=128 unique) and t = s + 128: four claims

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * redist_plan: plans for a tensor f32[b, 1024] (b with divisor 8) on the
  * mesh (dp=2, mp=2) with nodes of two ranks: moving the split of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * train_ffn: train the feed-forward network of examples/ffn_train.sg.
  * First on one device with a training loop of the library's calls: one

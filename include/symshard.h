@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: symbolic shapes and sharding for graph compilers.
  * Umbrella header; see symshard(3).

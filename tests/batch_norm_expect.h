@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Made by tests/gen_batch_norm.py with PyTorch 1.13.0a0; do not edit. */
 static const double nchw_y_train[120] = {
 	0.47096825798203545,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Checks that the shared library exports exactly the symbols listed in
 # tests/exports.txt (sorted, one a line): a new public function must be
 # added there on purpose, and nothing internal (sym__*) may leak; and

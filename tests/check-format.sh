@@ -1,6 +1,8 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Checks that every C source and header is formatted as .clang-format says
-# (clang-format 14); lists the offenders with what would change.
+# (clang-format 14), and opens with the project's SPDX license line;
+# lists the offenders with what would change.
 # Fix them with build-aux/format.sh.
 #
 # Environment (set by make check): top_srcdir, CLANG_FORMAT.
@@ -20,8 +22,12 @@ trap 'rm -f "$tmp"' EXIT
 
 n=0
 bad=
+spdx=
 for f in $files; do
 	n=$((n + 1))
+	if test "$(head -n 1 "$f")" != "/* SPDX-License-Identifier: MIT */"; then
+		spdx="$spdx $f"
+	fi
 	if $CLANG_FORMAT --style=file --dry-run -Werror "$f" 2>/dev/null; then
 		continue
 	fi
@@ -34,6 +40,13 @@ for f in $files; do
 	fi
 done
 
+if test -n "$spdx"; then
+	echo "check-format: these do not open with /* SPDX-License-Identifier: MIT */:"
+	for f in $spdx; do
+		echo "  $f"
+	done
+	bad="$bad$spdx"
+fi
 if test -n "$bad"; then
 	echo
 	echo "check-format: not formatted as .clang-format says:"

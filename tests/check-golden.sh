@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Golden tests of shape-check: runs the tool on every case of tests/golden/
 # and compares its output, diagnostics and exit status with the expected
 # ones, printing the differences. tests/update-golden.sh regenerates the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Lints every man page with mandoc -Tlint -Wwarning; any message fails.
 # Then checks that every exported function has its page.
 #

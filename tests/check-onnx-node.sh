@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # ONNX's backend node tests through sym_onnx_read (tests/test_onnx_node.c):
 # every case of Debian's libonnx-testdata that the reader imports must
 # give its expected output shapes, and run on its input .pb tensors to

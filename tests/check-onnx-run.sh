@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # shape-run on an ONNX model against the exporter's own numbers: the
 # GPT-style decoder of tests/onnx/gpt_tiny.onnx (exported by
 # tools/onnx/export_gpt.py --layers 1 --width 16 --heads 2 --vocab 32

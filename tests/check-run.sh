@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end runs of shape-run: every example graph sharded on 8 ranks of
 # the threads backend must match the single-device run, step after step on
 # one plan (ffn.sg with b = 8, 64 and 40 in one invocation); a binding

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # SYMSHARD_TRACE (lib/core/trace.h): with SYMSHARD_TRACE=search,
 # shape-check --auto on examples/auto_mlp.sg prints the search's
 # decisions on standard error: the default plan priced first (plan 0,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end runs of shape-train on batch_norm (tests/train/bn*.sg, seeded
 # data): training with the batch split over 2, 4 and 8 ranks, the
 # channels split, and the batch and both spatial dimensions split, each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end runs of shape-train on what a new user starts from and on
 # what a checkpoint may hit (the data: small MNIST/IDX files of 2x3-pixel
 # images in 3 classes, as tests/check-train.sh writes them):

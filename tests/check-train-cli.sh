@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end runs of shape-train on what its command line must refuse or
 # do besides training (tests/check-train.sh checks the training itself),
 # on small MNIST/IDX files this script writes:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end runs of shape-train on sequences: a small text corpus this
 # script writes (records of 1 to 20 bytes, an empty one, one of a single
 # byte) and tests/train/lm8.sg, a tiny causal language model with b and s

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end plan switching of shape-train (DESIGN section 19,
 # sym_trainer(3)): examples/lm_switch.sg searched on a topology of 300
 # GFLOP/s devices (its plans differ between short and long sequences at

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end runs of shape-train on small MNIST/IDX files this script
 # writes (2x3-pixel images, 3 classes; tests/train/*.sg are classifiers
 # of them on 1, 4 and 8 devices) and on the examples:

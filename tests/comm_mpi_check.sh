@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs tests/test_comm_mpi under mpirun on 4 processes: the comm family on the MPI backend
 # (see tests/mpi-run.sh).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs tests/test_exec_mpi under mpirun on 8 processes: sym_exec_check
 # on the MPI backend (see tests/mpi-run.sh).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # Development tool, not run by make check: print tests/batch_norm_expect.h,
 # the expected values of tests/test_kernels_batch_norm.c computed by
 # PyTorch in double. x[i] = 2 sin(1.3 i + 0.5) + 0.3 c (c its channel),

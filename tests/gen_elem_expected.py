@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Development tool, not run by make check: print the expected values of
 tests/test_kernels_math.c, computed by PyTorch (torch 1.13, f64), as C
 arrays. Run it with a Python that has torch and paste its output over the

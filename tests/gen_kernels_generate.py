@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # Development tool, not run by make check: prints the expected values of
 # tests/test_kernels_generate.c, computed by PyTorch (Debian's
 # python3-torch) for the calls that test makes. Paste its output over the

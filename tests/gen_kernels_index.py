@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # Development tool, not run by make check: prints the expected values of
 # tests/test_kernels_index.c, computed by PyTorch (Debian's python3-torch)
 # on the inputs that test defines. Paste its output over the block of

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # Development tool, not run by make check: print the expected values of
 # tests/test_kernels_pool.c (the pooling cases) computed by PyTorch in
 # double. Inputs are x[i] = 2 sin(1.3 i + 0.5) and dy[i] = cos(0.9 i) in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the kernel tests (tests/test_kernels_*.c) share: tensors built,
  * filled from a seeded generator and compared with references computed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a test program under mpirun on N processes (oversubscribed, so that
 # it runs on any machine) and passes when every process reports success
 # (a line ending " checks, 0 failures") within a time limit: MPI has no

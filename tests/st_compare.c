@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * st_compare: compare the tensors of two safetensors files by name, for
  * tests/check-onnx-run.sh. Every tensor of EXPECT must be in GOT with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the checkpoint family (sym_checkpoint(3)): tensors and
  * metadata in memory, a round trip through a safetensors file, the exact

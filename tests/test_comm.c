@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the comm family on the threads backend: every collective on
  * the whole world and on subgroups (in and out of rank order, disjoint

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test of the comm family on the MPI backend, run by tests/comm_mpi_check.sh
  * under mpirun (4 processes): every collective on the world and on

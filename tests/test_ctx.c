@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the ctx family: options, error texts and error state, live
  * objects, scopes and facts, and two contexts used from two threads.

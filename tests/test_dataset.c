@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the dataset family: MNIST/IDX files written into a fresh
  * temporary directory (plain and gzip, both splits, every kind of corrupt

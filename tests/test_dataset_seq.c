@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the sequence corpora of the dataset family (text: and
  * tokens:): files written by the test into a fresh temporary directory,

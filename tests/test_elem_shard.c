@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The elementwise operators added for real models (comparisons, logical
  * operators, where, pow, erf .. softplus, gelu's tanh form) sharded by

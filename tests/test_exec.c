@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the executor through its API: the examples' graphs on 8
  * threads (sym_exec_check, several bindings on one plan) agree with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test of sym_exec_check on the MPI backend, run by tests/exec_mpi_check.sh
  * under mpirun (8 processes, within a time limit): the network of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the executor's redistribution steps on local blocks
  * (lib/exec/exec_redist.c, internal: this program links the convenience

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the expr family: parsing, printing, round trips, the
  * canonical form, constant folding, located errors and evaluation.

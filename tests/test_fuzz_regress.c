@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Replays every input kept in tests/fuzz/regress/ (inputs that once
  * crashed, hung, leaked or broke a property in a fuzzer): those at the

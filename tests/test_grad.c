@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of training graphs (sym_grad(3)): the statements init=,
  * frozen and minimize with their located errors, the gradients the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every gradient rule against central finite differences, in f64, on one
  * device: for a graph computing y from params, the loss is the sum of y

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the gradient operators (the grad family, and the
  * gradients that live in the concat and conv families): each kernel

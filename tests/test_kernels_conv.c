@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the executor's CPU kernels: conv2d against a direct convolution
  * in double (strides, padding, dilation, groups; NHWC refused). Each kernel is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the executor's CPU kernels: the kernels' tensors (allocation,
  * element sizes, counts and overflow), the registry of kernels, the checks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the dropout kernels: the share of zeros is p, the kept
  * elements are scaled by 1 / (1 - p) exactly, p = 0 and evaluation are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the executor's CPU kernels: the unary and binary elementwise
  * kernels, cast and bias_add, through broadcasting and every dtype. Each kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the executor's CPU kernels: gather and one_hot, with indices
  * out of range. Each kernel is compared with a reference written in double on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the kernels of the generate family: arange and range in
  * f32, f64, i32 and i64 (negative steps, float bounds), full in f32,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the kernels of reduce_min, reduce_prod, argmax, argmin
  * (reduce family), expand, tile, pad (layout family), tril, triu and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the executor's CPU kernels: the layout kernels (reshape,
  * flatten, expand_dims, squeeze, transpose) and concat, split and slice. Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the executor's CPU kernels: the softmax cross entropy loss.
  * Each kernel is compared with a reference written in double on small random

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the kernels of the elementwise operators added for real
  * models (kern_math.c, kern_compare.c): the unary maths from erf to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the executor's CPU kernels: matmul and batch_matmul against a
  * naive product in double, through transpositions, broadcast batches and f64.

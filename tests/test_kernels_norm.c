@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the executor's CPU kernels: softmax, layer_norm and
  * batch_norm (against values recorded from PyTorch, batch_norm_expect.h). Each kernel

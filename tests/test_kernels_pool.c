@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the pooling kernels: max_pool2d, avg_pool2d,
  * global_avg_pool and their gradients against the values PyTorch

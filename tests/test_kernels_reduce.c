@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the executor's CPU kernels: the reductions (negative axes,
  * keep_dims, split blocks and their normalizers), arithmetic on narrow integers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of device meshes and tensor layouts: construction and every
  * validation error, rank coordinates, MindSpore's documented example,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the ONNX reader (sym_onnx(3)) on the models of
  * tests/onnx/ (tests/onnx/gen_fixtures.py and tools/onnx/export_gpt.py

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Conformance: ONNX's backend node tests (Debian's libonnx-testdata,
  * one folder per case with model.onnx and test_data_set_N/output_K.pb)

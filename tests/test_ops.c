@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the operator identity across the layers: every operator
  * of the registry has, under the same identity, a shape rule (and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the graph text format parser (sym_graph_parse(3)): every
  * statement form, strategies, every syntax error with its message, line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of slice plans (sym_plan(3)): plans of small graphs built
  * through the C API and parsed (one device, the feed-forward network on 8

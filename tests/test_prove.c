@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the prover: the cases the issue names, facts and scopes,
  * bounds, simplification, the operation budget and error handling.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of redistribution plans and topologies: the exact plans of
  * the standard cases, bytes as expressions, rank groups, the alpha-beta

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the strategy search (sym_search(3)): against brute-force
  * enumeration of every strategy combination of small graphs at sampled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the shape family: dtypes, shapes, attributes, the
  * operator registry, and every operator family's shape rule reached

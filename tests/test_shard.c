@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of sharding (sym_graph_shard(3)): the seed network
  * (HACKING.md section 8) on 8 devices, tuple and layout strategies with their device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shardings as values (sym_sharding(3), DESIGN section 16): two
  * shardings of one graph side by side, each compiled and run against one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the symbol family: declarations with MindSpore's
  * semantics, invalid declarations, instances of non-unique symbols,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of sharded training (sym_exec_train_check): several steps of
  * a training graph on 8 ranks, a different batch size at every step on

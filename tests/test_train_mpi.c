@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test that training on the MPI backend gives bitwise the numbers of the
  * threads backend, run by tests/train_mpi_check.sh under mpirun (4

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the trainer (sym_trainer(3)) on data in memory: the
  * rows each rank reads make up the global batch (that of one rank with

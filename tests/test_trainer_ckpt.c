@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the trainer's checkpoints (sym_trainer(3),
  * symshard-checkpoint(5)) on 2 ranks without data: the elements of

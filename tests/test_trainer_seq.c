@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the trainer on sequences (sym_trainer(3), DESIGN
  * section 19): a small corpus written by the test, its length buckets

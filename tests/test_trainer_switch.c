@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of plan switching (sym_trainer(3), DESIGN section 19):
  * examples/lm_switch.sg, whose search gives different plans for short

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the unit tests share (testlib.h): contexts checked for leaks,
  * files read whole, and a team of threads as the ranks of a threads

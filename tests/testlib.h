@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the unit tests share: contexts that must end with no live object,
  * whole files read from disk or from the source tree, and a team of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The harness the shape-train end-to-end checks share (sourced by
 # tests/check-train*.sh): the tool, a temporary directory removed on exit,
 # small MNIST/IDX files, and cases that run the tool and check its status

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs tests/test_train_mpi under mpirun on 4 processes: training on the
 # MPI backend gives bitwise the losses and params of the threads backend
 # (see tests/mpi-run.sh).

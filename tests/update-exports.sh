@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Regenerates tests/exports.txt from a built shared library, on purpose,
 # and prints what changed.
 #

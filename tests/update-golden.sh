@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Regenerates the expected files of the golden tests of shape-check
 # (tests/golden/NAME.out, .err, .status, .json) from the tool as built,
 # printing every change as a diff: read it before committing. Never run

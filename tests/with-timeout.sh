@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a command and stops it when it outlasts a time limit, so that a
 # test whose processes wait for each other forever (an MPI rank that
 # never comes to a collective) fails instead of hanging make check.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The syntax of a --bind argument: NAME=VALUE items joined by single
  * commas, NAME a symbol or an instance (b, b'), VALUE a decimal integer

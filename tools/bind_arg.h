@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The syntax of a --bind argument, shared by shape-check and shape-run.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-run: run a graph file (symshard-graph(5)) sharded on its ranks,
  * kernel by kernel, one step per --bind, and compare every step with the

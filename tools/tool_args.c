@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Command-line helpers shared by the tools (see tool_args.h).
  */

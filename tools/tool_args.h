@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Command-line helpers shared by the tools: numbers, tolerances, options
  * that take a value, whether MPI must start before the arguments are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding for the tools that run a graph (shape-run, shape-train): as
  * its shard clauses say, or, with --auto, --memory or the graph's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: checkpoints in the safetensors format (sym_checkpoint(3),
  * symshard-checkpoint(5)).

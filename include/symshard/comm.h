@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: the communicator of the executor and its collectives on rank
  * groups (sym_comm(3)).

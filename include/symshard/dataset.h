@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: datasets, the rows a training loop reads (sym_dataset(3)).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: the kernel-by-kernel executor of slice plans (sym_exec(3)).
  *

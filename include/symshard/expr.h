@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: symbolic integer expressions (sym_expr(3)).
  */

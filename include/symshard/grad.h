@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: training graphs: initializers, the loss and its optimizer,
  * reverse-mode gradients (sym_grad(3)).

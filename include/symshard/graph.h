@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: graphs of operators over symbolic shapes (sym_graph(3)).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: tensor layouts over a device mesh (sym_layout(3)).
  */

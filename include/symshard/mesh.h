@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: device meshes, the device matrices that layouts split tensors
  * over (sym_mesh(3)).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: reading ONNX models into graphs (sym_onnx(3)).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: slice plans, the run-time half of a checked graph
  * (sym_plan(3)).

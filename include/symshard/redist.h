@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: redistribution plans between two layouts and the topologies
  * that price them (sym_redist(3)).

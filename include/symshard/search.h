@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: the cost of a sharded graph and the search of its strategies
  * over symbolic sizes (sym_search(3)).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: dtypes, shapes and the operator registry (sym_shape(3)).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: sharding a graph over device meshes (sym_shard(3)).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: symbols, the named positive integers of dynamic dimensions
  * (sym_symbol(3)).

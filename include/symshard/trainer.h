@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symshard: the training loop of a sharded plan on data (sym_trainer(3)).
  */

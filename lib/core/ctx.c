@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The context: options, allocation helpers, clean-up hooks, live objects.
  */

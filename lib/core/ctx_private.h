@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The body of sym_ctx, shared by the files of the library.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Compiler-style diagnostics: "file:line:col: error: message", the source
  * line and a caret under the column.

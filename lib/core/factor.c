@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Exact factoring of 64-bit integers. Trial division by 2, 3 and the
  * numbers 6k +- 1 stops at the cube root of what is left, m: every prime

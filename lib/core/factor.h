@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Factoring 64-bit integers exactly (device counts and split counts, up to
  * 2^63 - 1): trial division up to the cube root, then a deterministic

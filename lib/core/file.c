@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Whole-file reading: one reader for every text input, with a size limit
  * (so /dev/zero or an endless pipe fails at once instead of filling the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Whole-file reading with a size limit and the NUL rule applied while
  * reading, for every text input of the library.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The library's hash and mixing functions, written once: 64-bit FNV-1a
  * over bytes, strings and words (fingerprints of datasets, graphs,

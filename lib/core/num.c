@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Growable integers: int64 fast path with a GMP fallback.
  */

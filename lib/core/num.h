@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Integers that can grow: a 64-bit value, promoted to a GMP integer when an
  * operation would overflow and demoted again when the result fits.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The header of the objects a context hands to callers: reference
  * counts, the context's list of what callers hold, and the count of live

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Loops the compiler may vectorise: configure adds -fopenmp-simd and
  * defines SYM_OMP_SIMD when the compiler has it; without it the marks

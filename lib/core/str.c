@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The growing string: appends that cannot fail one by one (a failure is
  * remembered and reported once, when the text is taken), printf-style

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The growing string every text the library builds is written into.
  */

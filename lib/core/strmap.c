@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * String-keyed maps to indices: open addressing with linear probing, at
  * most half full, so that looking a name up is constant time however many

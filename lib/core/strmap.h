@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * String-keyed maps to indices (open addressing, linear probing), for the
  * name lookups of the library: attributes, symbols, meshes. The keys are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Invariant failures and SYMSHARD_TRACE (see trace.h).
  */

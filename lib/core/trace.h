@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Debugging aids compiled into every build: invariant checks that are on
  * in the sanitizer builds, and traces of the library's decisions that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The communicator's front end: creation, options, rank handles, and the
  * collectives' argument checks before they are handed to a backend

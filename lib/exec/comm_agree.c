@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Agreeing on failures (sym_comm(3)): every rank says whether it failed;
  * one all_reduce over all ranks tells each whether any did and which is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The arithmetic of the reductions, shared by both backends so that they
  * give bitwise the same results: element by element, the members' values

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The MPI backend: one rank per process, over a duplicate of
  * MPI_COMM_WORLD; each distinct group gets an MPI communicator, created

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The communicator's body, shared by the front end (comm.c) and the
  * backends (comm_threads.c, comm_mpi.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The threads backend: the ranks are threads of one process, and every
  * collective is a rendezvous of its group's members in shared memory.

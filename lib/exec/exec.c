@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The executor (sym_exec(3)): the steps of one rank of a slice plan, run
  * kernel by kernel on buffers sized by the bound slices.

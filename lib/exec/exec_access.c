@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Values of an executor by name: this rank's block of a value, and the
  * exchange between that block and the whole tensor (global, row-major)

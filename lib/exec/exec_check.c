@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sym_exec_check: run a sharded plan on every rank of a communicator,
  * gather its outputs, run the single-device plan of the same graph with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Deterministic inputs (sym_exec_fill): every element of every input and
  * parameter is a hash of the seed, the value's name and the element's

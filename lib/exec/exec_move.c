@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A param (or optimizer state) moved from one executor to another of
  * the same graph on the same ranks: this rank's block under the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The executor's internals: one step of a redistribution as one rank runs
  * it on its local blocks (exec_redist.c), boxes of global tensors, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One step of a redistribution on the local blocks of one rank, done
  * generically with boxes: every rank's block under a layout is a box of

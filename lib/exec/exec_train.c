@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sym_exec_train_check: train a sharded plan for several steps on every
  * rank of a communicator and the single-device plan of the same

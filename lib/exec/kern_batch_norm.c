@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of batch_norm and its kin (normalisation family), f32 and f64,
  * on x of shape [N, C, ...]: the element (n, c, s) of the flattened

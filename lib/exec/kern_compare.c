@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the elementwise family that broadcast any number of
  * operands, NumPy style: the comparisons (equal not_equal less

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the concat family: concat, split (parts of any sizes that
  * add up, equal ones under the shape rule) and slice (static bounds),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernel of the convolution family: conv2d(x [N, C, H, W], weight [O,
  * C / group, kh, kw]) -> [N, O, Ho, Wo] in NCHW, with stride, pad

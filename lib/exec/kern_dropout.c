@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the dropout family, f32 and f64. dropout(x, p=) zeroes
  * each element with probability p and scales the others by 1 / (1 - p)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the elementwise family: the unary maths (relu gelu exp log
  * neg sqrt tanh sigmoid), cast, identity, the binary arithmetic (add sub

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernels of the elementwise family that live outside
  * kern_elementwise.c, whose table lists them: the operators that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the generate family: arange and range (element i of the
  * global vector is start + i * delta: in int64 for integer bounds,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the gradient family (see lib/shape/op_grad.c), f32 and f64.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the index family: tril and triu (any dtype; the elements
  * outside the triangle set to zero, false for bool), which place each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the layout family: reshape, flatten, expand_dims and squeeze
  * (a copy of the data, or nothing when the executor aliases the output to

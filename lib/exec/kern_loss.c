@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the loss family: softmax_cross_entropy(logits [N, C], labels
  * [N]) with sparse integer labels, and its gradient sce_grad(logits,

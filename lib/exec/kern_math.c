@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the elementwise family's unary maths beyond the first set
  * (erf rsqrt reciprocal abs sign floor ceil clip silu softplus) and of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the matmul family: matmul [M, K] x [K, N] -> [M, N] and
  * batch_matmul with NumPy-broadcast batch dims, both with transpose_a /

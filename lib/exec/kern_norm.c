@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the normalisation family: softmax and log_softmax over the
  * attribute axis (an integer or a list, default -1: the axes listed are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the optimizer family: the update operators, element by
  * element over the local block of a param, its state and its gradient

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the pooling family, NCHW, f32 and f64, by direct loops over
  * each image plane (rows of the window outer, columns inner, so that a

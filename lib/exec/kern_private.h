@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the kernel families (lib/exec/kern_*.c) share: their tables,
  * storage classes, checking the tensors and reading the attributes of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels of the reduce family: reduce_sum, reduce_mean, reduce_max,
  * reduce_min and reduce_prod over the attribute axis (an integer or a list, negative from the end;

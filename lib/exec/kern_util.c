@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers of the kernel families: failing with a message, checking the
  * tensors of a call, reading attributes (their kind checked first, so

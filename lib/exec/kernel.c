@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernel registry: the kernel families' tables (lib/exec/kern_*.c),
  * indexed by family and operator identity.

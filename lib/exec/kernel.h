@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CPU kernels of the executor: one call per operator per step, on local
  * (per-rank) tensors whose sizes the bound plan gives.

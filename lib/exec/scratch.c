@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Temporary memory of a kernel call: the caller's scratch area, grown
  * when too small and kept, or a block of its own freed at the end of the

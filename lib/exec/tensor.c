@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Dense tensors of the executor: element sizes by storage class, element
  * counts checked against overflow, 64-byte aligned data.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the readers of lib/front offer the layers above them beside the
  * public parsing API: the strategy and mesh texts of a strategy

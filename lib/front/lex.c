@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The lexical layer of the graph text format: see lex.h.
  */

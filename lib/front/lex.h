@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The lexical layer of the graph text format (symshard-graph(5)): the
  * parser's state, positions and locations, located errors, names,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ONNX values of an import: a table from ONNX name to the graph value
  * and, for small integer tensors, the symbolic elements; made into graph

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ONNX operators onto the registry (DESIGN section 18): one mapping
  * function per group of operators, each checking the attributes it does

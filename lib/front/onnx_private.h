@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ONNX reader (DESIGN section 18, sym_onnx(3)): what its files share.
  * onnx_read.c reads and checks the file and drives the import;

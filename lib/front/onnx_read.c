@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading an ONNX model (sym_onnx(3), DESIGN section 18): the file,
  * bounded and checked before protobuf-c unpacks it; the opset; the

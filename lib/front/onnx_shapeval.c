@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Symbolic shape values (DESIGN section 18): small integer tensors whose
  * elements are expressions of the symbols. Shape, Size and constants make

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sym_onnx(3) in a library configured without ONNX support (no
  * protobuf-c): every reader fails with SYM_EINVAL and says why.

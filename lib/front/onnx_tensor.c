@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TensorProtos: their element types, element counts and data (inline raw
  * bytes, the typed fields, or external data from beside the model, never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bounds on a model before protobuf-c unpacks it: protobuf-c recurses
  * once per nested message and allocates per repeated element, so a small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The parser of the graph text format (symshard-graph(5)): one statement
  * per line, "#" comments, every error a located diagnostic after which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The import statement of graph files (symshard-graph(5)): an ONNX
  * model read into the graph being parsed, its dimension parameters bound

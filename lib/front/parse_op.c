@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Operator statements of the graph text format (strategies are read by
  * parse_shard.c):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Mesh declarations and shard strategies of the graph text format, read
  * as written (the layout layer gives them their meaning):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Training statements of the graph text format (symshard-graph(5)):
  *

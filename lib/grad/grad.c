@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reverse-mode differentiation (sym_graph_differentiate): the driver
  * that walks the forward graph from the loss back to the trained params

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reverse-mode differentiation of a graph (lib/grad/): the driver
  * (grad.c) and the gradient rules of the operator families (rule_*.c).

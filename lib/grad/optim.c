@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The update part of a training graph: for every trained param, its
  * optimizer state (new params, zeros at first, frozen, marked as state)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rules of the concat family. split's outputs are equal parts
  * of its input along the axis, so its gradient is their gradients

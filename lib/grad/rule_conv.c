@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rule of the convolution family: for y = conv2d(x, weight),
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rule of the dropout family: for y = dropout(x, p=),
  *

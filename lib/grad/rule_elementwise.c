@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rules of the elementwise family. Unary operators multiply the
  * output's gradient by their derivative (relu_grad, gelu_grad, ...: one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rules of the gather family: the gradient of the table is the
  * output's gradient scatter-added back into zeros of its shape at the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rules of the index family: tril and triu keep the same
  * triangle of the output's gradient (the same operator, the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rules of the layout family: reshape, flatten, expand_dims and
  * squeeze keep the order of the elements, so the gradient is the output's

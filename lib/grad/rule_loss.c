@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rule of the loss family: softmax_cross_entropy with sparse
  * labels differentiates to sce_grad(logits, labels, dloss), which for a

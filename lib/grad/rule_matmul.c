@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rules of the matmul family. For y = op(x) op(w), op a
  * transposition when the flag says so:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rules of the normalisation family, each one operator of the
  * grad family that takes the forward node's attributes unchanged:

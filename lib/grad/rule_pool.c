@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rules of the pooling family, each one operator that takes
  * the forward node's attributes unchanged:

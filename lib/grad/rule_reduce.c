@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gradient rules of the reduce family: the output's gradient broadcast
  * back over the reduced dimensions (reduce_sum_grad), divided by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Applying operators: shape inference, requirements (proved, unified,
  * refuted or guarded), declared relations and assertions.

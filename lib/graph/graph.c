@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Graphs: values, nodes, diagnostics and their accessors.
  */

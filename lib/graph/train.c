@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What makes a graph a training graph, as the graph records it: the
  * initializers of inputs and params, frozen params, and the loss with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tensor layouts: for each dimension of a tensor the mesh axes that split
  * it, the first listed being the most significant digit of the block

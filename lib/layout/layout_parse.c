@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Layouts from text, and from the layout strategies of the graph format:
  *

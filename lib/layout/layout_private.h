@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bodies of meshes, layouts, topologies and redistribution plans.
  */

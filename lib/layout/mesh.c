@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Device meshes: a device matrix of named axes over the ranks 0 .. N-1,
  * optionally listed in another order. A rank's coordinates are its

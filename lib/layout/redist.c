@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Redistribution plans (HACKING.md section 3): the steps that turn a tensor
  * laid out one way into the same tensor laid out another way, each with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The communication cost model of redistribution steps: the alpha-beta
  * time of ring algorithms, inter-node links for groups that span nodes,

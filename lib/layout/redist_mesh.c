@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The common mesh of a redistribution: two layouts of one tensor mapped
  * onto one device matrix, axes of size 1 left out. Layouts over meshes

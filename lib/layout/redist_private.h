@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The pieces of the redistribution planner (sym_redist(3)) shared by its
  * files: the common refinement of two meshes (redist_mesh.c), the

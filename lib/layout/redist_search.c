@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The search for the cheapest sequence of redistribution steps between
  * two layouts on one mesh (HACKING.md section 3).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The state of the search for redistribution steps, shared by the search
  * (redist_search.c) and the generation of the steps from one layout

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The steps the search for a redistribution plan (redist_search.c) may
  * take from one layout: reduce_scatter and all_reduce of pending partial

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of batch_norm and its kin (normalisation family). The
  * device matrix is the strategy of x (or of dy and x, laid out alike;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the concat family (MindSpore's ConcatInfo, SplitInfo,
  * SliceInfo): the device matrix is the strategy of the first input ("d0",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rule of the convolution family: conv2d(x [N, C, H, W], weight
  * [O, C / group, kh, kw]) in NCHW (MindSpore's Conv2DInfo without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the dropout family: any split. dropout(x) is laid
  * out like x; dropout_grad(dy, y) needs dy and y split alike and is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the elementwise family (MindSpore's ActivationInfo,
  * ArithmeticInfo, BiasAddInfo):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the gather family (MindSpore's GatherInfo,
  * EmbeddingLookup, OneHotInfo).

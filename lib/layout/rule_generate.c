@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the generate family (arange, range, full, ones,
  * zeros): operators without an input. Their tuple strategy has one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the gradient family. Each is chosen so that a
  * gradient operator laid out like the forward operator it comes from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the index family: tril, triu and cumsum. The device
  * matrix is the strategy of the input ("d0", "d1", ...) and the output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the layout family: reshape, flatten, transpose /
  * permute, expand_dims and squeeze. Their device matrix is the strategy

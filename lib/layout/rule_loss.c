@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rule of the loss family: softmax_cross_entropy(logits [N, C],
  * labels [N]) (MindSpore's SparseSoftmaxCrossEntropyWithLogitsInfo). The

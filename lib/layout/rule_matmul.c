@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the matmul family (MindSpore's MatMulInfo and
  * BatchMatMulInfo).

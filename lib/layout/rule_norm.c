@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the normalisation family (MindSpore's SoftmaxInfo,
  * LogSoftmaxInfo, LayerNormInfo): the device matrix is the strategy of x

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rule of the optimizer family: an update operator works
  * element by element, so its param, gradient and state are laid out

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the pooling family, NCHW. The device matrix is x's
  * strategy, axes (n, c, h, w).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Per-operator sharding rules: the interface between the operator
  * families (lib/layout/rule_*.c) and the sharding pass (lib/shard/).

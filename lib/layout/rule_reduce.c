@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding rules of the reduce family (MindSpore's ReduceSumInfo,
  * ReduceMeanInfo, ReduceMaxInfo): the device matrix is the strategy of

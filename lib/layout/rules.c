@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The driver of the per-operator sharding rules and the helpers they
  * share: the rule registry, device matrices with their repeat axis,

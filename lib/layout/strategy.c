@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Parsed mesh declarations and shard strategies: freeing and printing
  * them as the user wrote them.

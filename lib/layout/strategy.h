@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Parsed "mesh" declarations and "shard ... -> ..." clauses, kept as the
  * user wrote them; the layout layer gives them their meaning.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Topologies: which node each rank is on and the link parameters of the
  * alpha-beta cost model, from arguments, from a small text file or from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Binding the sizes of one step to a plan: the values of its symbols go
  * into the first slots of a sym_slices, the checks and the program run,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The run-time checks of a plan and their messages: every symbol's
  * declaration (range and class), the variables unification eliminated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Compiling a checked graph into a slice plan (HACKING.md section 3): the
  * symbols a binding gives, the run-time checks (checks.c), and, in node

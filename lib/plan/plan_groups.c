@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The placement groups of a plan's tensors (struct sym__group): the
  * tensors whose blocks are placed alike on every rank and whose local

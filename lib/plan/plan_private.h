@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The body of slice plans and bound slices, shared by the files of
  * lib/plan: plan.c (steps and tensors), plan_groups.c (placement groups),

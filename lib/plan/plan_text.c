@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The readable listing of a plan (sym_plan_to_str) and its fingerprint,
  * with the step labels that the messages of the program (program.c) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The integer program of a plan: expressions compiled into a
  * straight-line sequence of 64-bit operations, one slot per instruction,

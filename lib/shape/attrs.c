@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Operator attributes: an ordered set of named values (integers, booleans,
  * floats, strings, lists of expressions), each optionally located where it

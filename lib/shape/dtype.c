@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Element types: names, sizes and classes.
  */

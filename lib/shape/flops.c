@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The work of an operator: how many floating-point operations one call
  * performs on given shapes, as an expression of their sizes. The cost

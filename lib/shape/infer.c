@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Running a shape rule: operand counts, outputs, requirements, structural
  * errors, and the scratch of one run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What every layer knows of an operator: its identity, its family, the
  * facts the executor needs (aliasing, index operands, normaliser), and

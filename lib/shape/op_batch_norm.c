@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shape rules of batch_norm and its kin (normalisation family), on x of
  * shape [N, C, ...] (NC, NCHW or more spatial dimensions), channel

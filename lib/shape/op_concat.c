@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The concat family: concat, split and slice (static bounds).
  */

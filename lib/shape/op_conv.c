@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The convolution family: conv2d in NCHW, and its gradients
  * conv2d_input_grad(dy, weight, x) and conv2d_weight_grad(dy, x, weight),

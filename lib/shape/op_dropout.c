@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The dropout family: dropout(x, p=0.5) and its gradient
  * dropout_grad(dy, y, p=), where y is the output of the dropout whose

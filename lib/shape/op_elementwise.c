@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The elementwise family: unary activations and maths, cast, identity,
  * binary arithmetic with NumPy broadcasting, and bias_add.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The layout family, continued: expand (broadcast to a shape of
  * expressions), tile (repeats) and pad (constant mode; negative pads

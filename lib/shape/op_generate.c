@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The generate family: operators without a tensor input, whose output's
  * shape comes from their attributes.

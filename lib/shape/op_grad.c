@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The gradient family: operators that the reverse-mode gradient emits,
  * each the derivative of a forward operator of the registry (gelu,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The index family: tril and triu (the lower or upper triangle of the
  * last two dimensions, from diagonal k) and cumsum (the running sum

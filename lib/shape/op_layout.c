@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The layout family: reshape, flatten, transpose / permute, expand_dims
  * and squeeze.

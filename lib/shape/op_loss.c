@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The loss family: softmax_cross_entropy with sparse labels (MindSpore's
  * SparseSoftmaxCrossEntropyWithLogits).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The matmul family: matmul (2-D) and batch_matmul (batch dimensions
  * broadcast NumPy style), both with transpose_a / transpose_b.

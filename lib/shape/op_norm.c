@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The normalisation family: softmax, log_softmax and layer_norm.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The optimizer family: the update operators a training graph ends with
  * (lib/grad/optim.c emits them), one per trained param, and increment,

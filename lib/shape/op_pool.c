@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The pooling family, NCHW, with PyTorch's attributes and output sizes:
  *

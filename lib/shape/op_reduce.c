@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The reduce family: reduce_sum, reduce_mean, reduce_max, reduce_min,
  * reduce_prod, sum_to, and the index reductions argmax and argmin.

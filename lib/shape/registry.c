@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The operator registry: one entry per operator identity (lib/shape/op.h)
  * with its name, family, arity, positional arguments, attribute decoder,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the shape rules: reading and checking attributes,
  * axes, ranks and dtypes, products of dimensions and NumPy broadcasting.

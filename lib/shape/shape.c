@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shapes: a dtype and a list of dimension expressions, immutable and
  * reference counted.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shapes, attributes and operator shape rules: the interface between the
  * operator families (lib/shape/op_*.c) and the graph.

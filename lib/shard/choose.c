@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Strategies of nodes without a shard clause. The default is MindSpore's
  * semi-automatic one: split the leading dimension of the first input

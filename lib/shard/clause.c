@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shard clauses: "shard ((2, 4), (4, 1))" (split counts, turned into a
  * device matrix and layouts by the operator's rule) or "shard (m(mp, (sp,

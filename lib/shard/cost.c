@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The cost of a sharded graph (sym_graph_cost, sym_search(3)): the time
  * of one step and the memory of one device, as expressions of the

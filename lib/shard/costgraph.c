@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The cost graph of the strategy search (sym_search(3)), for graphs with
  * too many plans to price each by a sharding pass.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The meshes and layouts a sharding pass gives the graph, one object per
  * distinct value: every node's run builds its own device matrix and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The redistributions of one sharding pass, each planned once: a pass
  * asks for the plan between two layouts of a tensor many times over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharding a checked graph (HACKING.md section 3): every node gets a
  * strategy (its shard clause, else the semi-automatic default or a

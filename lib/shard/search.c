@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The strategy search (sym_search(3), "parallel auto"): for every
  * forward operator without a shard clause, the tuple strategies its rule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The strategy search (search.c): its state.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The sharding pass of a graph (sym_graph_shard), shared by its files:
  * pass.c (the driver, validation, redistribution and the accessors),

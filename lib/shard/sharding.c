@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shardings as values (sym_sharding(3), DESIGN section 16): made from a
  * graph, a strategy assignment and a topology by the sharding pass

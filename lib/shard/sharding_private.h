@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The body of a sharding (sym_sharding(3), DESIGN section 16): what the
  * sharding pass computed from a graph, a strategy assignment and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tier 0's abstract domain: intervals times congruence classes.
  *

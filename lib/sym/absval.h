@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Abstract values of tier 0: an interval intersected with a congruence
  * class, { x : lo <= x <= hi, x = r (mod m) }, kept reduced.

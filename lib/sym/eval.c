@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Evaluation of expressions under a binding, in checked 64-bit arithmetic.
  */

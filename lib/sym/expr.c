@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The constructors of canonical expressions (expr_private.h): constants,
  * symbols, sums, scalings, products, min and max; floordiv and mod are in

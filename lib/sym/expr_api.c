@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The public expression API: reference-counted wrappers around the
  * canonical constructors, queries and substitution.

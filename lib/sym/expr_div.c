@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Floordiv and mod. By a positive constant: the coefficients split by the
  * divisor, common factors, residues the declarations fix and nested

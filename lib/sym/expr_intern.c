@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Hash-consing: the table of a context's expression nodes, the atoms and
  * the polynomials found in it or added to it with their abstract values,

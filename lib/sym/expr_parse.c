@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Parsing the text of an expression: a recursive-descent parser over a
  * one-token lexer, with located errors and a bound on nesting.

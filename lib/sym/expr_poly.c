@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Canonical polynomials under construction: the total order of atoms,
  * monomials and nodes that sorts terms and factors, the builder (struct

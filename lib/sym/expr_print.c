@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Printing expressions as the text the parser reads back: terms in their
  * canonical order, then the constant; powers as repeated products.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The canonical form of symbolic expressions.
  *

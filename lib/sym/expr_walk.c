@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Traversals of expressions: every atom (sym__expr_foreach_atom), the
  * distinct symbols up to a bound, and rebuilding with the atoms mapped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Facts and scopes: what every proof in a context may assume.
  */

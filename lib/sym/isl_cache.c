@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The exact tier's prover and its cache (prove_isl.c, "Caching"): the ISL
  * context of a sym_ctx with its operation budget, the facts in scope

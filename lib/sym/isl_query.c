@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The set of a query of the exact tier (prove_isl.c, "Queries"): the
  * components it involves laid out as blocks, its own block, and the set

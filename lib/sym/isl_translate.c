@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The exact tier's translation (prove_isl.c, "Dimensions" and
  * "Abstraction"): relations on expressions into linear forms over the

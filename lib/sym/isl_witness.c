@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Witness search for the exact tier (prove_isl.c, "Queries"): candidate
  * bindings taken from lexicographic optima of the set of a query, each

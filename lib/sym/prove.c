@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The prover's front end: tier 0 (abstract values and a small witness
  * search), dispatch to the exact tier, witness checking, bounds and

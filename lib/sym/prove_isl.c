@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The exact tier: the declarations, the facts in scope and the negation of
  * a claim become one integer set of ISL. The claim holds when that set is

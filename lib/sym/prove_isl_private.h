@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The exact tier's internals, shared by prove_isl.c (which describes the
  * whole) and isl_translate.c, isl_cache.c, isl_query.c, isl_witness.c.

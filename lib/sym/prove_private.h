@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The prover's internal interface: facts, claims, the two tiers.
  */

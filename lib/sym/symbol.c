@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Symbols: declarations with MindSpore's semantics, and their instances.
  */

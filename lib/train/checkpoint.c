@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Checkpoints: an in-memory set of named whole tensors (name, dtype,
  * shape, data) with string metadata, read from and written to the

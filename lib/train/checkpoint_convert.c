@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Elements between the executor's storage and a checkpoint's dtype. The
  * executor keeps f16 and bf16 as f32, the integer dtypes as int32 and

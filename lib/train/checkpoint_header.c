@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The JSON header of a safetensors file, read as a stream: an object of
  * tensor name -> {"dtype", "shape", "data_offsets"} and an optional

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The body of a checkpoint, shared by its core (checkpoint.c), its
  * reader (checkpoint_read.c) and its writer (checkpoint_write.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading a checkpoint from a safetensors file: an 8-byte little-endian
  * header length N, N bytes of a JSON object (the header: every tensor's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Writing a checkpoint to a safetensors file: the 8-byte little-endian
  * length of the header, the header (compact JSON: "__metadata__", then

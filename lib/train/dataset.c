@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Datasets: a table of named columns, each row of a column a small
  * tensor of a fixed shape, read row by row (a rank reads only the rows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Transforms mapped over a column of a dataset, as MindSpore's
  * dataset.map of vision.Rescale and vision.Normalize: the elements of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MNIST/IDX files (sym_dataset(3)), read as MindSpore's MnistDataset
  * does: the images and labels of one split of a directory, each file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The body of a dataset, shared by its formats: a table of columns and
  * one reader per format.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sequence corpora (sym_dataset(3)): "text:FILE", records of bytes
  * separated by a line holding only "%" (or "sep="), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The trainer (sym_trainer(3)): a sharded plan trained on a dataset, its
  * executors living across steps. On the threads backend each rank is a

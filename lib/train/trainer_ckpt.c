@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The trainer's checkpoints (symshard-checkpoint(5)): every param and
  * optimizer state gathered whole and written by one process in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The trainer's data: the graph's inputs bound to the columns of the
  * datasets (by a map or in declaration order, dtypes and shapes

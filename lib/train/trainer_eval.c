@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The trainer's evaluation (the test data in file order, forward only:
  * mean loss and top-1 accuracy of the class scores against the labels),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The body of a trainer, shared by its files: trainer.c (creation, the
  * rank threads, jobs), trainer_data.c (columns bound to inputs, epochs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The trainer on sequences of different lengths (DESIGN section 19,
  * sym_trainer(3)): inputs [b, s] fed from the ragged columns of a text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The trainer's steps: the next global batch of the epoch (the last,
  * shorter one bound on the same plan when the batch symbol admits its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Plan switching (DESIGN section 19, sym_trainer(3)): a trainer given
  * the search of a "parallel auto" graph (o.search) holds one plan per

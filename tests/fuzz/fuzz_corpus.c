@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: text: and tokens: sequence corpora
  * (fuzz_corpus_one; the first byte picks the format and the options).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: the parser of expressions (sym_expr_parse) and the
  * printer it must agree with.

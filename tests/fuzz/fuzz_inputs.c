@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: bindings, layouts, strategies, meshes and topology
  * files (fuzz_inputs_one; the first byte picks the reader).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: the ONNX reader (sym_onnx_read_mem).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: a graph file through sharding, slice plans, bindings and
  * the executor (fuzz_pipeline_one).

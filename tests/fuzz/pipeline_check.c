@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the pipeline and inputs targets print and check of a sharded graph
  * and its slice plans: every layout, strategy and communication as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs each libFuzzer target (built by configure --enable-fuzzers) for a
 # number of seconds, seeded from tests/fuzz/corpus-TARGET/, from the
 # inputs kept in tests/fuzz/regress/ (regress/TARGET/ for the pipeline

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The corpus target: the bytes of an input (after a selector byte)
  * written to a temporary file and opened as a sequence corpus, text:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fuzz target of the text inputs that are neither graph files nor
  * expressions. The first byte of an input picks the reader (its value

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ONNX reader's fuzz target: any bytes through sym_onnx_read_mem
  * must give a graph or NULL with an error on the context, never a crash

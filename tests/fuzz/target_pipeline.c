@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fuzz target of the run-time half: parse one input as a graph file
  * and, when it has no error, shard it, print what shape-check prints

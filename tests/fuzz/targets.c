@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fuzz targets of the parsers: parse one input as a graph file or as
  * an expression, exercise what prints the result, and check the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the fuzzers and the replay of tests/fuzz/regress/ run on one
  * input: only the public API, so that both can share them. Each

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Write the small ONNX models of tests/test_onnx.c into tests/onnx/.
 
 Development tool (needs Debian's python3-onnx); make check reads what it

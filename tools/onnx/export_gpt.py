@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Export a small GPT-style decoder from torch.nn modules to ONNX with
 dynamic axes batch and seq, and compare the symbolic dimensions that
 ONNX's own shape inference (data propagation on) derives with those

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check: the cost of the sharded graph and the strategy search, in
  * both reports. "cost": the time of a step (computation and

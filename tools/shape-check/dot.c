@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check --dot: the sharded graph in Graphviz's DOT language. Inputs
  * and parameters are ellipses, operators boxes (outputs, operator,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check: the --json report, one object whose members shape-check(1)
  * documents. Built with jansson, printed with two-space indentation and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check: what the two parts of the JSON report (json.c,
  * json_shard.c) share: the document being built and the helpers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check: the sharding members of the --json report: the layout and
  * local shape of values, the operators with their strategies, and the

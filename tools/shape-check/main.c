@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check: parse a graph file (symshard-graph(5)), infer its shapes,
  * shard it on its devices and report both, readable or as JSON

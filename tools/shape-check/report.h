@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check: what its two report writers (readable text, JSON) share.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check: the sharding facts that the readable and JSON reports, the
  * --draw picture and the --dot graph present the same way: layouts as

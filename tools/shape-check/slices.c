@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check: the slice plan of a checked graph at the sizes --bind
  * gives (sym_plan(3)): the "slices" section of the readable report and

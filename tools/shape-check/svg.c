@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check --draw: an SVG 1.1 picture of which rank holds which block
  * of a tensor, in the manner of the figures of MindSpore's layout

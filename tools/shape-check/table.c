@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check: the aligned tables of the readable report. Rows of cells
  * are printed in columns two spaces apart; lines (headings inside a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check: the readable report. A header line, then the sections
  * symbols, values, layouts, strategies, communication (those three in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-check: the sharding sections of the readable report. "layouts":
  * per value its layout on its mesh, local shape and MindSpore tensor map;

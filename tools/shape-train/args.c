@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The command line of shape-train: its options, their checking (a
  * usage error names the option and the value) and the hash every

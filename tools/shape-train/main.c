@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shape-train: train a training graph (symshard-graph(5): a graph that
  * minimizes a loss) sharded on its ranks, on a dataset, for epochs or

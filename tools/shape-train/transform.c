@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The transforms of shape-train's command line, --rescale
  * [COLUMN=]SCALE[,SHIFT] and --normalize [COLUMN=]MEAN[,...]/STD[,...]
