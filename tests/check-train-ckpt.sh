@@ -26,7 +26,7 @@
 # Environment (set by make check): top_srcdir, top_builddir, MPIRUN,
 # RUN_MPI; SYM_TEST_WRAPPER, when set, is put in front of the tool
 # (valgrind), but not under mpirun; SYM_MPI_TIMEOUT, the time limit of
-# an mpirun in seconds (default 120).
+# an mpirun in seconds (default 300).
 
 harness=check-train-ckpt
 . "$(dirname "$0")/train-harness.sh"
@@ -190,14 +190,7 @@ in $tmp/nodir" $on1 --save "$tmp/nodir/c.safetensors"
 
 # --- MPI: processes that read other contents at the same path stop.
 if test "$RUN_MPI" = yes; then
-	root=
-	if test "$(id -u)" = 0; then
-		root=--allow-run-as-root
-	fi
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/openmpi.supp"
-	export ASAN_OPTIONS LSAN_OPTIONS
-	limit=${SYM_MPI_TIMEOUT:-120}
+	harness_mpi_env
 	# Rank R runs in $tmp/rR, where g.sg and c.safetensors may differ.
 	for r in 0 1; do
 		mkdir "$tmp/r$r" || exit 1

@@ -22,7 +22,7 @@
 # Usage: tests/check-train-seq.sh
 # Environment (set by make check): top_srcdir, top_builddir, MPIRUN,
 # RUN_MPI; SYM_TEST_WRAPPER, when set, is put in front of the tool;
-# SYM_MPI_TIMEOUT, the time limit of an mpirun in seconds (default 120).
+# SYM_MPI_TIMEOUT, the time limit of an mpirun in seconds (default 300).
 
 harness=check-train-seq
 . "$(dirname "$0")/train-harness.sh"
@@ -159,20 +159,8 @@ refuse notext 2 'need a corpus of sequences' tests/train/lm8.sg \
 # --- MPI: 2 processes train the steps the threads backend trains.
 if test "$RUN_MPI" = yes; then
 	n=$((n + 1))
-	root=
-	if test "$(id -u)" = 0; then
-		root=--allow-run-as-root
-	fi
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/openmpi.supp"
-	export ASAN_OPTIONS LSAN_OPTIONS
-	limit=${SYM_MPI_TIMEOUT:-120}
-	sh "$top_srcdir/tests/with-timeout.sh" "$limit" "$MPIRUN" $root \
-	    --oversubscribe -n 2 "$top_builddir/libtool" --mode=execute \
-	    "$tool" --backend mpi "$tmp/lm.sg" --dataset "text:$corpus" \
-	    --tokens-per-batch 48 --epochs 2 --json \
-	    >"$tmp/mpi.out" 2>"$tmp/mpi.err"
-	echo $? >"$tmp/mpi.status"
+	harness_mpirun 2 mpi "$tmp/lm.sg" --dataset "text:$corpus" \
+	    --tokens-per-batch 48 --epochs 2 --json
 	run threads "$tmp/lm.sg" --dataset "text:$corpus" --ranks 2 \
 	    --tokens-per-batch 48 --epochs 2 --json
 	if test "$(cat "$tmp/mpi.status")" -ne 0; then

@@ -19,7 +19,7 @@
 # Usage: tests/check-train-switch.sh
 # Environment (set by make check): top_srcdir, top_builddir, MPIRUN,
 # RUN_MPI; SYM_TEST_WRAPPER, when set, is put in front of the tool;
-# SYM_MPI_TIMEOUT, the time limit of an mpirun in seconds (default 120).
+# SYM_MPI_TIMEOUT, the time limit of an mpirun in seconds (default 300).
 
 harness=check-train-switch
 . "$(dirname "$0")/train-harness.sh"
@@ -99,20 +99,8 @@ refuse both 2 '--topology and --rank-table exclude each other' $args \
 
 if test "$RUN_MPI" = yes; then
 	n=$((n + 1))
-	root=
-	if test "$(id -u)" = 0; then
-		root=--allow-run-as-root
-	fi
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/openmpi.supp"
-	export ASAN_OPTIONS LSAN_OPTIONS
-	limit=${SYM_MPI_TIMEOUT:-120}
 	# shellcheck disable=SC2086
-	sh "$top_srcdir/tests/with-timeout.sh" "$limit" "$MPIRUN" $root \
-	    --oversubscribe -n 4 "$top_builddir/libtool" --mode=execute \
-	    "$tool" --backend mpi $args --json \
-	    >"$tmp/mpi.out" 2>"$tmp/mpi.err"
-	echo $? >"$tmp/mpi.status"
+	harness_mpirun 4 mpi $args --json
 	# shellcheck disable=SC2086
 	run threads $args --json
 	strip='/"event": "step"/ { sub(/, "switch": \{[^}]*\}/, ""); print }'

@@ -175,6 +175,37 @@ losses()
 	sed -n 's/.*"loss": \([^,]*\),.*/\1/p' "$tmp/$1.out"
 }
 
+# harness_mpi_env: set "root" (mpirun's option to run as root, when we
+# are), "limit" (an mpirun's time limit in seconds, SYM_MPI_TIMEOUT or
+# 300) and the sanitizers' options that Open MPI needs.
+harness_mpi_env()
+{
+	root=
+	if test "$(id -u)" = 0; then
+		root=--allow-run-as-root
+	fi
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/openmpi.supp"
+	export ASAN_OPTIONS LSAN_OPTIONS
+	limit=${SYM_MPI_TIMEOUT:-300}
+}
+
+# harness_mpirun N NAME ARGS...: run the tool with ARGS on N processes of
+# the MPI backend under mpirun, within the time limit, into $tmp/NAME.out,
+# .err and .status.
+harness_mpirun()
+{
+	np=$1
+	name=$2
+	shift 2
+	harness_mpi_env
+	# shellcheck disable=SC2086
+	sh "$top_srcdir/tests/with-timeout.sh" "$limit" "$MPIRUN" $root \
+	    --oversubscribe -n "$np" "$top_builddir/libtool" --mode=execute \
+	    "$tool" --backend mpi "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.status"
+}
+
 # harness_finish: the summary line; exit status 1 if a case failed.
 harness_finish()
 {
