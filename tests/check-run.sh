@@ -7,12 +7,13 @@
 # ranks the graph does not allow is refused, one it allows runs; with
 # tolerances below float rounding a run reports its mismatch; usage
 # errors exit with status 2. With MPI (RUN_MPI=yes), 8 processes under
-# mpirun must run the same steps with the same verdicts as the threads
-# backend; their differences are printed side by side but not required
-# equal, as MPI chooses the order of its float sums (sym_comm(3)). One
-# process that cannot read its file, or rejects its binding, must make
-# all 8 stop with its error and status instead of leaving them waiting;
-# every mpirun runs within a time limit, so that a hang fails the test.
+# mpirun must run the same steps with the same verdicts and the same
+# differences from one device, to the last digit printed, as the threads
+# backend (both sum in rank order, sym_comm(3), and both give a rank one
+# BLAS thread). One process that cannot read its file, or rejects its
+# binding, must make all 8 stop with its error and status instead of
+# leaving them waiting; every mpirun runs within a time limit, so that a
+# hang fails the test.
 #
 # Usage: tests/check-run.sh
 # Environment (set by make check): top_srcdir, top_builddir, MPIRUN,
@@ -302,10 +303,13 @@ if test "x$RUN_MPI" = xyes; then
 	elif ! cmp -s "$tmp/threads.verdicts" "$tmp/mpi.verdicts"; then
 		fail mpi "steps or verdicts other than the threads backend's"
 		diff "$tmp/threads.verdicts" "$tmp/mpi.verdicts"
+	elif differences "$tmp/ffn-2.out" >"$tmp/threads.diffs" &&
+	    differences "$tmp/mpi.out" >"$tmp/mpi.diffs" &&
+	    ! cmp -s "$tmp/threads.diffs" "$tmp/mpi.diffs"; then
+		fail mpi "differences from one device other than threads'"
+		diff "$tmp/threads.diffs" "$tmp/mpi.diffs"
 	else
 		echo "ok: mpi: 8 processes run the threads backend's steps"
-		differences "$tmp/ffn-2.out" | sed 's/^/  threads: /'
-		differences "$tmp/mpi.out" | sed 's/^/  mpi:     /'
 	fi
 	lone mpi-unreadable 2 \
 	    'shape-run: rank 3: cannot open examples/missing.sg' \

@@ -636,6 +636,9 @@ check_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
     sym_ctx *ctx)
 {
 	int rank = sym_comm_rank(comm), n = sym_comm_n_ranks(comm), bad;
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	int blas_threads;
+#endif
 	sym_comm_endpoint *ep = sym_comm_attach(comm, rank, ctx);
 	struct check c;
 	sym_exec *x = NULL;
@@ -653,9 +656,19 @@ check_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
 	}
 	if (sym__check_agree(ep, ctx, bad) < 0)
 		goto out;
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	/* One BLAS thread for the rank, as run_threads gives each: the
+	 * thread count changes OpenBLAS's rounding, and both backends must
+	 * compute the same numbers. */
+	blas_threads = openblas_get_num_threads();
+	openblas_set_num_threads(1);
+#endif
 	t0 = sym__seconds();
 	bad = sym_exec_run(x) < 0;
 	r->sharded_seconds = sym__seconds() - t0;
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	openblas_set_num_threads(blas_threads);
+#endif
 	if (sym__check_agree(ep, ctx, bad) < 0)
 		goto out;
 	bad = sym__gather_outputs(x, ep, n, p, c.s, &c.out, all) < 0 ||
