@@ -251,6 +251,45 @@ test_int_conversion(void **state)
 	assert_int_equal(sym__ckpt_storage_size(SYM_DT_BOOL), 1);
 }
 
+/* A safetensors data offset is a byte offset: elements of every dtype
+ * are converted from and to bytes at an odd address (UBSan's alignment
+ * check fails here if they are loaded through a typed pointer). */
+static void
+test_unaligned_conversion(void **state)
+{
+	static const sym_dtype dts[] = { SYM_DT_F16, SYM_DT_BF16, SYM_DT_I8,
+		SYM_DT_U8, SYM_DT_I16, SYM_DT_I64 };
+	static const int32_t ints[3] = { -7, 100, 3 };
+	static const float floats[3] = { -1.5f, 0.25f, 3.0f };
+	_Alignas(8) unsigned char bytes[1 + 3 * 8];
+	union {
+		int32_t i[3];
+		float f[3];
+	} back;
+
+	(void)state;
+	for (size_t d = 0; d < sizeof(dts) / sizeof(dts[0]); d++) {
+		int is_half = dts[d] == SYM_DT_F16 || dts[d] == SYM_DT_BF16;
+		const void *src =
+		    is_half ? (const void *)floats : (const void *)ints;
+
+		memset(bytes, 0xa5, sizeof(bytes));
+		memset(&back, 0, sizeof(back));
+		sym__ckpt_from_storage(dts[d], src, bytes + 1, 3);
+		assert_int_equal(bytes[0], 0xa5);
+		assert_int_equal(sym__ckpt_to_storage(dts[d], bytes + 1, &back,
+		                     3),
+		    SIZE_MAX);
+		for (int k = 0; k < 3; k++)
+			if (is_half)
+				assert_true(back.f[k] == floats[k]);
+			else
+				assert_int_equal(back.i[k],
+				    dts[d] == SYM_DT_U8 ? (ints[k] & 0xff)
+				                        : ints[k]);
+	}
+}
+
 /* Assert that tensor "name" of the checkpoint "path" is of "dt", holds
  * 16 elements and that its first element's bytes are "first" ("n"). */
 static void
@@ -706,6 +745,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_half_conversion),
 		cmocka_unit_test(test_int_conversion),
+		cmocka_unit_test(test_unaligned_conversion),
 		cmocka_unit_test(test_int_params),
 		cmocka_unit_test(test_half_params),
 		cmocka_unit_test(test_weights_only),

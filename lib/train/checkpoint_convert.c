@@ -93,33 +93,41 @@ sym__ckpt_storage_size(sym_dtype dt)
 
 /* Convert the "n" elements of "dt" at "src", stored as the executor
  * stores them, to the elements of "dt" at "dst" (sym_dtype_size bytes
- * each, host order). */
+ * each, host order). "dst" is a file's bytes and need not be aligned
+ * for "dt": every element is stored through memcpy. */
 void
 sym__ckpt_from_storage(sym_dtype dt, const void *src, void *dst, size_t n)
 {
 	const float *f = src;
 	const int32_t *i = src;
+	unsigned char *d = dst;
 
 	for (size_t k = 0; k < n; k++)
 		switch (dt) {
 		case SYM_DT_F16:
-			((uint16_t *)dst)[k] = f32_to_f16(f[k]);
+		case SYM_DT_BF16: {
+			uint16_t h = dt == SYM_DT_F16 ? f32_to_f16(f[k])
+			                              : f32_to_bf16(f[k]);
+
+			memcpy(d + 2 * k, &h, 2);
 			break;
-		case SYM_DT_BF16:
-			((uint16_t *)dst)[k] = f32_to_bf16(f[k]);
-			break;
+		}
 		case SYM_DT_I8:
-			((int8_t *)dst)[k] = (int8_t)i[k];
-			break;
 		case SYM_DT_U8:
-			((uint8_t *)dst)[k] = (uint8_t)i[k];
+			d[k] = (unsigned char)(uint32_t)i[k];
 			break;
-		case SYM_DT_I16:
-			((int16_t *)dst)[k] = (int16_t)i[k];
+		case SYM_DT_I16: {
+			int16_t v = (int16_t)i[k];
+
+			memcpy(d + 2 * k, &v, 2);
 			break;
-		case SYM_DT_I64:
-			((int64_t *)dst)[k] = i[k];
+		}
+		case SYM_DT_I64: {
+			int64_t v = i[k];
+
+			memcpy(d + 8 * k, &v, 8);
 			break;
+		}
 		default:
 			memcpy(dst, src, n * sym_dtype_size(dt));
 			return;
@@ -129,33 +137,44 @@ sym__ckpt_from_storage(sym_dtype dt, const void *src, void *dst, size_t n)
 /* Convert the "n" elements of "dt" at "src" (sym_dtype_size bytes each,
  * host order) to the executor's storage at "dst"; return SIZE_MAX, or
  * the index of the first element the storage cannot hold (an i64 beyond
- * 32 bits). */
+ * 32 bits). "src" is a file's bytes and need not be aligned for "dt"
+ * (safetensors data offsets are byte offsets): every element is loaded
+ * through memcpy. */
 size_t
 sym__ckpt_to_storage(sym_dtype dt, const void *src, void *dst, size_t n)
 {
+	const unsigned char *s = src;
 	float *f = dst;
 	int32_t *i = dst;
 
 	for (size_t k = 0; k < n; k++)
 		switch (dt) {
 		case SYM_DT_F16:
-			f[k] = f16_to_f32(((const uint16_t *)src)[k]);
+		case SYM_DT_BF16: {
+			uint16_t h;
+
+			memcpy(&h, s + 2 * k, 2);
+			f[k] =
+			    dt == SYM_DT_F16 ? f16_to_f32(h) : bf16_to_f32(h);
 			break;
-		case SYM_DT_BF16:
-			f[k] = bf16_to_f32(((const uint16_t *)src)[k]);
-			break;
+		}
 		case SYM_DT_I8:
-			i[k] = ((const int8_t *)src)[k];
+			i[k] = (int8_t)s[k];
 			break;
 		case SYM_DT_U8:
-			i[k] = ((const uint8_t *)src)[k];
+			i[k] = s[k];
 			break;
-		case SYM_DT_I16:
-			i[k] = ((const int16_t *)src)[k];
-			break;
-		case SYM_DT_I64: {
-			int64_t v = ((const int64_t *)src)[k];
+		case SYM_DT_I16: {
+			int16_t v;
 
+			memcpy(&v, s + 2 * k, 2);
+			i[k] = v;
+			break;
+		}
+		case SYM_DT_I64: {
+			int64_t v;
+
+			memcpy(&v, s + 8 * k, 8);
 			if (v < INT32_MIN || v > INT32_MAX)
 				return k;
 			i[k] = (int32_t)v;
