@@ -16,6 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+#include <cblas.h>
+#endif
+
 #include "core/trace.h"
 #include "exec/comm_private.h"
 #include "exec/exec_private.h"
@@ -718,4 +722,31 @@ sym__exec_set_progress(sym_exec *x, void (*fn)(void *, size_t, size_t),
 {
 	x->progress = fn;
 	x->progress_arg = arg;
+}
+
+/* Set one BLAS thread; return the count before, 0 when it cannot be
+ * set. */
+int
+sym__blas_one_thread(void)
+{
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	int threads = openblas_get_num_threads();
+
+	openblas_set_num_threads(1);
+	return threads;
+#else
+	return 0;
+#endif
+}
+
+/* Give BLAS back the "threads" that sym__blas_one_thread returned. */
+void
+sym__blas_restore(int threads)
+{
+#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
+	if (threads > 0)
+		openblas_set_num_threads(threads);
+#else
+	(void)threads;
+#endif
 }

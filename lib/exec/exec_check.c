@@ -20,10 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-#include <cblas.h>
-#endif
-
 #include "exec/exec_private.h"
 #include "exec/kern_private.h"
 #include "train/checkpoint_private.h"
@@ -417,9 +413,7 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
     sym_ctx *ctx)
 {
 	int n = sym_comm_n_ranks(comm), ret = 0, started = 0;
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
 	int blas_threads;
-#endif
 	struct job *jobs = calloc((size_t)n, sizeof(*jobs));
 	pthread_t *th = calloc((size_t)n, sizeof(*th));
 	struct gate gate;
@@ -431,12 +425,9 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
 		    "check: the threads of the ranks");
 		return -1;
 	}
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
 	/* The ranks are the threads: one BLAS thread each, until they are
 	 * done. */
-	blas_threads = openblas_get_num_threads();
-	openblas_set_num_threads(1);
-#endif
+	blas_threads = sym__blas_one_thread();
 	pthread_mutex_init(&gate.mu, NULL);
 	pthread_cond_init(&gate.cv, NULL);
 	gate.n = n;
@@ -470,9 +461,7 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
 	}
 	for (int k = 0; k < started; k++)
 		pthread_join(th[k], NULL);
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-	openblas_set_num_threads(blas_threads);
-#endif
+	sym__blas_restore(blas_threads);
 	for (int pass = 2; ret == 0 && pass >= 1; pass--)
 		for (int k = 0; ret == 0 && k < n; k++)
 			if (jobs[k].failed == pass)
@@ -636,9 +625,7 @@ check_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
     sym_ctx *ctx)
 {
 	int rank = sym_comm_rank(comm), n = sym_comm_n_ranks(comm), bad;
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
 	int blas_threads;
-#endif
 	sym_comm_endpoint *ep = sym_comm_attach(comm, rank, ctx);
 	struct check c;
 	sym_exec *x = NULL;
@@ -656,19 +643,12 @@ check_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
 	}
 	if (sym__check_agree(ep, ctx, bad) < 0)
 		goto out;
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-	/* One BLAS thread for the rank, as run_threads gives each: the
-	 * thread count changes OpenBLAS's rounding, and both backends must
-	 * compute the same numbers. */
-	blas_threads = openblas_get_num_threads();
-	openblas_set_num_threads(1);
-#endif
+	/* One BLAS thread for the rank, as run_threads gives each. */
+	blas_threads = sym__blas_one_thread();
 	t0 = sym__seconds();
 	bad = sym_exec_run(x) < 0;
 	r->sharded_seconds = sym__seconds() - t0;
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-	openblas_set_num_threads(blas_threads);
-#endif
+	sym__blas_restore(blas_threads);
 	if (sym__check_agree(ep, ctx, bad) < 0)
 		goto out;
 	bad = sym__gather_outputs(x, ep, n, p, c.s, &c.out, all) < 0 ||

@@ -255,4 +255,13 @@ int sym__exec_too_big(sym_ctx *ctx, const char *who, const sym_value *v,
 int64_t sym__exec_index_bound(const sym_exec *x, const sym_value *v,
     const sym_node **by);
 
+/* exec.c: the ranks of the threads backend are threads, so each runs
+ * BLAS on one thread, and an MPI rank does too, since the thread count
+ * changes OpenBLAS's rounding and both backends must compute the same
+ * numbers. sym__blas_one_thread sets one BLAS thread and returns the
+ * count to give back to sym__blas_restore (0 where the count cannot be
+ * set, and then restoring does nothing). */
+int sym__blas_one_thread(void);
+void sym__blas_restore(int threads);
+
 #endif

@@ -21,10 +21,6 @@
 #include <string.h>
 #include <time.h>
 
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-#include <cblas.h>
-#endif
-
 #include <symshard/grad.h>
 
 #include "exec/exec_private.h"
@@ -469,9 +465,7 @@ sym_exec_train_check(const sym_plan *p, const sym_plan *single,
 	sym_slices *s;
 	sym_exec_options opt;
 	int n, started, ret = -1;
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-	int blas_threads = openblas_get_num_threads();
-#endif
+	int blas_threads = 0;
 
 	if (!p || !single || !comm || !tr || !ctx || (n_steps && !steps))
 		return -1;
@@ -512,9 +506,7 @@ sym_exec_train_check(const sym_plan *p, const sym_plan *single,
 	}
 	pthread_mutex_init(&sh.mu, NULL);
 	pthread_cond_init(&sh.cv, NULL);
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-	openblas_set_num_threads(1);
-#endif
+	blas_threads = sym__blas_one_thread();
 	started = start(&sh, ranks, th, n, ctx);
 	if (started == n) {
 		ret = train_steps(&sh, ranks, &sg, s, steps, n_steps, o, loss,
@@ -523,9 +515,7 @@ sym_exec_train_check(const sym_plan *p, const sym_plan *single,
 	}
 	for (int k = 0; k < started; k++)
 		pthread_join(th[k], NULL);
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-	openblas_set_num_threads(blas_threads);
-#endif
+	sym__blas_restore(blas_threads);
 	pthread_barrier_destroy(&sh.bar);
 	pthread_mutex_destroy(&sh.mu);
 	pthread_cond_destroy(&sh.cv);

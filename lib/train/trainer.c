@@ -16,12 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-#include <cblas.h>
-#endif
-
 #include <symshard/grad.h>
 
+#include "exec/exec_private.h"
 #include "train/trainer_private.h"
 
 /* Agree among the ranks of the trainer of "r" on whether one failed
@@ -347,10 +344,7 @@ sym_trainer_free(sym_trainer *t)
 		free(r->whole);
 	}
 	sym__switch_free(t);
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-	if (t->blas_threads > 0)
-		openblas_set_num_threads(t->blas_threads);
-#endif
+	sym__blas_restore(t->blas_threads);
 	sym_exec_free(t->x1);
 	sym_slices_free(t->s1);
 	sym_slices_free(t->s);
@@ -799,10 +793,7 @@ sym_trainer_new(const sym_plan *p, sym_communicator *comm, sym_dataset *train,
 		sym_trainer_free(t);
 		return NULL;
 	}
-#ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
-	t->blas_threads = openblas_get_num_threads();
-	openblas_set_num_threads(1);
-#endif
+	t->blas_threads = sym__blas_one_thread();
 	bad = setup_ranks(t) < 0 || setup_single(t) < 0;
 	if (t->mpi && sym__trank_agree(&t->rank[0], bad) < 0)
 		bad = 1;
