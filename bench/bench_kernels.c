@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Benchmark of the executor's CPU kernels (lib/exec/kern_*.c, compiled
+ * Benchmark of the executor's CPU kernels (lib/kern/kern_*.c, compiled
  * into this program). Prints one JSON line per measurement:
  *
  *  - "kernel_matmul": the matmul kernel against a direct cblas_sgemm on
@@ -28,7 +28,7 @@
 
 #include <symshard.h>
 
-#include "exec/kernel.h"
+#include "kern/kernel.h"
 #include "shape/shape_private.h"
 
 #include "util.h"

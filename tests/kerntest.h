@@ -4,7 +4,7 @@
  * filled from a seeded generator and compared with references computed
  * in double; calls of a kernel through the registry with attributes
  * decoded as the executor decodes them, and calls that must fail with a
- * given message. The kernels (lib/exec/kern_*.c) are internal: these
+ * given message. The kernels (lib/kern/kern_*.c) are internal: these
  * programs link the convenience library.
  *
  * Error bounds, relative to max(1, |reference|): 1e-6 for f32 results of
@@ -20,7 +20,7 @@
 
 #include <symshard.h>
 
-#include "exec/kernel.h"
+#include "kern/kernel.h"
 #include "shape/shape_private.h"
 
 #define TOL_F32 1e-6

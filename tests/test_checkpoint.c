@@ -23,7 +23,7 @@
 #include <symshard.h>
 
 #include "core/str.h"
-#include "train/checkpoint_private.h"
+#include "ckpt/checkpoint_private.h"
 
 #include "testlib.h"
 

@@ -25,7 +25,7 @@
 
 #include <symshard.h>
 
-#include "exec/kernel.h"
+#include "kern/kernel.h"
 #include "shape/shape_private.h"
 
 #include "testlib.h"

@@ -19,7 +19,7 @@
 
 #include <symshard.h>
 
-#include "exec/kernel.h"
+#include "kern/kernel.h"
 #include "shape/shape_private.h"
 
 #include "kerntest.h"

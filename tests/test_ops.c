@@ -23,9 +23,9 @@
 
 #include <symshard.h>
 
-#include "exec/kernel.h"
+#include "kern/kernel.h"
 #include "graph/graph_private.h"
-#include "layout/rule_private.h"
+#include "rules/rule_private.h"
 
 static const sym_dtype all_dtypes[] = { SYM_DT_F16, SYM_DT_BF16, SYM_DT_F32,
 	SYM_DT_F64, SYM_DT_I8, SYM_DT_I16, SYM_DT_I32, SYM_DT_I64, SYM_DT_U8,

@@ -24,7 +24,7 @@
 
 #include <symshard.h>
 
-#include "train/checkpoint_private.h"
+#include "ckpt/checkpoint_private.h"
 #include "train/trainer_private.h"
 
 #include "testlib.h"

@@ -21,7 +21,7 @@
 #endif
 
 #include "core/trace.h"
-#include "exec/comm_private.h"
+#include "comm/comm_private.h"
 #include "exec/exec_private.h"
 #include "graph/graph_private.h"
 

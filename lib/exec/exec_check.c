@@ -21,8 +21,8 @@
 #include <time.h>
 
 #include "exec/exec_private.h"
-#include "exec/kern_private.h"
-#include "train/checkpoint_private.h"
+#include "kern/kern_private.h"
+#include "ckpt/checkpoint_private.h"
 
 #define DEFAULT_RTOL 1e-4
 #define DEFAULT_ATOL 1e-5

@@ -20,8 +20,8 @@
 #include <symshard/grad.h>
 
 #include "exec/exec_private.h"
-#include "exec/kern_private.h"
-#include "train/checkpoint_private.h"
+#include "kern/kern_private.h"
+#include "ckpt/checkpoint_private.h"
 
 #define DEFAULT_RANGE 4
 

@@ -20,7 +20,7 @@
 
 #include "core/ctx_private.h"
 #include "core/hash.h"
-#include "exec/kernel.h"
+#include "kern/kernel.h"
 
 /* A box of a global tensor: per dimension its first global index and
  * its extent. A rank's block under a layout is a box. */

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "exec/exec_private.h"
-#include "exec/kern_private.h"
+#include "kern/kern_private.h"
 
 /* Write the printf-style "fmt" into "err" ("size" bytes; may be NULL);
  * return SYM__XSTEP_ERR. */

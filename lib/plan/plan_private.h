@@ -13,6 +13,7 @@
 
 #include "core/str.h"
 #include "graph/graph_private.h"
+#include "redist/redist_private.h"
 #include "shard/sharding_private.h"
 
 /* No slot / no tensor. */

@@ -7,7 +7,7 @@
  *
  * Adding an operator: an identifier here, an entry in the registry
  * (lib/shape/registry.c) with its shape rule, a sharding rule
- * (lib/layout/rules.c) and a kernel (lib/exec/kernel.c); test_shape's
+ * (lib/rules/rules.c) and a kernel (lib/kern/kernel.c); test_shape's
  * registry test fails until all three exist.
  */
 #ifndef SYM_SHAPE_OP_H

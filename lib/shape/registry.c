@@ -3,7 +3,7 @@
  * The operator registry: one entry per operator identity (lib/shape/op.h)
  * with its name, family, arity, positional arguments, attribute decoder,
  * shape rule and the facts the executor needs. The sharding rules
- * (lib/layout/rules.c) and the kernels (lib/exec/kernel.c) are tables
+ * (lib/rules/rules.c) and the kernels (lib/kern/kernel.c) are tables
  * indexed by the same identities.
  */
 #include <string.h>

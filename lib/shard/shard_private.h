@@ -10,7 +10,8 @@
 
 #include "core/hash.h"
 #include "graph/graph_private.h"
-#include "layout/rule_private.h"
+#include "redist/redist_private.h"
+#include "rules/rule_private.h"
 #include "shard/sharding_private.h"
 
 /* The number of tensor strategies of node "n": one per input, or, for a

@@ -12,7 +12,7 @@
 
 #include "exec/exec_private.h"
 #include "graph/graph_private.h"
-#include "train/checkpoint_private.h"
+#include "ckpt/checkpoint_private.h"
 #include "train/trainer_private.h"
 
 /* Return 1 when this process writes the checkpoints of "t". */

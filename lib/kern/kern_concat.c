@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernels of the concat family: concat, split (parts of any sizes that
+ * add up, equal ones under the shape rule) and slice (static bounds),
+ * each a strided copy, and slice_grad, slice's gradient (zeros with the
+ * slice copied in).
+ */
+#include <string.h>
+
+#include "kern/kern_private.h"
+
+/* Check that "t", the "role" of the call "a" of "op", has the rank of
+ * "ref" and its dims except "ax", and the same storage; return 0 or -1. */
+static int
+check_part(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *t, const char *role, int i,
+    const struct sym__tensor *ref, int ax)
+{
+	if (sym__kst(t->dtype) != sym__kst(ref->dtype))
+		return sym__kfail(a, op, "%s %d is %s, not %s like the others",
+		    role, i, sym_dtype_name(t->dtype),
+		    sym_dtype_name(ref->dtype));
+	if (t->rank != ref->rank)
+		return sym__kfail(a, op, "%s %d has rank %d, not %d", role, i,
+		    t->rank, ref->rank);
+	for (int d = 0; d < t->rank; d++)
+		if (d != ax && t->dim[d] != ref->dim[d])
+			return sym__kfail(a, op,
+			    "dim %d of %s %d is %lld, not %lld", d, role, i,
+			    (long long)t->dim[d], (long long)ref->dim[d]);
+	return 0;
+}
+
+/* Store in "*ax" the decoded axis of the call "a" of "op", checked
+ * against "rank"; return 0 or -1. */
+static int
+read_axis(struct sym__kernel_args *a, const char *op, int rank, int *ax)
+{
+	const struct sym__opattrs *at = sym__kat(a, op);
+
+	if (!at || sym__kaxis(a, op, "axis", at->concat.axis, rank) < 0)
+		return -1;
+	*ax = (int)at->concat.axis;
+	return 0;
+}
+
+/* The kernel of concat: the inputs joined along the attribute axis
+ * (default 0); "a" is the call. */
+static int
+k_concat(struct sym__kernel_args *a)
+{
+	static const char op[] = "concat";
+	const struct sym__tensor *y;
+	int64_t sy[SYM__MAX_RANK], sx[SYM__MAX_RANK], at = 0;
+	size_t es;
+	int ax;
+
+	if (sym__kio(a, op, 1, 1 << 20, 1, 1) < 0)
+		return -1;
+	y = &a->out[0];
+	if (read_axis(a, op, y->rank, &ax) < 0)
+		return -1;
+	for (int i = 0; i < a->n_in; i++) {
+		if (check_part(a, op, &a->in[i], "input", i, y, ax) < 0)
+			return -1;
+		at += a->in[i].dim[ax];
+	}
+	if (at != y->dim[ax])
+		return sym__kfail(a, op,
+		    "the inputs add up to %lld along axis %d, the output has "
+		    "%lld",
+		    (long long)at, ax, (long long)y->dim[ax]);
+	es = sym__tensor_elem_size(y->dtype);
+	sym__kstrides(y, sy);
+	at = 0;
+	for (int i = 0; i < a->n_in; i++) {
+		const struct sym__tensor *x = &a->in[i];
+
+		sym__kstrides(x, sx);
+		sym__kcopy((char *)y->data + at * sy[ax] * (int64_t)es, sy,
+		    x->data, sx, es, x->rank, x->dim);
+		at += x->dim[ax];
+	}
+	return 0;
+}
+
+/* The kernel of split: the input cut along the attribute axis (default
+ * 0) into the outputs, in order (output_num, when given, must be their
+ * number); "a" is the call. */
+static int
+k_split(struct sym__kernel_args *a)
+{
+	static const char op[] = "split";
+	const struct sym__tensor *x;
+	int64_t sy[SYM__MAX_RANK], sx[SYM__MAX_RANK], at = 0, num;
+	size_t es;
+	int ax;
+
+	if (sym__kio(a, op, 1, 1, 1, 1 << 20) < 0)
+		return -1;
+	x = &a->in[0];
+	if (read_axis(a, op, x->rank, &ax) < 0)
+		return -1;
+	num = a->at->concat.parts;
+	if (num != a->n_out)
+		return sym__kfail(a, op, "output_num=%lld but %d outputs given",
+		    (long long)num, a->n_out);
+	for (int i = 0; i < a->n_out; i++) {
+		if (check_part(a, op, &a->out[i], "output", i, x, ax) < 0)
+			return -1;
+		at += a->out[i].dim[ax];
+	}
+	if (at != x->dim[ax])
+		return sym__kfail(a, op,
+		    "the outputs add up to %lld along axis %d, the input has "
+		    "%lld",
+		    (long long)at, ax, (long long)x->dim[ax]);
+	es = sym__tensor_elem_size(x->dtype);
+	sym__kstrides(x, sx);
+	at = 0;
+	for (int i = 0; i < a->n_out; i++) {
+		struct sym__tensor *y = &a->out[i];
+
+		sym__kstrides(y, sy);
+		sym__kcopy(y->data, sy,
+		    (const char *)x->data + at * sx[ax] * (int64_t)es, sx, es,
+		    y->rank, y->dim);
+		at += y->dim[ax];
+	}
+	return 0;
+}
+
+/* Set "*start" to where the slice begins in dim "d" of the whole tensor
+ * "w" of the call "a" (input "wi", or the output when "wi" is -1) of "n"
+ * local elements, the slice having "m": the attribute begin[d] "b" with
+ * size[d] "s" on an unsplit dim, 0 on a split one (the sharding rule
+ * leaves split only the dims the slice keeps whole); check that the
+ * slice's extent fits; "op" names the kernel. Return 0 or -1. */
+static int
+slice_dim(struct sym__kernel_args *a, const char *op, int wi, int d, int64_t n,
+    int64_t m, int64_t b, int64_t s, int64_t *start)
+{
+	int64_t global = wi >= 0 ? sym__kin_global(a, wi, d) : n;
+
+	if (global != n) {
+		if (m != n)
+			return sym__kfail(a, op,
+			    "dim %d is split: the slice must keep its %lld "
+			    "elements, not %lld",
+			    d, (long long)n, (long long)m);
+		*start = 0;
+		return 0;
+	}
+	if (b < 0 || b > n || m > n - b || (s == -1 ? m != n - b : s != m))
+		return sym__kfail(a, op,
+		    "dim %d: begin %lld size %lld of a dim of %lld do not "
+		    "give the slice's %lld",
+		    d, (long long)b, (long long)s, (long long)n, (long long)m);
+	*start = b;
+	return 0;
+}
+
+/* The bounds of the slice of kernel "op" of the call "a" between the
+ * whole tensor "w" and the slice "p" (one rank), or NULL after an
+ * error. */
+static const struct sym__opattrs *
+slice_attrs(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *w, const struct sym__tensor *p)
+{
+	const struct sym__opattrs *at = sym__kat(a, op);
+
+	if (!at)
+		return NULL;
+	if (!at->concat.begin || !at->concat.size || w->rank != p->rank) {
+		sym__kfail(a, op,
+		    "begin and size must have one item per dim (%d), and the "
+		    "slice that rank",
+		    w->rank);
+		return NULL;
+	}
+	return at;
+}
+
+/* The kernel of slice: the box of the attributes begin and size (one
+ * integer per dim; size -1: to the end); "a" is the call. */
+static int
+k_slice(struct sym__kernel_args *a)
+{
+	static const char op[] = "slice";
+	const struct sym__tensor *x, *y;
+	const struct sym__opattrs *at;
+	int64_t sx[SYM__MAX_RANK], sy[SYM__MAX_RANK], off = 0, start = 0;
+
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0)
+		return -1;
+	x = &a->in[0];
+	y = &a->out[0];
+	if (!(at = slice_attrs(a, op, x, y)) ||
+	    sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
+		return -1;
+	sym__kstrides(x, sx);
+	sym__kstrides(y, sy);
+	for (int d = 0; d < x->rank; d++) {
+		if (slice_dim(a, op, 0, d, x->dim[d], y->dim[d],
+		        at->concat.begin[d], at->concat.size[d], &start) < 0)
+			return -1;
+		off += start * sx[d];
+	}
+	sym__kcopy(y->data, sy,
+	    (const char *)x->data +
+	        off * (int64_t)sym__tensor_elem_size(x->dtype),
+	    sx, sym__tensor_elem_size(x->dtype), y->rank, y->dim);
+	return 0;
+}
+
+/* The kernel of slice_grad(dy, x): zeros of x's shape with dy written
+ * into the box of the attributes begin and size; "a" is the call. */
+static int
+k_slice_grad(struct sym__kernel_args *a)
+{
+	static const char op[] = "slice_grad";
+	const struct sym__tensor *dy, *y;
+	const struct sym__opattrs *at;
+	int64_t sd[SYM__MAX_RANK], sy[SYM__MAX_RANK], off = 0, start = 0;
+	size_t es;
+
+	if (sym__kio(a, op, 2, 2, 1, 1) < 0)
+		return -1;
+	dy = &a->in[0];
+	y = &a->out[0];
+	if (!(at = slice_attrs(a, op, y, dy)) ||
+	    sym__kfloat(a, op, dy, "dy") < 0 ||
+	    sym__ksame_kst(a, op, dy, "dy", y, "the gradient") < 0)
+		return -1;
+	for (int d = 0; d < y->rank; d++)
+		if (a->in[1].rank != y->rank || a->in[1].dim[d] != y->dim[d])
+			return sym__kfail(a, op,
+			    "the gradient must have the block shape of x");
+	es = sym__tensor_elem_size(y->dtype);
+	sym__kstrides(dy, sd);
+	sym__kstrides(y, sy);
+	for (int d = 0; d < y->rank; d++) {
+		if (slice_dim(a, op, 1, d, y->dim[d], dy->dim[d],
+		        at->concat.begin[d], at->concat.size[d], &start) < 0)
+			return -1;
+		off += start * sy[d];
+	}
+	memset(y->data, 0, (size_t)sym__tensor_numel(y) * es);
+	sym__kcopy((char *)y->data + off * (int64_t)es, sy, dy->data, sd, es,
+	    dy->rank, dy->dim);
+	return 0;
+}
+
+const sym__kernel_fn sym__kernels_concat[SYM__N_OPS] = {
+	[SYM__OP_CONCAT] = k_concat,
+	[SYM__OP_SPLIT] = k_split,
+	[SYM__OP_SLICE] = k_slice,
+	[SYM__OP_SLICE_GRAD] = k_slice_grad,
+};

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the kernel families (lib/kern/kern_*.c) share: their tables,
+ * storage classes, checking the tensors and reading the attributes of a
+ * call, and strided copies.
+ */
+#ifndef SYM_KERN_KERN_PRIVATE_H
+#define SYM_KERN_KERN_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/simd.h"
+#include "kern/kernel.h"
+
+/* The families' kernels, indexed by operator identity: each fills the
+ * entries of its family's operators. */
+extern const sym__kernel_fn sym__kernels_matmul[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_elementwise[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_layout[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_concat[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_reduce[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_norm[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_gather[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_loss[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_conv[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_pool[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_dropout[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_index[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_generate[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_optim[SYM__N_OPS];
+extern const sym__kernel_fn sym__kernels_grad[SYM__N_OPS];
+
+/* How the elements of a dtype are stored (see struct sym__tensor). */
+enum sym__kst {
+	SYM__KST_NONE = 0,
+	SYM__KST_F32,
+	SYM__KST_F64,
+	SYM__KST_I32,
+	SYM__KST_U8
+};
+
+enum sym__kst sym__kst(sym_dtype dt);
+
+int sym__kfail(struct sym__kernel_args *a, const char *op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int sym__kio(struct sym__kernel_args *a, const char *op, int in_min, int in_max,
+    int out_min, int out_max);
+int sym__ksame_dims(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn, const struct sym__tensor *y,
+    const char *yn);
+int sym__ksame_kst(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn, const struct sym__tensor *y,
+    const char *yn);
+int sym__kfloat(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn);
+int sym__kgrad_pair(struct sym__kernel_args *a, const char *op);
+
+/* Return element "i" of the f32 or f64 tensor "t" as a double. */
+static inline double
+sym__kld(const struct sym__tensor *t, int64_t i)
+{
+	return t->dtype == SYM_DT_F64 ? ((const double *)t->data)[i]
+	                              : ((const float *)t->data)[i];
+}
+
+/* Store "v" as element "i" of the f32 or f64 tensor "t". */
+static inline void
+sym__kstore(struct sym__tensor *t, int64_t i, double v)
+{
+	if (t->dtype == SYM_DT_F64)
+		((double *)t->data)[i] = v;
+	else
+		((float *)t->data)[i] = (float)v;
+}
+int sym__kindices(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn);
+int sym__kno_i64(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, const char *xn);
+void sym__kwrap(void *data, sym_dtype dt, int64_t n);
+int64_t sym__kprod(const int64_t *dim, int from, int to);
+
+/* The decoded attributes of the call "a" of "op", or NULL with an
+ * error. */
+const struct sym__opattrs *sym__kat(struct sym__kernel_args *a, const char *op);
+/* Check that the decoded axis "axis" (called "what") is below "rank";
+ * 0 or -1. */
+int sym__kaxis(struct sym__kernel_args *a, const char *op, const char *what,
+    size_t axis, int rank);
+
+int64_t sym__kin_offset(const struct sym__kernel_args *a, int i, int d);
+int64_t sym__kin_global(const struct sym__kernel_args *a, int i, int d);
+int64_t sym__kout_offset(const struct sym__kernel_args *a, int o, int d);
+
+int sym__kcopy_or_alias(struct sym__kernel_args *a, const char *op);
+void sym__kstrides(const struct sym__tensor *t, int64_t *stride);
+void sym__kcopy(void *dst, const int64_t *dstride, const void *src,
+    const int64_t *sstride, size_t es, int rank, const int64_t *dim);
+
+/* batch_norm and its kin, by a->op (kern_batch_norm.c). */
+int sym__k_batch_norm(struct sym__kernel_args *a);
+
+/* The gradient of softmax_cross_entropy, with its kernel (kern_loss.c). */
+int sym__k_sce_grad(struct sym__kernel_args *a);
+
+#endif

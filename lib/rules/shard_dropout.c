@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sharding rules of the dropout family: any split. dropout(x) is laid
+ * out like x; dropout_grad(dy, y) needs dy and y split alike and is
+ * laid out like them. The kernels draw each element's mask from its
+ * global index, so every layout draws the mask one device draws.
+ */
+#include "rules/rule_private.h"
+
+/* The layout step of dropout; "s" is the run. */
+static int
+infer_dropout(struct sym__shard *s)
+{
+	if (sym__shard_default_replicated(s, 0) < 0)
+		return -1;
+	return sym__shard_out_same(s, 0, 0);
+}
+
+/* The layout step of dropout_grad; "s" is the run. */
+static int
+infer_dropout_grad(struct sym__shard *s)
+{
+	int first = sym__shard_complete_alike(s);
+
+	if (first < 0)
+		return -1;
+	return sym__shard_out_same(s, 0, (size_t)first);
+}
+
+const struct sym__shard_rule sym__shard_dropout[SYM__N_OPS] = {
+	[SYM__OP_DROPOUT] = { 0, sym__shard_tuple_alike, infer_dropout },
+	[SYM__OP_DROPOUT_GRAD] = { 0, sym__shard_tuple_alike,
+	    infer_dropout_grad },
+};

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sharding rules of the gather family (MindSpore's GatherInfo,
+ * EmbeddingLookup, OneHotInfo).
+ *
+ *  - gather(params, indices, axis): the device matrix is the strategy of
+ *    params ("p0", ...) followed by that of the indices ("i0", ...); the
+ *    output params[:axis] + indices + params[axis+1:] takes each part's
+ *    axes. The gathered dimension of params may be split (vocabulary
+ *    parallelism, Megatron's and MindSpore's row-split table): each rank
+ *    looks up the indices inside its block of rows and writes zeros for
+ *    the others, so the output holds partial sums over the axes that
+ *    split that dimension, resolved by an AllReduce. The default strategy
+ *    splits the indices' leading dimension, the table being replicated
+ *    (MindSpore's batch strategy of Gather).
+ *  - embedding(ids, table): device matrix ("i0", ..., "vocab", "embed");
+ *    the ids keep their layout, the output is ids.shape + [D] split like
+ *    the ids and the embedding dimension; a table split on its
+ *    vocabulary dimension makes the output partial over those axes, as
+ *    for gather.
+ *  - one_hot(indices): the device matrix is the indices' strategy; the
+ *    output has the indices' layout with the depth dimension inserted
+ *    unsplit.
+ */
+#include "rules/rule_private.h"
+
+/* The tuple step of gather: "s" is the run, "split" the split counts by
+ * input. */
+static int
+tuple_gather(struct sym__shard *s, const int64_t *const *split)
+{
+	size_t rp = sym__shard_in_rank(s, 0), ri = sym__shard_in_rank(s, 1);
+	const char **pn = sym__shard_axis_names(s, "p", rp);
+	const char **in = sym__shard_axis_names(s, "i", ri);
+	int64_t sizes[SYM_MESH_MAX_AXES];
+	const char *names[SYM_MESH_MAX_AXES];
+	int axis_of[SYM_MESH_MAX_AXES];
+
+	if (!pn || !in)
+		return sym__shard_nomem(s);
+	if (rp + ri + 1 > SYM_MESH_MAX_AXES)
+		return sym__shard_fail(s, -1, -1,
+		    "gather of tensors of %zu and %zu dimensions needs more "
+		    "device-matrix axes than supported",
+		    rp, ri);
+	for (size_t d = 0; d < rp; d++) {
+		sizes[d] = split[0] ? split[0][d] : 1;
+		names[d] = pn[d];
+	}
+	for (size_t d = 0; d < ri; d++) {
+		sizes[rp + d] = split[1] ? split[1][d] : 1;
+		names[rp + d] = in[d];
+	}
+	if (sym__shard_set_mesh(s, rp + ri, sizes, names) < 0)
+		return -1;
+	for (size_t d = 0; d < rp; d++)
+		axis_of[d] = (int)d;
+	if (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0)
+		return -1;
+	for (size_t d = 0; d < ri; d++)
+		axis_of[d] = (int)(rp + d);
+	return split[1] ? sym__shard_map(s, 1, split[1], axis_of) : 0;
+}
+
+/* The layout step of gather; "s" is the run. */
+static int
+infer_gather(struct sym__shard *s)
+{
+	size_t rp = sym__shard_in_rank(s, 0), ri = sym__shard_in_rank(s, 1);
+	size_t ax = s->at->gather.axis;
+	size_t k = 0;
+	struct sym__lb b;
+
+	if (sym__shard_default_replicated(s, 0) < 0 ||
+	    sym__shard_default_replicated(s, 1) < 0 ||
+	    sym__lb_init(s, &b, rp - 1 + ri) < 0)
+		return -1;
+	for (size_t d = 0; d < ax; d++)
+		sym__lb_copy(&b, k++, s->in[0], d);
+	for (size_t d = 0; d < ri; d++)
+		sym__lb_copy(&b, k++, s->in[1], d);
+	for (size_t d = ax + 1; d < rp; d++)
+		sym__lb_copy(&b, k++, s->in[0], d);
+	sym__lb_partial_dim(&b, s->in[0], ax);
+	return sym__shard_set_out(s, 0, &b);
+}
+
+/* The tuple step of embedding: "s" is the run, "split" the split counts
+ * by input. */
+static int
+tuple_embedding(struct sym__shard *s, const int64_t *const *split)
+{
+	size_t ri = sym__shard_in_rank(s, 0);
+	const char **in = sym__shard_axis_names(s, "i", ri);
+	int64_t sizes[SYM_MESH_MAX_AXES];
+	const char *names[SYM_MESH_MAX_AXES];
+	int axis_of[SYM_MESH_MAX_AXES];
+
+	if (!in)
+		return sym__shard_nomem(s);
+	if (ri + 3 > SYM_MESH_MAX_AXES)
+		return sym__shard_fail(s, -1, -1,
+		    "embedding of ids of %zu dimensions needs more "
+		    "device-matrix axes than supported",
+		    ri);
+	for (size_t d = 0; d < ri; d++) {
+		sizes[d] = split[0] ? split[0][d] : 1;
+		names[d] = in[d];
+		axis_of[d] = (int)d;
+	}
+	sizes[ri] = split[1] ? split[1][0] : 1;
+	sizes[ri + 1] = split[1] ? split[1][1] : 1;
+	names[ri] = "vocab";
+	names[ri + 1] = "embed";
+	if (sym__shard_set_mesh(s, ri + 2, sizes, names) < 0)
+		return -1;
+	if (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0)
+		return -1;
+	axis_of[0] = (int)ri;
+	axis_of[1] = (int)ri + 1;
+	return split[1] ? sym__shard_map(s, 1, split[1], axis_of) : 0;
+}
+
+/* The layout step of embedding; "s" is the run. */
+static int
+infer_embedding(struct sym__shard *s)
+{
+	size_t ri = sym__shard_in_rank(s, 0);
+	struct sym__lb b;
+
+	if (sym__shard_default_replicated(s, 0) < 0 ||
+	    sym__shard_default_replicated(s, 1) < 0 ||
+	    sym__lb_init(s, &b, ri + 1) < 0)
+		return -1;
+	for (size_t d = 0; d < ri; d++)
+		sym__lb_copy(&b, d, s->in[0], d);
+	sym__lb_copy(&b, ri, s->in[1], 1);
+	sym__lb_partial_dim(&b, s->in[1], 0);
+	return sym__shard_set_out(s, 0, &b);
+}
+
+/* The tuple step of one_hot: "s" is the run, "split" the split counts by
+ * input. */
+static int
+tuple_one_hot(struct sym__shard *s, const int64_t *const *split)
+{
+	return sym__shard_tuple_input(s, split[0], 0, "d");
+}
+
+/* The layout step of one_hot; "s" is the run. */
+static int
+infer_one_hot(struct sym__shard *s)
+{
+	size_t r = sym__shard_in_rank(s, 0);
+	size_t ax = s->at->gather.axis;
+	struct sym__lb b;
+
+	if (sym__shard_default_replicated(s, 0) < 0 ||
+	    sym__lb_init(s, &b, r + 1) < 0)
+		return -1;
+	for (size_t i = 0, d = 0; i <= r; i++)
+		if (i != ax)
+			sym__lb_copy(&b, i, s->in[0], d++);
+	return sym__shard_set_out(s, 0, &b);
+}
+
+const struct sym__shard_rule sym__shard_gather[SYM__N_OPS] = {
+	[SYM__OP_GATHER] = { 1, tuple_gather, infer_gather },
+	[SYM__OP_EMBEDDING] = { 0, tuple_embedding, infer_embedding },
+	[SYM__OP_ONE_HOT] = { 0, tuple_one_hot, infer_one_hot },
+};

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sharding rule of the loss family: softmax_cross_entropy(logits [N, C],
+ * labels [N]) (MindSpore's SparseSoftmaxCrossEntropyWithLogitsInfo). The
+ * device matrix is the strategy of the logits, ("batch", "class").
+ *
+ * The class dimension is unsplit (the softmax runs over it). The labels
+ * are split like the batch dimension of the logits, except for the
+ * reduction "mean" with an ignore_index written in the graph: then they
+ * are whole on every rank (an AllGather of the labels, or an input read
+ * whole, when the batch is split), since the mean divides by the number
+ * of rows that count (those whose label is not ignore_index) over the
+ * whole batch, which each rank then counts itself. Without the
+ * attribute the labels stay split as before and a row labelled with the
+ * default -100 on a split batch is a run-time error of the kernel (it
+ * cannot count the other blocks' rows), which names the fix. With reduction "none" the per-sample losses [N] are split like
+ * the batch; with "mean" or "sum" the scalar output holds partial sums
+ * over the batch axes (each rank sums its samples' losses, divided by
+ * the global count for the mean), resolved by an AllReduce.
+ */
+#include <string.h>
+
+#include "rules/rule_private.h"
+
+/* The tuple step: "s" is the run, "split" the split counts by input. */
+static int
+tuple_sce(struct sym__shard *s, const int64_t *const *split)
+{
+	int64_t sizes[2] = { 1, 1 };
+	const char *names[2] = { "batch", "class" };
+	int axis_of[2] = { 0, 1 };
+
+	if (split[0] && split[1] && split[1][0] != split[0][0])
+		return sym__shard_fail(s, 1, 0,
+		    "the labels %s are split %lld way%s, but the batch "
+		    "dimension of the logits %s %lld way%s: they must be "
+		    "equal",
+		    sym__shard_in_name(s, 1), (long long)split[1][0],
+		    SYM__WAYS(split[1][0]), sym__shard_in_name(s, 0),
+		    (long long)split[0][0], SYM__WAYS(split[0][0]));
+	if (split[0]) {
+		sizes[0] = split[0][0];
+		sizes[1] = split[0][1];
+	} else if (split[1]) {
+		sizes[0] = split[1][0];
+	}
+	if (sym__shard_set_mesh(s, 2, sizes, names) < 0)
+		return -1;
+	if (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0)
+		return -1;
+	return split[1] ? sym__shard_map(s, 1, split[1], axis_of) : 0;
+}
+
+/* The layout step (see the top of the file); "s" is the run. */
+static int
+infer_sce(struct sym__shard *s)
+{
+	int none = s->at->loss.reduction == SYM__RED_NONE;
+	struct sym__lb b;
+
+	if (!s->in[0] && !s->in[1] && sym__shard_default_replicated(s, 0) < 0)
+		return -1;
+	if (!s->in[0]) {
+		if (sym__lb_init(s, &b, 2) < 0)
+			return -1;
+		sym__lb_copy(&b, 0, s->in[1], 0);
+		if (sym__shard_set_in(s, 0, &b) < 0)
+			return -1;
+	}
+	if (!s->in[1]) {
+		if (sym__lb_init(s, &b, 1) < 0)
+			return -1;
+		sym__lb_copy(&b, 0, s->in[0], 0);
+		if (sym__shard_set_in(s, 1, &b) < 0)
+			return -1;
+	}
+	if (sym__shard_unsplit(s, 0, 1, "it is the class dimension, which") < 0)
+		return -1;
+	if (s->at->loss.reduction == SYM__RED_MEAN && s->at->loss.ignore_set) {
+		if (sym__lb_init(s, &b, 1) < 0 ||
+		    sym__shard_set_in(s, 1, &b) < 0)
+			return -1;
+	} else if (!sym__shard_same_dim(s->in[1], 0, s->in[0], 0))
+		return sym__shard_fail(s, 1, 0,
+		    "the labels %s are split by %s, but the batch dimension "
+		    "of the logits %s by %s: they must be split alike",
+		    sym__shard_in_name(s, 1),
+		    sym__shard_axes_txt(s, s->in[1], 0),
+		    sym__shard_in_name(s, 0),
+		    sym__shard_axes_txt(s, s->in[0], 0));
+	if (sym__lb_init(s, &b, s->out_shape[0]->rank) < 0)
+		return -1;
+	if (none)
+		sym__lb_copy(&b, 0, s->in[0], 0);
+	else
+		sym__lb_partial_dim(&b, s->in[0], 0);
+	return sym__shard_set_out(s, 0, &b);
+}
+
+const struct sym__shard_rule sym__shard_loss[SYM__N_OPS] = {
+	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = { 0, tuple_sce, infer_sce },
+};
