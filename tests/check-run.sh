@@ -176,7 +176,7 @@ n=$((n + 1))
 	export ASAN_OPTIONS
 	run ffn-huge examples/ffn.sg --bind b=800000000000
 )
-want='rank 0: memory limit: the blocks of this rank need'
+want="shape-run: b = 800000000000: the run failed: rank 0: memory limit:"
 want2='GiB of memory of this machine; the largest is f32[800000000000, 512]'
 want2="$want2 of h2, 1638400000000000 bytes"
 if test "$(cat "$tmp/ffn-huge.status")" -ne 2; then

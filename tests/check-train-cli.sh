@@ -101,7 +101,8 @@ refuse map-twice 1 "--map binds input 'x' twice: 'x=image' and 'x=label'" \
 # than any machine (x2, 2^39 x 6 f32 on each of 2 ranks: 13194139533312
 # bytes), refused before anything is allocated; on 64 rows the same
 # batch trains batches of the 64 rows.
-refuse batch-limit 2 "rank 0: memory limit: the blocks of this rank need" \
+refuse batch-limit 2 "shape-train: rank 0: memory limit: the blocks of this \
+rank need" \
     tests/train/clf4.sg --steps 1 --batch 1099511627776
 has batch-limit "GiB of memory of this machine; the largest is \
 f32[549755813888, 6] of x2, 13194139533312 bytes" "the largest block named"
