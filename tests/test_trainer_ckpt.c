@@ -7,8 +7,8 @@
  * params of those dtypes saved and loaded; a file of params without
  * optimizer state loaded, the state starting from zeros with a notice;
  * a step count out of range and a param holding an infinity refused;
- * the paths a save refuses; the
- * graph fingerprint that processes compare.
+ * the paths a save refuses; the graph fingerprint that processes
+ * compare.
  */
 #include <math.h>
 #include <setjmp.h>
