@@ -15,7 +15,9 @@
 #    order (a rescaling undone by a normalisation trains as no transform;
 #    a normalisation alone trains otherwise) and refuse what they cannot
 #    do;
-#  - --rank-table reads MindSpore's rank table and must place every rank.
+#  - --rank-table reads MindSpore's rank table and must place every rank;
+#  - a batch beyond the machine's memory is refused naming that limit,
+#    and the same batch on a few rows trains on the rows.
 #
 # Usage: tests/check-train-cli.sh
 # Environment (set by make check): top_srcdir, top_builddir;
@@ -94,6 +96,19 @@ refuse batch-empty 2 "--batch expects positive integers B[,B...], not \
 '8,,16'" tests/train/clf4.sg --steps 1 --batch 8,,16
 refuse map-twice 1 "--map binds input 'x' twice: 'x=image' and 'x=label'" \
     tests/train/clf4.sg --dataset "$data" --batch 8 --map x=image,x=label
+
+# --- Limits name themselves: a batch of 2^40 without data needs more
+# than any machine (x2, 2^39 x 6 f32 on each of 2 ranks: 13194139533312
+# bytes), refused before anything is allocated; on 64 rows the same
+# batch trains batches of the 64 rows.
+refuse batch-limit 2 "shape-train: rank 0: memory limit: the blocks of this \
+rank need" \
+    tests/train/clf4.sg --steps 1 --batch 1099511627776
+has batch-limit "GiB of memory of this machine; the largest is \
+f32[549755813888, 6] of x2, 13194139533312 bytes" "the largest block named"
+ok batch-rows tests/train/clf4.sg --dataset "$data" --steps 2 \
+    --batch 1099511627776 --json &&
+    has batch-rows '"bindings": {"b": 40}' "the batch is the 40 rows"
 
 # --- Transforms: 2x - 1 then (y + 1) / 2 gives the images back.
 base="tests/train/clf4.sg --dataset $data --batch 8 --json --no-shuffle"

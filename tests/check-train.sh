@@ -274,6 +274,9 @@ refuse no-data 1 "$tmp/none/train-images-idx3-ubyte: no such file" \
 refuse bad-batch 1 \
     "batch size 6: b = 6 violates divisor=4 declared at tests/train/clf4.sg:6:8" \
     tests/train/clf4.sg --dataset "$data" --batch 6
+# The example of shape-train(1), word for word (the location it quotes).
+refuse man-batch 1 "shape-train: batch size 12: b = 12 violates divisor=8 \
+declared at examples/ffn_train.sg:11:8" examples/ffn_train.sg --batch 12
 if test -f "$ckpt"; then
 	sed 's/w2/w9/g' tests/train/clf4.sg >"$tmp/bad/missing.sg"
 	sed 's/f32/f64/g' tests/train/clf4.sg >"$tmp/bad/f64.sg"

@@ -6,8 +6,9 @@
  * (f16 and bf16 rounded to nearest even, 1- and 2-byte integers, i64);
  * params of those dtypes saved and loaded; a file of params without
  * optimizer state loaded, the state starting from zeros with a notice;
- * a step count out of range refused; the paths a save refuses; the
- * graph fingerprint that processes compare.
+ * a step count out of range and a param holding an infinity refused;
+ * the paths a save refuses; the graph fingerprint that processes
+ * compare.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -622,6 +623,63 @@ test_step_range(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* A checkpoint whose param "w" holds an infinity (element 5) is refused
+ * on load with the tensor and the element named, and the params stay
+ * as they were (issue 21, item 10: NaN is checked by check-train-cli). */
+static void
+test_infinite_load(void **state)
+{
+	const char *path = path_of("a.safetensors", 0);
+	const char *edited = path_of("b.safetensors", 1);
+	sym_ctx *ctx = tl_ctx_new();
+	sym_checkpoint *ck, *out;
+	struct run a;
+	char text[1024];
+	float w[16], back[16];
+	int64_t dim[2] = { 4, 4 };
+
+	(void)state;
+	snprintf(text, sizeof(text), mixed, "f32", "ones");
+	start(ctx, text, &a);
+	assert_int_equal(sym_trainer_save(a.t, path), 0);
+	ck = sym_checkpoint_read(ctx, path);
+	assert_non_null(ck);
+	out = sym_checkpoint_new(ctx);
+	assert_non_null(out);
+	for (size_t i = 0; i < sym_checkpoint_n_tensors(ck); i++) {
+		const char *name = sym_checkpoint_tensor_name(ck, i);
+		int64_t d[8];
+		size_t nd = sym_checkpoint_tensor_ndim(ck, i);
+
+		if (!strcmp(name, "w"))
+			continue;
+		for (size_t k = 0; k < nd; k++)
+			d[k] = sym_checkpoint_tensor_dim(ck, i, k);
+		assert_int_equal(sym_checkpoint_add(out, name,
+		                     sym_checkpoint_tensor_dtype(ck, i), nd, d,
+		                     sym_checkpoint_tensor_data(ck, i, NULL)),
+		    0);
+	}
+	for (size_t k = 0; k < 16; k++)
+		w[k] = 0.25f;
+	w[5] = -INFINITY;
+	assert_int_equal(sym_checkpoint_add(out, "w", SYM_DT_F32, 2, dim, w),
+	    0);
+	assert_int_equal(sym_checkpoint_write(out, edited), 0);
+	sym_checkpoint_free(out);
+	sym_checkpoint_free(ck);
+	assert_int_equal(sym_trainer_load(a.t, edited), -1);
+	assert_non_null(strstr(sym_ctx_last_message(ctx),
+	    "tensor 'w' holds an infinity at element 5: a checkpoint of a "
+	    "diverged run is refused"));
+	assert_int_equal(sym_trainer_get_param(a.t, "w", back, sizeof(back)),
+	    0);
+	for (size_t k = 0; k < 16; k++)
+		assert_true(back[k] == 0.5f);
+	stop(&a);
+	tl_ctx_free(ctx);
+}
+
 /* Assert that "path" cannot take a checkpoint, the error holding
  * "why". */
 static void
@@ -750,6 +808,7 @@ main(void)
 		cmocka_unit_test(test_half_params),
 		cmocka_unit_test(test_weights_only),
 		cmocka_unit_test(test_step_range),
+		cmocka_unit_test(test_infinite_load),
 		cmocka_unit_test(test_save_path),
 		cmocka_unit_test(test_graph_fingerprint),
 	};

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef SYM_HAVE_OPENBLAS_SET_NUM_THREADS
 #include <cblas.h>
@@ -330,6 +331,20 @@ reserve(sym_exec *x, struct sym__etensor *et, size_t bytes)
 	return r < 0 ? -1 : 0;
 }
 
+/* Write into "dims" (room for SYM__MAX_RANK sizes) the local sizes of
+ * tensor "t" of "x", separated by ", ". */
+static void
+block_dims(const sym_exec *x, size_t t, char *dims, size_t room)
+{
+	const struct sym__etensor *et = &x->tensor[t];
+	size_t n = 0;
+
+	dims[0] = '\0';
+	for (size_t d = 0; d < et->rank && n < room; d++)
+		n += (size_t)snprintf(dims + n, room - n, "%s%lld",
+		    d ? ", " : "", (long long)et->local[d]);
+}
+
 /* Record SYM_ENOMEM on the context of "x" for the block of tensor "t":
  * its bytes, dtype, local sizes and value; return -1. */
 static int
@@ -337,18 +352,66 @@ no_room(sym_exec *x, size_t t)
 {
 	const struct sym__etensor *et = &x->tensor[t];
 	char dims[SYM__MAX_RANK * 22 + 1];
-	size_t n = 0;
 
-	dims[0] = '\0';
-	for (size_t d = 0; d < et->rank; d++)
-		n += (size_t)snprintf(dims + n, sizeof(dims) - n, "%s%lld",
-		    d ? ", " : "", (long long)et->local[d]);
+	block_dims(x, t, dims, sizeof(dims));
 	sym__error(x->ctx, SYM_ENOMEM, NULL,
 	    "out of memory: cannot allocate %zu bytes (%.1f GiB) for the "
 	    "block %s[%s] of %s",
 	    et->bytes, (double)et->bytes / (1024.0 * 1024.0 * 1024.0),
 	    sym_dtype_name(et->dtype), dims,
 	    sym_value_name(sym_plan_tensor_value(x->plan, t)));
+	return -1;
+}
+
+/* Return the bytes of physical memory of this machine, or 0 when the
+ * system does not say. */
+static uint64_t
+machine_bytes(void)
+{
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (pages > 0 && size > 0 &&
+	    (uint64_t)pages <= UINT64_MAX / (uint64_t)size)
+		return (uint64_t)pages * (uint64_t)size;
+#endif
+	return 0;
+}
+
+/* Check, before anything is allocated, that the blocks of the rank of "x"
+ * (sized for the slices, aliases counted once) fit in the physical
+ * memory of this machine; 0, or -1 with SYM_ENOMEM naming the bytes
+ * needed, the limit and the largest block. */
+static int
+check_room(sym_exec *x)
+{
+	const double gib = 1024.0 * 1024.0 * 1024.0;
+	uint64_t need = 0, have = machine_bytes();
+	size_t big = SIZE_MAX;
+	char dims[SYM__MAX_RANK * 22 + 1];
+
+	for (size_t t = 0; t < x->n_tensor; t++) {
+		const struct sym__etensor *et = &x->tensor[t];
+
+		if (et->alias != SIZE_MAX &&
+		    x->tensor[et->alias].bytes == et->bytes)
+			continue;
+		need = et->bytes > UINT64_MAX - need ? UINT64_MAX
+		                                     : need + et->bytes;
+		if (big == SIZE_MAX || et->bytes > x->tensor[big].bytes)
+			big = t;
+	}
+	if (!have || need <= have)
+		return 0;
+	block_dims(x, big, dims, sizeof(dims));
+	sym__error(x->ctx, SYM_ENOMEM, NULL,
+	    "memory limit: the blocks of this rank need %llu bytes "
+	    "(%.1f GiB), more than the %.1f GiB of memory of this machine; "
+	    "the largest is %s[%s] of %s, %zu bytes",
+	    (unsigned long long)need, (double)need / gib, (double)have / gib,
+	    sym_dtype_name(x->tensor[big].dtype), dims,
+	    sym_value_name(sym_plan_tensor_value(x->plan, big)),
+	    x->tensor[big].bytes);
 	return -1;
 }
 
@@ -457,6 +520,8 @@ sym_exec_prepare(sym_exec *x, const sym_slices *s)
 	for (size_t t = 0; t < x->n_tensor; t++)
 		if (size_tensor(x, s, t) < 0)
 			return -1;
+	if (check_room(x) < 0)
+		return -1;
 	for (size_t t = 0; t < x->n_tensor; t++) {
 		struct sym__etensor *et = &x->tensor[t];
 

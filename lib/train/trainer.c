@@ -294,10 +294,16 @@ start_threads(sym_trainer *t)
 	pthread_cond_init(&t->cv, NULL);
 	t->have_bar = 1;
 	for (int k = 0; k < t->n_local; k++) {
-		if (pthread_create(&t->th[k], NULL, rank_main, &t->rank[k]) !=
-		    0) {
+		int rc =
+		    pthread_create(&t->th[k], NULL, rank_main, &t->rank[k]);
+
+		if (rc != 0) {
 			sym__error(t->ctx, SYM_ENOMEM, NULL,
-			    "trainer: cannot start the thread of rank %d", k);
+			    "trainer: cannot start the thread of rank %d of %d: "
+			    "%s (the system's limit of threads or memory "
+			    "maps; run fewer ranks, or one process a rank "
+			    "under mpirun)",
+			    k, t->n_local, strerror(rc));
 			set_go(t, -1);
 			return -1;
 		}
