@@ -47,6 +47,9 @@ SYM_EXPORT int sym_graph_set_auto_parallel(SYM_KEEP sym_graph *g,
     int64_t memory, SYM_KEEP const sym_loc *where);
 SYM_EXPORT int sym_graph_auto_parallel(SYM_KEEP const sym_graph *g,
     int64_t *memory);
+SYM_EXPORT int sym_graph_set_fusion_bytes(SYM_KEEP sym_graph *g, int64_t bytes,
+    SYM_KEEP const sym_loc *where);
+SYM_EXPORT int64_t sym_graph_fusion_bytes(SYM_KEEP const sym_graph *g);
 SYM_EXPORT int sym_graph_set_shard_option(SYM_KEEP sym_graph *g,
     sym_shard_option opt, long value);
 SYM_EXPORT int sym_graph_shard(SYM_KEEP sym_graph *g,
@@ -130,6 +133,16 @@ SYM_EXPORT SYM_KEEP const sym_layout *
 sym_reshard_target(SYM_KEEP const sym_reshard *c);
 SYM_EXPORT SYM_KEEP const sym_reshard *
 sym_reshard_shares(SYM_KEEP const sym_reshard *c);
+/* Buckets of fused gradient all_reduces (parallel fusion_bytes=). */
+SYM_EXPORT size_t sym_sharding_n_buckets(SYM_KEEP const sym_sharding *sh);
+SYM_EXPORT size_t sym_sharding_bucket_size(SYM_KEEP const sym_sharding *sh,
+    size_t b);
+SYM_EXPORT SYM_KEEP const sym_reshard *
+sym_sharding_bucket_reshard(SYM_KEEP const sym_sharding *sh, size_t b,
+    size_t k);
+SYM_EXPORT int64_t sym_sharding_bucket_bytes(SYM_KEEP const sym_sharding *sh,
+    size_t b);
+SYM_EXPORT size_t sym_reshard_bucket(SYM_KEEP const sym_reshard *c);
 
 #ifdef __cplusplus
 }

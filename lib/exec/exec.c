@@ -51,6 +51,7 @@ exec_destroy(struct sym__obj *obj)
 	free(x->fill);
 	sym__xscratch_clear(&x->scratch);
 	sym__kscratch_free(&x->kscratch);
+	free(x->fuse_buf);
 	free(x);
 }
 
@@ -311,6 +312,8 @@ sym_exec_new(const sym_plan *p, sym_comm_endpoint *ep, sym_ctx *ctx)
 		                                    : init_comm(x, e)) == 0;
 	}
 	if (ok)
+		ok = sym__exec_fuse_init(x) == 0;
+	if (ok)
 		ok = sym__exec_fill_init(x) == 0;
 	if (!ok) {
 		sym_exec_free(x);
@@ -555,6 +558,8 @@ sym_exec_prepare(sym_exec *x, const sym_slices *s)
 	for (size_t i = 0; i < x->n_step; i++)
 		if (x->step[i].ps->kind == SYM_PLAN_KERNEL)
 			prepare_kernel(x, &x->step[i]);
+	if (sym__exec_fuse_prepare(x) < 0)
+		return -1;
 	x->slices = s;
 	return 0;
 }
@@ -747,7 +752,10 @@ run_steps(sym_exec *x, int forward)
 				kernel_failed(x, e);
 				rc = -1;
 			}
-		} else if ((rc = run_comm(x, e, err, sizeof(err))) < 0 &&
+		} else if ((rc = e->bucket != SIZE_MAX
+		                   ? sym__exec_run_bucket(x, e, err,
+		                         sizeof(err))
+		                   : run_comm(x, e, err, sizeof(err))) < 0 &&
 		    !failed) {
 			comm_failed(x, e, rc, err);
 		}

@@ -129,6 +129,7 @@ struct sym__estep {
 	/* dropout and dropout_grad: the hash of the dropout's output name,
 	 * mixed with the step's seed into args.rng at every run. */
 	uint64_t rng_key;
+	size_t bucket; /* its fused bucket (exec_fuse.c), or SIZE_MAX */
 };
 
 /* An input or parameter sym_exec_fill writes: its home tensor, its name
@@ -155,6 +156,9 @@ struct sym_exec {
 	struct sym__xscratch scratch;  /* communication steps' */
 	struct sym__kscratch kscratch; /* kernels' */
 	size_t buffer_allocs;          /* tensor buffers allocated */
+	void *fuse_buf;                /* fused buckets: packed, sent and
+	                                  received (exec_fuse.c) */
+	size_t fuse_cap;
 	void (*progress)(void *arg, size_t step, size_t n_steps);
 	void *progress_arg;
 	/* The seed of the current step (of the inputs last filled, or set by
@@ -241,6 +245,12 @@ int sym__gather_outputs(sym_exec *x, sym_comm_endpoint *ep, int n,
  * size any version of the structure had. */
 int sym__exec_options(sym_ctx *ctx, const char *who, const sym_exec_options *o,
     sym_exec_options *copy);
+
+/* exec_fuse.c */
+int sym__exec_fuse_init(sym_exec *x);
+int sym__exec_fuse_prepare(sym_exec *x);
+int sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
+    size_t size);
 
 /* exec_fill.c */
 int sym__exec_fill_init(sym_exec *x);

@@ -177,10 +177,11 @@ st_devices(struct sym__parser *p)
 	return 0;
 }
 
-/* Parse the byte count of "memory=" in "p": digits, optionally
- * followed by KiB, MiB or GiB, into "*bytes"; 0 or -1. */
+/* Parse the byte count of option "what" ("memory", "fusion_bytes") in
+ * "p": digits, optionally followed by KiB, MiB or GiB, into "*bytes"; 0 or
+ * -1. */
 static int
-memory_bytes(struct sym__parser *p, int64_t *bytes)
+memory_bytes(struct sym__parser *p, const char *what, int64_t *bytes)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB" };
 	const char *s = p->src;
@@ -192,12 +193,13 @@ memory_bytes(struct sym__parser *p, int64_t *bytes)
 	at = i = p->pos;
 	if (s[i] < '0' || s[i] > '9')
 		return sym__lex_error(p, at, NULL,
-		    "expected a number of bytes after 'memory=' (such as "
-		    "64GiB)");
+		    "expected a number of bytes after '%s=' (such as "
+		    "64GiB)",
+		    what);
 	for (; s[i] >= '0' && s[i] <= '9'; i++) {
 		if (n > (uint64_t)INT64_MAX / 10)
 			return sym__lex_error(p, at, NULL,
-			    "the memory does not fit in 64 bits");
+			    "the %s does not fit in 64 bits", what);
 		n = 10 * n + (uint64_t)(s[i] - '0');
 	}
 	start = i;
@@ -209,29 +211,57 @@ memory_bytes(struct sym__parser *p, int64_t *bytes)
 	if (i > start && !shift)
 		return sym__lex_error(p, start,
 		    "the units are KiB, MiB and GiB",
-		    "unknown unit '%.*s%s' of memory", SYM__QLEN(i - start),
-		    s + start, SYM__QDOTS(i - start));
+		    "unknown unit '%.*s%s' of %s", SYM__QLEN(i - start),
+		    s + start, SYM__QDOTS(i - start), what);
 	if (n > (uint64_t)INT64_MAX >> shift)
 		return sym__lex_error(p, at, NULL,
-		    "the memory does not fit in 64 bits");
+		    "the %s does not fit in 64 bits", what);
 	p->pos = i;
 	*bytes = (int64_t)(n << shift);
 	return 0;
 }
 
-/* Parse "parallel auto [memory=BYTES]" after its keyword; 0 or -1. */
+/* Parse "parallel fusion_bytes=BYTES" after its option's name "start"
+ * (located at "loc"); 0 or -1. */
+static int
+st_fusion(struct sym__parser *p, size_t start, sym_loc loc)
+{
+	size_t at, before = p->g->n_diag;
+	int64_t bytes = 0;
+
+	if (!sym__lex_accept(p, '='))
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected '=BYTES' after 'parallel fusion_bytes'");
+	at = p->pos;
+	if (memory_bytes(p, "fusion_bytes", &bytes) < 0)
+		return -1;
+	if (bytes <= 0)
+		return sym__lex_error(p, at, NULL,
+		    "the fusion_bytes of parallel must be positive");
+	if (sym__parse_end(p, "parallel fusion_bytes") < 0)
+		return -1;
+	if (sym_graph_set_fusion_bytes(p->g, bytes, &loc) < 0)
+		return sym__parse_failed(p, before, start);
+	return 0;
+}
+
+/* Parse "parallel auto [memory=BYTES]" or "parallel fusion_bytes=BYTES"
+ * after its keyword; 0 or -1. */
 static int
 st_parallel(struct sym__parser *p)
 {
-	size_t start, len, at, before = p->g->n_diag;
+	size_t start = 0, len = 0, at, before = p->g->n_diag;
 	int64_t bytes = 0;
 	sym_loc loc = sym__lex_loc(p, p->pos);
 
-	if (!sym__lex_name(p, &start, &len) ||
-	    !sym__lex_word_is(p, start, len, "auto"))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected 'auto' after 'parallel' (parallel auto "
-		    "[memory=BYTES])");
+	if (sym__lex_name(p, &start, &len) &&
+	    sym__lex_word_is(p, start, len, "fusion_bytes"))
+		return st_fusion(p, start, sym__lex_loc(p, start));
+	if (!len || !sym__lex_word_is(p, start, len, "auto"))
+		return sym__lex_error(p, len ? start : p->pos, NULL,
+		    "expected 'auto' or 'fusion_bytes=' after 'parallel' "
+		    "(parallel auto [memory=BYTES], parallel "
+		    "fusion_bytes=BYTES)");
 	loc = sym__lex_loc(p, start);
 	if (sym__lex_name(p, &start, &len)) {
 		if (!sym__lex_word_is(p, start, len, "memory") ||
@@ -239,7 +269,7 @@ st_parallel(struct sym__parser *p)
 			return sym__lex_error(p, start, NULL,
 			    "expected 'memory=BYTES' after 'parallel auto'");
 		at = p->pos;
-		if (memory_bytes(p, &bytes) < 0)
+		if (memory_bytes(p, "memory", &bytes) < 0)
 			return -1;
 		if (bytes <= 0)
 			return sym__lex_error(p, at, NULL,

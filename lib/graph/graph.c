@@ -331,6 +331,30 @@ sym_graph_auto_parallel(const sym_graph *g, int64_t *memory)
 	return g && g->auto_parallel;
 }
 
+/* Ask for the gradient all_reduces of "g" to be fused into buckets of
+ * about "bytes" bytes ("parallel fusion_bytes=", 0: none), as declared at
+ * "where" (may be NULL; unused); 0, or -1 with an error diagnostic for a
+ * negative size. */
+int
+sym_graph_set_fusion_bytes(sym_graph *g, int64_t bytes, const sym_loc *where)
+{
+	if (!g)
+		return -1;
+	if (bytes < 0)
+		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+		    "the fusion_bytes of parallel must be positive, not %lld",
+		    (long long)bytes);
+	g->fusion_bytes = bytes;
+	return 0;
+}
+
+/* Return the bucket size of the gradient fusion of "g" (0: none). */
+int64_t
+sym_graph_fusion_bytes(const sym_graph *g)
+{
+	return g ? g->fusion_bytes : 0;
+}
+
 /* Return the number of devices of "g" (0 when never set). */
 int64_t
 sym_graph_n_devices(const sym_graph *g)

@@ -112,6 +112,9 @@ struct sym_graph {
 	int auto_parallel;
 	int64_t auto_memory;
 	sym_loc auto_loc;
+	/* "parallel fusion_bytes=BYTES": gradient all_reduces fused into
+	 * buckets of about that many bytes (0: none). */
+	int64_t fusion_bytes;
 
 	sym_value **value;
 	size_t n_value, cap_value;

@@ -29,6 +29,7 @@ plan_release(sym_plan *p)
 	for (size_t g = 0; g < p->n_group; g++)
 		free(p->group[g].block);
 	free(p->group);
+	sym__plan_fuse_clear(p);
 	for (size_t i = 0; i < p->n_check; i++)
 		sym__check_clear(&p->check[i]);
 	sym__slotmap_clear(&p->expr_map);
@@ -322,6 +323,7 @@ new_step(sym_plan *p, sym_plan_step_kind kind, const sym_node *n, size_t n_in,
 	s->pub.n_in = n_in;
 	s->pub.n_out = n_out;
 	s->bytes = SYM__NO_SLOT;
+	s->bucket = SIZE_MAX;
 	s->io = p->n_io;
 	p->n_io += n_in + n_out;
 	return s;
@@ -593,6 +595,8 @@ compile(sym_graph *g, sym_sharding *sh, unsigned flags)
 	p->n_check1 = p->n_check;
 	if (r == 0)
 		r = build_steps(p);
+	if (r == 0)
+		r = sym__plan_fuse(p);
 	if (r == 0)
 		r = sym__plan_build_groups(p);
 	if (r < 0 || p->failed) {

@@ -137,7 +137,17 @@ struct sym__group {
 struct sym__pstep {
 	sym_plan_step pub;
 	uint32_t bytes;
-	size_t io; /* offset of its inputs, then outputs, in the io pool */
+	size_t io;     /* offset of its inputs, then outputs, in the io pool */
+	size_t bucket; /* its fused bucket (plan_fuse.c), or SIZE_MAX */
+};
+
+/* A bucket of fused all_reduces: its "n" steps in step order (packed in
+ * that order, run at the last), "bytes" per device as the sharding
+ * counts them. */
+struct sym__pbucket {
+	size_t *step;
+	size_t n, cap;
+	int64_t bytes;
 };
 
 /* An open-addressing table from 64-bit keys to slots. */
@@ -183,9 +193,11 @@ struct sym_plan {
 	size_t n_tensor, cap_tensor;
 	struct sym__group *group;
 	size_t n_group, cap_group;
-	size_t n_offsets; /* the offsets of every group */
-	size_t *home;     /* by value index: its home tensor */
-	size_t *first;    /* by value index: its last tensor (compiling) */
+	size_t n_offsets;            /* the offsets of every group */
+	size_t *home;                /* by value index: its home tensor */
+	struct sym__pbucket *bucket; /* fused all_reduces (plan_fuse.c) */
+	size_t n_bucket;
+	size_t *first; /* by value index: its last tensor (compiling) */
 
 	/* Compilation only (freed when done). */
 	struct sym__slotmap expr_map; /* expression node -> slot */
@@ -209,6 +221,10 @@ struct sym_slices {
 	                    marks what depends on one */
 	char error[1024];
 };
+
+/* plan_fuse.c */
+int sym__plan_fuse(sym_plan *p);
+void sym__plan_fuse_clear(sym_plan *p);
 
 /* program.c */
 void sym__slotmap_clear(struct sym__slotmap *m);

@@ -126,6 +126,9 @@ sym_plan_to_str(const sym_plan *p)
 
 			sym__str_printf(&b, "  S = %s bytes", e ? e : "?");
 			free(e);
+			if (p->step[i].bucket != SIZE_MAX)
+				sym__str_printf(&b, "  (fused bucket %zu)",
+				    p->step[i].bucket);
 		}
 		sym__str_printf(&b, "\n");
 	}

@@ -136,8 +136,25 @@ values_memory(struct acc *a, const sym_sharding *sh)
 	free(grad);
 }
 
-/* Add the time of every communication of "sh" to "a", and the memory
- * of the redistributed copies its consumers read. */
+/* Return the femtoseconds communication "c" of "sh" saves by being
+ * fused into a bucket whose all_reduce another member's latency already
+ * pays (lib/shard/fusion.c): its step's latency, else 0. */
+static int64_t
+fused_saving(const sym_sharding *sh, size_t c)
+{
+	const struct sym__step *st = &sh->comm[c].plan->step[0];
+	const sym_redist *r = sh->comm[c].plan;
+	size_t b = sh->comm_bucket ? sh->comm_bucket[c] : SIZE_MAX;
+
+	if (b == SIZE_MAX || sh->bucket_comm[sh->bucket_first[b]] == c)
+		return 0;
+	return llround(st->alpha_count *
+	    (st->inter_node ? r->inter_lat : r->intra_lat) * 1e15);
+}
+
+/* Add the time of every communication of "sh" to "a" (one latency per
+ * fused bucket), and the memory of the redistributed copies its
+ * consumers read. */
 static void
 comm_cost(struct acc *a, const sym_sharding *sh)
 {
@@ -148,6 +165,10 @@ comm_cost(struct acc *a, const sym_sharding *sh)
 		for (size_t s = 0; s < ns; s++)
 			add_to(a, &a->comm_fs,
 			    sym_redist_step_femtoseconds(m->plan, s));
+		if (ns && fused_saving(sh, c))
+			add_to(a, &a->comm_fs,
+			    sym_expr_add_si(sym_expr_const(sh->ctx, 0),
+			        -fused_saving(sh, c)));
 		if (m->pub.consumer && ns)
 			add_to(a, &a->act,
 			    sym__cost_block_bytes(sym__nshard(sh,

@@ -925,6 +925,10 @@ sharding_destroy(struct sym__obj *obj)
 		sym_redist_free(sh->comm[i].plan);
 		free(sh->comm[i].reason);
 	}
+	free(sh->bucket_comm);
+	free(sh->bucket_first);
+	free(sh->comm_bucket);
+	free(sh->bucket_bytes);
 	for (size_t i = 0; i < sh->n_diag; i++) {
 		free(sh->diag[i].message);
 		free(sh->diag[i].witness);
@@ -995,6 +999,8 @@ sym__shard_build(sym_graph *g, const struct sym__assign *a,
 	} else {
 		p.sh = sh;
 		pass_run(&p);
+		if (!sh->failed && sym__fusion_build(sh, g->fusion_bytes) < 0)
+			sh->failed = 1;
 	}
 	if (p.g)
 		pass_clear(&p);

@@ -53,6 +53,14 @@ struct sym_sharding {
 	struct sym__guard *guard;
 	size_t n_guard;
 	int failed; /* the pass could not run (out of memory) */
+	/* Buckets of fused gradient all_reduces (fusion.c): bucket b fuses
+	 * the communications bucket_comm[bucket_first[b] ..
+	 * bucket_first[b + 1]) of bucket_bytes[b] bytes; comm_bucket gives
+	 * a communication's bucket (SIZE_MAX: none). All NULL without
+	 * fusion. */
+	size_t *bucket_comm, *bucket_first, *comm_bucket;
+	int64_t *bucket_bytes;
+	size_t n_bucket;
 };
 
 /* The graph's current sharding (sym_graph_shard's), or NULL. */
@@ -84,5 +92,9 @@ sym__vlayout(const sym_sharding *sh, const sym_value *v)
 /* A new sharding of "g" with room for its nodes and values, or NULL
  * (SYM_ENOMEM on the context). */
 sym_sharding *sym__sharding_alloc(sym_graph *g);
+
+/* Cut the gradient all_reduces of "sh" into buckets of about "limit"
+ * bytes (fusion.c); 0, or -1 out of memory. */
+int sym__fusion_build(sym_sharding *sh, int64_t limit);
 
 #endif

@@ -324,6 +324,8 @@ document(struct doc *d)
 	doc_set(d, o, "values", values(d));
 	doc_set(d, o, "operators", json_operators(d));
 	doc_set(d, o, "communication", json_communication(d));
+	if (sym_graph_fusion_bytes(d->r->g) > 0)
+		doc_set(d, o, "fusion", json_fusion(d));
 	doc_set(d, o, "cost", json_cost(d));
 	doc_set(d, o, "search", json_search(d));
 	doc_set(d, o, "relations", relations(d));

@@ -63,6 +63,7 @@ json_t *json_operators(struct doc *d);
 /* Return the array of the communications and the steps of their
  * plans. */
 json_t *json_communication(struct doc *d);
+json_t *json_fusion(struct doc *d);
 
 /* Return the cost of the sharded graph and the search, or null
  * (cost.c). */

@@ -374,3 +374,36 @@ json_communication(struct doc *d)
 		    communication(d, sym_graph_reshard(d->r->g, i)));
 	return arr;
 }
+
+/* Return the fused buckets of the sharded graph (parallel fusion_bytes):
+ * the bucket size asked for and, per bucket, its bytes per device, the
+ * gradients it packs in order and their communications' numbers. */
+json_t *
+json_fusion(struct doc *d)
+{
+	const sym_sharding *sh = sym_graph_sharding(d->r->g);
+	json_t *o = doc_chk(d, json_object()), *arr = doc_chk(d, json_array());
+
+	doc_set(d, o, "bytes", doc_num(d, sym_graph_fusion_bytes(d->r->g)));
+	for (size_t b = 0; b < sym_sharding_n_buckets(sh); b++) {
+		json_t *k = doc_chk(d, json_object());
+		json_t *vals = doc_chk(d, json_array());
+		json_t *nums = doc_chk(d, json_array());
+
+		for (size_t m = 0; m < sym_sharding_bucket_size(sh, b); m++) {
+			const sym_reshard *c =
+			    sym_sharding_bucket_reshard(sh, b, m);
+
+			doc_push(d, vals, doc_str(d, sym_value_name(c->value)));
+			doc_push(d, nums,
+			    doc_num(d, (int64_t)comm_number(d, c)));
+		}
+		doc_set(d, k, "bytes",
+		    doc_num(d, sym_sharding_bucket_bytes(sh, b)));
+		doc_set(d, k, "values", vals);
+		doc_set(d, k, "communications", nums);
+		doc_push(d, arr, k);
+	}
+	doc_set(d, o, "buckets", arr);
+	return o;
+}

@@ -196,6 +196,48 @@ bn_stats(const sym_value *v)
 	return n && !strcmp(sym_op_name(sym_node_op(n)), "batch_norm_stats");
 }
 
+/* Add to "t" the fused buckets of "r" (parallel fusion_bytes): one line
+ * per bucket with its bytes and gradients; return the collectives the
+ * fusion saves (a bucket of k all_reduces runs one). */
+static size_t
+fusion_rows(const struct report *r, struct table *t)
+{
+	const sym_sharding *sh = sym_graph_sharding(r->g);
+	size_t nb = sym_sharding_n_buckets(sh), saved = 0, fused = 0;
+
+	if (sym_graph_fusion_bytes(r->g) <= 0)
+		return 0;
+	for (size_t b = 0; b < nb; b++) {
+		saved += sym_sharding_bucket_size(sh, b) - 1;
+		fused += sym_sharding_bucket_size(sh, b);
+	}
+	table_line(t, 2,
+	    report_format("fusion: %zu gradient all_reduce%s in %zu "
+	                  "bucket%s of at most %lld bytes",
+	        fused, fused == 1 ? "" : "s", nb, nb == 1 ? "" : "s",
+	        (long long)sym_graph_fusion_bytes(r->g)));
+	for (size_t b = 0; b < nb && !t->oom; b++) {
+		char names[1024] = "";
+		size_t len = 0;
+
+		for (size_t k = 0; k < sym_sharding_bucket_size(sh, b); k++) {
+			const sym_reshard *c =
+			    sym_sharding_bucket_reshard(sh, b, k);
+			int w = snprintf(names + len, sizeof(names) - len,
+			    "%s%s", k ? ", " : "", sym_value_name(c->value));
+
+			if (w < 0 || (size_t)w >= sizeof(names) - len)
+				break;
+			len += (size_t)w;
+		}
+		table_line(t, 4,
+		    report_format("bucket %zu: %lld bytes, one all_reduce of "
+		                  "%s",
+		        b, (long long)sym_sharding_bucket_bytes(sh, b), names));
+	}
+	return saved;
+}
+
 /* Add the communication of "r" to "t": the topology and the sizes the
  * times are estimated at, then each communication, a heading line and
  * one row per step of its plan, then the total. */
@@ -249,6 +291,7 @@ comm_rows(const struct report *r, struct table *t)
 			        "PyTorch and MindSpore keep per-device "
 			        "statistics)"));
 	}
+	steps -= fusion_rows(r, t);
 	n -= shared;
 	if (shared)
 		snprintf(more, sizeof(more), " (%zu more use%s shar%s one)",

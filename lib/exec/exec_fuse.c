@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fused buckets of gradient all_reduces on one rank (DESIGN section
+ * 20, lib/plan/plan_fuse.c): a bucket's steps before its last do
+ * nothing; at its last, the members' blocks are packed one after another
+ * in step order into one buffer, added over the group by one all_reduce
+ * and unpacked. The communicator adds each element over the group in
+ * group order whatever vector holds it (comm_fold.c), so every element
+ * gets bitwise the sum the unfused steps give it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "exec/exec_private.h"
+#include "exec/kern_private.h"
+#include "plan/plan_fuse.h"
+
+/* Give the steps of "x" their buckets and check that the members of each
+ * are all_reduces over one group of one dtype; 0, or -1 with an error on
+ * the context. */
+int
+sym__exec_fuse_init(sym_exec *x)
+{
+	const sym_plan *p = x->plan;
+
+	for (size_t i = 0; i < x->n_step; i++)
+		x->step[i].bucket = sym__plan_step_bucket(p, i);
+	for (size_t b = 0; b < sym__plan_n_buckets(p); b++) {
+		size_t n;
+		const size_t *st = sym__plan_bucket_steps(p, b, &n);
+		const struct sym__estep *e0 = &x->step[st[0]];
+		sym_dtype dt = x->tensor[e0->ps->in[0]].dtype;
+
+		for (size_t m = 0; m < n; m++) {
+			const struct sym__estep *e = &x->step[st[m]];
+
+			if (e->ps->kind == SYM_PLAN_COMM &&
+			    e->comm.kind == SYM_REDIST_ALL_REDUCE &&
+			    e->comm.n == e0->comm.n &&
+			    !memcmp(e->comm.group, e0->comm.group,
+			        (size_t)e0->comm.n * sizeof(int)) &&
+			    x->tensor[e->ps->in[0]].dtype == dt &&
+			    x->tensor[e->ps->out[0]].dtype == dt)
+				continue;
+			sym__error(x->ctx, SYM_EINTERNAL, NULL,
+			    "executor: step %zu of fused bucket %zu is not an "
+			    "all_reduce over the group and dtype of step %zu",
+			    st[m], b, st[0]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Return the bytes of the blocks of bucket "b" of "x" (prepared sizes). */
+static size_t
+bucket_bytes(const sym_exec *x, size_t b)
+{
+	size_t n, bytes = 0;
+	const size_t *st = sym__plan_bucket_steps(x->plan, b, &n);
+
+	for (size_t m = 0; m < n; m++)
+		bytes += x->tensor[x->step[st[m]].ps->in[0]].bytes;
+	return bytes;
+}
+
+/* Grow the packing buffer of "x" for its buckets at the prepared sizes
+ * (twice the largest bucket: sent and received); 0, or -1 with
+ * SYM_ENOMEM on the context. */
+int
+sym__exec_fuse_prepare(sym_exec *x)
+{
+	size_t most = 0;
+
+	for (size_t b = 0; b < sym__plan_n_buckets(x->plan); b++) {
+		size_t n = bucket_bytes(x, b);
+
+		most = n > most ? n : most;
+	}
+	if (!most ||
+	    sym__kbuf_grow(&x->fuse_buf, &x->fuse_cap, &x->buffer_allocs,
+	        2 * most) >= 0)
+		return 0;
+	sym__error(x->ctx, SYM_ENOMEM, NULL,
+	    "executor: no room for %zu bytes of fused gradients", 2 * most);
+	return -1;
+}
+
+/* Return the reduction dtype of elements stored as "dt" (f32, f64 or
+ * int32), or SYM_DT_INVALID. */
+static sym_dtype
+reduce_dtype(sym_dtype dt)
+{
+	switch (sym__kst(dt)) {
+	case SYM__KST_F32:
+		return SYM_DT_F32;
+	case SYM__KST_F64:
+		return SYM_DT_F64;
+	case SYM__KST_I32:
+		return SYM_DT_I32;
+	default:
+		return SYM_DT_INVALID;
+	}
+}
+
+/* Run step "e" of "x", a member of a fused bucket: nothing before the
+ * bucket's last step; at it, the bucket's all_reduce. Return 0,
+ * SYM__XSTEP_ERR with a message in "err" ("size" bytes) after releasing
+ * the group's other members, or SYM__XSTEP_COMM_ERR. */
+int
+sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
+    size_t size)
+{
+	size_t n;
+	const size_t *st = sym__plan_bucket_steps(x->plan, e->bucket, &n);
+	const struct sym__xstep *c = &e->comm;
+	sym_dtype dt = x->tensor[e->ps->in[0]].dtype, rdt = reduce_dtype(dt);
+	size_t total = bucket_bytes(x, e->bucket), es, off = 0;
+	char *send = x->fuse_buf, *recv = send + total;
+
+	if (e->index != st[n - 1])
+		return 0;
+	es = x->tensor[e->ps->in[0]].es;
+	for (size_t m = 0; m < n; m++) {
+		const sym_plan_step *ps = x->step[st[m]].ps;
+
+		if (x->tensor[ps->in[0]].bytes != x->tensor[ps->out[0]].bytes)
+			rdt = SYM_DT_INVALID;
+	}
+	if (rdt == SYM_DT_INVALID || !es || 2 * total > x->fuse_cap) {
+		snprintf(err, size, "fused all_reduce: %s",
+		    rdt == SYM_DT_INVALID
+		        ? "partial sums that cannot be added in place"
+		        : "the bucket is not prepared");
+		if (x->ep)
+			sym_comm_barrier(x->ep, c->group, c->n);
+		return SYM__XSTEP_ERR;
+	}
+	for (size_t m = 0; m < n; m++) {
+		const struct sym__etensor *in =
+		    &x->tensor[x->step[st[m]].ps->in[0]];
+
+		memcpy(send + off, in->data, in->bytes);
+		off += in->bytes;
+	}
+	if (x->ep &&
+	    sym_comm_all_reduce(x->ep, c->group, c->n, send, recv,
+	        (int64_t)(total / es), rdt, SYM_REDUCE_SUM) < 0)
+		return SYM__XSTEP_COMM_ERR;
+	off = 0;
+	for (size_t m = 0; m < n; m++) {
+		const sym_plan_step *ps = x->step[st[m]].ps;
+		struct sym__etensor *out = &x->tensor[ps->out[0]];
+
+		memcpy(out->data, (x->ep ? recv : send) + off, out->bytes);
+		sym__kwrap(out->data, out->dtype, out->numel);
+		off += out->bytes;
+	}
+	return 0;
+}
