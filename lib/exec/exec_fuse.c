@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "exec/exec_private.h"
-#include "exec/kern_private.h"
+#include "kern/kern_private.h"
 #include "plan/plan_fuse.h"
 
 /* Give the steps of "x" their buckets and check that the members of each
