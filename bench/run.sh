@@ -72,6 +72,16 @@
 #                ranks, switching between the search's plans against the
 #                best single plan on the same batches, modelled (the
 #                topology's machine) and measured (this one))
+#   BENCH_ONNX   the ONNX importer's benchmark (default ./bench/bench_onnx:
+#                tests/onnx/gpt_tiny.onnx, the GPT-style decoder PyTorch
+#                exported, and shapes.onnx, imported at least 5 times and
+#                0.5 s, the median); bench/onnx_infer.py times
+#                onnx.shape_inference.infer_shapes(data_prop=True) on the
+#                same files in the same run and counts the symbolic
+#                dimensions it keeps as a declared dim_param, its fresh
+#                unk__N and the values it leaves without a shape, with
+#                "ratio_onnx_over_symshard"; without python3-onnx it says
+#                skipped
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
 #   BENCH_CONV   the convolution benchmark (default ./bench/bench_conv:
@@ -129,6 +139,7 @@ bench_search=${BENCH_SEARCH:-./bench/bench_search}
 bench_trainer=${BENCH_TRAINER:-./bench/bench_trainer}
 bench_conv=${BENCH_CONV:-./bench/bench_conv}
 bench_switch=${BENCH_SWITCH:-./bench/bench_switch}
+bench_onnx=${BENCH_ONNX:-./bench/bench_onnx}
 fashion=${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
 # The real program rather than libtool's wrapper script, whose shell would
 # be timed too; it finds the uninstalled library through bench_graph's
@@ -271,6 +282,25 @@ if test -r "$fashion/train-images-idx3-ubyte.gz" ||
 else
 	echo "# training: no Fashion-MNIST in $fashion (install" \
 	    "dataset-fashion-mnist): skipping the trainer benchmark"
+fi
+
+echo "# ONNX import (bench/bench_onnx) against ONNX's shape inference"
+models=$srcdir/../tests/onnx
+if "$bench_onnx" "$models/gpt_tiny.onnx" "$models/shapes.onnx" \
+    >"$tmp/onnx.json" 2>"$tmp/onnx.err"; then
+	cat "$tmp/onnx.json"
+	if test -n "$python3" && command -v "$python3" >/dev/null 2>&1 &&
+	    "$python3" -c 'import onnx' >/dev/null 2>&1; then
+		machine onnx_infer.py
+		"$python3" "$srcdir/onnx_infer.py" "$models" <"$tmp/onnx.json"
+	else
+		echo "# onnx: no python3 with onnx (install python3-onnx):" \
+		    "skipped the comparison with ONNX's shape inference"
+	fi
+else
+	sed 's/^/# /' "$tmp/onnx.err"
+	echo "# onnx: the importer is not built (configure --with-onnx):" \
+	    "skipped"
 fi
 
 echo "# prover: tier 0, exact tier, both (bench/bench_prove)"

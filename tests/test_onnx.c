@@ -151,6 +151,43 @@ test_gpt_tiny(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* Imported nodes keep their ONNX node's name; a strategy for a Gemm
+ * applies to its matmul (its add has the name too), nodes of the graph
+ * file have none, and a name two ONNX nodes share finds nothing. */
+static void
+test_node_names(void **state)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = read_fixture(ctx, "named.onnx", NULL);
+
+	(void)state;
+	assert_non_null(g);
+	assert_string_equal(first_error(g), "");
+	sym_node *fc = sym_graph_find_onnx_node(g, "fc");
+	assert_non_null(fc);
+	assert_string_equal(sym_node_op_name(fc), "matmul");
+	assert_string_equal(sym_node_onnx_name(fc), "fc");
+	sym_node *add = sym_value_producer(sym_graph_find_value(g, "h"));
+	assert_non_null(add);
+	assert_string_equal(sym_node_op_name(add), "add");
+	assert_string_equal(sym_node_onnx_name(add), "fc");
+	assert_ptr_equal(sym_node_input(add, 0), sym_node_output(fc, 0));
+	sym_node *act = sym_graph_find_onnx_node(g, "act");
+	assert_non_null(act);
+	assert_string_equal(sym_node_op_name(act), "relu");
+	assert_null(sym_graph_find_onnx_node(g, "twin"));
+	assert_null(sym_graph_find_onnx_node(g, "h"));
+	assert_null(sym_graph_find_onnx_node(g, NULL));
+	assert_null(sym_node_onnx_name(NULL));
+	sym_graph_free(g);
+
+	g = sym_graph_parse(ctx, "input x : f32[4]\ny = relu(x)\n", NULL);
+	assert_non_null(g);
+	assert_null(sym_node_onnx_name(sym_graph_node(g, 0)));
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
 /* Each refused model gives an error naming the node or tensor. */
 static void
 test_refused(void **state)
@@ -289,6 +326,7 @@ main(void)
 		cmocka_unit_test(test_shape_values),
 		cmocka_unit_test(test_declared_symbol),
 		cmocka_unit_test(test_gpt_tiny),
+		cmocka_unit_test(test_node_names),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_external_data),
 		cmocka_unit_test(test_not_a_model),

@@ -37,6 +37,9 @@ SYM_EXPORT SYM_GIVE sym_graph *sym_onnx_read_mem(SYM_KEEP sym_ctx *ctx,
 SYM_EXPORT int sym_onnx_is_model(const void *data, size_t size);
 SYM_EXPORT size_t sym_onnx_n_supported(void);
 SYM_EXPORT SYM_KEEP const char *sym_onnx_supported(size_t i);
+SYM_EXPORT SYM_KEEP const char *sym_node_onnx_name(SYM_KEEP const sym_node *n);
+SYM_EXPORT SYM_KEEP sym_node *
+sym_graph_find_onnx_node(SYM_KEEP const sym_graph *g, const char *name);
 
 #ifdef __cplusplus
 }

@@ -30,4 +30,9 @@ struct sym__onnx_into {
 int sym__onnx_import(sym_graph *g, const char *path,
     const struct sym__onnx_into *into);
 
+/* The number of nodes of "g" a strategy for the ONNX node "name"
+ * applies to, the first in "*first" (onnx_names.c). */
+size_t sym__graph_onnx_nodes(const sym_graph *g, const char *name,
+    sym_node **first);
+
 #endif

@@ -102,6 +102,7 @@ void sym__parse_poison(struct sym__parser *p, const char *name);
 int sym__parse_end(struct sym__parser *p, const char *after);
 int sym__parse_op(struct sym__parser *p, size_t start, size_t len);
 int sym__parse_import(struct sym__parser *p);
+int sym__parse_shard_named(struct sym__parser *p);
 int sym__parse_double(struct sym__parser *p, const char *s, size_t n,
     double *v);
 /* Training statements (parse_train.c). */

@@ -276,6 +276,9 @@ map_gemm(struct sym__onnx *im, const Onnx__NodeProto *n)
 	free(t);
 	if (!p[0] || !p[1])
 		return -1;
+	/* A shard clause naming the Gemm shards its matmul; the add of C
+	 * follows by propagation (symshard-graph(5), import). */
+	im->primary = sym_value_producer(p[0]);
 	return def_value(im, n, 0, emit(im, "add", n->output[0], 2, p, NULL));
 }
 
@@ -578,6 +581,7 @@ map_conv(struct sym__onnx *im, const Onnx__NodeProto *n)
 	free(t);
 	if (!p[0] || !p[1])
 		return -1;
+	im->primary = sym_value_producer(p[0]); /* as Gemm's matmul */
 	sym_attrs *b = sym_attrs_new(im->ctx);
 	sym_attrs_set_string(b, "data_format", "NCHW");
 	return def_value(im, n, 0, emit(im, "bias_add", n->output[0], 2, p, b));

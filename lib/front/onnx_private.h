@@ -69,6 +69,10 @@ struct sym__onnx {
 	size_t n_fresh;  /* dimensions that became fresh symbols */
 	size_t n_folded; /* nodes folded as shape values */
 	size_t n_consts; /* names of made constants */
+	/* The registry node a shard clause naming the node being mapped
+	 * applies to, when its mapping says (Gemm: the matmul); NULL: the
+	 * node that makes its output 0 (onnx_read.c, name_nodes). */
+	sym_node *primary;
 	/* Import into a graph file: dimension parameters named "alias_from"
 	 * are the symbols "alias_to" ("n_alias" of them). */
 	const char *const *alias_from;

@@ -158,6 +158,33 @@ quiet_failure(struct sym__onnx *im, const Onnx__NodeProto *n)
 	return 0;
 }
 
+/* Give the graph nodes from "first" on, which ONNX node "n" of "im"
+ * was mapped to, its name, and mark the one a shard clause naming it
+ * applies to: the mapping's choice ("im->primary"), else the producer of
+ * its output 0, else the last; 0, or -1 when out of memory. */
+static int
+name_nodes(struct sym__onnx *im, const Onnx__NodeProto *n, size_t first)
+{
+	sym_graph *g = im->g;
+	sym_node *primary = im->primary;
+
+	if (!n->name || !*n->name || first >= g->n_node)
+		return 0;
+	if (!primary) {
+		struct sym__oval *o =
+		    n->n_output ? sym__onnx_find(im, n->output[0]) : NULL;
+		sym_node *p = o && o->v ? o->v->producer : NULL;
+		primary = p && p->index >= first ? p : g->node[g->n_node - 1];
+	}
+	for (size_t i = first; i < g->n_node; i++) {
+		g->node[i]->onnx_name = sym__strdup(im->ctx, n->name);
+		if (!g->node[i]->onnx_name)
+			return sym__graph_ctx_error(g, NULL);
+		g->node[i]->onnx_primary = g->node[i] == primary;
+	}
+	return 0;
+}
+
 /* Import the graph of "im"'s model; 0 or -1 (diagnostics on the
  * graph). */
 static int
@@ -203,9 +230,13 @@ import(struct sym__onnx *im)
 			continue;
 		}
 		int r = sym__onnx_fold(im, n);
+		size_t first = im->g->n_node;
 		im->n_folded += r == 1;
+		im->primary = NULL;
 		if (r == 0)
 			r = sym__onnx_map_node(im, n);
+		if (r == 0)
+			r = name_nodes(im, n, first);
 		if (r < 0) {
 			fail_outputs(im, n);
 			rc = -1;

@@ -13,6 +13,8 @@
  *	param NAME : DTYPE[EXPR, ...] [init=INIT] [frozen]
  *	state NAME : DTYPE[EXPR, ...] [init=INIT]
  *	NAME [, NAME ...] = OP(ARGS) [shard STRATEGY [-> STRATEGY]]
+ *	import "FILE" [(NAME = SYMBOL, ...)]
+ *	shard "ONNX NODE" STRATEGY [-> STRATEGY]
  *	output NAME [, NAME ...]
  *	minimize NAME with OPTIMIZER[(ARG, ...)]
  *
@@ -32,7 +34,7 @@
 
 static const char *const keywords[] = { "devices", "symbol", "relation",
 	"assert", "mesh", "input", "param", "output", "minimize", "parallel",
-	"state", "import" };
+	"state", "import", "shard" };
 
 #define N_KEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
@@ -772,6 +774,8 @@ statement(struct sym__parser *p)
 		return st_input(p, SYM_VALUE_PARAM, 1);
 	case 11:
 		return sym__parse_import(p);
+	case 12:
+		return sym__parse_shard_named(p);
 	default:
 		return unknown_statement(p, start, len);
 	}

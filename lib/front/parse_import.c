@@ -6,7 +6,11 @@
  *
  *     import "gpt.onnx" (batch = b, seq = s)
  *
- * The path is relative to the graph file's folder.
+ * The path is relative to the graph file's folder. A shard clause may
+ * then name an imported ONNX node, whose registry node it shards
+ * (sym_onnx(3) says which one when the node became several):
+ *
+ *     shard "/blocks.0/fc1/MatMul" ((1, 1, 1), (1, 8))
  */
 #include <stdlib.h>
 #include <string.h>
@@ -104,4 +108,83 @@ sym__parse_import(struct sym__parser *p)
 	free(file);
 	free(path);
 	return r;
+}
+
+/* Report that no imported node of "p"'s graph is named "name" (the
+ * string at "at"), with the closest ONNX node name as a hint; -1. */
+static int
+no_such_node(struct sym__parser *p, size_t at, const char *name)
+{
+	const sym_graph *g = p->g;
+	struct sym__suggest sg;
+	size_t named = 0;
+	const char *hint;
+
+	sym__suggest_init(&sg, name, strlen(name));
+	for (size_t i = 0; i < g->n_node; i++)
+		if (g->node[i]->onnx_primary && g->node[i]->onnx_name) {
+			sym__suggest_try(&sg, g->node[i]->onnx_name);
+			named++;
+		}
+	hint = sym__suggest_hint(&sg);
+	if (!hint)
+		hint = named ? "name a node of a model imported above the "
+		               "clause, as the model names it (nodes folded "
+		               "as shape values have no operator to shard)"
+		             : "no model was imported above the clause";
+	return sym__lex_error(p, at, hint,
+	    "no operator was imported from an ONNX node named '%.*s%s'",
+	    SYM__QLEN(strlen(name)), name, SYM__QDOTS(strlen(name)));
+}
+
+/* Parse "shard "NODE" STRATEGY [-> STRATEGY]" after "shard" in "p": the
+ * strategy of the node imported from the ONNX node NODE, which takes the
+ * clause's place as its location; return 0, or -1 after an error (no such
+ * node, several, or one that has a clause already). */
+int
+sym__parse_shard_named(struct sym__parser *p)
+{
+	char *name = NULL;
+	sym_node *n;
+	size_t at, count;
+	struct sym__strategy *s;
+	int r;
+
+	sym__lex_peek(p);
+	at = p->pos;
+	r = sym__lex_string(p, &name);
+	if (r <= 0)
+		return r < 0 ? -1
+		             : sym__lex_error(p, at,
+		                   "outside an import, a shard clause follows "
+		                   "its operator: y = op(x) shard ((2, 1),)",
+		                   "expected the name of an imported ONNX node "
+		                   "in quotes after 'shard'");
+	s = sym__parse_strategy(p);
+	if (!s) {
+		free(name);
+		return -1;
+	}
+	count = sym__graph_onnx_nodes(p->g, name, &n);
+	if (count == 0)
+		r = no_such_node(p, at, name);
+	else if (count > 1)
+		r = sym__lex_error(p, at, NULL,
+		    "%zu nodes of the imported models are named '%.*s%s'; a "
+		    "clause must name one",
+		    count, SYM__QLEN(strlen(name)), name,
+		    SYM__QDOTS(strlen(name)));
+	else if (n->strategy)
+		r = sym__lex_error(p, at, NULL,
+		    "ONNX node '%.*s%s' already has a shard clause, at line %d",
+		    SYM__QLEN(strlen(name)), name, SYM__QDOTS(strlen(name)),
+		    n->loc.line);
+	free(name);
+	if (r < 0) {
+		sym__strategy_free(s);
+		return -1;
+	}
+	sym__node_set_strategy(n, s);
+	n->loc = sym__lex_loc(p, at);
+	return 0;
 }

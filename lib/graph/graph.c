@@ -26,6 +26,7 @@ node_free(sym_node *n)
 {
 	sym__attrs_free(n->attrs);
 	free(n->mirror);
+	free(n->onnx_name);
 	sym__opattrs_clear(&n->at);
 	sym__strategy_free(n->strategy);
 	free(n->in);

@@ -61,6 +61,11 @@ struct sym_node {
 	 * the derived strategy: SYM__MIRROR_IN(j), SYM__MIRROR_OUT(k), or
 	 * SYM__MIRROR_NONE (completed by the rule). NULL: none. */
 	int *mirror;
+	/* An imported node: the name of the ONNX node it comes from (owned;
+	 * NULL otherwise), and whether a shard clause naming that ONNX node
+	 * applies to it (sym_onnx(3): one registry node per ONNX node). */
+	char *onnx_name;
+	int onnx_primary;
 };
 
 #define SYM__MIRROR_NONE (-1)

@@ -532,9 +532,13 @@ sym__shard_clause(struct sym__pass *p, sym_node *n)
 	if (bad == 0)
 		bad = sym__run_resolve(r);
 	if (bad == 0) {
-		r->source = sym__strdup(p->g->ctx,
-		    of_bn ? "shard clause of its batch_norm (x's strategy)"
-		          : "shard clause");
+		r->source = n->onnx_name && n->onnx_primary
+		    ? sym__asprintf_ctx(p->g->ctx,
+		          "shard clause of ONNX node '%s'", n->onnx_name)
+		    : sym__strdup(p->g->ctx,
+		          of_bn ? "shard clause of its batch_norm (x's "
+		                  "strategy)"
+		                : "shard clause");
 		r->text = sym__strategy_to_str(st);
 		r->ok = r->source && r->text;
 	}

@@ -91,6 +91,18 @@ def main():
         save(name, [helper.make_node("Relu", ["w"], ["y"])], [],
              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
              [t])
+    # Named nodes for shard clauses: a Gemm with C (matmul and add; the
+    # clause shards the matmul), a Relu, and two nodes named alike.
+    xb = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 4])
+    wts = [numpy_helper.from_array(np.ones((4, 8), np.float32), "W"),
+           numpy_helper.from_array(np.ones(8, np.float32), "C")]
+    save("named", [helper.make_node("Gemm", ["x", "W", "C"], ["h"],
+                                    name="fc"),
+                   helper.make_node("Relu", ["h"], ["a"], name="act"),
+                   helper.make_node("Neg", ["a"], ["n1"], name="twin"),
+                   helper.make_node("Neg", ["n1"], ["n2"], name="twin")],
+         [xb], [helper.make_tensor_value_info("n2", TensorProto.FLOAT,
+                                              None)], wts)
     with open(os.path.join(OUT, "w.bin"), "wb") as f:
         f.write(np.array([1.5, -2.0], np.float32).tobytes())
     return 0

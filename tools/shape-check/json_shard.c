@@ -185,6 +185,9 @@ json_operators(struct doc *d)
 
 		doc_set(d, o, "name", doc_str(d, node_name(nd)));
 		doc_set(d, o, "op", doc_str(d, sym_node_op_name(nd)));
+		if (sym_node_onnx_name(nd))
+			doc_set(d, o, "onnx_node",
+			    doc_str(d, sym_node_onnx_name(nd)));
 		doc_set(d, o, "strategy",
 		    st ? doc_str_take(d, st) : doc_chk(d, json_null()));
 		doc_set(d, o, "strategy_source",
