@@ -303,13 +303,7 @@ test_seed(void **state)
 	assert_null(find_comm(g, "a2", "logits"));
 	assert_null(find_comm(g, "logits", "loss"));
 	assert_steps(find_comm(g, "loss", NULL), "all_reduce(batch)");
-	/* the mean's count of the rows that count: a derived all-reduce */
-	c = find_comm(g, "loss.count", NULL);
-	assert_steps(c, "all_reduce(d0)");
-	assert_bytes(c, 0, "8");
-	assert_null(find_comm(g, "y", "loss.count"));
-	assert_null(find_comm(g, "loss.count", "loss"));
-	assert_int_equal(sym_graph_n_reshards(g), 8);
+	assert_int_equal(sym_graph_n_reshards(g), 7);
 
 	/* defaults: the leading dimension across the 8 devices */
 	assert_source(g, "x2",
@@ -321,17 +315,16 @@ test_seed(void **state)
 	    "8 devices");
 	assert_mesh(g, "logits", "(m=8, k=1, n=1)");
 	assert_node(g, "loss",
-	    (const char *const[]){ "(batch, class)", "(batch)", "()", NULL },
+	    (const char *const[]){ "(batch, class)", "(batch)", NULL },
 	    "() partial(batch)");
-	assert_node(g, "loss.count", (const char *const[]){ "(d0)", NULL },
-	    "() partial(d0)");
 
 	/* inputs and parameters as their first consumer needs them */
 	assert_layout(sym_value_layout(sym_graph_find_value(g, "x")),
 	    "(d0, d1, d2, d3)");
 	assert_layout(sym_value_layout(sym_graph_find_value(g, "w1")),
 	    "(k, n)");
-	assert_layout(sym_value_layout(sym_graph_find_value(g, "y")), "(d0)");
+	assert_layout(sym_value_layout(sym_graph_find_value(g, "y")),
+	    "(batch)");
 	assert_int_equal(sym_graph_n_guards(g), 0);
 	sym_graph_free(g);
 	tl_ctx_free(ctx);

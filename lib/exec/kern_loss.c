@@ -107,7 +107,7 @@ rows_of(struct sym__kernel_args *a, const char *op, const struct sym__tensor *x,
 		    "label ignore_index %lld, but the labels are not the "
 		    "whole batch's, so the mean cannot count the rows of the "
 		    "other blocks: write ignore_index=%lld in the graph, "
-		    "which gives every rank the whole labels",
+		    "which counts them over the whole batch (sce_count)",
 		    (long long)row0, (long long)ii, (long long)ii);
 	r->divisor = (double)a->normalizer;
 	return 0;
