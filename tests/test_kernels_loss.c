@@ -23,6 +23,7 @@
 #include "shape/shape_private.h"
 
 #include "kerntest.h"
+#include "sce_count_expect.h"
 #include "testlib.h"
 
 /* --- loss ------------------------------------------------------------- */
@@ -368,6 +369,101 @@ test_ignore_index_in_range(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* The labels of sce_count_expect.h: blocks of 2 rows on 8 ranks, rank 1
+ * and rank 4 with every row ignored (local count 0), 9 rows counting. */
+static const int32_t sc_lab[16] = { 2, -1, -1, -1, 0, 3, -1, 1, -1, -1, 3, 0, 1,
+	-1, 2, 2 };
+
+/* Run the graph of the mean with ignore_index=-1 and its gradient on 8
+ * ranks with the strategy "st" of the loss ("%s" of the graph), labels
+ * "lab", against one device; check both against "mean" and "grad". */
+static void
+sc_run(const char *st, const int32_t *lab, double mean, const double *grad)
+{
+	static const char text[] =
+	    "devices 8\nsymbol b divisor=8\n"
+	    "input x : f64[b, 4]\ninput y : i32[b]\ninput d : f64[]\n"
+	    "loss = softmax_cross_entropy(x, y, ignore_index=-1) shard %s\n"
+	    "c = sce_count(y, ignore_index=-1)\n"
+	    "g = sce_grad(x, y, d, c, ignore_index=-1)\n"
+	    "output loss, g\n";
+	sym_ctx *ctx = tl_ctx_new();
+	char src[512];
+	sym_graph *g;
+	sym_checkpoint *in = sym_checkpoint_new(ctx),
+	               *out = sym_checkpoint_new(ctx);
+	sym_plan *p, *single;
+	sym_communicator *comm = sym_comm_threads_new(ctx, 8);
+	sym_binding *b = sym_binding_new(ctx);
+	sym_exec_options o = SYM_EXEC_OPTIONS_INIT;
+	sym_exec_report r;
+	double x[64], one = 1.0;
+	int64_t dx[] = { 16, 4 }, dy[] = { 16 };
+	const double *got;
+	size_t bytes, k;
+
+	for (int i = 0; i < 64; i++)
+		x[i] = 2 * sin(1.3 * i + 0.5);
+	snprintf(src, sizeof(src), text, st);
+	g = sym_graph_parse(ctx, src, "count.sg");
+	assert_non_null(g);
+	assert_int_equal(sym_graph_n_errors(g), 0);
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	/* the count's partial sums are all-reduced, the labels not moved */
+	assert_non_null(sym_graph_find_value(g, "loss.count"));
+	assert_non_null(sym_graph_find_value(g, "c"));
+	assert_non_null(p = sym_plan_compile(g, 0));
+	assert_non_null(single = sym_plan_compile(g, SYM_PLAN_SINGLE));
+	assert_int_equal(sym_binding_set(b, sym_symbol_find(ctx, "b"), 16), 0);
+	assert_int_equal(sym_checkpoint_add(in, "x", SYM_DT_F64, 2, dx, x), 0);
+	assert_int_equal(sym_checkpoint_add(in, "y", SYM_DT_I32, 1, dy, lab),
+	    0);
+	assert_int_equal(sym_checkpoint_add(in, "d", SYM_DT_F64, 0, NULL, &one),
+	    0);
+	o.inputs = in;
+	o.outputs = out;
+	if (sym_exec_check(p, single, comm, b, &o, &r, ctx) != 0)
+		fail_msg("%s: %s", st, sym_ctx_last_message(ctx));
+	assert_int_equal(r.n_mismatch, 0);
+	k = sym_checkpoint_find(out, "loss");
+	assert_true(k < sym_checkpoint_n_tensors(out));
+	got = sym_checkpoint_tensor_data(out, k, &bytes);
+	kt_check_close(got[0], mean, 1e-12, "sharded mean", 0);
+	k = sym_checkpoint_find(out, "g");
+	assert_true(k < sym_checkpoint_n_tensors(out));
+	got = sym_checkpoint_tensor_data(out, k, &bytes);
+	assert_int_equal(bytes, sizeof(x));
+	for (int i = 0; i < 64; i++)
+		kt_check_close(got[i], grad[i], 1e-12, "sharded grad", i);
+	sym_checkpoint_free(in);
+	sym_checkpoint_free(out);
+	sym_binding_free(b);
+	sym_comm_free(comm);
+	sym_plan_free(p);
+	sym_plan_free(single);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
+/* The mean over the rows that count on 8 ranks, ranks whose rows are all
+ * ignored among them, equals one device and PyTorch (recorded), the
+ * batch split 8 ways and 4 ways (the count replicated over the repeat
+ * axis, not counted twice); every row ignored gives 0 and a zero
+ * gradient on every rank as on one device (PyTorch: NaN). */
+static void
+test_sharded_count(void **state)
+{
+	static const double zero[64] = { 0 };
+	int32_t none[16];
+
+	(void)state;
+	sc_run("((8, 1), (8,))", sc_lab, sc_mean, sc_grad);
+	sc_run("((4, 1), (4,))", sc_lab, sc_mean, sc_grad);
+	for (int i = 0; i < 16; i++)
+		none[i] = -1;
+	sc_run("((8, 1), (8,))", none, 0.0, zero);
+}
+
 /* Run the tests. */
 int
 main(void)
@@ -376,6 +472,7 @@ main(void)
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_ignore_index),
 		cmocka_unit_test(test_ignore_index_in_range),
+		cmocka_unit_test(test_sharded_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -356,6 +356,10 @@ static const struct dtype_case dtype_cases[] = {
 	    "input x : @A[2, 4]\ninput i : @B[2]\n"
 	    "y = softmax_cross_entropy(x, i)\n",
 	    F32, I32, 0 },
+	{ "sce_count",
+	    "input i : @A[3]\n"
+	    "y = sce_count(i)\n",
+	    I32, F32, 0 },
 	{ "conv2d",
 	    "input x : @A[1, 2, 4, 4]\ninput w : @A[3, 2, 3, 3]\n"
 	    "y = conv2d(x, w)\n",

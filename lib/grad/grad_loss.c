@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Gradient rule of the loss family: softmax_cross_entropy with sparse
- * labels differentiates to sce_grad(logits, labels, dloss), which for a
- * mean divides by the global batch (its normaliser); the labels are
- * integers and get no gradient.
+ * labels differentiates to sce_grad(logits, labels, dloss[, count]),
+ * which for a mean divides by the count of the rows that count
+ * (sce_count's, which the graph adds before a mean) or else by the
+ * global batch (its normaliser); the labels are integers and get no
+ * gradient.
  */
 #include "grad/grad_private.h"
 
@@ -12,13 +14,14 @@
 static int
 grad_sce(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
-	sym_value *in[3] = { n->in[0], n->in[1], dy[0] };
-	int mirror[3] = { SYM__MIRROR_IN(0), SYM__MIRROR_IN(1),
-		SYM__MIRROR_OUT(0) };
+	sym_value *in[4] = { n->in[0], n->in[1], dy[0],
+		n->n_in == 3 ? n->in[2] : NULL };
+	int mirror[4] = { SYM__MIRROR_IN(0), SYM__MIRROR_IN(1),
+		SYM__MIRROR_OUT(0), SYM__MIRROR_IN(2) };
 
 	if (!sym__gtarget(gr, 0))
 		return 0;
-	return sym__gemit(gr, 1, "sce_grad", 3, in, n->attrs,
+	return sym__gemit(gr, 1, "sce_grad", n->n_in == 3 ? 4 : 3, in, n->attrs,
 	           sym__gtarget(gr, 0), mirror)
 	    ? 0
 	    : -1;

@@ -686,8 +686,82 @@ done:
 	return bn;
 }
 
+/* Return 1 when "logits" and "labels" have the ranks and dtypes that
+ * softmax_cross_entropy accepts (floating [N, C], integer [N]), so that
+ * the count of its mean is worth adding; else its own rule reports the
+ * operands once. */
+static int
+sce_operands_typed(sym_value *logits, sym_value *labels)
+{
+	const sym_shape *x = sym__value_shape(logits);
+	const sym_shape *l = sym__value_shape(labels);
+
+	return x && l && x->rank == 2 && sym_dtype_is_float(x->dtype) &&
+	    l->rank == 1 && l->dtype != SYM_DT_INVALID &&
+	    l->dtype != SYM_DT_BOOL && !sym_dtype_is_float(l->dtype);
+}
+
+/*
+ * Add softmax_cross_entropy(logits, labels) with the reduction "mean" to
+ * "g" as two nodes: "Y.count" = sce_count(labels), the number of rows
+ * whose label is not ignore_index (partial sums over a split batch that
+ * the pass all-reduces), and Y = softmax_cross_entropy(logits, labels,
+ * Y.count), which divides by it. Operands of the wrong rank or dtype
+ * get the loss alone, whose rule names them. Arguments as
+ * sym_graph_add_op; return the softmax_cross_entropy node, or NULL.
+ */
+static sym_node *
+add_sce_mean(sym_graph *g, size_t n_out, const char *const *out_names,
+    sym_value *const *in, const sym_attrs *attrs, const sym_loc *where)
+{
+	char *nm = n_out && out_names && out_names[0]
+	    ? sym__asprintf("%s.count", out_names[0])
+	    : sym__asprintf("%%%zu.count", g->auto_names++);
+	sym_value *all[3];
+	sym_node *ct;
+
+	if (!sce_operands_typed(in[0], in[1])) {
+		free(nm);
+		return add_node(g, "softmax_cross_entropy", n_out, out_names, 2,
+		    in, attrs, where);
+	}
+	if (!nm) {
+		sym__error(g->ctx, SYM_ENOMEM, where, "out of memory");
+		return NULL;
+	}
+	ct = add_node(g, "sce_count", 1, (const char *const *)&nm, 1, in + 1,
+	    attrs, where);
+	free(nm);
+	if (!ct || ct->n_out != 1 || ct->failed)
+		return add_node(g, "softmax_cross_entropy", n_out, out_names, 2,
+		    in, attrs, where);
+	all[0] = in[0];
+	all[1] = in[1];
+	all[2] = ct->out[0];
+	return add_node(g, "softmax_cross_entropy", n_out, out_names, 3, all,
+	    attrs, where);
+}
+
+/* Return 1 when "attrs" (may be NULL) gives softmax_cross_entropy the
+ * reduction "mean" (its default) and writes ignore_index: the mean over
+ * the rows that count, which needs their count over the whole batch.
+ * Without ignore_index the mean divides by the global batch and needs
+ * no count (a row labelled with the default -100 on a split batch is
+ * then the kernel's error, which names the attribute). */
+static int
+counted_mean(const sym_attrs *attrs)
+{
+	const struct sym__attr *r =
+	    attrs ? sym__attrs_find(attrs, "reduction") : NULL;
+
+	if (!attrs || !sym__attrs_find(attrs, "ignore_index"))
+		return 0;
+	return !r || (r->kind == SYM_ATTR_STRING && !strcmp(r->s, "mean"));
+}
+
 /* Apply "op" (by name) to the inputs "in" of "g"; see add_node. A
- * batch_norm of five operands is three nodes (add_batch_norm). */
+ * batch_norm of five operands is three nodes (add_batch_norm), a mean
+ * softmax_cross_entropy with ignore_index two (add_sce_mean). */
 sym_node *
 sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
     const char *const *out_names, size_t n_in, sym_value *const *in,
@@ -699,6 +773,9 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 		ok = in[i] != NULL;
 	if (ok && n_in == 5 && !strcmp(op, "batch_norm"))
 		return add_batch_norm(g, n_out, out_names, in, attrs, where);
+	if (ok && n_in == 2 && !strcmp(op, "softmax_cross_entropy") &&
+	    counted_mean(attrs))
+		return add_sce_mean(g, n_out, out_names, in, attrs, where);
 	return add_node(g, op, n_out, out_names, n_in, in, attrs, where);
 }
 

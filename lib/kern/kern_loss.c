@@ -12,14 +12,16 @@
  * of rows that count -- 0 when none does (PyTorch gives NaN; 0 with a
  * zero gradient suits batches of padding).
  *
- * The labels are either the rows' own [N] or the whole batch's (the
- * sharding rule gives a split batch whole labels for "mean" when the
- * graph writes ignore_index, so that every rank counts the rows that
- * count over the whole batch): then the rows of this rank are those at
- * the logits' global offset along dim 0 (args->offset). With the rows'
- * own labels of a block of the batch (args->normalizer, the global
- * batch, larger than N), "mean" divides by the global batch and refuses
- * an ignored row (it cannot count the others' rows).
+ * A mean the graph wrote divides by the count of sce_count(labels), the
+ * f64 scalar of the rows whose label is not ignore_index over the whole
+ * batch (each rank counts its block, the pass all-reduces), given as the
+ * last operand of softmax_cross_entropy and sce_grad. Without it (an
+ * operator called directly) the labels are either the rows' own [N] or
+ * the whole batch's, whose rows of this rank are those at the logits'
+ * global offset along dim 0 (args->offset); with the rows' own labels of
+ * a block of the batch (args->normalizer, the global batch, larger than
+ * N), "mean" divides by the global batch and refuses an ignored row (it
+ * cannot count the other blocks' rows).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -38,11 +40,13 @@ struct rows {
 /*
  * Check the logits "x" and the labels "lab" of the call "a" of "op" and
  * fill "r": the labels of the rows, the label that ignores a row, and
- * the divisor of the reduction "red". Return 0 or -1.
+ * the divisor of the reduction "red", the count "cnt" when not NULL.
+ * Return 0 or -1.
  */
 static int
 rows_of(struct sym__kernel_args *a, const char *op, const struct sym__tensor *x,
-    const struct sym__tensor *lab, enum sym__reduction red, struct rows *r)
+    const struct sym__tensor *lab, enum sym__reduction red,
+    const struct sym__tensor *cnt, struct rows *r)
 {
 	const int32_t *l = lab->data;
 	int64_t n = x->dim[0], glob = sym__kin_global(a, 0, 0);
@@ -78,6 +82,20 @@ rows_of(struct sym__kernel_args *a, const char *op, const struct sym__tensor *x,
 	r->divisor = 1.0;
 	if (red != SYM__RED_MEAN)
 		return 0;
+	if (cnt) {
+		if (cnt->rank != 0 || cnt->dtype != SYM_DT_F64 ||
+		    lab->dim[0] != n)
+			return sym__kfail(a, op,
+			    "the count must be an f64 scalar and the labels "
+			    "the rows' own [%lld]",
+			    (long long)n);
+		r->divisor = sym__kld(cnt, 0);
+		if (!(r->divisor >= 0))
+			return sym__kfail(a, op,
+			    "the count of the rows that count is %g",
+			    r->divisor);
+		return 0;
+	}
 	if (lab->dim[0] == glob &&
 	    (a->normalizer <= 0 || a->normalizer == glob)) {
 		r->divisor = (double)counted;
@@ -89,7 +107,7 @@ rows_of(struct sym__kernel_args *a, const char *op, const struct sym__tensor *x,
 		    "label ignore_index %lld, but the labels are not the "
 		    "whole batch's, so the mean cannot count the rows of the "
 		    "other blocks: write ignore_index=%lld in the graph, "
-		    "which gives every rank the whole labels",
+		    "which counts them over the whole batch (sce_count)",
 		    (long long)row0, (long long)ii, (long long)ii);
 	r->divisor = (double)a->normalizer;
 	return 0;
@@ -146,11 +164,12 @@ k_sce(struct sym__kernel_args *a)
 	double sum = 0.0;
 	int64_t c;
 
-	if (sym__kio(a, op, 2, 2, 1, 1) < 0 || !sym__kat(a, op))
+	if (sym__kio(a, op, 2, 3, 1, 1) < 0 || !sym__kat(a, op))
 		return -1;
 	red = a->at->loss.reduction;
 	if (check_out(a, x, y, red) < 0 ||
-	    rows_of(a, op, x, &a->in[1], red, &r) < 0)
+	    rows_of(a, op, x, &a->in[1], red, a->n_in == 3 ? &a->in[2] : NULL,
+	        &r) < 0)
 		return -1;
 	c = x->dim[1];
 	for (int64_t i = 0; i < x->dim[0]; i++) {
@@ -207,10 +226,12 @@ sym__k_sce_grad(struct sym__kernel_args *a)
 	struct rows r;
 	int64_t c;
 
-	if (sym__kio(a, op, 3, 3, 1, 1) < 0 || !sym__kat(a, op))
+	if (sym__kio(a, op, 3, 4, 1, 1) < 0 || !sym__kat(a, op))
 		return -1;
 	red = a->at->loss.reduction;
-	if (check_grad(a, red) < 0 || rows_of(a, op, x, &a->in[1], red, &r) < 0)
+	if (check_grad(a, red) < 0 ||
+	    rows_of(a, op, x, &a->in[1], red, a->n_in == 4 ? &a->in[3] : NULL,
+	        &r) < 0)
 		return -1;
 	c = x->dim[1];
 	for (int64_t i = 0; i < x->dim[0]; i++) {
@@ -231,6 +252,31 @@ sym__k_sce_grad(struct sym__kernel_args *a)
 	return 0;
 }
 
+/* The kernel of sce_count(labels [N]): the number of labels that are not
+ * ignore_index, as an f64 scalar; "a" is the call. */
+static int
+k_sce_count(struct sym__kernel_args *a)
+{
+	static const char op[] = "sce_count";
+	const struct sym__tensor *lab = &a->in[0];
+	const int32_t *l;
+	int64_t counted = 0;
+
+	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || !sym__kat(a, op) ||
+	    sym__kindices(a, op, lab, "the labels") < 0)
+		return -1;
+	if (lab->rank != 1 || a->out[0].rank != 0 ||
+	    a->out[0].dtype != SYM_DT_F64)
+		return sym__kfail(a, op,
+		    "the labels must be [N] and the output an f64 scalar");
+	l = lab->data;
+	for (int64_t i = 0; i < lab->dim[0]; i++)
+		counted += l[i] != a->at->loss.ignore_index;
+	sym__kstore(&a->out[0], 0, (double)counted);
+	return 0;
+}
+
 const sym__kernel_fn sym__kernels_loss[SYM__N_OPS] = {
 	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = k_sce,
+	[SYM__OP_SCE_COUNT] = k_sce_count,
 };

@@ -9,13 +9,12 @@
  *    "d1", ...); both operands are split alike and the gradient is laid
  *    out like them; the softmax axes are unsplit, as for the forward
  *    operator;
- *  - sce_grad(logits, labels, dloss): ("batch", "class") as
+ *  - sce_grad(logits, labels, dloss[, count]): ("batch", "class") as
  *    softmax_cross_entropy: the class dimension unsplit, the labels (and
- *    dloss [N] for reduction "none") split like the batch -- whole for
- *    reduction "mean" with an ignore_index written, which counts the
- *    rows that count over the whole batch --, a scalar dloss replicated; the gradient is laid out like
- *    the logits (the mean divides by the global count, so nothing is
- *    partial);
+ *    dloss [N] for reduction "none") split like the batch, a scalar
+ *    dloss and the count of a mean (sce_count's, all-reduced)
+ *    replicated; the gradient is laid out like the logits (the mean
+ *    divides by the global count, so nothing is partial);
  *  - reduce_sum_grad, reduce_mean_grad, reduce_max_grad(dy, x[, y]): the
  *    device matrix is the strategy of x; the gradient is laid out like
  *    x, dy (and y) like the dimensions x keeps. A reduced dimension may
@@ -105,8 +104,6 @@ static int
 infer_sce_grad(struct sym__shard *s)
 {
 	int none = s->at->loss.reduction == SYM__RED_NONE;
-	int mean =
-	    s->at->loss.reduction == SYM__RED_MEAN && s->at->loss.ignore_set;
 	size_t from = s->in[0] ? 0 : s->in[1] ? 1 : none && s->in[2] ? 2 : 0;
 	struct sym__lb b;
 
@@ -116,10 +113,10 @@ infer_sce_grad(struct sym__shard *s)
 	    complete_batch(s, 2, 0, 0, none ? 1 : 0) < 0 ||
 	    sym__shard_unsplit(s, 0, 1, "it is the class dimension, which") < 0)
 		return -1;
-	if (mean &&
-	    (sym__lb_init(s, &b, 1) < 0 || sym__shard_set_in(s, 1, &b) < 0))
+	if (s->n_in == 4 && !s->in[3] &&
+	    (sym__lb_init(s, &b, 0) < 0 || sym__shard_set_in(s, 3, &b) < 0))
 		return -1;
-	for (size_t i = mean ? 2 : 1; i < (none ? 3u : 2u); i++)
+	for (size_t i = 1; i < (none ? 3u : 2u); i++)
 		if (!sym__shard_same_dim(s->in[i], 0, s->in[0], 0))
 			return sym__shard_fail(s, (int)i, 0,
 			    "%s is split by %s, but the batch dimension of the "

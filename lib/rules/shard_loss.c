@@ -5,18 +5,17 @@
  * device matrix is the strategy of the logits, ("batch", "class").
  *
  * The class dimension is unsplit (the softmax runs over it). The labels
- * are split like the batch dimension of the logits, except for the
- * reduction "mean" with an ignore_index written in the graph: then they
- * are whole on every rank (an AllGather of the labels, or an input read
- * whole, when the batch is split), since the mean divides by the number
- * of rows that count (those whose label is not ignore_index) over the
- * whole batch, which each rank then counts itself. Without the
- * attribute the labels stay split as before and a row labelled with the
- * default -100 on a split batch is a run-time error of the kernel (it
- * cannot count the other blocks' rows), which names the fix. With reduction "none" the per-sample losses [N] are split like
- * the batch; with "mean" or "sum" the scalar output holds partial sums
- * over the batch axes (each rank sums its samples' losses, divided by
- * the global count for the mean), resolved by an AllReduce.
+ * are split like the batch dimension of the logits. For the reduction
+ * "mean" the graph adds sce_count(labels) before the loss: each rank
+ * counts the rows of its block whose label is not ignore_index, a scalar
+ * of partial sums over the axes that split the labels, which the pass
+ * all-reduces (a derived communication, like batch_norm's statistics);
+ * the loss reads that count replicated as its third operand and divides
+ * by it, so labels stay split and ignore_index needs no gathering. With
+ * reduction "none" the per-sample losses [N] are split like the batch;
+ * with "mean" or "sum" the scalar output holds partial sums over the
+ * batch axes (each rank sums its samples' losses, divided by the global
+ * count for the mean), resolved by an AllReduce.
  */
 #include <string.h>
 
@@ -76,11 +75,10 @@ infer_sce(struct sym__shard *s)
 	}
 	if (sym__shard_unsplit(s, 0, 1, "it is the class dimension, which") < 0)
 		return -1;
-	if (s->at->loss.reduction == SYM__RED_MEAN && s->at->loss.ignore_set) {
-		if (sym__lb_init(s, &b, 1) < 0 ||
-		    sym__shard_set_in(s, 1, &b) < 0)
-			return -1;
-	} else if (!sym__shard_same_dim(s->in[1], 0, s->in[0], 0))
+	if (s->n_in == 3 && !s->in[2] &&
+	    (sym__lb_init(s, &b, 0) < 0 || sym__shard_set_in(s, 2, &b) < 0))
+		return -1;
+	if (!sym__shard_same_dim(s->in[1], 0, s->in[0], 0))
 		return sym__shard_fail(s, 1, 0,
 		    "the labels %s are split by %s, but the batch dimension "
 		    "of the logits %s by %s: they must be split alike",
@@ -97,6 +95,29 @@ infer_sce(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
+/* The tuple step of sce_count(labels): the device matrix is the split of
+ * the labels, ("d0"); "s" is the run, "split" the split counts. */
+static int
+tuple_count(struct sym__shard *s, const int64_t *const *split)
+{
+	return sym__shard_tuple_input(s, split[0], 0, "d");
+}
+
+/* The layout step of sce_count: a scalar of partial sums over the axes
+ * that split the labels; "s" is the run. */
+static int
+infer_count(struct sym__shard *s)
+{
+	struct sym__lb b;
+
+	if (sym__shard_default_replicated(s, 0) < 0 ||
+	    sym__lb_init(s, &b, 0) < 0)
+		return -1;
+	sym__lb_partial_dim(&b, s->in[0], 0);
+	return sym__shard_set_out(s, 0, &b);
+}
+
 const struct sym__shard_rule sym__shard_loss[SYM__N_OPS] = {
 	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = { 0, tuple_sce, infer_sce },
+	[SYM__OP_SCE_COUNT] = { 0, tuple_count, infer_count },
 };

@@ -110,6 +110,7 @@ enum sym__opid {
 	SYM__OP_ONE_HOT,
 	/* loss */
 	SYM__OP_SOFTMAX_CROSS_ENTROPY,
+	SYM__OP_SCE_COUNT,
 	/* conv */
 	SYM__OP_CONV2D,
 	/* pool */

@@ -39,11 +39,41 @@ sym__decode_sce(struct sym__infer *inf)
 	return 0;
 }
 
+/* Check that input "i" of "inf" is the f64 scalar count of the rows that
+ * count, which sce_count computes; return 0 or -1. */
+int
+sym__sce_check_count(struct sym__infer *inf, size_t i)
+{
+	const sym_shape *c = inf->in[i];
+
+	if (c->dtype != SYM_DT_F64 || c->rank != 0)
+		return sym__infer_fail(inf, (int)i,
+		    "operand %s of %s must be the f64 scalar count of the "
+		    "rows that count, which sce_count computes, but it is "
+		    "%s%s",
+		    sym__in_name(inf, i), inf->op->name,
+		    sym_dtype_name(c->dtype), sym__txt_dims(inf, c));
+	return 0;
+}
+
+/* The rule of sce_count(labels) -> f64 scalar, the number of labels that
+ * are not ignore_index: integer labels [N]; "inf" is the run. */
+int
+sym__rule_sce_count(struct sym__infer *inf)
+{
+	if (sym__rank_is(inf, 0, 1) < 0 ||
+	    sym__dtype_integer(inf, 0, "labels") < 0)
+		return -1;
+	return sym__out_shape(inf, SYM_DT_F64, 0, NULL);
+}
+
 /* The rule of softmax_cross_entropy(logits, labels): floating-point
  * logits [N, C] and integer labels [N] with equal N; the attribute
  * reduction "mean" (default) or "sum" gives a scalar of the logits' dtype,
  * "none" the per-sample losses [N]. A non-negative ignore_index must not
- * be a class: at least C. "inf" is the run. */
+ * be a class: at least C. A third operand, the f64 scalar of sce_count,
+ * is the number of rows the mean divides by (the graph adds it). "inf"
+ * is the run. */
 int
 sym__rule_sce(struct sym__infer *inf)
 {
@@ -68,6 +98,8 @@ sym__rule_sce(struct sym__infer *inf)
 	        "classes",
 	        (long long)ii, inf->op->name, sym__in_name(inf, 0),
 	        sym__txt_expr(inf, logits->dim[1])) < 0)
+		return -1;
+	if (inf->n_in == 3 && sym__sce_check_count(inf, 2) < 0)
 		return -1;
 	if (inf->at.loss.reduction == SYM__RED_NONE)
 		return sym__out_shape(inf, logits->dtype, 1, logits->dim);

@@ -315,6 +315,8 @@ int sym__rule_layer_norm(struct sym__infer *inf);
 int sym__decode_batch_norm(struct sym__infer *inf);
 int sym__rule_batch_norm(struct sym__infer *inf);
 int sym__rule_batch_norm_stats(struct sym__infer *inf);
+int sym__rule_sce_count(struct sym__infer *inf);
+int sym__sce_check_count(struct sym__infer *inf, size_t i);
 int sym__rule_batch_norm_update(struct sym__infer *inf);
 int sym__rule_batch_norm_grad_params(struct sym__infer *inf);
 int sym__rule_batch_norm_grad(struct sym__infer *inf);

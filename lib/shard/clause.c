@@ -473,11 +473,15 @@ out_clause(struct sym__pass *p, sym_node *n, const struct sym__strategy *st,
 }
 
 /* Return 1 when "st" is a strategy of the batch_norm "n" without the
- * statistics operand the graph added (the rule lays it out). */
+ * statistics operand the graph added, or of the softmax_cross_entropy "n"
+ * without its count (the rule lays them out). */
 static int
 bn_stats_left(const sym_node *n, const struct sym__strategy *st)
 {
-	return n->op->id == SYM__OP_BATCH_NORM && n->n_in == 6 && st->n_in == 5;
+	return (n->op->id == SYM__OP_BATCH_NORM && n->n_in == 6 &&
+	           st->n_in == 5) ||
+	    (n->op->id == SYM__OP_SOFTMAX_CROSS_ENTROPY && n->n_in == 3 &&
+	        st->n_in == 2);
 }
 
 /* Give node "n" the run of its shard clause in the pass "p"; invalid

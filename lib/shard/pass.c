@@ -602,6 +602,11 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 			    "whole batch (sharded training equals one "
 			    "device; PyTorch and MindSpore keep "
 			    "per-device statistics)";
+		if (n->op->id == SYM__OP_SCE_COUNT)
+			part[np++] =
+			    ": the mean of softmax_cross_entropy divides by "
+			    "the rows that count over the whole batch (the "
+			    "labels stay split)";
 		if (add_comm(p->sh, v, NULL, 0, rp, sym__concat(part, np)) < 0)
 			return -1;
 	}

@@ -238,6 +238,16 @@ fusion_rows(const struct report *r, struct table *t)
 	return saved;
 }
 
+/* Return 1 when "v" is the count of the rows that count of a mean
+ * softmax_cross_entropy (the output of sce_count). */
+static int
+sce_count(const sym_value *v)
+{
+	const sym_node *n = sym_value_producer(v);
+
+	return n && !strcmp(sym_op_name(sym_node_op(n)), "sce_count");
+}
+
 /* Add the communication of "r" to "t": the topology and the sizes the
  * times are estimated at, then each communication, a heading line and
  * one row per step of its plan, then the total. */
@@ -290,6 +300,13 @@ comm_rows(const struct report *r, struct table *t)
 			        "(sharded training equals one device; "
 			        "PyTorch and MindSpore keep per-device "
 			        "statistics)"));
+		if (!c->consumer && sce_count(c->value))
+			table_line(t, 4,
+			    text_dup("why: the mean of softmax_cross_entropy "
+			             "divides by the rows whose label is not "
+			             "ignore_index over the whole batch, the "
+			             "sum of every block's count (the labels "
+			             "stay split)"));
 	}
 	steps -= fusion_rows(r, t);
 	n -= shared;
