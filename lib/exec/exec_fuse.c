@@ -86,23 +86,6 @@ sym__exec_fuse_prepare(sym_exec *x)
 	return -1;
 }
 
-/* Return the reduction dtype of elements stored as "dt" (f32, f64 or
- * int32), or SYM_DT_INVALID. */
-static sym_dtype
-reduce_dtype(sym_dtype dt)
-{
-	switch (sym__kst(dt)) {
-	case SYM__KST_F32:
-		return SYM_DT_F32;
-	case SYM__KST_F64:
-		return SYM_DT_F64;
-	case SYM__KST_I32:
-		return SYM_DT_I32;
-	default:
-		return SYM_DT_INVALID;
-	}
-}
-
 /* Run step "e" of "x", a member of a fused bucket: nothing before the
  * bucket's last step; at it, the bucket's all_reduce. Return 0,
  * SYM__XSTEP_ERR with a message in "err" ("size" bytes) after releasing
@@ -114,7 +97,8 @@ sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
 	size_t n;
 	const size_t *st = sym__plan_bucket_steps(x->plan, e->bucket, &n);
 	const struct sym__xstep *c = &e->comm;
-	sym_dtype dt = x->tensor[e->ps->in[0]].dtype, rdt = reduce_dtype(dt);
+	sym_dtype dt = x->tensor[e->ps->in[0]].dtype,
+	          rdt = sym__exec_reduce_dtype(dt);
 	size_t total = bucket_bytes(x, e->bucket), es, off = 0;
 	char *send = x->fuse_buf, *recv = send + total;
 

@@ -274,4 +274,8 @@ int64_t sym__exec_index_bound(const sym_exec *x, const sym_value *v,
 int sym__blas_one_thread(void);
 void sym__blas_restore(int threads);
 
+/* exec_redist.c: the dtype the communicator reduces elements stored as
+ * "dt" in (f32, f64 or int32), SYM_DT_INVALID for bool. */
+sym_dtype sym__exec_reduce_dtype(sym_dtype dt);
+
 #endif

@@ -567,8 +567,8 @@ run_permute(struct run *r)
 /* Return the dtype the communicator reduces elements of "dt" as: the
  * storage of the executor (f32 for floating dtypes, f64 kept, int32 for
  * integers), or SYM_DT_INVALID (bool). */
-static sym_dtype
-reduce_dtype(sym_dtype dt)
+sym_dtype
+sym__exec_reduce_dtype(sym_dtype dt)
 {
 	switch (sym__kst(dt)) {
 	case SYM__KST_F32:
@@ -590,7 +590,7 @@ run_reduce(struct run *r, int scatter)
 {
 	const struct sym__xstep *x = r->x;
 	const char *name = scatter ? "reduce_scatter" : "all_reduce";
-	sym_dtype rdt = reduce_dtype(r->dt);
+	sym_dtype rdt = sym__exec_reduce_dtype(r->dt);
 	int64_t vol = box_volume(&r->after, r->nd);
 	int bad = -1, rc;
 	const void *send = r->in;
