@@ -9,6 +9,7 @@
  * them. The redistribution steps themselves are tested by
  * tests/test_exec_redist.c.
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1101,6 +1102,84 @@ test_overflow_sizes(void **state)
 }
 
 /* Run the tests. */
+/* The heap bytes in use (glibc's mallinfo2), or 0 where they cannot be
+ * read (sanitizer and valgrind runs replace the allocator). */
+static size_t
+heap_in_use(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+	return mallinfo2().uordblks;
+#else
+	return 0;
+#endif
+}
+
+/* The heap bytes per rank of the executors of every rank of a plan of
+ * "n" ranks whose steps communicate over all of them (an all_to_all and
+ * an all_gather), made in one process as the threads backend does; 0
+ * when the heap cannot be read. */
+static size_t
+bytes_per_rank(int n)
+{
+	char text[512];
+	struct compiled c;
+	sym_exec **x;
+	sym_comm_endpoint **ep;
+	size_t before, after;
+
+	snprintf(text, sizeof(text),
+	    "devices %d\n"
+	    "symbol b divisor=%d\n"
+	    "input x : f32[b, %d]\n"
+	    "a = relu(x) shard ((%d, 1),)\n"
+	    "c = relu(a) shard ((1, %d),)\n"
+	    "d = exp(c) shard ((1, 1),)\n"
+	    "output d\n",
+	    n, n, n, n, n);
+	compile_text(&c, text, "tables.sg");
+	x = calloc((size_t)n, sizeof(*x));
+	ep = calloc((size_t)n, sizeof(*ep));
+	assert_true(x && ep);
+	for (int r = 0; r < n; r++) {
+		ep[r] = sym_comm_attach(c.comm, r, c.ctx);
+		assert_non_null(ep[r]);
+	}
+	before = heap_in_use();
+	for (int r = 0; r < n; r++) {
+		x[r] = sym_exec_new(c.p, ep[r], c.ctx);
+		assert_non_null(x[r]);
+	}
+	after = heap_in_use();
+	for (int r = 0; r < n; r++) {
+		sym_exec_free(x[r]);
+		sym_comm_detach(ep[r]);
+	}
+	free(x);
+	free(ep);
+	compiled_clear(&c);
+	return before && after > before ? (after - before) / (size_t)n : 0;
+}
+
+/* One process running n ranks (the threads backend) holds memory
+ * linear in n: a rank's executor keeps no table of its groups' members,
+ * so its bytes do not grow with the group. Before, every communication
+ * step kept each member's rank and blocks on every rank: n^2 in all
+ * (702 MB for 2048 ranks on one matmul). */
+static void
+test_tables_per_rank(void **state)
+{
+	size_t small, large;
+
+	(void)state;
+	small = bytes_per_rank(16);
+	large = bytes_per_rank(256);
+	if (!small || !large)
+		skip();
+	printf("# executor bytes per rank: %zu at 16 ranks, %zu at 256\n",
+	    small, large);
+	assert_true(large * 4 < small * 5);
+}
+
 int
 main(void)
 {
@@ -1120,6 +1199,7 @@ main(void)
 		cmocka_unit_test(test_steady_state),
 		cmocka_unit_test(test_steady_training),
 		cmocka_unit_test(test_overflow_sizes),
+		cmocka_unit_test(test_tables_per_rank),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

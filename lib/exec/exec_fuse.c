@@ -36,9 +36,7 @@ sym__exec_fuse_init(sym_exec *x)
 
 			if (e->ps->kind == SYM_PLAN_COMM &&
 			    e->comm.kind == SYM_REDIST_ALL_REDUCE &&
-			    e->comm.n == e0->comm.n &&
-			    !memcmp(e->comm.group, e0->comm.group,
-			        (size_t)e0->comm.n * sizeof(int)) &&
+			    sym__xstep_same_group(&e->comm, &e0->comm) &&
 			    x->tensor[e->ps->in[0]].dtype == dt &&
 			    x->tensor[e->ps->out[0]].dtype == dt)
 				continue;
@@ -101,9 +99,17 @@ sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
 	          rdt = sym__exec_reduce_dtype(dt);
 	size_t total = bucket_bytes(x, e->bucket), es, off = 0;
 	char *send = x->fuse_buf, *recv = send + total;
+	const int *group;
 
 	if (e->index != st[n - 1])
 		return 0;
+	group = sym__xstep_group(c, &x->scratch);
+	if (!group) {
+		snprintf(err, size,
+		    "fused all_reduce: out of memory for a group of %d ranks",
+		    c->n);
+		return SYM__XSTEP_ERR;
+	}
 	es = x->tensor[e->ps->in[0]].es;
 	for (size_t m = 0; m < n; m++) {
 		const sym_plan_step *ps = x->step[st[m]].ps;
@@ -117,7 +123,7 @@ sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
 		        ? "partial sums that cannot be added in place"
 		        : "the bucket is not prepared");
 		if (x->ep)
-			sym_comm_barrier(x->ep, c->group, c->n);
+			sym_comm_barrier(x->ep, group, c->n);
 		return SYM__XSTEP_ERR;
 	}
 	for (size_t m = 0; m < n; m++) {
@@ -128,7 +134,7 @@ sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
 		off += in->bytes;
 	}
 	if (x->ep &&
-	    sym_comm_all_reduce(x->ep, c->group, c->n, send, recv,
+	    sym_comm_all_reduce(x->ep, group, c->n, send, recv,
 	        (int64_t)(total / es), rdt, SYM_REDUCE_SUM) < 0)
 		return SYM__XSTEP_COMM_ERR;
 	off = 0;

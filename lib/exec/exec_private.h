@@ -31,30 +31,40 @@ struct sym__box {
 
 /*
  * One step of a redistribution as rank "rank" runs it, independent of
- * the sizes: its kind, its group (the communicator's ranks, in group
- * order) and the caller's position "me" in it, the number of blocks of
- * every dimension before and after the step and each member's block
- * indices ("bblk" and "ablk", "n" rows of "ndim"). A permute knows its
- * destination and source (group ranks, SYM_COMM_NONE when the rank keeps
- * its block), a broadcast its root (group rank 0).
+ * the sizes: its kind, its group of "n" communicator ranks and the
+ * caller's position "me" in it, the layouts before and after the step
+ * (borrowed from the plan or redistribution that made the step; NULL:
+ * whole) and the number of blocks of every dimension under each. A
+ * permute knows its destination and source (group ranks, SYM_COMM_NONE
+ * when the rank keeps its block), a broadcast its root (group rank 0).
+ *
+ * The members' ranks and blocks are worked out when a run needs them:
+ * a step keeps no table of its group, so that n ranks run as threads of
+ * one process hold memory linear in n, not n^2. The group is group "k"
+ * of step "step" of "r", or, for a step made by sym__xstep_init, the
+ * copy "own" of the caller's list.
  */
 struct sym__xstep {
 	sym_redist_kind kind;
 	int ndim;
 	int n, me;
 	int64_t rank;
-	int *group;
+	const sym_redist *r;
+	size_t step, k;
+	int *own;
+	const sym_layout *before, *after;
 	int64_t bsplit[SYM__MAX_RANK], asplit[SYM__MAX_RANK];
-	int64_t *bblk, *ablk;
 	int dest, source;
 	int root;
 };
 
-/* Buffers for packing and unpacking, grown as needed and kept; "grows"
- * counts their allocations. */
+/* Buffers for packing and unpacking and the list of a group's members,
+ * grown as needed and kept; "grows" counts their allocations. */
 struct sym__xscratch {
 	void *send, *recv;
 	size_t send_cap, recv_cap;
+	void *members; /* int[] */
+	size_t members_cap;
 	size_t grows;
 };
 
@@ -74,6 +84,10 @@ int sym__xstep_run(const struct sym__xstep *x, sym_comm_endpoint *ep,
     const int64_t *global, sym_dtype dt, const void *in, void *out,
     struct sym__xscratch *s, char *err, size_t err_size);
 void sym__xscratch_clear(struct sym__xscratch *s);
+const int *sym__xstep_group(const struct sym__xstep *x,
+    struct sym__xscratch *s);
+int sym__xstep_same_group(const struct sym__xstep *a,
+    const struct sym__xstep *b);
 
 void sym__box_copy(void *dst, const struct sym__box *dbox, const void *src,
     const struct sym__box *sbox, const struct sym__box *box, int ndim,

@@ -166,8 +166,7 @@ sym__xstep_clear(struct sym__xstep *x)
 {
 	if (!x)
 		return;
-	free(x->group);
-	free(x->bblk);
+	free(x->own);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -179,7 +178,28 @@ sym__xscratch_clear(struct sym__xscratch *s)
 		return;
 	free(s->send);
 	free(s->recv);
+	free(s->members);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Return the communicator rank of member "j" of the group of "x". */
+static int64_t
+member(const struct sym__xstep *x, int j)
+{
+	return x->own
+	    ? x->own[j]
+	    : sym_redist_step_group_rank(x->r, x->step, x->k, (size_t)j);
+}
+
+/* Store in "blk" the block indices of member "j" of "x" before
+ * ("after" 0) or after the step (checked by sym__xstep_init). */
+static void
+member_blocks(const struct sym__xstep *x, int j, int after, int64_t *blk)
+{
+	int64_t split[SYM__MAX_RANK];
+
+	blocks_of(after ? x->after : x->before, (size_t)x->ndim, member(x, j),
+	    split, blk);
 }
 
 /* Store in "b" the box of member "j" of "x" before ("after" 0) or after
@@ -189,13 +209,47 @@ member_box(const struct sym__xstep *x, int nd, int j, int after,
     const int64_t *global, struct sym__box *b)
 {
 	const int64_t *split = after ? x->asplit : x->bsplit;
-	const int64_t *blk =
-	    (after ? x->ablk : x->bblk) + (size_t)j * (size_t)nd;
+	int64_t blk[SYM__MAX_RANK];
 
+	member_blocks(x, j, after, blk);
 	for (int d = 0; d < nd; d++) {
 		b->ext[d] = global[d] / split[d];
 		b->off[d] = blk[d] * b->ext[d];
 	}
+}
+
+/*
+ * Return the communicator ranks of the group of "x" in group order: the
+ * caller's list, or one made in the buffer of "s"; NULL when memory runs
+ * out.
+ */
+const int *
+sym__xstep_group(const struct sym__xstep *x, struct sym__xscratch *s)
+{
+	int *g;
+
+	if (x->own)
+		return x->own;
+	if (sym__kbuf_grow(&s->members, &s->members_cap, &s->grows,
+	        (size_t)x->n * sizeof(int)) < 0)
+		return NULL;
+	g = s->members;
+	for (int j = 0; j < x->n; j++)
+		g[j] = (int)member(x, j);
+	return g;
+}
+
+/* Return 1 when the groups of "a" and "b" have the same ranks in the
+ * same order. */
+int
+sym__xstep_same_group(const struct sym__xstep *a, const struct sym__xstep *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (int j = 0; j < a->n; j++)
+		if (member(a, j) != member(b, j))
+			return 0;
+	return 1;
 }
 
 /* Return 1 when member "j" of "x" holds the same block before as member
@@ -203,9 +257,10 @@ member_box(const struct sym__xstep *x, int nd, int j, int after,
 static int
 same_block(const struct sym__xstep *x, int j, int k)
 {
-	const int64_t *bj = x->bblk + (size_t)j * x->ndim;
-	const int64_t *ak = x->ablk + (size_t)k * x->ndim;
+	int64_t bj[SYM__MAX_RANK], ak[SYM__MAX_RANK];
 
+	member_blocks(x, j, 0, bj);
+	member_blocks(x, k, 1, ak);
 	for (int d = 0; d < x->ndim; d++)
 		if (x->bsplit[d] != x->asplit[d] || bj[d] != ak[d])
 			return 0;
@@ -252,11 +307,60 @@ pair_permute(struct sym__xstep *x)
 }
 
 /*
+ * Finish preparing "x", whose kind, dimensions, layouts, group ("n"
+ * members: "own" or "r", "step", "k") and rank are set: the blocks of
+ * every dimension, the caller's place in the group, every member's
+ * blocks checked, a permute's pairs. Return 0, or SYM__XSTEP_ERR with a
+ * message in "err" ("err_size" bytes) and "x" cleared.
+ */
+static int
+prepare(struct sym__xstep *x, char *err, size_t err_size)
+{
+	const char *kind = sym_redist_kind_name(x->kind);
+	int64_t blk[SYM__MAX_RANK];
+
+	x->me = -1;
+	x->dest = x->source = SYM_COMM_NONE;
+	for (int j = 0; j < x->n; j++) {
+		int64_t rank = member(x, j);
+
+		if (rank < 0 || rank > INT32_MAX ||
+		    blocks_of(x->before, (size_t)x->ndim, rank, x->bsplit,
+		        blk) < 0 ||
+		    blocks_of(x->after, (size_t)x->ndim, rank, x->asplit, blk) <
+		        0) {
+			sym__xstep_clear(x);
+			return xfail(err, err_size,
+			    "%s: no block of rank %lld under the layouts of "
+			    "the step",
+			    kind, (long long)rank);
+		}
+		if (rank == x->rank)
+			x->me = j;
+	}
+	if (x->me < 0) {
+		int64_t rank = x->rank;
+
+		sym__xstep_clear(x);
+		return xfail(err, err_size, "%s: rank %lld is not in its group",
+		    kind, (long long)rank);
+	}
+	if (x->kind == SYM_REDIST_PERMUTE && pair_permute(x) < 0) {
+		sym__xstep_clear(x);
+		return xfail(err, err_size,
+		    "permute: the blocks of the group before and after the "
+		    "step do not match one to one");
+	}
+	return 0;
+}
+
+/*
  * Prepare in "x" step "kind" from layout "before" to layout "after"
- * (either NULL: whole on every rank) of a tensor of "ndim" dimensions
- * (at most SYM__MAX_RANK) for rank "rank", member of the group "group"
- * ("n" ranks in group order). Return 0, or SYM__XSTEP_ERR with a message
- * in "err" ("err_size" bytes) and "x" cleared.
+ * (either NULL: whole on every rank; both borrowed while "x" is used)
+ * of a tensor of "ndim" dimensions (at most SYM__MAX_RANK) for rank
+ * "rank", member of the group "group" ("n" ranks in group order,
+ * copied). Return 0, or SYM__XSTEP_ERR with a message in "err"
+ * ("err_size" bytes) and "x" cleared.
  */
 int
 sym__xstep_init(struct sym__xstep *x, sym_redist_kind kind,
@@ -274,53 +378,32 @@ sym__xstep_init(struct sym__xstep *x, sym_redist_kind kind,
 	x->kind = kind;
 	x->ndim = (int)ndim;
 	x->n = n;
-	x->me = -1;
 	x->rank = rank;
-	x->dest = x->source = SYM_COMM_NONE;
-	x->group = malloc((size_t)n * sizeof(*x->group));
-	x->bblk = malloc(2 * (size_t)n * (ndim ? ndim : 1) * sizeof(int64_t));
-	if (!x->group || !x->bblk) {
-		sym__xstep_clear(x);
+	x->before = before;
+	x->after = after;
+	x->own = malloc((size_t)n * sizeof(*x->own));
+	if (!x->own)
 		return xfail(err, err_size, "%s: out of memory",
 		    sym_redist_kind_name(kind));
-	}
-	x->ablk = x->bblk + (size_t)n * ndim;
 	for (int j = 0; j < n; j++) {
-		if (group[j] < 0 || group[j] > INT32_MAX)
-			break;
-		x->group[j] = (int)group[j];
-		if (group[j] == rank)
-			x->me = j;
-		if (blocks_of(before, ndim, group[j], x->bsplit,
-		        x->bblk + (size_t)j * ndim) < 0 ||
-		    blocks_of(after, ndim, group[j], x->asplit,
-		        x->ablk + (size_t)j * ndim) < 0) {
+		if (group[j] < 0 || group[j] > INT32_MAX) {
 			sym__xstep_clear(x);
 			return xfail(err, err_size,
 			    "%s: no block of rank %lld under the layouts of "
 			    "the step",
 			    sym_redist_kind_name(kind), (long long)group[j]);
 		}
+		x->own[j] = (int)group[j];
 	}
-	if (x->me < 0) {
-		sym__xstep_clear(x);
-		return xfail(err, err_size, "%s: rank %lld is not in its group",
-		    sym_redist_kind_name(kind), (long long)rank);
-	}
-	if (kind == SYM_REDIST_PERMUTE && pair_permute(x) < 0) {
-		sym__xstep_clear(x);
-		return xfail(err, err_size,
-		    "permute: the blocks of the group before and after the "
-		    "step do not match one to one");
-	}
-	return 0;
+	return prepare(x, err, err_size);
 }
 
 /*
  * Prepare in "x" step "i" of "r" for rank "rank" of a tensor of "ndim"
  * dimensions, laid out by "before" before the step (the layout after
- * step i - 1, or the layout the redistribution starts from). Return 0,
- * or SYM__XSTEP_ERR with a message in "err" ("err_size" bytes).
+ * step i - 1, or the layout the redistribution starts from); "r" and
+ * "before" are borrowed while "x" is used. Return 0, or SYM__XSTEP_ERR
+ * with a message in "err" ("err_size" bytes).
  */
 int
 sym__xstep_from_redist(struct sym__xstep *x, const sym_redist *r, size_t i,
@@ -328,38 +411,38 @@ sym__xstep_from_redist(struct sym__xstep *x, const sym_redist *r, size_t i,
     size_t err_size)
 {
 	size_t size = 0, ng;
-	int64_t *g;
-	int ret;
+	sym_redist_kind kind;
 
 	memset(x, 0, sizeof(*x));
 	if (!r || i >= sym_redist_n_steps(r))
 		return xfail(err, err_size, "no step %zu in the redistribution",
 		    i);
+	kind = sym_redist_step_kind(r, i);
+	if (ndim > SYM__MAX_RANK)
+		return xfail(err, err_size,
+		    "%s: tensors of %zu dimensions (at most %d)",
+		    sym_redist_kind_name(kind), ndim, SYM__MAX_RANK);
 	ng = sym_redist_step_groups(r, i, &size);
 	if (size < 1 || size > INT32_MAX)
 		return xfail(err, err_size, "step %zu: groups of %zu ranks", i,
 		    size);
-	g = malloc(size * sizeof(*g));
-	if (!g)
-		return xfail(err, err_size, "out of memory");
-	for (size_t k = 0; k < ng; k++) {
-		int mine = 0;
-
+	for (size_t k = 0; k < ng; k++)
 		for (size_t j = 0; j < size; j++) {
-			g[j] = sym_redist_step_group_rank(r, i, k, j);
-			mine |= g[j] == rank;
+			if (sym_redist_step_group_rank(r, i, k, j) != rank)
+				continue;
+			x->kind = kind;
+			x->ndim = (int)ndim;
+			x->n = (int)size;
+			x->rank = rank;
+			x->r = r;
+			x->step = i;
+			x->k = k;
+			x->before = before;
+			x->after = sym_redist_step_layout(r, i);
+			return prepare(x, err, err_size);
 		}
-		if (!mine)
-			continue;
-		ret = sym__xstep_init(x, sym_redist_step_kind(r, i), before,
-		    sym_redist_step_layout(r, i), ndim, g, (int)size, rank, err,
-		    err_size);
-		free(g);
-		return ret;
-	}
-	free(g);
 	return xfail(err, err_size, "%s: rank %lld is in no group of the step",
-	    sym_redist_kind_name(sym_redist_step_kind(r, i)), (long long)rank);
+	    sym_redist_kind_name(kind), (long long)rank);
 }
 
 /* Make "*buf" (of capacity "*cap") hold at least "bytes", counting a
@@ -375,6 +458,7 @@ reserve(void **buf, size_t *cap, size_t *grows, size_t bytes)
 struct run {
 	const struct sym__xstep *x;
 	sym_comm_endpoint *ep;
+	const int *group; /* the communicator ranks of x's members */
 	const int64_t *global;
 	sym_dtype dt;
 	size_t es;
@@ -428,7 +512,7 @@ run_all_gather(struct run *r)
 			return xfail(r->err, r->err_size,
 			    "all_gather: the block of rank %d before the step "
 			    "is not inside the block of rank %lld after it",
-			    x->group[j], (long long)x->rank);
+			    r->group[j], (long long)x->rank);
 		direct &= box_contiguous(&b, &r->after, nd) == j * vol;
 		total += vol;
 	}
@@ -438,13 +522,13 @@ run_all_gather(struct run *r)
 		    "block of rank %lld after the step",
 		    (long long)x->rank);
 	if (direct)
-		return comm_result(sym_comm_all_gather(r->ep, x->group, x->n,
+		return comm_result(sym_comm_all_gather(r->ep, r->group, x->n,
 		    r->in, r->out, bytes));
 	recv = reserve(&r->s->recv, &r->s->recv_cap, &r->s->grows,
 	    bytes * (size_t)x->n);
 	if (!recv)
 		return xfail(r->err, r->err_size, "all_gather: out of memory");
-	if (sym_comm_all_gather(r->ep, x->group, x->n, r->in, recv, bytes) < 0)
+	if (sym_comm_all_gather(r->ep, r->group, x->n, r->in, recv, bytes) < 0)
 		return SYM__XSTEP_COMM_ERR;
 	for (int j = 0; j < x->n; j++) {
 		member_box(x, r->nd, j, 0, r->global, &b);
@@ -524,7 +608,7 @@ run_all_to_all(struct run *r)
 		return xfail(r->err, r->err_size,
 		    "all_to_all: the blocks of ranks %lld and %d do not "
 		    "exchange equal chunks",
-		    (long long)x->rank, x->group[bad >= 0 ? bad : 0]);
+		    (long long)x->rank, r->group[bad >= 0 ? bad : 0]);
 	if (!dsend) {
 		send = reserve(&r->s->send, &r->s->send_cap, &r->s->grows,
 		    bytes * (size_t)x->n);
@@ -537,7 +621,7 @@ run_all_to_all(struct run *r)
 	    !(recv = reserve(&r->s->recv, &r->s->recv_cap, &r->s->grows,
 	          bytes * (size_t)x->n)))
 		return xfail(r->err, r->err_size, "all_to_all: out of memory");
-	if (sym_comm_all_to_all(r->ep, x->group, x->n, send, recv, bytes) < 0)
+	if (sym_comm_all_to_all(r->ep, r->group, x->n, send, recv, bytes) < 0)
 		return SYM__XSTEP_COMM_ERR;
 	if (!drecv)
 		pack(r, 0, recv, vol);
@@ -560,7 +644,7 @@ run_permute(struct run *r)
 		    (long long)x->rank);
 	if (x->source == SYM_COMM_NONE)
 		memcpy(r->out, r->in, bytes);
-	return comm_result(sym_comm_permute(r->ep, x->group, x->n, r->in,
+	return comm_result(sym_comm_permute(r->ep, r->group, x->n, r->in,
 	    r->out, bytes, x->dest, x->source));
 }
 
@@ -605,7 +689,7 @@ run_reduce(struct run *r, int scatter)
 			    "all_reduce: rank %lld holds different blocks "
 			    "before and after the step",
 			    (long long)x->rank);
-		rc = comm_result(sym_comm_all_reduce(r->ep, x->group, x->n,
+		rc = comm_result(sym_comm_all_reduce(r->ep, r->group, x->n,
 		    r->in, r->out, vol, rdt, SYM_REDUCE_SUM));
 		if (rc == 0)
 			sym__kwrap(r->out, r->dt, vol);
@@ -625,7 +709,7 @@ run_reduce(struct run *r, int scatter)
 		    "reduce_scatter: the block of rank %lld before the step "
 		    "is not cut into the blocks of the group after it",
 		    (long long)x->rank);
-	rc = comm_result(sym_comm_reduce_scatter(r->ep, x->group, x->n, send,
+	rc = comm_result(sym_comm_reduce_scatter(r->ep, r->group, x->n, send,
 	    r->out, vol, rdt, SYM_REDUCE_SUM));
 	if (rc == 0)
 		sym__kwrap(r->out, r->dt, vol);
@@ -646,11 +730,11 @@ run_broadcast(struct run *r)
 		return xfail(r->err, r->err_size,
 		    "broadcast: rank %lld does not get a block that rank %d "
 		    "holds",
-		    (long long)x->rank, x->group[x->root]);
+		    (long long)x->rank, r->group[x->root]);
 	if (x->me == x->root)
 		sym__box_copy(r->out, &r->after, r->in, &r->before, &r->after,
 		    r->nd, r->es);
-	return comm_result(sym_comm_broadcast(r->ep, x->group, x->n, r->out,
+	return comm_result(sym_comm_broadcast(r->ep, r->group, x->n, r->out,
 	    (size_t)box_volume(&r->after, r->nd) * r->es, x->root));
 }
 
@@ -681,15 +765,17 @@ run_kind(struct run *r)
 }
 
 /* Return "rc"; when it is this rank's own failure of a step that
- * communicates, first call a barrier on the step's group through "ep":
- * the members waiting in the step's collective then fail at once (the
- * collectives differ) instead of waiting for this rank, and when every
- * member failed alike the barrier just passes. */
+ * communicates, first call a barrier on the step's group ("group", the
+ * ranks of the members of "x") through "ep": the members waiting in the
+ * step's collective then fail at once (the collectives differ) instead
+ * of waiting for this rank, and when every member failed alike the
+ * barrier just passes. */
 static int
-release(const struct sym__xstep *x, sym_comm_endpoint *ep, int rc)
+release(const struct sym__xstep *x, const int *group, sym_comm_endpoint *ep,
+    int rc)
 {
-	if (rc == SYM__XSTEP_ERR && ep && x->kind != SYM_REDIST_SLICE)
-		sym_comm_barrier(ep, x->group, x->n);
+	if (rc == SYM__XSTEP_ERR && ep && group && x->kind != SYM_REDIST_SLICE)
+		sym_comm_barrier(ep, group, x->n);
 	return rc;
 }
 
@@ -723,14 +809,19 @@ sym__xstep_run(const struct sym__xstep *x, sym_comm_endpoint *ep,
 	if (x->ndim < 0 || x->ndim > SYM__MAX_RANK || x->me < 0)
 		return xfail(err, err_size, "%s: the step is not prepared",
 		    sym_redist_kind_name(x->kind));
+	r.group = sym__xstep_group(x, s);
+	if (!r.group)
+		return xfail(err, err_size,
+		    "%s: out of memory for a group of %d ranks",
+		    sym_redist_kind_name(x->kind), x->n);
 	if (!r.es)
-		return release(x, ep,
+		return release(x, r.group, ep,
 		    xfail(err, err_size, "%s: invalid dtype",
 		        sym_redist_kind_name(x->kind)));
 	for (int d = 0; d < x->ndim; d++)
 		if (global[d] < 0 || global[d] % x->bsplit[d] ||
 		    global[d] % x->asplit[d])
-			return release(x, ep,
+			return release(x, r.group, ep,
 			    xfail(err, err_size,
 			        "%s: dimension %d of size %lld is not cut into "
 			        "%lld and %lld equal blocks",
@@ -740,5 +831,5 @@ sym__xstep_run(const struct sym__xstep *x, sym_comm_endpoint *ep,
 	r.nd = x->ndim;
 	member_box(x, r.nd, x->me, 0, global, &r.before);
 	member_box(x, r.nd, x->me, 1, global, &r.after);
-	return release(x, ep, run_kind(&r));
+	return release(x, r.group, ep, run_kind(&r));
 }
