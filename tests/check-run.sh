@@ -191,6 +191,38 @@ else
 	echo "ok: ffn-huge: the memory limit, told once with the block's size"
 fi
 
+# Threads the system will not start (2048 ranks in a process whose
+# address space cannot hold their stacks): one message that names the
+# rank and the limit, exit 2, and the ranks already started released
+# instead of left waiting. Not under valgrind, whose own address space
+# needs are larger; a sanitizer that cannot start under the limit skips.
+if test -z "$SYM_TEST_WRAPPER"; then
+	n=$((n + 1))
+	printf '%s\n' 'devices 2048' 'symbol b divisor=2048' \
+	    'input x : f32[b, 64]' 'param w : f32[64, 64]' \
+	    'y = matmul(x, w) shard ((2048, 1), (1, 1))' \
+	    's = reduce_sum(y, axis=0) shard ((2048, 1),)' 'output s' \
+	    >"$tmp/ranks2048.sg"
+	(
+		ulimit -s 8192 && ulimit -v 400000 || exit 1
+		run thread-limit "$tmp/ranks2048.sg" --bind b=2048 --quiet
+	)
+	want='the run failed: check: cannot start the thread of rank'
+	want2="(the system's limit of threads or of memory for their stacks"
+	if grep -q 'Sanitizer' "$tmp/thread-limit.err"; then
+		echo "skip: thread-limit: the sanitizer does not start under" \
+		    "the limit"
+	elif test "$(cat "$tmp/thread-limit.status")" != 2; then
+		fail thread-limit \
+		    "exit status $(cat "$tmp/thread-limit.status"), not 2"
+	elif ! grep -q -F -- "$want" "$tmp/thread-limit.err" ||
+	    ! grep -q -F -- "$want2" "$tmp/thread-limit.err"; then
+		fail thread-limit "no '$want ... $want2' on the standard error"
+	else
+		echo "ok: thread-limit: the rank that did not start, and why"
+	fi
+fi
+
 # Tolerances far below float rounding: the all_reduces of the sharded
 # block sum in another order than one device does, so the run must report
 # a mismatch (and an ordinary tolerance still matches).

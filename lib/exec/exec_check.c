@@ -404,6 +404,18 @@ keep_outputs(const struct sym__outputs *out, const sym_plan *p,
 	return 0;
 }
 
+/* Record on "ctx" that "who" could not start the thread of rank "k" of
+ * "n" (pthread_create returned "rc"), naming the limit it met. */
+void
+sym__thread_start_error(sym_ctx *ctx, const char *who, int k, int n, int rc)
+{
+	sym__error(ctx, SYM_ENOMEM, NULL,
+	    "%s: cannot start the thread of rank %d of %d: %s (the system's "
+	    "limit of threads or of memory for their stacks; run fewer "
+	    "ranks, or one process a rank under mpirun)",
+	    who, k, n, strerror(rc));
+}
+
 /* Run "p" bound by "s" on every rank of the threads communicator "comm"
  * and gather its outputs in "out"; return 0 or -1 with an error on
  * "ctx". */
@@ -451,9 +463,7 @@ run_threads(const sym_plan *p, const sym_slices *s, sym_communicator *comm,
 			if (gate.arrived == gate.n)
 				pthread_cond_broadcast(&gate.cv);
 			pthread_mutex_unlock(&gate.mu);
-			sym__error(ctx, SYM_ENOMEM, NULL,
-			    "check: cannot start the thread of rank %d of %d: %s",
-			    k, n, strerror(rc));
+			sym__thread_start_error(ctx, "check", k, n, rc);
 			ret = -1;
 			break;
 		}

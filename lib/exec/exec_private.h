@@ -73,6 +73,8 @@ struct sym__xscratch {
 #define SYM__XSTEP_ERR (-1)
 #define SYM__XSTEP_COMM_ERR (-2)
 
+void sym__thread_start_error(sym_ctx *ctx, const char *who, int k, int n,
+    int rc);
 int sym__xstep_init(struct sym__xstep *x, sym_redist_kind kind,
     const sym_layout *before, const sym_layout *after, size_t ndim,
     const int64_t *group, int n, int64_t rank, char *err, size_t err_size);

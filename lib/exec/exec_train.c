@@ -262,10 +262,7 @@ start(struct shared *sh, struct rank *ranks, pthread_t *th, int n, sym_ctx *ctx)
 		ranks[k] = (struct rank){ .sh = sh, .k = k };
 		rc = pthread_create(&th[k], NULL, rank_main, &ranks[k]);
 		if (rc != 0) {
-			sym__error(ctx, SYM_ENOMEM, NULL,
-			    "train check: cannot start the thread of rank %d "
-			    "of %d: %s",
-			    k, n, strerror(rc));
+			sym__thread_start_error(ctx, "train check", k, n, rc);
 			started = k;
 			break;
 		}

@@ -298,12 +298,8 @@ start_threads(sym_trainer *t)
 		    pthread_create(&t->th[k], NULL, rank_main, &t->rank[k]);
 
 		if (rc != 0) {
-			sym__error(t->ctx, SYM_ENOMEM, NULL,
-			    "trainer: cannot start the thread of rank %d of %d: "
-			    "%s (the system's limit of threads or memory "
-			    "maps; run fewer ranks, or one process a rank "
-			    "under mpirun)",
-			    k, t->n_local, strerror(rc));
+			sym__thread_start_error(t->ctx, "trainer", k,
+			    t->n_local, rc);
 			set_go(t, -1);
 			return -1;
 		}
