@@ -31,9 +31,21 @@
  * "trainer_overhead", ...} on rank 0; bench/torch_trainer.py measures
  * PyTorch the same way and compares.
  *
+ * With --fusion-bytes N the graph is trained twice, as written and with
+ * its gradient all_reduces fused into buckets of about N bytes
+ * (sym_graph_set_fusion_bytes, "parallel fusion_bytes=N"), window by
+ * window in turn (unfused, fused, unfused, ...: a new trainer for each
+ * window, warmed up, since one rank takes one endpoint at a time), so
+ * that both see the same machine. It prints both runs' lines, each with
+ * its collectives per step (the plan's communication steps, a bucket
+ * counted once), and {"bench": "fusion", ...}: the ratio of fused over
+ * unfused samples per second of each window pair, their median (goal:
+ * fused not slower, >= 1.0), and whether the two runs' losses are the
+ * same, as fusion promises (bitwise).
+ *
  * Usage: bench_trainer [--dataset DIR] [--graph FILE] [--batch B]
  *                      [--steps K] [--warmup W] [--windows R] [--seed S]
- *                      [--backend threads|mpi]
+ *                      [--backend threads|mpi] [--fusion-bytes N]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +66,7 @@ struct opts {
 	int64_t batch, steps, warmup;
 	uint64_t seed;
 	int mpi, windows;
+	int64_t fusion; /* --fusion-bytes; 0: not compared */
 };
 
 /* The times of one rank, kept by its progress callback. */
@@ -100,14 +113,15 @@ parse(int argc, char **argv, struct opts *o)
 
 	snprintf(path, sizeof(path), "%s%sexamples/ffn_train.sg",
 	    top ? top : "", top ? "/" : "");
-	*o = (struct opts){ DEFAULT_DATA, path, 64, 0, 10, 1, 0, 3 };
+	*o = (struct opts){ DEFAULT_DATA, path, 64, 0, 10, 1, 0, 3, 0 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!v)
 			die("usage: bench_trainer [--dataset DIR] [--graph "
 			    "FILE] [--batch B] [--steps K] [--warmup W] "
-			    "[--windows R] [--seed S] [--backend threads|mpi]",
+			    "[--windows R] [--seed S] [--backend threads|mpi] "
+			    "[--fusion-bytes N]",
 			    NULL);
 		i++;
 		if (!strcmp(a, "--dataset"))
@@ -126,11 +140,13 @@ parse(int argc, char **argv, struct opts *o)
 			o->windows = atoi(v);
 		else if (!strcmp(a, "--backend"))
 			o->mpi = !strcmp(v, "mpi");
+		else if (!strcmp(a, "--fusion-bytes"))
+			o->fusion = atoll(v);
 		else
 			die("unknown option", NULL);
 	}
 	if (o->batch < 1 || o->warmup < 0 || o->steps < 0 || o->windows < 1 ||
-	    o->windows > MAX_WINDOWS)
+	    o->windows > MAX_WINDOWS || o->fusion < 0)
 		die("--batch, --steps, --warmup and --windows expect counts",
 		    NULL);
 }
@@ -162,6 +178,22 @@ struct totals {
 	char first[64];
 };
 
+/* Run window "w" of "o" on "t" into "r" ("ctx" holds the errors). */
+static void
+window(sym_trainer *t, sym_ctx *ctx, const struct opts *o, struct totals *r,
+    int w)
+{
+	double loss, t0 = bench_now();
+
+	r->loss_sum = 0;
+	for (int64_t i = 0; i < o->steps; i++) {
+		r->samples[w] += step(t, ctx, &loss);
+		if (i >= o->steps - o->steps / 10)
+			r->loss_sum += loss;
+	}
+	r->seconds[w] = bench_now() - t0;
+}
+
 /* Train "t" for the warm-up and the timed windows of "o" into "r", with
  * the clock "c" on the rank this process watches; "ctx" holds the
  * errors. */
@@ -175,17 +207,8 @@ train(sym_trainer *t, sym_ctx *ctx, const struct opts *o, struct clock *c,
 		step(t, ctx, &loss);
 	c->kern = c->comm = 0;
 	c->on = 1;
-	for (int w = 0; w < o->windows; w++) {
-		double t0 = bench_now();
-
-		r->loss_sum = 0;
-		for (int64_t i = 0; i < o->steps; i++) {
-			r->samples[w] += step(t, ctx, &loss);
-			if (i >= o->steps - o->steps / 10)
-				r->loss_sum += loss;
-		}
-		r->seconds[w] = bench_now() - t0;
-	}
+	for (int w = 0; w < o->windows; w++)
+		window(t, ctx, o, r, w);
 	r->kern = c->kern;
 	r->comm = c->comm;
 	r->steps = o->steps;
@@ -223,10 +246,28 @@ slowest(sym_communicator *comm, sym_ctx *ctx, struct totals *r, double *share)
 	*share = top[MAX_WINDOWS];
 }
 
-/* Print the lines of run "o" with the totals "r" on "ranks" ranks, the
- * share "share" of the steps outside kernels and communication. */
+/* Return the collectives a step of "p" runs: its communication steps,
+ * the members of a bucket of fused all_reduces counted once. */
+static size_t
+collectives(const sym_plan *p)
+{
+	const sym_sharding *sh = sym_plan_sharding(p);
+	size_t n = 0;
+
+	for (size_t i = 0; i < sym_plan_n_steps(p); i++)
+		n += sym_plan_get_step(p, i)->kind == SYM_PLAN_COMM;
+	for (size_t b = 0; sh && b < sym_sharding_n_buckets(sh); b++)
+		n -= sym_sharding_bucket_size(sh, b) - 1;
+	return n;
+}
+
+/* Print the lines of run "o" of the plan "p" (its gradients fused into
+ * buckets of "fusion" bytes; 0: not fused) with the totals "r" on
+ * "ranks" ranks, the share "share" of the steps outside kernels and
+ * communication. */
 static void
-report(const struct opts *o, struct totals *r, int ranks, double share)
+report(const struct opts *o, const sym_plan *p, int64_t fusion,
+    struct totals *r, int ranks, double share)
 {
 	double all = sum(r->seconds, r->windows), steps, rate[MAX_WINDOWS];
 	int64_t n_loss = o->steps / 10 ? o->steps / 10 : 1, samples = 0;
@@ -249,8 +290,10 @@ report(const struct opts *o, struct totals *r, int ranks, double share)
 	}
 	sp = bench_spread_of(rate, (size_t)r->windows);
 	printf("], \"samples\": %lld, \"seconds\": %.3f, "
-	       "\"samples_per_s\": %.0f, \"loss_last_tenth\": %.4f",
-	    (long long)samples, all, sp.median, r->loss_sum / (double)n_loss);
+	       "\"samples_per_s\": %.0f, \"loss_last_tenth\": %.4f, "
+	       "\"fusion_bytes\": %lld, \"collectives_per_step\": %zu",
+	    (long long)samples, all, sp.median, r->loss_sum / (double)n_loss,
+	    (long long)fusion, collectives(p));
 	if (o->mpi)
 		printf(", \"ompi_yield_when_idle\": %s%s%s", yield ? "\"" : "",
 		    yield ? yield : "null", yield ? "\"" : "");
@@ -287,6 +330,97 @@ make_trainer(const sym_plan *plan, sym_communicator *comm, sym_dataset *data,
 	return t;
 }
 
+/* Compile "g" for "o" (sharded unless one rank runs it single) with its
+ * gradients fused into buckets of "fusion" bytes (0: not fused), on
+ * "comm"; a plan keeps its own sharding, so that "g" may be sharded
+ * again for another plan. "ctx" holds the errors. */
+static sym_plan *
+load_plan(const struct opts *o, sym_communicator *comm, int64_t fusion,
+    sym_graph *g, sym_ctx *ctx)
+{
+	sym_plan *p;
+
+	if (sym_graph_n_errors(g) ||
+	    (o->mpi && sym_graph_n_devices(g) != sym_comm_n_ranks(comm)) ||
+	    sym_graph_set_fusion_bytes(g, fusion, NULL) < 0 ||
+	    sym_graph_shard(g, NULL))
+		die("the graph does not shard on these ranks", ctx);
+	p = sym_plan_compile(g, o->mpi ? 0 : SYM_PLAN_SINGLE);
+	if (!p)
+		die("the plan", ctx);
+	return p;
+}
+
+/* Train the plans "p[0]" (unfused) and "p[1]" (fused) of "o" window by
+ * window in turn, each window on a new trainer over "data" and "comm"
+ * warmed up first, into "r[0]" and "r[1]"; print the comparison on the
+ * process that "speak"s. */
+static void
+compare_fusion(const struct opts *o, sym_plan *const *p, sym_communicator *comm,
+    sym_dataset *data, struct totals *r, int speak, sym_ctx *ctx)
+{
+	double ratio[MAX_WINDOWS], sorted[MAX_WINDOWS], share[2];
+	struct bench_spread sp;
+	struct opts one = *o;
+	int same;
+
+	one.windows = 1;
+	for (int w = 0; w < o->windows; w++)
+		for (int v = 0; v < 2; v++) {
+			sym_trainer *t = make_trainer(p[v], comm, data, o, ctx);
+			struct clock c = { .x = t->rank[0].x };
+			struct totals one_r = { 0 };
+			double loss;
+
+			sym__exec_set_progress(t->rank[0].x, tick, &c);
+			for (int64_t i = 0; i < o->warmup; i++)
+				step(t, ctx, &loss);
+			c.kern = c.comm = 0;
+			c.on = 1;
+			window(t, ctx, &one, &one_r, 0);
+			r[v].seconds[w] = one_r.seconds[0];
+			r[v].samples[w] = one_r.samples[0];
+			r[v].loss_sum = one_r.loss_sum;
+			r[v].kern += c.kern;
+			r[v].comm += c.comm;
+			sym_trainer_free(t);
+		}
+	for (int v = 0; v < 2; v++) {
+		r[v].steps = o->steps;
+		r[v].windows = o->windows;
+		snprintf(r[v].first, sizeof(r[v].first), "%s", "see the run");
+		share[v] = 1 -
+		    (r[v].kern + r[v].comm) / sum(r[v].seconds, r[v].windows);
+		if (o->mpi)
+			slowest(comm, ctx, &r[v], &share[v]);
+	}
+	if (!speak)
+		return;
+	report(o, p[0], 0, &r[0], sym_comm_n_ranks(comm), share[0]);
+	report(o, p[1], o->fusion, &r[1], sym_comm_n_ranks(comm), share[1]);
+	for (int w = 0; w < o->windows; w++)
+		ratio[w] = ((double)r[1].samples[w] / r[1].seconds[w]) /
+		    ((double)r[0].samples[w] / r[0].seconds[w]);
+	memcpy(sorted, ratio, sizeof(ratio));
+	sp = bench_spread_of(sorted, (size_t)o->windows);
+	same = r[0].loss_sum == r[1].loss_sum;
+	printf("{\"bench\": \"fusion\", \"backend\": \"%s\", "
+	       "\"ranks\": %d, \"b\": %lld, \"fusion_bytes\": %lld, "
+	       "\"collectives_per_step_unfused\": %zu, "
+	       "\"collectives_per_step_fused\": %zu, "
+	       "\"fused_over_unfused_windows\": [",
+	    o->mpi ? "mpi" : "threads", sym_comm_n_ranks(comm),
+	    (long long)o->batch, (long long)o->fusion, collectives(p[0]),
+	    collectives(p[1]));
+	for (int w = 0; w < o->windows; w++)
+		printf("%s%.3f", w ? ", " : "", ratio[w]);
+	printf("], \"fused_over_unfused\": %.3f, \"same_losses\": %s, "
+	       "\"goal\": 1.0, \"goal_met\": %s}\n",
+	    sp.median, same ? "true" : "false",
+	    sp.median >= 1.0 ? "true" : "false");
+	fflush(stdout);
+}
+
 /* Benchmark the trainer as the command line "argv" of "argc" words
  * says; return the exit status. */
 int
@@ -295,17 +429,18 @@ main(int argc, char **argv)
 	sym_ctx *ctx = sym_ctx_new();
 	sym_communicator *comm = NULL;
 	sym_graph *g;
-	sym_plan *plan;
+	sym_plan *plan[2] = { NULL, NULL };
 	sym_dataset *data;
 	sym_trainer *t;
 	struct opts o;
 	struct clock c = { 0 };
-	struct totals r = { 0 };
+	struct totals r[2];
 	const sym_node *first;
 	double share;
 	char spec[4200];
 	int speak;
 
+	memset(r, 0, sizeof(r));
 	if (!ctx)
 		die("out of memory", NULL);
 	for (int i = 1; i + 1 < argc; i++)
@@ -321,34 +456,41 @@ main(int argc, char **argv)
 	if (speak)
 		bench_header("bench_trainer");
 	g = sym_graph_parse_file(ctx, o.graph);
-	if (!g || sym_graph_n_errors(g) ||
-	    (o.mpi && sym_graph_n_devices(g) != sym_comm_n_ranks(comm)) ||
-	    sym_graph_shard(g, NULL))
-		die("the graph does not shard on these ranks", ctx);
-	plan = sym_plan_compile(g, o.mpi ? 0 : SYM_PLAN_SINGLE);
+	if (!g)
+		die("the graph", ctx);
+	plan[0] = load_plan(&o, comm, 0, g, ctx);
+	if (o.fusion)
+		plan[1] = load_plan(&o, comm, o.fusion, g, ctx);
 	snprintf(spec, sizeof(spec), "mnist:%s", o.dataset);
-	data = plan ? sym_dataset_open(ctx, spec, SYM_SPLIT_TRAIN) : NULL;
+	data = sym_dataset_open(ctx, spec, SYM_SPLIT_TRAIN);
 	if (!data)
 		die("cannot open the data", ctx);
 	if (o.steps == 0)
 		o.steps = (sym_dataset_n_rows(data) + o.batch - 1) / o.batch;
-	t = make_trainer(plan, comm, data, &o, ctx);
-	c.x = t->rank[0].x;
-	if (!c.x)
-		die("the trainer has no executor", NULL);
-	sym__exec_set_progress(t->rank[0].x, tick, &c);
-	first = sym_plan_get_step(plan, 0)->node;
-	snprintf(r.first, sizeof(r.first), "%s",
-	    first ? sym_node_op_name(first) : "communication");
-	train(t, ctx, &o, &c, &r);
-	share = 1 - (r.kern + r.comm) / sum(r.seconds, r.windows);
-	sym_trainer_free(t);
-	if (o.mpi)
-		slowest(comm, ctx, &r, &share);
-	if (speak)
-		report(&o, &r, sym_comm_n_ranks(comm), share);
+	if (o.fusion) {
+		compare_fusion(&o, plan, comm, data, r, speak, ctx);
+	} else {
+		t = make_trainer(plan[0], comm, data, &o, ctx);
+		c.x = t->rank[0].x;
+		if (!c.x)
+			die("the trainer has no executor", NULL);
+		sym__exec_set_progress(t->rank[0].x, tick, &c);
+		first = sym_plan_get_step(plan[0], 0)->node;
+		snprintf(r[0].first, sizeof(r[0].first), "%s",
+		    first ? sym_node_op_name(first) : "communication");
+		train(t, ctx, &o, &c, &r[0]);
+		share = 1 -
+		    (r[0].kern + r[0].comm) / sum(r[0].seconds, r[0].windows);
+		sym_trainer_free(t);
+		if (o.mpi)
+			slowest(comm, ctx, &r[0], &share);
+		if (speak)
+			report(&o, plan[0], 0, &r[0], sym_comm_n_ranks(comm),
+			    share);
+	}
 	sym_dataset_free(data);
-	sym_plan_free(plan);
+	sym_plan_free(plan[0]);
+	sym_plan_free(plan[1]);
 	sym_graph_free(g);
 	sym_comm_free(comm);
 	sym_ctx_free(ctx);

@@ -108,7 +108,13 @@
 #                    goal >= 1.3;
 #                (c) "trainer_overhead": the share of a step outside
 #                    kernels and communication (the data, the binding, the
-#                    executor's loop), with bench_train's goal of 0.05.
+#                    executor's loop), with bench_train's goal of 0.05;
+#                (d) "fusion": (b)'s network at b = 64 with its gradient
+#                    all_reduces fused into 4 MiB buckets against unfused,
+#                    windows of 200 steps in turn, the median ratio of
+#                    samples per second (goal: fused not slower, >= 1.0),
+#                    the collectives per step each way, and whether the
+#                    losses are the same.
 #   FASHION_MNIST the Fashion-MNIST directory (default
 #                /usr/share/datasets/fashion-mnist, Debian's
 #                dataset-fashion-mnist); missing: the trainer benchmark is
@@ -275,6 +281,17 @@ if test -r "$fashion/train-images-idx3-ubyte.gz" ||
 			cat "$tmp/trainer2-$b.json"
 			trainer_vs_torch 2 "$b" "$tmp/trainer2-$b.json"
 		done
+		echo "# communication fusion: the same data-parallel network" \
+		    "on 2 MPI ranks, gradients fused into 4 MiB buckets" \
+		    "against one all_reduce each, windows in turn" \
+		    "(bench/bench_trainer --fusion-bytes)"
+		# shellcheck disable=SC2086
+		"$mpirun" $root --oversubscribe --bind-to none \
+		    $TRAINER_MPIRUN_ARGS -n 2 \
+		    "$bench_trainer" --backend mpi --dataset "$fashion" \
+		    --batch 64 --graph "$srcdir/ffn_train_dp.sg" \
+		    --steps 200 --windows 5 $TRAINER_ARGS \
+		    --fusion-bytes 4194304 | grep -v trainer_overhead
 	else
 		echo "# training: MPIRUN is empty (no MPI): skipping the" \
 		    "data-parallel comparison"
