@@ -65,6 +65,8 @@ SYM_EXPORT SYM_GIVE sym_expr *
 sym_redist_step_femtoseconds(SYM_KEEP const sym_redist *r, size_t i);
 SYM_EXPORT double sym_redist_step_seconds(SYM_KEEP const sym_redist *r,
     size_t i, SYM_KEEP const sym_binding *b);
+SYM_EXPORT double sym_redist_step_latency(SYM_KEEP const sym_redist *r,
+    size_t i);
 SYM_EXPORT SYM_KEEP const sym_layout *
 sym_redist_step_layout(SYM_KEEP const sym_redist *r, size_t i);
 SYM_EXPORT int sym_redist_full_gather(SYM_KEEP const sym_redist *r);

@@ -654,6 +654,19 @@ sym_redist_step_seconds(const sym_redist *r, size_t i, const sym_binding *b)
 	return st->alpha_count * lat + st->beta_factor * (double)bytes / bw;
 }
 
+/* Return the latency term in seconds of the alpha-beta time of step "i"
+ * of "r" (the part that does not grow with the bytes), or -1 when out of
+ * range. */
+double
+sym_redist_step_latency(const sym_redist *r, size_t i)
+{
+	const struct sym__step *st = step_at(r, i);
+
+	if (!st)
+		return -1;
+	return st->alpha_count * (st->inter_node ? r->inter_lat : r->intra_lat);
+}
+
 /* Return a new expression of the alpha-beta time of step "i" of "r" in
  * femtoseconds, as sym_redist_step_seconds computes it at a binding: the
  * latency terms rounded to a whole femtosecond, the bandwidth term the

@@ -238,6 +238,18 @@ fusion_rows(const struct report *r, struct table *t)
 	return saved;
 }
 
+/* Return 1 when "c" is a member of a fused bucket of "r" after its
+ * first, whose all_reduce pays the latency of the bucket's one call. */
+static int
+fused_later(const struct report *r, const sym_reshard *c)
+{
+	const sym_sharding *sh = sym_graph_sharding(r->g);
+	size_t b = sym_reshard_bucket(c);
+
+	return sh && b < sym_sharding_n_buckets(sh) &&
+	    sym_sharding_bucket_reshard(sh, b, 0) != c;
+}
+
 /* Return 1 when "v" is the count of the rows that count of a mean
  * softmax_cross_entropy (the output of sce_count). */
 static int
@@ -280,6 +292,8 @@ comm_rows(const struct report *r, struct table *t)
 			steps += sym_redist_step_kind(c->plan, s) !=
 			    SYM_REDIST_SLICE;
 		}
+		if (k && total >= 0 && fused_later(r, c))
+			total -= sym_redist_step_latency(c->plan, 0);
 		if (sym_redist_full_gather(c->plan) == 1)
 			table_line(t, 4,
 			    text_dup("full gather: every rank holds the whole "
