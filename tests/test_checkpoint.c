@@ -921,7 +921,7 @@ job_read(const char *path)
 /* A million tensors in one header (68 MB): the reader's peak memory,
  * measured in a child process against a child that reads nothing, stays
  * below 600 MB (1.39 GB before the reader stored tensors compactly;
- * 0.29 GB since). Skipped where the allocator is replaced: the
+ * 0.29 GB since). Not measured where the allocator is replaced: the
  * sanitizers' and valgrind's own bookkeeping would be measured. */
 static void
 test_million_tensors(void **state)
@@ -932,8 +932,11 @@ test_million_tensors(void **state)
 	int status;
 
 	(void)state;
-	if (!heap_readable())
-		skip();
+	if (!heap_readable()) {
+		/* cmocka's skip() is a failure to automake's TAP driver */
+		printf("# the heap cannot be read here: not measured\n");
+		return;
+	}
 	sym__str_puts(&h, "{");
 	for (int i = 0; i < 1000000; i++)
 		sym__str_printf(&h,
