@@ -1,6 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The strategy search (search.c): its state.
+ * The strategy search's state and what crosses its files. The search is
+ * split along its seams, as ISL splits its scheduler behind one private
+ * header:
+ *
+ *   search.c         the object, its run from samples to proved pieces,
+ *                    and the accessors of sym_search(3);
+ *   search_cand.c    the searched operators and their candidates: tuple
+ *                    strategies, their layout forms on several nodes and
+ *                    the meshes those use, the pruning of many devices;
+ *   search_plan.c    plans priced once (a hash table of entries), their
+ *                    values at a size, the best plan at one size;
+ *   search_piece.c   the searched symbols, their samples, and the cut of
+ *                    their sizes into pieces and cells;
+ *   search_memory.c  the memory cap: the parameters' floor, the error
+ *                    where no plan fits, and the proof of every piece;
+ *   costgraph*.c     the cost graph that replaces enumeration when the
+ *                    plans are too many (costgraph_private.h).
  */
 #ifndef SYM_SHARD_SEARCH_PRIVATE_H
 #define SYM_SHARD_SEARCH_PRIVATE_H
@@ -101,13 +117,62 @@ struct sym_search {
 	struct sym__cg *cg;
 };
 
-/* Make s->cur the sharding of the graph of "s" with the strategies of
- * choice "c" (a candidate by searched operator); 0 when the pass accepts
- * them, -1 when not (an error other than a rejected plan sets
- * s->failed). */
-int sym__search_shard_with(sym_search *s, const size_t *c);
+/* The plans that won somewhere: entries of a search. */
+struct sym__swinners {
+	size_t *e;
+	size_t n, cap;
+};
 
-/* The cost graph (costgraph.c): built by probe passes (NULL and
+/* search_cand.c: collect the searched operators and their candidates
+ * (0, or -1 with an error on the context); the number of plans
+ * (saturated at SIZE_MAX); prune the candidates of operators with very
+ * many when the plans are more than s->max_eval; 1 when the strategy
+ * "text" is a layout strategy over the mesh named by the "len" bytes at
+ * "name"; candidate "k" of operator "j" read as a strategy (NULL when out
+ * of memory). */
+int sym__search_collect(sym_search *s);
+size_t sym__search_n_plans(const sym_search *s);
+void sym__search_prune(sym_search *s);
+int sym__search_over_mesh(const char *text, const char *name, size_t len);
+const struct sym__strategy *sym__search_candidate(sym_search *s, size_t j,
+    size_t k);
+
+/* search_plan.c: make s->cur the sharding of the graph of "s" with the
+ * strategies of choice "c" (a candidate by searched operator; 0 when the
+ * pass accepts them, -1 when not, an error other than a rejected plan
+ * setting s->failed); set s->start to the pass's own plan; the entry of
+ * the best plan at size "b" from "warm" (SIZE_MAX when out of memory);
+ * bind symbol "x" (with its instances), or the first searched symbol, to
+ * "v" in s->b; the value of entry "e" at the sizes bound; 1 when "a" is
+ * better than "b". */
+int sym__search_shard_with(sym_search *s, const size_t *c);
+int sym__search_default_start(sym_search *s);
+size_t sym__search_at(sym_search *s, int64_t b, size_t warm);
+void sym__search_bind(sym_search *s, const sym_symbol *x, int64_t v);
+void sym__search_bind_at(sym_search *s, int64_t v);
+struct sym__sval sym__search_value(sym_search *s, size_t e);
+int sym__search_better(struct sym__sval a, struct sym__sval b);
+
+/* search_piece.c: choose the searched symbols; the sizes the search
+ * samples (room for 70; their number); search at the samples and refine
+ * the pieces at their ends; cut the second symbol's sizes into cells;
+ * bound the pieces where their plan can no longer be priced. */
+void sym__search_choose_symbol(sym_search *s);
+size_t sym__search_samples(sym_search *s, int64_t *sample);
+int sym__search_refine(sym_search *s, struct sym__swinners *w,
+    const int64_t *sample, size_t ns, size_t *warm, int rounds);
+int sym__search_cut_cells(sym_search *s, const struct sym__swinners *w,
+    const int64_t *sample, size_t ns);
+int sym__search_bound_pieces(sym_search *s);
+
+/* search_memory.c: check that the cap leaves room for the parameters;
+ * that some piece fits; prove the memory of every piece that fits. Each
+ * 0, or -1 with an error on the context. */
+int sym__search_params_fit(sym_search *s);
+int sym__search_some_fit(sym_search *s);
+int sym__search_prove_memory(sym_search *s);
+
+/* The cost graph (costgraph*.c): built by probe passes (NULL and
  * s->failed when out of memory); the best plan its model finds at the
  * size bound in s->b from greedy starts and "start", stored in "out" (0,
  * or -1 when out of memory); its number of probes; freed. */

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The strategy search's plans (search_private.h): a choice of one
+ * candidate per searched operator, sharded by the ordinary pass with
+ * those strategies (the graph untouched) and priced once by the cost
+ * model, kept in a hash table of entries whose time and memory are
+ * expressions of the symbols; their values at the sizes bound in s->b;
+ * and the best plan at one size, by enumeration or by the cost graph.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/str.h"
+#include "core/trace.h"
+#include "shard/search_private.h"
+
+/* Return a hash of the choice "c" of "s". */
+static uint64_t
+choice_hash(const sym_search *s, const size_t *c)
+{
+	uint64_t h = SYM__GOLDEN;
+
+	for (size_t j = 0; j < s->n_node; j++)
+		h = sym__hash_mix(h, c[j]);
+	return h;
+}
+
+/* Make s->cur the sharding of the graph of "s" with the strategies of
+ * s->over; 0, or -1 when it has errors (out of memory: s->failed). */
+static int
+shard_over(sym_search *s)
+{
+	struct sym__assign a;
+
+	memset(&a, 0, sizeof(a));
+	a.strategy = s->over;
+	a.n_strategy = s->g->n_node;
+	a.mesh = s->xmesh;
+	a.n_mesh = s->n_xmesh;
+	a.memos = s->memos;
+	if (s->cur)
+		sym__obj_unref(&s->cur->obj);
+	s->cur = sym__shard_build(s->g, &a, s->topo);
+	if (!s->cur) {
+		s->failed = 1;
+		return -1;
+	}
+	if (s->cur->n_errors || s->cur->failed) {
+		if (sym_ctx_last_error(s->ctx) == SYM_ENOMEM)
+			s->failed = 1;
+		sym_ctx_clear_error(s->ctx);
+		return -1;
+	}
+	return 0;
+}
+
+/* Make s->cur the sharding of the graph of "s" with the strategies of
+ * choice "c"; 0 when the pass accepts them, -1 when not (an error other
+ * than a rejected plan is left on the context: s->failed). */
+int
+sym__search_shard_with(sym_search *s, const size_t *c)
+{
+	for (size_t j = 0; j < s->n_node; j++)
+		if (!(s->over[s->node[j]->index] =
+		            sym__search_candidate(s, j, c[j]))) {
+			s->failed = 1;
+			return -1;
+		}
+	return shard_over(s);
+}
+
+/* Make room in "s" for one more entry, its chain and, past a load of
+ * one, twice the buckets; 0 or -1. */
+static int
+reserve_entry(sym_search *s)
+{
+	if (s->n_entry == s->cap_entry) {
+		size_t cap = s->cap_entry ? 2 * s->cap_entry : 64;
+		struct sym__sentry *ne = realloc(s->entry, cap * sizeof(*ne));
+		size_t *nx;
+
+		if (!ne)
+			return -1;
+		s->entry = ne;
+		nx = realloc(s->next, cap * sizeof(*nx));
+		if (!nx)
+			return -1;
+		s->next = nx;
+		s->cap_entry = cap;
+	}
+	if (s->n_entry >= s->n_bucket) {
+		size_t nb = s->n_bucket ? 2 * s->n_bucket : 256;
+		size_t *b = malloc(nb * sizeof(*b));
+
+		if (!b)
+			return -1;
+		free(s->bucket);
+		s->bucket = b;
+		s->n_bucket = nb;
+		for (size_t k = 0; k < nb; k++)
+			b[k] = SIZE_MAX;
+		for (size_t e = 0; e < s->n_entry; e++) {
+			size_t h = s->entry[e].hash & (nb - 1);
+
+			s->next[e] = b[h];
+			b[h] = e;
+		}
+	}
+	return 0;
+}
+
+/* Trace the plan of entry "k" of "s": its number, each searched
+ * operator's strategy and its priced time and memory (or "rejected"). */
+static void
+trace_entry(const sym_search *s, size_t k)
+{
+	const struct sym__sentry *e = &s->entry[k];
+	char *fs = e->ok ? sym_expr_to_str(e->fs) : NULL;
+	char *mem = e->ok ? sym_expr_to_str(e->mem) : NULL;
+	struct sym__str b = SYM__STR_INIT;
+
+	for (size_t j = 0; j < s->n_node; j++)
+		sym__str_printf(&b, "%s%s=%s", j ? " " : "",
+		    sym_value_name(sym_node_output(s->node[j], 0)),
+		    s->cand[j][e->choice[j]]);
+	if (e->ok)
+		sym__trace("search: plan %zu: %s: time %s fs, memory %s bytes",
+		    k, b.s ? b.s : "", fs ? fs : "?", mem ? mem : "?");
+	else
+		sym__trace("search: plan %zu: %s: rejected", k, b.s ? b.s : "");
+	free(fs);
+	free(mem);
+	sym__str_clear(&b);
+}
+
+/* Return the entry of choice "c" of "s", pricing it the first time
+ * (sharding the graph with it); SIZE_MAX when out of memory. */
+static size_t
+evaluate(sym_search *s, const size_t *c)
+{
+	uint64_t h = choice_hash(s, c);
+	struct sym__sentry *e;
+	sym_cost cost;
+	size_t k;
+
+	for (k = s->n_bucket ? s->bucket[h & (s->n_bucket - 1)] : SIZE_MAX;
+	     k != SIZE_MAX; k = s->next[k])
+		if (s->entry[k].hash == h &&
+		    !memcmp(s->entry[k].choice, c, s->n_node * sizeof(*c)))
+			return k;
+	if (reserve_entry(s) < 0)
+		return SIZE_MAX;
+	e = &s->entry[s->n_entry];
+	memset(e, 0, sizeof(*e));
+	e->hash = h;
+	e->choice = malloc((s->n_node + 1) * sizeof(*c));
+	if (!e->choice)
+		return SIZE_MAX;
+	memcpy(e->choice, c, s->n_node * sizeof(*c));
+	s->n_eval++;
+	memset(&cost, 0, sizeof(cost));
+	if (sym__search_shard_with(s, c) == 0 &&
+	    sym_sharding_cost(s->cur, s->topo, &cost) == 0) {
+		e->fs = sym_expr_copy(cost.seconds_fs);
+		e->mem = sym_expr_copy(cost.memory_bytes);
+		e->ok = e->fs && e->mem;
+	} else {
+		sym_ctx_clear_error(s->ctx);
+	}
+	sym_cost_clear(&cost);
+	if (sym__trace_on(SYM__TRACE_SEARCH))
+		trace_entry(s, s->n_entry);
+	k = h & (s->n_bucket - 1);
+	s->next[s->n_entry] = s->bucket[k];
+	s->bucket[k] = s->n_entry;
+	return s->n_entry++;
+}
+
+/* Bind the symbol "x" of "s" (and its instances) to "v" in s->b. */
+void
+sym__search_bind(sym_search *s, const sym_symbol *x, int64_t v)
+{
+	size_t ns = sym_ctx_n_symbols(s->ctx);
+
+	for (size_t i = 0; x && i < ns; i++) {
+		sym_symbol *y = sym_ctx_symbol(s->ctx, i);
+
+		if (sym_symbol_origin(y) == x)
+			sym_binding_set(s->b, y, v);
+	}
+}
+
+/* Bind the searched symbol of "s" (and its instances) to "v" in s->b. */
+void
+sym__search_bind_at(sym_search *s, int64_t v)
+{
+	sym__search_bind(s, s->sym, v);
+}
+
+/* The value of entry "e" of "s" at the size bound in s->b: feasible
+ * plans (memory within the cap) by their time, then the infeasible ones
+ * by their memory, then the plans the pass rejects. */
+struct sym__sval
+sym__search_value(sym_search *s, size_t e)
+{
+	const struct sym__sentry *en = &s->entry[e];
+	struct sym__sval v = { 2, 0, 0 };
+	int64_t fs, mem;
+
+	if (!en->ok || sym_expr_eval(en->fs, s->b, &fs) < 0 ||
+	    sym_expr_eval(en->mem, s->b, &mem) < 0) {
+		sym_ctx_clear_error(s->ctx);
+		return v;
+	}
+	v.fs = fs;
+	v.mem = mem;
+	v.bad = s->cap > 0 && mem > s->cap;
+	return v;
+}
+
+/* Return 1 when "a" is better than "b". */
+int
+sym__search_better(struct sym__sval a, struct sym__sval b)
+{
+	if (a.bad != b.bad)
+		return a.bad < b.bad;
+	if (a.bad == 1)
+		return a.mem < b.mem;
+	return a.bad == 0 && a.fs < b.fs;
+}
+
+/* Return the entry of the best plan of "s" at the bound size by
+ * enumerating every choice; SIZE_MAX when out of memory. */
+static size_t
+exhaustive(sym_search *s)
+{
+	size_t best = SIZE_MAX, j;
+
+	memset(s->choice, 0, s->n_node * sizeof(*s->choice));
+	for (;;) {
+		size_t e = evaluate(s, s->choice);
+
+		if (e == SIZE_MAX || s->failed)
+			return SIZE_MAX;
+		if (best == SIZE_MAX ||
+		    sym__search_better(sym__search_value(s, e),
+		        sym__search_value(s, best)))
+			best = e;
+		for (j = s->n_node; j-- > 0;) {
+			if (++s->choice[j] < s->n_cand[j])
+				break;
+			s->choice[j] = 0;
+		}
+		if (j == (size_t)-1)
+			return best;
+	}
+}
+
+/* Return the entry of the best plan "s" finds at size "b": every plan
+ * when there are at most s->max_eval, else the best of the plan its cost
+ * graph's model finds (from the pass's own plan, from "warm", an entry
+ * or SIZE_MAX, and from its greedy starts), the pass's own plan and
+ * "warm", all priced exactly; SIZE_MAX when out of memory. */
+size_t
+sym__search_at(sym_search *s, int64_t b, size_t warm)
+{
+	const size_t *start[2];
+	size_t n = 0, x, best;
+
+	sym__search_bind_at(s, b);
+	if (!s->cg)
+		return exhaustive(s);
+	start[n++] = s->start;
+	if (warm != SIZE_MAX)
+		start[n++] = s->entry[warm].choice;
+	if (sym__cg_best(s, s->cg, start, n, s->choice) < 0)
+		return SIZE_MAX;
+	x = evaluate(s, s->choice);
+	best = x == SIZE_MAX || s->failed ? SIZE_MAX : evaluate(s, s->start);
+	if (best == SIZE_MAX || s->failed)
+		return SIZE_MAX;
+	if (sym__search_better(sym__search_value(s, x),
+	        sym__search_value(s, best)))
+		best = x;
+	if (warm != SIZE_MAX &&
+	    sym__search_better(sym__search_value(s, warm),
+	        sym__search_value(s, best)))
+		best = warm;
+	if (sym__trace_on(SYM__TRACE_SEARCH))
+		sym__trace("search: at %s = %lld: plan %zu",
+		    sym_symbol_name(s->sym), (long long)b, best);
+	return best;
+}
+
+/* Read into "c" the candidates of the strategies the last sharding of
+ * "s" chose for its searched operators; 1 when every one is a candidate,
+ * else 0. */
+static int
+read_choice(sym_search *s, size_t *c)
+{
+	int all = 1;
+
+	for (size_t j = 0; j < s->n_node; j++) {
+		const char *t = sym_sharding_strategy(s->cur, s->node[j]);
+		size_t k = 0;
+
+		while (t && k < s->n_cand[j] && strcmp(t, s->cand[j][k]))
+			k++;
+		if (t && k < s->n_cand[j])
+			c[j] = k;
+		else
+			all = 0;
+	}
+	return all;
+}
+
+/* Set s->start to the plan the pass chooses by itself for the searched
+ * operators (MindSpore's defaults and propagation), or the first
+ * candidates when it cannot; 0 or -1. */
+int
+sym__search_default_start(sym_search *s)
+{
+	for (size_t j = 0; j < s->n_node; j++)
+		s->over[s->node[j]->index] = NULL;
+	if (shard_over(s) < 0)
+		return 0;
+	read_choice(s, s->start);
+	return 0;
+}
