@@ -716,6 +716,11 @@ test_bad_bindings(void **state)
 	refused(text, 8, &d, N_FEAT, "x=label,y=feat", 16, msg, sizeof(msg));
 	assert_non_null(strstr(msg, "input x : f64[b, 6]"));
 	assert_non_null(strstr(msg, "column 'label' of memory"));
+	assert_non_null(strstr(msg,
+	    "the column holds integers, which feed "
+	    "an i32 or i64 input, not f64"));
+	refused(text, 8, &d, N_FEAT, "x=feat,y=feat", 16, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "input y : i32[b]"));
 	assert_non_null(strstr(msg, "the dtypes differ"));
 	refused(text, 8, &d, N_FEAT, NULL, 12, msg, sizeof(msg));
 	assert_non_null(strstr(msg,
@@ -732,6 +737,108 @@ test_bad_bindings(void **state)
 	refused(text, 2, &d, N_FEAT, NULL, 16, msg, sizeof(msg));
 	assert_non_null(strstr(msg, "the loss 'loss' is not an output"));
 	free_data(&d);
+}
+
+/* Train the 8-device classifier with its labels y declared "ydt"
+ * ("i32" or "i64") and fed from a column of "cdt" holding the labels of
+ * make_data (label "big" in row 5 when not 0) for 4 steps of 16 rows
+ * against one device; store the losses in "loss". Return 0, or -1 with
+ * the message of the failed step in "msg". */
+static int
+int_feed(const char *ydt, sym_dtype cdt, int64_t big, double *loss, char *msg,
+    size_t size)
+{
+	static const int64_t batch[] = { 16 };
+	sym_ctx *ctx = sym_ctx_new();
+	sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
+	sym_communicator *comm;
+	sym_trainer *t;
+	struct compiled c;
+	struct data d;
+	char text[2048], *at;
+	int64_t dim[1] = { N_FEAT }, y64[32];
+	sym_dataset *ds;
+	int rc = 0;
+
+	make_data(&d, 32, N_FEAT);
+	for (int i = 0; i < 32; i++)
+		y64[i] = d.y[i];
+	if (big)
+		y64[5] = big;
+	{
+		sym_dataset_column col[2] = {
+			{ "feat", SYM_DT_F64, 1, dim, d.x },
+			{ "label", cdt, 0, NULL,
+			    cdt == SYM_DT_I64 ? (void *)y64 : (void *)d.y },
+		};
+
+		ds = sym_dataset_from_memory(ctx, 32, col, 2);
+	}
+	assert_non_null(ds);
+	snprintf(text, sizeof(text), clf8, "8", "f64");
+	at = strstr(text, "i32[b]");
+	assert_non_null(at);
+	memcpy(at, ydt, 3);
+	compile(ctx, text, &c);
+	o.single = c.single;
+	o.rtol = 1e-12;
+	o.no_shuffle = 1;
+	t = trainer(ctx, c.p, 8, ds, NULL, batch, 1, &o, &comm);
+	assert_non_null(t);
+	for (int i = 0; i < 4 && rc == 0; i++) {
+		sym_train_step st;
+		int r = sym_trainer_step(t, &st);
+
+		if (r == 0)
+			r = sym_trainer_step(t, &st);
+		if (r < 0) {
+			snprintf(msg, size, "%s", sym_ctx_last_message(ctx));
+			rc = -1;
+			break;
+		}
+		assert_null(st.mismatch);
+		loss[i] = st.loss;
+	}
+	sym_trainer_free(t);
+	sym_comm_free(comm);
+	sym_dataset_free(ds);
+	release(&c);
+	free_data(&d);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+	return rc;
+}
+
+/* Integer inputs take integer columns in the dtype the graph declares:
+ * labels y i64 fed from an i32 column (as an exported model's i64 ids
+ * from a token corpus), i64 from i64 and i32 from i64 train to exactly
+ * the losses of i32 from i32, on 8 ranks equal to one device; an i64
+ * label beyond the 32 bits the executor stores integers in stops the
+ * step naming the sample. */
+static void
+test_integer_feeds(void **state)
+{
+	double want[4], got[4];
+	char msg[1024] = "";
+
+	(void)state;
+	assert_int_equal(int_feed("i32", SYM_DT_I32, 0, want, msg, sizeof(msg)),
+	    0);
+	assert_true(want[3] < want[0]);
+	assert_int_equal(int_feed("i64", SYM_DT_I32, 0, got, msg, sizeof(msg)),
+	    0);
+	assert_memory_equal(got, want, sizeof(want));
+	assert_int_equal(int_feed("i64", SYM_DT_I64, 0, got, msg, sizeof(msg)),
+	    0);
+	assert_memory_equal(got, want, sizeof(want));
+	assert_int_equal(int_feed("i32", SYM_DT_I64, 0, got, msg, sizeof(msg)),
+	    0);
+	assert_memory_equal(got, want, sizeof(want));
+	assert_int_equal(int_feed("i64", SYM_DT_I64, (int64_t)1 << 33, got, msg,
+	                     sizeof(msg)),
+	    -1);
+	assert_non_null(strstr(msg, "step 1 (epoch 1): sample 5 of memory"));
+	assert_non_null(strstr(msg, "8589934592"));
 }
 
 /* Write to "to" the checkpoint "from" with its tensor "name" in f32. */
@@ -1081,6 +1188,7 @@ main(void)
 		cmocka_unit_test(test_evaluate),
 		cmocka_unit_test(test_checkpoint_round_trip),
 		cmocka_unit_test(test_bad_bindings),
+		cmocka_unit_test(test_integer_feeds),
 		cmocka_unit_test(test_bad_checkpoints),
 		cmocka_unit_test(test_keyed_permutation),
 		cmocka_unit_test(test_huge_data_shuffled),

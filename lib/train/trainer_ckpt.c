@@ -89,6 +89,16 @@ first_nonfinite(sym_dtype dt, const void *data, size_t bytes, const char **what)
 	return -1;
 }
 
+/* Return 1 when training can change param "v" (trained, or optimizer or
+ * running state), so that a NaN or an infinity in it means a diverged
+ * run; 0 for a frozen constant, which may hold one from the start (an
+ * imported ONNX constant: the -inf of a causal mask). */
+static int
+may_diverge(const sym_value *v)
+{
+	return !sym_value_is_frozen(v) || sym_value_is_state(v);
+}
+
 /* Add to "ck" (NULL on the processes that do not write) param or state
  * "v" of "t", gathered whole; 0 or -1 (on every rank). */
 static int
@@ -102,7 +112,7 @@ add_param(sym_trainer *t, sym_checkpoint *ck, const sym_value *v)
 
 	if (sym__trainer_gather(t, v, bytes) < 0)
 		return -1;
-	at = ck && !t->o.allow_nonfinite
+	at = ck && !t->o.allow_nonfinite && may_diverge(v)
 	    ? first_nonfinite(
 	          storage_dtype(sym_shape_dtype(sym_value_shape(v))),
 	          t->rank[0].whole, bytes, &what)
@@ -405,7 +415,7 @@ check_finite(sym_trainer *t, const sym_checkpoint *ck, const char *path)
 		const void *data;
 		int64_t at;
 
-		if (sym_value_get_kind(v) != SYM_VALUE_PARAM)
+		if (sym_value_get_kind(v) != SYM_VALUE_PARAM || !may_diverge(v))
 			continue;
 		k = sym_checkpoint_find(ck, sym_value_name(v));
 		if (k == SIZE_MAX)

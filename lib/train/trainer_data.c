@@ -11,12 +11,18 @@
 #include <string.h>
 
 #include <symshard/grad.h>
+#include <symshard/onnx.h>
 
+#include "ckpt/checkpoint_private.h"
 #include "exec/exec_private.h"
 #include "train/dataset_private.h"
 #include "train/trainer_private.h"
 
 #define MAX_NDIM (SYM__DATASET_MAX_NDIM + 1)
+
+/* The most elements of a column converted to the executor's storage at
+ * once (read_run). */
+#define CONVERT_RUN 256
 
 /* Training data of at most this many rows is shuffled with a stored
  * order (Fisher-Yates, 4 bytes a row: 64 MiB at most); larger data with
@@ -87,10 +93,40 @@ first_dim(sym_trainer *t, const sym_value *v, const sym_dataset *d, size_t c)
 	return 0;
 }
 
-/* Check that input "v" can take the rows of column "c" of "d": same
- * dtype, a first dimension that is the batch symbol, the others equal to
- * the column's (a symbol among them is bound to the column's size).
- * Return 0 or -1 with an error naming both. */
+/* Return 1 when "dt" is a dtype of indices (i32 or i64), else 0. */
+static int
+index_dtype(sym_dtype dt)
+{
+	return dt == SYM_DT_I32 || dt == SYM_DT_I64;
+}
+
+/* Check that the dtype of input "v" can take the elements of column "c"
+ * of "d": the same dtype, or integers (i32 or i64) into an input of
+ * either, in the dtype the graph declares. Return 0 or -1 with an error
+ * naming both. */
+static int
+check_dtype(sym_trainer *t, const sym_value *v, const sym_dataset *d, size_t c)
+{
+	sym_dtype in = sym_shape_dtype(sym_value_shape(v));
+	sym_dtype col = sym_dataset_column_dtype(d, c);
+	char why[160];
+
+	if (in == col || (index_dtype(in) && index_dtype(col)))
+		return 0;
+	if (!index_dtype(col))
+		return mismatch(t, v, d, c, "the dtypes differ");
+	snprintf(why, sizeof(why),
+	    "the column holds integers, which feed an i32 or i64 input, "
+	    "not %s",
+	    sym_dtype_name(in));
+	return mismatch(t, v, d, c, why);
+}
+
+/* Check that input "v" can take the rows of column "c" of "d": a dtype
+ * that takes the column's (check_dtype), a first dimension that is the
+ * batch symbol, the others equal to the column's (a symbol among them is
+ * bound to the column's size). Return 0 or -1 with an error naming
+ * both. */
 static int
 check_column(sym_trainer *t, const sym_value *v, const sym_dataset *d, size_t c)
 {
@@ -98,8 +134,8 @@ check_column(sym_trainer *t, const sym_value *v, const sym_dataset *d, size_t c)
 	size_t nd = sym_shape_ndim(sh);
 	sym_symbol *b;
 
-	if (sym_shape_dtype(sh) != sym_dataset_column_dtype(d, c))
-		return mismatch(t, v, d, c, "the dtypes differ");
+	if (check_dtype(t, v, d, c) < 0)
+		return -1;
 	if (nd != sym_dataset_column_ndim(d, c) + 1)
 		return mismatch(t, v, d, c,
 		    "the input must have one dimension more than a row");
@@ -484,15 +520,62 @@ sym__trainer_batch_rows(sym_trainer *t, int64_t n)
 	return rows;
 }
 
+/* Read elements ["start", "start" + "n") of row "row" of column "c" of
+ * "d" (its pads when "row" is -1) into "dst" in the executor's storage,
+ * which is that of every input the column feeds (check_dtype): an i64
+ * column is narrowed to the 32 bits the executor stores integers in,
+ * through a buffer of CONVERT_RUN elements. 0, or -1 with an error on
+ * "ctx". */
+static int
+read_run(sym_ctx *ctx, const sym_dataset *d, size_t c, int64_t row,
+    int64_t start, int64_t n, char *dst)
+{
+	sym_dtype dt = sym_dataset_column_dtype(d, c);
+	size_t ss = sym__tensor_elem_size(dt);
+	int64_t buf[CONVERT_RUN], val;
+
+	if (sym_dtype_size(dt) == ss) {
+		if (row >= 0)
+			return sym_dataset_read(d, c, row, start, n, dst);
+		sym__dataset_pad(d, c, n, dst);
+		return 0;
+	}
+	for (int64_t e = 0; e < n; e += CONVERT_RUN) {
+		int64_t k = n - e < CONVERT_RUN ? n - e : CONVERT_RUN;
+		size_t bad;
+
+		if (row < 0)
+			sym__dataset_pad(d, c, k, buf);
+		else if (sym_dataset_read(d, c, row, start + e, k, buf) < 0)
+			return -1;
+		bad = sym__ckpt_to_storage(dt, buf, dst + (size_t)e * ss,
+		    (size_t)k);
+		if (bad == SIZE_MAX)
+			continue;
+		memcpy(&val, (char *)buf + bad * sym_dtype_size(dt),
+		    sizeof(val));
+		sym__error(ctx, SYM_EINVAL, NULL,
+		    "sample %lld of %s: column '%s' holds %lld (element %lld), "
+		    "beyond the 32 bits the executor stores integers in",
+		    (long long)row, sym_dataset_name(d),
+		    sym_dataset_column_name(d, c), (long long)val,
+		    (long long)(start + e + (int64_t)bad));
+		return -1;
+	}
+	return 0;
+}
+
 /* Read into "dst" the block ("off", "ext") of a tensor of "nd"
  * dimensions (global sizes "glob") whose rows are rows "rows" of column
- * "c" of "d"; 0 or -1. The trailing dimensions the block holds whole
- * are read as one run. */
+ * "c" of "d", in the executor's storage (read_run); 0, or -1 with an
+ * error on "ctx". The trailing dimensions the block holds whole are
+ * read as one run. */
 static int
-read_block(const sym_dataset *d, size_t c, const int64_t *rows, int nd,
-    const int64_t *glob, const int64_t *off, const int64_t *ext, char *dst)
+read_block(sym_ctx *ctx, const sym_dataset *d, size_t c, const int64_t *rows,
+    int nd, const int64_t *glob, const int64_t *off, const int64_t *ext,
+    char *dst)
 {
-	size_t es = sym_dtype_size(sym_dataset_column_dtype(d, c));
+	size_t es = sym__tensor_elem_size(sym_dataset_column_dtype(d, c));
 	int64_t run = nd > 1 ? ext[nd - 1] : 1, idx[MAX_NDIM] = { 0 };
 	int k = nd - 1;
 
@@ -507,10 +590,8 @@ read_block(const sym_dataset *d, size_t c, const int64_t *rows, int nd,
 			for (int i = 1; i < nd; i++)
 				start = start * glob[i] + off[i] +
 				    (i < k ? idx[i] : 0);
-			if (rows[off[0] + r] < 0)
-				sym__dataset_pad(d, c, run, dst);
-			else if (sym_dataset_read(d, c, rows[off[0] + r], start,
-			             run, dst) < 0)
+			if (read_run(ctx, d, c, rows[off[0] + r], start, run,
+			        dst) < 0)
 				return -1;
 			dst += (size_t)run * es;
 			int i = k - 1;
@@ -547,8 +628,9 @@ sym__trainer_read(sym_trainer *t, sym_exec *x, const sym_plan *p,
 		    sym_slices_local(s, tt, ext) < 0 ||
 		    sym_slices_offset(s, tt, rank, off) < 0)
 			return -1;
-		if (read_block(t->cur.data, t->cur.test ? f->col_test : f->col,
-		        t->cur.rows, nd, glob, off, ext, dst) < 0)
+		if (read_block(x->ctx, t->cur.data,
+		        t->cur.test ? f->col_test : f->col, t->cur.rows, nd,
+		        glob, off, ext, dst) < 0)
 			return -1;
 	}
 	return 0;
@@ -583,18 +665,24 @@ index_error(sym_trainer *t, const struct sym__feed *f, const char *what,
 {
 	sym_loc loc = sym_node_location(node);
 	const sym_dataset *d = t->cur.data;
-	char elem[48] = "";
+	char elem[48] = "", at_[320] = "";
 
 	if (sym_dataset_column_ndim(d, t->cur.test ? f->col_test : f->col))
 		snprintf(elem, sizeof(elem), " (element %lld)", (long long)at);
+	if (loc.file)
+		snprintf(at_, sizeof(at_), " at %s:%d:%d", loc.file, loc.line,
+		    loc.col);
+	else if (sym_node_onnx_name(node))
+		snprintf(at_, sizeof(at_), " (ONNX node '%s')",
+		    sym_node_onnx_name(node));
 	sym__error(t->ctx, SYM_EINVAL, loc.file ? &loc : NULL,
 	    "%s: sample %lld of %s: %s = %lld%s is out of range [0, %lld) "
-	    "of %s %s at %s:%d:%d",
+	    "of %s %s%s",
 	    what, (long long)row, sym_dataset_name(d), sym_value_name(f->v),
 	    (long long)val, elem, (long long)bound, sym_node_op_name(node),
 	    sym_node_n_outputs(node) ? sym_value_name(sym_node_output(node, 0))
 	                             : "",
-	    loc.file ? loc.file : "?", loc.line, loc.col);
+	    at_);
 	return -1;
 }
 
