@@ -232,7 +232,8 @@ test_bad_values(void **state)
 		{ "parallel fusion_bytes=99999999999999999999",
 		    "the fusion_bytes does not fit in 64 bits" },
 		{ "parallel fusion_bytes=8GiB extra", "after" },
-		{ "parallel fusing=8", "expected 'auto' or 'fusion_bytes='" },
+		{ "parallel fusing=8",
+		    "expected 'auto', 'fusion_bytes=' or 'optimizer_shard'" },
 	};
 	sym_ctx *ctx = tl_ctx_new();
 

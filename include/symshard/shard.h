@@ -50,6 +50,13 @@ SYM_EXPORT int sym_graph_auto_parallel(SYM_KEEP const sym_graph *g,
 SYM_EXPORT int sym_graph_set_fusion_bytes(SYM_KEEP sym_graph *g, int64_t bytes,
     SYM_KEEP const sym_loc *where);
 SYM_EXPORT int64_t sym_graph_fusion_bytes(SYM_KEEP const sym_graph *g);
+SYM_EXPORT int sym_graph_set_optimizer_shard(SYM_KEEP sym_graph *g, int level,
+    SYM_KEEP const sym_loc *where);
+SYM_EXPORT int sym_graph_optimizer_shard(SYM_KEEP const sym_graph *g);
+SYM_EXPORT int sym_graph_set_optimizer_shard_min_bytes(SYM_KEEP sym_graph *g,
+    int64_t bytes, SYM_KEEP const sym_loc *where);
+SYM_EXPORT int64_t
+sym_graph_optimizer_shard_min_bytes(SYM_KEEP const sym_graph *g);
 SYM_EXPORT int sym_graph_set_shard_option(SYM_KEEP sym_graph *g,
     sym_shard_option opt, long value);
 SYM_EXPORT int sym_graph_shard(SYM_KEEP sym_graph *g,

@@ -247,8 +247,59 @@ st_fusion(struct sym__parser *p, size_t start, sym_loc loc)
 	return 0;
 }
 
-/* Parse "parallel auto [memory=BYTES]" or "parallel fusion_bytes=BYTES"
- * after its keyword; 0 or -1. */
+/* Parse "parallel optimizer_shard[=LEVEL]" after its option's name
+ * "start" (located at "loc"); 0 or -1. */
+static int
+st_optimizer_shard(struct sym__parser *p, size_t start, sym_loc loc)
+{
+	size_t at, before = p->g->n_diag;
+	const char *s = p->src;
+	int level = 1;
+
+	if (sym__lex_accept(p, '=')) {
+		sym__lex_peek(p);
+		at = p->pos;
+		if (s[at] < '1' || s[at] > '3' ||
+		    (s[at + 1] >= '0' && s[at + 1] <= '9'))
+			return sym__lex_error(p, at,
+			    "the levels are 1 (optimizer state), 2 (and "
+			    "gradients) and 3 (and params)",
+			    "expected the level 1, 2 or 3 after "
+			    "'optimizer_shard='");
+		level = s[at] - '0';
+		p->pos = at + 1;
+	}
+	if (sym__parse_end(p, "parallel optimizer_shard") < 0)
+		return -1;
+	if (sym_graph_set_optimizer_shard(p->g, level, &loc) < 0)
+		return sym__parse_failed(p, before, start);
+	return 0;
+}
+
+/* Parse "parallel optimizer_shard_min_bytes=BYTES" after its option's
+ * name "start" (located at "loc"); 0 or -1. */
+static int
+st_shard_min(struct sym__parser *p, size_t start, sym_loc loc)
+{
+	size_t before = p->g->n_diag;
+	int64_t bytes = 0;
+
+	if (!sym__lex_accept(p, '='))
+		return sym__lex_error(p, p->pos, NULL,
+		    "expected '=BYTES' after 'parallel "
+		    "optimizer_shard_min_bytes'");
+	if (memory_bytes(p, "optimizer_shard_min_bytes", &bytes) < 0)
+		return -1;
+	if (sym__parse_end(p, "parallel optimizer_shard_min_bytes") < 0)
+		return -1;
+	if (sym_graph_set_optimizer_shard_min_bytes(p->g, bytes, &loc) < 0)
+		return sym__parse_failed(p, before, start);
+	return 0;
+}
+
+/* Parse "parallel auto [memory=BYTES]", "parallel fusion_bytes=BYTES",
+ * "parallel optimizer_shard[=LEVEL]" or "parallel
+ * optimizer_shard_min_bytes=BYTES" after its keyword; 0 or -1. */
 static int
 st_parallel(struct sym__parser *p)
 {
@@ -259,11 +310,17 @@ st_parallel(struct sym__parser *p)
 	if (sym__lex_name(p, &start, &len) &&
 	    sym__lex_word_is(p, start, len, "fusion_bytes"))
 		return st_fusion(p, start, sym__lex_loc(p, start));
+	if (len && sym__lex_word_is(p, start, len, "optimizer_shard"))
+		return st_optimizer_shard(p, start, sym__lex_loc(p, start));
+	if (len && sym__lex_word_is(p, start, len, "optimizer_shard_min_bytes"))
+		return st_shard_min(p, start, sym__lex_loc(p, start));
 	if (!len || !sym__lex_word_is(p, start, len, "auto"))
 		return sym__lex_error(p, len ? start : p->pos, NULL,
-		    "expected 'auto' or 'fusion_bytes=' after 'parallel' "
-		    "(parallel auto [memory=BYTES], parallel "
-		    "fusion_bytes=BYTES)");
+		    "expected 'auto', 'fusion_bytes=' or 'optimizer_shard' "
+		    "after 'parallel' (parallel auto [memory=BYTES], "
+		    "parallel fusion_bytes=BYTES, parallel "
+		    "optimizer_shard[=LEVEL], parallel "
+		    "optimizer_shard_min_bytes=BYTES)");
 	loc = sym__lex_loc(p, start);
 	if (sym__lex_name(p, &start, &len)) {
 		if (!sym__lex_word_is(p, start, len, "memory") ||

@@ -356,6 +356,67 @@ sym_graph_fusion_bytes(const sym_graph *g)
 	return g ? g->fusion_bytes : 0;
 }
 
+/* Shard the optimizer of "g" at "level" ("parallel optimizer_shard=",
+ * 0: none; DESIGN section 20), as declared at "where" (may be NULL);
+ * 0, or -1 with an error diagnostic for a level out of range or not
+ * implemented (2 and 3). */
+int
+sym_graph_set_optimizer_shard(sym_graph *g, int level, const sym_loc *where)
+{
+	if (!g)
+		return -1;
+	if (level < 0 || level > 3)
+		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL,
+		    "the levels are 1 (optimizer state), 2 (and gradients) "
+		    "and 3 (and params)",
+		    "the level of optimizer_shard must be 1, 2 or 3, not %d",
+		    level);
+	if (level > 1)
+		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL,
+		    "level 1 shards the update and the optimizer state",
+		    "optimizer_shard=%d (%s kept sharded) is not implemented "
+		    "yet",
+		    level, level == 2 ? "gradients" : "params");
+	g->optimizer_shard = level;
+	return 0;
+}
+
+/* Return the optimizer sharding level of "g" (0: none). */
+int
+sym_graph_optimizer_shard(const sym_graph *g)
+{
+	return g ? g->optimizer_shard : 0;
+}
+
+/* Set the size in bytes below which a param of "g" keeps its optimizer
+ * state whole under optimizer sharding ("optimizer_shard_min_bytes=",
+ * 64 KiB unless set), as declared at "where" (may be NULL); 0, or -1
+ * with an error diagnostic for a negative size. */
+int
+sym_graph_set_optimizer_shard_min_bytes(sym_graph *g, int64_t bytes,
+    const sym_loc *where)
+{
+	if (!g)
+		return -1;
+	if (bytes < 0)
+		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
+		    "the optimizer_shard_min_bytes of parallel must not be "
+		    "negative, not %lld",
+		    (long long)bytes);
+	g->optimizer_shard_min_bytes = bytes;
+	g->optimizer_shard_min_set = 1;
+	return 0;
+}
+
+/* Return the size in bytes below which a param of "g" keeps its
+ * optimizer state whole (64 KiB unless set). */
+int64_t
+sym_graph_optimizer_shard_min_bytes(const sym_graph *g)
+{
+	return !g || !g->optimizer_shard_min_set ? 64 * 1024
+	                                         : g->optimizer_shard_min_bytes;
+}
+
 /* Return the number of devices of "g" (0 when never set). */
 int64_t
 sym_graph_n_devices(const sym_graph *g)

@@ -120,6 +120,10 @@ struct sym_graph {
 	/* "parallel fusion_bytes=BYTES": gradient all_reduces fused into
 	 * buckets of about that many bytes (0: none). */
 	int64_t fusion_bytes;
+	/* "parallel optimizer_shard[=LEVEL]" (0: none) and
+	 * "optimizer_shard_min_bytes=BYTES" (when min_set; else 64 KiB). */
+	int optimizer_shard, optimizer_shard_min_set;
+	int64_t optimizer_shard_min_bytes;
 
 	sym_value **value;
 	size_t n_value, cap_value;

@@ -331,12 +331,14 @@ new_step(sym_plan *p, sym_plan_step_kind kind, const sym_node *n, size_t n_in,
 
 /* Append to "p" the steps of the communication "c" of node "n" moving
  * "v" from the tensor "from" (for input "input", or SYM_PLAN_NO_INPUT
- * for a resolution) to a new tensor in the layout "to", the one the last
- * step writes (which places the blocks as the step's own layout does).
- * Return that tensor, or SYM__NO_TENSOR. */
+ * for a resolution) to a new tensor in the layout "to" (or to the tensor
+ * "dest" unless SYM__NO_TENSOR), the one the last step writes (which
+ * places the blocks as the step's own layout does). Return that tensor,
+ * or SYM__NO_TENSOR. */
 static size_t
 comm_steps(sym_plan *p, const sym_reshard *c, const sym_node *n,
-    const sym_value *v, size_t input, size_t from, const sym_layout *to)
+    const sym_value *v, size_t input, size_t from, const sym_layout *to,
+    size_t dest)
 {
 	const sym_redist *r = c->plan;
 	size_t cur = from;
@@ -355,7 +357,9 @@ comm_steps(sym_plan *p, const sym_reshard *c, const sym_node *n,
 			    v->name);
 			return SYM__NO_TENSOR;
 		}
-		out = new_tensor(p, v, j + 1 < r->n_step ? st->after : to);
+		out = j + 1 == r->n_step && dest != SYM__NO_TENSOR
+		    ? dest
+		    : new_tensor(p, v, j + 1 < r->n_step ? st->after : to);
 		if (out == SYM__NO_TENSOR)
 			return SYM__NO_TENSOR;
 		s = new_step(p, SYM_PLAN_COMM, n, 1, 1);
@@ -393,7 +397,7 @@ input_tensor(sym_plan *p, const sym_node *n, size_t i, const sym_reshard *c)
 	if (t != SYM__NO_TENSOR)
 		return t;
 	if (c && c->plan->n_step > 0)
-		return comm_steps(p, c, n, v, i, home, want);
+		return comm_steps(p, c, n, v, i, home, want, SYM__NO_TENSOR);
 	if (!same_placement(p->tensor[home].layout, want, p->tensor[home].rank,
 	        p->n_ranks)) {
 		sym__error(p->ctx, SYM_EINTERNAL, &n->loc,
@@ -403,6 +407,25 @@ input_tensor(sym_plan *p, const sym_node *n, size_t i, const sym_reshard *c)
 		return SYM__NO_TENSOR;
 	}
 	return home;
+}
+
+/* Return the home tensor of input "k" of node "n" of "p" when "n"
+ * updates it in place as output "k" and the output's value is laid out
+ * as that tensor is (an update on a shard gathered back into the
+ * param's buffer: optimizer_shard), else SYM__NO_TENSOR. */
+static size_t
+inplace_home(const sym_plan *p, const sym_node *n, size_t k)
+{
+	size_t t;
+
+	if (!(n->op->flags & SYM__OPF_INPLACE) || k >= n->n_in)
+		return SYM__NO_TENSOR;
+	t = p->home[n->in[k]->index];
+	if (t == SYM__NO_TENSOR ||
+	    !same_placement(p->tensor[t].layout, sym__vlayout(p->sh, n->out[k]),
+	        p->tensor[t].rank, p->n_ranks))
+		return SYM__NO_TENSOR;
+	return t;
 }
 
 /* Append to "p" the steps of node "n": the redistributions of its
@@ -457,7 +480,7 @@ node_steps(sym_plan *p, const sym_node *n)
 		if (!c || c->plan->n_step == 0)
 			continue;
 		home = comm_steps(p, c, n, v, SYM_PLAN_NO_INPUT, out[k],
-		    sym__vlayout(p->sh, v));
+		    sym__vlayout(p->sh, v), inplace_home(p, n, k));
 		if (home == SYM__NO_TENSOR)
 			goto done;
 		p->home[v->index] = home;

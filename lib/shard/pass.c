@@ -594,6 +594,10 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 				             "axes, is the sum of the partial "
 				             "gradients of its replicas "
 				             "(MindSpore's mirror operator)";
+				if (sym__optshard_is(p, p->g->trained[t]))
+					part[np++] =
+					    ", scattered to the shards of its "
+					    "update (optimizer_shard)";
 				break;
 			}
 		if (n->op->id == SYM__OP_BATCH_NORM_STATS)
@@ -611,6 +615,31 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 			return -1;
 	}
 	return 0;
+}
+
+/* Record the gather of the param that the update node "n" (run "r")
+ * updated on its shard back to the param's own layout (optimizer_shard,
+ * optshard.c); 0 or -1. "p" is the pass. */
+static int
+gather_updated(struct sym__pass *p, sym_node *n, struct sym__run *r)
+{
+	sym_value *v;
+	sym_redist *rp;
+
+	if (!(n->op->flags & SYM__OPF_INPLACE) || !n->n_in || !n->n_out ||
+	    !sym__optshard_is(p, n->in[0]) ||
+	    sym_layout_is_equal(r->s.out[0], r->value[0]))
+		return 0;
+	v = n->out[0];
+	rp = plan(p, v,
+	    sym__pass_redist(p, r->s.out[0], r->value[0], sym__value_shape(v)),
+	    &n->loc);
+	if (!rp)
+		return -1;
+	return add_comm(p->sh, v, NULL, 0, rp,
+	    sym__asprintf("%s: gathered into the whole buffer of %s after "
+	                  "its update on the shard (optimizer_shard)",
+	        v->name, n->in[0]->name));
 }
 
 /* Lay out the inputs of node "n" as it needs them: a graph input or
@@ -836,6 +865,7 @@ pass_clear(struct sym__pass *p)
 	sym_binding_free(p->least);
 	sym__pass_redist_clear(p);
 	sym__intern_clear(p);
+	sym__optshard_clear(p);
 }
 
 /* Return the declaration of the mesh "name" in the pass "p", the
@@ -893,6 +923,8 @@ pass_run(struct sym__pass *p)
 		    !((n->fwd || (n->op->flags & SYM__OPF_INPLACE)) &&
 		        sym__shard_derive(p, n) == 0))
 			sym__shard_choose(p, n);
+		if (r->ok && sym__optshard_node(p, n, r) < 0)
+			sym__graph_ctx_error(g, &n->loc);
 		if (r->ok && commit(p, n, r) < 0) {
 			sym__graph_ctx_error(g, &n->loc);
 		} else if (r->ok) {
@@ -900,6 +932,8 @@ pass_run(struct sym__pass *p)
 			validate_node(p, n);
 			redistribute(p, n);
 			resolve_partials(p, n, r);
+			if (gather_updated(p, n, r) < 0)
+				sym__graph_ctx_error(g, &n->loc);
 		}
 		sym__run_clear(r);
 	}

@@ -107,6 +107,15 @@ struct sym__assign {
 	int keep_reports;
 };
 
+/* The optimizer sharding of a trained param in a pass (optshard.c):
+ * the layout of its update (an internal reference; NULL: whole), the
+ * mesh axes it is split over (bits), and whether it was decided. */
+struct sym__optshard {
+	sym_layout *layout;
+	uint32_t axes;
+	int decided;
+};
+
 /* The state of one sharding pass over "g". */
 struct sym__pass {
 	sym_graph *g;
@@ -137,6 +146,7 @@ struct sym__pass {
 	uint32_t *memo_slot; /* hash index of "memo": 1 + index, 0: empty */
 	size_t cap_slot;
 	struct sym__intern meshes, layouts; /* those given to the graph */
+	struct sym__optshard *optshard;     /* by value, once needed */
 };
 
 /* The run of node number "i" in the pass "p": its own when it has a
@@ -170,6 +180,14 @@ char *sym__node_label(const sym_node *n);
 /* 1 when node "i" of "g" is the batch_norm_stats read by the batch_norm
  * after it, whose shard clause it follows (pass.c). */
 int sym__bn_stats_of(const sym_graph *g, size_t i);
+
+/* Optimizer sharding (optshard.c): adjust the run "r" of node "n"
+ * before it is committed (a gradient resolved into its update's layout,
+ * a sharded update); 0 or -1. */
+int sym__optshard_node(struct sym__pass *p, sym_node *n, struct sym__run *r);
+/* 1 when the trained param "v" has its update sharded in "p". */
+int sym__optshard_is(const struct sym__pass *p, const sym_value *v);
+void sym__optshard_clear(struct sym__pass *p);
 
 /* Shard clauses: the run of node "n" from its clause, recorded as an
  * error diagnostic when invalid; 0 or -1. */

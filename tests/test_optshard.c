@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Optimizer sharding (parallel optimizer_shard, level 1; DESIGN section
+ * 20) on tests/train/dp8.sg, worked out by hand: its six params are
+ * replicated over the one axis of 8 data-parallel ranks, w1 f32[6, 16]
+ * (384 bytes), b1 f32[16] (64), w2 f32[16, 8] (512), b2 f32[8] (32),
+ * w3 f32[8, 3] (96) and b3 f32[3] (12). A sharded param's state and
+ * update are split 8 ways along the first dimension 8 divides (w1's
+ * second: 6 is not a multiple of 8), its gradient reduce-scattered into
+ * that layout and the updated param all-gathered back; below the
+ * threshold a param stays whole; b3, which no split divides, is an error
+ * at its declaration when the threshold lets it in; bad values of the
+ * statements are located errors. That training is bitwise unchanged is
+ * tests/check-train-zero.sh.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <symshard.h>
+
+#include "testlib.h"
+
+/* The graph tests/train/dp8.sg with "extra" appended, parsed. */
+static sym_graph *
+parsed(sym_ctx *ctx, const char *extra)
+{
+	char *text, *all;
+	size_t len;
+	sym_graph *g;
+
+	text = tl_read_source("tests/train/dp8.sg", &len);
+	assert_non_null(text);
+	all = malloc(len + strlen(extra) + 2);
+	assert_non_null(all);
+	sprintf(all, "%s%s\n", text, extra);
+	g = sym_graph_parse(ctx, all, "dp8.sg");
+	free(text);
+	free(all);
+	assert_non_null(g);
+	assert_int_equal(sym_graph_n_errors(g), 0);
+	return g;
+}
+
+/* Assert that value "name" of the sharded "g" is split "k0" ways along
+ * dimension 0 and "k1" along dimension 1 (when it has one). */
+static void
+assert_splits(const sym_graph *g, const char *name, int64_t k0, int64_t k1)
+{
+	const sym_value *v = sym_graph_find_value(g, name);
+	const sym_layout *l = v ? sym_value_layout(v) : NULL;
+
+	assert_non_null(l);
+	if (sym_layout_dim_splits(l, 0) != k0 ||
+	    (sym_layout_ndim(l) > 1 && sym_layout_dim_splits(l, 1) != k1))
+		fail_msg("%s: split (%lld, %lld), not (%lld, %lld)", name,
+		    (long long)sym_layout_dim_splits(l, 0),
+		    (long long)(sym_layout_ndim(l) > 1
+		            ? sym_layout_dim_splits(l, 1)
+		            : 1),
+		    (long long)k0, (long long)k1);
+}
+
+/* Return the kind of the one step of the resolution of value "name" of
+ * the sharded "g" (its communication without a consumer). */
+static sym_redist_kind
+resolution(const sym_graph *g, const char *name)
+{
+	const sym_value *v = sym_graph_find_value(g, name);
+	const sym_reshard *c =
+	    sym_sharding_find_reshard(sym_graph_sharding(g), v, NULL, 0);
+
+	assert_non_null(c);
+	assert_int_equal(sym_redist_n_steps(c->plan), 1);
+	return sym_redist_step_kind(c->plan, 0);
+}
+
+/* Threshold 16 bytes: every param but b3 sharded; the state split,
+ * the params and their updated values whole, the gradients scattered and
+ * the updates gathered. */
+static void
+test_layouts(void **state)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = parsed(ctx,
+	    "parallel optimizer_shard\n"
+	    "parallel optimizer_shard_min_bytes=16");
+
+	(void)state;
+	assert_int_equal(sym_graph_optimizer_shard(g), 1);
+	assert_int_equal(sym_graph_optimizer_shard_min_bytes(g), 16);
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	assert_splits(g, "w1.momentum", 1, 8);
+	assert_splits(g, "b1.momentum", 8, 1);
+	assert_splits(g, "w2.momentum", 8, 1);
+	assert_splits(g, "b2.momentum", 8, 1);
+	assert_splits(g, "w3.momentum", 8, 1);
+	assert_splits(g, "b3.momentum", 1, 1);
+	assert_splits(g, "w1.grad", 1, 8);
+	assert_splits(g, "w1", 1, 1);
+	assert_splits(g, "w1.next", 1, 1);
+	assert_splits(g, "w1.momentum.next", 1, 8);
+	assert_int_equal(resolution(g, "w1.grad"), SYM_REDIST_REDUCE_SCATTER);
+	assert_int_equal(resolution(g, "w1.next"), SYM_REDIST_ALL_GATHER);
+	assert_int_equal(resolution(g, "b2.grad"), SYM_REDIST_REDUCE_SCATTER);
+	assert_int_equal(resolution(g, "b3.grad"), SYM_REDIST_ALL_REDUCE);
+	assert_null(sym_sharding_find_reshard(sym_graph_sharding(g),
+	    sym_graph_find_value(g, "b3.next"), NULL, 0));
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
+/* The threshold: 64 bytes keeps b2 (32) and b3 (12) whole, each with a
+ * note at its declaration, and shards b1 (64); the default (64 KiB)
+ * shards none of them. */
+static void
+test_threshold(void **state)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = parsed(ctx,
+	    "parallel optimizer_shard\n"
+	    "parallel optimizer_shard_min_bytes=64");
+	size_t notes = 0;
+
+	(void)state;
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	assert_splits(g, "b1.momentum", 8, 1);
+	assert_splits(g, "w3.momentum", 8, 1);
+	assert_splits(g, "b2.momentum", 1, 1);
+	assert_splits(g, "b3.momentum", 1, 1);
+	assert_int_equal(resolution(g, "b2.grad"), SYM_REDIST_ALL_REDUCE);
+	for (size_t i = 0; i < sym_graph_n_diagnostics(g); i++) {
+		const sym_diagnostic *d = sym_graph_diagnostic(g, i);
+
+		if (!strstr(d->message, "below optimizer_shard_min_bytes=64"))
+			continue;
+		assert_int_equal(d->severity, SYM_SEV_NOTE);
+		assert_true(d->loc.line == 14 || d->loc.line == 16);
+		notes++;
+	}
+	assert_int_equal(notes, 2);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+
+	ctx = tl_ctx_new();
+	g = parsed(ctx, "parallel optimizer_shard");
+	assert_int_equal(sym_graph_optimizer_shard_min_bytes(g), 65536);
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	assert_splits(g, "w2.momentum", 1, 1);
+	assert_int_equal(resolution(g, "w2.grad"), SYM_REDIST_ALL_REDUCE);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
+/* Threshold 0: b3 f32[3] cannot be split 8 ways, an error at its
+ * declaration (line 16) that names it. */
+static void
+test_indivisible(void **state)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = parsed(ctx,
+	    "parallel optimizer_shard=1\n"
+	    "parallel optimizer_shard_min_bytes=0");
+	const sym_diagnostic *d = NULL;
+
+	(void)state;
+	assert_int_equal(sym_graph_shard(g, NULL), -1);
+	for (size_t i = 0; i < sym_graph_n_diagnostics(g); i++)
+		if (sym_graph_diagnostic(g, i)->severity == SYM_SEV_ERROR)
+			d = sym_graph_diagnostic(g, i);
+	assert_non_null(d);
+	assert_int_equal(d->loc.line, 16);
+	assert_non_null(strstr(d->message,
+	    "no dimension of param b3 can be split 8 more ways over d0"));
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
+/* The library's setters and getters. */
+static void
+test_library_option(void **state)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = parsed(ctx, "");
+
+	(void)state;
+	assert_int_equal(sym_graph_optimizer_shard(g), 0);
+	assert_int_equal(sym_graph_set_optimizer_shard(g, 1, NULL), 0);
+	assert_int_equal(sym_graph_optimizer_shard(g), 1);
+	assert_int_equal(sym_graph_set_optimizer_shard(g, 4, NULL), -1);
+	assert_int_equal(sym_graph_set_optimizer_shard(g, 2, NULL), -1);
+	assert_int_equal(sym_graph_optimizer_shard(g), 1);
+	assert_int_equal(sym_graph_set_optimizer_shard_min_bytes(g, 100, NULL),
+	    0);
+	assert_int_equal(sym_graph_optimizer_shard_min_bytes(g), 100);
+	assert_int_equal(sym_graph_set_optimizer_shard_min_bytes(g, -1, NULL),
+	    -1);
+	assert_int_equal(sym_graph_optimizer_shard_min_bytes(g), 100);
+	assert_int_equal(sym_graph_optimizer_shard(NULL), 0);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
+/* Bad values of the statements: located errors. */
+static void
+test_bad_values(void **state)
+{
+	static const char *cases[][2] = {
+		{ "parallel optimizer_shard=4",
+		    "expected the level 1, 2 or 3" },
+		{ "parallel optimizer_shard=12",
+		    "expected the level 1, 2 or 3" },
+		{ "parallel optimizer_shard=x",
+		    "expected the level 1, 2 or 3" },
+		{ "parallel optimizer_shard=2",
+		    "optimizer_shard=2 (gradients kept sharded) is not "
+		    "implemented" },
+		{ "parallel optimizer_shard=3", "not implemented" },
+		{ "parallel optimizer_shard 1", "after" },
+		{ "parallel optimizer_shard_min_bytes", "expected '=BYTES'" },
+		{ "parallel optimizer_shard_min_bytes=12XB",
+		    "unknown unit 'XB' of optimizer_shard_min_bytes" },
+		{ "parallel optimizer_shard_min_bytes=", "expected a number" },
+	};
+	sym_ctx *ctx = tl_ctx_new();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[128];
+		sym_graph *g;
+		const sym_diagnostic *d;
+
+		snprintf(text, sizeof(text), "devices 8\n%s\n", cases[i][0]);
+		g = sym_graph_parse(ctx, text, "bad.sg");
+		assert_non_null(g);
+		assert_int_equal(sym_graph_n_errors(g), 1);
+		d = sym_graph_diagnostic(g, 0);
+		assert_int_equal(d->loc.line, 2);
+		assert_true(d->loc.col >= 10);
+		if (!strstr(d->message, cases[i][1]))
+			fail_msg("'%s': '%s' has no '%s'", cases[i][0],
+			    d->message, cases[i][1]);
+		assert_int_equal(sym_graph_optimizer_shard(g), 0);
+		assert_int_equal(sym_graph_optimizer_shard_min_bytes(g), 65536);
+		sym_graph_free(g);
+	}
+	tl_ctx_free(ctx);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_threshold),
+		cmocka_unit_test(test_indivisible),
+		cmocka_unit_test(test_library_option),
+		cmocka_unit_test(test_bad_values),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
