@@ -24,6 +24,7 @@
 
 #include "kerntest.h"
 #include "sce_count_expect.h"
+#include "sce_vocab_expect.h"
 #include "testlib.h"
 
 /* --- loss ------------------------------------------------------------- */
@@ -464,6 +465,120 @@ test_sharded_count(void **state)
 	sc_run("((8, 1), (8,))", none, 0.0, zero);
 }
 
+/* The labels of sce_vocab_expect.h: [16] over 16 classes, the edges of
+ * blocks of 2 classes (1, 2) and of 4 (3, 4, 7, 8, 11, 12), the first and
+ * last class, three rows ignored. */
+static const int32_t vp_lab[16] = { 1, 2, -1, 15, 0, 3, 4, 7, -1, 8, 12, 11, 5,
+	-1, 14, 9 };
+
+/* Return output "name" of "out", checked to hold "n" doubles. */
+static const double *
+vp_out(sym_checkpoint *out, const char *name, size_t n)
+{
+	size_t k = sym_checkpoint_find(out, name), bytes;
+	const double *d;
+
+	assert_true(k < sym_checkpoint_n_tensors(out));
+	d = sym_checkpoint_tensor_data(out, k, &bytes);
+	assert_int_equal(bytes, n * sizeof(double));
+	return d;
+}
+
+/* Run the class-split loss (vocab_parallel=1, ignore_index=-1) with the
+ * reduction "red" and the gradient of its mean (from the statistics the
+ * graph adds, written out) on 8 thread ranks, the batch split "nb" ways
+ * and the classes "nc" ways, against one device; check the loss ("n"
+ * values) against "want" and the gradient against vp_grad. */
+static void
+vp_run(int nb, int nc, const char *red, const double *want, size_t n)
+{
+	static const char text[] =
+	    "devices 8\nsymbol b divisor=8\n"
+	    "input x : f64[b, 16]\ninput y : i32[b]\ninput d : f64[]\n"
+	    "loss = softmax_cross_entropy(x, y, ignore_index=-1, "
+	    "vocab_parallel=1, reduction=\"%s\") shard ((%d, %d), (%d,))\n"
+	    "c = sce_count(y, ignore_index=-1)\n"
+	    "t = sce_target(x, y, ignore_index=-1) shard ((%d, %d), (%d,))\n"
+	    "s = sce_sumexp(x, y, t, ignore_index=-1) shard ((%d, %d), "
+	    "(%d,), (%d,))\n"
+	    "g = sce_grad(x, y, d, c, t, s, ignore_index=-1) shard ((%d, "
+	    "%d), (%d,), (), (), (%d,), (%d,))\n"
+	    "output loss, g\n";
+	const char *st = nc == 8 ? "class 8" : nc == 4 ? "2 x 4" : "batch";
+	sym_ctx *ctx = tl_ctx_new();
+	char src[1024];
+	sym_graph *g;
+	sym_checkpoint *in = sym_checkpoint_new(ctx),
+	               *out = sym_checkpoint_new(ctx);
+	sym_plan *p, *single;
+	sym_communicator *comm = sym_comm_threads_new(ctx, 8);
+	sym_binding *b = sym_binding_new(ctx);
+	sym_exec_options o = SYM_EXEC_OPTIONS_INIT;
+	sym_exec_report r;
+	double x[256], one = 1.0;
+	int64_t dx[] = { 16, 16 }, dy[] = { 16 };
+	const double *got;
+
+	for (int i = 0; i < 256; i++)
+		x[i] = 3 * sin(0.7 * i + 0.2);
+	snprintf(src, sizeof(src), text, red, nb, nc, nb, nb, nc, nb, nb, nc,
+	    nb, nb, nb, nc, nb, nb, nb);
+	g = sym_graph_parse(ctx, src, "vocab.sg");
+	assert_non_null(g);
+	if (sym_graph_n_errors(g) != 0)
+		fail_msg("%s", sym_ctx_last_message(ctx));
+	if (sym_graph_shard(g, NULL) != 0)
+		fail_msg("%s: %s", st, sym_ctx_last_message(ctx));
+	assert_non_null(sym_graph_find_value(g, "loss.target"));
+	assert_non_null(sym_graph_find_value(g, "loss.sumexp"));
+	assert_non_null(p = sym_plan_compile(g, 0));
+	assert_non_null(single = sym_plan_compile(g, SYM_PLAN_SINGLE));
+	assert_int_equal(sym_binding_set(b, sym_symbol_find(ctx, "b"), 16), 0);
+	assert_int_equal(sym_checkpoint_add(in, "x", SYM_DT_F64, 2, dx, x), 0);
+	assert_int_equal(sym_checkpoint_add(in, "y", SYM_DT_I32, 1, dy, vp_lab),
+	    0);
+	assert_int_equal(sym_checkpoint_add(in, "d", SYM_DT_F64, 0, NULL, &one),
+	    0);
+	o.inputs = in;
+	o.outputs = out;
+	if (sym_exec_check(p, single, comm, b, &o, &r, ctx) != 0)
+		fail_msg("%s: %s", st, sym_ctx_last_message(ctx));
+	assert_int_equal(r.n_mismatch, 0);
+	got = vp_out(out, "loss", n);
+	for (size_t i = 0; i < n; i++)
+		kt_check_close(got[i], want[i], 1e-12, "class-split loss",
+		    (int)i);
+	got = vp_out(out, "g", 256);
+	for (int i = 0; i < 256; i++)
+		kt_check_close(got[i], vp_grad[i], 1e-12, "class-split grad",
+		    i);
+	sym_checkpoint_free(in);
+	sym_checkpoint_free(out);
+	sym_binding_free(b);
+	sym_comm_free(comm);
+	sym_plan_free(p);
+	sym_plan_free(single);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
+/* softmax_cross_entropy with its class dimension split (vocab_parallel):
+ * the classes split 8 ways, and the batch 2 ways by the classes 4, equal
+ * one device and PyTorch (recorded), forward (the mean over the rows that
+ * count, the rows' losses) and backward, with labels on the edges of the
+ * ranks' blocks of classes and ignored rows; one device too. */
+static void
+test_vocab_parallel(void **state)
+{
+	(void)state;
+	vp_run(1, 8, "mean", &vp_mean, 1);
+	vp_run(2, 4, "mean", &vp_mean, 1);
+	vp_run(1, 8, "none", vp_rows, 16);
+	vp_run(2, 4, "none", vp_rows, 16);
+	vp_run(8, 1, "mean", &vp_mean, 1);
+	vp_run(1, 1, "mean", &vp_mean, 1);
+}
+
 /* Run the tests. */
 int
 main(void)
@@ -473,6 +588,7 @@ main(void)
 		cmocka_unit_test(test_ignore_index),
 		cmocka_unit_test(test_ignore_index_in_range),
 		cmocka_unit_test(test_sharded_count),
+		cmocka_unit_test(test_vocab_parallel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

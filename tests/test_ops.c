@@ -360,6 +360,14 @@ static const struct dtype_case dtype_cases[] = {
 	    "input i : @A[3]\n"
 	    "y = sce_count(i)\n",
 	    I32, F32, 0 },
+	{ "sce_target",
+	    "input x : @A[2, 4]\ninput i : @B[2]\n"
+	    "y = sce_target(x, i)\n",
+	    F32, I32, 0 },
+	{ "sce_sumexp",
+	    "input x : @A[2, 4]\ninput i : @B[2]\ninput t : f64[2]\n"
+	    "y = sce_sumexp(x, i, t)\n",
+	    F32, I32, 0 },
 	{ "conv2d",
 	    "input x : @A[1, 2, 4, 4]\ninput w : @A[3, 2, 3, 3]\n"
 	    "y = conv2d(x, w)\n",

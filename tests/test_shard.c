@@ -978,6 +978,8 @@ test_every_operator(void **state)
 	    "oh = one_hot(ids, depth=10)\n"
 	    "loss = softmax_cross_entropy(x, ids)\n"
 	    "cnt = sce_count(ids)\n"
+	    "tg = sce_target(x, ids)\n"
+	    "se = sce_sumexp(x, ids, tg)\n"
 	    "cv = conv2d(img, ker, pad=1)\n"
 	    "mx = max_pool2d(img, kernel=2)\n"
 	    "ap2 = avg_pool2d(img, kernel=3, stride=2, pad=1)\n"

@@ -99,9 +99,12 @@ mark_active(struct sym__grad *gr)
 
 		for (size_t k = 0; k < n->n_in; k++)
 			any |= fwd[n->in[k]->index];
-		/* batch_norm's statistics: its rule differentiates
-		 * through them */
-		if (n->op->id == SYM__OP_BATCH_NORM_STATS)
+		/* batch_norm's and a class-split
+		 * softmax_cross_entropy's statistics: their rules
+		 * differentiate through them */
+		if (n->op->id == SYM__OP_BATCH_NORM_STATS ||
+		    n->op->id == SYM__OP_SCE_TARGET ||
+		    n->op->id == SYM__OP_SCE_SUMEXP)
 			any = 0;
 		for (size_t k = 0; k < n->n_out && any; k++)
 			fwd[n->out[k]->index] = differentiable(n->out[k]);

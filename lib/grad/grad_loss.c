@@ -5,7 +5,10 @@
  * which for a mean divides by the count of the rows that count
  * (sce_count's, which the graph adds before a mean) or else by the
  * global batch (its normaliser); the labels are integers and get no
- * gradient.
+ * gradient. A class-split loss (vocab_parallel) passes on its statistics,
+ * sce_target's and sce_sumexp's, as the last two operands: the gradient
+ * of each rank's classes is then exp(logit - target) / sumexp minus the
+ * one-hot label, with no communication of its own.
  */
 #include "grad/grad_private.h"
 
@@ -14,14 +17,19 @@
 static int
 grad_sce(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
-	sym_value *in[4] = { n->in[0], n->in[1], dy[0],
-		n->n_in == 3 ? n->in[2] : NULL };
-	int mirror[4] = { SYM__MIRROR_IN(0), SYM__MIRROR_IN(1),
-		SYM__MIRROR_OUT(0), SYM__MIRROR_IN(2) };
+	sym_value *in[6] = { n->in[0], n->in[1], dy[0] };
+	int mirror[6] = { SYM__MIRROR_IN(0), SYM__MIRROR_IN(1),
+		SYM__MIRROR_OUT(0) };
+	size_t k = 3;
 
 	if (!sym__gtarget(gr, 0))
 		return 0;
-	return sym__gemit(gr, 1, "sce_grad", n->n_in == 3 ? 4 : 3, in, n->attrs,
+	/* the operands after the labels: [count][, target, sumexp] */
+	for (size_t i = 2; i < n->n_in; i++) {
+		mirror[k] = SYM__MIRROR_IN((int)i);
+		in[k++] = n->in[i];
+	}
+	return sym__gemit(gr, 1, "sce_grad", k, in, n->attrs,
 	           sym__gtarget(gr, 0), mirror)
 	    ? 0
 	    : -1;

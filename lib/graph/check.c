@@ -702,6 +702,78 @@ sce_operands_typed(sym_value *logits, sym_value *labels)
 }
 
 /*
+ * Add the derived node "op" of softmax_cross_entropy to "g": its output
+ * "Y.suffix" (Y the loss's first output name, "out_names" (may be NULL)
+ * of "n_out"), its "n_in" inputs "in", the loss's "attrs", at "where".
+ * Return its output, or NULL when it failed (its rule said why).
+ */
+static sym_value *
+add_derived(sym_graph *g, size_t n_out, const char *const *out_names,
+    const char *op, const char *suffix, size_t n_in, sym_value *const *in,
+    const sym_attrs *attrs, const sym_loc *where)
+{
+	char *nm = n_out && out_names && out_names[0]
+	    ? sym__asprintf("%s.%s", out_names[0], suffix)
+	    : sym__asprintf("%%%zu.%s", g->auto_names++, suffix);
+	sym_node *n;
+
+	if (!nm) {
+		sym__error(g->ctx, SYM_ENOMEM, where, "out of memory");
+		return NULL;
+	}
+	n = add_node(g, op, 1, (const char *const *)&nm, n_in, in, attrs,
+	    where);
+	free(nm);
+	return n && n->n_out == 1 && !n->failed ? n->out[0] : NULL;
+}
+
+/*
+ * Add softmax_cross_entropy(logits, labels) with vocab_parallel=1 to "g":
+ * "Y.target" = sce_target(logits, labels), each row's label logit, and
+ * "Y.sumexp" = sce_sumexp(logits, labels, Y.target), each row's sum of
+ * exp(logit - label logit), both partial sums over the axes that split
+ * the classes, which the pass all-reduces; with a counted mean
+ * (counted_mean) "Y.count" = sce_count(labels) too; then
+ * Y = softmax_cross_entropy(logits, labels[, Y.count], Y.target,
+ * Y.sumexp), whose loss of a row is log(Y.sumexp). Arguments as
+ * sym_graph_add_op ("counted": add the count); return the loss's node,
+ * or NULL.
+ */
+static sym_node *
+add_sce_split(sym_graph *g, size_t n_out, const char *const *out_names,
+    sym_value *const *in, const sym_attrs *attrs, const sym_loc *where,
+    int counted)
+{
+	sym_value *all[5] = { in[0], in[1], NULL, NULL, NULL };
+	sym_value *se[3] = { in[0], in[1], NULL };
+	size_t k = 2;
+
+	if (!sce_operands_typed(in[0], in[1]))
+		return add_node(g, "softmax_cross_entropy", n_out, out_names, 2,
+		    in, attrs, where);
+	if (counted) {
+		all[k] = add_derived(g, n_out, out_names, "sce_count", "count",
+		    1, in + 1, attrs, where);
+		if (!all[k++])
+			goto alone;
+	}
+	all[k] = add_derived(g, n_out, out_names, "sce_target", "target", 2, in,
+	    attrs, where);
+	if (!all[k++])
+		goto alone;
+	se[2] = all[k - 1];
+	all[k] = add_derived(g, n_out, out_names, "sce_sumexp", "sumexp", 3, se,
+	    attrs, where);
+	if (!all[k++])
+		goto alone;
+	return add_node(g, "softmax_cross_entropy", n_out, out_names, k, all,
+	    attrs, where);
+alone:
+	return add_node(g, "softmax_cross_entropy", n_out, out_names, 2, in,
+	    attrs, where);
+}
+
+/*
  * Add softmax_cross_entropy(logits, labels) with the reduction "mean" to
  * "g" as two nodes: "Y.count" = sce_count(labels), the number of rows
  * whose label is not ignore_index (partial sums over a split batch that
@@ -759,6 +831,18 @@ counted_mean(const sym_attrs *attrs)
 	return !r || (r->kind == SYM_ATTR_STRING && !strcmp(r->s, "mean"));
 }
 
+/* Return 1 when "attrs" (may be NULL) gives softmax_cross_entropy
+ * vocab_parallel=1: the loss computed from statistics that allow its
+ * class dimension to be split (add_sce_split). */
+static int
+vocab_parallel(const sym_attrs *attrs)
+{
+	const struct sym__attr *v =
+	    attrs ? sym__attrs_find(attrs, "vocab_parallel") : NULL;
+
+	return v && v->kind == SYM_ATTR_INT && v->i == 1;
+}
+
 /* Apply "op" (by name) to the inputs "in" of "g"; see add_node. A
  * batch_norm of five operands is three nodes (add_batch_norm), a mean
  * softmax_cross_entropy with ignore_index two (add_sce_mean). */
@@ -773,6 +857,10 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 		ok = in[i] != NULL;
 	if (ok && n_in == 5 && !strcmp(op, "batch_norm"))
 		return add_batch_norm(g, n_out, out_names, in, attrs, where);
+	if (ok && n_in == 2 && !strcmp(op, "softmax_cross_entropy") &&
+	    vocab_parallel(attrs))
+		return add_sce_split(g, n_out, out_names, in, attrs, where,
+		    counted_mean(attrs));
 	if (ok && n_in == 2 && !strcmp(op, "softmax_cross_entropy") &&
 	    counted_mean(attrs))
 		return add_sce_mean(g, n_out, out_names, in, attrs, where);

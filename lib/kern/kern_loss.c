@@ -22,6 +22,17 @@
  * a block of the batch (args->normalizer, the global batch, larger than
  * N), "mean" divides by the global batch and refuses an ignored row (it
  * cannot count the other blocks' rows).
+ *
+ * A class-split loss (vocab_parallel) reads two statistics of each row,
+ * summed over the blocks of classes by the pass: t = sce_target's, the
+ * logit of the label (taken by the rank whose block holds the label's
+ * class, 0 elsewhere), and S = sce_sumexp's, the sum over the classes of
+ * exp(logit - t). Its loss is log(S) (S >= 1: the label's own term is 1),
+ * its gradient exp(logit - t) / S minus the one-hot label on the rank's
+ * own classes (at the logits' global offset along dim 1). Shifting by the
+ * label's logit rather than the row's maximum needs no max all-reduce; a
+ * logit more than about 709 above the label's overflows S, which is an
+ * error naming the row (its loss would exceed 709).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -50,6 +61,7 @@ rows_of(struct sym__kernel_args *a, const char *op, const struct sym__tensor *x,
 {
 	const int32_t *l = lab->data;
 	int64_t n = x->dim[0], glob = sym__kin_global(a, 0, 0);
+	int64_t classes = sym__kin_global(a, 0, 1);
 	int64_t row0 = sym__kin_offset(a, 0, 0), off = row0, ignored = 0;
 	int64_t counted = 0;
 	int64_t ii = a->at->loss.ignore_index;
@@ -69,11 +81,11 @@ rows_of(struct sym__kernel_args *a, const char *op, const struct sym__tensor *x,
 			ignored += i >= off && i < off + n;
 			continue;
 		}
-		if (l[i] < 0 || l[i] >= x->dim[1])
+		if (l[i] < 0 || l[i] >= classes)
 			return sym__kfail(a, op,
 			    "label %lld of row %lld is out of range [0, %lld) "
 			    "and is not ignore_index %lld",
-			    (long long)l[i], (long long)i, (long long)x->dim[1],
+			    (long long)l[i], (long long)i, (long long)classes,
 			    (long long)ii);
 		counted++;
 	}
@@ -130,6 +142,42 @@ log_sum_exp(const struct sym__tensor *x, int64_t i, int64_t c)
 	return log(s) + m;
 }
 
+/* Check that inputs "i" and "i" + 1 of the call "a" of "op" are the f64
+ * statistics [N] of the rows of the logits "x"; return 0 or -1. */
+static int
+check_stats(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x, int i)
+{
+	for (int k = i; k < i + 2; k++)
+		if (a->in[k].dtype != SYM_DT_F64 || a->in[k].rank != 1 ||
+		    a->in[k].dim[0] != x->dim[0])
+			return sym__kfail(a, op,
+			    "operand %d must be the f64 [%lld] %s of the rows",
+			    k, (long long)x->dim[0],
+			    k == i ? "label logits (sce_target)"
+			           : "sums of exponentials (sce_sumexp)");
+	return 0;
+}
+
+/* Store in "v" the loss of row "i" of a class-split call "a" of "op",
+ * log(S) with S its sum of exponentials (the last operand); return 0,
+ * or -1 when S overflowed. */
+static int
+split_row_loss(struct sym__kernel_args *a, const char *op, int64_t i, double *v)
+{
+	double s = sym__kld(&a->in[a->n_in - 1], i);
+
+	if (isinf(s))
+		return sym__kfail(a, op,
+		    "row %lld: a logit exceeds the logit of the label by more "
+		    "than 709, which overflows the sum of exp(logit - label "
+		    "logit) of a class-split loss (vocab_parallel)",
+		    (long long)(sym__kin_offset(a, 0, 0) + i));
+	/* cppcheck-suppress invalidFunctionArg */
+	*v = log(s);
+	return 0;
+}
+
 /* Check the output "y" of the call "a" of softmax_cross_entropy for the
  * logits "x" and reduction "red"; return 0 or -1. */
 static int
@@ -164,20 +212,25 @@ k_sce(struct sym__kernel_args *a)
 	double sum = 0.0;
 	int64_t c;
 
-	if (sym__kio(a, op, 2, 3, 1, 1) < 0 || !sym__kat(a, op))
+	if (sym__kio(a, op, 2, 5, 1, 1) < 0 || !sym__kat(a, op))
 		return -1;
 	red = a->at->loss.reduction;
 	if (check_out(a, x, y, red) < 0 ||
-	    rows_of(a, op, x, &a->in[1], red, a->n_in == 3 ? &a->in[2] : NULL,
-	        &r) < 0)
+	    rows_of(a, op, x, &a->in[1], red,
+	        a->n_in == 3 || a->n_in == 5 ? &a->in[2] : NULL, &r) < 0 ||
+	    (a->n_in >= 4 && check_stats(a, op, x, a->n_in - 2) < 0))
 		return -1;
 	c = x->dim[1];
 	for (int64_t i = 0; i < x->dim[0]; i++) {
 		double v = 0.0;
 
-		if (r.lab[i] != r.ignore)
+		if (r.lab[i] != r.ignore && a->n_in >= 4) {
+			if (split_row_loss(a, op, i, &v) < 0)
+				return -1;
+		} else if (r.lab[i] != r.ignore) {
 			v = log_sum_exp(x, i, c) -
 			    sym__kld(x, i * c + r.lab[i]);
+		}
 		if (red == SYM__RED_NONE)
 			sym__kstore(y, i, v);
 		sum += v;
@@ -213,6 +266,37 @@ check_grad(struct sym__kernel_args *a, enum sym__reduction red)
 	return 0;
 }
 
+/* The gradient of a class-split sce_grad call "a" (its statistics the
+ * last two operands) for the logits "x", the reduction "red" and the rows
+ * "r": exp(logit - target) / sumexp minus the one-hot label, on the
+ * rank's classes, times the row's dloss; return 0 or -1. */
+static int
+split_grad(struct sym__kernel_args *a, const struct sym__tensor *x,
+    enum sym__reduction red, const struct rows *r)
+{
+	const struct sym__tensor *t = &a->in[a->n_in - 2];
+	const struct sym__tensor *s = &a->in[a->n_in - 1];
+	int64_t c = x->dim[1], c0 = sym__kin_offset(a, 0, 1);
+
+	if (check_stats(a, "sce_grad", x, a->n_in - 2) < 0)
+		return -1;
+	for (int64_t i = 0; i < x->dim[0]; i++) {
+		double g = sym__kld(&a->in[2], red == SYM__RED_NONE ? i : 0);
+		double ti = sym__kld(t, i), si = sym__kld(s, i);
+
+		g = r->divisor > 0 ? g / r->divisor : 0.0;
+		if (r->lab[i] == r->ignore)
+			g = 0.0;
+		for (int64_t j = 0; j < c; j++)
+			sym__kstore(&a->out[0], i * c + j,
+			    g != 0.0 ? (exp(sym__kld(x, i * c + j) - ti) / si -
+			                   (c0 + j == r->lab[i])) *
+			            g
+			             : 0.0);
+	}
+	return 0;
+}
+
 /* The kernel of sce_grad(logits [N, C], labels, dloss): row i of the
  * gradient is (softmax(logits_i) - onehot(label_i)) times dloss_i for
  * reduction "none", dloss for "sum", dloss over the rows that count for
@@ -226,13 +310,15 @@ sym__k_sce_grad(struct sym__kernel_args *a)
 	struct rows r;
 	int64_t c;
 
-	if (sym__kio(a, op, 3, 4, 1, 1) < 0 || !sym__kat(a, op))
+	if (sym__kio(a, op, 3, 6, 1, 1) < 0 || !sym__kat(a, op))
 		return -1;
 	red = a->at->loss.reduction;
 	if (check_grad(a, red) < 0 ||
-	    rows_of(a, op, x, &a->in[1], red, a->n_in == 4 ? &a->in[3] : NULL,
-	        &r) < 0)
+	    rows_of(a, op, x, &a->in[1], red,
+	        a->n_in == 4 || a->n_in == 6 ? &a->in[3] : NULL, &r) < 0)
 		return -1;
+	if (a->n_in >= 5)
+		return split_grad(a, x, red, &r);
 	c = x->dim[1];
 	for (int64_t i = 0; i < x->dim[0]; i++) {
 		double g = sym__kld(&a->in[2], red == SYM__RED_NONE ? i : 0),
@@ -276,7 +362,86 @@ k_sce_count(struct sym__kernel_args *a)
 	return 0;
 }
 
+/* Check the logits and the labels of the call "a" of the class-split
+ * statistic "op" and its f64 [N] output, and fill "r" with the rows;
+ * return 0 or -1. */
+static int
+stat_rows(struct sym__kernel_args *a, const char *op, struct rows *r)
+{
+	const struct sym__tensor *x = &a->in[0];
+
+	if (!sym__kat(a, op))
+		return -1;
+	if (x->rank != 2 || a->in[1].rank != 1)
+		return sym__kfail(a, op,
+		    "the logits must be [N, C] and the labels [N]");
+	if (sym__kfloat(a, op, x, "the logits") < 0 ||
+	    sym__kindices(a, op, &a->in[1], "the labels") < 0)
+		return -1;
+	if (a->out[0].dtype != SYM_DT_F64 || a->out[0].rank != 1 ||
+	    a->out[0].dim[0] != x->dim[0])
+		return sym__kfail(a, op, "the output must be f64 [%lld]",
+		    (long long)x->dim[0]);
+	return rows_of(a, op, x, &a->in[1], SYM__RED_NONE, NULL, r);
+}
+
+/* The kernel of sce_target(logits [N, C], labels [N]): the logit of each
+ * row's label where the rank's block of classes (at the logits' global
+ * offset along dim 1) holds it, else 0 (and 0 for an ignored row), as
+ * f64 [N]; "a" is the call. */
+static int
+k_sce_target(struct sym__kernel_args *a)
+{
+	static const char op[] = "sce_target";
+	const struct sym__tensor *x = &a->in[0];
+	int64_t c, c0 = sym__kin_offset(a, 0, 1);
+	struct rows r;
+
+	if (sym__kio(a, op, 2, 2, 1, 1) < 0 || stat_rows(a, op, &r) < 0)
+		return -1;
+	c = x->dim[1];
+	for (int64_t i = 0; i < x->dim[0]; i++) {
+		int64_t l = r.lab[i];
+
+		sym__kstore(&a->out[0], i,
+		    l != r.ignore && l >= c0 && l < c0 + c
+		        ? sym__kld(x, i * c + (l - c0))
+		        : 0.0);
+	}
+	return 0;
+}
+
+/* The kernel of sce_sumexp(logits [N, C], labels [N], target f64 [N]):
+ * the sum over the rank's classes of exp(logit - target) for each row (0
+ * for an ignored row), as f64 [N]; "a" is the call. */
+static int
+k_sce_sumexp(struct sym__kernel_args *a)
+{
+	static const char op[] = "sce_sumexp";
+	const struct sym__tensor *x = &a->in[0], *t = &a->in[2];
+	struct rows r;
+	int64_t c;
+
+	if (sym__kio(a, op, 3, 3, 1, 1) < 0 || stat_rows(a, op, &r) < 0)
+		return -1;
+	if (t->dtype != SYM_DT_F64 || t->rank != 1 || t->dim[0] != x->dim[0])
+		return sym__kfail(a, op,
+		    "the target must be the f64 [%lld] of sce_target",
+		    (long long)x->dim[0]);
+	c = x->dim[1];
+	for (int64_t i = 0; i < x->dim[0]; i++) {
+		double s = 0.0, ti = sym__kld(t, i);
+
+		for (int64_t j = 0; j < c && r.lab[i] != r.ignore; j++)
+			s += exp(sym__kld(x, i * c + j) - ti);
+		sym__kstore(&a->out[0], i, s);
+	}
+	return 0;
+}
+
 const sym__kernel_fn sym__kernels_loss[SYM__N_OPS] = {
 	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = k_sce,
 	[SYM__OP_SCE_COUNT] = k_sce_count,
+	[SYM__OP_SCE_TARGET] = k_sce_target,
+	[SYM__OP_SCE_SUMEXP] = k_sce_sumexp,
 };

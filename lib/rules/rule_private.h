@@ -191,5 +191,9 @@ int sym__shard_same_dim(const sym_layout *a, size_t da, const sym_layout *b,
  * is the softmax axis"); 0 or -1 with an error. */
 int sym__shard_unsplit(struct sym__shard *s, size_t i, size_t d,
     const char *why);
+/* Input "i" of "s", an [N] statistic of a class-split
+ * softmax_cross_entropy, laid out like the batch dimension of the logits
+ * (input 0); 0 or -1 with an error (shard_loss.c). */
+int sym__shard_sce_stat(struct sym__shard *s, size_t i);
 
 #endif

@@ -14,7 +14,10 @@
  *    dloss [N] for reduction "none") split like the batch, a scalar
  *    dloss and the count of a mean (sce_count's, all-reduced)
  *    replicated; the gradient is laid out like the logits (the mean
- *    divides by the global count, so nothing is partial);
+ *    divides by the global count, so nothing is partial); with the
+ *    statistics of a class-split loss (sce_target's and sce_sumexp's,
+ *    all-reduced, the last two operands, split like the batch) the
+ *    class dimension may be split too;
  *  - reduce_sum_grad, reduce_mean_grad, reduce_max_grad(dy, x[, y]): the
  *    device matrix is the strategy of x; the gradient is laid out like
  *    x, dy (and y) like the dimensions x keeps. A reduced dimension may
@@ -75,6 +78,9 @@ tuple_sce_grad(struct sym__shard *s, const int64_t *const *split)
 	for (size_t i = 0; i < 3; i++)
 		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
 			return -1;
+	for (size_t i = s->n_in >= 5 ? s->n_in - 2 : s->n_in; i < s->n_in; i++)
+		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
+			return -1;
 	return 0;
 }
 
@@ -111,11 +117,17 @@ infer_sce_grad(struct sym__shard *s)
 	    complete_batch(s, 0, from, 0, 2) < 0 ||
 	    complete_batch(s, 1, 0, 0, 1) < 0 ||
 	    complete_batch(s, 2, 0, 0, none ? 1 : 0) < 0 ||
-	    sym__shard_unsplit(s, 0, 1, "it is the class dimension, which") < 0)
+	    (s->n_in < 5 &&
+	        sym__shard_unsplit(s, 0, 1,
+	            "it is the class dimension, which (without "
+	            "vocab_parallel=1)") < 0))
 		return -1;
-	if (s->n_in == 4 && !s->in[3] &&
+	if ((s->n_in == 4 || s->n_in == 6) && !s->in[3] &&
 	    (sym__lb_init(s, &b, 0) < 0 || sym__shard_set_in(s, 3, &b) < 0))
 		return -1;
+	for (size_t i = s->n_in >= 5 ? s->n_in - 2 : s->n_in; i < s->n_in; i++)
+		if (sym__shard_sce_stat(s, i) < 0)
+			return -1;
 	for (size_t i = 1; i < (none ? 3u : 2u); i++)
 		if (!sym__shard_same_dim(s->in[i], 0, s->in[0], 0))
 			return sym__shard_fail(s, (int)i, 0,

@@ -16,6 +16,21 @@
  * with "mean" or "sum" the scalar output holds partial sums over the
  * batch axes (each rank sums its samples' losses, divided by the global
  * count for the mean), resolved by an AllReduce.
+ *
+ * With vocab_parallel=1 (Megatron's vocabulary-parallel cross entropy)
+ * the graph computes two statistics of each row first: sce_target(logits,
+ * labels), the label's logit, taken by the rank whose block of classes
+ * holds it (0 on the others), and sce_sumexp(logits, labels, target), the
+ * sum of exp(logit - target) over the rank's classes. Both are [N] split
+ * like the batch and hold partial sums over the axes that split the
+ * classes, which the pass all-reduces (two derived communications of N
+ * values). The loss then reads them replicated over the class axes as
+ * its last two operands, so its class dimension may be split: its loss
+ * of a row is log(sumexp), the same on every rank of the class axes
+ * (the output is not partial over them). The shift by the label's logit
+ * replaces the all-reduced maximum of Megatron and of MindSpore's slides
+ * with a sum, which the layouts express; the sums of exact zeros make the
+ * label logit the same bits on every sharding.
  */
 #include <string.h>
 
@@ -47,7 +62,37 @@ tuple_sce(struct sym__shard *s, const int64_t *const *split)
 		return -1;
 	if (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0)
 		return -1;
-	return split[1] ? sym__shard_map(s, 1, split[1], axis_of) : 0;
+	if (split[1] && sym__shard_map(s, 1, split[1], axis_of) < 0)
+		return -1;
+	/* the statistics [N] of a class-split loss (sce_sumexp's target,
+	 * or the loss's last two operands) go with the batch */
+	for (size_t i = s->n_in >= 4 ? s->n_in - 2 : s->n_in; i < s->n_in; i++)
+		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
+			return -1;
+	return 0;
+}
+
+/* Give input "i" of "s" (an [N] statistic of a class-split loss) the
+ * layout of the batch dimension of the logits when it has none, and
+ * check it otherwise; 0 or -1 with an error. */
+int
+sym__shard_sce_stat(struct sym__shard *s, size_t i)
+{
+	struct sym__lb b;
+
+	if (!s->in[i]) {
+		if (sym__lb_init(s, &b, 1) < 0)
+			return -1;
+		sym__lb_copy(&b, 0, s->in[0], 0);
+		return sym__shard_set_in(s, i, &b);
+	}
+	if (sym__shard_same_dim(s->in[i], 0, s->in[0], 0))
+		return 0;
+	return sym__shard_fail(s, (int)i, 0,
+	    "%s is split by %s, but the batch dimension of the logits %s by "
+	    "%s: they must be split alike",
+	    sym__shard_in_name(s, i), sym__shard_axes_txt(s, s->in[i], 0),
+	    sym__shard_in_name(s, 0), sym__shard_axes_txt(s, s->in[0], 0));
 }
 
 /* The layout step (see the top of the file); "s" is the run. */
@@ -73,11 +118,17 @@ infer_sce(struct sym__shard *s)
 		if (sym__shard_set_in(s, 1, &b) < 0)
 			return -1;
 	}
-	if (sym__shard_unsplit(s, 0, 1, "it is the class dimension, which") < 0)
+	if (s->n_in < 4 &&
+	    sym__shard_unsplit(s, 0, 1,
+	        "it is the class dimension, which (without vocab_parallel=1)") <
+	        0)
 		return -1;
-	if (s->n_in == 3 && !s->in[2] &&
+	if ((s->n_in == 3 || s->n_in == 5) && !s->in[2] &&
 	    (sym__lb_init(s, &b, 0) < 0 || sym__shard_set_in(s, 2, &b) < 0))
 		return -1;
+	for (size_t i = s->n_in >= 4 ? s->n_in - 2 : s->n_in; i < s->n_in; i++)
+		if (sym__shard_sce_stat(s, i) < 0)
+			return -1;
 	if (!sym__shard_same_dim(s->in[1], 0, s->in[0], 0))
 		return sym__shard_fail(s, 1, 0,
 		    "the labels %s are split by %s, but the batch dimension "
@@ -117,7 +168,65 @@ infer_count(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
+/* The tuple step of sce_target(logits, labels) and sce_sumexp(logits,
+ * labels, target): the device matrix ("batch", "class") of the logits
+ * or, without their strategy, of the labels' or the target's batch
+ * split; "s" is the run, "split" the split counts by input. */
+static int
+tuple_stat(struct sym__shard *s, const int64_t *const *split)
+{
+	int64_t sizes[2] = { 1, 1 };
+	const char *names[2] = { "batch", "class" };
+	int axis_of[2] = { 0, 1 };
+
+	if (split[0]) {
+		sizes[0] = split[0][0];
+		sizes[1] = split[0][1];
+	} else if (split[1]) {
+		sizes[0] = split[1][0];
+	} else if (s->n_in == 3 && split[2]) {
+		sizes[0] = split[2][0];
+	}
+	if (sym__shard_set_mesh(s, 2, sizes, names) < 0)
+		return -1;
+	for (size_t i = 0; i < s->n_in; i++)
+		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
+			return -1;
+	return 0;
+}
+
+/* The layout step of sce_target and sce_sumexp: the labels (and the
+ * target) split like the batch dimension of the logits, whose class
+ * dimension may be split; the output [N] split like the batch, with
+ * partial sums over the axes that split the classes. "s" is the run. */
+static int
+infer_stat(struct sym__shard *s)
+{
+	size_t from = s->in[0] ? 0 : s->in[1] ? 1 : s->n_in == 3 ? 2 : 0;
+	struct sym__lb b;
+
+	if (!s->in[0] && sym__shard_default_replicated(s, from) < 0)
+		return -1;
+	if (!s->in[0]) {
+		if (sym__lb_init(s, &b, 2) < 0)
+			return -1;
+		sym__lb_copy(&b, 0, s->in[from], 0);
+		if (sym__shard_set_in(s, 0, &b) < 0)
+			return -1;
+	}
+	for (size_t i = 1; i < s->n_in; i++)
+		if (sym__shard_sce_stat(s, i) < 0)
+			return -1;
+	if (sym__lb_init(s, &b, 1) < 0)
+		return -1;
+	sym__lb_copy(&b, 0, s->in[0], 0);
+	sym__lb_partial_dim(&b, s->in[0], 1);
+	return sym__shard_set_out(s, 0, &b);
+}
+
 const struct sym__shard_rule sym__shard_loss[SYM__N_OPS] = {
 	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = { 0, tuple_sce, infer_sce },
 	[SYM__OP_SCE_COUNT] = { 0, tuple_count, infer_count },
+	[SYM__OP_SCE_TARGET] = { 0, tuple_stat, infer_stat },
+	[SYM__OP_SCE_SUMEXP] = { 0, tuple_stat, infer_stat },
 };

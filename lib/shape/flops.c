@@ -117,6 +117,8 @@ static const struct {
 	[SYM__OP_ONE_HOT] = { M_OUT, 1 },
 	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = { M_IN, 6 },
 	[SYM__OP_SCE_COUNT] = { M_IN, 1 },
+	[SYM__OP_SCE_TARGET] = { M_IN, 1 },
+	[SYM__OP_SCE_SUMEXP] = { M_IN, 2 },
 	[SYM__OP_CONV2D] = { M_CONV, 2 },
 	[SYM__OP_MAX_POOL2D] = { M_POOL, 1 },
 	[SYM__OP_AVG_POOL2D] = { M_POOL, 1 },

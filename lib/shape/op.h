@@ -111,6 +111,8 @@ enum sym__opid {
 	/* loss */
 	SYM__OP_SOFTMAX_CROSS_ENTROPY,
 	SYM__OP_SCE_COUNT,
+	SYM__OP_SCE_TARGET,
+	SYM__OP_SCE_SUMEXP,
 	/* conv */
 	SYM__OP_CONV2D,
 	/* pool */

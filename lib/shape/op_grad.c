@@ -80,7 +80,9 @@ sym__rule_sce_grad(struct sym__infer *inf)
 		    sym__txt_dims(inf, dl));
 	if (sym__require_dims_equal(inf, 1, 0, 0, 0) < 0 ||
 	    (none && sym__require_dims_equal(inf, 2, 0, 0, 0) < 0) ||
-	    (inf->n_in == 4 && sym__sce_check_count(inf, 3) < 0))
+	    ((inf->n_in == 4 || inf->n_in == 6) &&
+	        sym__sce_check_count(inf, 3) < 0) ||
+	    (inf->n_in >= 5 && sym__sce_check_stats(inf, inf->n_in - 2) < 0))
 		return -1;
 	return sym__out_same(inf, 0);
 }

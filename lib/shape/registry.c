@@ -209,12 +209,18 @@ static const sym_op ops[SYM__N_OPS] = {
 
 	/* The labels (input 1) are bounded by the classes of the logits; a
 	 * mean divides by the global batch. */
-	OPX(SOFTMAX_CROSS_ENTROPY, "softmax_cross_entropy", LOSS, 2, 3, NULL,
+	OPX(SOFTMAX_CROSS_ENTROPY, "softmax_cross_entropy", LOSS, 2, 5, NULL,
 	    sym__decode_sce, sym__rule_sce, 0, SYM__NORM_BATCH, 1, 0, 1),
 	/* The rows that count for the mean of softmax_cross_entropy; the
 	 * graph adds it before a mean (lib/graph/check.c). */
 	OP(SCE_COUNT, "sce_count", LOSS, 1, 1, sym__decode_sce,
 	    sym__rule_sce_count),
+	/* The statistics of a class-split softmax_cross_entropy (its
+	 * attribute vocab_parallel; lib/graph/check.c). */
+	OP(SCE_TARGET, "sce_target", LOSS, 2, 2, sym__decode_sce,
+	    sym__rule_sce_target),
+	OP(SCE_SUMEXP, "sce_sumexp", LOSS, 3, 3, sym__decode_sce,
+	    sym__rule_sce_sumexp),
 
 	OP(CONV2D, "conv2d", CONV, 2, 2, sym__decode_conv2d, sym__rule_conv2d),
 
@@ -280,7 +286,7 @@ static const sym_op ops[SYM__N_OPS] = {
 	    sym__rule_grad_unary),
 	/* The labels (input 1) are bounded by the classes of the logits; a
 	 * mean divides by the global batch. */
-	OPN(SCE_GRAD, "sce_grad", GRAD, 3, 4, sym__decode_sce_grad,
+	OPN(SCE_GRAD, "sce_grad", GRAD, 3, 6, sym__decode_sce_grad,
 	    sym__rule_sce_grad, SYM__NORM_BATCH, 0, 1, 0, 1),
 	OP(REDUCE_SUM_GRAD, "reduce_sum_grad", GRAD, 2, 2,
 	    sym__decode_reduce_grad, sym__rule_reduce_grad),

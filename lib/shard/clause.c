@@ -474,14 +474,16 @@ out_clause(struct sym__pass *p, sym_node *n, const struct sym__strategy *st,
 
 /* Return 1 when "st" is a strategy of the batch_norm "n" without the
  * statistics operand the graph added, or of the softmax_cross_entropy "n"
- * without its count (the rule lays them out). */
+ * without its count and class-split statistics, or of sce_sumexp without
+ * its target (the rule lays them out). */
 static int
 bn_stats_left(const sym_node *n, const struct sym__strategy *st)
 {
 	return (n->op->id == SYM__OP_BATCH_NORM && n->n_in == 6 &&
 	           st->n_in == 5) ||
-	    (n->op->id == SYM__OP_SOFTMAX_CROSS_ENTROPY && n->n_in == 3 &&
-	        st->n_in == 2);
+	    (n->op->id == SYM__OP_SOFTMAX_CROSS_ENTROPY && n->n_in >= 3 &&
+	        st->n_in == 2) ||
+	    (n->op->id == SYM__OP_SCE_SUMEXP && n->n_in == 3 && st->n_in == 2);
 }
 
 /* Give node "n" the run of its shard clause in the pass "p"; invalid
@@ -495,7 +497,17 @@ sym__shard_clause(struct sym__pass *p, sym_node *n)
 	char *label = sym__node_label(n);
 	struct sym__strategy x_only;
 	int bad, of_bn = n->op->id == SYM__OP_BATCH_NORM_STATS && st->n_in >= 5;
+	int of_sce = (n->op->id == SYM__OP_SCE_TARGET ||
+	                 n->op->id == SYM__OP_SCE_SUMEXP) &&
+	    sym__sce_stats_of(p->g, n->index);
 
+	if (of_sce && st->n_in == 2) {
+		/* the loss's (logits, labels), without its output */
+		x_only = *st;
+		x_only.has_out = 0;
+		x_only.n_out = 0;
+		st = &x_only;
+	}
 	if (of_bn) {
 		x_only = *st;
 		x_only.n_in = 1;

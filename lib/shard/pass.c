@@ -611,6 +611,13 @@ resolve_partials(struct sym__pass *p, sym_node *n, struct sym__run *r)
 			    ": the mean of softmax_cross_entropy divides by "
 			    "the rows that count over the whole batch (the "
 			    "labels stay split)";
+		if (n->op->id == SYM__OP_SCE_TARGET ||
+		    n->op->id == SYM__OP_SCE_SUMEXP)
+			part[np++] =
+			    ": softmax_cross_entropy's classes are split "
+			    "(vocab_parallel): each row's label logit and "
+			    "sum of exponentials add up the blocks of "
+			    "classes";
 		if (add_comm(p->sh, v, NULL, 0, rp, sym__concat(part, np)) < 0)
 			return -1;
 	}
@@ -781,6 +788,30 @@ sym__bn_stats_of(const sym_graph *g, size_t i)
 	    st->n_out == 1 && bn->in[5] == st->out[0];
 }
 
+/* Return the index of the class-split softmax_cross_entropy of "g" whose
+ * statistic (sce_target or sce_sumexp, the graph added them just before
+ * it) node "i" is, or 0 when it is none. */
+size_t
+sym__sce_stats_of(const sym_graph *g, size_t i)
+{
+	const sym_node *st = g->node[i];
+
+	if ((st->op->id != SYM__OP_SCE_TARGET &&
+	        st->op->id != SYM__OP_SCE_SUMEXP) ||
+	    st->n_out != 1)
+		return 0;
+	for (size_t j = i + 1; j < g->n_node && j <= i + 2; j++) {
+		const sym_node *l = g->node[j];
+
+		if (l->op->id == SYM__OP_SOFTMAX_CROSS_ENTROPY &&
+		    l->n_in >= 4 &&
+		    (l->in[l->n_in - 2] == st->out[0] ||
+		        l->in[l->n_in - 1] == st->out[0]))
+			return j;
+	}
+	return 0;
+}
+
 /* Set up the pass "p" over "g" with the topology "topo" and the
  * assignment "a" (may be NULL): the strategy of every node, the binding
  * of every symbol to its least value and its text (built in linear time:
@@ -811,6 +842,9 @@ pass_init(struct sym__pass *p, sym_graph *g, const sym_topology *topo,
 	for (size_t i = 0; p->strategy && i < g->n_node; i++)
 		if (!p->strategy[i] && sym__bn_stats_of(g, i))
 			p->strategy[i] = p->strategy[i + 1];
+	for (size_t i = 0; p->strategy && i < g->n_node; i++)
+		if (!p->strategy[i] && sym__sce_stats_of(g, i))
+			p->strategy[i] = p->strategy[sym__sce_stats_of(g, i)];
 	p->run_of = sym__calloc(g->ctx, g->n_node + 1, sizeof(*p->run_of));
 	for (size_t i = 0; p->strategy && p->run_of && i < g->n_node; i++)
 		p->run_of[i] = p->strategy[i] ? p->n_run++ : SIZE_MAX;

@@ -180,6 +180,9 @@ char *sym__node_label(const sym_node *n);
 /* 1 when node "i" of "g" is the batch_norm_stats read by the batch_norm
  * after it, whose shard clause it follows (pass.c). */
 int sym__bn_stats_of(const sym_graph *g, size_t i);
+/* The index of the class-split softmax_cross_entropy whose statistic
+ * node "i" of "g" is, or 0 (pass.c). */
+size_t sym__sce_stats_of(const sym_graph *g, size_t i);
 
 /* Optimizer sharding (optshard.c): adjust the run "r" of node "n"
  * before it is committed (a gradient resolved into its update's layout,

@@ -260,6 +260,18 @@ sce_count(const sym_value *v)
 	return n && !strcmp(sym_op_name(sym_node_op(n)), "sce_count");
 }
 
+/* Return 1 when "v" is a statistic of a class-split softmax_cross_entropy
+ * (the output of sce_target or sce_sumexp). */
+static int
+sce_split_stat(const sym_value *v)
+{
+	const sym_node *n = sym_value_producer(v);
+
+	return n &&
+	    (!strcmp(sym_op_name(sym_node_op(n)), "sce_target") ||
+	        !strcmp(sym_op_name(sym_node_op(n)), "sce_sumexp"));
+}
+
 /* Add the communication of "r" to "t": the topology and the sizes the
  * times are estimated at, then each communication, a heading line and
  * one row per step of its plan, then the total. */
@@ -321,6 +333,13 @@ comm_rows(const struct report *r, struct table *t)
 			             "ignore_index over the whole batch, the "
 			             "sum of every block's count (the labels "
 			             "stay split)"));
+		if (!c->consumer && sce_split_stat(c->value))
+			table_line(t, 4,
+			    text_dup(
+			        "why: softmax_cross_entropy's classes are "
+			        "split (vocab_parallel): each row's label "
+			        "logit and sum of exp(logit - label logit) "
+			        "are the sums of every block of classes'"));
 	}
 	steps -= fusion_rows(r, t);
 	n -= shared;
