@@ -256,19 +256,29 @@ on4="tests/train/clf4.sg --dataset $data --batch 8"
 	refuse map-input 1 "--map q=image: the graph has no input 'q'" \
 	    $on4 --map q=image
 	refuse map-dtype 1 "input x : f32[b, 1, 2, 3] and column 'label' of \
-$data (train) (i32 rows of []): the dtypes differ" \
+$data (train) (i32 rows of []): the column holds integers, which feed an \
+i32 or i64 input, not f32" \
 	    $on4 --map x=label,y=image
 }
 sed 's/input  x  : f32\[b, 1, 2, 3\]/input  x  : f32[b, 1, 3, 2]/' \
     tests/train/clf4.sg >"$tmp/bad/shape.sg"
-sed 's/input  y  : i32\[b\]/input  y  : i64[b]/' tests/train/clf4.sg \
-    >"$tmp/bad/dtype.sg"
+sed -e 's/input  x  : f32\[b, 1, 2, 3\]/input  x  : f64[b, 1, 2, 3]/' \
+    -e 's/^x2     = reshape(x, \[-1, 6\])$/xc = cast(x, dtype=f32)\
+x2 = reshape(xc, [-1, 6])/' tests/train/clf4.sg >"$tmp/bad/dtype.sg"
+sed -e 's/input  y  : i32\[b\]/input  y  : f32[b]/' \
+    -e 's/^loss   = softmax_cross_entropy(logits, y)$/yi = cast(y, dtype=i32)\
+loss = softmax_cross_entropy(logits, yi)/' tests/train/clf4.sg \
+    >"$tmp/bad/intdtype.sg"
 refuse bind-shape 1 "input x : f32[b, 1, 3, 2] and column 'image' of \
 $data (train) (f32 rows of [1, 2, 3]): the sizes of a row differ" \
     "$tmp/bad/shape.sg" --dataset "$data" --batch 8
-refuse bind-dtype 1 "input y : i64[b] and column 'label' of \
-$data (train) (i32 rows of []): the dtypes differ" \
+refuse bind-dtype 1 "input x : f64[b, 1, 2, 3] and column 'image' of \
+$data (train) (f32 rows of [1, 2, 3]): the dtypes differ" \
     "$tmp/bad/dtype.sg" --dataset "$data" --batch 8
+refuse bind-intdtype 1 "input y : f32[b] and column 'label' of \
+$data (train) (i32 rows of []): the column holds integers, which feed an \
+i32 or i64 input, not f32" \
+    "$tmp/bad/intdtype.sg" --dataset "$data" --batch 8
 refuse no-data 1 "$tmp/none/train-images-idx3-ubyte: no such file" \
     tests/train/clf4.sg --dataset "mnist:$tmp/none" --batch 8
 refuse bad-batch 1 \
