@@ -142,6 +142,38 @@ if ok check-data tests/train/clf4.sg --dataset "$data" --batch 8 \
 		echo "ok: check-data: 10 steps on the data match one device"
 	fi
 fi
+# The class-split cross entropy (vocab_parallel=1): a head of 4 classes
+# (the data's 3 and one never labelled) split over the 2 devices of the
+# hidden layer matches one device at every step, and its losses are
+# those of the same network whose loss keeps the classes whole, to 1e-6
+# relative (the split loss subtracts the label's logit and sums in f64,
+# the whole one subtracts the row's maximum in f32).
+sed -e 's/param  w2 : f32\[8, 3\]/param  w2 : f32[8, 4]/' \
+    -e 's/^loss   = softmax_cross_entropy(logits, y)$/loss = softmax_cross_entropy(logits, y, ignore_index=-1)/' \
+    tests/train/clf4.sg >"$tmp/whole.sg"
+sed 's/ignore_index=-1)$/ignore_index=-1, vocab_parallel=1) shard ((2, 2), (2,))/' \
+    "$tmp/whole.sg" >"$tmp/vocab.sg"
+if ok vocab-check "$tmp/vocab.sg" --dataset "$data" --batch 8 --epochs 2 \
+    --check --check-every 1 &&
+    ok vocab-json "$tmp/vocab.sg" --dataset "$data" --batch 8 --epochs 2 \
+        --json &&
+    ok vocab-whole "$tmp/whole.sg" --dataset "$data" --batch 8 --epochs 2 \
+        --json; then
+	losses vocab-json >"$tmp/vocab-losses"
+	if ! grep -q "^trained 10 steps (80 samples) $matched" \
+	    "$tmp/vocab-check.out"; then
+		fail vocab-check "no summary of 10 steps that matched"
+	elif test "$(losses vocab-json | wc -l)" -ne 10 ||
+	    ! losses vocab-whole | paste - "$tmp/vocab-losses" |
+	    awk '{ d = $1 - $2; if (d < 0) d = -d
+	           if (d > 1e-6 * $2) bad = 1 } END { exit bad }'; then
+		fail vocab-json "its losses $(losses vocab-json | tr '\n' ' ')are \
+not the whole loss's $(losses vocab-whole | tr '\n' ' ')"
+	else
+		echo "ok: vocab-check: classes split, one device matched," \
+		    "the losses of the whole loss"
+	fi
+fi
 # A searched graph trains on the piece of its first batch size (weights
 # cut over 2 devices at b = 2048) and matches one device at every step,
 # including the smaller sizes of the schedule. Its batches are large:
