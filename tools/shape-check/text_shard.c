@@ -109,6 +109,18 @@ mirrored_param(const struct report *r, const sym_value *v)
 /* Return the malloc'ed heading of the communication "c": what it
  * connects, "x2 -> matmul h1 (input 0)" or "h1 after matmul h1 (partial
  * sums)", and its layouts. */
+/* Return 1 when "l" (may be NULL) holds partial sums over some axis. */
+static int
+has_partial(const sym_layout *l)
+{
+	const sym_mesh *m = l ? sym_layout_mesh(l) : NULL;
+
+	for (size_t a = 0; m && a < sym_mesh_n_axes(m); a++)
+		if (sym_layout_is_partial(l, a) == 1)
+			return 1;
+	return 0;
+}
+
 static char *
 comm_heading(const sym_reshard *c)
 {
@@ -123,9 +135,11 @@ comm_heading(const sym_reshard *c)
 	if (name && lay && c->consumer)
 		s = report_format("%s -> %s %s (input %zu): %s", v, op, name,
 		    c->input, lay);
-	else if (name && lay)
+	else if (name && lay && has_partial(sym_reshard_source(c)))
 		s = report_format("%s after %s %s (partial sums): %s", v, op,
 		    name, lay);
+	else if (name && lay)
+		s = report_format("%s after %s %s: %s", v, op, name, lay);
 	free(name);
 	free(lay);
 	return s;
@@ -326,6 +340,9 @@ comm_rows(const struct report *r, struct table *t)
 			        "(sharded training equals one device; "
 			        "PyTorch and MindSpore keep per-device "
 			        "statistics)"));
+		if (!c->consumer && !has_partial(sym_reshard_source(c)) &&
+		    c->reason)
+			table_line(t, 4, report_format("why: %s", c->reason));
 		if (!c->consumer && sce_count(c->value))
 			table_line(t, 4,
 			    text_dup("why: the mean of softmax_cross_entropy "
