@@ -132,6 +132,8 @@ const char *sym__shard_axes_txt(struct sym__shard *s, const sym_layout *l,
 
 /* The device matrix of "n" axes of "sizes" named "names" ("rep" added
  * when it uses fewer than all devices); 0 or -1 with an error. */
+int sym__shard_loss_mesh(struct sym__shard *s, const int64_t *const *split,
+    int extra);
 int sym__shard_set_mesh(struct sym__shard *s, size_t n, const int64_t *sizes,
     const char *const *names);
 /* Names "prefix0", "prefix1", ... for "n" axes, in scratch memory. */

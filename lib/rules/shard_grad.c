@@ -61,19 +61,9 @@ static int
 tuple_sce_grad(struct sym__shard *s, const int64_t *const *split)
 {
 	int none = s->at->loss.reduction == SYM__RED_NONE;
-	int64_t sizes[2] = { 1, 1 };
-	const char *names[2] = { "batch", "class" };
 	int axis_of[2] = { 0, 1 };
 
-	if (split[0]) {
-		sizes[0] = split[0][0];
-		sizes[1] = split[0][1];
-	} else if (split[1]) {
-		sizes[0] = split[1][0];
-	} else if (none && split[2]) {
-		sizes[0] = split[2][0];
-	}
-	if (sym__shard_set_mesh(s, 2, sizes, names) < 0)
+	if (sym__shard_loss_mesh(s, split, none ? 2 : -1) < 0)
 		return -1;
 	for (size_t i = 0; i < 3; i++)
 		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)

@@ -37,11 +37,34 @@
 #include "rules/rule_private.h"
 
 /* The tuple step: "s" is the run, "split" the split counts by input. */
-static int
-tuple_sce(struct sym__shard *s, const int64_t *const *split)
+/*
+ * Set the device matrix ("batch", "class") of the tuple step "s" of a
+ * loss-family operator from the split counts "split" by input: the
+ * strategy of the logits (input 0), or without it the batch split of the
+ * labels (input 1) or of input "extra" (an [N] operand; -1: none).
+ * Return 0 or -1.
+ */
+int
+sym__shard_loss_mesh(struct sym__shard *s, const int64_t *const *split,
+    int extra)
 {
 	int64_t sizes[2] = { 1, 1 };
 	const char *names[2] = { "batch", "class" };
+
+	if (split[0]) {
+		sizes[0] = split[0][0];
+		sizes[1] = split[0][1];
+	} else if (split[1]) {
+		sizes[0] = split[1][0];
+	} else if (extra >= 0 && split[extra]) {
+		sizes[0] = split[extra][0];
+	}
+	return sym__shard_set_mesh(s, 2, sizes, names);
+}
+
+static int
+tuple_sce(struct sym__shard *s, const int64_t *const *split)
+{
 	int axis_of[2] = { 0, 1 };
 
 	if (split[0] && split[1] && split[1][0] != split[0][0])
@@ -52,13 +75,7 @@ tuple_sce(struct sym__shard *s, const int64_t *const *split)
 		    sym__shard_in_name(s, 1), (long long)split[1][0],
 		    SYM__WAYS(split[1][0]), sym__shard_in_name(s, 0),
 		    (long long)split[0][0], SYM__WAYS(split[0][0]));
-	if (split[0]) {
-		sizes[0] = split[0][0];
-		sizes[1] = split[0][1];
-	} else if (split[1]) {
-		sizes[0] = split[1][0];
-	}
-	if (sym__shard_set_mesh(s, 2, sizes, names) < 0)
+	if (sym__shard_loss_mesh(s, split, -1) < 0)
 		return -1;
 	if (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0)
 		return -1;
@@ -175,19 +192,9 @@ infer_count(struct sym__shard *s)
 static int
 tuple_stat(struct sym__shard *s, const int64_t *const *split)
 {
-	int64_t sizes[2] = { 1, 1 };
-	const char *names[2] = { "batch", "class" };
 	int axis_of[2] = { 0, 1 };
 
-	if (split[0]) {
-		sizes[0] = split[0][0];
-		sizes[1] = split[0][1];
-	} else if (split[1]) {
-		sizes[0] = split[1][0];
-	} else if (s->n_in == 3 && split[2]) {
-		sizes[0] = split[2][0];
-	}
-	if (sym__shard_set_mesh(s, 2, sizes, names) < 0)
+	if (sym__shard_loss_mesh(s, split, s->n_in == 3 ? 2 : -1) < 0)
 		return -1;
 	for (size_t i = 0; i < s->n_in; i++)
 		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
