@@ -101,6 +101,15 @@ static const struct gcase cases[] = {
 	    "k = reduce_sum(n, axis=0, keep_dims=true)\n"
 	    "m = mul(a, s)\ny = add(m, k)\n",
 	    "[1]" },
+	{ "softmax_cross_entropy_vocab_parallel",
+	    "param x : f64[b, 5]\nparam w : f64[5, 4]\ninput i : i32[b]\n"
+	    "l = matmul(x, w)\n"
+	    "a = softmax_cross_entropy(l, i, ignore_index=-1, "
+	    "vocab_parallel=1)\n"
+	    "s = softmax_cross_entropy(l, i, reduction=\"sum\", "
+	    "vocab_parallel=1)\n"
+	    "y = mul(a, s)\n",
+	    "[]" },
 	{ "norm",
 	    "param x : f64[b, 3, 6]\nparam g1 : f64[6]\nparam b1 : f64[6]\n"
 	    "param g2 : f64[3, 6]\nparam b2 : f64[3, 6]\n"
