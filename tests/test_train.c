@@ -319,6 +319,19 @@ test_tutorial(void **state)
 	assert_true(r.outputs.n_mismatch + r.params.n_mismatch > 0);
 }
 
+/* The step through the optimizer lists below: 1, or 3 when
+ * SYMSHARD_EXEC_LIGHT is set (by make check-valgrind, where the full
+ * lists take minutes): plain SGD, momentum with weight decay and Adam
+ * with weight decay, one of each kind; make check and the sanitizer
+ * builds run every one. */
+static size_t
+opt_stride(void)
+{
+	const char *v = getenv("SYMSHARD_EXEC_LIGHT");
+
+	return v && *v && strcmp(v, "0") != 0 ? 3 : 1;
+}
+
 /* The optimizers of the tests below, one of each kind and option. */
 static const char *const all_opts[] = { "sgd(lr=0.05)",
 	"sgd(0.05, momentum=0.9, dampening=0.1, weight_decay=0.01)",
@@ -334,7 +347,8 @@ static const char *const all_opts[] = { "sgd(lr=0.05)",
 static void
 train_all(const char *fmt, const int64_t *bs)
 {
-	for (size_t i = 0; i < sizeof(all_opts) / sizeof(all_opts[0]); i++) {
+	for (size_t i = 0; i < sizeof(all_opts) / sizeof(all_opts[0]);
+	     i += opt_stride()) {
 		double loss[10];
 
 		train(fmt, all_opts[i], bs, 10, 1e-9, loss);
@@ -415,7 +429,8 @@ test_examples(void **state)
 
 	(void)state;
 	for (size_t k = 0; k < 2; k++)
-		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]);
+		     i += opt_stride()) {
 			char *text = example_text(names[k], opts[i]);
 			char what[128];
 			double loss[10];
