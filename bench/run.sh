@@ -90,7 +90,9 @@
 #   BENCH_CONV   the convolution benchmark (default ./bench/bench_conv:
 #                conv2d and its gradients against sgemm of the same size,
 #                and bench/lenet_train.sg trained on one rank, compared
-#                with PyTorch by bench/torch_lenet.py)
+#                with PyTorch by bench/torch_lenet.py; then
+#                examples/resnet.sg on one rank, the shares of a step in
+#                conv, pooling and batch norm kernels)
 #   BENCH_TRAINER the trainer benchmark (default ./bench/bench_trainer):
 #                samples per second of sym_trainer(3), the loop shape-train
 #                runs, on Fashion-MNIST (FASHION_MNIST) at global batches
@@ -260,6 +262,12 @@ if test -r "$fashion/train-images-idx3-ubyte.gz" ||
 	"$bench_conv" --dataset "$fashion" --graph "$srcdir/lenet_train.sg" \
 	    $TRAINER_ARGS >"$tmp/conv.json"
 	cat "$tmp/conv.json"
+	# The share of pooling and batch norm in a step: the ResNet of
+	# examples/resnet.sg (conv, batch_norm, max and global average
+	# pooling) on one rank.
+	# shellcheck disable=SC2086
+	"$bench_conv" --dataset "$fashion" --train-only \
+	    --graph "$srcdir/../examples/resnet.sg" $TRAINER_ARGS
 	if has_torch; then
 		machine torch_lenet.py
 		# shellcheck disable=SC2086
