@@ -19,7 +19,11 @@
 #    8 ranks (every step equals one device), the same losses on 1 rank
 #    (1e-5 relative), each batch's loss lower in the second epoch than in
 #    the first; the running statistics are state: in the checkpoint and
-#    equal to PyTorch's (resnet_tiny.stats.safetensors), unchanged.
+#    equal to PyTorch's (resnet_tiny.stats.safetensors), unchanged;
+#  - tests/onnx/resnet_bn.sg imports it in training: logits equal to
+#    PyTorch's in training mode (batch statistics) on 8 ranks, not those
+#    of inference; 8 steps of shape-train as above, and the running
+#    statistics in the checkpoint updated.
 #
 # Usage: tests/check-onnx-resnet.sh
 # Environment (set by make check): top_srcdir, top_builddir;
@@ -158,6 +162,27 @@ if check run dp-badname 1 "$tmp/bad.sg" --bind b=8; then
 	    "$tmp/err"
 fi
 
+# --- Imported in training (tests/onnx/resnet_bn.sg): batch statistics,
+# all-reduced across the batch split, equal to PyTorch's in training.
+bn=$top_srcdir/tests/onnx/resnet_bn.sg
+if check run bn-pytorch 0 "$bn" --bind b=16 --quiet \
+    --inputs "$m.b16.in.safetensors" --outputs "$tmp/o.safetensors"; then
+	verdict bn-pytorch "$cmp" "$tmp/o.safetensors" \
+	    "$m.b16.train.safetensors" 1e-5 1e-5
+	# ... and not the logits of inference.
+	verdict bn-not-eval sh -c "! '$cmp' '$tmp/o.safetensors' \
+	    '$m.b16.out.safetensors' 1e-5 1e-5 >/dev/null 2>&1"
+fi
+rm -f "$tmp/o.safetensors"
+if check run bn-sizes 0 "$bn" --bind b=8 --bind b=24; then
+	verdict bn-sizes grep -q "^2 steps: every output matches" "$tmp/out"
+fi
+sed 's/(batch = b) training/(batch = b) trained/' "$bn" >"$tmp/bad.sg"
+if check run bn-word 1 "$tmp/bad.sg" --bind b=8; then
+	verdict bn-word grep -q \
+	    "bad.sg:9:39: error: unexpected 'trained' after the import" "$tmp/err"
+fi
+
 # --- Fine-tuning with shape-train, from the model's own weights.
 if test -n "${SYM_TEST_WRAPPER:-}"; then
 	echo "check-onnx-resnet: training skipped under valgrind"
@@ -229,6 +254,28 @@ if check train train-r1 0 "$sg" "$@" --ranks 1; then
 	    d = $1 - w[FNR]; if (d < 0) d = -d
 	    if (d > 1e-5 * w[FNR]) exit 1; k++ } END { exit k != 8 }' \
 	    "$tmp/r8" "$tmp/r1"
+fi
+
+# In training the running statistics are updated: 8 ranks equal one
+# device, the losses those of 1 rank, the statistics in the checkpoint
+# no longer the exported ones.
+if check train bn-r8 0 "$bn" "$@" --check --save "$tmp/bn.safetensors"
+then
+	sed -n 's/.*"loss": \([^,]*\),.*/\1/p' "$tmp/out" >"$tmp/bn8"
+	verdict bn-r8-steps test "$(wc -l <"$tmp/bn8")" -eq 8
+	verdict bn-r8-check sh -c "! grep -q MISMATCH '$tmp/out' '$tmp/err'"
+	verdict bn-r8-falls awk '{ l[NR] = $1 } END {
+	    for (i = 1; i <= 4; i++) if (!(l[i + 4] < l[i])) exit 1 }' \
+	    "$tmp/bn8"
+	verdict bn-state-updated sh -c "! '$cmp' '$tmp/bn.safetensors' \
+	    '$m.stats.safetensors' 1e-3 1e-3 >/dev/null 2>&1"
+fi
+if check train bn-r1 0 "$bn" "$@" --ranks 1; then
+	sed -n 's/.*"loss": \([^,]*\),.*/\1/p' "$tmp/out" >"$tmp/bn1"
+	verdict bn-r1 awk 'NR == FNR { w[NR] = $1; next } {
+	    d = $1 - w[FNR]; if (d < 0) d = -d
+	    if (d > 1e-5 * w[FNR]) exit 1; k++ } END { exit k != 8 }' \
+	    "$tmp/bn8" "$tmp/bn1"
 fi
 
 echo "check-onnx-resnet: $passed passed, $failed failed"

@@ -22,7 +22,8 @@ dimensions at those two batch sizes, as ONNX's shape inference gives
 them on copies of the model with the batch fixed (needs python3-onnx),
 the oracle of tests/check-onnx-resnet.sh's symbolic dimensions, and
 resnet_tiny.stats.safetensors, the running statistics of its batch
-norms.
+norms, and resnet_tiny.b16.train.safetensors, PyTorch's logits in
+training mode (batch statistics) on the images of batch 16.
 """
 import json
 import os
@@ -158,6 +159,12 @@ def main():
         write_safetensors(f"{base}.b{b}.in.safetensors", {"x": x})
         write_safetensors(f"{base}.b{b}.out.safetensors",
                           {"logits": logits})
+    # The same model in training (batch statistics) on the images of
+    # batch 16: its logits, for an import in training.
+    model.train()
+    with torch.no_grad():
+        logits = model(x)
+    write_safetensors(f"{base}.b{b}.train.safetensors", {"logits": logits})
     return 0
 
 
