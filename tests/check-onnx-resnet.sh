@@ -23,7 +23,9 @@
 #  - tests/onnx/resnet_bn.sg imports it in training: logits equal to
 #    PyTorch's in training mode (batch statistics) on 8 ranks, not those
 #    of inference; 8 steps of shape-train as above, and the running
-#    statistics in the checkpoint updated.
+#    statistics in the checkpoint updated; after one step on 8 ranks,
+#    equal to PyTorch's after one forward pass in training on the same
+#    images (resnet_tiny.step1.safetensors, 1e-5).
 #
 # Usage: tests/check-onnx-resnet.sh
 # Environment (set by make check): top_srcdir, top_builddir;
@@ -269,6 +271,14 @@ then
 	    "$tmp/bn8"
 	verdict bn-state-updated sh -c "! '$cmp' '$tmp/bn.safetensors' \
 	    '$m.stats.safetensors' 1e-3 1e-3 >/dev/null 2>&1"
+fi
+# After one step on 8 ranks the running statistics are PyTorch's after
+# one forward pass in training on the same 16 images (global batch
+# statistics, ONNX's momentum 0.9 read as PyTorch's 0.1).
+if check train bn-step1 0 "$bn" --dataset "mnist:$tmp/data" --batch 16 \
+    --steps 1 --no-shuffle --save "$tmp/s1.safetensors"; then
+	verdict bn-step1 "$cmp" "$tmp/s1.safetensors" \
+	    "$m.step1.safetensors" 1e-5 1e-5
 fi
 if check train bn-r1 0 "$bn" "$@" --ranks 1; then
 	sed -n 's/.*"loss": \([^,]*\),.*/\1/p' "$tmp/out" >"$tmp/bn1"

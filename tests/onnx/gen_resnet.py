@@ -23,8 +23,12 @@ them on copies of the model with the batch fixed (needs python3-onnx),
 the oracle of tests/check-onnx-resnet.sh's symbolic dimensions, and
 resnet_tiny.stats.safetensors, the running statistics of its batch
 norms, and resnet_tiny.b16.train.safetensors, PyTorch's logits in
-training mode (batch statistics) on the images of batch 16.
+training mode (batch statistics) on the images of batch 16, and
+resnet_tiny.step1.safetensors, the running statistics after one forward
+pass in training on the first 16 images of check-onnx-resnet.sh's IDX
+files.
 """
+import copy
 import json
 import os
 import struct
@@ -90,6 +94,20 @@ def write_safetensors(path, tensors):
     h += b" " * (-len(h) % 8)
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+def idx28_images(n):
+    """The first "n" images of check-onnx-resnet.sh's idx28, [n, 1, 28,
+    28], pixels / 255: a diagonal stripe pattern of the label on
+    noise."""
+    x = torch.zeros(n, 1, 28, 28)
+    for s in range(n):
+        label = (s * 7 + s // 5) % 10
+        for r in range(28):
+            for c in range(28):
+                v = 200 if (r + c) % 10 == label else (s * 13 + r * 3 + c) % 40
+                x[s, 0, r, c] = v
+    return x / 255
 
 
 def write_shapes(base, sizes):
@@ -161,10 +179,19 @@ def main():
                           {"logits": logits})
     # The same model in training (batch statistics) on the images of
     # batch 16: its logits, for an import in training.
-    model.train()
+    trained = copy.deepcopy(model).train()
     with torch.no_grad():
-        logits = model(x)
+        logits = trained(x)
     write_safetensors(f"{base}.b{b}.train.safetensors", {"logits": logits})
+    # The running statistics after one step in training on the first 16
+    # images that tests/check-onnx-resnet.sh writes as IDX files (its
+    # idx28, pixels / 255 as the MNIST reader gives them).
+    trained = copy.deepcopy(model).train()
+    with torch.no_grad():
+        trained(idx28_images(16))
+    write_safetensors(base + ".step1.safetensors",
+                      {k: v for k, v in trained.state_dict().items()
+                       if k.endswith(("running_mean", "running_var"))})
     return 0
 
 
