@@ -207,6 +207,9 @@ test_refused(void **state)
 		    "node 'bn' (BatchNormalization, opset 15): in training, "
 		    "the running statistics must be initializers, but mean "
 		    "is not" },
+		{ "bnshared.onnx",
+		    "node 'y2' (BatchNormalization, opset 15): in training, m "
+		    "would be updated by two BatchNormalization nodes" },
 		{ "bn4.onnx",
 		    "node 'bn' (BatchNormalization, opset 15): "
 		    "BatchNormalization takes 5 inputs, not 4" },

@@ -676,6 +676,11 @@ map_batch_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 			    "in training, the running statistics must be "
 			    "initializers, but %s is not",
 			    n->input[i]);
+		if (training && sym_value_is_state(in[i]))
+			return sym__onnx_errorf(im,
+			    "in training, %s would be updated by two "
+			    "BatchNormalization nodes",
+			    n->input[i]);
 		if (param && sym_value_set_state(in[i], 1) < 0)
 			return sym__onnx_errorf(im, "cannot make %s state",
 			    n->input[i]);

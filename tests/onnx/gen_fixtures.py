@@ -114,6 +114,14 @@ def main():
         name="bn", training_mode=1)], [xc] + vecs,
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
         opset=15)
+    stats = [numpy_helper.from_array(np.zeros(2, np.float32), "m"),
+             numpy_helper.from_array(np.ones(2, np.float32), "v")]
+    save("bnshared", [helper.make_node(
+        "BatchNormalization", [a, "scale", "bias", "m", "v"], [y],
+        name=y, training_mode=1) for a, y in (("x", "y1"), ("y1", "y2"))],
+        [xc] + vecs[:2],
+        [helper.make_tensor_value_info("y2", TensorProto.FLOAT, None)],
+        stats, opset=15)
     save("bn4", [helper.make_node(
         "BatchNormalization", ["x", "scale", "bias", "mean"], ["y"],
         name="bn")], [xc] + vecs[:3],
