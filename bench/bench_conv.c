@@ -13,8 +13,11 @@
  *  2. Training: bench/lenet_train.sg on Fashion-MNIST on one rank, one
  *     thread (the trainer, as bench_trainer runs it: W warm-up steps,
  *     then R windows of K steps, the median window's samples per
- *     second), with the share of the steps spent in the conv kernels
- *     (timed by sym_exec's progress callback). bench/torch_lenet.py
+ *     second), with the share of the steps spent in the conv kernels,
+ *     in pooling (max, average, global average, their gradients) and in
+ *     batch norm (its statistics, update and gradients), timed by
+ *     sym_exec's progress callback; --graph examples/resnet.sg has all
+ *     three. bench/torch_lenet.py
  *     trains the same network in PyTorch on one thread and compares.
  *
  * Prints {"bench": "conv_kernel", ...} lines and one {"bench":
@@ -22,7 +25,7 @@
  *
  * Usage: bench_conv [--dataset DIR] [--graph FILE] [--batch B]
  *                   [--steps K] [--warmup W] [--windows R] [--seed S]
- *                   [--kernels-only]
+ *                   [--kernels-only | --train-only]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,13 +62,13 @@ struct opts {
 	const char *dataset, *graph;
 	int64_t batch, steps, warmup;
 	uint64_t seed;
-	int windows, kernels_only;
+	int windows, kernels_only, train_only;
 };
 
 /* The times of the trainer's rank, kept by its progress callback. */
 struct clock {
 	const sym_exec *x;
-	double kern, conv, comm, last;
+	double kern, conv, pool, norm, comm, last;
 	int on;
 };
 
@@ -256,8 +259,13 @@ tick(void *arg, size_t i, size_t n)
 	if (c->on && i > 0) {
 		if (ps->kind == SYM_PLAN_KERNEL) {
 			c->kern += dt;
-			if (!strncmp(sym_node_op_name(ps->node), "conv2d", 6))
+			const char *op = sym_node_op_name(ps->node);
+			if (!strncmp(op, "conv2d", 6))
 				c->conv += dt;
+			else if (strstr(op, "pool"))
+				c->pool += dt;
+			else if (!strncmp(op, "batch_norm", 10))
+				c->norm += dt;
 		} else {
 			c->comm += dt;
 		}
@@ -274,7 +282,7 @@ parse(int argc, char **argv, struct opts *o)
 
 	snprintf(path, sizeof(path), "%s%sbench/lenet_train.sg", top ? top : "",
 	    top ? "/" : "");
-	*o = (struct opts){ DEFAULT_DATA, path, 64, 0, 10, 1, 3, 0 };
+	*o = (struct opts){ DEFAULT_DATA, path, 64, 0, 10, 1, 3, 0, 0 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -282,10 +290,14 @@ parse(int argc, char **argv, struct opts *o)
 			o->kernels_only = 1;
 			continue;
 		}
+		if (!strcmp(a, "--train-only")) {
+			o->train_only = 1;
+			continue;
+		}
 		if (!v)
 			die("usage: bench_conv [--dataset DIR] [--graph FILE] "
 			    "[--batch B] [--steps K] [--warmup W] [--windows "
-			    "R] [--seed S] [--kernels-only]",
+			    "R] [--seed S] [--kernels-only | --train-only]",
 			    NULL);
 		i++;
 		if (!strcmp(a, "--dataset"))
@@ -373,18 +385,20 @@ train(const struct opts *o, sym_ctx *ctx)
 		all += sec[w];
 	}
 	sp = bench_spread_of(rate, (size_t)run.windows);
-	printf("{\"bench\": \"conv_trainer\", \"graph\": \"lenet_train.sg\", "
+	const char *base = strrchr(o->graph, '/');
+	printf("{\"bench\": \"conv_trainer\", \"graph\": \"%s\", "
 	       "\"ranks\": 1, \"b\": %lld, \"blas_threads\": 1, "
 	       "\"warmup_steps\": %lld, \"steps\": %lld, \"windows\": %d, "
 	       "\"samples_per_s_windows\": [",
-	    (long long)run.batch, (long long)run.warmup, (long long)run.steps,
-	    run.windows);
+	    base ? base + 1 : o->graph, (long long)run.batch,
+	    (long long)run.warmup, (long long)run.steps, run.windows);
 	for (int w = 0; w < run.windows; w++)
 		printf("%s%.0f", w ? ", " : "", rate[w]);
 	printf("], \"samples_per_s\": %.0f, \"ms_step\": %.3f, "
-	       "\"conv_share\": %.3f, \"kernel_share\": %.3f}\n",
+	       "\"conv_share\": %.3f, \"pool_share\": %.3f, "
+	       "\"batch_norm_share\": %.3f, \"kernel_share\": %.3f}\n",
 	    sp.median, 1e3 * all / (double)(run.steps * run.windows),
-	    c.conv / all, c.kern / all);
+	    c.conv / all, c.pool / all, c.norm / all, c.kern / all);
 	fflush(stdout);
 	sym_trainer_free(t);
 	sym_dataset_free(data);
@@ -406,7 +420,8 @@ main(int argc, char **argv)
 	parse(argc, argv, &o);
 	bench_header("bench_conv");
 	openblas_set_num_threads(1);
-	for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
+	for (size_t i = 0;
+	     !o.train_only && i < sizeof(layers) / sizeof(layers[0]); i++) {
 		kernel_line(ctx, &layers[i], "conv2d");
 		kernel_line(ctx, &layers[i], "conv2d_input_grad");
 		kernel_line(ctx, &layers[i], "conv2d_weight_grad");

@@ -81,13 +81,18 @@
 #                dimensions it keeps as a declared dim_param, its fresh
 #                unk__N and the values it leaves without a shape, with
 #                "ratio_onnx_over_symshard"; without python3-onnx it says
-#                skipped
+#                skipped. With python3-torch it also exports, at bench
+#                time, a 24-block GPT (tools/onnx/export_gpt.py, about
+#                2800 nodes) and torchvision's ResNet-50, and compares
+#                them the same way
 #   MPIRUN       mpirun, to run bench_comm --mpi on 4 processes; empty
 #                (configure found no MPI): skip it
 #   BENCH_CONV   the convolution benchmark (default ./bench/bench_conv:
 #                conv2d and its gradients against sgemm of the same size,
 #                and bench/lenet_train.sg trained on one rank, compared
-#                with PyTorch by bench/torch_lenet.py)
+#                with PyTorch by bench/torch_lenet.py; then
+#                examples/resnet.sg on one rank, the shares of a step in
+#                conv, pooling and batch norm kernels)
 #   BENCH_TRAINER the trainer benchmark (default ./bench/bench_trainer):
 #                samples per second of sym_trainer(3), the loop shape-train
 #                runs, on Fashion-MNIST (FASHION_MNIST) at global batches
@@ -257,6 +262,12 @@ if test -r "$fashion/train-images-idx3-ubyte.gz" ||
 	"$bench_conv" --dataset "$fashion" --graph "$srcdir/lenet_train.sg" \
 	    $TRAINER_ARGS >"$tmp/conv.json"
 	cat "$tmp/conv.json"
+	# The share of pooling and batch norm in a step: the ResNet of
+	# examples/resnet.sg (conv, batch_norm, max and global average
+	# pooling) on one rank.
+	# shellcheck disable=SC2086
+	"$bench_conv" --dataset "$fashion" --train-only \
+	    --graph "$srcdir/../examples/resnet.sg" $TRAINER_ARGS
 	if has_torch; then
 		machine torch_lenet.py
 		# shellcheck disable=SC2086
@@ -318,6 +329,51 @@ else
 	sed 's/^/# /' "$tmp/onnx.err"
 	echo "# onnx: the importer is not built (configure --with-onnx):" \
 	    "skipped"
+fi
+
+# Large models, exported at bench time when python3 has torch (and
+# torchvision): the GPT-style decoder of tools/onnx/export_gpt.py with 24
+# blocks (about 2800 nodes) and torchvision's ResNet-50 (random weights,
+# 100 MB: its import time is mostly reading them, which ONNX's timing,
+# on a model already loaded, leaves out).
+echo "# ONNX import of large models against ONNX's shape inference"
+big=$tmp/onnx-big
+if test -n "$python3" && command -v "$python3" >/dev/null 2>&1 &&
+    "$python3" -c 'import torch, onnx' >/dev/null 2>&1 &&
+    "$bench_onnx" "$models/shapes.onnx" >/dev/null 2>&1; then
+	mkdir -p "$big"
+	list=
+	if "$python3" "$srcdir/../tools/onnx/export_gpt.py" "$big/gpt24.onnx" \
+	    --layers 24 --width 32 --heads 2 --vocab 64 >/dev/null 2>&1; then
+		list="$big/gpt24.onnx"
+	else
+		echo "# onnx: the 24-block GPT did not export: skipped"
+	fi
+	if "$python3" -c '
+import sys, torch, torchvision
+m = torchvision.models.resnet50().eval()
+torch.onnx.export(m, torch.randn(1, 3, 224, 224), sys.argv[1],
+                  input_names=["x"], output_names=["logits"],
+                  opset_version=14,
+                  dynamic_axes={"x": {0: "batch"}, "logits": {0: "batch"}})
+' "$big/resnet50.onnx" >/dev/null 2>&1; then
+		list="$list $big/resnet50.onnx"
+	else
+		echo "# onnx: no torchvision ResNet-50 export: skipped"
+	fi
+	# shellcheck disable=SC2086
+	if test -n "$list" && "$bench_onnx" $list >"$tmp/big.json" \
+	    2>"$tmp/big.err"; then
+		cat "$tmp/big.json"
+		machine onnx_infer.py
+		"$python3" "$srcdir/onnx_infer.py" "$big" <"$tmp/big.json"
+	elif test -n "$list"; then
+		sed 's/^/# /' "$tmp/big.err"
+	fi
+	rm -rf "$big"
+else
+	echo "# onnx: no python3 with torch and onnx, or no importer:" \
+	    "skipped the large models"
 fi
 
 echo "# prover: tier 0, exact tier, both (bench/bench_prove)"

@@ -203,6 +203,16 @@ test_refused(void **state)
 		    "supported" },
 		{ "badsize.onnx",
 		    "tensor 'w': 20 bytes of raw data, its shape needs 24" },
+		{ "bntrain.onnx",
+		    "node 'bn' (BatchNormalization, opset 15): in training, "
+		    "the running statistics must be initializers, but mean "
+		    "is not" },
+		{ "bnshared.onnx",
+		    "node 'y2' (BatchNormalization, opset 15): in training, m "
+		    "would be updated by two BatchNormalization nodes" },
+		{ "bn4.onnx",
+		    "node 'bn' (BatchNormalization, opset 15): "
+		    "BatchNormalization takes 5 inputs, not 4" },
 		{ "extout.onnx",
 		    "tensor 'w': external data location '../secret.bin' is not "
 		    "a relative path inside the model's folder" },

@@ -26,6 +26,7 @@ struct sym__onnx_into {
 	const char *const *from;
 	sym_symbol *const *to;
 	size_t n;
+	int training; /* BatchNormalization in training (import ... training) */
 };
 int sym__onnx_import(sym_graph *g, const char *path,
     const struct sym__onnx_into *into);

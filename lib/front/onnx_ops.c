@@ -643,6 +643,56 @@ map_layer_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 	    emit(im, "layer_norm", n->output[0], 3, in, a));
 }
 
+/* BatchNormalization(x, scale, bias, mean, var; epsilon, momentum,
+ * training_mode): batch_norm, in inference unless training_mode is 1 or
+ * the import says "training" (then with the batch's statistics, the
+ * running ones updated in place). Running statistics that are
+ * initializers become state: not trained, saved in checkpoints; in
+ * training they must be. ONNX's momentum weighs the running value
+ * (0.9), symshard's the batch value (0.1, as PyTorch). */
+static int
+map_batch_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
+{
+	sym_value *in[5];
+	int training =
+	    im->training || sym__onnx_attr_int(n, "training_mode", 0) != 0;
+
+	if (n->n_input != 5)
+		return sym__onnx_errorf(im,
+		    "BatchNormalization takes 5 inputs, not %zu", n->n_input);
+	for (size_t i = 0; i < 5; i++)
+		if (!(in[i] = in_value(im, n, i)))
+			return -1;
+	for (size_t i = 1; i < n->n_output; i++)
+		if (*n->output[i])
+			return sym__onnx_errorf(im,
+			    "the running statistics outputs are not supported "
+			    "(the running statistics are state, updated in "
+			    "place)");
+	for (size_t i = 3; i < 5; i++) {
+		int param = sym_value_get_kind(in[i]) == SYM_VALUE_PARAM;
+		if (training && !param)
+			return sym__onnx_errorf(im,
+			    "in training, the running statistics must be "
+			    "initializers, but %s is not",
+			    n->input[i]);
+		if (training && sym_value_is_state(in[i]))
+			return sym__onnx_errorf(im,
+			    "in training, %s would be updated by two "
+			    "BatchNormalization nodes",
+			    n->input[i]);
+		if (param && sym_value_set_state(in[i], 1) < 0)
+			return sym__onnx_errorf(im, "cannot make %s state",
+			    n->input[i]);
+	}
+	sym_attrs *a = sym_attrs_new(im->ctx);
+	sym_attrs_set_bool(a, "training", training);
+	sym_attrs_set_float(a, "epsilon", attr_float(n, "epsilon", 1e-5));
+	sym_attrs_set_float(a, "momentum", 1 - attr_float(n, "momentum", 0.9));
+	return def_value(im, n, 0,
+	    emit(im, "batch_norm", n->output[0], 5, in, a));
+}
+
 /* Expand(x, shape): ONNX broadcasts both ways; the target becomes that
  * broadcast, -1 where x keeps its dimension. */
 static int
@@ -969,6 +1019,7 @@ ADAPT(map_concat)
 ADAPT(map_gather)
 ADAPT(map_conv)
 ADAPT(map_layer_norm)
+ADAPT(map_batch_norm)
 ADAPT(map_expand)
 ADAPT(map_constant_of_shape)
 ADAPT(map_trilu)
@@ -982,6 +1033,7 @@ static const struct mapping mappings[] = {
 	{ "Add", "add", map_binary },
 	{ "And", "logical_and", map_binary },
 	{ "AveragePool", "avg_pool2d", map_pool },
+	{ "BatchNormalization", NULL, map_batch_norm_a },
 	{ "Cast", NULL, map_cast_a },
 	{ "Ceil", "ceil", map_unary },
 	{ "Concat", NULL, map_concat_a },

@@ -78,6 +78,9 @@ struct sym__onnx {
 	const char *const *alias_from;
 	sym_symbol *const *alias_to;
 	size_t n_alias;
+	/* BatchNormalization nodes normalise with the batch's statistics
+	 * and update their running statistics (import ... training). */
+	int training;
 };
 
 /* onnx_wire.c */

@@ -296,6 +296,7 @@ read_model(sym_ctx *ctx, const uint8_t *data, size_t size, const char *file,
 		im.alias_from = into->from;
 		im.alias_to = into->to;
 		im.n_alias = into->n;
+		im.training = into->training;
 	}
 	im.ctx = ctx;
 	im.file = file;

@@ -6,6 +6,9 @@
  *
  *     import "gpt.onnx" (batch = b, seq = s)
  *
+ * "training" after the bindings imports BatchNormalization nodes in
+ * training: batch statistics, running statistics updated as state.
+ *
  * The path is relative to the graph file's folder. A shard clause may
  * then name an imported ONNX node, whose registry node it shards
  * (sym_onnx(3) says which one when the node became several):
@@ -62,6 +65,22 @@ aliases(struct sym__parser *p, char **from, sym_symbol **to, size_t *n)
 	return r < 0 ? -1 : 0;
 }
 
+/* Consume the name "word" when it is next in "p"; 1 if it was, else 0
+ * (nothing consumed). */
+static int
+accept_word(struct sym__parser *p, const char *word)
+{
+	size_t save, start, len;
+
+	sym__lex_peek(p);
+	save = p->pos;
+	if (sym__lex_name(p, &start, &len) &&
+	    sym__lex_word_is(p, start, len, word))
+		return 1;
+	p->pos = save;
+	return 0;
+}
+
 /* Return "path" relative to the folder of the graph file "file" (may be
  * NULL), malloc'ed, or NULL when out of memory. */
 static char *
@@ -74,8 +93,8 @@ beside(const char *file, const char *path)
 	return sym__asprintf("%.*s/%s", (int)(slash - file + 0), file, path);
 }
 
-/* Parse "import "FILE" [(NAME = SYMBOL, ...)]" after "import" in "p";
- * return 0, or -1 after an error. */
+/* Parse "import "FILE" [(NAME = SYMBOL, ...)] [training]" after
+ * "import" in "p"; return 0, or -1 after an error. */
 int
 sym__parse_import(struct sym__parser *p)
 {
@@ -93,12 +112,13 @@ sym__parse_import(struct sym__parser *p)
 		return -1;
 	}
 	r = aliases(p, from, to, &n);
+	int training = r == 0 && accept_word(p, "training");
 	if (r == 0)
 		r = sym__parse_end(p, "the import");
 	path = r == 0 ? beside(p->file, file) : NULL;
 	if (r == 0 && path) {
 		into = (struct sym__onnx_into){ p->g, (const char *const *)from,
-			to, n };
+			to, n, training };
 		if (sym__onnx_import(p->g, path, &into) < 0)
 			r = sym__lex_error(p, at, NULL, "%s",
 			    sym_ctx_last_message(p->ctx));

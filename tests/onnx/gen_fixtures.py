@@ -103,6 +103,30 @@ def main():
                    helper.make_node("Neg", ["n1"], ["n2"], name="twin")],
          [xb], [helper.make_tensor_value_info("n2", TensorProto.FLOAT,
                                               None)], wts)
+    # BatchNormalization in training with running statistics that are
+    # graph inputs (they must be initializers, state), and one with four
+    # inputs.
+    xc = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 2])
+    vecs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2])
+            for n in ("scale", "bias", "mean", "var")]
+    save("bntrain", [helper.make_node(
+        "BatchNormalization", ["x", "scale", "bias", "mean", "var"], ["y"],
+        name="bn", training_mode=1)], [xc] + vecs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        opset=15)
+    stats = [numpy_helper.from_array(np.zeros(2, np.float32), "m"),
+             numpy_helper.from_array(np.ones(2, np.float32), "v")]
+    save("bnshared", [helper.make_node(
+        "BatchNormalization", [a, "scale", "bias", "m", "v"], [y],
+        name=y, training_mode=1) for a, y in (("x", "y1"), ("y1", "y2"))],
+        [xc] + vecs[:2],
+        [helper.make_tensor_value_info("y2", TensorProto.FLOAT, None)],
+        stats, opset=15)
+    save("bn4", [helper.make_node(
+        "BatchNormalization", ["x", "scale", "bias", "mean"], ["y"],
+        name="bn")], [xc] + vecs[:3],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        opset=15)
     with open(os.path.join(OUT, "w.bin"), "wb") as f:
         f.write(np.array([1.5, -2.0], np.float32).tobytes())
     return 0
