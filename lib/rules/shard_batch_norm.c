@@ -10,7 +10,8 @@
  *    split like dimension 1 of x and are partial sums over the axes that
  *    split the other dimensions of x (the batch, the spatial ones),
  *    which the pass all-reduces: the statistics are those of the whole
- *    batch;
+ *    batch (with training=false they are zeros nothing reads, not
+ *    partial, and nothing is all-reduced);
  *  - batch_norm(x, gamma, beta, running_mean, running_var, stats): the
  *    channel vectors and the channels of the statistics are split like
  *    dimension 1 of x and replicated over the other axes; y has the
@@ -111,13 +112,24 @@ partial_channels(struct sym__shard *s, size_t k, size_t r, size_t cd, size_t xi)
 	return sym__shard_set_out(s, k, &b);
 }
 
-/* The layout step of batch_norm_stats; "s" is the run. */
+/* The layout step of batch_norm_stats; "s" is the run. With
+ * training=false the kernel writes zeros that nothing reads (batch_norm
+ * normalises with the running statistics), so they are laid out along
+ * the channels and replicated over the other axes: no partial sums, and
+ * no all-reduce of them. */
 int
 sym__bn_infer_stats(struct sym__shard *s)
 {
+	struct sym__lb b;
+
 	if (sym__shard_default_replicated(s, 0) < 0)
 		return -1;
-	return partial_channels(s, 0, 2, 1, 0);
+	if (s->at->norm.training)
+		return partial_channels(s, 0, 2, 1, 0);
+	if (sym__lb_init(s, &b, 2) < 0)
+		return -1;
+	sym__lb_copy(&b, 1, s->in[0], 1);
+	return sym__shard_set_out(s, 0, &b);
 }
 
 /* The layout step of batch_norm; "s" is the run. */
