@@ -496,6 +496,39 @@ apply(struct t *t, const char *op, size_t n_in, sym_value *const *in,
 	return sym_node_output(n, 0);
 }
 
+/* A set of attributes that a setter failed on is refused by
+ * sym_graph_add_op, naming the operator, whatever it still holds: an
+ * operator never runs without an attribute its caller meant to give
+ * (a transpose_b lost to an allocation failure would transpose
+ * nothing); a set that never failed is accepted. "state" is unused. */
+static void
+test_attrs_failed(void **state)
+{
+	struct t t = t_new();
+	sym_value *in[2];
+	sym_attrs *a = sym_attrs_new(t.ctx);
+	sym_node *n;
+
+	(void)state;
+	in[0] = input(&t, "x", "f32[4, 3]");
+	in[1] = input(&t, "w", "f32[5, 3]");
+	assert_int_equal(sym_attrs_set_bool(a, "transpose_b", 1), 0);
+	n = sym_graph_add_op(t.g, "matmul", 0, NULL, 2, in, a, NULL);
+	assert_non_null(n);
+	assert_int_equal(sym_node_n_outputs(n), 1);
+	assert_int_equal(sym_attrs_set_int(a, "", 1), -1);
+	n = sym_graph_add_op(t.g, "matmul", 0, NULL, 2, in, a, NULL);
+	assert_null(n);
+	assert_int_equal(sym_ctx_last_error(t.ctx), SYM_EINVAL);
+	assert_non_null(strstr(sym_ctx_last_message(t.ctx),
+	    "matmul: its attributes are incomplete"));
+	/* a later successful setter does not clear the mark */
+	assert_int_equal(sym_attrs_set_bool(a, "transpose_b", 1), 0);
+	assert_null(sym_graph_add_op(t.g, "matmul", 0, NULL, 2, in, a, NULL));
+	sym_attrs_free(a);
+	t_free(&t);
+}
+
 /* Assert that "t" has no new error. */
 static void
 expect_ok(struct t *t)
@@ -1695,6 +1728,7 @@ main(void)
 		cmocka_unit_test(test_shape_forgotten),
 		cmocka_unit_test(test_attrs),
 		cmocka_unit_test(test_attrs_many),
+		cmocka_unit_test(test_attrs_failed),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_matmul),
 		cmocka_unit_test(test_elementwise),

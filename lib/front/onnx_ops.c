@@ -79,10 +79,10 @@ in_value(struct sym__onnx *im, const Onnx__NodeProto *n, size_t i)
 }
 
 /* Add the registry operator "op" to "im"'s graph on the "k" inputs "in"
- * with "attrs" (taken), its result named "out"; return it, or NULL when
- * it failed (its diagnostics are on the graph). */
+ * with "attrs" (taken; NULL: none), its result named "out"; return it,
+ * or NULL when it failed (its diagnostics are on the graph). */
 static sym_value *
-emit(struct sym__onnx *im, const char *op, const char *out, size_t k,
+emit_attrs(struct sym__onnx *im, const char *op, const char *out, size_t k,
     sym_value *const *in, sym_attrs *attrs)
 {
 	sym_node *nd = sym_graph_add_op(im->g, op, 1, &out, k, in, attrs, NULL);
@@ -94,6 +94,29 @@ emit(struct sym__onnx *im, const char *op, const char *out, size_t k,
 	else if (!v)
 		sym__onnx_errorf(im, "its %s does not apply", op);
 	return v;
+}
+
+/* emit_attrs for an operator without attributes. */
+static sym_value *
+emit0(struct sym__onnx *im, const char *op, const char *out, size_t k,
+    sym_value *const *in)
+{
+	return emit_attrs(im, op, out, k, in, NULL);
+}
+
+/* emit_attrs with the attributes "attrs" made by sym_attrs_new: NULL
+ * there means it failed (out of memory), and the node is not added
+ * without them. */
+static sym_value *
+emit(struct sym__onnx *im, const char *op, const char *out, size_t k,
+    sym_value *const *in, sym_attrs *attrs)
+{
+	if (!attrs) {
+		sym__onnx_errorf(im, "out of memory for the attributes of %s",
+		    op);
+		return NULL;
+	}
+	return emit_attrs(im, op, out, k, in, attrs);
 }
 
 /* Define output "i" of "n" as the graph value "v"; 0, or -1 when "v" is
@@ -194,8 +217,7 @@ map_unary(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 {
 	sym_value *x = in_value(im, n, 0);
 
-	return x ? def_value(im, n, 0, emit(im, op, n->output[0], 1, &x, NULL))
-	         : -1;
+	return x ? def_value(im, n, 0, emit0(im, op, n->output[0], 1, &x)) : -1;
 }
 
 /* Binary elementwise operators and comparisons (broadcasting). */
@@ -211,7 +233,7 @@ map_binary(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 	for (size_t i = 0; i < k; i++)
 		if (!(in[i] = in_value(im, n, i)))
 			return -1;
-	return def_value(im, n, 0, emit(im, op, n->output[0], k, in, NULL));
+	return def_value(im, n, 0, emit0(im, op, n->output[0], k, in));
 }
 
 /* Cast(x, to). */
@@ -245,8 +267,8 @@ map_matmul(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return sym__onnx_errorf(im,
 		    "operands of rank 1 are not supported");
 	return def_value(im, n, 0,
-	    emit(im, ra == 2 && rb == 2 ? "matmul" : "batch_matmul",
-	        n->output[0], 2, in, NULL));
+	    emit0(im, ra == 2 && rb == 2 ? "matmul" : "batch_matmul",
+	        n->output[0], 2, in));
 }
 
 /* Gemm(A, B, C): matmul with transA/transB, plus C (alpha = beta = 1). */
@@ -279,7 +301,7 @@ map_gemm(struct sym__onnx *im, const Onnx__NodeProto *n)
 	/* A shard clause naming the Gemm shards its matmul; the add of C
 	 * follows by propagation (symshard-graph(5), import). */
 	im->primary = sym_value_producer(p[0]);
-	return def_value(im, n, 0, emit(im, "add", n->output[0], 2, p, NULL));
+	return def_value(im, n, 0, emit0(im, "add", n->output[0], 2, p));
 }
 
 /* Softmax, LogSoftmax: along axis (before opset 13 only the last). */
@@ -934,10 +956,10 @@ map_range(struct sym__onnx *im, const Onnx__NodeProto *n)
 		     *t6 = tmp_name(im, n, "start");
 		sym_value *p[2] = { v,
 			t4 ? scalar_param(im, t4, dt, (double)delta) : NULL };
-		v = p[1] && t5 ? emit(im, "mul", t5, 2, p, NULL) : NULL;
+		v = p[1] && t5 ? emit0(im, "mul", t5, 2, p) : NULL;
 		p[0] = v;
 		p[1] = v && t6 ? scalar_param(im, t6, dt, (double)start) : NULL;
-		v = p[1] ? emit(im, "add", n->output[0], 2, p, NULL) : NULL;
+		v = p[1] ? emit0(im, "add", n->output[0], 2, p) : NULL;
 		free(t4);
 		free(t5);
 		free(t6);

@@ -855,6 +855,13 @@ sym_graph_add_op(sym_graph *g, const char *op, size_t n_out,
 
 	for (size_t i = 0; ok && i < n_in; i++)
 		ok = in[i] != NULL;
+	if (ok && sym__attrs_failed(attrs)) {
+		sym__error(g->ctx, SYM_EINVAL, where,
+		    "%s: its attributes are incomplete (setting one of them "
+		    "failed)",
+		    op);
+		return NULL;
+	}
 	if (ok && n_in == 5 && !strcmp(op, "batch_norm"))
 		return add_batch_norm(g, n_out, out_names, in, attrs, where);
 	if (ok && n_in == 2 && !strcmp(op, "softmax_cross_entropy") &&

@@ -5,7 +5,9 @@
  * was written.
  *
  * Setting a name that exists replaces its value (and forgets its
- * location) in place. Getters return -1 (or NULL, or 0 for sizes) when
+ * location) in place. A setter that fails on a set (out of memory, a bad
+ * name or value) marks it failed, so that sym_graph_add_op refuses it
+ * rather than apply an operator without an attribute its caller meant. Getters return -1 (or NULL, or 0 for sizes) when
  * the attribute is absent, without recording an error, and record
  * SYM_EINVAL when it has another kind: kinds are strict.
  */
@@ -188,8 +190,8 @@ attrs_slot(sym_attrs *a, const char *name)
 }
 
 /* Set attribute "name" of "a" to the integer "v"; return 0 or -1. */
-int
-sym_attrs_set_int(sym_attrs *a, const char *name, int64_t v)
+static int
+set_int(sym_attrs *a, const char *name, int64_t v)
 {
 	struct sym__attr *at = attrs_slot(a, name);
 
@@ -202,8 +204,8 @@ sym_attrs_set_int(sym_attrs *a, const char *name, int64_t v)
 
 /* Set attribute "name" of "a" to the boolean "v" (any non-zero value is
  * true); return 0 or -1. */
-int
-sym_attrs_set_bool(sym_attrs *a, const char *name, int v)
+static int
+set_bool(sym_attrs *a, const char *name, int v)
 {
 	struct sym__attr *at = attrs_slot(a, name);
 
@@ -215,8 +217,8 @@ sym_attrs_set_bool(sym_attrs *a, const char *name, int v)
 }
 
 /* Set attribute "name" of "a" to the float "v"; return 0 or -1. */
-int
-sym_attrs_set_float(sym_attrs *a, const char *name, double v)
+static int
+set_float(sym_attrs *a, const char *name, double v)
 {
 	struct sym__attr *at = attrs_slot(a, name);
 
@@ -229,8 +231,8 @@ sym_attrs_set_float(sym_attrs *a, const char *name, double v)
 
 /* Set attribute "name" of "a" to a copy of the string "v"; return 0 or
  * -1. */
-int
-sym_attrs_set_string(sym_attrs *a, const char *name, const char *v)
+static int
+set_string(sym_attrs *a, const char *name, const char *v)
 {
 	struct sym__attr *at;
 	char *copy;
@@ -258,9 +260,8 @@ sym_attrs_set_string(sym_attrs *a, const char *name, const char *v)
 /* Set attribute "name" of "a" to the list of the "n" expressions "items"
  * (borrowed: the set takes its own references; they must belong to the
  * context of "a"); return 0 or -1. */
-int
-sym_attrs_set_list(sym_attrs *a, const char *name, size_t n,
-    sym_expr *const *items)
+static int
+set_list(sym_attrs *a, const char *name, size_t n, sym_expr *const *items)
 {
 	struct sym__attr *at;
 	sym_expr **copy;
@@ -294,6 +295,56 @@ sym_attrs_set_list(sym_attrs *a, const char *name, size_t n,
 	at->n = n;
 	at->items = copy;
 	return 0;
+}
+
+/* Return "r", the result of a setter on "a", marking "a" failed when
+ * "r" is -1. */
+static int
+mark(sym_attrs *a, int r)
+{
+	if (r < 0 && a)
+		a->failed = 1;
+	return r;
+}
+
+/* The setters of the public interface (see set_int ... set_list): each
+ * marks the set failed when it fails. */
+int
+sym_attrs_set_int(sym_attrs *a, const char *name, int64_t v)
+{
+	return mark(a, set_int(a, name, v));
+}
+
+int
+sym_attrs_set_bool(sym_attrs *a, const char *name, int v)
+{
+	return mark(a, set_bool(a, name, v));
+}
+
+int
+sym_attrs_set_float(sym_attrs *a, const char *name, double v)
+{
+	return mark(a, set_float(a, name, v));
+}
+
+int
+sym_attrs_set_string(sym_attrs *a, const char *name, const char *v)
+{
+	return mark(a, set_string(a, name, v));
+}
+
+int
+sym_attrs_set_list(sym_attrs *a, const char *name, size_t n,
+    sym_expr *const *items)
+{
+	return mark(a, set_list(a, name, n, items));
+}
+
+/* Return 1 when a setter failed on "a" (see mark), else 0. */
+int
+sym__attrs_failed(const sym_attrs *a)
+{
+	return a && a->failed;
 }
 
 /* Remember that attribute "name" of "a" was written at "where" (copied;

@@ -44,6 +44,7 @@ struct sym_attrs {
 	struct sym__attr *a;
 	size_t n, cap;
 	struct sym__strmap names; /* name -> index, once n > SYM__ATTRS_MAP */
+	int failed; /* a setter failed: the set lacks what its caller meant */
 };
 
 /* Sets of more attributes than this find them by a map of their names. */
@@ -61,6 +62,7 @@ const struct sym__attr *sym__attrs_find(const sym_attrs *a, const char *name);
  * set. Free it with sym__attrs_free. */
 sym_attrs *sym__attrs_copy(sym_ctx *ctx, const sym_attrs *a);
 void sym__attrs_free(sym_attrs *a);
+int sym__attrs_failed(const sym_attrs *a);
 
 /* Kinds of requirements a shape rule states. */
 enum sym__req_kind {
