@@ -312,6 +312,37 @@ else
 	    "dataset-fashion-mnist): skipping the trainer benchmark"
 fi
 
+echo "# memory by kind under optimizer sharding (shape-check's cost model:"
+echo "# plan figures per device, not the executor's buffers), the tutorial"
+echo "# network (bench/ffn_train_dp.sg) on 8 data-parallel devices with adam"
+# memory_row LEVEL FILE: one JSON line of the bytes of params, gradients
+# and optimizer state per device that shape-check reports for FILE.
+memory_row()
+{
+	"$mem_check" "$2" 2>/dev/null | awk -v level="$1" '
+	    /^    parameters / { p = $(NF - 1); sub(/^\(/, "", p) }
+	    /^    gradients / { g = $(NF - 1); sub(/^\(/, "", g) }
+	    /^    optimizer state / { s = $(NF - 1); sub(/^\(/, "", s) }
+	    END {
+		printf "{\"bench\": \"memory\", \"graph\": \"ffn_train_dp8_adam\", "
+		printf "\"optimizer_shard\": %s, \"figures\": \"model\", ", level
+		printf "\"param_bytes\": %s, \"grad_bytes\": %s, ", p, g
+		printf "\"state_bytes\": %s}\n", s
+	    }'
+}
+# the libtool wrapper finds the library before it is installed
+mem_check=$shape_check
+test -x ./shape-check && mem_check=./shape-check
+sed -e 's/^devices 2/devices 8/' -e 's/divisor=2/divisor=8/' \
+    -e 's/shard ((2, 1)/shard ((8, 1)/' \
+    -e 's/^minimize loss with .*/minimize loss with adam(lr=0.001)/' \
+    "$srcdir/ffn_train_dp.sg" >"$tmp/mem0.sg"
+cp "$tmp/mem0.sg" "$tmp/mem1.sg"
+printf 'parallel optimizer_shard\nparallel optimizer_shard_min_bytes=0\n' \
+    >>"$tmp/mem1.sg"
+memory_row 0 "$tmp/mem0.sg"
+memory_row 1 "$tmp/mem1.sg"
+
 echo "# ONNX import (bench/bench_onnx) against ONNX's shape inference"
 models=$srcdir/../tests/onnx
 if "$bench_onnx" "$models/gpt_tiny.onnx" "$models/shapes.onnx" \
