@@ -72,6 +72,9 @@
 #                ranks, switching between the search's plans against the
 #                best single plan on the same batches, modelled (the
 #                topology's machine) and measured (this one))
+#   BENCH_MEMORY per-device memory by kind (default ./bench/bench_memory:
+#                the cost model's figures and the executor's buffers on
+#                rank 0, with and without optimizer sharding)
 #   BENCH_ONNX   the ONNX importer's benchmark (default ./bench/bench_onnx:
 #                tests/onnx/gpt_tiny.onnx, the GPT-style decoder PyTorch
 #                exported, and shapes.onnx, imported at least 5 times and
@@ -151,6 +154,7 @@ bench_trainer=${BENCH_TRAINER:-./bench/bench_trainer}
 bench_conv=${BENCH_CONV:-./bench/bench_conv}
 bench_switch=${BENCH_SWITCH:-./bench/bench_switch}
 bench_onnx=${BENCH_ONNX:-./bench/bench_onnx}
+bench_memory=${BENCH_MEMORY:-./bench/bench_memory}
 fashion=${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
 # The real program rather than libtool's wrapper script, whose shell would
 # be timed too; it finds the uninstalled library through bench_graph's
@@ -312,27 +316,11 @@ else
 	    "dataset-fashion-mnist): skipping the trainer benchmark"
 fi
 
-echo "# memory by kind under optimizer sharding (shape-check's cost model:"
-echo "# plan figures per device, not the executor's buffers), the tutorial"
-echo "# network (bench/ffn_train_dp.sg) on 8 data-parallel devices with adam"
-# memory_row LEVEL FILE: one JSON line of the bytes of params, gradients
-# and optimizer state per device that shape-check reports for FILE.
-memory_row()
-{
-	"$mem_check" "$2" 2>/dev/null | awk -v level="$1" '
-	    /^    parameters / { p = $(NF - 1); sub(/^\(/, "", p) }
-	    /^    gradients / { g = $(NF - 1); sub(/^\(/, "", g) }
-	    /^    optimizer state / { s = $(NF - 1); sub(/^\(/, "", s) }
-	    END {
-		printf "{\"bench\": \"memory\", \"graph\": \"ffn_train_dp8_adam\", "
-		printf "\"optimizer_shard\": %s, \"figures\": \"model\", ", level
-		printf "\"param_bytes\": %s, \"grad_bytes\": %s, ", p, g
-		printf "\"state_bytes\": %s}\n", s
-	    }'
-}
-# the libtool wrapper finds the library before it is installed
-mem_check=$shape_check
-test -x ./shape-check && mem_check=./shape-check
+echo "# memory by kind under optimizer sharding (bench/bench_memory), the"
+echo "# tutorial network (bench/ffn_train_dp.sg) on 8 data-parallel devices"
+echo "# with adam at b = 64, per device: \"model\" is the cost model's figure"
+echo "# for the plan (shape-check's cost section), \"executor\" the bytes of"
+echo "# the buffers the executor allocates on rank 0"
 sed -e 's/^devices 2/devices 8/' -e 's/divisor=2/divisor=8/' \
     -e 's/shard ((2, 1)/shard ((8, 1)/' \
     -e 's/^minimize loss with .*/minimize loss with adam(lr=0.001)/' \
@@ -340,8 +328,8 @@ sed -e 's/^devices 2/devices 8/' -e 's/divisor=2/divisor=8/' \
 cp "$tmp/mem0.sg" "$tmp/mem1.sg"
 printf 'parallel optimizer_shard\nparallel optimizer_shard_min_bytes=0\n' \
     >>"$tmp/mem1.sg"
-memory_row 0 "$tmp/mem0.sg"
-memory_row 1 "$tmp/mem1.sg"
+"$bench_memory" "$tmp/mem0.sg" 64 ffn_train_dp8_adam
+"$bench_memory" "$tmp/mem1.sg" 64 ffn_train_dp8_adam
 
 echo "# ONNX import (bench/bench_onnx) against ONNX's shape inference"
 models=$srcdir/../tests/onnx
