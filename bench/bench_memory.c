@@ -178,7 +178,10 @@ main(int argc, char **argv)
 		rc = 0;
 	} else {
 		fprintf(stderr, "bench_memory: %s: %s\n", argv[1],
-		    ctx ? sym_ctx_last_message(ctx) : "out of memory");
+		    g && sym_graph_n_errors(g)
+		        ? "the graph has errors (see shape-check)"
+		        : ctx ? sym_ctx_last_message(ctx)
+		              : "out of memory");
 	}
 	sym_plan_free(p);
 	sym_graph_free(g);

@@ -74,7 +74,8 @@
 #                topology's machine) and measured (this one))
 #   BENCH_MEMORY per-device memory by kind (default ./bench/bench_memory:
 #                the cost model's figures and the executor's buffers on
-#                rank 0, with and without optimizer sharding)
+#                rank 0, with and without optimizer sharding, of the
+#                tutorial network and a transformer block)
 #   BENCH_ONNX   the ONNX importer's benchmark (default ./bench/bench_onnx:
 #                tests/onnx/gpt_tiny.onnx, the GPT-style decoder PyTorch
 #                exported, and shapes.onnx, imported at least 5 times and
@@ -330,6 +331,17 @@ printf 'parallel optimizer_shard\nparallel optimizer_shard_min_bytes=0\n' \
     >>"$tmp/mem1.sg"
 "$bench_memory" "$tmp/mem0.sg" 64 ffn_train_dp8_adam
 "$bench_memory" "$tmp/mem1.sg" 64 ffn_train_dp8_adam
+echo "# and examples/transformer.sg (one block, 8 data-parallel devices)"
+echo "# trained on the mean of its output with adam at b = s = 128; scale"
+echo "# (4 bytes) stays whole under optimizer_shard_min_bytes=8"
+sed -e 's/^output y$//' "$srcdir/../examples/transformer.sg" >"$tmp/tb0.sg"
+printf '%s\n' 'loss = reduce_mean(y, axis=[0, 1, 2])' 'output loss' \
+    'minimize loss with adam(lr=0.001)' >>"$tmp/tb0.sg"
+cp "$tmp/tb0.sg" "$tmp/tb1.sg"
+printf 'parallel optimizer_shard\nparallel optimizer_shard_min_bytes=8\n' \
+    >>"$tmp/tb1.sg"
+"$bench_memory" "$tmp/tb0.sg" 128 transformer_block_dp8_adam
+"$bench_memory" "$tmp/tb1.sg" 128 transformer_block_dp8_adam
 
 echo "# ONNX import (bench/bench_onnx) against ONNX's shape inference"
 models=$srcdir/../tests/onnx
