@@ -72,6 +72,10 @@
 #                ranks, switching between the search's plans against the
 #                best single plan on the same batches, modelled (the
 #                topology's machine) and measured (this one))
+#   BENCH_MEMORY per-device memory by kind (default ./bench/bench_memory:
+#                the cost model's figures and the executor's buffers on
+#                rank 0, with and without optimizer sharding, of the
+#                tutorial network and a transformer block)
 #   BENCH_ONNX   the ONNX importer's benchmark (default ./bench/bench_onnx:
 #                tests/onnx/gpt_tiny.onnx, the GPT-style decoder PyTorch
 #                exported, and shapes.onnx, imported at least 5 times and
@@ -151,6 +155,7 @@ bench_trainer=${BENCH_TRAINER:-./bench/bench_trainer}
 bench_conv=${BENCH_CONV:-./bench/bench_conv}
 bench_switch=${BENCH_SWITCH:-./bench/bench_switch}
 bench_onnx=${BENCH_ONNX:-./bench/bench_onnx}
+bench_memory=${BENCH_MEMORY:-./bench/bench_memory}
 fashion=${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
 # The real program rather than libtool's wrapper script, whose shell would
 # be timed too; it finds the uninstalled library through bench_graph's
@@ -311,6 +316,32 @@ else
 	echo "# training: no Fashion-MNIST in $fashion (install" \
 	    "dataset-fashion-mnist): skipping the trainer benchmark"
 fi
+
+echo "# memory by kind under optimizer sharding (bench/bench_memory), the"
+echo "# tutorial network (bench/ffn_train_dp.sg) on 8 data-parallel devices"
+echo "# with adam at b = 64, per device: \"model\" is the cost model's figure"
+echo "# for the plan (shape-check's cost section), \"executor\" the bytes of"
+echo "# the buffers the executor allocates on rank 0"
+sed -e 's/^devices 2/devices 8/' -e 's/divisor=2/divisor=8/' \
+    -e 's/shard ((2, 1)/shard ((8, 1)/' \
+    -e 's/^minimize loss with .*/minimize loss with adam(lr=0.001)/' \
+    "$srcdir/ffn_train_dp.sg" >"$tmp/mem0.sg"
+cp "$tmp/mem0.sg" "$tmp/mem1.sg"
+printf 'parallel optimizer_shard\nparallel optimizer_shard_min_bytes=0\n' \
+    >>"$tmp/mem1.sg"
+"$bench_memory" "$tmp/mem0.sg" 64 ffn_train_dp8_adam
+"$bench_memory" "$tmp/mem1.sg" 64 ffn_train_dp8_adam
+echo "# and examples/transformer.sg (one block, 8 data-parallel devices)"
+echo "# trained on the mean of its output with adam at b = s = 128; scale"
+echo "# (4 bytes) stays whole under optimizer_shard_min_bytes=8"
+sed -e 's/^output y$//' "$srcdir/../examples/transformer.sg" >"$tmp/tb0.sg"
+printf '%s\n' 'loss = reduce_mean(y, axis=[0, 1, 2])' 'output loss' \
+    'minimize loss with adam(lr=0.001)' >>"$tmp/tb0.sg"
+cp "$tmp/tb0.sg" "$tmp/tb1.sg"
+printf 'parallel optimizer_shard\nparallel optimizer_shard_min_bytes=8\n' \
+    >>"$tmp/tb1.sg"
+"$bench_memory" "$tmp/tb0.sg" 128 transformer_block_dp8_adam
+"$bench_memory" "$tmp/tb1.sg" 128 transformer_block_dp8_adam
 
 echo "# ONNX import (bench/bench_onnx) against ONNX's shape inference"
 models=$srcdir/../tests/onnx

@@ -10,7 +10,8 @@
  * that layout and the updated param all-gathered back; below the
  * threshold a param stays whole; b3, which no split divides, is an error
  * at its declaration when the threshold lets it in; bad values of the
- * statements are located errors. That training is bitwise unchanged is
+ * statements are located errors; the memory of a device by kind in the
+ * cost model. That training is bitwise unchanged is
  * tests/check-train-zero.sh.
  */
 #include <setjmp.h>
@@ -253,6 +254,61 @@ test_bad_values(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* Assert that the expression "e" prints as "want" (what: its name). */
+static void
+assert_expr(const sym_expr *e, const char *want, const char *what)
+{
+	char *got = e ? sym_expr_to_str(e) : NULL;
+
+	if (!got || strcmp(got, want))
+		fail_msg("%s: %s bytes, not %s", what, got ? got : "(none)",
+		    want);
+	free(got);
+}
+
+/* The memory of one device by kind (sym_graph_cost), by hand: the six
+ * params hold 275 f32 (1100 bytes) and momentum keeps one state each.
+ * Unsharded: params, gradients and state 1100 bytes each. Threshold
+ * 16: w1, b1, w2, b2, w3 (272 elements) are sharded 8 ways, 34
+ * elements (136 bytes) per device, b3 (3 elements, 12 bytes) whole:
+ * state 136 + 12 = 148; gradients: the whole partial gradient of the
+ * sharded five (1088) beside its reduce_scatter'ed shard (136), and b3
+ * (12) = 1236; params: the whole params (1100) and the updated shards
+ * gathered back into them (136) = 1236. Threshold 64: b2 (8) and b3
+ * (3) stay whole (44 bytes), the other 264 elements shard to 33 (132
+ * bytes): state 176, gradients 1056 + 132 + 44 = 1232, params 1232. */
+static void
+test_memory_by_kind(void **state)
+{
+	static const struct {
+		const char *extra;
+		const char *param, *grad, *state;
+	} c[] = {
+		{ "", "1100", "1100", "1100" },
+		{ "parallel optimizer_shard\n"
+		  "parallel optimizer_shard_min_bytes=16",
+		    "1236", "1236", "148" },
+		{ "parallel optimizer_shard\n"
+		  "parallel optimizer_shard_min_bytes=64",
+		    "1232", "1232", "176" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		sym_ctx *ctx = tl_ctx_new(); /* symbols are the context's */
+		sym_graph *g = parsed(ctx, c[i].extra);
+		sym_cost cost;
+
+		assert_int_equal(sym_graph_shard(g, NULL), 0);
+		assert_int_equal(sym_graph_cost(g, NULL, &cost), 0);
+		assert_expr(cost.param_bytes, c[i].param, "params");
+		assert_expr(cost.grad_bytes, c[i].grad, "gradients");
+		assert_expr(cost.state_bytes, c[i].state, "state");
+		sym_cost_clear(&cost);
+		sym_graph_free(g);
+		tl_ctx_free(ctx);
+	}
+}
+
 int
 main(void)
 {
@@ -262,6 +318,7 @@ main(void)
 		cmocka_unit_test(test_indivisible),
 		cmocka_unit_test(test_library_option),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_memory_by_kind),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

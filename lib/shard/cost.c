@@ -12,8 +12,15 @@
  * block of every value the executor holds for a step (it keeps them
  * all: parameters, gradients, optimizer state, inputs and every
  * intermediate result, the results of aliasing and in-place operators
- * sharing their input's block) and of every redistributed copy a
- * consumer reads.
+ * sharing their input's block), of every redistributed copy a
+ * consumer reads, and, under optimizer sharding, of the whole partial
+ * gradient beside its reduce_scatter'ed shard and of the updated shard
+ * beside the param it is gathered into (the executor keeps both). Each
+ * counts in the sum of its value's kind: params (and an update's
+ * result), gradients, optimizer state, activations. Not counted yet:
+ * the block a producer writes before an all_reduce resolves its partial
+ * sums (the executor keeps it too) and the intermediate layouts of a
+ * redistribution of several steps.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -101,39 +108,61 @@ sym__cost_shares_block(const sym_node *n, size_t k)
 	return (n->op->flags & SYM__OPF_INPLACE) && k < n->n_in;
 }
 
+/* Return 1 when "v" is the gradient of a trained param of "g". */
+static int
+is_grad(const sym_graph *g, const sym_value *v)
+{
+	for (size_t t = 0; t < g->n_trained; t++)
+		if (g->trained[t]->grad == v)
+			return 1;
+	return 0;
+}
+
+/* Return the sum of "a" the memory of "v" (of the graph "g") counts in:
+ * optimizer state, params, gradients or activations. An output that an
+ * operator writes in place of input k (an update) is of that input's
+ * kind. */
+static sym_expr **
+kind_sum(struct acc *a, const sym_graph *g, const sym_value *v)
+{
+	const sym_node *n = v->producer;
+
+	if (n && (n->op->flags & SYM__OPF_INPLACE))
+		for (size_t k = 0; k < n->n_out && k < n->n_in; k++)
+			if (n->out[k] == v)
+				return kind_sum(a, g, n->in[k]);
+	return v->state                  ? &a->state
+	    : v->kind == SYM_VALUE_PARAM ? &a->param
+	    : is_grad(g, v)              ? &a->grad
+	                                 : &a->act;
+}
+
 /* Add the memory of the values of the graph of "sh" laid out as "sh"
  * says to "a", each in the sum of its kind. */
 static void
 values_memory(struct acc *a, const sym_sharding *sh)
 {
 	const sym_graph *g = sh->g;
-	unsigned char *grad = calloc(g->n_value + 1, 1);
+	unsigned char *shared = calloc(g->n_value + 1, 1);
 
-	if (!grad) {
+	if (!shared) {
 		a->failed = 1;
 		return;
 	}
-	for (size_t t = 0; t < g->n_trained; t++)
-		if (g->trained[t]->grad)
-			grad[g->trained[t]->grad->index] = 1;
 	for (size_t k = 0; k < g->n_node; k++)
 		for (size_t j = 0; j < g->node[k]->n_out; j++)
 			if (sym__cost_shares_block(g->node[k], j))
-				grad[g->node[k]->out[j]->index] = 2;
+				shared[g->node[k]->out[j]->index] = 1;
 	for (size_t i = 0; i < g->n_value && !a->failed; i++) {
 		const sym_value *v = g->value[i];
-		sym_expr **sum = v->state        ? &a->state
-		    : v->kind == SYM_VALUE_PARAM ? &a->param
-		    : grad[i] == 1               ? &a->grad
-		                                 : &a->act;
 
-		if (grad[i] == 2 || v->failed)
+		if (shared[i] || v->failed)
 			continue;
-		add_to(a, sum,
+		add_to(a, kind_sum(a, g, v),
 		    sym__cost_block_bytes(sym__vlayout(sh, v),
 		        sym__value_shape((sym_value *)v)));
 	}
-	free(grad);
+	free(shared);
 }
 
 /* Return the femtoseconds communication "c" of "sh" saves by being
@@ -150,6 +179,43 @@ fused_saving(const sym_sharding *sh, size_t c)
 		return 0;
 	return llround(st->alpha_count *
 	    (st->inter_node ? r->inter_lat : r->intra_lat) * 1e15);
+}
+
+/* Return 1 when the communication "m" of "sh" is one optimizer sharding
+ * makes: the reduce_scatter of a gradient into its update's shard, or
+ * the all_gather of an update made on a shard back into its param. */
+static int
+optshard_resolution(const sym_sharding *sh, const struct sym__comm *m)
+{
+	const sym_value *v = m->pub.value;
+	const sym_node *n = v->producer;
+	sym_redist_kind k = sym_redist_step_kind(m->plan, 0);
+
+	if (sym_graph_optimizer_shard(sh->g) < 1)
+		return 0;
+	if (k == SYM_REDIST_REDUCE_SCATTER)
+		return is_grad(sh->g, v);
+	return k == SYM_REDIST_ALL_GATHER && n &&
+	    (n->op->flags & SYM__OPF_INPLACE) && n->n_in > 0 &&
+	    n->out[0] == v && n->in[0]->kind == SYM_VALUE_PARAM;
+}
+
+/* Add to "a" the memory of the block in which the producer of "v" (of
+ * the graph of "sh") writes it before its partial sums are resolved or
+ * it is gathered: the executor keeps it beside the value's own block
+ * (the whole partial gradient beside its reduce_scatter'ed shard, the
+ * updated shard of a param beside the param). */
+static void
+resolution_memory(struct acc *a, const sym_sharding *sh, const sym_value *v)
+{
+	const sym_node *n = v->producer;
+
+	for (size_t k = 0; n && k < n->n_out; k++)
+		if (n->out[k] == v)
+			add_to(a, kind_sum(a, sh->g, v),
+			    sym__cost_block_bytes(sym_sharding_output_layout(sh,
+			                              n, k),
+			        sym__value_shape((sym_value *)v)));
 }
 
 /* Add the time of every communication of "sh" to "a" (one latency per
@@ -175,6 +241,8 @@ comm_cost(struct acc *a, const sym_sharding *sh)
 			                              m->pub.consumer)
 			                              ->in_layout[m->pub.input],
 			        sym__value_shape((sym_value *)m->pub.value)));
+		else if (ns && optshard_resolution(sh, m))
+			resolution_memory(a, sh, m->pub.value);
 	}
 }
 

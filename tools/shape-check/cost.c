@@ -338,7 +338,9 @@ expr_str(struct doc *d, const sym_expr *e)
 /* Return the cost of the report of "d" as {seconds, femtoseconds,
  * compute_femtoseconds, communication_femtoseconds, memory_bytes,
  * parameter_bytes, gradient_bytes, state_bytes, activation_bytes,
- * at_binding}, or null when there is none. */
+ * optimizer_shard (under parallel optimizer_shard: the reduce_scatters
+ * of gradients and all_gathers of updated params, the all_reduces they
+ * replace and their seconds), at_binding}, or null when there is none. */
 json_t *
 json_cost(struct doc *d)
 {
@@ -360,6 +362,19 @@ json_cost(struct doc *d)
 	doc_set(d, o, "gradient_bytes", expr_str(d, c->grad_bytes));
 	doc_set(d, o, "state_bytes", expr_str(d, c->state_bytes));
 	doc_set(d, o, "activation_bytes", expr_str(d, c->activation_bytes));
+	if (sym_graph_optimizer_shard(r->g) >= 1) {
+		json_t *os = doc_chk(d, json_object());
+		size_t rs, ag;
+		double sec;
+
+		report_optshard_comms(r, &rs, &ag, &sec);
+		doc_set(d, os, "reduce_scatters", doc_num(d, (int64_t)rs));
+		doc_set(d, os, "all_gathers", doc_num(d, (int64_t)ag));
+		doc_set(d, os, "replaced_all_reduces", doc_num(d, (int64_t)rs));
+		doc_set(d, os, "seconds",
+		    sec < 0 ? json_null() : doc_chk(d, json_real(sec)));
+		doc_set(d, o, "optimizer_shard", os);
+	}
 	if (r->bind && sym_expr_eval(c->seconds_fs, r->bind, &fs) == 0 &&
 	    sym_expr_eval(c->memory_bytes, r->bind, &mem) == 0) {
 		at = doc_chk(d, json_object());

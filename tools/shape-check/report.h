@@ -175,6 +175,8 @@ double report_step_seconds(const struct report *r, const sym_redist *plan,
 /* Return "s" seconds as "5.57 us", "1.2 ms" or "?" in "buf" of "size"
  * bytes. */
 const char *report_seconds_text(char *buf, size_t size, double s);
+void report_optshard_comms(const struct report *r, size_t *rs, size_t *ag,
+    double *seconds);
 
 /* Print the sections "layouts", "strategies" and "communication" of
  * "r" to "out" (text_shard.c); 0, or -1 when out of memory. */

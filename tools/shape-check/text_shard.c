@@ -106,6 +106,54 @@ mirrored_param(const struct report *r, const sym_value *v)
 	return NULL;
 }
 
+/* Return 1 when "v" is the result of an optimizer's update. */
+static int
+update_result(const sym_value *v)
+{
+	const sym_node *n = sym_value_producer(v);
+	const char *op = n ? sym_op_name(sym_node_op(n)) : "";
+
+	return !strcmp(op, "sgd_update") || !strcmp(op, "momentum_update") ||
+	    !strcmp(op, "adam_update") || !strcmp(op, "adamw_update");
+}
+
+/* Count the collectives optimizer sharding puts in place of the
+ * all_reduce of a gradient: the reduce_scatters of gradients into
+ * "*rs", the all_gathers of updated params into "*ag", their time at
+ * the least sizes (or the binding) into "*seconds" (-1: unknown). */
+void
+report_optshard_comms(const struct report *r, size_t *rs, size_t *ag,
+    double *seconds)
+{
+	*rs = *ag = 0;
+	*seconds = 0;
+	for (size_t i = 0; i < sym_graph_n_reshards(r->g); i++) {
+		const sym_reshard *c = sym_graph_reshard(r->g, i);
+		size_t k = sym_redist_n_steps(c->plan);
+		int grad = mirrored_param(r, c->value) != NULL;
+		int upd = update_result(c->value);
+
+		if (c->consumer || sym_reshard_shares(c) || (!grad && !upd))
+			continue;
+		for (size_t s = 0; s < k; s++) {
+			sym_redist_kind kd = sym_redist_step_kind(c->plan, s);
+			double t;
+
+			if (grad && kd == SYM_REDIST_REDUCE_SCATTER)
+				++*rs;
+			else if (upd && kd == SYM_REDIST_ALL_GATHER)
+				++*ag;
+			else
+				continue;
+			t = report_step_seconds(r, c->plan, s);
+			if (t > 0 && *seconds >= 0)
+				*seconds += t;
+			else if (t < 0)
+				*seconds = -1;
+		}
+	}
+}
+
 /* Return the malloc'ed heading of the communication "c": what it
  * connects, "x2 -> matmul h1 (input 0)" or "h1 after matmul h1 (partial
  * sums)", and its layouts. */
@@ -367,6 +415,19 @@ comm_rows(const struct report *r, struct table *t)
 	    report_format("total: %zu communication%s%s, %zu collective%s, %s",
 	        n, n == 1 ? "" : "s", more, steps, steps == 1 ? "" : "s",
 	        report_seconds_text(buf, sizeof(buf), total)));
+	if (sym_graph_optimizer_shard(r->g) >= 1) {
+		size_t rs, ag;
+		double os;
+
+		report_optshard_comms(r, &rs, &ag, &os);
+		table_line(t, 2,
+		    report_format("optimizer_shard: %zu reduce_scatter%s of "
+		                  "gradients and %zu all_gather%s of updated "
+		                  "params in place of %zu all_reduce%s, %s",
+		        rs, rs == 1 ? "" : "s", ag, ag == 1 ? "" : "s", rs,
+		        rs == 1 ? "" : "s",
+		        report_seconds_text(buf, sizeof(buf), os)));
+	}
 }
 
 /* Print the section "title" of "r" to "out", its rows added by "rows",
