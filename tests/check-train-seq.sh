@@ -12,7 +12,9 @@
 #  - --pad-to-max runs every step at s = 16;
 #  - --check matches one device across buckets on 8, 2 and 1 ranks, and
 #    on examples/gpt.sg (data parallel) and examples/gpt_tp.sg (tensor
-#    and data parallel) on 8 ranks; --eval-split evaluates per token;
+#    and data parallel, the vocabulary split: its embedding's and its
+#    class-split loss's all-reduces planned) on 8 ranks; --eval-split
+#    evaluates per token;
 #  - bad input is refused with its message: a --tokens-per-batch below
 #    the least bucket's batch, a separator that never occurs, a token
 #    option without a corpus;
@@ -137,7 +139,10 @@ if ok gpt examples/gpt.sg --dataset "text:$corpus" --tokens-per-batch 512 \
 	fi
 fi
 
-# --- Its Megatron variant: heads and MLP split 4 ways, b 2 ways.
+# --- Its Megatron variant: heads, MLP and vocabulary split 4 ways, b 2
+# ways. Its plan holds the vocabulary's three derived all-reduces over
+# the 4 ranks of each model group: the partial embeddings of the split
+# table, and the class-split loss's two per-row statistics.
 if ok gpt_tp examples/gpt_tp.sg --dataset "text:$corpus" \
     --tokens-per-batch 512 --max-len 32 --steps 3 --check --json; then
 	if ! steps gpt_tp >/dev/null; then
@@ -145,6 +150,16 @@ if ok gpt_tp examples/gpt_tp.sg --dataset "text:$corpus" \
 	else
 		echo "ok: gpt_tp: tensor and data parallel match one device"
 	fi
+fi
+$SYM_TEST_WRAPPER "$top_builddir/shape-check" "$top_srcdir/examples/gpt_tp.sg" \
+    >"$tmp/gpt_tp.check" 2>&1
+vocab=$(grep -A1 -e '^  tok after embedding tok (partial sums)' \
+    -e '^  loss.target after sce_target' -e '^  loss.sumexp after sce_sumexp' \
+    "$tmp/gpt_tp.check" | grep -c 'all_reduce  over vocab\|all_reduce  over class')
+if test "$vocab" = 3; then
+	echo "ok: gpt_tp-vocab: the vocabulary's 3 all-reduces are planned"
+else
+	fail gpt_tp-vocab "$vocab of the vocabulary's 3 all-reduces planned"
 fi
 
 # --- Bad input.
