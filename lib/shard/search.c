@@ -86,11 +86,11 @@ sym_search_free(sym_search *s)
 
 /* Search the plans of "s": over its symbol at its samples, with the
  * second symbol (if any) at its least size, refining at the ends of the
- * pieces (see sym__search_refine), then at its greatest (s->top2), at the samples
- * only; then cut
- * the second symbol's sizes into cells (see sym__search_cut_cells). Check that
- * every piece fits the cap, or fail naming the first that does not,
- * and prove the memory of every piece. 0 or -1. */
+ * pieces (see sym__search_refine), then at its greatest (s->var[1].top),
+ * at the samples only; then cut the second symbol's sizes into cells (see
+ * sym__search_cut_cells). Check that every piece fits the cap, or fail
+ * naming the first that does not, and prove the memory of every piece. 0
+ * or -1. */
 static int
 run(sym_search *s)
 {
@@ -106,12 +106,12 @@ run(sym_search *s)
 	s->n_probe = sym__cg_n_probes(s->cg);
 	if (sym__search_refine(s, &w, sample, ns, &warm, MAX_REFINE) < 0)
 		goto oom;
-	if (s->sym2) {
-		sym__search_bind(s, s->sym2, s->top2);
+	if (s->n_var > 1) {
+		sym__search_bind(s, s->var[1].sym, s->var[1].top);
 		if (sym__search_refine(s, &w, sample, ns, &warm, 0) < 0 ||
 		    sym__search_cut_cells(s, &w, sample, ns) < 0)
 			goto oom;
-		sym__search_bind(s, s->sym2, s->lo2);
+		sym__search_bind(s, s->var[1].sym, s->var[1].lo);
 	}
 	if (sym__search_bound_pieces(s) < 0)
 		goto oom;
@@ -295,7 +295,7 @@ sym_search_sharding(sym_search *s, size_t i)
 sym_symbol *
 sym_search_symbol(const sym_search *s)
 {
-	return s ? s->sym : NULL;
+	return s ? s->var[0].sym : NULL;
 }
 
 /* Return the number of symbols the pieces of "s" range over: 0, 1 or 2
@@ -303,7 +303,7 @@ sym_search_symbol(const sym_search *s)
 size_t
 sym_search_n_symbols(const sym_search *s)
 {
-	return !s || !s->sym ? 0 : s->sym2 ? 2 : 1;
+	return s ? s->n_var : 0;
 }
 
 /* Return symbol "k" the pieces of "s" range over (0: the first, the one
@@ -313,7 +313,7 @@ sym_search_symbol_at(const sym_search *s, size_t k)
 {
 	if (!s || k >= sym_search_n_symbols(s))
 		return NULL;
-	return k ? s->sym2 : s->sym;
+	return s->var[k].sym;
 }
 
 /* Store the sizes of symbol "k" piece "i" of "s" covers in "*lo" and
@@ -325,9 +325,9 @@ sym_search_piece_range_at(const sym_search *s, size_t i, size_t k, int64_t *lo,
 	if (!s || i >= s->n_piece || k >= sym_search_n_symbols(s))
 		return -1;
 	if (lo)
-		*lo = k ? s->piece[i].lo2 : s->piece[i].lo;
+		*lo = s->piece[i].lo[k];
 	if (hi)
-		*hi = k ? s->piece[i].hi2 : s->piece[i].hi;
+		*hi = s->piece[i].hi[k];
 	return 0;
 }
 
@@ -346,9 +346,9 @@ sym_search_piece_range(const sym_search *s, size_t i, int64_t *lo, int64_t *hi)
 	if (!s || i >= s->n_piece)
 		return -1;
 	if (lo)
-		*lo = s->piece[i].lo;
+		*lo = s->piece[i].lo[0];
 	if (hi)
-		*hi = s->piece[i].hi;
+		*hi = s->piece[i].hi[0];
 	return 0;
 }
 

@@ -23,16 +23,16 @@
 static char *
 second_text(const sym_search *s, const struct sym__spiece *p)
 {
-	const char *n = s->sym2 ? sym_symbol_name(s->sym2) : NULL;
+	const char *n = s->n_var > 1 ? sym_symbol_name(s->var[1].sym) : NULL;
 
 	if (!n)
 		return sym__strdup(s->ctx, "");
-	if (p->hi2 < 0)
-		return sym__asprintf(" and %s >= %lld", n, (long long)p->lo2);
-	if (p->hi2 == p->lo2)
-		return sym__asprintf(" and %s = %lld", n, (long long)p->lo2);
-	return sym__asprintf(" and %s in [%lld, %lld]", n, (long long)p->lo2,
-	    (long long)p->hi2);
+	if (p->hi[1] < 0)
+		return sym__asprintf(" and %s >= %lld", n, (long long)p->lo[1]);
+	if (p->hi[1] == p->lo[1])
+		return sym__asprintf(" and %s = %lld", n, (long long)p->lo[1]);
+	return sym__asprintf(" and %s in [%lld, %lld]", n, (long long)p->lo[1],
+	    (long long)p->hi[1]);
 }
 
 /* Record on the context the error of the first piece of "s" where no
@@ -41,12 +41,12 @@ static int
 no_fit(sym_search *s, const struct sym__spiece *p)
 {
 	int64_t least = INT64_MAX;
-	const char *n = s->sym ? sym_symbol_name(s->sym) : "?";
+	const char *n = s->n_var ? sym_symbol_name(s->var[0].sym) : "?";
 	char *cell = second_text(s, p), at2[96] = "";
 
-	sym__search_bind_at(s, p->lo);
-	if (s->sym2)
-		sym__search_bind(s, s->sym2, p->lo2);
+	sym__search_bind_at(s, p->lo[0]);
+	if (s->n_var > 1)
+		sym__search_bind(s, s->var[1].sym, p->lo[1]);
 	for (size_t e = 0; e < s->n_entry; e++) {
 		struct sym__sval v = sym__search_value(s, e);
 
@@ -55,24 +55,25 @@ no_fit(sym_search *s, const struct sym__spiece *p)
 	}
 	if (!cell)
 		return -1;
-	if (s->sym2)
+	if (s->n_var > 1)
 		snprintf(at2, sizeof(at2), ", %s = %lld",
-		    sym_symbol_name(s->sym2), (long long)p->lo2);
-	if (p->hi < 0)
+		    sym_symbol_name(s->var[1].sym), (long long)p->lo[1]);
+	if (p->hi[0] < 0)
 		sym__error(s->ctx, SYM_EINVAL,
 		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
 		    "search: no plan fits memory=%lld bytes for %s >= %lld%s: "
 		    "the least memory needed at %s = %lld%s is %lld bytes",
-		    (long long)s->cap, n, (long long)p->lo, cell, n,
-		    (long long)p->lo, at2, (long long)least);
+		    (long long)s->cap, n, (long long)p->lo[0], cell, n,
+		    (long long)p->lo[0], at2, (long long)least);
 	else
 		sym__error(s->ctx, SYM_EINVAL,
 		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
 		    "search: no plan fits memory=%lld bytes for %s in [%lld, "
 		    "%lld]%s: the least memory needed at %s = %lld%s is %lld "
 		    "bytes",
-		    (long long)s->cap, n, (long long)p->lo, (long long)p->hi,
-		    cell, n, (long long)p->lo, at2, (long long)least);
+		    (long long)s->cap, n, (long long)p->lo[0],
+		    (long long)p->hi[0], cell, n, (long long)p->lo[0], at2,
+		    (long long)least);
 	free(cell);
 	return -1;
 }
@@ -94,16 +95,16 @@ sym__search_some_fit(sym_search *s)
 	if (i < s->n_piece) {
 		p = s->piece[i];
 		while (i + 1 < s->n_piece && s->piece[i + 1].bad &&
-		    s->piece[i + 1].lo2 == p.lo2)
-			p.hi = s->piece[++i].hi;
+		    s->piece[i + 1].lo[1] == p.lo[1])
+			p.hi[0] = s->piece[++i].hi[0];
 		return no_fit(s, &p);
 	}
 	sym__error(s->ctx, SYM_EINVAL,
 	    s->g->auto_parallel ? &s->g->auto_loc : NULL,
 	    "search: no plan can be priced at %s = %lld: the time or memory "
 	    "of every plan overflows 64 bits",
-	    s->sym ? sym_symbol_name(s->sym) : "?",
-	    (long long)(s->n_piece ? s->piece[0].lo : s->lo));
+	    s->n_var ? sym_symbol_name(s->var[0].sym) : "?",
+	    (long long)(s->n_piece ? s->piece[0].lo[0] : s->var[0].lo));
 	return -1;
 }
 
@@ -128,36 +129,40 @@ assume_range(sym_search *s, sym_symbol *x, int64_t lo, int64_t hi)
 
 /* Decide whether the memory of piece "p" of "s" stays within the cap by
  * evaluating it at every admissible size it covers, when they are at
- * most MAX_EXHAUST (both symbols bounded); SYM_TRUE, SYM_FALSE with the
- * first size that breaks it in "*at" and "*at2", or SYM_UNKNOWN. */
+ * most MAX_EXHAUST (every searched symbol bounded); SYM_TRUE, SYM_FALSE
+ * with the first sizes that break it in "at" (by searched symbol, the
+ * first one varying fastest), or SYM_UNKNOWN. */
 static sym_answer
-exhaust_memory(sym_search *s, const struct sym__spiece *p, int64_t *at,
-    int64_t *at2)
+exhaust_memory(sym_search *s, const struct sym__spiece *p, int64_t *at)
 {
-	int64_t d = s->info.divisor > 0 ? s->info.divisor : 1;
-	int64_t d2 = s->info2.divisor > 0 ? s->info2.divisor : 1;
-	int64_t n = p->hi < 0 ? -1 : (p->hi - p->lo) / d + 1, n2 = 1, mem;
+	int64_t d[SYM__SEARCH_MAX_SYM], n[SYM__SEARCH_MAX_SYM], total = 1, mem;
+	int64_t k[SYM__SEARCH_MAX_SYM] = { 0 };
 	const sym_expr *e = s->entry[p->entry].mem;
+	size_t j;
 
-	if (s->sym2)
-		n2 = p->hi2 < 0 ? -1 : (p->hi2 - p->lo2) / d2 + 1;
-	if (n < 0 || n2 < 0 || n > MAX_EXHAUST || n * n2 > MAX_EXHAUST)
-		return SYM_UNKNOWN;
-	for (int64_t k2 = 0; k2 < n2; k2++)
-		for (int64_t k = 0; k < n; k++) {
-			sym__search_bind_at(s, p->lo + k * d);
-			if (s->sym2)
-				sym__search_bind(s, s->sym2, p->lo2 + k2 * d2);
-			if (sym_expr_eval(e, s->b, &mem) < 0) {
-				sym_ctx_clear_error(s->ctx);
-				return SYM_UNKNOWN;
-			}
-			if (mem > s->cap) {
-				*at = p->lo + k * d;
-				*at2 = p->lo2 + k2 * d2;
-				return SYM_FALSE;
-			}
+	for (j = 0; j < s->n_var; j++) {
+		d[j] = s->var[j].info.divisor > 0 ? s->var[j].info.divisor : 1;
+		n[j] = p->hi[j] < 0 ? -1 : (p->hi[j] - p->lo[j]) / d[j] + 1;
+		if (n[j] < 0 || n[j] > MAX_EXHAUST / total)
+			return SYM_UNKNOWN;
+		total *= n[j];
+	}
+	for (int64_t c = 0; c < total; c++) {
+		for (j = 0; j < s->n_var; j++)
+			sym__search_bind(s, s->var[j].sym,
+			    p->lo[j] + k[j] * d[j]);
+		if (sym_expr_eval(e, s->b, &mem) < 0) {
+			sym_ctx_clear_error(s->ctx);
+			return SYM_UNKNOWN;
 		}
+		if (mem > s->cap) {
+			for (j = 0; j < s->n_var; j++)
+				at[j] = p->lo[j] + k[j] * d[j];
+			return SYM_FALSE;
+		}
+		for (j = 0; j < s->n_var && ++k[j] == n[j]; j++)
+			k[j] = 0;
+	}
 	return SYM_TRUE;
 }
 
@@ -175,20 +180,23 @@ sym__search_prove_memory(sym_search *s)
 		sym_expr *cap;
 		sym_binding *w = NULL;
 		sym_answer a = SYM_UNKNOWN;
-		int64_t at = p->lo, at2 = p->lo2;
+		int64_t at[SYM__SEARCH_MAX_SYM];
 		char *cell, where[96] = "";
 
-		if (p->bad || !s->sym)
+		if (p->bad || !s->n_var)
 			continue;
+		for (size_t k = 0; k < s->n_var; k++)
+			at[k] = p->lo[k];
 		cap = sym_expr_const(s->ctx, s->cap);
 		if (!cap || sym_ctx_push(s->ctx) < 0) {
 			sym_expr_free(cap);
 			return -1;
 		}
-		if (assume_range(s, s->sym, p->lo, p->hi) < 0 ||
-		    (s->sym2 && assume_range(s, s->sym2, p->lo2, p->hi2) < 0))
-			rc = -1;
-		else
+		for (size_t k = 0; k < s->n_var && rc == 0; k++)
+			if (assume_range(s, s->var[k].sym, p->lo[k], p->hi[k]) <
+			    0)
+				rc = -1;
+		if (rc == 0)
 			a = sym_prove_cmp(s->ctx, s->entry[p->entry].mem,
 			    SYM_LE, cap, &w);
 		sym_ctx_pop(s->ctx);
@@ -196,33 +204,30 @@ sym__search_prove_memory(sym_search *s)
 		if (rc == 0 && a != SYM_TRUE && a != SYM_FALSE) {
 			sym_binding_free(w);
 			w = NULL;
-			a = exhaust_memory(s, p, &at, &at2);
+			a = exhaust_memory(s, p, at);
 		}
 		if (rc < 0 || a == SYM_TRUE) {
 			sym_binding_free(w);
 			continue;
 		}
-		if (w) {
-			sym_binding_get(w, s->sym, &at);
-			if (s->sym2)
-				sym_binding_get(w, s->sym2, &at2);
-		}
+		for (size_t k = 0; w && k < s->n_var; k++)
+			sym_binding_get(w, s->var[k].sym, &at[k]);
 		sym_binding_free(w);
 		cell = second_text(s, p);
 		if (!cell)
 			return -1;
-		if (s->sym2)
+		if (s->n_var > 1)
 			snprintf(where, sizeof(where), ", %s = %lld",
-			    sym_symbol_name(s->sym2), (long long)at2);
+			    sym_symbol_name(s->var[1].sym), (long long)at[1]);
 		sym__error(s->ctx, SYM_EINVAL,
 		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
 		    "search: the memory of the plan for %s in [%lld, %lld]%s "
 		    "is not proven within memory=%lld bytes (%s at %s = "
 		    "%lld%s)",
-		    sym_symbol_name(s->sym), (long long)p->lo, (long long)p->hi,
-		    cell, (long long)s->cap,
+		    sym_symbol_name(s->var[0].sym), (long long)p->lo[0],
+		    (long long)p->hi[0], cell, (long long)s->cap,
 		    a == SYM_FALSE ? "exceeded" : "undecided",
-		    sym_symbol_name(s->sym), (long long)at, where);
+		    sym_symbol_name(s->var[0].sym), (long long)at[0], where);
 		free(cell);
 		rc = -1;
 	}

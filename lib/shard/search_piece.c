@@ -43,7 +43,7 @@ admissible_in(const sym_symbol_info *info, int64_t lo, int64_t hi, int64_t x)
 static int64_t
 admissible_from(const sym_search *s, int64_t x)
 {
-	return admissible_in(&s->info, s->lo, s->hi, x);
+	return admissible_in(&s->var[0].info, s->var[0].lo, s->var[0].hi, x);
 }
 
 /* The winner among the plans "set" ("n" entries) of "s" at size "b": the
@@ -79,7 +79,7 @@ static int64_t
 last_of(sym_search *s, const size_t *set, size_t n, int64_t a, int64_t c,
     size_t w, int bad)
 {
-	int64_t d = s->info.divisor > 0 ? s->info.divisor : 1;
+	int64_t d = s->var[0].info.divisor > 0 ? s->var[0].info.divisor : 1;
 	int64_t lo = 0, hi = (c - a) / d; /* a + lo*d keeps, a + hi*d not */
 
 	while (hi - lo > 1) {
@@ -106,11 +106,14 @@ add_piece(sym_search *s, int64_t lo, int64_t hi, size_t entry, int bad)
 	if (!p)
 		return -1;
 	s->piece = p;
-	p[s->n_piece++] = (struct sym__spiece){ lo, hi, entry, bad, 0, 0 };
+	p[s->n_piece] = (struct sym__spiece){ .entry = entry, .bad = bad };
+	p[s->n_piece].lo[0] = lo;
+	p[s->n_piece++].hi[0] = hi;
 	if (sym__trace_on(SYM__TRACE_SEARCH))
 		sym__trace("search: piece %zu: %s in [%lld, %lld]: plan %zu%s",
-		    s->n_piece - 1, sym_symbol_name(s->sym), (long long)lo,
-		    (long long)hi, entry, bad ? " (does not fit)" : "");
+		    s->n_piece - 1, sym_symbol_name(s->var[0].sym),
+		    (long long)lo, (long long)hi, entry,
+		    bad ? " (does not fit)" : "");
 	return 0;
 }
 
@@ -140,7 +143,8 @@ cut_pieces(sym_search *s, const size_t *set, size_t n, const int64_t *sample,
 			lo = admissible_from(s, end + 1);
 			w = winner(s, set, n, lo, &bad);
 		}
-	return add_piece(s, lo, s->hi == INT64_MAX ? -1 : s->hi, set[w], bad);
+	return add_piece(s, lo, s->var[0].hi == INT64_MAX ? -1 : s->var[0].hi,
+	    set[w], bad);
 }
 
 /* Store the information of the symbol "y" in "*info", its least
@@ -155,51 +159,51 @@ sizes_of(const sym_symbol *y, sym_symbol_info *info, int64_t *lo, int64_t *hi)
 	*lo = admissible_in(info, *lo, *hi, *lo);
 }
 
-/* Set the second searched symbol of "s", "y" (an origin), unless it has
- * a single admissible size: then it stays at it. */
+/* Make "y" (an origin) searched symbol s->n_var of "s", unless it is not
+ * the first and has a single admissible size (then it stays at it) or no
+ * greatest size to look at. */
 static void
-choose_second(sym_search *s, sym_symbol *y)
+choose_var(sym_search *s, sym_symbol *y)
 {
-	int64_t lo, hi;
+	struct sym__svar v = { y, SYM_SYMBOL_INFO_INIT, 0, 0, 0 };
 
-	sizes_of(y, &s->info2, &lo, &hi);
-	if (lo == INT64_MAX ||
-	    admissible_in(&s->info2, lo, hi, lo + 1) == INT64_MAX)
-		return;
-	s->sym2 = y;
-	s->lo2 = lo;
-	s->hi2 = hi;
-	/* unbounded: looked at up to SAMPLE_LIMIT */
-	s->top2 = hi != INT64_MAX ? hi
-	                          : admissible_in(&s->info2, lo, hi,
-	                                lo > SAMPLE_LIMIT ? lo : SAMPLE_LIMIT);
-	if (s->top2 == INT64_MAX)
-		s->sym2 = NULL;
+	sizes_of(y, &v.info, &v.lo, &v.hi);
+	if (s->n_var > 0) {
+		if (v.lo == INT64_MAX ||
+		    admissible_in(&v.info, v.lo, v.hi, v.lo + 1) == INT64_MAX)
+			return;
+		/* unbounded: looked at up to SAMPLE_LIMIT */
+		v.top = v.hi != INT64_MAX
+		    ? v.hi
+		    : admissible_in(&v.info, v.lo, v.hi,
+		          v.lo > SAMPLE_LIMIT ? v.lo : SAMPLE_LIMIT);
+		if (v.top == INT64_MAX)
+			return;
+	}
+	s->var[s->n_var++] = v;
 }
 
-/* Choose the searched symbols of "s": the first symbol of the context
- * (its origin) and the next one with more than one admissible size; the
- * others stay at their least values in s->b. */
+/* Choose the searched symbols of "s" (at most SYM__SEARCH_MAX_SYM): the
+ * first symbol of the context (its origin) and the next ones with more
+ * than one admissible size; the others stay at their least values in
+ * s->b. */
 void
 sym__search_choose_symbol(sym_search *s)
 {
 	size_t ns = sym_ctx_n_symbols(s->ctx);
 
+	s->n_var = 0;
 	for (size_t i = 0; i < ns; i++) {
 		sym_symbol *y = sym_ctx_symbol(s->ctx, i);
 
 		sym_binding_set(s->b, y, sym_symbol_least(y));
-		if (s->sym && !s->sym2 && sym_symbol_origin(y) == y)
-			choose_second(s, y);
-		if (!s->sym && sym_symbol_origin(y) == y)
-			s->sym = y;
+		if (s->n_var < SYM__SEARCH_MAX_SYM && sym_symbol_origin(y) == y)
+			choose_var(s, y);
 	}
-	s->info = (sym_symbol_info)SYM_SYMBOL_INFO_INIT;
-	if (!s->sym) {
-		s->lo = s->hi = 1;
-		return;
+	if (!s->n_var) {
+		s->var[0].info = (sym_symbol_info)SYM_SYMBOL_INFO_INIT;
+		s->var[0].lo = s->var[0].hi = 1;
 	}
-	sizes_of(s->sym, &s->info, &s->lo, &s->hi);
 }
 
 /* Store in "sample" (room for 70) the sizes "s" searches at: the least
@@ -209,18 +213,18 @@ size_t
 sym__search_samples(sym_search *s, int64_t *sample)
 {
 	size_t n = 0;
-	int64_t v = s->lo;
+	int64_t v = s->var[0].lo;
 
 	while (v != INT64_MAX && n < 68) {
 		sample[n++] = v;
-		if (!s->sym || v >= SAMPLE_LIMIT)
+		if (!s->n_var || v >= SAMPLE_LIMIT)
 			break;
 		v = admissible_from(s,
 		    v > SAMPLE_LIMIT / 4 ? SAMPLE_LIMIT : 4 * v);
 	}
-	if (s->hi != INT64_MAX && sample[n - 1] != s->hi &&
-	    sym_symbol_admits(s->sym, s->hi))
-		sample[n++] = s->hi;
+	if (s->var[0].hi != INT64_MAX && sample[n - 1] != s->var[0].hi &&
+	    sym_symbol_admits(s->var[0].sym, s->var[0].hi))
+		sample[n++] = s->var[0].hi;
 	return n;
 }
 
@@ -230,35 +234,36 @@ static int
 priced_at(sym_search *s, size_t e, int64_t v, int64_t v2)
 {
 	sym__search_bind_at(s, v);
-	if (s->sym2)
-		sym__search_bind(s, s->sym2, v2);
+	if (s->n_var > 1)
+		sym__search_bind(s, s->var[1].sym, v2);
 	return sym__search_value(s, e).bad < 2;
 }
 
 /* Return the least size of piece "p" of "s" (one that fits) at which
  * its plan cannot be priced (its time or memory beyond 64 bits; found by
  * bisection, assuming costs grow with the sizes), the second symbol at
- * the greatest size of the piece (or s->top2); -1 when there is none. */
+ * the greatest size of the piece (or s->var[1].top); -1 when there is none. */
 static int64_t
 first_unpriced(sym_search *s, const struct sym__spiece *p)
 {
-	int64_t d = s->info.divisor > 0 ? s->info.divisor : 1;
-	int64_t v2 = p->hi2 >= 0 ? p->hi2 : s->top2, lo = 0;
-	int64_t hi = p->hi >= 0 ? (p->hi - p->lo) / d : (INT64_MAX - p->lo) / d;
+	int64_t d = s->var[0].info.divisor > 0 ? s->var[0].info.divisor : 1;
+	int64_t v2 = p->hi[1] >= 0 ? p->hi[1] : s->var[1].top, lo = 0;
+	int64_t hi = p->hi[0] >= 0 ? (p->hi[0] - p->lo[0]) / d
+	                           : (INT64_MAX - p->lo[0]) / d;
 
-	if (priced_at(s, p->entry, p->lo + hi * d, v2))
+	if (priced_at(s, p->entry, p->lo[0] + hi * d, v2))
 		return -1;
-	if (!priced_at(s, p->entry, p->lo, v2))
-		return p->lo;
-	while (hi - lo > 1) { /* p->lo + lo*d priced, p->lo + hi*d not */
+	if (!priced_at(s, p->entry, p->lo[0], v2))
+		return p->lo[0];
+	while (hi - lo > 1) { /* p->lo[0] + lo*d priced, p->lo[0] + hi*d not */
 		int64_t mid = lo + (hi - lo) / 2;
 
-		if (priced_at(s, p->entry, p->lo + mid * d, v2))
+		if (priced_at(s, p->entry, p->lo[0] + mid * d, v2))
 			lo = mid;
 		else
 			hi = mid;
 	}
-	return p->lo + hi * d;
+	return p->lo[0] + hi * d;
 }
 
 /* Bound the pieces of "s" that fit where their plan can no longer be
@@ -268,7 +273,7 @@ int
 sym__search_bound_pieces(sym_search *s)
 {
 	struct sym__spiece *out = calloc(2 * s->n_piece + 1, sizeof(*out)), p;
-	int64_t d = s->info.divisor > 0 ? s->info.divisor : 1;
+	int64_t d = s->var[0].info.divisor > 0 ? s->var[0].info.divisor : 1;
 	size_t n = 0, e;
 
 	if (!out)
@@ -277,23 +282,23 @@ sym__search_bound_pieces(sym_search *s)
 		int64_t cut = -1;
 
 		for (e = i;
-		     e < s->n_piece && s->piece[e].lo2 == s->piece[i].lo2;)
+		     e < s->n_piece && s->piece[e].lo[1] == s->piece[i].lo[1];)
 			e++;
 		for (size_t k = i; k < e && cut < 0; k++) {
 			p = s->piece[k];
-			cut = p.bad == 2           ? p.lo
-			    : p.bad == 0 && s->sym ? first_unpriced(s, &p)
-			                           : -1;
-			if (cut > p.lo) {
+			cut = p.bad == 2             ? p.lo[0]
+			    : p.bad == 0 && s->n_var ? first_unpriced(s, &p)
+			                             : -1;
+			if (cut > p.lo[0]) {
 				out[n] = p;
-				out[n++].hi = cut - d;
+				out[n++].hi[0] = cut - d;
 			}
 			if (cut < 0) {
 				out[n++] = p;
 				continue;
 			}
-			p.lo = cut;
-			p.hi = s->piece[e - 1].hi;
+			p.lo[0] = cut;
+			p.hi[0] = s->piece[e - 1].hi[0];
 			p.bad = 2;
 			out[n++] = p;
 		}
@@ -301,9 +306,9 @@ sym__search_bound_pieces(sym_search *s)
 	free(s->piece);
 	s->piece = out;
 	s->n_piece = n;
-	sym__search_bind_at(s, s->lo);
-	if (s->sym2)
-		sym__search_bind(s, s->sym2, s->lo2);
+	sym__search_bind_at(s, s->var[0].lo);
+	if (s->n_var > 1)
+		sym__search_bind(s, s->var[1].sym, s->var[1].lo);
 	return 0;
 }
 
@@ -373,7 +378,8 @@ sym__search_refine(sym_search *s, struct sym__swinners *w,
 		grew = 0;
 		for (size_t i = 0; rc == 0 && round < rounds && i < s->n_piece;
 		     i++) {
-			int64_t ends[2] = { s->piece[i].lo, s->piece[i].hi };
+			int64_t ends[2] = { s->piece[i].lo[0],
+				s->piece[i].hi[0] };
 
 			for (int j = 0; j < 2 && rc == 0; j++) {
 				size_t e;
@@ -406,7 +412,7 @@ static int
 pieces_at(sym_search *s, const struct sym__swinners *w, const int64_t *sample,
     size_t ns, int64_t v, size_t base)
 {
-	sym__search_bind(s, s->sym2, v);
+	sym__search_bind(s, s->var[1].sym, v);
 	s->n_piece = base;
 	return cut_pieces(s, w->e, w->n, sample, ns);
 }
@@ -426,8 +432,8 @@ same_pieces(const sym_search *s, size_t a, size_t n, size_t b)
 		const struct sym__spiece *q = &s->piece[b + i];
 		int end = i + 1 < n && p[1].bad == 2;
 
-		if ((p->bad != 2 && p->lo != q->lo) ||
-		    (!end && p->bad != 2 && p->hi != q->hi) ||
+		if ((p->bad != 2 && p->lo[0] != q->lo[0]) ||
+		    (!end && p->bad != 2 && p->hi[0] != q->hi[0]) ||
 		    (p->bad == 0 && p->entry != q->entry) || p->bad != q->bad)
 			return 0;
 	}
@@ -437,7 +443,7 @@ same_pieces(const sym_search *s, size_t a, size_t n, size_t b)
 /* Cut the sizes of the second symbol of "s" into cells within which the
  * pieces over its first symbol stay the same (the same plans, the same
  * breakpoints), by bisection from the least size of each cell up to
- * s->top2 (assuming the pieces change once in between: cost lines that
+ * s->var[1].top (assuming the pieces change once in between: cost lines that
  * cross once); each cell keeps the pieces cut at its least size, over
  * the plans "w". At most MAX_CELLS cells: the last one then runs to the
  * end. 0 or -1. */
@@ -445,21 +451,23 @@ int
 sym__search_cut_cells(sym_search *s, const struct sym__swinners *w,
     const int64_t *sample, size_t ns)
 {
-	int64_t a = s->lo2, d = s->info2.divisor > 0 ? s->info2.divisor : 1;
+	int64_t a = s->var[1].lo,
+	        d = s->var[1].info.divisor > 0 ? s->var[1].info.divisor : 1;
 	size_t base = 0;
 
 	s->n_cell = 0;
 	while (a != INT64_MAX) {
-		int64_t v = s->top2;
+		int64_t v = s->var[1].top;
 		size_t n;
 
 		if (pieces_at(s, w, sample, ns, a, base) < 0)
 			return -1;
 		n = s->n_piece - base;
-		if (s->n_cell + 1 < MAX_CELLS && a < s->top2) {
-			int64_t lo = 0, hi = (s->top2 - a) / d;
+		if (s->n_cell + 1 < MAX_CELLS && a < s->var[1].top) {
+			int64_t lo = 0, hi = (s->var[1].top - a) / d;
 
-			if (pieces_at(s, w, sample, ns, s->top2, base + n) < 0)
+			if (pieces_at(s, w, sample, ns, s->var[1].top,
+			        base + n) < 0)
 				return -1;
 			if (!same_pieces(s, base, n, base + n)) {
 				/* a + lo*d keeps the pieces, a + hi*d not */
@@ -479,16 +487,17 @@ sym__search_cut_cells(sym_search *s, const struct sym__swinners *w,
 		}
 		s->n_piece = base + n;
 		for (size_t i = base; i < base + n; i++) {
-			s->piece[i].lo2 = a;
-			s->piece[i].hi2 = v < s->top2 ? v
-			    : s->hi2 == INT64_MAX     ? -1
-			                              : s->hi2;
+			s->piece[i].lo[1] = a;
+			s->piece[i].hi[1] = v < s->var[1].top ? v
+			    : s->var[1].hi == INT64_MAX       ? -1
+			                                      : s->var[1].hi;
 		}
 		s->n_cell++;
 		base += n;
-		if (v >= s->top2)
+		if (v >= s->var[1].top)
 			break;
-		a = admissible_in(&s->info2, s->lo2, s->hi2, v + 1);
+		a = admissible_in(&s->var[1].info, s->var[1].lo, s->var[1].hi,
+		    v + 1);
 	}
 	return 0;
 }

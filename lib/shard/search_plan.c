@@ -194,7 +194,7 @@ sym__search_bind(sym_search *s, const sym_symbol *x, int64_t v)
 void
 sym__search_bind_at(sym_search *s, int64_t v)
 {
-	sym__search_bind(s, s->sym, v);
+	sym__search_bind(s, s->var[0].sym, v);
 }
 
 /* The value of entry "e" of "s" at the size bound in s->b: feasible
@@ -288,7 +288,7 @@ sym__search_at(sym_search *s, int64_t b, size_t warm)
 		best = warm;
 	if (sym__trace_on(SYM__TRACE_SEARCH))
 		sym__trace("search: at %s = %lld: plan %zu",
-		    sym_symbol_name(s->sym), (long long)b, best);
+		    sym_symbol_name(s->var[0].sym), (long long)b, best);
 	return best;
 }
 

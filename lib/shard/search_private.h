@@ -42,17 +42,32 @@ struct sym__sval {
 	int64_t fs, mem;
 };
 
-/* A piece: the sizes ["lo", "hi"] of the searched symbol ("hi" -1: no
- * bound), those ["lo2", "hi2"] of the second one (0 when none), its plan
+/* The most symbols the pieces of a search range over
+ * (sym_search_n_symbols): the first searched symbol and the second. The
+ * arrays below are indexed by searched symbol, 0 the first;
+ * sym__search_choose_symbol never chooses more than this. */
+#define SYM__SEARCH_MAX_SYM 2
+
+/* A searched symbol (NULL "sym": none), its admissible sizes ["lo",
+ * "hi"] ("hi" INT64_MAX: no bound) and the greatest size the search looks
+ * at, "top" (of every symbol but the first: the first is sampled, see
+ * sym__search_samples). */
+struct sym__svar {
+	sym_symbol *sym;
+	sym_symbol_info info;
+	int64_t lo, hi, top;
+};
+
+/* A piece: by searched symbol "k", the sizes ["lo[k]", "hi[k]"] it
+ * covers ("hi[k]" -1: no bound; 0 for a symbol not searched), its plan
  * and its state "bad": that of its plan (struct sym__sval), 0 when it
  * fits, 1 when no plan fits the cap (the plan needs the least memory),
  * 2 when no plan can be priced (64-bit overflow: the plan means
  * nothing). */
 struct sym__spiece {
-	int64_t lo, hi;
+	int64_t lo[SYM__SEARCH_MAX_SYM], hi[SYM__SEARCH_MAX_SYM];
 	size_t entry;
 	int bad;
-	int64_t lo2, hi2;
 };
 
 struct sym_search {
@@ -98,16 +113,12 @@ struct sym_search {
 	 * chains, "n_bucket" a power of two. */
 	size_t *bucket, *next, n_bucket;
 	int failed; /* an error other than a rejected plan */
-	/* The searched symbol, its admissible sizes, the evaluation binding;
-	 * the second searched symbol (NULL: none), its sizes, and the
-	 * greatest size the search looks at, "top2" */
-	sym_symbol *sym;
-	sym_symbol_info info;
-	int64_t lo, hi; /* hi INT64_MAX: no bound */
-	sym_symbol *sym2;
-	sym_symbol_info info2;
-	int64_t lo2, hi2, top2;
-	size_t n_cell; /* the ranges of sym2 the pieces were cut in */
+	/* The searched symbols, "n_var" of them (var[0] the first; its
+	 * "sym" NULL and its sizes [1, 1] when none), the evaluation
+	 * binding. */
+	struct sym__svar var[SYM__SEARCH_MAX_SYM];
+	size_t n_var;
+	size_t n_cell; /* the ranges of var[1] the pieces were cut in */
 	sym_binding *b;
 	struct sym__spiece *piece;
 	size_t n_piece;
