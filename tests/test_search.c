@@ -823,6 +823,89 @@ test_kept_clauses(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* The statistics of a class-split loss (sce_target, sce_sumexp) are not
+ * searched: each piece's sharding gives them the strategy of their loss,
+ * so their logits and labels are laid out as the loss's are (a search
+ * that gave them their own would all-gather the logits for them). */
+static void
+test_class_split_stats(void **state)
+{
+	static const char text[] =
+	    "devices 8\n"
+	    "symbol b divisor=8 min=64\n"
+	    "input x : f32[b, 64]\n"
+	    "input y : i32[b]\n"
+	    "param w : f32[64, 4096]\n"
+	    "logits = matmul(x, w)\n"
+	    "loss = softmax_cross_entropy(logits, y, ignore_index=-1, "
+	    "vocab_parallel=1)\n"
+	    "output loss\n"
+	    "minimize loss with sgd(lr=0.1)\n";
+	sym_graph *g;
+	sym_ctx *ctx;
+	sym_search *s;
+	size_t n_class_split = 0;
+
+	(void)state;
+	ctx = parse(text, &g);
+	s = sym_graph_search(g, NULL);
+	assert_non_null(s);
+	/* logits, loss.count and loss */
+	assert_int_equal(sym_search_n_nodes(s), 3);
+	for (size_t j = 0; j < sym_search_n_nodes(s); j++) {
+		const char *op = sym_node_op_name(sym_search_node(s, j));
+
+		assert_string_not_equal(op, "sce_target");
+		assert_string_not_equal(op, "sce_sumexp");
+	}
+	for (size_t i = 0; i < sym_search_n_pieces(s); i++) {
+		sym_sharding *sh;
+		const sym_node *loss = NULL;
+
+		if (sym_search_piece_fit(s, i) != SYM_SEARCH_FITS)
+			continue;
+		sh = sym_search_sharding(s, i);
+		assert_non_null(sh);
+		assert_int_equal(sym_sharding_n_errors(sh), 0);
+		for (size_t k = 0; k < sym_graph_n_nodes(g); k++)
+			if (!strcmp(sym_node_op_name(sym_graph_node(g, k)),
+			        "softmax_cross_entropy"))
+				loss = sym_graph_node(g, k);
+		assert_non_null(loss);
+		for (size_t k = 0; k < sym_graph_n_nodes(g); k++) {
+			sym_node *n = sym_graph_node(g, k);
+			const char *op = sym_node_op_name(n);
+
+			if (strcmp(op, "sce_target") &&
+			    strcmp(op, "sce_sumexp"))
+				continue;
+			assert_string_equal(sym_sharding_strategy_source(sh, n),
+			    "the strategy of its softmax_cross_entropy (the "
+			    "logits' and labels' parts)");
+			for (size_t in = 0; in < 2; in++) {
+				char *a = sym_layout_to_str(
+				    sym_sharding_input_layout(sh, n, in));
+				char *b = sym_layout_to_str(
+				    sym_sharding_input_layout(sh, loss, in));
+
+				assert_non_null(a);
+				assert_string_equal(a, b);
+				free(a);
+				free(b);
+			}
+			if (strstr(sym_sharding_strategy(sh, n), ", 2)") ||
+			    strstr(sym_sharding_strategy(sh, n), ", 4)"))
+				n_class_split++;
+		}
+		sym_sharding_free(sh);
+	}
+	/* some piece splits the 4096 classes, and then both statistics */
+	assert_true(n_class_split >= 2);
+	sym_search_free(s);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
 /* Errors: a cap below the parameters alone, and one no plan meets at
  * any size, naming the range and the least memory needed, located at
  * the statement; the graph keeps no strategy of the search (a cap met
@@ -1216,6 +1299,7 @@ main(void)
 		cmocka_unit_test(test_layouts_many_factors),
 		cmocka_unit_test(test_memory_cap),
 		cmocka_unit_test(test_kept_clauses),
+		cmocka_unit_test(test_class_split_stats),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_partial_cap),

@@ -501,9 +501,11 @@ sym__shard_clause(struct sym__pass *p, sym_node *n)
 	                 n->op->id == SYM__OP_SCE_SUMEXP) &&
 	    sym__sce_stats_of(p->g, n->index);
 
-	if (of_sce && st->n_in == 2) {
-		/* the loss's (logits, labels), without its output */
+	if (of_sce && st->n_in >= 2) {
+		/* the loss's (logits, labels), without its other operands (a
+		 * searched strategy has all of them) or its output */
 		x_only = *st;
+		x_only.n_in = 2;
 		x_only.has_out = 0;
 		x_only.n_out = 0;
 		st = &x_only;
@@ -552,9 +554,12 @@ sym__shard_clause(struct sym__pass *p, sym_node *n)
 		    ? sym__asprintf_ctx(p->g->ctx,
 		          "shard clause of ONNX node '%s'", n->onnx_name)
 		    : sym__strdup(p->g->ctx,
-		          of_bn ? "shard clause of its batch_norm (x's "
-		                  "strategy)"
-		                : "shard clause");
+		          of_bn        ? "shard clause of its batch_norm (x's "
+		                         "strategy)"
+		              : of_sce ? "the strategy of its "
+		                         "softmax_cross_entropy (the logits' "
+		                         "and labels' parts)"
+		                       : "shard clause");
 		r->text = sym__strategy_to_str(st);
 		r->ok = r->source && r->text;
 	}

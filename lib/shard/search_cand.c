@@ -292,14 +292,16 @@ add_candidate(void *arg, const char *text, const struct sym__run *r)
 }
 
 /* Return 1 when node "n" of "g" is searched: a forward operator without
- * a shard clause (nor a batch_norm_stats whose batch_norm has one) with
- * an input (or, for a generator, an output) of at
- * least one dimension. */
+ * a shard clause with an input (or, for a generator, an output) of at
+ * least one dimension. A batch_norm_stats or a class-split loss's
+ * statistic (sce_target, sce_sumexp) is never searched on its own: the
+ * pass gives it the strategy of the operator it serves, written or
+ * searched (pass_init), so that it can never be laid out apart from it. */
 static int
 searched(const sym_graph *g, const sym_node *n)
 {
 	if (n->index >= sym_graph_n_forward_nodes(g) || n->strategy ||
-	    (sym__bn_stats_of(g, n->index) && g->node[n->index + 1]->strategy))
+	    sym__bn_stats_of(g, n->index) || sym__sce_stats_of(g, n->index))
 		return 0;
 	if (n->n_in == 0)
 		return n->n_out > 0 && sym__value_shape(n->out[0])->rank > 0;
