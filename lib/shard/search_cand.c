@@ -45,13 +45,13 @@ add_text(sym_search *s, size_t j, const char *text, int64_t used, int layout)
 	for (size_t k = 0; k < n; k++)
 		if (!strcmp(s->cand[j][k], text))
 			return 0;
-	c = realloc(s->cand[j], (n + 1) * sizeof(*c));
+	c = sym__realloc_array(s->ctx, s->cand[j], n + 1, sizeof(*c));
 	if (c)
 		s->cand[j] = c;
-	part = realloc(s->part[j], n + 1);
+	part = sym__realloc_array(s->ctx, s->part[j], n + 1, 1);
 	if (part)
 		s->part[j] = part;
-	t = strdup(text);
+	t = c && part ? sym__strdup(s->ctx, text) : NULL;
 	if (!c || !part || !t) {
 		free(t);
 		return -1;
@@ -403,12 +403,12 @@ sym__search_collect(sym_search *s)
 	struct sym__pass p;
 	int rc = 0;
 
-	s->node = calloc(g->n_node + 1, sizeof(*s->node));
-	s->cand = calloc(g->n_node + 1, sizeof(*s->cand));
-	s->part = calloc(g->n_node + 1, sizeof(*s->part));
-	s->n_cand = calloc(g->n_node + 1, sizeof(*s->n_cand));
-	s->cand_st = calloc(g->n_node + 1, sizeof(*s->cand_st));
-	s->over = calloc(g->n_node + 1, sizeof(*s->over));
+	s->node = sym__calloc(s->ctx, g->n_node + 1, sizeof(*s->node));
+	s->cand = sym__calloc(s->ctx, g->n_node + 1, sizeof(*s->cand));
+	s->part = sym__calloc(s->ctx, g->n_node + 1, sizeof(*s->part));
+	s->n_cand = sym__calloc(s->ctx, g->n_node + 1, sizeof(*s->n_cand));
+	s->cand_st = sym__calloc(s->ctx, g->n_node + 1, sizeof(*s->cand_st));
+	s->over = sym__calloc(s->ctx, g->n_node + 1, sizeof(*s->over));
 	if (!s->node || !s->cand || !s->part || !s->n_cand || !s->cand_st ||
 	    !s->over || sym__pass_begin(&p, g, s->topo) < 0) {
 		sym__oom(s->ctx);

@@ -101,7 +101,7 @@ static int
 add_piece(sym_search *s, int64_t lo, int64_t hi, size_t entry, int bad)
 {
 	struct sym__spiece *p =
-	    realloc(s->piece, (s->n_piece + 1) * sizeof(*p));
+	    sym__realloc_array(s->ctx, s->piece, s->n_piece + 1, sizeof(*p));
 
 	if (!p)
 		return -1;
@@ -272,7 +272,9 @@ first_unpriced(sym_search *s, const struct sym__spiece *p)
 int
 sym__search_bound_pieces(sym_search *s)
 {
-	struct sym__spiece *out = calloc(2 * s->n_piece + 1, sizeof(*out)), p;
+	struct sym__spiece *out =
+	    sym__calloc(s->ctx, 2 * s->n_piece + 1, sizeof(*out));
+	struct sym__spiece p;
 	int64_t d = s->var[0].info.divisor > 0 ? s->var[0].info.divisor : 1;
 	size_t n = 0, e;
 

@@ -76,13 +76,14 @@ reserve_entry(sym_search *s)
 {
 	if (s->n_entry == s->cap_entry) {
 		size_t cap = s->cap_entry ? 2 * s->cap_entry : 64;
-		struct sym__sentry *ne = realloc(s->entry, cap * sizeof(*ne));
+		struct sym__sentry *ne =
+		    sym__realloc_array(s->ctx, s->entry, cap, sizeof(*ne));
 		size_t *nx;
 
 		if (!ne)
 			return -1;
 		s->entry = ne;
-		nx = realloc(s->next, cap * sizeof(*nx));
+		nx = sym__realloc_array(s->ctx, s->next, cap, sizeof(*nx));
 		if (!nx)
 			return -1;
 		s->next = nx;
@@ -90,7 +91,7 @@ reserve_entry(sym_search *s)
 	}
 	if (s->n_entry >= s->n_bucket) {
 		size_t nb = s->n_bucket ? 2 * s->n_bucket : 256;
-		size_t *b = malloc(nb * sizeof(*b));
+		size_t *b = sym__calloc(s->ctx, nb, sizeof(*b));
 
 		if (!b)
 			return -1;
@@ -153,7 +154,7 @@ evaluate(sym_search *s, const size_t *c)
 	e = &s->entry[s->n_entry];
 	memset(e, 0, sizeof(*e));
 	e->hash = h;
-	e->choice = malloc((s->n_node + 1) * sizeof(*c));
+	e->choice = sym__calloc(s->ctx, s->n_node + 1, sizeof(*c));
 	if (!e->choice)
 		return SIZE_MAX;
 	memcpy(e->choice, c, s->n_node * sizeof(*c));
