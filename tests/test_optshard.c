@@ -269,20 +269,21 @@ assert_expr(const sym_expr *e, const char *want, const char *what)
 }
 
 /* The memory of one device by kind (sym_graph_cost), by hand: the six
- * params hold 275 f32 (1100 bytes) and momentum keeps one state each.
- * Unsharded: params, gradients and state 1100 bytes each. Threshold
- * 16: w1, b1, w2, b2, w3 (272 elements) are sharded 8 ways, 34
- * elements (136 bytes) per device, b3 (3 elements, 12 bytes) whole:
- * state 136 + 12 = 148; gradients: the whole partial gradient of the
- * sharded five (1088) beside its reduce_scatter'ed shard (136), and b3
- * (12) = 1236; params: the whole params (1100) and the updated shards
- * gathered back into them (136) = 1236. Threshold 64: b2 (8) and b3
- * (3) stay whole (44 bytes), the other 264 elements shard to 33 (132
- * bytes): state 176, gradients 1056 + 132 + 44 = 1232, params 1232.
- * Level 2: the whole partial gradients of the sharded params share one
- * buffer, that of the largest (w2, 512 bytes): threshold 16 gradients
- * 512 + 136 + 12 = 660, threshold 64 512 + 132 + 44 = 688; params and
- * state as at level 1. */
+ * params hold 275 f32 (1100 bytes) and momentum keeps one state each;
+ * a gradient all-reduced is kept whole twice, its partial sums beside
+ * the sum. Unsharded: params and state 1100 bytes each, gradients
+ * 2200. Threshold 16: w1, b1, w2, b2, w3 (272 elements) are sharded 8
+ * ways, 34 elements (136 bytes) per device, b3 (3 elements, 12 bytes)
+ * whole: state 136 + 12 = 148; gradients: the whole partial gradient of
+ * the sharded five (1088) beside its reduce_scatter'ed shard (136), and
+ * b3 twice (24) = 1248; params: the whole params (1100) and the updated
+ * shards gathered back into them (136) = 1236. Threshold 64: b2 (8) and
+ * b3 (3) stay whole (44 bytes, twice), the other 264 elements shard to
+ * 33 (132 bytes): state 176, gradients 1056 + 132 + 88 = 1276, params
+ * 1232. Level 2: the whole partial gradients of the sharded params
+ * share one buffer, that of the largest (w2, 512 bytes): threshold 16
+ * gradients 512 + 136 + 24 = 672, threshold 64 512 + 132 + 88 = 732;
+ * params and state as at level 1. */
 static void
 test_memory_by_kind(void **state)
 {
@@ -290,19 +291,19 @@ test_memory_by_kind(void **state)
 		const char *extra;
 		const char *param, *grad, *state;
 	} c[] = {
-		{ "", "1100", "1100", "1100" },
+		{ "", "1100", "2200", "1100" },
 		{ "parallel optimizer_shard\n"
 		  "parallel optimizer_shard_min_bytes=16",
-		    "1236", "1236", "148" },
+		    "1236", "1248", "148" },
 		{ "parallel optimizer_shard\n"
 		  "parallel optimizer_shard_min_bytes=64",
-		    "1232", "1232", "176" },
+		    "1232", "1276", "176" },
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=16",
-		    "1236", "660", "148" },
+		    "1236", "672", "148" },
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=64",
-		    "1232", "688", "176" },
+		    "1232", "732", "176" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {

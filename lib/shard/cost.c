@@ -183,9 +183,11 @@ fused_saving(const sym_sharding *sh, size_t c)
 	    (st->inter_node ? r->inter_lat : r->intra_lat) * 1e15);
 }
 
-/* Return 1 when the communication "m" of "sh" is one optimizer sharding
- * makes: the reduce_scatter of a gradient into its update's shard, or
- * the all_gather of an update made on a shard back into its param. */
+/* Return 1 when the communication "m" of "sh" (one without a consumer)
+ * leaves the block its value was written in beside the value's own: the
+ * all_reduce of a gradient's partial sums, or one optimizer sharding
+ * makes, the reduce_scatter of a gradient into its update's shard or the
+ * all_gather of an update made on a shard back into its param. */
 static int
 optshard_resolution(const sym_sharding *sh, const struct sym__comm *m)
 {
@@ -193,6 +195,8 @@ optshard_resolution(const sym_sharding *sh, const struct sym__comm *m)
 	const sym_node *n = v->producer;
 	sym_redist_kind k = sym_redist_step_kind(m->plan, 0);
 
+	if (k == SYM_REDIST_ALL_REDUCE)
+		return is_grad(sh->g, v);
 	if (sym_graph_optimizer_shard(sh->g) < 1)
 		return 0;
 	if (k == SYM_REDIST_REDUCE_SCATTER)
