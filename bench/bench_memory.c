@@ -5,7 +5,8 @@
  * gradients, optimizer state, activations) and the bytes of the
  * buffers the executor allocates on rank 0 for the same plan
  * (sym_exec_data after sym_exec_prepare, a buffer shared by several
- * tensors counted once), both at one binding of every symbol.
+ * tensors counted once, as large as the largest of them), both at one
+ * binding of every symbol.
  *
  * Usage: bench_memory GRAPH.sg SIZE [NAME]
  * Prints one JSON line per figure kind ("model", "executor").
@@ -108,7 +109,8 @@ executor(sym_ctx *ctx, const sym_graph *g, const sym_plan *p, int64_t size,
 	sym_comm_endpoint *ep = comm ? sym_comm_attach(comm, 0, ctx) : NULL;
 	sym_exec *x = NULL;
 	void **seen = NULL;
-	size_t n_seen = 0;
+	size_t *most = NULL, n_seen = 0;
+	int *kind = NULL;
 	int r = -1;
 
 	if (!s || !vals || !ep)
@@ -122,7 +124,9 @@ executor(sym_ctx *ctx, const sym_graph *g, const sym_plan *p, int64_t size,
 		goto done;
 	nt = sym_plan_n_tensors(p);
 	seen = calloc(nt + 1, sizeof(*seen));
-	if (!seen)
+	most = calloc(nt + 1, sizeof(*most));
+	kind = calloc(nt + 1, sizeof(*kind));
+	if (!seen || !most || !kind)
 		goto done;
 	for (size_t t = 0; t < nt; t++) {
 		size_t bytes = 0, j;
@@ -132,13 +136,21 @@ executor(sym_ctx *ctx, const sym_graph *g, const sym_plan *p, int64_t size,
 			continue;
 		for (j = 0; j < n_seen && seen[j] != d; j++)
 			;
-		if (j < n_seen)
-			continue;
-		seen[n_seen++] = d;
-		out[kind_of(g, sym_plan_tensor_value(p, t))] += (int64_t)bytes;
+		if (j == n_seen) {
+			seen[n_seen] = d;
+			most[n_seen] = 0;
+			kind[n_seen++] =
+			    kind_of(g, sym_plan_tensor_value(p, t));
+		}
+		if (bytes > most[j]) /* a shared buffer holds the largest */
+			most[j] = bytes;
 	}
+	for (size_t j = 0; j < n_seen; j++)
+		out[kind[j]] += (int64_t)most[j];
 	r = 0;
 done:
+	free(kind);
+	free(most);
 	free(seen);
 	sym_exec_free(x);
 	if (ep)

@@ -326,22 +326,28 @@ sed -e 's/^devices 2/devices 8/' -e 's/divisor=2/divisor=8/' \
     -e 's/shard ((2, 1)/shard ((8, 1)/' \
     -e 's/^minimize loss with .*/minimize loss with adam(lr=0.001)/' \
     "$srcdir/ffn_train_dp.sg" >"$tmp/mem0.sg"
-cp "$tmp/mem0.sg" "$tmp/mem1.sg"
-printf 'parallel optimizer_shard\nparallel optimizer_shard_min_bytes=0\n' \
-    >>"$tmp/mem1.sg"
-"$bench_memory" "$tmp/mem0.sg" 64 ffn_train_dp8_adam
-"$bench_memory" "$tmp/mem1.sg" 64 ffn_train_dp8_adam
+for lv in 1 2; do
+	cp "$tmp/mem0.sg" "$tmp/mem$lv.sg"
+	printf 'parallel optimizer_shard=%s\nparallel optimizer_shard_min_bytes=0\n' \
+	    "$lv" >>"$tmp/mem$lv.sg"
+done
+for lv in 0 1 2; do
+	"$bench_memory" "$tmp/mem$lv.sg" 64 ffn_train_dp8_adam
+done
 echo "# and examples/transformer.sg (one block, 8 data-parallel devices)"
 echo "# trained on the mean of its output with adam at b = s = 128; scale"
 echo "# (4 bytes) stays whole under optimizer_shard_min_bytes=8"
 sed -e 's/^output y$//' "$srcdir/../examples/transformer.sg" >"$tmp/tb0.sg"
 printf '%s\n' 'loss = reduce_mean(y, axis=[0, 1, 2])' 'output loss' \
     'minimize loss with adam(lr=0.001)' >>"$tmp/tb0.sg"
-cp "$tmp/tb0.sg" "$tmp/tb1.sg"
-printf 'parallel optimizer_shard\nparallel optimizer_shard_min_bytes=8\n' \
-    >>"$tmp/tb1.sg"
-"$bench_memory" "$tmp/tb0.sg" 128 transformer_block_dp8_adam
-"$bench_memory" "$tmp/tb1.sg" 128 transformer_block_dp8_adam
+for lv in 1 2; do
+	cp "$tmp/tb0.sg" "$tmp/tb$lv.sg"
+	printf 'parallel optimizer_shard=%s\nparallel optimizer_shard_min_bytes=8\n' \
+	    "$lv" >>"$tmp/tb$lv.sg"
+done
+for lv in 0 1 2; do
+	"$bench_memory" "$tmp/tb$lv.sg" 128 transformer_block_dp8_adam
+done
 
 echo "# ONNX import (bench/bench_onnx) against ONNX's shape inference"
 models=$srcdir/../tests/onnx

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Optimizer sharding (parallel optimizer_shard, level 1; DESIGN section
-# 20) through shape-train, on small IDX files this script writes:
+# Optimizer sharding (parallel optimizer_shard, levels 1 and 2; DESIGN
+# section 20) through shape-train, on small IDX files this script writes:
 #  - tests/train/dp8.sg (six params replicated over 8 data-parallel
 #    ranks) trains 4 steps on 8 thread ranks with momentum, sgd with
 #    momentum and adam, with and without optimizer sharding (threshold 0
@@ -9,14 +9,18 @@
 #    losses and checkpoints: a sharded update adds the same gradient
 #    sums element by element (the reduce_scatter folds each element in
 #    rank order as the all_reduce does) and updates each element once;
-#  - --check (one device alongside, every step) passes sharded;
+#    level 2 (the whole partial gradients share one buffer) likewise;
+#  - --check (one device alongside, every step) passes sharded, at
+#    levels 1 and 2;
 #  - threshold 0 is refused: b3 (3 elements) cannot be split 8 ways;
 #  - a checkpoint saved sharded loads without sharding on 4 ranks, and
 #    one saved on 4 unsharded ranks loads sharded on 8, each saved again
-#    to the same tensor bytes; sharded on 4 ranks equals plain on 4;
+#    to the same tensor bytes; sharded on 4 ranks equals plain on 4; a
+#    level 1 checkpoint loads at level 2 on 4 ranks and one saved at
+#    level 2 loads at level 1 on 8, to the same bytes;
 #  - with MPI (RUN_MPI=yes), 8 and 2 processes under mpirun train the
-#    sharded adam graph to the losses and checkpoint of the unsharded
-#    threads runs on as many ranks.
+#    sharded adam graph (level 1 on 8, level 2 on 2) to the losses and
+#    checkpoint of the unsharded threads runs on as many ranks.
 #
 # Usage: tests/check-train-zero.sh
 # Environment (set by make check): top_srcdir, top_builddir, MPIRUN,
@@ -37,10 +41,10 @@ idx "$tmp/data" train 64
 idx "$tmp/data" t10k 16
 data=mnist:$tmp/data
 
-# variant DIR OPTIMIZER [MIN] [DEVICES]: tests/train/dp8.sg copied to DIR
-# as dp8.sg, trained with OPTIMIZER (its minimize line replaced); with
-# MIN, "parallel optimizer_shard" and that threshold appended; with
-# DEVICES, on that many devices.
+# variant DIR OPTIMIZER [MIN] [DEVICES] [LEVEL]: tests/train/dp8.sg
+# copied to DIR as dp8.sg, trained with OPTIMIZER (its minimize line
+# replaced); with MIN, "parallel optimizer_shard" (=LEVEL with LEVEL)
+# and that threshold appended; with DEVICES, on that many devices.
 variant()
 {
 	mkdir -p "$1" || exit 1
@@ -49,8 +53,8 @@ variant()
 	    -e "s/shard ((8, 1)/shard ((${4:-8}, 1)/" \
 	    "$top_srcdir/tests/train/dp8.sg" >"$1/dp8.sg" || exit 1
 	if test -n "$3"; then
-		printf 'parallel optimizer_shard\nparallel optimizer_shard_min_bytes=%s\n' \
-		    "$3" >>"$1/dp8.sg"
+		printf 'parallel optimizer_shard%s\nparallel optimizer_shard_min_bytes=%s\n' \
+		    "${5:+=$5}" "$3" >>"$1/dp8.sg"
 	fi
 }
 
@@ -88,6 +92,14 @@ for opt in 'momentum(lr=0.1, momentum=0.9)' \
 	ok "o$i-check" "$tmp/o$i-zero16/dp8.sg" --dataset "$data" --batch 16 \
 	    --steps 4 --check --check-every 1 --quiet &&
 	    echo "ok: o$i-check: sharded training equals one device"
+	v=o$i-zero2
+	variant "$tmp/$v" "$opt" 16 8 2
+	ok "$v" "$tmp/$v/dp8.sg" --dataset "$data" --batch 16 \
+	    --steps 4 --json --quiet --save "$tmp/$v.st" &&
+	    same "$v" "o$i-plain"
+	ok "o$i-check2" "$tmp/$v/dp8.sg" --dataset "$data" --batch 16 \
+	    --steps 4 --check --check-every 1 --quiet &&
+	    echo "ok: o$i-check2: level 2 training equals one device"
 done
 
 # Threshold 0: b3 (3 elements) cannot be split 8 ways.
@@ -129,13 +141,25 @@ ok z8-load "$tmp/o3-zero16/dp8.sg" --dataset "$data" --batch 16 --steps 0 \
 ok r4z "$tmp/r4z/dp8.sg" --dataset "$data" --batch 16 --steps 4 \
     --json --quiet --save "$tmp/r4z.st" && same r4z r4-plain
 
+# Across levels: level 1 saved on 8 loads at level 2 on 4, and level 2
+# saved on 8 loads at level 1 on 8, each saved again byte for byte.
+variant "$tmp/r4z2" 'adam(lr=0.01)' 16 4 2
+ok z2-load "$tmp/r4z2/dp8.sg" --dataset "$data" --batch 16 --steps 0 \
+    --load "$tmp/o3-zero16.st" --save "$tmp/z2-load.st" --quiet &&
+    same_tensors z2-load "$tmp/o3-zero16.st" "$tmp/z2-load.st" \
+	"a level 1 checkpoint loads at level 2 on 4 ranks"
+ok z1-load "$tmp/o3-zero16/dp8.sg" --dataset "$data" --batch 16 \
+    --steps 0 --load "$tmp/o3-zero2.st" --save "$tmp/z1-load.st" --quiet &&
+    same_tensors z1-load "$tmp/o3-zero2.st" "$tmp/z1-load.st" \
+	"a level 2 checkpoint loads at level 1 on 8 ranks"
+
 if test "$RUN_MPI" = yes; then
 	for np in 8 2; do
 		n=$((n + 1))
 		if test "$np" = 8; then
 			g=$tmp/o3-zero16/dp8.sg ref=o3-plain
 		else
-			variant "$tmp/r2z" 'adam(lr=0.01)' 16 2
+			variant "$tmp/r2z" 'adam(lr=0.01)' 16 2 2
 			variant "$tmp/r2" 'adam(lr=0.01)' "" 2
 			ok r2-plain "$tmp/r2/dp8.sg" --dataset "$data" \
 			    --batch 16 --steps 4 --json --quiet \

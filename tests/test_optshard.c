@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Optimizer sharding (parallel optimizer_shard, level 1; DESIGN section
- * 20) on tests/train/dp8.sg, worked out by hand: its six params are
+ * Optimizer sharding (parallel optimizer_shard, levels 1 and 2; DESIGN
+ * section 20) on tests/train/dp8.sg, worked out by hand: its six params are
  * replicated over the one axis of 8 data-parallel ranks, w1 f32[6, 16]
  * (384 bytes), b1 f32[16] (64), w2 f32[16, 8] (512), b2 f32[8] (32),
  * w3 f32[8, 3] (96) and b3 f32[3] (12). A sharded param's state and
@@ -195,8 +195,11 @@ test_library_option(void **state)
 	assert_int_equal(sym_graph_set_optimizer_shard(g, 1, NULL), 0);
 	assert_int_equal(sym_graph_optimizer_shard(g), 1);
 	assert_int_equal(sym_graph_set_optimizer_shard(g, 4, NULL), -1);
-	assert_int_equal(sym_graph_set_optimizer_shard(g, 2, NULL), -1);
+	assert_int_equal(sym_graph_set_optimizer_shard(g, 3, NULL), -1);
 	assert_int_equal(sym_graph_optimizer_shard(g), 1);
+	assert_int_equal(sym_graph_set_optimizer_shard(g, 2, NULL), 0);
+	assert_int_equal(sym_graph_optimizer_shard(g), 2);
+	assert_int_equal(sym_graph_set_optimizer_shard(g, 1, NULL), 0);
 	assert_int_equal(sym_graph_set_optimizer_shard_min_bytes(g, 100, NULL),
 	    0);
 	assert_int_equal(sym_graph_optimizer_shard_min_bytes(g), 100);
@@ -219,10 +222,9 @@ test_bad_values(void **state)
 		    "expected the level 1, 2 or 3" },
 		{ "parallel optimizer_shard=x",
 		    "expected the level 1, 2 or 3" },
-		{ "parallel optimizer_shard=2",
-		    "optimizer_shard=2 (gradients kept sharded) is not "
+		{ "parallel optimizer_shard=3",
+		    "optimizer_shard=3 (params kept sharded) is not "
 		    "implemented" },
-		{ "parallel optimizer_shard=3", "not implemented" },
 		{ "parallel optimizer_shard 1", "after" },
 		{ "parallel optimizer_shard_min_bytes", "expected '=BYTES'" },
 		{ "parallel optimizer_shard_min_bytes=12XB",
@@ -267,16 +269,21 @@ assert_expr(const sym_expr *e, const char *want, const char *what)
 }
 
 /* The memory of one device by kind (sym_graph_cost), by hand: the six
- * params hold 275 f32 (1100 bytes) and momentum keeps one state each.
- * Unsharded: params, gradients and state 1100 bytes each. Threshold
- * 16: w1, b1, w2, b2, w3 (272 elements) are sharded 8 ways, 34
- * elements (136 bytes) per device, b3 (3 elements, 12 bytes) whole:
- * state 136 + 12 = 148; gradients: the whole partial gradient of the
- * sharded five (1088) beside its reduce_scatter'ed shard (136), and b3
- * (12) = 1236; params: the whole params (1100) and the updated shards
- * gathered back into them (136) = 1236. Threshold 64: b2 (8) and b3
- * (3) stay whole (44 bytes), the other 264 elements shard to 33 (132
- * bytes): state 176, gradients 1056 + 132 + 44 = 1232, params 1232. */
+ * params hold 275 f32 (1100 bytes) and momentum keeps one state each;
+ * a gradient all-reduced is kept whole twice, its partial sums beside
+ * the sum. Unsharded: params and state 1100 bytes each, gradients
+ * 2200. Threshold 16: w1, b1, w2, b2, w3 (272 elements) are sharded 8
+ * ways, 34 elements (136 bytes) per device, b3 (3 elements, 12 bytes)
+ * whole: state 136 + 12 = 148; gradients: the whole partial gradient of
+ * the sharded five (1088) beside its reduce_scatter'ed shard (136), and
+ * b3 twice (24) = 1248; params: the whole params (1100) and the updated
+ * shards gathered back into them (136) = 1236. Threshold 64: b2 (8) and
+ * b3 (3) stay whole (44 bytes, twice), the other 264 elements shard to
+ * 33 (132 bytes): state 176, gradients 1056 + 132 + 88 = 1276, params
+ * 1232. Level 2: the whole partial gradients of the sharded params
+ * share one buffer, that of the largest (w2, 512 bytes): threshold 16
+ * gradients 512 + 136 + 24 = 672, threshold 64 512 + 132 + 88 = 732;
+ * params and state as at level 1. */
 static void
 test_memory_by_kind(void **state)
 {
@@ -284,13 +291,19 @@ test_memory_by_kind(void **state)
 		const char *extra;
 		const char *param, *grad, *state;
 	} c[] = {
-		{ "", "1100", "1100", "1100" },
+		{ "", "1100", "2200", "1100" },
 		{ "parallel optimizer_shard\n"
 		  "parallel optimizer_shard_min_bytes=16",
-		    "1236", "1236", "148" },
+		    "1236", "1248", "148" },
 		{ "parallel optimizer_shard\n"
 		  "parallel optimizer_shard_min_bytes=64",
-		    "1232", "1232", "176" },
+		    "1232", "1276", "176" },
+		{ "parallel optimizer_shard=2\n"
+		  "parallel optimizer_shard_min_bytes=16",
+		    "1236", "672", "148" },
+		{ "parallel optimizer_shard=2\n"
+		  "parallel optimizer_shard_min_bytes=64",
+		    "1232", "732", "176" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -309,6 +322,95 @@ test_memory_by_kind(void **state)
 	}
 }
 
+/* Return the bytes of the distinct buffers that the executor of rank 0
+ * allocates for the gradients of the sharded "g" at b = 16: the
+ * gradients' homes and the whole partial gradients before their
+ * resolution. */
+static int64_t
+executor_grad_bytes(sym_ctx *ctx, sym_graph *g)
+{
+	sym_plan *p = sym_plan_compile(g, 0);
+	sym_slices *s = p ? sym_slices_new(p) : NULL;
+	sym_communicator *comm = sym_comm_threads_new(ctx, 8);
+	sym_comm_endpoint *ep = comm ? sym_comm_attach(comm, 0, ctx) : NULL;
+	int64_t b = 16, total = 0;
+	void *seen[64];
+	size_t most[64], n_seen = 0;
+	sym_exec *x;
+
+	assert_non_null(s);
+	assert_non_null(ep);
+	assert_int_equal(sym_plan_n_symbols(p), 1);
+	assert_int_equal(sym_plan_bind_values(p, &b, s), 0);
+	x = sym_exec_new(p, ep, ctx);
+	assert_non_null(x);
+	assert_int_equal(sym_exec_prepare(x, s), 0);
+	for (size_t t = 0; t < sym_plan_n_tensors(p); t++) {
+		const sym_value *v = sym_plan_tensor_value(p, t);
+		size_t bytes = 0, j;
+		void *d = sym_exec_data(x, t, &bytes);
+		int grad = 0;
+
+		for (size_t i = 0; v && i < sym_graph_n_trained(g); i++)
+			grad |= sym_value_grad(sym_graph_trained(g, i)) == v;
+		if (!grad || !d)
+			continue;
+		for (j = 0; j < n_seen && seen[j] != d; j++)
+			;
+		if (j == n_seen) {
+			assert_true(n_seen < 64);
+			seen[n_seen] = d;
+			most[n_seen++] = 0;
+		}
+		if (bytes > most[j]) /* a shared buffer holds the largest */
+			most[j] = bytes;
+	}
+	for (size_t j = 0; j < n_seen; j++)
+		total += (int64_t)most[j];
+	sym_exec_free(x);
+	sym_comm_detach(ep);
+	sym_comm_free(comm);
+	sym_slices_free(s);
+	sym_plan_free(p);
+	return total;
+}
+
+/* The executor's gradient buffers, by hand as in test_memory_by_kind:
+ * at level 1 (threshold 16) each sharded param's whole partial gradient
+ * has its own buffer beside its shard: 1088 + 136 + 12 whole b3 and its
+ * partial block before the all_reduce, 12 = 1248; at level 2 the five
+ * whole partial gradients share the buffer of the largest (w2, 512):
+ * 512 + 136 + 12 + 12 = 672. */
+static void
+test_executor_grad_buffers(void **state)
+{
+	static const struct {
+		const char *extra;
+		int64_t bytes;
+	} c[] = {
+		{ "parallel optimizer_shard\n"
+		  "parallel optimizer_shard_min_bytes=16",
+		    1248 },
+		{ "parallel optimizer_shard=2\n"
+		  "parallel optimizer_shard_min_bytes=16",
+		    672 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		sym_ctx *ctx = tl_ctx_new();
+		sym_graph *g = parsed(ctx, c[i].extra);
+
+		assert_int_equal(sym_graph_shard(g, NULL), 0);
+		if (executor_grad_bytes(ctx, g) != c[i].bytes)
+			fail_msg("%s: %lld gradient bytes, not %lld",
+			    c[i].extra, (long long)executor_grad_bytes(ctx, g),
+			    (long long)c[i].bytes);
+		sym_graph_free(g);
+		tl_ctx_free(ctx);
+	}
+}
+
 int
 main(void)
 {
@@ -319,6 +421,7 @@ main(void)
 		cmocka_unit_test(test_library_option),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_memory_by_kind),
+		cmocka_unit_test(test_executor_grad_buffers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,7 @@
 #include "core/trace.h"
 #include "comm/comm_private.h"
 #include "exec/exec_private.h"
+#include "plan/plan_fuse.h"
 #include "graph/graph_private.h"
 
 #include <symshard/expr.h>
@@ -253,6 +254,7 @@ init_tensors(sym_exec *x)
 		et->es = sym__tensor_elem_size(et->dtype);
 		et->rank = sym_plan_tensor_ndim(p, t);
 		et->alias = SIZE_MAX;
+		et->pool = SIZE_MAX;
 		if (!et->es || et->rank > SYM__MAX_RANK) {
 			sym__error(x->ctx, SYM_EINVAL, NULL,
 			    "executor: plan tensor %zu (%s) has %s", t,
@@ -262,6 +264,97 @@ init_tensors(sym_exec *x)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* Return 1 when plan tensor "t" of "x" holds the whole partial sums
+ * of a trained param's gradient before they are scattered to its shard
+ * (optimizer_shard=2), not the gradient's home. */
+static int
+partial_grad(const sym_exec *x, size_t t)
+{
+	const sym_graph *g = sym_plan_graph(x->plan);
+	const sym_value *v = sym_plan_tensor_value(x->plan, t);
+
+	if (!v || sym_plan_value_tensor(x->plan, v) == t)
+		return 0;
+	for (size_t i = 0; i < sym_graph_n_trained(g); i++)
+		if (sym_value_grad(sym_graph_trained(g, i)) == v)
+			return 1;
+	return 0;
+}
+
+/*
+ * Optimizer sharding level 2 (DESIGN section 20): the whole partial
+ * gradient of a param is not kept after its reduce_scatter. Each lives
+ * from the kernel that writes it to the unfused reduce_scatter steps
+ * that read it; the gradients one kernel writes are a group, packed one
+ * after the other. Groups whose lives do not overlap share one buffer,
+ * that of the first gradient pooled, as large as the largest group (at
+ * prepare); a tensor read by a kernel, another collective or a fused
+ * bucket, or of a group that overlaps the pool's, keeps its own buffer.
+ * 0, or -1 out of memory.
+ */
+static int
+pool_partial_grads(sym_exec *x)
+{
+	size_t *first, *last, owner = SIZE_MAX, end = 0;
+
+	if (sym_graph_optimizer_shard(sym_plan_graph(x->plan)) < 2)
+		return 0;
+	first = sym__calloc(x->ctx, 2 * x->n_tensor + 1, sizeof(*first));
+	if (!first)
+		return -1;
+	last = first + x->n_tensor;
+	for (size_t t = 0; t < x->n_tensor; t++)
+		first[t] = last[t] = SIZE_MAX;
+	for (size_t i = 0; i < x->n_step; i++) {
+		const sym_plan_step *ps = x->step[i].ps;
+		int comm = ps->kind != SYM_PLAN_KERNEL;
+
+		for (size_t k = 0; k < ps->n_in + ps->n_out; k++) {
+			size_t t =
+			    k < ps->n_in ? ps->in[k] : ps->out[k - ps->n_in];
+			int writes = k >= ps->n_in;
+
+			if (first[t] == SIZE_MAX) {
+				/* Written first by a kernel, else never a
+				 * candidate. */
+				first[t] = comm || !writes ? x->n_step : i;
+			} else if (first[t] < x->n_step &&
+			    (!comm || writes ||
+			        ps->comm != SYM_REDIST_REDUCE_SCATTER ||
+			        sym__plan_step_bucket(x->plan, i) != SIZE_MAX))
+				first[t] = x->n_step;
+			last[t] = i;
+		}
+	}
+	for (size_t i = 0; i < x->n_step; i++) {
+		const sym_plan_step *ps = x->step[i].ps;
+		size_t group_end = 0, n = 0;
+
+		for (size_t k = 0; ps->kind == SYM_PLAN_KERNEL && k < ps->n_out;
+		     k++) {
+			size_t t = ps->out[k];
+
+			if (first[t] != i || last[t] == i ||
+			    !partial_grad(x, t) ||
+			    x->tensor[t].alias != SIZE_MAX)
+				first[t] = x->n_step;
+			else if (++n && last[t] > group_end)
+				group_end = last[t];
+		}
+		if (!n || (owner != SIZE_MAX && i <= end))
+			continue;
+		for (size_t k = 0; k < ps->n_out; k++)
+			if (first[ps->out[k]] == i) {
+				if (owner == SIZE_MAX)
+					owner = ps->out[k];
+				x->tensor[ps->out[k]].pool = owner;
+			}
+		end = group_end;
+	}
+	free(first);
 	return 0;
 }
 
@@ -313,6 +406,8 @@ sym_exec_new(const sym_plan *p, sym_comm_endpoint *ep, sym_ctx *ctx)
 	}
 	if (ok)
 		ok = sym__exec_fuse_init(x) == 0;
+	if (ok)
+		ok = pool_partial_grads(x) == 0;
 	if (ok)
 		ok = sym__exec_fill_init(x) == 0;
 	if (!ok) {
@@ -502,6 +597,45 @@ prepare_kernel(sym_exec *x, struct sym__estep *e)
 	}
 }
 
+/* Give the pooled tensors of "x" (pool_partial_grads) their places in
+ * the buffer of the pool, grown to the largest group; 0 or -1 out of
+ * memory. */
+static int
+place_pool(sym_exec *x)
+{
+	size_t size = 0, owner = SIZE_MAX;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < x->n_step; i++) {
+			const sym_plan_step *ps = x->step[i].ps;
+			size_t off = 0;
+
+			for (size_t k = 0;
+			     ps->kind == SYM_PLAN_KERNEL && k < ps->n_out;
+			     k++) {
+				struct sym__etensor *et =
+				    &x->tensor[ps->out[k]];
+
+				if (et->pool == SIZE_MAX)
+					continue;
+				owner = et->pool;
+				off = (off + et->es - 1) / et->es * et->es;
+				if (pass)
+					et->data =
+					    (char *)x->tensor[owner].buf + off;
+				off += et->bytes;
+				if (off > size)
+					size = off;
+			}
+		}
+		if (owner == SIZE_MAX)
+			return 0;
+		if (!pass && reserve(x, &x->tensor[owner], size) < 0)
+			return no_room(x, owner);
+	}
+	return 0;
+}
+
 /* Size every buffer of "x" for the bound slices "s" (borrowed until the
  * next call): grow those too small, alias the outputs of reshape and its
  * kin to their input, fill the kernels' arguments. Return 0, or -1 with
@@ -532,10 +666,14 @@ sym_exec_prepare(sym_exec *x, const sym_slices *s)
 		if (et->alias != SIZE_MAX &&
 		    x->tensor[et->alias].bytes == et->bytes)
 			continue;
+		if (et->pool != SIZE_MAX)
+			continue;
 		if (reserve(x, et, et->bytes) < 0)
 			return no_room(x, t);
 		et->data = et->buf;
 	}
+	if (place_pool(x) < 0)
+		return -1;
 	/* Aliases in step order: a producer's input has its data. */
 	for (size_t i = 0; i < x->n_step; i++) {
 		const sym_plan_step *ps = x->step[i].ps;

@@ -359,7 +359,7 @@ sym_graph_fusion_bytes(const sym_graph *g)
 /* Shard the optimizer of "g" at "level" ("parallel optimizer_shard=",
  * 0: none; DESIGN section 20), as declared at "where" (may be NULL);
  * 0, or -1 with an error diagnostic for a level out of range or not
- * implemented (2 and 3). */
+ * implemented (3). */
 int
 sym_graph_set_optimizer_shard(sym_graph *g, int level, const sym_loc *where)
 {
@@ -371,12 +371,13 @@ sym_graph_set_optimizer_shard(sym_graph *g, int level, const sym_loc *where)
 		    "and 3 (and params)",
 		    "the level of optimizer_shard must be 1, 2 or 3, not %d",
 		    level);
-	if (level > 1)
+	if (level > 2)
 		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL,
-		    "level 1 shards the update and the optimizer state",
-		    "optimizer_shard=%d (%s kept sharded) is not implemented "
-		    "yet",
-		    level, level == 2 ? "gradients" : "params");
+		    "level 1 shards the update and the optimizer state, "
+		    "level 2 the gradients too",
+		    "optimizer_shard=%d (params kept sharded) is not "
+		    "implemented yet",
+		    level);
 	g->optimizer_shard = level;
 	return 0;
 }

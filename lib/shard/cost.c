@@ -34,6 +34,8 @@
 struct acc {
 	sym_expr *flops, *comm_fs;
 	sym_expr *param, *grad, *state, *act;
+	sym_expr *pool; /* optimizer_shard=2: the largest whole partial
+	                 * gradient (one buffer for all), or NULL */
 	int failed;
 };
 
@@ -181,9 +183,11 @@ fused_saving(const sym_sharding *sh, size_t c)
 	    (st->inter_node ? r->inter_lat : r->intra_lat) * 1e15);
 }
 
-/* Return 1 when the communication "m" of "sh" is one optimizer sharding
- * makes: the reduce_scatter of a gradient into its update's shard, or
- * the all_gather of an update made on a shard back into its param. */
+/* Return 1 when the communication "m" of "sh" (one without a consumer)
+ * leaves the block its value was written in beside the value's own: the
+ * all_reduce of a gradient's partial sums, or one optimizer sharding
+ * makes, the reduce_scatter of a gradient into its update's shard or the
+ * all_gather of an update made on a shard back into its param. */
 static int
 optshard_resolution(const sym_sharding *sh, const struct sym__comm *m)
 {
@@ -191,6 +195,8 @@ optshard_resolution(const sym_sharding *sh, const struct sym__comm *m)
 	const sym_node *n = v->producer;
 	sym_redist_kind k = sym_redist_step_kind(m->plan, 0);
 
+	if (k == SYM_REDIST_ALL_REDUCE)
+		return is_grad(sh->g, v);
 	if (sym_graph_optimizer_shard(sh->g) < 1)
 		return 0;
 	if (k == SYM_REDIST_REDUCE_SCATTER)
@@ -204,18 +210,45 @@ optshard_resolution(const sym_sharding *sh, const struct sym__comm *m)
  * the graph of "sh") writes it before its partial sums are resolved or
  * it is gathered: the executor keeps it beside the value's own block
  * (the whole partial gradient beside its reduce_scatter'ed shard, the
- * updated shard of a param beside the param). */
+ * updated shard of a param beside the param). At optimizer_shard=2 the
+ * whole partial gradients scattered to their shards share one buffer
+ * (lib/exec/exec.c), those of one node packed together: the largest
+ * node's sum counts ("group" accumulates the node's; "*node" is the
+ * node of "group"). */
 static void
-resolution_memory(struct acc *a, const sym_sharding *sh, const sym_value *v)
+resolution_memory(struct acc *a, const sym_sharding *sh,
+    const struct sym__comm *m, sym_expr **group, const sym_node **node)
 {
+	const sym_value *v = m->pub.value;
 	const sym_node *n = v->producer;
+	int pooled = sym_graph_optimizer_shard(sh->g) >= 2 &&
+	    sym_redist_step_kind(m->plan, 0) == SYM_REDIST_REDUCE_SCATTER &&
+	    is_grad(sh->g, v);
 
-	for (size_t k = 0; n && k < n->n_out; k++)
-		if (n->out[k] == v)
-			add_to(a, kind_sum(a, sh->g, v),
-			    sym__cost_block_bytes(sym_sharding_output_layout(sh,
-			                              n, k),
-			        sym__value_shape((sym_value *)v)));
+	for (size_t k = 0; n && k < n->n_out; k++) {
+		sym_expr *e;
+
+		if (n->out[k] != v)
+			continue;
+		e = sym__cost_block_bytes(sym_sharding_output_layout(sh, n, k),
+		    sym__value_shape((sym_value *)v));
+		if (!pooled) {
+			add_to(a, kind_sum(a, sh->g, v), e);
+			continue;
+		}
+		if (*group && *node != n) {
+			a->pool =
+			    a->pool ? sym_expr_max(a->pool, *group) : *group;
+			*group = NULL;
+			if (!a->pool)
+				a->failed = 1;
+		}
+		*node = n;
+		if (!e)
+			a->failed = 1;
+		else if (!(*group = *group ? sym_expr_add(*group, e) : e))
+			a->failed = 1;
+	}
 }
 
 /* Add the time of every communication of "sh" to "a" (one latency per
@@ -224,6 +257,9 @@ resolution_memory(struct acc *a, const sym_sharding *sh, const sym_value *v)
 static void
 comm_cost(struct acc *a, const sym_sharding *sh)
 {
+	sym_expr *group = NULL;
+	const sym_node *node = NULL;
+
 	for (size_t c = 0; c < sh->n_comm && !a->failed; c++) {
 		const struct sym__comm *m = &sh->comm[c];
 		size_t ns = sym_redist_n_steps(m->plan);
@@ -242,8 +278,20 @@ comm_cost(struct acc *a, const sym_sharding *sh)
 			                              ->in_layout[m->pub.input],
 			        sym__value_shape((sym_value *)m->pub.value)));
 		else if (ns && optshard_resolution(sh, m))
-			resolution_memory(a, sh, m->pub.value);
+			resolution_memory(a, sh, m, &group, &node);
 	}
+	if (group && !a->failed) {
+		a->pool = a->pool ? sym_expr_max(a->pool, group) : group;
+		group = NULL;
+		a->failed = !a->pool;
+	}
+	sym_expr_free(group);
+	if (a->pool && !a->failed) {
+		add_to(a, &a->grad, a->pool);
+		a->pool = NULL;
+	}
+	sym_expr_free(a->pool);
+	a->pool = NULL;
 }
 
 /* Return a new reference to "flops" (consumed) operations at "rate"

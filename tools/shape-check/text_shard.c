@@ -423,10 +423,14 @@ comm_rows(const struct report *r, struct table *t)
 		table_line(t, 2,
 		    report_format("optimizer_shard: %zu reduce_scatter%s of "
 		                  "gradients and %zu all_gather%s of updated "
-		                  "params in place of %zu all_reduce%s, %s",
+		                  "params in place of %zu all_reduce%s, %s%s",
 		        rs, rs == 1 ? "" : "s", ag, ag == 1 ? "" : "s", rs,
 		        rs == 1 ? "" : "s",
-		        report_seconds_text(buf, sizeof(buf), os)));
+		        report_seconds_text(buf, sizeof(buf), os),
+		        sym_graph_optimizer_shard(r->g) >= 2
+		            ? "; level 2: the whole partial gradients share "
+		              "one buffer, not kept after their reduce_scatter"
+		            : ""));
 	}
 }
 
