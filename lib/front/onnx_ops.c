@@ -685,12 +685,15 @@ map_batch_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 	for (size_t i = 0; i < 5; i++)
 		if (!(in[i] = in_value(im, n, i)))
 			return -1;
+	if (n->n_output > 3)
+		return sym__onnx_errorf(im, "%zu outputs, not at most 3",
+		    n->n_output);
 	for (size_t i = 1; i < n->n_output; i++)
-		if (*n->output[i])
+		if (*n->output[i] && !training)
 			return sym__onnx_errorf(im,
-			    "the running statistics outputs are not supported "
-			    "(the running statistics are state, updated in "
-			    "place)");
+			    "output %zu ('%s'), a running statistic, is only "
+			    "made in training",
+			    i, n->output[i]);
 	for (size_t i = 3; i < 5; i++) {
 		int param = sym_value_get_kind(in[i]) == SYM_VALUE_PARAM;
 		if (training && !param)
@@ -711,8 +714,32 @@ map_batch_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 	sym_attrs_set_bool(a, "training", training);
 	sym_attrs_set_float(a, "epsilon", attr_float(n, "epsilon", 1e-5));
 	sym_attrs_set_float(a, "momentum", 1 - attr_float(n, "momentum", 0.9));
-	return def_value(im, n, 0,
-	    emit(im, "batch_norm", n->output[0], 5, in, a));
+	if (def_value(im, n, 0,
+	        emit(im, "batch_norm", n->output[0], 5, in, a)) < 0)
+		return -1;
+	/* Outputs 1 and 2, the updated running statistics: the results of
+	 * the batch_norm_update that the graph adds after a batch_norm in
+	 * training, named after the statistics (lib/graph/check.c), as
+	 * ONNX computes them: momentum * running + (1 - momentum) * the
+	 * batch's (its unbiased variance, as PyTorch). */
+	for (size_t i = 1; i < n->n_output; i++) {
+		if (!*n->output[i])
+			continue;
+		char *nm = sym__asprintf_ctx(im->ctx, "%s.next",
+		    sym_value_name(in[i + 2]));
+		sym_value *v = nm ? sym_graph_find_value(im->g, nm) : NULL;
+		free(nm);
+		if (!v)
+			return sym__onnx_errorf(im,
+			    "no update of the running statistic %s for output "
+			    "%zu",
+			    n->input[i + 2], i);
+		/* under the ONNX name, which the update's output is not */
+		if (def_value(im, n, i,
+		        emit0(im, "identity", n->output[i], 1, &v)) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Expand(x, shape): ONNX broadcasts both ways; the target becomes that
@@ -1015,6 +1042,138 @@ map_split(struct sym__onnx *im, const Onnx__NodeProto *n)
 	return 0;
 }
 
+/* Read the constant number of input "i" of "n" (one element) into "*v";
+ * 1 when given, 0 when absent, -1 when not a constant. */
+static int
+number_of(struct sym__onnx *im, const Onnx__NodeProto *n, size_t i, double *v)
+{
+	if (i >= n->n_input || !*n->input[i])
+		return 0;
+	struct sym__oval *o = sym__onnx_find(im, n->input[i]);
+	int64_t iv;
+	if (o && o->has_sv) {
+		if (o->sv_n != 1 || sym_expr_get_const(o->sv[0], &iv) < 0)
+			return -1;
+		*v = (double)iv;
+		return 1;
+	}
+	if (!o || !o->init)
+		return -1;
+	sym_dtype dt = sym__onnx_dtype(o->init->data_type);
+	size_t bytes;
+	if (dt != SYM_DT_F32 && dt != SYM_DT_F64)
+		return -1;
+	void *d = sym__onnx_tensor_data(im, o->init, o->init_dir, &bytes);
+	if (!d)
+		return -1;
+	int ok = bytes == sym_dtype_size(dt);
+	if (ok)
+		*v = dt == SYM_DT_F32 ? (double)*(float *)d : *(double *)d;
+	free(d);
+	return ok ? 1 : -1;
+}
+
+/* Clip(x, min, max): bounds that are constants (inputs from opset 11,
+ * attributes before), each optional. */
+static int
+map_clip(struct sym__onnx *im, const Onnx__NodeProto *n)
+{
+	sym_value *x = in_value(im, n, 0);
+	double b[2];
+	int have[2];
+
+	if (!x)
+		return -1;
+	for (size_t i = 0; i < 2; i++) {
+		const char *name = i ? "max" : "min";
+		have[i] = number_of(im, n, i + 1, &b[i]);
+		if (have[i] < 0)
+			return sym__onnx_errorf(im,
+			    "its %s must be a constant of one element", name);
+		if (!have[i] && sym__onnx_attr(n, name)) {
+			b[i] = attr_float(n, name, 0);
+			have[i] = 1;
+		}
+	}
+	sym_attrs *a = sym_attrs_new(im->ctx);
+	for (size_t i = 0; i < 2; i++)
+		if (have[i])
+			sym_attrs_set_float(a, i ? "max" : "min", b[i]);
+	return def_value(im, n, 0, emit(im, "clip", n->output[0], 1, &x, a));
+}
+
+/* Slice(data, starts, ends, axes, steps) of a tensor with constant
+ * starts, ends and axes and steps of 1: per axis, a start that is not
+ * negative (or any, on a dimension known as a number) and an end past
+ * the dimension (the rest) or within it. */
+static int
+map_slice(struct sym__onnx *im, const Onnx__NodeProto *n)
+{
+	sym_value *x = in_value(im, n, 0);
+	int64_t st[SYM__ONNX_MAX_RANK], en[SYM__ONNX_MAX_RANK];
+	int64_t ax[SYM__ONNX_MAX_RANK], sp[SYM__ONNX_MAX_RANK];
+	int64_t begin[SYM__ONNX_MAX_RANK], size[SYM__ONNX_MAX_RANK];
+	size_t k, ke, ka = 0, ks = 0;
+
+	if (!x)
+		return -1;
+	const sym_shape *s = sym_value_shape(x);
+	size_t rank = sym_shape_ndim(s);
+	if (rank > SYM__ONNX_MAX_RANK)
+		return sym__onnx_errorf(im, "rank %zu", rank);
+	if (ints_of(im, n, 1, NULL, st, &k) != 1 ||
+	    ints_of(im, n, 2, NULL, en, &ke) != 1 || ke != k ||
+	    ints_of(im, n, 3, NULL, ax, &ka) < 0 ||
+	    ints_of(im, n, 4, NULL, sp, &ks) < 0 || (ka && ka != k) ||
+	    (ks && ks != k) || k > rank)
+		return sym__onnx_errorf(im,
+		    "starts, ends, axes and steps must be constants of one "
+		    "length");
+	for (size_t i = 0; i < rank; i++)
+		begin[i] = 0, size[i] = -1;
+	for (size_t j = 0; j < k; j++) {
+		int64_t a = ka ? ax[j] : (int64_t)j, d, b = st[j], e = en[j];
+		if (a < 0)
+			a += (int64_t)rank;
+		if (a < 0 || a >= (int64_t)rank)
+			return sym__onnx_errorf(im, "axis %lld out of range",
+			    (long long)(ka ? ax[j] : (int64_t)j));
+		if (ks && sp[j] != 1)
+			return sym__onnx_errorf(im,
+			    "only steps of 1 are supported");
+		int known =
+		    sym_expr_get_const(sym_shape_dim(s, (size_t)a), &d) == 0;
+		if (known) {
+			b = b < 0 ? b + d : b;
+			e = e < 0 ? e + d : e;
+			b = b < 0 ? 0 : b > d ? d : b;
+			e = e < 0 ? 0 : e > d ? d : e;
+			if (e <= b)
+				return sym__onnx_errorf(im,
+				    "the slice of axis %lld is empty",
+				    (long long)a);
+			begin[a] = b;
+			size[a] = e == d ? -1 : e - b;
+			continue;
+		}
+		/* a symbolic dimension: ends this large mean the rest */
+		if (b < 0 || e < 0)
+			return sym__onnx_errorf(im,
+			    "negative starts or ends need a dimension known as "
+			    "a number (axis %lld)",
+			    (long long)a);
+		if (e <= b)
+			return sym__onnx_errorf(im,
+			    "the slice of axis %lld is empty", (long long)a);
+		begin[a] = b;
+		size[a] = e >= INT32_MAX ? -1 : e - b;
+	}
+	sym_attrs *a = sym_attrs_new(im->ctx);
+	set_ints(im->ctx, a, "begin", begin, rank);
+	set_ints(im->ctx, a, "size", size, rank);
+	return def_value(im, n, 0, emit(im, "slice", n->output[0], 1, &x, a));
+}
+
 struct mapping {
 	const char *onnx;
 	const char *op; /* the registry operator, for the generic kinds */
@@ -1048,6 +1207,8 @@ ADAPT(map_trilu)
 ADAPT(map_dropout)
 ADAPT(map_range)
 ADAPT(map_split)
+ADAPT(map_clip)
+ADAPT(map_slice)
 
 /* Sorted by ONNX name. */
 static const struct mapping mappings[] = {
@@ -1058,6 +1219,7 @@ static const struct mapping mappings[] = {
 	{ "BatchNormalization", NULL, map_batch_norm_a },
 	{ "Cast", NULL, map_cast_a },
 	{ "Ceil", "ceil", map_unary },
+	{ "Clip", NULL, map_clip_a },
 	{ "Concat", NULL, map_concat_a },
 	{ "Constant", NULL, NULL },
 	{ "ConstantOfShape", NULL, map_constant_of_shape_a },
@@ -1103,6 +1265,7 @@ static const struct mapping mappings[] = {
 	{ "Sigmoid", "sigmoid", map_unary },
 	{ "Sign", "sign", map_unary },
 	{ "Size", NULL, NULL },
+	{ "Slice", NULL, map_slice_a },
 	{ "Softmax", "softmax", map_softmax },
 	{ "Split", NULL, map_split_a },
 	{ "Sqrt", "sqrt", map_unary },

@@ -86,6 +86,18 @@ fold_shape(struct sym__onnx *im, const Onnx__NodeProto *n, int size)
 	sym_expr *e[SYM__ONNX_MAX_SV];
 	struct sym__oval *x =
 	    n->n_input ? sym__onnx_find(im, n->input[0]) : NULL;
+
+	/* the shape of a shape value: its length, not a tensor of it */
+	if (x && x->has_sv &&
+	    (size ||
+	        (!sym__onnx_attr(n, "start") && !sym__onnx_attr(n, "end")))) {
+		e[0] = sym_expr_const(im->ctx, (int64_t)x->sv_n);
+		if (size)
+			return def_out(im, n, SYM_DT_I64, 0, 1, e);
+		if (!x->sv_rank)
+			sym_expr_free(e[0]);
+		return def_out(im, n, SYM_DT_I64, 1, x->sv_rank, e);
+	}
 	sym_value *v = x ? sym__onnx_value(im, x) : NULL;
 	const sym_shape *s = v ? sym_value_shape(v) : NULL;
 
@@ -406,6 +418,55 @@ fold_constant(struct sym__onnx *im, const Onnx__NodeProto *n)
 	return sym__onnx_value(im, o) ? 1 : -1;
 }
 
+/* Reshape(x, shape) of a shape value to rank 1 ([-1] or [its length]) or
+ * of one element to rank 0 ([]): the same elements. */
+static int
+fold_reshape(struct sym__onnx *im, const Onnx__NodeProto *n)
+{
+	struct sym__oval *x = sv_in(im, n, 0), *t = sv_in(im, n, 1);
+	sym_expr *e[SYM__ONNX_MAX_SV];
+	int64_t d = 0;
+
+	if (!x || !t || t->sv_rank != 1 || t->sv_n > 1)
+		return 0;
+	if (t->sv_n == 1 &&
+	    (sym_expr_get_const(t->sv[0], &d) < 0 ||
+	        (d != -1 && d != (int64_t)x->sv_n)))
+		return 0;
+	if (t->sv_n == 0 && x->sv_n != 1)
+		return 0;
+	for (size_t i = 0; i < x->sv_n; i++)
+		e[i] = sym_expr_copy(x->sv[i]);
+	return def_out(im, n, x->dtype, t->sv_n, x->sv_n, e);
+}
+
+/* ConstantOfShape(shape; value) of an integer value and a constant shape
+ * of rank 1 and at most SYM__ONNX_MAX_SV elements: a shape value. */
+static int
+fold_constant_of_shape(struct sym__onnx *im, const Onnx__NodeProto *n)
+{
+	struct sym__oval *t = sv_in(im, n, 0);
+	const Onnx__AttributeProto *va = sym__onnx_attr(n, "value");
+	sym_expr *e[SYM__ONNX_MAX_SV];
+	int64_t len, v;
+	size_t k;
+
+	if (!t || t->sv_rank != 1 || t->sv_n != 1 || !va || !va->t ||
+	    sym_expr_get_const(t->sv[0], &len) < 0 || len < 0 ||
+	    len > SYM__ONNX_MAX_SV)
+		return 0;
+	sym_dtype dt = sym__onnx_dtype(va->t->data_type);
+	if (dt != SYM_DT_I64 && dt != SYM_DT_I32)
+		return 0;
+	if (sym__onnx_tensor_ints(im, va->t, im->dir, &v, 1, &k) < 0)
+		return -1;
+	if (k != 1)
+		return 0;
+	for (int64_t i = 0; i < len; i++)
+		e[i] = sym_expr_const(im->ctx, v);
+	return def_out(im, n, dt, 1, (size_t)len, e);
+}
+
 /* Fold node "n" when it computes shape values: 1 when it was, 0 when
  * it is not (its inputs are not all known), -1 after an error. */
 int
@@ -429,6 +490,10 @@ sym__onnx_fold(struct sym__onnx *im, const Onnx__NodeProto *n)
 		    : 0;
 	if (!strcmp(op, "Slice"))
 		return fold_slice(im, n);
+	if (!strcmp(op, "Reshape"))
+		return fold_reshape(im, n);
+	if (!strcmp(op, "ConstantOfShape"))
+		return fold_constant_of_shape(im, n);
 	if (!strcmp(op, "Concat"))
 		return fold_concat(im, n);
 	if (!strcmp(op, "Unsqueeze") || !strcmp(op, "Squeeze") ||
