@@ -613,11 +613,59 @@ buffers_given(struct sym__comm_call *call, const void *send, size_t ns,
 	return 0;
 }
 
-/* Run "call" on its communicator's backend; return its result. */
+/* Run "call" on its communicator's backend with the buffers "send" and
+ * "recv" of "bytes" each (per block for the block collectives); return
+ * its result. */
 static int
-run(struct sym__comm_call *call)
+run(struct sym__comm_call *call, const void *send, void *recv, size_t bytes)
 {
+	call->args.bytes = bytes;
+	call->args.send = send;
+	call->args.recv = recv;
 	return call->ep->comm->ops->run(call);
+}
+
+/* Start "call", a reduction of collective "kind" over "group"
+ * ("group_size" ranks) by handle "ep": "count" elements of "dtype" with
+ * "op" in each of "blocks" blocks, "*bytes" those of one block; check
+ * the buffers "send" (all the blocks) and "recv" (one block, or all of
+ * them when "blocks" is 1). Return 0, or -1 with an error. */
+static int
+reduce_init(struct sym__comm_call *call, enum sym__coll kind,
+    sym_comm_endpoint *ep, const int *group, int group_size, const void *send,
+    void *recv, int64_t count, sym_dtype dtype, sym_reduce_op op, size_t *bytes)
+{
+	size_t esize, n;
+
+	if (!ep || call_init(call, kind, ep, group, group_size) < 0)
+		return -1;
+	n = kind == SYM__COLL_REDUCE_SCATTER ? (size_t)call->n : 1;
+	if (!(esize = reduce_elem_size(call, dtype, op)) ||
+	    block_bytes(call, count, esize, n, bytes) < 0 ||
+	    buffers_given(call, send, *bytes * n, recv, *bytes) < 0)
+		return -1;
+	if (overlap(send, *bytes * n, recv, *bytes) &&
+	    (kind == SYM__COLL_REDUCE_SCATTER || send != recv))
+		return fail(call, "the send and receive buffers overlap");
+	call->args.dtype = dtype;
+	call->args.op = op;
+	call->args.count = count;
+	return 0;
+}
+
+/* Start "call", a collective "kind" of one block of "bytes" per member
+ * over "group" ("group_size" ranks) by handle "ep"; "*total" the bytes of
+ * all the blocks. Return 0, or -1 with an error. */
+static int
+blocks_init(struct sym__comm_call *call, enum sym__coll kind,
+    sym_comm_endpoint *ep, const int *group, int group_size, size_t bytes,
+    size_t *total)
+{
+	if (!ep || call_init(call, kind, ep, group, group_size) < 0 ||
+	    blocks_fit(call, bytes, call->n) < 0)
+		return -1;
+	*total = bytes * (size_t)call->n;
+	return 0;
 }
 
 /* Reduce "count" elements of "dtype" with "op" from "send" of every member
@@ -630,24 +678,12 @@ sym_comm_all_reduce(sym_comm_endpoint *ep, const int *group, int group_size,
     sym_reduce_op op)
 {
 	struct sym__comm_call call;
-	size_t esize, bytes = 0;
+	size_t bytes = 0;
 
-	if (!ep ||
-	    call_init(&call, SYM__COLL_ALL_REDUCE, ep, group, group_size) < 0)
+	if (reduce_init(&call, SYM__COLL_ALL_REDUCE, ep, group, group_size,
+	        send, recv, count, dtype, op, &bytes) < 0)
 		return -1;
-	if (!(esize = reduce_elem_size(&call, dtype, op)) ||
-	    block_bytes(&call, count, esize, 1, &bytes) < 0 ||
-	    buffers_given(&call, send, bytes, recv, bytes) < 0)
-		return -1;
-	if (send != recv && overlap(send, bytes, recv, bytes))
-		return fail(&call, "the send and receive buffers overlap");
-	call.args.dtype = dtype;
-	call.args.op = op;
-	call.args.count = count;
-	call.args.bytes = bytes;
-	call.args.send = send;
-	call.args.recv = recv;
-	return run(&call);
+	return run(&call, send, recv, bytes);
 }
 
 /* Concatenate, in group order, the "bytes" at "send" of every member of
@@ -661,23 +697,16 @@ sym_comm_all_gather(sym_comm_endpoint *ep, const int *group, int group_size,
 	struct sym__comm_call call;
 	size_t total;
 
-	if (!ep ||
-	    call_init(&call, SYM__COLL_ALL_GATHER, ep, group, group_size) < 0)
-		return -1;
-	if (blocks_fit(&call, bytes, call.n) < 0)
-		return -1;
-	total = bytes * (size_t)call.n;
-	if (buffers_given(&call, send, bytes, recv, total) < 0)
+	if (blocks_init(&call, SYM__COLL_ALL_GATHER, ep, group, group_size,
+	        bytes, &total) < 0 ||
+	    buffers_given(&call, send, bytes, recv, total) < 0)
 		return -1;
 	if (bytes && send != (char *)recv + (size_t)call.me * bytes &&
 	    overlap(send, bytes, recv, total))
 		return fail(&call,
 		    "the send buffer overlaps the receive "
 		    "buffer but is not the caller's block");
-	call.args.bytes = bytes;
-	call.args.send = send;
-	call.args.recv = recv;
-	return run(&call);
+	return run(&call, send, recv, bytes);
 }
 
 /* Reduce with "op", for every member i of "group" ("group_size" ranks;
@@ -690,25 +719,12 @@ sym_comm_reduce_scatter(sym_comm_endpoint *ep, const int *group, int group_size,
     sym_reduce_op op)
 {
 	struct sym__comm_call call;
-	size_t esize, bytes = 0;
+	size_t bytes = 0;
 
-	if (!ep ||
-	    call_init(&call, SYM__COLL_REDUCE_SCATTER, ep, group, group_size) <
-	        0)
+	if (reduce_init(&call, SYM__COLL_REDUCE_SCATTER, ep, group, group_size,
+	        send, recv, count, dtype, op, &bytes) < 0)
 		return -1;
-	if (!(esize = reduce_elem_size(&call, dtype, op)) ||
-	    block_bytes(&call, count, esize, (size_t)call.n, &bytes) < 0 ||
-	    buffers_given(&call, send, bytes * (size_t)call.n, recv, bytes) < 0)
-		return -1;
-	if (overlap(send, bytes * (size_t)call.n, recv, bytes))
-		return fail(&call, "the send and receive buffers overlap");
-	call.args.dtype = dtype;
-	call.args.op = op;
-	call.args.count = count;
-	call.args.bytes = bytes;
-	call.args.send = send;
-	call.args.recv = recv;
-	return run(&call);
+	return run(&call, send, recv, bytes);
 }
 
 /* Send block i of "bytes" of "send" to member i of "group" ("group_size"
@@ -722,20 +738,13 @@ sym_comm_all_to_all(sym_comm_endpoint *ep, const int *group, int group_size,
 	struct sym__comm_call call;
 	size_t total;
 
-	if (!ep ||
-	    call_init(&call, SYM__COLL_ALL_TO_ALL, ep, group, group_size) < 0)
-		return -1;
-	if (blocks_fit(&call, bytes, call.n) < 0)
-		return -1;
-	total = bytes * (size_t)call.n;
-	if (buffers_given(&call, send, total, recv, total) < 0)
+	if (blocks_init(&call, SYM__COLL_ALL_TO_ALL, ep, group, group_size,
+	        bytes, &total) < 0 ||
+	    buffers_given(&call, send, total, recv, total) < 0)
 		return -1;
 	if (overlap(send, total, recv, total))
 		return fail(&call, "the send and receive buffers overlap");
-	call.args.bytes = bytes;
-	call.args.send = send;
-	call.args.recv = recv;
-	return run(&call);
+	return run(&call, send, recv, bytes);
 }
 
 /* Send the "bytes" of "send" to group rank "dest" and receive as many into
@@ -764,12 +773,9 @@ sym_comm_permute(sym_comm_endpoint *ep, const int *group, int group_size,
 		return -1;
 	if (overlap(send, ns, recv, nr))
 		return fail(&call, "the send and receive buffers overlap");
-	call.args.bytes = bytes;
 	call.args.root = dest;
 	call.args.source = source;
-	call.args.send = send;
-	call.args.recv = recv;
-	return run(&call);
+	return run(&call, send, recv, bytes);
 }
 
 /* Copy the "bytes" of "buf" of group rank "root" of "group" ("group_size"
@@ -789,11 +795,8 @@ sym_comm_broadcast(sym_comm_endpoint *ep, const int *group, int group_size,
 		    root, call.n - 1);
 	if (buffers_given(&call, buf, bytes, buf, bytes) < 0)
 		return -1;
-	call.args.bytes = bytes;
 	call.args.root = root;
-	call.args.send = buf;
-	call.args.recv = buf;
-	return run(&call);
+	return run(&call, buf, buf, bytes);
 }
 
 /* Wait until every member of "group" ("group_size" ranks; NULL: all) has
@@ -807,5 +810,5 @@ sym_comm_barrier(sym_comm_endpoint *ep, const int *group, int group_size)
 	if (!ep ||
 	    call_init(&call, SYM__COLL_BARRIER, ep, group, group_size) < 0)
 		return -1;
-	return run(&call);
+	return run(&call, NULL, NULL, 0);
 }

@@ -122,6 +122,10 @@ sym_error sym__error(sym_ctx *ctx, sym_error code, const sym_loc *where,
 sym_error sym__verror(sym_ctx *ctx, sym_error code, const sym_loc *where,
     const char *fmt, va_list ap);
 void sym__oom(sym_ctx *ctx);
+/* 0 when "size" is a known size of an options structure of at most "max"
+ * bytes, else -1 with an error "who: what of an unknown size" (error.c). */
+int sym__options_size(sym_ctx *ctx, size_t size, size_t max, const char *who,
+    const char *what, const char *init);
 void sym__oom_bytes(sym_ctx *ctx, size_t n, size_t size, const char *what);
 char *sym__strdup(sym_ctx *ctx, const char *s);
 void *sym__alloc(sym_ctx *ctx, size_t size);

@@ -36,6 +36,22 @@ sym_error_name(sym_error code)
 	return name[code];
 }
 
+/* Return 0 when "size", the first field of an options structure of
+ * "max" bytes, is a size this library knows (at least the field itself,
+ * at most the structure); else -1 with SYM_EINVAL on "ctx": "who: what
+ * of an unknown size", naming the initialiser "init" to use. */
+int
+sym__options_size(sym_ctx *ctx, size_t size, size_t max, const char *who,
+    const char *what, const char *init)
+{
+	if (size >= sizeof(size_t) && size <= max)
+		return 0;
+	sym__error(ctx, SYM_EINVAL, NULL,
+	    "%s: %s of an unknown size %zu (initialize %s with %s)", who, what,
+	    size, strncmp(what, "an ", 3) ? "them" : "it", init);
+	return -1;
+}
+
 /* Return the name of "answer": "true", "false", "unknown" or "error". */
 const char *
 sym_answer_name(sym_answer answer)

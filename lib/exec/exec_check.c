@@ -685,13 +685,9 @@ sym__exec_options(sym_ctx *ctx, const char *who, const sym_exec_options *o,
 	copy->size = sizeof(*copy);
 	if (!o)
 		return 0;
-	if (o->size < sizeof(size_t) || o->size > sizeof(*o)) {
-		sym__error(ctx, SYM_EINVAL, NULL,
-		    "%s: options of an unknown size %zu (initialize them with "
-		    "SYM_EXEC_OPTIONS_INIT)",
-		    who, o->size);
+	if (sym__options_size(ctx, o->size, sizeof(*o), who, "options",
+	        "SYM_EXEC_OPTIONS_INIT") < 0)
 		return -1;
-	}
 	memcpy(copy, o, o->size);
 	copy->size = sizeof(*copy);
 	return 0;

@@ -38,20 +38,43 @@ grad_reshape(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	return v ? 0 : -1;
 }
 
+/* Emit "op" on "dy" with the attributes "at" and its list attribute
+ * "attr" of "n" expressions "list" (of which "k" were made: fewer than
+ * "n" when memory ran out), as the gradient of input 0 of forward node
+ * "n"'s run "gr"; release "at" and "list". Return 0 or -1. */
+static int
+emit_list(struct sym__grad *gr, sym_node *node, sym_value *dy, const char *op,
+    sym_attrs *at, const char *attr, size_t n, sym_expr **list, size_t k)
+{
+	int mirror = SYM__MIRROR_OUT(0), r = -1;
+
+	if (!list || !at || k < n || sym_attrs_set_list(at, attr, n, list) < 0)
+		sym__graph_ctx_error(gr->g, &node->loc);
+	else
+		r = sym__gemit(gr, 1, op, 1, &dy, at, sym__gtarget(gr, 0),
+		        &mirror)
+		    ? 0
+		    : -1;
+	for (size_t d = 0; list && d < k; d++)
+		sym_expr_free(list[d]);
+	free(list);
+	sym_attrs_free(at);
+	return r;
+}
+
 /* The rule of transpose and permute: dx = transpose(dy, perm^-1). */
 static int
 grad_transpose(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	size_t rank = sym_shape_ndim(sym__value_shape(n->in[0]));
-	sym_expr **inv = sym__calloc(gr->ctx, rank + 1, sizeof(*inv));
-	int mirror = SYM__MIRROR_OUT(0), r = -1;
-	sym_attrs *at = sym__gattrs(gr);
+	sym_expr **inv;
+	sym_attrs *at;
 	size_t k = 0;
 
-	if (!sym__gtarget(gr, 0)) {
-		r = 0;
-		goto done;
-	}
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	inv = sym__calloc(gr->ctx, rank + 1, sizeof(*inv));
+	at = sym__gattrs(gr);
 	for (; inv && k < rank; k++) {
 		size_t src = 0;
 
@@ -61,21 +84,7 @@ grad_transpose(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 		if (!inv[k])
 			break;
 	}
-	if (!inv || !at || k < rank ||
-	    sym_attrs_set_list(at, "perm", rank, inv) < 0) {
-		sym__graph_ctx_error(gr->g, &n->loc);
-		goto done;
-	}
-	r = sym__gemit(gr, 1, "transpose", 1, &dy[0], at, sym__gtarget(gr, 0),
-	        &mirror)
-	    ? 0
-	    : -1;
-done:
-	for (size_t d = 0; inv && d < k; d++)
-		sym_expr_free(inv[d]);
-	free(inv);
-	sym_attrs_free(at);
-	return r;
+	return emit_list(gr, n, dy[0], "transpose", at, "perm", rank, inv, k);
 }
 
 /* The rule of expand: dx = sum_to(dy, dims of x). */
@@ -148,35 +157,20 @@ static int
 grad_pad(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	size_t rank = sym_shape_ndim(sym__value_shape(n->in[0]));
-	sym_expr **p = sym__calloc(gr->ctx, 2 * rank + 1, sizeof(*p));
-	int mirror = SYM__MIRROR_OUT(0), r = -1;
-	sym_attrs *at = sym__gattrs(gr);
+	sym_expr **p;
+	sym_attrs *at;
 	size_t k = 0;
 
-	if (!sym__gtarget(gr, 0)) {
-		r = 0;
-		goto done;
-	}
+	if (!sym__gtarget(gr, 0))
+		return 0;
+	p = sym__calloc(gr->ctx, 2 * rank + 1, sizeof(*p));
+	at = sym__gattrs(gr);
 	for (; p && k < 2 * rank; k++) {
 		p[k] = sym_expr_const(gr->ctx, -n->at.layout.pads[k]);
 		if (!p[k])
 			break;
 	}
-	if (!p || !at || k < 2 * rank ||
-	    sym_attrs_set_list(at, "pads", 2 * rank, p) < 0) {
-		sym__graph_ctx_error(gr->g, &n->loc);
-		goto done;
-	}
-	r = sym__gemit(gr, 1, "pad", 1, &dy[0], at, sym__gtarget(gr, 0),
-	        &mirror)
-	    ? 0
-	    : -1;
-done:
-	for (size_t d = 0; p && d < k; d++)
-		sym_expr_free(p[d]);
-	free(p);
-	sym_attrs_free(at);
-	return r;
+	return emit_list(gr, n, dy[0], "pad", at, "pads", 2 * rank, p, k);
 }
 
 const sym__grad_rule sym__grad_layout[SYM__N_OPS] = {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reverse-mode differentiation of a graph (lib/grad/): the driver
- * (grad.c) and the gradient rules of the operator families (grad_*.c).
+ * Reverse-mode differentiation of a graph (lib/grad/): the driver and
+ * the table of the families' rules (grad.c), the toolbox the rules share
+ * (grad_util.c) and the gradient rules of the operator families
+ * (grad_*.c).
  *
  * The driver walks the forward nodes that lie between a trained param
  * and the loss, last first. For each it gives the family's rule the

@@ -105,7 +105,8 @@ extern const struct sym__shard_rule sym__shard_grad[SYM__N_OPS];
 /* "s" to make "way" plural after the count "n". */
 #define SYM__WAYS(n) ((n) == 1 ? "" : "s")
 
-/* The driver (lib/rules/rules.c). */
+/* The driver (lib/rules/rules.c; the release of a run and the outputs
+ * resolved or scattered are in rules_util.c). */
 const struct sym__shard_rule *sym__shard_rule_find(const sym_op *op);
 int sym__shard_begin(struct sym__shard *s);
 int sym__shard_tuple(struct sym__shard *s, const int64_t *const *split);
@@ -118,7 +119,7 @@ void sym__shard_clear(struct sym__shard *s);
 sym_layout *sym__shard_resolved(struct sym__shard *s, size_t k);
 sym_layout *sym__shard_scattered(struct sym__shard *s, size_t k);
 
-/* Helpers of the rules. */
+/* Helpers of the rules (lib/rules/rules_util.c). */
 int sym__shard_fail(struct sym__shard *s, int input, int dim, const char *fmt,
     ...) __attribute__((format(printf, 4, 5)));
 int sym__shard_nomem(struct sym__shard *s);
@@ -171,6 +172,13 @@ int sym__shard_set_out(struct sym__shard *s, size_t k, struct sym__lb *b);
 /* Output "k" of "s" set to the layout of input "i", without partial
  * sums. */
 int sym__shard_out_same(struct sym__shard *s, size_t k, size_t i);
+/* Output 0 of "s" set to the layout of input 0 with an unsplit dimension
+ * inserted at "axis" of the output (expand_dims, one_hot). */
+int sym__shard_out_inserted(struct sym__shard *s, size_t axis);
+/* 1 when dimension "d" of input "i" of "s" is the constant 1 broadcast
+ * against a larger dimension "j" of output 0. */
+int sym__shard_broadcast(const struct sym__shard *s, size_t i, size_t d,
+    size_t j);
 /* The tuple step of operators whose operands are all laid out alike:
  * the device matrix is the strategy of the first operand that has one,
  * dimension d on axis d ("d0", "d1", ...), every other operand with a

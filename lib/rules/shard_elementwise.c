@@ -38,19 +38,6 @@ infer_unary(struct sym__shard *s)
 	return sym__shard_out_same(s, 0, 0);
 }
 
-/* Return 1 when dimension "d" of input "i" of "s" is broadcast against
- * dimension "j" of the output: it is the constant 1 and the output's is
- * not. */
-static int
-broadcast(const struct sym__shard *s, size_t i, size_t d, size_t j)
-{
-	int64_t a, o;
-
-	if (sym_expr_get_const(s->in_shape[i]->dim[d], &a) < 0 || a != 1)
-		return 0;
-	return sym_expr_get_const(s->out_shape[0]->dim[j], &o) < 0 || o != 1;
-}
-
 /* Return the dimension of input "i" of "s" aligned with dimension "j" of
  * the output of rank "n", or -1 when the input has none. */
 static int
@@ -80,7 +67,8 @@ tuple_binary(struct sym__shard *s, const int64_t *const *split)
 		for (size_t i = 0; i < s->n_in; i++) {
 			int d = aligned(s, i, j, n);
 
-			if (d < 0 || !split[i] || broadcast(s, i, (size_t)d, j))
+			if (d < 0 || !split[i] ||
+			    sym__shard_broadcast(s, i, (size_t)d, j))
 				continue;
 			if (owner >= 0 && split[i][d] != sizes[j])
 				return sym__shard_fail(s, (int)i, d,
@@ -108,7 +96,8 @@ tuple_binary(struct sym__shard *s, const int64_t *const *split)
 		for (size_t d = 0; d < r; d++) {
 			size_t j = d + n - r;
 
-			axis_of[d] = broadcast(s, i, d, j) ? -1 : (int)j;
+			axis_of[d] =
+			    sym__shard_broadcast(s, i, d, j) ? -1 : (int)j;
 		}
 		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
 			return -1;
@@ -131,13 +120,13 @@ complete_operand(struct sym__shard *s, size_t i, size_t n)
 	for (size_t d = 0; d < r; d++) {
 		size_t j = d + n - r;
 
-		if (broadcast(s, i, d, j))
+		if (sym__shard_broadcast(s, i, d, j))
 			continue;
 		for (size_t o = 0; o < s->n_in; o++) {
 			int od = aligned(s, o, j, n);
 
 			if (o == i || !s->in[o] || od < 0 ||
-			    broadcast(s, o, (size_t)od, j))
+			    sym__shard_broadcast(s, o, (size_t)od, j))
 				continue;
 			sym__lb_copy(&b, d, s->in[o], (size_t)od);
 			break;
@@ -180,7 +169,7 @@ infer_binary(struct sym__shard *s)
 
 			if (d < 0)
 				continue;
-			if (broadcast(s, i, (size_t)d, j)) {
+			if (sym__shard_broadcast(s, i, (size_t)d, j)) {
 				if (sym__shard_unsplit(s, i, (size_t)d,
 				        "it has size 1 and is broadcast, so "
 				        "it") < 0)

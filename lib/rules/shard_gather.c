@@ -151,17 +151,7 @@ tuple_one_hot(struct sym__shard *s, const int64_t *const *split)
 static int
 infer_one_hot(struct sym__shard *s)
 {
-	size_t r = sym__shard_in_rank(s, 0);
-	size_t ax = s->at->gather.axis;
-	struct sym__lb b;
-
-	if (sym__shard_default_replicated(s, 0) < 0 ||
-	    sym__lb_init(s, &b, r + 1) < 0)
-		return -1;
-	for (size_t i = 0, d = 0; i <= r; i++)
-		if (i != ax)
-			sym__lb_copy(&b, i, s->in[0], d++);
-	return sym__shard_set_out(s, 0, &b);
+	return sym__shard_out_inserted(s, s->at->gather.axis);
 }
 
 const struct sym__shard_rule sym__shard_gather[SYM__N_OPS] = {

@@ -51,18 +51,6 @@ batch_dim(const struct mm *p, size_t r, size_t j)
 	return j + nbi >= p->nb ? (int)(j + nbi - p->nb) : -1;
 }
 
-/* Return 1 when batch dimension "d" of input "i" of "s" is broadcast
- * against output dimension "j". */
-static int
-broadcast(const struct sym__shard *s, size_t i, size_t d, size_t j)
-{
-	int64_t a, o;
-
-	if (sym_expr_get_const(s->in_shape[i]->dim[d], &a) < 0 || a != 1)
-		return 0;
-	return sym_expr_get_const(s->out_shape[0]->dim[j], &o) < 0 || o != 1;
-}
-
 /* Store in "sizes" the batch part of the device matrix of "s" (positions
  * "p") from the split counts "split"; 0 or -1 with an error when two
  * operands split a shared batch dimension differently. */
@@ -78,7 +66,8 @@ batch_sizes(struct sym__shard *s, const struct mm *p,
 			size_t r = i ? p->rb : p->ra;
 			int d = batch_dim(p, r, j);
 
-			if (d < 0 || !split[i] || broadcast(s, i, (size_t)d, j))
+			if (d < 0 || !split[i] ||
+			    sym__shard_broadcast(s, i, (size_t)d, j))
 				continue;
 			if (owner >= 0 && split[i][d] != sizes[j])
 				return sym__shard_fail(s, (int)i, d,
@@ -111,7 +100,7 @@ map_operand(struct sym__shard *s, const struct mm *p, size_t i, size_t r,
 	for (size_t d = 0; d + 2 < r; d++) {
 		size_t j = d + p->nb - (r - 2);
 
-		axis_of[d] = broadcast(s, i, d, j) ? -1 : (int)j;
+		axis_of[d] = sym__shard_broadcast(s, i, d, j) ? -1 : (int)j;
 	}
 	axis_of[r - 2] = row;
 	axis_of[r - 1] = col;
@@ -186,8 +175,9 @@ complete(struct sym__shard *s, const struct mm *p, size_t i)
 	for (size_t j = 0; j < p->nb; j++) {
 		int d = batch_dim(p, r, j), od = batch_dim(p, ro, j);
 
-		if (d < 0 || od < 0 || broadcast(s, i, (size_t)d, j) ||
-		    broadcast(s, 1 - i, (size_t)od, j))
+		if (d < 0 || od < 0 ||
+		    sym__shard_broadcast(s, i, (size_t)d, j) ||
+		    sym__shard_broadcast(s, 1 - i, (size_t)od, j))
 			continue;
 		sym__lb_copy(&b, (size_t)d, o, (size_t)od);
 	}
@@ -211,7 +201,7 @@ batch_out(struct sym__shard *s, const struct mm *p, struct sym__lb *b)
 
 			if (d < 0)
 				continue;
-			if (broadcast(s, i, (size_t)d, j)) {
+			if (sym__shard_broadcast(s, i, (size_t)d, j)) {
 				if (sym__shard_unsplit(s, i, (size_t)d,
 				        "it has size 1 and is broadcast, so "
 				        "it") < 0)

@@ -5,10 +5,12 @@
  * its attributes decoded once by the shape layer into a typed structure
  * that the sharding rules and the kernels read.
  *
- * Adding an operator: an identifier here, an entry in the registry
- * (lib/shape/registry.c) with its shape rule, a sharding rule
- * (lib/rules/rules.c) and a kernel (lib/kern/kernel.c); test_shape's
- * registry test fails until all three exist.
+ * Adding an operator: its line in lib/shape/ops.def (identity, name,
+ * family, arity, decoder, shape rule, executor facts and flop count),
+ * its decoder and shape rule in lib/shape/op_FAMILY.c, a sharding rule
+ * in lib/rules/shard_FAMILY.c and a kernel in lib/kern/kern_FAMILY.c;
+ * test_ops's registry test fails until every layer has it (HACKING.md
+ * section 2 has the whole list).
  */
 #ifndef SYM_SHAPE_OP_H
 #define SYM_SHAPE_OP_H
@@ -19,149 +21,12 @@
 #include <symshard/expr.h>
 #include <symshard/shape.h>
 
-/* Operator identities, in registry order (family by family). */
+/* Operator identities, in registry order (family by family): the first
+ * column of lib/shape/ops.def. */
 enum sym__opid {
-	/* matmul */
-	SYM__OP_MATMUL,
-	SYM__OP_BATCH_MATMUL,
-	/* elementwise */
-	SYM__OP_RELU,
-	SYM__OP_GELU,
-	SYM__OP_EXP,
-	SYM__OP_LOG,
-	SYM__OP_NEG,
-	SYM__OP_SQRT,
-	SYM__OP_TANH,
-	SYM__OP_SIGMOID,
-	SYM__OP_CAST,
-	SYM__OP_IDENTITY,
-	SYM__OP_ADD,
-	SYM__OP_SUB,
-	SYM__OP_MUL,
-	SYM__OP_DIV,
-	SYM__OP_MAXIMUM,
-	SYM__OP_MINIMUM,
-	SYM__OP_BIAS_ADD,
-	SYM__OP_FILL_LIKE,
-	SYM__OP_RELU_GRAD,
-	SYM__OP_EQUAL,
-	SYM__OP_NOT_EQUAL,
-	SYM__OP_LESS,
-	SYM__OP_LESS_EQUAL,
-	SYM__OP_GREATER,
-	SYM__OP_GREATER_EQUAL,
-	SYM__OP_LOGICAL_AND,
-	SYM__OP_LOGICAL_OR,
-	SYM__OP_LOGICAL_NOT,
-	SYM__OP_WHERE,
-	SYM__OP_ERF,
-	SYM__OP_POW,
-	SYM__OP_RSQRT,
-	SYM__OP_RECIPROCAL,
-	SYM__OP_ABS,
-	SYM__OP_SIGN,
-	SYM__OP_FLOOR,
-	SYM__OP_CEIL,
-	SYM__OP_CLIP,
-	SYM__OP_SILU,
-	SYM__OP_SOFTPLUS,
-	SYM__OP_ERF_GRAD,
-	SYM__OP_RSQRT_GRAD,
-	SYM__OP_RECIPROCAL_GRAD,
-	SYM__OP_CLIP_GRAD,
-	SYM__OP_SILU_GRAD,
-	SYM__OP_SOFTPLUS_GRAD,
-	SYM__OP_POW_GRAD,
-	/* layout */
-	SYM__OP_RESHAPE,
-	SYM__OP_FLATTEN,
-	SYM__OP_TRANSPOSE,
-	SYM__OP_PERMUTE,
-	SYM__OP_EXPAND_DIMS,
-	SYM__OP_SQUEEZE,
-	SYM__OP_EXPAND,
-	SYM__OP_TILE,
-	SYM__OP_PAD,
-	/* concat */
-	SYM__OP_CONCAT,
-	SYM__OP_SPLIT,
-	SYM__OP_SLICE,
-	/* reduce */
-	SYM__OP_REDUCE_SUM,
-	SYM__OP_REDUCE_MEAN,
-	SYM__OP_REDUCE_MAX,
-	SYM__OP_SUM_TO,
-	SYM__OP_REDUCE_MIN,
-	SYM__OP_REDUCE_PROD,
-	SYM__OP_ARGMAX,
-	SYM__OP_ARGMIN,
-	/* norm */
-	SYM__OP_SOFTMAX,
-	SYM__OP_LOG_SOFTMAX,
-	SYM__OP_LAYER_NORM,
-	SYM__OP_BATCH_NORM,
-	SYM__OP_BATCH_NORM_STATS,
-	SYM__OP_BATCH_NORM_UPDATE,
-	SYM__OP_BATCH_NORM_GRAD_PARAMS,
-	SYM__OP_BATCH_NORM_GRAD,
-	/* gather */
-	SYM__OP_GATHER,
-	SYM__OP_EMBEDDING,
-	SYM__OP_ONE_HOT,
-	/* loss */
-	SYM__OP_SOFTMAX_CROSS_ENTROPY,
-	SYM__OP_SCE_COUNT,
-	SYM__OP_SCE_TARGET,
-	SYM__OP_SCE_SUMEXP,
-	/* conv */
-	SYM__OP_CONV2D,
-	/* pool */
-	SYM__OP_MAX_POOL2D,
-	SYM__OP_AVG_POOL2D,
-	SYM__OP_GLOBAL_AVG_POOL,
-	SYM__OP_MAX_POOL2D_GRAD,
-	SYM__OP_AVG_POOL2D_GRAD,
-	SYM__OP_GLOBAL_AVG_POOL_GRAD,
-	/* dropout */
-	SYM__OP_DROPOUT,
-	SYM__OP_DROPOUT_GRAD,
-	/* index */
-	SYM__OP_TRIL,
-	SYM__OP_TRIU,
-	SYM__OP_CUMSUM,
-	/* generate (no tensor input) */
-	SYM__OP_ARANGE,
-	SYM__OP_RANGE,
-	SYM__OP_FULL,
-	SYM__OP_ONES,
-	SYM__OP_ZEROS,
-	/* optim */
-	SYM__OP_SGD_UPDATE,
-	SYM__OP_MOMENTUM_UPDATE,
-	SYM__OP_ADAM_UPDATE,
-	SYM__OP_ADAMW_UPDATE,
-	SYM__OP_INCREMENT,
-	/* grad (gradients of the operators above; conv's and concat's
-	 * own gradients are in their families) */
-	SYM__OP_GELU_GRAD,
-	SYM__OP_SIGMOID_GRAD,
-	SYM__OP_TANH_GRAD,
-	SYM__OP_SQRT_GRAD,
-	SYM__OP_SCE_GRAD,
-	SYM__OP_REDUCE_SUM_GRAD,
-	SYM__OP_REDUCE_MEAN_GRAD,
-	SYM__OP_REDUCE_MAX_GRAD,
-	SYM__OP_SOFTMAX_GRAD,
-	SYM__OP_LOG_SOFTMAX_GRAD,
-	SYM__OP_LAYER_NORM_GRAD,
-	SYM__OP_MAXIMUM_GRAD,
-	SYM__OP_MINIMUM_GRAD,
-	SYM__OP_CONV2D_INPUT_GRAD,
-	SYM__OP_CONV2D_WEIGHT_GRAD,
-	SYM__OP_GATHER_GRAD,
-	SYM__OP_EMBEDDING_GRAD,
-	SYM__OP_SLICE_GRAD,
-	SYM__OP_REDUCE_PROD_GRAD,
+#define SYM__OPDEF(ID, ...) SYM__OP_##ID,
+#include "shape/ops.def"
+#undef SYM__OPDEF
 	SYM__N_OPS
 };
 
@@ -187,6 +52,7 @@ enum sym__family {
 
 /* Flags of a registry entry. */
 enum {
+	SYM__OPF_NONE = 0,
 	/* The output may share input 0's data (reshape and its kin): the
 	 * kernel then only checks the shapes. */
 	SYM__OPF_ALIAS = 1u << 0,
@@ -194,6 +60,17 @@ enum {
 	 * operators): the executor gives both one buffer, the input's, so
 	 * that a param and its optimizer state persist across steps. */
 	SYM__OPF_INPLACE = 1u << 1
+};
+
+/* What an operator's flop count is measured on (the WORK column of
+ * ops.def; flops.c). */
+enum sym__work {
+	SYM__WORK_NONE,   /* moves data only: 0 */
+	SYM__WORK_OUT,    /* the elements of output 0 */
+	SYM__WORK_IN,     /* the elements of input 0 */
+	SYM__WORK_MATMUL, /* 2*M*N*K */
+	SYM__WORK_CONV, /* 2 * elements of y (or dy) * weight elements / Cout */
+	SYM__WORK_POOL  /* elements of y (or dy) * kernel height * width */
 };
 
 /* What the kernel divides by, evaluated on global sizes at run time. */
@@ -358,11 +235,10 @@ int sym__pool_extent(int64_t size, int64_t k, int64_t pa, int64_t pb,
 /* The floating-point operations of one call of operator "id" with the
  * decoded attributes "at" on the shapes "in" ("n_in") producing "out"
  * ("n_out"): a new reference (public) to an expression of their sizes,
- * NULL when out of memory (flops.c). sym__op_has_work says whether the
- * operator has its count (the registry test asks of every operator). */
+ * NULL when out of memory (flops.c, from the registry entry's "work" and
+ * "per"). */
 sym_expr *sym__op_flops(enum sym__opid id, const struct sym__opattrs *at,
     sym_shape *const *in, size_t n_in, sym_shape *const *out, size_t n_out);
-int sym__op_has_work(enum sym__opid id);
 
 /* Release what "a" owns and zero it. */
 void sym__opattrs_clear(struct sym__opattrs *a);

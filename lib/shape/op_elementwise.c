@@ -362,26 +362,6 @@ sym__rule_signed(struct sym__infer *inf)
 	return sym__out_same(inf, 0);
 }
 
-/* Store in "*v" the number attribute "name" of "inf" (int or float),
- * "def" when it is absent; return 0 or -1. */
-static int
-attr_number(struct sym__infer *inf, const char *name, double def, double *v)
-{
-	const struct sym__attr *at = sym__attrs_find(inf->attrs, name);
-
-	*v = def;
-	if (!at)
-		return 0;
-	if (at->kind == SYM_ATTR_FLOAT)
-		*v = at->f;
-	else if (at->kind == SYM_ATTR_INT)
-		*v = (double)at->i;
-	else
-		return sym__infer_fail_attr(inf, name,
-		    "attribute %s of %s must be a number", name, inf->op->name);
-	return 0;
-}
-
 /* The decoder of gelu and gelu_grad: the string attribute approximate,
  * "none" (the default: the exact form with erf) or "tanh"; "inf" is the
  * run. */
@@ -411,8 +391,9 @@ sym__decode_clip(struct sym__infer *inf)
 	static const char *const known[] = { "min", "max", NULL };
 
 	if (sym__check_attrs(inf, known) < 0 ||
-	    attr_number(inf, "min", -HUGE_VAL, &inf->at.elementwise.lo) < 0 ||
-	    attr_number(inf, "max", HUGE_VAL, &inf->at.elementwise.hi) < 0)
+	    sym__attr_number(inf, "min", -HUGE_VAL, &inf->at.elementwise.lo) <
+	        0 ||
+	    sym__attr_number(inf, "max", HUGE_VAL, &inf->at.elementwise.hi) < 0)
 		return -1;
 	if (inf->at.elementwise.lo != inf->at.elementwise.lo ||
 	    inf->at.elementwise.hi != inf->at.elementwise.hi)
@@ -468,9 +449,9 @@ sym__decode_softplus(struct sym__infer *inf)
 	static const char *const known[] = { "beta", "threshold", NULL };
 
 	if (sym__check_attrs(inf, known) < 0 ||
-	    attr_number(inf, "beta", 1, &inf->at.elementwise.beta) < 0 ||
-	    attr_number(inf, "threshold", 20, &inf->at.elementwise.threshold) <
-	        0)
+	    sym__attr_number(inf, "beta", 1, &inf->at.elementwise.beta) < 0 ||
+	    sym__attr_number(inf, "threshold", 20,
+	        &inf->at.elementwise.threshold) < 0)
 		return -1;
 	if (inf->at.elementwise.beta == 0 ||
 	    !isfinite(inf->at.elementwise.beta))

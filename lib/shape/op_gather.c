@@ -4,20 +4,28 @@
  */
 #include "shape/shape_private.h"
 
-/* The decoder of gather: the attribute axis (default 0) of the table;
- * "inf" is the run. */
+/* Decode the attribute axis (default 0) of gather and gather_grad, an
+ * axis of the table, input "table" of "inf"; 0 or -1. */
 int
-sym__decode_gather(struct sym__infer *inf)
+sym__decode_gather_axis(struct sym__infer *inf, size_t table)
 {
 	static const char *const known[] = { "axis", NULL };
 	int64_t axis;
 
 	if (sym__check_attrs(inf, known) < 0 ||
 	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
-	    sym__axis(inf, "axis", axis, inf->in[0]->rank, 0,
+	    sym__axis(inf, "axis", axis, inf->in[table]->rank, table,
 	        &inf->at.gather.axis) < 0)
 		return -1;
 	return 0;
+}
+
+/* The decoder of gather: the attribute axis of the table (input 0);
+ * "inf" is the run. */
+int
+sym__decode_gather(struct sym__infer *inf)
+{
+	return sym__decode_gather_axis(inf, 0);
 }
 
 /* The rule of gather(params, indices): output params[:axis] + indices +

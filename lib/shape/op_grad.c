@@ -164,38 +164,13 @@ sym__rule_softmax_grad(struct sym__infer *inf)
 	return sym__out_same(inf, 0);
 }
 
-/* The decoder of layer_norm_grad: begin_norm_axis, begin_params_axis
- * (default -1 each) and epsilon (default 1e-5, positive) as layer_norm
- * reads them, for the rank of x (input 1); three outputs. "inf" is the
- * run. */
+/* The decoder of layer_norm_grad: the attributes of layer_norm
+ * (sym__decode_layer_norm_attrs) for the rank of x (input 1); "inf" is
+ * the run. */
 int
 sym__decode_layer_norm_grad(struct sym__infer *inf)
 {
-	static const char *const known[] = { "begin_norm_axis",
-		"begin_params_axis", "epsilon", NULL };
-	const struct sym__attr *eps = sym__attrs_find(inf->attrs, "epsilon");
-	size_t rank = inf->in[1]->rank;
-	int64_t bna, bpa;
-
-	if (sym__check_attrs(inf, known) < 0)
-		return -1;
-	if (eps && eps->kind != SYM_ATTR_FLOAT && eps->kind != SYM_ATTR_INT)
-		return sym__infer_fail_attr(inf, "epsilon",
-		    "attribute epsilon of layer_norm_grad must be a number");
-	inf->at.norm.epsilon = !eps       ? 1e-5
-	    : eps->kind == SYM_ATTR_FLOAT ? eps->f
-	                                  : (double)eps->i;
-	if (!(inf->at.norm.epsilon > 0))
-		return sym__infer_fail_attr(inf, "epsilon",
-		    "attribute epsilon of layer_norm_grad must be positive");
-	if (sym__attr_int(inf, "begin_norm_axis", 0, -1, &bna) < 0 ||
-	    sym__attr_int(inf, "begin_params_axis", 0, -1, &bpa) < 0 ||
-	    sym__axis(inf, "begin_norm_axis", bna, rank, 1,
-	        &inf->at.norm.begin_norm) < 0 ||
-	    sym__axis(inf, "begin_params_axis", bpa, rank, 1,
-	        &inf->at.norm.begin_params) < 0)
-		return -1;
-	return 0;
+	return sym__decode_layer_norm_attrs(inf, 1);
 }
 
 /* The rule of layer_norm_grad(dy, x, gamma): dy and the floating-point x
@@ -281,15 +256,7 @@ sym__rule_extremum_grad(struct sym__infer *inf)
 int
 sym__decode_gather_grad(struct sym__infer *inf)
 {
-	static const char *const known[] = { "axis", NULL };
-	int64_t axis;
-
-	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
-	    sym__axis(inf, "axis", axis, inf->in[2]->rank, 2,
-	        &inf->at.gather.axis) < 0)
-		return -1;
-	return 0;
+	return sym__decode_gather_axis(inf, 2);
 }
 
 /* Check in "inf" that dy (input 0) has the floating-point dtype of the

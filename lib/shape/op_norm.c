@@ -84,42 +84,46 @@ stats_outputs(struct sym__infer *inf, size_t from)
 	return 0;
 }
 
-/* The decoder of layer_norm: begin_norm_axis and begin_params_axis
- * (default -1 each) and epsilon (default 1e-5, a positive number); "inf"
- * is the run. */
+/* Decode the attributes layer_norm and layer_norm_grad share for x,
+ * input "x" of "inf": begin_norm_axis and begin_params_axis (default -1
+ * each) and epsilon (default 1e-5, a positive number); 0 or -1. */
 int
-sym__decode_layer_norm(struct sym__infer *inf)
+sym__decode_layer_norm_attrs(struct sym__infer *inf, size_t x)
 {
 	static const char *const known[] = { "begin_norm_axis",
 		"begin_params_axis", "epsilon", NULL };
-	const struct sym__attr *eps = sym__attrs_find(inf->attrs, "epsilon");
-	size_t rank = inf->in[0]->rank;
+	size_t rank = inf->in[x]->rank;
 	int64_t bna, bpa;
 
 	if (sym__check_attrs(inf, known) < 0)
 		return -1;
-	if (eps && eps->kind != SYM_ATTR_FLOAT && eps->kind != SYM_ATTR_INT)
-		return sym__infer_fail_attr(inf, "epsilon",
-		    "attribute epsilon of layer_norm must be a number");
-	inf->at.norm.epsilon = !eps       ? 1e-5
-	    : eps->kind == SYM_ATTR_FLOAT ? eps->f
-	                                  : (double)eps->i;
+	if (sym__attr_number(inf, "epsilon", 1e-5, &inf->at.norm.epsilon) < 0)
+		return -1;
 	if (!(inf->at.norm.epsilon > 0))
 		return sym__infer_fail_attr(inf, "epsilon",
-		    "attribute epsilon of layer_norm must be positive");
+		    "attribute epsilon of %s must be positive",
+		    sym_op_name(inf->op));
+	if (sym__attr_int(inf, "begin_norm_axis", 0, -1, &bna) < 0 ||
+	    sym__attr_int(inf, "begin_params_axis", 0, -1, &bpa) < 0 ||
+	    sym__axis(inf, "begin_norm_axis", bna, rank, x,
+	        &inf->at.norm.begin_norm) < 0 ||
+	    sym__axis(inf, "begin_params_axis", bpa, rank, x,
+	        &inf->at.norm.begin_params) < 0)
+		return -1;
+	return 0;
+}
+
+/* The decoder of layer_norm: its attributes (see above) and one output
+ * (y) or three (y, mean, variance); "inf" is the run. */
+int
+sym__decode_layer_norm(struct sym__infer *inf)
+{
 	if (inf->n_out_wanted > 1 && inf->n_out_wanted != 3)
 		return sym__infer_fail(inf, -1,
 		    "layer_norm produces 1 output (y) or 3 (y, mean, "
 		    "variance), but %zu are named",
 		    inf->n_out_wanted);
-	if (sym__attr_int(inf, "begin_norm_axis", 0, -1, &bna) < 0 ||
-	    sym__attr_int(inf, "begin_params_axis", 0, -1, &bpa) < 0 ||
-	    sym__axis(inf, "begin_norm_axis", bna, rank, 0,
-	        &inf->at.norm.begin_norm) < 0 ||
-	    sym__axis(inf, "begin_params_axis", bpa, rank, 0,
-	        &inf->at.norm.begin_params) < 0)
-		return -1;
-	return 0;
+	return sym__decode_layer_norm_attrs(inf, 0);
 }
 
 /*

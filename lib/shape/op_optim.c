@@ -20,26 +20,6 @@
  */
 #include "shape/shape_private.h"
 
-/* Store in "*v" the number attribute "name" of "inf" (a float or an
- * integer), "def" when absent; return 0 or -1. */
-static int
-number(struct sym__infer *inf, const char *name, double def, double *v)
-{
-	const struct sym__attr *at = sym__attrs_find(inf->attrs, name);
-
-	*v = def;
-	if (!at)
-		return 0;
-	if (at->kind == SYM_ATTR_FLOAT)
-		*v = at->f;
-	else if (at->kind == SYM_ATTR_INT)
-		*v = (double)at->i;
-	else
-		return sym__infer_fail_attr(inf, name,
-		    "attribute %s of %s must be a number", name, inf->op->name);
-	return 0;
-}
-
 /* The decoder of the update operators: their hyper-parameters (the
  * defaults of sym_optimizer_defaults); "inf" is the run. */
 int
@@ -50,16 +30,17 @@ sym__decode_optim(struct sym__infer *inf)
 	int adamw = inf->op->id == SYM__OP_ADAMW_UPDATE;
 
 	if (sym__check_attrs(inf, known) < 0 ||
-	    number(inf, "lr", 0.01, &inf->at.optim.lr) < 0 ||
-	    number(inf, "momentum",
+	    sym__attr_number(inf, "lr", 0.01, &inf->at.optim.lr) < 0 ||
+	    sym__attr_number(inf, "momentum",
 	        inf->op->id == SYM__OP_MOMENTUM_UPDATE ? 0.9 : 0.0,
 	        &inf->at.optim.momentum) < 0 ||
-	    number(inf, "dampening", 0, &inf->at.optim.dampening) < 0 ||
-	    number(inf, "weight_decay", adamw ? 0.01 : 0.0,
+	    sym__attr_number(inf, "dampening", 0, &inf->at.optim.dampening) <
+	        0 ||
+	    sym__attr_number(inf, "weight_decay", adamw ? 0.01 : 0.0,
 	        &inf->at.optim.weight_decay) < 0 ||
-	    number(inf, "beta1", 0.9, &inf->at.optim.beta1) < 0 ||
-	    number(inf, "beta2", 0.999, &inf->at.optim.beta2) < 0 ||
-	    number(inf, "eps", 1e-8, &inf->at.optim.eps) < 0 ||
+	    sym__attr_number(inf, "beta1", 0.9, &inf->at.optim.beta1) < 0 ||
+	    sym__attr_number(inf, "beta2", 0.999, &inf->at.optim.beta2) < 0 ||
+	    sym__attr_number(inf, "eps", 1e-8, &inf->at.optim.eps) < 0 ||
 	    sym__attr_bool(inf, "nesterov", 0, &inf->at.optim.nesterov) < 0)
 		return -1;
 	if (inf->op->id == SYM__OP_SGD_UPDATE &&

@@ -111,6 +111,27 @@ sym__attr_bool(struct sym__infer *inf, const char *name, int def, int *v)
 	return 0;
 }
 
+/* Store in "*v" the number attribute "name" of "inf" (a float or an
+ * integer), "def" when absent; return 0 or -1. */
+int
+sym__attr_number(struct sym__infer *inf, const char *name, double def,
+    double *v)
+{
+	const struct sym__attr *at = sym__attrs_find(inf->attrs, name);
+
+	*v = def;
+	if (!at)
+		return 0;
+	if (at->kind == SYM_ATTR_FLOAT)
+		*v = at->f;
+	else if (at->kind == SYM_ATTR_INT)
+		*v = (double)at->i;
+	else
+		return sym__infer_fail_attr(inf, name,
+		    "attribute %s of %s must be a number", name, inf->op->name);
+	return 0;
+}
+
 /* Store in "*v" the integer attribute "name" of "inf", "def" when absent
  * and not "required"; return 0, or -1 when it is missing but required or
  * not an integer. */

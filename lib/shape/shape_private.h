@@ -129,6 +129,9 @@ struct sym_op {
 	enum sym__norm norm;
 	struct sym__index_operand index;
 	int8_t norm_input; /* the input whose dimensions "norm" counts */
+	/* The flop count (flops.c): "per" operations per element of
+	 * what "work" (enum sym__work) measures. */
+	unsigned char work, per;
 };
 
 /*
@@ -227,6 +230,8 @@ int sym__check_attrs(struct sym__infer *inf, const char *const *known);
 int sym__attr_bool(struct sym__infer *inf, const char *name, int def, int *v);
 int sym__attr_int(struct sym__infer *inf, const char *name, int required,
     int64_t def, int64_t *v);
+int sym__attr_number(struct sym__infer *inf, const char *name, double def,
+    double *v);
 int sym__attr_string(struct sym__infer *inf, const char *name, const char *def,
     const char **v);
 int sym__attr_dtype(struct sym__infer *inf, const char *name, int required,
@@ -313,6 +318,9 @@ int sym__decode_cumsum(struct sym__infer *inf);
 int sym__rule_cumsum(struct sym__infer *inf);
 int sym__decode_softmax(struct sym__infer *inf);
 int sym__decode_layer_norm(struct sym__infer *inf);
+/* The attributes layer_norm and layer_norm_grad share, for the rank of
+ * input "x" (op_norm.c). */
+int sym__decode_layer_norm_attrs(struct sym__infer *inf, size_t x);
 int sym__rule_layer_norm(struct sym__infer *inf);
 int sym__decode_batch_norm(struct sym__infer *inf);
 int sym__rule_batch_norm(struct sym__infer *inf);
@@ -326,6 +334,9 @@ int sym__rule_batch_norm_update(struct sym__infer *inf);
 int sym__rule_batch_norm_grad_params(struct sym__infer *inf);
 int sym__rule_batch_norm_grad(struct sym__infer *inf);
 int sym__decode_gather(struct sym__infer *inf);
+/* The axis attribute of gather and gather_grad, an axis of input
+ * "table" (op_gather.c). */
+int sym__decode_gather_axis(struct sym__infer *inf, size_t table);
 int sym__rule_gather(struct sym__infer *inf);
 int sym__rule_embedding(struct sym__infer *inf);
 int sym__decode_one_hot(struct sym__infer *inf);

@@ -196,12 +196,10 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 
 	if (!g)
 		return NULL;
-	if (o && (o->size < sizeof(size_t) || o->size > sizeof(*o))) {
-		sym__error(g->ctx, SYM_EINVAL, NULL,
-		    "search: options of an unknown size (initialize them with "
-		    "SYM_SEARCH_OPTIONS_INIT)");
+	if (o &&
+	    sym__options_size(g->ctx, o->size, sizeof(*o), "search", "options",
+	        "SYM_SEARCH_OPTIONS_INIT") < 0)
 		return NULL;
-	}
 	if (g->loss && !g->differentiated && sym_graph_differentiate(g) < 0)
 		return NULL;
 	if (g->n_errors) {

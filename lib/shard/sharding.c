@@ -37,12 +37,9 @@ read_assignment(sym_graph *g, const sym_assignment *in, struct sym__assign *a)
 	memset(a, 0, sizeof(*a));
 	if (!in)
 		return 0;
-	if (in->size < sizeof(size_t) || in->size > sizeof(*in)) {
-		sym__error(g->ctx, SYM_EINVAL, NULL,
-		    "sharding: an assignment of an unknown size (initialize "
-		    "it with SYM_ASSIGNMENT_INIT)");
+	if (sym__options_size(g->ctx, in->size, sizeof(*in), "sharding",
+	        "an assignment", "SYM_ASSIGNMENT_INIT") < 0)
 		return -1;
-	}
 	if (in->n_strategies > g->n_node) {
 		sym__error(g->ctx, SYM_EINVAL, NULL,
 		    "sharding: %zu strategies for a graph of %zu nodes",

@@ -368,12 +368,9 @@ sym_trainer_free(sym_trainer *t)
 static int
 copy_options(sym_trainer *t, const sym_train_options *o, sym_ctx *ctx)
 {
-	if (!o || o->size < sizeof(size_t) || o->size > sizeof(*o)) {
-		sym__error(ctx, SYM_EINVAL, NULL,
-		    "trainer: options of an unknown size (initialize them "
-		    "with SYM_TRAIN_OPTIONS_INIT)");
+	if (sym__options_size(ctx, o ? o->size : 0, sizeof(*o), "trainer",
+	        "options", "SYM_TRAIN_OPTIONS_INIT") < 0)
 		return -1;
-	}
 	memset(&t->o, 0, sizeof(t->o));
 	memcpy(&t->o, o, o->size);
 	if (t->o.tokens_per_batch < 0) {
