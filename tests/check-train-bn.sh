@@ -8,7 +8,8 @@
 # statistics, loads on another rank count and goes on training as one
 # device does; a checkpoint without them starts them at their
 # initializers with a notice; examples/resnet.sg trains on 8 ranks as on
-# one device (two steps of seeded data).
+# one device (two steps of seeded data); the search's plan keeps the
+# running statistics of one device.
 #
 # Usage: tests/check-train-bn.sh
 # Environment (set by make check): top_srcdir, top_builddir;
@@ -49,7 +50,7 @@ run()
 	fi
 }
 
-echo "1..13"
+echo "1..16"
 matched="every step matched one device"
 for r in 2 4 8; do
 	run "batch split over $r ranks" "$matched" tests/train/bn.sg \
@@ -90,4 +91,21 @@ run "training=false trains as one device" "$matched" \
     --check-every 1
 run "examples/resnet.sg on 8 ranks" "$matched" examples/resnet.sg \
     --ranks 8 --steps 2 --batch 16 --check
+# the search's plan (--auto) must update the running statistics in
+# their own buffers: a plan whose update was laid out apart from them
+# lost it, and --check, comparing with the same plan on one device, did
+# not see it; so the checkpoint is compared with one device's training
+run "searched plan on 8 ranks" "saved" tests/train/bn.sg --ranks 8 --auto \
+    --steps 3 --batch 16 --save "$tmp/auto.safetensors"
+run "one device" "saved" tests/train/bn.sg --ranks 1 --steps 3 --batch 16 \
+    --save "$tmp/one.safetensors"
+n=$((n + 1))
+if "$top_builddir/tests/st_compare" "$tmp/auto.safetensors" \
+    "$tmp/one.safetensors" 1e-5 1e-6 >"$tmp/out" 2>&1; then
+	echo "ok $n - the searched plan's running statistics are one device's"
+else
+	echo "not ok $n - the searched plan's running statistics are one device's"
+	sed 's/^/# /' "$tmp/out"
+	failed=yes
+fi
 test -z "$failed"

@@ -633,9 +633,27 @@ gather_updated(struct sym__pass *p, sym_node *n, struct sym__run *r)
 	sym_value *v;
 	sym_redist *rp;
 
-	if (!(n->op->flags & SYM__OPF_INPLACE) || !n->n_in || !n->n_out ||
-	    !sym__optshard_is(p, n->in[0]) ||
-	    sym_layout_is_equal(r->s.out[0], r->value[0]))
+	if (!(n->op->flags & SYM__OPF_INPLACE) || !n->n_in || !n->n_out)
+		return 0;
+	if (!sym__optshard_is(p, n->in[0])) {
+		/* The plan writes an update into the buffer of what it
+		 * updates only when the two are laid out alike: an update
+		 * laid out otherwise would be lost after the step. */
+		for (size_t k = 0; k < n->n_out && k < n->n_in; k++) {
+			const sym_layout *home = p->sh->layout[n->in[k]->index];
+
+			if (home && !sym_layout_is_equal(r->value[k], home))
+				sym__graph_diag(p->g, SYM_SEV_ERROR, &n->loc,
+				    NULL, NULL,
+				    "%s: the update in place of %s is laid "
+				    "out apart from it; it must have %s's "
+				    "layout, or the update would be lost",
+				    n->out[k]->name, n->in[k]->name,
+				    n->in[k]->name);
+		}
+		return 0;
+	}
+	if (sym_layout_is_equal(r->s.out[0], r->value[0]))
 		return 0;
 	v = n->out[0];
 	rp = plan(p, v,

@@ -296,11 +296,15 @@ add_candidate(void *arg, const char *text, const struct sym__run *r)
  * least one dimension. A batch_norm_stats or a class-split loss's
  * statistic (sce_target, sce_sumexp) is never searched on its own: the
  * pass gives it the strategy of the operator it serves, written or
- * searched (pass_init), so that it can never be laid out apart from it. */
+ * searched (pass_init), so that it can never be laid out apart from it.
+ * Nor is an update in place (batch_norm_update of the running
+ * statistics): the pass lays it out like the state it updates, whose
+ * buffer its result must land in. */
 static int
 searched(const sym_graph *g, const sym_node *n)
 {
 	if (n->index >= sym_graph_n_forward_nodes(g) || n->strategy ||
+	    (n->op->flags & SYM__OPF_INPLACE) ||
 	    sym__bn_stats_of(g, n->index) || sym__sce_stats_of(g, n->index))
 		return 0;
 	if (n->n_in == 0)
