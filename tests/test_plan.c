@@ -1216,6 +1216,49 @@ test_refusals_and_text(void **state)
 
 /* The program shares common subexpressions: b*s + 1 used by two values
  * and twice by one costs one product, one constant and one sum. */
+/* Return the number of instructions of the single-device plan of a
+ * graph with the inputs x1..x40 of sizes b*s*(i + 2) + i, and an input
+ * of size b*s after them when "with_bs". */
+static size_t
+many_sizes_instructions(int with_bs)
+{
+	char text[4096];
+	size_t len = 0, n;
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g;
+	sym_plan *p;
+
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+	    "symbol b unique\nsymbol s unique\n");
+	for (int i = 1; i <= 40; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+		    "input x%d : f32[b*s*%d + %d]\n", i, i + 2, i);
+	if (with_bs)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+		    "input y : f32[b*s]\n");
+	snprintf(text + len, sizeof(text) - len, "z = relu(x1)\noutput z\n");
+	g = sym_graph_parse(ctx, text, "t.sg");
+	p = compiled(g, SYM_PLAN_SINGLE);
+	n = sym_plan_n_instructions(p);
+	sym_plan_free(p);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+	return n;
+}
+
+/* Equal instructions are emitted once however large the program grows:
+ * its table of common subexpressions keeps finding them after it has
+ * grown (it lost them once it passed 32 entries). */
+static void
+test_program_cse_large(void **state)
+{
+	(void)state;
+	/* b, s, b*s; the constants 1..42; 40 products and 40 sums */
+	assert_int_equal(many_sizes_instructions(0), 2 + 1 + 42 + 40 + 40);
+	/* b*s is already an instruction */
+	assert_int_equal(many_sizes_instructions(1), 125);
+}
+
 static void
 test_program_cse(void **state)
 {
@@ -1264,6 +1307,7 @@ main(void)
 		cmocka_unit_test(test_overflow_and_optional),
 		cmocka_unit_test(test_refusals_and_text),
 		cmocka_unit_test(test_program_cse),
+		cmocka_unit_test(test_program_cse_large),
 		cmocka_unit_test(test_instance_binding),
 	};
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * String-keyed maps to indices: open addressing with linear probing, at
- * most half full, so that looking a name up is constant time however many
- * names there are.
+ * String-keyed maps to indices (core/strmap.h): an array of entries
+ * indexed by the library's hash table, so that looking a name up is
+ * constant time however many names there are.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,71 +15,42 @@
 static uint64_t
 str_hash(const char *s)
 {
-	uint64_t h = sym__fnv1a_str(SYM__FNV_BASIS, s);
-
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	return h ^ (h >> 32);
+	return sym__mix64(sym__fnv1a_str(SYM__FNV_BASIS, s));
 }
 
-/* Return the slot of "key", whose hash is "h", in "m" (cap > 0): its
- * own, or the empty one where it would go. */
+/* Return the position in "m->e" of "key", whose hash is "h", or
+ * SYM__HTAB_END. */
 static size_t
-slot(const struct sym__strmap *m, const char *key, uint64_t h)
+find(const struct sym__strmap *m, const char *key, uint64_t h)
 {
-	size_t i = h & (m->cap - 1);
+	const struct sym__htab *t = &m->index;
 
-	while (m->key[i] && (m->hash[i] != h || strcmp(m->key[i], key) != 0))
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-/* Double the capacity of "m" (64 at first); 0, or -1 with SYM_ENOMEM on
- * "ctx". */
-static int
-grow(sym_ctx *ctx, struct sym__strmap *m)
-{
-	struct sym__strmap big = { NULL, NULL, NULL, 0, m->n };
-	size_t i;
-
-	big.cap = m->cap ? 2 * m->cap : 64;
-	big.key = calloc(big.cap, sizeof(*big.key));
-	big.hash = calloc(big.cap, sizeof(*big.hash));
-	big.val = calloc(big.cap, sizeof(*big.val));
-	if (!big.key || !big.hash || !big.val) {
-		sym__strmap_clear(&big);
-		sym__oom(ctx);
-		return -1;
-	}
-	for (size_t j = 0; j < m->cap; j++)
-		if (m->key[j]) {
-			i = slot(&big, m->key[j], m->hash[j]);
-			big.key[i] = m->key[j];
-			big.hash[i] = m->hash[j];
-			big.val[i] = m->val[j];
-		}
-	sym__strmap_clear(m);
-	*m = big;
-	return 0;
+	for (size_t i = sym__htab_first(t, h); i != SYM__HTAB_END;
+	     i = sym__htab_next(t, h, i))
+		if (strcmp(m->e[t->slot[i].item].key, key) == 0)
+			return t->slot[i].item;
+	return SYM__HTAB_END;
 }
 
 /* Map "key" (borrowed) to "val" in "m", replacing its former value; 0,
- * or -1 with SYM_ENOMEM on "ctx". */
+ * or -1 with SYM_ENOMEM on "ctx" and "m" unchanged. */
 int
 sym__strmap_put(sym_ctx *ctx, struct sym__strmap *m, const char *key,
     size_t val)
 {
 	uint64_t h = str_hash(key);
-	size_t i;
+	size_t at = find(m, key, h);
 
-	if (2 * (m->n + 1) > m->cap && grow(ctx, m) < 0)
+	if (at != SYM__HTAB_END) {
+		m->e[at].val = val;
+		return 0;
+	}
+	if (SYM__RESERVE(ctx, m->e, m->cap_e, m->n + 1) < 0 ||
+	    sym__htab_add(ctx, &m->index, h, m->n) < 0)
 		return -1;
-	i = slot(m, key, h);
-	if (!m->key[i])
-		m->n++;
-	m->key[i] = key;
-	m->hash[i] = h;
-	m->val[i] = val;
+	m->e[m->n].key = key;
+	m->e[m->n].val = val;
+	m->n++;
 	return 0;
 }
 
@@ -88,14 +59,14 @@ sym__strmap_put(sym_ctx *ctx, struct sym__strmap *m, const char *key,
 int
 sym__strmap_get(const struct sym__strmap *m, const char *key, size_t *val)
 {
-	size_t i;
+	size_t at;
 
-	if (!m->cap || !key)
+	if (!m->n || !key)
 		return 0;
-	i = slot(m, key, str_hash(key));
-	if (!m->key[i])
+	at = find(m, key, str_hash(key));
+	if (at == SYM__HTAB_END)
 		return 0;
-	*val = m->val[i];
+	*val = m->e[at].val;
 	return 1;
 }
 
@@ -103,8 +74,7 @@ sym__strmap_get(const struct sym__strmap *m, const char *key, size_t *val)
 void
 sym__strmap_clear(struct sym__strmap *m)
 {
-	free(m->key);
-	free(m->hash);
-	free(m->val);
+	free(m->e);
+	sym__htab_clear(&m->index);
 	memset(m, 0, sizeof(*m));
 }

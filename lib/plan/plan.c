@@ -32,8 +32,8 @@ plan_release(sym_plan *p)
 	sym__plan_fuse_clear(p);
 	for (size_t i = 0; i < p->n_check; i++)
 		sym__check_clear(&p->check[i]);
-	sym__slotmap_clear(&p->expr_map);
-	sym__slotmap_clear(&p->cse);
+	sym__htab_clear(&p->expr_map);
+	sym__htab_clear(&p->cse);
 	free(p->tensor);
 	free(p->step);
 	free(p->io);
@@ -628,8 +628,8 @@ compile(sym_graph *g, sym_sharding *sh, unsigned flags)
 		plan_release(p);
 		return NULL;
 	}
-	sym__slotmap_clear(&p->expr_map);
-	sym__slotmap_clear(&p->cse);
+	sym__htab_clear(&p->expr_map);
+	sym__htab_clear(&p->cse);
 	free(p->first);
 	p->first = NULL;
 	sym__obj_init(&p->obj, SYM__OBJ_PLAN, plan_destroy);

@@ -22,7 +22,7 @@ group_hash(const int32_t *b, size_t n, const uint32_t *l, size_t k)
 		h = sym__fnv1a_word(h, (uint32_t)b[i]);
 	for (size_t d = 0; d < k; d++)
 		h = sym__fnv1a_word(h, l[d]);
-	return h ^ h >> 29;
+	return sym__mix64(h);
 }
 
 /* Return the block indices of tensor "x" of "p" on every rank (zeros
@@ -70,7 +70,7 @@ same_group(const sym_plan *p, const struct sym__group *g,
 int
 sym__plan_build_groups(sym_plan *p)
 {
-	struct sym__slotmap seen = { NULL, NULL, 0, 0 };
+	struct sym__htab seen = { NULL, 0, 0 };
 	int r = 0;
 
 	for (size_t t = 0; r == 0 && t < p->n_tensor; t++) {
@@ -85,10 +85,13 @@ sym__plan_build_groups(sym_plan *p)
 		}
 		h = group_hash(b, (size_t)p->n_ranks * x->rank, x->local,
 		    x->rank);
-		for (g = sym__slotmap_get(&seen, h);
-		     g != SYM__NO_SLOT && !same_group(p, &p->group[g], x, b);
-		     g = sym__slotmap_get(&seen, ++h))
-			;
+		g = SYM__NO_SLOT;
+		for (size_t i = sym__htab_first(&seen, h); i != SYM__HTAB_END;
+		     i = sym__htab_next(&seen, h, i))
+			if (same_group(p, &p->group[seen.slot[i].item], x, b)) {
+				g = (uint32_t)seen.slot[i].item;
+				break;
+			}
 		if (g != SYM__NO_SLOT) {
 			x->group = g;
 			free(b);
@@ -96,7 +99,7 @@ sym__plan_build_groups(sym_plan *p)
 		}
 		if (SYM__RESERVE(p->ctx, p->group, p->cap_group,
 		        p->n_group + 1) < 0 ||
-		    sym__slotmap_put(&seen, h, (uint32_t)p->n_group) < 0) {
+		    sym__htab_add(p->ctx, &seen, h, p->n_group) < 0) {
 			free(b);
 			sym__oom(p->ctx);
 			r = -1;
@@ -110,6 +113,6 @@ sym__plan_build_groups(sym_plan *p)
 		p->group[p->n_group++].off = p->n_offsets;
 		p->n_offsets += (size_t)p->n_ranks * x->rank;
 	}
-	sym__slotmap_clear(&seen);
+	sym__htab_clear(&seen);
 	return r;
 }

@@ -11,6 +11,8 @@
 
 #include <symshard/plan.h>
 
+#include "core/hash.h"
+#include "core/htab.h"
 #include "core/str.h"
 #include "graph/graph_private.h"
 #include "redist/redist_private.h"
@@ -150,13 +152,6 @@ struct sym__pbucket {
 	int64_t bytes;
 };
 
-/* An open-addressing table from 64-bit keys to slots. */
-struct sym__slotmap {
-	uint64_t *key;
-	uint32_t *val;
-	size_t cap, n;
-};
-
 struct sym_plan {
 	struct sym__obj obj;
 	sym_ctx *ctx;
@@ -200,8 +195,8 @@ struct sym_plan {
 	size_t *first; /* by value index: its last tensor (compiling) */
 
 	/* Compilation only (freed when done). */
-	struct sym__slotmap expr_map; /* expression node -> slot */
-	struct sym__slotmap cse;      /* instruction hash -> slot */
+	struct sym__htab expr_map; /* expression node's id -> slot */
+	struct sym__htab cse;      /* instruction's hash -> slot */
 	uint32_t cur_what;
 	int failed;
 };
@@ -227,9 +222,6 @@ int sym__plan_fuse(sym_plan *p);
 void sym__plan_fuse_clear(sym_plan *p);
 
 /* program.c */
-void sym__slotmap_clear(struct sym__slotmap *m);
-uint32_t sym__slotmap_get(const struct sym__slotmap *m, uint64_t key);
-int sym__slotmap_put(struct sym__slotmap *m, uint64_t key, uint32_t slot);
 /* The slot of "e" (an expression node of the plan's context), compiling
  * it for "p->cur_what" if needed; SYM__NO_SLOT on error (on the ctx). */
 uint32_t sym__plan_expr(sym_plan *p, sym_expr *e);

@@ -16,121 +16,42 @@
 
 #include "plan/plan_private.h"
 
-/* Return a 64-bit mix of "x" (for hashing). */
-static uint64_t
-mix(uint64_t x)
+/* Return the slot the expression node numbered "id" compiles to in
+ * "p", or SYM__NO_SLOT. The table's hash is the mixed id itself
+ * (sym__mix64 is a bijection), so a slot of that hash is the entry. */
+static uint32_t
+expr_map_get(const sym_plan *p, uint64_t id)
 {
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	x ^= x >> 33;
-	return x;
-}
+	size_t i = sym__htab_first(&p->expr_map, sym__mix64(id));
 
-/* Release the table "m". */
-void
-sym__slotmap_clear(struct sym__slotmap *m)
-{
-	free(m->key);
-	free(m->val);
-	memset(m, 0, sizeof(*m));
-}
-
-/* Return the position of "key" in "m", or of the empty entry where it
- * would go ("m" has room). */
-static size_t
-slotmap_pos(const struct sym__slotmap *m, uint64_t key)
-{
-	size_t mask = m->cap - 1, i = (size_t)mix(key) & mask;
-
-	while (m->val[i] != SYM__NO_SLOT && m->key[i] != key)
-		i = (i + 1) & mask;
-	return i;
-}
-
-/* Return the slot "key" maps to in "m", or SYM__NO_SLOT. */
-uint32_t
-sym__slotmap_get(const struct sym__slotmap *m, uint64_t key)
-{
-	return m->cap ? m->val[slotmap_pos(m, key)] : SYM__NO_SLOT;
-}
-
-/* Make room in "m" for one more entry; 0 or -1. */
-static int
-slotmap_reserve(struct sym__slotmap *m)
-{
-	struct sym__slotmap n;
-
-	if (2 * (m->n + 1) <= m->cap)
-		return 0;
-	n.cap = m->cap ? 2 * m->cap : 64;
-	n.n = m->n;
-	n.key = malloc(n.cap * sizeof(*n.key));
-	n.val = malloc(n.cap * sizeof(*n.val));
-	if (!n.key || !n.val) {
-		free(n.key);
-		free(n.val);
-		return -1;
-	}
-	memset(n.val, 0xff, n.cap * sizeof(*n.val));
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->val[i] != SYM__NO_SLOT) {
-			size_t j = slotmap_pos(&n, m->key[i]);
-
-			n.key[j] = m->key[i];
-			n.val[j] = m->val[i];
-		}
-	free(m->key);
-	free(m->val);
-	*m = n;
-	return 0;
-}
-
-/* Map "key" to "slot" in "m"; 0 or -1. */
-int
-sym__slotmap_put(struct sym__slotmap *m, uint64_t key, uint32_t slot)
-{
-	size_t i;
-
-	if (slotmap_reserve(m) < 0)
-		return -1;
-	i = slotmap_pos(m, key);
-	if (m->val[i] == SYM__NO_SLOT)
-		m->n++;
-	m->key[i] = key;
-	m->val[i] = slot;
-	return 0;
+	return i == SYM__HTAB_END ? SYM__NO_SLOT
+	                          : (uint32_t)p->expr_map.slot[i].item;
 }
 
 /* Return the hash of an instruction "op" "a" "b" "k". */
 static uint64_t
 insn_hash(enum sym__pop op, uint32_t a, uint32_t b, int64_t k)
 {
-	return mix(mix(((uint64_t)op << 56) ^ ((uint64_t)a << 24) ^ b) ^
+	return sym__mix64(sym__mix64(((uint64_t)op << 56) ^
+	                      ((uint64_t)a << 24) ^ b) ^
 	    (uint64_t)k);
 }
 
-/* Return the slot of the instruction "op" "a" "b" "k" of "p" equal to
- * the one hashed "h" in the CSE table, or SYM__NO_SLOT, with "*pos" the
- * position where it goes. */
+/* Return the slot of the instruction "op" "a" "b" "k" of "p", hashed
+ * "h", from the table of common subexpressions, or SYM__NO_SLOT. */
 static uint32_t
 cse_find(const sym_plan *p, uint64_t h, enum sym__pop op, uint32_t a,
-    uint32_t b, int64_t k, size_t *pos)
+    uint32_t b, int64_t k)
 {
-	const struct sym__slotmap *m = &p->cse;
-	size_t mask = m->cap - 1, i = (size_t)h & mask;
+	const struct sym__htab *t = &p->cse;
 
-	for (; m->val[i] != SYM__NO_SLOT; i = (i + 1) & mask) {
-		const struct sym__insn *x = &p->insn[m->val[i]];
+	for (size_t i = sym__htab_first(t, h); i != SYM__HTAB_END;
+	     i = sym__htab_next(t, h, i)) {
+		const struct sym__insn *x = &p->insn[t->slot[i].item];
 
-		if (m->key[i] == h && x->op == op && x->a == a && x->b == b &&
-		    x->k == k) {
-			*pos = i;
-			return m->val[i];
-		}
+		if (x->op == op && x->a == a && x->b == b && x->k == k)
+			return (uint32_t)t->slot[i].item;
 	}
-	*pos = i;
 	return SYM__NO_SLOT;
 }
 
@@ -157,7 +78,6 @@ sym__plan_emit(sym_plan *p, enum sym__pop op, uint32_t a, uint32_t b, int64_t k)
 	struct sym__insn *x;
 	uint64_t h;
 	uint32_t s;
-	size_t pos;
 
 	if (p->failed)
 		return SYM__NO_SLOT;
@@ -175,13 +95,13 @@ sym__plan_emit(sym_plan *p, enum sym__pop op, uint32_t a, uint32_t b, int64_t k)
 		return SYM__NO_SLOT;
 	}
 	h = insn_hash(op, a, b, k);
-	if (slotmap_reserve(&p->cse) < 0 ||
+	if (sym__htab_reserve(p->ctx, &p->cse, 1) < 0 ||
 	    SYM__RESERVE(p->ctx, p->insn, p->cap_insn, p->n_insn + 1) < 0) {
 		sym__oom(p->ctx);
 		p->failed = 1;
 		return SYM__NO_SLOT;
 	}
-	s = cse_find(p, h, op, a, b, k, &pos);
+	s = cse_find(p, h, op, a, b, k);
 	if (s != SYM__NO_SLOT)
 		return s;
 	s = (uint32_t)p->n_insn++;
@@ -197,9 +117,8 @@ sym__plan_emit(sym_plan *p, enum sym__pop op, uint32_t a, uint32_t b, int64_t k)
 	else if (op != SYM__P_CONST)
 		x->flags =
 		    (p->insn[a].flags | p->insn[b].flags) & SYM__INSN_OPTIONAL;
-	p->cse.key[pos] = h;
-	p->cse.val[pos] = s;
-	p->cse.n++;
+	/* Room was reserved above: this cannot fail. */
+	(void)sym__htab_add(p->ctx, &p->cse, h, s);
 	return s;
 }
 
@@ -409,7 +328,7 @@ expr_slot(sym_plan *p, struct sym_expr *e)
 	    e->u.poly.t[0].f[0].exp == 1 &&
 	    sym__num_cmp_si(&e->u.poly.t[0].coef, 1) == 0)
 		return expr_slot(p, e->u.poly.t[0].f[0].atom);
-	s = sym__slotmap_get(&p->expr_map, e->id);
+	s = expr_map_get(p, e->id);
 	if (s != SYM__NO_SLOT)
 		return s;
 	if (e->kind == SYM__POLY)
@@ -420,7 +339,7 @@ expr_slot(sym_plan *p, struct sym_expr *e)
 		s = node_slot(p, e);
 	if (s == SYM__NO_SLOT)
 		return SYM__NO_SLOT;
-	if (sym__slotmap_put(&p->expr_map, e->id, s) < 0)
+	if (sym__htab_add(p->ctx, &p->expr_map, sym__mix64(e->id), s) < 0)
 		return fail(p, SYM_ENOMEM, "out of memory", NULL);
 	return s;
 }

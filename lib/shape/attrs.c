@@ -119,7 +119,7 @@ attrs_index(const sym_attrs *a, const char *name)
 
 	if (!a || !name)
 		return -1;
-	if (a->names.cap)
+	if (a->names.n)
 		return sym__strmap_get(&a->names, name, &i) ? (long)i : -1;
 	for (i = 0; i < a->n; i++)
 		if (!strcmp(a->a[i].name, name))
@@ -135,7 +135,7 @@ attrs_map(sym_attrs *a, size_t from)
 {
 	if (a->n <= SYM__ATTRS_MAP)
 		return 0;
-	if (!a->names.cap)
+	if (!a->names.n)
 		from = 0;
 	for (size_t i = from; i < a->n; i++)
 		if (sym__strmap_put(a->ctx, &a->names, a->a[i].name, i) < 0)
