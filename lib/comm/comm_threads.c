@@ -28,6 +28,8 @@
 #include <time.h>
 
 #include "comm/comm_private.h"
+#include "core/hash.h"
+#include "core/htab.h"
 
 #define LINE 64
 #define SPIN_PAUSES 200
@@ -61,8 +63,6 @@ struct slot {
 struct tgroup {
 	_Alignas(LINE) atomic_uint_least64_t state;
 	atomic_int sleepers;
-	struct tgroup *next;
-	uint64_t hash;
 	int n;
 	int *ranks;
 	struct slot *slot;
@@ -70,12 +70,11 @@ struct tgroup {
 	pthread_cond_t cv;
 };
 
-/* The backend's state: the table of group records. */
+/* The backend's state: the table of group records (items: struct
+ * tgroup pointers), guarded by "mu". */
 struct threads {
 	pthread_mutex_t mu;
-	struct tgroup **bucket;
-	size_t n_bucket; /* a power of two */
-	size_t n;
+	struct sym__htab groups;
 };
 
 /* Return "size" bytes aligned to a cache line, zeroed, or NULL. */
@@ -101,10 +100,9 @@ group_free(struct tgroup *g)
 	free(g);
 }
 
-/* Return a new record for the "n" ranks of "group" with hash "hash", or
- * NULL. */
+/* Return a new record for the "n" ranks of "group", or NULL. */
 static struct tgroup *
-group_new(const int *group, int n, uint64_t hash)
+group_new(const int *group, int n)
 {
 	struct tgroup *g = line_alloc(sizeof(*g));
 	pthread_condattr_t attr;
@@ -125,7 +123,6 @@ group_new(const int *group, int n, uint64_t hash)
 	pthread_condattr_destroy(&attr);
 	memcpy(g->ranks, group, (size_t)n * sizeof(int));
 	g->n = n;
-	g->hash = hash;
 	atomic_init(&g->state, 0);
 	atomic_init(&g->sleepers, 0);
 	for (int i = 0; i < n; i++)
@@ -141,15 +138,11 @@ threads_destroy(sym_communicator *comm)
 
 	if (!t)
 		return;
-	for (size_t b = 0; b < t->n_bucket; b++)
-		while (t->bucket[b]) {
-			struct tgroup *g = t->bucket[b];
-
-			t->bucket[b] = g->next;
-			group_free(g);
-		}
+	for (size_t i = 0; i < t->groups.cap; i++)
+		if (t->groups.slot[i].item != SYM__HTAB_EMPTY)
+			group_free((struct tgroup *)t->groups.slot[i].item);
 	pthread_mutex_destroy(&t->mu);
-	free(t->bucket);
+	sym__htab_clear(&t->groups);
 	free(t);
 	comm->impl = NULL;
 }
@@ -163,12 +156,6 @@ sym__comm_threads_init(sym_communicator *comm)
 
 	if (!t)
 		return -1;
-	t->n_bucket = 16;
-	t->bucket = sym__alloc(comm->ctx, t->n_bucket * sizeof(*t->bucket));
-	if (!t->bucket) {
-		free(t);
-		return -1;
-	}
 	pthread_mutex_init(&t->mu, NULL);
 	comm->impl = t;
 	return 0;
@@ -181,28 +168,6 @@ group_is(const struct tgroup *g, const int *group, int n)
 	return g->n == n && !memcmp(g->ranks, group, (size_t)n * sizeof(int));
 }
 
-/* Double the buckets of "t" (nothing happens when out of memory). */
-static void
-table_grow(struct threads *t)
-{
-	size_t nb = t->n_bucket * 2;
-	struct tgroup **b = calloc(nb, sizeof(*b));
-
-	if (!b)
-		return;
-	for (size_t i = 0; i < t->n_bucket; i++)
-		while (t->bucket[i]) {
-			struct tgroup *g = t->bucket[i];
-
-			t->bucket[i] = g->next;
-			g->next = b[g->hash & (nb - 1)];
-			b[g->hash & (nb - 1)] = g;
-		}
-	free(t->bucket);
-	t->bucket = b;
-	t->n_bucket = nb;
-}
-
 /* Return the record of the group of "call", created (after checking the
  * group) at its first use; NULL with an error on the caller's context. */
 static struct tgroup *
@@ -210,28 +175,33 @@ table_get(struct sym__comm_call *call)
 {
 	sym_communicator *comm = call->ep->comm;
 	struct threads *t = comm->impl;
-	uint64_t h = sym__comm_group_hash(call->group, call->n);
+	uint64_t h = sym__mix64(sym__comm_group_hash(call->group, call->n));
 	struct tgroup *g;
 
 	pthread_mutex_lock(&t->mu);
-	for (g = t->bucket[h & (t->n_bucket - 1)]; g; g = g->next)
-		if (g->hash == h && group_is(g, call->group, call->n))
+	g = NULL;
+	for (size_t i = sym__htab_first(&t->groups, h); i != SYM__HTAB_END;
+	     i = sym__htab_next(&t->groups, h, i)) {
+		struct tgroup *c = (struct tgroup *)t->groups.slot[i].item;
+
+		if (group_is(c, call->group, call->n)) {
+			g = c;
 			break;
+		}
+	}
 	if (!g &&
 	    sym__comm_group_check(call->ep->ctx, comm->n_ranks, call->group,
 	        call->n) == 0) {
-		g = group_new(call->group, call->n, h);
-		if (!g) {
+		g = group_new(call->group, call->n);
+		/* no context of the table's: the error goes on the caller's */
+		if (g && sym__htab_add(NULL, &t->groups, h, (uintptr_t)g) < 0) {
+			group_free(g);
+			g = NULL;
+		}
+		if (!g)
 			sym__oom_bytes(call->ep->ctx, (size_t)call->n,
 			    sizeof(int) + sizeof(struct slot),
 			    "the record of a group of ranks");
-		} else {
-			if (t->n >= t->n_bucket)
-				table_grow(t);
-			g->next = t->bucket[h & (t->n_bucket - 1)];
-			t->bucket[h & (t->n_bucket - 1)] = g;
-			t->n++;
-		}
 	}
 	pthread_mutex_unlock(&t->mu);
 	return g;

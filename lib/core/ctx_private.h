@@ -58,13 +58,6 @@ struct sym__obj {
 	unsigned cref;
 };
 
-/* The table of hash-consed expression nodes. */
-struct sym__table {
-	struct sym_expr **bucket;
-	size_t n_bucket; /* a power of two */
-	size_t n;
-};
-
 struct sym_ctx {
 	sym_error err;
 	char *msg;
@@ -77,7 +70,7 @@ struct sym_ctx {
 	int opt_fast;
 	int opt_redist_bound; /* SYM_OPT_REDIST_BOUND */
 
-	struct sym__table table;
+	struct sym__htab table; /* the hash-consed expression nodes */
 	uint32_t next_node_id;
 
 	/* Recently released polynomials, kept alive for reuse. */

@@ -558,22 +558,22 @@ sym__suggest_hint(struct sym__suggest *s)
 	return s->hint;
 }
 
-/* Return the FNV-1a hash of "s". */
+/* Return the hash of "s" for a set of names. */
 static uint64_t
-hash(const char *s)
+name_hash(const char *s)
 {
-	return sym__fnv1a_str(SYM__FNV_BASIS, s);
+	return sym__mix64(sym__fnv1a_str(SYM__FNV_BASIS, s));
 }
 
-/* Return the slot of "name" in "set" (an empty slot when absent). */
-static size_t
-slot(const struct sym__nameset *set, const char *name)
+/* Return 1 when "name", hashed "h", is in "set". */
+static int
+nameset_find(const struct sym__nameset *set, const char *name, uint64_t h)
 {
-	size_t i = hash(name) & (set->cap - 1);
-
-	while (set->key[i] && strcmp(set->key[i], name) != 0)
-		i = (i + 1) & (set->cap - 1);
-	return i;
+	for (size_t i = sym__htab_first(&set->t, h); i != SYM__HTAB_END;
+	     i = sym__htab_next(&set->t, h, i))
+		if (strcmp((const char *)set->t.slot[i].item, name) == 0)
+			return 1;
+	return 0;
 }
 
 /* Add a copy of "name" to the set of failed names "set" of "p"; 0 or
@@ -582,28 +582,14 @@ int
 sym__nameset_add(struct sym__parser *p, struct sym__nameset *set,
     const char *name)
 {
-	size_t i;
+	uint64_t h = name_hash(name);
+	char *copy;
 
-	if (2 * (set->n + 1) > set->cap) {
-		struct sym__nameset big = { NULL, set->cap ? 2 * set->cap : 16,
-			set->n };
-
-		big.key = sym__calloc(p->ctx, big.cap, sizeof(*big.key));
-		if (!big.key) {
-			p->oom = 1;
-			return -1;
-		}
-		for (size_t j = 0; j < set->cap; j++)
-			if (set->key[j])
-				big.key[slot(&big, set->key[j])] = set->key[j];
-		free(set->key);
-		*set = big;
-	}
-	i = slot(set, name);
-	if (set->key[i])
+	if (nameset_find(set, name, h))
 		return 0;
-	set->key[i] = sym__strdup(p->ctx, name);
-	if (!set->key[i]) {
+	copy = sym__strdup(p->ctx, name);
+	if (!copy || sym__htab_add(p->ctx, &set->t, h, (uintptr_t)copy) < 0) {
+		free(copy);
 		p->oom = 1;
 		return -1;
 	}
@@ -615,16 +601,16 @@ sym__nameset_add(struct sym__parser *p, struct sym__nameset *set,
 int
 sym__nameset_has(const struct sym__nameset *set, const char *name)
 {
-	return set->cap && set->key[slot(set, name)];
+	return set->n && nameset_find(set, name, name_hash(name));
 }
 
 /* Free the names of "set" and empty it. */
 void
 sym__nameset_clear(struct sym__nameset *set)
 {
-	for (size_t i = 0; i < set->cap; i++)
-		free(set->key[i]);
-	free(set->key);
-	set->key = NULL;
-	set->cap = set->n = 0;
+	for (size_t i = 0; i < set->t.cap; i++)
+		if (set->t.slot[i].item != SYM__HTAB_EMPTY)
+			free((char *)set->t.slot[i].item);
+	sym__htab_clear(&set->t);
+	set->n = 0;
 }

@@ -9,6 +9,7 @@
 #ifndef SYM_FRONT_LEX_H
 #define SYM_FRONT_LEX_H
 
+#include "core/htab.h"
 #include "graph/graph_private.h"
 
 /* Parentheses allowed inside one expression, strategy or list. */
@@ -22,11 +23,12 @@
 	((n) > SYM__PARSE_MAX_QUOTE ? SYM__PARSE_MAX_QUOTE : (int)(n))
 #define SYM__QDOTS(n) ((n) > SYM__PARSE_MAX_QUOTE ? "..." : "")
 
-/* A set of names (open addressing): the values or symbols whose
- * definition failed, so that their uses are not reported again. */
+/* A set of names: the values or symbols whose definition failed, so
+ * that their uses are not reported again (items: owned copies of the
+ * names). */
 struct sym__nameset {
-	char **key;
-	size_t cap, n;
+	struct sym__htab t;
+	size_t n;
 };
 
 struct sym__parser {

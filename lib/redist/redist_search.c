@@ -72,7 +72,7 @@ key_hash(const struct sym__rkey *k)
 
 	for (size_t i = 0; i < SYM__KEY_LEN; i++)
 		h = sym__fnv1a_word(h, k->b[i]);
-	return h ^ (h >> 31);
+	return sym__mix64(h);
 }
 
 /* Return the key of the lists "n"/"ax" with the pending axes "pending"
@@ -180,43 +180,19 @@ pop(struct sym__search *s, struct sym__qent *e)
 	return 0;
 }
 
-/* Grow the hash table of "s" to "cap" slots; return 0 or -1. */
-static int
-rehash(struct sym__search *s, size_t cap)
-{
-	int32_t *t = sym__realloc_array(s->ctx, NULL, cap, sizeof(*t));
-
-	if (!t)
-		return -1;
-	memset(t, -1, cap * sizeof(*t));
-	for (size_t id = 0; id < s->n_node; id++) {
-		size_t i = key_hash(&s->node[id].key) & (cap - 1);
-
-		while (t[i] >= 0)
-			i = (i + 1) & (cap - 1);
-		t[i] = (int32_t)id;
-	}
-	free(s->table);
-	s->table = t;
-	s->cap_table = cap;
-	return 0;
-}
-
 /* Return the id of the node of "k" in "s", creating it when "create";
  * -1 when absent (or on error, with s->overflow set on too many). */
 static int32_t
 lookup(struct sym__search *s, const struct sym__rkey *k, int create)
 {
-	size_t i;
+	uint64_t h = key_hash(k);
 
-	if (2 * (s->n_node + 1) > s->cap_table &&
-	    rehash(s, s->cap_table ? 2 * s->cap_table : 1024) < 0)
-		return -1;
-	i = key_hash(k) & (s->cap_table - 1);
-	while (s->table[i] >= 0) {
-		if (memcmp(&s->node[s->table[i]].key, k, sizeof(*k)) == 0)
-			return s->table[i];
-		i = (i + 1) & (s->cap_table - 1);
+	for (size_t i = sym__htab_first(&s->table, h); i != SYM__HTAB_END;
+	     i = sym__htab_next(&s->table, h, i)) {
+		size_t id = s->table.slot[i].item;
+
+		if (memcmp(&s->node[id].key, k, sizeof(*k)) == 0)
+			return (int32_t)id;
 	}
 	if (!create)
 		return -1;
@@ -224,12 +200,12 @@ lookup(struct sym__search *s, const struct sym__rkey *k, int create)
 		s->overflow = 1;
 		return -1;
 	}
-	if (SYM__RESERVE(s->ctx, s->node, s->cap_node, s->n_node + 1) < 0)
+	if (SYM__RESERVE(s->ctx, s->node, s->cap_node, s->n_node + 1) < 0 ||
+	    sym__htab_add(s->ctx, &s->table, h, s->n_node) < 0)
 		return -1;
 	memset(&s->node[s->n_node], 0, sizeof(s->node[0]));
 	s->node[s->n_node].key = *k;
 	s->node[s->n_node].parent = -1;
-	s->table[i] = (int32_t)s->n_node;
 	return (int32_t)s->n_node++;
 }
 
@@ -668,7 +644,7 @@ search_clear(struct sym__search *s)
 	free(s->nxt.n);
 	free(s->nxt.ax);
 	free(s->node);
-	free(s->table);
+	sym__htab_clear(&s->table);
 	free(s->heap);
 }
 

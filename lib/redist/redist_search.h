@@ -7,6 +7,7 @@
 #ifndef SYM_REDIST_REDIST_SEARCH_H
 #define SYM_REDIST_REDIST_SEARCH_H
 
+#include "core/htab.h"
 #include "redist/planner_private.h"
 
 struct sym__snode;
@@ -34,8 +35,7 @@ struct sym__search {
 	struct sym__rkey goal;
 	struct sym__snode *node;
 	size_t n_node, cap_node;
-	int32_t *table; /* open addressing: node ids, -1 empty */
-	size_t cap_table;
+	struct sym__htab table; /* hash of a key -> node id */
 	struct sym__qent *heap;
 	size_t n_heap, cap_heap;
 	uint32_t seq;

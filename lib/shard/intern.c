@@ -67,44 +67,20 @@ sym__layout_same(const sym_layout *a, const sym_layout *b)
 	return 1;
 }
 
-/* Grow the table "t" to "cap" slots (a power of two); 0 or -1. */
-static int
-regrow(struct sym__intern *t, size_t cap)
-{
-	struct sym__intern_slot *slot = calloc(cap, sizeof(*slot));
-
-	if (!slot)
-		return -1;
-	for (size_t i = 0; i < t->cap; i++) {
-		size_t s;
-
-		if (!t->slot[i].obj)
-			continue;
-		for (s = t->slot[i].hash & (cap - 1); slot[s].obj;
-		     s = (s + 1) & (cap - 1))
-			;
-		slot[s] = t->slot[i];
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->cap = cap;
-	return 0;
-}
-
-/* Return the slot of "t" holding the object of hash "h" equal to "obj"
- * by "same", or the empty slot where it goes; NULL when out of memory. */
-static struct sym__intern_slot *
-find(struct sym__intern *t, uint64_t h, const void *obj,
+/* Return the object of hash "h" in "t" equal to "obj" by "same", or
+ * NULL. */
+static void *
+find(const struct sym__intern *t, uint64_t h, const void *obj,
     int (*same)(const void *a, const void *b))
 {
-	size_t s;
+	for (size_t i = sym__htab_first(&t->t, h); i != SYM__HTAB_END;
+	     i = sym__htab_next(&t->t, h, i)) {
+		void *o = (void *)t->t.slot[i].item;
 
-	if (2 * (t->n + 1) > t->cap && regrow(t, t->cap ? 2 * t->cap : 64) < 0)
-		return NULL;
-	for (s = h & (t->cap - 1); t->slot[s].obj; s = (s + 1) & (t->cap - 1))
-		if (t->slot[s].hash == h && same(t->slot[s].obj, obj))
-			break;
-	return &t->slot[s];
+		if (same(o, obj))
+			return o;
+	}
+	return NULL;
 }
 
 /* Return 1 when the meshes "a" and "b" are equal. */
@@ -128,14 +104,14 @@ sym_mesh *
 sym__intern_mesh(struct sym__pass *p, sym_mesh *m)
 {
 	uint64_t h = mesh_hash(0, m);
-	struct sym__intern_slot *s = find(&p->meshes, h, m, same_mesh);
+	sym_mesh *k = find(&p->meshes, h, m, same_mesh);
 
-	if (s && !s->obj) {
-		s->obj = sym__mesh_ref(m);
-		s->hash = h;
-		p->meshes.n++;
-	}
-	return sym__mesh_ref(s ? s->obj : m);
+	if (k)
+		return sym__mesh_ref(k);
+	if (sym__htab_add(NULL, &p->meshes.t, h, (uintptr_t)m) < 0)
+		return sym__mesh_ref(m);
+	sym__mesh_ref(m); /* the table's */
+	return sym__mesh_ref(m);
 }
 
 /* Return a new internal reference to the layout of the pass "p" equal to
@@ -145,37 +121,39 @@ sym_layout *
 sym__intern_layout(struct sym__pass *p, sym_layout *l)
 {
 	uint64_t h = sym__layout_hash(0, l);
-	struct sym__intern_slot *s = find(&p->layouts, h, l, same_layout);
+	sym_layout *k = find(&p->layouts, h, l, same_layout), *c;
+	sym_mesh *m;
 
-	if (s && !s->obj) {
-		/* kept on the pass's mesh equal to its own, so that layouts
-		 * and meshes of one pass compare equal by pointer whichever
-		 * node gave them first */
-		sym_mesh *m = sym__intern_mesh(p, l->mesh);
-		sym_layout *c = m == l->mesh
-		    ? NULL
-		    : sym__layout_new(m, l->rank, l->n,
-		          (const int8_t(*)[SYM_MESH_MAX_AXES])l->axes,
-		          l->partial);
-
-		sym__mesh_unref(m);
-		s->obj = c ? c : sym__layout_ref(l);
-		s->hash = h;
-		p->layouts.n++;
-	}
-	return sym__layout_ref(s ? s->obj : l);
+	if (k)
+		return sym__layout_ref(k);
+	if (sym__htab_reserve(NULL, &p->layouts.t, 1) < 0)
+		return sym__layout_ref(l);
+	/* kept on the pass's mesh equal to its own, so that layouts and
+	 * meshes of one pass compare equal by pointer whichever node gave
+	 * them first */
+	m = sym__intern_mesh(p, l->mesh);
+	c = m == l->mesh
+	    ? NULL
+	    : sym__layout_new(m, l->rank, l->n,
+	          (const int8_t(*)[SYM_MESH_MAX_AXES])l->axes, l->partial);
+	sym__mesh_unref(m);
+	k = c ? c : sym__layout_ref(l); /* the table's */
+	/* Room was reserved above: this cannot fail. */
+	(void)sym__htab_add(NULL, &p->layouts.t, h, (uintptr_t)k);
+	return sym__layout_ref(k);
 }
 
 /* Release the meshes and layouts the pass "p" kept. */
 void
 sym__intern_clear(struct sym__pass *p)
 {
-	for (size_t i = 0; i < p->layouts.cap; i++)
-		sym__layout_unref(p->layouts.slot[i].obj);
-	for (size_t i = 0; i < p->meshes.cap; i++)
-		sym__mesh_unref(p->meshes.slot[i].obj);
-	free(p->layouts.slot);
-	free(p->meshes.slot);
-	memset(&p->layouts, 0, sizeof(p->layouts));
-	memset(&p->meshes, 0, sizeof(p->meshes));
+	for (size_t i = 0; i < p->layouts.t.cap; i++)
+		if (p->layouts.t.slot[i].item != SYM__HTAB_EMPTY)
+			sym__layout_unref((sym_layout *)p->layouts.t.slot[i]
+			                      .item);
+	for (size_t i = 0; i < p->meshes.t.cap; i++)
+		if (p->meshes.t.slot[i].item != SYM__HTAB_EMPTY)
+			sym__mesh_unref((sym_mesh *)p->meshes.t.slot[i].item);
+	sym__htab_clear(&p->layouts.t);
+	sym__htab_clear(&p->meshes.t);
 }

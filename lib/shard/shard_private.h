@@ -9,6 +9,7 @@
 #define SYM_SHARD_SHARD_PRIVATE_H
 
 #include "core/hash.h"
+#include "core/htab.h"
 #include "graph/graph_private.h"
 #include "redist/redist_private.h"
 #include "rules/rule_private.h"
@@ -79,16 +80,10 @@ struct sym__desc {
 	size_t n, cap;
 };
 
-/* A hash table of the distinct meshes or layouts of a pass (internal
- * references). */
-struct sym__intern_slot {
-	void *obj; /* NULL: empty */
-	uint64_t hash;
-};
-
+/* A hash table of the distinct meshes or layouts of a pass: items are
+ * internal references, cast to uintptr_t. */
 struct sym__intern {
-	struct sym__intern_slot *slot;
-	size_t n, cap;
+	struct sym__htab t;
 };
 
 /* What a sharding is computed from besides its graph and topology (the

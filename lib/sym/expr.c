@@ -16,13 +16,12 @@ sym__const_num(sym_ctx *ctx, const sym__num *v)
 	struct sym__pb pb;
 	uint32_t h = sym__const_hash(v);
 	struct sym_expr *e;
+	size_t i;
 
-	if (ctx->table.n_bucket)
-		for (e = ctx->table.bucket[h & (ctx->table.n_bucket - 1)]; e;
-		     e = e->next)
-			if (e->hash == h && e->kind == SYM__POLY &&
-			    e->u.poly.n == 0 && sym__num_eq(&e->u.poly.c, v))
-				return sym__expr_ref(e);
+	SYM__TABLE_FOREACH(ctx, h, i, e)
+	if (e->kind == SYM__POLY && e->u.poly.n == 0 &&
+	    sym__num_eq(&e->u.poly.c, v))
+		return sym__expr_ref(e);
 	sym__pb_init(&pb, ctx);
 	sym__num_set(&pb.c, v);
 	return sym__pb_finish(&pb);

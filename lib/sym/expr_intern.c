@@ -22,81 +22,51 @@ mix(uint32_t h, uint32_t v)
 static void
 table_free(sym_ctx *ctx)
 {
-	struct sym__table *t = &ctx->table;
+	struct sym__htab *t = &ctx->table;
 
-	for (size_t i = 0; i < t->n_bucket; i++) {
-		struct sym_expr *e = t->bucket[i], *next;
+	for (size_t i = 0; i < t->cap; i++) {
+		struct sym_expr *e;
 
-		for (; e; e = next) {
-			next = e->next;
-			if (e->kind == SYM__POLY) {
-				for (uint32_t j = 0; j < e->u.poly.n; j++)
-					sym__num_clear(&e->u.poly.t[j].coef);
-				free(e->u.poly.t);
-				sym__num_clear(&e->u.poly.c);
-			}
-			free(e);
+		if (t->slot[i].item == SYM__HTAB_EMPTY)
+			continue;
+		e = sym__table_node(ctx, i);
+		if (e->kind == SYM__POLY) {
+			for (uint32_t j = 0; j < e->u.poly.n; j++)
+				sym__num_clear(&e->u.poly.t[j].coef);
+			free(e->u.poly.t);
+			sym__num_clear(&e->u.poly.c);
 		}
+		free(e);
 	}
-	free(t->bucket);
-	t->bucket = NULL;
-	t->n_bucket = t->n = 0;
+	sym__htab_clear(t);
 }
 
 /* Make room in the table of "ctx" for one more node; 0 or -1. */
 static int
 table_grow(sym_ctx *ctx)
 {
-	struct sym__table *t = &ctx->table;
-	struct sym_expr **b;
-	size_t nb;
-
-	if (t->n < t->n_bucket)
-		return 0;
-	if (!t->bucket && sym__ctx_add_hook(ctx, table_free) < 0)
+	if (!ctx->table.slot && sym__ctx_add_hook(ctx, table_free) < 0)
 		return -1;
-	nb = t->n_bucket ? 2 * t->n_bucket : 256;
-	b = sym__calloc(ctx, nb, sizeof(*b));
-	if (!b)
-		return -1;
-	for (size_t i = 0; i < t->n_bucket; i++) {
-		struct sym_expr *e = t->bucket[i], *next;
-
-		for (; e; e = next) {
-			next = e->next;
-			e->next = b[e->hash & (nb - 1)];
-			b[e->hash & (nb - 1)] = e;
-		}
-	}
-	free(t->bucket);
-	t->bucket = b;
-	t->n_bucket = nb;
-	return 0;
+	return sym__htab_reserve(ctx, &ctx->table, 1);
 }
 
-/* Insert the new node "e" into the table of its context. */
+/* Insert the new node "e" into the table of its context (which has
+ * room: table_grow). */
 static void
 table_insert(struct sym_expr *e)
 {
-	struct sym__table *t = &e->ctx->table;
-	size_t i = e->hash & (t->n_bucket - 1);
-
-	e->next = t->bucket[i];
-	t->bucket[i] = e;
-	t->n++;
+	(void)sym__htab_add(e->ctx, &e->ctx->table, sym__table_key(e->hash),
+	    (uintptr_t)e);
 }
 
 /* Remove "e" from the table of its context. */
 static void
 table_remove(struct sym_expr *e)
 {
-	struct sym__table *t = &e->ctx->table;
-	struct sym_expr **p = &t->bucket[e->hash & (t->n_bucket - 1)];
+	struct sym__htab *t = &e->ctx->table;
 
-	while (*p != e)
-		p = &(*p)->next;
-	*p = e->next;
-	t->n--;
+	sym__htab_remove(t,
+	    sym__htab_find_item(t, sym__table_key(e->hash), (uintptr_t)e));
 }
 
 /* Free the node "e", whose last reference is gone. */
@@ -222,15 +192,13 @@ sym__atom_get(sym_ctx *ctx, enum sym__kind kind, sym_symbol *var,
 {
 	uint32_t h = atom_hash(kind, var, a, b);
 	struct sym_expr *e;
+	size_t i;
 
-	if (ctx->table.n_bucket)
-		for (e = ctx->table.bucket[h & (ctx->table.n_bucket - 1)]; e;
-		     e = e->next)
-			if (e->hash == h && e->kind == kind &&
-			    (kind == SYM__VAR
-			            ? e->u.var == var
-			            : e->u.bin.a == a && e->u.bin.b == b))
-				return sym__expr_ref(e);
+	SYM__TABLE_FOREACH(ctx, h, i, e)
+	if (e->kind == kind &&
+	    (kind == SYM__VAR ? e->u.var == var
+	                      : e->u.bin.a == a && e->u.bin.b == b))
+		return sym__expr_ref(e);
 	e = node_new(ctx, kind, h);
 	if (!e)
 		return NULL;
@@ -261,14 +229,11 @@ sym__atom_find(sym_ctx *ctx, enum sym__kind kind, struct sym_expr *a,
 {
 	uint32_t h = atom_hash(kind, NULL, a, b);
 	struct sym_expr *e;
+	size_t i;
 
-	if (!ctx->table.n_bucket)
-		return NULL;
-	for (e = ctx->table.bucket[h & (ctx->table.n_bucket - 1)]; e;
-	     e = e->next)
-		if (e->hash == h && e->kind == kind && e->u.bin.a == a &&
-		    e->u.bin.b == b)
-			return e;
+	SYM__TABLE_FOREACH(ctx, h, i, e)
+	if (e->kind == kind && e->u.bin.a == a && e->u.bin.b == b)
+		return e;
 	return NULL;
 }
 
@@ -359,14 +324,13 @@ sym__pb_intern(struct sym__pb *pb)
 	struct sym_expr *e;
 	int affine = 1;
 	uint16_t depth = 0;
+	size_t at;
 
-	if (ctx->table.n_bucket)
-		for (e = ctx->table.bucket[h & (ctx->table.n_bucket - 1)]; e;
-		     e = e->next)
-			if (e->hash == h && pb_equal(pb, e)) {
-				sym__pb_clear(pb);
-				return sym__expr_ref(e);
-			}
+	SYM__TABLE_FOREACH(ctx, h, at, e)
+	if (pb_equal(pb, e)) {
+		sym__pb_clear(pb);
+		return sym__expr_ref(e);
+	}
 	e = node_new(ctx, SYM__POLY, h);
 	if (!e) {
 		sym__pb_clear(pb);

@@ -17,6 +17,8 @@
 #include <symshard/symbol.h>
 
 #include "core/ctx_private.h"
+#include "core/hash.h"
+#include "core/htab.h"
 #include "core/num.h"
 #include "sym/absval.h"
 
@@ -45,8 +47,7 @@ struct sym__term {
 
 struct sym_expr {
 	sym_ctx *ctx;
-	struct sym_expr *next; /* next node in the same hash bucket */
-	uint32_t hash;
+	uint32_t hash; /* in the context's table under sym__table_key(hash) */
 	uint32_t ref;
 	uint32_t id; /* creation number, unique in the context */
 	uint8_t kind;
@@ -65,6 +66,28 @@ struct sym_expr {
 		} bin;
 	} u;
 };
+
+/* Return the key of the context's table for a node of hash "h" (a
+ * bijection: equal keys are equal hashes). */
+static inline uint64_t
+sym__table_key(uint32_t h)
+{
+	return sym__mix64(h);
+}
+
+/* Return the node of slot "i" of the context's table. */
+static inline struct sym_expr *
+sym__table_node(const sym_ctx *ctx, size_t i)
+{
+	return (struct sym_expr *)ctx->table.slot[i].item;
+}
+
+/* Walk the nodes "e" of the table of "ctx" whose hash is "h" ("i" is
+ * the slot, a size_t of the caller's). */
+#define SYM__TABLE_FOREACH(ctx, h, i, e)                                     \
+	for ((i) = sym__htab_first(&(ctx)->table, sym__table_key(h));        \
+	     (i) != SYM__HTAB_END && ((e) = sym__table_node((ctx), (i)), 1); \
+	     (i) = sym__htab_next(&(ctx)->table, sym__table_key(h), (i)))
 
 /* The body of a symbol. */
 struct sym_symbol {
