@@ -31,7 +31,7 @@ key_hash(const sym_layout *from, const sym_layout *to, const sym_shape *shape)
 
 	for (size_t d = 0; d < shape->rank; d++)
 		h = sym__hash_mix(h, (uint64_t)(uintptr_t)shape->dim[d]);
-	return sym__layout_hash(sym__layout_hash(h, from), to);
+	return sym__mix64(sym__layout_hash(sym__layout_hash(h, from), to));
 }
 
 /* Return 1 when "a" and "b" have the same dtype and dimensions. */
@@ -117,28 +117,6 @@ fill(struct sym__pass *p, struct sym__memo *m)
 	m->steps = steps_text(m->plan);
 }
 
-/* Grow the index of the memos of "p" to "cap" slots (a power of two);
- * 0 or -1. */
-static int
-reindex(struct sym__pass *p, size_t cap)
-{
-	uint32_t *slot = calloc(cap, sizeof(*slot));
-
-	if (!slot)
-		return -1;
-	for (size_t i = 0; i < p->n_memo; i++) {
-		size_t s = p->memo[i].hash & (cap - 1);
-
-		while (slot[s])
-			s = (s + 1) & (cap - 1);
-		slot[s] = (uint32_t)i + 1;
-	}
-	free(p->memo_slot);
-	p->memo_slot = slot;
-	p->cap_slot = cap;
-	return 0;
-}
-
 /* Return the pass whose memos hold the redistributions of "p": the
  * shared one of its assignment (a search running, on the same topology),
  * else "p" itself. */
@@ -160,33 +138,26 @@ sym__pass_redist(struct sym__pass *p, const sym_layout *from,
 {
 	uint64_t h;
 	struct sym__memo *m;
-	size_t s;
 
 	if (sym__pass_memos(p) != p)
 		return sym__pass_redist(sym__pass_memos(p), from, to, shape);
 	h = key_hash(from, to, shape);
-
-	if (2 * (p->n_memo + 1) > p->cap_slot &&
-	    (p->n_memo >= UINT32_MAX - 1 ||
-	        reindex(p, p->cap_slot ? 2 * p->cap_slot : 64) < 0))
-		return NULL;
-	for (s = h & (p->cap_slot - 1); p->memo_slot[s];
-	     s = (s + 1) & (p->cap_slot - 1)) {
-		m = &p->memo[p->memo_slot[s] - 1];
-		if (m->hash == h && same_shape(m->shape, shape) &&
+	for (size_t i = sym__htab_first(&p->memo_index, h); i != SYM__HTAB_END;
+	     i = sym__htab_next(&p->memo_index, h, i)) {
+		m = &p->memo[p->memo_index.slot[i].item];
+		if (same_shape(m->shape, shape) &&
 		    sym__layout_same(m->from, from) &&
 		    sym__layout_same(m->to, to))
 			return m;
 	}
-	if (SYM__RESERVE(p->g->ctx, p->memo, p->cap_memo, p->n_memo + 1) < 0)
+	if (SYM__RESERVE(p->g->ctx, p->memo, p->cap_memo, p->n_memo + 1) < 0 ||
+	    sym__htab_add(p->g->ctx, &p->memo_index, h, p->n_memo) < 0)
 		return NULL;
-	m = &p->memo[p->n_memo];
+	m = &p->memo[p->n_memo++];
 	memset(m, 0, sizeof(*m));
 	m->from = sym__layout_ref((sym_layout *)from);
 	m->to = sym__layout_ref((sym_layout *)to);
 	m->shape = sym__shape_ref((sym_shape *)shape);
-	m->hash = h;
-	p->memo_slot[s] = (uint32_t)++p->n_memo;
 	fill(p, m);
 	return m;
 }
@@ -208,8 +179,7 @@ sym__pass_redist_clear(struct sym__pass *p)
 		free(m->to_text);
 	}
 	free(p->memo);
-	free(p->memo_slot);
+	sym__htab_clear(&p->memo_index);
 	p->memo = NULL;
-	p->memo_slot = NULL;
-	p->n_memo = p->cap_memo = p->cap_slot = 0;
+	p->n_memo = p->cap_memo = 0;
 }

@@ -65,7 +65,6 @@ struct sym__use {
 struct sym__memo {
 	sym_layout *from, *to;
 	sym_shape *shape;
-	uint64_t hash;
 	sym_redist *plan; /* owned by the pass; NULL: it cannot be planned */
 	char *error;      /* why not (NULL: out of memory) */
 	double cost;      /* bytes at the least sizes; -1: not known */
@@ -138,8 +137,7 @@ struct sym__pass {
 	struct sym__use *use;   /* uses grouped by value, nodes in order */
 	struct sym__memo *memo; /* the redistributions planned so far */
 	size_t n_memo, cap_memo;
-	uint32_t *memo_slot; /* hash index of "memo": 1 + index, 0: empty */
-	size_t cap_slot;
+	struct sym__htab memo_index;        /* hash of a memo's key -> index */
 	struct sym__intern meshes, layouts; /* those given to the graph */
 	struct sym__optshard *optshard;     /* by value, once needed */
 };
