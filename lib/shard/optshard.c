@@ -243,7 +243,7 @@ sym__optshard_node(struct sym__pass *p, sym_node *n, struct sym__run *r)
 	sym_value *v;
 	sym_layout *l;
 
-	if (sym_graph_optimizer_shard(p->g) < 1 || !r->ok || !p->sh)
+	if (!p->sh || p->sh->optshard < 1 || !r->ok)
 		return 0;
 	for (size_t k = 0; k < n->n_out && !is_update(n); k++) {
 		v = grad_param(p->g, n->out[k]);

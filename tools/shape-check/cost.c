@@ -362,7 +362,7 @@ json_cost(struct doc *d)
 	doc_set(d, o, "gradient_bytes", expr_str(d, c->grad_bytes));
 	doc_set(d, o, "state_bytes", expr_str(d, c->state_bytes));
 	doc_set(d, o, "activation_bytes", expr_str(d, c->activation_bytes));
-	if (sym_graph_optimizer_shard(r->g) >= 1) {
+	if (sym_sharding_optimizer_shard(sym_graph_sharding(r->g)) >= 1) {
 		json_t *os = doc_chk(d, json_object());
 		size_t rs, ag;
 		double sec;
