@@ -427,7 +427,8 @@ comm_rows(const struct report *r, struct table *t)
 		        rs, rs == 1 ? "" : "s", ag, ag == 1 ? "" : "s", rs,
 		        rs == 1 ? "" : "s",
 		        report_seconds_text(buf, sizeof(buf), os),
-		        sym_sharding_optimizer_shard(sym_graph_sharding(r->g)) >= 2
+		        sym_sharding_optimizer_shard(
+		            sym_graph_sharding(r->g)) >= 2
 		            ? "; level 2: the whole partial gradients share "
 		              "one buffer, not kept after their reduce_scatter"
 		            : ""));
