@@ -5,9 +5,9 @@
  * sizes (the search is never worse, by the same cost model); the pieces
  * of a two-layer MLP in training, weight-sharded at small batches and
  * data parallel at large ones, with the breakpoint the cost model
- * implies; a memory cap that forces weight sharding at every size; shard
- * clauses kept; and the errors: no plan fits, a cap below the
- * parameters alone.
+ * implies; a memory cap that forces weight sharding at every size; the
+ * level of optimizer sharding chosen under a cap; shard clauses kept;
+ * and the errors: no plan fits, a cap below the parameters alone.
  */
 #include <math.h>
 #include <setjmp.h>
