@@ -341,11 +341,15 @@ sym__search_at(sym_search *s, int64_t b, size_t warm)
 	}
 	s->lv = s->level[0];
 	s->cg = s->cg_at[0];
-	if (best != SIZE_MAX && sym__trace_on(SYM__TRACE_SEARCH))
+	if (best != SIZE_MAX && sym__trace_on(SYM__TRACE_SEARCH) &&
+	    s->n_level > 1)
 		sym__trace(
 		    "search: at %s = %lld: plan %zu (optimizer_shard=%d)",
 		    sym_symbol_name(s->var[0].sym), (long long)b, best,
 		    s->entry[best].level);
+	else if (best != SIZE_MAX && sym__trace_on(SYM__TRACE_SEARCH))
+		sym__trace("search: at %s = %lld: plan %zu",
+		    sym_symbol_name(s->var[0].sym), (long long)b, best);
 	return best;
 }
 
