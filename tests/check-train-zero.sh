@@ -12,6 +12,8 @@
 #    level 2 (the whole partial gradients share one buffer) likewise;
 #  - --check (one device alongside, every step) passes sharded, at
 #    levels 1 and 2;
+#  - under a memory cap that data parallel misses, the search chooses
+#    level 1 itself and trains equal to one device;
 #  - threshold 0 is refused: b3 (3 elements) cannot be split 8 ways;
 #  - a checkpoint saved sharded loads without sharding on 4 ranks, and
 #    one saved on 4 unsharded ranks loads sharded on 8, each saved again
@@ -101,6 +103,25 @@ for opt in 'momentum(lr=0.1, momentum=0.9)' \
 	    --steps 4 --check --check-every 1 --quiet &&
 	    echo "ok: o$i-check2: level 2 training equals one device"
 done
+
+# The level chosen by the search (sym_search(3)): under --memory 5000
+# bytes at b = 16, which data parallel with adam misses (106*b + 5512 =
+# 7208 bytes per device, its moments whole), the search turns optimizer
+# sharding on itself, at level 1 (68*b + 2928 = 4016 bytes), says so,
+# and trains equal to one device. (Not bitwise o3-zero16: the search
+# lays out the reshape and the loss its own way, so the sums differ in
+# their last bits.)
+variant "$tmp/cap" 'adam(lr=0.01)'
+echo 'parallel optimizer_shard_min_bytes=16' >>"$tmp/cap/dp8.sg"
+if ok cap-check "$tmp/cap/dp8.sg" --dataset "$data" --batch 16 \
+    --steps 4 --check --check-every 1 --memory 5000; then
+	if ! grep -q "optimizer_shard=1 (chosen under the memory cap), runs$" \
+	    "$tmp/cap-check.err"; then
+		fail cap-check "no notice of the level the search chose"
+	else
+		echo "ok: cap-check: level 1 chosen under the cap equals one device"
+	fi
+fi
 
 # Threshold 0: b3 (3 elements) cannot be split 8 ways.
 variant "$tmp/indiv" 'adam(lr=0.01)' 0

@@ -5,9 +5,9 @@
  * sizes (the search is never worse, by the same cost model); the pieces
  * of a two-layer MLP in training, weight-sharded at small batches and
  * data parallel at large ones, with the breakpoint the cost model
- * implies; a memory cap that forces weight sharding at every size; shard
- * clauses kept; and the errors: no plan fits, a cap below the
- * parameters alone.
+ * implies; a memory cap that forces weight sharding at every size; the
+ * level of optimizer sharding chosen under a cap; shard clauses kept;
+ * and the errors: no plan fits, a cap below the parameters alone.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -775,6 +775,8 @@ test_memory_cap(void **state)
 		    "((8, 1), (1, 1))");
 		/* w1 is cut: the second operand has a split. */
 		assert_null(strstr(strategy_of(s, i, "h"), "(1, 1))"));
+		/* a plan fits without sharding the optimizer */
+		assert_int_equal(sym_search_piece_optimizer_shard(s, i), 0);
 	}
 	sym_search_free(s);
 	sym_graph_free(g);
@@ -923,8 +925,9 @@ test_errors(void **state)
 		    "with every parameter split over all 8 devices" },
 		{ "min=1024 max=4096", "parallel auto memory=40MiB\n",
 		    "search.sg:13:10: search: no plan fits memory=41943040 "
-		    "bytes for b in [1024, 4096]: the least memory needed at "
-		    "b = 1024 is 46141448 bytes" },
+		    "bytes at any level of optimizer_shard (0, 1, 2) for b "
+		    "in [1024, 4096]: the least memory needed at b = 1024 is "
+		    "46141448 bytes" },
 	};
 
 	(void)state;
@@ -1035,6 +1038,123 @@ test_partial_cap(void **state)
 	assert_int_equal(over, 1);
 	assert_int_equal(hi, 4096);
 	sym_search_free(s);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
+/* A data-parallel MLP trained with adam (every operator's strategy
+ * written: the search chooses the level of optimizer sharding alone),
+ * "extra" appended; its context. */
+static sym_ctx *
+parse_dp_adam(const char *extra, sym_graph **g)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+	    "devices 8\n"
+	    "symbol b divisor=8 min=64 max=128\n"
+	    "input x : f32[b, 256]\n"
+	    "input y : i32[b]\n"
+	    "param w1 : f32[256, 1024]\n"
+	    "param w2 : f32[1024, 256]\n"
+	    "h = matmul(x, w1) shard ((8, 1), (1, 1))\n"
+	    "a = relu(h) shard ((8, 1),)\n"
+	    "o = matmul(a, w2) shard ((8, 1), (1, 1))\n"
+	    "loss = softmax_cross_entropy(o, y) shard ((8, 1), (8,))\n"
+	    "output loss\n"
+	    "minimize loss with adam(lr=0.001)\n%s",
+	    extra);
+	return parse(text, g);
+}
+
+/* Search the data-parallel adam MLP with "extra" appended under the cap
+ * "memory" (0: none); check that it has one piece at the level "level"
+ * of optimizer sharding, chosen by the search when "chosen", needing
+ * "mem" bytes per device at b = 64 and within the cap at 64 and 128;
+ * that the graph applied with it and the piece's sharding are made at
+ * that level, the graph's own level left as written ("own"). */
+static void
+check_dp_adam(const char *extra, int64_t memory, int level, int chosen,
+    int64_t mem, int own)
+{
+	sym_graph *g;
+	sym_ctx *ctx = parse_dp_adam(extra, &g);
+	sym_search_options o = SYM_SEARCH_OPTIONS_INIT;
+	sym_search *s;
+	sym_sharding *sh;
+	sym_cost c;
+
+	o.memory = memory;
+	s = sym_graph_search(g, &o);
+	if (!s)
+		fail_msg("%s", sym_ctx_last_message(ctx));
+	assert_int_equal(sym_search_n_nodes(s), 0);
+	assert_int_equal(sym_search_n_pieces(s), 1);
+	assert_int_equal(sym_search_piece_fit(s, 0), SYM_SEARCH_FITS);
+	assert_int_equal(sym_search_chooses_optimizer_shard(s), chosen);
+	assert_int_equal(sym_search_piece_optimizer_shard(s, 0), level);
+	assert_int_equal(sym_search_piece_optimizer_shard(s, 1), -1);
+	assert_int_equal(at_b(ctx, sym_search_piece_memory(s, 0), 64), mem);
+	if (memory > 0)
+		assert_true(at_b(ctx, sym_search_piece_memory(s, 0), 128) <=
+		    memory);
+	assert_int_equal(sym_search_apply(s, 0), 0);
+	assert_int_equal(sym_sharding_optimizer_shard(sym_graph_sharding(g)),
+	    level);
+	assert_int_equal(sym_graph_optimizer_shard(g), own);
+	assert_int_equal(sym_graph_cost(g, NULL, &c), 0);
+	assert_int_equal(at_b(ctx, c.memory_bytes, 64), mem);
+	sym_cost_clear(&c);
+	sh = sym_search_sharding(s, 0);
+	assert_non_null(sh);
+	assert_int_equal(sym_sharding_optimizer_shard(sh), level);
+	sym_sharding_free(sh);
+	sym_search_free(s);
+	sym_graph_free(g);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
+/*
+ * The level of optimizer sharding under a memory cap. Data parallel
+ * with adam needs 2432*b + 4*(b floordiv 8) + 10485772 bytes per device
+ * at level 0 (params, gradients and both moments whole: 10641452 at
+ * b = 64), + 5505036 at level 1 (the moments split 8 ways; 5660716) and
+ * + 4456460 at level 2 (the whole partial gradients in one buffer;
+ * 4612140). Without a cap, or under a loose one, the level stays 0;
+ * under 8 MiB, which data parallel misses, the search takes level 1;
+ * under 5 MiB level 2; a level the graph writes is kept, and no plan
+ * fits 5 MiB at level 1.
+ */
+static void
+test_optimizer_shard_cap(void **state)
+{
+	sym_graph *g;
+	sym_ctx *ctx;
+	sym_search_options o = SYM_SEARCH_OPTIONS_INIT;
+
+	(void)state;
+	check_dp_adam("", 0, 0, 0, 10641452, 0);
+	check_dp_adam("", 64 << 20, 0, 1, 10641452, 0);
+	check_dp_adam("", 8 << 20, 1, 1, 5660716, 0);
+	check_dp_adam("", 5 << 20, 2, 1, 4612140, 0);
+	check_dp_adam("parallel optimizer_shard=1\n", 8 << 20, 1, 0, 5660716,
+	    1);
+	check_dp_adam("parallel optimizer_shard=2\n", 64 << 20, 2, 0, 4612140,
+	    2);
+	ctx = parse_dp_adam("parallel optimizer_shard=1\n", &g);
+	o.memory = 5 << 20;
+	assert_null(sym_graph_search(g, &o));
+	assert_non_null(strstr(sym_ctx_last_message(ctx),
+	    "no plan fits memory=5242880 bytes for b in [64, 128]"));
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+	ctx = parse_dp_adam("", &g);
+	assert_null(sym_graph_search(g,
+	    &(sym_search_options){ .size = sizeof(o), .memory = 3 << 20 }));
+	assert_non_null(strstr(sym_ctx_last_message(ctx),
+	    "no plan fits memory=3145728 bytes at any level of "
+	    "optimizer_shard (0, 1, 2)"));
 	sym_graph_free(g);
 	sym_ctx_free(ctx);
 }
@@ -1304,6 +1424,7 @@ main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_partial_cap),
+		cmocka_unit_test(test_optimizer_shard_cap),
 		cmocka_unit_test(test_many_devices),
 		cmocka_unit_test(test_transformer),
 		cmocka_unit_test(test_two_symbols),

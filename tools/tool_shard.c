@@ -206,6 +206,12 @@ tool_shard_keep(struct tool_voice *v, sym_graph *g, const sym_topology *topo,
 				    "%s%" PRId64 " <= %s <= %" PRId64,
 				    k ? ", " : "", lo, y, hi);
 		}
+		if (sym_search_chooses_optimizer_shard(s) &&
+		    sym_search_piece_optimizer_shard(s, i) > 0)
+			fprintf(stderr,
+			    ", optimizer_shard=%d (chosen under the memory "
+			    "cap)",
+			    sym_search_piece_optimizer_shard(s, i));
 		fprintf(stderr, ", runs\n");
 	}
 	if (keep) {

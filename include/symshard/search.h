@@ -71,6 +71,9 @@ SYM_EXPORT int sym_search_piece_range_at(SYM_KEEP const sym_search *s, size_t i,
 #define SYM_SEARCH_OVERFLOW 2    /* its sizes overflow 64 bits: no plan */
 
 SYM_EXPORT int sym_search_piece_fit(SYM_KEEP const sym_search *s, size_t i);
+SYM_EXPORT int sym_search_piece_optimizer_shard(SYM_KEEP const sym_search *s,
+    size_t i);
+SYM_EXPORT int sym_search_chooses_optimizer_shard(SYM_KEEP const sym_search *s);
 SYM_EXPORT size_t sym_search_n_nodes(SYM_KEEP const sym_search *s);
 SYM_EXPORT SYM_KEEP const sym_node *
 sym_search_node(SYM_KEEP const sym_search *s, size_t j);

@@ -150,6 +150,9 @@ sym_sharding_bucket_reshard(SYM_KEEP const sym_sharding *sh, size_t b,
 SYM_EXPORT int64_t sym_sharding_bucket_bytes(SYM_KEEP const sym_sharding *sh,
     size_t b);
 SYM_EXPORT size_t sym_reshard_bucket(SYM_KEEP const sym_reshard *c);
+/* The level of optimizer sharding in force (parallel optimizer_shard=,
+ * or the search's choice under a memory cap). */
+SYM_EXPORT int sym_sharding_optimizer_shard(SYM_KEEP const sym_sharding *sh);
 
 #ifdef __cplusplus
 }

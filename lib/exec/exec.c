@@ -300,7 +300,7 @@ pool_partial_grads(sym_exec *x)
 {
 	size_t *first, *last, owner = SIZE_MAX, end = 0;
 
-	if (sym_graph_optimizer_shard(sym_plan_graph(x->plan)) < 2)
+	if (sym_sharding_optimizer_shard(sym_plan_sharding(x->plan)) < 2)
 		return 0;
 	first = sym__calloc(x->ctx, 2 * x->n_tensor + 1, sizeof(*first));
 	if (!first)

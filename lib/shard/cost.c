@@ -197,7 +197,7 @@ optshard_resolution(const sym_sharding *sh, const struct sym__comm *m)
 
 	if (k == SYM_REDIST_ALL_REDUCE)
 		return is_grad(sh->g, v);
-	if (sym_graph_optimizer_shard(sh->g) < 1)
+	if (sh->optshard < 1)
 		return 0;
 	if (k == SYM_REDIST_REDUCE_SCATTER)
 		return is_grad(sh->g, v);
@@ -221,7 +221,7 @@ resolution_memory(struct acc *a, const sym_sharding *sh,
 {
 	const sym_value *v = m->pub.value;
 	const sym_node *n = v->producer;
-	int pooled = sym_graph_optimizer_shard(sh->g) >= 2 &&
+	int pooled = sh->optshard >= 2 &&
 	    sym_redist_step_kind(m->plan, 0) == SYM_REDIST_REDUCE_SCATTER &&
 	    is_grad(sh->g, v);
 

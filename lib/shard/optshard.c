@@ -19,7 +19,10 @@
  *	  layout, and the plan writes that gather into the param's buffer.
  *
  * A param that no split divides is an error with a witness; one below
- * the threshold stays whole, with a note that says so.
+ * the threshold stays whole, with a note that says so; one whose
+ * gradient comes out without partial sums (the param split over every
+ * axis its gradient is summed on) keeps its update laid out like the
+ * param, the source of the update's strategy saying why.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +230,31 @@ decide(struct sym__pass *p, sym_value *v, const sym_layout *gl)
 	return 0;
 }
 
+/* Say in the source of the run "r" of the update "n" that its param's
+ * update is not split further because the param's gradient came out of
+ * its producer without partial sums (the param is split over every axis
+ * its gradient is summed on, or the gradient is a sum made locally):
+ * there is no reduce_scatter to shard it with. 0, or -1 when out of
+ * memory. */
+static int
+whole_update(const sym_node *n, struct sym__run *r)
+{
+	const sym_value *v = n->in[0];
+	char *s;
+
+	if (!r->ok || !r->source || !v->grad)
+		return 0;
+	s = sym__asprintf("%s; optimizer_shard: not split further, as its "
+	                  "gradient %s holds no partial sums to "
+	                  "reduce_scatter",
+	    r->source, v->grad->name);
+	if (!s)
+		return -1;
+	free(r->source);
+	r->source = s;
+	return 0;
+}
+
 /*
  * Before node "n" of the pass "p" is committed with its run "r": resolve
  * the partial sums of a trained param's gradient into the layout of the
@@ -243,7 +271,7 @@ sym__optshard_node(struct sym__pass *p, sym_node *n, struct sym__run *r)
 	sym_value *v;
 	sym_layout *l;
 
-	if (sym_graph_optimizer_shard(p->g) < 1 || !r->ok || !p->sh)
+	if (!p->sh || p->sh->optshard < 1 || !r->ok)
 		return 0;
 	for (size_t k = 0; k < n->n_out && !is_update(n); k++) {
 		v = grad_param(p->g, n->out[k]);
@@ -257,6 +285,9 @@ sym__optshard_node(struct sym__pass *p, sym_node *n, struct sym__run *r)
 		sym__layout_unref(r->value[k]);
 		r->value[k] = sym__layout_ref(o->layout);
 	}
+	if (is_update(n) &&
+	    (!p->optshard || !p->optshard[n->in[0]->index].decided))
+		return whole_update(n, r);
 	if (!is_update(n) || !p->optshard ||
 	    !p->optshard[n->in[0]->index].layout)
 		return 0;

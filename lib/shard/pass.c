@@ -1089,6 +1089,9 @@ sym__shard_build(sym_graph *g, const struct sym__assign *a,
 		sh->failed = 1;
 	} else {
 		p.sh = sh;
+		sh->optshard = a && a->set_optshard
+		    ? a->optshard
+		    : sym_graph_optimizer_shard(g);
 		pass_run(&p);
 		if (!sh->failed && sym__fusion_build(sh, g->fusion_bytes) < 0)
 			sh->failed = 1;

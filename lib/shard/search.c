@@ -13,7 +13,11 @@
  * and a second searched symbol is cut into cells within which the pieces
  * over the first stay the same (search_piece.c). Under a memory cap the
  * parameters must fit, some piece must fit, and each piece's memory is
- * proved within the cap over its sizes (search_memory.c). The graph
+ * proved within the cap over its sizes (search_memory.c). Under a cap,
+ * a graph that trains without its own "parallel optimizer_shard" has
+ * the level of optimizer sharding searched too: a plan is then a choice
+ * and a level, and the search turns the level up (1, then 2) only where
+ * no plan fits the cap at a lower one (search_plan.c). The graph
  * searched is never changed; each piece's sharding is made on demand.
  */
 #include <stdio.h>
@@ -69,7 +73,8 @@ search_destroy(struct sym__obj *obj)
 		free(s->mesh[k]);
 	free(s->mesh);
 	free(s->shown);
-	sym__cg_free(s->cg);
+	for (size_t l = 0; l < SYM__SEARCH_MAX_LEVEL; l++)
+		sym__cg_free(s->cg_at[l]);
 	sym_topology_free(s->own_topo);
 	sym_binding_free(s->b);
 	free(s);
@@ -101,7 +106,8 @@ run(sym_search *s)
 
 	if (sym__search_default_start(s) < 0)
 		goto oom;
-	if (sym__search_n_plans(s) > s->max_eval && !(s->cg = sym__cg_new(s)))
+	if (sym__search_n_plans(s) > s->max_eval &&
+	    !(s->cg = s->cg_at[0] = sym__cg_new(s)))
 		goto oom;
 	s->n_probe = sym__cg_n_probes(s->cg);
 	if (sym__search_refine(s, &w, sample, ns, &warm, MAX_REFINE) < 0)
@@ -175,6 +181,7 @@ piece_sharding(sym_search *s, size_t i)
 		    i);
 		return -1;
 	}
+	s->lv = s->entry[s->piece[i].entry].level;
 	if (sym__search_shard_with(s, s->entry[s->piece[i].entry].choice) < 0) {
 		sym__error(s->ctx, SYM_EINTERNAL, NULL,
 		    "search: the plan of piece %zu no longer shards", i);
@@ -223,6 +230,12 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	s->layouts = !s->opt.tuples_only && s->per_node < g->devices;
 	s->max_eval = s->opt.max_evaluations ? s->opt.max_evaluations
 	                                     : DEFAULT_MAX_EVALUATIONS;
+	s->level[s->n_level++] = sym_graph_optimizer_shard(g);
+	if (s->cap > 0 && s->level[0] == 0 && g->n_trained > 0) {
+		s->level[s->n_level++] = 1;
+		s->level[s->n_level++] = 2;
+	}
+	s->lv = s->level[0];
 	s->b = sym_binding_new(g->ctx);
 	sym__obj_init(&s->obj, SYM__OBJ_SEARCH, search_destroy);
 	sym__obj_give(s->ctx, &s->obj);
@@ -270,6 +283,8 @@ sym_search_apply(sym_search *s, size_t i)
 	a.n_strategy = s->g->n_node;
 	a.mesh = s->xmesh;
 	a.n_mesh = s->n_xmesh;
+	a.set_optshard = 1;
+	a.optshard = s->entry[s->piece[i].entry].level;
 	return sym__graph_shard_with(s->g, &a, s->topo);
 }
 
@@ -395,6 +410,26 @@ sym_search_strategy(const sym_search *s, size_t i, size_t j)
 	if (!e || j >= s->n_node)
 		return NULL;
 	return s->cand[j][e->choice[j]];
+}
+
+/* Return the level of optimizer sharding of the plan of piece "i" of
+ * "s" (0: none, 1 or 2; the graph's own "parallel optimizer_shard=" when
+ * it sets one, else the search's choice), -1 out of range or when it has
+ * no plan. */
+int
+sym_search_piece_optimizer_shard(const sym_search *s, size_t i)
+{
+	const struct sym__sentry *e = piece_entry(s, i);
+
+	return e ? e->level : -1;
+}
+
+/* Return 1 when "s" chose the level of optimizer sharding of its plans
+ * (a memory cap, a graph that trains without its own level), else 0. */
+int
+sym_search_chooses_optimizer_shard(const sym_search *s)
+{
+	return s && s->n_level > 1;
 }
 
 /* Return the time (femtoseconds) of a step of piece "i" of "s" as an

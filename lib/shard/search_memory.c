@@ -43,6 +43,8 @@ no_fit(sym_search *s, const struct sym__spiece *p)
 	int64_t least = INT64_MAX;
 	const char *n = s->n_var ? sym_symbol_name(s->var[0].sym) : "?";
 	char *cell = second_text(s, p), at2[96] = "";
+	const char *lv =
+	    s->n_level > 1 ? " at any level of optimizer_shard (0, 1, 2)" : "";
 
 	sym__search_bind_at(s, p->lo[0]);
 	if (s->n_var > 1)
@@ -61,17 +63,18 @@ no_fit(sym_search *s, const struct sym__spiece *p)
 	if (p->hi[0] < 0)
 		sym__error(s->ctx, SYM_EINVAL,
 		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
-		    "search: no plan fits memory=%lld bytes for %s >= %lld%s: "
-		    "the least memory needed at %s = %lld%s is %lld bytes",
-		    (long long)s->cap, n, (long long)p->lo[0], cell, n,
+		    "search: no plan fits memory=%lld bytes%s for %s >= "
+		    "%lld%s: the least memory needed at %s = %lld%s is %lld "
+		    "bytes",
+		    (long long)s->cap, lv, n, (long long)p->lo[0], cell, n,
 		    (long long)p->lo[0], at2, (long long)least);
 	else
 		sym__error(s->ctx, SYM_EINVAL,
 		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
-		    "search: no plan fits memory=%lld bytes for %s in [%lld, "
-		    "%lld]%s: the least memory needed at %s = %lld%s is %lld "
-		    "bytes",
-		    (long long)s->cap, n, (long long)p->lo[0],
+		    "search: no plan fits memory=%lld bytes%s for %s in "
+		    "[%lld, %lld]%s: the least memory needed at %s = %lld%s "
+		    "is %lld bytes",
+		    (long long)s->cap, lv, n, (long long)p->lo[0],
 		    (long long)p->hi[0], cell, n, (long long)p->lo[0], at2,
 		    (long long)least);
 	free(cell);

@@ -14,11 +14,11 @@
 #include "core/trace.h"
 #include "shard/search_private.h"
 
-/* Return a hash of the choice "c" of "s". */
+/* Return a hash of the choice "c" of "s" at the level s->lv. */
 static uint64_t
 choice_hash(const sym_search *s, const size_t *c)
 {
-	uint64_t h = SYM__GOLDEN;
+	uint64_t h = sym__hash_mix(SYM__GOLDEN, (uint64_t)s->lv);
 
 	for (size_t j = 0; j < s->n_node; j++)
 		h = sym__hash_mix(h, c[j]);
@@ -26,7 +26,8 @@ choice_hash(const sym_search *s, const size_t *c)
 }
 
 /* Make s->cur the sharding of the graph of "s" with the strategies of
- * s->over; 0, or -1 when it has errors (out of memory: s->failed). */
+ * s->over at the level of optimizer sharding s->lv; 0, or -1 when it
+ * has errors (out of memory: s->failed). */
 static int
 shard_over(sym_search *s)
 {
@@ -38,6 +39,8 @@ shard_over(sym_search *s)
 	a.mesh = s->xmesh;
 	a.n_mesh = s->n_xmesh;
 	a.memos = s->memos;
+	a.set_optshard = 1;
+	a.optshard = s->lv;
 	if (s->cur)
 		sym__obj_unref(&s->cur->obj);
 	s->cur = sym__shard_build(s->g, &a, s->topo);
@@ -55,7 +58,7 @@ shard_over(sym_search *s)
 }
 
 /* Make s->cur the sharding of the graph of "s" with the strategies of
- * choice "c"; 0 when the pass accepts them, -1 when not (an error other
+ * choice "c" at the level s->lv; 0 when the pass accepts them, -1 when not (an error other
  * than a rejected plan is left on the context: s->failed). */
 int
 sym__search_shard_with(sym_search *s, const size_t *c)
@@ -134,8 +137,9 @@ trace_entry(const sym_search *s, size_t k)
 	sym__str_clear(&b);
 }
 
-/* Return the entry of choice "c" of "s", pricing it the first time
- * (sharding the graph with it); SIZE_MAX when out of memory. */
+/* Return the entry of choice "c" of "s" at the level s->lv, pricing it
+ * the first time (sharding the graph with it); SIZE_MAX when out of
+ * memory. */
 static size_t
 evaluate(sym_search *s, const size_t *c)
 {
@@ -146,7 +150,7 @@ evaluate(sym_search *s, const size_t *c)
 
 	for (k = s->n_bucket ? s->bucket[h & (s->n_bucket - 1)] : SIZE_MAX;
 	     k != SIZE_MAX; k = s->next[k])
-		if (s->entry[k].hash == h &&
+		if (s->entry[k].hash == h && s->entry[k].level == s->lv &&
 		    !memcmp(s->entry[k].choice, c, s->n_node * sizeof(*c)))
 			return k;
 	if (reserve_entry(s) < 0)
@@ -154,6 +158,7 @@ evaluate(sym_search *s, const size_t *c)
 	e = &s->entry[s->n_entry];
 	memset(e, 0, sizeof(*e));
 	e->hash = h;
+	e->level = s->lv;
 	e->choice = sym__calloc(s->ctx, s->n_node + 1, sizeof(*c));
 	if (!e->choice)
 		return SIZE_MAX;
@@ -199,13 +204,14 @@ sym__search_bind_at(sym_search *s, int64_t v)
 }
 
 /* The value of entry "e" of "s" at the size bound in s->b: feasible
- * plans (memory within the cap) by their time, then the infeasible ones
- * by their memory, then the plans the pass rejects. */
+ * plans (memory within the cap) by their level of optimizer sharding,
+ * then their time; then the infeasible ones by their memory; then the
+ * plans the pass rejects. */
 struct sym__sval
 sym__search_value(sym_search *s, size_t e)
 {
 	const struct sym__sentry *en = &s->entry[e];
-	struct sym__sval v = { 2, 0, 0 };
+	struct sym__sval v = { 2, en->level, 0, 0 };
 	int64_t fs, mem;
 
 	if (!en->ok || sym_expr_eval(en->fs, s->b, &fs) < 0 ||
@@ -219,14 +225,20 @@ sym__search_value(sym_search *s, size_t e)
 	return v;
 }
 
-/* Return 1 when "a" is better than "b". */
+/* Return 1 when "a" is better than "b". Among plans that fit the cap,
+ * the lower level of optimizer sharding wins, then the shorter time:
+ * the search shards the optimizer only when no plan fits without it
+ * (sym_search(3)). Among plans over the cap, the smaller memory wins,
+ * then the lower level. */
 int
 sym__search_better(struct sym__sval a, struct sym__sval b)
 {
 	if (a.bad != b.bad)
 		return a.bad < b.bad;
 	if (a.bad == 1)
-		return a.mem < b.mem;
+		return a.mem != b.mem ? a.mem < b.mem : a.level < b.level;
+	if (a.bad == 0 && a.level != b.level)
+		return a.level < b.level;
 	return a.bad == 0 && a.fs < b.fs;
 }
 
@@ -257,18 +269,18 @@ exhaustive(sym_search *s)
 	}
 }
 
-/* Return the entry of the best plan "s" finds at size "b": every plan
- * when there are at most s->max_eval, else the best of the plan its cost
- * graph's model finds (from the pass's own plan, from "warm", an entry
- * or SIZE_MAX, and from its greedy starts), the pass's own plan and
- * "warm", all priced exactly; SIZE_MAX when out of memory. */
-size_t
-sym__search_at(sym_search *s, int64_t b, size_t warm)
+/* Return the entry of the best plan "s" finds at the level s->lv and
+ * the size bound: every plan when there are at most s->max_eval, else
+ * the best of the plan its cost graph's model finds (from the pass's own
+ * plan, from "warm", an entry or SIZE_MAX, and from its greedy starts),
+ * the pass's own plan and "warm", all priced exactly; SIZE_MAX when out
+ * of memory. */
+static size_t
+at_level(sym_search *s, size_t warm)
 {
 	const size_t *start[2];
 	size_t n = 0, x, best;
 
-	sym__search_bind_at(s, b);
 	if (!s->cg)
 		return exhaustive(s);
 	start[n++] = s->start;
@@ -287,7 +299,55 @@ sym__search_at(sym_search *s, int64_t b, size_t warm)
 	    sym__search_better(sym__search_value(s, warm),
 	        sym__search_value(s, best)))
 		best = warm;
-	if (sym__trace_on(SYM__TRACE_SEARCH))
+	return best;
+}
+
+/* Return the entry of the best plan "s" finds at size "b" (see
+ * at_level): at each level of optimizer sharding searched in turn, the
+ * lowest first, until the best plan fits the cap (a plan that fits at a
+ * lower level is better than any at a higher one: sym__search_better);
+ * SIZE_MAX when out of memory. */
+size_t
+sym__search_at(sym_search *s, int64_t b, size_t warm)
+{
+	size_t best = SIZE_MAX;
+
+	sym__search_bind_at(s, b);
+	for (size_t l = 0; l < s->n_level; l++) {
+		size_t e;
+
+		s->lv = s->level[l];
+		if (s->cg_at[0] && !s->cg_at[l]) {
+			s->cg_at[l] = sym__cg_new(s);
+			if (!s->cg_at[l]) {
+				best = SIZE_MAX;
+				break;
+			}
+			s->n_probe += sym__cg_n_probes(s->cg_at[l]);
+		}
+		if (s->cg_at[0])
+			s->cg = s->cg_at[l];
+		e = at_level(s, warm);
+		if (e == SIZE_MAX) {
+			best = SIZE_MAX;
+			break;
+		}
+		if (best == SIZE_MAX ||
+		    sym__search_better(sym__search_value(s, e),
+		        sym__search_value(s, best)))
+			best = e;
+		if (sym__search_value(s, best).bad == 0)
+			break;
+	}
+	s->lv = s->level[0];
+	s->cg = s->cg_at[0];
+	if (best != SIZE_MAX && sym__trace_on(SYM__TRACE_SEARCH) &&
+	    s->n_level > 1)
+		sym__trace(
+		    "search: at %s = %lld: plan %zu (optimizer_shard=%d)",
+		    sym_symbol_name(s->var[0].sym), (long long)b, best,
+		    s->entry[best].level);
+	else if (best != SIZE_MAX && sym__trace_on(SYM__TRACE_SEARCH))
 		sym__trace("search: at %s = %lld: plan %zu",
 		    sym_symbol_name(s->var[0].sym), (long long)b, best);
 	return best;

@@ -25,22 +25,27 @@
 
 #include "shard/shard_private.h"
 
-/* A plan priced: a candidate index by searched operator, its time
- * (femtoseconds) and memory (bytes per device) as expressions; "ok" 0
- * when the pass rejects it. */
+/* A plan priced: a candidate index by searched operator and a level of
+ * optimizer sharding, its time (femtoseconds) and memory (bytes per
+ * device) as expressions; "ok" 0 when the pass rejects it. */
 struct sym__sentry {
 	size_t *choice;
+	int level;
 	uint64_t hash;
 	int ok;
 	sym_expr *fs, *mem;
 };
 
 /* A plan at one size: "bad" 0 when it fits the memory cap, 1 when not, 2
- * when it cannot be priced. */
+ * when it cannot be priced; its level of optimizer sharding. */
 struct sym__sval {
-	int bad;
+	int bad, level;
 	int64_t fs, mem;
 };
+
+/* The most levels of optimizer sharding the search chooses among: 0, 1
+ * and 2 (level 3 is not implemented). */
+#define SYM__SEARCH_MAX_LEVEL 3
 
 /* The most symbols the pieces of a search range over
  * (sym_search_n_symbols): the first searched symbol and the second. The
@@ -79,6 +84,13 @@ struct sym_search {
 	sym_topology *own_topo;
 	int64_t cap;
 	size_t max_eval;
+	/* The levels of optimizer sharding searched, increasing (0, 1, 2
+	 * under a memory cap when the graph trains and does not set its
+	 * own; else the graph's alone), and the level plans are sharded
+	 * and priced at now. */
+	int level[SYM__SEARCH_MAX_LEVEL];
+	size_t n_level;
+	int lv;
 	/* The searched operators and their candidates (malloc'ed texts). */
 	sym_node **node;
 	size_t n_node;
@@ -124,8 +136,11 @@ struct sym_search {
 	size_t n_piece;
 	double seconds;
 	/* The cost graph (costgraph.c) when the plans are too many to
-	 * price each; NULL otherwise. */
+	 * price each, of the level s->lv; NULL otherwise. One by level
+	 * searched (by index in "level", made once searched at), as the
+	 * level changes the memory of every term. */
 	struct sym__cg *cg;
+	struct sym__cg *cg_at[SYM__SEARCH_MAX_LEVEL];
 };
 
 /* The plans that won somewhere: entries of a search. */
@@ -149,7 +164,8 @@ const struct sym__strategy *sym__search_candidate(sym_search *s, size_t j,
     size_t k);
 
 /* search_plan.c: make s->cur the sharding of the graph of "s" with the
- * strategies of choice "c" (a candidate by searched operator; 0 when the
+ * strategies of choice "c" (a candidate by searched operator) at the
+ * level of optimizer sharding s->lv (0 when the
  * pass accepts them, -1 when not, an error other than a rejected plan
  * setting s->failed); set s->start to the pass's own plan; the entry of
  * the best plan at size "b" from "warm" (SIZE_MAX when out of memory);

@@ -89,9 +89,9 @@ struct sym__intern {
  * strategy assignment): strategies by node number that replace the
  * graph's shard clauses (NULL entries: the node's own clause, or none),
  * meshes declared beside the graph's, the pass whose redistribution plans
- * to reuse (a search's, on the same topology), and whether the pass's
+ * to reuse (a search's, on the same topology), whether the pass's
  * diagnostics and guards stay on the graph (sym_graph_shard) or go with
- * the sharding. */
+ * the sharding, and the level of optimizer sharding. */
 struct sym__assign {
 	const struct sym__strategy *const *strategy;
 	size_t n_strategy;
@@ -99,6 +99,9 @@ struct sym__assign {
 	size_t n_mesh;
 	struct sym__pass *memos;
 	int keep_reports;
+	/* The level of optimizer sharding in force when "set_optshard"
+	 * (the search's choice, 0, 1 or 2), else the graph's own. */
+	int set_optshard, optshard;
 };
 
 /* The optimizer sharding of a trained param in a pass (optshard.c):

@@ -146,6 +146,15 @@ sym_graph_sharding(const sym_graph *g)
 	return sym__graph_sharding(g);
 }
 
+/* Return the level of optimizer sharding "sh" was made with (0: none,
+ * 1 or 2): its graph's "parallel optimizer_shard=", or the level the
+ * strategy search chose under a memory cap; 0 for NULL. */
+int
+sym_sharding_optimizer_shard(const sym_sharding *sh)
+{
+	return sh ? sh->optshard : 0;
+}
+
 /* Return the number of errors of "sh" (those it keeps apart from its
  * graph; 0 for NULL). */
 size_t

@@ -53,6 +53,9 @@ struct sym_sharding {
 	struct sym__guard *guard;
 	size_t n_guard;
 	int failed; /* the pass could not run (out of memory) */
+	/* The level of optimizer sharding in force (0: none, 1 or 2): the
+	 * graph's "parallel optimizer_shard", or the search's choice. */
+	int optshard;
 	/* Buckets of fused gradient all_reduces (fusion.c): bucket b fuses
 	 * the communications bucket_comm[bucket_first[b] ..
 	 * bucket_first[b + 1]) of bucket_bytes[b] bytes; comm_bucket gives

@@ -123,6 +123,32 @@ cost_rows(const struct report *r, struct table *t)
 	    bytes_text(r, c->activation_bytes), NULL, NULL);
 }
 
+/* Return the malloc'ed reason for the level of optimizer sharding of
+ * piece "i" of the search "s", or NULL when there is nothing to say (the
+ * search did not choose it and it is 0) or out of memory. */
+static char *
+optshard_reason(const sym_search *s, size_t i)
+{
+	int level = sym_search_piece_optimizer_shard(s, i);
+
+	if (level < 0 || (!sym_search_chooses_optimizer_shard(s) && !level))
+		return NULL;
+	if (!sym_search_chooses_optimizer_shard(s))
+		return report_format("the graph's parallel optimizer_shard=%d",
+		    level);
+	if (sym_search_piece_fit(s, i) != SYM_SEARCH_FITS)
+		return report_format("chosen by the search: no plan fits the "
+		                     "memory cap at any level (0, 1, 2); "
+		                     "this one needs the least");
+	if (level == 0)
+		return report_format("chosen by the search: a plan fits the "
+		                     "memory cap without sharding the "
+		                     "optimizer");
+	return report_format("chosen by the search: it found no plan that "
+	                     "fits the memory cap at level%s %s",
+	    level > 1 ? "s" : "", level > 1 ? "0 and 1" : "0");
+}
+
 /* Return the malloc'ed range of symbol "k" in piece "i" of the search
  * "s": "8 <= b <= 176", "b >= 184" or "s = 8". */
 static char *
@@ -281,6 +307,12 @@ search_rows(const struct report *r, struct table *t)
 		free(range);
 		free(fs);
 		free(mem);
+		if ((range = optshard_reason(s, i)))
+			table_add(t, text_dup("optimizer_shard"),
+			    report_format("%d: %s",
+			        sym_search_piece_optimizer_shard(s, i), range),
+			    NULL, NULL);
+		free(range);
 		for (size_t j = 0;
 		     fit == SYM_SEARCH_FITS && j < sym_search_n_nodes(s); j++)
 			table_add(t, report_node_name(sym_search_node(s, j)),
@@ -362,7 +394,7 @@ json_cost(struct doc *d)
 	doc_set(d, o, "gradient_bytes", expr_str(d, c->grad_bytes));
 	doc_set(d, o, "state_bytes", expr_str(d, c->state_bytes));
 	doc_set(d, o, "activation_bytes", expr_str(d, c->activation_bytes));
-	if (sym_graph_optimizer_shard(r->g) >= 1) {
+	if (sym_sharding_optimizer_shard(sym_graph_sharding(r->g)) >= 1) {
 		json_t *os = doc_chk(d, json_object());
 		size_t rs, ag;
 		double sec;
@@ -396,6 +428,7 @@ json_piece(struct doc *d, size_t i)
 	const sym_search *s = d->r->search;
 	json_t *o = doc_chk(d, json_object()), *range, *st, *lh;
 	int fit = sym_search_piece_fit(s, i);
+	char *why;
 
 	range = doc_chk(d, json_object());
 	for (size_t k = 0; k < sym_search_n_symbols(s); k++) {
@@ -427,6 +460,18 @@ json_piece(struct doc *d, size_t i)
 		free(name);
 	}
 	doc_set(d, o, "strategies", st);
+	why = optshard_reason(s, i);
+	if (why) {
+		json_t *os = doc_chk(d, json_object());
+
+		doc_set(d, os, "level",
+		    doc_num(d, sym_search_piece_optimizer_shard(s, i)));
+		doc_set(d, os, "chosen",
+		    json_boolean(sym_search_chooses_optimizer_shard(s)));
+		doc_set(d, os, "reason", doc_str(d, why));
+		doc_set(d, o, "optimizer_shard", os);
+		free(why);
+	}
 	if (fit == SYM_SEARCH_OVERFLOW) {
 		doc_set(d, o, "seconds", json_null());
 		doc_set(d, o, "femtoseconds", json_null());

@@ -415,7 +415,7 @@ comm_rows(const struct report *r, struct table *t)
 	    report_format("total: %zu communication%s%s, %zu collective%s, %s",
 	        n, n == 1 ? "" : "s", more, steps, steps == 1 ? "" : "s",
 	        report_seconds_text(buf, sizeof(buf), total)));
-	if (sym_graph_optimizer_shard(r->g) >= 1) {
+	if (sym_sharding_optimizer_shard(sym_graph_sharding(r->g)) >= 1) {
 		size_t rs, ag;
 		double os;
 
@@ -427,7 +427,8 @@ comm_rows(const struct report *r, struct table *t)
 		        rs, rs == 1 ? "" : "s", ag, ag == 1 ? "" : "s", rs,
 		        rs == 1 ? "" : "s",
 		        report_seconds_text(buf, sizeof(buf), os),
-		        sym_graph_optimizer_shard(r->g) >= 2
+		        sym_sharding_optimizer_shard(
+		            sym_graph_sharding(r->g)) >= 2
 		            ? "; level 2: the whole partial gradients share "
 		              "one buffer, not kept after their reduce_scatter"
 		            : ""));

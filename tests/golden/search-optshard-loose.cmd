@@ -1,0 +1,1 @@
+tests/golden/search-optshard.sg --memory 64MiB
