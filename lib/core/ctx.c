@@ -43,6 +43,7 @@ sym_ctx_new(void)
 	ctx->opt_fast = 1;
 	ctx->opt_redist_bound = 1;
 	ctx->last_tier = SYM_TIER_NONE;
+	ctx->fail_at = -1;
 	ctx->owned.prev = ctx->owned.next = &ctx->owned;
 	return ctx;
 }
@@ -158,11 +159,54 @@ sym_ctx_report_live(const sym_ctx *ctx, FILE *out)
 	return sym_ctx_live_objects(ctx);
 }
 
+/* Count the allocations through the helpers and make the one numbered
+ * "k" fail (and every later one when "later" is set; none when "k" is
+ * negative): the failure injection of the tests. */
+void
+sym__ctx_fail_alloc(sym_ctx *ctx, long k, int later)
+{
+	ctx->alloc_watch = 1;
+	ctx->fail_later = later != 0;
+	ctx->fail_at = k;
+	ctx->n_alloc = 0;
+}
+
+/* Stop counting and failing the allocations of "ctx". */
+void
+sym__ctx_fail_alloc_off(sym_ctx *ctx)
+{
+	ctx->alloc_watch = 0;
+	ctx->fail_at = -1;
+}
+
+/* Return how many allocations were counted since sym__ctx_fail_alloc. */
+unsigned long
+sym__ctx_n_alloc(const sym_ctx *ctx)
+{
+	return ctx->n_alloc;
+}
+
+/* Return 1 when the next allocation through the helpers must fail (the
+ * failure injection of sym__ctx_fail_alloc), counting it; else 0. */
+static int
+fail_now(sym_ctx *ctx)
+{
+	unsigned long n;
+
+	if (!ctx || !ctx->alloc_watch)
+		return 0;
+	n = ctx->n_alloc++;
+	if (ctx->fail_at < 0)
+		return 0;
+	return n == (unsigned long)ctx->fail_at ||
+	    (ctx->fail_later && n > (unsigned long)ctx->fail_at);
+}
+
 /* Return a copy of "s" allocated with malloc, or NULL (error on "ctx"). */
 char *
 sym__strdup(sym_ctx *ctx, const char *s)
 {
-	char *copy = strdup(s);
+	char *copy = fail_now(ctx) ? NULL : strdup(s);
 
 	if (!copy)
 		sym__oom(ctx);
@@ -173,7 +217,7 @@ sym__strdup(sym_ctx *ctx, const char *s)
 void *
 sym__alloc(sym_ctx *ctx, size_t size)
 {
-	void *p = calloc(1, size ? size : 1);
+	void *p = fail_now(ctx) ? NULL : calloc(1, size ? size : 1);
 
 	if (!p)
 		sym__oom(ctx);
@@ -192,7 +236,7 @@ sym__calloc(sym_ctx *ctx, size_t n, size_t size)
 		sym__oom(ctx);
 		return NULL;
 	}
-	p = calloc(n ? n : 1, size ? size : 1);
+	p = fail_now(ctx) ? NULL : calloc(n ? n : 1, size ? size : 1);
 	if (!p)
 		sym__oom(ctx);
 	return p;
@@ -209,7 +253,7 @@ sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size)
 		sym__oom(ctx);
 		return NULL;
 	}
-	q = realloc(p, (n * size) != 0 ? n * size : 1);
+	q = fail_now(ctx) ? NULL : realloc(p, (n * size) != 0 ? n * size : 1);
 	if (!q)
 		sym__oom(ctx);
 	return q;

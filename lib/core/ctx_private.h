@@ -108,6 +108,17 @@ struct sym_ctx {
 
 	struct sym__prover *prover;
 	sym_tier last_tier;
+
+	/* Allocation failure injection, for the tests only
+	 * (sym__ctx_fail_alloc): while "alloc_watch" is set, every
+	 * allocation through the helpers below counts in "n_alloc"; the one
+	 * numbered "fail_at" (from 0; negative: none) fails, and so does
+	 * every later one when "fail_later" is set. Off by default, when the
+	 * helpers touch none of these fields. */
+	int alloc_watch;
+	int fail_later;
+	long fail_at;
+	unsigned long n_alloc;
 };
 
 sym_error sym__error(sym_ctx *ctx, sym_error code, const sym_loc *where,
@@ -126,6 +137,15 @@ void *sym__calloc(sym_ctx *ctx, size_t n, size_t size);
 void *sym__realloc_array(sym_ctx *ctx, void *p, size_t n, size_t size);
 int sym__reserve(sym_ctx *ctx, void **arr, size_t *cap, size_t need,
     size_t elem);
+
+/* Test hook: count the allocations through the helpers above from now
+ * on and make the one numbered "k" (from 0) fail, and every later one too
+ * when "later" is set; no failure when "k" is negative. */
+void sym__ctx_fail_alloc(sym_ctx *ctx, long k, int later);
+/* Stop counting and failing allocations (sym__ctx_fail_alloc). */
+void sym__ctx_fail_alloc_off(sym_ctx *ctx);
+/* The allocations counted since sym__ctx_fail_alloc. */
+unsigned long sym__ctx_n_alloc(const sym_ctx *ctx);
 
 /* Make the array "arr" (an lvalue) of capacity "cap" (a size_t lvalue)
  * hold at least "need" elements: sym__reserve with the element size of

@@ -844,7 +844,7 @@ parse_lines(struct sym__parser *p)
 {
 	const char *nl;
 
-	while (!p->oom && !p->g->too_many) {
+	while (!p->oom && !p->g->oom && !p->g->too_many) {
 		statement(p);
 		if (sym_ctx_last_error(p->ctx) == SYM_ENOMEM)
 			p->oom = 1;
@@ -891,7 +891,7 @@ parse(sym_ctx *ctx, const char *text, size_t len, const char *filename)
 	g->error_limit = 0;
 	sym__nameset_clear(&p.failed);
 	sym__nameset_clear(&p.failed_sym);
-	if (p.oom) {
+	if (p.oom || g->oom) {
 		sym_graph_free(g);
 		sym__oom(ctx);
 		return NULL;

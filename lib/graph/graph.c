@@ -184,13 +184,18 @@ own_loc(sym_graph *g, const sym_loc *where)
  * may be NULL); once
  * "g" has as many errors as its limit (while it is parsed), the next error
  * is replaced by "too many errors" and every later diagnostic is
- * dropped. */
+ * dropped. A diagnostic recorded while the context's error is SYM_ENOMEM
+ * (it reports that memory ran out), or lost for want of memory, sets
+ * g->oom, so that the parser fails with SYM_ENOMEM instead of returning a
+ * graph whose errors are wrong or missing. */
 static void
 record(sym_graph *g, sym_severity sev, const sym_loc *where,
     const char *witness, const sym_binding *w, const char *hint, char *msg)
 {
 	struct sym__diag *d;
 
+	if (!msg || sym_ctx_last_error(g->ctx) == SYM_ENOMEM)
+		g->oom = 1;
 	if (g->too_many || !msg) {
 		free(msg);
 		return;
@@ -206,6 +211,7 @@ record(sym_graph *g, sym_severity sev, const sym_loc *where,
 	}
 	if (!msg ||
 	    SYM__RESERVE(g->ctx, g->diag, g->cap_diag, g->n_diag + 1) < 0) {
+		g->oom = 1;
 		free(msg);
 		return;
 	}
@@ -265,7 +271,8 @@ sym__graph_diag_w(sym_graph *g, sym_severity sev, const sym_loc *where,
 }
 
 /* Record the context's last error as an error diagnostic of "g" (at its
- * own location if it has one, else at "where") and clear it. */
+ * own location if it has one, else at "where") and clear it, unless it is
+ * SYM_ENOMEM, which stays for the caller (and sets g->oom). */
 int
 sym__graph_ctx_error(sym_graph *g, const sym_loc *where)
 {
@@ -274,7 +281,8 @@ sym__graph_ctx_error(sym_graph *g, const sym_loc *where)
 
 	r = sym__graph_diag(g, SYM_SEV_ERROR, at.line > 0 ? &at : where, NULL,
 	    NULL, "%s", sym_ctx_last_message(g->ctx));
-	sym_ctx_clear_error(g->ctx);
+	if (sym_ctx_last_error(g->ctx) != SYM_ENOMEM)
+		sym_ctx_clear_error(g->ctx);
 	return r;
 }
 

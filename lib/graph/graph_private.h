@@ -137,6 +137,7 @@ struct sym_graph {
 	size_t n_diag, cap_diag, n_errors;
 	size_t error_limit; /* while parsing: SYM__MAX_ERRORS, else 0 */
 	int too_many;       /* the limit was reached: diagnostics are dropped */
+	int oom; /* memory ran out: a diagnostic reports it or was lost */
 	struct sym__relation *rel;
 	size_t n_rel, cap_rel;
 	struct sym__guard *guard;

@@ -165,20 +165,22 @@ alloc_tables(const sym_search *s, struct sym__cg *cg)
 	const sym_graph *g = s->g;
 	size_t no = cg->n_owner;
 
-	cg->n_cand = calloc(no, sizeof(*cg->n_cand));
-	cg->oc0 = calloc(no + 1, sizeof(*cg->oc0));
-	cg->owner = calloc(g->n_node + 1, sizeof(*cg->owner));
-	cg->vsrc = calloc(g->n_value + 1, sizeof(*cg->vsrc));
-	cg->shared = calloc(g->n_value + 1, 1);
-	cg->slot0 = calloc(g->n_node + 1, sizeof(*cg->slot0));
-	cg->val_base = calloc(g->n_value + 1, sizeof(*cg->val_base));
-	cg->adj = calloc(no, sizeof(*cg->adj));
-	cg->n_adj = calloc(no, sizeof(*cg->n_adj));
-	cg->cap_adj = calloc(no, sizeof(*cg->cap_adj));
-	cg->ch = calloc(no, sizeof(*cg->ch));
-	cg->best = calloc(no, sizeof(*cg->best));
-	cg->keep = calloc(SYM__CG_KEEP_MAX * no, sizeof(*cg->keep));
-	cg->set = calloc(no, 1);
+	cg->n_cand = sym__calloc(cg->ctx, no, sizeof(*cg->n_cand));
+	cg->oc0 = sym__calloc(cg->ctx, no + 1, sizeof(*cg->oc0));
+	cg->owner = sym__calloc(cg->ctx, g->n_node + 1, sizeof(*cg->owner));
+	cg->vsrc = sym__calloc(cg->ctx, g->n_value + 1, sizeof(*cg->vsrc));
+	cg->shared = sym__calloc(cg->ctx, g->n_value + 1, 1);
+	cg->slot0 = sym__calloc(cg->ctx, g->n_node + 1, sizeof(*cg->slot0));
+	cg->val_base =
+	    sym__calloc(cg->ctx, g->n_value + 1, sizeof(*cg->val_base));
+	cg->adj = sym__calloc(cg->ctx, no, sizeof(*cg->adj));
+	cg->n_adj = sym__calloc(cg->ctx, no, sizeof(*cg->n_adj));
+	cg->cap_adj = sym__calloc(cg->ctx, no, sizeof(*cg->cap_adj));
+	cg->ch = sym__calloc(cg->ctx, no, sizeof(*cg->ch));
+	cg->best = sym__calloc(cg->ctx, no, sizeof(*cg->best));
+	cg->keep =
+	    sym__calloc(cg->ctx, SYM__CG_KEEP_MAX * no, sizeof(*cg->keep));
+	cg->set = sym__calloc(cg->ctx, no, 1);
 	if (!cg->n_cand || !cg->oc0 || !cg->owner || !cg->vsrc || !cg->shared ||
 	    !cg->slot0 || !cg->val_base || !cg->adj || !cg->n_adj ||
 	    !cg->cap_adj || !cg->ch || !cg->best || !cg->keep || !cg->set)
@@ -189,7 +191,7 @@ alloc_tables(const sym_search *s, struct sym__cg *cg)
 	for (size_t o = 0; o < no; o++)
 		cg->oc0[o + 1] = cg->oc0[o] + cg->n_cand[o];
 	cg->n_oc = cg->oc0[no];
-	cg->term = calloc(cg->n_oc, sizeof(*cg->term));
+	cg->term = sym__calloc(cg->ctx, cg->n_oc, sizeof(*cg->term));
 	if (!cg->term)
 		return -1;
 	find_owners(s, cg);
@@ -198,7 +200,8 @@ alloc_tables(const sym_search *s, struct sym__cg *cg)
 		cg->n_slot += g->node[i]->n_in;
 	}
 	cg->slot0[g->n_node] = cg->n_slot;
-	cg->slot_base = calloc(cg->n_slot + 1, sizeof(*cg->slot_base));
+	cg->slot_base =
+	    sym__calloc(cg->ctx, cg->n_slot + 1, sizeof(*cg->slot_base));
 	if (!cg->slot_base)
 		return -1;
 	for (size_t i = 0; i < g->n_node; i++)
@@ -211,7 +214,7 @@ alloc_tables(const sym_search *s, struct sym__cg *cg)
 		if (cg->vsrc[v] != SIZE_MAX)
 			cg->n_lay += cg->n_cand[cg->vsrc[v]];
 	}
-	cg->lay = calloc(cg->n_lay + 1, sizeof(*cg->lay));
+	cg->lay = sym__calloc(cg->ctx, cg->n_lay + 1, sizeof(*cg->lay));
 	return cg->lay ? 0 : -1;
 }
 
@@ -219,8 +222,8 @@ alloc_tables(const sym_search *s, struct sym__cg *cg)
 static int
 adj_add(struct sym__cg *cg, size_t o, size_t e)
 {
-	if (SYM__RESERVE(NULL, cg->adj[o], cg->cap_adj[o], cg->n_adj[o] + 1) <
-	    0)
+	if (SYM__RESERVE(cg->ctx, cg->adj[o], cg->cap_adj[o],
+	        cg->n_adj[o] + 1) < 0)
 		return -1;
 	cg->adj[o][cg->n_adj[o]++] = e;
 	return 0;
@@ -233,7 +236,7 @@ make_edges(const sym_search *s, struct sym__cg *cg)
 {
 	const sym_graph *g = s->g;
 
-	cg->edge = calloc(cg->n_slot + 1, sizeof(*cg->edge));
+	cg->edge = sym__calloc(cg->ctx, cg->n_slot + 1, sizeof(*cg->edge));
 	if (!cg->edge)
 		return -1;
 	for (size_t i = 0; i < g->n_node; i++)
@@ -292,9 +295,11 @@ finish_edges(const sym_search *s, struct sym__cg *cg)
 {
 	const sym_graph *g = s->g;
 
-	cg->lid = calloc(cg->n_lay + 1, sizeof(*cg->lid));
-	cg->slot_nid = calloc(cg->n_slot + 1, sizeof(*cg->slot_nid));
-	cg->val_nid = calloc(g->n_value + 1, sizeof(*cg->val_nid));
+	cg->lid = sym__calloc(cg->ctx, cg->n_lay + 1, sizeof(*cg->lid));
+	cg->slot_nid =
+	    sym__calloc(cg->ctx, cg->n_slot + 1, sizeof(*cg->slot_nid));
+	cg->val_nid =
+	    sym__calloc(cg->ctx, g->n_value + 1, sizeof(*cg->val_nid));
 	if (!cg->lid || !cg->slot_nid || !cg->val_nid)
 		return -1;
 	for (size_t i = 0; i < g->n_node; i++)
@@ -314,7 +319,7 @@ finish_edges(const sym_search *s, struct sym__cg *cg)
 		size_t cells =
 		    (size_t)cg->val_nid[x->v->index] * cg->slot_nid[x->slot];
 
-		x->memo = malloc(cells * sizeof(*x->memo));
+		x->memo = sym__calloc(cg->ctx, cells, sizeof(*x->memo));
 		if (!x->memo)
 			return -1;
 		for (size_t c = 0; c < cells; c++)
@@ -328,24 +333,25 @@ finish_edges(const sym_search *s, struct sym__cg *cg)
 struct sym__cg *
 sym__cg_new(sym_search *s)
 {
-	struct sym__cg *cg = calloc(1, sizeof(*cg));
+	struct sym__cg *cg = sym__calloc(s->ctx, 1, sizeof(*cg));
 
 	if (!cg) {
 		s->failed = 1;
 		return NULL;
 	}
+	cg->ctx = s->ctx;
 	cg->n_owner = s->n_node + 1;
 	if (alloc_tables(s, cg) < 0 || make_edges(s, cg) < 0) {
 		s->failed = 1;
 		sym__cg_free(cg);
 		return NULL;
 	}
-	cg->have_pass = 1;
 	if (sym__pass_begin(&cg->pass, s->g, s->topo) < 0) {
 		s->failed = 1;
 		sym__cg_free(cg);
 		return NULL;
 	}
+	cg->have_pass = 1;
 	/* the probes and the search's passes plan each redistribution
 	 * once, in this pass's memo (until sym_graph_search returns) */
 	s->memos = &cg->pass;
@@ -432,7 +438,7 @@ edge_state(sym_search *s, struct sym__cg *cg, struct sym__cg_edge *e, size_t ca,
 	i = (size_t)(m - cg->pass.memo);
 	if (i >= INT32_MAX)
 		return *st = E_NONE;
-	if (SYM__RESERVE(NULL, cg->mterm, cg->cap_mterm, i + 1) < 0) {
+	if (SYM__RESERVE(cg->ctx, cg->mterm, cg->cap_mterm, i + 1) < 0) {
 		cg->failed = 1;
 		return E_NONE;
 	}

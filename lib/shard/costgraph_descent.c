@@ -185,10 +185,10 @@ sym__cg_make_pairs(struct sym__cg *cg)
 {
 	size_t most = sym__cg_most_candidates(cg);
 
-	cg->pedge = calloc(cg->n_edge + 1, sizeof(*cg->pedge));
-	cg->pair = calloc(cg->n_edge + 1, sizeof(*cg->pair));
-	cg->ta = calloc(most, sizeof(*cg->ta));
-	cg->tb = calloc(most, sizeof(*cg->tb));
+	cg->pedge = sym__calloc(cg->ctx, cg->n_edge + 1, sizeof(*cg->pedge));
+	cg->pair = sym__calloc(cg->ctx, cg->n_edge + 1, sizeof(*cg->pair));
+	cg->ta = sym__calloc(cg->ctx, most, sizeof(*cg->ta));
+	cg->tb = sym__calloc(cg->ctx, most, sizeof(*cg->tb));
 	if (!cg->pedge || !cg->pair || !cg->ta || !cg->tb)
 		return -1;
 	/* by owner a, its edges to later owners b, grouped by b */
@@ -238,8 +238,8 @@ make_pool(sym_search *s, struct sym__cg *cg)
 
 	for (size_t o = 0; o < no; o++)
 		work += cg->n_cand[o] * (1 + cg->n_adj[o]);
-	order = calloc(no, sizeof(*order));
-	piv = calloc(no, sizeof(*piv));
+	order = sym__calloc(cg->ctx, no, sizeof(*order));
+	piv = sym__calloc(cg->ctx, no, sizeof(*piv));
 	if (!order || !piv) {
 		free(order);
 		free(piv);
@@ -260,7 +260,7 @@ make_pool(sym_search *s, struct sym__cg *cg)
 	most = POOL_WORK / work;
 	if (most < cg->n_cand[piv[0]])
 		most = cg->n_cand[piv[0]];
-	cg->pool = calloc(most * no, sizeof(*cg->pool));
+	cg->pool = sym__calloc(cg->ctx, most * no, sizeof(*cg->pool));
 	if (!cg->pool)
 		rc = -1;
 	for (size_t p = 0; rc == 0 && p + 1 < no; p++) {

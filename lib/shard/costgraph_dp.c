@@ -94,14 +94,14 @@ dp_factor(struct sym__cg *cg, struct sym__cg_dp *d, size_t nv,
 		cells *= cg->n_cand[var[k]];
 	}
 	f->cells = cells;
-	f->val = calloc(cells, sizeof(*f->val));
+	f->val = sym__calloc(cg->ctx, cells, sizeof(*f->val));
 	if (!f->val)
 		return SIZE_MAX;
 	for (size_t k = 0; k < nv; k++) {
 		size_t o = var[k];
 
-		if (SYM__RESERVE(NULL, d->vf[o], d->cap_vf[o], d->n_vf[o] + 1) <
-		    0) {
+		if (SYM__RESERVE(cg->ctx, d->vf[o], d->cap_vf[o],
+		        d->n_vf[o] + 1) < 0) {
 			free(f->val);
 			return SIZE_MAX;
 		}
@@ -143,22 +143,23 @@ static struct sym__cg_dp *
 dp_new(struct sym__cg *cg)
 {
 	size_t no = cg->n_owner, fixed = no - 1, nf = 2 * no + cg->n_pair + 1;
-	struct sym__cg_dp *d = calloc(1, sizeof(*d));
+	struct sym__cg_dp *d = sym__calloc(cg->ctx, 1, sizeof(*d));
 
 	if (!d)
 		return NULL;
-	d->f = calloc(nf, sizeof(*d->f));
+	d->f = sym__calloc(cg->ctx, nf, sizeof(*d->f));
 	d->cap_f = nf;
-	d->vf = calloc(no, sizeof(*d->vf));
-	d->n_vf = calloc(no, sizeof(*d->n_vf));
-	d->cap_vf = calloc(no, sizeof(*d->cap_vf));
-	d->el = calloc(no, sizeof(*d->el));
-	d->stamp = calloc(no, sizeof(*d->stamp));
-	d->gone = calloc(no, 1);
-	d->score = calloc(no, sizeof(*d->score));
-	d->stale = malloc(no);
-	d->asg = calloc(no, sizeof(*d->asg));
-	d->acc = calloc(sym__cg_most_candidates(cg), sizeof(*d->acc));
+	d->vf = sym__calloc(cg->ctx, no, sizeof(*d->vf));
+	d->n_vf = sym__calloc(cg->ctx, no, sizeof(*d->n_vf));
+	d->cap_vf = sym__calloc(cg->ctx, no, sizeof(*d->cap_vf));
+	d->el = sym__calloc(cg->ctx, no, sizeof(*d->el));
+	d->stamp = sym__calloc(cg->ctx, no, sizeof(*d->stamp));
+	d->gone = sym__calloc(cg->ctx, no, 1);
+	d->score = sym__calloc(cg->ctx, no, sizeof(*d->score));
+	d->stale = sym__calloc(cg->ctx, no, 1);
+	d->asg = sym__calloc(cg->ctx, no, sizeof(*d->asg));
+	d->acc =
+	    sym__calloc(cg->ctx, sym__cg_most_candidates(cg), sizeof(*d->acc));
 	if (!d->f || !d->vf || !d->n_vf || !d->cap_vf || !d->el || !d->stamp ||
 	    !d->gone || !d->score || !d->stale || !d->asg || !d->acc) {
 		sym__cg_dp_free(cg, d);
@@ -292,7 +293,7 @@ dp_plan(struct sym__cg *cg, struct sym__cg_dp *d, size_t o, size_t nv,
 	el->k = k;
 	memcpy(el->var, d->f[k].var, sizeof(el->var));
 	memcpy(el->stride, d->f[k].stride, sizeof(el->stride));
-	el->arg = calloc(cells, sizeof(*el->arg));
+	el->arg = sym__calloc(cg->ctx, cells, sizeof(*el->arg));
 	if (!el->arg)
 		return -1;
 	d->n_el++;
@@ -401,7 +402,7 @@ dp_make(struct sym__cg *cg)
 		work += (double)cg->n_cand[cg->pair[p].a] *
 		    (double)cg->n_cand[cg->pair[p].b];
 	if (work > most) {
-		cg->dp = calloc(1, sizeof(*cg->dp));
+		cg->dp = sym__calloc(cg->ctx, 1, sizeof(*cg->dp));
 		if (!cg->dp)
 			return -1;
 		cg->dp->rc = 1;

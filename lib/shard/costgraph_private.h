@@ -58,6 +58,7 @@ struct sym__cg_tot {
 };
 
 struct sym__cg {
+	sym_ctx *ctx;   /* allocates, and records out of memory */
 	size_t n_owner; /* the searched operators, then the fixed owner */
 	size_t *n_cand; /* by owner */
 	size_t *oc0;    /* by owner: its first (owner, candidate) */

@@ -140,13 +140,13 @@ int
 sym__cg_probe(sym_search *s, struct sym__cg *cg)
 {
 	size_t most = sym__cg_most_candidates(cg),
-	       *c = calloc(s->n_node + 1, sizeof(*c));
+	       *c = sym__calloc(s->ctx, s->n_node + 1, sizeof(*c));
 	struct sums t;
 	int rc = 0;
 
-	t.flops = calloc(cg->n_owner, sizeof(*t.flops));
-	t.comm = calloc(cg->n_owner, sizeof(*t.comm));
-	t.mem = calloc(cg->n_owner, sizeof(*t.mem));
+	t.flops = sym__calloc(s->ctx, cg->n_owner, sizeof(*t.flops));
+	t.comm = sym__calloc(s->ctx, cg->n_owner, sizeof(*t.comm));
+	t.mem = sym__calloc(s->ctx, cg->n_owner, sizeof(*t.mem));
 	if (!c || !t.flops || !t.comm || !t.mem)
 		rc = -1;
 	for (size_t k = 0; k < most && rc == 0; k++) {

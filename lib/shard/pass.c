@@ -941,11 +941,15 @@ sym__pass_find_mesh(const struct sym__pass *p, const char *name, size_t *index)
 }
 
 /* Begin a pass "p" over "g" that shards nothing (the strategy search
- * tries runs of single nodes in it); 0 or -1. */
+ * tries runs of single nodes in it); 0, or -1 with nothing to end. */
 int
 sym__pass_begin(struct sym__pass *p, sym_graph *g, const sym_topology *topo)
 {
-	return pass_init(p, g, topo, NULL);
+	if (pass_init(p, g, topo, NULL) < 0) {
+		pass_clear(p);
+		return -1;
+	}
+	return 0;
 }
 
 /* End the pass "p" begun by sym__pass_begin. */

@@ -147,7 +147,7 @@ node_ranks(const sym_graph *g, const sym_topology *topo)
 static int
 shown_meshes(sym_search *s)
 {
-	s->shown = calloc(s->n_mesh + 1, sizeof(*s->shown));
+	s->shown = sym__calloc(s->ctx, s->n_mesh + 1, sizeof(*s->shown));
 	if (!s->shown)
 		return -1;
 	for (size_t k = 0; k < s->n_mesh; k++) {
@@ -210,8 +210,11 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	if (g->loss && !g->differentiated && sym_graph_differentiate(g) < 0)
 		return NULL;
 	if (g->n_errors) {
-		sym__error(g->ctx, SYM_EINVAL, NULL,
-		    "search: the graph has errors");
+		if (g->oom)
+			sym__oom(g->ctx);
+		else
+			sym__error(g->ctx, SYM_EINVAL, NULL,
+			    "search: the graph has errors");
 		return NULL;
 	}
 	s = sym__alloc(g->ctx, sizeof(*s));
@@ -242,7 +245,7 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	if (!s->b || !s->topo || sym__search_collect(s) < 0)
 		goto fail;
 	sym__search_prune(s);
-	s->choice = calloc(2 * s->n_node + 1, sizeof(*s->choice));
+	s->choice = sym__calloc(s->ctx, 2 * s->n_node + 1, sizeof(*s->choice));
 	if (!s->choice)
 		goto fail;
 	s->start = s->choice + s->n_node;
