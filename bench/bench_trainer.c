@@ -43,9 +43,21 @@
  * fused not slower, >= 1.0), and whether the two runs' losses are the
  * same, as fusion promises (bitwise).
  *
- * Usage: bench_trainer [--dataset DIR] [--graph FILE] [--batch B]
+ * Sequences: with --dataset text:FILE (or tokens:FILE) and
+ * --tokens-per-batch T the trainer makes length-bucketed batches of
+ * b * s <= T tokens (sym_trainer(3)), b and s bound per step, and the
+ * unit counted is the real token (the pads excluded): the line says
+ * "unit": "real_tokens" and its rates are real tokens per second.
+ * --steps-out FILE writes each step run (warm-up and timed) as a JSON
+ * line {"window": W (-1: warm-up), "b": .., "s": .., "tokens": ..}, so
+ * that bench/gpt_torch.py trains the same batch shapes in the same
+ * windows.
+ *
+ * Usage: bench_trainer [--dataset DIR|text:FILE|tokens:FILE] [--graph FILE]
+ *                      [--batch B] [--tokens-per-batch T] [--max-len N]
  *                      [--steps K] [--warmup W] [--windows R] [--seed S]
  *                      [--backend threads|mpi] [--fusion-bytes N]
+ *                      [--steps-out FILE]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +78,16 @@ struct opts {
 	int64_t batch, steps, warmup;
 	uint64_t seed;
 	int mpi, windows;
-	int64_t fusion; /* --fusion-bytes; 0: not compared */
+	int64_t fusion;        /* --fusion-bytes; 0: not compared */
+	int64_t tokens;        /* --tokens-per-batch; 0: batches of rows */
+	int64_t max_len;       /* --max-len; 0: the corpus's */
+	const char *steps_out; /* --steps-out FILE; NULL: none */
 };
+
+/* The file of --steps-out (NULL: none) and the window running (-1: the
+ * warm-up). */
+static FILE *steps_file;
+static int steps_window = -1;
 
 /* The times of one rank, kept by its progress callback. */
 struct clock {
@@ -113,7 +133,8 @@ parse(int argc, char **argv, struct opts *o)
 
 	snprintf(path, sizeof(path), "%s%sexamples/ffn_train.sg",
 	    top ? top : "", top ? "/" : "");
-	*o = (struct opts){ DEFAULT_DATA, path, 64, 0, 10, 1, 0, 3, 0 };
+	*o = (struct opts){ DEFAULT_DATA, path, 64, 0, 10, 1, 0, 3, 0, 0, 0,
+		NULL };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -121,7 +142,8 @@ parse(int argc, char **argv, struct opts *o)
 			die("usage: bench_trainer [--dataset DIR] [--graph "
 			    "FILE] [--batch B] [--steps K] [--warmup W] "
 			    "[--windows R] [--seed S] [--backend threads|mpi] "
-			    "[--fusion-bytes N]",
+			    "[--fusion-bytes N] [--tokens-per-batch T] "
+			    "[--max-len N] [--steps-out FILE]",
 			    NULL);
 		i++;
 		if (!strcmp(a, "--dataset"))
@@ -142,17 +164,41 @@ parse(int argc, char **argv, struct opts *o)
 			o->mpi = !strcmp(v, "mpi");
 		else if (!strcmp(a, "--fusion-bytes"))
 			o->fusion = atoll(v);
+		else if (!strcmp(a, "--tokens-per-batch"))
+			o->tokens = atoll(v);
+		else if (!strcmp(a, "--max-len"))
+			o->max_len = atoll(v);
+		else if (!strcmp(a, "--steps-out"))
+			o->steps_out = v;
 		else
 			die("unknown option", NULL);
 	}
 	if (o->batch < 1 || o->warmup < 0 || o->steps < 0 || o->windows < 1 ||
-	    o->windows > MAX_WINDOWS || o->fusion < 0)
+	    o->windows > MAX_WINDOWS || o->fusion < 0 || o->tokens < 0 ||
+	    o->max_len < 0)
 		die("--batch, --steps, --warmup and --windows expect counts",
 		    NULL);
 }
 
-/* Run one step of "t" (another epoch when one ends); return its rows,
- * its loss in "*loss"; "ctx" holds the errors. */
+/* The value of symbol "name" in "bindings" ("b=8,s=480"), 0 when it is
+ * not there. */
+static int64_t
+bound(const char *bindings, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = bindings; p && *p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (!strncmp(p, name, n) && p[n] == '=')
+			return atoll(p + n + 1);
+	}
+	return 0;
+}
+
+/* Run one step of "t" (another epoch when one ends); return its rows
+ * (its real tokens for sequences), its loss in "*loss"; "ctx" holds the
+ * errors. The step goes to --steps-out's file when there is one. */
 static int64_t
 step(sym_trainer *t, sym_ctx *ctx, double *loss)
 {
@@ -165,7 +211,13 @@ step(sym_trainer *t, sym_ctx *ctx, double *loss)
 	if (rc < 0)
 		die("step", ctx);
 	*loss = s.loss;
-	return s.rows;
+	if (steps_file)
+		fprintf(steps_file,
+		    "{\"window\": %d, \"b\": %lld, \"s\": %lld, "
+		    "\"tokens\": %lld}\n",
+		    steps_window, (long long)bound(s.bindings, "b"),
+		    (long long)bound(s.bindings, "s"), (long long)s.tokens);
+	return s.padded_tokens ? s.tokens : s.rows;
 }
 
 /* The totals of the timed steps of this process: "windows" runs of
@@ -185,6 +237,7 @@ window(sym_trainer *t, sym_ctx *ctx, const struct opts *o, struct totals *r,
 {
 	double loss, t0 = bench_now();
 
+	steps_window = w;
 	r->loss_sum = 0;
 	for (int64_t i = 0; i < o->steps; i++) {
 		r->samples[w] += step(t, ctx, &loss);
@@ -203,6 +256,7 @@ train(sym_trainer *t, sym_ctx *ctx, const struct opts *o, struct clock *c,
 {
 	double loss;
 
+	steps_window = -1;
 	for (int64_t i = 0; i < o->warmup; i++)
 		step(t, ctx, &loss);
 	c->kern = c->comm = 0;
@@ -276,24 +330,30 @@ report(const struct opts *o, const sym_plan *p, int64_t fusion,
 	/* Open MPI's setting of how waiting ranks wait (mpirun --mca) */
 	const char *yield = getenv("OMPI_MCA_mpi_yield_when_idle");
 
+	const char *unit = o->tokens ? "tokens" : "samples";
+
 	printf("{\"bench\": \"trainer\", \"backend\": \"%s\", \"ranks\": %d, "
-	       "\"graph\": \"%s\", \"b\": %lld, \"blas_threads\": 1, "
-	       "\"warmup_steps\": %lld, \"steps\": %lld, \"windows\": %d, "
-	       "\"samples_per_s_windows\": [",
+	       "\"graph\": \"%s\", \"b\": %lld, \"blas_threads\": 1, ",
 	    o->mpi ? "mpi" : "threads", ranks, graph ? graph + 1 : o->graph,
-	    (long long)o->batch, (long long)o->warmup, (long long)o->steps,
-	    r->windows);
+	    (long long)(o->tokens ? 0 : o->batch));
+	if (o->tokens)
+		printf("\"unit\": \"real_tokens\", \"tokens_per_batch\": "
+		       "%lld, ",
+		    (long long)o->tokens);
+	printf("\"warmup_steps\": %lld, \"steps\": %lld, \"windows\": %d, "
+	       "\"%s_per_s_windows\": [",
+	    (long long)o->warmup, (long long)o->steps, r->windows, unit);
 	for (int w = 0; w < r->windows; w++) {
 		rate[w] = (double)r->samples[w] / r->seconds[w];
 		samples += r->samples[w];
 		printf("%s%.0f", w ? ", " : "", rate[w]);
 	}
 	sp = bench_spread_of(rate, (size_t)r->windows);
-	printf("], \"samples\": %lld, \"seconds\": %.3f, "
-	       "\"samples_per_s\": %.0f, \"loss_last_tenth\": %.4f, "
+	printf("], \"%s\": %lld, \"seconds\": %.3f, "
+	       "\"%s_per_s\": %.0f, \"loss_last_tenth\": %.4f, "
 	       "\"fusion_bytes\": %lld, \"collectives_per_step\": %zu",
-	    (long long)samples, all, sp.median, r->loss_sum / (double)n_loss,
-	    (long long)fusion, collectives(p));
+	    unit, (long long)samples, all, unit, sp.median,
+	    r->loss_sum / (double)n_loss, (long long)fusion, collectives(p));
 	if (o->mpi)
 		printf(", \"ompi_yield_when_idle\": %s%s%s", yield ? "\"" : "",
 		    yield ? yield : "null", yield ? "\"" : "");
@@ -306,8 +366,9 @@ report(const struct opts *o, const sym_plan *p, int64_t fusion,
 	       "\"first plan step (%s), data, binding, agreement of the "
 	       "ranks, executor loop\", "
 	       "\"goal\": 0.05, \"goal_met\": %s}\n",
-	    o->mpi ? "mpi" : "threads", ranks, (long long)o->batch,
-	    1e3 * all / steps, 1e3 * r->kern / steps, 1e3 * r->comm / steps,
+	    o->mpi ? "mpi" : "threads", ranks,
+	    (long long)(o->tokens ? 0 : o->batch), 1e3 * all / steps,
+	    1e3 * r->kern / steps, 1e3 * r->comm / steps,
 	    1e3 * all * share / steps, share, r->first,
 	    share <= 0.05 ? "true" : "false");
 	fflush(stdout);
@@ -324,6 +385,7 @@ make_trainer(const sym_plan *plan, sym_communicator *comm, sym_dataset *data,
 	to.seed = o->seed;
 	to.batch = &o->batch;
 	to.n_batch = 1;
+	to.tokens_per_batch = o->tokens;
 	t = sym_trainer_new(plan, comm, data, NULL, &to, ctx);
 	if (!t)
 		die("trainer", ctx);
@@ -461,10 +523,20 @@ main(int argc, char **argv)
 	plan[0] = load_plan(&o, comm, 0, g, ctx);
 	if (o.fusion)
 		plan[1] = load_plan(&o, comm, o.fusion, g, ctx);
-	snprintf(spec, sizeof(spec), "mnist:%s", o.dataset);
+	if (strchr(o.dataset, ':'))
+		snprintf(spec, sizeof(spec), "%s", o.dataset);
+	else
+		snprintf(spec, sizeof(spec), "mnist:%s", o.dataset);
+	if (o.max_len)
+		snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec),
+		    ",max_len=%lld", (long long)o.max_len);
+	if (o.steps_out && speak && !(steps_file = fopen(o.steps_out, "w")))
+		die("cannot write the --steps-out file", NULL);
 	data = sym_dataset_open(ctx, spec, SYM_SPLIT_TRAIN);
 	if (!data)
 		die("cannot open the data", ctx);
+	if (o.steps == 0 && o.tokens)
+		die("--tokens-per-batch needs --steps", NULL);
 	if (o.steps == 0)
 		o.steps = (sym_dataset_n_rows(data) + o.batch - 1) / o.batch;
 	if (o.fusion) {
@@ -488,6 +560,8 @@ main(int argc, char **argv)
 			report(&o, plan[0], 0, &r[0], sym_comm_n_ranks(comm),
 			    share);
 	}
+	if (steps_file && fclose(steps_file) != 0)
+		die("cannot write the --steps-out file", NULL);
 	sym_dataset_free(data);
 	sym_plan_free(plan[0]);
 	sym_plan_free(plan[1]);

@@ -124,6 +124,24 @@
 #                    samples per second (goal: fused not slower, >= 1.0),
 #                    the collectives per step each way, and whether the
 #                    losses are the same.
+#   BENCH_TRAINER (again) the GPT on fortunes: real tokens per second of
+#                examples/gpt.sg (one rank, the single-device plan,
+#                OpenBLAS on one thread) trained by sym_trainer(3) on
+#                length-bucketed batches of at most 4096 tokens (records
+#                cut to 512) of the fortunes corpus, 5 warm-up steps then
+#                3 windows of 20 steps, the median window (pads excluded);
+#                bench_trainer writes the (b, s, tokens) of every step and
+#                bench/gpt_torch.py trains the same model in PyTorch
+#                (eager, one thread, AdamW) on the same shapes in the
+#                same windows right after, and prints "gpt_vs_torch":
+#                symshard over PyTorch, goal >= 1.0. Skipped with a
+#                message without the corpus or torch
+#   FORTUNES     the directory of the fortune files (default
+#                /usr/share/games/fortunes, Debian's fortunes package);
+#                every file but the .dat indexes, in name order, makes
+#                the corpus
+#   GPT_ARGS     options given to bench_trainer for the GPT (e.g.
+#                "--steps 5 --windows 1" for a quick run)
 #   FASHION_MNIST the Fashion-MNIST directory (default
 #                /usr/share/datasets/fashion-mnist, Debian's
 #                dataset-fashion-mnist); missing: the trainer benchmark is
@@ -157,6 +175,7 @@ bench_switch=${BENCH_SWITCH:-./bench/bench_switch}
 bench_onnx=${BENCH_ONNX:-./bench/bench_onnx}
 bench_memory=${BENCH_MEMORY:-./bench/bench_memory}
 fashion=${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
+fortunes=${FORTUNES:-/usr/share/games/fortunes}
 # The real program rather than libtool's wrapper script, whose shell would
 # be timed too; it finds the uninstalled library through bench_graph's
 # own wrapper (LD_LIBRARY_PATH), which starts it.
@@ -315,6 +334,31 @@ if test -r "$fashion/train-images-idx3-ubyte.gz" ||
 else
 	echo "# training: no Fashion-MNIST in $fashion (install" \
 	    "dataset-fashion-mnist): skipping the trainer benchmark"
+fi
+
+echo "# the GPT of examples/gpt.sg on fortunes, bucketed batches of 4096" \
+    "tokens, one rank against PyTorch on one thread, same shapes" \
+    "(bench/bench_trainer, bench/gpt_torch.py)"
+if ! test -d "$fortunes" ||
+    ! find "$fortunes" -type f ! -name '*.dat' | grep -q .; then
+	echo "# gpt: no fortune files in $fortunes (install fortunes):" \
+	    "skipping the GPT benchmark"
+elif ! has_torch; then
+	echo "# gpt: ${python3:-PYTHON3} has no torch (install" \
+	    "python3-torch): skipping the GPT benchmark"
+else
+	find "$fortunes" -type f ! -name '*.dat' | LC_ALL=C sort |
+	    xargs cat >"$tmp/fortunes.txt"
+	# shellcheck disable=SC2086
+	OPENBLAS_NUM_THREADS=1 "$bench_trainer" \
+	    --dataset "text:$tmp/fortunes.txt" --max-len 512 \
+	    --tokens-per-batch 4096 --graph "$srcdir/../examples/gpt.sg" \
+	    --warmup 5 --steps 20 --windows 3 --steps-out "$tmp/gpt-steps.json" \
+	    $GPT_ARGS >"$tmp/gpt.json"
+	cat "$tmp/gpt.json"
+	machine gpt_torch.py
+	"$python3" "$srcdir/gpt_torch.py" --steps "$tmp/gpt-steps.json" \
+	    --symshard "$tmp/gpt.json"
 fi
 
 echo "# memory by kind under optimizer sharding (bench/bench_memory), the"

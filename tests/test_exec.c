@@ -982,7 +982,9 @@ test_steady_state(void **state)
 }
 
 /* A training graph: forward, backward (with the all_reduces of the
- * mirror operator), adam's updates in place. */
+ * mirror operator), adam's updates in place; the mean of each row of
+ * the scores as a second output, whose kernel takes a scratch area (the
+ * backward of log_softmax over contiguous rows takes none). */
 static const char trainer[] = "devices 8\n"
                               "symbol b divisor=8\n"
                               "input x : f32[b, 32]\n"
@@ -994,7 +996,9 @@ static const char trainer[] = "devices 8\n"
                               "m = matmul(a, w2) shard ((2, 4), (4, 1))\n"
                               "q = log_softmax(m, axis=1)\n"
                               "loss = softmax_cross_entropy(q, lab)\n"
+                              "mq = reduce_mean(q, axis=[1])\n"
                               "output loss\n"
+                              "output mq\n"
                               "minimize loss with adam(lr=0.01)\n";
 
 /* Training steps allocate nothing once their sizes have been seen: on

@@ -807,9 +807,10 @@ test_reduce_grad_sharded(void **state)
 
 /* --- softmax_grad, log_softmax_grad ------------------------------------- */
 
-/* softmax_grad and log_softmax_grad in f32 and f64 over one axis or two
- * (not neighbours) against dy times the Jacobian computed here by
- * central differences of the forward softmax of x, y being its output. */
+/* softmax_grad and log_softmax_grad in f32 and f64 over one axis (the
+ * middle one, or the last: contiguous rows) or two (not neighbours)
+ * against dy times the Jacobian computed here by central differences of
+ * the forward softmax of x, y being its output. */
 static void
 test_softmax_grad(void **state)
 {
@@ -818,11 +819,12 @@ test_softmax_grad(void **state)
 	uint64_t s = 11;
 
 	(void)state;
-	for (int iter = 0; iter < 8; iter++) {
-		int lg = iter % 2, two = iter / 2 % 2;
-		sym_dtype dt = iter / 4 ? SYM_DT_F64 : SYM_DT_F32;
+	for (int iter = 0; iter < 12; iter++) {
+		int lg = iter % 2, two = iter / 2 % 3 == 1,
+		    last = iter / 2 % 3 == 2;
+		sym_dtype dt = iter / 6 ? SYM_DT_F64 : SYM_DT_F32;
 		int64_t dim[3] = { 2, 3, 4 }, ax[2] = { 0, -1 }, n = 24;
-		unsigned char mark[3] = { two, !two, two };
+		unsigned char mark[3] = { two, !two && !last, two || last };
 		sym_attrs *at = attrs(ctx);
 		struct sym__tensor t[3];
 		double x[24], y[24], yp[24], ym[24], *want = doubles(n);
@@ -831,7 +833,7 @@ test_softmax_grad(void **state)
 		if (two)
 			set_ints(ctx, at, "axis", 2, ax);
 		else
-			sym_attrs_set_int(at, "axis", 1);
+			sym_attrs_set_int(at, "axis", last ? -1 : 1);
 		t[0] = random_tensor(&s, dt, 3, dim, -1, 1);
 		t[1] = tensor(dt, 3, dim);
 		t[2] = tensor(dt, 3, dim);
@@ -888,6 +890,61 @@ test_softmax_grad(void **state)
 		sym_attrs_free(at);
 		free(want);
 		free_all(t, 3);
+	}
+	tl_ctx_free(ctx);
+}
+
+/* softmax_grad and log_softmax_grad in f32 over the last axis (whole
+ * rows, the kernel's fast path) equal bit for bit the same over the
+ * first axis of the transposed tensors (the general walk). */
+static void
+test_softmax_grad_rows(void **state)
+{
+	static const char *const ops[] = { "softmax_grad", "log_softmax_grad" };
+	sym_ctx *ctx = tl_ctx_new();
+	uint64_t s = 29;
+	int64_t R = 6, L = 37, d_rows[2] = { 6, 37 }, d_cols[2] = { 37, 6 };
+
+	(void)state;
+	for (int lg = 0; lg < 2; lg++) {
+		struct sym__tensor a[3], b[3];
+		sym_attrs *at_a = attrs(ctx), *at_b = attrs(ctx);
+
+		sym_attrs_set_int(at_a, "axis", -1);
+		sym_attrs_set_int(at_b, "axis", 0);
+		for (int k = 0; k < 3; k++) {
+			a[k] = tensor(SYM_DT_F32, 2, d_rows);
+			b[k] = tensor(SYM_DT_F32, 2, d_cols);
+		}
+		for (int64_t r = 0; r < R; r++)
+			for (int64_t j = 0; j < L; j++) {
+				double g = urand(&s, -1, 1),
+				       y = urand(&s, 0, 1);
+
+				if (lg)
+					y = log(y);
+				set(&a[0], r * L + j, g);
+				set(&a[1], r * L + j, y);
+				set(&b[0], j * R + r, g);
+				set(&b[1], j * R + r, y);
+			}
+		run(ctx, ops[lg], at_a, a, 2, &a[2], 1);
+		run(ctx, ops[lg], at_b, b, 2, &b[2], 1);
+		for (int64_t r = 0; r < R; r++)
+			for (int64_t j = 0; j < L; j++) {
+				float u = ((const float *)a[2].data)[r * L + j];
+				float v = ((const float *)b[2].data)[j * R + r];
+
+				if (memcmp(&u, &v, sizeof(u)))
+					fail_msg("%s [%lld, %lld]: %.9g, the "
+					         "general walk %.9g",
+					    ops[lg], (long long)r, (long long)j,
+					    u, v);
+			}
+		sym_attrs_free(at_a);
+		sym_attrs_free(at_b);
+		free_all(a, 3);
+		free_all(b, 3);
 	}
 	tl_ctx_free(ctx);
 }
@@ -1615,6 +1672,7 @@ main(void)
 		cmocka_unit_test(test_reduce_grad),
 		cmocka_unit_test(test_reduce_grad_sharded),
 		cmocka_unit_test(test_softmax_grad),
+		cmocka_unit_test(test_softmax_grad_rows),
 		cmocka_unit_test(test_layer_norm_grad),
 		cmocka_unit_test(test_norm_grad_sharded),
 		cmocka_unit_test(test_extremum_grad),

@@ -351,6 +351,57 @@ k_reduce_prod_grad(struct sym__kernel_args *a)
 	return 0;
 }
 
+/* The softmax axes of "x" marked in "mark" as rows: when the marked
+ * dims other than 1 are neighbours and last, store in "*rows" and "*n"
+ * the number of groups and their size (each group then "n" contiguous
+ * elements) and return 1; else 0. */
+static int
+softmax_rows(const struct sym__tensor *x, const unsigned char *mark,
+    int64_t *rows, int64_t *n)
+{
+	int first = -1, last = -1;
+
+	for (int d = 0; d < x->rank; d++)
+		if (mark[d] && x->dim[d] != 1) {
+			first = first < 0 ? d : first;
+			last = d;
+		}
+	for (int d = first; d >= 0 && d <= last; d++)
+		if (!mark[d] && x->dim[d] != 1)
+			return 0;
+	if (first >= 0 && sym__kprod(x->dim, last + 1, x->rank) != 1)
+		return 0;
+	*n = first < 0 ? 1 : sym__kprod(x->dim, first, last + 1);
+	*rows = *n ? sym__tensor_numel(x) / *n : 0;
+	return 1;
+}
+
+/* softmax_grad (log_softmax_grad when "lg") of f32 "dy" and "y" into
+ * "dx" over "rows" contiguous rows of "n": the generic loop's arithmetic
+ * (double sums in the same order, one rounding to f32 at the store), so
+ * the results are the same bit for bit, without its per-element dtype
+ * dispatch and index walk. "dx" may be "dy" or "y". */
+static void
+softmax_grad_rows_f32(const float *dy, const float *y, float *dx, int64_t rows,
+    int64_t n, int lg)
+{
+	for (int64_t r = 0; r < rows; r++, dy += n, y += n, dx += n) {
+		double sum = 0;
+
+		if (lg)
+			for (int64_t i = 0; i < n; i++)
+				sum += (double)dy[i];
+		else
+			for (int64_t i = 0; i < n; i++)
+				sum += (double)dy[i] * (double)y[i];
+		for (int64_t i = 0; i < n; i++) {
+			double g = dy[i], v = y[i];
+
+			dx[i] = (float)(lg ? g - exp(v) * sum : v * (g - sum));
+		}
+	}
+}
+
 /* The kernels of softmax_grad(dy, y): dx = y (dy - sum(dy y)), and of
  * log_softmax_grad(dy, y): dx = dy - exp(y) sum(dy), the sums over the
  * softmax axes (the decoded mark), in double; "lg" chooses, "op" names
@@ -373,6 +424,13 @@ softmax_grad(struct sym__kernel_args *a, const char *op, int lg)
 	    sym__ksame_dims(a, op, t[0], "dy", t[1], "y") < 0 ||
 	    sym__ksame_dims(a, op, t[0], "dy", t[2], "the output") < 0)
 		return -1;
+	if (t[0]->dtype == SYM_DT_F32 && t[1]->dtype == SYM_DT_F32 &&
+	    t[2]->dtype == SYM_DT_F32 &&
+	    softmax_rows(t[0], at->norm.mark, &groups, &n)) {
+		softmax_grad_rows_f32(t[0]->data, t[1]->data, a->out[0].data,
+		    groups, n, lg);
+		return 0;
+	}
 	n = sym__tensor_numel(t[0]);
 	groups = n ? n / group_size(t[0], at->norm.mark) : 0;
 	sum =

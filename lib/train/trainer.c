@@ -669,6 +669,8 @@ agree_processes(sym_trainer *t, struct sym__trank *r)
 static int
 setup_ranks(sym_trainer *t)
 {
+	int reserve;
+
 	if (t->mpi) {
 		t->rank[0].x = sym_exec_new(t->p, t->rank[0].ep, t->ctx);
 	} else if (t->inline_rank) {
@@ -684,7 +686,14 @@ setup_ranks(sym_trainer *t)
 		if (start_threads(t) < 0)
 			return -1;
 	}
-	return sym__trainer_run(t, SYM__JOB_INIT);
+	/* On sequences the buffers are first sized for the largest bucket
+	 * (sym__seq_largest_bind), then bound back to the first batch. */
+	reserve = t->o.search ? 1 : sym__seq_largest_bind(t, t->s, t->p);
+	if (reserve < 0 && bind_first(t, t->s, t->p) < 0)
+		return -1;
+	if (sym__trainer_run(t, SYM__JOB_INIT) < 0)
+		return -1;
+	return reserve == 0 ? bind_first(t, t->s, t->p) : 0;
 }
 
 /* Set up the single-device side of "t" (o.single, on mpi on process 0

@@ -331,6 +331,41 @@ sym__seq_first_bind(sym_trainer *t, sym_slices *s, const sym_plan *p)
 	return -1;
 }
 
+/* Bind "s" of "p" to the largest bucket of "t" (of its longest record
+ * kept, a record of the held-out split included)
+ * and its batch, so that the buffers prepared for it hold those of every
+ * bucket that scale with the sequence (the attention's [b, heads, s, s]
+ * and the rows b * s): the executors then allocate these once, when the
+ * trainer starts, instead of growing them step after step as longer
+ * buckets come. 0 when bound; 1 when nothing was done (no sequences,
+ * every bucket the same with pad_to_max, or no batch of the largest
+ * bucket: the steps say so when they meet it); -1 when the binding
+ * failed ("s" must be bound again). After preparing, the caller binds
+ * the first batch again (sym__seq_first_bind). */
+int
+sym__seq_largest_bind(sym_trainer *t, sym_slices *s, const sym_plan *p)
+{
+	int64_t longest, top = -1, b, T = t->o.tokens_per_batch;
+
+	if (!t->seq_sym || !t->train || t->o.pad_to_max)
+		return 1;
+	longest = sym_dataset_column_dim(t->train, 0, 0);
+	for (int64_t i = 0; i < sym_dataset_n_rows(t->train); i++) {
+		int64_t q =
+		    bucket_of(t, sym_dataset_row_length(t->train, i), longest);
+
+		if (q > top)
+			top = q;
+	}
+	if (top < 1)
+		return 1;
+	b = T ? greatest_to(t->batch_sym, T / top) : t->batch[0];
+	if (b < 1)
+		return 1;
+	t->cur_seq = top;
+	return sym__trainer_bind(t, s, p, b) == 0 ? 0 : -1;
+}
+
 /* Free the batches of "q". */
 void
 sym__seq_free(struct sym__seqsched *q)
