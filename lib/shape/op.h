@@ -144,6 +144,7 @@ struct sym__opattrs {
 			size_t axis;                 /* concat, split */
 			int64_t parts;               /* split: output_num */
 			const int64_t *begin, *size; /* slice (-1: rest) */
+			const int64_t *step;         /* slice (NULL: 1s) */
 		} concat;
 		struct {
 			const unsigned char *mark;
