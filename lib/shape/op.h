@@ -218,7 +218,7 @@ struct sym__opattrs {
 			double p; /* the probability of a zero */
 		} dropout;
 	};
-	void *mem[2];
+	void *mem[3];
 };
 
 /* The output extent of one spatial dimension of conv2d in "*out", as the
