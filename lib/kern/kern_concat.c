@@ -130,33 +130,39 @@ k_split(struct sym__kernel_args *a)
 	return 0;
 }
 
-/* Set "*start" to where the slice begins in dim "d" of the whole tensor
- * "w" of the call "a" (input "wi", or the output when "wi" is -1) of "n"
- * local elements, the slice having "m": the attribute begin[d] "b" with
- * size[d] "s" on an unsplit dim, 0 on a split one (the sharding rule
- * leaves split only the dims the slice keeps whole); check that the
- * slice's extent fits; "op" names the kernel. Return 0 or -1. */
+/* Set "*start" to the index where the slice begins in dim "d" of the
+ * whole tensor "w" of the call "a" (input "wi", or the output when "wi" is
+ * -1) of "n" local elements, the slice having "m": from the attribute
+ * begin[d] "b" with size[d] "s" and step[d] "st" (negative: "b" counts
+ * from the last element, walking backwards) on an unsplit dim, 0 on a
+ * split one (the sharding rule leaves split only the dims the slice
+ * keeps whole); check that the slice's extent fits; "op" names the
+ * kernel. Return 0 or -1. */
 static int
 slice_dim(struct sym__kernel_args *a, const char *op, int wi, int d, int64_t n,
-    int64_t m, int64_t b, int64_t s, int64_t *start)
+    int64_t m, int64_t b, int64_t s, int64_t st, int64_t *start)
 {
 	int64_t global = wi >= 0 ? sym__kin_global(a, wi, d) : n;
+	int64_t k = st < 0 ? -st : st, fit;
 
 	if (global != n) {
-		if (m != n)
+		if (m != n || st != 1)
 			return sym__kfail(a, op,
 			    "dim %d is split: the slice must keep its %lld "
-			    "elements, not %lld",
+			    "elements, not %lld, with a step of 1",
 			    d, (long long)n, (long long)m);
 		*start = 0;
 		return 0;
 	}
-	if (b < 0 || b > n || m > n - b || (s == -1 ? m != n - b : s != m))
+	fit = b < 0 || b > n || st == 0 || k > INT32_MAX ? -1
+	                                                 : (n - b + k - 1) / k;
+	if (fit < 0 || m > fit || (s == -1 ? m != fit : s != m))
 		return sym__kfail(a, op,
-		    "dim %d: begin %lld size %lld of a dim of %lld do not "
-		    "give the slice's %lld",
-		    d, (long long)b, (long long)s, (long long)n, (long long)m);
-	*start = b;
+		    "dim %d: begin %lld size %lld step %lld of a dim of %lld "
+		    "do not give the slice's %lld",
+		    d, (long long)b, (long long)s, (long long)st, (long long)n,
+		    (long long)m);
+	*start = st < 0 ? n - 1 - b : b;
 	return 0;
 }
 
@@ -181,8 +187,9 @@ slice_attrs(struct sym__kernel_args *a, const char *op,
 	return at;
 }
 
-/* The kernel of slice: the box of the attributes begin and size (one
- * integer per dim; size -1: to the end); "a" is the call. */
+/* The kernel of slice: the box of the attributes begin, size and step
+ * (one integer per dim; size -1: to the end; step absent: 1s) taken with
+ * strides; "a" is the call. */
 static int
 k_slice(struct sym__kernel_args *a)
 {
@@ -201,11 +208,17 @@ k_slice(struct sym__kernel_args *a)
 	sym__kstrides(x, sx);
 	sym__kstrides(y, sy);
 	for (int d = 0; d < x->rank; d++) {
+		int64_t st = at->concat.step ? at->concat.step[d] : 1;
+
 		if (slice_dim(a, op, 0, d, x->dim[d], y->dim[d],
-		        at->concat.begin[d], at->concat.size[d], &start) < 0)
+		        at->concat.begin[d], at->concat.size[d], st,
+		        &start) < 0)
 			return -1;
 		off += start * sx[d];
+		sx[d] *= st;
 	}
+	if (sym__tensor_numel(y) == 0)
+		return 0;
 	sym__kcopy(y->data, sy,
 	    (const char *)x->data +
 	        off * (int64_t)sym__tensor_elem_size(x->dtype),
@@ -214,7 +227,8 @@ k_slice(struct sym__kernel_args *a)
 }
 
 /* The kernel of slice_grad(dy, x): zeros of x's shape with dy written
- * into the box of the attributes begin and size; "a" is the call. */
+ * into the box of the attributes begin, size and step; "a" is the
+ * call. */
 static int
 k_slice_grad(struct sym__kernel_args *a)
 {
@@ -240,12 +254,18 @@ k_slice_grad(struct sym__kernel_args *a)
 	sym__kstrides(dy, sd);
 	sym__kstrides(y, sy);
 	for (int d = 0; d < y->rank; d++) {
+		int64_t st = at->concat.step ? at->concat.step[d] : 1;
+
 		if (slice_dim(a, op, 1, d, y->dim[d], dy->dim[d],
-		        at->concat.begin[d], at->concat.size[d], &start) < 0)
+		        at->concat.begin[d], at->concat.size[d], st,
+		        &start) < 0)
 			return -1;
 		off += start * sy[d];
+		sy[d] *= st;
 	}
 	memset(y->data, 0, (size_t)sym__tensor_numel(y) * es);
+	if (sym__tensor_numel(dy) == 0)
+		return 0;
 	sym__kcopy((char *)y->data + off * (int64_t)es, sy, dy->data, sd, es,
 	    dy->rank, dy->dim);
 	return 0;

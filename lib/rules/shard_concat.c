@@ -59,6 +59,7 @@ unsplit_cut(struct sym__shard *s, size_t i, size_t xi)
 {
 	size_t r = sym__shard_in_rank(s, xi);
 	const int64_t *begin = s->at->concat.begin, *size = s->at->concat.size;
+	const int64_t *step = s->at->concat.step;
 
 	if (!begin || !size)
 		return sym__shard_fail(s, -1, -1,
@@ -66,7 +67,7 @@ unsplit_cut(struct sym__shard *s, size_t i, size_t xi)
 		    sym_op_name(s->op));
 	for (size_t d = 0; d < r; d++) {
 		int64_t whole;
-		int full = begin[d] == 0 &&
+		int full = begin[d] == 0 && (!step || step[d] == 1) &&
 		    (size[d] == -1 ||
 		        (sym_expr_get_const(s->in_shape[xi]->dim[d], &whole) ==
 		                0 &&

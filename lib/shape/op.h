@@ -144,6 +144,7 @@ struct sym__opattrs {
 			size_t axis;                 /* concat, split */
 			int64_t parts;               /* split: output_num */
 			const int64_t *begin, *size; /* slice (-1: rest) */
+			const int64_t *step;         /* slice (NULL: 1s) */
 		} concat;
 		struct {
 			const unsigned char *mark;
@@ -217,7 +218,7 @@ struct sym__opattrs {
 			double p; /* the probability of a zero */
 		} dropout;
 	};
-	void *mem[2];
+	void *mem[3];
 };
 
 /* The output extent of one spatial dimension of conv2d in "*out", as the

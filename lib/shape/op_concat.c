@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The concat family: concat, split and slice (static bounds).
+ * The concat family: concat, split and slice (static bounds, steps).
  */
 #include <stdint.h>
 
@@ -146,14 +146,17 @@ bounds(struct sym__infer *inf, size_t xi, const char *name, const int64_t **v)
 }
 
 /* Set "*out" to the size of dimension "i" of the slice of input "xi" of
- * "inf" starting at "b" of size "s" (-1: to the end), after requiring the
- * dimension to be large enough; return 0 or -1. */
+ * "inf" starting at "b" of "s" elements (-1: as many as the dimension
+ * holds) taken every "st" (a negative "st" counts "b" from the last
+ * element and walks backwards), after requiring the dimension to be
+ * large enough; return 0 or -1. */
 static int
 slice_dim(struct sym__infer *inf, size_t xi, size_t i, int64_t b, int64_t s,
-    sym_expr **out)
+    int64_t st, sym_expr **out)
 {
 	sym_expr *d = inf->in[xi]->dim[i];
 	const char *x = sym__in_name(inf, xi);
+	int64_t k = st < 0 ? -st : st, last;
 
 	if (b < 0)
 		return sym__infer_fail_attr(inf, "begin",
@@ -164,13 +167,26 @@ slice_dim(struct sym__infer *inf, size_t xi, size_t i, int64_t b, int64_t s,
 		    "size[%zu] of slice is %lld: it must be at least 1, or -1 "
 		    "for the rest of the dimension",
 		    i, (long long)s);
-	if (b == INT64_MAX || (s > 0 && s > INT64_MAX - b))
+	if (st == 0 || st == INT64_MIN || k > INT32_MAX)
+		return sym__infer_fail_attr(inf, "step",
+		    "step[%zu] of slice is %lld: it must not be 0, and at most "
+		    "2^31 - 1 either way",
+		    i, (long long)st);
+	if (b >= INT64_MAX / 4 || (s > 0 && (s - 1 > (INT64_MAX / 4 - b) / k)))
 		return sym__infer_fail_attr(inf, "size",
 		    "begin[%zu] + size[%zu] of slice is too large", i, i);
 	if (s == -1) {
-		*out = sym__tmp(inf, sym__add_si(d, -b));
+		/* ceildiv(d - b, k): the elements b, b + k, ... below d */
+		sym_expr *n = sym__tmp(inf, sym__add_si(d, k - 1 - b));
+
+		*out = k == 1
+		    ? n
+		    : sym__tmp(inf,
+		          sym__fdiv(n, sym__tmp(inf, sym__const(inf->ctx, k))));
+		if (!*out)
+			return sym__infer_nomem(inf);
 		if (b == 0)
-			return *out ? 0 : sym__infer_nomem(inf);
+			return 0;
 		return sym__require_ge(inf, d,
 		    sym__tmp(inf, sym__const(inf->ctx, b + 1)),
 		    "dimension %zu of %s (%s) must be greater than "
@@ -178,12 +194,34 @@ slice_dim(struct sym__infer *inf, size_t xi, size_t i, int64_t b, int64_t s,
 		    i, x, sym__txt_expr(inf, d), i, (long long)b);
 	}
 	*out = sym__tmp(inf, sym__const(inf->ctx, s));
+	last = b + (s - 1) * k + 1;
+	if (k == 1)
+		return sym__require_ge(inf, d,
+		    sym__tmp(inf, sym__const(inf->ctx, last)),
+		    "dimension %zu of %s (%s) must be at least begin + size = "
+		    "%lld (begin[%zu]=%lld, size[%zu]=%lld)",
+		    i, x, sym__txt_expr(inf, d), (long long)last, i,
+		    (long long)b, i, (long long)s);
 	return sym__require_ge(inf, d,
-	    sym__tmp(inf, sym__const(inf->ctx, b + s)),
-	    "dimension %zu of %s (%s) must be at least begin + size = %lld "
-	    "(begin[%zu]=%lld, size[%zu]=%lld)",
-	    i, x, sym__txt_expr(inf, d), (long long)(b + s), i, (long long)b, i,
-	    (long long)s);
+	    sym__tmp(inf, sym__const(inf->ctx, last)),
+	    "dimension %zu of %s (%s) must be at least begin + (size - 1) * "
+	    "|step| + 1 = %lld (begin[%zu]=%lld, size[%zu]=%lld, "
+	    "step[%zu]=%lld)",
+	    i, x, sym__txt_expr(inf, d), (long long)last, i, (long long)b, i,
+	    (long long)s, i, (long long)st);
+}
+
+/* Read the optional list attribute step of slice in "inf" (one integer
+ * per dimension of input "xi") into the decoded attributes (NULL when
+ * absent: steps of 1); return 0 or -1. */
+static int
+steps(struct sym__infer *inf, size_t xi)
+{
+	if (!sym__attrs_find(inf->attrs, "step")) {
+		inf->at.concat.step = NULL;
+		return 0;
+	}
+	return bounds(inf, xi, "step", &inf->at.concat.step);
 }
 
 /* The decoder of slice: the attributes begin and size give, per
@@ -191,11 +229,12 @@ slice_dim(struct sym__infer *inf, size_t xi, size_t i, int64_t b, int64_t s,
 int
 sym__decode_slice(struct sym__infer *inf)
 {
-	static const char *const known[] = { "begin", "size", NULL };
+	static const char *const known[] = { "begin", "size", "step", NULL };
 
 	if (sym__check_attrs(inf, known) < 0 ||
 	    bounds(inf, 0, "begin", &inf->at.concat.begin) < 0 ||
-	    bounds(inf, 0, "size", &inf->at.concat.size) < 0)
+	    bounds(inf, 0, "size", &inf->at.concat.size) < 0 ||
+	    steps(inf, 0) < 0)
 		return -1;
 	return 0;
 }
@@ -205,11 +244,12 @@ sym__decode_slice(struct sym__infer *inf)
 int
 sym__decode_slice_grad(struct sym__infer *inf)
 {
-	static const char *const known[] = { "begin", "size", NULL };
+	static const char *const known[] = { "begin", "size", "step", NULL };
 
 	if (sym__check_attrs(inf, known) < 0 ||
 	    bounds(inf, 1, "begin", &inf->at.concat.begin) < 0 ||
-	    bounds(inf, 1, "size", &inf->at.concat.size) < 0)
+	    bounds(inf, 1, "size", &inf->at.concat.size) < 0 ||
+	    steps(inf, 1) < 0)
 		return -1;
 	return 0;
 }
@@ -229,7 +269,9 @@ sym__rule_slice(struct sym__infer *inf)
 	if (!dims)
 		return sym__infer_nomem(inf);
 	for (size_t i = 0; i < x->rank; i++)
-		if (slice_dim(inf, 0, i, begin[i], size[i], &dims[i]) < 0)
+		if (slice_dim(inf, 0, i, begin[i], size[i],
+		        inf->at.concat.step ? inf->at.concat.step[i] : 1,
+		        &dims[i]) < 0)
 			return -1;
 	return sym__out_shape(inf, x->dtype, x->rank, dims);
 }
@@ -254,7 +296,9 @@ sym__rule_slice_grad(struct sym__infer *inf)
 	for (size_t i = 0; i < x->rank; i++) {
 		sym_expr *want;
 
-		if (slice_dim(inf, 1, i, begin[i], size[i], &want) < 0 ||
+		if (slice_dim(inf, 1, i, begin[i], size[i],
+		        inf->at.concat.step ? inf->at.concat.step[i] : 1,
+		        &want) < 0 ||
 		    sym__require_equal(inf, dy->dim[i], want,
 		        "dimension %zu of %s (%s) must be the size of the "
 		        "slice of %s (%s)",

@@ -37,6 +37,7 @@ import os
 import struct
 import subprocess
 import sys
+import time
 
 import torch
 import torch.nn as nn
@@ -221,16 +222,19 @@ def onnx_figures(path):
 
 
 def shape_check(prog, path):
-    """shape-check's import line: (symbolic dims, lost) or the error."""
+    """shape-check's import line: symbolic dims, lost and the time of the
+    whole run (reading the weights included), or the error."""
     if not prog:
         return "shape-check not run"
+    t0 = time.monotonic()
     r = subprocess.run([prog, path], capture_output=True, text=True)
+    secs = time.monotonic() - t0
     for line in r.stdout.splitlines():
         if line.startswith("onnx:"):
             f = line.replace(",", "").split()
             sym = f[f.index("symbolic") - 1]
             lost = f[f.index("lost") - 1]
-            return f"{sym} symbolic dims, {lost} lost"
+            return f"{sym} symbolic dims, {lost} lost in {secs:.2f} s"
     err = (r.stderr.strip().splitlines() or ["no import line"])[0]
     return "error: " + err
 
