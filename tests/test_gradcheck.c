@@ -172,6 +172,12 @@ static const struct gcase cases[] = {
 	    "b])\nq = reduce_sum(v, axis=0)\nk = reshape(q, [b, 1])\n"
 	    "m = mul(s, r)\ny = mul(m, k)\n",
 	    "[b, 3]" },
+	{ "slice with steps",
+	    "param x : f64[b, 7]\n"
+	    "s = slice(x, begin=[0, 1], size=[-1, 3], step=[1, 2])\n"
+	    "t = slice(x, begin=[0, 0], size=[-1, 3], step=[1, -3])\n"
+	    "e = exp(t)\ny = mul(s, e)\n",
+	    "[b, 3]" },
 	{ "gather",
 	    "param tab : f64[7, 3]\nparam q : f64[4, 6]\n"
 	    "input ids : i32[b, 2]\ninput ix : i32[b]\n"

@@ -294,6 +294,60 @@ test_concat_split(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* slice with a step in every dimension, positive or negative (negative:
+ * backwards, begin counted from the last element), against the
+ * definition: element i of a dimension d is begin + i * step, or
+ * d - 1 - begin - i * |step| backwards; size -1 is ceildiv(d - begin,
+ * |step|). f64 and f32, whose kernels copy by element size. */
+static void
+test_slice_step(void **state)
+{
+	int64_t dx[] = { 7, 5, 6 }, cx[3], cy[3];
+	sym_ctx *ctx = tl_ctx_new();
+	uint64_t s = 11;
+
+	(void)state;
+	for (int iter = 0; iter < 40; iter++) {
+		int64_t b[3], sz[3], st[3], dy[3];
+		sym_dtype dt = iter % 2 ? SYM_DT_F32 : SYM_DT_F64;
+		struct sym__tensor x = kt_random_tensor(&s, dt, 3, dx, -1, 1);
+		struct sym__tensor y;
+		sym_attrs *at = kt_attrs(ctx);
+		double *want;
+
+		for (int d = 0; d < 3; d++) {
+			int64_t mag = kt_irand(&s, 1, 3), room;
+
+			st[d] = kt_irand(&s, 0, 1) ? mag : -mag;
+			b[d] = kt_irand(&s, 0, dx[d] - 1);
+			room = (dx[d] - b[d] + mag - 1) / mag; /* ceildiv */
+			dy[d] = kt_irand(&s, 1, room);
+			sz[d] =
+			    dy[d] == room && kt_irand(&s, 0, 1) ? -1 : dy[d];
+		}
+		kt_set_ints(ctx, at, "begin", 3, b);
+		kt_set_ints(ctx, at, "size", 3, sz);
+		kt_set_ints(ctx, at, "step", 3, st);
+		y = kt_tensor(dt, 3, dy);
+		kt_run("slice", at, &x, 1, &y, 1);
+		want = kt_doubles(kt_numel(&y));
+		for (int64_t i = 0; i < kt_numel(&y); i++) {
+			kt_unravel(i, 3, dy, cy);
+			for (int d = 0; d < 3; d++)
+				cx[d] = st[d] > 0
+				    ? b[d] + cy[d] * st[d]
+				    : dx[d] - 1 - b[d] + cy[d] * st[d];
+			want[i] = kt_get(&x, kt_ravel(3, dx, cx));
+		}
+		kt_check_tensor(&y, want, 0.0, "slice with a step");
+		free(want);
+		kt_free_all(&x, 1);
+		kt_free_all(&y, 1);
+		sym_attrs_free(at);
+	}
+	tl_ctx_free(ctx);
+}
+
 /* slice with begin / size (size -1: to the end), on whole tensors and on
  * split blocks (global sizes), and out-of-range bounds. */
 static void
@@ -357,7 +411,7 @@ test_slice(void **state)
 		kt_set_ints(ctx, at, "begin", 3, (const int64_t[]){ 3, 0, 0 });
 		kt_set_ints(ctx, at, "size", 3, (const int64_t[]){ 2, -1, -1 });
 		kt_fails("slice", at, &x, 1, &y, 1,
-		    "dim 0: begin 3 size 2 of a dim of 4");
+		    "dim 0: begin 3 size 2 step 1 of a dim of 4");
 		kt_set_ints(ctx, at, "begin", 2, (const int64_t[]){ 0, 0 });
 		kt_decode_fails("slice", at, &x, 1, 1,
 		    "attribute begin of slice has 2 items, but input 0 has rank 3");
@@ -386,6 +440,7 @@ main(void)
 		cmocka_unit_test(test_transpose),
 		cmocka_unit_test(test_concat_split),
 		cmocka_unit_test(test_slice),
+		cmocka_unit_test(test_slice_step),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
