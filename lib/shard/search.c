@@ -61,8 +61,7 @@ search_destroy(struct sym__obj *obj)
 		sym_expr_free(s->entry[e].mem);
 	}
 	free(s->entry);
-	free(s->bucket);
-	free(s->next);
+	sym__htab_clear(&s->index);
 	free(s->cand);
 	free(s->part);
 	free(s->n_cand);

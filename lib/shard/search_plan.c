@@ -22,7 +22,7 @@ choice_hash(const sym_search *s, const size_t *c)
 
 	for (size_t j = 0; j < s->n_node; j++)
 		h = sym__hash_mix(h, c[j]);
-	return h;
+	return sym__mix64(h);
 }
 
 /* Make s->cur the sharding of the graph of "s" with the strategies of
@@ -72,45 +72,16 @@ sym__search_shard_with(sym_search *s, const size_t *c)
 	return shard_over(s);
 }
 
-/* Make room in "s" for one more entry, its chain and, past a load of
- * one, twice the buckets; 0 or -1. */
+/* Make room in "s" for one more entry and its place in the index; 0
+ * or -1. */
 static int
 reserve_entry(sym_search *s)
 {
-	if (s->n_entry == s->cap_entry) {
-		size_t cap = s->cap_entry ? 2 * s->cap_entry : 64;
-		struct sym__sentry *ne =
-		    sym__realloc_array(s->ctx, s->entry, cap, sizeof(*ne));
-		size_t *nx;
-
-		if (!ne)
-			return -1;
-		s->entry = ne;
-		nx = sym__realloc_array(s->ctx, s->next, cap, sizeof(*nx));
-		if (!nx)
-			return -1;
-		s->next = nx;
-		s->cap_entry = cap;
-	}
-	if (s->n_entry >= s->n_bucket) {
-		size_t nb = s->n_bucket ? 2 * s->n_bucket : 256;
-		size_t *b = sym__calloc(s->ctx, nb, sizeof(*b));
-
-		if (!b)
-			return -1;
-		free(s->bucket);
-		s->bucket = b;
-		s->n_bucket = nb;
-		for (size_t k = 0; k < nb; k++)
-			b[k] = SIZE_MAX;
-		for (size_t e = 0; e < s->n_entry; e++) {
-			size_t h = s->entry[e].hash & (nb - 1);
-
-			s->next[e] = b[h];
-			b[h] = e;
-		}
-	}
-	return 0;
+	return SYM__RESERVE(s->ctx, s->entry, s->cap_entry, s->n_entry + 1) <
+	            0 ||
+	        sym__htab_reserve(s->ctx, &s->index, 1) < 0
+	    ? -1
+	    : 0;
 }
 
 /* Trace the plan of entry "k" of "s": its number, each searched
@@ -146,18 +117,19 @@ evaluate(sym_search *s, const size_t *c)
 	uint64_t h = choice_hash(s, c);
 	struct sym__sentry *e;
 	sym_cost cost;
-	size_t k;
 
-	for (k = s->n_bucket ? s->bucket[h & (s->n_bucket - 1)] : SIZE_MAX;
-	     k != SIZE_MAX; k = s->next[k])
-		if (s->entry[k].hash == h && s->entry[k].level == s->lv &&
+	for (size_t i = sym__htab_first(&s->index, h); i != SYM__HTAB_END;
+	     i = sym__htab_next(&s->index, h, i)) {
+		size_t k = s->index.slot[i].item;
+
+		if (s->entry[k].level == s->lv &&
 		    !memcmp(s->entry[k].choice, c, s->n_node * sizeof(*c)))
 			return k;
+	}
 	if (reserve_entry(s) < 0)
 		return SIZE_MAX;
 	e = &s->entry[s->n_entry];
 	memset(e, 0, sizeof(*e));
-	e->hash = h;
 	e->level = s->lv;
 	e->choice = sym__calloc(s->ctx, s->n_node + 1, sizeof(*c));
 	if (!e->choice)
@@ -176,9 +148,8 @@ evaluate(sym_search *s, const size_t *c)
 	sym_cost_clear(&cost);
 	if (sym__trace_on(SYM__TRACE_SEARCH))
 		trace_entry(s, s->n_entry);
-	k = h & (s->n_bucket - 1);
-	s->next[s->n_entry] = s->bucket[k];
-	s->bucket[k] = s->n_entry;
+	/* Room was reserved above: this cannot fail. */
+	(void)sym__htab_add(s->ctx, &s->index, h, s->n_entry);
 	return s->n_entry++;
 }
 

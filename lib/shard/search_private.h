@@ -31,7 +31,6 @@
 struct sym__sentry {
 	size_t *choice;
 	int level;
-	uint64_t hash;
 	int ok;
 	sym_expr *fs, *mem;
 };
@@ -120,11 +119,9 @@ struct sym_search {
 	/* The plans priced. */
 	struct sym__sentry *entry;
 	size_t n_entry, cap_entry, n_eval;
-	size_t n_probe; /* the cost graph's probe passes */
-	/* The entries by hash: "bucket" heads (SIZE_MAX: empty), "next"
-	 * chains, "n_bucket" a power of two. */
-	size_t *bucket, *next, n_bucket;
-	int failed; /* an error other than a rejected plan */
+	size_t n_probe;         /* the cost graph's probe passes */
+	struct sym__htab index; /* hash of a choice -> its entry */
+	int failed;             /* an error other than a rejected plan */
 	/* The searched symbols, "n_var" of them (var[0] the first; its
 	 * "sym" NULL and its sizes [1, 1] when none), the evaluation
 	 * binding. */
