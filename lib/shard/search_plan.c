@@ -58,8 +58,9 @@ shard_over(sym_search *s)
 }
 
 /* Make s->cur the sharding of the graph of "s" with the strategies of
- * choice "c" at the level s->lv; 0 when the pass accepts them, -1 when not (an error other
- * than a rejected plan is left on the context: s->failed). */
+ * choice "c" at the level s->lv; 0 when the pass accepts them, -1 when
+ * not (an error other than a rejected plan is left on the context:
+ * s->failed). */
 int
 sym__search_shard_with(sym_search *s, const size_t *c)
 {
@@ -77,11 +78,9 @@ sym__search_shard_with(sym_search *s, const size_t *c)
 static int
 reserve_entry(sym_search *s)
 {
-	return SYM__RESERVE(s->ctx, s->entry, s->cap_entry, s->n_entry + 1) <
-	            0 ||
-	        sym__htab_reserve(s->ctx, &s->index, 1) < 0
-	    ? -1
-	    : 0;
+	if (SYM__RESERVE(s->ctx, s->entry, s->cap_entry, s->n_entry + 1) < 0)
+		return -1;
+	return sym__htab_reserve(s->ctx, &s->index, 1);
 }
 
 /* Trace the plan of entry "k" of "s": its number, each searched
