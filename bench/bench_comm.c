@@ -241,7 +241,7 @@ rank_main(void *p)
 
 	if (!ctx)
 		die(NULL, "context");
-	ep = sym_comm_attach(r->comm, r->rank, ctx);
+	ep = sym_comm_attach(ctx, r->comm, r->rank);
 	if (!ep)
 		die(ctx, "attach");
 	if (time_all(ep, sym_comm_n_ranks(r->comm), r->o, r->t) < 0)
@@ -380,7 +380,7 @@ bench_mpi(const struct opts *o, int *argc, char ***argv)
 
 	if (!comm)
 		die(ctx, "mpi communicator");
-	ep = sym_comm_attach(comm, sym_comm_rank(comm), ctx);
+	ep = sym_comm_attach(ctx, comm, sym_comm_rank(comm));
 	if (!ep)
 		die(ctx, "attach");
 	n = sym_comm_n_ranks(comm);

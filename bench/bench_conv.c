@@ -368,7 +368,7 @@ train(const struct opts *o, sym_ctx *ctx)
 	to.seed = run.seed;
 	to.batch = &run.batch;
 	to.n_batch = 1;
-	t = sym_trainer_new(plan, comm, data, NULL, &to, ctx);
+	t = sym_trainer_new(ctx, plan, comm, data, NULL, &to);
 	if (!t || !(c.x = t->rank[0].x))
 		die("trainer", ctx);
 	sym__exec_set_progress(t->rank[0].x, tick, &c);

@@ -74,7 +74,7 @@ run_init(struct run *r, const char *text, const char *bind)
 	    sym_plan_bind(r->p, b, r->s) < 0)
 		die(sym_ctx_last_message(r->ctx));
 	sym_binding_free(b);
-	r->x = sym_exec_new(r->p, NULL, r->ctx);
+	r->x = sym_exec_new(r->ctx, r->p, NULL);
 	if (!r->x || sym_exec_prepare(r->x, r->s) < 0 ||
 	    sym_exec_fill(r->x, 1) < 0 || sym_exec_run(r->x) < 0)
 		die(sym_ctx_last_message(r->ctx));

@@ -106,7 +106,7 @@ executor(sym_ctx *ctx, const sym_graph *g, const sym_plan *p, int64_t size,
 	int64_t *vals = calloc(nsym + 1, sizeof(*vals));
 	sym_communicator *comm =
 	    p ? sym_comm_threads_new(ctx, (int)sym_plan_n_ranks(p)) : NULL;
-	sym_comm_endpoint *ep = comm ? sym_comm_attach(comm, 0, ctx) : NULL;
+	sym_comm_endpoint *ep = comm ? sym_comm_attach(ctx, comm, 0) : NULL;
 	sym_exec *x = NULL;
 	void **seen = NULL;
 	size_t *most = NULL, n_seen = 0;
@@ -119,7 +119,7 @@ executor(sym_ctx *ctx, const sym_graph *g, const sym_plan *p, int64_t size,
 		vals[i] = size;
 	if (sym_plan_bind_values(p, vals, s) < 0)
 		goto done;
-	x = sym_exec_new(p, ep, ctx);
+	x = sym_exec_new(ctx, p, ep);
 	if (!x || sym_exec_prepare(x, s) < 0)
 		goto done;
 	nt = sym_plan_n_tensors(p);

@@ -433,7 +433,7 @@ bind_read(const sym_plan *p, sym_slices *s, const struct view *view,
 	int64_t v[16], sum = 0;
 
 	if (sym_plan_bind_values(p, values, s) < 0)
-		die(sym_graph_get_ctx(sym_plan_graph(p)), "binding");
+		die(sym_graph_ctx(sym_plan_graph(p)), "binding");
 	switch (m) {
 	case ALL_FETCHED:
 	case ONE_FETCHED:

@@ -412,8 +412,8 @@ verify(sym_ctx *ctx, const struct query *const *qs, size_t n)
 static void
 set_tiers(sym_ctx *ctx, int fast, int exact)
 {
-	if (sym_ctx_set_option(ctx, SYM_OPT_FAST_TIER, fast) < 0 ||
-	    sym_ctx_set_option(ctx, SYM_OPT_EXACT_TIER, exact) < 0)
+	if (sym_ctx_set_option(ctx, SYM_CTX_OPT_FAST_TIER, fast) < 0 ||
+	    sym_ctx_set_option(ctx, SYM_CTX_OPT_EXACT_TIER, exact) < 0)
 		die(ctx, NULL, "cannot set the tiers");
 }
 

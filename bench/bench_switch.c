@@ -150,7 +150,7 @@ train(struct bench *b, const struct opts *o, size_t piece, int no_switch,
 	to.search = b->s;
 	to.search_piece = piece;
 	to.no_switch = no_switch;
-	t = sym_trainer_new(p, comm, b->data, NULL, &to, b->ctx);
+	t = sym_trainer_new(b->ctx, p, comm, b->data, NULL, &to);
 	if (!t)
 		die(sym_ctx_last_message(b->ctx), NULL);
 	memset(r, 0, sizeof(*r));

@@ -96,7 +96,7 @@ static double
 single_steps(struct net *net, int64_t b, int n)
 {
 	sym_slices *s = sym_slices_new(net->single);
-	sym_exec *x = sym_exec_new(net->single, NULL, net->ctx);
+	sym_exec *x = sym_exec_new(net->ctx, net->single, NULL);
 	sym_binding *bd = sym_binding_new(net->ctx);
 	double *t = calloc((size_t)n, sizeof(*t));
 	struct bench_spread sp;
@@ -179,9 +179,9 @@ rank_main(void *arg)
 	struct rk *r = arg;
 	sym_ctx *ctx = sym_ctx_new();
 	sym_comm_endpoint *ep =
-	    ctx ? sym_comm_attach(r->comm, r->k, ctx) : NULL;
+	    ctx ? sym_comm_attach(ctx, r->comm, r->k) : NULL;
 
-	r->x = ep ? sym_exec_new(r->net->p, ep, ctx) : NULL;
+	r->x = ep ? sym_exec_new(ctx, r->net->p, ep) : NULL;
 	if (!r->x)
 		die("cannot make a rank's executor");
 	sym__exec_set_progress(r->x, tick, r);

@@ -286,7 +286,7 @@ sum(const double *v, int n)
 static void
 slowest(sym_communicator *comm, sym_ctx *ctx, struct totals *r, double *share)
 {
-	sym_comm_endpoint *ep = sym_comm_attach(comm, sym_comm_rank(comm), ctx);
+	sym_comm_endpoint *ep = sym_comm_attach(ctx, comm, sym_comm_rank(comm));
 	double mine[MAX_WINDOWS + 1], top[MAX_WINDOWS + 1];
 
 	memcpy(mine, r->seconds, sizeof(r->seconds));
@@ -386,7 +386,7 @@ make_trainer(const sym_plan *plan, sym_communicator *comm, sym_dataset *data,
 	to.batch = &o->batch;
 	to.n_batch = 1;
 	to.tokens_per_batch = o->tokens;
-	t = sym_trainer_new(plan, comm, data, NULL, &to, ctx);
+	t = sym_trainer_new(ctx, plan, comm, data, NULL, &to);
 	if (!t)
 		die("trainer", ctx);
 	return t;

@@ -37,7 +37,7 @@ run_rank(void *p)
 	for (int i = 0; i < 4; i++)
 		part[i] = (float)((10 * dp + i) * (mp + 1));
 	if (ctx)
-		ep = sym_comm_attach(a->comm, a->rank, ctx);
+		ep = sym_comm_attach(ctx, a->comm, a->rank);
 	if (ep)
 		rc = sym_comm_all_reduce(ep, row, 2, part, sum, 4, SYM_DT_F32,
 		    SYM_REDUCE_SUM);

@@ -76,7 +76,7 @@ train(const sym_plan *p, sym_communicator *comm, sym_dataset *data,
 	o.seed = 1;
 	o.batch = batch;
 	o.n_batch = nb;
-	t = sym_trainer_new(p, comm, data, NULL, &o, ctx);
+	t = sym_trainer_new(ctx, p, comm, data, NULL, &o);
 	if (!t)
 		return -1;
 	*steps = 0;

@@ -27,7 +27,7 @@ check(sym_plan *p, sym_plan *single, sym_communicator *comm, sym_ctx *ctx,
 
 	o.seed = 42;
 	if (b && sym_binding_parse(b, text, NULL) == 0 &&
-	    sym_exec_check(p, single, comm, b, &o, &r, ctx) == 0) {
+	    sym_exec_check(ctx, p, single, comm, b, &o, &r) == 0) {
 		printf("%s: %lld mismatches, max |diff| %.3g, sharded %.3f ms, "
 		       "single %.3f ms\n",
 		    text, (long long)r.n_mismatch, r.max_abs,

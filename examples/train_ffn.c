@@ -24,7 +24,7 @@ train_one_device(sym_graph *g, sym_plan *single, sym_ctx *ctx, int steps)
 {
 	sym_binding *b = sym_binding_new(ctx);
 	sym_slices *s = sym_slices_new(single);
-	sym_exec *x = sym_exec_new(single, NULL, ctx);
+	sym_exec *x = sym_exec_new(ctx, single, NULL);
 	const sym_value *loss = sym_graph_loss(g);
 	double first = 0, last = 0;
 	int rc = -1;
@@ -78,8 +78,8 @@ train_sharded(sym_plan *p, sym_plan *single, sym_ctx *ctx)
 			goto done;
 	}
 	if (!comm ||
-	    sym_exec_train_check(p, single, comm, (const sym_binding *const *)b,
-	        5, &o, loss, &r, ctx) < 0)
+	    sym_exec_train_check(ctx, p, single, comm,
+	        (const sym_binding *const *)b, 5, &o, loss, &r) < 0)
 		goto done;
 	for (int i = 0; i < 5; i++)
 		printf("8 ranks, step %d (%s): loss %.4f\n", i + 1, sizes[i],

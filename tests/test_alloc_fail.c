@@ -58,7 +58,7 @@ run_single(sym_ctx *ctx, sym_graph *g, struct outcome *out)
 	sym_plan *p = sym_plan_compile(g, SYM_PLAN_SINGLE);
 	sym_slices *sl = p ? sym_slices_new(p) : NULL;
 	sym_binding *b = sl ? sym_binding_new(ctx) : NULL;
-	sym_exec *x = b ? sym_exec_new(p, NULL, ctx) : NULL;
+	sym_exec *x = b ? sym_exec_new(ctx, p, NULL) : NULL;
 	int rc = -1;
 
 	if (x && sym_binding_parse(b, "b = 8", NULL) == 0 &&

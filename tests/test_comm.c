@@ -740,13 +740,13 @@ test_communicator(void **state)
 	assert_int_equal(sym_comm_set_option(comm, (sym_comm_option)9, 1), -1);
 	assert_int_equal(sym_comm_get_option(comm, (sym_comm_option)9), -1);
 
-	assert_null(sym_comm_attach(comm, 3, ctx));
+	assert_null(sym_comm_attach(ctx, comm, 3));
 	assert_string_equal(sym_ctx_last_message(ctx),
 	    "attach: rank 3 out of range (the communicator has 3 ranks)");
-	ep = sym_comm_attach(comm, 1, ctx);
+	ep = sym_comm_attach(ctx, comm, 1);
 	assert_non_null(ep);
 	assert_int_equal(sym_comm_endpoint_rank(ep), 1);
-	assert_null(sym_comm_attach(comm, 1, other));
+	assert_null(sym_comm_attach(other, comm, 1));
 	assert_string_equal(sym_ctx_last_message(other),
 	    "attach: rank 1 is already attached");
 	/* a group of one needs no peer */
@@ -756,7 +756,7 @@ test_communicator(void **state)
 	assert_int_equal(w, 5);
 	sym_comm_detach(ep);
 	assert_int_equal(sym_comm_barrier(ep, (const int[]){ 1 }, 1), -1);
-	ep2 = sym_comm_attach(comm, 1, other);
+	ep2 = sym_comm_attach(other, comm, 1);
 	assert_ptr_equal(ep2, ep);
 	sym_comm_detach(ep2);
 

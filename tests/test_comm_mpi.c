@@ -343,11 +343,11 @@ main(int argc, char **argv)
 	check(&r, sym_comm_mpi_available() == 1, "mpi available");
 	if (n > 1)
 		check(&r,
-		    !sym_comm_attach(r.comm, (r.rank + 1) % n, other) &&
+		    !sym_comm_attach(other, r.comm, (r.rank + 1) % n) &&
 		        strstr(sym_ctx_last_message(other),
 		            "belongs to another process"),
 		    "attach another process's rank");
-	r.ep = sym_comm_attach(r.comm, r.rank, r.ctx);
+	r.ep = sym_comm_attach(r.ctx, r.comm, r.rank);
 	if (!r.ep || n > MAX_RANKS) {
 		fprintf(stderr, "test_comm_mpi: attach: %s\n",
 		    sym_ctx_last_message(r.ctx));

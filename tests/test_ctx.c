@@ -52,11 +52,12 @@ test_option_defaults(void **state)
 	sym_ctx *ctx = tl_ctx_new();
 
 	(void)state;
-	assert_int_equal(sym_ctx_get_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS),
+	assert_int_equal(sym_ctx_get_option(ctx,
+	                     SYM_CTX_OPT_ISL_MAX_OPERATIONS),
 	    200000);
-	assert_int_equal(sym_ctx_get_option(ctx, SYM_OPT_WITNESS), 1);
-	assert_int_equal(sym_ctx_get_option(ctx, SYM_OPT_EXACT_TIER), 1);
-	assert_int_equal(sym_ctx_get_option(ctx, SYM_OPT_FAST_TIER), 1);
+	assert_int_equal(sym_ctx_get_option(ctx, SYM_CTX_OPT_WITNESS), 1);
+	assert_int_equal(sym_ctx_get_option(ctx, SYM_CTX_OPT_EXACT_TIER), 1);
+	assert_int_equal(sym_ctx_get_option(ctx, SYM_CTX_OPT_FAST_TIER), 1);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_OK);
 	assert_int_equal(sym_ctx_depth(ctx), 0);
 	assert_int_equal(sym_ctx_n_facts(ctx), 0);
@@ -67,19 +68,22 @@ test_option_defaults(void **state)
 static void
 test_option_set_get(void **state)
 {
-	static const sym_option flags[] = { SYM_OPT_WITNESS, SYM_OPT_EXACT_TIER,
-		SYM_OPT_FAST_TIER };
+	static const sym_option flags[] = { SYM_CTX_OPT_WITNESS,
+		SYM_CTX_OPT_EXACT_TIER, SYM_CTX_OPT_FAST_TIER };
 	sym_ctx *ctx = tl_ctx_new();
 
 	(void)state;
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS,
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_ISL_MAX_OPERATIONS,
 	                     1234),
 	    0);
-	assert_int_equal(sym_ctx_get_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS),
+	assert_int_equal(sym_ctx_get_option(ctx,
+	                     SYM_CTX_OPT_ISL_MAX_OPERATIONS),
 	    1234);
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS, 0),
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_ISL_MAX_OPERATIONS,
+	                     0),
 	    0);
-	assert_int_equal(sym_ctx_get_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS),
+	assert_int_equal(sym_ctx_get_option(ctx,
+	                     SYM_CTX_OPT_ISL_MAX_OPERATIONS),
 	    0);
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		assert_int_equal(sym_ctx_set_option(ctx, flags[i], 0), 0);
@@ -99,11 +103,12 @@ test_option_invalid(void **state)
 	sym_ctx *ctx = tl_ctx_new();
 
 	(void)state;
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS,
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_ISL_MAX_OPERATIONS,
 	                     -1),
 	    -1);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
-	assert_int_equal(sym_ctx_get_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS),
+	assert_int_equal(sym_ctx_get_option(ctx,
+	                     SYM_CTX_OPT_ISL_MAX_OPERATIONS),
 	    200000);
 	sym_ctx_clear_error(ctx);
 	assert_int_equal(sym_ctx_set_option(ctx, (sym_option)99, 1), -1);
@@ -390,8 +395,8 @@ test_null_arguments(void **state)
 
 	(void)state;
 	sym_ctx_free(NULL);
-	assert_int_equal(sym_ctx_set_option(NULL, SYM_OPT_WITNESS, 1), -1);
-	assert_int_equal(sym_ctx_get_option(NULL, SYM_OPT_WITNESS), -1);
+	assert_int_equal(sym_ctx_set_option(NULL, SYM_CTX_OPT_WITNESS, 1), -1);
+	assert_int_equal(sym_ctx_get_option(NULL, SYM_CTX_OPT_WITNESS), -1);
 	assert_int_equal(sym_ctx_last_error(NULL), SYM_EINVAL);
 	assert_non_null(sym_ctx_last_message(NULL));
 	loc = sym_ctx_last_location(NULL);

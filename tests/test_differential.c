@@ -446,8 +446,8 @@ wrong(const struct world *w, const struct node *e, int rel, int64_t k,
 static void
 set_mode(struct world *w, int mode)
 {
-	sym_ctx_set_option(w->ctx, SYM_OPT_FAST_TIER, mode != 1);
-	sym_ctx_set_option(w->ctx, SYM_OPT_EXACT_TIER, mode != 0);
+	sym_ctx_set_option(w->ctx, SYM_CTX_OPT_FAST_TIER, mode != 1);
+	sym_ctx_set_option(w->ctx, SYM_CTX_OPT_EXACT_TIER, mode != 0);
 }
 
 /* Ask one random claim about "e" in all three modes and check the answers

@@ -194,8 +194,8 @@ test_forward(void **state)
 				assert_int_equal(sym_binding_parse(b, sizes[k],
 				                     NULL),
 				    0);
-				if (sym_exec_check(p, single, comm, b, &o, &r,
-				        ctx) != 0)
+				if (sym_exec_check(ctx, p, single, comm, b, &o,
+				        &r) != 0)
 					fail_msg("%s: %s", what,
 					    sym_ctx_last_message(ctx));
 				if (r.n_mismatch != 0)
@@ -253,9 +253,9 @@ test_training(void **state)
 				                     sizes[k], NULL),
 				    0);
 			}
-			if (sym_exec_train_check(p, single, comm,
-			        (const sym_binding *const *)bs, 3, &o, loss, &r,
-			        ctx) != 0)
+			if (sym_exec_train_check(ctx, p, single, comm,
+			        (const sym_binding *const *)bs, 3, &o, loss,
+			        &r) != 0)
 				fail_msg("%s: %s", what,
 				    sym_ctx_last_message(ctx));
 			if (r.outputs.n_mismatch || r.params.n_mismatch)

@@ -143,7 +143,7 @@ check_agrees(struct compiled *c, const char *text)
 
 	o.progress = on_progress;
 	o.progress_arg = &pr;
-	if (sym_exec_check(c->p, c->single, c->comm, b, &o, &r, c->ctx) != 0)
+	if (sym_exec_check(c->ctx, c->p, c->single, c->comm, b, &o, &r) != 0)
 		fail_msg("%s: %s", text, sym_ctx_last_message(c->ctx));
 	sym_binding_free(b);
 	if (r.n_mismatch != 0)
@@ -184,8 +184,8 @@ test_ffn(void **state)
 	b = binding(&c, "b=12");
 	o.progress = on_progress;
 	o.progress_arg = &pr;
-	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o, &r,
-	                     c.ctx),
+	assert_int_equal(sym_exec_check(c.ctx, c.p, c.single, c.comm, b, &o,
+	                     &r),
 	    -1);
 	assert_string_equal(sym_ctx_last_message(c.ctx),
 	    "b = 12 violates divisor=8 declared at ffn.sg:3:8");
@@ -360,7 +360,7 @@ test_moves(void **state)
 	compiled_clear(&c);
 	compile_text(&c, indices, "indices.sg");
 	check_agrees(&c, "b=32");
-	x = sym_exec_new(c.single, NULL, c.ctx);
+	x = sym_exec_new(c.ctx, c.single, NULL);
 	s = sym_slices_new(c.single);
 	b = binding(&c, "b=64");
 	assert_int_equal(sym_plan_bind(c.single, b, s), 0);
@@ -427,16 +427,16 @@ test_detects(void **state)
 	(void)state;
 	compile_text(&c, two_unary, "two.sg");
 	b = binding(&c, "b=16");
-	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o, &r,
-	                     c.ctx),
+	assert_int_equal(sym_exec_check(c.ctx, c.p, c.single, c.comm, b, &o,
+	                     &r),
 	    0);
 	assert_int_equal(r.n_mismatch, 0);
 	assert_true(r.max_abs == 0.0);
 	sa = kernel_step(c.p, "a");
 	keep = sa->node;
 	sa->node = kernel_step(c.p, "n")->node;
-	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o, &r,
-	                     c.ctx),
+	assert_int_equal(sym_exec_check(c.ctx, c.p, c.single, c.comm, b, &o,
+	                     &r),
 	    0);
 	sa->node = keep;
 	/* relu(x) + neg(x) is 0 or -x; neg(x) + neg(x) is -2x: they differ
@@ -472,8 +472,8 @@ test_infinities(void **state)
 	(void)state;
 	compile_text(&c, infinities, "inf.sg");
 	b = binding(&c, "");
-	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, NULL, &r,
-	                     c.ctx),
+	assert_int_equal(sym_exec_check(c.ctx, c.p, c.single, c.comm, b, NULL,
+	                     &r),
 	    0);
 	assert_int_equal(r.n_mismatch, 0);
 	assert_true(r.max_abs == 0.0);
@@ -507,8 +507,8 @@ test_options_size(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		o.size = bad[i];
 		sym_ctx_clear_error(c.ctx);
-		assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o,
-		                     &r, c.ctx),
+		assert_int_equal(sym_exec_check(c.ctx, c.p, c.single, c.comm, b,
+		                     &o, &r),
 		    -1);
 		assert_int_equal(sym_ctx_last_error(c.ctx), SYM_EINVAL);
 		assert_non_null(strstr(sym_ctx_last_message(c.ctx),
@@ -516,8 +516,8 @@ test_options_size(void **state)
 		assert_non_null(strstr(sym_ctx_last_message(c.ctx),
 		    "SYM_EXEC_OPTIONS_INIT"));
 		sym_ctx_clear_error(c.ctx);
-		assert_int_equal(sym_exec_train_check(c.p, c.single, c.comm,
-		                     NULL, 0, &o, NULL, &tr, c.ctx),
+		assert_int_equal(sym_exec_train_check(c.ctx, c.p, c.single,
+		                     c.comm, NULL, 0, &o, NULL, &tr),
 		    -1);
 		assert_int_equal(sym_ctx_last_error(c.ctx), SYM_EINVAL);
 		assert_non_null(strstr(sym_ctx_last_message(c.ctx),
@@ -526,14 +526,14 @@ test_options_size(void **state)
 	assert_int_equal(pr.calls, 0);
 	o.size = offsetof(sym_exec_options, progress);
 	sym_ctx_clear_error(c.ctx);
-	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o, &r,
-	                     c.ctx),
+	assert_int_equal(sym_exec_check(c.ctx, c.p, c.single, c.comm, b, &o,
+	                     &r),
 	    0);
 	assert_int_equal(r.n_mismatch, 0);
 	assert_int_equal(pr.calls, 0);
 	o.size = sizeof(o);
-	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o, &r,
-	                     c.ctx),
+	assert_int_equal(sym_exec_check(c.ctx, c.p, c.single, c.comm, b, &o,
+	                     &r),
 	    0);
 	assert_int_equal(pr.calls, sym_plan_n_steps(c.p));
 	sym_binding_free(b);
@@ -557,7 +557,7 @@ static int
 run_ffn_rank(struct tl_member *m, void *arg)
 {
 	struct frank *f = arg;
-	sym_exec *x = sym_exec_new(f[m->rank].c->p, m->ep, m->ctx);
+	sym_exec *x = sym_exec_new(m->ctx, f[m->rank].c->p, m->ep);
 	const sym_value *y = sym_graph_find_value(f->c->g, "y");
 	size_t bytes = 0;
 	int32_t *lab;
@@ -663,18 +663,18 @@ test_failing_rank(void **state)
 	printf("# %d of 8 ranks saw the bad label: %s\n", n_failed, f[3].msg);
 	/* Rank 5 is held by this thread: its job cannot attach, nobody
 	 * runs, the check fails at once. */
-	held = sym_comm_attach(c.comm, 5, c.ctx);
+	held = sym_comm_attach(c.ctx, c.comm, 5);
 	assert_non_null(held);
 	t0 = (double)time(NULL);
-	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, NULL, &r,
-	                     c.ctx),
+	assert_int_equal(sym_exec_check(c.ctx, c.p, c.single, c.comm, b, NULL,
+	                     &r),
 	    -1);
 	assert_true((double)time(NULL) - t0 < 10);
 	assert_non_null(strstr(sym_ctx_last_message(c.ctx),
 	    "rank 5: attach: rank 5 is already attached"));
 	sym_comm_detach(held);
-	assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, NULL, &r,
-	                     c.ctx),
+	assert_int_equal(sym_exec_check(c.ctx, c.p, c.single, c.comm, b, NULL,
+	                     &r),
 	    0);
 	assert_int_equal(r.n_mismatch, 0);
 	sym_binding_free(b);
@@ -699,7 +699,7 @@ run_wrap_rank(struct tl_member *m, void *arg)
 {
 	struct wrank *w = &((struct wrank *)arg)[m->rank];
 	const sym_plan *p = w->c->p;
-	sym_exec *x = sym_exec_new(p, m->ep, m->ctx);
+	sym_exec *x = sym_exec_new(m->ctx, p, m->ep);
 	size_t bytes = 0, yb = 0;
 	int32_t *xv, *yv;
 
@@ -785,7 +785,7 @@ test_exec_api(void **state)
 
 	(void)state;
 	compile_example(&c, "ffn");
-	x = sym_exec_new(c.single, NULL, c.ctx);
+	x = sym_exec_new(c.ctx, c.single, NULL);
 	assert_non_null(x);
 	assert_int_equal(sym_exec_rank(x), 0);
 	assert_int_equal(sym_exec_run(x), -1);
@@ -836,7 +836,7 @@ test_exec_api(void **state)
 		assert_true(xv[i] >= -1.0f && xv[i] < 1.0f);
 	for (int i = 0; i < 8; i++)
 		assert_true(yv[i] >= 0 && yv[i] < 10);
-	x2 = sym_exec_new(c.single, NULL, c.ctx);
+	x2 = sym_exec_new(c.ctx, c.single, NULL);
 	assert_non_null(x2);
 	assert_int_equal(sym_exec_prepare(x2, s), 0);
 	assert_int_equal(sym_exec_fill(x2, 9), 0);
@@ -899,7 +899,7 @@ static int
 run_steady_rank(struct tl_member *m, void *arg)
 {
 	struct steady *st = arg;
-	sym_exec *x = sym_exec_new(st->p, m->ep, m->ctx);
+	sym_exec *x = sym_exec_new(m->ctx, st->p, m->ep);
 
 	if (!x)
 		return tl_failed(m, "new: %s", sym_ctx_last_message(m->ctx));
@@ -1091,8 +1091,8 @@ test_overflow_sizes(void **state)
 		                 : sym_binding_new(c.ctx);
 		o.progress = on_progress;
 		o.progress_arg = &pr;
-		assert_int_equal(sym_exec_check(c.p, c.single, c.comm, b, &o,
-		                     &r, c.ctx),
+		assert_int_equal(sym_exec_check(c.ctx, c.p, c.single, c.comm, b,
+		                     &o, &r),
 		    -1);
 		assert_int_equal(sym_ctx_last_error(c.ctx), SYM_EOVERFLOW);
 		assert_string_equal(sym_ctx_last_message(c.ctx), t[i].message);
@@ -1145,12 +1145,12 @@ bytes_per_rank(int n)
 	ep = calloc((size_t)n, sizeof(*ep));
 	assert_true(x && ep);
 	for (int r = 0; r < n; r++) {
-		ep[r] = sym_comm_attach(c.comm, r, c.ctx);
+		ep[r] = sym_comm_attach(c.ctx, c.comm, r);
 		assert_non_null(ep[r]);
 	}
 	before = heap_in_use();
 	for (int r = 0; r < n; r++) {
-		x[r] = sym_exec_new(c.p, ep[r], c.ctx);
+		x[r] = sym_exec_new(c.ctx, c.p, ep[r]);
 		assert_non_null(x[r]);
 	}
 	after = heap_in_use();

@@ -86,7 +86,7 @@ run_check(sym_plan *p, sym_plan *single, sym_communicator *comm, sym_ctx *ctx,
 	int rc = -1;
 
 	if (b && sym_binding_parse(b, text, NULL) == 0)
-		rc = sym_exec_check(p, single, comm, b, &o, rep, ctx);
+		rc = sym_exec_check(ctx, p, single, comm, b, &o, rep);
 	sym_binding_free(b);
 	return rc;
 }
@@ -99,7 +99,7 @@ run_corrupted(struct run *r, sym_graph *g, sym_plan *p, sym_communicator *comm,
     sym_ctx *ctx)
 {
 	const sym_value *y = sym_graph_find_value(g, "y");
-	sym_comm_endpoint *ep = sym_comm_attach(comm, r->rank, ctx);
+	sym_comm_endpoint *ep = sym_comm_attach(ctx, comm, r->rank);
 	sym_binding *b = sym_binding_new(ctx);
 	sym_slices *s = sym_slices_new(p);
 	sym_exec *x = NULL;
@@ -107,7 +107,7 @@ run_corrupted(struct run *r, sym_graph *g, sym_plan *p, sym_communicator *comm,
 	int bad = 1, rc;
 
 	if (ep && b && s && sym_binding_parse(b, "b=16", NULL) == 0 &&
-	    sym_plan_bind(p, b, s) == 0 && (x = sym_exec_new(p, ep, ctx)) &&
+	    sym_plan_bind(p, b, s) == 0 && (x = sym_exec_new(ctx, p, ep)) &&
 	    sym_exec_prepare(x, s) == 0 && sym_exec_fill(x, 5) == 0) {
 		lab = sym_exec_data(x, sym_plan_value_tensor(p, y), NULL);
 		if (lab && r->rank == 3)
@@ -139,7 +139,7 @@ lone_failures(struct run *r, sym_graph *g, sym_plan *p, sym_plan *single,
 	fails_with(r, ctx, "rank 3 rejects its binding", rc, SYM_EDOMAIN,
 	    "rank 3: b = 12 violates divisor=8 declared at ", now() - t0);
 	t0 = now();
-	rc = r->rank == 5 ? sym_exec_check(p, p, comm, NULL, NULL, &rep, ctx)
+	rc = r->rank == 5 ? sym_exec_check(ctx, p, p, comm, NULL, NULL, &rep)
 	                  : run_check(p, single, comm, ctx, "b=8", &rep);
 	fails_with(r, ctx, "rank 5 passes the sharded plan as the single one",
 	    rc, SYM_EINVAL,
@@ -200,8 +200,8 @@ train_graph(struct run *r, sym_communicator *comm, const char *what,
 		check(r, b[i] && sym_binding_parse(b[i], sizes[i], NULL) == 0,
 		    "binding %s", sizes[i]);
 	}
-	rc = sym_exec_train_check(p, single, comm,
-	    (const sym_binding *const *)b, (size_t)n, &o, loss, &tr, ctx);
+	rc = sym_exec_train_check(ctx, p, single, comm,
+	    (const sym_binding *const *)b, (size_t)n, &o, loss, &tr);
 	if (check(r, rc == 0, "%s: %s", what, sym_ctx_last_message(ctx)))
 		check(r,
 		    tr.n_steps == (size_t)n && tr.outputs.n_mismatch == 0 &&
@@ -211,8 +211,8 @@ train_graph(struct run *r, sym_communicator *comm, const char *what,
 		    (long long)tr.params.n_mismatch);
 	threads = sym_comm_threads_new(ctx, 8);
 	rc = threads
-	    ? sym_exec_train_check(p, single, threads,
-	          (const sym_binding *const *)b, (size_t)n, &o, lt, &tt, ctx)
+	    ? sym_exec_train_check(ctx, p, single, threads,
+	          (const sym_binding *const *)b, (size_t)n, &o, lt, &tt)
 	    : -1;
 	if (check(r, rc == 0, "%s on threads: %s", what,
 	        sym_ctx_last_message(ctx)))

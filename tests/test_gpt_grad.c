@@ -224,7 +224,7 @@ test_gpt_grad_single(void **state)
 	(void)state;
 	fixture_open(&f, "gpt.sg", 1);
 	result_init(&f, &r);
-	x = sym_exec_new(f.p, NULL, f.ctx);
+	x = sym_exec_new(f.ctx, f.p, NULL);
 	assert_non_null(x);
 	assert_int_equal(sym_exec_prepare(x, f.sl), 0);
 	if (load_fixture(&f, x) < 0 || sym_exec_run(x) < 0)
@@ -263,7 +263,7 @@ run_rank(struct tl_member *m, void *arg)
 {
 	struct sharded *sh = arg;
 	struct result *r = sh->r;
-	sym_exec *x = sym_exec_new(sh->f->p, m->ep, m->ctx);
+	sym_exec *x = sym_exec_new(m->ctx, sh->f->p, m->ep);
 	float loss;
 	void *buf = NULL;
 	int rc = -1;

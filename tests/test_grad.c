@@ -154,7 +154,7 @@ grads_agree(sym_ctx *ctx, const char *text, int64_t devices,
 		if (sym_binding_parse(b, bindings[k], NULL) < 0)
 			fail_msg("binding %s: %s", bindings[k],
 			    sym_ctx_last_message(ctx));
-		if (sym_exec_check(p, single, comm, b, &o, &r, ctx) != 0)
+		if (sym_exec_check(ctx, p, single, comm, b, &o, &r) != 0)
 			fail_msg("%s: %s", bindings[k],
 			    sym_ctx_last_message(ctx));
 		sym_binding_free(b);
@@ -207,8 +207,8 @@ test_statements(void **state)
 	sym_value_get_init(sym_graph_find_value(g, "h"), &init);
 	assert_int_equal(init.kind, SYM_INIT_DEFAULT);
 	assert_ptr_equal(sym_graph_loss(g), sym_graph_find_value(g, "l"));
-	assert_int_equal(sym_graph_get_optimizer(g, &opt), 0);
-	assert_int_equal(opt.kind, SYM_OPT_ADAMW);
+	assert_int_equal(sym_graph_optimizer(g, &opt), 0);
+	assert_int_equal(opt.kind, SYM_OPTIMIZER_ADAMW);
 	assert_true(opt.lr == 0.001 && opt.beta1 == 0.9 && opt.beta2 == 0.99);
 	assert_true(opt.eps == 1e-8 && opt.weight_decay == 0.01);
 	assert_string_equal(sym_optimizer_kind_name(opt.kind), "adamw");

@@ -312,7 +312,7 @@ check_case(const struct gcase *c, const int64_t *bs, size_t n)
 	p = sym_plan_compile(g, SYM_PLAN_SINGLE);
 	assert_non_null(p);
 	s = sym_slices_new(p);
-	x = sym_exec_new(p, NULL, ctx);
+	x = sym_exec_new(ctx, p, NULL);
 	assert_non_null(x);
 	for (size_t k = 0; k < n; k++) {
 		snprintf(what, sizeof(what), "%s at b = %lld", c->name,

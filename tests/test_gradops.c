@@ -421,7 +421,7 @@ check_agrees(sym_ctx *ctx, sym_graph *g, const char *const *bindings)
 		if (sym_binding_parse(b, bindings[k], NULL) < 0)
 			fail_msg("binding %s: %s", bindings[k],
 			    sym_ctx_last_message(ctx));
-		if (sym_exec_check(p, single, comm, b, &o, &r, ctx) != 0)
+		if (sym_exec_check(ctx, p, single, comm, b, &o, &r) != 0)
 			fail_msg("%s: %s", bindings[k],
 			    sym_ctx_last_message(ctx));
 		sym_binding_free(b);

@@ -423,7 +423,7 @@ sc_run(const char *st, const int32_t *lab, double mean, const double *grad)
 	    0);
 	o.inputs = in;
 	o.outputs = out;
-	if (sym_exec_check(p, single, comm, b, &o, &r, ctx) != 0)
+	if (sym_exec_check(ctx, p, single, comm, b, &o, &r) != 0)
 		fail_msg("%s: %s", st, sym_ctx_last_message(ctx));
 	assert_int_equal(r.n_mismatch, 0);
 	k = sym_checkpoint_find(out, "loss");
@@ -541,7 +541,7 @@ vp_run(int nb, int nc, const char *red, const double *want, size_t n)
 	    0);
 	o.inputs = in;
 	o.outputs = out;
-	if (sym_exec_check(p, single, comm, b, &o, &r, ctx) != 0)
+	if (sym_exec_check(ctx, p, single, comm, b, &o, &r) != 0)
 		fail_msg("%s: %s", st, sym_ctx_last_message(ctx));
 	assert_int_equal(r.n_mismatch, 0);
 	got = vp_out(out, "loss", n);

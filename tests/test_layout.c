@@ -89,7 +89,7 @@ test_mesh_new(void **state)
 	assert_string_equal(sym_mesh_axis_name(m, 2), "mp");
 	assert_null(sym_mesh_axis_name(m, 3));
 	assert_int_equal(sym_mesh_find_axis(m, "sp"), 1);
-	assert_int_equal(sym_mesh_find_axis(m, "tp"), -1);
+	assert_int_equal(sym_mesh_find_axis(m, "tp"), SYM_NPOS);
 	check_str(sym_mesh_to_str(m), "(dp=2, sp=2, mp=2)");
 
 	c = sym_mesh_copy(m);
@@ -282,7 +282,7 @@ layout_of(sym_mesh *m, size_t rank, const char *const *const *dims)
 
 	for (size_t d = 0; d < rank; d++) {
 		for (size_t i = 0; dims[d] && dims[d][i]; i++) {
-			ax[d][i] = sym_mesh_find_axis(m, dims[d][i]);
+			ax[d][i] = (int)sym_mesh_find_axis(m, dims[d][i]);
 			n[d]++;
 		}
 		axp[d] = ax[d];

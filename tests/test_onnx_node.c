@@ -351,7 +351,7 @@ check_values(sym_graph *g, sym_ctx *ctx, const char *dir, const char *which)
 		comm = sym_comm_threads_new(ctx, (int)sym_plan_n_ranks(p));
 	o.inputs = in;
 	o.outputs = out;
-	if (!comm || sym_exec_check(p, single, comm, b, &o, &r, ctx) < 0) {
+	if (!comm || sym_exec_check(ctx, p, single, comm, b, &o, &r) < 0) {
 		printf("FAIL %s: values: %s\n", which,
 		    sym_ctx_last_message(ctx));
 		goto out;

@@ -41,12 +41,12 @@ static void
 test_every_layer(void **state)
 {
 	(void)state;
-	assert_int_equal(sym_op_n_ops(), SYM__N_OPS);
+	assert_int_equal(sym_registry_n_ops(), SYM__N_OPS);
 	for (size_t i = 0; i < SYM__N_OPS; i++) {
 		const sym_op *op = sym__op((enum sym__opid)i);
 
 		assert_non_null(op);
-		assert_ptr_equal(op, sym_op_at(i));
+		assert_ptr_equal(op, sym_registry_op(i));
 		assert_int_equal(op->id, i);
 		assert_non_null(op->name);
 		assert_ptr_equal(sym_op_find(op->name), op);
@@ -59,7 +59,7 @@ test_every_layer(void **state)
 			fail_msg("operator %s has no kernel", op->name);
 	}
 	assert_null(sym__op(SYM__N_OPS));
-	assert_null(sym_op_at(SYM__N_OPS));
+	assert_null(sym_registry_op(SYM__N_OPS));
 	assert_null(sym__shard_rule_find(NULL));
 	assert_null(sym__kernel(NULL));
 }
@@ -724,7 +724,7 @@ call_kernel(const sym_node *n, const sym_graph *g, sym_dtype out, char **error)
 static int
 run_one_device(sym_graph *g, const char *what, char *msg, size_t size)
 {
-	sym_ctx *ctx = sym_graph_get_ctx(g);
+	sym_ctx *ctx = sym_graph_ctx(g);
 	sym_plan *p = NULL, *single = NULL;
 	sym_communicator *comm = NULL;
 	sym_binding *b = sym_binding_new(ctx);
@@ -737,7 +737,7 @@ run_one_device(sym_graph *g, const char *what, char *msg, size_t size)
 	    (p = sym_plan_compile(g, 0)) != NULL &&
 	    (single = sym_plan_compile(g, SYM_PLAN_SINGLE)) != NULL &&
 	    (comm = sym_comm_threads_new(ctx, 1)) != NULL)
-		r = sym_exec_check(p, single, comm, b, &o, &rep, ctx);
+		r = sym_exec_check(ctx, p, single, comm, b, &o, &rep);
 	if (r != 0)
 		snprintf(msg, size, "%s: %s", what, sym_ctx_last_message(ctx));
 	else if (rep.n_mismatch != 0)

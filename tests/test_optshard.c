@@ -332,7 +332,7 @@ executor_grad_bytes(sym_ctx *ctx, sym_graph *g)
 	sym_plan *p = sym_plan_compile(g, 0);
 	sym_slices *s = p ? sym_slices_new(p) : NULL;
 	sym_communicator *comm = sym_comm_threads_new(ctx, 8);
-	sym_comm_endpoint *ep = comm ? sym_comm_attach(comm, 0, ctx) : NULL;
+	sym_comm_endpoint *ep = comm ? sym_comm_attach(ctx, comm, 0) : NULL;
 	int64_t b = 16, total = 0;
 	void *seen[64];
 	size_t most[64], n_seen = 0;
@@ -342,7 +342,7 @@ executor_grad_bytes(sym_ctx *ctx, sym_graph *g)
 	assert_non_null(ep);
 	assert_int_equal(sym_plan_n_symbols(p), 1);
 	assert_int_equal(sym_plan_bind_values(p, &b, s), 0);
-	x = sym_exec_new(p, ep, ctx);
+	x = sym_exec_new(ctx, p, ep);
 	assert_non_null(x);
 	assert_int_equal(sym_exec_prepare(x, s), 0);
 	for (size_t t = 0; t < sym_plan_n_tensors(p); t++) {

@@ -135,7 +135,7 @@ compiled(sym_graph *g, unsigned flags)
 
 	if (!p)
 		fail_msg("sym_plan_compile: %s",
-		    sym_ctx_last_message(sym_graph_get_ctx(g)));
+		    sym_ctx_last_message(sym_graph_ctx(g)));
 	return p;
 }
 
@@ -144,7 +144,7 @@ compiled(sym_graph *g, unsigned flags)
 static int
 bind_text(const sym_plan *p, sym_slices *s, const char *text)
 {
-	sym_ctx *ctx = sym_graph_get_ctx(sym_plan_graph(p));
+	sym_ctx *ctx = sym_graph_ctx(sym_plan_graph(p));
 	sym_binding *b = sym_binding_new(ctx);
 	int r;
 
@@ -170,7 +170,7 @@ static void
 assert_rejected(const sym_plan *p, sym_slices *s, const char *text,
     sym_error code, const char *want)
 {
-	sym_ctx *ctx = sym_graph_get_ctx(sym_plan_graph(p));
+	sym_ctx *ctx = sym_graph_ctx(sym_plan_graph(p));
 	int64_t v[4];
 
 	assert_int_equal(bind_text(p, s, text), -1);
@@ -565,7 +565,7 @@ references(const sym_plan *p, struct reference *ref)
 			for (int64_t r = 0; r < nr; r++)
 				ref[t].offset[(size_t)r * n + d] = l
 				    ? sym_layout_offset(l, e, d, r)
-				    : sym_expr_const(sym_expr_get_ctx(e), 0);
+				    : sym_expr_const(sym_expr_ctx(e), 0);
 		}
 	}
 }
@@ -595,7 +595,7 @@ eval(const sym_expr *e, const sym_binding *b)
 
 	if (sym_expr_eval(e, b, &v) < 0)
 		fail_msg("sym_expr_eval: %s",
-		    sym_ctx_last_message(sym_expr_get_ctx(e)));
+		    sym_ctx_last_message(sym_expr_ctx(e)));
 	return v;
 }
 

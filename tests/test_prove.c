@@ -288,22 +288,23 @@ test_simplify(void **state)
 	t = P(ctx, "t");
 	s = P(ctx, "s + 128");
 	assert_int_equal(sym_ctx_assume(ctx, t, SYM_EQ, s, NULL), 0);
-	e = sym_simplify(ctx, P(ctx, "t - s"));
+	e = sym_prove_simplify(ctx, P(ctx, "t - s"));
 	str = sym_expr_to_str(e);
 	assert_string_equal(str, "128");
 	free(str);
 	sym_expr_free(e);
-	e = sym_simplify(ctx, P(ctx, "min(s, t) + h"));
+	e = sym_prove_simplify(ctx, P(ctx, "min(s, t) + h"));
 	str = sym_expr_to_str(e);
 	assert_string_equal(str, "s + h");
 	free(str);
 	sym_expr_free(e);
-	e = sym_simplify(ctx, P(ctx, "(t floordiv 128) - (s floordiv 128)"));
+	e = sym_prove_simplify(ctx,
+	    P(ctx, "(t floordiv 128) - (s floordiv 128)"));
 	str = sym_expr_to_str(e);
 	assert_string_equal(str, "1");
 	free(str);
 	sym_expr_free(e);
-	e = sym_simplify(ctx, P(ctx, "h mod 4"));
+	e = sym_prove_simplify(ctx, P(ctx, "h mod 4"));
 	str = sym_expr_to_str(e);
 	assert_string_equal(str, "h mod 4");
 	free(str);
@@ -344,14 +345,16 @@ test_budget(void **state)
 	(void)state;
 	decl(ctx, "a", 1, 0, 1, 0, 1);
 	decl(ctx, "c", 1, 0, 1, 0, 1);
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_FAST_TIER, 0), 0);
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS, 1),
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_FAST_TIER, 0), 0);
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_ISL_MAX_OPERATIONS,
+	                     1),
 	    0);
 	assert_int_equal(cmp(ctx, "3*(a floordiv 3) + 5*(c floordiv 5)", SYM_LE,
 	                     "a + c", NULL),
 	    SYM_UNKNOWN);
 	assert_int_equal(sym_prove_last_tier(ctx), SYM_TIER_NONE);
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS, 0),
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_ISL_MAX_OPERATIONS,
+	                     0),
 	    0);
 	assert_int_equal(cmp(ctx, "3*(a floordiv 3) + 5*(c floordiv 5)", SYM_LE,
 	                     "a + c", NULL),
@@ -378,7 +381,7 @@ test_chain_of_relations(void **state)
 	sym_expr *a, *b;
 
 	(void)state;
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS,
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_ISL_MAX_OPERATIONS,
 	                     CHAIN_OPS),
 	    0);
 	for (int i = 0; i < CHAIN_N; i++) {
@@ -395,11 +398,11 @@ test_chain_of_relations(void **state)
 		sym_expr_free(b);
 	}
 	assert_int_equal(sym_ctx_n_facts(ctx), CHAIN_N - 1);
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_FAST_TIER, 0), 0);
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_FAST_TIER, 0), 0);
 	snprintf(name, sizeof(name), "s%d", CHAIN_N - 1);
 	snprintf(rhs, sizeof(rhs), "s0 + %d", 8 * (CHAIN_N - 1));
 	assert_int_equal(cmp(ctx, name, SYM_LE, rhs, NULL), SYM_TRUE);
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS,
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_ISL_MAX_OPERATIONS,
 	                     200000),
 	    0);
 	assert_int_equal(cmp(ctx, name, SYM_LT, rhs, &w), SYM_FALSE);
@@ -457,13 +460,13 @@ test_tiers(void **state)
 	decl(ctx, "a", 1, 0, 1, 0, 0);
 	assert_int_equal(cmp(ctx, "4*b mod 8", SYM_EQ, "0", NULL), SYM_TRUE);
 	assert_int_equal(sym_prove_last_tier(ctx), SYM_TIER_FAST);
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_FAST_TIER, 0), 0);
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_FAST_TIER, 0), 0);
 	assert_int_equal(cmp(ctx, "b mod 4", SYM_EQ, "0", NULL), SYM_TRUE);
 	assert_int_equal(sym_prove_last_tier(ctx), SYM_TIER_EXACT);
 	assert_int_equal(cmp(ctx, "b mod 16", SYM_EQ, "0", NULL), SYM_FALSE);
 	assert_int_equal(cmp(ctx, "a", SYM_GE, "a mod 3", NULL), SYM_TRUE);
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_FAST_TIER, 1), 0);
-	assert_int_equal(sym_ctx_set_option(ctx, SYM_OPT_EXACT_TIER, 0), 0);
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_FAST_TIER, 1), 0);
+	assert_int_equal(sym_ctx_set_option(ctx, SYM_CTX_OPT_EXACT_TIER, 0), 0);
 	assert_int_equal(cmp(ctx, "b mod 16", SYM_EQ, "0", NULL), SYM_FALSE);
 	assert_int_equal(sym_prove_last_tier(ctx), SYM_TIER_FAST);
 	done(ctx);
@@ -488,7 +491,7 @@ test_errors(void **state)
 	    SYM_ERROR);
 	assert_int_equal(sym_prove_cmp(NULL, b, SYM_EQ, b, NULL), SYM_ERROR);
 	assert_int_equal(sym_prove_bounds(ctx, NULL, NULL, NULL), SYM_ERROR);
-	assert_null(sym_simplify(ctx, NULL));
+	assert_null(sym_prove_simplify(ctx, NULL));
 	assert_string_equal(sym_cmp_name(SYM_LE), "<=");
 	sym_expr_free(b);
 	done(ctx);

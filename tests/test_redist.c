@@ -1335,11 +1335,11 @@ test_bounded_search(void **state)
 		assert_non_null(la);
 		assert_non_null(lb);
 		assert_int_equal(sym_ctx_set_option(sim.ctx,
-		                     SYM_OPT_REDIST_BOUND, 0),
+		                     SYM_CTX_OPT_REDIST_BOUND, 0),
 		    0);
 		r0 = sym_redist_plan(la, lb, shape, i % 2 ? two : NULL);
 		assert_int_equal(sym_ctx_set_option(sim.ctx,
-		                     SYM_OPT_REDIST_BOUND, 1),
+		                     SYM_CTX_OPT_REDIST_BOUND, 1),
 		    0);
 		r1 = sym_redist_plan(la, lb, shape, i % 2 ? two : NULL);
 		assert_non_null(r0);

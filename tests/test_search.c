@@ -59,7 +59,7 @@ price(sym_graph *g, sym_binding *const *b, size_t n, int64_t *fs)
 		return -1;
 	assert_int_equal(sym_graph_cost(g, NULL, &c), 0);
 	for (size_t k = 0; k < n; k++)
-		assert_int_equal(sym_expr_eval(c.seconds_fs, b[k], &fs[k]), 0);
+		assert_int_equal(sym_expr_eval(c.time_fs, b[k], &fs[k]), 0);
 	sym_cost_clear(&c);
 	return 0;
 }
@@ -159,23 +159,23 @@ at_b(sym_ctx *ctx, const sym_expr *e, int64_t v)
 static int64_t
 time_at(sym_ctx *ctx, const sym_search *s, int64_t b)
 {
-	const sym_symbol *y2 = sym_search_symbol_at(s, 1);
+	const sym_symbol *y2 = sym_search_symbol(s, 1);
 	int64_t least2 = y2 ? sym_symbol_least(y2) : 0;
 	size_t i;
 	int64_t lo, hi, lo2 = 0, hi2 = -1;
 
 	for (i = 0; i < sym_search_n_pieces(s); i++) {
-		assert_int_equal(sym_search_piece_range(s, i, &lo, &hi), 0);
+		assert_int_equal(sym_search_piece_range(s, i, 0, &lo, &hi), 0);
 		if (y2)
-			assert_int_equal(sym_search_piece_range_at(s, i, 1,
-			                     &lo2, &hi2),
+			assert_int_equal(sym_search_piece_range(s, i, 1, &lo2,
+			                     &hi2),
 			    0);
 		if (b >= lo && (hi < 0 || b <= hi) && least2 >= lo2 &&
 		    (hi2 < 0 || least2 <= hi2))
 			break;
 	}
 	assert_true(i < sym_search_n_pieces(s));
-	return at_b(ctx, sym_search_piece_seconds(s, i), b);
+	return at_b(ctx, sym_search_piece_femtoseconds(s, i), b);
 }
 
 /* Brute force on "chain": every combination of matmul strategies
@@ -367,25 +367,26 @@ test_mlp_crossover(void **state)
 	/* Data parallel last, with the time derived above. */
 	assert_string_equal(strategy_of(s, n - 1, "h"), "((8, 1), (1, 1))");
 	assert_string_equal(strategy_of(s, n - 1, "o"), "((8, 1), (1, 1))");
-	assert_int_equal(at_b(ctx, sym_search_piece_seconds(s, n - 1), 0),
+	assert_int_equal(at_b(ctx, sym_search_piece_femtoseconds(s, n - 1), 0),
 	    1385076278650LL);
-	assert_int_equal(at_b(ctx, sym_search_piece_seconds(s, n - 1), 1) -
+	assert_int_equal(at_b(ctx, sym_search_piece_femtoseconds(s, n - 1), 1) -
 	        1385076278650LL,
 	    104893440LL);
 	/* The pieces cover [128, 1048576] contiguously, and every
 	 * breakpoint is where the two pieces' times cross. */
-	assert_int_equal(sym_search_piece_range(s, 0, &lo, &hi), 0);
+	assert_int_equal(sym_search_piece_range(s, 0, 0, &lo, &hi), 0);
 	assert_int_equal(lo, 128);
 	for (size_t i = 1; i < n; i++) {
-		const sym_expr *a = sym_search_piece_seconds(s, i - 1);
-		const sym_expr *b = sym_search_piece_seconds(s, i);
+		const sym_expr *a = sym_search_piece_femtoseconds(s, i - 1);
+		const sym_expr *b = sym_search_piece_femtoseconds(s, i);
 		int64_t ma = at_b(ctx, a, 1) - at_b(ctx, a, 0);
 		int64_t mb = at_b(ctx, b, 1) - at_b(ctx, b, 0);
 		int64_t ca = at_b(ctx, a, 0), cb = at_b(ctx, b, 0), cross;
 
-		assert_int_equal(sym_search_piece_range(s, i - 1, &plo, &phi),
+		assert_int_equal(sym_search_piece_range(s, i - 1, 0, &plo,
+		                     &phi),
 		    0);
-		assert_int_equal(sym_search_piece_range(s, i, &lo, &hi), 0);
+		assert_int_equal(sym_search_piece_range(s, i, 0, &lo, &hi), 0);
 		assert_int_equal(lo, phi + 8);
 		assert_true(ma > mb && cb > ca);
 		/* the least multiple of 8 with mb*b + cb < ma*b + ca */
@@ -605,10 +606,11 @@ piece_time(sym_ctx *ctx, const sym_search *s, size_t i, int64_t b, int64_t t)
 	for (size_t k = 0; k < sym_ctx_n_symbols(ctx); k++) {
 		sym_symbol *y = sym_ctx_symbol(ctx, k);
 
-		if (sym_symbol_origin(y) == sym_search_symbol_at(s, 1))
+		if (sym_symbol_origin(y) == sym_search_symbol(s, 1))
 			sym_binding_set(at, y, t);
 	}
-	assert_int_equal(sym_expr_eval(sym_search_piece_seconds(s, i), at, &x),
+	assert_int_equal(sym_expr_eval(sym_search_piece_femtoseconds(s, i), at,
+	                     &x),
 	    0);
 	sym_binding_free(at);
 	return x;
@@ -624,9 +626,8 @@ piece_at(const sym_search *s, int64_t b, int64_t t)
 	for (size_t i = 0; i < sym_search_n_pieces(s); i++) {
 		int64_t lo, hi, lo2, hi2;
 
-		assert_int_equal(sym_search_piece_range_at(s, i, 0, &lo, &hi),
-		    0);
-		assert_int_equal(sym_search_piece_range_at(s, i, 1, &lo2, &hi2),
+		assert_int_equal(sym_search_piece_range(s, i, 0, &lo, &hi), 0);
+		assert_int_equal(sym_search_piece_range(s, i, 1, &lo2, &hi2),
 		    0);
 		if (b < lo || (hi >= 0 && b > hi) || t < lo2 ||
 		    (hi2 >= 0 && t > hi2))
@@ -675,8 +676,8 @@ test_two_symbols(void **state)
 	s = sym_graph_search(g, NULL);
 	assert_non_null(s);
 	assert_int_equal(sym_search_n_symbols(s), 2);
-	assert_string_equal(sym_symbol_name(sym_search_symbol_at(s, 1)), "t");
-	assert_null(sym_search_symbol_at(s, 2));
+	assert_string_equal(sym_symbol_name(sym_search_symbol(s, 1)), "t");
+	assert_null(sym_search_symbol(s, 2));
 	n = sym_search_n_pieces(s);
 	print_message("%zu pieces over b and t in %.3f s\n", n,
 	    sym_search_seconds(s));
@@ -684,7 +685,8 @@ test_two_symbols(void **state)
 		size_t first = piece_at(s, 8, t);
 		int64_t lo, hi;
 
-		assert_int_equal(sym_search_piece_range(s, first, &lo, &hi), 0);
+		assert_int_equal(sym_search_piece_range(s, first, 0, &lo, &hi),
+		    0);
 		assert_int_equal(hi, first_hi[t - 1]);
 		for (size_t k = 0; k < sizeof(bs) / sizeof(bs[0]); k++) {
 			size_t i = piece_at(s, bs[k], t);
@@ -700,10 +702,10 @@ test_two_symbols(void **state)
 	for (size_t i = 0; i + 1 < n; i++) {
 		int64_t lo, hi, lo2, hi2, nlo, nlo2;
 
-		sym_search_piece_range_at(s, i, 0, &lo, &hi);
-		sym_search_piece_range_at(s, i, 1, &lo2, &hi2);
-		sym_search_piece_range_at(s, i + 1, 0, &nlo, NULL);
-		sym_search_piece_range_at(s, i + 1, 1, &nlo2, NULL);
+		sym_search_piece_range(s, i, 0, &lo, &hi);
+		sym_search_piece_range(s, i, 1, &lo2, &hi2);
+		sym_search_piece_range(s, i + 1, 0, &nlo, NULL);
+		sym_search_piece_range(s, i + 1, 1, &nlo2, NULL);
 		if (nlo2 != lo2)
 			continue; /* the next cell */
 		assert_int_equal(nlo, hi + 8);
@@ -768,7 +770,7 @@ test_memory_cap(void **state)
 	for (size_t i = 0; i < sym_search_n_pieces(s); i++) {
 		const sym_expr *m = sym_search_piece_memory(s, i);
 
-		assert_int_equal(sym_search_piece_range(s, i, &lo, &hi), 0);
+		assert_int_equal(sym_search_piece_range(s, i, 0, &lo, &hi), 0);
 		for (int64_t b = lo; b <= hi; b += 8)
 			assert_true(at_b(ctx, m, b) <= o.memory);
 		assert_string_not_equal(strategy_of(s, i, "h"),
@@ -970,20 +972,20 @@ test_overflow(void **state)
 	assert_true(n >= 2);
 	assert_int_equal(sym_search_piece_fit(s, n - 1), SYM_SEARCH_OVERFLOW);
 	assert_int_equal(sym_search_piece_fit(s, n), -1);
-	assert_null(sym_search_piece_seconds(s, n - 1));
+	assert_null(sym_search_piece_femtoseconds(s, n - 1));
 	assert_null(sym_search_strategy(s, n - 1, 0));
 	assert_int_equal(sym_search_apply(s, n - 1), -1);
 	sym_ctx_clear_error(ctx);
-	assert_int_equal(sym_search_piece_range(s, n - 1, &lo, &hi), 0);
+	assert_int_equal(sym_search_piece_range(s, n - 1, 0, &lo, &hi), 0);
 	assert_int_equal(hi, -1);
-	assert_int_equal(sym_search_piece_range(s, n - 2, &plo, &phi), 0);
+	assert_int_equal(sym_search_piece_range(s, n - 2, 0, &plo, &phi), 0);
 	assert_int_equal(phi + 8, lo);
 	for (size_t i = 0; i + 1 < n; i++)
 		assert_int_equal(sym_search_piece_fit(s, i), SYM_SEARCH_FITS);
 	/* the last size priced is, the next is not */
 	{
 		sym_binding *at = binding(ctx, "b", phi);
-		const sym_expr *fs = sym_search_piece_seconds(s, n - 2);
+		const sym_expr *fs = sym_search_piece_femtoseconds(s, n - 2);
 
 		assert_int_equal(sym_expr_eval(fs, at, &v), 0);
 		assert_true(v > 0);
@@ -1020,7 +1022,7 @@ test_partial_cap(void **state)
 	for (size_t i = 0; i < n; i++) {
 		const sym_expr *m = sym_search_piece_memory(s, i);
 
-		assert_int_equal(sym_search_piece_range(s, i, &lo, &hi), 0);
+		assert_int_equal(sym_search_piece_range(s, i, 0, &lo, &hi), 0);
 		assert_true(hi >= lo);
 		if (sym_search_piece_fit(s, i) == SYM_SEARCH_FITS) {
 			assert_int_equal(over, 0); /* the small sizes fit */
@@ -1264,7 +1266,7 @@ plan_time(const char *text, int64_t b, int64_t s)
 		if (!strcmp(sym_symbol_name(sym_symbol_origin(y)), "s"))
 			sym_binding_set(bb, y, s);
 	}
-	assert_int_equal(sym_expr_eval(c.seconds_fs, bb, &fs), 0);
+	assert_int_equal(sym_expr_eval(c.time_fs, bb, &fs), 0);
 	sym_cost_clear(&c);
 	sym_binding_free(bb);
 	sym_graph_free(g);
@@ -1374,7 +1376,7 @@ test_cost_model(void **state)
 	(void)state;
 	assert_int_equal(sym_graph_cost(g, NULL, &c), -1);
 	assert_int_equal(sym_ctx_last_error(ctx), SYM_EINVAL);
-	assert_null(c.seconds_fs);
+	assert_null(c.time_fs);
 	assert_int_equal(sym_graph_shard(g, NULL), 0);
 	assert_int_equal(sym_graph_cost(g, NULL, &c), 0);
 	for (int64_t b = 1; b <= 1000; b *= 10) {
@@ -1382,8 +1384,7 @@ test_cost_model(void **state)
 		check_at(ctx, c.compute_fs, b, 20480 * b, "compute");
 		check_at(ctx, c.comm_fs, b, 10000000000 + 1280000 * b,
 		    "communication");
-		check_at(ctx, c.seconds_fs, b, 10000000000 + 1300480 * b,
-		    "time");
+		check_at(ctx, c.time_fs, b, 10000000000 + 1300480 * b, "time");
 		check_at(ctx, c.param_bytes, b, 4096, "parameters");
 		check_at(ctx, c.grad_bytes, b, 0, "gradients");
 		check_at(ctx, c.state_bytes, b, 0, "state");

@@ -712,18 +712,18 @@ test_power_of_two(void **state)
 
 	(void)state;
 	g = shard_ok(ctx, text);
-	assert_int_equal(sym_graph_set_shard_option(g, SYM_SHARD_POWER_OF_TWO,
-	                     1),
+	assert_int_equal(sym_graph_set_shard_option(g,
+	                     SYM_SHARD_OPT_POWER_OF_TWO, 1),
 	    0);
 	assert_int_equal(sym_graph_shard(g, NULL), -1);
 	assert_string_equal(first_error(g)->message,
 	    "relu y: the split count 6 of dimension 0 of x is not a power of "
-	    "2 (MindSpore's rule, asked for with SYM_SHARD_POWER_OF_TWO)");
+	    "2 (MindSpore's rule, asked for with SYM_SHARD_OPT_POWER_OF_TWO)");
 	assert_non_null(find_diag(g, SYM_SEV_ERROR,
 	    "relu z: axis a of mesh m has size 3, not a power of 2"));
 	assert_int_equal(sym_graph_n_errors(g), 2);
-	assert_int_equal(sym_graph_set_shard_option(g, SYM_SHARD_POWER_OF_TWO,
-	                     0),
+	assert_int_equal(sym_graph_set_shard_option(g,
+	                     SYM_SHARD_OPT_POWER_OF_TWO, 0),
 	    0);
 	assert_int_equal(sym_graph_shard(g, NULL), 0);
 	assert_int_equal(sym_graph_n_errors(g), 0);
@@ -838,7 +838,8 @@ test_default_and_propagation(void **state)
 	assert_int_equal(sym_graph_n_reshards(g), 1);
 	assert_steps(find_comm(g, "y", NULL), "all_reduce(k)");
 
-	assert_int_equal(sym_graph_set_shard_option(g, SYM_SHARD_PROPAGATE, 0),
+	assert_int_equal(sym_graph_set_shard_option(g, SYM_SHARD_OPT_PROPAGATE,
+	                     0),
 	    0);
 	assert_int_equal(sym_graph_shard(g, NULL), 0);
 	assert_source(g, "a",
@@ -1049,14 +1050,14 @@ test_every_operator(void **state)
 	sym_graph *g;
 
 	(void)state;
-	for (size_t i = 0; i < sym_op_n_ops(); i++) {
+	for (size_t i = 0; i < sym_registry_n_ops(); i++) {
 		char call[64];
 
 		snprintf(call, sizeof(call), " = %s(",
-		    sym_op_name(sym_op_at(i)));
+		    sym_op_name(sym_registry_op(i)));
 		if (!strstr(text, call))
 			fail_msg("operator %s is not tested",
-			    sym_op_name(sym_op_at(i)));
+			    sym_op_name(sym_registry_op(i)));
 	}
 	g = shard_ok(ctx, text);
 	for (size_t i = 0; i < sym_graph_n_nodes(g); i++) {

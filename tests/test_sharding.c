@@ -97,7 +97,7 @@ check_against_one_device(sym_ctx *ctx, sym_sharding *sh, int64_t b)
 	assert_non_null(comm);
 	snprintf(text, sizeof(text), "b = %lld", (long long)b);
 	assert_int_equal(sym_binding_parse(bind, text, NULL), 0);
-	if (sym_exec_check(p, one, comm, bind, &o, &r, ctx) != 0)
+	if (sym_exec_check(ctx, p, one, comm, bind, &o, &r) != 0)
 		fail_msg("check: %s", sym_ctx_last_message(ctx));
 	assert_int_equal(r.n_mismatch, 0);
 	assert_true(r.max_abs < 1e-3);
@@ -324,7 +324,7 @@ test_search_leaves_graph(void **state)
 		free(after);
 		after = graph_text(g);
 		assert_string_equal(before, after);
-		assert_int_equal(sym_search_piece_range(s, 0, &lo, &hi), 0);
+		assert_int_equal(sym_search_piece_range(s, 0, 0, &lo, &hi), 0);
 		check_against_one_device(ctx, sh, lo);
 		sym_sharding_free(sh);
 		/* applying a piece is what changes the graph, on request */

@@ -313,7 +313,7 @@ test_accessors(void **state)
 	sym_loc loc;
 
 	(void)state;
-	assert_ptr_equal(sym_symbol_get_ctx(s), ctx);
+	assert_ptr_equal(sym_symbol_ctx(s), ctx);
 	assert_string_equal(sym_symbol_name(s), "s");
 	sym_symbol_get_info(s, &info);
 	assert_int_equal(info.min, 128);
@@ -619,11 +619,11 @@ test_symbol_null_arguments(void **state)
 	(void)state;
 	assert_null(sym_symbol_new(NULL, "b", NULL, NULL));
 	assert_null(sym_symbol_instantiate(NULL));
-	assert_null(sym_symbol_get_ctx(NULL));
+	assert_null(sym_symbol_ctx(NULL));
 	assert_null(sym_symbol_name(NULL));
 	sym_symbol_get_info(NULL, &info);
 	assert_int_equal(info.min, 5);
-	assert_int_equal(sym_symbol_is_unique(NULL), 0);
+	assert_int_equal(sym_symbol_is_unique(NULL), SYM_ERROR);
 	assert_null(sym_symbol_origin(NULL));
 	assert_int_equal(sym_symbol_instance(NULL), 0);
 	loc = sym_symbol_location(NULL);

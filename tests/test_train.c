@@ -198,8 +198,8 @@ run_text(const char *text, const char *what, const char *const *bind, size_t n,
 		assert_non_null(b[i]);
 		assert_int_equal(sym_binding_parse(b[i], bind[i], NULL), 0);
 	}
-	if (sym_exec_train_check(p, single, comm, (const sym_binding *const *)b,
-	        n, &o, losses, rep, ctx) < 0)
+	if (sym_exec_train_check(ctx, p, single, comm,
+	        (const sym_binding *const *)b, n, &o, losses, rep) < 0)
 		fail_msg("%s: %s", what, sym_ctx_last_message(ctx));
 	assert_int_equal(rep->n_steps, n);
 	if (check)
@@ -477,7 +477,7 @@ test_params_by_name(void **state)
 	assert_int_equal(sym_binding_parse(b, "b=6", NULL), 0);
 	assert_int_equal(sym_plan_bind(p, b, sl), 0);
 	for (int r = 0; r < 8; r++) {
-		x[r] = sym_exec_new(p, sym_comm_attach(comm, r, ctx), ctx);
+		x[r] = sym_exec_new(ctx, p, sym_comm_attach(ctx, comm, r));
 		assert_non_null(x[r]);
 	}
 	assert_int_equal(sym_exec_set_whole(x[0], "w1", whole, sizeof(whole)),

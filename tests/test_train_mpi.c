@@ -90,7 +90,7 @@ train(const sym_plan *p, sym_communicator *comm, sym_ctx *ctx,
 	o.seed = 7;
 	o.batch = batch;
 	o.n_batch = 3;
-	t = sym_trainer_new(p, comm, NULL, NULL, &o, ctx);
+	t = sym_trainer_new(ctx, p, comm, NULL, NULL, &o);
 	if (!t)
 		return -1;
 	for (int i = 0; i < N_STEPS && rc == 0; i++) {
@@ -99,7 +99,7 @@ train(const sym_plan *p, sym_communicator *comm, sym_ctx *ctx,
 	}
 	for (int k = 0; k < 2 && rc == 0; k++) {
 		res->param[k] = malloc(param_bytes[k]);
-		rc = res->param[k] ? sym_trainer_get_param(t, param_name[k],
+		rc = res->param[k] ? sym_trainer_param(t, param_name[k],
 		                         res->param[k], param_bytes[k])
 		                   : -1;
 	}

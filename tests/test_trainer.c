@@ -195,7 +195,7 @@ trainer(sym_ctx *ctx, const sym_plan *p, int n, sym_dataset *train,
 	assert_non_null(*comm);
 	o->batch = batch;
 	o->n_batch = nb;
-	t = sym_trainer_new(p, *comm, train, test, o, ctx);
+	t = sym_trainer_new(ctx, p, *comm, train, test, o);
 	if (!t)
 		print_message("trainer: %s\n", sym_ctx_last_message(ctx));
 	return t;
@@ -232,10 +232,8 @@ test_batches_are_global(void **state)
 		assert_int_equal(sym_trainer_step(t, &s), 1);
 		assert_int_equal(s.rows, 16);
 		assert_string_equal(s.bindings, "b=16");
-		assert_int_equal(sym_trainer_get_param(t, "x", x, sizeof(x)),
-		    0);
-		assert_int_equal(sym_trainer_get_param(t, "y", y, sizeof(y)),
-		    0);
+		assert_int_equal(sym_trainer_param(t, "x", x, sizeof(x)), 0);
+		assert_int_equal(sym_trainer_param(t, "y", y, sizeof(y)), 0);
 		for (int i = 0; i < 16; i++) {
 			int64_t r = 0;
 
@@ -270,8 +268,7 @@ test_batches_are_global(void **state)
 		t = trainer(ctx, c.p, 8, ds, NULL, batch, 1, &o, &comm);
 		assert_non_null(t);
 		assert_int_equal(sym_trainer_step(t, &s), 1);
-		assert_int_equal(sym_trainer_get_param(t, "x", x, sizeof(x)),
-		    0);
+		assert_int_equal(sym_trainer_param(t, "x", x, sizeof(x)), 0);
 		assert_memory_equal(first, x, sizeof(x));
 		sym_trainer_free(t);
 		sym_comm_free(comm);
@@ -324,16 +321,16 @@ test_batches_match_one_rank(void **state)
 			assert_int_equal(sym_trainer_step(t1, &s1), 1);
 			assert_int_equal(s.rows, batch[steps % 3]);
 			assert_int_equal(s1.rows, s.rows);
-			assert_int_equal(sym_trainer_get_param(t, "x", x,
+			assert_int_equal(sym_trainer_param(t, "x", x,
 			                     rows * N_FEAT * sizeof(double)),
 			    0);
-			assert_int_equal(sym_trainer_get_param(t1, "x", x1,
+			assert_int_equal(sym_trainer_param(t1, "x", x1,
 			                     rows * N_FEAT * sizeof(double)),
 			    0);
-			assert_int_equal(sym_trainer_get_param(t, "y", y,
+			assert_int_equal(sym_trainer_param(t, "y", y,
 			                     rows * sizeof(int32_t)),
 			    0);
-			assert_int_equal(sym_trainer_get_param(t1, "y", y1,
+			assert_int_equal(sym_trainer_param(t1, "y", y1,
 			                     rows * sizeof(int32_t)),
 			    0);
 			assert_memory_equal(x, x1,
@@ -943,19 +940,17 @@ test_bad_checkpoints(void **state)
 	compile(ctx, clf4, &c);
 	t = trainer(ctx, c.p, 4, ds, NULL, batch, 1, &o, &comm);
 	assert_non_null(t);
-	assert_int_equal(sym_trainer_get_param(t, "w1", w1, sizeof(w1)), 0);
+	assert_int_equal(sym_trainer_param(t, "w1", w1, sizeof(w1)), 0);
 	assert_int_equal(sym_trainer_load(t, f32), -1);
 	assert_non_null(strstr(sym_ctx_last_message(ctx),
 	    "tensor 'w1' is f32"));
 	assert_non_null(strstr(sym_ctx_last_message(ctx), f32));
 	assert_int_equal(sym_trainer_load(t, cut), -1);
 	assert_non_null(strstr(sym_ctx_last_message(ctx), cut));
-	assert_int_equal(sym_trainer_get_param(t, "w1", after, sizeof(after)),
-	    0);
+	assert_int_equal(sym_trainer_param(t, "w1", after, sizeof(after)), 0);
 	assert_memory_equal(w1, after, sizeof(w1));
 	assert_int_equal(sym_trainer_load(t, good), 0);
-	assert_int_equal(sym_trainer_get_param(t, "w1", after, sizeof(after)),
-	    0);
+	assert_int_equal(sym_trainer_param(t, "w1", after, sizeof(after)), 0);
 	assert_memory_not_equal(w1, after, sizeof(w1));
 	sym_trainer_free(t);
 	sym_comm_free(comm);

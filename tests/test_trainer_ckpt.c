@@ -131,7 +131,7 @@ start(sym_ctx *ctx, const char *text, struct run *r)
 	assert_non_null(r->comm);
 	o.batch = batch;
 	o.n_batch = 1;
-	r->t = sym_trainer_new(r->p, r->comm, NULL, NULL, &o, ctx);
+	r->t = sym_trainer_new(ctx, r->p, r->comm, NULL, NULL, &o);
 	if (!r->t)
 		print_message("trainer: %s\n", sym_ctx_last_message(ctx));
 	assert_non_null(r->t);
@@ -360,13 +360,13 @@ test_int_params(void **state)
 		start(ctx2, text, &b);
 		assert_int_equal(sym_trainer_load(b.t, path), 0);
 		if (c[i].dtype == SYM_DT_BOOL) {
-			assert_int_equal(sym_trainer_get_param(b.t, "k", flags,
+			assert_int_equal(sym_trainer_param(b.t, "k", flags,
 			                     sizeof(flags)),
 			    0);
 			for (size_t k = 0; k < 16; k++)
 				assert_int_equal(flags[k], 1);
 		} else {
-			assert_int_equal(sym_trainer_get_param(b.t, "k", whole,
+			assert_int_equal(sym_trainer_param(b.t, "k", whole,
 			                     sizeof(whole)),
 			    0);
 			for (size_t k = 0; k < 16; k++)
@@ -406,7 +406,7 @@ test_half_params(void **state)
 		assert_int_equal(sym_trainer_save(a.t, path), 0);
 		assert_saved(ctx, path, "w", dt, &init, 2);
 		assert_int_equal(sym_trainer_step(a.t, &st), 1);
-		assert_int_equal(sym_trainer_get_param(a.t, "w", trained,
+		assert_int_equal(sym_trainer_param(a.t, "w", trained,
 		                     sizeof(trained)),
 		    0);
 		assert_int_equal(sym_trainer_save(a.t, path), 0);
@@ -415,8 +415,7 @@ test_half_params(void **state)
 		start(ctx2, text, &b);
 		assert_int_equal(sym_trainer_load(b.t, path), 0);
 		assert_null(sym_trainer_notice(b.t));
-		assert_int_equal(sym_trainer_get_param(b.t, "w", w, sizeof(w)),
-		    0);
+		assert_int_equal(sym_trainer_param(b.t, "w", w, sizeof(w)), 0);
 		for (size_t k = 0; k < 16; k++) {
 			uint16_t h;
 
@@ -438,7 +437,7 @@ test_half_params(void **state)
 		sym_checkpoint_free(ck);
 		if (dt == SYM_DT_F16) {
 			assert_int_equal(sym_trainer_load(b.t, made), 0);
-			assert_int_equal(sym_trainer_get_param(b.t, "w", w,
+			assert_int_equal(sym_trainer_param(b.t, "w", w,
 			                     sizeof(w)),
 			    0);
 			assert_true(w[4] == 1.0f && w[5] == -2.0f);
@@ -525,7 +524,7 @@ test_weights_only(void **state)
 	sym_checkpoint_free(ck);
 	assert_int_equal(sym_trainer_step(a.t, &st), 1);
 	assert_int_equal(sym_trainer_step(a.t, &st), 1);
-	assert_int_equal(sym_trainer_get_param(a.t, "optimizer.step", &step,
+	assert_int_equal(sym_trainer_param(a.t, "optimizer.step", &step,
 	                     sizeof(step)),
 	    0);
 	assert_int_equal(step, 2);
@@ -534,10 +533,9 @@ test_weights_only(void **state)
 	assert_string_equal(sym_trainer_notice(a.t) + strlen(weights),
 	    " has no optimizer state (optimizer.step, w.adam_m, w.adam_v): "
 	    "it starts from zeros (step 0)");
-	assert_int_equal(sym_trainer_get_param(a.t, "w", w, sizeof(w)), 0);
-	assert_int_equal(sym_trainer_get_param(a.t, "w.adam_m", m, sizeof(m)),
-	    0);
-	assert_int_equal(sym_trainer_get_param(a.t, "optimizer.step", &step,
+	assert_int_equal(sym_trainer_param(a.t, "w", w, sizeof(w)), 0);
+	assert_int_equal(sym_trainer_param(a.t, "w.adam_m", m, sizeof(m)), 0);
+	assert_int_equal(sym_trainer_param(a.t, "optimizer.step", &step,
 	                     sizeof(step)),
 	    0);
 	for (size_t k = 0; k < 16; k++) {
@@ -560,8 +558,8 @@ test_weights_only(void **state)
 	assert_int_equal(sym_graph_shard(a.g, NULL), 0);
 	a.p = sym_plan_compile(a.g, 0);
 	a.comm = sym_comm_threads_new(ctx, 1);
-	a.t = sym_trainer_new(a.p, a.comm, NULL, NULL,
-	    &(sym_train_options)SYM_TRAIN_OPTIONS_INIT, ctx);
+	a.t = sym_trainer_new(ctx, a.p, a.comm, NULL, NULL,
+	    &(sym_train_options)SYM_TRAIN_OPTIONS_INIT);
 	assert_non_null(a.t);
 	assert_int_equal(sym_trainer_load(a.t, weights), -1);
 	assert_non_null(strstr(sym_ctx_last_message(ctx),
@@ -603,8 +601,8 @@ test_step_range(void **state)
 		    "2147483646",
 		    (long)bad[i]);
 		assert_non_null(strstr(sym_ctx_last_message(ctx), want));
-		assert_int_equal(sym_trainer_get_param(a.t, "optimizer.step",
-		                     &step, sizeof(step)),
+		assert_int_equal(sym_trainer_param(a.t, "optimizer.step", &step,
+		                     sizeof(step)),
 		    0);
 		assert_int_equal(step, 1);
 	}
@@ -612,7 +610,7 @@ test_step_range(void **state)
 	sym_checkpoint_free(ck);
 	assert_int_equal(sym_trainer_load(a.t, edited), 0);
 	assert_int_equal(sym_trainer_step(a.t, &st), 1);
-	assert_int_equal(sym_trainer_get_param(a.t, "optimizer.step", &step,
+	assert_int_equal(sym_trainer_param(a.t, "optimizer.step", &step,
 	                     sizeof(step)),
 	    0);
 	assert_int_equal(step, INT32_MAX);
@@ -672,8 +670,7 @@ test_infinite_load(void **state)
 	assert_non_null(strstr(sym_ctx_last_message(ctx),
 	    "tensor 'w' holds an infinity at element 5: a checkpoint of a "
 	    "diverged run is refused"));
-	assert_int_equal(sym_trainer_get_param(a.t, "w", back, sizeof(back)),
-	    0);
+	assert_int_equal(sym_trainer_param(a.t, "w", back, sizeof(back)), 0);
 	for (size_t k = 0; k < 16; k++)
 		assert_true(back[k] == 0.5f);
 	stop(&a);

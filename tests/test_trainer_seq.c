@@ -161,7 +161,7 @@ start(struct fx *fx, struct run *r, int ranks, sym_train_options *o)
 {
 	r->comm = sym_comm_threads_new(fx->ctx, ranks);
 	assert_non_null(r->comm);
-	r->t = sym_trainer_new(r->p, r->comm, r->train, r->test, o, fx->ctx);
+	r->t = sym_trainer_new(fx->ctx, r->p, r->comm, r->train, r->test, o);
 	return r->t;
 }
 
@@ -198,8 +198,8 @@ assert_fed(sym_trainer *t, int64_t b, int64_t s, const int *rec)
 	size_t bytes = (size_t)(b * s) * sizeof(int32_t);
 
 	assert_true(b * s <= 16 * 16);
-	assert_int_equal(sym_trainer_get_param(t, "ids", ids, bytes), 0);
-	assert_int_equal(sym_trainer_get_param(t, "labels", lab, bytes), 0);
+	assert_int_equal(sym_trainer_param(t, "ids", ids, bytes), 0);
+	assert_int_equal(sym_trainer_param(t, "labels", lab, bytes), 0);
 	for (int64_t j = 0; j < b; j++)
 		for (int64_t k = 0; k < s; k++) {
 			int real = rec[j] >= 0 && k < rec_s[rec[j]];
@@ -488,7 +488,7 @@ test_shuffle(void **state)
 		assert_non_null(start(fx, &r, 1, &o));
 		order[run][0] = '\0';
 		while (sym_trainer_step(r.t, &st) == 1) {
-			assert_int_equal(sym_trainer_get_param(r.t, "ids", ids,
+			assert_int_equal(sym_trainer_param(r.t, "ids", ids,
 			                     (size_t)st.padded_tokens * 4),
 			    0);
 			snprintf(order[run] + strlen(order[run]),
@@ -556,7 +556,7 @@ test_bad_inputs(void **state)
 	p = sym_plan_compile(g, 0);
 	d = sym_dataset_open(fx->ctx, fx->spec, SYM_SPLIT_TRAIN);
 	comm = sym_comm_threads_new(fx->ctx, 1);
-	assert_null(sym_trainer_new(p, comm, d, NULL, &o, fx->ctx));
+	assert_null(sym_trainer_new(fx->ctx, p, comm, d, NULL, &o));
 	assert_non_null(strstr(sym_ctx_last_message(fx->ctx),
 	    "it must be [BATCH, SEQ] with SEQ a symbol of its own"));
 	sym_comm_free(comm);

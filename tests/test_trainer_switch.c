@@ -145,10 +145,10 @@ piece_at(const struct run *r, int64_t b, int64_t s)
 
 		for (size_t k = 0; in && k < sym_search_n_symbols(r->s); k++) {
 			const char *y =
-			    sym_symbol_name(sym_search_symbol_at(r->s, k));
+			    sym_symbol_name(sym_search_symbol(r->s, k));
 			int64_t lo, hi, v = !strcmp(y, "b") ? b : s;
 
-			sym_search_piece_range_at(r->s, i, k, &lo, &hi);
+			sym_search_piece_range(r->s, i, k, &lo, &hi);
 			in = v >= lo && (hi < 0 || v <= hi);
 		}
 		if (in)
@@ -211,7 +211,7 @@ seconds(struct model *m, size_t k, int64_t b, int64_t s)
 		sym_binding_set(m->b, (sym_symbol *)y,
 		    !strcmp(sym_symbol_name(y), "b") ? b : s);
 	}
-	assert_int_equal(sym_expr_eval(sym_search_piece_seconds(m->r->s,
+	assert_int_equal(sym_expr_eval(sym_search_piece_femtoseconds(m->r->s,
 	                                   m->rep[k]),
 	                     m->b, &fs),
 	    0);
@@ -399,7 +399,7 @@ test_switching(void **state)
 	o.search_piece = 0;
 	r.comm = sym_comm_threads_new(r.ctx, RANKS);
 	assert_non_null(r.comm);
-	r.t = sym_trainer_new(r.p, r.comm, r.train, NULL, &o, r.ctx);
+	r.t = sym_trainer_new(r.ctx, r.p, r.comm, r.train, NULL, &o);
 	if (!r.t)
 		fail_msg("%s", sym_ctx_last_message(r.ctx));
 	memset(&m, 0, sizeof(m));

@@ -101,7 +101,7 @@ member_main(void *p)
 {
 	struct tl_member *m = p;
 
-	m->ep = sym_comm_attach(m->team->comm, m->rank, m->ctx);
+	m->ep = sym_comm_attach(m->ctx, m->team->comm, m->rank);
 	if (!m->ep) {
 		tl_failed(m, "rank %d: attach: %s", m->rank,
 		    sym_ctx_last_message(m->ctx));

@@ -637,7 +637,7 @@ agree_setup(struct run *r, struct options *o, int status)
 	int32_t mine = status < 0 ? 0 : status + 1, top = 0;
 	sym_error code = status <= 0 ? SYM_OK : sym_ctx_last_error(r->ctx);
 
-	ep = sym_comm_attach(r->comm, sym_comm_rank(r->comm), r->ctx);
+	ep = sym_comm_attach(r->ctx, r->comm, sym_comm_rank(r->comm));
 	if (!ep ||
 	    sym_comm_all_reduce(ep, NULL, 0, &mine, &top, 1, SYM_DT_I32,
 	        SYM_REDUCE_MAX) < 0) {
@@ -807,8 +807,8 @@ run_steps(struct run *r, const struct options *o)
 		opts.progress = tty ? show_progress : NULL;
 		opts.progress_arg = &pg;
 		memset(&rep, 0, sizeof(rep));
-		res = sym_exec_check(r->plan, r->single, r->comm, st->b, &opts,
-		    &rep, r->ctx);
+		res = sym_exec_check(r->ctx, r->plan, r->single, r->comm, st->b,
+		    &opts, &rep);
 		clear_progress(&pg);
 		if (res < 0) {
 			sym_loc at = sym_ctx_last_location(r->ctx);

@@ -22,10 +22,9 @@ covers(const sym_search *s, size_t i, const sym_binding *at)
 	for (size_t k = 0; k < sym_search_n_symbols(s); k++) {
 		int64_t lo = 0, hi = -1, x;
 
-		if (!at ||
-		    sym_binding_get(at, sym_search_symbol_at(s, k), &x) < 0)
+		if (!at || sym_binding_get(at, sym_search_symbol(s, k), &x) < 0)
 			continue;
-		sym_search_piece_range_at(s, i, k, &lo, &hi);
+		sym_search_piece_range(s, i, k, &lo, &hi);
 		if (x < lo || (hi >= 0 && x > hi))
 			return 0;
 	}
@@ -58,13 +57,12 @@ sizes_text(const sym_search *s, size_t i, const sym_binding *at, char *buf,
     size_t size)
 {
 	for (size_t k = 0; k < sym_search_n_symbols(s); k++) {
-		const char *y = sym_symbol_name(sym_search_symbol_at(s, k));
+		const char *y = sym_symbol_name(sym_search_symbol(s, k));
 		size_t len = strlen(buf);
 		int64_t lo = 0, hi = -1;
 
-		sym_search_piece_range_at(s, i, k, &lo, &hi);
-		if (at &&
-		    sym_binding_get(at, sym_search_symbol_at(s, k), &lo) < 0)
+		sym_search_piece_range(s, i, k, &lo, &hi);
+		if (at && sym_binding_get(at, sym_search_symbol(s, k), &lo) < 0)
 			continue;
 		if (at || lo == hi)
 			snprintf(buf + len, size - len, "%s%s = %" PRId64,
@@ -139,7 +137,7 @@ tool_shard_keep(struct tool_voice *v, sym_graph *g, const sym_topology *topo,
     sym_search **keep, size_t *piece)
 {
 	sym_search_options so = SYM_SEARCH_OPTIONS_INIT;
-	sym_ctx *ctx = sym_graph_get_ctx(g);
+	sym_ctx *ctx = sym_graph_ctx(g);
 	sym_search *s;
 	size_t i, n, first;
 	char *why;
@@ -191,10 +189,10 @@ tool_shard_keep(struct tool_voice *v, sym_graph *g, const sym_topology *topo,
 		    sym_search_n_nodes(s), i + 1, n);
 		for (size_t k = 0; k < sym_search_n_symbols(s); k++) {
 			const char *y =
-			    sym_symbol_name(sym_search_symbol_at(s, k));
+			    sym_symbol_name(sym_search_symbol(s, k));
 			int64_t lo = 0, hi = -1;
 
-			sym_search_piece_range_at(s, i, k, &lo, &hi);
+			sym_search_piece_range(s, i, k, &lo, &hi);
 			if (hi == lo)
 				fprintf(stderr, "%s%s = %" PRId64,
 				    k ? ", " : "", y, lo);

@@ -39,7 +39,7 @@ SYM_EXPORT SYM_GIVE sym_communicator *
 sym_comm_threads_new(SYM_KEEP sym_ctx *ctx, int n_ranks);
 SYM_EXPORT SYM_GIVE sym_communicator *sym_comm_mpi_new(SYM_KEEP sym_ctx *ctx,
     int *argc, char ***argv);
-SYM_EXPORT int sym_comm_mpi_available(void);
+SYM_EXPORT sym_answer sym_comm_mpi_available(void);
 SYM_EXPORT void sym_comm_free(SYM_TAKE sym_communicator *comm);
 SYM_EXPORT int sym_comm_n_ranks(SYM_KEEP const sym_communicator *comm);
 SYM_EXPORT int sym_comm_rank(SYM_KEEP const sym_communicator *comm);
@@ -50,9 +50,8 @@ SYM_EXPORT int sym_comm_set_option(SYM_KEEP sym_communicator *comm,
 SYM_EXPORT long sym_comm_get_option(SYM_KEEP const sym_communicator *comm,
     sym_comm_option opt);
 
-SYM_EXPORT SYM_KEEP sym_comm_endpoint *
-sym_comm_attach(SYM_KEEP sym_communicator *comm, int rank,
-    SYM_KEEP sym_ctx *ctx);
+SYM_EXPORT SYM_KEEP sym_comm_endpoint *sym_comm_attach(SYM_KEEP sym_ctx *ctx,
+    SYM_KEEP sym_communicator *comm, int rank);
 SYM_EXPORT void sym_comm_detach(SYM_KEEP sym_comm_endpoint *ep);
 SYM_EXPORT int sym_comm_endpoint_rank(SYM_KEEP const sym_comm_endpoint *ep);
 

@@ -51,7 +51,13 @@ typedef enum sym_error {
 } sym_error;
 #undef SYM__ERROR_ENUM
 
-/* Three-valued answer of a query; SYM_ERROR when the call failed. */
+/* The position that is none: what a function that finds a position
+ * returns when nothing matches (sym_checkpoint_find, ...). */
+#define SYM_NPOS ((size_t)-1)
+
+/* Three-valued answer of a query, and the answer of every predicate
+ * (sym_X_is_Y, sym_X_has_Y), which is never SYM_UNKNOWN; SYM_ERROR when
+ * the call failed. */
 typedef enum sym_answer {
 	SYM_ERROR = -1,
 	SYM_FALSE = 0,

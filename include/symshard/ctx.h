@@ -16,17 +16,17 @@ extern "C" {
 /* Options, read and set with sym_ctx_get_option / sym_ctx_set_option. */
 typedef enum sym_option {
 	/* ISL operation budget per query; 0 = unlimited. */
-	SYM_OPT_ISL_MAX_OPERATIONS,
+	SYM_CTX_OPT_ISL_MAX_OPERATIONS,
 	/* 1 = compute witnesses for SYM_FALSE answers (default), 0 = not. */
-	SYM_OPT_WITNESS,
+	SYM_CTX_OPT_WITNESS,
 	/* 1 = use the exact (ISL) tier (default), 0 = tier 0 only. */
-	SYM_OPT_EXACT_TIER,
+	SYM_CTX_OPT_EXACT_TIER,
 	/* 1 = use tier 0 (default), 0 = go straight to the exact tier. */
-	SYM_OPT_FAST_TIER,
+	SYM_CTX_OPT_FAST_TIER,
 	/* 1 = the redistribution planner bounds its search by its fallback
 	 * plan and a lower bound (default); 0 = a plain shortest-path search,
 	 * slower, with the same answers (to check the bounds). */
-	SYM_OPT_REDIST_BOUND
+	SYM_CTX_OPT_REDIST_BOUND
 } sym_option;
 
 /* Comparison operators for facts and queries. */

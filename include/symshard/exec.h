@@ -25,8 +25,8 @@ typedef struct sym_exec sym_exec;
 
 /* One rank of "p": the endpoint's rank ("ep" may be NULL for a plan of
  * one rank). Errors are left on "ctx", which the executor's thread owns. */
-SYM_EXPORT SYM_GIVE sym_exec *sym_exec_new(SYM_KEEP const sym_plan *p,
-    SYM_KEEP sym_comm_endpoint *ep, SYM_KEEP sym_ctx *ctx);
+SYM_EXPORT SYM_GIVE sym_exec *sym_exec_new(SYM_KEEP sym_ctx *ctx,
+    SYM_KEEP const sym_plan *p, SYM_KEEP sym_comm_endpoint *ep);
 SYM_EXPORT void sym_exec_free(SYM_TAKE sym_exec *x);
 SYM_EXPORT int64_t sym_exec_rank(SYM_KEEP const sym_exec *x);
 
@@ -111,10 +111,10 @@ typedef struct sym_exec_report {
  * 0 when both ran (the report says whether they agree); -1 with the
  * error on "ctx" otherwise (nothing runs when "b" violates a
  * constraint). */
-SYM_EXPORT int sym_exec_check(SYM_KEEP const sym_plan *p,
+SYM_EXPORT int sym_exec_check(SYM_KEEP sym_ctx *ctx, SYM_KEEP const sym_plan *p,
     SYM_KEEP const sym_plan *single, SYM_KEEP sym_communicator *comm,
     SYM_KEEP const sym_binding *b, SYM_KEEP const sym_exec_options *o,
-    sym_exec_report *r, SYM_KEEP sym_ctx *ctx);
+    sym_exec_report *r);
 
 /* The report of sym_exec_train_check: "outputs" over the outputs of
  * every step (the loss, ...), "params" over every param and optimizer
@@ -135,11 +135,11 @@ typedef struct sym_train_report {
  * output of each step goes to "loss" when it is not NULL. 0 when every
  * step ran (the report says whether they agree); -1 with the error on
  * "ctx" otherwise. */
-SYM_EXPORT int sym_exec_train_check(SYM_KEEP const sym_plan *p,
-    SYM_KEEP const sym_plan *single, SYM_KEEP sym_communicator *comm,
-    SYM_KEEP const sym_binding *const *steps, size_t n_steps,
-    SYM_KEEP const sym_exec_options *o, double *loss, sym_train_report *r,
-    SYM_KEEP sym_ctx *ctx);
+SYM_EXPORT int sym_exec_train_check(SYM_KEEP sym_ctx *ctx,
+    SYM_KEEP const sym_plan *p, SYM_KEEP const sym_plan *single,
+    SYM_KEEP sym_communicator *comm, SYM_KEEP const sym_binding *const *steps,
+    size_t n_steps, SYM_KEEP const sym_exec_options *o, double *loss,
+    sym_train_report *r);
 
 #ifdef __cplusplus
 }

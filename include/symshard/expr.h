@@ -52,15 +52,15 @@ SYM_EXPORT SYM_GIVE sym_expr *sym_expr_parse(SYM_KEEP sym_ctx *ctx,
     const char *text, SYM_KEEP const sym_loc *where);
 SYM_EXPORT SYM_GIVE char *sym_expr_to_str(SYM_KEEP const sym_expr *e);
 
-SYM_EXPORT SYM_KEEP sym_ctx *sym_expr_get_ctx(SYM_KEEP const sym_expr *e);
-SYM_EXPORT int sym_expr_is_const(SYM_KEEP const sym_expr *e);
+SYM_EXPORT SYM_KEEP sym_ctx *sym_expr_ctx(SYM_KEEP const sym_expr *e);
+SYM_EXPORT sym_answer sym_expr_is_const(SYM_KEEP const sym_expr *e);
 SYM_EXPORT int sym_expr_get_const(SYM_KEEP const sym_expr *e, int64_t *value);
-SYM_EXPORT int sym_expr_is_symbol(SYM_KEEP const sym_expr *e);
-SYM_EXPORT int sym_expr_is_affine(SYM_KEEP const sym_expr *e);
-SYM_EXPORT int sym_expr_is_equal(SYM_KEEP const sym_expr *a,
+SYM_EXPORT sym_answer sym_expr_is_symbol(SYM_KEEP const sym_expr *e);
+SYM_EXPORT sym_answer sym_expr_is_affine(SYM_KEEP const sym_expr *e);
+SYM_EXPORT sym_answer sym_expr_is_equal(SYM_KEEP const sym_expr *a,
     SYM_KEEP const sym_expr *b);
 SYM_EXPORT uint32_t sym_expr_hash(SYM_KEEP const sym_expr *e);
-SYM_EXPORT int sym_expr_involves(SYM_KEEP const sym_expr *e,
+SYM_EXPORT sym_answer sym_expr_involves(SYM_KEEP const sym_expr *e,
     SYM_KEEP const sym_symbol *sym);
 SYM_EXPORT size_t sym_expr_symbols(SYM_KEEP const sym_expr *e, sym_symbol **out,
     size_t cap);

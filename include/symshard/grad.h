@@ -37,11 +37,11 @@ typedef struct sym_init {
 } sym_init;
 
 typedef enum sym_optimizer_kind {
-	SYM_OPT_NONE = 0,
-	SYM_OPT_SGD,
-	SYM_OPT_MOMENTUM,
-	SYM_OPT_ADAM,
-	SYM_OPT_ADAMW
+	SYM_OPTIMIZER_NONE = 0,
+	SYM_OPTIMIZER_SGD,
+	SYM_OPTIMIZER_MOMENTUM,
+	SYM_OPTIMIZER_ADAM,
+	SYM_OPTIMIZER_ADAMW
 } sym_optimizer_kind;
 
 /* An optimizer and its hyper-parameters (sym_grad(3) gives each one's
@@ -65,19 +65,19 @@ SYM_EXPORT int sym_value_set_init(SYM_KEEP sym_value *v,
     SYM_KEEP const sym_init *init, SYM_KEEP const sym_loc *where);
 SYM_EXPORT int sym_value_get_init(SYM_KEEP const sym_value *v, sym_init *init);
 SYM_EXPORT int sym_value_set_frozen(SYM_KEEP sym_value *v, int frozen);
-SYM_EXPORT int sym_value_is_frozen(SYM_KEEP const sym_value *v);
+SYM_EXPORT sym_answer sym_value_is_frozen(SYM_KEEP const sym_value *v);
 SYM_EXPORT int sym_value_set_state(SYM_KEEP sym_value *v, int state);
-SYM_EXPORT int sym_value_is_state(SYM_KEEP const sym_value *v);
+SYM_EXPORT sym_answer sym_value_is_state(SYM_KEEP const sym_value *v);
 
 SYM_EXPORT int sym_graph_minimize(SYM_KEEP sym_graph *g,
     SYM_KEEP sym_value *loss, SYM_KEEP const sym_optimizer *opt,
     SYM_KEEP const sym_loc *where);
 SYM_EXPORT SYM_KEEP sym_value *sym_graph_loss(SYM_KEEP const sym_graph *g);
-SYM_EXPORT int sym_graph_get_optimizer(SYM_KEEP const sym_graph *g,
+SYM_EXPORT int sym_graph_optimizer(SYM_KEEP const sym_graph *g,
     sym_optimizer *opt);
 
 SYM_EXPORT int sym_graph_differentiate(SYM_KEEP sym_graph *g);
-SYM_EXPORT int sym_graph_is_training(SYM_KEEP const sym_graph *g);
+SYM_EXPORT sym_answer sym_graph_is_training(SYM_KEEP const sym_graph *g);
 SYM_EXPORT size_t sym_graph_n_forward_nodes(SYM_KEEP const sym_graph *g);
 SYM_EXPORT SYM_KEEP sym_value *sym_value_grad(SYM_KEEP const sym_value *v);
 SYM_EXPORT size_t sym_graph_n_trained(SYM_KEEP const sym_graph *g);

@@ -70,7 +70,7 @@ typedef struct sym_assertion {
 
 SYM_EXPORT SYM_GIVE sym_graph *sym_graph_new(SYM_KEEP sym_ctx *ctx);
 SYM_EXPORT void sym_graph_free(SYM_TAKE sym_graph *g);
-SYM_EXPORT SYM_KEEP sym_ctx *sym_graph_get_ctx(SYM_KEEP const sym_graph *g);
+SYM_EXPORT SYM_KEEP sym_ctx *sym_graph_ctx(SYM_KEEP const sym_graph *g);
 
 SYM_EXPORT SYM_GIVE sym_graph *sym_graph_parse(SYM_KEEP sym_ctx *ctx,
     const char *text, const char *filename);

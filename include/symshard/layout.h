@@ -36,11 +36,12 @@ SYM_EXPORT int sym_layout_dim_axis(SYM_KEEP const sym_layout *l, size_t dim,
     size_t i);
 SYM_EXPORT int64_t sym_layout_dim_splits(SYM_KEEP const sym_layout *l,
     size_t dim);
-SYM_EXPORT int sym_layout_is_partial(SYM_KEEP const sym_layout *l, size_t axis);
+SYM_EXPORT sym_answer sym_layout_is_partial(SYM_KEEP const sym_layout *l,
+    size_t axis);
 SYM_EXPORT int sym_layout_axis_dim(SYM_KEEP const sym_layout *l, size_t axis);
 SYM_EXPORT SYM_GIVE sym_layout *
 sym_layout_standard(SYM_KEEP const sym_layout *l);
-SYM_EXPORT int sym_layout_is_equal(SYM_KEEP const sym_layout *a,
+SYM_EXPORT sym_answer sym_layout_is_equal(SYM_KEEP const sym_layout *a,
     SYM_KEEP const sym_layout *b);
 SYM_EXPORT int sym_layout_tensor_map(SYM_KEEP const sym_layout *l, size_t dim,
     size_t cap, int *map);

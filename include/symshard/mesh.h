@@ -27,15 +27,16 @@ SYM_EXPORT size_t sym_mesh_n_axes(SYM_KEEP const sym_mesh *m);
 SYM_EXPORT int64_t sym_mesh_axis_size(SYM_KEEP const sym_mesh *m, size_t axis);
 SYM_EXPORT SYM_KEEP const char *sym_mesh_axis_name(SYM_KEEP const sym_mesh *m,
     size_t axis);
-SYM_EXPORT int sym_mesh_find_axis(SYM_KEEP const sym_mesh *m, const char *name);
+SYM_EXPORT size_t sym_mesh_find_axis(SYM_KEEP const sym_mesh *m,
+    const char *name);
 SYM_EXPORT int64_t sym_mesh_n_devices(SYM_KEEP const sym_mesh *m);
 SYM_EXPORT int64_t sym_mesh_rank(SYM_KEEP const sym_mesh *m, int64_t index);
-SYM_EXPORT int sym_mesh_has_rank_list(SYM_KEEP const sym_mesh *m);
+SYM_EXPORT sym_answer sym_mesh_has_rank_list(SYM_KEEP const sym_mesh *m);
 SYM_EXPORT int sym_mesh_coords(SYM_KEEP const sym_mesh *m, int64_t rank,
     int64_t *coords);
 SYM_EXPORT int64_t sym_mesh_rank_of(SYM_KEEP const sym_mesh *m,
     const int64_t *coords);
-SYM_EXPORT int sym_mesh_is_equal(SYM_KEEP const sym_mesh *a,
+SYM_EXPORT sym_answer sym_mesh_is_equal(SYM_KEEP const sym_mesh *a,
     SYM_KEEP const sym_mesh *b);
 SYM_EXPORT SYM_GIVE char *sym_mesh_to_str(SYM_KEEP const sym_mesh *m);
 

@@ -34,7 +34,7 @@ SYM_EXPORT SYM_GIVE sym_graph *sym_onnx_read(SYM_KEEP sym_ctx *ctx,
     const char *path, sym_onnx_stats *stats);
 SYM_EXPORT SYM_GIVE sym_graph *sym_onnx_read_mem(SYM_KEEP sym_ctx *ctx,
     const void *data, size_t size, const char *filename, sym_onnx_stats *stats);
-SYM_EXPORT int sym_onnx_is_model(const void *data, size_t size);
+SYM_EXPORT sym_answer sym_onnx_is_model(const void *data, size_t size);
 SYM_EXPORT size_t sym_onnx_n_supported(void);
 SYM_EXPORT SYM_KEEP const char *sym_onnx_supported(size_t i);
 SYM_EXPORT SYM_KEEP const char *sym_node_onnx_name(SYM_KEEP const sym_node *n);

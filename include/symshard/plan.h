@@ -110,7 +110,7 @@ SYM_EXPORT int sym_plan_bind(SYM_KEEP const sym_plan *p,
     SYM_KEEP const sym_binding *b, SYM_KEEP sym_slices *s);
 SYM_EXPORT int sym_plan_bind_values(SYM_KEEP const sym_plan *p,
     const int64_t *values, SYM_KEEP sym_slices *s);
-SYM_EXPORT int sym_slices_is_bound(SYM_KEEP const sym_slices *s);
+SYM_EXPORT sym_answer sym_slices_is_bound(SYM_KEEP const sym_slices *s);
 SYM_EXPORT SYM_KEEP const char *sym_slices_error(SYM_KEEP const sym_slices *s);
 SYM_EXPORT int64_t sym_slices_symbol(SYM_KEEP const sym_slices *s,
     SYM_KEEP const sym_symbol *sym);

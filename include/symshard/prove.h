@@ -27,7 +27,7 @@ SYM_EXPORT sym_answer sym_prove_cmp(SYM_KEEP sym_ctx *ctx,
 SYM_EXPORT sym_answer sym_prove_bounds(SYM_KEEP sym_ctx *ctx,
     SYM_KEEP const sym_expr *e, SYM_GIVE sym_expr **min,
     SYM_GIVE sym_expr **max);
-SYM_EXPORT SYM_GIVE sym_expr *sym_simplify(SYM_KEEP sym_ctx *ctx,
+SYM_EXPORT SYM_GIVE sym_expr *sym_prove_simplify(SYM_KEEP sym_ctx *ctx,
     SYM_TAKE sym_expr *e);
 SYM_EXPORT sym_tier sym_prove_last_tier(SYM_KEEP const sym_ctx *ctx);
 SYM_EXPORT SYM_KEEP const char *sym_cmp_name(sym_cmp op);

@@ -19,7 +19,7 @@ extern "C" {
  * the symbols (references owned by the structure, released by
  * sym_cost_clear). Times in femtoseconds, memory in bytes per device. */
 typedef struct sym_cost {
-	sym_expr *seconds_fs;   /* compute_fs + comm_fs */
+	sym_expr *time_fs;      /* compute_fs + comm_fs */
 	sym_expr *compute_fs;   /* flops at the topology's compute rate */
 	sym_expr *comm_fs;      /* every communication step, alpha-beta */
 	sym_expr *flops;        /* floating-point operations of a device */
@@ -55,14 +55,11 @@ SYM_EXPORT void sym_search_free(SYM_TAKE sym_search *s);
 SYM_EXPORT int sym_search_apply(SYM_KEEP sym_search *s, size_t i);
 SYM_EXPORT SYM_GIVE sym_sharding *sym_search_sharding(SYM_KEEP sym_search *s,
     size_t i);
-SYM_EXPORT SYM_KEEP sym_symbol *sym_search_symbol(SYM_KEEP const sym_search *s);
 SYM_EXPORT size_t sym_search_n_symbols(SYM_KEEP const sym_search *s);
-SYM_EXPORT SYM_KEEP sym_symbol *
-sym_search_symbol_at(SYM_KEEP const sym_search *s, size_t k);
+SYM_EXPORT SYM_KEEP sym_symbol *sym_search_symbol(SYM_KEEP const sym_search *s,
+    size_t k);
 SYM_EXPORT size_t sym_search_n_pieces(SYM_KEEP const sym_search *s);
 SYM_EXPORT int sym_search_piece_range(SYM_KEEP const sym_search *s, size_t i,
-    int64_t *lo, int64_t *hi);
-SYM_EXPORT int sym_search_piece_range_at(SYM_KEEP const sym_search *s, size_t i,
     size_t k, int64_t *lo, int64_t *hi);
 
 /* What a piece is (sym_search_piece_fit). */
@@ -73,14 +70,15 @@ SYM_EXPORT int sym_search_piece_range_at(SYM_KEEP const sym_search *s, size_t i,
 SYM_EXPORT int sym_search_piece_fit(SYM_KEEP const sym_search *s, size_t i);
 SYM_EXPORT int sym_search_piece_optimizer_shard(SYM_KEEP const sym_search *s,
     size_t i);
-SYM_EXPORT int sym_search_chooses_optimizer_shard(SYM_KEEP const sym_search *s);
+SYM_EXPORT sym_answer
+sym_search_chooses_optimizer_shard(SYM_KEEP const sym_search *s);
 SYM_EXPORT size_t sym_search_n_nodes(SYM_KEEP const sym_search *s);
 SYM_EXPORT SYM_KEEP const sym_node *
 sym_search_node(SYM_KEEP const sym_search *s, size_t j);
 SYM_EXPORT SYM_KEEP const char *
 sym_search_strategy(SYM_KEEP const sym_search *s, size_t i, size_t j);
 SYM_EXPORT SYM_KEEP const sym_expr *
-sym_search_piece_seconds(SYM_KEEP const sym_search *s, size_t i);
+sym_search_piece_femtoseconds(SYM_KEEP const sym_search *s, size_t i);
 SYM_EXPORT SYM_KEEP const sym_expr *
 sym_search_piece_memory(SYM_KEEP const sym_search *s, size_t i);
 SYM_EXPORT double sym_search_seconds(SYM_KEEP const sym_search *s);

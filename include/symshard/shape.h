@@ -42,7 +42,7 @@ typedef enum sym_attr_kind {
 SYM_EXPORT SYM_KEEP const char *sym_dtype_name(sym_dtype dt);
 SYM_EXPORT sym_dtype sym_dtype_from_name(const char *name);
 SYM_EXPORT size_t sym_dtype_size(sym_dtype dt);
-SYM_EXPORT int sym_dtype_is_float(sym_dtype dt);
+SYM_EXPORT sym_answer sym_dtype_is_float(sym_dtype dt);
 
 SYM_EXPORT SYM_GIVE sym_shape *sym_shape_new(SYM_KEEP sym_ctx *ctx,
     sym_dtype dt, size_t rank, SYM_KEEP sym_expr *const *dims);
@@ -53,7 +53,7 @@ SYM_EXPORT size_t sym_shape_ndim(SYM_KEEP const sym_shape *s);
 SYM_EXPORT SYM_KEEP const sym_expr *sym_shape_dim(SYM_KEEP const sym_shape *s,
     size_t i);
 SYM_EXPORT SYM_GIVE sym_expr *sym_shape_numel(SYM_KEEP const sym_shape *s);
-SYM_EXPORT int sym_shape_is_equal(SYM_KEEP const sym_shape *a,
+SYM_EXPORT sym_answer sym_shape_is_equal(SYM_KEEP const sym_shape *a,
     SYM_KEEP const sym_shape *b);
 SYM_EXPORT SYM_GIVE char *sym_shape_to_str(SYM_KEEP const sym_shape *s);
 SYM_EXPORT SYM_GIVE char *sym_shape_dims_to_str(SYM_KEEP const sym_shape *s);
@@ -92,8 +92,8 @@ sym_attrs_list_item(SYM_KEEP const sym_attrs *a, const char *name, size_t i);
 SYM_EXPORT SYM_GIVE char *sym_attrs_to_str(SYM_KEEP const sym_attrs *a);
 
 SYM_EXPORT SYM_KEEP const sym_op *sym_op_find(const char *name);
-SYM_EXPORT size_t sym_op_n_ops(void);
-SYM_EXPORT SYM_KEEP const sym_op *sym_op_at(size_t i);
+SYM_EXPORT size_t sym_registry_n_ops(void);
+SYM_EXPORT SYM_KEEP const sym_op *sym_registry_op(size_t i);
 SYM_EXPORT SYM_KEEP const char *sym_op_name(SYM_KEEP const sym_op *op);
 SYM_EXPORT SYM_KEEP const char *sym_op_family(SYM_KEEP const sym_op *op);
 SYM_EXPORT int sym_op_min_inputs(SYM_KEEP const sym_op *op);

@@ -33,8 +33,8 @@ typedef struct sym_reshard {
 
 /* Options of sym_graph_shard. */
 typedef enum sym_shard_option {
-	SYM_SHARD_POWER_OF_TWO, /* MindSpore's rule: splits are powers of 2 */
-	SYM_SHARD_PROPAGATE     /* 1 (default): propagate from neighbours */
+	SYM_SHARD_OPT_POWER_OF_TWO, /* MindSpore's rule: splits are powers of 2 */
+	SYM_SHARD_OPT_PROPAGATE     /* 1 (default): propagate from neighbours */
 } sym_shard_option;
 
 SYM_EXPORT int sym_graph_add_mesh(SYM_KEEP sym_graph *g, const char *text,
@@ -59,6 +59,8 @@ SYM_EXPORT int64_t
 sym_graph_optimizer_shard_min_bytes(SYM_KEEP const sym_graph *g);
 SYM_EXPORT int sym_graph_set_shard_option(SYM_KEEP sym_graph *g,
     sym_shard_option opt, long value);
+SYM_EXPORT long sym_graph_get_shard_option(SYM_KEEP const sym_graph *g,
+    sym_shard_option opt);
 SYM_EXPORT int sym_graph_shard(SYM_KEEP sym_graph *g,
     SYM_KEEP const sym_topology *topo);
 SYM_EXPORT SYM_KEEP const sym_layout *

@@ -36,11 +36,11 @@ SYM_EXPORT SYM_KEEP sym_symbol *sym_symbol_find(SYM_KEEP sym_ctx *ctx,
 SYM_EXPORT SYM_KEEP sym_symbol *
 sym_symbol_instantiate(SYM_KEEP sym_symbol *sym);
 
-SYM_EXPORT SYM_KEEP sym_ctx *sym_symbol_get_ctx(SYM_KEEP const sym_symbol *sym);
+SYM_EXPORT SYM_KEEP sym_ctx *sym_symbol_ctx(SYM_KEEP const sym_symbol *sym);
 SYM_EXPORT SYM_KEEP const char *sym_symbol_name(SYM_KEEP const sym_symbol *sym);
 SYM_EXPORT void sym_symbol_get_info(SYM_KEEP const sym_symbol *sym,
     sym_symbol_info *info);
-SYM_EXPORT int sym_symbol_is_unique(SYM_KEEP const sym_symbol *sym);
+SYM_EXPORT sym_answer sym_symbol_is_unique(SYM_KEEP const sym_symbol *sym);
 SYM_EXPORT SYM_KEEP sym_symbol *
 sym_symbol_origin(SYM_KEEP const sym_symbol *sym);
 SYM_EXPORT unsigned sym_symbol_instance(SYM_KEEP const sym_symbol *sym);

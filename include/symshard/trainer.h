@@ -104,10 +104,10 @@ typedef struct sym_eval_result {
 	double perplexity;
 } sym_eval_result;
 
-SYM_EXPORT SYM_GIVE sym_trainer *sym_trainer_new(SYM_KEEP const sym_plan *p,
-    SYM_KEEP sym_communicator *comm, SYM_KEEP sym_dataset *train,
-    SYM_KEEP sym_dataset *test, SYM_KEEP const sym_train_options *o,
-    SYM_KEEP sym_ctx *ctx);
+SYM_EXPORT SYM_GIVE sym_trainer *sym_trainer_new(SYM_KEEP sym_ctx *ctx,
+    SYM_KEEP const sym_plan *p, SYM_KEEP sym_communicator *comm,
+    SYM_KEEP sym_dataset *train, SYM_KEEP sym_dataset *test,
+    SYM_KEEP const sym_train_options *o);
 SYM_EXPORT void sym_trainer_free(SYM_TAKE sym_trainer *t);
 SYM_EXPORT int sym_trainer_step(SYM_KEEP sym_trainer *t, sym_train_step *r);
 SYM_EXPORT SYM_KEEP const char *
@@ -125,7 +125,7 @@ SYM_EXPORT int sym_trainer_switching(SYM_KEEP const sym_trainer *t,
     sym_train_switching *r);
 SYM_EXPORT size_t sym_trainer_plan_piece(SYM_KEEP const sym_trainer *t,
     size_t plan);
-SYM_EXPORT int sym_trainer_get_param(SYM_KEEP sym_trainer *t, const char *name,
+SYM_EXPORT int sym_trainer_param(SYM_KEEP sym_trainer *t, const char *name,
     void *whole, size_t bytes);
 
 #ifdef __cplusplus

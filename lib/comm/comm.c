@@ -122,14 +122,15 @@ sym__comm_mpi_new(sym_ctx *ctx, int *argc, char ***argv)
 }
 #endif
 
-/* Return 1 when the library was built with the MPI backend, else 0. */
-int
+/* Return SYM_TRUE when the library was built with the MPI backend, else
+ * SYM_FALSE. */
+sym_answer
 sym_comm_mpi_available(void)
 {
 #ifdef SYM_HAVE_MPI
-	return 1;
+	return SYM_TRUE;
 #else
-	return 0;
+	return SYM_FALSE;
 #endif
 }
 
@@ -209,7 +210,7 @@ sym_comm_get_option(const sym_communicator *comm, sym_comm_option opt)
  * errors go to "ctx"; NULL with an error on "ctx" when the rank is out of
  * range, not this process's (mpi) or already attached. */
 sym_comm_endpoint *
-sym_comm_attach(sym_communicator *comm, int rank, sym_ctx *ctx)
+sym_comm_attach(sym_ctx *ctx, sym_communicator *comm, int rank)
 {
 	sym_comm_endpoint *ep;
 	int expected = 0;

@@ -87,21 +87,21 @@ sym_ctx_set_option(sym_ctx *ctx, sym_option opt, long value)
 	if (!ctx)
 		return -1;
 	switch (opt) {
-	case SYM_OPT_ISL_MAX_OPERATIONS:
+	case SYM_CTX_OPT_ISL_MAX_OPERATIONS:
 		if (value < 0)
 			break;
 		ctx->opt_isl_max_ops = value;
 		return 0;
-	case SYM_OPT_WITNESS:
+	case SYM_CTX_OPT_WITNESS:
 		ctx->opt_witness = value != 0;
 		return 0;
-	case SYM_OPT_EXACT_TIER:
+	case SYM_CTX_OPT_EXACT_TIER:
 		ctx->opt_exact = value != 0;
 		return 0;
-	case SYM_OPT_FAST_TIER:
+	case SYM_CTX_OPT_FAST_TIER:
 		ctx->opt_fast = value != 0;
 		return 0;
-	case SYM_OPT_REDIST_BOUND:
+	case SYM_CTX_OPT_REDIST_BOUND:
 		ctx->opt_redist_bound = value != 0;
 		return 0;
 	}
@@ -117,15 +117,15 @@ sym_ctx_get_option(const sym_ctx *ctx, sym_option opt)
 	if (!ctx)
 		return -1;
 	switch (opt) {
-	case SYM_OPT_ISL_MAX_OPERATIONS:
+	case SYM_CTX_OPT_ISL_MAX_OPERATIONS:
 		return ctx->opt_isl_max_ops;
-	case SYM_OPT_WITNESS:
+	case SYM_CTX_OPT_WITNESS:
 		return ctx->opt_witness;
-	case SYM_OPT_EXACT_TIER:
+	case SYM_CTX_OPT_EXACT_TIER:
 		return ctx->opt_exact;
-	case SYM_OPT_FAST_TIER:
+	case SYM_CTX_OPT_FAST_TIER:
 		return ctx->opt_fast;
-	case SYM_OPT_REDIST_BOUND:
+	case SYM_CTX_OPT_REDIST_BOUND:
 		return ctx->opt_redist_bound;
 	}
 	return -1;

@@ -68,7 +68,7 @@ struct sym_ctx {
 	int opt_witness;
 	int opt_exact;
 	int opt_fast;
-	int opt_redist_bound; /* SYM_OPT_REDIST_BOUND */
+	int opt_redist_bound; /* SYM_CTX_OPT_REDIST_BOUND */
 
 	struct sym__htab table; /* the hash-consed expression nodes */
 	uint32_t next_node_id;

@@ -361,7 +361,7 @@ pool_partial_grads(sym_exec *x)
 /* Return a new executor of rank "ep" (or 0 when "ep" is NULL) of "p",
  * its errors on "ctx" (all borrowed); NULL with an error on "ctx". */
 sym_exec *
-sym_exec_new(const sym_plan *p, sym_comm_endpoint *ep, sym_ctx *ctx)
+sym_exec_new(sym_ctx *ctx, const sym_plan *p, sym_comm_endpoint *ep)
 {
 	sym_exec *x;
 	int ok;

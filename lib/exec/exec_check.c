@@ -90,8 +90,8 @@ job_main(void *arg)
 	int ok = 0;
 
 	j->ctx = sym_ctx_new();
-	if (j->ctx && (ep = sym_comm_attach(j->comm, j->rank, j->ctx))) {
-		j->x = sym_exec_new(j->p, ep, j->ctx);
+	if (j->ctx && (ep = sym_comm_attach(j->ctx, j->comm, j->rank))) {
+		j->x = sym_exec_new(j->ctx, j->p, ep);
 		ok = setup(j->x, j->s, j->o, j->rank == 0) == 0;
 	}
 	j->failed = !ok;
@@ -338,7 +338,7 @@ run_single(const sym_plan *single, const sym_slices *s1,
     const sym_exec_options *o, struct sym__outputs *out, sym_exec_report *r,
     sym_ctx *ctx)
 {
-	sym_exec *x = sym_exec_new(single, NULL, ctx);
+	sym_exec *x = sym_exec_new(ctx, single, NULL);
 	double rtol = o->rtol > 0 ? o->rtol : DEFAULT_RTOL;
 	double atol = o->atol > 0 ? o->atol : 0.0;
 	double t0;
@@ -597,9 +597,11 @@ check_begin(struct check *c, const sym_plan *p, const sym_plan *single,
 	if (sym_plan_bind(p, b, c->s) < 0 ||
 	    sym_plan_bind(single, b, c->s1) < 0) {
 		const char *m =
-		    sym_slices_error(sym_slices_is_bound(c->s) ? c->s1 : c->s);
+		    sym_slices_error(sym_slices_is_bound(c->s) == SYM_TRUE
+		            ? c->s1
+		            : c->s);
 		sym_error code =
-		    sym_ctx_last_error(sym_graph_get_ctx(sym_plan_graph(p)));
+		    sym_ctx_last_error(sym_graph_ctx(sym_plan_graph(p)));
 
 		sym__error(ctx, code != SYM_OK ? code : SYM_EDOMAIN, NULL, "%s",
 		    m && *m ? m : "the binding is rejected");
@@ -636,7 +638,7 @@ check_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
 {
 	int rank = sym_comm_rank(comm), n = sym_comm_n_ranks(comm), bad;
 	int blas_threads;
-	sym_comm_endpoint *ep = sym_comm_attach(comm, rank, ctx);
+	sym_comm_endpoint *ep = sym_comm_attach(ctx, comm, rank);
 	struct check c;
 	sym_exec *x = NULL;
 	char *all = NULL;
@@ -647,7 +649,7 @@ check_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
 		return -1;
 	bad = check_begin(&c, p, single, comm, b, r, ctx) < 0;
 	if (!bad) {
-		x = sym_exec_new(p, ep, ctx);
+		x = sym_exec_new(ctx, p, ep);
 		bad = setup(x, c.s, o, rank == 0) < 0 ||
 		    sym__gather_alloc(x, n, p, &c.out, &all, ctx) < 0;
 	}
@@ -699,9 +701,9 @@ sym__exec_options(sym_ctx *ctx, const char *who, const sym_exec_options *o,
  * error on "ctx" otherwise (nothing runs when "b" violates a
  * constraint). */
 int
-sym_exec_check(const sym_plan *p, const sym_plan *single,
+sym_exec_check(sym_ctx *ctx, const sym_plan *p, const sym_plan *single,
     sym_communicator *comm, const sym_binding *b, const sym_exec_options *o,
-    sym_exec_report *r, sym_ctx *ctx)
+    sym_exec_report *r)
 {
 	sym_exec_options opt;
 	struct check c;

@@ -104,8 +104,8 @@ rank_main(void *arg)
 	if (sh->go < 0)
 		return NULL;
 	r->ctx = sym_ctx_new();
-	if (r->ctx && (ep = sym_comm_attach(sh->comm, r->k, r->ctx)))
-		r->x = sym_exec_new(sh->p, ep, r->ctx);
+	if (r->ctx && (ep = sym_comm_attach(r->ctx, sh->comm, r->k)))
+		r->x = sym_exec_new(r->ctx, sh->p, ep);
 	for (;;) {
 		pthread_barrier_wait(&sh->bar);
 		if (sh->order == QUIT)
@@ -396,7 +396,7 @@ train_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
     double *loss, sym_train_report *tr, sym_ctx *ctx)
 {
 	int n = sym_comm_n_ranks(comm), bad, ret = -1;
-	sym_comm_endpoint *ep = sym_comm_attach(comm, sym_comm_rank(comm), ctx);
+	sym_comm_endpoint *ep = sym_comm_attach(ctx, comm, sym_comm_rank(comm));
 	struct sym__outputs out;
 	struct single sg;
 	sym_slices *s = sym_slices_new(p);
@@ -410,8 +410,8 @@ train_mpi(const sym_plan *p, const sym_plan *single, sym_communicator *comm,
 		goto done;
 	sg.plan = single;
 	sg.s1 = sym_slices_new(single);
-	sg.x1 = sym_exec_new(single, NULL, ctx);
-	x = sym_exec_new(p, ep, ctx);
+	sg.x1 = sym_exec_new(ctx, single, NULL);
+	x = sym_exec_new(ctx, p, ep);
 	bad = !s || !sg.s1 || !sg.x1 || !x;
 	if (sym__check_agree(ep, ctx, bad) < 0)
 		goto done;
@@ -451,9 +451,9 @@ done:
  * with the error on "ctx" otherwise.
  */
 int
-sym_exec_train_check(const sym_plan *p, const sym_plan *single,
+sym_exec_train_check(sym_ctx *ctx, const sym_plan *p, const sym_plan *single,
     sym_communicator *comm, const sym_binding *const *steps, size_t n_steps,
-    const sym_exec_options *o, double *loss, sym_train_report *tr, sym_ctx *ctx)
+    const sym_exec_options *o, double *loss, sym_train_report *tr)
 {
 	struct shared sh;
 	struct single sg;
@@ -494,7 +494,7 @@ sym_exec_train_check(const sym_plan *p, const sym_plan *single,
 	sh.failed = sym__calloc(ctx, (size_t)n, sizeof(*sh.failed));
 	s = sym_slices_new(p);
 	sg.s1 = sym_slices_new(single);
-	sg.x1 = sym_exec_new(single, NULL, ctx);
+	sg.x1 = sym_exec_new(ctx, single, NULL);
 	if (!ranks || !th || !sh.failed || !s || !sg.s1 || !sg.x1 ||
 	    pthread_barrier_init(&sh.bar, NULL, (unsigned)n + 1) != 0) {
 		if (!sym_ctx_last_error(ctx))

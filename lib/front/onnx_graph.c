@@ -161,7 +161,7 @@ sym__onnx_set_sv(struct sym__onnx *im, struct sym__oval *o, sym_dtype dt,
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		o->sv[i] = sym_simplify(im->ctx, items[i]);
+		o->sv[i] = sym_prove_simplify(im->ctx, items[i]);
 	o->sv_n = n;
 	o->sv_rank = rank;
 	o->has_sv = 1;

@@ -936,7 +936,7 @@ map_range(struct sym__onnx *im, const Onnx__NodeProto *n)
 	    sym_expr_ceildiv_si(sym_expr_add_si(sym_expr_copy(o[1]->sv[0]),
 	                            -start),
 	        delta);
-	len = sym_simplify(im->ctx, len);
+	len = sym_prove_simplify(im->ctx, len);
 	int64_t c;
 	if (len && sym_expr_get_const(len, &c) == 0 && c >= 0 &&
 	    c <= SYM__ONNX_MAX_SV) {

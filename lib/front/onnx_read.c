@@ -411,16 +411,19 @@ int
 sym__onnx_import(sym_graph *g, const char *path,
     const struct sym__onnx_into *into)
 {
-	return read_path(sym_graph_get_ctx(g), path, NULL, into) ? 0 : -1;
+	return read_path(sym_graph_ctx(g), path, NULL, into) ? 0 : -1;
 }
 
 /* Return 1 when the "size" bytes at "data" look like an ONNX model (a
  * protobuf whose first field is the ModelProto's ir_version), else 0: a
  * text never starts with byte 8. */
-int
+sym_answer
 sym_onnx_is_model(const void *data, size_t size)
 {
-	return data && size >= 2 && ((const uint8_t *)data)[0] == 0x08;
+	if (!data)
+		return SYM_ERROR;
+	return size >= 2 && ((const uint8_t *)data)[0] == 0x08 ? SYM_TRUE
+	                                                       : SYM_FALSE;
 }
 
 /* Return the number of ONNX operators the reader maps. */

@@ -27,7 +27,7 @@ sym__onnx_import(sym_graph *g, const char *path,
     const struct sym__onnx_into *into)
 {
 	(void)into;
-	unsupported(sym_graph_get_ctx(g), path);
+	unsupported(sym_graph_ctx(g), path);
 	return -1;
 }
 
@@ -51,10 +51,14 @@ sym_onnx_read_mem(sym_ctx *ctx, const void *data, size_t size,
 }
 
 /* As sym_onnx(3) describes. */
-int
+sym_answer
 sym_onnx_is_model(const void *data, size_t size)
 {
-	return data && size >= 2 && ((const unsigned char *)data)[0] == 0x08;
+	if (!data)
+		return SYM_ERROR;
+	return size >= 2 && ((const unsigned char *)data)[0] == 0x08
+	    ? SYM_TRUE
+	    : SYM_FALSE;
 }
 
 /* No operator is supported: 0. */

@@ -51,14 +51,14 @@ find_op(struct sym__parser *p, size_t start, size_t len)
 	struct sym__suggest s;
 	char *name = sym__lex_strndup(p, start, len);
 	const sym_op *op = name ? sym_op_find(name) : NULL;
-	size_t n = sym_op_n_ops();
+	size_t n = sym_registry_n_ops();
 
 	free(name);
 	if (op || p->oom)
 		return op;
 	sym__suggest_init(&s, p->src + start, len);
 	for (size_t i = 0; i < n; i++)
-		sym__suggest_try(&s, sym_op_name(sym_op_at(i)));
+		sym__suggest_try(&s, sym_op_name(sym_registry_op(i)));
 	sym__lex_error(p, start, sym__suggest_hint(&s),
 	    "unknown operator '%.*s%s'", SYM__QLEN(len), p->src + start,
 	    SYM__QDOTS(len));

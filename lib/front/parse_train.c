@@ -79,10 +79,10 @@ static const struct arg adam_args[] = { OARG(lr), OARG(beta1), OARG(beta2),
 	OARG(eps), OARG(weight_decay), { NULL, 0, 0 } };
 
 static const struct callable optimizers[] = {
-	{ "sgd", SYM_OPT_SGD, 1, sgd_args },
-	{ "momentum", SYM_OPT_MOMENTUM, 2, momentum_args },
-	{ "adam", SYM_OPT_ADAM, 1, adam_args },
-	{ "adamw", SYM_OPT_ADAMW, 1, adam_args },
+	{ "sgd", SYM_OPTIMIZER_SGD, 1, sgd_args },
+	{ "momentum", SYM_OPTIMIZER_MOMENTUM, 2, momentum_args },
+	{ "adam", SYM_OPTIMIZER_ADAM, 1, adam_args },
+	{ "adamw", SYM_OPTIMIZER_ADAMW, 1, adam_args },
 	{ NULL, 0, 0, NULL },
 };
 

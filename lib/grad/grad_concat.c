@@ -121,7 +121,7 @@ grad_concat(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 		const sym_expr *d = sym__value_shape(n->in[j])->dim[axis];
 
 		need += sym__gtarget(gr, j) != NULL;
-		equal &= sym_expr_is_equal(s0->dim[axis], d);
+		equal &= sym_expr_is_equal(s0->dim[axis], d) == SYM_TRUE;
 		constant &= len && sym_expr_get_const(d, &len[j]) == 0;
 	}
 	if (need == 0) {

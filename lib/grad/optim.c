@@ -30,12 +30,12 @@ state_names(const sym_optimizer *opt)
 	static const char *const adam[] = { "adam_m", "adam_v", NULL };
 
 	switch (opt->kind) {
-	case SYM_OPT_SGD:
+	case SYM_OPTIMIZER_SGD:
 		return opt->momentum != 0 ? momentum : none;
-	case SYM_OPT_MOMENTUM:
+	case SYM_OPTIMIZER_MOMENTUM:
 		return momentum;
-	case SYM_OPT_ADAM:
-	case SYM_OPT_ADAMW:
+	case SYM_OPTIMIZER_ADAM:
+	case SYM_OPTIMIZER_ADAMW:
 		return adam;
 	default:
 		return none;
@@ -46,8 +46,9 @@ state_names(const sym_optimizer *opt)
 static int
 counts_steps(const sym_optimizer *opt)
 {
-	return opt->kind == SYM_OPT_ADAM || opt->kind == SYM_OPT_ADAMW ||
-	    (opt->kind == SYM_OPT_SGD && opt->momentum != 0);
+	return opt->kind == SYM_OPTIMIZER_ADAM ||
+	    opt->kind == SYM_OPTIMIZER_ADAMW ||
+	    (opt->kind == SYM_OPTIMIZER_SGD && opt->momentum != 0);
 }
 
 /* Return a new state value of "g" called "name" with the shape "shape"
@@ -83,12 +84,13 @@ hyper(sym_ctx *ctx, const sym_optimizer *opt)
 		return NULL;
 	r = sym_attrs_set_float(at, "lr", opt->lr) |
 	    sym_attrs_set_float(at, "weight_decay", opt->weight_decay);
-	if (opt->kind == SYM_OPT_SGD || opt->kind == SYM_OPT_MOMENTUM)
+	if (opt->kind == SYM_OPTIMIZER_SGD ||
+	    opt->kind == SYM_OPTIMIZER_MOMENTUM)
 		r |= sym_attrs_set_float(at, "momentum", opt->momentum) |
 		    sym_attrs_set_bool(at, "nesterov", opt->nesterov);
-	if (opt->kind == SYM_OPT_SGD)
+	if (opt->kind == SYM_OPTIMIZER_SGD)
 		r |= sym_attrs_set_float(at, "dampening", opt->dampening);
-	if (opt->kind == SYM_OPT_ADAM || opt->kind == SYM_OPT_ADAMW)
+	if (opt->kind == SYM_OPTIMIZER_ADAM || opt->kind == SYM_OPTIMIZER_ADAMW)
 		r |= sym_attrs_set_float(at, "beta1", opt->beta1) |
 		    sym_attrs_set_float(at, "beta2", opt->beta2) |
 		    sym_attrs_set_float(at, "eps", opt->eps);
@@ -104,11 +106,11 @@ static const char *
 update_op(const sym_optimizer *opt)
 {
 	switch (opt->kind) {
-	case SYM_OPT_MOMENTUM:
+	case SYM_OPTIMIZER_MOMENTUM:
 		return "momentum_update";
-	case SYM_OPT_ADAM:
+	case SYM_OPTIMIZER_ADAM:
 		return "adam_update";
-	case SYM_OPT_ADAMW:
+	case SYM_OPTIMIZER_ADAMW:
 		return "adamw_update";
 	default:
 		return "sgd_update";

@@ -92,7 +92,7 @@ unify_candidate(sym_expr *d, sym_expr **value)
 		sym__expr_unref(ve);
 		if (!rest)
 			continue;
-		if (sym_expr_involves(rest, v)) {
+		if (sym_expr_involves(rest, v) == SYM_TRUE) {
 			sym__expr_unref(rest);
 			continue;
 		}
@@ -100,7 +100,7 @@ unify_candidate(sym_expr *d, sym_expr **value)
 		sym__expr_unref(rest);
 		if (!val)
 			continue;
-		if (sym_expr_is_const(val)) {
+		if (sym_expr_is_const(val) == SYM_TRUE) {
 			/* v == constant is proved or refuted, not unified */
 			sym__expr_unref(val);
 			continue;

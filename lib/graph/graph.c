@@ -122,7 +122,7 @@ sym_graph_free(sym_graph *g)
 
 /* Return the context of "g". */
 sym_ctx *
-sym_graph_get_ctx(const sym_graph *g)
+sym_graph_ctx(const sym_graph *g)
 {
 	return g ? g->ctx : NULL;
 }
@@ -489,7 +489,7 @@ subst_expr(sym_expr *e, sym_symbol *var, sym_expr *value)
 {
 	sym_expr *c, *r;
 
-	if (!sym_expr_involves(e, var))
+	if (sym_expr_involves(e, var) != SYM_TRUE)
 		return sym__expr_ref(e);
 	c = sym_expr_copy(e);
 	r = sym_expr_substitute(c, var, value);

@@ -25,11 +25,11 @@ static const char *const init_names[] = {
 };
 
 static const char *const opt_names[] = {
-	[SYM_OPT_NONE] = "none",
-	[SYM_OPT_SGD] = "sgd",
-	[SYM_OPT_MOMENTUM] = "momentum",
-	[SYM_OPT_ADAM] = "adam",
-	[SYM_OPT_ADAMW] = "adamw",
+	[SYM_OPTIMIZER_NONE] = "none",
+	[SYM_OPTIMIZER_SGD] = "sgd",
+	[SYM_OPTIMIZER_MOMENTUM] = "momentum",
+	[SYM_OPTIMIZER_ADAM] = "adam",
+	[SYM_OPTIMIZER_ADAMW] = "adamw",
 };
 
 /* Return the name of initializer "kind" ("he_normal"), or NULL. */
@@ -43,7 +43,7 @@ sym_init_kind_name(sym_init_kind kind)
 const char *
 sym_optimizer_kind_name(sym_optimizer_kind kind)
 {
-	return (unsigned)kind <= SYM_OPT_ADAMW ? opt_names[kind] : NULL;
+	return (unsigned)kind <= SYM_OPTIMIZER_ADAMW ? opt_names[kind] : NULL;
 }
 
 /* Fill "opt" with the defaults of optimizer "kind" (MindSpore's, and
@@ -58,8 +58,8 @@ sym_optimizer_defaults(sym_optimizer_kind kind, sym_optimizer *opt)
 	memset(opt, 0, sizeof(*opt));
 	opt->kind = kind;
 	opt->lr = 0.01;
-	opt->momentum = kind == SYM_OPT_MOMENTUM ? 0.9 : 0.0;
-	opt->weight_decay = kind == SYM_OPT_ADAMW ? 0.01 : 0.0;
+	opt->momentum = kind == SYM_OPTIMIZER_MOMENTUM ? 0.9 : 0.0;
+	opt->weight_decay = kind == SYM_OPTIMIZER_ADAMW ? 0.01 : 0.0;
 	opt->beta1 = 0.9;
 	opt->beta2 = 0.999;
 	opt->eps = 1e-8;
@@ -204,19 +204,24 @@ sym_value_set_state(sym_value *v, int state)
 	return 0;
 }
 
-/* Return 1 when "v" is state (declared so, or an optimizer's), else
- * 0. */
-int
+/* Return SYM_TRUE when "v" is state (declared so, or an optimizer's),
+ * SYM_FALSE when not, SYM_ERROR for NULL. */
+sym_answer
 sym_value_is_state(const sym_value *v)
 {
-	return v && v->state;
+	if (!v)
+		return SYM_ERROR;
+	return v->state ? SYM_TRUE : SYM_FALSE;
 }
 
-/* Return 1 when "v" is a frozen param, else 0. */
-int
+/* Return SYM_TRUE when "v" is a frozen param, SYM_FALSE when not,
+ * SYM_ERROR for NULL. */
+sym_answer
 sym_value_is_frozen(const sym_value *v)
 {
-	return v && v->frozen;
+	if (!v)
+		return SYM_ERROR;
+	return v->frozen ? SYM_TRUE : SYM_FALSE;
 }
 
 /* Check the hyper-parameters of "o"; return NULL, or a static text
@@ -228,7 +233,7 @@ bad_hyper(const sym_optimizer *o)
 		return "lr must be a finite number >= 0";
 	if (!(o->weight_decay >= 0) || !isfinite(o->weight_decay))
 		return "weight_decay must be a finite number >= 0";
-	if (o->kind == SYM_OPT_SGD || o->kind == SYM_OPT_MOMENTUM) {
+	if (o->kind == SYM_OPTIMIZER_SGD || o->kind == SYM_OPTIMIZER_MOMENTUM) {
 		if (!(o->momentum >= 0) || !isfinite(o->momentum))
 			return "momentum must be a finite number >= 0";
 		if (!(o->dampening >= 0) || !isfinite(o->dampening))
@@ -236,7 +241,7 @@ bad_hyper(const sym_optimizer *o)
 		if (o->nesterov && (o->momentum <= 0 || o->dampening != 0))
 			return "nesterov needs momentum > 0 and dampening 0";
 	}
-	if (o->kind == SYM_OPT_ADAM || o->kind == SYM_OPT_ADAMW) {
+	if (o->kind == SYM_OPTIMIZER_ADAM || o->kind == SYM_OPTIMIZER_ADAMW) {
 		if (!(o->beta1 >= 0 && o->beta1 < 1) ||
 		    !(o->beta2 >= 0 && o->beta2 < 1))
 			return "beta1 and beta2 must be in [0, 1)";
@@ -288,7 +293,8 @@ sym_graph_minimize(sym_graph *g, sym_value *loss, const sym_optimizer *opt,
 		    "the graph already minimizes %s (line %d): a graph has "
 		    "one loss",
 		    g->loss->name, g->minimize_loc.line);
-	if ((unsigned)opt->kind > SYM_OPT_ADAMW || opt->kind == SYM_OPT_NONE)
+	if ((unsigned)opt->kind > SYM_OPTIMIZER_ADAMW ||
+	    opt->kind == SYM_OPTIMIZER_NONE)
 		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL, NULL,
 		    "no optimizer given");
 	s = loss->failed ? NULL : sym__value_shape(loss);
@@ -333,7 +339,7 @@ sym_graph_loss(const sym_graph *g)
 /* Store the optimizer of "g" in "*opt"; return 0, or -1 when "g" has no
  * loss. */
 int
-sym_graph_get_optimizer(const sym_graph *g, sym_optimizer *opt)
+sym_graph_optimizer(const sym_graph *g, sym_optimizer *opt)
 {
 	if (!g || !opt || !g->loss)
 		return -1;
@@ -341,11 +347,14 @@ sym_graph_get_optimizer(const sym_graph *g, sym_optimizer *opt)
 	return 0;
 }
 
-/* Return 1 when "g" has been differentiated into a training graph. */
-int
+/* Return SYM_TRUE when "g" has been differentiated into a training
+ * graph, SYM_FALSE when not, SYM_ERROR for NULL. */
+sym_answer
 sym_graph_is_training(const sym_graph *g)
 {
-	return g && g->differentiated;
+	if (!g)
+		return SYM_ERROR;
+	return g->differentiated ? SYM_TRUE : SYM_FALSE;
 }
 
 /* Return the number of nodes of the forward part of "g": those before

@@ -290,11 +290,14 @@ sym_layout_dim_splits(const sym_layout *l, size_t dim)
 	return k;
 }
 
-/* Return 1 if "l" holds partial sums over axis "axis", 0 if not. */
-int
+/* Return SYM_TRUE if "l" holds partial sums over axis "axis", SYM_FALSE
+ * if not, SYM_ERROR for NULL or an axis out of range. */
+sym_answer
 sym_layout_is_partial(const sym_layout *l, size_t axis)
 {
-	return l && axis < l->mesh->n_axes && (l->partial >> axis & 1);
+	if (!l || axis >= l->mesh->n_axes)
+		return SYM_ERROR;
+	return l->partial >> axis & 1 ? SYM_TRUE : SYM_FALSE;
 }
 
 /* Return the dimension of "l" that axis "axis" splits, -2 if the axis is
@@ -351,19 +354,20 @@ sym_layout_standard(const sym_layout *l)
 /* Return 1 if the standard forms of "a" and "b" split the same dimensions
  * by the same axes, in the same order, with the same partial axes, over
  * equal meshes; 0 if not. */
-int
+sym_answer
 sym_layout_is_equal(const sym_layout *a, const sym_layout *b)
 {
 	uint32_t ones = 0;
 
-	if (!a || !b || a->rank != b->rank ||
-	    !sym_mesh_is_equal(a->mesh, b->mesh))
-		return 0;
+	if (!a || !b)
+		return SYM_ERROR;
+	if (a->rank != b->rank || !sym_mesh_is_equal(a->mesh, b->mesh))
+		return SYM_FALSE;
 	for (size_t i = 0; i < a->mesh->n_axes; i++)
 		if (a->mesh->size[i] == 1)
 			ones |= UINT32_C(1) << i;
 	if ((a->partial & ~ones) != (b->partial & ~ones))
-		return 0;
+		return SYM_FALSE;
 	for (size_t d = 0; d < a->rank; d++) {
 		size_t i = 0, j = 0;
 
@@ -375,12 +379,12 @@ sym_layout_is_equal(const sym_layout *a, const sym_layout *b)
 			if (i == a->n[d] || j == b->n[d])
 				break;
 			if (a->axes[d][i++] != b->axes[d][j++])
-				return 0;
+				return SYM_FALSE;
 		}
 		if (i != a->n[d] || j != b->n[d])
-			return 0;
+			return SYM_FALSE;
 	}
-	return 1;
+	return SYM_TRUE;
 }
 
 /* Store in "map" (room for "cap" entries) MindSpore's tensor map of
@@ -483,7 +487,7 @@ sym_layout_block(const sym_layout *l, int64_t rank, size_t dim)
 static int
 check_dim(const sym_layout *l, const sym_expr *global, size_t dim)
 {
-	if (sym_expr_get_ctx(global) != l->ctx) {
+	if (sym_expr_ctx(global) != l->ctx) {
 		sym__error(l->ctx, SYM_EINVAL, NULL,
 		    "the size of dimension %zu is %s", dim,
 		    global ? "from another context" : "missing");

@@ -276,16 +276,16 @@ sym_mesh_axis_name(const sym_mesh *m, size_t axis)
 	return m && axis < m->n_axes ? m->name[axis] : NULL;
 }
 
-/* Return the number of the axis of "m" named "name", or -1. */
-int
+/* Return the number of the axis of "m" named "name", or SYM_NPOS. */
+size_t
 sym_mesh_find_axis(const sym_mesh *m, const char *name)
 {
 	if (!m || !name)
-		return -1;
+		return SYM_NPOS;
 	for (size_t i = 0; i < m->n_axes; i++)
 		if (strcmp(m->name[i], name) == 0)
-			return (int)i;
-	return -1;
+			return i;
+	return SYM_NPOS;
 }
 
 /* Return the number of devices of "m" (0 for NULL). */
@@ -314,12 +314,15 @@ sym_mesh_rank(const sym_mesh *m, int64_t index)
 	return m->ranks ? m->ranks[index] : index;
 }
 
-/* Return 1 when the rank list of "m" is not 0, 1, ... (it is then held
- * in memory, one entry per device), else 0 (also for NULL). */
-int
+/* Return SYM_TRUE when the rank list of "m" is not 0, 1, ... (it is
+ * then held in memory, one entry per device), SYM_FALSE when it is,
+ * SYM_ERROR for NULL. */
+sym_answer
 sym_mesh_has_rank_list(const sym_mesh *m)
 {
-	return m && m->ranks;
+	if (!m)
+		return SYM_ERROR;
+	return m->ranks ? SYM_TRUE : SYM_FALSE;
 }
 
 /* Store in "coords" (one per axis) the coordinates of "rank" in "m";
@@ -366,23 +369,27 @@ sym_mesh_rank_of(const sym_mesh *m, const int64_t *coords)
 	return m->ranks ? m->ranks[pos] : pos;
 }
 
-/* Return 1 if "a" and "b" have the same axis sizes and names and the same
- * rank list, 0 if not. */
-int
+/* Return SYM_TRUE if "a" and "b" have the same axis sizes and names and
+ * the same rank list, SYM_FALSE if not, SYM_ERROR when either is NULL. */
+sym_answer
 sym_mesh_is_equal(const sym_mesh *a, const sym_mesh *b)
 {
+	if (!a || !b)
+		return SYM_ERROR;
 	if (a == b)
-		return 1;
-	if (!a || !b || a->n_axes != b->n_axes)
-		return 0;
+		return SYM_TRUE;
+	if (a->n_axes != b->n_axes)
+		return SYM_FALSE;
 	for (size_t i = 0; i < a->n_axes; i++)
 		if (a->size[i] != b->size[i] ||
 		    strcmp(a->name[i], b->name[i]) != 0)
-			return 0;
+			return SYM_FALSE;
 	if (!a->ranks || !b->ranks)
-		return !a->ranks && !b->ranks;
+		return !a->ranks && !b->ranks ? SYM_TRUE : SYM_FALSE;
 	return memcmp(a->ranks, b->ranks,
-	           (size_t)a->n_devices * sizeof(*a->ranks)) == 0;
+	           (size_t)a->n_devices * sizeof(*a->ranks)) == 0
+	    ? SYM_TRUE
+	    : SYM_FALSE;
 }
 
 /* Return a malloc'ed "(dp=2, sp=2, mp=2)" for "m", followed by

@@ -282,11 +282,14 @@ sym_plan_bind_values(const sym_plan *p, const int64_t *values, sym_slices *s)
 	return bind_run(p, s);
 }
 
-/* Return 1 when "s" holds the sizes of a successful binding, else 0. */
-int
+/* Return SYM_TRUE when "s" holds the sizes of a successful binding,
+ * SYM_FALSE when not, SYM_ERROR for NULL. */
+sym_answer
 sym_slices_is_bound(const sym_slices *s)
 {
-	return s ? s->bound : 0;
+	if (!s)
+		return SYM_ERROR;
+	return s->bound ? SYM_TRUE : SYM_FALSE;
 }
 
 /* Return why the last binding of "s" failed ("not bound" before the

@@ -82,7 +82,8 @@ next_group(sym_expr **pi, size_t p, sym_expr **po, size_t q, size_t i, size_t j,
 			size_t y = total - x;
 
 			if (y <= q - j &&
-			    sym_expr_is_equal(pi[i + x], po[j + y])) {
+			    sym_expr_is_equal(pi[i + x], po[j + y]) ==
+			        SYM_TRUE) {
 				*a = x;
 				*c = y;
 				return;

@@ -63,7 +63,7 @@ infer_optim(struct sym__shard *s)
 		size_t ri = sym__shard_in_rank(s, i);
 
 		if (s->in[i] && ri == r && i != from &&
-		    !sym_layout_is_equal(s->in[i], s->in[from]))
+		    sym_layout_is_equal(s->in[i], s->in[from]) != SYM_TRUE)
 			return sym__shard_fail(s, (int)i, -1,
 			    "%s must be laid out like %s",
 			    sym__shard_in_name(s, i),

@@ -59,9 +59,12 @@ sym_dtype_size(sym_dtype dt)
 	return valid(dt) ? dtypes[dt].size : 0;
 }
 
-/* Return 1 when "dt" is a floating-point type, else 0. */
-int
+/* Return SYM_TRUE when "dt" is a floating-point type, SYM_FALSE when
+ * not, SYM_ERROR when it is no type. */
+sym_answer
 sym_dtype_is_float(sym_dtype dt)
 {
-	return valid(dt) ? dtypes[dt].is_float : 0;
+	if (!valid(dt))
+		return SYM_ERROR;
+	return dtypes[dt].is_float ? SYM_TRUE : SYM_FALSE;
 }

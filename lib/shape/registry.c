@@ -69,7 +69,7 @@ sym_op_find(const char *name)
 
 /* Return the number of registered operators. */
 size_t
-sym_op_n_ops(void)
+sym_registry_n_ops(void)
 {
 	return SYM__N_OPS;
 }
@@ -77,7 +77,7 @@ sym_op_n_ops(void)
 /* Return the "i"-th registered operator (family by family), or NULL
  * when "i" is out of range. */
 const sym_op *
-sym_op_at(size_t i)
+sym_registry_op(size_t i)
 {
 	return i < SYM__N_OPS ? &ops[i] : NULL;
 }

@@ -188,19 +188,19 @@ sym_shape_numel(const sym_shape *s)
 	return s ? sym__expr_give(product(s, 0, s->rank)) : NULL;
 }
 
-/* Return 1 when "a" and "b" have the same dtype and the same dimensions,
- * 0 when not, -1 when either is NULL. */
-int
+/* Return SYM_TRUE when "a" and "b" have the same dtype and the same
+ * dimensions, SYM_FALSE when not, SYM_ERROR when either is NULL. */
+sym_answer
 sym_shape_is_equal(const sym_shape *a, const sym_shape *b)
 {
 	if (!a || !b)
-		return -1;
+		return SYM_ERROR;
 	if (a->dtype != b->dtype || a->rank != b->rank)
-		return 0;
+		return SYM_FALSE;
 	for (size_t i = 0; i < a->rank; i++)
 		if (a->dim[i] != b->dim[i])
-			return 0;
-	return 1;
+			return SYM_FALSE;
+	return SYM_TRUE;
 }
 
 /* Return the dimensions of "s" as "[b, 784]" after the text "prefix",

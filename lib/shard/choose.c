@@ -4,7 +4,7 @@
  * semi-automatic one: split the leading dimension of the first input
  * (the input the rule names; the indices for gather) across all devices
  * and replicate the rest; when the rule rejects that, everything is
- * replicated. Unless SYM_SHARD_PROPAGATE is off, each input that already
+ * replicated. Unless SYM_SHARD_OPT_PROPAGATE is off, each input that already
  * has a layout (from its producer, or from an earlier consumer for graph
  * inputs) is also tried as this node's input layout, with the others
  * completed by the rule; such a propagated choice must be accepted by
@@ -35,7 +35,7 @@ pass_cost(struct sym__pass *p, const sym_layout *from, const sym_layout *to,
 {
 	const struct sym__memo *m;
 
-	if (sym_layout_is_equal(from, to))
+	if (sym_layout_is_equal(from, to) == SYM_TRUE)
 		return 0;
 	m = sym__pass_redist(p, from, to, shape);
 	if (!m || m->cost < 0)

@@ -10,7 +10,7 @@
  * anything else is an error naming both.
  *
  * Every problem is an error diagnostic located at the part of the clause
- * it is about. MindSpore's power-of-two rule (SYM_SHARD_POWER_OF_TWO)
+ * it is about. MindSpore's power-of-two rule (SYM_SHARD_OPT_POWER_OF_TWO)
  * applies to the split counts and mesh axes users write.
  */
 #include <stdlib.h>
@@ -84,7 +84,7 @@ check_tuple(struct sym__pass *p, sym_node *n, size_t i,
 			    NULL, NULL,
 			    "%s: the split count %lld of dimension %zu of %s "
 			    "is not a power of 2 (MindSpore's rule, asked for "
-			    "with SYM_SHARD_POWER_OF_TWO)",
+			    "with SYM_SHARD_OPT_POWER_OF_TWO)",
 			    label, (long long)t->split[d], d, v->name);
 	}
 	return 0;
@@ -151,7 +151,7 @@ decl_mesh(struct sym__pass *p, const struct sym__mesh_decl *m, size_t k,
 			sym__graph_diag(p->g, SYM_SEV_ERROR, where, NULL, NULL,
 			    "%s: axis %s of mesh %s has size %lld, not a power "
 			    "of 2 (MindSpore's rule, asked for with "
-			    "SYM_SHARD_POWER_OF_TWO)",
+			    "SYM_SHARD_OPT_POWER_OF_TWO)",
 			    label, mesh->name[a], m->name,
 			    (long long)mesh->size[a]);
 			return NULL;
@@ -199,9 +199,9 @@ check_axes(struct sym__pass *p, const struct sym__tensor_strategy *t,
 		dim_of[a] = -1;
 	for (size_t d = 0; d < t->n; d++)
 		for (size_t i = 0; i < t->dims[d].n; i++) {
-			int a = sym_mesh_find_axis(mesh, t->dims[d].axis[i]);
+			size_t a = sym_mesh_find_axis(mesh, t->dims[d].axis[i]);
 
-			if (a < 0) {
+			if (a == SYM_NPOS) {
 				txt = axis_list(mesh);
 				sym__graph_diag(p->g, SYM_SEV_ERROR,
 				    &t->dims[d].loc, NULL, NULL,
@@ -433,10 +433,10 @@ out_tensor(struct sym__pass *p, sym_node *n, const struct sym__strategy *st,
 	given = spec_layout(p, r->s.mesh, t, n->out[k]->name, ar->rank, label);
 	if (!given)
 		goto out;
-	if (sym_layout_is_equal(given, ar)) {
+	if (sym_layout_is_equal(given, ar) == SYM_TRUE) {
 		r->value[k] = sym__layout_ref(ar);
 		res = 0;
-	} else if (rs && sym_layout_is_equal(given, rs)) {
+	} else if (rs && sym_layout_is_equal(given, rs) == SYM_TRUE) {
 		r->value[k] = sym__layout_ref(rs);
 		r->scatter[k] = 1;
 		res = 0;

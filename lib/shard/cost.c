@@ -312,7 +312,7 @@ sym_cost_clear(sym_cost *c)
 {
 	if (!c)
 		return;
-	sym_expr_free(c->seconds_fs);
+	sym_expr_free(c->time_fs);
 	sym_expr_free(c->compute_fs);
 	sym_expr_free(c->comm_fs);
 	sym_expr_free(c->flops);
@@ -383,7 +383,7 @@ sym_sharding_cost(const sym_sharding *sh, const sym_topology *topo, sym_cost *c)
 	if (!a.failed) {
 		c->compute_fs = sym__cost_flops_fs(sym_expr_copy(a.flops),
 		    sym_topology_flops(topo));
-		c->seconds_fs = sym_expr_add(sym_expr_copy(c->compute_fs),
+		c->time_fs = sym_expr_add(sym_expr_copy(c->compute_fs),
 		    sym_expr_copy(a.comm_fs));
 		c->memory_bytes =
 		    sym_expr_add(sym_expr_add(sym_expr_copy(a.param),
@@ -391,7 +391,7 @@ sym_sharding_cost(const sym_sharding *sh, const sym_topology *topo, sym_cost *c)
 		        sym_expr_add(sym_expr_copy(a.state),
 		            sym_expr_copy(a.act)));
 	}
-	if (a.failed || !c->compute_fs || !c->seconds_fs || !c->memory_bytes) {
+	if (a.failed || !c->compute_fs || !c->time_fs || !c->memory_bytes) {
 		sym_cost_clear(c);
 		if (sym_ctx_last_error(g->ctx) == SYM_OK)
 			sym__oom(g->ctx);

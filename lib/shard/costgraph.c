@@ -423,7 +423,7 @@ edge_state(sym_search *s, struct sym__cg *cg, struct sym__cg_edge *e, size_t ca,
 		return *st;
 	if (!from || !to)
 		return *st = E_NONE;
-	if (sym_layout_is_equal(from, to))
+	if (sym_layout_is_equal(from, to) == SYM_TRUE)
 		return *st = E_FREE;
 	m = sym__pass_redist(&cg->pass, from, to,
 	    sym__value_shape((sym_value *)e->v));

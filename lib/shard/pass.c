@@ -320,7 +320,7 @@ guard(struct sym__pass *p, const sym_node *n, const char *label,
 	es = sym_expr_to_str(e);
 	if (!es)
 		return -1;
-	text = sym_expr_is_symbol(e)
+	text = sym_expr_is_symbol(e) == SYM_TRUE
 	    ? sym__asprintf("%s mod %lld == 0", es, (long long)k)
 	    : sym__asprintf("(%s) mod %lld == 0", es, (long long)k);
 	reason = sym__asprintf("dimension %zu of %s split %lld ways (%s)", d,
@@ -484,7 +484,8 @@ shared_comm(struct sym__pass *p, const sym_value *v, const sym_node *n,
 			continue;
 		i = (size_t)((const struct sym__comm *)r - sh->comm);
 		if (sh->comm[i].shares == SIZE_MAX &&
-		    sym_layout_is_equal(sym_reshard_target(r), want))
+		    sym_layout_is_equal(sym_reshard_target(r), want) ==
+		        SYM_TRUE)
 			return i;
 	}
 	return SIZE_MAX;
@@ -642,7 +643,8 @@ gather_updated(struct sym__pass *p, sym_node *n, struct sym__run *r)
 		for (size_t k = 0; k < n->n_out && k < n->n_in; k++) {
 			const sym_layout *home = p->sh->layout[n->in[k]->index];
 
-			if (home && !sym_layout_is_equal(r->value[k], home))
+			if (home &&
+			    sym_layout_is_equal(r->value[k], home) != SYM_TRUE)
 				sym__graph_diag(p->g, SYM_SEV_ERROR, &n->loc,
 				    NULL, NULL,
 				    "%s: the update in place of %s is laid "
@@ -653,7 +655,7 @@ gather_updated(struct sym__pass *p, sym_node *n, struct sym__run *r)
 		}
 		return 0;
 	}
-	if (sym_layout_is_equal(r->s.out[0], r->value[0]))
+	if (sym_layout_is_equal(r->s.out[0], r->value[0]) == SYM_TRUE)
 		return 0;
 	v = n->out[0];
 	rp = plan(p, v,
@@ -690,7 +692,7 @@ redistribute(struct sym__pass *p, sym_node *n)
 				    sym__layout_ref((sym_layout *)want);
 			continue;
 		}
-		if (sym_layout_is_equal(layout[v->index], want))
+		if (sym_layout_is_equal(layout[v->index], want) == SYM_TRUE)
 			continue;
 		m = sym__pass_redist(p, layout[v->index], want,
 		    sym__value_shape(v));
@@ -1169,12 +1171,30 @@ sym_graph_set_shard_option(sym_graph *g, sym_shard_option opt, long value)
 	if (!g)
 		return -1;
 	switch (opt) {
-	case SYM_SHARD_POWER_OF_TWO:
+	case SYM_SHARD_OPT_POWER_OF_TWO:
 		g->opt_power_of_two = value != 0;
 		return 0;
-	case SYM_SHARD_PROPAGATE:
+	case SYM_SHARD_OPT_PROPAGATE:
 		g->opt_propagate = value != 0;
 		return 0;
+	}
+	sym__error(g->ctx, SYM_EINVAL, NULL, "unknown sharding option %d",
+	    (int)opt);
+	return -1;
+}
+
+/* Return the value of the sharding option "opt" of "g"; -1 with
+ * SYM_EINVAL for an unknown option (or NULL). */
+long
+sym_graph_get_shard_option(const sym_graph *g, sym_shard_option opt)
+{
+	if (!g)
+		return -1;
+	switch (opt) {
+	case SYM_SHARD_OPT_POWER_OF_TWO:
+		return g->opt_power_of_two;
+	case SYM_SHARD_OPT_PROPAGATE:
+		return g->opt_propagate;
 	}
 	sym__error(g->ctx, SYM_EINVAL, NULL, "unknown sharding option %d",
 	    (int)opt);

@@ -306,25 +306,17 @@ sym_search_sharding(sym_search *s, size_t i)
 	return sh;
 }
 
-/* Return the symbol the pieces of "s" range over, NULL when none. */
-sym_symbol *
-sym_search_symbol(const sym_search *s)
-{
-	return s ? s->var[0].sym : NULL;
-}
-
 /* Return the number of symbols the pieces of "s" range over: 0, 1 or 2
- * (sym_search_symbol_at). */
+ * (sym_search_symbol gives each). */
 size_t
 sym_search_n_symbols(const sym_search *s)
 {
 	return s ? s->n_var : 0;
 }
 
-/* Return symbol "k" the pieces of "s" range over (0: the first, the one
- * sym_search_symbol returns), NULL out of range. */
+/* Return symbol "k" the pieces of "s" range over, NULL out of range. */
 sym_symbol *
-sym_search_symbol_at(const sym_search *s, size_t k)
+sym_search_symbol(const sym_search *s, size_t k)
 {
 	if (!s || k >= sym_search_n_symbols(s))
 		return NULL;
@@ -332,12 +324,13 @@ sym_search_symbol_at(const sym_search *s, size_t k)
 }
 
 /* Store the sizes of symbol "k" piece "i" of "s" covers in "*lo" and
- * "*hi" (-1: no bound); 0 or -1. */
+ * "*hi" (-1: no bound); 0 or -1. A search over no symbol has one piece
+ * whose symbol 0 is unbounded. */
 int
-sym_search_piece_range_at(const sym_search *s, size_t i, size_t k, int64_t *lo,
+sym_search_piece_range(const sym_search *s, size_t i, size_t k, int64_t *lo,
     int64_t *hi)
 {
-	if (!s || i >= s->n_piece || k >= sym_search_n_symbols(s))
+	if (!s || i >= s->n_piece || (k >= s->n_var && k > 0))
 		return -1;
 	if (lo)
 		*lo = s->piece[i].lo[k];
@@ -351,20 +344,6 @@ size_t
 sym_search_n_pieces(const sym_search *s)
 {
 	return s ? s->n_piece : 0;
-}
-
-/* Store the sizes piece "i" of "s" covers in "*lo" and "*hi" (-1: no
- * bound); 0 or -1. */
-int
-sym_search_piece_range(const sym_search *s, size_t i, int64_t *lo, int64_t *hi)
-{
-	if (!s || i >= s->n_piece)
-		return -1;
-	if (lo)
-		*lo = s->piece[i].lo[0];
-	if (hi)
-		*hi = s->piece[i].hi[0];
-	return 0;
 }
 
 /* Return what piece "i" of "s" is (sym_search(3)): SYM_SEARCH_FITS,
@@ -426,18 +405,21 @@ sym_search_piece_optimizer_shard(const sym_search *s, size_t i)
 	return e ? e->level : -1;
 }
 
-/* Return 1 when "s" chose the level of optimizer sharding of its plans
- * (a memory cap, a graph that trains without its own level), else 0. */
-int
+/* Return SYM_TRUE when "s" chose the level of optimizer sharding of its
+ * plans (a memory cap, a graph that trains without its own level),
+ * SYM_FALSE when not, SYM_ERROR for NULL. */
+sym_answer
 sym_search_chooses_optimizer_shard(const sym_search *s)
 {
-	return s && s->n_level > 1;
+	if (!s)
+		return SYM_ERROR;
+	return s->n_level > 1 ? SYM_TRUE : SYM_FALSE;
 }
 
 /* Return the time (femtoseconds) of a step of piece "i" of "s" as an
  * expression (borrowed), NULL out of range or when it has no plan. */
 const sym_expr *
-sym_search_piece_seconds(const sym_search *s, size_t i)
+sym_search_piece_femtoseconds(const sym_search *s, size_t i)
 {
 	const struct sym__sentry *e = piece_entry(s, i);
 

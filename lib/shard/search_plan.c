@@ -138,7 +138,7 @@ evaluate(sym_search *s, const size_t *c)
 	memset(&cost, 0, sizeof(cost));
 	if (sym__search_shard_with(s, c) == 0 &&
 	    sym_sharding_cost(s->cur, s->topo, &cost) == 0) {
-		e->fs = sym_expr_copy(cost.seconds_fs);
+		e->fs = sym_expr_copy(cost.time_fs);
 		e->mem = sym_expr_copy(cost.memory_bytes);
 		e->ok = e->fs && e->mem;
 	} else {

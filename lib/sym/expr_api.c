@@ -205,16 +205,19 @@ sym_expr_mod_si(sym_expr *a, int64_t v)
 
 /* Return the context of "e". */
 sym_ctx *
-sym_expr_get_ctx(const sym_expr *e)
+sym_expr_ctx(const sym_expr *e)
 {
 	return e ? e->ctx : NULL;
 }
 
-/* Return 1 when "e" is an integer constant. */
-int
+/* Return SYM_TRUE when "e" is an integer constant, SYM_FALSE when not,
+ * SYM_ERROR for NULL. */
+sym_answer
 sym_expr_is_const(const sym_expr *e)
 {
-	return sym__expr_const_num(e, NULL);
+	if (!e)
+		return SYM_ERROR;
+	return sym__expr_const_num(e, NULL) ? SYM_TRUE : SYM_FALSE;
 }
 
 /* Store the value of the constant "e" in "*value" (may be NULL) and return
@@ -229,30 +232,39 @@ sym_expr_get_const(const sym_expr *e, int64_t *value)
 	return 0;
 }
 
-/* Return 1 when "e" is exactly one symbol. */
-int
+/* Return SYM_TRUE when "e" is exactly one symbol, SYM_FALSE when not,
+ * SYM_ERROR for NULL. */
+sym_answer
 sym_expr_is_symbol(const sym_expr *e)
 {
-	struct sym_expr *a = sym__poly_single_atom(e);
+	struct sym_expr *a;
 
-	return a && a->kind == SYM__VAR;
+	if (!e)
+		return SYM_ERROR;
+	a = sym__poly_single_atom(e);
+	return a && a->kind == SYM__VAR ? SYM_TRUE : SYM_FALSE;
 }
 
 /* Return 1 when "e" is quasi-affine: a sum of constants times symbols,
  * floordiv and mod by constants of quasi-affine expressions, and min and
  * max of quasi-affine expressions. */
-int
+sym_answer
 sym_expr_is_affine(const sym_expr *e)
 {
-	return e ? e->affine : 0;
+	if (!e)
+		return SYM_ERROR;
+	return e->affine ? SYM_TRUE : SYM_FALSE;
 }
 
-/* Return 1 when "a" and "b" are the same expression (canonical forms are
- * hash-consed, so this is pointer equality). */
-int
+/* Return SYM_TRUE when "a" and "b" are the same expression (canonical
+ * forms are hash-consed, so this is pointer equality), SYM_FALSE when
+ * not, SYM_ERROR when either is NULL. */
+sym_answer
 sym_expr_is_equal(const sym_expr *a, const sym_expr *b)
 {
-	return a == b;
+	if (!a || !b)
+		return SYM_ERROR;
+	return a == b ? SYM_TRUE : SYM_FALSE;
 }
 
 /* Return the structural hash of "e". */
@@ -274,15 +286,17 @@ is_sym(struct sym_expr *atom, void *user)
 	    atom->u.var == ((struct find_sym *)user)->sym;
 }
 
-/* Return 1 when "e" involves the symbol "sym". */
-int
+/* Return SYM_TRUE when "e" involves the symbol "sym", SYM_FALSE when
+ * not, SYM_ERROR when either is NULL. */
+sym_answer
 sym_expr_involves(const sym_expr *e, const sym_symbol *sym)
 {
 	struct find_sym f = { sym };
 
 	if (!e || !sym)
-		return 0;
-	return sym__expr_foreach_atom((sym_expr *)e, is_sym, &f);
+		return SYM_ERROR;
+	return sym__expr_foreach_atom((sym_expr *)e, is_sym, &f) ? SYM_TRUE
+	                                                         : SYM_FALSE;
 }
 
 struct collect {

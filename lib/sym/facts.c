@@ -292,7 +292,9 @@ sym_ctx_assume_divisible(sym_ctx *ctx, const sym_expr *e, int64_t k,
 		return -1;
 	}
 	s = sym_expr_to_str(e);
-	if (s && (sym_expr_is_symbol(e) || sym_expr_is_const(e)))
+	if (s &&
+	    (sym_expr_is_symbol(e) == SYM_TRUE ||
+	        sym_expr_is_const(e) == SYM_TRUE))
 		text = sym__asprintf("%s mod %lld == 0", s, (long long)k);
 	else if (s)
 		text = sym__asprintf("(%s) mod %lld == 0", s, (long long)k);

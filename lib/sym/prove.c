@@ -566,7 +566,7 @@ simplify_atom(sym_ctx *ctx, sym_expr *atom_poly)
 	return sym__expr_ref(atom_poly);
 }
 
-/* Atom map of sym_simplify: "rebuilt" simplified by the prover in the
+/* Atom map of sym_prove_simplify: "rebuilt" simplified by the prover in the
  * context "user" (internal reference). */
 static sym_expr *
 simplify_map(struct sym_expr *atom, sym_expr *rebuilt, void *user)
@@ -579,7 +579,7 @@ simplify_map(struct sym_expr *atom, sym_expr *rebuilt, void *user)
  * its bounds meet, min/max, floordiv and mod resolved where the prover
  * decides them. "e" is consumed. */
 sym_expr *
-sym_simplify(sym_ctx *ctx, sym_expr *e)
+sym_prove_simplify(sym_ctx *ctx, sym_expr *e)
 {
 	sym_expr *lo = NULL, *hi = NULL, *r;
 	sym_tier tier;
@@ -588,7 +588,7 @@ sym_simplify(sym_ctx *ctx, sym_expr *e)
 		sym_expr_free(e);
 		return NULL;
 	}
-	if (sym_expr_is_const(e))
+	if (sym_expr_is_const(e) == SYM_TRUE)
 		return e;
 	if (sym_prove_bounds(ctx, e, &lo, &hi) == SYM_TRUE && lo && lo == hi) {
 		sym_expr_free(hi);

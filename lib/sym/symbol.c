@@ -250,7 +250,7 @@ sym_symbol_instantiate(sym_symbol *sym)
 
 /* Return the context of "sym". */
 sym_ctx *
-sym_symbol_get_ctx(const sym_symbol *sym)
+sym_symbol_ctx(const sym_symbol *sym)
 {
 	return sym ? sym->ctx : NULL;
 }
@@ -270,11 +270,14 @@ sym_symbol_get_info(const sym_symbol *sym, sym_symbol_info *info)
 		*info = sym->info;
 }
 
-/* Return 1 when "sym" was declared unique. */
-int
+/* Return SYM_TRUE when "sym" was declared unique, SYM_FALSE when not,
+ * SYM_ERROR for NULL. */
+sym_answer
 sym_symbol_is_unique(const sym_symbol *sym)
 {
-	return sym ? sym->info.unique != 0 : 0;
+	if (!sym)
+		return SYM_ERROR;
+	return sym->info.unique ? SYM_TRUE : SYM_FALSE;
 }
 
 /* Return the declared symbol "sym" is an instance of (itself if none). */

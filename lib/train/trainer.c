@@ -149,8 +149,8 @@ rank_main(void *arg)
 	if (t->go < 0)
 		return NULL;
 	r->ctx = sym_ctx_new();
-	if (r->ctx && (r->ep = sym_comm_attach(t->comm, r->k, r->ctx)))
-		r->x = sym_exec_new(t->p, r->ep, r->ctx);
+	if (r->ctx && (r->ep = sym_comm_attach(r->ctx, t->comm, r->k)))
+		r->x = sym_exec_new(r->ctx, t->p, r->ep);
 	for (;;) {
 		pthread_barrier_wait(&t->bar);
 		if (t->job == SYM__JOB_QUIT)
@@ -368,11 +368,15 @@ sym_trainer_free(sym_trainer *t)
 static int
 copy_options(sym_trainer *t, const sym_train_options *o, sym_ctx *ctx)
 {
-	if (sym__options_size(ctx, o ? o->size : 0, sizeof(*o), "trainer",
-	        "options", "SYM_TRAIN_OPTIONS_INIT") < 0)
-		return -1;
 	memset(&t->o, 0, sizeof(t->o));
-	memcpy(&t->o, o, o->size);
+	t->o.size = sizeof(t->o);
+	if (o) {
+		if (sym__options_size(ctx, o->size, sizeof(*o), "trainer",
+		        "options", "SYM_TRAIN_OPTIONS_INIT") < 0)
+			return -1;
+		memcpy(&t->o, o, o->size);
+		t->o.size = sizeof(t->o);
+	}
 	if (t->o.tokens_per_batch < 0) {
 		sym__error(ctx, SYM_EINVAL, NULL,
 		    "trainer: --tokens-per-batch %lld: must be positive",
@@ -518,7 +522,7 @@ sym__graph_fingerprint(const sym_graph *g)
 	uint64_t h = SYM__FNV_BASIS;
 	sym_optimizer opt;
 
-	if (sym_graph_get_optimizer(g, &opt) == 0) {
+	if (sym_graph_optimizer(g, &opt) == 0) {
 		int32_t k = (int32_t)opt.kind | (opt.nesterov != 0) << 8;
 
 		h = sym__fnv1a(h, &k, sizeof(k));
@@ -672,14 +676,14 @@ setup_ranks(sym_trainer *t)
 	int reserve;
 
 	if (t->mpi) {
-		t->rank[0].x = sym_exec_new(t->p, t->rank[0].ep, t->ctx);
+		t->rank[0].x = sym_exec_new(t->ctx, t->p, t->rank[0].ep);
 	} else if (t->inline_rank) {
 		struct sym__trank *r = &t->rank[0];
 
 		*r = (struct sym__trank){ .t = t, .k = 0 };
 		r->ctx = sym_ctx_new();
-		if (r->ctx && (r->ep = sym_comm_attach(t->comm, 0, r->ctx)))
-			r->x = sym_exec_new(t->p, r->ep, r->ctx);
+		if (r->ctx && (r->ep = sym_comm_attach(r->ctx, t->comm, 0)))
+			r->x = sym_exec_new(r->ctx, t->p, r->ep);
 	} else {
 		for (int k = 0; k < t->n_local; k++)
 			t->rank[k] = (struct sym__trank){ .t = t, .k = k };
@@ -712,7 +716,7 @@ setup_single(sym_trainer *t)
 		return -1;
 	}
 	t->s1 = sym_slices_new(single);
-	t->x1 = sym_exec_new(single, NULL, t->ctx);
+	t->x1 = sym_exec_new(t->ctx, single, NULL);
 	if (!t->s1 || !t->x1)
 		return -1;
 	if (bind_first(t, t->s1, single) < 0) {
@@ -746,8 +750,8 @@ setup_local(sym_trainer *t, const sym_plan *p, const sym_train_options *o)
  * "o" (see sym_trainer(3)): a collective on mpi; NULL with an error on
  * "ctx". */
 sym_trainer *
-sym_trainer_new(const sym_plan *p, sym_communicator *comm, sym_dataset *train,
-    sym_dataset *test, const sym_train_options *o, sym_ctx *ctx)
+sym_trainer_new(sym_ctx *ctx, const sym_plan *p, sym_communicator *comm,
+    sym_dataset *train, sym_dataset *test, const sym_train_options *o)
 {
 	sym_trainer *t;
 	int bad;
@@ -785,7 +789,7 @@ sym_trainer_new(const sym_plan *p, sym_communicator *comm, sym_dataset *train,
 		t->rank[0] = (struct sym__trank){
 			.t = t, .k = sym_comm_rank(comm), .ctx = ctx
 		};
-		t->rank[0].ep = sym_comm_attach(comm, t->rank[0].k, ctx);
+		t->rank[0].ep = sym_comm_attach(ctx, comm, t->rank[0].k);
 		if (!t->rank[0].ep) {
 			sym_trainer_free(t);
 			return NULL;

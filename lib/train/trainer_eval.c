@@ -325,8 +325,7 @@ sym_trainer_evaluate(sym_trainer *t, sym_eval_result *r)
  * after a step) whole into "whole" ("bytes" bytes); a collective. 0 or
  * -1. */
 int
-sym_trainer_get_param(sym_trainer *t, const char *name, void *whole,
-    size_t bytes)
+sym_trainer_param(sym_trainer *t, const char *name, void *whole, size_t bytes)
 {
 	const sym_value *v;
 

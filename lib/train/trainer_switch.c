@@ -269,8 +269,8 @@ covering(sym_trainer *t)
 		for (size_t k = 0; in && k < sym_search_n_symbols(s); k++) {
 			int64_t lo, hi, v;
 
-			sym_search_piece_range_at(s, i, k, &lo, &hi);
-			if (sym_binding_get(t->mb, sym_search_symbol_at(s, k),
+			sym_search_piece_range(s, i, k, &lo, &hi);
+			if (sym_binding_get(t->mb, sym_search_symbol(s, k),
 			        &v) < 0)
 				continue;
 			in = v >= lo && (hi < 0 || v <= hi);
@@ -518,7 +518,7 @@ sym__switch_job(struct sym__trank *r)
 		sym__error(r->ctx, SYM_ENOMEM, NULL, "plan switching");
 		bad = 1;
 	} else if (!r->xs[to]) {
-		r->xs[to] = sym_exec_new(t->p, r->ep, r->ctx);
+		r->xs[to] = sym_exec_new(r->ctx, t->p, r->ep);
 	}
 	x = bad ? NULL : r->xs[to];
 	bad = !x || sym_exec_prepare(x, t->s) < 0 ||

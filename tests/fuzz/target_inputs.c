@@ -451,7 +451,7 @@ strategies(sym_graph *g, const char *text, size_t first, int mesh)
 			r = sym_node_set_strategy(g, sym_graph_node(g, k++ % n),
 			    one, &where);
 		if (r < 0 && sym_graph_n_errors(g) == errors &&
-		    sym_ctx_last_error(sym_graph_get_ctx(g)) != SYM_ENOMEM) {
+		    sym_ctx_last_error(sym_graph_ctx(g)) != SYM_ENOMEM) {
 			free(one);
 			return fuzz_fail("a strategy or mesh refused without "
 			                 "an error diagnostic");

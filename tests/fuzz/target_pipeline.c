@@ -14,8 +14,8 @@
  * directives:
  *
  *   # bind b=8, s=16    a binding to try (sym_binding_parse), at most 4
- *   # pow2              shard with SYM_SHARD_POWER_OF_TWO
- *   # nopropagate       shard with SYM_SHARD_PROPAGATE 0
+ *   # pow2              shard with SYM_SHARD_OPT_POWER_OF_TWO
+ *   # nopropagate       shard with SYM_SHARD_OPT_PROPAGATE 0
  *   # topology N        shard for N ranks per node (1 to 64)
  *
  * An input breaks a property when it crashes, leaks, leaves an object
@@ -157,9 +157,9 @@ shard(struct run *r, const struct directives *d)
 	size_t before = sym_graph_n_diagnostics(r->g);
 
 	if (d->pow2)
-		sym_graph_set_shard_option(r->g, SYM_SHARD_POWER_OF_TWO, 1);
+		sym_graph_set_shard_option(r->g, SYM_SHARD_OPT_POWER_OF_TWO, 1);
 	if (d->no_propagate)
-		sym_graph_set_shard_option(r->g, SYM_SHARD_PROPAGATE, 0);
+		sym_graph_set_shard_option(r->g, SYM_SHARD_OPT_PROPAGATE, 0);
 	if (d->ranks_per_node) {
 		r->own_topo = sym_topology_new(r->ctx, d->ranks_per_node, 100.0,
 		    5.0, 25.0, 10.0);
@@ -284,7 +284,7 @@ exec_check(struct run *r, const sym_binding *b)
 	o.size = sizeof(o);
 	o.seed = r->hash;
 	sym_ctx_clear_error(r->ctx);
-	if (sym_exec_check(r->p, r->single, r->comm, b, &o, &rep, r->ctx) < 0) {
+	if (sym_exec_check(r->ctx, r->p, r->single, r->comm, b, &o, &rep) < 0) {
 		if (sym_ctx_last_error(r->ctx) == SYM_ENOMEM)
 			return 0;
 		return fuzz_fail("sym_exec_check: %s",

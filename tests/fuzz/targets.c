@@ -90,7 +90,7 @@ fuzz_new_ctx(void)
 	sym_ctx *ctx = sym_ctx_new();
 
 	if (ctx)
-		sym_ctx_set_option(ctx, SYM_OPT_ISL_MAX_OPERATIONS, 20000);
+		sym_ctx_set_option(ctx, SYM_CTX_OPT_ISL_MAX_OPERATIONS, 20000);
 	return ctx;
 }
 

@@ -106,7 +106,7 @@ cost_rows(const struct report *r, struct table *t)
 		table_line(t, 2,
 		    report_format("at %s",
 		        r->bind ? "the binding of --bind" : "the least sizes"));
-	table_add(t, text_dup("time"), time_text(r, c->seconds_fs), NULL, NULL);
+	table_add(t, text_dup("time"), time_text(r, c->time_fs), NULL, NULL);
 	table_add(t, text_dup("  compute"), time_text(r, c->compute_fs), NULL,
 	    NULL);
 	table_add(t, text_dup("  communication"), time_text(r, c->comm_fs),
@@ -154,10 +154,10 @@ optshard_reason(const sym_search *s, size_t i)
 static char *
 symbol_range(const sym_search *s, size_t i, size_t k)
 {
-	const char *n = sym_symbol_name(sym_search_symbol_at(s, k));
+	const char *n = sym_symbol_name(sym_search_symbol(s, k));
 	int64_t lo = 0, hi = 0;
 
-	sym_search_piece_range_at(s, i, k, &lo, &hi);
+	sym_search_piece_range(s, i, k, &lo, &hi);
 	if (hi < 0)
 		return report_format("%s >= %" PRId64, n, lo);
 	if (hi == lo)
@@ -202,7 +202,7 @@ static int
 searched_symbol(const sym_search *s, const sym_symbol *x)
 {
 	for (size_t k = 0; k < sym_search_n_symbols(s); k++)
-		if (sym_search_symbol_at(s, k) == x)
+		if (sym_search_symbol(s, k) == x)
 			return 1;
 	return 0;
 }
@@ -215,7 +215,7 @@ static char *
 held_text(const struct report *r)
 {
 	const sym_search *s = r->search;
-	sym_ctx *ctx = sym_graph_get_ctx(r->g);
+	sym_ctx *ctx = sym_graph_ctx(r->g);
 	char *t = NULL;
 	size_t n = 0;
 
@@ -235,8 +235,8 @@ held_text(const struct report *r)
 		n++;
 	}
 	if (t) {
-		const sym_symbol *y = sym_search_symbol_at(s, 0);
-		const sym_symbol *z = sym_search_symbol_at(s, 1);
+		const sym_symbol *y = sym_search_symbol(s, 0);
+		const sym_symbol *z = sym_search_symbol(s, 1);
 		char *u = report_format(" over %s%s%s; %s held at %s least "
 		                        "while choosing",
 		    sym_symbol_name(y), z ? " and " : "",
@@ -283,7 +283,7 @@ search_rows(const struct report *r, struct table *t)
 		    report_format("mesh %s", sym_search_mesh(s, k)));
 	for (size_t i = 0; i < sym_search_n_pieces(s) && !t->oom; i++) {
 		char *range = range_text(r, i);
-		char *fs = sym_expr_to_str(sym_search_piece_seconds(s, i));
+		char *fs = sym_expr_to_str(sym_search_piece_femtoseconds(s, i));
 		char *mem = sym_expr_to_str(sym_search_piece_memory(s, i));
 		int fit = sym_search_piece_fit(s, i);
 
@@ -384,9 +384,9 @@ json_cost(struct doc *d)
 	if (!r->has_cost)
 		return json_null();
 	o = doc_chk(d, json_object());
-	doc_set(d, o, "seconds", seconds_str(d, c->seconds_fs));
+	doc_set(d, o, "seconds", seconds_str(d, c->time_fs));
 	doc_set(d, o, "memory_bytes", expr_str(d, c->memory_bytes));
-	doc_set(d, o, "femtoseconds", expr_str(d, c->seconds_fs));
+	doc_set(d, o, "femtoseconds", expr_str(d, c->time_fs));
 	doc_set(d, o, "compute_femtoseconds", expr_str(d, c->compute_fs));
 	doc_set(d, o, "communication_femtoseconds", expr_str(d, c->comm_fs));
 	doc_set(d, o, "flops", expr_str(d, c->flops));
@@ -407,7 +407,7 @@ json_cost(struct doc *d)
 		    sec < 0 ? json_null() : doc_chk(d, json_real(sec)));
 		doc_set(d, o, "optimizer_shard", os);
 	}
-	if (r->bind && sym_expr_eval(c->seconds_fs, r->bind, &fs) == 0 &&
+	if (r->bind && sym_expr_eval(c->time_fs, r->bind, &fs) == 0 &&
 	    sym_expr_eval(c->memory_bytes, r->bind, &mem) == 0) {
 		at = doc_chk(d, json_object());
 		doc_set(d, at, "seconds",
@@ -434,12 +434,11 @@ json_piece(struct doc *d, size_t i)
 	for (size_t k = 0; k < sym_search_n_symbols(s); k++) {
 		int64_t lo = 0, hi = 0;
 
-		sym_search_piece_range_at(s, i, k, &lo, &hi);
+		sym_search_piece_range(s, i, k, &lo, &hi);
 		lh = doc_chk(d, json_array());
 		doc_push(d, lh, doc_num(d, lo));
 		doc_push(d, lh, hi < 0 ? json_null() : doc_num(d, hi));
-		doc_set(d, range, sym_symbol_name(sym_search_symbol_at(s, k)),
-		    lh);
+		doc_set(d, range, sym_symbol_name(sym_search_symbol(s, k)), lh);
 	}
 	doc_set(d, o, "range", range);
 	doc_set(d, o, "fit",
@@ -479,9 +478,9 @@ json_piece(struct doc *d, size_t i)
 		return o;
 	}
 	doc_set(d, o, "seconds",
-	    seconds_str(d, sym_search_piece_seconds(s, i)));
+	    seconds_str(d, sym_search_piece_femtoseconds(s, i)));
 	doc_set(d, o, "femtoseconds",
-	    expr_str(d, sym_search_piece_seconds(s, i)));
+	    expr_str(d, sym_search_piece_femtoseconds(s, i)));
 	doc_set(d, o, "memory_bytes",
 	    expr_str(d, sym_search_piece_memory(s, i)));
 	return o;
@@ -497,8 +496,8 @@ json_t *
 json_search(struct doc *d)
 {
 	const sym_search *s = d->r->search;
-	const sym_symbol *y = sym_search_symbol(s);
-	sym_ctx *ctx = sym_graph_get_ctx(d->r->g);
+	const sym_symbol *y = sym_search_symbol(s, 0);
+	sym_ctx *ctx = sym_graph_ctx(d->r->g);
 	json_t *o, *pieces, *meshes, *held;
 
 	if (!s)

@@ -101,7 +101,7 @@ print_diagnostics(const struct run *r, struct train_options *o)
 static sym_binding *
 batch_binding(const struct run *r, const struct train_options *o)
 {
-	sym_ctx *ctx = sym_graph_get_ctx(r->g);
+	sym_ctx *ctx = sym_graph_ctx(r->g);
 	sym_binding *b;
 
 	if (sym_ctx_n_symbols(ctx) == 0 || !(b = sym_binding_new(ctx)))
@@ -295,7 +295,7 @@ static int
 agree_setup(struct run *r, struct train_options *o, int status)
 {
 	sym_comm_endpoint *ep =
-	    sym_comm_attach(r->comm, sym_comm_rank(r->comm), r->ctx);
+	    sym_comm_attach(r->ctx, r->comm, sym_comm_rank(r->comm));
 	int32_t mine = status < 0 ? 0 : status + 1, top = 0;
 	sym_error code = status < 0 ? SYM_OK : sym_ctx_last_error(r->ctx);
 
@@ -351,7 +351,7 @@ start_trainer(struct run *r, struct train_options *o)
 	to.search = r->search;
 	to.search_piece = r->piece;
 	r->t =
-	    sym_trainer_new(r->plan, r->comm, r->train, r->test, &to, r->ctx);
+	    sym_trainer_new(r->ctx, r->plan, r->comm, r->train, r->test, &to);
 	if (!r->t)
 		return fail(r, o, -1);
 	r->switching = sym_trainer_switching(r->t, &sw) == 0 && sw.n_plans > 1;

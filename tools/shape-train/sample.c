@@ -90,8 +90,7 @@ copy_params(struct sampler *sp, sym_trainer *t)
 		buf = malloc(bytes);
 		if (!buf)
 			return -1;
-		rc = sym_trainer_get_param(t, sym_value_name(v), buf, bytes) <
-		        0 ||
+		rc = sym_trainer_param(t, sym_value_name(v), buf, bytes) < 0 ||
 		    sym_exec_set_whole(sp->x, sym_value_name(v), buf, bytes) <
 		        0;
 		free(buf);
@@ -261,8 +260,8 @@ train_sample(sym_ctx *ctx, sym_graph *g, sym_trainer *t,
 	}
 	sp.plan = sym_plan_compile(g, SYM_PLAN_SINGLE);
 	sp.comm = sp.plan ? sym_comm_threads_new(ctx, 1) : NULL;
-	sp.ep = sp.comm ? sym_comm_attach(sp.comm, 0, ctx) : NULL;
-	sp.x = sp.ep ? sym_exec_new(sp.plan, sp.ep, ctx) : NULL;
+	sp.ep = sp.comm ? sym_comm_attach(ctx, sp.comm, 0) : NULL;
+	sp.x = sp.ep ? sym_exec_new(ctx, sp.plan, sp.ep) : NULL;
 	sp.b = sym_binding_new(ctx);
 	sp.s = sp.plan ? sym_slices_new(sp.plan) : NULL;
 	if (sp.x && sp.b && sp.s &&
