@@ -2,8 +2,9 @@
 /*
  * Shardings as values (sym_sharding(3), DESIGN section 16): made from a
  * graph, a strategy assignment and a topology by the sharding pass
- * (pass.c), immutable, reference counted; and the accessors of the
- * graph's current sharding (sym_graph_shard's), which read it.
+ * (pass.c), immutable, reference counted; their allocation and
+ * release; and the accessors of the graph's current sharding
+ * (sym_graph_shard's), which read it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -457,4 +458,76 @@ sym_graph_find_reshard(const sym_graph *g, const sym_value *v,
 {
 	return sym_sharding_find_reshard(sym__graph_sharding(g), v, consumer,
 	    input);
+}
+
+/* Free the sharding whose header is "obj". */
+static void
+sharding_destroy(struct sym__obj *obj)
+{
+	sym_sharding *sh = SYM__OBJ_OF(obj, sym_sharding, obj);
+
+	for (size_t i = 0; sh->node && i < sh->n_node; i++) {
+		struct sym__nshard *ns = &sh->node[i];
+
+		for (size_t k = 0; ns->in_layout && k < ns->n_in; k++)
+			sym__layout_unref(ns->in_layout[k]);
+		for (size_t k = 0; ns->out_layout && k < ns->n_out; k++)
+			sym__layout_unref(ns->out_layout[k]);
+		free(ns->in_layout);
+		free(ns->out_layout);
+		free(ns->source);
+		free(ns->text);
+		sym__mesh_unref(ns->mesh);
+	}
+	for (size_t i = 0; sh->layout && i < sh->n_value; i++)
+		sym__layout_unref(sh->layout[i]);
+	for (size_t i = 0; i < sh->n_comm; i++) {
+		sym_redist_free(sh->comm[i].plan);
+		free(sh->comm[i].reason);
+	}
+	free(sh->bucket_comm);
+	free(sh->bucket_first);
+	free(sh->comm_bucket);
+	free(sh->bucket_bytes);
+	for (size_t i = 0; i < sh->n_diag; i++) {
+		free(sh->diag[i].message);
+		free(sh->diag[i].witness);
+		free(sh->diag[i].hint);
+		sym_binding_free(sh->diag[i].w);
+	}
+	for (size_t i = 0; i < sh->n_guard; i++) {
+		free(sh->guard[i].text);
+		free(sh->guard[i].reason);
+		sym__expr_unref(sh->guard[i].e);
+	}
+	free(sh->diag);
+	free(sh->guard);
+	free(sh->comm);
+	free(sh->node);
+	free(sh->layout);
+	free(sh);
+}
+
+/* Return a new empty sharding of "g" (one library reference), or NULL
+ * with SYM_ENOMEM on the context. */
+sym_sharding *
+sym__sharding_alloc(sym_graph *g)
+{
+	sym_sharding *sh = sym__alloc(g->ctx, sizeof(*sh));
+
+	if (!sh)
+		return NULL;
+	memset(sh, 0, sizeof(*sh));
+	sh->ctx = g->ctx;
+	sh->g = g;
+	sh->n_node = g->n_node;
+	sh->n_value = g->n_value;
+	sym__obj_init(&sh->obj, SYM__OBJ_SHARDING, sharding_destroy);
+	sh->node = sym__calloc(g->ctx, g->n_node + 1, sizeof(*sh->node));
+	sh->layout = sym__calloc(g->ctx, g->n_value + 1, sizeof(*sh->layout));
+	if (!sh->node || !sh->layout) {
+		sym__obj_unref(&sh->obj);
+		return NULL;
+	}
+	return sh;
 }
