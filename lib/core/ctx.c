@@ -186,6 +186,13 @@ sym__ctx_n_alloc(const sym_ctx *ctx)
 	return ctx->n_alloc;
 }
 
+/* See ctx_private.h. */
+unsigned long
+sym__ctx_n_oom(const sym_ctx *ctx)
+{
+	return ctx ? ctx->n_oom : 0;
+}
+
 /* Return 1 when the next allocation through the helpers must fail (the
  * failure injection of sym__ctx_fail_alloc), counting it; else 0. */
 static int

@@ -119,6 +119,10 @@ struct sym_ctx {
 	int fail_later;
 	long fail_at;
 	unsigned long n_alloc;
+	/* How many times SYM_ENOMEM was recorded (sym__ctx_n_oom): a caller
+	 * that takes a failure for a rejection compares it before and after,
+	 * so that running out of memory is never mistaken for a "no". */
+	unsigned long n_oom;
 };
 
 sym_error sym__error(sym_ctx *ctx, sym_error code, const sym_loc *where,
@@ -146,6 +150,8 @@ void sym__ctx_fail_alloc(sym_ctx *ctx, long k, int later);
 void sym__ctx_fail_alloc_off(sym_ctx *ctx);
 /* The allocations counted since sym__ctx_fail_alloc. */
 unsigned long sym__ctx_n_alloc(const sym_ctx *ctx);
+/* How many times "ctx" recorded SYM_ENOMEM (0 for NULL). */
+unsigned long sym__ctx_n_oom(const sym_ctx *ctx);
 
 /* Make the array "arr" (an lvalue) of capacity "cap" (a size_t lvalue)
  * hold at least "need" elements: sym__reserve with the element size of

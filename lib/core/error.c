@@ -132,6 +132,7 @@ sym__verror(sym_ctx *ctx, sym_error code, const sym_loc *where, const char *fmt,
 	free(ctx->msg);
 	ctx->msg = msg;
 	ctx->err = code;
+	ctx->n_oom += code == SYM_ENOMEM;
 	free(ctx->loc_file);
 	ctx->loc_file = NULL;
 	ctx->loc.file = NULL;
@@ -168,6 +169,7 @@ sym__oom(sym_ctx *ctx)
 	free(ctx->msg);
 	ctx->msg = NULL;
 	ctx->err = SYM_ENOMEM;
+	ctx->n_oom++;
 }
 
 /* Record on "ctx" an out-of-memory error saying that "n" elements of

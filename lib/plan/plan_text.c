@@ -93,9 +93,11 @@ sym_plan_to_str(const sym_plan *p)
 		[SYM__C_SIZE] = "size",
 		[SYM__C_SPLIT] = "split" };
 	struct sym__str b = SYM__STR_INIT;
+	unsigned long oom;
 
 	if (!p)
 		return NULL;
+	oom = sym__ctx_n_oom(p->ctx);
 	sym__str_printf(&b,
 	    "plan: %lld rank%s, %zu steps, %zu tensors, %zu instructions, "
 	    "%zu checks\nsymbols:",
@@ -139,6 +141,12 @@ sym_plan_to_str(const sym_plan *p)
 	for (size_t i = 0; i < p->n_check; i++)
 		sym__str_printf(&b, "  %-8s  %s\n", kind[p->check[i].kind],
 		    p->check[i].text);
+	/* A part that could not be printed for want of memory shows as
+	 * "?": no listing rather than a wrong one. */
+	if (sym__ctx_n_oom(p->ctx) != oom) {
+		sym__oom(p->ctx);
+		b.failed = 1;
+	}
 	return sym__str_take(&b, p->ctx);
 }
 

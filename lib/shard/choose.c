@@ -711,6 +711,7 @@ try_candidate(struct sym__pass *p, sym_node *n, const struct splits *s,
 	const int64_t *split[CAND_MAX_IN];
 	struct sym__run r;
 	char *text, *rs = NULL;
+	unsigned long oom = sym__ctx_n_oom(p->g->ctx);
 	int rc = 0;
 
 	for (size_t i = 0; i < sym__n_strategies(n); i++)
@@ -727,6 +728,9 @@ try_candidate(struct sym__pass *p, sym_node *n, const struct splits *s,
 		free(text);
 	}
 	sym__run_clear(&r);
+	/* A rule or a proof that failed for want of memory is no rejection. */
+	if (rc == 0 && sym__ctx_n_oom(p->g->ctx) != oom)
+		rc = -1;
 	return rc;
 }
 

@@ -1009,6 +1009,7 @@ sym__shard_build(sym_graph *g, const struct sym__assign *a,
 	sym_topology *own = NULL;
 	struct sym__pass p;
 	size_t d0 = g->n_diag, g0 = g->n_guard;
+	unsigned long oom = sym__ctx_n_oom(g->ctx);
 	sym_sharding *sh = sym__sharding_alloc(g);
 
 	if (!sh)
@@ -1029,6 +1030,12 @@ sym__shard_build(sym_graph *g, const struct sym__assign *a,
 		pass_run(&p);
 		if (!sh->failed && sym__fusion_build(sh, g->fusion_bytes) < 0)
 			sh->failed = 1;
+		/* A rule or a proof that ran out of memory may have been taken
+		 * for a rejected strategy: the sharding is not to be trusted. */
+		if (!sh->failed && sym__ctx_n_oom(g->ctx) != oom) {
+			sym__oom(g->ctx);
+			sh->failed = 1;
+		}
 	}
 	if (p.g)
 		pass_clear(&p);

@@ -171,6 +171,8 @@ shown_meshes(sym_search *s)
 static int
 piece_sharding(sym_search *s, size_t i)
 {
+	unsigned long oom;
+
 	if (i >= s->n_piece)
 		return -1;
 	if (s->piece[i].bad == 2) {
@@ -181,9 +183,14 @@ piece_sharding(sym_search *s, size_t i)
 		return -1;
 	}
 	s->lv = s->entry[s->piece[i].entry].level;
+	oom = sym__ctx_n_oom(s->ctx);
 	if (sym__search_shard_with(s, s->entry[s->piece[i].entry].choice) < 0) {
-		sym__error(s->ctx, SYM_EINTERNAL, NULL,
-		    "search: the plan of piece %zu no longer shards", i);
+		if (sym__ctx_n_oom(s->ctx) != oom)
+			sym__oom(s->ctx);
+		else
+			sym__error(s->ctx, SYM_EINTERNAL, NULL,
+			    "search: the plan of piece %zu no longer shards",
+			    i);
 		return -1;
 	}
 	return 0;
@@ -199,9 +206,11 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	sym_search *s;
 	double t0 = sym__seconds();
 	size_t first = 0;
+	unsigned long oom;
 
 	if (!g)
 		return NULL;
+	oom = sym__ctx_n_oom(g->ctx);
 	if (o &&
 	    sym__options_size(g->ctx, o->size, sizeof(*o), "search", "options",
 	        "SYM_SEARCH_OPTIONS_INIT") < 0)
@@ -255,6 +264,13 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 		first++;
 	if (piece_sharding(s, first) < 0 || shown_meshes(s) < 0)
 		goto fail;
+	/* Running out of memory in a rule, a proof or a redistribution may
+	 * have been taken for a rejected plan: the result is not to be
+	 * trusted. */
+	if (sym__ctx_n_oom(g->ctx) != oom) {
+		sym__oom(g->ctx);
+		goto fail;
+	}
 	s->memos = NULL;
 	sym__obj_unref(&s->cur->obj);
 	s->cur = NULL;
