@@ -15,9 +15,10 @@
 #    w1's along dimension 1 (8 does not divide 6); fused, each rank's
 #    part of a bucket is the concatenation of its chunks of each
 #    gradient. shape-check shows the buckets (1 MiB: one reduce_scatter
-#    of the five; 600: w3, b2 | w2, b1, w1 alone), and with momentum,
-#    sgd with momentum and adam both train bitwise as the unfused level,
-#    and --check passes fused at each level;
+#    of the five; 600: w3, b2 | w2, b1, w1 alone); with momentum, sgd
+#    with momentum and adam, level 1 in 1 MiB buckets and level 2 in
+#    600-byte ones train bitwise as the unfused level, and --check
+#    passes fused;
 #  - with MPI (RUN_MPI=yes), 8 processes under mpirun train the fused
 #    graph to the losses and checkpoint of the unfused threads run, and
 #    the fused reduce_scatters of adam at level 1 likewise.
@@ -125,14 +126,16 @@ for opt in 'momentum(lr=0.1, momentum=0.9)' \
 		zvariant "$tmp/$z-plain" "$opt" $level
 		ok "$z-plain" "$tmp/$z-plain/dp8.sg" --dataset "$data" \
 		    --batch 16 --steps 4 --json --quiet --save "$tmp/$z-plain.st"
-		for bytes in 600 1MiB; do
-			v=$z-$bytes
-			zvariant "$tmp/$v" "$opt" $level $bytes
-			ok "$v" "$tmp/$v/dp8.sg" --dataset "$data" --batch 16 \
-			    --steps 4 --json --quiet --save "$tmp/$v.st" &&
-			    same "$v" "$z-plain"
-		done
-		ok "$z-check" "$tmp/$z-600/dp8.sg" --dataset "$data" \
+		bytes=1MiB
+		if test $level = 2; then
+			bytes=600
+		fi
+		v=$z-$bytes
+		zvariant "$tmp/$v" "$opt" $level $bytes
+		ok "$v" "$tmp/$v/dp8.sg" --dataset "$data" --batch 16 \
+		    --steps 4 --json --quiet --save "$tmp/$v.st" &&
+		    same "$v" "$z-plain"
+		ok "$z-check" "$tmp/$v/dp8.sg" --dataset "$data" \
 		    --batch 16 --steps 4 --check --check-every 1 --quiet &&
 		    echo "ok: $z-check: fused reduce_scatters equal one device"
 	done
