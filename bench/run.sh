@@ -327,6 +327,18 @@ if test -r "$fashion/train-images-idx3-ubyte.gz" ||
 		    --batch 64 --graph "$srcdir/ffn_train_dp.sg" \
 		    --steps 200 --windows 5 $TRAINER_ARGS \
 		    --fusion-bytes 4194304 | grep -v trainer_overhead
+		echo "# the same under optimizer_shard=1 (every param sharded):" \
+		    "the gradients' reduce_scatters fused into 4 MiB buckets" \
+		    "against one reduce_scatter each"
+		printf 'parallel optimizer_shard=1\nparallel optimizer_shard_min_bytes=0\n' |
+		    cat "$srcdir/ffn_train_dp.sg" - >"$tmp/ffn_zero.sg"
+		# shellcheck disable=SC2086
+		"$mpirun" $root --oversubscribe --bind-to none \
+		    $TRAINER_MPIRUN_ARGS -n 2 \
+		    "$bench_trainer" --backend mpi --dataset "$fashion" \
+		    --batch 64 --graph "$tmp/ffn_zero.sg" \
+		    --steps 200 --windows 5 $TRAINER_ARGS \
+		    --fusion-bytes 4194304 | grep -v trainer_overhead
 	else
 		echo "# training: MPIRUN is empty (no MPI): skipping the" \
 		    "data-parallel comparison"
@@ -375,9 +387,14 @@ for lv in 1 2; do
 	printf 'parallel optimizer_shard=%s\nparallel optimizer_shard_min_bytes=0\n' \
 	    "$lv" >>"$tmp/mem$lv.sg"
 done
+cp "$tmp/mem2.sg" "$tmp/mem2f.sg"
+echo 'parallel fusion_bytes=4MiB' >>"$tmp/mem2f.sg"
 for lv in 0 1 2; do
 	"$bench_memory" "$tmp/mem$lv.sg" 64 ffn_train_dp8_adam
 done
+echo "# level 2 with the reduce_scatters fused into 4 MiB buckets: a fused"
+echo "# gradient keeps its own whole buffer until its bucket runs"
+"$bench_memory" "$tmp/mem2f.sg" 64 ffn_train_dp8_adam_fused
 echo "# and examples/transformer.sg (one block, 8 data-parallel devices)"
 echo "# trained on the mean of its output with adam at b = s = 128; scale"
 echo "# (4 bytes) stays whole under optimizer_shard_min_bytes=8"

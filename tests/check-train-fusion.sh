@@ -10,8 +10,18 @@
 #    sizes that fuse some gradients (600), every one (1 MiB) and none
 #    (4 bytes);
 #  - --check (one device alongside) passes with fusion on;
+#  - under optimizer_shard (levels 1 and 2, threshold 16 bytes) dp8's
+#    gradients but b3's are reduce-scattered into their updates' shards,
+#    w1's along dimension 1 (8 does not divide 6); fused, each rank's
+#    part of a bucket is the concatenation of its chunks of each
+#    gradient. shape-check shows the buckets (1 MiB: one reduce_scatter
+#    of the five; 600: w3, b2 | w2, b1, w1 alone); with momentum, sgd
+#    with momentum and adam, level 1 in 1 MiB buckets and level 2 in
+#    600-byte ones train bitwise as the unfused level, and --check
+#    passes fused;
 #  - with MPI (RUN_MPI=yes), 8 processes under mpirun train the fused
-#    graph to the losses and checkpoint of the unfused threads run.
+#    graph to the losses and checkpoint of the unfused threads run, and
+#    the fused reduce_scatters of adam at level 1 likewise.
 #
 # Usage: tests/check-train-fusion.sh
 # Environment (set by make check): top_srcdir, top_builddir, MPIRUN,
@@ -76,7 +86,77 @@ for g in dp8 clf8; do
 	    echo "ok: $g-check: fused training equals one device"
 done
 
+# zvariant DIR OPTIMIZER LEVEL [BYTES]: tests/train/dp8.sg copied to DIR
+# as dp8.sg, trained with OPTIMIZER, at optimizer_shard=LEVEL with a
+# threshold of 16 bytes, fused in buckets of BYTES when given.
+zvariant()
+{
+	mkdir -p "$1" || exit 1
+	sed -e "s/^minimize loss with .*/minimize loss with $2/" \
+	    tests/train/dp8.sg >"$1/dp8.sg" || exit 1
+	printf 'parallel optimizer_shard=%s\nparallel optimizer_shard_min_bytes=16\n' \
+	    "$3" >>"$1/dp8.sg"
+	if test -n "${4:-}"; then
+		echo "parallel fusion_bytes=$4" >>"$1/dp8.sg"
+	fi
+}
+
+# buckets NAME DIR WANT: shape-check's report of DIR/dp8.sg holds the
+# fused reduce_scatter buckets WANT (its lines, "|"-separated).
+buckets()
+{
+	n=$((n + 1))
+	$SYM_TEST_WRAPPER "$top_builddir/shape-check" "$2/dp8.sg" \
+	    >"$tmp/$1.out" 2>"$tmp/$1.err"
+	got=$(sed -n 's/^ *\(bucket [0-9]*: .*\)/\1/p' "$tmp/$1.out" |
+	    tr '\n' '|')
+	if test "$got" = "$3"; then
+		echo "ok: $1: the fused reduce_scatters are planned"
+	else
+		fail "$1" "buckets '$got', not '$3'"
+	fi
+}
+
+i=0
+for opt in 'momentum(lr=0.1, momentum=0.9)' \
+    'sgd(lr=0.1, momentum=0.9)' 'adam(lr=0.01)'; do
+	i=$((i + 1))
+	for level in 1 2; do
+		z=z$i-l$level
+		zvariant "$tmp/$z-plain" "$opt" $level
+		ok "$z-plain" "$tmp/$z-plain/dp8.sg" --dataset "$data" \
+		    --batch 16 --steps 4 --json --quiet --save "$tmp/$z-plain.st"
+		bytes=1MiB
+		if test $level = 2; then
+			bytes=600
+		fi
+		v=$z-$bytes
+		zvariant "$tmp/$v" "$opt" $level $bytes
+		ok "$v" "$tmp/$v/dp8.sg" --dataset "$data" --batch 16 \
+		    --steps 4 --json --quiet --save "$tmp/$v.st" &&
+		    same "$v" "$z-plain"
+		ok "$z-check" "$tmp/$v/dp8.sg" --dataset "$data" \
+		    --batch 16 --steps 4 --check --check-every 1 --quiet &&
+		    echo "ok: $z-check: fused reduce_scatters equal one device"
+	done
+done
+# b3 (12 bytes, below the threshold) is all-reduced alone.
+buckets z-buckets-1MiB "$tmp/z1-l1-1MiB" \
+    'bucket 0: 12 bytes, one all_reduce of b3.grad|bucket 1: 1088 bytes, one reduce_scatter of w3.grad, b2.grad, w2.grad, b1.grad, w1.grad|'
+buckets z-buckets-600 "$tmp/z1-l2-600" \
+    'bucket 0: 12 bytes, one all_reduce of b3.grad|bucket 1: 128 bytes, one reduce_scatter of w3.grad, b2.grad|bucket 2: 576 bytes, one reduce_scatter of w2.grad, b1.grad|bucket 3: 384 bytes, one reduce_scatter of w1.grad|'
+
 if test "$RUN_MPI" = yes; then
+	n=$((n + 1))
+	harness_mpirun 8 zmpi "$tmp/z3-l1-1MiB/dp8.sg" --dataset "$data" \
+	    --batch 16 --steps 4 --json --quiet --save "$tmp/zmpi.st"
+	if test "$(status zmpi)" -eq 124; then
+		fail zmpi "still running after $limit s: stopped"
+	elif test "$(status zmpi)" -ne 0; then
+		fail zmpi "exit status $(status zmpi)"
+	else
+		same zmpi z3-l1-plain
+	fi
 	n=$((n + 1))
 	harness_mpirun 8 mpi "$tmp/dp8-600/dp8.sg" --dataset "$data" \
 	    --batch 16 --steps 4 --json --quiet --save "$tmp/mpi.st"

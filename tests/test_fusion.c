@@ -95,6 +95,18 @@ test_buckets(void **state)
 		    "b3.grad:12 | w3.grad:96 | b2.grad:32 | w2.grad:512 | "
 		    "b1.grad:64 | w1.grad:384" },
 		{ "", "" },
+		/* optimizer_shard: b3 (12 bytes, below 16) all-reduced,
+		 * the other five reduce-scattered; the kinds never share a
+		 * bucket. */
+		{ "parallel optimizer_shard\n"
+		  "parallel optimizer_shard_min_bytes=16\n"
+		  "parallel fusion_bytes=1MiB",
+		    "b3.grad:12 | w3.grad b2.grad w2.grad b1.grad w1.grad:1088" },
+		{ "parallel optimizer_shard=2\n"
+		  "parallel optimizer_shard_min_bytes=16\n"
+		  "parallel fusion_bytes=600",
+		    "b3.grad:12 | w3.grad b2.grad:128 | w2.grad b1.grad:576 | "
+		    "w1.grad:384" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -184,6 +196,41 @@ test_plan_steps(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* Under optimizer_shard the plan runs the five reduce_scatters of dp8's
+ * sharded gradients as one bucket, in step order, b3's all_reduce
+ * alone. */
+static void
+test_plan_scatter_steps(void **state)
+{
+	static const char *want[] = { "w3.grad", "b2.grad", "w2.grad",
+		"b1.grad", "w1.grad" };
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = sharded(ctx, "dp8",
+	    "parallel optimizer_shard\n"
+	    "parallel optimizer_shard_min_bytes=16\n"
+	    "parallel fusion_bytes=1MiB");
+	sym_plan *p = sym_plan_compile(g, 0);
+	const size_t *st;
+	size_t n;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(sym__plan_n_buckets(p), 1);
+	st = sym__plan_bucket_steps(p, 0, &n);
+	assert_int_equal(n, 5);
+	for (size_t k = 0; k < n; k++) {
+		const sym_plan_step *s = sym_plan_get_step(p, st[k]);
+
+		assert_int_equal(s->kind, SYM_PLAN_COMM);
+		assert_int_equal(s->comm, SYM_REDIST_REDUCE_SCATTER);
+		assert_string_equal(sym_value_name(s->value), want[k]);
+		assert_true(k == 0 || st[k] > st[k - 1]);
+	}
+	sym_plan_free(p);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
 /* Return the communication time of "g" in femtoseconds (a constant: the
  * gradients' sizes are static). */
 static int64_t
@@ -267,6 +314,7 @@ main(void)
 		cmocka_unit_test(test_library_option),
 		cmocka_unit_test(test_groups_apart),
 		cmocka_unit_test(test_plan_steps),
+		cmocka_unit_test(test_plan_scatter_steps),
 		cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_bad_values),
 	};

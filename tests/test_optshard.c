@@ -283,7 +283,12 @@ assert_expr(const sym_expr *e, const char *want, const char *what)
  * 1232. Level 2: the whole partial gradients of the sharded params
  * share one buffer, that of the largest (w2, 512 bytes): threshold 16
  * gradients 512 + 136 + 24 = 672, threshold 64 512 + 132 + 88 = 732;
- * params and state as at level 1. */
+ * params and state as at level 1. A gradient whose reduce_scatter is
+ * fused with others keeps its own buffer until its bucket runs: at
+ * level 2, threshold 16, fusion_bytes=1MiB fuses all five (1088 + 136 +
+ * 24 = 1248, as level 1), fusion_bytes=200 only w3 and b2 (128 bytes),
+ * w2, b1 and w1 sharing the pool of the largest (512): 128 + 512 + 136 +
+ * 24 = 800. */
 static void
 test_memory_by_kind(void **state)
 {
@@ -304,6 +309,14 @@ test_memory_by_kind(void **state)
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=64",
 		    "1232", "732", "176" },
+		{ "parallel optimizer_shard=2\n"
+		  "parallel optimizer_shard_min_bytes=16\n"
+		  "parallel fusion_bytes=1MiB",
+		    "1236", "1248", "148" },
+		{ "parallel optimizer_shard=2\n"
+		  "parallel optimizer_shard_min_bytes=16\n"
+		  "parallel fusion_bytes=200",
+		    "1236", "800", "148" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -380,7 +393,8 @@ executor_grad_bytes(sym_ctx *ctx, sym_graph *g)
  * has its own buffer beside its shard: 1088 + 136 + 12 whole b3 and its
  * partial block before the all_reduce, 12 = 1248; at level 2 the five
  * whole partial gradients share the buffer of the largest (w2, 512):
- * 512 + 136 + 12 + 12 = 672. */
+ * 512 + 136 + 12 + 12 = 672; with their reduce_scatters fused, as the
+ * model counts them: 1248 (1 MiB buckets), 800 (200-byte buckets). */
 static void
 test_executor_grad_buffers(void **state)
 {
@@ -394,6 +408,14 @@ test_executor_grad_buffers(void **state)
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=16",
 		    672 },
+		{ "parallel optimizer_shard=2\n"
+		  "parallel optimizer_shard_min_bytes=16\n"
+		  "parallel fusion_bytes=1MiB",
+		    1248 },
+		{ "parallel optimizer_shard=2\n"
+		  "parallel optimizer_shard_min_bytes=16\n"
+		  "parallel fusion_bytes=200",
+		    800 },
 	};
 
 	(void)state;

@@ -716,6 +716,51 @@ run_reduce(struct run *r, int scatter)
 	return rc;
 }
 
+/*
+ * Pack this rank's block before the reduce_scatter "x" of a tensor of
+ * global sizes "global" (elements of "es" bytes, at "in") for a fused
+ * bucket (exec_fuse.c): the chunk of member j, row-major in j's block
+ * after, goes to "buf" + j * "stride" bytes. Return the elements of one
+ * chunk, or -1 when the step is not prepared or my block before is not
+ * cut into the group's blocks after.
+ */
+int64_t
+sym__xstep_scatter_pack(const struct sym__xstep *x, const int64_t *global,
+    size_t es, const void *in, char *buf, size_t stride)
+{
+	struct run r;
+	struct sym__box c;
+	int64_t vol;
+
+	if (x->kind != SYM_REDIST_REDUCE_SCATTER || x->ndim < 0 ||
+	    x->ndim > SYM__MAX_RANK || x->me < 0 || !es)
+		return -1;
+	memset(&r, 0, sizeof(r));
+	r.x = x;
+	r.global = global;
+	r.es = es;
+	r.in = in;
+	r.nd = x->ndim;
+	for (int d = 0; d < r.nd; d++)
+		if (global[d] < 0 || global[d] % x->bsplit[d] ||
+		    global[d] % x->asplit[d])
+			return -1;
+	member_box(x, r.nd, x->me, 0, global, &r.before);
+	member_box(x, r.nd, x->me, 1, global, &r.after);
+	vol = box_volume(&r.after, r.nd);
+	if (vol * x->n != box_volume(&r.before, r.nd))
+		return -1;
+	for (int j = 0; j < x->n; j++)
+		if (chunk(&r, j, 1, &c) != vol)
+			return -1;
+	for (int j = 0; j < x->n; j++) {
+		chunk(&r, j, 1, &c);
+		sym__box_copy(buf + (size_t)j * stride, &c, in, &r.before, &c,
+		    r.nd, es);
+	}
+	return vol;
+}
+
 /* Run a broadcast: the root copies its box after from its block before,
  * then sends it to every member, whose box after must be the same. */
 static int

@@ -168,7 +168,7 @@ values_memory(struct acc *a, const sym_sharding *sh)
 }
 
 /* Return the femtoseconds communication "c" of "sh" saves by being
- * fused into a bucket whose all_reduce another member's latency already
+ * fused into a bucket whose collective another member's latency already
  * pays (lib/shard/fusion.c): its step's latency, else 0. */
 static int64_t
 fused_saving(const sym_sharding *sh, size_t c)
@@ -214,16 +214,19 @@ optshard_resolution(const sym_sharding *sh, const struct sym__comm *m)
  * whole partial gradients scattered to their shards share one buffer
  * (lib/exec/exec.c), those of one node packed together: the largest
  * node's sum counts ("group" accumulates the node's; "*node" is the
- * node of "group"). */
+ * node of "group"), except a gradient whose reduce_scatter is fused
+ * with others (lib/shard/fusion.c), which keeps its own buffer until
+ * its bucket runs. */
 static void
 resolution_memory(struct acc *a, const sym_sharding *sh,
     const struct sym__comm *m, sym_expr **group, const sym_node **node)
 {
 	const sym_value *v = m->pub.value;
 	const sym_node *n = v->producer;
+	size_t b = sh->comm_bucket ? sh->comm_bucket[m - sh->comm] : SIZE_MAX;
 	int pooled = sh->optshard >= 2 &&
 	    sym_redist_step_kind(m->plan, 0) == SYM_REDIST_REDUCE_SCATTER &&
-	    is_grad(sh->g, v);
+	    is_grad(sh->g, v) && sym_sharding_bucket_size(sh, b) < 2;
 
 	for (size_t k = 0; n && k < n->n_out; k++) {
 		sym_expr *e;

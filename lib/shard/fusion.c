@@ -1,22 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Communication fusion ("parallel fusion_bytes=N", DESIGN section 20):
- * the gradient all_reduces of a sharding cut into buckets, each of which
- * the plan runs as one all_reduce over a packed buffer.
+ * the gradient all_reduces of a sharding, and under optimizer_shard the
+ * reduce_scatters of gradients into their updates' shards, cut into
+ * buckets, each of which the plan runs as one collective over a packed
+ * buffer.
  *
  * A communication is fusible when it resolves the partial sums a
- * backward node produced, in one all_reduce step, over a tensor whose
- * bytes are a constant (a gradient of a symbolic size keeps its own
- * collective). Walking the communications in the pass's order (the order
- * of the plan's steps), a fusible one joins the open bucket when it is
- * over the same group (the same mesh and mesh axes) and dtype, the bucket
+ * backward node produced, in one all_reduce or reduce_scatter step, over
+ * a tensor whose bytes are a constant (a gradient of a symbolic size
+ * keeps its own collective). Walking the communications in the pass's
+ * order (the order of the plan's steps), a fusible one joins the open
+ * bucket when it is of the same kind, over the same group (the same
+ * ranks in the same order) and dtype, the bucket
  * stays within N bytes (a gradient larger than N is alone in its
  * bucket), and no node between the bucket's first gradient and this one
  * reads a gradient of the bucket; otherwise it opens the next bucket.
  * A bucket is run where its last gradient is resolved, packed in bucket
- * order; the communicator adds every element over the group in group
- * order whatever the vector it is in (comm_fold.c), so the results are
- * bitwise those of the unfused plan.
+ * order (a reduce_scatter's per member of the group: lib/exec/
+ * exec_fuse.c); the communicator adds every element over the group in
+ * group order whatever the vector it is in (comm_fold.c), so the results
+ * are bitwise those of the unfused plan. A bucket's bytes are those its
+ * members' steps move per device (a reduce_scatter's, its whole partial
+ * gradient).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +30,8 @@
 #include "layout/layout_private.h"
 #include "shard/shard_private.h"
 
-/* What makes two fusible communications fusible together: the groups
- * of their all_reduce step (the redistribution "r"'s only step) and the
+/* What makes two fusible communications fusible together: the kind and
+ * groups of their step (the redistribution "r"'s only step) and the
  * dtype. */
 struct fkey {
 	const sym_redist *r;
@@ -45,7 +51,8 @@ fusible(const sym_sharding *sh, const struct sym__comm *c, int64_t *bytes,
 	    c->plan->n_step != 1 || n->index < sym_graph_n_forward_nodes(sh->g))
 		return 0;
 	st = &c->plan->step[0];
-	if (st->kind != SYM_REDIST_ALL_REDUCE ||
+	if ((st->kind != SYM_REDIST_ALL_REDUCE &&
+	        st->kind != SYM_REDIST_REDUCE_SCATTER) ||
 	    sym_expr_get_const(st->bytes, bytes) < 0 || *bytes <= 0)
 		return 0;
 	k->r = c->plan;
@@ -53,14 +60,14 @@ fusible(const sym_sharding *sh, const struct sym__comm *c, int64_t *bytes,
 	return 1;
 }
 
-/* Return 1 when "a" and "b" have the same dtype and the same groups of
+/* Return 1 when "a" and "b" have the same dtype, step kind and groups of
  * ranks, listed alike (whatever the meshes and axes that make them). */
 static int
 same_key(const struct fkey *a, const struct fkey *b)
 {
 	size_t na, nb, sa, sb;
 
-	if (a->dtype != b->dtype)
+	if (a->dtype != b->dtype || a->r->step[0].kind != b->r->step[0].kind)
 		return 0;
 	na = sym_redist_step_groups(a->r, 0, &sa);
 	nb = sym_redist_step_groups(b->r, 0, &sb);

@@ -379,8 +379,9 @@ json_communication(struct doc *d)
 }
 
 /* Return the fused buckets of the sharded graph (parallel fusion_bytes):
- * the bucket size asked for and, per bucket, its bytes per device, the
- * gradients it packs in order and their communications' numbers. */
+ * the bucket size asked for and, per bucket, its collective's kind, its
+ * bytes per device, the gradients it packs in order and their
+ * communications' numbers. */
 json_t *
 json_fusion(struct doc *d)
 {
@@ -403,6 +404,10 @@ json_fusion(struct doc *d)
 		}
 		doc_set(d, k, "bytes",
 		    doc_num(d, sym_sharding_bucket_bytes(sh, b)));
+		doc_set(d, k, "kind",
+		    doc_str(d,
+		        sym_redist_kind_name(sym_redist_step_kind(
+		            sym_sharding_bucket_reshard(sh, b, 0)->plan, 0))));
 		doc_set(d, k, "values", vals);
 		doc_set(d, k, "communications", nums);
 		doc_push(d, arr, k);

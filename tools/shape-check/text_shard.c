@@ -258,25 +258,50 @@ bn_stats(const sym_value *v)
 	return n && !strcmp(sym_op_name(sym_node_op(n)), "batch_norm_stats");
 }
 
-/* Add to "t" the fused buckets of "r" (parallel fusion_bytes): one line
- * per bucket with its bytes and gradients; return the collectives the
- * fusion saves (a bucket of k all_reduces runs one). */
+/* Return the kind of the collective bucket "b" of "sh" fuses. */
+static sym_redist_kind
+bucket_kind(const sym_sharding *sh, size_t b)
+{
+	const sym_reshard *c = sym_sharding_bucket_reshard(sh, b, 0);
+
+	return c ? sym_redist_step_kind(c->plan, 0) : SYM_REDIST_INVALID;
+}
+
+/* Add to "t" the fused buckets of "r" (parallel fusion_bytes): a line
+ * counting the fused gradient collectives by kind, then one line per
+ * bucket with its bytes and gradients; return the collectives the
+ * fusion saves (a bucket of k collectives runs one). */
 static size_t
 fusion_rows(const struct report *r, struct table *t)
 {
 	const sym_sharding *sh = sym_graph_sharding(r->g);
-	size_t nb = sym_sharding_n_buckets(sh), saved = 0, fused = 0;
+	size_t nb = sym_sharding_n_buckets(sh), saved = 0, ar = 0, rs = 0;
+	char what[160];
 
 	if (sym_graph_fusion_bytes(r->g) <= 0)
 		return 0;
 	for (size_t b = 0; b < nb; b++) {
-		saved += sym_sharding_bucket_size(sh, b) - 1;
-		fused += sym_sharding_bucket_size(sh, b);
+		size_t k = sym_sharding_bucket_size(sh, b);
+
+		saved += k - 1;
+		if (bucket_kind(sh, b) == SYM_REDIST_REDUCE_SCATTER)
+			rs += k;
+		else
+			ar += k;
 	}
+	if (!rs)
+		snprintf(what, sizeof(what), "%zu gradient all_reduce%s", ar,
+		    ar == 1 ? "" : "s");
+	else if (!ar)
+		snprintf(what, sizeof(what), "%zu gradient reduce_scatter%s",
+		    rs, rs == 1 ? "" : "s");
+	else
+		snprintf(what, sizeof(what),
+		    "%zu gradient all_reduce%s and %zu reduce_scatter%s", ar,
+		    ar == 1 ? "" : "s", rs, rs == 1 ? "" : "s");
 	table_line(t, 2,
-	    report_format("fusion: %zu gradient all_reduce%s in %zu "
-	                  "bucket%s of at most %lld bytes",
-	        fused, fused == 1 ? "" : "s", nb, nb == 1 ? "" : "s",
+	    report_format("fusion: %s in %zu bucket%s of at most %lld bytes",
+	        what, nb, nb == 1 ? "" : "s",
 	        (long long)sym_graph_fusion_bytes(r->g)));
 	for (size_t b = 0; b < nb && !t->oom; b++) {
 		char names[1024] = "";
@@ -293,15 +318,15 @@ fusion_rows(const struct report *r, struct table *t)
 			len += (size_t)w;
 		}
 		table_line(t, 4,
-		    report_format("bucket %zu: %lld bytes, one all_reduce of "
-		                  "%s",
-		        b, (long long)sym_sharding_bucket_bytes(sh, b), names));
+		    report_format("bucket %zu: %lld bytes, one %s of %s", b,
+		        (long long)sym_sharding_bucket_bytes(sh, b),
+		        sym_redist_kind_name(bucket_kind(sh, b)), names));
 	}
 	return saved;
 }
 
 /* Return 1 when "c" is a member of a fused bucket of "r" after its
- * first, whose all_reduce pays the latency of the bucket's one call. */
+ * first, whose collective pays the latency of the bucket's one call. */
 static int
 fused_later(const struct report *r, const sym_reshard *c)
 {
