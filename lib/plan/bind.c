@@ -334,17 +334,25 @@ bound_tensor(const sym_slices *s, size_t t)
 	return &s->plan->tensor[t];
 }
 
-/* Store the global sizes of tensor "t" of "s" in "size"; 0 or -1. */
-int
-sym_slices_global(const sym_slices *s, size_t t, int64_t *size)
+/* Store the global sizes of tensor "t" of "s" in "size", or its local
+ * ones when "local" is set; 0 or -1. */
+static int
+sizes(const sym_slices *s, size_t t, int local, int64_t *size)
 {
 	const struct sym__tensor *x = bound_tensor(s, t);
 
 	if (!x || (x->rank && !size))
 		return -1;
 	for (size_t d = 0; d < x->rank; d++)
-		size[d] = s->val[x->global[d]];
+		size[d] = s->val[local ? x->local[d] : x->global[d]];
 	return 0;
+}
+
+/* Store the global sizes of tensor "t" of "s" in "size"; 0 or -1. */
+int
+sym_slices_global(const sym_slices *s, size_t t, int64_t *size)
+{
+	return sizes(s, t, 0, size);
 }
 
 /* Store the local sizes of tensor "t" of "s" (the same on every rank)
@@ -352,13 +360,7 @@ sym_slices_global(const sym_slices *s, size_t t, int64_t *size)
 int
 sym_slices_local(const sym_slices *s, size_t t, int64_t *size)
 {
-	const struct sym__tensor *x = bound_tensor(s, t);
-
-	if (!x || (x->rank && !size))
-		return -1;
-	for (size_t d = 0; d < x->rank; d++)
-		size[d] = s->val[x->local[d]];
-	return 0;
+	return sizes(s, t, 1, size);
 }
 
 /* Store in "offset" the global offsets of the block of tensor "t" of "s"
