@@ -499,6 +499,21 @@ parse_text(struct tparse *tp, const char *text)
 	return 0;
 }
 
+/* Return the text of the file "path" (malloc'ed) with its length in
+ * "*len", or NULL: for a NULL "ctx", and with an error on "ctx" naming
+ * "what" when "path" is NULL or cannot be read. */
+static char *
+read_text(sym_ctx *ctx, const char *path, const char *what, size_t *len)
+{
+	if (!ctx)
+		return NULL;
+	if (!path) {
+		sym__error(ctx, SYM_EINVAL, NULL, "%s: no file name", what);
+		return NULL;
+	}
+	return sym__read_file(ctx, path, SYM__FILE_LIMIT, len, NULL);
+}
+
 /* Return a new topology of "ctx" from the topology file "path" (format in
  * sym_redist(3)), or NULL with SYM_EIO or a located SYM_EPARSE. */
 sym_topology *
@@ -509,13 +524,7 @@ sym_topology_parse_file(sym_ctx *ctx, const char *path)
 	size_t len;
 	char *text;
 
-	if (!ctx)
-		return NULL;
-	if (!path) {
-		sym__error(ctx, SYM_EINVAL, NULL, "topology: no file name");
-		return NULL;
-	}
-	text = sym__read_file(ctx, path, SYM__FILE_LIMIT, &len, NULL);
+	text = read_text(ctx, path, "topology", &len);
 	if (!text)
 		return NULL;
 	memset(&tp, 0, sizeof(tp));
@@ -682,13 +691,7 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 	size_t len;
 	char *text;
 
-	if (!ctx)
-		return NULL;
-	if (!path) {
-		sym__error(ctx, SYM_EINVAL, NULL, "rank table: no file name");
-		return NULL;
-	}
-	text = sym__read_file(ctx, path, SYM__FILE_LIMIT, &len, NULL);
+	text = read_text(ctx, path, "rank table", &len);
 	if (!text)
 		return NULL;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
