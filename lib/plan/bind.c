@@ -12,19 +12,24 @@
 
 #include "plan/plan_private.h"
 
-/* Free the slices whose link is "link" (at sym_ctx_free too); they do not
- * touch their plan, which may be gone. */
+/* Free the slices "s" and their arrays. */
 static void
-slices_destroy(struct sym__obj *obj)
+slices_free(sym_slices *s)
 {
-	sym_slices *s = SYM__OBJ_OF(obj, sym_slices, obj);
-
 	free(s->val);
 	free(s->given);
 	free(s->has);
 	free(s->poison);
 	free(s->offsets);
 	free(s);
+}
+
+/* Free the slices whose link is "link" (at sym_ctx_free too); they do not
+ * touch their plan, which may be gone. */
+static void
+slices_destroy(struct sym__obj *obj)
+{
+	slices_free(SYM__OBJ_OF(obj, sym_slices, obj));
 }
 
 /* Return new, unbound slices for the plan "p" (a caller reference), or
@@ -49,12 +54,7 @@ sym_slices_new(const sym_plan *p)
 	s->offsets = sym__calloc(p->ctx, p->n_offsets + 1, sizeof(*s->offsets));
 	if (!s->val || !s->given || !s->has || (p->n_extra && !s->poison) ||
 	    !s->offsets) {
-		free(s->val);
-		free(s->given);
-		free(s->has);
-		free(s->poison);
-		free(s->offsets);
-		free(s);
+		slices_free(s);
 		return NULL;
 	}
 	strcpy(s->error, "not bound");
