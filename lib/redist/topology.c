@@ -499,6 +499,22 @@ parse_text(struct tparse *tp, const char *text)
 	return 0;
 }
 
+/* Give the new topology "t" the ranks and the flop rate "tp" parsed, or
+ * free them when "t" is NULL (out of memory); return "t". */
+static sym_topology *
+take_parsed(sym_topology *t, struct tparse *tp)
+{
+	if (!t) {
+		free(tp->node_of);
+		return NULL;
+	}
+	t->node_of = tp->node_of;
+	t->n_ranks = tp->n_ranks;
+	if (tp->flops > 0)
+		t->flops = tp->flops;
+	return t;
+}
+
 /* Return the text of the file "path" (malloc'ed) with its length in
  * "*len", or NULL: for a NULL "ctx", and with an error on "ctx" naming
  * "what" when "path" is NULL or cannot be read. */
@@ -520,7 +536,6 @@ sym_topology *
 sym_topology_parse_file(sym_ctx *ctx, const char *path)
 {
 	struct tparse tp;
-	sym_topology *t;
 	size_t len;
 	char *text;
 
@@ -536,17 +551,9 @@ sym_topology_parse_file(sym_ctx *ctx, const char *path)
 		return NULL;
 	}
 	free(text);
-	t = sym_topology_new(ctx, tp.rpn, tp.bw[0], tp.lat[0], tp.bw[1],
-	    tp.lat[1]);
-	if (!t) {
-		free(tp.node_of);
-		return NULL;
-	}
-	t->node_of = tp.node_of;
-	t->n_ranks = tp.n_ranks;
-	if (tp.flops > 0)
-		t->flops = tp.flops;
-	return t;
+	return take_parsed(sym_topology_new(ctx, tp.rpn, tp.bw[0], tp.lat[0],
+	                       tp.bw[1], tp.lat[1]),
+	    &tp);
 }
 
 /* Record SYM_EPARSE "PATH: WHAT: fmt" on "ctx" for a malformed rank table;
@@ -686,7 +693,6 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 {
 	struct tparse tp;
 	json_error_t jerr;
-	sym_topology *t;
 	json_t *root;
 	size_t len;
 	char *text;
@@ -713,14 +719,5 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 		return NULL;
 	}
 	json_decref(root);
-	t = sym_topology_new(ctx, 0, 0, 0, 0, 0);
-	if (!t) {
-		free(tp.node_of);
-		return NULL;
-	}
-	t->node_of = tp.node_of;
-	t->n_ranks = tp.n_ranks;
-	if (tp.flops > 0)
-		t->flops = tp.flops;
-	return t;
+	return take_parsed(sym_topology_new(ctx, 0, 0, 0, 0, 0), &tp);
 }
