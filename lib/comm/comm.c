@@ -626,32 +626,33 @@ run(struct sym__comm_call *call, const void *send, void *recv, size_t bytes)
 	return call->ep->comm->ops->run(call);
 }
 
-/* Start "call", a reduction of collective "kind" over "group"
- * ("group_size" ranks) by handle "ep": "count" elements of "dtype" with
- * "op" in each of "blocks" blocks, "*bytes" those of one block; check
- * the buffers "send" (all the blocks) and "recv" (one block, or all of
- * them when "blocks" is 1). Return 0, or -1 with an error. */
+/* Run a reduction of collective "kind" over "group" ("group_size" ranks)
+ * by handle "ep": "count" elements of "dtype" with "op" in each block of
+ * "send" (one block, or one per member for reduce_scatter) into the one
+ * block of "recv"; "send" may equal "recv" for all_reduce. Return 0, or -1
+ * with an error on the handle's context. */
 static int
-reduce_init(struct sym__comm_call *call, enum sym__coll kind,
-    sym_comm_endpoint *ep, const int *group, int group_size, const void *send,
-    void *recv, int64_t count, sym_dtype dtype, sym_reduce_op op, size_t *bytes)
+reduce_run(enum sym__coll kind, sym_comm_endpoint *ep, const int *group,
+    int group_size, const void *send, void *recv, int64_t count,
+    sym_dtype dtype, sym_reduce_op op)
 {
-	size_t esize, n;
+	struct sym__comm_call call;
+	size_t esize, n, bytes = 0;
 
-	if (!ep || call_init(call, kind, ep, group, group_size) < 0)
+	if (!ep || call_init(&call, kind, ep, group, group_size) < 0)
 		return -1;
-	n = kind == SYM__COLL_REDUCE_SCATTER ? (size_t)call->n : 1;
-	if (!(esize = reduce_elem_size(call, dtype, op)) ||
-	    block_bytes(call, count, esize, n, bytes) < 0 ||
-	    buffers_given(call, send, *bytes * n, recv, *bytes) < 0)
+	n = kind == SYM__COLL_REDUCE_SCATTER ? (size_t)call.n : 1;
+	if (!(esize = reduce_elem_size(&call, dtype, op)) ||
+	    block_bytes(&call, count, esize, n, &bytes) < 0 ||
+	    buffers_given(&call, send, bytes * n, recv, bytes) < 0)
 		return -1;
-	if (overlap(send, *bytes * n, recv, *bytes) &&
+	if (overlap(send, bytes * n, recv, bytes) &&
 	    (kind == SYM__COLL_REDUCE_SCATTER || send != recv))
-		return fail(call, "the send and receive buffers overlap");
-	call->args.dtype = dtype;
-	call->args.op = op;
-	call->args.count = count;
-	return 0;
+		return fail(&call, "the send and receive buffers overlap");
+	call.args.dtype = dtype;
+	call.args.op = op;
+	call.args.count = count;
+	return run(&call, send, recv, bytes);
 }
 
 /* Start "call", a collective "kind" of one block of "bytes" per member
@@ -678,13 +679,8 @@ sym_comm_all_reduce(sym_comm_endpoint *ep, const int *group, int group_size,
     const void *send, void *recv, int64_t count, sym_dtype dtype,
     sym_reduce_op op)
 {
-	struct sym__comm_call call;
-	size_t bytes = 0;
-
-	if (reduce_init(&call, SYM__COLL_ALL_REDUCE, ep, group, group_size,
-	        send, recv, count, dtype, op, &bytes) < 0)
-		return -1;
-	return run(&call, send, recv, bytes);
+	return reduce_run(SYM__COLL_ALL_REDUCE, ep, group, group_size, send,
+	    recv, count, dtype, op);
 }
 
 /* Concatenate, in group order, the "bytes" at "send" of every member of
@@ -719,13 +715,8 @@ sym_comm_reduce_scatter(sym_comm_endpoint *ep, const int *group, int group_size,
     const void *send, void *recv, int64_t count, sym_dtype dtype,
     sym_reduce_op op)
 {
-	struct sym__comm_call call;
-	size_t bytes = 0;
-
-	if (reduce_init(&call, SYM__COLL_REDUCE_SCATTER, ep, group, group_size,
-	        send, recv, count, dtype, op, &bytes) < 0)
-		return -1;
-	return run(&call, send, recv, bytes);
+	return reduce_run(SYM__COLL_REDUCE_SCATTER, ep, group, group_size, send,
+	    recv, count, dtype, op);
 }
 
 /* Send block i of "bytes" of "send" to member i of "group" ("group_size"

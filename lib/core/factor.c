@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "core/factor.h"
+#include "core/num.h"
 
 typedef unsigned __int128 u128;
 
@@ -76,19 +77,6 @@ is_prime(uint64_t n)
 	return 1;
 }
 
-/* Return the greatest common divisor of "a" and "b". */
-static uint64_t
-gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Return the integer square root of "n" (the largest r with r * r <= n). */
 static uint64_t
 isqrt(uint64_t n)
@@ -128,13 +116,13 @@ rho(uint64_t n, uint64_t c)
 				y = (mulmod(y, y, n) + c) % n;
 				q = mulmod(q, absdiff(x, y), n);
 			}
-			g = gcd(q, n);
+			g = sym__gcdu64(q, n);
 		}
 	}
 	if (g == n) {
 		do {
 			ys = (mulmod(ys, ys, n) + c) % n;
-			g = gcd(absdiff(x, ys), n);
+			g = sym__gcdu64(absdiff(x, ys), n);
 		} while (g == 1);
 	}
 	return g;

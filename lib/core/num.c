@@ -166,22 +166,26 @@ sym__num_divisible(const sym__num *a, const sym__num *b)
 	return res;
 }
 
-/* Return gcd(|a|, |b|) for 64-bit values that are not INT64_MIN;
- * gcd(0, 0) = 0. */
-int64_t
-sym__gcd64(int64_t a, int64_t b)
+/* Return gcd(a, b) of unsigned 64-bit values; gcd(0, 0) = 0. */
+uint64_t
+sym__gcdu64(uint64_t a, uint64_t b)
 {
-	if (a < 0)
-		a = -a;
-	if (b < 0)
-		b = -b;
 	while (b) {
-		int64_t t = a % b;
+		uint64_t t = a % b;
 
 		a = b;
 		b = t;
 	}
 	return a;
+}
+
+/* Return gcd(|a|, |b|) for 64-bit values that are not INT64_MIN;
+ * gcd(0, 0) = 0. */
+int64_t
+sym__gcd64(int64_t a, int64_t b)
+{
+	return (int64_t)sym__gcdu64((uint64_t)(a < 0 ? -a : a),
+	    (uint64_t)(b < 0 ? -b : b));
 }
 
 /* Set "r" to the non-negative gcd of "a" and "b". */

@@ -37,6 +37,8 @@ void sym__num_divexact(sym__num *r, const sym__num *a, const sym__num *b);
 int sym__num_divisible(const sym__num *a, const sym__num *b);
 void sym__num_gcd(sym__num *r, const sym__num *a, const sym__num *b);
 int64_t sym__gcd64(int64_t a, int64_t b);
+/* gcd(a, b) of unsigned 64-bit values; gcd(0, 0) = 0. */
+uint64_t sym__gcdu64(uint64_t a, uint64_t b);
 char *sym__num_to_str(const sym__num *a);
 int sym__num_from_str(sym__num *r, const char *s);
 

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "kern/kern_private.h"
+#include "shape/shape_private.h"
 
 enum reduce_kind {
 	R_SUM,
@@ -401,18 +402,21 @@ reduce(struct sym__kernel_args *a, const char *op, enum reduce_kind kind)
 	return 0;
 }
 
-/* The kernel of reduce_sum; "a" is the call. */
-static int
-k_reduce_sum(struct sym__kernel_args *a)
-{
-	return reduce(a, "reduce_sum", R_SUM);
-}
+/* The reduction of each operator k_reduce serves. */
+static const enum reduce_kind reduce_of[SYM__N_OPS] = {
+	[SYM__OP_REDUCE_SUM] = R_SUM,
+	[SYM__OP_REDUCE_MEAN] = R_MEAN,
+	[SYM__OP_REDUCE_MAX] = R_MAX,
+	[SYM__OP_REDUCE_MIN] = R_MIN,
+	[SYM__OP_REDUCE_PROD] = R_PROD,
+};
 
-/* The kernel of reduce_mean; "a" is the call. */
+/* The kernel of reduce_sum, reduce_mean, reduce_max, reduce_min and
+ * reduce_prod, by the table reduce_of; "a" is the call. */
 static int
-k_reduce_mean(struct sym__kernel_args *a)
+k_reduce(struct sym__kernel_args *a)
 {
-	return reduce(a, "reduce_mean", R_MEAN);
+	return reduce(a, a->op->name, reduce_of[a->op->id]);
 }
 
 /* The kernel of sum_to: a sum over the dimensions its shape rule
@@ -423,27 +427,6 @@ k_sum_to(struct sym__kernel_args *a)
 	if (a->n_in >= 1 && a->in[0].dtype == SYM_DT_BOOL)
 		return sym__kfail(a, "sum_to", "dtype bool is not supported");
 	return reduce(a, "sum_to", R_SUM);
-}
-
-/* The kernel of reduce_max; "a" is the call. */
-static int
-k_reduce_max(struct sym__kernel_args *a)
-{
-	return reduce(a, "reduce_max", R_MAX);
-}
-
-/* The kernel of reduce_min; "a" is the call. */
-static int
-k_reduce_min(struct sym__kernel_args *a)
-{
-	return reduce(a, "reduce_min", R_MIN);
-}
-
-/* The kernel of reduce_prod; "a" is the call. */
-static int
-k_reduce_prod(struct sym__kernel_args *a)
-{
-	return reduce(a, "reduce_prod", R_PROD);
 }
 
 /* Return element "i" of "x" (storage "k": f32, f64 or i32) as a
@@ -538,12 +521,12 @@ k_argmin(struct sym__kernel_args *a)
 }
 
 const sym__kernel_fn sym__kernels_reduce[SYM__N_OPS] = {
-	[SYM__OP_REDUCE_SUM] = k_reduce_sum,
-	[SYM__OP_REDUCE_MEAN] = k_reduce_mean,
-	[SYM__OP_REDUCE_MAX] = k_reduce_max,
+	[SYM__OP_REDUCE_SUM] = k_reduce,
+	[SYM__OP_REDUCE_MEAN] = k_reduce,
+	[SYM__OP_REDUCE_MAX] = k_reduce,
 	[SYM__OP_SUM_TO] = k_sum_to,
-	[SYM__OP_REDUCE_MIN] = k_reduce_min,
-	[SYM__OP_REDUCE_PROD] = k_reduce_prod,
+	[SYM__OP_REDUCE_MIN] = k_reduce,
+	[SYM__OP_REDUCE_PROD] = k_reduce,
 	[SYM__OP_ARGMAX] = k_argmax,
 	[SYM__OP_ARGMIN] = k_argmin,
 };

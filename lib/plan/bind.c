@@ -12,19 +12,24 @@
 
 #include "plan/plan_private.h"
 
-/* Free the slices whose link is "link" (at sym_ctx_free too); they do not
- * touch their plan, which may be gone. */
+/* Free the slices "s" and their arrays. */
 static void
-slices_destroy(struct sym__obj *obj)
+slices_free(sym_slices *s)
 {
-	sym_slices *s = SYM__OBJ_OF(obj, sym_slices, obj);
-
 	free(s->val);
 	free(s->given);
 	free(s->has);
 	free(s->poison);
 	free(s->offsets);
 	free(s);
+}
+
+/* Free the slices whose link is "link" (at sym_ctx_free too); they do not
+ * touch their plan, which may be gone. */
+static void
+slices_destroy(struct sym__obj *obj)
+{
+	slices_free(SYM__OBJ_OF(obj, sym_slices, obj));
 }
 
 /* Return new, unbound slices for the plan "p" (a caller reference), or
@@ -49,12 +54,7 @@ sym_slices_new(const sym_plan *p)
 	s->offsets = sym__calloc(p->ctx, p->n_offsets + 1, sizeof(*s->offsets));
 	if (!s->val || !s->given || !s->has || (p->n_extra && !s->poison) ||
 	    !s->offsets) {
-		free(s->val);
-		free(s->given);
-		free(s->has);
-		free(s->poison);
-		free(s->offsets);
-		free(s);
+		slices_free(s);
 		return NULL;
 	}
 	strcpy(s->error, "not bound");
@@ -334,17 +334,25 @@ bound_tensor(const sym_slices *s, size_t t)
 	return &s->plan->tensor[t];
 }
 
-/* Store the global sizes of tensor "t" of "s" in "size"; 0 or -1. */
-int
-sym_slices_global(const sym_slices *s, size_t t, int64_t *size)
+/* Store the global sizes of tensor "t" of "s" in "size", or its local
+ * ones when "local" is set; 0 or -1. */
+static int
+sizes(const sym_slices *s, size_t t, int local, int64_t *size)
 {
 	const struct sym__tensor *x = bound_tensor(s, t);
 
 	if (!x || (x->rank && !size))
 		return -1;
 	for (size_t d = 0; d < x->rank; d++)
-		size[d] = s->val[x->global[d]];
+		size[d] = s->val[local ? x->local[d] : x->global[d]];
 	return 0;
+}
+
+/* Store the global sizes of tensor "t" of "s" in "size"; 0 or -1. */
+int
+sym_slices_global(const sym_slices *s, size_t t, int64_t *size)
+{
+	return sizes(s, t, 0, size);
 }
 
 /* Store the local sizes of tensor "t" of "s" (the same on every rank)
@@ -352,13 +360,7 @@ sym_slices_global(const sym_slices *s, size_t t, int64_t *size)
 int
 sym_slices_local(const sym_slices *s, size_t t, int64_t *size)
 {
-	const struct sym__tensor *x = bound_tensor(s, t);
-
-	if (!x || (x->rank && !size))
-		return -1;
-	for (size_t d = 0; d < x->rank; d++)
-		size[d] = s->val[x->local[d]];
-	return 0;
+	return sizes(s, t, 1, size);
 }
 
 /* Store in "offset" the global offsets of the block of tensor "t" of "s"

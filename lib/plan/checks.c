@@ -213,32 +213,15 @@ derived_text(const sym_plan *p, const struct sym__elim *e)
 	return t;
 }
 
-/* Add the checks of eliminated variable "k" of "p": its derived value
- * against its declaration (unless the declarations imply it), and
- * against a value the binding gives; 0 or -1. */
+/* Add a check of "kind" of eliminated variable "k" of "p" at "loc": its
+ * derived value against the variable's own value; 0 or -1. */
 static int
-elim_checks(sym_plan *p, size_t k)
+elim_check(sym_plan *p, size_t k, enum sym__check_kind kind, const sym_loc *loc)
 {
 	struct sym__elim *e = &p->elim[k];
-	const sym_loc *loc = &p->g->rel[e->rel].pub.loc;
-	struct sym__check *c;
+	struct sym__check *c = new_check(p, kind, derived_text(p, e), loc);
 	size_t i;
 
-	if (!sym__av_subset(e->value->av, e->var->av)) {
-		c = new_check(p, SYM__C_DERIVED, derived_text(p, e), loc);
-		if (!c)
-			return -1;
-		i = (size_t)(c - p->check);
-		c->sym = e->var;
-		c->elim = k;
-		if (sym__plan_what(p, SYM__W_CHECK, i, 0) < 0)
-			return -1;
-		p->check[i].slot = sym__plan_expr(p, e->var->expr);
-		if (set_named(p, i, e->value, p->check[i].text) < 0)
-			return -1;
-	}
-	e = &p->elim[k];
-	c = new_check(p, SYM__C_AGREE, derived_text(p, e), loc);
 	if (!c)
 		return -1;
 	i = (size_t)(c - p->check);
@@ -248,6 +231,21 @@ elim_checks(sym_plan *p, size_t k)
 		return -1;
 	p->check[i].slot = sym__plan_expr(p, e->var->expr);
 	return set_named(p, i, e->value, p->check[i].text);
+}
+
+/* Add the checks of eliminated variable "k" of "p": its derived value
+ * against its declaration (unless the declarations imply it), and
+ * against a value the binding gives; 0 or -1. */
+static int
+elim_checks(sym_plan *p, size_t k)
+{
+	struct sym__elim *e = &p->elim[k];
+	const sym_loc *loc = &p->g->rel[e->rel].pub.loc;
+
+	if (!sym__av_subset(e->value->av, e->var->av) &&
+	    elim_check(p, k, SYM__C_DERIVED, loc) < 0)
+		return -1;
+	return elim_check(p, k, SYM__C_AGREE, loc);
 }
 
 /* Return 1 when the fact "f" restates the derived relation of an

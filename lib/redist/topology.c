@@ -499,23 +499,47 @@ parse_text(struct tparse *tp, const char *text)
 	return 0;
 }
 
+/* Give the new topology "t" the ranks and the flop rate "tp" parsed, or
+ * free them when "t" is NULL (out of memory); return "t". */
+static sym_topology *
+take_parsed(sym_topology *t, struct tparse *tp)
+{
+	if (!t) {
+		free(tp->node_of);
+		return NULL;
+	}
+	t->node_of = tp->node_of;
+	t->n_ranks = tp->n_ranks;
+	if (tp->flops > 0)
+		t->flops = tp->flops;
+	return t;
+}
+
+/* Return the text of the file "path" (malloc'ed) with its length in
+ * "*len", or NULL: for a NULL "ctx", and with an error on "ctx" naming
+ * "what" when "path" is NULL or cannot be read. */
+static char *
+read_text(sym_ctx *ctx, const char *path, const char *what, size_t *len)
+{
+	if (!ctx)
+		return NULL;
+	if (!path) {
+		sym__error(ctx, SYM_EINVAL, NULL, "%s: no file name", what);
+		return NULL;
+	}
+	return sym__read_file(ctx, path, SYM__FILE_LIMIT, len, NULL);
+}
+
 /* Return a new topology of "ctx" from the topology file "path" (format in
  * sym_redist(3)), or NULL with SYM_EIO or a located SYM_EPARSE. */
 sym_topology *
 sym_topology_parse_file(sym_ctx *ctx, const char *path)
 {
 	struct tparse tp;
-	sym_topology *t;
 	size_t len;
 	char *text;
 
-	if (!ctx)
-		return NULL;
-	if (!path) {
-		sym__error(ctx, SYM_EINVAL, NULL, "topology: no file name");
-		return NULL;
-	}
-	text = sym__read_file(ctx, path, SYM__FILE_LIMIT, &len, NULL);
+	text = read_text(ctx, path, "topology", &len);
 	if (!text)
 		return NULL;
 	memset(&tp, 0, sizeof(tp));
@@ -527,17 +551,9 @@ sym_topology_parse_file(sym_ctx *ctx, const char *path)
 		return NULL;
 	}
 	free(text);
-	t = sym_topology_new(ctx, tp.rpn, tp.bw[0], tp.lat[0], tp.bw[1],
-	    tp.lat[1]);
-	if (!t) {
-		free(tp.node_of);
-		return NULL;
-	}
-	t->node_of = tp.node_of;
-	t->n_ranks = tp.n_ranks;
-	if (tp.flops > 0)
-		t->flops = tp.flops;
-	return t;
+	return take_parsed(sym_topology_new(ctx, tp.rpn, tp.bw[0], tp.lat[0],
+	                       tp.bw[1], tp.lat[1]),
+	    &tp);
 }
 
 /* Record SYM_EPARSE "PATH: WHAT: fmt" on "ctx" for a malformed rank table;
@@ -677,18 +693,11 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 {
 	struct tparse tp;
 	json_error_t jerr;
-	sym_topology *t;
 	json_t *root;
 	size_t len;
 	char *text;
 
-	if (!ctx)
-		return NULL;
-	if (!path) {
-		sym__error(ctx, SYM_EINVAL, NULL, "rank table: no file name");
-		return NULL;
-	}
-	text = sym__read_file(ctx, path, SYM__FILE_LIMIT, &len, NULL);
+	text = read_text(ctx, path, "rank table", &len);
 	if (!text)
 		return NULL;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -710,14 +719,5 @@ sym_topology_parse_rank_table(sym_ctx *ctx, const char *path)
 		return NULL;
 	}
 	json_decref(root);
-	t = sym_topology_new(ctx, 0, 0, 0, 0, 0);
-	if (!t) {
-		free(tp.node_of);
-		return NULL;
-	}
-	t->node_of = tp.node_of;
-	t->n_ranks = tp.n_ranks;
-	if (tp.flops > 0)
-		t->flops = tp.flops;
-	return t;
+	return take_parsed(sym_topology_new(ctx, 0, 0, 0, 0, 0), &tp);
 }

@@ -18,7 +18,7 @@
 #include "core/str.h"
 #include "shape/shape_private.h"
 
-static const char *kind_name[] = {
+static const char *const kind_name[] = {
 	[SYM_ATTR_NONE] = "nothing",
 	[SYM_ATTR_INT] = "an integer",
 	[SYM_ATTR_BOOL] = "a boolean",
@@ -26,6 +26,14 @@ static const char *kind_name[] = {
 	[SYM_ATTR_STRING] = "a string",
 	[SYM_ATTR_LIST] = "a list",
 };
+
+/* Return the name of attribute kind "kind" with its article ("an
+ * integer"), as errors write it. */
+const char *
+sym__attr_kind_name(sym_attr_kind kind)
+{
+	return kind_name[kind];
+}
 
 /* Release the value of "at", leaving its name; kind becomes NONE. */
 static void

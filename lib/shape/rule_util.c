@@ -10,15 +10,6 @@
 
 #include "shape/shape_private.h"
 
-static const char *kind_text[] = {
-	[SYM_ATTR_NONE] = "nothing",
-	[SYM_ATTR_INT] = "an integer",
-	[SYM_ATTR_BOOL] = "a boolean",
-	[SYM_ATTR_FLOAT] = "a float",
-	[SYM_ATTR_STRING] = "a string",
-	[SYM_ATTR_LIST] = "a list",
-};
-
 /* Return the list of the names "known" joined by ", " (valid until the
  * end of the run of "inf"), or NULL when out of memory. */
 static const char *
@@ -82,7 +73,7 @@ wrong_kind(struct sym__infer *inf, const struct sym__attr *at, const char *want)
 {
 	return sym__infer_fail_attr(inf, at->name,
 	    "attribute %s of %s must be %s, not %s", at->name, inf->op->name,
-	    want, kind_text[at->kind]);
+	    want, sym__attr_kind_name(at->kind));
 }
 
 /* Record that "inf" needs attribute "name" (e.g. "dtype=\"f16\""); return

@@ -58,6 +58,8 @@ sym_shape *sym__shape_ref(sym_shape *s);
 void sym__shape_unref(sym_shape *s);
 sym_shape *sym__shape_give(sym_shape *s);
 const struct sym__attr *sym__attrs_find(const sym_attrs *a, const char *name);
+/* The name of attribute kind "kind" with its article ("an integer"). */
+const char *sym__attr_kind_name(sym_attr_kind kind);
 /* An internal copy of "a" (not counted live); NULL "a" gives an empty
  * set. Free it with sym__attrs_free. */
 sym_attrs *sym__attrs_copy(sym_ctx *ctx, const sym_attrs *a);

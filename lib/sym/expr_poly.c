@@ -119,15 +119,21 @@ sym__pb_release(struct sym__pb *pb)
 	pb->n = pb->fn = 0;
 }
 
+/* Release the atoms and the coefficient of term "t". */
+static void
+term_clear(struct sym__term *t)
+{
+	for (uint32_t k = 0; k < t->n; k++)
+		sym__expr_unref(t->f[k].atom);
+	sym__num_clear(&t->coef);
+}
+
 /* Release everything held by the builder "pb". */
 void
 sym__pb_clear(struct sym__pb *pb)
 {
-	for (size_t i = 0; i < pb->n; i++) {
-		for (uint32_t k = 0; k < pb->t[i].n; k++)
-			sym__expr_unref(pb->t[i].f[k].atom);
-		sym__num_clear(&pb->t[i].coef);
-	}
+	for (size_t i = 0; i < pb->n; i++)
+		term_clear(&pb->t[i]);
 	sym__num_clear(&pb->c);
 	sym__pb_release(pb);
 }
@@ -306,29 +312,15 @@ pb_combine(struct sym__pb *pb)
 		if (w > 0 && mono_cmp(&pb->t[w - 1], &pb->t[i]) == 0) {
 			sym__num_add(&pb->t[w - 1].coef, &pb->t[w - 1].coef,
 			    &pb->t[i].coef);
-			for (uint32_t k = 0; k < pb->t[i].n; k++)
-				sym__expr_unref(pb->t[i].f[k].atom);
-			sym__num_clear(&pb->t[i].coef);
+			term_clear(&pb->t[i]);
 			continue;
 		}
-		if (w > 0 && sym__num_sgn(&pb->t[w - 1].coef) == 0) {
-			struct sym__term *z = &pb->t[w - 1];
-
-			for (uint32_t k = 0; k < z->n; k++)
-				sym__expr_unref(z->f[k].atom);
-			sym__num_clear(&z->coef);
-			w--;
-		}
+		if (w > 0 && sym__num_sgn(&pb->t[w - 1].coef) == 0)
+			term_clear(&pb->t[--w]);
 		pb->t[w++] = pb->t[i];
 	}
-	if (w > 0 && sym__num_sgn(&pb->t[w - 1].coef) == 0) {
-		struct sym__term *z = &pb->t[w - 1];
-
-		for (uint32_t k = 0; k < z->n; k++)
-			sym__expr_unref(z->f[k].atom);
-		sym__num_clear(&z->coef);
-		w--;
-	}
+	if (w > 0 && sym__num_sgn(&pb->t[w - 1].coef) == 0)
+		term_clear(&pb->t[--w]);
 	pb->n = w;
 }
 
