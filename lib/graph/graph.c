@@ -218,9 +218,11 @@ record(sym_graph *g, sym_severity sev, const sym_loc *where,
 	d = &g->diag[g->n_diag++];
 	memset(d, 0, sizeof(*d));
 	d->message = msg;
-	d->witness = witness ? strdup(witness) : NULL;
-	d->hint = hint ? strdup(hint) : NULL;
+	d->witness = witness ? sym__strdup(g->ctx, witness) : NULL;
+	d->hint = hint ? sym__strdup(g->ctx, hint) : NULL;
 	d->w = w ? sym_binding_dup(w) : NULL;
+	if ((witness && !d->witness) || (hint && !d->hint) || (w && !d->w))
+		g->oom = 1; /* the diagnostic stands, incomplete */
 	d->pub.severity = sev;
 	d->pub.loc = own_loc(g, where);
 	d->pub.message = d->message;

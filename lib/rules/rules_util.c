@@ -90,7 +90,7 @@ sym__shard_scratch(struct sym__shard *s, size_t n, size_t size)
 	if (!b || b->size - b->used < bytes) {
 		size_t cap = bytes > SCRATCH_BLOCK ? bytes : SCRATCH_BLOCK;
 
-		b = calloc(1, sizeof(*b) + cap);
+		b = sym__alloc(s->ctx, sizeof(*b) + cap);
 		if (!b)
 			return NULL;
 		b->size = cap;

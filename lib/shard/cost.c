@@ -145,7 +145,7 @@ static void
 values_memory(struct acc *a, const sym_sharding *sh)
 {
 	const sym_graph *g = sh->g;
-	unsigned char *shared = calloc(g->n_value + 1, 1);
+	unsigned char *shared = sym__calloc(g->ctx, g->n_value + 1, 1);
 
 	if (!shared) {
 		a->failed = 1;

@@ -184,9 +184,16 @@ sym__search_value(sym_search *s, size_t e)
 	struct sym__sval v = { 2, en->level, 0, 0 };
 	int64_t fs, mem;
 
-	if (!en->ok || sym_expr_eval(en->fs, s->b, &fs) < 0 ||
+	if (!en->ok)
+		return v;
+	if (sym_expr_eval(en->fs, s->b, &fs) < 0 ||
 	    sym_expr_eval(en->mem, s->b, &mem) < 0) {
-		sym_ctx_clear_error(s->ctx);
+		/* Out of memory ends the search (s->failed, the error kept);
+		 * any other error rejects the plan at this size. */
+		if (sym_ctx_last_error(s->ctx) == SYM_ENOMEM)
+			s->failed = 1;
+		else
+			sym_ctx_clear_error(s->ctx);
 		return v;
 	}
 	v.fs = fs;
