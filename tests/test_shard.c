@@ -605,8 +605,9 @@ test_structural_errors(void **state)
 		    "is the concatenated dimension, which must not be split" },
 		{ XW "z = relu(x)\ny = add(x, z) shard ((2, 1), (4, 1))\n", 5,
 		    30,
-		    "add y: z splits dimension 0 4 ways, but x splits the "
-		    "matching dimension 0 2 ways" },
+		    "add y: dimension 0 of z is split 4 ways, but the matching "
+		    "dimension 0 of x 2 ways: the operands of add must be "
+		    "split alike" },
 		{ XW "input z : f32[1, 16]\ny = add(x, z) shard ((2, 1), (2, "
 		     "1))\n",
 		    5, 30, "add y: dimension 0 of z cannot be split" },

@@ -165,23 +165,15 @@ static int
 grad_cast(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	const sym_shape *x = sym__value_shape(n->in[0]);
-	int mirror = SYM__MIRROR_OUT(0);
 	sym_attrs *at;
-	sym_value *v;
 
 	if (!sym__gtarget(gr, 0))
 		return 0;
 	at = sym__gattrs(gr);
-	if (!at ||
-	    sym_attrs_set_string(at, "dtype",
-	        sym_dtype_name(sym_shape_dtype(x))) < 0) {
-		sym_attrs_free(at);
-		return sym__graph_ctx_error(gr->g, &n->loc);
-	}
-	v = sym__gemit(gr, 1, "cast", 1, &dy[0], at, sym__gtarget(gr, 0),
-	    &mirror);
-	sym_attrs_free(at);
-	return v ? 0 : -1;
+	return sym__gemit_dx(gr, n, "cast", dy[0], at,
+	    at &&
+	        sym_attrs_set_string(at, "dtype",
+	            sym_dtype_name(sym_shape_dtype(x))) == 0);
 }
 
 /* The rule of add: each operand gets dy summed to its shape. */
@@ -375,19 +367,12 @@ grad_abs(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 static int
 grad_zero(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
-	int mirror = SYM__MIRROR_OUT(0);
 	sym_attrs *at;
-	sym_value *v;
 
 	if (!sym__gtarget(gr, 0))
 		return 0;
 	at = numbers(gr, "value", 0, NULL, 0);
-	if (!at)
-		return sym__graph_ctx_error(gr->g, &n->loc);
-	v = sym__gemit(gr, 1, "fill_like", 1, &dy[0], at, sym__gtarget(gr, 0),
-	    &mirror);
-	sym_attrs_free(at);
-	return v ? 0 : -1;
+	return sym__gemit_dx(gr, n, "fill_like", dy[0], at, at != NULL);
 }
 
 /* The rule of clip: dx = clip_grad(dy, x) with the bounds of the forward

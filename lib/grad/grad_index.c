@@ -27,24 +27,17 @@ grad_tri(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 static int
 grad_cumsum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
-	int mirror = SYM__MIRROR_OUT(0);
 	sym_attrs *at;
-	sym_value *v;
 
 	if (!sym__gtarget(gr, 0))
 		return 0;
 	at = sym__gattrs(gr);
-	if (!at ||
-	    sym_attrs_set_int(at, "axis", (int64_t)n->at.index.axis) < 0 ||
-	    sym_attrs_set_bool(at, "reverse", !n->at.index.reverse) < 0 ||
-	    sym_attrs_set_bool(at, "exclusive", n->at.index.exclusive) < 0) {
-		sym_attrs_free(at);
-		return sym__graph_ctx_error(gr->g, &n->loc);
-	}
-	v = sym__gemit(gr, 1, "cumsum", 1, &dy[0], at, sym__gtarget(gr, 0),
-	    &mirror);
-	sym_attrs_free(at);
-	return v ? 0 : -1;
+	return sym__gemit_dx(gr, n, "cumsum", dy[0], at,
+	    at &&
+	        sym_attrs_set_int(at, "axis", (int64_t)n->at.index.axis) == 0 &&
+	        sym_attrs_set_bool(at, "reverse", !n->at.index.reverse) == 0 &&
+	        sym_attrs_set_bool(at, "exclusive", n->at.index.exclusive) ==
+	            0);
 }
 
 const sym__grad_rule sym__grad_index[SYM__N_OPS] = {

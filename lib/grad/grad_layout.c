@@ -19,23 +19,15 @@ static int
 grad_reshape(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	const sym_shape *x = sym__value_shape(n->in[0]);
-	int mirror = SYM__MIRROR_OUT(0);
 	sym_attrs *at;
-	sym_value *v;
 
 	if (!sym__gtarget(gr, 0))
 		return 0;
 	at = sym__gattrs(gr);
-	if (!at ||
-	    sym_attrs_set_list(at, "shape", x->rank,
-	        (sym_expr *const *)x->dim) < 0) {
-		sym_attrs_free(at);
-		return sym__graph_ctx_error(gr->g, &n->loc);
-	}
-	v = sym__gemit(gr, 1, "reshape", 1, &dy[0], at, sym__gtarget(gr, 0),
-	    &mirror);
-	sym_attrs_free(at);
-	return v ? 0 : -1;
+	return sym__gemit_dx(gr, n, "reshape", dy[0], at,
+	    at &&
+	        sym_attrs_set_list(at, "shape", x->rank,
+	            (sym_expr *const *)x->dim) == 0);
 }
 
 /* Emit "op" on "dy" with the attributes "at" and its list attribute

@@ -55,6 +55,12 @@ const char *sym__gtarget(const struct sym__grad *gr, size_t i);
 sym_value *sym__gemit(struct sym__grad *gr, int role, const char *op,
     size_t n_in, sym_value *const *in, const sym_attrs *attrs, const char *name,
     const int *mirror);
+/* Emit the gradient of input 0 of the current node "n" as "op"("dy")
+ * with the attributes "at", released here; "at_ok" is 0 when building
+ * them failed, which is reported at "n" with the context's error.
+ * Return 0 or -1. */
+int sym__gemit_dx(struct sym__grad *gr, const sym_node *n, const char *op,
+    sym_value *dy, sym_attrs *at, int at_ok);
 /* The same for an operator with several outputs, named "names" (NULL
  * entries: intermediate names); their values in "out"; 0 or -1. */
 int sym__gemit_n(struct sym__grad *gr, int role, const char *op, size_t n_in,

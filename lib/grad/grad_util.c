@@ -121,6 +121,23 @@ sym__gemit(struct sym__grad *gr, int role, const char *op, size_t n_in,
 	return v;
 }
 
+/* Emit input 0's gradient as one operator on "dy"; see grad_private.h. */
+int
+sym__gemit_dx(struct sym__grad *gr, const sym_node *n, const char *op,
+    sym_value *dy, sym_attrs *at, int at_ok)
+{
+	int mirror = SYM__MIRROR_OUT(0);
+	sym_value *v;
+
+	if (!at_ok || !at) {
+		sym_attrs_free(at);
+		return sym__graph_ctx_error(gr->g, &n->loc);
+	}
+	v = sym__gemit(gr, 1, op, 1, &dy, at, sym__gtarget(gr, 0), &mirror);
+	sym_attrs_free(at);
+	return v ? 0 : -1;
+}
+
 /* Give input "i" of the current node the gradient "g"; see
  * grad_private.h. */
 int

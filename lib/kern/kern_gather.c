@@ -17,21 +17,6 @@
 
 #include <symshard/expr.h>
 
-/* Check that the "n" int32 "idx" of the call "a" of "op" are in [0,
- * "global"); return 0 or -1. */
-static int
-check_indices(struct sym__kernel_args *a, const char *op, const int32_t *idx,
-    int64_t n, int64_t global)
-{
-	for (int64_t j = 0; j < n; j++)
-		if (idx[j] < 0 || idx[j] >= global)
-			return sym__kfail(a, op,
-			    "index %lld (element %lld) is out of range [0, "
-			    "%lld)",
-			    (long long)idx[j], (long long)j, (long long)global);
-	return 0;
-}
-
 /*
  * Gather, for the call "a" of "op", along axis "ax" of input "ip" (the
  * table) with the indices of input "ii", into output 0 of dims
@@ -69,7 +54,7 @@ gather(struct sym__kernel_args *a, const char *op, int ip, int ii, int ax)
 		    "its global size %lld",
 		    (long long)off, (long long)(off + n), (long long)global);
 	nidx = sym__tensor_numel(ix);
-	if (check_indices(a, op, ix->data, nidx, global) < 0)
+	if (sym__kin_range(a, op, ix->data, nidx, global) < 0)
 		return -1;
 	outer = sym__kprod(p->dim, 0, ax);
 	inner = sym__kprod(p->dim, ax + 1, p->rank) * (int64_t)es;

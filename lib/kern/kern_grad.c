@@ -702,12 +702,8 @@ scatter_add(struct sym__kernel_args *a, const char *op, int ax)
 		    "its global size %lld",
 		    (long long)off, (long long)(off + n), (long long)global);
 	nidx = sym__tensor_numel(ix);
-	for (int64_t j = 0; j < nidx; j++)
-		if (idx[j] < 0 || idx[j] >= global)
-			return sym__kfail(a, op,
-			    "index %lld (element %lld) is out of range [0, "
-			    "%lld)",
-			    (long long)idx[j], (long long)j, (long long)global);
+	if (sym__kin_range(a, op, idx, nidx, global) < 0)
+		return -1;
 	outer = sym__kprod(p->dim, 0, ax);
 	inner = sym__kprod(p->dim, ax + 1, p->rank);
 	acc = sym__kscratch_get(a,

@@ -87,6 +87,9 @@ const struct sym__opattrs *sym__kat(struct sym__kernel_args *a, const char *op);
  * 0 or -1. */
 int sym__kaxis(struct sym__kernel_args *a, const char *op, const char *what,
     size_t axis, int rank);
+/* Check that the "n" int32 indices "idx" are in [0, "global"); 0 or -1. */
+int sym__kin_range(struct sym__kernel_args *a, const char *op,
+    const int32_t *idx, int64_t n, int64_t global);
 
 int64_t sym__kin_offset(const struct sym__kernel_args *a, int i, int d);
 int64_t sym__kin_global(const struct sym__kernel_args *a, int i, int d);

@@ -275,6 +275,21 @@ sym__kaxis(struct sym__kernel_args *a, const char *op, const char *what,
 	    axis, rank);
 }
 
+/* Check that the "n" int32 "idx" of the call "a" of "op" are in [0,
+ * "global"); return 0 or -1. */
+int
+sym__kin_range(struct sym__kernel_args *a, const char *op, const int32_t *idx,
+    int64_t n, int64_t global)
+{
+	for (int64_t j = 0; j < n; j++)
+		if (idx[j] < 0 || idx[j] >= global)
+			return sym__kfail(a, op,
+			    "index %lld (element %lld) is out of range [0, "
+			    "%lld)",
+			    (long long)idx[j], (long long)j, (long long)global);
+	return 0;
+}
+
 /* Return the global offset of input "i" of "a" along "d" (0 without
  * offsets). */
 int64_t

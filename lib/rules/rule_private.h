@@ -179,6 +179,19 @@ int sym__shard_out_inserted(struct sym__shard *s, size_t axis);
  * against a larger dimension "j" of output 0. */
 int sym__shard_broadcast(const struct sym__shard *s, size_t i, size_t d,
     size_t j);
+/* Lay out dimension "j" of an output of "s" from the inputs' dimensions
+ * "d" (d[i] of input i, -1 where input i has none; "n" inputs): a
+ * broadcast one (size 1) must be unsplit, the others split alike (the
+ * error calls them "what", "dimension" or "batch dimension"), and the
+ * first of those is copied to dimension "j" of "b". Return 0 or -1. */
+int sym__shard_align(struct sym__shard *s, const int *d, size_t n, size_t j,
+    const char *what, struct sym__lb *b);
+/* The tuple step of operators whose first "n_in" inputs broadcast
+ * against the shape "ref" (aligned from the right): the device matrix
+ * "d0".. has ref's rank; on each dimension, the inputs that are not
+ * broadcast there must be split alike, and set its size; 0 or -1. */
+int sym__shard_tuple_broadcast(struct sym__shard *s,
+    const int64_t *const *split, size_t n_in, const sym_shape *ref);
 /* The tuple step of operators whose operands are all laid out alike:
  * the device matrix is the strategy of the first operand that has one,
  * dimension d on axis d ("d0", "d1", ...), every other operand with a

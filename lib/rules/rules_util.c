@@ -102,6 +102,123 @@ sym__shard_scratch(struct sym__shard *s, size_t n, size_t size)
 	return p;
 }
 
+/* Return the dimension of input "i" of "s" aligned from the right with
+ * dimension "j" of a shape of rank "n", or -1 when it has none. */
+static int
+aligned_right(const struct sym__shard *s, size_t i, size_t j, size_t n)
+{
+	size_t r = s->in_shape[i]->rank;
+
+	return j + r >= n ? (int)(j + r - n) : -1;
+}
+
+/* Return 1 when dimension "d" of input "i" of "s" is the constant 1
+ * broadcast against dimension "j" of "ref", which is not. */
+static int
+broadcast_against(const struct sym__shard *s, size_t i, size_t d,
+    const sym_shape *ref, size_t j)
+{
+	int64_t a, o;
+
+	if (sym_expr_get_const(s->in_shape[i]->dim[d], &a) < 0 || a != 1)
+		return 0;
+	return sym_expr_get_const(ref->dim[j], &o) < 0 || o != 1;
+}
+
+/* The tuple step of broadcasting operators; see rule_private.h. */
+int
+sym__shard_tuple_broadcast(struct sym__shard *s, const int64_t *const *split,
+    size_t n_in, const sym_shape *ref)
+{
+	size_t n = ref->rank;
+	int64_t *sizes = sym__shard_scratch(s, n ? n : 1, sizeof(*sizes));
+	const char **names = sym__shard_axis_names(s, "d", n);
+
+	if (!sizes || !names)
+		return sym__shard_nomem(s);
+	for (size_t j = 0; j < n; j++) {
+		int owner = -1, od = -1;
+
+		sizes[j] = 1;
+		for (size_t i = 0; i < n_in; i++) {
+			int d = aligned_right(s, i, j, n);
+
+			if (d < 0 || !split[i] ||
+			    broadcast_against(s, i, (size_t)d, ref, j))
+				continue;
+			if (owner >= 0 && split[i][d] != sizes[j])
+				return sym__shard_fail(s, (int)i, d,
+				    "dimension %d of %s is split %lld way%s, "
+				    "but the matching dimension %d of %s "
+				    "%lld way%s: the operands of %s must be "
+				    "split alike",
+				    d, sym__shard_in_name(s, i),
+				    (long long)split[i][d],
+				    SYM__WAYS(split[i][d]), od,
+				    sym__shard_in_name(s, (size_t)owner),
+				    (long long)sizes[j], SYM__WAYS(sizes[j]),
+				    sym_op_name(s->op));
+			sizes[j] = split[i][d];
+			owner = (int)i;
+			od = d;
+		}
+	}
+	if (sym__shard_set_mesh(s, n, sizes, names) < 0)
+		return -1;
+	for (size_t i = 0; i < n_in; i++) {
+		size_t r = sym__shard_in_rank(s, i);
+		int *axis_of = sym__shard_scratch(s, r ? r : 1, sizeof(int));
+
+		if (!axis_of)
+			return sym__shard_nomem(s);
+		for (size_t d = 0; d < r; d++)
+			axis_of[d] = broadcast_against(s, i, d, ref, d + n - r)
+			    ? -1
+			    : (int)(d + n - r);
+		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Lay out one output dimension from the aligned inputs; see
+ * rule_private.h. */
+int
+sym__shard_align(struct sym__shard *s, const int *d, size_t n, size_t j,
+    const char *what, struct sym__lb *b)
+{
+	int owner = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (d[i] < 0)
+			continue;
+		if (sym__shard_broadcast(s, i, (size_t)d[i], j)) {
+			if (sym__shard_unsplit(s, i, (size_t)d[i],
+			        "it has size 1 and is broadcast, so it") < 0)
+				return -1;
+			continue;
+		}
+		if (owner < 0) {
+			owner = (int)i;
+			sym__lb_copy(b, j, s->in[i], (size_t)d[i]);
+		} else if (!sym__shard_same_dim(s->in[owner], (size_t)d[owner],
+		               s->in[i], (size_t)d[i])) {
+			return sym__shard_fail(s, (int)i, d[i],
+			    "%s %d of %s is split by %s, but the matching %s "
+			    "%d of %s by %s: the operands of %s must be split "
+			    "alike",
+			    what, d[i], sym__shard_in_name(s, i),
+			    sym__shard_axes_txt(s, s->in[i], (size_t)d[i]),
+			    what, d[owner],
+			    sym__shard_in_name(s, (size_t)owner),
+			    sym__shard_axes_txt(s, s->in[owner],
+			        (size_t)d[owner]),
+			    sym_op_name(s->op));
+		}
+	}
+	return 0;
+}
+
 /* Return the name of input "i" of "s" for messages. */
 const char *
 sym__shard_in_name(const struct sym__shard *s, size_t i)

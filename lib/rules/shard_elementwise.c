@@ -53,56 +53,7 @@ aligned(const struct sym__shard *s, size_t i, size_t j, size_t n)
 static int
 tuple_binary(struct sym__shard *s, const int64_t *const *split)
 {
-	size_t n = s->out_shape[0]->rank;
-	int64_t *sizes = sym__shard_scratch(s, n, sizeof(*sizes));
-	const char **names = sym__shard_axis_names(s, "d", n);
-	int *axis_of;
-
-	if (!sizes || !names)
-		return sym__shard_nomem(s);
-	for (size_t j = 0; j < n; j++) {
-		int owner = -1;
-
-		sizes[j] = 1;
-		for (size_t i = 0; i < s->n_in; i++) {
-			int d = aligned(s, i, j, n);
-
-			if (d < 0 || !split[i] ||
-			    sym__shard_broadcast(s, i, (size_t)d, j))
-				continue;
-			if (owner >= 0 && split[i][d] != sizes[j])
-				return sym__shard_fail(s, (int)i, d,
-				    "%s splits dimension %d %lld way%s, but %s splits "
-				    "the matching dimension %d %lld way%s: the operands "
-				    "must be split alike",
-				    sym__shard_in_name(s, i), d,
-				    (long long)split[i][d],
-				    SYM__WAYS(split[i][d]),
-				    sym__shard_in_name(s, (size_t)owner),
-				    aligned(s, (size_t)owner, j, n),
-				    (long long)sizes[j], SYM__WAYS(sizes[j]));
-			sizes[j] = split[i][d];
-			owner = (int)i;
-		}
-	}
-	if (sym__shard_set_mesh(s, n, sizes, names) < 0)
-		return -1;
-	for (size_t i = 0; i < s->n_in; i++) {
-		size_t r = sym__shard_in_rank(s, i);
-
-		axis_of = sym__shard_scratch(s, r ? r : 1, sizeof(int));
-		if (!axis_of)
-			return sym__shard_nomem(s);
-		for (size_t d = 0; d < r; d++) {
-			size_t j = d + n - r;
-
-			axis_of[d] =
-			    sym__shard_broadcast(s, i, d, j) ? -1 : (int)j;
-		}
-		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
-			return -1;
-	}
-	return 0;
+	return sym__shard_tuple_broadcast(s, split, s->n_in, s->out_shape[0]);
 }
 
 /* Give input "i" of "s", which has none, the layout the other operands
@@ -153,6 +104,7 @@ infer_binary(struct sym__shard *s)
 {
 	size_t n = s->out_shape[0]->rank;
 	struct sym__lb b;
+	int *d;
 
 	if (none_laid_out(s) && sym__shard_default_replicated(s, 0) < 0)
 		return -1;
@@ -161,42 +113,14 @@ infer_binary(struct sym__shard *s)
 			return -1;
 	if (sym__lb_init(s, &b, n) < 0)
 		return -1;
+	d = sym__shard_scratch(s, s->n_in, sizeof(*d));
+	if (!d)
+		return sym__shard_nomem(s);
 	for (size_t j = 0; j < n; j++) {
-		int owner = -1;
-
-		for (size_t i = 0; i < s->n_in; i++) {
-			int d = aligned(s, i, j, n);
-
-			if (d < 0)
-				continue;
-			if (sym__shard_broadcast(s, i, (size_t)d, j)) {
-				if (sym__shard_unsplit(s, i, (size_t)d,
-				        "it has size 1 and is broadcast, so "
-				        "it") < 0)
-					return -1;
-				continue;
-			}
-			if (owner >= 0 &&
-			    !sym__shard_same_dim(s->in[owner],
-			        (size_t)aligned(s, (size_t)owner, j, n),
-			        s->in[i], (size_t)d))
-				return sym__shard_fail(s, (int)i, d,
-				    "dimension %d of %s is split by %s, but "
-				    "the matching dimension %d of %s by %s: "
-				    "the operands of %s must be split alike",
-				    d, sym__shard_in_name(s, i),
-				    sym__shard_axes_txt(s, s->in[i], (size_t)d),
-				    aligned(s, (size_t)owner, j, n),
-				    sym__shard_in_name(s, (size_t)owner),
-				    sym__shard_axes_txt(s, s->in[owner],
-				        (size_t)aligned(s, (size_t)owner, j,
-				            n)),
-				    sym_op_name(s->op));
-			if (owner < 0) {
-				owner = (int)i;
-				sym__lb_copy(&b, j, s->in[i], (size_t)d);
-			}
-		}
+		for (size_t i = 0; i < s->n_in; i++)
+			d[i] = aligned(s, i, j, n);
+		if (sym__shard_align(s, d, s->n_in, j, "dimension", &b) < 0)
+			return -1;
 	}
 	for (size_t k = 0; k < s->n_out; k++)
 		if (sym__shard_set_out(s, k, &b) < 0)

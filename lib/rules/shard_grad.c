@@ -392,56 +392,7 @@ broadcast_dy(const struct sym__shard *s, size_t i, size_t d, size_t j)
 static int
 tuple_extremum(struct sym__shard *s, const int64_t *const *split)
 {
-	size_t n = sym__shard_in_rank(s, 0);
-	int64_t *sizes = sym__shard_scratch(s, n ? n : 1, sizeof(*sizes));
-	const char **names = sym__shard_axis_names(s, "d", n);
-	int *axis_of;
-
-	if (!sizes || !names)
-		return sym__shard_nomem(s);
-	for (size_t j = 0; j < n; j++) {
-		int owner = -1;
-
-		sizes[j] = 1;
-		for (size_t i = 0; i < 3; i++) {
-			int d = aligned_dy(s, i, j, n);
-
-			if (d < 0 || !split[i] ||
-			    broadcast_dy(s, i, (size_t)d, j))
-				continue;
-			if (owner >= 0 && split[i][d] != sizes[j])
-				return sym__shard_fail(s, (int)i, d,
-				    "dimension %d of %s is split %lld way%s, "
-				    "but the matching dimension %d of %s "
-				    "%lld way%s: the operands of %s must be "
-				    "split alike",
-				    d, sym__shard_in_name(s, i),
-				    (long long)split[i][d],
-				    SYM__WAYS(split[i][d]),
-				    aligned_dy(s, (size_t)owner, j, n),
-				    sym__shard_in_name(s, (size_t)owner),
-				    (long long)sizes[j], SYM__WAYS(sizes[j]),
-				    sym_op_name(s->op));
-			sizes[j] = split[i][d];
-			owner = (int)i;
-		}
-	}
-	if (sym__shard_set_mesh(s, n, sizes, names) < 0)
-		return -1;
-	for (size_t i = 0; i < 3; i++) {
-		size_t r = sym__shard_in_rank(s, i);
-
-		axis_of = sym__shard_scratch(s, r ? r : 1, sizeof(*axis_of));
-		if (!axis_of)
-			return sym__shard_nomem(s);
-		for (size_t d = 0; d < r; d++)
-			axis_of[d] = broadcast_dy(s, i, d, d + n - r)
-			    ? -1
-			    : (int)(d + n - r);
-		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
-			return -1;
-	}
-	return 0;
+	return sym__shard_tuple_broadcast(s, split, 3, s->in_shape[0]);
 }
 
 /* Give dy, input 0 of "s" of rank "n", which has no layout, the splits

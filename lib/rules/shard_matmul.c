@@ -194,38 +194,10 @@ static int
 batch_out(struct sym__shard *s, const struct mm *p, struct sym__lb *b)
 {
 	for (size_t j = 0; j < p->nb; j++) {
-		int owner = -1, od = -1;
+		int d[2] = { batch_dim(p, p->ra, j), batch_dim(p, p->rb, j) };
 
-		for (size_t i = 0; i < 2; i++) {
-			int d = batch_dim(p, i ? p->rb : p->ra, j);
-
-			if (d < 0)
-				continue;
-			if (sym__shard_broadcast(s, i, (size_t)d, j)) {
-				if (sym__shard_unsplit(s, i, (size_t)d,
-				        "it has size 1 and is broadcast, so "
-				        "it") < 0)
-					return -1;
-				continue;
-			}
-			if (owner >= 0 &&
-			    !sym__shard_same_dim(s->in[owner], (size_t)od,
-			        s->in[i], (size_t)d))
-				return sym__shard_fail(s, (int)i, d,
-				    "batch dimension %d of %s is split by %s, "
-				    "but the matching one of %s by %s: they "
-				    "must be split alike",
-				    d, sym__shard_in_name(s, i),
-				    sym__shard_axes_txt(s, s->in[i], (size_t)d),
-				    sym__shard_in_name(s, (size_t)owner),
-				    sym__shard_axes_txt(s, s->in[owner],
-				        (size_t)od));
-			if (owner < 0) {
-				owner = (int)i;
-				od = d;
-				sym__lb_copy(b, j, s->in[i], (size_t)d);
-			}
-		}
+		if (sym__shard_align(s, d, 2, j, "batch dimension", b) < 0)
+			return -1;
 	}
 	return 0;
 }
