@@ -69,10 +69,11 @@ sym__plan_fuse(sym_plan *p)
 		                                             : SIZE_MAX;
 	p->bucket = sym__calloc(p->ctx, p->n_bucket + 1, sizeof(*p->bucket));
 	for (size_t b = 0; p->bucket && b < nb; b++) {
-		struct sym__pbucket *pb = &p->bucket[map[b]];
+		struct sym__pbucket *pb;
 
 		if (map[b] == SIZE_MAX)
 			continue;
+		pb = &p->bucket[map[b]];
 		pb->cap = sym_sharding_bucket_size(sh, b);
 		pb->bytes = sym_sharding_bucket_bytes(sh, b);
 		pb->step = sym__calloc(p->ctx, pb->cap, sizeof(*pb->step));
