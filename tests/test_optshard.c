@@ -117,6 +117,90 @@ test_layouts(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* Return the number of all_gathers of "name" (a param of the sharded
+ * "g") for its consumers, and in "*fwd" those for consumers of the
+ * forward part; a use that reads another's copy is not counted. */
+static size_t
+param_gathers(const sym_graph *g, const char *name, size_t *fwd)
+{
+	const sym_value *v = sym_graph_find_value(g, name);
+	const sym_sharding *sh = sym_graph_sharding(g);
+	size_t n = 0;
+
+	*fwd = 0;
+	for (size_t i = 0; i < sym_sharding_n_reshards(sh); i++) {
+		const sym_reshard *c = sym_sharding_reshard(sh, i);
+		size_t j = 0;
+
+		if (c->value != v || !c->consumer || sym_reshard_shares(c) ||
+		    sym_redist_n_steps(c->plan) != 1 ||
+		    sym_redist_step_kind(c->plan, 0) != SYM_REDIST_ALL_GATHER)
+			continue;
+		n++;
+		while (j < sym_graph_n_forward_nodes(g) &&
+		    sym_graph_node(g, j) != c->consumer)
+			j++;
+		*fwd += j < sym_graph_n_forward_nodes(g);
+	}
+	return n;
+}
+
+/* Level 3, threshold 16: the five sharded params are kept as their
+ * shards, laid out like their state, and so are their updated values,
+ * with no gather after the update; each is gathered whole for its
+ * forward use, and w2 and w3 again for the backward pass (a1.grad and
+ * a2.grad read them; w1's input x2 needs no gradient, the biases' none
+ * reads them): 7 all_gathers. b3 stays whole and is never gathered. */
+static void
+test_layouts_level3(void **state)
+{
+	static const struct {
+		const char *name;
+		int64_t k0, k1;
+		size_t gathers, fwd;
+	} c[] = {
+		{ "w1", 1, 8, 1, 1 },
+		{ "b1", 8, 1, 1, 1 },
+		{ "w2", 8, 1, 2, 1 },
+		{ "b2", 8, 1, 1, 1 },
+		{ "w3", 8, 1, 2, 1 },
+		{ "b3", 1, 1, 0, 0 },
+	};
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = parsed(ctx,
+	    "parallel optimizer_shard=3\n"
+	    "parallel optimizer_shard_min_bytes=16");
+	size_t total = 0, fwd;
+	char next[16];
+
+	(void)state;
+	assert_int_equal(sym_graph_optimizer_shard(g), 3);
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	assert_int_equal(sym_sharding_optimizer_shard(sym_graph_sharding(g)),
+	    3);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t n = param_gathers(g, c[i].name, &fwd);
+
+		assert_splits(g, c[i].name, c[i].k0, c[i].k1);
+		snprintf(next, sizeof(next), "%s.next", c[i].name);
+		assert_splits(g, next, c[i].k0, c[i].k1);
+		assert_null(sym_sharding_find_reshard(sym_graph_sharding(g),
+		    sym_graph_find_value(g, next), NULL, 0));
+		if (n != c[i].gathers || fwd != c[i].fwd)
+			fail_msg("%s: %zu all_gathers (%zu forward), not %zu "
+			         "(%zu)",
+			    c[i].name, n, fwd, c[i].gathers, c[i].fwd);
+		total += n;
+	}
+	assert_int_equal(total, 7);
+	assert_splits(g, "w2.grad", 8, 1);
+	assert_splits(g, "w2.momentum", 8, 1);
+	assert_int_equal(resolution(g, "w2.grad"), SYM_REDIST_REDUCE_SCATTER);
+	assert_int_equal(resolution(g, "b3.grad"), SYM_REDIST_ALL_REDUCE);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
 /* The threshold: 64 bytes keeps b2 (32) and b3 (12) whole, each with a
  * note at its declaration, and shards b1 (64); the default (64 KiB)
  * shards none of them. */
@@ -195,8 +279,10 @@ test_library_option(void **state)
 	assert_int_equal(sym_graph_set_optimizer_shard(g, 1, NULL), 0);
 	assert_int_equal(sym_graph_optimizer_shard(g), 1);
 	assert_int_equal(sym_graph_set_optimizer_shard(g, 4, NULL), -1);
-	assert_int_equal(sym_graph_set_optimizer_shard(g, 3, NULL), -1);
 	assert_int_equal(sym_graph_optimizer_shard(g), 1);
+	assert_int_equal(sym_graph_set_optimizer_shard(g, 3, NULL), 0);
+	assert_int_equal(sym_graph_optimizer_shard(g), 3);
+	assert_int_equal(sym_graph_set_optimizer_shard(g, 1, NULL), 0);
 	assert_int_equal(sym_graph_set_optimizer_shard(g, 2, NULL), 0);
 	assert_int_equal(sym_graph_optimizer_shard(g), 2);
 	assert_int_equal(sym_graph_set_optimizer_shard(g, 1, NULL), 0);
@@ -222,9 +308,6 @@ test_bad_values(void **state)
 		    "expected the level 1, 2 or 3" },
 		{ "parallel optimizer_shard=x",
 		    "expected the level 1, 2 or 3" },
-		{ "parallel optimizer_shard=3",
-		    "optimizer_shard=3 (params kept sharded) is not "
-		    "implemented" },
 		{ "parallel optimizer_shard 1", "after" },
 		{ "parallel optimizer_shard_min_bytes", "expected '=BYTES'" },
 		{ "parallel optimizer_shard_min_bytes=12XB",
@@ -438,6 +521,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_layouts_level3),
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_indivisible),
 		cmocka_unit_test(test_library_option),
