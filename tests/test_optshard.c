@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Optimizer sharding (parallel optimizer_shard, levels 1 and 2; DESIGN
+ * Optimizer sharding (parallel optimizer_shard, levels 1 to 3; DESIGN
  * section 20) on tests/train/dp8.sg, worked out by hand: its six params are
  * replicated over the one axis of 8 data-parallel ranks, w1 f32[6, 16]
  * (384 bytes), b1 f32[16] (64), w2 f32[16, 8] (512), b2 f32[8] (32),
  * w3 f32[8, 3] (96) and b3 f32[3] (12). A sharded param's state and
  * update are split 8 ways along the first dimension 8 divides (w1's
  * second: 6 is not a multiple of 8), its gradient reduce-scattered into
- * that layout and the updated param all-gathered back; below the
+ * that layout and the updated param all-gathered back (at level 3 the
+ * param kept as its shard, gathered whole for its uses); below the
  * threshold a param stays whole; b3, which no split divides, is an error
  * at its declaration when the threshold lets it in; bad values of the
  * statements are located errors; the memory of a device by kind in the
@@ -371,35 +372,43 @@ assert_expr(const sym_expr *e, const char *want, const char *what)
  * level 2, threshold 16, fusion_bytes=1MiB fuses all five (1088 + 136 +
  * 24 = 1248, as level 1), fusion_bytes=200 only w3 and b2 (128 bytes),
  * w2, b1 and w1 sharing the pool of the largest (512): 128 + 512 + 136 +
- * 24 = 800. */
+ * 24 = 800. Level 3: the five sharded params are kept as their shards,
+ * 136 bytes, and b3 whole, 12: params 148, a device holding 1/8 of the
+ * sharded params' 1088 bytes; gradients and state as at level 2. Their
+ * whole copies, gathered for each use, count as activations: they
+ * share one buffer, as large as the largest (w2, 512), in place of the
+ * shards the update read at level 2 (136): 68*b + 144 - 136 + 512. */
 static void
 test_memory_by_kind(void **state)
 {
 	static const struct {
 		const char *extra;
-		const char *param, *grad, *state;
+		const char *param, *grad, *state, *act;
 	} c[] = {
-		{ "", "1100", "2200", "1100" },
+		{ "", "1100", "2200", "1100", NULL },
 		{ "parallel optimizer_shard\n"
 		  "parallel optimizer_shard_min_bytes=16",
-		    "1236", "1248", "148" },
+		    "1236", "1248", "148", NULL },
 		{ "parallel optimizer_shard\n"
 		  "parallel optimizer_shard_min_bytes=64",
-		    "1232", "1276", "176" },
+		    "1232", "1276", "176", NULL },
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=16",
-		    "1236", "672", "148" },
+		    "1236", "672", "148", "68*b + 144" },
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=64",
-		    "1232", "732", "176" },
+		    "1232", "732", "176", NULL },
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=16\n"
 		  "parallel fusion_bytes=1MiB",
-		    "1236", "1248", "148" },
+		    "1236", "1248", "148", NULL },
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=16\n"
 		  "parallel fusion_bytes=200",
-		    "1236", "800", "148" },
+		    "1236", "800", "148", NULL },
+		{ "parallel optimizer_shard=3\n"
+		  "parallel optimizer_shard_min_bytes=16",
+		    "148", "672", "148", "68*b + 520" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -412,6 +421,9 @@ test_memory_by_kind(void **state)
 		assert_expr(cost.param_bytes, c[i].param, "params");
 		assert_expr(cost.grad_bytes, c[i].grad, "gradients");
 		assert_expr(cost.state_bytes, c[i].state, "state");
+		if (c[i].act)
+			assert_expr(cost.activation_bytes, c[i].act,
+			    "activations");
 		sym_cost_clear(&cost);
 		sym_graph_free(g);
 		tl_ctx_free(ctx);
@@ -419,11 +431,12 @@ test_memory_by_kind(void **state)
 }
 
 /* Return the bytes of the distinct buffers that the executor of rank 0
- * allocates for the gradients of the sharded "g" at b = 16: the
+ * allocates for the gradients of the sharded "g" at b = 16 (the
  * gradients' homes and the whole partial gradients before their
- * resolution. */
+ * resolution), or with "params" for the params that are not optimizer
+ * state (their homes and the copies their uses read). */
 static int64_t
-executor_grad_bytes(sym_ctx *ctx, sym_graph *g)
+executor_bytes(sym_ctx *ctx, sym_graph *g, int params)
 {
 	sym_plan *p = sym_plan_compile(g, 0);
 	sym_slices *s = p ? sym_slices_new(p) : NULL;
@@ -449,6 +462,9 @@ executor_grad_bytes(sym_ctx *ctx, sym_graph *g)
 
 		for (size_t i = 0; v && i < sym_graph_n_trained(g); i++)
 			grad |= sym_value_grad(sym_graph_trained(g, i)) == v;
+		if (params)
+			grad = v && sym_value_get_kind(v) == SYM_VALUE_PARAM &&
+			    sym_value_is_state(v) == SYM_FALSE;
 		if (!grad || !d)
 			continue;
 		for (j = 0; j < n_seen && seen[j] != d; j++)
@@ -507,9 +523,46 @@ test_executor_grad_buffers(void **state)
 		sym_graph *g = parsed(ctx, c[i].extra);
 
 		assert_int_equal(sym_graph_shard(g, NULL), 0);
-		if (executor_grad_bytes(ctx, g) != c[i].bytes)
+		if (executor_bytes(ctx, g, 0) != c[i].bytes)
 			fail_msg("%s: %lld gradient bytes, not %lld",
-			    c[i].extra, (long long)executor_grad_bytes(ctx, g),
+			    c[i].extra, (long long)executor_bytes(ctx, g, 0),
+			    (long long)c[i].bytes);
+		sym_graph_free(g);
+		tl_ctx_free(ctx);
+	}
+}
+
+/* The executor's param buffers, by hand as in test_memory_by_kind:
+ * unsharded the six params, 1100 bytes; at level 2 (threshold 16) the
+ * same and the shards the updates read, 136: 1236; at level 3 the
+ * shards kept (136) and b3 (12), and one buffer for the whole copies
+ * gathered for their uses, whose lives do not overlap, as large as the
+ * largest (w2, 512): 660. */
+static void
+test_executor_param_buffers(void **state)
+{
+	static const struct {
+		const char *extra;
+		int64_t bytes;
+	} c[] = {
+		{ "", 1100 },
+		{ "parallel optimizer_shard=2\n"
+		  "parallel optimizer_shard_min_bytes=16",
+		    1236 },
+		{ "parallel optimizer_shard=3\n"
+		  "parallel optimizer_shard_min_bytes=16",
+		    660 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		sym_ctx *ctx = tl_ctx_new();
+		sym_graph *g = parsed(ctx, c[i].extra);
+
+		assert_int_equal(sym_graph_shard(g, NULL), 0);
+		if (executor_bytes(ctx, g, 1) != c[i].bytes)
+			fail_msg("'%s': %lld param bytes, not %lld", c[i].extra,
+			    (long long)executor_bytes(ctx, g, 1),
 			    (long long)c[i].bytes);
 		sym_graph_free(g);
 		tl_ctx_free(ctx);
@@ -528,6 +581,7 @@ main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_memory_by_kind),
 		cmocka_unit_test(test_executor_grad_buffers),
+		cmocka_unit_test(test_executor_param_buffers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
