@@ -403,6 +403,10 @@ json_cost(struct doc *d)
 		double sec;
 
 		report_optshard_comms(r, &rs, &ag, &sec);
+		doc_set(d, os, "level",
+		    doc_num(d,
+		        sym_sharding_optimizer_shard(
+		            sym_graph_sharding(r->g))));
 		doc_set(d, os, "reduce_scatters", doc_num(d, (int64_t)rs));
 		doc_set(d, os, "all_gathers", doc_num(d, (int64_t)ag));
 		doc_set(d, os, "replaced_all_reduces", doc_num(d, (int64_t)rs));
