@@ -643,7 +643,8 @@ insert_comm(struct sym__pass *p, sym_value *v, sym_node *n, size_t input,
  * param's whole layout, are laid out again from the shard: each gathers
  * what it needs (once for the forward uses and once for the backward
  * ones, see shared_comm); the later uses find the shard as the param's
- * layout. 0, or -1 after an error (recorded). "p" is the pass.
+ * layout. 0, or -1 after an error (recorded; out of memory as such, so
+ * that the sharding is not trusted). "p" is the pass.
  */
 int
 sym__pass_keep_sharded(struct sym__pass *p, sym_value *v,
@@ -652,8 +653,10 @@ sym__pass_keep_sharded(struct sym__pass *p, sym_value *v,
 	sym_layout *s = sym__intern_layout(p, (sym_layout *)shard);
 	int bad = 0;
 
-	if (!s)
+	if (!s) {
+		sym__oom(p->g->ctx);
 		return -1;
+	}
 	sym__layout_unref(p->sh->layout[v->index]);
 	p->sh->layout[v->index] = s;
 	for (size_t u = p->use0[v->index]; u < p->use0[v->index + 1]; u++) {
@@ -681,8 +684,11 @@ sym__pass_keep_sharded(struct sym__pass *p, sym_value *v,
 			continue;
 		}
 		if (!old) {
-			bad |= insert_comm(p, v, c, i, rp,
-			           use_reason(p, m, v, c), first) < 0;
+			if (insert_comm(p, v, c, i, rp, use_reason(p, m, v, c),
+			        first) < 0) {
+				sym__oom(p->g->ctx);
+				bad = 1;
+			}
 			continue;
 		}
 		oc = (struct sym__comm *)old;
@@ -693,7 +699,10 @@ sym__pass_keep_sharded(struct sym__pass *p, sym_value *v,
 		oc->reason = use_reason(p, m, v, c);
 		oc->pub.reason = oc->reason;
 		oc->shares = first;
-		bad |= !oc->reason;
+		if (!oc->reason) {
+			sym__oom(p->g->ctx);
+			bad = 1;
+		}
 	}
 	return bad ? -1 : 0;
 }
