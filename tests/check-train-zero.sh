@@ -14,7 +14,8 @@
 #  - --check (one device alongside, every step) passes sharded, at
 #    levels 1, 2 and 3;
 #  - under a memory cap that data parallel misses, the search chooses
-#    level 1 itself and trains equal to one device;
+#    level 1 itself and trains equal to one device; under one that only
+#    level 3 meets, level 3;
 #  - threshold 0 is refused: b3 (3 elements) cannot be split 8 ways;
 #  - a checkpoint saved sharded loads without sharding on 4 ranks, and
 #    one saved on 4 unsharded ranks loads sharded on 8, each saved again
@@ -132,6 +133,19 @@ if ok cap-check "$tmp/cap/dp8.sg" --dataset "$data" --batch 16 \
 		fail cap-check "no notice of the level the search chose"
 	else
 		echo "ok: cap-check: level 1 chosen under the cap equals one device"
+	fi
+fi
+
+# Under --memory 3000, which level 2 misses at b = 16 (68*b + 2352 = 3440
+# bytes) and level 3 meets (68*b + 1640 = 2728: the params kept as their
+# shards), the search takes level 3 and trains equal to one device.
+if ok cap3-check "$tmp/cap/dp8.sg" --dataset "$data" --batch 16 \
+    --steps 4 --check --check-every 1 --memory 3000; then
+	if ! grep -q "optimizer_shard=3 (chosen under the memory cap), runs$" \
+	    "$tmp/cap3-check.err"; then
+		fail cap3-check "no notice of level 3 chosen by the search"
+	else
+		echo "ok: cap3-check: level 3 chosen under the cap equals one device"
 	fi
 fi
 
