@@ -54,6 +54,20 @@ kind_of(const sym_graph *g, const sym_value *v)
 	return ACT;
 }
 
+/* Return 1 when plan tensor "t" of "p" is a whole copy of a param kept
+ * as its shard (optimizer_shard=3), gathered for a use: an activation,
+ * as the cost model counts it. */
+static int
+param_copy(const sym_plan *p, size_t t)
+{
+	const sym_value *v = sym_plan_tensor_value(p, t);
+
+	return sym_sharding_optimizer_shard(sym_plan_sharding(p)) >= 3 &&
+	    sym_value_get_kind(v) == SYM_VALUE_PARAM &&
+	    sym_value_is_state(v) != SYM_TRUE &&
+	    sym_plan_value_tensor(p, v) != t;
+}
+
 /* Print one JSON line of the bytes "b" of kind "figures". */
 static void
 row(const char *name, const char *figures, const int64_t *b, int level)
@@ -139,8 +153,9 @@ executor(sym_ctx *ctx, const sym_graph *g, const sym_plan *p, int64_t size,
 		if (j == n_seen) {
 			seen[n_seen] = d;
 			most[n_seen] = 0;
-			kind[n_seen++] =
-			    kind_of(g, sym_plan_tensor_value(p, t));
+			kind[n_seen++] = param_copy(p, t)
+			    ? ACT
+			    : kind_of(g, sym_plan_tensor_value(p, t));
 		}
 		if (bytes > most[j]) /* a shared buffer holds the largest */
 			most[j] = bytes;

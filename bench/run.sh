@@ -377,19 +377,21 @@ echo "# memory by kind under optimizer sharding (bench/bench_memory), the"
 echo "# tutorial network (bench/ffn_train_dp.sg) on 8 data-parallel devices"
 echo "# with adam at b = 64, per device: \"model\" is the cost model's figure"
 echo "# for the plan (shape-check's cost section), \"executor\" the bytes of"
-echo "# the buffers the executor allocates on rank 0"
+echo "# the buffers the executor allocates on rank 0; levels 0 to 3 (at"
+echo "# level 3 the params are their shards, and the whole copies gathered"
+echo "# for their uses, one buffer as large as the largest, activations)"
 sed -e 's/^devices 2/devices 8/' -e 's/divisor=2/divisor=8/' \
     -e 's/shard ((2, 1)/shard ((8, 1)/' \
     -e 's/^minimize loss with .*/minimize loss with adam(lr=0.001)/' \
     "$srcdir/ffn_train_dp.sg" >"$tmp/mem0.sg"
-for lv in 1 2; do
+for lv in 1 2 3; do
 	cp "$tmp/mem0.sg" "$tmp/mem$lv.sg"
 	printf 'parallel optimizer_shard=%s\nparallel optimizer_shard_min_bytes=0\n' \
 	    "$lv" >>"$tmp/mem$lv.sg"
 done
 cp "$tmp/mem2.sg" "$tmp/mem2f.sg"
 echo 'parallel fusion_bytes=4MiB' >>"$tmp/mem2f.sg"
-for lv in 0 1 2; do
+for lv in 0 1 2 3; do
 	"$bench_memory" "$tmp/mem$lv.sg" 64 ffn_train_dp8_adam
 done
 echo "# level 2 with the reduce_scatters fused into 4 MiB buckets: a fused"
@@ -401,12 +403,12 @@ echo "# (4 bytes) stays whole under optimizer_shard_min_bytes=8"
 sed -e 's/^output y$//' "$srcdir/../examples/transformer.sg" >"$tmp/tb0.sg"
 printf '%s\n' 'loss = reduce_mean(y, axis=[0, 1, 2])' 'output loss' \
     'minimize loss with adam(lr=0.001)' >>"$tmp/tb0.sg"
-for lv in 1 2; do
+for lv in 1 2 3; do
 	cp "$tmp/tb0.sg" "$tmp/tb$lv.sg"
 	printf 'parallel optimizer_shard=%s\nparallel optimizer_shard_min_bytes=8\n' \
 	    "$lv" >>"$tmp/tb$lv.sg"
 done
-for lv in 0 1 2; do
+for lv in 0 1 2 3; do
 	"$bench_memory" "$tmp/tb$lv.sg" 128 transformer_block_dp8_adam
 done
 

@@ -462,7 +462,7 @@ searched search-tokens "6 operators: piece 6 of 17, 32 <= b <= 112, t = 2" \
 refuse search-params 1 'memory=1024 bytes is below what the parameters' \
     examples/auto_mlp.sg --memory 1KiB --bind b=64
 refuse search-nofit 1 "no plan fits memory=1048576 bytes at any level of \
-optimizer_shard (0, 1, 2) for b in" \
+optimizer_shard (0, 1, 2, 3) for b in" \
     examples/auto_mlp.sg --memory 1MiB --bind b=64
 refuse search-memory 2 '--memory expects a positive number of bytes' \
     examples/auto_mlp.sg --memory 12XB --bind b=64

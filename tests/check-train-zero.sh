@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Optimizer sharding (parallel optimizer_shard, levels 1 and 2; DESIGN
+# Optimizer sharding (parallel optimizer_shard, levels 1 to 3; DESIGN
 # section 20) through shape-train, on small IDX files this script writes:
 #  - tests/train/dp8.sg (six params replicated over 8 data-parallel
 #    ranks) trains 4 steps on 8 thread ranks with momentum, sgd with
@@ -9,20 +9,25 @@
 #    losses and checkpoints: a sharded update adds the same gradient
 #    sums element by element (the reduce_scatter folds each element in
 #    rank order as the all_reduce does) and updates each element once;
-#    level 2 (the whole partial gradients share one buffer) likewise;
+#    level 2 (the whole partial gradients share one buffer) likewise, and
+#    level 3 (the params kept as shards, gathered whole for their uses);
 #  - --check (one device alongside, every step) passes sharded, at
-#    levels 1 and 2;
+#    levels 1, 2 and 3;
 #  - under a memory cap that data parallel misses, the search chooses
-#    level 1 itself and trains equal to one device;
+#    level 1 itself and trains equal to one device; under one that only
+#    level 3 meets, level 3;
 #  - threshold 0 is refused: b3 (3 elements) cannot be split 8 ways;
 #  - a checkpoint saved sharded loads without sharding on 4 ranks, and
 #    one saved on 4 unsharded ranks loads sharded on 8, each saved again
 #    to the same tensor bytes; sharded on 4 ranks equals plain on 4; a
 #    level 1 checkpoint loads at level 2 on 4 ranks and one saved at
-#    level 2 loads at level 1 on 8, to the same bytes;
+#    level 2 loads at level 1 on 8, to the same bytes; one saved at
+#    level 3 loads at level 0 on 4 ranks and at level 1 on 8, and a
+#    level 1 checkpoint at level 3, to the same bytes;
 #  - with MPI (RUN_MPI=yes), 8 and 2 processes under mpirun train the
-#    sharded adam graph (level 1 on 8, level 2 on 2) to the losses and
-#    checkpoint of the unsharded threads runs on as many ranks.
+#    sharded adam graph (levels 1 and 3 on 8, level 2 on 2) to the
+#    losses and checkpoint of the unsharded threads runs on as many
+#    ranks.
 #
 # Usage: tests/check-train-zero.sh
 # Environment (set by make check): top_srcdir, top_builddir, MPIRUN,
@@ -102,6 +107,14 @@ for opt in 'momentum(lr=0.1, momentum=0.9)' \
 	ok "o$i-check2" "$tmp/$v/dp8.sg" --dataset "$data" --batch 16 \
 	    --steps 4 --check --check-every 1 --quiet &&
 	    echo "ok: o$i-check2: level 2 training equals one device"
+	v=o$i-zero3
+	variant "$tmp/$v" "$opt" 16 8 3
+	ok "$v" "$tmp/$v/dp8.sg" --dataset "$data" --batch 16 \
+	    --steps 4 --json --quiet --save "$tmp/$v.st" &&
+	    same "$v" "o$i-plain"
+	ok "o$i-check3" "$tmp/$v/dp8.sg" --dataset "$data" --batch 16 \
+	    --steps 4 --check --check-every 1 --quiet &&
+	    echo "ok: o$i-check3: level 3 training equals one device"
 done
 
 # The level chosen by the search (sym_search(3)): under --memory 5000
@@ -120,6 +133,19 @@ if ok cap-check "$tmp/cap/dp8.sg" --dataset "$data" --batch 16 \
 		fail cap-check "no notice of the level the search chose"
 	else
 		echo "ok: cap-check: level 1 chosen under the cap equals one device"
+	fi
+fi
+
+# Under --memory 3000, which level 2 misses at b = 16 (68*b + 2352 = 3440
+# bytes) and level 3 meets (68*b + 1640 = 2728: the params kept as their
+# shards), the search takes level 3 and trains equal to one device.
+if ok cap3-check "$tmp/cap/dp8.sg" --dataset "$data" --batch 16 \
+    --steps 4 --check --check-every 1 --memory 3000; then
+	if ! grep -q "optimizer_shard=3 (chosen under the memory cap), runs$" \
+	    "$tmp/cap3-check.err"; then
+		fail cap3-check "no notice of level 3 chosen by the search"
+	else
+		echo "ok: cap3-check: level 3 chosen under the cap equals one device"
 	fi
 fi
 
@@ -174,12 +200,35 @@ ok z1-load "$tmp/o3-zero16/dp8.sg" --dataset "$data" --batch 16 \
     same_tensors z1-load "$tmp/o3-zero2.st" "$tmp/z1-load.st" \
 	"a level 2 checkpoint loads at level 1 on 8 ranks"
 
+# Level 3 keeps the params as shards; its checkpoint is whole all the
+# same: saved at level 3 on 8 ranks, it loads at level 0 on 4 ranks and
+# at level 1 on 8 and saves again byte for byte, and a level 1
+# checkpoint loads at level 3.
+ok z3-load0 "$tmp/r4/dp8.sg" --dataset "$data" --batch 16 --steps 0 \
+    --load "$tmp/o3-zero3.st" --save "$tmp/z3-load0.st" --quiet &&
+    same_tensors z3-load0 "$tmp/o3-zero3.st" "$tmp/z3-load0.st" \
+	"a level 3 checkpoint loads at level 0 on 4 ranks"
+ok z3-load1 "$tmp/o3-zero16/dp8.sg" --dataset "$data" --batch 16 \
+    --steps 0 --load "$tmp/o3-zero3.st" --save "$tmp/z3-load1.st" --quiet &&
+    same_tensors z3-load1 "$tmp/o3-zero3.st" "$tmp/z3-load1.st" \
+	"a level 3 checkpoint loads at level 1 on 8 ranks"
+ok z3-load3 "$tmp/o3-zero3/dp8.sg" --dataset "$data" --batch 16 \
+    --steps 0 --load "$tmp/o3-zero16.st" --save "$tmp/z3-load3.st" --quiet &&
+    same_tensors z3-load3 "$tmp/o3-zero16.st" "$tmp/z3-load3.st" \
+	"a level 1 checkpoint loads at level 3 on 8 ranks"
+
 if test "$RUN_MPI" = yes; then
-	for np in 8 2; do
+	# mpi8: level 1 on 8 processes, mpi2: level 2 on 2, mpi83: level 3
+	# on 8.
+	for m in mpi8 mpi2 mpi83; do
 		n=$((n + 1))
-		if test "$np" = 8; then
+		np=8
+		if test "$m" = mpi8; then
 			g=$tmp/o3-zero16/dp8.sg ref=o3-plain
+		elif test "$m" = mpi83; then
+			g=$tmp/o3-zero3/dp8.sg ref=o3-plain
 		else
+			np=2
 			variant "$tmp/r2z" 'adam(lr=0.01)' 16 2 2
 			variant "$tmp/r2" 'adam(lr=0.01)' "" 2
 			ok r2-plain "$tmp/r2/dp8.sg" --dataset "$data" \
@@ -187,14 +236,14 @@ if test "$RUN_MPI" = yes; then
 			    --save "$tmp/r2-plain.st"
 			g=$tmp/r2z/dp8.sg ref=r2-plain
 		fi
-		harness_mpirun "$np" "mpi$np" "$g" --dataset "$data" \
-		    --batch 16 --steps 4 --json --quiet --save "$tmp/mpi$np.st"
-		if test "$(status "mpi$np")" -eq 124; then
-			fail "mpi$np" "still running after $limit s: stopped"
-		elif test "$(status "mpi$np")" -ne 0; then
-			fail "mpi$np" "exit status $(status "mpi$np")"
+		harness_mpirun "$np" "$m" "$g" --dataset "$data" \
+		    --batch 16 --steps 4 --json --quiet --save "$tmp/$m.st"
+		if test "$(status "$m")" -eq 124; then
+			fail "$m" "still running after $limit s: stopped"
+		elif test "$(status "$m")" -ne 0; then
+			fail "$m" "exit status $(status "$m")"
 		else
-			same "mpi$np" "$ref"
+			same "$m" "$ref"
 		fi
 	done
 fi

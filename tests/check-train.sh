@@ -194,7 +194,7 @@ if ok check-search examples/auto_mlp.sg --steps 3 --batch 2048,64,1256 \
 	fi
 fi
 SYM_TEST_WRAPPER=$wrapper
-# Under a cap that only b <= 23472 meets (optimizer sharding chosen by
+# Under a cap that only b <= 23776 meets (optimizer sharding chosen by
 # the search from b = 22496 up), a run at b = 64 trains on the
 # first piece, and one at b = 32768 is refused before training, naming
 # its size and the range where no plan fits.
@@ -208,7 +208,7 @@ if ok search-cap-fits examples/auto_mlp.sg --steps 1 --batch 64 \
 	fi
 fi
 refuse search-cap-refused 1 "examples/auto_mlp.sg: b = 32768: no plan \
-fits the memory cap for b in [23480, 65536]" examples/auto_mlp.sg \
+fits the memory cap for b in [23784, 65536]" examples/auto_mlp.sg \
     --steps 1 --batch 32768 --memory 100MiB
 mismatch check-tight examples/ffn_train.sg --steps 3 --batch 16 --check \
     --rtol 1e-15 --atol 1e-15

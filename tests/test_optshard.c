@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Optimizer sharding (parallel optimizer_shard, levels 1 and 2; DESIGN
+ * Optimizer sharding (parallel optimizer_shard, levels 1 to 3; DESIGN
  * section 20) on tests/train/dp8.sg, worked out by hand: its six params are
  * replicated over the one axis of 8 data-parallel ranks, w1 f32[6, 16]
  * (384 bytes), b1 f32[16] (64), w2 f32[16, 8] (512), b2 f32[8] (32),
  * w3 f32[8, 3] (96) and b3 f32[3] (12). A sharded param's state and
  * update are split 8 ways along the first dimension 8 divides (w1's
  * second: 6 is not a multiple of 8), its gradient reduce-scattered into
- * that layout and the updated param all-gathered back; below the
+ * that layout and the updated param all-gathered back (at level 3 the
+ * param kept as its shard, gathered whole for its uses); below the
  * threshold a param stays whole; b3, which no split divides, is an error
  * at its declaration when the threshold lets it in; bad values of the
  * statements are located errors; the memory of a device by kind in the
@@ -117,6 +118,90 @@ test_layouts(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* Return the number of all_gathers of "name" (a param of the sharded
+ * "g") for its consumers, and in "*fwd" those for consumers of the
+ * forward part; a use that reads another's copy is not counted. */
+static size_t
+param_gathers(const sym_graph *g, const char *name, size_t *fwd)
+{
+	const sym_value *v = sym_graph_find_value(g, name);
+	const sym_sharding *sh = sym_graph_sharding(g);
+	size_t n = 0;
+
+	*fwd = 0;
+	for (size_t i = 0; i < sym_sharding_n_reshards(sh); i++) {
+		const sym_reshard *c = sym_sharding_reshard(sh, i);
+		size_t j = 0;
+
+		if (c->value != v || !c->consumer || sym_reshard_shares(c) ||
+		    sym_redist_n_steps(c->plan) != 1 ||
+		    sym_redist_step_kind(c->plan, 0) != SYM_REDIST_ALL_GATHER)
+			continue;
+		n++;
+		while (j < sym_graph_n_forward_nodes(g) &&
+		    sym_graph_node(g, j) != c->consumer)
+			j++;
+		*fwd += j < sym_graph_n_forward_nodes(g);
+	}
+	return n;
+}
+
+/* Level 3, threshold 16: the five sharded params are kept as their
+ * shards, laid out like their state, and so are their updated values,
+ * with no gather after the update; each is gathered whole for its
+ * forward use, and w2 and w3 again for the backward pass (a1.grad and
+ * a2.grad read them; w1's input x2 needs no gradient, the biases' none
+ * reads them): 7 all_gathers. b3 stays whole and is never gathered. */
+static void
+test_layouts_level3(void **state)
+{
+	static const struct {
+		const char *name;
+		int64_t k0, k1;
+		size_t gathers, fwd;
+	} c[] = {
+		{ "w1", 1, 8, 1, 1 },
+		{ "b1", 8, 1, 1, 1 },
+		{ "w2", 8, 1, 2, 1 },
+		{ "b2", 8, 1, 1, 1 },
+		{ "w3", 8, 1, 2, 1 },
+		{ "b3", 1, 1, 0, 0 },
+	};
+	sym_ctx *ctx = tl_ctx_new();
+	sym_graph *g = parsed(ctx,
+	    "parallel optimizer_shard=3\n"
+	    "parallel optimizer_shard_min_bytes=16");
+	size_t total = 0, fwd;
+	char next[16];
+
+	(void)state;
+	assert_int_equal(sym_graph_optimizer_shard(g), 3);
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	assert_int_equal(sym_sharding_optimizer_shard(sym_graph_sharding(g)),
+	    3);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t n = param_gathers(g, c[i].name, &fwd);
+
+		assert_splits(g, c[i].name, c[i].k0, c[i].k1);
+		snprintf(next, sizeof(next), "%s.next", c[i].name);
+		assert_splits(g, next, c[i].k0, c[i].k1);
+		assert_null(sym_sharding_find_reshard(sym_graph_sharding(g),
+		    sym_graph_find_value(g, next), NULL, 0));
+		if (n != c[i].gathers || fwd != c[i].fwd)
+			fail_msg("%s: %zu all_gathers (%zu forward), not %zu "
+			         "(%zu)",
+			    c[i].name, n, fwd, c[i].gathers, c[i].fwd);
+		total += n;
+	}
+	assert_int_equal(total, 7);
+	assert_splits(g, "w2.grad", 8, 1);
+	assert_splits(g, "w2.momentum", 8, 1);
+	assert_int_equal(resolution(g, "w2.grad"), SYM_REDIST_REDUCE_SCATTER);
+	assert_int_equal(resolution(g, "b3.grad"), SYM_REDIST_ALL_REDUCE);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
 /* The threshold: 64 bytes keeps b2 (32) and b3 (12) whole, each with a
  * note at its declaration, and shards b1 (64); the default (64 KiB)
  * shards none of them. */
@@ -195,8 +280,10 @@ test_library_option(void **state)
 	assert_int_equal(sym_graph_set_optimizer_shard(g, 1, NULL), 0);
 	assert_int_equal(sym_graph_optimizer_shard(g), 1);
 	assert_int_equal(sym_graph_set_optimizer_shard(g, 4, NULL), -1);
-	assert_int_equal(sym_graph_set_optimizer_shard(g, 3, NULL), -1);
 	assert_int_equal(sym_graph_optimizer_shard(g), 1);
+	assert_int_equal(sym_graph_set_optimizer_shard(g, 3, NULL), 0);
+	assert_int_equal(sym_graph_optimizer_shard(g), 3);
+	assert_int_equal(sym_graph_set_optimizer_shard(g, 1, NULL), 0);
 	assert_int_equal(sym_graph_set_optimizer_shard(g, 2, NULL), 0);
 	assert_int_equal(sym_graph_optimizer_shard(g), 2);
 	assert_int_equal(sym_graph_set_optimizer_shard(g, 1, NULL), 0);
@@ -222,9 +309,6 @@ test_bad_values(void **state)
 		    "expected the level 1, 2 or 3" },
 		{ "parallel optimizer_shard=x",
 		    "expected the level 1, 2 or 3" },
-		{ "parallel optimizer_shard=3",
-		    "optimizer_shard=3 (params kept sharded) is not "
-		    "implemented" },
 		{ "parallel optimizer_shard 1", "after" },
 		{ "parallel optimizer_shard_min_bytes", "expected '=BYTES'" },
 		{ "parallel optimizer_shard_min_bytes=12XB",
@@ -288,35 +372,43 @@ assert_expr(const sym_expr *e, const char *want, const char *what)
  * level 2, threshold 16, fusion_bytes=1MiB fuses all five (1088 + 136 +
  * 24 = 1248, as level 1), fusion_bytes=200 only w3 and b2 (128 bytes),
  * w2, b1 and w1 sharing the pool of the largest (512): 128 + 512 + 136 +
- * 24 = 800. */
+ * 24 = 800. Level 3: the five sharded params are kept as their shards,
+ * 136 bytes, and b3 whole, 12: params 148, a device holding 1/8 of the
+ * sharded params' 1088 bytes; gradients and state as at level 2. Their
+ * whole copies, gathered for each use, count as activations: they
+ * share one buffer, as large as the largest (w2, 512), in place of the
+ * shards the update read at level 2 (136): 68*b + 144 - 136 + 512. */
 static void
 test_memory_by_kind(void **state)
 {
 	static const struct {
 		const char *extra;
-		const char *param, *grad, *state;
+		const char *param, *grad, *state, *act;
 	} c[] = {
-		{ "", "1100", "2200", "1100" },
+		{ "", "1100", "2200", "1100", NULL },
 		{ "parallel optimizer_shard\n"
 		  "parallel optimizer_shard_min_bytes=16",
-		    "1236", "1248", "148" },
+		    "1236", "1248", "148", NULL },
 		{ "parallel optimizer_shard\n"
 		  "parallel optimizer_shard_min_bytes=64",
-		    "1232", "1276", "176" },
+		    "1232", "1276", "176", NULL },
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=16",
-		    "1236", "672", "148" },
+		    "1236", "672", "148", "68*b + 144" },
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=64",
-		    "1232", "732", "176" },
+		    "1232", "732", "176", NULL },
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=16\n"
 		  "parallel fusion_bytes=1MiB",
-		    "1236", "1248", "148" },
+		    "1236", "1248", "148", NULL },
 		{ "parallel optimizer_shard=2\n"
 		  "parallel optimizer_shard_min_bytes=16\n"
 		  "parallel fusion_bytes=200",
-		    "1236", "800", "148" },
+		    "1236", "800", "148", NULL },
+		{ "parallel optimizer_shard=3\n"
+		  "parallel optimizer_shard_min_bytes=16",
+		    "148", "672", "148", "68*b + 520" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -329,6 +421,9 @@ test_memory_by_kind(void **state)
 		assert_expr(cost.param_bytes, c[i].param, "params");
 		assert_expr(cost.grad_bytes, c[i].grad, "gradients");
 		assert_expr(cost.state_bytes, c[i].state, "state");
+		if (c[i].act)
+			assert_expr(cost.activation_bytes, c[i].act,
+			    "activations");
 		sym_cost_clear(&cost);
 		sym_graph_free(g);
 		tl_ctx_free(ctx);
@@ -336,11 +431,12 @@ test_memory_by_kind(void **state)
 }
 
 /* Return the bytes of the distinct buffers that the executor of rank 0
- * allocates for the gradients of the sharded "g" at b = 16: the
+ * allocates for the gradients of the sharded "g" at b = 16 (the
  * gradients' homes and the whole partial gradients before their
- * resolution. */
+ * resolution), or with "params" for the params that are not optimizer
+ * state (their homes and the copies their uses read). */
 static int64_t
-executor_grad_bytes(sym_ctx *ctx, sym_graph *g)
+executor_bytes(sym_ctx *ctx, sym_graph *g, int params)
 {
 	sym_plan *p = sym_plan_compile(g, 0);
 	sym_slices *s = p ? sym_slices_new(p) : NULL;
@@ -366,6 +462,9 @@ executor_grad_bytes(sym_ctx *ctx, sym_graph *g)
 
 		for (size_t i = 0; v && i < sym_graph_n_trained(g); i++)
 			grad |= sym_value_grad(sym_graph_trained(g, i)) == v;
+		if (params)
+			grad = v && sym_value_get_kind(v) == SYM_VALUE_PARAM &&
+			    sym_value_is_state(v) == SYM_FALSE;
 		if (!grad || !d)
 			continue;
 		for (j = 0; j < n_seen && seen[j] != d; j++)
@@ -424,9 +523,46 @@ test_executor_grad_buffers(void **state)
 		sym_graph *g = parsed(ctx, c[i].extra);
 
 		assert_int_equal(sym_graph_shard(g, NULL), 0);
-		if (executor_grad_bytes(ctx, g) != c[i].bytes)
+		if (executor_bytes(ctx, g, 0) != c[i].bytes)
 			fail_msg("%s: %lld gradient bytes, not %lld",
-			    c[i].extra, (long long)executor_grad_bytes(ctx, g),
+			    c[i].extra, (long long)executor_bytes(ctx, g, 0),
+			    (long long)c[i].bytes);
+		sym_graph_free(g);
+		tl_ctx_free(ctx);
+	}
+}
+
+/* The executor's param buffers, by hand as in test_memory_by_kind:
+ * unsharded the six params, 1100 bytes; at level 2 (threshold 16) the
+ * same and the shards the updates read, 136: 1236; at level 3 the
+ * shards kept (136) and b3 (12), and one buffer for the whole copies
+ * gathered for their uses, whose lives do not overlap, as large as the
+ * largest (w2, 512): 660. */
+static void
+test_executor_param_buffers(void **state)
+{
+	static const struct {
+		const char *extra;
+		int64_t bytes;
+	} c[] = {
+		{ "", 1100 },
+		{ "parallel optimizer_shard=2\n"
+		  "parallel optimizer_shard_min_bytes=16",
+		    1236 },
+		{ "parallel optimizer_shard=3\n"
+		  "parallel optimizer_shard_min_bytes=16",
+		    660 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		sym_ctx *ctx = tl_ctx_new();
+		sym_graph *g = parsed(ctx, c[i].extra);
+
+		assert_int_equal(sym_graph_shard(g, NULL), 0);
+		if (executor_bytes(ctx, g, 1) != c[i].bytes)
+			fail_msg("'%s': %lld param bytes, not %lld", c[i].extra,
+			    (long long)executor_bytes(ctx, g, 1),
 			    (long long)c[i].bytes);
 		sym_graph_free(g);
 		tl_ctx_free(ctx);
@@ -438,12 +574,14 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_layouts_level3),
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_indivisible),
 		cmocka_unit_test(test_library_option),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_memory_by_kind),
 		cmocka_unit_test(test_executor_grad_buffers),
+		cmocka_unit_test(test_executor_param_buffers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -927,7 +927,7 @@ test_errors(void **state)
 		    "with every parameter split over all 8 devices" },
 		{ "min=1024 max=4096", "parallel auto memory=40MiB\n",
 		    "search.sg:13:10: search: no plan fits memory=41943040 "
-		    "bytes at any level of optimizer_shard (0, 1, 2) for b "
+		    "bytes at any level of optimizer_shard (0, 1, 2, 3) for b "
 		    "in [1024, 4096]: the least memory needed at b = 1024 is "
 		    "46141448 bytes" },
 	};
@@ -1123,10 +1123,13 @@ check_dp_adam(const char *extra, int64_t memory, int level, int chosen,
  * at level 0 (params, gradients and both moments whole: 10641452 at
  * b = 64), + 5505036 at level 1 (the moments split 8 ways; 5660716) and
  * + 4456460 at level 2 (the whole partial gradients in one buffer;
- * 4612140). Without a cap, or under a loose one, the level stays 0;
- * under 8 MiB, which data parallel misses, the search takes level 1;
- * under 5 MiB level 2; a level the graph writes is kept, and no plan
- * fits 5 MiB at level 1.
+ * 4612140) and + 3145740 at level 3 (the params kept as their shards,
+ * 1/8 of 2 MiB, and their whole copies, gathered for each use, in one
+ * buffer of 1 MiB; 3301420). Without a cap, or under a loose one, the
+ * level stays 0; under 8 MiB, which data parallel misses, the search
+ * takes level 1; under 5 MiB level 2; under 4 MiB, which level 2
+ * misses, level 3; a level the graph writes is kept, and no plan fits
+ * 5 MiB at level 1 nor 3 MiB at any level.
  */
 static void
 test_optimizer_shard_cap(void **state)
@@ -1140,10 +1143,12 @@ test_optimizer_shard_cap(void **state)
 	check_dp_adam("", 64 << 20, 0, 1, 10641452, 0);
 	check_dp_adam("", 8 << 20, 1, 1, 5660716, 0);
 	check_dp_adam("", 5 << 20, 2, 1, 4612140, 0);
+	check_dp_adam("", 4 << 20, 3, 1, 3301420, 0);
 	check_dp_adam("parallel optimizer_shard=1\n", 8 << 20, 1, 0, 5660716,
 	    1);
 	check_dp_adam("parallel optimizer_shard=2\n", 64 << 20, 2, 0, 4612140,
 	    2);
+	check_dp_adam("parallel optimizer_shard=3\n", 0, 3, 0, 3301420, 3);
 	ctx = parse_dp_adam("parallel optimizer_shard=1\n", &g);
 	o.memory = 5 << 20;
 	assert_null(sym_graph_search(g, &o));
@@ -1156,7 +1161,7 @@ test_optimizer_shard_cap(void **state)
 	    &(sym_search_options){ .size = sizeof(o), .memory = 3 << 20 }));
 	assert_non_null(strstr(sym_ctx_last_message(ctx),
 	    "no plan fits memory=3145728 bytes at any level of "
-	    "optimizer_shard (0, 1, 2)"));
+	    "optimizer_shard (0, 1, 2, 3)"));
 	sym_graph_free(g);
 	sym_ctx_free(ctx);
 }

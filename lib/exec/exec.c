@@ -255,6 +255,7 @@ init_tensors(sym_exec *x)
 		et->rank = sym_plan_tensor_ndim(p, t);
 		et->alias = SIZE_MAX;
 		et->pool = SIZE_MAX;
+		et->gather = SIZE_MAX;
 		if (!et->es || et->rank > SYM__MAX_RANK) {
 			sym__error(x->ctx, SYM_EINVAL, NULL,
 			    "executor: plan tensor %zu (%s) has %s", t,
@@ -358,6 +359,84 @@ pool_partial_grads(sym_exec *x)
 	return 0;
 }
 
+/* Return 1 when plan tensor "t" of "x" is a copy of a param kept as its
+ * shard (optimizer_shard=3) that communication writes, not the param's
+ * home. */
+static int
+param_copy(const sym_exec *x, size_t t)
+{
+	const sym_value *v = sym_plan_tensor_value(x->plan, t);
+
+	return v && sym_value_get_kind(v) == SYM_VALUE_PARAM &&
+	    sym_plan_value_tensor(x->plan, v) != t &&
+	    sym_sharding_optimizer_shard(sym_plan_sharding(x->plan)) >= 3;
+}
+
+/*
+ * Optimizer sharding level 3 (DESIGN section 20): the whole copies of a
+ * param kept sharded live from the communication step that gathers them
+ * to the last step that reads them, and copies whose lives do not
+ * overlap share a buffer, as large as the largest of them (at prepare):
+ * between steps only the shards stay. A copy that a kernel writes, or
+ * whose block an alias reads, keeps its own buffer. Each copy takes the
+ * first buffer free at its first step, in step order. 0, or -1 out of
+ * memory.
+ */
+static int
+pool_param_copies(sym_exec *x)
+{
+	size_t *first, *last, *slot_end, *slot_owner, n_slot = 0;
+
+	if (sym_sharding_optimizer_shard(sym_plan_sharding(x->plan)) < 3)
+		return 0;
+	first = sym__calloc(x->ctx, 4 * x->n_tensor + 1, sizeof(*first));
+	if (!first)
+		return -1;
+	last = first + x->n_tensor;
+	slot_end = last + x->n_tensor;
+	slot_owner = slot_end + x->n_tensor;
+	for (size_t t = 0; t < x->n_tensor; t++)
+		first[t] = param_copy(x, t) ? SIZE_MAX : x->n_step;
+	for (size_t t = 0; t < x->n_tensor; t++)
+		if (x->tensor[t].alias != SIZE_MAX)
+			first[x->tensor[t].alias] = x->n_step;
+	for (size_t i = 0; i < x->n_step; i++) {
+		const sym_plan_step *ps = x->step[i].ps;
+
+		for (size_t k = 0; k < ps->n_in + ps->n_out; k++) {
+			size_t t =
+			    k < ps->n_in ? ps->in[k] : ps->out[k - ps->n_in];
+
+			if (first[t] == SIZE_MAX)
+				first[t] =
+				    k >= ps->n_in && ps->kind != SYM_PLAN_KERNEL
+				    ? i
+				    : x->n_step;
+			else if (k >= ps->n_in)
+				first[t] = x->n_step;
+			last[t] = i;
+		}
+	}
+	for (size_t i = 0; i < x->n_step; i++) {
+		const sym_plan_step *ps = x->step[i].ps;
+
+		for (size_t k = 0; k < ps->n_out; k++) {
+			size_t t = ps->out[k], j = 0;
+
+			if (first[t] != i)
+				continue;
+			while (j < n_slot && slot_end[j] >= i)
+				j++;
+			if (j == n_slot)
+				slot_owner[n_slot++] = t;
+			slot_end[j] = last[t];
+			x->tensor[t].gather = slot_owner[j];
+		}
+	}
+	free(first);
+	return 0;
+}
+
 /* Return a new executor of rank "ep" (or 0 when "ep" is NULL) of "p",
  * its errors on "ctx" (all borrowed); NULL with an error on "ctx". */
 sym_exec *
@@ -408,6 +487,8 @@ sym_exec_new(sym_ctx *ctx, const sym_plan *p, sym_comm_endpoint *ep)
 		ok = sym__exec_fuse_init(x) == 0;
 	if (ok)
 		ok = pool_partial_grads(x) == 0;
+	if (ok)
+		ok = pool_param_copies(x) == 0;
 	if (ok)
 		ok = sym__exec_fill_init(x) == 0;
 	if (!ok) {
@@ -636,6 +717,31 @@ place_pool(sym_exec *x)
 	return 0;
 }
 
+/* Give the pooled copies of params kept sharded of "x"
+ * (pool_param_copies) the buffers of their owners, each grown to its
+ * largest copy; 0 or -1 out of memory. */
+static int
+place_param_copies(sym_exec *x)
+{
+	for (size_t t = 0; t < x->n_tensor; t++) {
+		struct sym__etensor *et = &x->tensor[t];
+		size_t size = 0;
+
+		if (et->gather != t)
+			continue;
+		for (size_t u = 0; u < x->n_tensor; u++)
+			if (x->tensor[u].gather == t &&
+			    x->tensor[u].bytes > size)
+				size = x->tensor[u].bytes;
+		if (reserve(x, et, size) < 0)
+			return no_room(x, t);
+		for (size_t u = 0; u < x->n_tensor; u++)
+			if (x->tensor[u].gather == t)
+				x->tensor[u].data = et->buf;
+	}
+	return 0;
+}
+
 /* Size every buffer of "x" for the bound slices "s" (borrowed until the
  * next call): grow those too small, alias the outputs of reshape and its
  * kin to their input, fill the kernels' arguments. Return 0, or -1 with
@@ -666,13 +772,13 @@ sym_exec_prepare(sym_exec *x, const sym_slices *s)
 		if (et->alias != SIZE_MAX &&
 		    x->tensor[et->alias].bytes == et->bytes)
 			continue;
-		if (et->pool != SIZE_MAX)
+		if (et->pool != SIZE_MAX || et->gather != SIZE_MAX)
 			continue;
 		if (reserve(x, et, et->bytes) < 0)
 			return no_room(x, t);
 		et->data = et->buf;
 	}
-	if (place_pool(x) < 0)
+	if (place_pool(x) < 0 || place_param_copies(x) < 0)
 		return -1;
 	/* Aliases in step order: a producer's input has its data. */
 	for (size_t i = 0; i < x->n_step; i++) {

@@ -106,8 +106,10 @@ struct sym__etensor {
 	size_t es;
 	size_t rank;
 	size_t alias;
-	size_t pool; /* optimizer_shard=2: the tensor whose buffer it shares
+	size_t pool;   /* optimizer_shard=2: the tensor whose buffer it shares
 	              * (the first of its pool), or SIZE_MAX */
+	size_t gather; /* optimizer_shard=3: the tensor whose buffer this
+	                * whole copy of a param shares, or SIZE_MAX */
 	void *buf;
 	size_t cap;
 	void *data;

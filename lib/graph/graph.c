@@ -368,8 +368,7 @@ sym_graph_fusion_bytes(const sym_graph *g)
 
 /* Shard the optimizer of "g" at "level" ("parallel optimizer_shard=",
  * 0: none; DESIGN section 20), as declared at "where" (may be NULL);
- * 0, or -1 with an error diagnostic for a level out of range or not
- * implemented (3). */
+ * 0, or -1 with an error diagnostic for a level out of range. */
 int
 sym_graph_set_optimizer_shard(sym_graph *g, int level, const sym_loc *where)
 {
@@ -380,13 +379,6 @@ sym_graph_set_optimizer_shard(sym_graph *g, int level, const sym_loc *where)
 		    "the levels are 1 (optimizer state), 2 (and gradients) "
 		    "and 3 (and params)",
 		    "the level of optimizer_shard must be 1, 2 or 3, not %d",
-		    level);
-	if (level > 2)
-		return sym__graph_diag(g, SYM_SEV_ERROR, where, NULL,
-		    "level 1 shards the update and the optimizer state, "
-		    "level 2 the gradients too",
-		    "optimizer_shard=%d (params kept sharded) is not "
-		    "implemented yet",
 		    level);
 	g->optimizer_shard = level;
 	return 0;

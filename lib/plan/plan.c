@@ -385,16 +385,20 @@ comm_steps(sym_plan *p, const sym_reshard *c, const sym_node *n,
 
 /* Return the tensor input "i" of node "n" reads in the sharded plan "p",
  * appending the steps of its redistribution "c" (NULL: none) unless a
- * tensor of the value in the layout needed is there already; or
- * SYM__NO_TENSOR. */
+ * tensor of the value in the layout needed is there already (and "c"
+ * does not gather a param kept sharded anew: optimizer_shard=3, whose
+ * backward pass gathers it again); or SYM__NO_TENSOR. */
 static size_t
 input_tensor(sym_plan *p, const sym_node *n, size_t i, const sym_reshard *c)
 {
 	const sym_value *v = n->in[i];
 	const sym_layout *want = sym_sharding_input_layout(p->sh, n, i);
 	size_t t = find_tensor(p, v, want), home = p->home[v->index];
+	int anew = c && c->plan->n_step > 0 && !sym_reshard_shares(c) &&
+	    v->kind == SYM_VALUE_PARAM &&
+	    sym_sharding_optimizer_shard(p->sh) >= 3;
 
-	if (t != SYM__NO_TENSOR)
+	if (t != SYM__NO_TENSOR && !anew)
 		return t;
 	if (c && c->plan->n_step > 0)
 		return comm_steps(p, c, n, v, i, home, want, SYM__NO_TENSOR);

@@ -15,7 +15,10 @@
  * sharing their input's block), of every redistributed copy a
  * consumer reads, and, under optimizer sharding, of the whole partial
  * gradient beside its reduce_scatter'ed shard and of the updated shard
- * beside the param it is gathered into (the executor keeps both). Each
+ * beside the param it is gathered into (the executor keeps both); at
+ * optimizer_shard=3 a param split by it is held as its shard, and its
+ * whole copies, gathered for its uses, share buffers as the executor's
+ * do (param_copies_memory). Each
  * counts in the sum of its value's kind: params (and an update's
  * result), gradients, optimizer state, activations. Not counted yet:
  * the block a producer writes before an all_reduce resolves its partial
@@ -254,6 +257,66 @@ resolution_memory(struct acc *a, const sym_sharding *sh,
 	}
 }
 
+/* Return 1 when the communication "m" of "sh" gathers a param kept as
+ * its shard between steps (optimizer_shard=3) for a consumer. */
+static int
+param_copy(const sym_sharding *sh, const struct sym__comm *m)
+{
+	return sh->optshard >= 3 && m->pub.consumer &&
+	    m->pub.value->kind == SYM_VALUE_PARAM &&
+	    sym_redist_n_steps(m->plan) > 0;
+}
+
+/*
+ * Add to "a" the memory of the whole copies of the params kept sharded
+ * (optimizer_shard=3) that the consumers of "sh" read, as the executor
+ * keeps them (lib/exec/exec.c): a copy lives from its first consumer to
+ * the last that shares it, and copies whose lives do not overlap share
+ * one buffer, as large as the largest; each copy takes the first buffer
+ * free, in the order of the pass. "end" and "slot" have room for the
+ * communications of "sh". The buffers count as activations.
+ */
+static void
+param_copies_memory(struct acc *a, const sym_sharding *sh, size_t *end,
+    sym_expr **slot)
+{
+	size_t n_slot = 0, *last = end + sh->n_comm;
+
+	for (size_t c = 0; c < sh->n_comm; c++)
+		last[c] = param_copy(sh, &sh->comm[c])
+		    ? sh->comm[c].pub.consumer->index
+		    : SIZE_MAX;
+	for (size_t c = 0; c < sh->n_comm; c++)
+		if (last[c] != SIZE_MAX && sh->comm[c].shares != SIZE_MAX &&
+		    last[sh->comm[c].shares] != SIZE_MAX)
+			last[sh->comm[c].shares] = last[c];
+	for (size_t c = 0; c < sh->n_comm && !a->failed; c++) {
+		const struct sym__comm *m = &sh->comm[c];
+		size_t start, j = 0;
+		sym_expr *e;
+
+		if (last[c] == SIZE_MAX || m->shares != SIZE_MAX)
+			continue;
+		start = m->pub.consumer->index;
+		while (j < n_slot && end[j] >= start)
+			j++;
+		e = sym__cost_block_bytes(sym__nshard(sh, m->pub.consumer)
+		                              ->in_layout[m->pub.input],
+		    sym__value_shape((sym_value *)m->pub.value));
+		if (j == n_slot)
+			slot[n_slot++] = NULL;
+		end[j] = last[c];
+		slot[j] = slot[j] && e ? sym_expr_max(slot[j], e) : e;
+		if (!slot[j])
+			a->failed = 1;
+	}
+	for (size_t j = 0; j < n_slot; j++)
+		if (a->failed)
+			sym_expr_free(slot[j]);
+		else
+			add_to(a, &a->act, slot[j]);
+}
+
 /* Add the time of every communication of "sh" to "a" (one latency per
  * fused bucket), and the memory of the redistributed copies its
  * consumers read. */
@@ -263,6 +326,19 @@ comm_cost(struct acc *a, const sym_sharding *sh)
 	sym_expr *group = NULL;
 	const sym_node *node = NULL;
 
+	if (sh->optshard >= 3) {
+		size_t *end =
+		    sym__calloc(sh->ctx, 2 * sh->n_comm + 1, sizeof(*end));
+		sym_expr **slot =
+		    sym__calloc(sh->ctx, sh->n_comm + 1, sizeof(*slot));
+
+		if (end && slot)
+			param_copies_memory(a, sh, end, slot);
+		else
+			a->failed = 1;
+		free(end);
+		free(slot);
+	}
 	for (size_t c = 0; c < sh->n_comm && !a->failed; c++) {
 		const struct sym__comm *m = &sh->comm[c];
 		size_t ns = sym_redist_n_steps(m->plan);
@@ -274,6 +350,8 @@ comm_cost(struct acc *a, const sym_sharding *sh)
 			add_to(a, &a->comm_fs,
 			    sym_expr_add_si(sym_expr_const(sh->ctx, 0),
 			        -fused_saving(sh, c)));
+		if (param_copy(sh, m))
+			continue;
 		if (m->pub.consumer && ns)
 			add_to(a, &a->act,
 			    sym__cost_block_bytes(sym__nshard(sh,

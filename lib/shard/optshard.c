@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Optimizer sharding ("parallel optimizer_shard", level 1; DESIGN
- * section 20: MindSpore's parallel optimizer, ZeRO stage 1).
+ * Optimizer sharding ("parallel optimizer_shard", levels 1 to 3; DESIGN
+ * section 20: MindSpore's parallel optimizer, ZeRO's stages).
  *
  * The rule: a trained param laid out replicated over mesh axes on which
  * its gradient holds partial sums (its data-parallel axes), of at least
@@ -17,6 +17,11 @@
  *	- the update reads its shard of the param (a local slice),
  *	- the updated param is all-gathered back to the param's own
  *	  layout, and the plan writes that gather into the param's buffer.
+ *
+ * At level 3 the param itself is kept as its shard between steps
+ * (pass.c, sym__pass_keep_sharded): its uses gather it, once for the
+ * forward pass and once for the backward pass, and the update writes
+ * its shard in place, gathered back into nothing.
  *
  * A param that no split divides is an error with a witness; one below
  * the threshold stays whole, with a note that says so; one whose
@@ -180,10 +185,12 @@ split_layout(struct sym__pass *p, sym_value *v, const sym_layout *l,
 }
 
 /* Decide the update layout of the trained param "v" whose gradient
- * comes out as "gl" (with partial sums) and record it; "p" is the pass.
- * 0, or -1 on an error (recorded). */
+ * comes out of node "n" as "gl" (with partial sums) and record it; at
+ * level 3 the param is kept as that shard from then on. "p" is the
+ * pass. 0, or -1 on an error (recorded). */
 static int
-decide(struct sym__pass *p, sym_value *v, const sym_layout *gl)
+decide(struct sym__pass *p, sym_value *v, const sym_layout *gl,
+    const sym_node *n)
 {
 	struct sym__optshard *o = decisions(p);
 	const sym_layout *l = sym__pass_vlayout(p, v);
@@ -227,6 +234,8 @@ decide(struct sym__pass *p, sym_value *v, const sym_layout *gl)
 	if (!o->layout)
 		return -1;
 	o->axes = axes;
+	if (p->sh->optshard >= 3 && v->kind == SYM_VALUE_PARAM)
+		return sym__pass_keep_sharded(p, v, o->layout, n);
 	return 0;
 }
 
@@ -277,7 +286,7 @@ sym__optshard_node(struct sym__pass *p, sym_node *n, struct sym__run *r)
 		v = grad_param(p->g, n->out[k]);
 		if (!v || !sym__run_partial(r, k))
 			continue;
-		if (decide(p, v, r->s.out[k]) < 0)
+		if (decide(p, v, r->s.out[k], n) < 0)
 			continue;
 		o = p->optshard + v->index;
 		if (!o->layout)

@@ -462,10 +462,28 @@ add_comm(sym_sharding *sh, sym_value *v, sym_node *consumer, size_t input,
 	return 0;
 }
 
+/* Return 1 when node "n" of the graph of "p" is in its backward part. */
+static int
+backward(const struct sym__pass *p, const sym_node *n)
+{
+	return n->index >= sym_graph_n_forward_nodes(p->g);
+}
+
+/* Return 1 when "v" is a param that the pass "p" keeps as its shard
+ * between steps (optimizer_shard=3): gathered for its uses. */
+static int
+kept_sharded(const struct sym__pass *p, const sym_value *v)
+{
+	return p->sh && p->sh->optshard >= 3 && v->kind == SYM_VALUE_PARAM &&
+	    sym__optshard_is(p, v);
+}
+
 /* Return the index of the communication of "p" that already lays out "v"
  * as "want" for a use before input "input" of node "n", or SIZE_MAX: the
  * first consumer's copy serves every later one that needs the same
- * layout. */
+ * layout, except that a param kept sharded (optimizer_shard=3) is
+ * gathered once for the forward pass and once again for the backward
+ * pass, its whole copy released in between. */
 static size_t
 shared_comm(struct sym__pass *p, const sym_value *v, const sym_node *n,
     size_t input, const sym_layout *want)
@@ -480,7 +498,8 @@ shared_comm(struct sym__pass *p, const sym_value *v, const sym_node *n,
 		if (c->index > n->index || (c == n && p->use[u].input >= input))
 			break;
 		r = sym_sharding_find_reshard(sh, v, c, p->use[u].input);
-		if (!r)
+		if (!r ||
+		    (kept_sharded(p, v) && backward(p, c) != backward(p, n)))
 			continue;
 		i = (size_t)((const struct sym__comm *)r - sh->comm);
 		if (sh->comm[i].shares == SIZE_MAX &&
@@ -554,6 +573,138 @@ redist_reason(struct sym__memo *m, const sym_value *v, const sym_node *n)
 	part[5] = " to ";
 	part[6] = m->to_text;
 	return sym__concat(part, 7);
+}
+
+/* Return the reason of the redistribution "m" of "v" for the consumer
+ * "n" (see redist_reason), which for a param kept sharded
+ * (optimizer_shard=3) says that its whole copy is temporary;
+ * malloc'ed. "p" is the pass. */
+static char *
+use_reason(struct sym__pass *p, struct sym__memo *m, const sym_value *v,
+    const sym_node *n)
+{
+	char *r = redist_reason(m, v, n), *t;
+
+	if (!r || !kept_sharded(p, v))
+		return r;
+	t = sym__asprintf("%s: %s is kept as its shard between steps "
+	                  "(optimizer_shard=3), gathered whole for the %s "
+	                  "pass and released after its last use there",
+	    r, v->name, backward(p, n) ? "backward" : "forward");
+	free(r);
+	return t;
+}
+
+/* Return the place of the communication "c" before the use of input
+ * "input" of node "n": 1 when "c" comes first in the order of the pass
+ * (node by node, the inputs of a node in order, then its resolutions). */
+static int
+comm_before(const struct sym__comm *c, const sym_node *n, size_t input)
+{
+	const sym_node *at =
+	    c->pub.consumer ? c->pub.consumer : c->pub.value->producer;
+
+	return at->index < n->index ||
+	    (at == n && c->pub.consumer && c->pub.input < input);
+}
+
+/* Record, in its place among the communications of "p", the plan "rp"
+ * (taken) of "v" for input "input" of "n", with "reason" (taken), reading
+ * the result of communication "first" (SIZE_MAX: none); the index of
+ * every later communication moves up by one. 0 or -1. */
+static int
+insert_comm(struct sym__pass *p, sym_value *v, sym_node *n, size_t input,
+    sym_redist *rp, char *reason, size_t first)
+{
+	sym_sharding *sh = p->sh;
+	struct sym__comm c;
+	size_t at = 0;
+
+	if (add_comm(sh, v, n, input, rp, reason) < 0)
+		return -1;
+	c = sh->comm[sh->n_comm - 1];
+	while (at + 1 < sh->n_comm && comm_before(&sh->comm[at], n, input))
+		at++;
+	memmove(&sh->comm[at + 1], &sh->comm[at],
+	    (sh->n_comm - 1 - at) * sizeof(c));
+	c.shares = first;
+	sh->comm[at] = c;
+	for (size_t i = 0; i < sh->n_comm; i++)
+		if (i != at && sh->comm[i].shares != SIZE_MAX &&
+		    sh->comm[i].shares >= at)
+			sh->comm[i].shares++;
+	return 0;
+}
+
+/*
+ * Optimizer sharding level 3 (DESIGN section 20): keep the trained param
+ * "v" as its shard "shard" between steps, decided at node "n" (where its
+ * gradient is made). The uses of "v" before "n", laid out from the
+ * param's whole layout, are laid out again from the shard: each gathers
+ * what it needs (once for the forward uses and once for the backward
+ * ones, see shared_comm); the later uses find the shard as the param's
+ * layout. 0, or -1 after an error (recorded; out of memory as such, so
+ * that the sharding is not trusted). "p" is the pass.
+ */
+int
+sym__pass_keep_sharded(struct sym__pass *p, sym_value *v,
+    const sym_layout *shard, const sym_node *n)
+{
+	sym_layout *s = sym__intern_layout(p, (sym_layout *)shard);
+	int bad = 0;
+
+	if (!s) {
+		sym__oom(p->g->ctx);
+		return -1;
+	}
+	sym__layout_unref(p->sh->layout[v->index]);
+	p->sh->layout[v->index] = s;
+	for (size_t u = p->use0[v->index]; u < p->use0[v->index + 1]; u++) {
+		sym_node *c = p->g->node[p->use[u].node];
+		size_t i = p->use[u].input, first;
+		const struct sym__nshard *ns = sym__pass_nshard(p, c);
+		const sym_reshard *old;
+		struct sym__memo *m;
+		sym_redist *rp;
+		struct sym__comm *oc;
+
+		if (c->index >= n->index)
+			break;
+		if (!ns->in_layout || !ns->in_layout[i])
+			continue;
+		m = sym__pass_redist(p, s, ns->in_layout[i],
+		    sym__value_shape(v));
+		old = sym_sharding_find_reshard(p->sh, v, c, i);
+		if (!old && m && m->plan && sym_redist_n_steps(m->plan) == 0)
+			continue;
+		first = shared_comm(p, v, c, i, ns->in_layout[i]);
+		rp = plan(p, v, m, &c->loc);
+		if (!rp) {
+			bad = 1;
+			continue;
+		}
+		if (!old) {
+			if (insert_comm(p, v, c, i, rp, use_reason(p, m, v, c),
+			        first) < 0) {
+				sym__oom(p->g->ctx);
+				bad = 1;
+			}
+			continue;
+		}
+		oc = (struct sym__comm *)old;
+		sym_redist_free(oc->plan);
+		free(oc->reason);
+		oc->plan = rp;
+		oc->pub.plan = rp;
+		oc->reason = use_reason(p, m, v, c);
+		oc->pub.reason = oc->reason;
+		oc->shares = first;
+		if (!oc->reason) {
+			sym__oom(p->g->ctx);
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
 }
 
 /* Record the resolution of the partial sums of the outputs of node "n" (run
@@ -704,7 +855,7 @@ redistribute(struct sym__pass *p, sym_node *n)
 			bad = 1;
 			continue;
 		}
-		if (add_comm(p->sh, v, n, i, rp, redist_reason(m, v, n)) < 0)
+		if (add_comm(p->sh, v, n, i, rp, use_reason(p, m, v, n)) < 0)
 			bad = 1;
 		else
 			p->sh->comm[p->sh->n_comm - 1].shares = first;

@@ -16,7 +16,7 @@
  * proved within the cap over its sizes (search_memory.c). Under a cap,
  * a graph that trains without its own "parallel optimizer_shard" has
  * the level of optimizer sharding searched too: a plan is then a choice
- * and a level, and the search turns the level up (1, then 2) only where
+ * and a level, and the search turns the level up (1, 2, then 3) only where
  * no plan fits the cap at a lower one (search_plan.c). The graph
  * searched is never changed; each piece's sharding is made on demand.
  */
@@ -245,6 +245,7 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	if (s->cap > 0 && s->level[0] == 0 && g->n_trained > 0) {
 		s->level[s->n_level++] = 1;
 		s->level[s->n_level++] = 2;
+		s->level[s->n_level++] = 3;
 	}
 	s->lv = s->level[0];
 	s->b = sym_binding_new(g->ctx);
@@ -410,7 +411,7 @@ sym_search_strategy(const sym_search *s, size_t i, size_t j)
 }
 
 /* Return the level of optimizer sharding of the plan of piece "i" of
- * "s" (0: none, 1 or 2; the graph's own "parallel optimizer_shard=" when
+ * "s" (0: none, 1 to 3; the graph's own "parallel optimizer_shard=" when
  * it sets one, else the search's choice), -1 out of range or when it has
  * no plan. */
 int

@@ -43,8 +43,9 @@ no_fit(sym_search *s, const struct sym__spiece *p)
 	int64_t least = INT64_MAX;
 	const char *n = s->n_var ? sym_symbol_name(s->var[0].sym) : "?";
 	char *cell = second_text(s, p), at2[96] = "";
-	const char *lv =
-	    s->n_level > 1 ? " at any level of optimizer_shard (0, 1, 2)" : "";
+	const char *lv = s->n_level > 1
+	    ? " at any level of optimizer_shard (0, 1, 2, 3)"
+	    : "";
 
 	sym__search_bind_at(s, p->lo[0]);
 	if (s->n_var > 1)

@@ -42,9 +42,9 @@ struct sym__sval {
 	int64_t fs, mem;
 };
 
-/* The most levels of optimizer sharding the search chooses among: 0, 1
- * and 2 (level 3 is not implemented). */
-#define SYM__SEARCH_MAX_LEVEL 3
+/* The most levels of optimizer sharding the search chooses among: 0 to
+ * 3. */
+#define SYM__SEARCH_MAX_LEVEL 4
 
 /* The most symbols the pieces of a search range over
  * (sym_search_n_symbols): the first searched symbol and the second. The
@@ -83,7 +83,7 @@ struct sym_search {
 	sym_topology *own_topo;
 	int64_t cap;
 	size_t max_eval;
-	/* The levels of optimizer sharding searched, increasing (0, 1, 2
+	/* The levels of optimizer sharding searched, increasing (0 to 3
 	 * under a memory cap when the graph trains and does not set its
 	 * own; else the graph's alone), and the level plans are sharded
 	 * and priced at now. */

@@ -100,7 +100,7 @@ struct sym__assign {
 	struct sym__pass *memos;
 	int keep_reports;
 	/* The level of optimizer sharding in force when "set_optshard"
-	 * (the search's choice, 0, 1 or 2), else the graph's own. */
+	 * (the search's choice, 0 to 3), else the graph's own. */
 	int set_optshard, optshard;
 };
 
@@ -186,6 +186,10 @@ size_t sym__sce_stats_of(const sym_graph *g, size_t i);
 int sym__optshard_node(struct sym__pass *p, sym_node *n, struct sym__run *r);
 /* 1 when the trained param "v" has its update sharded in "p". */
 int sym__optshard_is(const struct sym__pass *p, const sym_value *v);
+/* Keep the param "v" as its shard "shard" from node "n" on, its earlier
+ * uses gathered from it (optimizer_shard=3, pass.c); 0 or -1. */
+int sym__pass_keep_sharded(struct sym__pass *p, sym_value *v,
+    const sym_layout *shard, const sym_node *n);
 void sym__optshard_clear(struct sym__pass *p);
 
 /* Shard clauses: the run of node "n" from its clause, recorded as an

@@ -148,7 +148,7 @@ sym_graph_sharding(const sym_graph *g)
 }
 
 /* Return the level of optimizer sharding "sh" was made with (0: none,
- * 1 or 2): its graph's "parallel optimizer_shard=", or the level the
+ * 1 to 3): its graph's "parallel optimizer_shard=", or the level the
  * strategy search chose under a memory cap; 0 for NULL. */
 int
 sym_sharding_optimizer_shard(const sym_sharding *sh)

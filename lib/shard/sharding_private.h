@@ -53,7 +53,7 @@ struct sym_sharding {
 	struct sym__guard *guard;
 	size_t n_guard;
 	int failed; /* the pass could not run (out of memory) */
-	/* The level of optimizer sharding in force (0: none, 1 or 2): the
+	/* The level of optimizer sharding in force (0: none, 1 to 3): the
 	 * graph's "parallel optimizer_shard", or the search's choice. */
 	int optshard;
 	/* Buckets of fused gradient all_reduces (fusion.c): bucket b fuses

@@ -138,7 +138,7 @@ optshard_reason(const sym_search *s, size_t i)
 		    level);
 	if (sym_search_piece_fit(s, i) != SYM_SEARCH_FITS)
 		return report_format("chosen by the search: no plan fits the "
-		                     "memory cap at any level (0, 1, 2); "
+		                     "memory cap at any level (0, 1, 2, 3); "
 		                     "this one needs the least");
 	if (level == 0)
 		return report_format("chosen by the search: a plan fits the "
@@ -146,7 +146,10 @@ optshard_reason(const sym_search *s, size_t i)
 		                     "optimizer");
 	return report_format("chosen by the search: it found no plan that "
 	                     "fits the memory cap at level%s %s",
-	    level > 1 ? "s" : "", level > 1 ? "0 and 1" : "0");
+	    level > 1 ? "s" : "",
+	    level > 2       ? "0, 1 and 2"
+	        : level > 1 ? "0 and 1"
+	                    : "0");
 }
 
 /* Return the malloc'ed range of symbol "k" in piece "i" of the search
@@ -400,6 +403,10 @@ json_cost(struct doc *d)
 		double sec;
 
 		report_optshard_comms(r, &rs, &ag, &sec);
+		doc_set(d, os, "level",
+		    doc_num(d,
+		        sym_sharding_optimizer_shard(
+		            sym_graph_sharding(r->g))));
 		doc_set(d, os, "reduce_scatters", doc_num(d, (int64_t)rs));
 		doc_set(d, os, "all_gathers", doc_num(d, (int64_t)ag));
 		doc_set(d, os, "replaced_all_reduces", doc_num(d, (int64_t)rs));

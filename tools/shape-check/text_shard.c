@@ -117,10 +117,32 @@ update_result(const sym_value *v)
 	    !strcmp(op, "adam_update") || !strcmp(op, "adamw_update");
 }
 
+/* Return 1 when the communication "c" of the graph of "r" gathers a
+ * param kept as its shard (optimizer_shard=3) for its consumer, not
+ * reading another's copy. */
+static int
+param_gather(const struct report *r, const sym_reshard *c)
+{
+	return c->consumer && !sym_reshard_shares(c) &&
+	    sym_value_get_kind(c->value) == SYM_VALUE_PARAM &&
+	    sym_sharding_optimizer_shard(sym_graph_sharding(r->g)) >= 3;
+}
+
+/* Return 1 when "n" is a node of the forward part of the graph of "r". */
+static int
+forward_node(const struct report *r, const sym_node *n)
+{
+	for (size_t i = 0; i < sym_graph_n_forward_nodes(r->g); i++)
+		if (sym_graph_node(r->g, i) == n)
+			return 1;
+	return 0;
+}
+
 /* Count the collectives optimizer sharding puts in place of the
  * all_reduce of a gradient: the reduce_scatters of gradients into
- * "*rs", the all_gathers of updated params into "*ag", their time at
- * the least sizes (or the binding) into "*seconds" (-1: unknown). */
+ * "*rs", the all_gathers of updated params (at level 3: of the params
+ * kept sharded, for their uses) into "*ag", their time at the least
+ * sizes (or the binding) into "*seconds" (-1: unknown). */
 void
 report_optshard_comms(const struct report *r, size_t *rs, size_t *ag,
     double *seconds)
@@ -131,9 +153,10 @@ report_optshard_comms(const struct report *r, size_t *rs, size_t *ag,
 		const sym_reshard *c = sym_graph_reshard(r->g, i);
 		size_t k = sym_redist_n_steps(c->plan);
 		int grad = mirrored_param(r, c->value) != NULL;
-		int upd = update_result(c->value);
+		int upd = update_result(c->value) || param_gather(r, c);
 
-		if (c->consumer || sym_reshard_shares(c) || (!grad && !upd))
+		if ((c->consumer && !param_gather(r, c)) ||
+		    sym_reshard_shares(c) || (!grad && !upd))
 			continue;
 		for (size_t s = 0; s < k; s++) {
 			sym_redist_kind kd = sym_redist_step_kind(c->plan, s);
@@ -405,6 +428,16 @@ comm_rows(const struct report *r, struct table *t)
 			        "replicas' partial gradients "
 			        "(MindSpore's mirror operator)",
 			        sym_value_name(mirrored_param(r, c->value))));
+		if (param_gather(r, c))
+			table_line(t, 4,
+			    report_format(
+			        "why: %s is kept as its shard between steps "
+			        "(optimizer_shard=3), gathered whole for the "
+			        "%s pass and released after its last use "
+			        "there",
+			        sym_value_name(c->value),
+			        forward_node(r, c->consumer) ? "forward"
+			                                     : "backward"));
 		if (!c->consumer && bn_stats(c->value))
 			table_line(t, 4,
 			    text_dup(
@@ -443,20 +476,27 @@ comm_rows(const struct report *r, struct table *t)
 	if (sym_sharding_optimizer_shard(sym_graph_sharding(r->g)) >= 1) {
 		size_t rs, ag;
 		double os;
+		int level =
+		    sym_sharding_optimizer_shard(sym_graph_sharding(r->g));
 
 		report_optshard_comms(r, &rs, &ag, &os);
 		table_line(t, 2,
 		    report_format("optimizer_shard: %zu reduce_scatter%s of "
-		                  "gradients and %zu all_gather%s of updated "
-		                  "params in place of %zu all_reduce%s, %s%s",
-		        rs, rs == 1 ? "" : "s", ag, ag == 1 ? "" : "s", rs,
-		        rs == 1 ? "" : "s",
+		                  "gradients and %zu all_gather%s of %s "
+		                  "in place of %zu all_reduce%s, %s%s%s",
+		        rs, rs == 1 ? "" : "s", ag, ag == 1 ? "" : "s",
+		        level >= 3 ? "params kept sharded, for their uses"
+		                   : "updated params",
+		        rs, rs == 1 ? "" : "s",
 		        report_seconds_text(buf, sizeof(buf), os),
-		        sym_sharding_optimizer_shard(
-		            sym_graph_sharding(r->g)) >= 2
+		        level >= 2
 		            ? "; level 2: the whole partial gradients share "
 		              "one buffer, not kept after their reduce_scatter"
-		            : ""));
+		            : "",
+		        level >= 3 ? "; level 3: params kept as their shards "
+		                     "between steps, gathered whole for the "
+		                     "forward and again for the backward pass"
+		                   : ""));
 	}
 }
 
