@@ -186,8 +186,17 @@ size_t sym__sce_stats_of(const sym_graph *g, size_t i);
 int sym__optshard_node(struct sym__pass *p, sym_node *n, struct sym__run *r);
 /* 1 when the trained param "v" has its update sharded in "p". */
 int sym__optshard_is(const struct sym__pass *p, const sym_value *v);
+/* The communications of node "n" (pass_comm.c), in the order the pass
+ * records them: its inputs laid out as it needs them (redistributions);
+ * the partial sums of its run "r" resolved; the param an update on a
+ * shard wrote, gathered back. Each returns 0 or -1; "p" is the pass. */
+int sym__pass_redistribute(struct sym__pass *p, sym_node *n);
+int sym__pass_resolve_partials(struct sym__pass *p, sym_node *n,
+    struct sym__run *r);
+int sym__pass_gather_updated(struct sym__pass *p, sym_node *n,
+    struct sym__run *r);
 /* Keep the param "v" as its shard "shard" from node "n" on, its earlier
- * uses gathered from it (optimizer_shard=3, pass.c); 0 or -1. */
+ * uses gathered from it (optimizer_shard=3, pass_comm.c); 0 or -1. */
 int sym__pass_keep_sharded(struct sym__pass *p, sym_value *v,
     const sym_layout *shard, const sym_node *n);
 void sym__optshard_clear(struct sym__pass *p);
