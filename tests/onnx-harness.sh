@@ -62,7 +62,7 @@ verdict()
 		echo "FAIL: $name"
 		if test -s "$tmp/v"; then
 			sed 's/^/  /' "$tmp/v" | head -20
-		else
+		elif test -f "$tmp/out"; then
 			sed 's/^/  /' "$tmp/out" | head -40
 		fi
 		failed=$((failed + 1))
