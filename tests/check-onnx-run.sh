@@ -113,4 +113,29 @@ printf 'devices 2\nshard x ((1,),)\n' >"$tmp/pre.sg"
 check run named-unquoted 1 "$tmp/pre.sg"
 expect_err named-unquoted "pre.sg:2:7: error: expected the name of an imported ONNX node in quotes after 'shard'"
 
+# Slice with starts and ends that are symbolic shape values of other
+# forms (tests/onnx/slicesym.onnx: s floordiv 2, s - 2 with step -2,
+# -(s floordiv 2), b - 1): exact dimensions with s at least 3, numpy's
+# values on 4 ranks against one device at two sizes; without the bound
+# on s, ONNX's clamping is not the same for every size: located errors.
+sl=$onnx/slicesym
+if check check slice-shapes 0 --symbol s:min=3 "$sl.onnx"; then
+	verdict slice-lost grep -q '^onnx: .* 9 symbolic dimensions, 0 lost$' \
+	    "$tmp/out"
+	tr -s ' ' <"$tmp/out" >"$tmp/sq"
+	for want in 'y1 gather f32[b, s - s floordiv 2, 4] (output)' \
+	    'y2 slice f32[b, s floordiv 2, 4] (output)' \
+	    'y3 gather f32[b, s floordiv 2, 4] (output)' \
+	    'y4 gather f32[1, s - 2, 4] (output)'; do
+		verdict "slice-shapes $want" grep -q -F -x " $want" "$tmp/sq"
+	done
+fi
+for size in "2 9" "3 6"; do
+	set -- $size
+	logits "slice-b$1s$2" "$sl.sg" "$sl" "b=$1,s=$2" "b$1s$2" 4 --auto
+done
+check check slice-unbounded 1 "$sl.onnx"
+expect_err slice-unbounded "node 'y3' (Slice, opset 14): ONNX's clamping of the start of axis 1 needs -1 >= -(s floordiv 2), which does not hold for every size"
+expect_err slice-unbounded "slice y2: dimension 1 of x (s) must be greater than begin[1]=1"
+
 onnx_finish
