@@ -115,18 +115,24 @@ expect_err named-unquoted "pre.sg:2:7: error: expected the name of an imported O
 
 # Slice with starts and ends that are symbolic shape values of other
 # forms (tests/onnx/slicesym.onnx: s floordiv 2, s - 2 with step -2,
-# -(s floordiv 2), b - 1): exact dimensions with s at least 3, numpy's
-# values on 4 ranks against one device at two sizes; without the bound
-# on s, ONNX's clamping is not the same for every size: located errors.
+# -(s floordiv 2), b - 1, s floordiv b): exact dimensions with s at least
+# 3 and b at least 2, the clamping of s floordiv b a run-time guard;
+# numpy's values on 4 ranks against one device at two sizes; without the
+# bounds, ONNX's clamping is not the same for every size: located errors.
 sl=$onnx/slicesym
-if check check slice-shapes 0 --symbol s:min=3 "$sl.onnx"; then
-	verdict slice-lost grep -q '^onnx: .* 9 symbolic dimensions, 0 lost$' \
+if check check slice-shapes 0 --symbol s:min=3 --symbol b:min=2 "$sl.onnx"
+then
+	verdict slice-lost grep -q '^onnx: .* 11 symbolic dimensions, 0 lost$' \
+	    "$tmp/out"
+	verdict slice-guard grep -q -F \
+	    "s >= s floordiv b        (Slice node 'y5': the start of axis 1 within the dimension)" \
 	    "$tmp/out"
 	tr -s ' ' <"$tmp/out" >"$tmp/sq"
 	for want in 'y1 gather f32[b, s - s floordiv 2, 4] (output)' \
 	    'y2 slice f32[b, s floordiv 2, 4] (output)' \
 	    'y3 gather f32[b, s floordiv 2, 4] (output)' \
-	    'y4 gather f32[1, s - 2, 4] (output)'; do
+	    'y4 gather f32[1, s - 2, 4] (output)' \
+	    'y5 gather f32[b, s - s floordiv b, 4] (output)'; do
 		verdict "slice-shapes $want" grep -q -F -x " $want" "$tmp/sq"
 	done
 fi

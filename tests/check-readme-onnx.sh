@@ -23,9 +23,8 @@
 #
 # Usage: tests/check-readme-onnx.sh
 # Environment (set by make check): top_srcdir, top_builddir;
-# SYM_TEST_WRAPPER (valgrind), when set: skipped (every command here is
-# also run by check-onnx-run.sh and check-onnx-train.sh, which valgrind
-# runs).
+# SYM_TEST_WRAPPER (valgrind), when set: skipped (check-onnx-run.sh runs
+# the same shape-run under valgrind; the sanitizer build runs this whole).
 
 harness=check-readme-onnx
 . "$(dirname "$0")/onnx-harness.sh"

@@ -67,7 +67,9 @@ require_ge(struct sym__onnx *im, const sym_expr *a, const sym_expr *b,
 	    : (free(text), -1);
 	if (rc == 0)
 		sym__onnx_warnf(im,
-		    "could not prove that %s; checked at run time", why);
+		    "the %s of axis %lld within the dimension (%s) could not "
+		    "be proved; checked at run time",
+		    what, (long long)ax, text);
 	sym_expr_free(e);
 	free(why);
 	return rc;

@@ -140,7 +140,8 @@ def slicesym():
     """Slice with starts and ends that are symbolic shape values of
     other forms than a constant or the dimension plus one (x is [b, s,
     4]): y1 = x[:, s//2:s], y2 = x[:, s-2::-2], y3 = x[:, -(s//2):],
-    y4 = x[b-1:b, 1:s-1]; with numpy's values at two sizes for
+    y4 = x[b-1:b, 1:s-1], y5 = x[:, s//b:s] (s//b <= s is beyond the
+    prover: a run-time guard); with numpy's values at two sizes for
     shape-run (tests/check-onnx-run.sh)."""
     xs = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "s", 4])
     big = 2 ** 62
@@ -168,13 +169,17 @@ def slicesym():
         helper.make_node("Concat", ["b1", "sm1"], ["en4"], axis=0),
         helper.make_node("Slice", ["x", "st4", "en4", "ax01"], ["y4"],
                          name="y4"),
+        helper.make_node("Div", ["s0", "b0"], ["sb"]),
+        helper.make_node("Unsqueeze", ["sb", "ax0"], ["st5"]),
+        helper.make_node("Slice", ["x", "st5", "en1", "ax1"], ["y5"],
+                         name="y5"),
     ]
     inits = [i64("zero", 0), i64("one", 1), i64("two", 2), i64("ax0", [0]),
              i64("ax1", [1]), i64("ax01", [0, 1]), i64("m2", [-2]),
              i64("nbig", [-big]), i64("pbig", [big]), i64("onev", [1])]
     # bm1 = Sub(b0, [1]) is [b - 1] (a scalar minus a vector), sm1 too
     outs = [helper.make_tensor_value_info(y, TensorProto.FLOAT, None)
-            for y in ("y1", "y2", "y3", "y4")]
+            for y in ("y1", "y2", "y3", "y4", "y5")]
     save("slicesym", nodes, [xs], outs, inits)
     rng = np.random.default_rng(3)
     for b, s in ((2, 9), (3, 6)):
@@ -185,7 +190,8 @@ def slicesym():
             "y1": np.ascontiguousarray(x[:, s // 2:s]),
             "y2": np.ascontiguousarray(x[:, s - 2::-2]),
             "y3": np.ascontiguousarray(x[:, -(s // 2):]),
-            "y4": np.ascontiguousarray(x[b - 1:b, 1:s - 1])})
+            "y4": np.ascontiguousarray(x[b - 1:b, 1:s - 1]),
+            "y5": np.ascontiguousarray(x[:, s // b:s])})
 
 
 if __name__ == "__main__":
