@@ -25,53 +25,8 @@
 # Usage: tests/check-onnx-models.sh
 # Environment (set by make check): top_srcdir, top_builddir;
 # SYM_TEST_WRAPPER (valgrind), when set.
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${top_builddir:=$top_srcdir}"
-LC_ALL=C
-export LC_ALL
-
-cmp=$top_builddir/tests/st_compare
-d=$top_srcdir/tests/onnx
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-passed=0
-rtol=1e-5
-atol=1e-5
-
-# check TOOL NAME STATUS ARGS...: run shape-TOOL with ARGS; its exit
-# status must be STATUS.
-check()
-{
-	tool=$top_builddir/shape-$1
-	name=$2
-	want=$3
-	shift 3
-	$SYM_TEST_WRAPPER "$tool" "$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if test "$got" != "$want"; then
-		echo "FAIL: $name: exit $got, expected $want"
-		sed 's/^/  /' "$tmp/out" "$tmp/err" | head -40
-		failed=$((failed + 1))
-		return 1
-	fi
-	passed=$((passed + 1))
-	return 0
-}
-
-# verdict NAME COMMAND...: COMMAND must succeed.
-verdict()
-{
-	name=$1
-	shift
-	if "$@" >"$tmp/v" 2>&1; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL: $name"
-		sed 's/^/  /' "$tmp/v" | head -20
-		failed=$((failed + 1))
-	fi
-}
+harness=check-onnx-models
+. "$(dirname "$0")/onnx-harness.sh"
 
 # model NAME BIND1 TAG1 BIND2 TAG2 DP-BIND: the checks above for
 # tests/onnx/NAME.onnx at the sizes BIND1 (fixtures NAME.TAG1.*) and
@@ -79,7 +34,7 @@ verdict()
 model()
 {
 	mname=$1
-	m=$d/$1
+	m=$onnx/$1
 	if check check "$mname-lost" 0 "$m.onnx"; then
 		verdict "$mname-lost" grep -q '^onnx: .* 0 lost$' "$tmp/out"
 	fi
@@ -87,29 +42,15 @@ model()
 		set -- $size
 		for ranks in 1 8; do
 			n=$mname-$2-r$ranks
-			if check run "$n" 0 "$m.onnx" --bind "$1" \
-			    --ranks "$ranks" --auto --quiet \
-			    --inputs "$m.$2.in.safetensors" \
-			    --outputs "$tmp/o.safetensors"; then
-				verdict "$n" "$cmp" "$tmp/o.safetensors" \
-				    "$m.$2.out.safetensors" $rtol $atol
-				test "$ranks" = 1 &&
-				    sed "s/^/$n: /" "$tmp/v"
-			fi
-			rm -f "$tmp/o.safetensors"
+			logits "$n" "$m.onnx" "$m" "$1" "$2" "$ranks" --auto
+			test "$ranks" = 1 && sed "s/^/$n: /" "$tmp/v"
 		done
 		last=$2
 		lastbind=$1
 	done
 	# The comparison can fail: these logits against the other size's.
-	if check run "$mname-other" 0 "$m.onnx" --bind "$lastbind" --quiet \
-	    --inputs "$m.$last.in.safetensors" \
-	    --outputs "$tmp/o.safetensors"; then
-		first=$(ls "$m".*.out.safetensors | head -1)
-		verdict "$mname-other" sh -c "! '$cmp' '$tmp/o.safetensors' \
-		    '$first' $rtol $atol"
-	fi
-	rm -f "$tmp/o.safetensors"
+	not_logits "$mname-other" "$m.onnx" "$m" "$lastbind" "$last" \
+	    "$(ls "$m".*.out.safetensors | head -1)"
 }
 
 model mobilenet_tiny batch=2 b2 batch=5 b5
@@ -120,7 +61,7 @@ model encdec_tiny batch=3,src_len=9,tgt_len=6 b3s9t6 \
 
 # Data parallel by node name on 8 ranks against one device.
 for sg in mobilenet squeezenet vit encdec; do
-	f=$d/${sg}_dp.sg
+	f=$onnx/${sg}_dp.sg
 	if test "$sg" = encdec; then
 		binds="--bind b=8,s=5,t=3 --bind b=16,s=7,t=9"
 	else
@@ -136,16 +77,9 @@ done
 # running statistics, tests/onnx/bnstats.onnx by gen_bnstats.py):
 # PyTorch's output and running statistics after one pass in training, on
 # 1 rank and on 8 (--auto) against one device.
-b=$d/bnstats
 for ranks in 1 8; do
-	if check run "bnstats-r$ranks" 0 "$b.onnx" --bind batch=6 \
-	    --ranks $ranks --auto --quiet --inputs "$b.b6.in.safetensors" \
-	    --outputs "$tmp/o.safetensors"; then
-		verdict "bnstats-r$ranks" "$cmp" "$tmp/o.safetensors" \
-		    "$b.b6.out.safetensors" 1e-5 1e-5
-	fi
-	rm -f "$tmp/o.safetensors"
+	logits "bnstats-r$ranks" "$onnx/bnstats.onnx" "$onnx/bnstats" batch=6 b6 \
+	    "$ranks" --auto
 done
 
-echo "check-onnx-models: $passed passed, $failed failed"
-test "$failed" = 0
+onnx_finish

@@ -5,7 +5,10 @@
 # give its expected output shapes, and run on its input .pb tensors to
 # its expected output values (floats within 1e-4 + 1e-3*|want|, integers
 # and bools exactly); the cases it refuses, and those that fail on
-# values, are listed with their reasons in tests/onnx/node-skip.txt.
+# values, are listed with their reasons in tests/onnx/node-skip.txt, and
+# a refused case must be refused for the reason listed. Inputs that an
+# operator reads as sizes (Slice's starts and ends, ...) are taken as
+# the constants the test data holds.
 # Skips (77) without the data.
 #
 # Usage: tests/check-onnx-node.sh

@@ -30,51 +30,9 @@
 # Usage: tests/check-onnx-resnet.sh
 # Environment (set by make check): top_srcdir, top_builddir;
 # SYM_TEST_WRAPPER (valgrind), when set: the training cases are skipped.
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${top_builddir:=$top_srcdir}"
-LC_ALL=C
-export LC_ALL
-
-cmp=$top_builddir/tests/st_compare
-m=$top_srcdir/tests/onnx/resnet_tiny
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-passed=0
-
-# check TOOL NAME STATUS ARGS...: run shape-TOOL with ARGS; its exit
-# status must be STATUS.
-check()
-{
-	tool=$top_builddir/shape-$1
-	name=$2
-	want=$3
-	shift 3
-	$SYM_TEST_WRAPPER "$tool" "$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if test "$got" != "$want"; then
-		echo "FAIL: $name: exit $got, expected $want"
-		sed 's/^/  /' "$tmp/out" "$tmp/err" | head -40
-		failed=$((failed + 1))
-		return 1
-	fi
-	passed=$((passed + 1))
-	return 0
-}
-
-# verdict NAME COMMAND...: COMMAND must succeed.
-verdict()
-{
-	name=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL: $name"
-		sed 's/^/  /' "$tmp/out" | head -40
-		failed=$((failed + 1))
-	fi
-}
+harness=check-onnx-resnet
+. "$(dirname "$0")/onnx-harness.sh"
+m=$onnx/resnet_tiny
 
 # --- Shapes: nothing lost, every dimension an exact expression of batch.
 if check check lost 0 "$m.onnx"; then
@@ -113,37 +71,18 @@ fi
 # --- Values against PyTorch on 1 and 8 ranks.
 for b in 5 16; do
 	for ranks in 1 8; do
-		name=values-b$b-r$ranks
-		if check run "$name" 0 "$m.onnx" --bind "batch=$b" \
-		    --ranks "$ranks" --auto --quiet \
-		    --inputs "$m.b$b.in.safetensors" \
-		    --outputs "$tmp/o.safetensors"; then
-			verdict "$name" "$cmp" "$tmp/o.safetensors" \
-			    "$m.b$b.out.safetensors" 1e-5 1e-5
-		fi
-		rm -f "$tmp/o.safetensors"
+		logits "values-b$b-r$ranks" "$m.onnx" "$m" "batch=$b" "b$b" \
+		    "$ranks" --auto
 	done
 done
 # The comparison can fail: the logits of batch 16 against those of 5.
-if check run other-size 0 "$m.onnx" --bind batch=16 --quiet \
-    --inputs "$m.b16.in.safetensors" --outputs "$tmp/o.safetensors"; then
-	if "$cmp" "$tmp/o.safetensors" "$m.b5.out.safetensors" 1e-5 1e-5 \
-	    >/dev/null 2>"$tmp/out"; then
-		echo "FAIL: other-size: logits of batch 16 equal those of 5"
-		failed=$((failed + 1))
-	else
-		verdict other-size grep -q \
-		    "logits: dimension 0 is 16, expected 5" "$tmp/out"
-	fi
-fi
+not_logits other-size "$m.onnx" "$m" batch=16 b16 "$m.b5.out.safetensors"
+verdict other-size-says grep -q "logits: dimension 0 is 16, expected 5" \
+    "$tmp/said"
 
 # --- Data parallel by ONNX node name on 8 ranks.
-dp=$top_srcdir/tests/onnx/resnet_dp.sg
-if check run dp-pytorch 0 "$dp" --bind b=16 --quiet \
-    --inputs "$m.b16.in.safetensors" --outputs "$tmp/o.safetensors"; then
-	verdict dp-pytorch "$cmp" "$tmp/o.safetensors" \
-	    "$m.b16.out.safetensors" 1e-5 1e-5
-fi
+dp=$onnx/resnet_dp.sg
+logits dp-pytorch "$dp" "$m" b=16 b16 8
 if check run dp-sizes 0 "$dp" --bind b=8 --bind b=16 --bind b=40; then
 	verdict dp-sizes grep -q "^3 steps: every output matches" "$tmp/out"
 	verdict dp-ranks grep -q "^$dp: 8 ranks" "$tmp/out"
@@ -166,14 +105,14 @@ fi
 
 # --- Imported in training (tests/onnx/resnet_bn.sg): batch statistics,
 # all-reduced across the batch split, equal to PyTorch's in training.
-bn=$top_srcdir/tests/onnx/resnet_bn.sg
+bn=$onnx/resnet_bn.sg
 if check run bn-pytorch 0 "$bn" --bind b=16 --quiet \
     --inputs "$m.b16.in.safetensors" --outputs "$tmp/o.safetensors"; then
 	verdict bn-pytorch "$cmp" "$tmp/o.safetensors" \
-	    "$m.b16.train.safetensors" 1e-5 1e-5
+	    "$m.b16.train.safetensors" $rtol $atol
 	# ... and not the logits of inference.
 	verdict bn-not-eval sh -c "! '$cmp' '$tmp/o.safetensors' \
-	    '$m.b16.out.safetensors' 1e-5 1e-5 >/dev/null 2>&1"
+	    '$m.b16.out.safetensors' $rtol $atol"
 fi
 rm -f "$tmp/o.safetensors"
 if check run bn-sizes 0 "$bn" --bind b=8 --bind b=24; then
@@ -188,8 +127,7 @@ fi
 # --- Fine-tuning with shape-train, from the model's own weights.
 if test -n "${SYM_TEST_WRAPPER:-}"; then
 	echo "check-onnx-resnet: training skipped under valgrind"
-	echo "check-onnx-resnet: $passed passed, $failed failed"
-	test "$failed" = 0
+	onnx_finish
 	exit
 fi
 
@@ -237,7 +175,7 @@ idx28()
 mkdir "$tmp/data" || exit 1
 idx28 "$tmp/data" train 64
 idx28 "$tmp/data" t10k 16
-sg=$top_srcdir/tests/onnx/resnet_train.sg
+sg=$onnx/resnet_train.sg
 set -- --dataset "mnist:$tmp/data" --batch 16 --steps 8 --no-shuffle --json
 if check train train-r8 0 "$sg" "$@" --check --save "$tmp/ck.safetensors"
 then
@@ -288,5 +226,4 @@ if check train bn-r1 0 "$bn" "$@" --ranks 1; then
 	    "$tmp/bn8" "$tmp/bn1"
 fi
 
-echo "check-onnx-resnet: $passed passed, $failed failed"
-test "$failed" = 0
+onnx_finish

@@ -11,12 +11,15 @@
 # every param (name), ids, labels, loss, every param's gradient
 # ("grad.NAME"), all in float32 (ids and labels int32); forward and
 # backward are computed in float64 from the float32 weights, then rounded.
-import json
 import math
-import struct
+import os
 import sys
 
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tools"))
+import st_write  # noqa: E402
 
 torch.manual_seed(25)
 B, S, D, H, HD, F, V, P = 8, 24, 64, 4, 16, 256, 256, 512
@@ -91,18 +94,6 @@ out["loss"] = loss.detach().float().reshape(1)
 for n in names:
     out["grad." + n] = params[n].grad.float()
 
-# safetensors: an 8-byte little-endian header length, a JSON header, the
-# raw little-endian tensors
-header, blobs, off = {}, [], 0
-for n, t in out.items():
-    b = t.contiguous().numpy().tobytes()
-    header[n] = {"dtype": "F32" if t.dtype == torch.float32 else "I32",
-                 "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
-    blobs.append(b)
-    off += len(b)
-h = json.dumps(header, separators=(",", ":")).encode()
-h += b" " * (-len(h) % 8)
 path = sys.argv[1] if len(sys.argv) > 1 else "tests/data/gpt_grad.safetensors"
-with open(path, "wb") as f:
-    f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
-print("loss %.9g, %d tensors, %d bytes" % (loss.item(), len(out), 8 + len(h) + off))
+size = st_write.write(path, out)
+print("loss %.9g, %d tensors, %d bytes" % (loss.item(), len(out), size))

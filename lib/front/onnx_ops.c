@@ -1310,11 +1310,14 @@ map_slice(struct sym__onnx *im, const Onnx__NodeProto *n)
 		const sym_expr *dim = sym_shape_dim(s, (size_t)a);
 		int known = sym_expr_get_const(dim, &d) == 0;
 		if (slice_index(st[j], dim, &bi) < 0 ||
-		    slice_index(en[j], dim, &ei) < 0) {
-			sym__onnx_errorf(im,
-			    "the start and end of axis %lld must be numbers or "
-			    "its dimension plus a number",
-			    (long long)a);
+		    slice_index(en[j], dim, &ei) < 0 ||
+		    (!known &&
+		        (p > 0 ? bi.rel || (ei.rel && ei.c)
+		               : !bi.rel || (!ei.rel && ei.c != -1)))) {
+			/* any other symbolic bound, or one counted from the
+			 * other end of a symbolic dimension: onnx_slice.c */
+			r = sym__onnx_slice_general(im, n, x, k, st, en,
+			    ka ? ax : NULL, ks ? sp : NULL);
 			goto done;
 		}
 		if (slice_axis(im, a, known, known ? d : 0, bi, ei, p,

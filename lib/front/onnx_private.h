@@ -115,6 +115,11 @@ int sym__onnx_fold(struct sym__onnx *im, const Onnx__NodeProto *n);
 
 /* onnx_ops.c */
 int sym__onnx_map_node(struct sym__onnx *im, const Onnx__NodeProto *n);
+
+/* onnx_slice.c: Slice with starts or ends of any symbolic form. */
+int sym__onnx_slice_general(struct sym__onnx *im, const Onnx__NodeProto *n,
+    sym_value *x, size_t k, sym_expr *const *st, sym_expr *const *en,
+    const int64_t *ax, const int64_t *sp);
 const Onnx__AttributeProto *sym__onnx_attr(const Onnx__NodeProto *n,
     const char *name);
 int64_t sym__onnx_attr_int(const Onnx__NodeProto *n, const char *name,

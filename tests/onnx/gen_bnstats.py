@@ -13,9 +13,7 @@ check reads what it wrote and never runs it.
 
 Usage: tests/onnx/gen_bnstats.py [OUT-DIR]
 """
-import json
 import os
-import struct
 import sys
 
 import numpy as np
@@ -23,21 +21,9 @@ import onnx
 import torch
 from onnx import TensorProto, helper, numpy_helper
 
-
-def write_safetensors(path, tensors):
-    """Write the dict name -> f32 torch tensor in the safetensors
-    format."""
-    head, blobs, off = {}, [], 0
-    for name, t in tensors.items():
-        b = t.contiguous().numpy().astype("<f4").tobytes()
-        head[name] = {"dtype": "F32", "shape": list(t.shape),
-                      "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(head, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
+import st_write  # noqa: E402
 
 
 def main():
@@ -75,10 +61,10 @@ def main():
                           producer_name="symshard-tests")
     onnx.save(m, os.path.join(out, "bnstats.onnx"))
     base = os.path.join(out, "bnstats.b6")
-    write_safetensors(base + ".in.safetensors", {"x": x})
-    write_safetensors(base + ".out.safetensors",
-                      {"y": y, "rm": bn.running_mean.clone(),
-                       "rv": bn.running_var.clone()})
+    st_write.write(base + ".in.safetensors", {"x": x})
+    st_write.write(base + ".out.safetensors",
+                   {"y": y, "rm": bn.running_mean.clone(),
+                    "rv": bn.running_var.clone()})
     return 0
 
 

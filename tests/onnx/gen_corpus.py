@@ -13,10 +13,12 @@ it wrote and never runs it.
 
 Usage: tests/onnx/gen_corpus.py [CORPUS.txt [OUT.safetensors]]
 """
-import json
 import os
-import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
+import st_write  # noqa: E402
 
 
 def token(ch):
@@ -41,23 +43,6 @@ def records(text):
     return out
 
 
-def write_safetensors(path, tensors):
-    """Write "tensors" (name -> (dtype, struct format, values)) as
-    safetensors: an 8-byte little-endian header size, the JSON header
-    padded to 8 bytes, the data."""
-    head, blobs, off = {}, [], 0
-    for name, (dtype, fmt, values) in tensors.items():
-        b = struct.pack("<%d%s" % (len(values), fmt), *values)
-        head[name] = {"dtype": dtype, "shape": [len(values)],
-                      "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(head, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
-
-
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     src = sys.argv[1] if len(sys.argv) > 1 else \
@@ -70,8 +55,8 @@ def main():
     for r in recs:
         tokens.extend(token(c) for c in r)
         offsets.append(len(tokens))
-    write_safetensors(out, {"tokens": ("I32", "i", tokens),
-                            "offsets": ("I64", "q", offsets)})
+    st_write.write(out, {"tokens": ("I32", tokens),
+                         "offsets": ("I64", offsets)})
     print(f"{out}: {len(recs)} records, {len(tokens)} tokens")
     return 0
 

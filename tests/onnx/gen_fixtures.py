@@ -3,7 +3,8 @@
 """Write the small ONNX models of tests/test_onnx.c into tests/onnx/.
 
 Development tool (needs Debian's python3-onnx); make check reads what it
-wrote and never runs it. gpt_tiny.onnx is made by
+wrote and never runs it (slicesym's values are numpy's, written by
+tools/st_write.py). gpt_tiny.onnx is made by
 tools/onnx/export_gpt.py --layers 1 --width 16 --heads 2 --vocab 32.
 """
 import os
@@ -14,6 +15,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OUT = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(OUT, "..", "..", "tools"))
+import st_write  # noqa: E402
 
 
 def save(name, nodes, inputs, outputs, inits=(), opset=14):
@@ -129,7 +132,66 @@ def main():
         opset=15)
     with open(os.path.join(OUT, "w.bin"), "wb") as f:
         f.write(np.array([1.5, -2.0], np.float32).tobytes())
+    slicesym()
     return 0
+
+
+def slicesym():
+    """Slice with starts and ends that are symbolic shape values of
+    other forms than a constant or the dimension plus one (x is [b, s,
+    4]): y1 = x[:, s//2:s], y2 = x[:, s-2::-2], y3 = x[:, -(s//2):],
+    y4 = x[b-1:b, 1:s-1], y5 = x[:, s//b:s] (s//b <= s is beyond the
+    prover: a run-time guard); with numpy's values at two sizes for
+    shape-run (tests/check-onnx-run.sh)."""
+    xs = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "s", 4])
+    big = 2 ** 62
+    nodes = [
+        helper.make_node("Shape", ["x"], ["sh"]),
+        helper.make_node("Gather", ["sh", "zero"], ["b0"], axis=0),
+        helper.make_node("Gather", ["sh", "one"], ["s0"], axis=0),
+        helper.make_node("Div", ["s0", "two"], ["half"]),
+        helper.make_node("Unsqueeze", ["half", "ax0"], ["st1"]),
+        helper.make_node("Unsqueeze", ["s0", "ax0"], ["en1"]),
+        helper.make_node("Slice", ["x", "st1", "en1", "ax1"], ["y1"],
+                         name="y1"),
+        helper.make_node("Sub", ["s0", "two"], ["sm2"]),
+        helper.make_node("Unsqueeze", ["sm2", "ax0"], ["st2"]),
+        helper.make_node("Slice", ["x", "st2", "nbig", "ax1", "m2"],
+                         ["y2"], name="y2"),
+        helper.make_node("Sub", ["zero", "half"], ["nhalf"]),
+        helper.make_node("Unsqueeze", ["nhalf", "ax0"], ["st3"]),
+        helper.make_node("Slice", ["x", "st3", "pbig", "ax1"], ["y3"],
+                         name="y3"),
+        helper.make_node("Sub", ["b0", "onev"], ["bm1"]),
+        helper.make_node("Sub", ["s0", "onev"], ["sm1"]),
+        helper.make_node("Concat", ["bm1", "onev"], ["st4"], axis=0),
+        helper.make_node("Unsqueeze", ["b0", "ax0"], ["b1"]),
+        helper.make_node("Concat", ["b1", "sm1"], ["en4"], axis=0),
+        helper.make_node("Slice", ["x", "st4", "en4", "ax01"], ["y4"],
+                         name="y4"),
+        helper.make_node("Div", ["s0", "b0"], ["sb"]),
+        helper.make_node("Unsqueeze", ["sb", "ax0"], ["st5"]),
+        helper.make_node("Slice", ["x", "st5", "en1", "ax1"], ["y5"],
+                         name="y5"),
+    ]
+    inits = [i64("zero", 0), i64("one", 1), i64("two", 2), i64("ax0", [0]),
+             i64("ax1", [1]), i64("ax01", [0, 1]), i64("m2", [-2]),
+             i64("nbig", [-big]), i64("pbig", [big]), i64("onev", [1])]
+    # bm1 = Sub(b0, [1]) is [b - 1] (a scalar minus a vector), sm1 too
+    outs = [helper.make_tensor_value_info(y, TensorProto.FLOAT, None)
+            for y in ("y1", "y2", "y3", "y4", "y5")]
+    save("slicesym", nodes, [xs], outs, inits)
+    rng = np.random.default_rng(3)
+    for b, s in ((2, 9), (3, 6)):
+        x = rng.standard_normal((b, s, 4)).astype(np.float32)
+        base = os.path.join(OUT, "slicesym.b%ds%d" % (b, s))
+        st_write.write(base + ".in.safetensors", {"x": x})
+        st_write.write(base + ".out.safetensors", {
+            "y1": np.ascontiguousarray(x[:, s // 2:s]),
+            "y2": np.ascontiguousarray(x[:, s - 2::-2]),
+            "y3": np.ascontiguousarray(x[:, -(s // 2):]),
+            "y4": np.ascontiguousarray(x[b - 1:b, 1:s - 1]),
+            "y5": np.ascontiguousarray(x[:, s // b:s])})
 
 
 if __name__ == "__main__":

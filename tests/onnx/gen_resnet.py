@@ -29,13 +29,15 @@ pass in training on the first 16 images of check-onnx-resnet.sh's IDX
 files.
 """
 import copy
-import json
 import os
-import struct
 import sys
 
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
+import st_write  # noqa: E402
 
 
 class Block(nn.Module):
@@ -78,22 +80,6 @@ class ResNet(nn.Module):
         x = self.pool(torch.relu(self.bn1(self.conv1(x))))
         x = self.layer2(self.layer1(x))
         return self.fc(torch.flatten(self.gap(x), 1))
-
-
-def write_safetensors(path, tensors):
-    """Write the dict name -> f32 torch tensor in the safetensors format:
-    an 8-byte little-endian header size, the JSON header, the data."""
-    head, blobs, off = {}, [], 0
-    for name, t in tensors.items():
-        b = t.contiguous().numpy().astype("<f4").tobytes()
-        head[name] = {"dtype": "F32", "shape": list(t.shape),
-                      "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(head, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
 def idx28_images(n):
@@ -164,9 +150,9 @@ def main():
         dynamic_axes={"x": {0: "batch"}, "logits": {0: "batch"}},
         opset_version=14, training=torch.onnx.TrainingMode.PRESERVE,
         do_constant_folding=False)
-    write_safetensors(base + ".stats.safetensors",
-                      {k: v for k, v in model.state_dict().items()
-                       if k.endswith(("running_mean", "running_var"))})
+    st_write.write(base + ".stats.safetensors",
+                   {k: v for k, v in model.state_dict().items()
+                    if k.endswith(("running_mean", "running_var"))})
     g = torch.Generator().manual_seed(1)
     sizes = (5, 16)
     write_shapes(base, sizes)
@@ -174,24 +160,24 @@ def main():
         x = torch.randn(b, 1, 28, 28, generator=g)
         with torch.no_grad():
             logits = model(x)
-        write_safetensors(f"{base}.b{b}.in.safetensors", {"x": x})
-        write_safetensors(f"{base}.b{b}.out.safetensors",
-                          {"logits": logits})
+        st_write.write(f"{base}.b{b}.in.safetensors", {"x": x})
+        st_write.write(f"{base}.b{b}.out.safetensors",
+                       {"logits": logits})
     # The same model in training (batch statistics) on the images of
     # batch 16: its logits, for an import in training.
     trained = copy.deepcopy(model).train()
     with torch.no_grad():
         logits = trained(x)
-    write_safetensors(f"{base}.b{b}.train.safetensors", {"logits": logits})
+    st_write.write(f"{base}.b{b}.train.safetensors", {"logits": logits})
     # The running statistics after one step in training on the first 16
     # images that tests/check-onnx-resnet.sh writes as IDX files (its
     # idx28, pixels / 255 as the MNIST reader gives them).
     trained = copy.deepcopy(model).train()
     with torch.no_grad():
         trained(idx28_images(16))
-    write_safetensors(base + ".step1.safetensors",
-                      {k: v for k, v in trained.state_dict().items()
-                       if k.endswith(("running_mean", "running_var"))})
+    st_write.write(base + ".step1.safetensors",
+                   {k: v for k, v in trained.state_dict().items()
+                    if k.endswith(("running_mean", "running_var"))})
     return 0
 
 

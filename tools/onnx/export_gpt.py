@@ -17,14 +17,17 @@ OUT.b3s17.out.safetensors (the logits PyTorch computes) beside the model,
 for shape-run --inputs and the values check of tests/check-onnx-run.sh.
 """
 import argparse
-import json
 import re
-import struct
 import subprocess
+import os
 import sys
 
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import st_write  # noqa: E402
 
 
 class Block(nn.Module):
@@ -75,24 +78,6 @@ class GPT(nn.Module):
         return self.head(self.ln(x))
 
 
-def write_safetensors(path, tensors):
-    """Write the dict name -> torch tensor (contiguous, i64 or f32) in the
-    safetensors format: an 8-byte little-endian header size, the JSON
-    header, the data."""
-    kinds = {torch.int64: "I64", torch.float32: "F32"}
-    head, blobs, off = {}, [], 0
-    for name, t in tensors.items():
-        b = t.contiguous().numpy().tobytes()
-        head[name] = {"dtype": kinds[t.dtype], "shape": list(t.shape),
-                      "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(head, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
-
-
 def write_values(model, out, vocab, sizes):
     """For each "BxS" of "sizes", the ids and PyTorch's logits beside
     "out"."""
@@ -103,9 +88,9 @@ def write_values(model, out, vocab, sizes):
         ids = torch.randint(0, vocab, (b, s), generator=g)
         with torch.no_grad():
             logits = model(ids)
-        write_safetensors(f"{base}.b{b}s{s}.in.safetensors", {"ids": ids})
-        write_safetensors(f"{base}.b{b}s{s}.out.safetensors",
-                          {"logits": logits})
+        st_write.write(f"{base}.b{b}s{s}.in.safetensors", {"ids": ids})
+        st_write.write(f"{base}.b{b}s{s}.out.safetensors",
+                       {"logits": logits})
 
 
 def onnx_counts(path):

@@ -32,9 +32,7 @@ For each model it prints one line:
   onnx (data_prop): U fresh unk__ dims, W values without a shape
 """
 import argparse
-import json
 import os
-import struct
 import subprocess
 import sys
 import time
@@ -42,24 +40,10 @@ import time
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-
-def write_safetensors(path, tensors):
-    """Write the dict name -> torch tensor (f32 or i64) in the safetensors
-    format."""
-    kinds = {torch.int64: "I64", torch.float32: "F32"}
-    head, blobs, off = {}, [], 0
-    for name, t in tensors.items():
-        b = t.contiguous().numpy().tobytes()
-        head[name] = {"dtype": kinds[t.dtype], "shape": list(t.shape),
-                      "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(head, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+import st_write  # noqa: E402
 
 
 class EncDec(nn.Module):
@@ -269,9 +253,9 @@ def main():
             with torch.no_grad():
                 logits = model(*inputs.values())
             tag = "b%d" % sz[0] if len(sz) == 1 else "b%ds%dt%d" % sz
-            write_safetensors(f"{base}.{tag}.in.safetensors", inputs)
-            write_safetensors(f"{base}.{tag}.out.safetensors",
-                              {"logits": logits})
+            st_write.write(f"{base}.{tag}.in.safetensors", inputs)
+            st_write.write(f"{base}.{tag}.out.safetensors",
+                           {"logits": logits})
     return 0
 
 
