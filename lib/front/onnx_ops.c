@@ -11,213 +11,15 @@
 
 #include "front/onnx_private.h"
 
-/* Return the attribute "name" of "n", or NULL. */
-const Onnx__AttributeProto *
-sym__onnx_attr(const Onnx__NodeProto *n, const char *name)
-{
-	for (size_t i = 0; i < n->n_attribute; i++)
-		if (n->attribute[i]->name &&
-		    !strcmp(n->attribute[i]->name, name))
-			return n->attribute[i];
-	return NULL;
-}
-
-/* Return the integer attribute "name" of "n", or "dflt". */
-int64_t
-sym__onnx_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt)
-{
-	const Onnx__AttributeProto *a = sym__onnx_attr(n, name);
-
-	return a && a->has_i ? a->i : dflt;
-}
-
-/* Return the float attribute "name" of "n", or "dflt". */
-static double
-attr_float(const Onnx__NodeProto *n, const char *name, double dflt)
-{
-	const Onnx__AttributeProto *a = sym__onnx_attr(n, name);
-
-	return a && a->has_f ? a->f : dflt;
-}
-
-/* Set the list attribute "name" of "a" to the "k" integers "v"; 0 or
- * -1. */
-static int
-set_ints(sym_ctx *ctx, sym_attrs *a, const char *name, const int64_t *v,
-    size_t k)
-{
-	sym_expr *e[SYM__ONNX_MAX_SV] = { NULL };
-	int rc;
-
-	if (k > SYM__ONNX_MAX_SV)
-		return -1;
-	for (size_t i = 0; i < k; i++)
-		e[i] = sym_expr_const(ctx, v[i]);
-	rc = sym_attrs_set_list(a, name, k, e);
-	for (size_t i = 0; i < k; i++)
-		sym_expr_free(e[i]);
-	return rc;
-}
-
-/* Return the graph value of input "i" of "n", or NULL (an error, or a
- * quiet failure). */
-static sym_value *
-in_value(struct sym__onnx *im, const Onnx__NodeProto *n, size_t i)
-{
-	struct sym__oval *o;
-
-	if (i >= n->n_input || !*n->input[i]) {
-		sym__onnx_errorf(im, "input %zu is missing", i);
-		return NULL;
-	}
-	o = sym__onnx_find(im, n->input[i]);
-	if (!o) {
-		sym__onnx_errorf(im, "input '%s' is not defined", n->input[i]);
-		return NULL;
-	}
-	return sym__onnx_value(im, o);
-}
-
-/* Add the registry operator "op" to "im"'s graph on the "k" inputs "in"
- * with "attrs" (taken; NULL: none), its result named "out"; return it,
- * or NULL when it failed (its diagnostics are on the graph). */
-static sym_value *
-emit_attrs(struct sym__onnx *im, const char *op, const char *out, size_t k,
-    sym_value *const *in, sym_attrs *attrs)
-{
-	sym_node *nd = sym_graph_add_op(im->g, op, 1, &out, k, in, attrs, NULL);
-	sym_value *v = nd && !nd->failed ? sym_node_output(nd, 0) : NULL;
-
-	sym_attrs_free(attrs);
-	if (!nd)
-		sym__graph_ctx_error(im->g, NULL);
-	else if (!v)
-		sym__onnx_errorf(im, "its %s does not apply", op);
-	return v;
-}
-
-/* emit_attrs for an operator without attributes. */
-static sym_value *
-emit0(struct sym__onnx *im, const char *op, const char *out, size_t k,
-    sym_value *const *in)
-{
-	return emit_attrs(im, op, out, k, in, NULL);
-}
-
-/* emit_attrs with the attributes "attrs" made by sym_attrs_new: NULL
- * there means it failed (out of memory), and the node is not added
- * without them. */
-static sym_value *
-emit(struct sym__onnx *im, const char *op, const char *out, size_t k,
-    sym_value *const *in, sym_attrs *attrs)
-{
-	if (!attrs) {
-		sym__onnx_errorf(im, "out of memory for the attributes of %s",
-		    op);
-		return NULL;
-	}
-	return emit_attrs(im, op, out, k, in, attrs);
-}
-
-/* Define output "i" of "n" as the graph value "v"; 0, or -1 when "v" is
- * NULL. */
-static int
-def_value(struct sym__onnx *im, const Onnx__NodeProto *n, size_t i,
-    sym_value *v)
-{
-	if (!v)
-		return -1;
-	struct sym__oval *o = sym__onnx_define(im, n->output[i]);
-	if (!o)
-		return -1;
-	o->v = v;
-	o->dtype = sym_shape_dtype(sym_value_shape(v));
-	return 0;
-}
-
-/* A name for an intermediate result of "n": its output 0 and "what". */
-static char *
-tmp_name(struct sym__onnx *im, const Onnx__NodeProto *n, const char *what)
-{
-	return sym__asprintf_ctx(im->ctx, "%s/%s", n->output[0], what);
-}
-
-/* Read the constant elements of input "i" (or, when absent, of the ints
- * attribute "attr", NULL for none) into "v", their number into "*k";
- * 1 when given, 0 when absent, -1 when not constant. */
-static int
-ints_of(struct sym__onnx *im, const Onnx__NodeProto *n, size_t i,
-    const char *attr, int64_t *v, size_t *k)
-{
-	if (i < n->n_input && *n->input[i]) {
-		struct sym__oval *o = sym__onnx_find(im, n->input[i]);
-		sym_expr **e = NULL;
-		if (o && !o->has_sv && o->init) {
-			int64_t tmp[SYM__ONNX_MAX_SV];
-			size_t m;
-			if (sym__onnx_tensor_ints(im, o->init, o->init_dir, tmp,
-			        SYM__ONNX_MAX_SV, &m) < 0)
-				return -1;
-			memcpy(v, tmp, m * sizeof(*v));
-			*k = m;
-			return 1;
-		}
-		if (!o || !o->has_sv)
-			return -1;
-		e = o->sv;
-		for (size_t j = 0; j < o->sv_n; j++)
-			if (sym_expr_get_const(e[j], &v[j]) < 0)
-				return -1;
-		*k = o->sv_n;
-		return 1;
-	}
-	const Onnx__AttributeProto *a = attr ? sym__onnx_attr(n, attr) : NULL;
-	if (!a)
-		return 0;
-	if (a->n_ints > SYM__ONNX_MAX_SV)
-		return -1;
-	memcpy(v, a->ints, a->n_ints * sizeof(*v));
-	*k = a->n_ints;
-	return 1;
-}
-
-/* The symbolic shape value of input "i" of "n" as "*e" (kept by the
- * table) and its length; 0, or -1 after an error. */
-static int
-sizes_of(struct sym__onnx *im, const Onnx__NodeProto *n, size_t i,
-    sym_expr ***e, size_t *k)
-{
-	struct sym__oval *o =
-	    i < n->n_input ? sym__onnx_find(im, n->input[i]) : NULL;
-	if (o && !o->has_sv && o->init && o->init->n_dims <= 1) {
-		int64_t v[SYM__ONNX_MAX_SV];
-		sym_expr *x[SYM__ONNX_MAX_SV];
-		size_t m;
-		if (sym__onnx_tensor_ints(im, o->init, o->init_dir, v,
-		        SYM__ONNX_MAX_SV, &m) < 0)
-			return -1;
-		for (size_t j = 0; j < m; j++)
-			x[j] = sym_expr_const(im->ctx, v[j]);
-		if (sym__onnx_set_sv(im, o, SYM_DT_I64, 1, m, x) < 0)
-			return -1;
-	}
-	if (!o || !o->has_sv || o->sv_rank != 1)
-		return sym__onnx_errorf(im,
-		    "input %zu ('%s') must be sizes known at import (a shape "
-		    "value of rank 1)",
-		    i, i < n->n_input ? n->input[i] : "");
-	*e = o->sv;
-	*k = o->sv_n;
-	return 0;
-}
-
 /* Unary elementwise operators. */
 static int
 map_unary(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 
-	return x ? def_value(im, n, 0, emit0(im, op, n->output[0], 1, &x)) : -1;
+	return x ? sym__onnx_def(im, n, 0,
+	               sym__onnx_emit0(im, op, n->output[0], 1, &x))
+	         : -1;
 }
 
 /* Binary elementwise operators and comparisons (broadcasting). */
@@ -231,16 +33,17 @@ map_binary(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 		return sym__onnx_errorf(im, "%zu inputs, not %zu", n->n_input,
 		    k);
 	for (size_t i = 0; i < k; i++)
-		if (!(in[i] = in_value(im, n, i)))
+		if (!(in[i] = sym__onnx_in(im, n, i)))
 			return -1;
-	return def_value(im, n, 0, emit0(im, op, n->output[0], k, in));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit0(im, op, n->output[0], k, in));
 }
 
 /* Cast(x, to). */
 static int
 map_cast(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 	sym_dtype dt = sym__onnx_dtype((int32_t)sym__onnx_attr_int(n, "to", 0));
 	sym_attrs *a;
 
@@ -250,14 +53,15 @@ map_cast(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return sym__onnx_errorf(im, "cast to an unsupported type");
 	a = sym_attrs_new(im->ctx);
 	sym_attrs_set_string(a, "dtype", sym_dtype_name(dt));
-	return def_value(im, n, 0, emit(im, "cast", n->output[0], 1, &x, a));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, "cast", n->output[0], 1, &x, a));
 }
 
 /* MatMul(a, b): matmul of two matrices, else batch_matmul. */
 static int
 map_matmul(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *in[2] = { in_value(im, n, 0), in_value(im, n, 1) };
+	sym_value *in[2] = { sym__onnx_in(im, n, 0), sym__onnx_in(im, n, 1) };
 
 	if (!in[0] || !in[1])
 		return -1;
@@ -266,8 +70,8 @@ map_matmul(struct sym__onnx *im, const Onnx__NodeProto *n)
 	if (ra < 2 || rb < 2)
 		return sym__onnx_errorf(im,
 		    "operands of rank 1 are not supported");
-	return def_value(im, n, 0,
-	    emit0(im, ra == 2 && rb == 2 ? "matmul" : "batch_matmul",
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit0(im, ra == 2 && rb == 2 ? "matmul" : "batch_matmul",
 	        n->output[0], 2, in));
 }
 
@@ -275,12 +79,13 @@ map_matmul(struct sym__onnx *im, const Onnx__NodeProto *n)
 static int
 map_gemm(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *in[2] = { in_value(im, n, 0), in_value(im, n, 1) };
+	sym_value *in[2] = { sym__onnx_in(im, n, 0), sym__onnx_in(im, n, 1) };
 	sym_attrs *a;
 
 	if (!in[0] || !in[1])
 		return -1;
-	if (attr_float(n, "alpha", 1) != 1 || attr_float(n, "beta", 1) != 1)
+	if (sym__onnx_attr_float(n, "alpha", 1) != 1 ||
+	    sym__onnx_attr_float(n, "beta", 1) != 1)
 		return sym__onnx_errorf(im,
 		    "alpha and beta other than 1 are not supported");
 	int has_c = n->n_input > 2 && *n->input[2];
@@ -290,25 +95,27 @@ map_gemm(struct sym__onnx *im, const Onnx__NodeProto *n)
 	sym_attrs_set_bool(a, "transpose_b",
 	    sym__onnx_attr_int(n, "transB", 0) != 0);
 	if (!has_c)
-		return def_value(im, n, 0,
-		    emit(im, "matmul", n->output[0], 2, in, a));
-	char *t = tmp_name(im, n, "matmul");
-	sym_value *p[2] = { t ? emit(im, "matmul", t, 2, in, a) : NULL,
-		in_value(im, n, 2) };
+		return sym__onnx_def(im, n, 0,
+		    sym__onnx_emit(im, "matmul", n->output[0], 2, in, a));
+	char *t = sym__onnx_tmp_name(im, n, "matmul");
+	sym_value *p[2] = { t ? sym__onnx_emit(im, "matmul", t, 2, in, a)
+		              : NULL,
+		sym__onnx_in(im, n, 2) };
 	free(t);
 	if (!p[0] || !p[1])
 		return -1;
 	/* A shard clause naming the Gemm shards its matmul; the add of C
 	 * follows by propagation (symshard-graph(5), import). */
 	im->primary = sym_value_producer(p[0]);
-	return def_value(im, n, 0, emit0(im, "add", n->output[0], 2, p));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit0(im, "add", n->output[0], 2, p));
 }
 
 /* Softmax, LogSoftmax: along axis (before opset 13 only the last). */
 static int
 map_softmax(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 
 	if (!x)
 		return -1;
@@ -321,29 +128,30 @@ map_softmax(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 		    "before opset 13, only the last axis is supported");
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_int(a, "axis", axis);
-	return def_value(im, n, 0, emit(im, op, n->output[0], 1, &x, a));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, op, n->output[0], 1, &x, a));
 }
 
 /* Transpose(x, perm): reversed axes by default. */
 static int
 map_transpose(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 	int64_t p[SYM__ONNX_MAX_SV];
 	size_t k;
 
 	if (!x)
 		return -1;
 	size_t r = sym_shape_ndim(sym_value_shape(x));
-	if (ints_of(im, n, SIZE_MAX, "perm", p, &k) != 1) {
+	if (sym__onnx_ints(im, n, SIZE_MAX, "perm", p, &k) != 1) {
 		k = r;
 		for (size_t i = 0; i < r; i++)
 			p[i] = (int64_t)(r - 1 - i);
 	}
 	sym_attrs *a = sym_attrs_new(im->ctx);
-	set_ints(im->ctx, a, "perm", p, k);
-	return def_value(im, n, 0,
-	    emit(im, "transpose", n->output[0], 1, &x, a));
+	sym__onnx_set_ints(im->ctx, a, "perm", p, k);
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, "transpose", n->output[0], 1, &x, a));
 }
 
 /* Reshape to the list "e" of "k" sizes. */
@@ -354,7 +162,7 @@ reshape_to(struct sym__onnx *im, sym_value *x, const char *out, size_t k,
 	sym_attrs *a = sym_attrs_new(im->ctx);
 
 	sym_attrs_set_list(a, "shape", k, e);
-	return emit(im, "reshape", out, 1, &x, a);
+	return sym__onnx_emit(im, "reshape", out, 1, &x, a);
 }
 
 /* Reshape(x, shape): 0 copies the dimension of x (allowzero=0), -1 is
@@ -362,11 +170,11 @@ reshape_to(struct sym__onnx *im, sym_value *x, const char *out, size_t k,
 static int
 map_reshape(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 	sym_expr **s, *e[SYM__ONNX_MAX_SV];
 	size_t k;
 
-	if (!x || sizes_of(im, n, 1, &s, &k) < 0)
+	if (!x || sym__onnx_sizes(im, n, 1, &s, &k) < 0)
 		return -1;
 	if (sym__onnx_attr_int(n, "allowzero", 0))
 		return sym__onnx_errorf(im, "allowzero=1 is not supported");
@@ -388,14 +196,14 @@ map_reshape(struct sym__onnx *im, const Onnx__NodeProto *n)
 	sym_value *v = reshape_to(im, x, n->output[0], k, e);
 	for (size_t i = 0; i < k; i++)
 		sym_expr_free(e[i]);
-	return def_value(im, n, 0, v);
+	return sym__onnx_def(im, n, 0, v);
 }
 
 /* Flatten(x, axis=1): [d0 ... d(axis-1), the rest]. */
 static int
 map_flatten(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 
 	if (!x)
 		return -1;
@@ -415,20 +223,21 @@ map_flatten(struct sym__onnx *im, const Onnx__NodeProto *n)
 	sym_value *v = reshape_to(im, x, n->output[0], 2, e);
 	sym_expr_free(e[0]);
 	sym_expr_free(e[1]);
-	return def_value(im, n, 0, v);
+	return sym__onnx_def(im, n, 0, v);
 }
 
 /* Unsqueeze(x, axes): one expand_dims per axis, in increasing order. */
 static int
 map_unsqueeze(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 	int64_t ax[SYM__ONNX_MAX_SV];
 	size_t k;
 
 	if (!x)
 		return -1;
-	if (ints_of(im, n, im->opset >= 13 ? 1 : SIZE_MAX, "axes", ax, &k) != 1)
+	if (sym__onnx_ints(im, n, im->opset >= 13 ? 1 : SIZE_MAX, "axes", ax,
+	        &k) != 1)
 		return sym__onnx_errorf(im, "the axes must be constants");
 	int64_t r = (int64_t)sym_shape_ndim(sym_value_shape(x)) + (int64_t)k;
 	for (size_t i = 0; i < k; i++) {
@@ -445,31 +254,35 @@ map_unsqueeze(struct sym__onnx *im, const Onnx__NodeProto *n)
 		}
 	for (size_t i = 0; i < k && x; i++) {
 		sym_attrs *a = sym_attrs_new(im->ctx);
-		char *t = i + 1 < k ? tmp_name(im, n, "unsqueeze") : NULL;
+		char *t =
+		    i + 1 < k ? sym__onnx_tmp_name(im, n, "unsqueeze") : NULL;
 		sym_attrs_set_int(a, "axis", ax[i]);
-		x = emit(im, "expand_dims", t ? t : n->output[0], 1, &x, a);
+		x = sym__onnx_emit(im, "expand_dims", t ? t : n->output[0], 1,
+		    &x, a);
 		free(t);
 	}
-	return def_value(im, n, 0, x);
+	return sym__onnx_def(im, n, 0, x);
 }
 
 /* Squeeze(x, axes). */
 static int
 map_squeeze(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 	int64_t ax[SYM__ONNX_MAX_SV];
 	size_t k = 0;
 
 	if (!x)
 		return -1;
-	int r = ints_of(im, n, im->opset >= 13 ? 1 : SIZE_MAX, "axes", ax, &k);
+	int r = sym__onnx_ints(im, n, im->opset >= 13 ? 1 : SIZE_MAX, "axes",
+	    ax, &k);
 	if (r < 0)
 		return sym__onnx_errorf(im, "the axes must be constants");
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	if (r == 1)
-		set_ints(im->ctx, a, "axis", ax, k);
-	return def_value(im, n, 0, emit(im, "squeeze", n->output[0], 1, &x, a));
+		sym__onnx_set_ints(im->ctx, a, "axis", ax, k);
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, "squeeze", n->output[0], 1, &x, a));
 }
 
 /* Concat(x0, ...; axis). */
@@ -481,25 +294,26 @@ map_concat(struct sym__onnx *im, const Onnx__NodeProto *n)
 	if (n->n_input < 1 || n->n_input > SYM__ONNX_MAX_SV)
 		return sym__onnx_errorf(im, "%zu inputs", n->n_input);
 	for (size_t i = 0; i < n->n_input; i++)
-		if (!(in[i] = in_value(im, n, i)))
+		if (!(in[i] = sym__onnx_in(im, n, i)))
 			return -1;
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_int(a, "axis", sym__onnx_attr_int(n, "axis", 0));
-	return def_value(im, n, 0,
-	    emit(im, "concat", n->output[0], n->n_input, in, a));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, "concat", n->output[0], n->n_input, in, a));
 }
 
 /* Gather(data, indices; axis). */
 static int
 map_gather(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *in[2] = { in_value(im, n, 0), in_value(im, n, 1) };
+	sym_value *in[2] = { sym__onnx_in(im, n, 0), sym__onnx_in(im, n, 1) };
 
 	if (!in[0] || !in[1])
 		return -1;
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_int(a, "axis", sym__onnx_attr_int(n, "axis", 0));
-	return def_value(im, n, 0, emit(im, "gather", n->output[0], 2, in, a));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, "gather", n->output[0], 2, in, a));
 }
 
 /* ReduceSum/Mean/Max/Min/Prod(x, axes; keepdims=1): the axes are an
@@ -507,14 +321,14 @@ map_gather(struct sym__onnx *im, const Onnx__NodeProto *n)
 static int
 map_reduce(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 	int64_t ax[SYM__ONNX_MAX_SV];
 	size_t k = 0;
 	int as_input = im->opset >= (!strcmp(op, "reduce_sum") ? 13 : 18);
 
 	if (!x)
 		return -1;
-	int r = ints_of(im, n, as_input ? 1 : SIZE_MAX, "axes", ax, &k);
+	int r = sym__onnx_ints(im, n, as_input ? 1 : SIZE_MAX, "axes", ax, &k);
 	if (r < 0)
 		return sym__onnx_errorf(im, "the axes must be constants");
 	if ((r == 0 || k == 0) &&
@@ -523,10 +337,11 @@ map_reduce(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 		    "noop_with_empty_axes=1 is not supported");
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	if (r == 1 && k)
-		set_ints(im->ctx, a, "axis", ax, k);
+		sym__onnx_set_ints(im->ctx, a, "axis", ax, k);
 	sym_attrs_set_bool(a, "keep_dims",
 	    sym__onnx_attr_int(n, "keepdims", 1) != 0);
-	return def_value(im, n, 0, emit(im, op, n->output[0], 1, &x, a));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, op, n->output[0], 1, &x, a));
 }
 
 /* The spatial attributes of Conv and the pools, for two dimensions:
@@ -545,34 +360,35 @@ spatial(struct sym__onnx *im, const Onnx__NodeProto *n, sym_attrs *a,
 	    !(ap->s.len == 6 && !memcmp(ap->s.data, "NOTSET", 6)))
 		return sym__onnx_errorf(im, "auto_pad is not supported");
 	if (kernel) {
-		if (ints_of(im, n, SIZE_MAX, "kernel_shape", v, &k) != 1 ||
+		if (sym__onnx_ints(im, n, SIZE_MAX, "kernel_shape", v, &k) !=
+		        1 ||
 		    k != 2)
 			return sym__onnx_errorf(im,
 			    "kernel_shape must give two dimensions");
-		set_ints(im->ctx, a, "kernel", v, 2);
+		sym__onnx_set_ints(im->ctx, a, "kernel", v, 2);
 	}
-	if (ints_of(im, n, SIZE_MAX, "strides", v, &k) == 1) {
+	if (sym__onnx_ints(im, n, SIZE_MAX, "strides", v, &k) == 1) {
 		if (k != 2)
 			return sym__onnx_errorf(im, "strides of %zu", k);
-		set_ints(im->ctx, a, "stride", v, 2);
+		sym__onnx_set_ints(im->ctx, a, "stride", v, 2);
 	} else if (kernel) {
 		int64_t one[2] = { 1, 1 };
-		set_ints(im->ctx, a, "stride", one, 2);
+		sym__onnx_set_ints(im->ctx, a, "stride", one, 2);
 	}
-	if (ints_of(im, n, SIZE_MAX, "dilations", v, &k) == 1) {
+	if (sym__onnx_ints(im, n, SIZE_MAX, "dilations", v, &k) == 1) {
 		if (k != 2)
 			return sym__onnx_errorf(im, "dilations of %zu", k);
 		if (!dilation && (v[0] != 1 || v[1] != 1))
 			return sym__onnx_errorf(im,
 			    "dilations are not supported");
 		if (dilation)
-			set_ints(im->ctx, a, "dilation", v, 2);
+			sym__onnx_set_ints(im->ctx, a, "dilation", v, 2);
 	}
-	if (ints_of(im, n, SIZE_MAX, "pads", v, &k) == 1) {
+	if (sym__onnx_ints(im, n, SIZE_MAX, "pads", v, &k) == 1) {
 		if (k != 4)
 			return sym__onnx_errorf(im, "pads of %zu", k);
 		int64_t p[4] = { v[0], v[2], v[1], v[3] };
-		set_ints(im->ctx, a, "pad", p, 4);
+		sym__onnx_set_ints(im->ctx, a, "pad", p, 4);
 	}
 	return 0;
 }
@@ -581,7 +397,7 @@ spatial(struct sym__onnx *im, const Onnx__NodeProto *n, sym_attrs *a,
 static int
 map_conv(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *in[2] = { in_value(im, n, 0), in_value(im, n, 1) };
+	sym_value *in[2] = { sym__onnx_in(im, n, 0), sym__onnx_in(im, n, 1) };
 
 	if (!in[0] || !in[1])
 		return -1;
@@ -595,25 +411,27 @@ map_conv(struct sym__onnx *im, const Onnx__NodeProto *n)
 	}
 	sym_attrs_set_int(a, "group", sym__onnx_attr_int(n, "group", 1));
 	if (n->n_input < 3 || !*n->input[2])
-		return def_value(im, n, 0,
-		    emit(im, "conv2d", n->output[0], 2, in, a));
-	char *t = tmp_name(im, n, "conv");
-	sym_value *p[2] = { t ? emit(im, "conv2d", t, 2, in, a) : NULL,
-		in_value(im, n, 2) };
+		return sym__onnx_def(im, n, 0,
+		    sym__onnx_emit(im, "conv2d", n->output[0], 2, in, a));
+	char *t = sym__onnx_tmp_name(im, n, "conv");
+	sym_value *p[2] = { t ? sym__onnx_emit(im, "conv2d", t, 2, in, a)
+		              : NULL,
+		sym__onnx_in(im, n, 2) };
 	free(t);
 	if (!p[0] || !p[1])
 		return -1;
 	im->primary = sym_value_producer(p[0]); /* as Gemm's matmul */
 	sym_attrs *b = sym_attrs_new(im->ctx);
 	sym_attrs_set_string(b, "data_format", "NCHW");
-	return def_value(im, n, 0, emit(im, "bias_add", n->output[0], 2, p, b));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, "bias_add", n->output[0], 2, p, b));
 }
 
 /* MaxPool, AveragePool (two spatial dimensions, one output). */
 static int
 map_pool(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 	int max = !strcmp(op, "max_pool2d");
 
 	if (!x)
@@ -634,14 +452,16 @@ map_pool(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 	if (!max)
 		sym_attrs_set_bool(a, "count_include_pad",
 		    sym__onnx_attr_int(n, "count_include_pad", 0) != 0);
-	return def_value(im, n, 0, emit(im, op, n->output[0], 1, &x, a));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, op, n->output[0], 1, &x, a));
 }
 
 /* LayerNormalization(x, scale, bias; axis=-1, epsilon). */
 static int
 map_layer_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *in[3] = { in_value(im, n, 0), in_value(im, n, 1), NULL };
+	sym_value *in[3] = { sym__onnx_in(im, n, 0), sym__onnx_in(im, n, 1),
+		NULL };
 
 	if (!in[0] || !in[1])
 		return -1;
@@ -649,7 +469,7 @@ map_layer_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return sym__onnx_errorf(im,
 		    "a LayerNormalization without "
 		    "bias is not supported");
-	if (!(in[2] = in_value(im, n, 2)))
+	if (!(in[2] = sym__onnx_in(im, n, 2)))
 		return -1;
 	for (size_t i = 1; i < n->n_output; i++)
 		if (*n->output[i])
@@ -660,9 +480,10 @@ map_layer_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_int(a, "begin_norm_axis", axis);
 	sym_attrs_set_int(a, "begin_params_axis", axis);
-	sym_attrs_set_float(a, "epsilon", attr_float(n, "epsilon", 1e-5));
-	return def_value(im, n, 0,
-	    emit(im, "layer_norm", n->output[0], 3, in, a));
+	sym_attrs_set_float(a, "epsilon",
+	    sym__onnx_attr_float(n, "epsilon", 1e-5));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, "layer_norm", n->output[0], 3, in, a));
 }
 
 /* BatchNormalization(x, scale, bias, mean, var; epsilon, momentum,
@@ -683,7 +504,7 @@ map_batch_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return sym__onnx_errorf(im,
 		    "BatchNormalization takes 5 inputs, not %zu", n->n_input);
 	for (size_t i = 0; i < 5; i++)
-		if (!(in[i] = in_value(im, n, i)))
+		if (!(in[i] = sym__onnx_in(im, n, i)))
 			return -1;
 	if (n->n_output > 3)
 		return sym__onnx_errorf(im, "%zu outputs, not at most 3",
@@ -712,10 +533,12 @@ map_batch_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 	}
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_bool(a, "training", training);
-	sym_attrs_set_float(a, "epsilon", attr_float(n, "epsilon", 1e-5));
-	sym_attrs_set_float(a, "momentum", 1 - attr_float(n, "momentum", 0.9));
-	if (def_value(im, n, 0,
-	        emit(im, "batch_norm", n->output[0], 5, in, a)) < 0)
+	sym_attrs_set_float(a, "epsilon",
+	    sym__onnx_attr_float(n, "epsilon", 1e-5));
+	sym_attrs_set_float(a, "momentum",
+	    1 - sym__onnx_attr_float(n, "momentum", 0.9));
+	if (sym__onnx_def(im, n, 0,
+	        sym__onnx_emit(im, "batch_norm", n->output[0], 5, in, a)) < 0)
 		return -1;
 	/* Outputs 1 and 2, the updated running statistics: the results of
 	 * the batch_norm_update that the graph adds after a batch_norm in
@@ -735,8 +558,9 @@ map_batch_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 			    "%zu",
 			    n->input[i + 2], i);
 		/* under the ONNX name, which the update's output is not */
-		if (def_value(im, n, i,
-		        emit0(im, "identity", n->output[i], 1, &v)) < 0)
+		if (sym__onnx_def(im, n, i,
+		        sym__onnx_emit0(im, "identity", n->output[i], 1, &v)) <
+		    0)
 			return -1;
 	}
 	return 0;
@@ -747,11 +571,11 @@ map_batch_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 static int
 map_expand(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 	sym_expr **s, *e[SYM__ONNX_MAX_SV];
 	size_t k;
 
-	if (!x || sizes_of(im, n, 1, &s, &k) < 0)
+	if (!x || sym__onnx_sizes(im, n, 1, &s, &k) < 0)
 		return -1;
 	const sym_shape *xs = sym_value_shape(x);
 	size_t r = sym_shape_ndim(xs), out = k > r ? k : r;
@@ -770,7 +594,8 @@ map_expand(struct sym__onnx *im, const Onnx__NodeProto *n)
 	sym_attrs_set_list(a, "shape", out, e);
 	for (size_t i = 0; i < out; i++)
 		sym_expr_free(e[i]);
-	return def_value(im, n, 0, emit(im, "expand", n->output[0], 1, &x, a));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, "expand", n->output[0], 1, &x, a));
 }
 
 /* ConstantOfShape(shape; value): the one-element value (a frozen param
@@ -785,9 +610,9 @@ map_constant_of_shape(struct sym__onnx *im, const Onnx__NodeProto *n)
 	float z = 0;
 	int64_t one = 1;
 
-	if (sizes_of(im, n, 0, &s, &k) < 0)
+	if (sym__onnx_sizes(im, n, 0, &s, &k) < 0)
 		return -1;
-	char *t = tmp_name(im, n, "value");
+	char *t = sym__onnx_tmp_name(im, n, "value");
 	struct sym__oval *o = t ? sym__onnx_define(im, t) : NULL;
 	free(t);
 	if (!o)
@@ -812,26 +637,28 @@ map_constant_of_shape(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return sym__onnx_errorf(im, "a scalar result is not supported");
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_list(a, "shape", k, s);
-	return def_value(im, n, 0, emit(im, "expand", n->output[0], 1, &x1, a));
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, "expand", n->output[0], 1, &x1, a));
 }
 
 /* Trilu(x, k; upper=1). */
 static int
 map_trilu(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 	int64_t kv[SYM__ONNX_MAX_SV];
 	size_t k = 0;
 
 	if (!x)
 		return -1;
-	int r = ints_of(im, n, 1, NULL, kv, &k);
+	int r = sym__onnx_ints(im, n, 1, NULL, kv, &k);
 	if (r < 0 || (r == 1 && k != 1))
 		return sym__onnx_errorf(im, "k must be a constant");
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_int(a, "diagonal", r == 1 ? kv[0] : 0);
-	return def_value(im, n, 0,
-	    emit(im, sym__onnx_attr_int(n, "upper", 1) ? "triu" : "tril",
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im,
+	        sym__onnx_attr_int(n, "upper", 1) ? "triu" : "tril",
 	        n->output[0], 1, &x, a));
 }
 
@@ -842,7 +669,7 @@ map_dropout(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
 	int64_t mode[SYM__ONNX_MAX_SV];
 	size_t k = 0;
-	int given = ints_of(im, n, 2, NULL, mode, &k);
+	int given = sym__onnx_ints(im, n, 2, NULL, mode, &k);
 
 	if (n->n_output > 1 && *n->output[1])
 		return sym__onnx_errorf(im, "the mask output is not supported");
@@ -950,27 +777,30 @@ map_range(struct sym__onnx *im, const Onnx__NodeProto *n)
 		    ? 0
 		    : -1;
 	}
-	char *t1 = tmp_name(im, n, "one"), *t2 = tmp_name(im, n, "ones"),
-	     *t3 = tmp_name(im, n, "index"), *t7 = tmp_name(im, n, "index64");
+	char *t1 = sym__onnx_tmp_name(im, n, "one"),
+	     *t2 = sym__onnx_tmp_name(im, n, "ones"),
+	     *t3 = sym__onnx_tmp_name(im, n, "index"),
+	     *t7 = sym__onnx_tmp_name(im, n, "index64");
 	/* the executor's running sums are not in i64: i32, then a cast */
 	sym_value *v = t1 ? scalar_param(im, t1, SYM_DT_I32, 1) : NULL;
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_list(a, "shape", 1, &len);
 	sym_expr_free(len);
-	v = v && t2 ? emit(im, "expand", t2, 1, &v, a)
+	v = v && t2 ? sym__onnx_emit(im, "expand", t2, 1, &v, a)
 	            : (sym_attrs_free(a), NULL);
 	a = sym_attrs_new(im->ctx);
 	sym_attrs_set_int(a, "axis", 0);
 	sym_attrs_set_bool(a, "exclusive", 1);
 	int plain = start == 0 && delta == 1;
 	int cast = dt == SYM_DT_I64;
-	v = v && t3
-	    ? emit(im, "cumsum", plain && !cast ? n->output[0] : t3, 1, &v, a)
-	    : (sym_attrs_free(a), NULL);
+	v = v && t3 ? sym__onnx_emit(im, "cumsum",
+	                  plain && !cast ? n->output[0] : t3, 1, &v, a)
+	            : (sym_attrs_free(a), NULL);
 	if (v && cast) {
 		a = sym_attrs_new(im->ctx);
 		sym_attrs_set_string(a, "dtype", "i64");
-		v = t7 ? emit(im, "cast", plain ? n->output[0] : t7, 1, &v, a)
+		v = t7 ? sym__onnx_emit(im, "cast", plain ? n->output[0] : t7,
+		             1, &v, a)
 		       : (sym_attrs_free(a), NULL);
 	}
 	free(t1);
@@ -978,27 +808,28 @@ map_range(struct sym__onnx *im, const Onnx__NodeProto *n)
 	free(t3);
 	free(t7);
 	if (v && !plain) {
-		char *t4 = tmp_name(im, n, "delta"),
-		     *t5 = tmp_name(im, n, "scaled"),
-		     *t6 = tmp_name(im, n, "start");
+		char *t4 = sym__onnx_tmp_name(im, n, "delta"),
+		     *t5 = sym__onnx_tmp_name(im, n, "scaled"),
+		     *t6 = sym__onnx_tmp_name(im, n, "start");
 		sym_value *p[2] = { v,
 			t4 ? scalar_param(im, t4, dt, (double)delta) : NULL };
-		v = p[1] && t5 ? emit0(im, "mul", t5, 2, p) : NULL;
+		v = p[1] && t5 ? sym__onnx_emit0(im, "mul", t5, 2, p) : NULL;
 		p[0] = v;
 		p[1] = v && t6 ? scalar_param(im, t6, dt, (double)start) : NULL;
-		v = p[1] ? emit0(im, "add", n->output[0], 2, p) : NULL;
+		v = p[1] ? sym__onnx_emit0(im, "add", n->output[0], 2, p)
+		         : NULL;
 		free(t4);
 		free(t5);
 		free(t6);
 	}
-	return def_value(im, n, 0, v);
+	return sym__onnx_def(im, n, 0, v);
 }
 
 /* Split(x, split; axis=0) into equal parts. */
 static int
 map_split(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 	int64_t sz[SYM__ONNX_MAX_SV];
 	size_t k = 0;
 
@@ -1006,7 +837,8 @@ map_split(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return -1;
 	if (n->n_output < 1 || n->n_output > SYM__ONNX_MAX_SV)
 		return sym__onnx_errorf(im, "%zu outputs", n->n_output);
-	int r = ints_of(im, n, im->opset >= 13 ? 1 : SIZE_MAX, "split", sz, &k);
+	int r = sym__onnx_ints(im, n, im->opset >= 13 ? 1 : SIZE_MAX, "split",
+	    sz, &k);
 	if (r < 0)
 		return sym__onnx_errorf(im, "the split must be constants");
 	for (size_t i = 1; r == 1 && i < k; i++)
@@ -1037,7 +869,7 @@ map_split(struct sym__onnx *im, const Onnx__NodeProto *n)
 			    (long long)sz[0]);
 	}
 	for (size_t i = 0; i < n->n_output; i++)
-		if (def_value(im, n, i, sym_node_output(nd, i)) < 0)
+		if (sym__onnx_def(im, n, i, sym_node_output(nd, i)) < 0)
 			return -1;
 	return 0;
 }
@@ -1078,7 +910,7 @@ number_of(struct sym__onnx *im, const Onnx__NodeProto *n, size_t i, double *v)
 static int
 map_clip(struct sym__onnx *im, const Onnx__NodeProto *n)
 {
-	sym_value *x = in_value(im, n, 0);
+	sym_value *x = sym__onnx_in(im, n, 0);
 	double b[2];
 	int have[2];
 
@@ -1091,7 +923,7 @@ map_clip(struct sym__onnx *im, const Onnx__NodeProto *n)
 			return sym__onnx_errorf(im,
 			    "its %s must be a constant of one element", name);
 		if (!have[i] && sym__onnx_attr(n, name)) {
-			b[i] = attr_float(n, name, 0);
+			b[i] = sym__onnx_attr_float(n, name, 0);
 			have[i] = 1;
 		}
 	}
@@ -1099,246 +931,8 @@ map_clip(struct sym__onnx *im, const Onnx__NodeProto *n)
 	for (size_t i = 0; i < 2; i++)
 		if (have[i])
 			sym_attrs_set_float(a, i ? "max" : "min", b[i]);
-	return def_value(im, n, 0, emit(im, "clip", n->output[0], 1, &x, a));
-}
-
-/* Beyond this, a start or end of Slice means "past the end" (ONNX's
- * exporters write INT_MAX, INT64_MAX and their negatives). */
-#define SLICE_HUGE ((int64_t)INT32_MAX)
-
-/* A start or end of Slice along a dimension "d": "rel" set when it
- * counts from the end (the index d + "c"), else the index "c". */
-struct slice_idx {
-	int rel;
-	int64_t c;
-};
-
-/* Read element "j" of the starts or ends "e" along a dimension "d" as
- * "*x": a constant (negative ones count from the end, huge ones are
- * past either end) or an expression d + c. Return 0, or -1 when it is
- * neither. */
-static int
-slice_index(const sym_expr *e, const sym_expr *d, struct slice_idx *x)
-{
-	int64_t v;
-
-	if (sym_expr_get_const(e, &v) == 0) {
-		if (v >= SLICE_HUGE)
-			x->rel = 1, x->c = 0;
-		else if (v <= -SLICE_HUGE)
-			x->rel = 0, x->c = -1; /* before the first */
-		else
-			x->rel = v < 0, x->c = v;
-		return 0;
-	}
-	sym_expr *r = sym_expr_sub(sym_expr_copy(e), sym_expr_copy(d));
-	int ok = r && sym_expr_get_const(r, &v) == 0;
-	sym_expr_free(r);
-	if (!ok)
-		return -1;
-	x->rel = 1;
-	x->c = v > 0 ? 0 : v < -SLICE_HUGE ? -SLICE_HUGE : v;
-	return 0;
-}
-
-/* ceildiv(a, b) for b > 0. */
-static int64_t
-ceil_div(int64_t a, int64_t b)
-{
-	return a >= 0 ? (a + b - 1) / b : -((-a) / b);
-}
-
-/* One axis "ax" of Slice along a dimension "d" (of the constant "dv" when
- * "known"): the start "st", end "en" and step "sp" to the registry's
- * begin "*b" and size "*z" (-1: the rest), walking the dimension
- * backwards for a negative step (so "*b" counts from the last element).
- * Return 0 or -1 after an error. */
-static int
-slice_axis(struct sym__onnx *im, int64_t ax, int known, int64_t dv,
-    struct slice_idx st, struct slice_idx en, int64_t sp, int64_t *b,
-    int64_t *z)
-{
-	int64_t k = sp < 0 ? -sp : sp, n;
-
-	if (known) {
-		/* ONNX's clamping, on numbers */
-		int64_t s = st.rel ? dv + st.c : st.c;
-		int64_t e = en.rel ? dv + en.c : en.c;
-		if (sp > 0) {
-			s = s < 0 ? 0 : s > dv ? dv : s;
-			e = e < 0 ? 0 : e > dv ? dv : e;
-			n = ceil_div(e - s, k);
-			*b = s;
-		} else {
-			s = s < 0 ? 0 : s > dv - 1 ? dv - 1 : s;
-			e = e < -1 ? -1 : e > dv - 1 ? dv - 1 : e;
-			n = ceil_div(s - e, k);
-			*b = dv - 1 - s;
-		}
-		if (n <= 0)
-			return sym__onnx_errorf(im,
-			    "the slice of axis %lld is empty", (long long)ax);
-		*z = *b == 0 && k == 1 && n == dv ? -1 : n;
-		return 0;
-	}
-	/* a symbolic dimension: the begin must be a number in the frame of
-	 * the walk (from the first element forwards, from the last
-	 * backwards), and the end the rest or a number in that frame */
-	int64_t bb, ee;
-	int rest;
-	if (sp > 0) {
-		if (st.rel)
-			return sym__onnx_errorf(im,
-			    "a start counted from the end needs a dimension "
-			    "known as a number (axis %lld)",
-			    (long long)ax);
-		bb = st.c < 0 ? 0 : st.c; /* -1: a huge negative start */
-		rest = en.rel && en.c == 0;
-		if (en.rel && !rest)
-			return sym__onnx_errorf(im,
-			    "an end counted from the end needs a dimension "
-			    "known as a number (axis %lld)",
-			    (long long)ax);
-		ee = en.c;
-	} else {
-		if (!st.rel)
-			return sym__onnx_errorf(im,
-			    "with a negative step, a start counted from the "
-			    "first element needs a dimension known as a number "
-			    "(axis %lld)",
-			    (long long)ax);
-		bb = st.c >= 0 ? 0 : -1 - st.c;
-		rest = !en.rel && en.c == -1;
-		if (!en.rel && !rest)
-			return sym__onnx_errorf(im,
-			    "with a negative step, an end counted from the first "
-			    "element needs a dimension known as a number (axis "
-			    "%lld)",
-			    (long long)ax);
-		ee = -1 - en.c;
-	}
-	if (rest) {
-		*b = bb;
-		*z = -1;
-		return 0;
-	}
-	n = ceil_div(ee - bb, k);
-	if (n <= 0)
-		return sym__onnx_errorf(im, "the slice of axis %lld is empty",
-		    (long long)ax);
-	*b = bb;
-	*z = n;
-	return 0;
-}
-
-/* Slice(data, starts, ends, axes, steps) (opset 10 on; starts, ends and
- * axes attributes before): per axis, ONNX's clamping of starts and ends
- * to the dimension and any step but 0, onto the registry's slice (begin,
- * size and step). Starts and ends are constants or, as shape values,
- * the dimension plus a constant; on a symbolic dimension the slice's
- * length must come out as a number or the rest of the dimension. */
-static int
-map_slice(struct sym__onnx *im, const Onnx__NodeProto *n)
-{
-	sym_value *x = in_value(im, n, 0);
-	sym_expr **st = NULL, **en = NULL;
-	int64_t ax[SYM__ONNX_MAX_RANK], sp[SYM__ONNX_MAX_RANK];
-	int64_t begin[SYM__ONNX_MAX_RANK], size[SYM__ONNX_MAX_RANK];
-	int64_t step[SYM__ONNX_MAX_RANK], tmp[SYM__ONNX_MAX_SV];
-	size_t k, ke, ka = 0, ks = 0;
-	int strided = 0, r;
-
-	if (!x)
-		return -1;
-	const sym_shape *s = sym_value_shape(x);
-	size_t rank = sym_shape_ndim(s);
-	if (rank > SYM__ONNX_MAX_RANK)
-		return sym__onnx_errorf(im, "rank %zu", rank);
-	if (n->n_input >= 3) {
-		if (sizes_of(im, n, 1, &st, &k) < 0 ||
-		    sizes_of(im, n, 2, &en, &ke) < 0)
-			return -1;
-	} else {
-		/* opset 1 to 9: attributes */
-		const Onnx__AttributeProto *as = sym__onnx_attr(n, "starts"),
-		                           *ae = sym__onnx_attr(n, "ends");
-		if (!as || !ae || as->n_ints != ae->n_ints ||
-		    as->n_ints > SYM__ONNX_MAX_RANK)
-			return sym__onnx_errorf(im,
-			    "starts and ends must be given, of one length");
-		k = ke = as->n_ints;
-		st = sym__calloc(im->ctx, 2 * k + 1, sizeof(*st));
-		if (!st)
-			return -1;
-		en = st + k;
-		for (size_t j = 0; j < k; j++) {
-			st[j] = sym_expr_const(im->ctx, as->ints[j]);
-			en[j] = sym_expr_const(im->ctx, ae->ints[j]);
-		}
-	}
-	r = -1;
-	if (ke != k || k > rank || ints_of(im, n, 3, "axes", ax, &ka) < 0 ||
-	    ints_of(im, n, 4, NULL, sp, &ks) < 0 || (ka && ka != k) ||
-	    (ks && ks != k)) {
-		sym__onnx_errorf(im,
-		    "starts and ends must be of one length, at most the rank, "
-		    "and axes and steps constants of that length");
-		goto done;
-	}
-	for (size_t i = 0; i < rank; i++)
-		begin[i] = 0, size[i] = -1, step[i] = 1, tmp[i] = 0;
-	for (size_t j = 0; j < k; j++) {
-		int64_t a = ka ? ax[j] : (int64_t)j, d;
-		int64_t p = ks ? sp[j] : 1;
-		struct slice_idx bi, ei;
-		if (a < 0)
-			a += (int64_t)rank;
-		if (a < 0 || a >= (int64_t)rank || tmp[a]) {
-			sym__onnx_errorf(im,
-			    "axis %lld out of range or repeated",
-			    (long long)(ka ? ax[j] : (int64_t)j));
-			goto done;
-		}
-		tmp[a] = 1;
-		if (p == 0 || p <= -SLICE_HUGE || p >= SLICE_HUGE) {
-			sym__onnx_errorf(im,
-			    "the step of axis %lld is %lld: it must not be 0, "
-			    "and below 2^31 either way",
-			    (long long)a, (long long)p);
-			goto done;
-		}
-		const sym_expr *dim = sym_shape_dim(s, (size_t)a);
-		int known = sym_expr_get_const(dim, &d) == 0;
-		if (slice_index(st[j], dim, &bi) < 0 ||
-		    slice_index(en[j], dim, &ei) < 0 ||
-		    (!known &&
-		        (p > 0 ? bi.rel || (ei.rel && ei.c)
-		               : !bi.rel || (!ei.rel && ei.c != -1)))) {
-			/* any other symbolic bound, or one counted from the
-			 * other end of a symbolic dimension: onnx_slice.c */
-			r = sym__onnx_slice_general(im, n, x, k, st, en,
-			    ka ? ax : NULL, ks ? sp : NULL);
-			goto done;
-		}
-		if (slice_axis(im, a, known, known ? d : 0, bi, ei, p,
-		        &begin[a], &size[a]) < 0)
-			goto done;
-		step[a] = p;
-		strided |= p != 1;
-	}
-	sym_attrs *at = sym_attrs_new(im->ctx);
-	set_ints(im->ctx, at, "begin", begin, rank);
-	set_ints(im->ctx, at, "size", size, rank);
-	if (strided)
-		set_ints(im->ctx, at, "step", step, rank);
-	r = def_value(im, n, 0, emit(im, "slice", n->output[0], 1, &x, at));
-done:
-	if (n->n_input < 3 && st) {
-		for (size_t j = 0; j < 2 * k; j++)
-			sym_expr_free(st[j]);
-		free(st);
-	}
-	return r;
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, "clip", n->output[0], 1, &x, a));
 }
 
 struct mapping {
@@ -1375,7 +969,7 @@ ADAPT(map_dropout)
 ADAPT(map_range)
 ADAPT(map_split)
 ADAPT(map_clip)
-ADAPT(map_slice)
+ADAPT(sym__onnx_map_slice)
 
 /* Sorted by ONNX name. */
 static const struct mapping mappings[] = {
@@ -1432,7 +1026,7 @@ static const struct mapping mappings[] = {
 	{ "Sigmoid", "sigmoid", map_unary },
 	{ "Sign", "sign", map_unary },
 	{ "Size", NULL, NULL },
-	{ "Slice", NULL, map_slice_a },
+	{ "Slice", NULL, sym__onnx_map_slice_a },
 	{ "Softmax", "softmax", map_softmax },
 	{ "Split", NULL, map_split_a },
 	{ "Sqrt", "sqrt", map_unary },

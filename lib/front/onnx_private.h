@@ -113,10 +113,50 @@ sym_expr *sym__onnx_fresh_dim(struct sym__onnx *im, const char *why);
  * it is not a shape computation, -1 after an error. */
 int sym__onnx_fold(struct sym__onnx *im, const Onnx__NodeProto *n);
 
-/* onnx_ops.c */
+/* onnx_ops.c: the table of mappings. */
 int sym__onnx_map_node(struct sym__onnx *im, const Onnx__NodeProto *n);
 
-/* onnx_slice.c: Slice with starts or ends of any symbolic form. */
+/* onnx_emit.c: the mappings' toolbox. The float attribute "name" of "n"
+ * ("dflt" when absent); the "k" integers "v" set as the list attribute
+ * "name" of "a" (0 or -1). */
+double sym__onnx_attr_float(const Onnx__NodeProto *n, const char *name,
+    double dflt);
+int sym__onnx_set_ints(sym_ctx *ctx, sym_attrs *a, const char *name,
+    const int64_t *v, size_t k);
+/* The graph value of input "i" of "n", or NULL after an error. */
+sym_value *sym__onnx_in(struct sym__onnx *im, const Onnx__NodeProto *n,
+    size_t i);
+/* Add the registry operator "op" on the "k" inputs "in" with "attrs"
+ * (taken), its result named "out": _attrs with attributes that may be
+ * NULL (none), _emit with attributes from sym_attrs_new (NULL: out of
+ * memory, an error), _emit0 without attributes. The result, or NULL
+ * after an error. */
+sym_value *sym__onnx_emit_attrs(struct sym__onnx *im, const char *op,
+    const char *out, size_t k, sym_value *const *in, sym_attrs *attrs);
+sym_value *sym__onnx_emit(struct sym__onnx *im, const char *op, const char *out,
+    size_t k, sym_value *const *in, sym_attrs *attrs);
+sym_value *sym__onnx_emit0(struct sym__onnx *im, const char *op,
+    const char *out, size_t k, sym_value *const *in);
+/* Define output "i" of "n" as "v"; 0, or -1 when "v" is NULL. */
+int sym__onnx_def(struct sym__onnx *im, const Onnx__NodeProto *n, size_t i,
+    sym_value *v);
+/* The name "OUT/what" of an intermediate value of "n", owned by the
+ * context's allocator (NULL out of memory). */
+char *sym__onnx_tmp_name(struct sym__onnx *im, const Onnx__NodeProto *n,
+    const char *what);
+/* The constant integers of input "i" (or of the ints attribute "attr")
+ * into "v", their number into "*k": 1 given, 0 absent, -1 not
+ * constant. */
+int sym__onnx_ints(struct sym__onnx *im, const Onnx__NodeProto *n, size_t i,
+    const char *attr, int64_t *v, size_t *k);
+/* The symbolic shape value of input "i" as "*e" (kept by the table) and
+ * its length; 0, or -1 after an error. */
+int sym__onnx_sizes(struct sym__onnx *im, const Onnx__NodeProto *n, size_t i,
+    sym_expr ***e, size_t *k);
+
+/* onnx_slice.c: Slice (sym__onnx_map_slice), and Slice with starts or
+ * ends of any symbolic form. */
+int sym__onnx_map_slice(struct sym__onnx *im, const Onnx__NodeProto *n);
 int sym__onnx_slice_general(struct sym__onnx *im, const Onnx__NodeProto *n,
     sym_value *x, size_t k, sym_expr *const *st, sym_expr *const *en,
     const int64_t *ax, const int64_t *sp);

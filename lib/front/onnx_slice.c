@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ONNX Slice whose starts or ends are symbolic shape values of any form
- * (HACKING.md section 10): the registry's slice takes constant bounds,
- * so each axis becomes a gather of the indices start + step * i, made by
- * arange with the symbolic limit end - start. ONNX's clamping (a
+ * ONNX Slice (HACKING.md section 10). Constant starts and ends, or a
+ * symbolic dimension's end, map onto the registry's slice with ONNX's
+ * clamping done on numbers (sym__onnx_map_slice). Starts or ends that
+ * are symbolic shape values of any other form cannot: the registry's
+ * slice takes constant bounds, so each axis becomes a gather of the
+ * indices start + step * i, made by arange with the symbolic limit
+ * end - start (sym__onnx_slice_general). ONNX's clamping (a
  * negative bound counts from the end, then both are clamped to the
  * dimension) is decided by the prover where it can be; what it cannot
  * decide is assumed in the unclamped form and kept as a run-time guard,
@@ -15,8 +18,8 @@
 
 #include "front/onnx_private.h"
 
-/* Beyond this, a constant start or end of Slice is past either end (as
- * in onnx_ops.c). */
+/* Beyond this, a constant start or end of Slice is past either end
+ * (ONNX's exporters write INT_MAX, INT64_MAX and their negatives). */
 #define HUGE_BOUND ((int64_t)INT32_MAX)
 
 /* Whether "a" >= "b" is proved for every size. */
@@ -293,4 +296,220 @@ sym__onnx_slice_general(struct sym__onnx *im, const Onnx__NodeProto *n,
 	o->v = x;
 	o->dtype = sym_shape_dtype(sym_value_shape(x));
 	return 0;
+}
+
+/* A start or end of Slice along a dimension "d": "rel" set when it
+ * counts from the end (the index d + "c"), else the index "c". */
+struct slice_idx {
+	int rel;
+	int64_t c;
+};
+
+/* Read element "j" of the starts or ends "e" along a dimension "d" as
+ * "*x": a constant (negative ones count from the end, huge ones are
+ * past either end) or an expression d + c. Return 0, or -1 when it is
+ * neither. */
+static int
+slice_index(const sym_expr *e, const sym_expr *d, struct slice_idx *x)
+{
+	int64_t v;
+
+	if (sym_expr_get_const(e, &v) == 0) {
+		if (v >= HUGE_BOUND)
+			x->rel = 1, x->c = 0;
+		else if (v <= -HUGE_BOUND)
+			x->rel = 0, x->c = -1; /* before the first */
+		else
+			x->rel = v < 0, x->c = v;
+		return 0;
+	}
+	sym_expr *r = sym_expr_sub(sym_expr_copy(e), sym_expr_copy(d));
+	int ok = r && sym_expr_get_const(r, &v) == 0;
+	sym_expr_free(r);
+	if (!ok)
+		return -1;
+	x->rel = 1;
+	x->c = v > 0 ? 0 : v < -HUGE_BOUND ? -HUGE_BOUND : v;
+	return 0;
+}
+
+/* ceildiv(a, b) for b > 0. */
+static int64_t
+ceil_div(int64_t a, int64_t b)
+{
+	return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+/* One axis "ax" of Slice along a dimension "d" (of the constant "dv" when
+ * "known"): the start "st", end "en" and step "sp" to the registry's
+ * begin "*b" and size "*z" (-1: the rest), walking the dimension
+ * backwards for a negative step (so "*b" counts from the last element).
+ * Return 0 or -1 after an error. */
+static int
+slice_axis(struct sym__onnx *im, int64_t ax, int known, int64_t dv,
+    struct slice_idx st, struct slice_idx en, int64_t sp, int64_t *b,
+    int64_t *z)
+{
+	int64_t k = sp < 0 ? -sp : sp, n;
+
+	if (known) {
+		/* ONNX's clamping, on numbers */
+		int64_t s = st.rel ? dv + st.c : st.c;
+		int64_t e = en.rel ? dv + en.c : en.c;
+		if (sp > 0) {
+			s = s < 0 ? 0 : s > dv ? dv : s;
+			e = e < 0 ? 0 : e > dv ? dv : e;
+			n = ceil_div(e - s, k);
+			*b = s;
+		} else {
+			s = s < 0 ? 0 : s > dv - 1 ? dv - 1 : s;
+			e = e < -1 ? -1 : e > dv - 1 ? dv - 1 : e;
+			n = ceil_div(s - e, k);
+			*b = dv - 1 - s;
+		}
+		if (n <= 0)
+			return sym__onnx_errorf(im,
+			    "the slice of axis %lld is empty", (long long)ax);
+		*z = *b == 0 && k == 1 && n == dv ? -1 : n;
+		return 0;
+	}
+	/* a symbolic dimension: sym__onnx_map_slice sends every other form
+	 * to sym__onnx_slice_general, so here the begin is a number in the
+	 * frame of the walk (from the first element forwards, from the last
+	 * backwards) and the end the rest or a number in that frame */
+	int64_t bb, ee;
+	int rest;
+	if (sp > 0) {
+		bb = st.c < 0 ? 0 : st.c; /* -1: a huge negative start */
+		rest = en.rel;
+		ee = en.c;
+	} else {
+		bb = st.c >= 0 ? 0 : -1 - st.c;
+		rest = !en.rel;
+		ee = -1 - en.c;
+	}
+	if (rest) {
+		*b = bb;
+		*z = -1;
+		return 0;
+	}
+	n = ceil_div(ee - bb, k);
+	if (n <= 0)
+		return sym__onnx_errorf(im, "the slice of axis %lld is empty",
+		    (long long)ax);
+	*b = bb;
+	*z = n;
+	return 0;
+}
+
+/* Slice(data, starts, ends, axes, steps) (opset 10 on; starts, ends and
+ * axes attributes before): per axis, ONNX's clamping of starts and ends
+ * to the dimension and any step but 0, onto the registry's slice (begin,
+ * size and step). Starts and ends are constants or, as shape values,
+ * the dimension plus a constant; on a symbolic dimension the slice's
+ * length must come out as a number or the rest of the dimension. */
+int
+sym__onnx_map_slice(struct sym__onnx *im, const Onnx__NodeProto *n)
+{
+	sym_value *x = sym__onnx_in(im, n, 0);
+	sym_expr **st = NULL, **en = NULL;
+	int64_t ax[SYM__ONNX_MAX_RANK], sp[SYM__ONNX_MAX_RANK];
+	int64_t begin[SYM__ONNX_MAX_RANK], size[SYM__ONNX_MAX_RANK];
+	int64_t step[SYM__ONNX_MAX_RANK], tmp[SYM__ONNX_MAX_SV];
+	size_t k, ke, ka = 0, ks = 0;
+	int strided = 0, r;
+
+	if (!x)
+		return -1;
+	const sym_shape *s = sym_value_shape(x);
+	size_t rank = sym_shape_ndim(s);
+	if (rank > SYM__ONNX_MAX_RANK)
+		return sym__onnx_errorf(im, "rank %zu", rank);
+	if (n->n_input >= 3) {
+		if (sym__onnx_sizes(im, n, 1, &st, &k) < 0 ||
+		    sym__onnx_sizes(im, n, 2, &en, &ke) < 0)
+			return -1;
+	} else {
+		/* opset 1 to 9: attributes */
+		const Onnx__AttributeProto *as = sym__onnx_attr(n, "starts"),
+		                           *ae = sym__onnx_attr(n, "ends");
+		if (!as || !ae || as->n_ints != ae->n_ints ||
+		    as->n_ints > SYM__ONNX_MAX_RANK)
+			return sym__onnx_errorf(im,
+			    "starts and ends must be given, of one length");
+		k = ke = as->n_ints;
+		st = sym__calloc(im->ctx, 2 * k + 1, sizeof(*st));
+		if (!st)
+			return -1;
+		en = st + k;
+		for (size_t j = 0; j < k; j++) {
+			st[j] = sym_expr_const(im->ctx, as->ints[j]);
+			en[j] = sym_expr_const(im->ctx, ae->ints[j]);
+		}
+	}
+	r = -1;
+	if (ke != k || k > rank ||
+	    sym__onnx_ints(im, n, 3, "axes", ax, &ka) < 0 ||
+	    sym__onnx_ints(im, n, 4, NULL, sp, &ks) < 0 || (ka && ka != k) ||
+	    (ks && ks != k)) {
+		sym__onnx_errorf(im,
+		    "starts and ends must be of one length, at most the rank, "
+		    "and axes and steps constants of that length");
+		goto done;
+	}
+	for (size_t i = 0; i < rank; i++)
+		begin[i] = 0, size[i] = -1, step[i] = 1, tmp[i] = 0;
+	for (size_t j = 0; j < k; j++) {
+		int64_t a = ka ? ax[j] : (int64_t)j, d;
+		int64_t p = ks ? sp[j] : 1;
+		struct slice_idx bi, ei;
+		if (a < 0)
+			a += (int64_t)rank;
+		if (a < 0 || a >= (int64_t)rank || tmp[a]) {
+			sym__onnx_errorf(im,
+			    "axis %lld out of range or repeated",
+			    (long long)(ka ? ax[j] : (int64_t)j));
+			goto done;
+		}
+		tmp[a] = 1;
+		if (p == 0 || p <= -HUGE_BOUND || p >= HUGE_BOUND) {
+			sym__onnx_errorf(im,
+			    "the step of axis %lld is %lld: it must not be 0, "
+			    "and below 2^31 either way",
+			    (long long)a, (long long)p);
+			goto done;
+		}
+		const sym_expr *dim = sym_shape_dim(s, (size_t)a);
+		int known = sym_expr_get_const(dim, &d) == 0;
+		if (slice_index(st[j], dim, &bi) < 0 ||
+		    slice_index(en[j], dim, &ei) < 0 ||
+		    (!known &&
+		        (p > 0 ? bi.rel || (ei.rel && ei.c)
+		               : !bi.rel || (!ei.rel && ei.c != -1)))) {
+			/* any other symbolic bound, or one counted from the
+			 * other end of a symbolic dimension: onnx_slice.c */
+			r = sym__onnx_slice_general(im, n, x, k, st, en,
+			    ka ? ax : NULL, ks ? sp : NULL);
+			goto done;
+		}
+		if (slice_axis(im, a, known, known ? d : 0, bi, ei, p,
+		        &begin[a], &size[a]) < 0)
+			goto done;
+		step[a] = p;
+		strided |= p != 1;
+	}
+	sym_attrs *at = sym_attrs_new(im->ctx);
+	sym__onnx_set_ints(im->ctx, at, "begin", begin, rank);
+	sym__onnx_set_ints(im->ctx, at, "size", size, rank);
+	if (strided)
+		sym__onnx_set_ints(im->ctx, at, "step", step, rank);
+	r = sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, "slice", n->output[0], 1, &x, at));
+done:
+	if (n->n_input < 3 && st) {
+		for (size_t j = 0; j < 2 * k; j++)
+			sym_expr_free(st[j]);
+		free(st);
+	}
+	return r;
 }
