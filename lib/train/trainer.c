@@ -112,6 +112,9 @@ rank_job(struct sym__trank *r)
 		bad = !r->x || sym_exec_prepare(r->x, t->s) < 0 ||
 		    sym_exec_init_params(r->x, t->o.seed) < 0;
 		return sym__trank_agree(r, bad);
+	case SYM__JOB_PREPARE:
+		bad = !r->x || sym_exec_prepare(r->x, t->s) < 0;
+		return sym__trank_agree(r, bad);
 	case SYM__JOB_STEP:
 		return job_batch(r, 0);
 	case SYM__JOB_EVAL:

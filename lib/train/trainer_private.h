@@ -50,12 +50,13 @@ struct sym__seqsched {
 
 /* What the ranks are told to do (a job), see trainer.c. */
 enum sym__job {
-	SYM__JOB_INIT,   /* prepare, initialize the params */
-	SYM__JOB_STEP,   /* prepare, read the batch, run */
-	SYM__JOB_EVAL,   /* prepare, read the batch, run forward, gather */
-	SYM__JOB_GATHER, /* gather the value "job_name" whole */
-	SYM__JOB_SET,    /* set the value "job_name" from "job_whole" */
-	SYM__JOB_SWITCH, /* move the params to the plan "cur_plan" */
+	SYM__JOB_INIT,    /* prepare, initialize the params */
+	SYM__JOB_PREPARE, /* prepare only (sizing the buffers) */
+	SYM__JOB_STEP,    /* prepare, read the batch, run */
+	SYM__JOB_EVAL,    /* prepare, read the batch, run forward, gather */
+	SYM__JOB_GATHER,  /* gather the value "job_name" whole */
+	SYM__JOB_SET,     /* set the value "job_name" from "job_whole" */
+	SYM__JOB_SWITCH,  /* move the params to the plan "cur_plan" */
 	SYM__JOB_QUIT
 };
 
