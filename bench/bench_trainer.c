@@ -568,8 +568,8 @@ main(int argc, char **argv)
 		if (o.mpi)
 			slowest(comm, ctx, &r[0], &share);
 		if (speak)
-			report(&o, plan[0], 0, &r[0], sym_comm_n_ranks(comm),
-			    share);
+			report(&o, plan[0], sym_graph_fusion_bytes(g), &r[0],
+			    sym_comm_n_ranks(comm), share);
 	}
 	if (steps_file && fclose(steps_file) != 0)
 		die("cannot write the --steps-out file", NULL);
