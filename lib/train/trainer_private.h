@@ -231,7 +231,7 @@ int sym__seq_schedule(sym_trainer *t, struct sym__seqsched *q,
     const sym_dataset *d, int64_t (*row_of)(const sym_trainer *, int64_t),
     uint64_t key, int keep);
 int sym__seq_first_bind(sym_trainer *t, sym_slices *s, const sym_plan *p);
-int sym__seq_largest_bind(sym_trainer *t, sym_slices *s, const sym_plan *p);
+int sym__seq_prepare_buckets(sym_trainer *t, sym_slices *s, const sym_plan *p);
 void sym__seq_notice(sym_trainer *t, const struct sym__seqsched *q,
     const sym_dataset *d);
 int sym__seq_next(sym_trainer *t, struct sym__seqsched *q, const sym_dataset *d,

@@ -380,7 +380,7 @@ by_size_down(const void *a, const void *b)
  * binding or a preparation failed ("s" must be bound again; the error
  * is on the trainer's context). */
 int
-sym__seq_largest_bind(sym_trainer *t, sym_slices *s, const sym_plan *p)
+sym__seq_prepare_buckets(sym_trainer *t, sym_slices *s, const sym_plan *p)
 {
 	int64_t *q = NULL, b, T = t->o.tokens_per_batch, top = -1, top_b = 0;
 	size_t n = 0, cap = 0;
