@@ -31,7 +31,9 @@
  * "trainer_overhead", ...} on rank 0; bench/torch_trainer.py measures
  * PyTorch the same way and compares.
  *
- * With --fusion-bytes N the graph is trained twice, as written and with
+ * Without --fusion-bytes the gradients are fused as the graph says
+ * ("parallel fusion_bytes", none when it says nothing).
+ * With --fusion-bytes N the graph is trained twice, unfused and with
  * its gradient all_reduces fused into buckets of about N bytes
  * (sym_graph_set_fusion_bytes, "parallel fusion_bytes=N"), window by
  * window in turn (unfused, fused, unfused, ...: a new trainer for each
@@ -48,6 +50,8 @@
  * b * s <= T tokens (sym_trainer(3)), b and s bound per step, and the
  * unit counted is the real token (the pads excluded): the line says
  * "unit": "real_tokens" and its rates are real tokens per second.
+ * --pad-to-max pads every record to the largest admissible s instead
+ * (the static comparison: b * s <= T rows of that length).
  * --steps-out FILE writes each step run (warm-up and timed) as a JSON
  * line {"window": W (-1: warm-up), "b": .., "s": .., "tokens": ..}, so
  * that bench/gpt_torch.py trains the same batch shapes in the same
@@ -57,7 +61,7 @@
  *                      [--batch B] [--tokens-per-batch T] [--max-len N]
  *                      [--steps K] [--warmup W] [--windows R] [--seed S]
  *                      [--backend threads|mpi] [--fusion-bytes N]
- *                      [--steps-out FILE]
+ *                      [--pad-to-max] [--steps-out FILE]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +86,7 @@ struct opts {
 	int64_t tokens;        /* --tokens-per-batch; 0: batches of rows */
 	int64_t max_len;       /* --max-len; 0: the corpus's */
 	const char *steps_out; /* --steps-out FILE; NULL: none */
+	int pad_to_max;        /* --pad-to-max: every batch at s's max */
 };
 
 /* The file of --steps-out (NULL: none) and the window running (-1: the
@@ -134,16 +139,20 @@ parse(int argc, char **argv, struct opts *o)
 	snprintf(path, sizeof(path), "%s%sexamples/ffn_train.sg",
 	    top ? top : "", top ? "/" : "");
 	*o = (struct opts){ DEFAULT_DATA, path, 64, 0, 10, 1, 0, 3, 0, 0, 0,
-		NULL };
+		NULL, 0 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
+		if (!strcmp(a, "--pad-to-max")) {
+			o->pad_to_max = 1;
+			continue;
+		}
 		if (!v)
 			die("usage: bench_trainer [--dataset DIR] [--graph "
 			    "FILE] [--batch B] [--steps K] [--warmup W] "
 			    "[--windows R] [--seed S] [--backend threads|mpi] "
 			    "[--fusion-bytes N] [--tokens-per-batch T] "
-			    "[--max-len N] [--steps-out FILE]",
+			    "[--max-len N] [--pad-to-max] [--steps-out FILE]",
 			    NULL);
 		i++;
 		if (!strcmp(a, "--dataset"))
@@ -338,8 +347,8 @@ report(const struct opts *o, const sym_plan *p, int64_t fusion,
 	    (long long)(o->tokens ? 0 : o->batch));
 	if (o->tokens)
 		printf("\"unit\": \"real_tokens\", \"tokens_per_batch\": "
-		       "%lld, ",
-		    (long long)o->tokens);
+		       "%lld, \"pad_to_max\": %s, ",
+		    (long long)o->tokens, o->pad_to_max ? "true" : "false");
 	printf("\"warmup_steps\": %lld, \"steps\": %lld, \"windows\": %d, "
 	       "\"%s_per_s_windows\": [",
 	    (long long)o->warmup, (long long)o->steps, r->windows, unit);
@@ -386,6 +395,7 @@ make_trainer(const sym_plan *plan, sym_communicator *comm, sym_dataset *data,
 	to.batch = &o->batch;
 	to.n_batch = 1;
 	to.tokens_per_batch = o->tokens;
+	to.pad_to_max = o->pad_to_max;
 	t = sym_trainer_new(ctx, plan, comm, data, NULL, &to);
 	if (!t)
 		die("trainer", ctx);
@@ -393,9 +403,10 @@ make_trainer(const sym_plan *plan, sym_communicator *comm, sym_dataset *data,
 }
 
 /* Compile "g" for "o" (sharded unless one rank runs it single) with its
- * gradients fused into buckets of "fusion" bytes (0: not fused), on
- * "comm"; a plan keeps its own sharding, so that "g" may be sharded
- * again for another plan. "ctx" holds the errors. */
+ * gradients fused into buckets of "fusion" bytes (0: not fused; -1: as
+ * the graph writes, "parallel fusion_bytes"), on "comm"; a plan keeps
+ * its own sharding, so that "g" may be sharded again for another plan.
+ * "ctx" holds the errors. */
 static sym_plan *
 load_plan(const struct opts *o, sym_communicator *comm, int64_t fusion,
     sym_graph *g, sym_ctx *ctx)
@@ -404,7 +415,7 @@ load_plan(const struct opts *o, sym_communicator *comm, int64_t fusion,
 
 	if (sym_graph_n_errors(g) ||
 	    (o->mpi && sym_graph_n_devices(g) != sym_comm_n_ranks(comm)) ||
-	    sym_graph_set_fusion_bytes(g, fusion, NULL) < 0 ||
+	    (fusion >= 0 && sym_graph_set_fusion_bytes(g, fusion, NULL) < 0) ||
 	    sym_graph_shard(g, NULL))
 		die("the graph does not shard on these ranks", ctx);
 	p = sym_plan_compile(g, o->mpi ? 0 : SYM_PLAN_SINGLE);
@@ -520,7 +531,7 @@ main(int argc, char **argv)
 	g = sym_graph_parse_file(ctx, o.graph);
 	if (!g)
 		die("the graph", ctx);
-	plan[0] = load_plan(&o, comm, 0, g, ctx);
+	plan[0] = load_plan(&o, comm, o.fusion ? 0 : -1, g, ctx);
 	if (o.fusion)
 		plan[1] = load_plan(&o, comm, o.fusion, g, ctx);
 	if (strchr(o.dataset, ':'))
@@ -557,8 +568,8 @@ main(int argc, char **argv)
 		if (o.mpi)
 			slowest(comm, ctx, &r[0], &share);
 		if (speak)
-			report(&o, plan[0], 0, &r[0], sym_comm_n_ranks(comm),
-			    share);
+			report(&o, plan[0], sym_graph_fusion_bytes(g), &r[0],
+			    sym_comm_n_ranks(comm), share);
 	}
 	if (steps_file && fclose(steps_file) != 0)
 		die("cannot write the --steps-out file", NULL);

@@ -134,8 +134,17 @@
 #                bench/gpt_torch.py trains the same model in PyTorch
 #                (eager, one thread, AdamW) on the same shapes in the
 #                same windows right after, and prints "gpt_vs_torch":
-#                symshard over PyTorch, goal >= 1.0. Skipped with a
-#                message without the corpus or torch
+#                symshard over PyTorch, goal >= 1.0. Then the same
+#                padded to the max (--pad-to-max: 8 rows of 512 a batch)
+#                on both sides, and "gpt_buckets_vs_pad": each side's
+#                real tokens per second in buckets over padded, goal
+#                symshard's speed-up at least PyTorch's. Then, with
+#                MPIRUN, the same model data parallel on 2 MPI ranks
+#                (gradients fused into 25 MiB buckets, DDP's default)
+#                against DistributedDataParallel with gloo on 2
+#                processes, one thread each, on the same batch shapes
+#                and windows: "gpt_ddp_vs_torch", goal >= 1.3. Skipped
+#                with a message without the corpus or torch
 #   FORTUNES     the directory of the fortune files (default
 #                /usr/share/games/fortunes, Debian's fortunes package);
 #                every file but the .dat indexes, in name order, makes
@@ -368,9 +377,48 @@ else
 	    --warmup 5 --steps 20 --windows 3 --steps-out "$tmp/gpt-steps.json" \
 	    $GPT_ARGS >"$tmp/gpt.json"
 	cat "$tmp/gpt.json"
+	echo "# the same padded to the max (--pad-to-max: every batch 8 rows" \
+	    "of 512), symshard then PyTorch on its shapes; the speed-up of" \
+	    "buckets over padding, each side's (gpt_buckets_vs_pad)"
+	# shellcheck disable=SC2086
+	OPENBLAS_NUM_THREADS=1 "$bench_trainer" \
+	    --dataset "text:$tmp/fortunes.txt" --max-len 512 \
+	    --tokens-per-batch 4096 --graph "$srcdir/../examples/gpt.sg" \
+	    --warmup 5 --steps 20 --windows 3 --pad-to-max \
+	    --steps-out "$tmp/gpt-pad-steps.json" $GPT_ARGS >"$tmp/gpt-pad.json"
+	cat "$tmp/gpt-pad.json"
 	machine gpt_torch.py
 	"$python3" "$srcdir/gpt_torch.py" --steps "$tmp/gpt-steps.json" \
-	    --symshard "$tmp/gpt.json"
+	    --symshard "$tmp/gpt.json" --pad-steps "$tmp/gpt-pad-steps.json" \
+	    --pad-symshard "$tmp/gpt-pad.json"
+	if test -n "$mpirun"; then
+		echo "# the GPT data parallel on 2 MPI ranks (examples/gpt.sg" \
+		    "on 2 devices, gradients fused into 25 MiB buckets as" \
+		    "DDP's default) against DistributedDataParallel (gloo) on" \
+		    "2 processes, one thread each, none bound to a core, on" \
+		    "the same batch shapes (rank r: rows r * b / 2 on)"
+		root=
+		if test "$(id -u)" = 0; then
+			root=--allow-run-as-root
+		fi
+		sed 's/^devices 8/devices 2/' "$srcdir/../examples/gpt.sg" >"$tmp/gpt2.sg"
+		echo 'parallel fusion_bytes=25MiB' >>"$tmp/gpt2.sg"
+		# shellcheck disable=SC2086
+		OPENBLAS_NUM_THREADS=1 "$mpirun" $root --oversubscribe \
+		    --bind-to none $TRAINER_MPIRUN_ARGS -n 2 \
+		    "$bench_trainer" --backend mpi \
+		    --dataset "text:$tmp/fortunes.txt" --max-len 512 \
+		    --tokens-per-batch 4096 --graph "$tmp/gpt2.sg" \
+		    --warmup 5 --steps 20 --windows 3 \
+		    --steps-out "$tmp/gpt2-steps.json" $GPT_ARGS >"$tmp/gpt2.json"
+		cat "$tmp/gpt2.json"
+		machine gpt_torch.py
+		"$python3" "$srcdir/gpt_torch.py" --ranks 2 \
+		    --steps "$tmp/gpt2-steps.json" --symshard "$tmp/gpt2.json"
+	else
+		echo "# gpt: MPIRUN is empty (no MPI): skipping the GPT on 2" \
+		    "ranks against DDP"
+	fi
 fi
 
 echo "# memory by kind under optimizer sharding (bench/bench_memory), the"

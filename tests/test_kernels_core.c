@@ -250,6 +250,31 @@ scall_run(struct scall *c, struct sym__kscratch *sc)
 		fail_msg("%s: another result with a scratch area", c->op);
 }
 
+/* Check that the bytes sym__kernel_scratch gives for the call "c" hold
+ * what its kernel takes: a fresh area grown to them first (none when 0)
+ * is not grown by the call, which gives the same bits. Return them. */
+static size_t
+scall_sized(struct scall *c)
+{
+	struct sym__kernel_args a =
+	    kt_args(c->op, c->at, c->in, c->n_in, &c->out, 1);
+	struct sym__kscratch sc = { 0 };
+	size_t need;
+
+	a.op = sym_op_find(c->op);
+	need = sym__kernel_scratch(&a);
+	if (need)
+		assert_int_equal(sym__kbuf_grow(&sc.data, &sc.cap, &sc.grows,
+		                     need),
+		    1);
+	scall_run(c, &sc);
+	if (sc.grows != (need ? 1u : 0u))
+		fail_msg("%s: sized %zu bytes, the call grew its area to %zu",
+		    c->op, need, sc.cap);
+	sym__kscratch_free(&sc);
+	return need;
+}
+
 /* Free what "c" holds. */
 static void
 scall_clear(struct scall *c)
@@ -318,6 +343,11 @@ test_scratch(void **state)
 	for (int i = 0; i < 7; i++)
 		scall_run(&c[i], &sc);
 	assert_int_equal(sc.grows, grows + 1);
+	/* Sized before the call (what the executor does when it prepares
+	 * a binding): never grown by it; the loss takes none, the others
+	 * some. */
+	for (int i = 0; i < 7; i++)
+		assert_true((scall_sized(&c[i]) == 0) == (i == 1));
 	sym__kscratch_free(&sc);
 	assert_null(sc.data);
 	assert_int_equal(sc.cap, 0);

@@ -406,7 +406,7 @@ sharded_equals_single(struct fx *fx, int devices, const char *shard)
 	struct run r;
 	sym_train_options o = SYM_TRAIN_OPTIONS_INIT;
 	sym_train_step st;
-	size_t after_first = 0, after_step1 = 0;
+	size_t after_first = 0, after_step1 = 0, all_after_step1 = 0;
 	int steps = 0, rc;
 	char seen[256] = "";
 
@@ -427,8 +427,10 @@ sharded_equals_single(struct fx *fx, int devices, const char *shard)
 			break;
 		if (rc == 0)
 			continue;
-		if (++steps == 1)
+		if (++steps == 1) {
 			after_step1 = buffer_allocations(r.t);
+			all_after_step1 = allocations(r.t);
+		}
 		if (st.mismatch)
 			fail_msg("%d ranks: %s", devices, st.mismatch);
 		assert_true(st.params_checked);
@@ -444,6 +446,7 @@ sharded_equals_single(struct fx *fx, int devices, const char *shard)
 	assert_int_equal(steps, 9);
 	assert_int_equal(allocations(r.t), after_first);
 	assert_int_equal(buffer_allocations(r.t), after_step1);
+	assert_int_equal(allocations(r.t), all_after_step1);
 	release(&r);
 }
 

@@ -742,6 +742,61 @@ place_param_copies(sym_exec *x)
 	return 0;
 }
 
+/* Make "*buf" of "*cap" bytes hold "bytes" (none: kept), counting a new
+ * allocation in "*grows"; 0, or -1 with SYM_ENOMEM on the context of
+ * "x" naming "what". */
+static int
+scratch_grow(sym_exec *x, void **buf, size_t *cap, size_t *grows, size_t bytes,
+    const char *what)
+{
+	if (!bytes || sym__kbuf_grow(buf, cap, grows, bytes) >= 0)
+		return 0;
+	sym__error(x->ctx, SYM_ENOMEM, NULL,
+	    "executor: out of memory for %s (%zu bytes)", what, bytes);
+	return -1;
+}
+
+/* Grow the kernels' and the communication steps' scratch areas of "x"
+ * to the most that its steps take at the sizes just prepared
+ * (sym__kernel_scratch, sym__xstep_scratch), so that no run at these
+ * sizes grows one: a trainer that prepares every size it will bind
+ * before its first step allocates nothing after it (DESIGN section 19).
+ * 0, or -1 out of memory. */
+static int
+reserve_scratch(sym_exec *x)
+{
+	size_t k = 0, send = 0, recv = 0, members = 0;
+
+	for (size_t i = 0; i < x->n_step; i++) {
+		const struct sym__estep *e = &x->step[i];
+		const struct sym__etensor *in;
+		size_t s, r, m;
+
+		if (e->ps->kind == SYM_PLAN_KERNEL) {
+			s = sym__kernel_scratch(&e->args);
+			k = s > k ? s : k;
+			continue;
+		}
+		if (!x->ep || e->ps->n_in != 1)
+			continue;
+		in = &x->tensor[e->ps->in[0]];
+		sym__xstep_scratch(&e->comm, in->global, in->dtype, &s, &r, &m);
+		send = s > send ? s : send;
+		recv = r > recv ? r : recv;
+		members = m > members ? m : members;
+	}
+	return scratch_grow(x, &x->kscratch.data, &x->kscratch.cap,
+	           &x->kscratch.grows, k, "the kernels' scratch area") < 0 ||
+	        scratch_grow(x, &x->scratch.send, &x->scratch.send_cap,
+	            &x->scratch.grows, send, "packing blocks to send") < 0 ||
+	        scratch_grow(x, &x->scratch.recv, &x->scratch.recv_cap,
+	            &x->scratch.grows, recv, "receiving blocks") < 0 ||
+	        scratch_grow(x, &x->scratch.members, &x->scratch.members_cap,
+	            &x->scratch.grows, members, "a group's ranks") < 0
+	    ? -1
+	    : 0;
+}
+
 /* Size every buffer of "x" for the bound slices "s" (borrowed until the
  * next call): grow those too small, alias the outputs of reshape and its
  * kin to their input, fill the kernels' arguments. Return 0, or -1 with
@@ -802,6 +857,8 @@ sym_exec_prepare(sym_exec *x, const sym_slices *s)
 	for (size_t i = 0; i < x->n_step; i++)
 		if (x->step[i].ps->kind == SYM_PLAN_KERNEL)
 			prepare_kernel(x, &x->step[i]);
+	if (reserve_scratch(x) < 0)
+		return -1;
 	if (sym__exec_fuse_prepare(x) < 0)
 		return -1;
 	x->slices = s;

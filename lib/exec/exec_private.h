@@ -86,6 +86,8 @@ int sym__xstep_run(const struct sym__xstep *x, sym_comm_endpoint *ep,
     const int64_t *global, sym_dtype dt, const void *in, void *out,
     struct sym__xscratch *s, char *err, size_t err_size);
 void sym__xscratch_clear(struct sym__xscratch *s);
+void sym__xstep_scratch(const struct sym__xstep *x, const int64_t *global,
+    sym_dtype dt, size_t *send, size_t *recv, size_t *members);
 int64_t sym__xstep_scatter_pack(const struct sym__xstep *x,
     const int64_t *global, size_t es, const void *in, char *buf, size_t stride);
 const int *sym__xstep_group(const struct sym__xstep *x,

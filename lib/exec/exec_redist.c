@@ -494,13 +494,29 @@ run_slice(struct run *r)
 	return 0;
 }
 
+/* Return 1 when every member's box before of the all_gather "r" lies
+ * contiguous at its place in my box after (received in place). */
+static int
+gather_direct(const struct run *r)
+{
+	int64_t vol = box_volume(&r->before, r->nd);
+	struct sym__box b;
+	int direct = 1;
+
+	for (int j = 0; j < r->x->n; j++) {
+		member_box(r->x, r->nd, j, 0, r->global, &b);
+		direct &= box_contiguous(&b, &r->after, r->nd) == j * vol;
+	}
+	return direct;
+}
+
 /* Run an all_gather: every member's box before, placed in my box after
  * (which they tile). */
 static int
 run_all_gather(struct run *r)
 {
 	const struct sym__xstep *x = r->x;
-	int nd = r->nd, direct = 1;
+	int nd = r->nd, direct;
 	int64_t vol = box_volume(&r->before, nd), total = 0;
 	size_t bytes = (size_t)vol * r->es;
 	struct sym__box b;
@@ -513,9 +529,9 @@ run_all_gather(struct run *r)
 			    "all_gather: the block of rank %d before the step "
 			    "is not inside the block of rank %lld after it",
 			    r->group[j], (long long)x->rank);
-		direct &= box_contiguous(&b, &r->after, nd) == j * vol;
 		total += vol;
 	}
+	direct = gather_direct(r);
 	if (total != box_volume(&r->after, nd))
 		return xfail(r->err, r->err_size,
 		    "all_gather: the blocks of the group do not tile the "
@@ -714,6 +730,59 @@ run_reduce(struct run *r, int scatter)
 	if (rc == 0)
 		sym__kwrap(r->out, r->dt, vol);
 	return rc;
+}
+
+/*
+ * Store in "*send", "*recv" and "*members" the bytes of the buffers of a
+ * struct sym__xscratch that a run of step "x" (sym__xstep_run) takes on
+ * a tensor of global sizes "global" and dtype "dt", 0 for a buffer it
+ * does not take: the packed blocks of an all_gather, an all_to_all or a
+ * reduce_scatter whose chunks do not lie in place, and the list of the
+ * group's ranks. All 0 for a step that would fail. The executor grows
+ * its buffers to these before the run, so that the run grows none.
+ */
+void
+sym__xstep_scratch(const struct sym__xstep *x, const int64_t *global,
+    sym_dtype dt, size_t *send, size_t *recv, size_t *members)
+{
+	struct run r = { .x = x, .global = global, .dt = dt };
+	int64_t vol;
+	int bad = -1;
+
+	*send = *recv = *members = 0;
+	r.es = sym__tensor_elem_size(dt);
+	if (x->ndim < 0 || x->ndim > SYM__MAX_RANK || x->me < 0 || !r.es ||
+	    x->n < 1)
+		return;
+	for (int d = 0; d < x->ndim; d++)
+		if (global[d] < 0 || global[d] % x->bsplit[d] ||
+		    global[d] % x->asplit[d])
+			return;
+	r.nd = x->ndim;
+	member_box(x, r.nd, x->me, 0, global, &r.before);
+	member_box(x, r.nd, x->me, 1, global, &r.after);
+	*members = x->own ? 0 : (size_t)x->n * sizeof(int);
+	switch (x->kind) {
+	case SYM_REDIST_ALL_GATHER:
+		if (!gather_direct(&r))
+			*recv = (size_t)box_volume(&r.before, r.nd) * r.es *
+			    (size_t)x->n;
+		break;
+	case SYM_REDIST_ALL_TO_ALL:
+		vol = box_volume(&r.before, r.nd) / x->n;
+		if (!chunks_direct(&r, 1, vol, &bad))
+			*send = (size_t)vol * r.es * (size_t)x->n;
+		if (!chunks_direct(&r, 0, vol, &bad))
+			*recv = (size_t)vol * r.es * (size_t)x->n;
+		break;
+	case SYM_REDIST_REDUCE_SCATTER:
+		vol = box_volume(&r.after, r.nd);
+		if (!chunks_direct(&r, 1, vol, &bad))
+			*send = (size_t)vol * r.es * (size_t)x->n;
+		break;
+	default:
+		break;
+	}
 }
 
 /*

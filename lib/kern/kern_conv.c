@@ -30,6 +30,7 @@
 #include <cblas.h>
 
 #include "kern/kern_private.h"
+#include "shape/shape_private.h"
 
 /* The geometry of one conv2d call. */
 struct conv {
@@ -232,6 +233,15 @@ image(const struct conv *cv, int64_t i, const char *x, const char *w, char *y,
 	}
 }
 
+/* Return the bytes of the columns of one image of "cv", "es" bytes an
+ * element. */
+static size_t
+col_bytes(const struct conv *cv, size_t es)
+{
+	return (size_t)(cv->cg * cv->kh * cv->kw) * (size_t)(cv->ho * cv->wo) *
+	    es;
+}
+
 /* The kernel of conv2d; "a" is the call. */
 static int
 k_conv2d(struct sym__kernel_args *a)
@@ -253,9 +263,7 @@ k_conv2d(struct sym__kernel_args *a)
 		return 0;
 	}
 	if (!pointwise(&cv)) {
-		col = sym__kscratch_get(a,
-		    (size_t)(cv.cg * cv.kh * cv.kw) * (size_t)(cv.ho * cv.wo) *
-		        es);
+		col = sym__kscratch_get(a, col_bytes(&cv, es));
 		if (!col)
 			return sym__kfail(a, op, "out of memory");
 	}
@@ -406,12 +414,41 @@ col_area(struct sym__kernel_args *a, const char *op, const struct conv *cv)
 	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
 	char *col;
 
-	col = sym__kscratch_get(a,
-	    (size_t)(cv->cg * cv->kh * cv->kw) * (size_t)(cv->ho * cv->wo) *
-	        es);
+	col = sym__kscratch_get(a, col_bytes(cv, es));
 	if (!col)
 		sym__kfail(a, op, "out of memory");
 	return col;
+}
+
+/* Return the scratch bytes of the call "a" of conv2d or one of its
+ * gradients (sym__kernel_scratch): the columns of one image, none for
+ * a pointwise conv2d, 0 when the tensors do not fit (the kernel then
+ * refuses them); checked on a copy of "a", whose message is dropped. */
+size_t
+sym__kscratch_conv(const struct sym__kernel_args *a)
+{
+	struct sym__kernel_args c = *a;
+	struct conv cv;
+	int id = a->op->id, fwd = id == SYM__OP_CONV2D, rc;
+	size_t es;
+
+	c.error = NULL;
+	if (fwd)
+		rc = sym__kio(&c, "conv2d", 2, 2, 1, 1) < 0 ||
+		    setup(&c, "conv2d", 0, 1, &c.out[0], "the output", &cv) < 0;
+	else
+		rc = sym__kio(&c, a->op->name, 3, 3, 1, 1) < 0 ||
+		    setup(&c, a->op->name,
+		        id == SYM__OP_CONV2D_INPUT_GRAD ? 2 : 1,
+		        id == SYM__OP_CONV2D_INPUT_GRAD ? 1 : 2, &c.in[0], "dy",
+		        &cv) < 0;
+	free(c.error);
+	if (rc || (fwd && pointwise(&cv)))
+		return 0;
+	es = fwd                     ? sym__tensor_elem_size(a->in[0].dtype)
+	    : cv.kst == SYM__KST_F32 ? 4
+	                             : 8;
+	return col_bytes(&cv, es) ? col_bytes(&cv, es) : 1;
 }
 
 /* The kernel of conv2d_input_grad(dy, weight, x) -> dx of the dims of

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "kern/kern_elementwise.h"
+#include "shape/shape_private.h"
 
 /* A loop z = f(a, b) over "n" elements of one storage. */
 typedef void (*binary_fn)(const void *a, const void *b, void *z, int64_t n);
@@ -500,6 +501,52 @@ check_layer_norm_grad(struct sym__kernel_args *a, const struct sym__opattrs *at)
 			    (long long)g->dim[j],
 			    (long long)x->dim[params + (size_t)j]);
 	return 0;
+}
+
+/* Return the scratch bytes of the call "a" of a gradient kernel that
+ * takes scratch (sym__kernel_scratch): the counts of reduce_max_grad,
+ * the products and zero counts of reduce_prod_grad, the sums of the
+ * general path of softmax_grad and log_softmax_grad (none on their f32
+ * rows), the two accumulators of layer_norm_grad's params, the double
+ * table of gather_grad and embedding_grad; 0 when the call is refused
+ * or takes none. */
+size_t
+sym__kscratch_grad(const struct sym__kernel_args *a)
+{
+	const struct sym__tensor *t0 = &a->in[0];
+	int64_t n, g;
+
+	if (a->n_in < 2 || a->n_out < 1)
+		return 0;
+	switch (a->op->id) {
+	case SYM__OP_REDUCE_MAX_GRAD:
+		g = sym__tensor_numel(t0);
+		return (size_t)(g ? g : 1) * sizeof(double);
+	case SYM__OP_REDUCE_PROD_GRAD:
+		g = sym__tensor_numel(t0);
+		return (size_t)(g ? g : 1) * 16;
+	case SYM__OP_SOFTMAX_GRAD:
+	case SYM__OP_LOG_SOFTMAX_GRAD:
+		if (!a->at || !a->at->norm.mark ||
+		    (t0->dtype == SYM_DT_F32 && a->in[1].dtype == SYM_DT_F32 &&
+		        a->out[0].dtype == SYM_DT_F32 &&
+		        softmax_rows(t0, a->at->norm.mark, &g, &n)))
+			return 0;
+		n = sym__tensor_numel(t0);
+		g = n ? n / group_size(t0, a->at->norm.mark) : 0;
+		return (size_t)(g ? g : 1) * sizeof(double);
+	case SYM__OP_LAYER_NORM_GRAD:
+		if (a->n_in != 3)
+			return 0;
+		g = sym__tensor_numel(&a->in[2]);
+		return 2 * (size_t)(g ? g : 1) * sizeof(double);
+	case SYM__OP_GATHER_GRAD:
+	case SYM__OP_EMBEDDING_GRAD:
+		g = sym__tensor_numel(&a->out[0]);
+		return (size_t)(g ? g : 1) * sizeof(double);
+	default:
+		return 0;
+	}
 }
 
 /* The kernel of layer_norm_grad(dy, x, gamma) -> (dx, dgamma, dbeta),

@@ -163,6 +163,55 @@ softmax_moved(const struct sym__tensor *x, struct sym__tensor *y,
 	sym__kcopy(y->data, ps, t + total * (int64_t)es, ts, es, x->rank, pd);
 }
 
+/* Return the bytes of the work area of a softmax of "x": a moved copy
+ * of the input and of the output when "moved", else two doubles for
+ * each of the "inner" columns. */
+static size_t
+work_bytes(const struct sym__tensor *x, int moved, int64_t inner)
+{
+	return moved
+	    ? 2 * (size_t)sym__tensor_numel(x) * sym__tensor_elem_size(x->dtype)
+	    : 2 * (size_t)inner * sizeof(double);
+}
+
+/* Store in "*first" and "*last" the first and last dims of "x" marked
+ * in "mark" other than 1 (-1 both: none); return 1 when a dim between
+ * them is not marked and not 1 (the axes must be moved together). */
+static int
+marked_span(const struct sym__tensor *x, const unsigned char *mark, int *first,
+    int *last)
+{
+	int moved = 0;
+
+	*first = *last = -1;
+	for (int d = 0; d < x->rank; d++)
+		if (mark[d] && x->dim[d] != 1) {
+			*first = *first < 0 ? d : *first;
+			*last = d;
+		}
+	for (int d = *first; d >= 0 && d <= *last; d++)
+		moved |= !mark[d] && x->dim[d] != 1;
+	return moved;
+}
+
+/* Return the scratch bytes of the call "a" of softmax or log_softmax
+ * (sym__kernel_scratch): softmax_run's work area, 0 when it takes none
+ * or the call is refused. */
+size_t
+sym__kscratch_softmax(const struct sym__kernel_args *a)
+{
+	const struct sym__tensor *x = &a->in[0];
+	int first, last, moved;
+	int64_t inner;
+
+	if (a->n_in != 1 || a->n_out != 1 || !a->at || !a->at->norm.mark ||
+	    sym__tensor_numel(x) <= 0)
+		return 0;
+	moved = marked_span(x, a->at->norm.mark, &first, &last);
+	inner = first < 0 ? 1 : sym__kprod(x->dim, last + 1, x->rank);
+	return moved || inner > 1 ? work_bytes(x, moved, inner) : 0;
+}
+
 /* Normalise the input of the call "a" of "op" into its output along the
  * axes marked in "mark", the marked dims other than 1 spanning dims
  * "first" to "last" (first -1: none), a log-softmax when "lg"; return 0,
@@ -174,11 +223,9 @@ softmax_run(struct sym__kernel_args *a, const char *op,
 	const struct sym__tensor *x = &a->in[0];
 	enum sym__kst k = sym__kst(x->dtype);
 	int64_t outer, n, inner;
-	int moved = 0;
+	int moved = marked_span(x, mark, &first, &last);
 	void *w = NULL;
 
-	for (int d = first; d >= 0 && d <= last; d++)
-		moved |= !mark[d] && x->dim[d] != 1;
 	if (first < 0) {
 		first = x->rank;
 		last = x->rank - 1;
@@ -187,10 +234,7 @@ softmax_run(struct sym__kernel_args *a, const char *op,
 	n = sym__kprod(x->dim, first, last + 1);
 	inner = sym__kprod(x->dim, last + 1, x->rank);
 	if (moved || inner > 1) {
-		w = sym__kscratch_get(a,
-		    moved ? 2 * (size_t)sym__tensor_numel(x) *
-		            sym__tensor_elem_size(x->dtype)
-		          : 2 * (size_t)inner * sizeof(double));
+		w = sym__kscratch_get(a, work_bytes(x, moved, inner));
 		if (!w)
 			return sym__kfail(a, op, "out of memory");
 	}
@@ -226,11 +270,7 @@ softmax(struct sym__kernel_args *a, const char *op, int lg)
 		return -1;
 	if (sym__tensor_numel(x) == 0)
 		return 0;
-	for (int d = 0; d < x->rank; d++)
-		if (mark[d] && x->dim[d] != 1) {
-			first = first < 0 ? d : first;
-			last = d;
-		}
+	marked_span(x, mark, &first, &last);
 	return softmax_run(a, op, mark, first, last, lg);
 }
 

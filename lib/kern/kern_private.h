@@ -100,6 +100,14 @@ void sym__kstrides(const struct sym__tensor *t, int64_t *stride);
 void sym__kcopy(void *dst, const int64_t *dstride, const void *src,
     const int64_t *sstride, size_t es, int rank, const int64_t *dim);
 
+/* The scratch bytes of a call of each family's kernels that take
+ * scratch (sym__kernel_scratch), 0 for a call whose tensors the kernel
+ * refuses. */
+size_t sym__kscratch_reduce(const struct sym__kernel_args *a);
+size_t sym__kscratch_conv(const struct sym__kernel_args *a);
+size_t sym__kscratch_softmax(const struct sym__kernel_args *a);
+size_t sym__kscratch_grad(const struct sym__kernel_args *a);
+
 /* batch_norm and its kin, by a->op (kern_batch_norm.c). */
 int sym__k_batch_norm(struct sym__kernel_args *a);
 

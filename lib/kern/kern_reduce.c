@@ -338,6 +338,28 @@ row_of(enum reduce_kind kind, enum sym__kst k)
 	return kind == R_MAX ? maxs[k] : sums[k];
 }
 
+/* Return the bytes of the accumulators of "ny" outputs (one double or
+ * int64 each). */
+static size_t
+acc_bytes(int64_t ny)
+{
+	return (size_t)ny * 8;
+}
+
+/* Return the scratch bytes of the call "a" of reduce_sum, reduce_mean,
+ * reduce_prod or sum_to (sym__kernel_scratch): the accumulators of its
+ * outputs. */
+size_t
+sym__kscratch_reduce(const struct sym__kernel_args *a)
+{
+	size_t b;
+
+	if (a->n_out != 1)
+		return 0;
+	b = acc_bytes(sym__tensor_numel(&a->out[0]));
+	return b ? b : 1;
+}
+
 /* Run the reduction "kind" called "op" on the call "a"; return 0 or
  * -1. */
 static int
@@ -385,7 +407,7 @@ reduce(struct sym__kernel_args *a, const char *op, enum reduce_kind kind)
 			    y->data, sym__tensor_elem_size(y->dtype), f);
 		return 0;
 	}
-	acc = sym__kscratch_get(a, (size_t)ny * 8);
+	acc = sym__kscratch_get(a, acc_bytes(ny));
 	if (!acc)
 		return sym__kfail(a, op, "out of memory");
 	if (kind == R_PROD)

@@ -24,6 +24,39 @@ static const sym__kernel_fn *const families[SYM__N_FAMILIES] = {
 	[SYM__FAM_GRAD] = sym__kernels_grad,
 };
 
+/* Return the scratch bytes of the call "a" (kernel.h): by operator, the
+ * kernels that take scratch; 0 for the others. */
+size_t
+sym__kernel_scratch(const struct sym__kernel_args *a)
+{
+	if (!a || !a->op)
+		return 0;
+	switch (a->op->id) {
+	case SYM__OP_REDUCE_SUM:
+	case SYM__OP_REDUCE_MEAN:
+	case SYM__OP_REDUCE_PROD:
+	case SYM__OP_SUM_TO:
+		return sym__kscratch_reduce(a);
+	case SYM__OP_CONV2D:
+	case SYM__OP_CONV2D_INPUT_GRAD:
+	case SYM__OP_CONV2D_WEIGHT_GRAD:
+		return sym__kscratch_conv(a);
+	case SYM__OP_SOFTMAX:
+	case SYM__OP_LOG_SOFTMAX:
+		return sym__kscratch_softmax(a);
+	case SYM__OP_REDUCE_MAX_GRAD:
+	case SYM__OP_REDUCE_PROD_GRAD:
+	case SYM__OP_SOFTMAX_GRAD:
+	case SYM__OP_LOG_SOFTMAX_GRAD:
+	case SYM__OP_LAYER_NORM_GRAD:
+	case SYM__OP_GATHER_GRAD:
+	case SYM__OP_EMBEDDING_GRAD:
+		return sym__kscratch_grad(a);
+	default:
+		return 0;
+	}
+}
+
 /* Return the kernel of operator "op", or NULL when there is none (or
  * "op" is NULL). */
 sym__kernel_fn

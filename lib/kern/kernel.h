@@ -94,6 +94,14 @@ int64_t sym__tensor_numel(const struct sym__tensor *t);
 int64_t sym__dims_numel(const int64_t *dim, size_t rank, size_t es);
 size_t sym__tensor_elem_size(sym_dtype dt);
 
+/* The bytes the call "a" (its tensors' dims and attributes filled; no
+ * data read) takes from its scratch area, 0 when it takes none: what
+ * the kernel passes to sym__kscratch_get for these dims, so that an area
+ * grown to the largest of a plan's calls before they run is never grown
+ * by them (the executor does so when it prepares a binding). Every
+ * kernel that takes scratch has its size here (kernel.c). */
+size_t sym__kernel_scratch(const struct sym__kernel_args *a);
+
 /* Temporary memory of a call (scratch.c): one area per call. */
 int sym__kbuf_grow(void **data, size_t *cap, size_t *grows, size_t bytes);
 void *sym__kscratch_get(struct sym__kernel_args *a, size_t bytes);

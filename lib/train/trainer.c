@@ -112,6 +112,9 @@ rank_job(struct sym__trank *r)
 		bad = !r->x || sym_exec_prepare(r->x, t->s) < 0 ||
 		    sym_exec_init_params(r->x, t->o.seed) < 0;
 		return sym__trank_agree(r, bad);
+	case SYM__JOB_PREPARE:
+		bad = !r->x || sym_exec_prepare(r->x, t->s) < 0;
+		return sym__trank_agree(r, bad);
 	case SYM__JOB_STEP:
 		return job_batch(r, 0);
 	case SYM__JOB_EVAL:
@@ -690,9 +693,10 @@ setup_ranks(sym_trainer *t)
 		if (start_threads(t) < 0)
 			return -1;
 	}
-	/* On sequences the buffers are first sized for the largest bucket
-	 * (sym__seq_largest_bind), then bound back to the first batch. */
-	reserve = t->o.search ? 1 : sym__seq_largest_bind(t, t->s, t->p);
+	/* On sequences every bucket is first prepared, the buffers and
+	 * scratch areas sized for all of them (sym__seq_prepare_buckets),
+	 * then bound back to the first batch. */
+	reserve = t->o.search ? 1 : sym__seq_prepare_buckets(t, t->s, t->p);
 	if (reserve < 0 && bind_first(t, t->s, t->p) < 0)
 		return -1;
 	if (sym__trainer_run(t, SYM__JOB_INIT) < 0)

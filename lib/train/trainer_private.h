@@ -50,12 +50,13 @@ struct sym__seqsched {
 
 /* What the ranks are told to do (a job), see trainer.c. */
 enum sym__job {
-	SYM__JOB_INIT,   /* prepare, initialize the params */
-	SYM__JOB_STEP,   /* prepare, read the batch, run */
-	SYM__JOB_EVAL,   /* prepare, read the batch, run forward, gather */
-	SYM__JOB_GATHER, /* gather the value "job_name" whole */
-	SYM__JOB_SET,    /* set the value "job_name" from "job_whole" */
-	SYM__JOB_SWITCH, /* move the params to the plan "cur_plan" */
+	SYM__JOB_INIT,    /* prepare, initialize the params */
+	SYM__JOB_PREPARE, /* prepare only (sizing the buffers) */
+	SYM__JOB_STEP,    /* prepare, read the batch, run */
+	SYM__JOB_EVAL,    /* prepare, read the batch, run forward, gather */
+	SYM__JOB_GATHER,  /* gather the value "job_name" whole */
+	SYM__JOB_SET,     /* set the value "job_name" from "job_whole" */
+	SYM__JOB_SWITCH,  /* move the params to the plan "cur_plan" */
 	SYM__JOB_QUIT
 };
 
@@ -230,7 +231,7 @@ int sym__seq_schedule(sym_trainer *t, struct sym__seqsched *q,
     const sym_dataset *d, int64_t (*row_of)(const sym_trainer *, int64_t),
     uint64_t key, int keep);
 int sym__seq_first_bind(sym_trainer *t, sym_slices *s, const sym_plan *p);
-int sym__seq_largest_bind(sym_trainer *t, sym_slices *s, const sym_plan *p);
+int sym__seq_prepare_buckets(sym_trainer *t, sym_slices *s, const sym_plan *p);
 void sym__seq_notice(sym_trainer *t, const struct sym__seqsched *q,
     const sym_dataset *d);
 int sym__seq_next(sym_trainer *t, struct sym__seqsched *q, const sym_dataset *d,

@@ -331,39 +331,89 @@ sym__seq_first_bind(sym_trainer *t, sym_slices *s, const sym_plan *p)
 	return -1;
 }
 
-/* Bind "s" of "p" to the largest bucket of "t" (of its longest record
- * kept, a record of the held-out split included)
- * and its batch, so that the buffers prepared for it hold those of every
- * bucket that scale with the sequence (the attention's [b, heads, s, s]
- * and the rows b * s): the executors then allocate these once, when the
- * trainer starts, instead of growing them step after step as longer
- * buckets come. 0 when bound; 1 when nothing was done (no sequences,
- * every bucket the same with pad_to_max, or no batch of the largest
- * bucket: the steps say so when they meet it); -1 when the binding
- * failed ("s" must be bound again). After preparing, the caller binds
- * the first batch again (sym__seq_first_bind). */
-int
-sym__seq_largest_bind(sym_trainer *t, sym_slices *s, const sym_plan *p)
+/* Add to the "*n" buckets "*q" (of capacity "*cap") those of the
+ * records of "d" in "t" not there yet; 0, or -1 out of memory. */
+static int
+add_buckets(sym_trainer *t, const sym_dataset *d, int64_t **q, size_t *n,
+    size_t *cap)
 {
-	int64_t longest, top = -1, b, T = t->o.tokens_per_batch;
+	int64_t longest = sym_dataset_column_dim(d, 0, 0);
+
+	for (int64_t i = 0; i < sym_dataset_n_rows(d); i++) {
+		int64_t v = bucket_of(t, sym_dataset_row_length(d, i), longest);
+		size_t k = 0;
+
+		while (k < *n && (*q)[k] != v)
+			k++;
+		if (v < 1 || k < *n)
+			continue;
+		if (SYM__RESERVE(t->ctx, *q, *cap, *n + 1) < 0)
+			return -1;
+		(*q)[(*n)++] = v;
+	}
+	return 0;
+}
+
+/* Order bucket sizes from the largest down (qsort). */
+static int
+by_size_down(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+/* Prepare the executors of "t" for every bucket of its records (of
+ * both splits), each bound through "s" of "p" at its full batch, the
+ * largest bucket first, and leave "s" bound at the largest: the buffers
+ * then hold those of every bucket (the attention's [b, heads, s, s],
+ * the rows b * s, and what scales with b alone), and so do the kernels'
+ * and the collectives' scratch areas, which the executor grows to the
+ * most its steps take at each binding it prepares. A bucket's last,
+ * shorter batch needs no more than its full one, since every size is a
+ * product of the dims. The executors thus allocate once, when the
+ * trainer starts, instead of growing step after step as new buckets
+ * come (the caller prepares the bound largest bucket and binds the
+ * first batch again, sym__seq_first_bind). 0 when bound; 1 when nothing
+ * was done (no sequences, every bucket the same with pad_to_max, or no
+ * batch of any bucket: the steps say so when they meet it); -1 when a
+ * binding or a preparation failed ("s" must be bound again; the error
+ * is on the trainer's context). */
+int
+sym__seq_prepare_buckets(sym_trainer *t, sym_slices *s, const sym_plan *p)
+{
+	int64_t *q = NULL, b, T = t->o.tokens_per_batch, top = -1, top_b = 0;
+	size_t n = 0, cap = 0;
+	int rc = 0;
 
 	if (!t->seq_sym || !t->train || t->o.pad_to_max)
 		return 1;
-	longest = sym_dataset_column_dim(t->train, 0, 0);
-	for (int64_t i = 0; i < sym_dataset_n_rows(t->train); i++) {
-		int64_t q =
-		    bucket_of(t, sym_dataset_row_length(t->train, i), longest);
-
-		if (q > top)
-			top = q;
+	if (add_buckets(t, t->train, &q, &n, &cap) < 0 ||
+	    (t->test && add_buckets(t, t->test, &q, &n, &cap) < 0)) {
+		free(q);
+		return -1;
 	}
-	if (top < 1)
-		return 1;
-	b = T ? greatest_to(t->batch_sym, T / top) : t->batch[0];
-	if (b < 1)
+	qsort(q, n, sizeof(*q), by_size_down);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		b = T ? greatest_to(t->batch_sym, T / q[i]) : t->batch[0];
+		if (b < 1)
+			continue;
+		t->cur_seq = q[i];
+		rc = sym__trainer_bind(t, s, p, b);
+		if (rc == 0 && top < 0) {
+			top = q[i];
+			top_b = b;
+		} else if (rc == 0) {
+			rc = sym__trainer_run(t, SYM__JOB_PREPARE);
+		}
+	}
+	free(q);
+	if (rc < 0)
+		return -1;
+	if (top < 0)
 		return 1;
 	t->cur_seq = top;
-	return sym__trainer_bind(t, s, p, b) == 0 ? 0 : -1;
+	return sym__trainer_bind(t, s, p, top_b) == 0 ? 0 : -1;
 }
 
 /* Free the batches of "q". */
