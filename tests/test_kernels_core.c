@@ -272,6 +272,7 @@ scall_sized(struct scall *c)
 		fail_msg("%s: sized %zu bytes, the call grew its area to %zu",
 		    c->op, need, sc.cap);
 	sym__kscratch_free(&sc);
+	kt_release(&a);
 	return need;
 }
 

@@ -174,7 +174,8 @@ constant_sizes(const char *dir, const char *which, const char *tmp,
 		FILE *f;
 		rc = -1;
 		if (all) {
-			memcpy(all, init, old * sizeof(*all));
+			if (old)
+				memcpy(all, init, old * sizeof(*all));
 			for (k = 0; k < rewritten; k++) {
 				all[old + k] = t[k];
 				own[k] = t[k]->name;

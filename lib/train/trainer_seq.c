@@ -393,7 +393,8 @@ sym__seq_prepare_buckets(sym_trainer *t, sym_slices *s, const sym_plan *p)
 		free(q);
 		return -1;
 	}
-	qsort(q, n, sizeof(*q), by_size_down);
+	if (n > 1)
+		qsort(q, n, sizeof(*q), by_size_down);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		b = T ? greatest_to(t->batch_sym, T / q[i]) : t->batch[0];
 		if (b < 1)
