@@ -196,6 +196,76 @@ test_plan_steps(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* The executor of dp8 at 600 bytes lays out each bucket's gradients in
+ * one buffer, one after another in step order, each all_reduced in
+ * place (its partial and reduced tensors the same block), so that the
+ * bucket needs no packing; without fusion each gradient has its own
+ * partial and reduced blocks. */
+static void
+test_bucket_views(void **state)
+{
+	(void)state;
+	for (int fused = 0; fused < 2; fused++) {
+		sym_ctx *ctx = tl_ctx_new();
+		sym_graph *g = sharded(ctx, "dp8",
+		    fused ? "parallel fusion_bytes=600" : "");
+		sym_plan *p = sym_plan_compile(g, 0);
+		sym_slices *s = sym_slices_new(p);
+		sym_communicator *comm =
+		    sym_comm_threads_new(ctx, (int)sym_plan_n_ranks(p));
+		sym_comm_endpoint *ep = sym_comm_attach(ctx, comm, 0);
+		sym_exec *x = sym_exec_new(ctx, p, ep);
+		sym_binding *bind = sym_binding_new(ctx);
+		size_t views = 0;
+
+		if (!x)
+			fail_msg("%s", sym_ctx_last_message(ctx));
+		assert_int_equal(sym_binding_parse(bind, "b=16", NULL), 0);
+		assert_int_equal(sym_plan_bind(p, bind, s), 0);
+		assert_int_equal(sym_exec_prepare(x, s), 0);
+		for (size_t i = 0; i < sym_plan_n_steps(p); i++) {
+			const sym_plan_step *st = sym_plan_get_step(p, i);
+			size_t in_bytes, out_bytes, prev_bytes, b, n;
+			const size_t *m;
+			char *in, *out, *prev;
+
+			if (st->kind != SYM_PLAN_COMM ||
+			    st->comm != SYM_REDIST_ALL_REDUCE)
+				continue;
+			in = sym_exec_data(x, st->in[0], &in_bytes);
+			out = sym_exec_data(x, st->out[0], &out_bytes);
+			assert_non_null(in);
+			assert_int_equal(in_bytes, out_bytes);
+			b = fused ? sym__plan_step_bucket(p, i) : SIZE_MAX;
+			if (b == SIZE_MAX) {
+				assert_ptr_not_equal(in, out);
+				continue;
+			}
+			/* the bucket's members, adjacent in step order */
+			assert_ptr_equal(in, out);
+			m = sym__plan_bucket_steps(p, b, &n);
+			for (size_t j = 1; j < n; j++) {
+				if (m[j] != i)
+					continue;
+				prev = sym_exec_data(x,
+				    sym_plan_get_step(p, m[j - 1])->in[0],
+				    &prev_bytes);
+				assert_ptr_equal(prev + prev_bytes, in);
+			}
+			views++;
+		}
+		assert_int_equal(views, fused ? 5 : 0);
+		sym_binding_free(bind);
+		sym_exec_free(x);
+		sym_comm_detach(ep);
+		sym_comm_free(comm);
+		sym_slices_free(s);
+		sym_plan_free(p);
+		sym_graph_free(g);
+		tl_ctx_free(ctx);
+	}
+}
+
 /* Under optimizer_shard the plan runs the five reduce_scatters of dp8's
  * sharded gradients as one bucket, in step order, b3's all_reduce
  * alone. */
@@ -314,6 +384,7 @@ main(void)
 		cmocka_unit_test(test_library_option),
 		cmocka_unit_test(test_groups_apart),
 		cmocka_unit_test(test_plan_steps),
+		cmocka_unit_test(test_bucket_views),
 		cmocka_unit_test(test_plan_scatter_steps),
 		cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_bad_values),

@@ -256,6 +256,7 @@ init_tensors(sym_exec *x)
 		et->alias = SIZE_MAX;
 		et->pool = SIZE_MAX;
 		et->gather = SIZE_MAX;
+		et->view = SIZE_MAX;
 		if (!et->es || et->rank > SYM__MAX_RANK) {
 			sym__error(x->ctx, SYM_EINVAL, NULL,
 			    "executor: plan tensor %zu (%s) has %s", t,
@@ -489,6 +490,8 @@ sym_exec_new(sym_ctx *ctx, const sym_plan *p, sym_comm_endpoint *ep)
 		ok = pool_partial_grads(x) == 0;
 	if (ok)
 		ok = pool_param_copies(x) == 0;
+	if (ok)
+		ok = sym__exec_fuse_views(x) == 0;
 	if (ok)
 		ok = sym__exec_fill_init(x) == 0;
 	if (!ok) {
@@ -827,13 +830,15 @@ sym_exec_prepare(sym_exec *x, const sym_slices *s)
 		if (et->alias != SIZE_MAX &&
 		    x->tensor[et->alias].bytes == et->bytes)
 			continue;
-		if (et->pool != SIZE_MAX || et->gather != SIZE_MAX)
+		if (et->pool != SIZE_MAX || et->gather != SIZE_MAX ||
+		    et->view != SIZE_MAX)
 			continue;
 		if (reserve(x, et, et->bytes) < 0)
 			return no_room(x, t);
 		et->data = et->buf;
 	}
-	if (place_pool(x) < 0 || place_param_copies(x) < 0)
+	if (place_pool(x) < 0 || place_param_copies(x) < 0 ||
+	    sym__exec_fuse_place_views(x) < 0)
 		return -1;
 	/* Aliases in step order: a producer's input has its data. */
 	for (size_t i = 0; i < x->n_step; i++) {

@@ -3,9 +3,12 @@
  * The fused buckets of gradient all_reduces or reduce_scatters on one
  * rank (DESIGN section 20, lib/plan/plan_fuse.c): a bucket's steps
  * before its last do nothing; at its last, the members' blocks are
- * packed into one buffer, reduced over the group by one collective and
- * unpacked. An all_reduce's members are packed one after another in
- * step order. A reduce_scatter's result is cut by member of the group,
+ * reduced over the group by one collective. An all_reduce bucket's
+ * gradients are laid out in one buffer, one after another in step
+ * order, where nothing else shares them (sym__exec_fuse_views): the
+ * kernels write them there and the collective reduces the buffer in
+ * place. Otherwise the members are packed into one buffer, one after
+ * another in step order, reduced and unpacked. A reduce_scatter's result is cut by member of the group,
  * so the buffer is too: member j's part is the concatenation, in step
  * order, of j's chunk of each gradient (that gradient's block after
  * the step on j, row-major whatever dimension it is split along), and
@@ -15,6 +18,7 @@
  * the unfused steps give it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/exec_private.h"
@@ -59,6 +63,133 @@ sym__exec_fuse_init(sym_exec *x)
 	return 0;
 }
 
+/* Return 1 when tensor "t" of "x" may be laid out in a bucket's buffer:
+ * it is no alias and shares no buffer (pool, gather), no tensor aliases
+ * it ("aliased"), and "w" steps write it and "r" read it, as counted in
+ * "writes" and "reads". */
+static int
+viewable(const sym_exec *x, size_t t, const size_t *writes, const size_t *reads,
+    const unsigned char *aliased, size_t w, size_t r)
+{
+	const struct sym__etensor *et = &x->tensor[t];
+
+	return et->alias == SIZE_MAX && et->pool == SIZE_MAX &&
+	    et->gather == SIZE_MAX && !aliased[t] && writes[t] == w &&
+	    reads[t] == r;
+}
+
+/*
+ * Gradient as bucket view (DDP's gradient_as_bucket_view): the members
+ * of a fused all_reduce bucket whose partial gradient only its kernel
+ * writes and only the all_reduce reads, and whose reduced gradient only
+ * the all_reduce writes, all lay out both in one buffer per bucket, one
+ * member after another in step order (placed at prepare): the kernels
+ * write the bucket, the collective reduces it in place, and the
+ * readers of the gradients read it, with no packing copies. A bucket
+ * with one member that does not qualify is packed as before. 0, or -1
+ * out of memory.
+ */
+int
+sym__exec_fuse_views(sym_exec *x)
+{
+	size_t nb = sym__plan_n_buckets(x->plan), *writes, *reads;
+	unsigned char *aliased;
+
+	if (!nb)
+		return 0;
+	writes = sym__calloc(x->ctx, 2 * x->n_tensor + 1, sizeof(*writes));
+	aliased = sym__calloc(x->ctx, x->n_tensor + 1, 1);
+	if (!writes || !aliased) {
+		free(writes);
+		free(aliased);
+		return -1;
+	}
+	reads = writes + x->n_tensor;
+	for (size_t t = 0; t < x->n_tensor; t++)
+		if (x->tensor[t].alias != SIZE_MAX)
+			aliased[x->tensor[t].alias] = 1;
+	for (size_t i = 0; i < x->n_step; i++) {
+		const sym_plan_step *ps = x->step[i].ps;
+
+		for (size_t k = 0; k < ps->n_in; k++)
+			reads[ps->in[k]]++;
+		for (size_t k = 0; k < ps->n_out; k++)
+			writes[ps->out[k]]++;
+	}
+	for (size_t b = 0; b < nb; b++) {
+		size_t n, ok = 1;
+		const size_t *st = sym__plan_bucket_steps(x->plan, b, &n);
+
+		for (size_t m = 0; ok && m < n; m++) {
+			const struct sym__estep *e = &x->step[st[m]];
+			size_t ti = e->ps->in[0], to = e->ps->out[0];
+
+			ok = e->comm.kind == SYM_REDIST_ALL_REDUCE &&
+			    ti != to &&
+			    viewable(x, ti, writes, reads, aliased, 1, 1) &&
+			    viewable(x, to, writes, reads, aliased, 1,
+			        reads[to]);
+		}
+		for (size_t m = 0; ok && m < n; m++) {
+			const sym_plan_step *ps = x->step[st[m]].ps;
+
+			x->tensor[ps->in[0]].view = b;
+			x->tensor[ps->out[0]].view = b;
+		}
+	}
+	free(writes);
+	free(aliased);
+	return 0;
+}
+
+/* Place the gradients of "x" laid out in their buckets
+ * (sym__exec_fuse_views) at the prepared sizes: the buffer of a bucket
+ * is that of its first member's partial gradient, grown to the whole
+ * bucket, zeroed when new. 0, or -1 with SYM_ENOMEM on the context. */
+int
+sym__exec_fuse_place_views(sym_exec *x)
+{
+	for (size_t b = 0; b < sym__plan_n_buckets(x->plan); b++) {
+		size_t n, total = 0;
+		const size_t *st = sym__plan_bucket_steps(x->plan, b, &n);
+		struct sym__etensor *own = &x->tensor[x->step[st[0]].ps->in[0]];
+		int r;
+
+		if (own->view != b)
+			continue;
+		for (size_t m = 0; m < n; m++) {
+			const sym_plan_step *ps = x->step[st[m]].ps;
+			const struct sym__etensor *in = &x->tensor[ps->in[0]];
+
+			total += in->bytes > x->tensor[ps->out[0]].bytes
+			    ? in->bytes
+			    : x->tensor[ps->out[0]].bytes;
+		}
+		r = sym__kbuf_grow(&own->buf, &own->cap, &x->buffer_allocs,
+		    total ? total : 1);
+		if (r < 0) {
+			sym__error(x->ctx, SYM_ENOMEM, NULL,
+			    "executor: no room for %zu bytes of bucket %zu's "
+			    "gradients",
+			    total, b);
+			return -1;
+		}
+		if (r > 0)
+			memset(own->buf, 0, own->cap);
+		total = 0;
+		for (size_t m = 0; m < n; m++) {
+			const sym_plan_step *ps = x->step[st[m]].ps;
+			struct sym__etensor *in = &x->tensor[ps->in[0]];
+			struct sym__etensor *out = &x->tensor[ps->out[0]];
+
+			in->data = out->data = (char *)own->buf + total;
+			total +=
+			    in->bytes > out->bytes ? in->bytes : out->bytes;
+		}
+	}
+	return 0;
+}
+
 /* Return the bytes of the blocks before ("out" 0) or after the steps of
  * bucket "b" of "x" (prepared sizes). */
 static size_t
@@ -85,7 +216,11 @@ sym__exec_fuse_prepare(sym_exec *x)
 	size_t most = 0;
 
 	for (size_t b = 0; b < sym__plan_n_buckets(x->plan); b++) {
-		size_t n = bucket_bytes(x, b, 0);
+		size_t k;
+		const size_t *st = sym__plan_bucket_steps(x->plan, b, &k);
+		size_t n = x->tensor[x->step[st[0]].ps->in[0]].view == b
+		    ? 0 /* laid out in its own buffer */
+		    : bucket_bytes(x, b, 0);
 
 		most = n > most ? n : most;
 	}
@@ -123,6 +258,28 @@ scatter_pack(const sym_exec *x, const size_t *st, size_t n, char *send,
 	return 0;
 }
 
+/* Return the buffer of the all_reduce bucket of the "n" steps "st" of
+ * "x" when its gradients are laid out in it (sym__exec_fuse_views), one
+ * after another, each reduced in place; else NULL. */
+static char *
+bucket_view(const sym_exec *x, const size_t *st, size_t n)
+{
+	char *base = x->tensor[x->step[st[0]].ps->in[0]].data;
+	size_t off = 0;
+
+	for (size_t m = 0; m < n; m++) {
+		const sym_plan_step *ps = x->step[st[m]].ps;
+		const struct sym__etensor *in = &x->tensor[ps->in[0]];
+
+		if (in->view == SIZE_MAX || in->data != base + off ||
+		    x->tensor[ps->out[0]].data != in->data ||
+		    x->tensor[ps->out[0]].bytes != in->bytes)
+			return NULL;
+		off += in->bytes;
+	}
+	return base;
+}
+
 /* Run step "e" of "x", a member of a fused bucket: nothing before the
  * bucket's last step; at it, the bucket's all_reduce or reduce_scatter.
  * Return 0, SYM__XSTEP_ERR with a message in "err" ("size" bytes) after
@@ -140,7 +297,7 @@ sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
 	          rdt = sym__exec_reduce_dtype(dt);
 	size_t total = bucket_bytes(x, e->bucket, 0), es, off = 0;
 	size_t part = bucket_bytes(x, e->bucket, 1);
-	char *send = x->fuse_buf, *recv = send + total;
+	char *send = x->fuse_buf, *recv = send + total, *view = NULL;
 	const char *bad = NULL;
 	const int *group;
 
@@ -162,7 +319,8 @@ sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
 	}
 	if (rdt == SYM_DT_INVALID)
 		bad = "partial sums that cannot be added in place";
-	else if (!es || 2 * total > x->fuse_cap)
+	else if (!es ||
+	    (2 * total > x->fuse_cap && !(view = bucket_view(x, st, n))))
 		bad = "the bucket is not prepared";
 	else if (scatter && !x->ep)
 		bad = "no communicator endpoint to run the step";
@@ -173,6 +331,22 @@ sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
 		if (x->ep)
 			sym_comm_barrier(x->ep, group, c->n);
 		return SYM__XSTEP_ERR;
+	}
+	if (!scatter && !view)
+		view = bucket_view(x, st, n);
+	if (view) {
+		/* the gradients are the bucket: reduced in place */
+		if (x->ep &&
+		    sym_comm_all_reduce(x->ep, group, c->n, view, view,
+		        (int64_t)(total / es), rdt, SYM_REDUCE_SUM) < 0)
+			return SYM__XSTEP_COMM_ERR;
+		for (size_t m = 0; m < n; m++) {
+			struct sym__etensor *out =
+			    &x->tensor[x->step[st[m]].ps->out[0]];
+
+			sym__kwrap(out->data, out->dtype, out->numel);
+		}
+		return 0;
 	}
 	for (size_t m = 0; !scatter && m < n; m++) {
 		const struct sym__etensor *in =

@@ -112,6 +112,8 @@ struct sym__etensor {
 	              * (the first of its pool), or SIZE_MAX */
 	size_t gather; /* optimizer_shard=3: the tensor whose buffer this
 	                * whole copy of a param shares, or SIZE_MAX */
+	size_t view;   /* a gradient laid out in the buffer of its fused
+	                * all_reduce bucket: the bucket, or SIZE_MAX */
 	void *buf;
 	size_t cap;
 	void *data;
@@ -273,6 +275,11 @@ int sym__exec_options(sym_ctx *ctx, const char *who, const sym_exec_options *o,
 /* exec_fuse.c */
 int sym__exec_fuse_init(sym_exec *x);
 int sym__exec_fuse_prepare(sym_exec *x);
+/* Lay out the gradients of fused all_reduce buckets in one buffer per
+ * bucket where nothing else reads or shares them (at exec_new: mark;
+ * at prepare: place); 0, or -1 with SYM_ENOMEM on the context. */
+int sym__exec_fuse_views(sym_exec *x);
+int sym__exec_fuse_place_views(sym_exec *x);
 int sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
     size_t size);
 
