@@ -75,6 +75,40 @@ map_matmul(struct sym__onnx *im, const Onnx__NodeProto *n)
 	        n->output[0], 2, in));
 }
 
+/* Define output 0 of "n" as the registry operator "op" on the two
+ * inputs "in" with the attributes "a" (taken; its result named "OUT/what"
+ * when a bias follows), followed, when "bias" is
+ * not NULL, by "bias" ("add", or "bias_add" over NCHW) of input 2 of
+ * "n": a shard clause naming the node shards "op", and the bias follows
+ * by propagation (symshard-graph(5), import). 0 or -1. */
+static int
+biased(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op,
+    const char *what, sym_value *const *in, sym_attrs *a, const char *bias)
+{
+	sym_attrs *b = NULL;
+
+	if (!bias)
+		return sym__onnx_def(im, n, 0,
+		    sym__onnx_emit(im, op, n->output[0], 2, in, a));
+	char *t = sym__onnx_tmp_name(im, n, what);
+	sym_value *p[2] = { t ? sym__onnx_emit(im, op, t, 2, in, a) : NULL,
+		sym__onnx_in(im, n, 2) };
+	free(t);
+	if (!t)
+		sym_attrs_free(a);
+	if (!p[0] || !p[1])
+		return -1;
+	im->primary = sym_value_producer(p[0]);
+	if (strcmp(bias, "bias_add") == 0) {
+		b = sym_attrs_new(im->ctx);
+		sym_attrs_set_string(b, "data_format", "NCHW");
+		return sym__onnx_def(im, n, 0,
+		    sym__onnx_emit(im, bias, n->output[0], 2, p, b));
+	}
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit0(im, bias, n->output[0], 2, p));
+}
+
 /* Gemm(A, B, C): matmul with transA/transB, plus C (alpha = beta = 1). */
 static int
 map_gemm(struct sym__onnx *im, const Onnx__NodeProto *n)
@@ -94,21 +128,7 @@ map_gemm(struct sym__onnx *im, const Onnx__NodeProto *n)
 	    sym__onnx_attr_int(n, "transA", 0) != 0);
 	sym_attrs_set_bool(a, "transpose_b",
 	    sym__onnx_attr_int(n, "transB", 0) != 0);
-	if (!has_c)
-		return sym__onnx_def(im, n, 0,
-		    sym__onnx_emit(im, "matmul", n->output[0], 2, in, a));
-	char *t = sym__onnx_tmp_name(im, n, "matmul");
-	sym_value *p[2] = { t ? sym__onnx_emit(im, "matmul", t, 2, in, a)
-		              : NULL,
-		sym__onnx_in(im, n, 2) };
-	free(t);
-	if (!p[0] || !p[1])
-		return -1;
-	/* A shard clause naming the Gemm shards its matmul; the add of C
-	 * follows by propagation (symshard-graph(5), import). */
-	im->primary = sym_value_producer(p[0]);
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit0(im, "add", n->output[0], 2, p));
+	return biased(im, n, "matmul", "matmul", in, a, has_c ? "add" : NULL);
 }
 
 /* Softmax, LogSoftmax: along axis (before opset 13 only the last). */
@@ -410,21 +430,8 @@ map_conv(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return -1;
 	}
 	sym_attrs_set_int(a, "group", sym__onnx_attr_int(n, "group", 1));
-	if (n->n_input < 3 || !*n->input[2])
-		return sym__onnx_def(im, n, 0,
-		    sym__onnx_emit(im, "conv2d", n->output[0], 2, in, a));
-	char *t = sym__onnx_tmp_name(im, n, "conv");
-	sym_value *p[2] = { t ? sym__onnx_emit(im, "conv2d", t, 2, in, a)
-		              : NULL,
-		sym__onnx_in(im, n, 2) };
-	free(t);
-	if (!p[0] || !p[1])
-		return -1;
-	im->primary = sym_value_producer(p[0]); /* as Gemm's matmul */
-	sym_attrs *b = sym_attrs_new(im->ctx);
-	sym_attrs_set_string(b, "data_format", "NCHW");
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, "bias_add", n->output[0], 2, p, b));
+	return biased(im, n, "conv2d", "conv", in, a,
+	    n->n_input < 3 || !*n->input[2] ? NULL : "bias_add");
 }
 
 /* MaxPool, AveragePool (two spatial dimensions, one output). */
