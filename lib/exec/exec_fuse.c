@@ -65,17 +65,17 @@ sym__exec_fuse_init(sym_exec *x)
 
 /* Return 1 when tensor "t" of "x" may be laid out in a bucket's buffer:
  * it is no alias and shares no buffer (pool, gather), no tensor aliases
- * it ("aliased"), and "w" steps write it and "r" read it, as counted in
- * "writes" and "reads". */
+ * it ("aliased"), one step writes it ("writes") and, when "read_once",
+ * one step reads it ("reads"). */
 static int
 viewable(const sym_exec *x, size_t t, const size_t *writes, const size_t *reads,
-    const unsigned char *aliased, size_t w, size_t r)
+    const unsigned char *aliased, int read_once)
 {
 	const struct sym__etensor *et = &x->tensor[t];
 
 	return et->alias == SIZE_MAX && et->pool == SIZE_MAX &&
-	    et->gather == SIZE_MAX && !aliased[t] && writes[t] == w &&
-	    reads[t] == r;
+	    et->gather == SIZE_MAX && !aliased[t] && writes[t] == 1 &&
+	    (!read_once || reads[t] == 1);
 }
 
 /*
@@ -126,9 +126,8 @@ sym__exec_fuse_views(sym_exec *x)
 
 			ok = e->comm.kind == SYM_REDIST_ALL_REDUCE &&
 			    ti != to &&
-			    viewable(x, ti, writes, reads, aliased, 1, 1) &&
-			    viewable(x, to, writes, reads, aliased, 1,
-			        reads[to]);
+			    viewable(x, ti, writes, reads, aliased, 1) &&
+			    viewable(x, to, writes, reads, aliased, 0);
 		}
 		for (size_t m = 0; ok && m < n; m++) {
 			const sym_plan_step *ps = x->step[st[m]].ps;
