@@ -296,7 +296,7 @@ sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
 	          rdt = sym__exec_reduce_dtype(dt);
 	size_t total = bucket_bytes(x, e->bucket, 0), es, off = 0;
 	size_t part = bucket_bytes(x, e->bucket, 1);
-	char *send = x->fuse_buf, *recv = send + total, *view = NULL;
+	char *send = x->fuse_buf, *recv, *view = NULL;
 	const char *bad = NULL;
 	const int *group;
 
@@ -354,6 +354,7 @@ sym__exec_run_bucket(sym_exec *x, const struct sym__estep *e, char *err,
 		memcpy(send + off, in->data, in->bytes);
 		off += in->bytes;
 	}
+	recv = send + total; /* fuse_buf holds 2 * total here */
 	if (x->ep &&
 	    (scatter ? sym_comm_reduce_scatter(x->ep, group, c->n, send, recv,
 	                   (int64_t)(part / es), rdt, SYM_REDUCE_SUM)
