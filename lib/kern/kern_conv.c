@@ -131,6 +131,28 @@ valid_range(int64_t base, int64_t stride, int64_t size, int64_t n, int64_t *lo,
 	*lo = *lo < *hi ? *lo : *hi;
 }
 
+/* Row r of the columns of a convolution (IM2COL): its channel "c", the
+ * input row "ih0" of output row 0, the input column "bw" of output
+ * column 0, and the output columns [lo, hi) whose input column is inside
+ * the image. */
+struct col_row {
+	int64_t c, ih0, bw, lo, hi;
+};
+
+/* Return the geometry of row "r" of the columns of "cv". */
+static struct col_row
+col_row(const struct conv *cv, int64_t r)
+{
+	int64_t kk = cv->kh * cv->kw;
+	struct col_row cr;
+
+	cr.c = r / kk;
+	cr.ih0 = r % kk / cv->kw * cv->dil[0] - cv->pad[0];
+	cr.bw = r % cv->kw * cv->dil[1] - cv->pad[2];
+	valid_range(cr.bw, cv->stride[1], cv->w, cv->wo, &cr.lo, &cr.hi);
+	return cr;
+}
+
 /*
  * IM2COL(name, T): the function name(cv, x, col) that writes the columns
  * of the "cv->cg" channels of one image at "x" (type T) into "col",
@@ -138,57 +160,57 @@ valid_range(int64_t base, int64_t stride, int64_t size, int64_t n, int64_t *lo,
  * (oh, ow), the input at (oh * stride + i * dilation - pad, likewise for
  * the width), 0 in the padding.
  */
-#define IM2COL(name, T)                                                        \
-	static void name(const struct conv *cv, const T *restrict x,           \
-	    T *restrict col)                                                   \
-	{                                                                      \
-		int64_t sw = cv->stride[1], wo = cv->wo, kk = cv->kh * cv->kw; \
-                                                                               \
-		for (int64_t r = 0; r < cv->cg * kk; r++) {                    \
-			int64_t c = r / kk, i = r % kk / cv->kw;               \
-			int64_t bw = r % cv->kw * cv->dil[1] - cv->pad[2];     \
-			int64_t lo, hi;                                        \
-                                                                               \
-			valid_range(bw, sw, cv->w, wo, &lo, &hi);              \
-			for (int64_t oh = 0; oh < cv->ho; oh++) {              \
-				T *o = col + (r * cv->ho + oh) * wo;           \
-				int64_t ih = oh * cv->stride[0] +              \
-				    i * cv->dil[0] - cv->pad[0];               \
-				const T *xr;                                   \
-                                                                               \
-				if (ih < 0 || ih >= cv->h) {                   \
-					memset(o, 0, (size_t)wo * sizeof(T));  \
-					continue;                              \
-				}                                              \
-				xr = x + (c * cv->h + ih) * cv->w;             \
-				for (int64_t q = 0; q < lo; q++)               \
-					o[q] = 0;                              \
-				SYM__SIMD                                      \
-				for (int64_t q = lo; q < hi; q++)              \
-					o[q] = xr[bw + q * sw];                \
-				for (int64_t q = hi; q < wo; q++)              \
-					o[q] = 0;                              \
-			}                                                      \
-		}                                                              \
+#define IM2COL(name, T)                                                       \
+	static void name(const struct conv *cv, const T *restrict x,          \
+	    T *restrict col)                                                  \
+	{                                                                     \
+		int64_t sw = cv->stride[1], wo = cv->wo;                      \
+                                                                              \
+		for (int64_t r = 0; r < cv->cg * cv->kh * cv->kw; r++) {      \
+			struct col_row cr = col_row(cv, r);                   \
+			int64_t bw = cr.bw, lo = cr.lo, hi = cr.hi;           \
+                                                                              \
+			for (int64_t oh = 0; oh < cv->ho; oh++) {             \
+				T *o = col + (r * cv->ho + oh) * wo;          \
+				int64_t ih = oh * cv->stride[0] + cr.ih0;     \
+				const T *xr;                                  \
+                                                                              \
+				if (ih < 0 || ih >= cv->h) {                  \
+					memset(o, 0, (size_t)wo * sizeof(T)); \
+					continue;                             \
+				}                                             \
+				xr = x + (cr.c * cv->h + ih) * cv->w;         \
+				for (int64_t q = 0; q < lo; q++)              \
+					o[q] = 0;                             \
+				SYM__SIMD                                     \
+				for (int64_t q = lo; q < hi; q++)             \
+					o[q] = xr[bw + q * sw];               \
+				for (int64_t q = hi; q < wo; q++)             \
+					o[q] = 0;                             \
+			}                                                     \
+		}                                                             \
 	}
 
 IM2COL(im2col_f32, float)
 IM2COL(im2col_f64, double)
 
-/* out[o1 - o0, p] = w[o0:o1, k] x col[k, p] in the storage of "cv";
- * "w", "col" and "out" are the operands. */
+/* c = op(a) x op(b) + beta c in the storage of "cv", row-major: op(a) is
+ * [m, k] ("ta": a is stored [k, m]), op(b) [k, n] ("tb": b is [n, k]),
+ * "lda", "ldb" and "ldc" their leading dimensions. */
 static void
-product(const struct conv *cv, int64_t m, int64_t k, int64_t p, const void *w,
-    const void *col, void *out)
+gemm(const struct conv *cv, int ta, int tb, int64_t m, int64_t n, int64_t k,
+    const void *a, int64_t lda, const void *b, int64_t ldb, int beta, void *c,
+    int64_t ldc)
 {
+	enum CBLAS_TRANSPOSE oa = ta ? CblasTrans : CblasNoTrans;
+	enum CBLAS_TRANSPOSE ob = tb ? CblasTrans : CblasNoTrans;
+
 	if (cv->kst == SYM__KST_F32)
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m,
-		    (int)p, (int)k, 1.0f, w, (int)k, col, (int)p, 0.0f, out,
-		    (int)p);
+		cblas_sgemm(CblasRowMajor, oa, ob, (int)m, (int)n, (int)k, 1.0f,
+		    a, (int)lda, b, (int)ldb, (float)beta, c, (int)ldc);
 	else
-		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m,
-		    (int)p, (int)k, 1.0, w, (int)k, col, (int)p, 0.0, out,
-		    (int)p);
+		cblas_dgemm(CblasRowMajor, oa, ob, (int)m, (int)n, (int)k, 1.0,
+		    a, (int)lda, b, (int)ldb, (double)beta, c, (int)ldc);
 }
 
 /* Return 1 when the convolution "cv" is a plain 1x1 product (no im2col
@@ -227,8 +249,8 @@ image(const struct conv *cv, int64_t i, const char *x, const char *w, char *y,
 		else
 			im2col_f64(cv, (const double *)(const void *)xg,
 			    (double *)(void *)col);
-		product(cv, o1 - o0, k, p, w + o0 * k * (int64_t)es, src,
-		    y + ((i * cv->o + o0) * p) * (int64_t)es);
+		gemm(cv, 0, 0, o1 - o0, p, k, w + o0 * k * (int64_t)es, k, src,
+		    p, 0, y + ((i * cv->o + o0) * p) * (int64_t)es, p);
 		o0 = o1;
 	}
 }
@@ -280,54 +302,32 @@ k_conv2d(struct sym__kernel_args *a)
  * "cv->cg" channels of one image at "x" (type T): each column element to
  * the input position it was read from, nothing for the padding.
  */
-#define COL2IM(name, T)                                                        \
-	static void name(const struct conv *cv, const T *restrict col,         \
-	    T *restrict x)                                                     \
-	{                                                                      \
-		int64_t sw = cv->stride[1], wo = cv->wo, kk = cv->kh * cv->kw; \
-                                                                               \
-		for (int64_t r = 0; r < cv->cg * kk; r++) {                    \
-			int64_t c = r / kk, i = r % kk / cv->kw;               \
-			int64_t bw = r % cv->kw * cv->dil[1] - cv->pad[2];     \
-			int64_t lo, hi;                                        \
-                                                                               \
-			valid_range(bw, sw, cv->w, wo, &lo, &hi);              \
-			for (int64_t oh = 0; oh < cv->ho; oh++) {              \
-				const T *o = col + (r * cv->ho + oh) * wo;     \
-				int64_t ih = oh * cv->stride[0] +              \
-				    i * cv->dil[0] - cv->pad[0];               \
-				T *xr;                                         \
-                                                                               \
-				if (ih < 0 || ih >= cv->h)                     \
-					continue;                              \
-				xr = x + (c * cv->h + ih) * cv->w + bw;        \
-				for (int64_t q = lo; q < hi; q++)              \
-					xr[q * sw] += o[q];                    \
-			}                                                      \
-		}                                                              \
+#define COL2IM(name, T)                                                    \
+	static void name(const struct conv *cv, const T *restrict col,     \
+	    T *restrict x)                                                 \
+	{                                                                  \
+		int64_t sw = cv->stride[1], wo = cv->wo;                   \
+                                                                           \
+		for (int64_t r = 0; r < cv->cg * cv->kh * cv->kw; r++) {   \
+			struct col_row cr = col_row(cv, r);                \
+			int64_t bw = cr.bw, lo = cr.lo, hi = cr.hi;        \
+                                                                           \
+			for (int64_t oh = 0; oh < cv->ho; oh++) {          \
+				const T *o = col + (r * cv->ho + oh) * wo; \
+				int64_t ih = oh * cv->stride[0] + cr.ih0;  \
+				T *xr;                                     \
+                                                                           \
+				if (ih < 0 || ih >= cv->h)                 \
+					continue;                          \
+				xr = x + (cr.c * cv->h + ih) * cv->w + bw; \
+				for (int64_t q = lo; q < hi; q++)          \
+					xr[q * sw] += o[q];                \
+			}                                                  \
+		}                                                          \
 	}
 
 COL2IM(col2im_f32, float)
 COL2IM(col2im_f64, double)
-
-/* c = op(a) x op(b) + beta c in the storage of "cv", row-major: op(a) is
- * [m, k] ("ta": a is stored [k, m]), op(b) [k, n] ("tb": b is [n, k]),
- * "lda", "ldb" and "ldc" their leading dimensions. */
-static void
-gemm(const struct conv *cv, int ta, int tb, int64_t m, int64_t n, int64_t k,
-    const void *a, int64_t lda, const void *b, int64_t ldb, int beta, void *c,
-    int64_t ldc)
-{
-	enum CBLAS_TRANSPOSE oa = ta ? CblasTrans : CblasNoTrans;
-	enum CBLAS_TRANSPOSE ob = tb ? CblasTrans : CblasNoTrans;
-
-	if (cv->kst == SYM__KST_F32)
-		cblas_sgemm(CblasRowMajor, oa, ob, (int)m, (int)n, (int)k, 1.0f,
-		    a, (int)lda, b, (int)ldb, (float)beta, c, (int)ldc);
-	else
-		cblas_dgemm(CblasRowMajor, oa, ob, (int)m, (int)n, (int)k, 1.0,
-		    a, (int)lda, b, (int)ldb, (double)beta, c, (int)ldc);
-}
 
 /* Write the columns of the channels of group "g" of image "i" of "x" for
  * "cv" into "col"; return them ("col", or x itself when pointwise). */

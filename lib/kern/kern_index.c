@@ -76,16 +76,17 @@ k_triu(struct sym__kernel_args *a)
 	return tri(a, "triu", 1);
 }
 
-/* Return element "i" of "x" (storage "k": f32, f64 or i32) as a
- * double. */
-static inline double
-ld(const void *x, enum sym__kst k, int64_t i)
+/* Store the running sum as element "i" of "y" (storage "k"): "iacc"
+ * wrapped to int32 for i32, else "acc". */
+static void
+put_sum(void *y, enum sym__kst k, int64_t i, double acc, int64_t iacc)
 {
-	if (k == SYM__KST_F32)
-		return ((const float *)x)[i];
-	if (k == SYM__KST_F64)
-		return ((const double *)x)[i];
-	return ((const int32_t *)x)[i];
+	if (k == SYM__KST_I32)
+		((int32_t *)y)[i] = (int32_t)(uint32_t)iacc;
+	else if (k == SYM__KST_F32)
+		((float *)y)[i] = (float)acc;
+	else
+		((double *)y)[i] = acc;
 }
 
 /* The running sums of the "n" elements of "x" at stride "s" (storage
@@ -100,29 +101,17 @@ scan(const void *x, void *y, enum sym__kst k, int64_t n, int64_t s, int rev,
 
 	for (int64_t t = 0; t < n; t++) {
 		int64_t i = (rev ? n - 1 - t : t) * s;
-		double v = ld(x, k, i);
+		double v = sym__kld_kst(x, k, i);
 
-		if (excl) {
-			if (k == SYM__KST_I32)
-				((int32_t *)y)[i] = (int32_t)(uint32_t)iacc;
-			else if (k == SYM__KST_F32)
-				((float *)y)[i] = (float)acc;
-			else
-				((double *)y)[i] = acc;
-		}
+		if (excl)
+			put_sum(y, k, i, acc, iacc);
 		if (k == SYM__KST_I32)
 			iacc = (int64_t)((uint64_t)iacc +
 			    (uint64_t)((const int32_t *)x)[i]);
 		else
 			acc += v;
-		if (excl)
-			continue;
-		if (k == SYM__KST_I32)
-			((int32_t *)y)[i] = (int32_t)(uint32_t)iacc;
-		else if (k == SYM__KST_F32)
-			((float *)y)[i] = (float)acc;
-		else
-			((double *)y)[i] = acc;
+		if (!excl)
+			put_sum(y, k, i, acc, iacc);
 	}
 }
 

@@ -64,6 +64,18 @@ sym__kld(const struct sym__tensor *t, int64_t i)
 	                              : ((const float *)t->data)[i];
 }
 
+/* Return element "i" of "x" (storage "k": f32, f64 or i32) as a
+ * double. */
+static inline double
+sym__kld_kst(const void *x, enum sym__kst k, int64_t i)
+{
+	if (k == SYM__KST_F32)
+		return ((const float *)x)[i];
+	if (k == SYM__KST_F64)
+		return ((const double *)x)[i];
+	return ((const int32_t *)x)[i];
+}
+
 /* Store "v" as element "i" of the f32 or f64 tensor "t". */
 static inline void
 sym__kstore(struct sym__tensor *t, int64_t i, double v)

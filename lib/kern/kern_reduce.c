@@ -72,10 +72,11 @@ typedef void (*rrow_fn)(const void *x, int64_t n, void *acc, int64_t sa);
 	}
 
 /*
- * MAX_ROW(name, T): the row function name folding "n" values of type T
- * into running maxima of type T (NaN wins).
+ * EXT_ROW(name, T, BEATS): the row function name folding "n" values of
+ * type T into running extrema of type T: v replaces the extremum u when
+ * v BEATS u (> for maxima, < for minima) or v is NaN (NaN wins).
  */
-#define MAX_ROW(name, T)                                                  \
+#define EXT_ROW(name, T, BEATS)                                           \
 	static void name(const void *px, int64_t n, void *pa, int64_t sa) \
 	{                                                                 \
 		const T *restrict x = px;                                 \
@@ -86,40 +87,14 @@ typedef void (*rrow_fn)(const void *x, int64_t n, void *acc, int64_t sa);
 			SYM__SIMD                                         \
 			for (int64_t i = 0; i < n; i++) {                 \
 				T u = acc[i], v = x[i];                   \
-				acc[i] = v > u || v != v ? v : u;         \
+				acc[i] = v BEATS u || v != v ? v : u;     \
 			}                                                 \
 			return;                                           \
 		}                                                         \
 		m = acc[0];                                               \
 		for (int64_t i = 0; i < n; i++) {                         \
 			T v = x[i];                                       \
-			m = v > m || v != v ? v : m;                      \
-		}                                                         \
-		acc[0] = m;                                               \
-	}
-
-/*
- * MIN_ROW(name, T): the row function name folding "n" values of type T
- * into running minima of type T (NaN wins).
- */
-#define MIN_ROW(name, T)                                                  \
-	static void name(const void *px, int64_t n, void *pa, int64_t sa) \
-	{                                                                 \
-		const T *restrict x = px;                                 \
-		T *restrict acc = pa;                                     \
-		T m;                                                      \
-                                                                          \
-		if (sa) {                                                 \
-			for (int64_t i = 0; i < n; i++) {                 \
-				T u = acc[i], v = x[i];                   \
-				acc[i] = v < u || v != v ? v : u;         \
-			}                                                 \
-			return;                                           \
-		}                                                         \
-		m = acc[0];                                               \
-		for (int64_t i = 0; i < n; i++) {                         \
-			T v = x[i];                                       \
-			m = v < m || v != v ? v : m;                      \
+			m = v BEATS m || v != v ? v : m;                  \
 		}                                                         \
 		acc[0] = m;                                               \
 	}
@@ -151,14 +126,14 @@ SUM_ROW(sum_f32, float, double)
 SUM_ROW(sum_f64, double, double)
 SUM_ROW(sum_i32, int32_t, int64_t)
 SUM_ROW(sum_u8, uint8_t, int64_t)
-MAX_ROW(max_f32, float)
-MAX_ROW(max_f64, double)
-MAX_ROW(max_i32, int32_t)
-MAX_ROW(max_u8, uint8_t)
-MIN_ROW(min_f32, float)
-MIN_ROW(min_f64, double)
-MIN_ROW(min_i32, int32_t)
-MIN_ROW(min_u8, uint8_t)
+EXT_ROW(max_f32, float, >)
+EXT_ROW(max_f64, double, >)
+EXT_ROW(max_i32, int32_t, >)
+EXT_ROW(max_u8, uint8_t, >)
+EXT_ROW(min_f32, float, <)
+EXT_ROW(min_f64, double, <)
+EXT_ROW(min_i32, int32_t, <)
+EXT_ROW(min_u8, uint8_t, <)
 PROD_ROW(prod_f32, float, double, double)
 PROD_ROW(prod_f64, double, double, double)
 PROD_ROW(prod_i32, int32_t, int64_t, uint64_t)
@@ -451,28 +426,16 @@ k_sum_to(struct sym__kernel_args *a)
 	return reduce(a, "sum_to", R_SUM);
 }
 
-/* Return element "i" of "x" (storage "k": f32, f64 or i32) as a
- * double. */
-static inline double
-elem(const void *x, enum sym__kst k, int64_t i)
-{
-	if (k == SYM__KST_F32)
-		return ((const float *)x)[i];
-	if (k == SYM__KST_F64)
-		return ((const double *)x)[i];
-	return ((const int32_t *)x)[i];
-}
-
 /* Return the index of the first greatest (least when "is_min") of the
  * "n" elements of "x" (storage "k") at stride "s", a NaN winning. */
 static int64_t
 arg_run(const void *x, enum sym__kst k, int64_t n, int64_t s, int is_min)
 {
 	int64_t best = 0;
-	double m = elem(x, k, 0);
+	double m = sym__kld_kst(x, k, 0);
 
 	for (int64_t i = 1; i < n && m == m; i++) {
-		double v = elem(x, k, i * s);
+		double v = sym__kld_kst(x, k, i * s);
 
 		if (v != v || (is_min ? v < m : v > m)) {
 			m = v;
