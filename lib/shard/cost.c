@@ -188,18 +188,24 @@ fused_saving(const sym_sharding *sh, size_t c)
 
 /* Return 1 when the communication "m" of "sh" (one without a consumer)
  * leaves the block its value was written in beside the value's own: the
- * all_reduce of a gradient's partial sums, or one optimizer sharding
- * makes, the reduce_scatter of a gradient into its update's shard or the
- * all_gather of an update made on a shard back into its param. */
+ * all_reduce of partial sums (an output's, or a gradient's unless fused
+ * with others: the executor lays a fused bucket's gradients out in the
+ * bucket and reduces them in place, lib/exec/exec_fuse.c), or one optimizer
+ * sharding makes, the reduce_scatter of a gradient into its update's
+ * shard or the all_gather of an update made on a shard back into its
+ * param. */
 static int
-optshard_resolution(const sym_sharding *sh, const struct sym__comm *m)
+resolution_kept(const sym_sharding *sh, const struct sym__comm *m)
 {
 	const sym_value *v = m->pub.value;
 	const sym_node *n = v->producer;
 	sym_redist_kind k = sym_redist_step_kind(m->plan, 0);
+	size_t c = (size_t)(m - sh->comm);
 
 	if (k == SYM_REDIST_ALL_REDUCE)
-		return is_grad(sh->g, v);
+		return !(sh->comm_bucket &&
+		    sym_sharding_bucket_size(sh, sh->comm_bucket[c]) >= 2 &&
+		    is_grad(sh->g, v));
 	if (sh->optshard < 1)
 		return 0;
 	if (k == SYM_REDIST_REDUCE_SCATTER)
@@ -317,6 +323,20 @@ param_copies_memory(struct acc *a, const sym_sharding *sh, size_t *end,
 			add_to(a, &a->act, slot[j]);
 }
 
+/* Return 1 when the communication "m" of "sh" lays a param out as the
+ * shard that an update made in place reads (optimizer_shard=1 or 2): the
+ * executor slices the param into the update's own block, which
+ * resolution_memory counts beside the param, so the copy is not an
+ * activation too. */
+static int
+update_shard(const sym_sharding *sh, const struct sym__comm *m)
+{
+	const sym_node *n = m->pub.consumer;
+
+	return sh->optshard >= 1 && n && (n->op->flags & SYM__OPF_INPLACE) &&
+	    m->pub.input < n->n_out && m->pub.value->kind == SYM_VALUE_PARAM;
+}
+
 /* Add the time of every communication of "sh" to "a" (one latency per
  * fused bucket), and the memory of the redistributed copies its
  * consumers read. */
@@ -350,7 +370,7 @@ comm_cost(struct acc *a, const sym_sharding *sh)
 			add_to(a, &a->comm_fs,
 			    sym_expr_add_si(sym_expr_const(sh->ctx, 0),
 			        -fused_saving(sh, c)));
-		if (param_copy(sh, m))
+		if (param_copy(sh, m) || update_shard(sh, m))
 			continue;
 		if (m->pub.consumer && ns)
 			add_to(a, &a->act,
@@ -358,7 +378,7 @@ comm_cost(struct acc *a, const sym_sharding *sh)
 			                              m->pub.consumer)
 			                              ->in_layout[m->pub.input],
 			        sym__value_shape((sym_value *)m->pub.value)));
-		else if (ns && optshard_resolution(sh, m))
+		else if (ns && resolution_kept(sh, m))
 			resolution_memory(a, sh, m, &group, &node);
 	}
 	if (group && !a->failed) {

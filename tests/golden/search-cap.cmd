@@ -1,1 +1,1 @@
-tests/golden/data/mlp-cap.sg --memory 400000000 --bind b=16384
+tests/golden/data/mlp-cap.sg --memory 415000000 --bind b=16384
