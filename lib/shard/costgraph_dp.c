@@ -307,6 +307,7 @@ static void
 dp_run(const struct sym__cg *cg, struct sym__cg_dp *d, const struct cg_elim *el)
 {
 	size_t o = el->owner, nc = cg->n_cand[o], cells = 1;
+	size_t base[MAX_FACTORS] = { 0 }; /* by factor, at this cell */
 	struct cg_factor *g = &d->f[el->k];
 
 	for (size_t m = 0; m < el->nv; m++) {
@@ -314,7 +315,7 @@ dp_run(const struct sym__cg *cg, struct sym__cg_dp *d, const struct cg_elim *el)
 		d->asg[el->var[m]] = 0;
 	}
 	for (size_t x = 0; x < cells; x++) {
-		size_t base[MAX_FACTORS] = { 0 }, bc = 0;
+		size_t bc = 0;
 		double bv = 0;
 
 		for (size_t j = 0; j < el->nf; j++) {
