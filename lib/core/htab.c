@@ -42,11 +42,14 @@ sym__htab_reserve(sym_ctx *ctx, struct sym__htab *t, size_t more)
 	while (big.cap < need)
 		big.cap *= 2;
 	big.n = t->n;
-	big.slot = sym__calloc(ctx, big.cap, sizeof(*big.slot));
+	/* not zeroed by calloc: every slot is written below */
+	big.slot = sym__realloc_array(ctx, NULL, big.cap, sizeof(*big.slot));
 	if (!big.slot)
 		return -1;
-	for (size_t i = 0; i < big.cap; i++)
+	for (size_t i = 0; i < big.cap; i++) {
+		big.slot[i].hash = 0;
 		big.slot[i].item = SYM__HTAB_EMPTY;
+	}
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->slot[i].item != SYM__HTAB_EMPTY)
 			big.slot[free_slot(&big, t->slot[i].hash)] = t->slot[i];
@@ -64,7 +67,9 @@ sym__htab_add(sym_ctx *ctx, struct sym__htab *t, uint64_t h, uintptr_t item)
 {
 	size_t i;
 
-	if (sym__htab_reserve(ctx, t, 1) < 0)
+	/* the test of sym__htab_reserve, without the call when there is
+	 * room (a table is at most half full, so this cannot overflow) */
+	if (2 * (t->n + 1) > t->cap && sym__htab_reserve(ctx, t, 1) < 0)
 		return -1;
 	i = free_slot(t, h);
 	t->slot[i].hash = h;

@@ -300,13 +300,64 @@ dp_plan(struct sym__cg *cg, struct sym__cg_dp *d, size_t o, size_t nv,
 	return 0;
 }
 
+/* Set the "nc" sums of "acc" to 0 plus the values of "v" at stride "st"
+ * when "first", else add those values to them. */
+static void
+acc_add(double *restrict acc, const double *restrict v, size_t st, size_t nc,
+    int first)
+{
+	if (first)
+		for (size_t c = 0; c < nc; c++)
+			acc[c] = 0.0 + v[c * st];
+	else if (st == 1)
+		for (size_t c = 0; c < nc; c++)
+			acc[c] += v[c];
+	else
+		for (size_t c = 0; c < nc; c++)
+			acc[c] += v[c * st];
+}
+
+/* Return the first of the "nc" candidates with the least sum "acc" plus
+ * the value of "v" at stride "st" (0 plus it when "acc" is NULL), that
+ * sum in "*best". */
+static size_t
+acc_min(const double *acc, const double *v, size_t st, size_t nc, double *best)
+{
+	size_t bc = 0;
+	double bv = 0;
+
+	if (!acc)
+		for (size_t c = 0; c < nc; c++) {
+			double a = 0.0 + v[c * st];
+
+			if (c == 0 || a < bv) {
+				bv = a;
+				bc = c;
+			}
+		}
+	else
+		for (size_t c = 0; c < nc; c++) {
+			double a = acc[c] + v[c * st];
+
+			if (c == 0 || a < bv) {
+				bv = a;
+				bc = c;
+			}
+		}
+	*best = bv;
+	return bc;
+}
+
 /* Run the elimination "el" of "d": its factor's table, the least sum of
  * the factors it sums over the candidates of its owner, and the best
- * candidate by assignment of its scope. */
+ * candidate by assignment of its scope. The sums are made a factor at a
+ * time in the order of "el" (the last one's pass also finds the least),
+ * the same additions as candidate by candidate. */
 static void
 dp_run(const struct sym__cg *cg, struct sym__cg_dp *d, const struct cg_elim *el)
 {
-	size_t o = el->owner, nc = cg->n_cand[o], cells = 1;
+	size_t o = el->owner, nc = cg->n_cand[o], cells = 1, nf = el->nf;
+	size_t base[MAX_FACTORS] = { 0 }; /* by factor, at this cell */
 	struct cg_factor *g = &d->f[el->k];
 
 	for (size_t m = 0; m < el->nv; m++) {
@@ -314,10 +365,10 @@ dp_run(const struct sym__cg *cg, struct sym__cg_dp *d, const struct cg_elim *el)
 		d->asg[el->var[m]] = 0;
 	}
 	for (size_t x = 0; x < cells; x++) {
-		size_t base[MAX_FACTORS] = { 0 }, bc = 0;
+		size_t bc = 0;
 		double bv = 0;
 
-		for (size_t j = 0; j < el->nf; j++) {
+		for (size_t j = 0; j < nf; j++) {
 			const struct cg_factor *f = &d->f[el->fo[j]];
 
 			base[j] = 0;
@@ -328,26 +379,13 @@ dp_run(const struct sym__cg *cg, struct sym__cg_dp *d, const struct cg_elim *el)
 			SYM__INVARIANT(base[j] + (nc - 1) * el->so[j] <
 			    f->cells);
 		}
-		/* the sums by candidate, a factor at a time (the same order
-		 * of additions as candidate by candidate) */
-		for (size_t c = 0; c < nc; c++)
-			d->acc[c] = 0;
-		for (size_t j = 0; j < el->nf; j++) {
-			const double *v = d->f[el->fo[j]].val + base[j];
-			size_t st = el->so[j];
-
-			if (st == 1)
-				for (size_t c = 0; c < nc; c++)
-					d->acc[c] += v[c];
-			else
-				for (size_t c = 0; c < nc; c++)
-					d->acc[c] += v[c * st];
-		}
-		for (size_t c = 0; c < nc; c++)
-			if (c == 0 || d->acc[c] < bv) {
-				bv = d->acc[c];
-				bc = c;
-			}
+		for (size_t j = 0; j + 1 < nf; j++)
+			acc_add(d->acc, d->f[el->fo[j]].val + base[j],
+			    el->so[j], nc, j == 0);
+		if (nf > 0)
+			bc = acc_min(nf > 1 ? d->acc : NULL,
+			    d->f[el->fo[nf - 1]].val + base[nf - 1],
+			    el->so[nf - 1], nc, &bv);
 		SYM__INVARIANT(x < g->cells);
 		g->val[x] = bv;
 		el->arg[x] = (uint32_t)bc;
