@@ -144,4 +144,59 @@ check check slice-unbounded 1 "$sl.onnx"
 expect_err slice-unbounded "node 'y3' (Slice, opset 14): ONNX's clamping of the start of axis 1 needs -1 >= -(s floordiv 2), which does not hold for every size"
 expect_err slice-unbounded "slice y2: dimension 1 of x (s) must be greater than begin[1]=1"
 
+# A guard that a binding can violate (tests/onnx/sliceguard.onnx: y =
+# x[:, b*n:] with s at least 16, so s >= b*n is a guard). shape-check
+# reports it with the node and the bound it keeps in the dimension; a
+# binding that satisfies it runs on 4 ranks against one device and
+# numpy; one that violates it, alone or after one that satisfies it, is
+# rejected before anything runs, with the guard, the node and the
+# values (exit status 1); b*n = s violates the next guard, that the
+# gather's arange is not empty, which names its operator.
+sg=$onnx/sliceguard
+if check check guard-report 0 "$sg.sg"; then
+	for want in \
+	    "s >= b*n        (Slice node 'tail': the start of axis 1 within the dimension)" \
+	    "s - b*n >= 1    (arange y/step0: arange from 0 to s - b*n by 1 must not be empty: s - b*n must be at least 1)" \
+	    "y         gather  f32[b, s - b*n, 4]  (output)"; do
+		verdict "guard-report $want" grep -q -F -x "  $want" "$tmp/out"
+	done
+	verdict guard-report-warning grep -q -F -x \
+	    "warning: $sg.onnx: node 'tail' (Slice, opset 14): the start of axis 1 within the dimension (s >= b*n) could not be proved; checked at run time" \
+	    "$tmp/err"
+fi
+logits guard-holds "$sg.sg" "$sg" b=2,n=3,s=17 b2n3s17 4
+if check run guard-holds-ranks 0 "$sg.sg" --bind b=2,n=3,s=17 \
+    --bind b=1,n=15,s=16; then
+	verdict guard-holds-ranks grep -q -x \
+	    "2 steps: every output matches the single-device run" "$tmp/out"
+fi
+# guard_fails NAME MESSAGE BIND...: shape-run of sliceguard.sg with a
+# --bind for each BIND exits 1 before any step, saying MESSAGE and no
+# other error.
+guard_fails()
+{
+	gname=$1
+	gmsg=$2
+	shift 2
+	gargs=
+	for gb; do
+		gargs="$gargs --bind $gb"
+	done
+	check run "$gname" 1 "$sg.sg" $gargs
+	expect_err "$gname" "$gmsg"
+	expect_err "$gname" "shape-run: nothing runs"
+	verdict "$gname: a step ran" sh -c "! grep -q 'step\\|max abs' '$tmp/out'"
+	verdict "$gname: other errors" \
+	    test "$(grep -c '^shape-run:' "$tmp/err")" = 2
+}
+guard_fails guard-fails \
+    "shape-run: b = 4, n = 5, s = 16: rejected: s = 16, b = 4, n = 5 violate guard s >= b*n (Slice node 'tail': the start of axis 1 within the dimension)" \
+    b=4,n=5,s=16
+guard_fails guard-fails-second \
+    "shape-run: b = 4, n = 5, s = 16: rejected: s = 16, b = 4, n = 5 violate guard s >= b*n (Slice node 'tail': the start of axis 1 within the dimension)" \
+    b=2,n=3,s=17 b=4,n=5,s=16
+guard_fails guard-fails-empty \
+    "shape-run: b = 4, n = 4, s = 16: rejected: s = 16, b = 4, n = 4 violate guard s - b*n >= 1 (arange y/step0: arange from 0 to s - b*n by 1 must not be empty: s - b*n must be at least 1)" \
+    b=4,n=4,s=16
+
 onnx_finish

@@ -313,6 +313,98 @@ test_not_a_model(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* Bind "text" ("b=2, n=3, s=17") to "sl" of "p"; return what
+ * sym_plan_bind returned. */
+static int
+bind_text(const sym_plan *p, sym_slices *sl, const char *text)
+{
+	sym_binding *b = sym_binding_new(sym_graph_ctx(sym_plan_graph(p)));
+	int r;
+
+	assert_non_null(b);
+	assert_int_equal(sym_binding_parse(b, text, NULL), 0);
+	r = sym_plan_bind(p, b, sl);
+	sym_binding_free(b);
+	return r;
+}
+
+/* Assert that binding "text" to "sl" of "p" fails with SYM_EDOMAIN and
+ * the message "want", on the context and in the slices, left unbound. */
+static void
+assert_rejected(const sym_plan *p, sym_slices *sl, const char *text,
+    const char *want)
+{
+	sym_ctx *ctx = sym_graph_ctx(sym_plan_graph(p));
+
+	assert_int_equal(bind_text(p, sl, text), -1);
+	assert_int_equal(sym_ctx_last_error(ctx), SYM_EDOMAIN);
+	assert_string_equal(sym_ctx_last_message(ctx), want);
+	assert_string_equal(sym_slices_error(sl), want);
+	assert_int_equal(sym_slices_is_bound(sl), 0);
+	sym_ctx_clear_error(ctx);
+}
+
+/* A Slice whose start is b*n (sliceguard.onnx: y = x[:, b*n:]): with s
+ * at least 16, s >= b*n is neither proved nor refuted, so the import
+ * keeps it as a guard naming the node, and the gather's arange adds
+ * that s - b*n is at least 1, naming its operator. Binding sizes that
+ * break either is an error with the values. */
+static void
+test_slice_guard(void **state)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	sym_symbol_info info = SYM_SYMBOL_INFO_INIT;
+	int64_t v[3];
+
+	(void)state;
+	info.min = 16;
+	info.unique = 1;
+	assert_non_null(sym_symbol_new(ctx, "s", &info, NULL));
+	sym_graph *g = read_fixture(ctx, "sliceguard.onnx", NULL);
+	assert_non_null(g);
+	assert_int_equal(sym_graph_n_errors(g), 0);
+	assert_shape(g, "y", "f32[b, s - b*n, 4]");
+	assert_int_equal(sym_graph_n_guards(g), 2);
+	const sym_guard *gd = sym_graph_guard(g, 0);
+	assert_string_equal(gd->text, "s >= b*n");
+	assert_string_equal(gd->reason,
+	    "Slice node 'tail': the start of axis 1 within the dimension");
+	gd = sym_graph_guard(g, 1);
+	assert_string_equal(gd->text, "s - b*n >= 1");
+	assert_string_equal(gd->reason,
+	    "arange y/step0: arange from 0 to s - b*n by 1 must not be "
+	    "empty: s - b*n must be at least 1");
+	assert_int_equal(sym_graph_shard(g, NULL), 0);
+	sym_plan *p = sym_plan_compile(g, 0);
+	assert_non_null(p);
+	sym_slices *sl = sym_slices_new(p);
+	assert_non_null(sl);
+	size_t y = sym_plan_value_tensor(p, sym_graph_find_value(g, "y"));
+
+	assert_int_equal(bind_text(p, sl, "b=2, n=3, s=17"), 0);
+	assert_int_equal(sym_slices_global(sl, y, v), 0);
+	assert_int_equal(v[0], 2);
+	assert_int_equal(v[1], 11);
+	assert_int_equal(v[2], 4);
+	assert_rejected(p, sl, "b=4, n=5, s=16",
+	    "s = 16, b = 4, n = 5 violate guard s >= b*n (Slice node 'tail': "
+	    "the start of axis 1 within the dimension)");
+	assert_rejected(p, sl, "b=4, n=4, s=16",
+	    "s = 16, b = 4, n = 4 violate guard s - b*n >= 1 (arange "
+	    "y/step0: arange from 0 to s - b*n by 1 must not be empty: s - "
+	    "b*n must be at least 1)");
+	/* the slices bind again after the failures */
+	assert_int_equal(bind_text(p, sl, "b=1, n=15, s=16"), 0);
+	assert_int_equal(sym_slices_global(sl, y, v), 0);
+	assert_int_equal(v[0], 1);
+	assert_int_equal(v[1], 1);
+	assert_int_equal(v[2], 4);
+	sym_slices_free(sl);
+	sym_plan_free(p);
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
 /* The supported list is sorted, names the operators of the issue, and
  * sym_onnx_is_model tells models from text. */
 static void
@@ -340,6 +432,7 @@ main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_external_data),
 		cmocka_unit_test(test_not_a_model),
+		cmocka_unit_test(test_slice_guard),
 		cmocka_unit_test(test_supported),
 	};
 

@@ -171,12 +171,32 @@ gather_check(sym_exec *x, const char *name, size_t bytes, size_t *t,
 	return nd;
 }
 
+/* Return room for the blocks of every rank of "x", "mine" bytes each, in
+ * the receive area of its communication steps' scratch (idle between
+ * runs), grown only when it is too small; NULL with SYM_ENOMEM. */
+static char *
+gather_area(sym_exec *x, size_t mine)
+{
+	size_t n = x->n_ranks > 0 ? (size_t)x->n_ranks : 1, need;
+
+	if (!mine)
+		mine = 1;
+	if (__builtin_mul_overflow(n, mine, &need) ||
+	    sym__kbuf_grow(&x->scratch.recv, &x->scratch.recv_cap,
+	        &x->scratch.grows, need) < 0) {
+		sym__oom_bytes(x->ctx, n, mine, "gathering a value whole");
+		return NULL;
+	}
+	return x->scratch.recv;
+}
+
 /* Gather value "name" of "x" whole into "whole" ("bytes" bytes) on every
  * rank of the endpoint of "x": each rank's block goes through an
- * all_gather and to its place. A collective: every rank calls it, and
- * every rank gets the same return value, 0 or -1 (the error of a rank
- * that failed on its own is on its context, the others' say a rank
- * failed). */
+ * all_gather and to its place, through the executor's scratch (so that
+ * gathering a value again at sizes seen allocates nothing). A
+ * collective: every rank calls it, and every rank gets the same return
+ * value, 0 or -1 (the error of a rank that failed on its own is on its
+ * context, the others' say a rank failed). */
 int
 sym_exec_gather_whole(sym_exec *x, const char *name, void *whole, size_t bytes)
 {
@@ -191,32 +211,22 @@ sym_exec_gather_whole(sym_exec *x, const char *name, void *whole, size_t bytes)
 	bad = nd < 0 || (bytes && !whole);
 	if (!bad) {
 		sym_exec_data(x, t, &mine);
-		all = sym__realloc_array(x->ctx, NULL,
-		    x->n_ranks > 0 ? (size_t)x->n_ranks : 1, mine ? mine : 1);
+		all = gather_area(x, mine);
 		bad = !all;
 	}
-	if (x->ep && sym__check_agree(x->ep, x->ctx, bad) < 0) {
-		free(all);
+	if ((x->ep && sym__check_agree(x->ep, x->ctx, bad) < 0) || bad)
 		return -1;
-	}
-	if (bad) {
-		free(all);
-		return -1;
-	}
 	es = x->tensor[t].es;
 	if (!x->ep)
 		memcpy(all, x->tensor[t].data, mine);
 	else if (sym_comm_all_gather(x->ep, NULL, 0, x->tensor[t].data, all,
-	             mine) < 0) {
-		free(all);
+	             mine) < 0)
 		return -1;
-	}
 	for (int64_t k = 0; mine && k < x->n_ranks; k++) {
 		sym_slices_offset(x->slices, t, k, block.off);
 		sym__box_copy(whole, &wbox, all + (size_t)k * mine, &block,
 		    &block, nd, es);
 	}
-	free(all);
 	return 0;
 }
 

@@ -394,7 +394,7 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 	sym_answer ans;
 	sym_expr *e = NULL;
 	enum sym__rel rel = SYM__REL_GE;
-	char *hint = NULL;
+	char *hint = NULL, *why;
 	int u;
 
 	if (r->kind == SYM__REQ_EQUAL && r->a == r->b)
@@ -439,8 +439,17 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 		e = sym__sub(r->a, r->b);
 		rel = r->kind == SYM__REQ_EQUAL ? SYM__REL_EQ : SYM__REL_GE;
 	}
-	u = sym__graph_add_guard(g, rel, e, r->k, req_text(r), where, r->what);
+	/* without a location (ONNX imports, graphs built through the API)
+	 * the reason names the operator, so that a rejected binding does */
+	why = where && where->line > 0
+	    ? NULL
+	    : sym__asprintf_ctx(g->ctx, "%s: %s", what, r->what);
+	u = why || (where && where->line > 0)
+	    ? sym__graph_add_guard(g, rel, e, r->k, req_text(r), where,
+	          why ? why : r->what)
+	    : -1;
 	sym__expr_unref(e);
+	free(why);
 	if (u == 0)
 		sym__graph_diag(g, SYM_SEV_WARNING, where, NULL, NULL,
 		    "%s: could not prove that %s; checked at run time", what,

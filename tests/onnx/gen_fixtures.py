@@ -133,6 +133,7 @@ def main():
     with open(os.path.join(OUT, "w.bin"), "wb") as f:
         f.write(np.array([1.5, -2.0], np.float32).tobytes())
     slicesym()
+    sliceguard()
     return 0
 
 
@@ -192,6 +193,39 @@ def slicesym():
             "y3": np.ascontiguousarray(x[:, -(s // 2):]),
             "y4": np.ascontiguousarray(x[b - 1:b, 1:s - 1]),
             "y5": np.ascontiguousarray(x[:, s // b:s])})
+
+
+def sliceguard():
+    """A Slice whose start is b*n (x is [b, s, 4], w is [n]): y =
+    x[:, b*n:]. s >= b*n is beyond the prover and fails for some sizes
+    (b = 4, n = 5, s = 16), so it stays a run-time guard that a binding
+    can violate; with numpy's values at b = 2, n = 3, s = 17 for
+    shape-run (tests/check-onnx-run.sh)."""
+    xs = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "s", 4])
+    ws = helper.make_tensor_value_info("w", TensorProto.FLOAT, ["n"])
+    nodes = [
+        helper.make_node("Shape", ["x"], ["sh"]),
+        helper.make_node("Gather", ["sh", "zero"], ["b0"], axis=0),
+        helper.make_node("Shape", ["w"], ["shw"]),
+        helper.make_node("Gather", ["shw", "zero"], ["n0"], axis=0),
+        helper.make_node("Mul", ["b0", "n0"], ["bn"]),
+        helper.make_node("Unsqueeze", ["bn", "ax0"], ["st"]),
+        helper.make_node("Slice", ["x", "st", "pbig", "ax1"], ["y"],
+                         name="tail"),
+    ]
+    inits = [i64("zero", 0), i64("ax0", [0]), i64("ax1", [1]),
+             i64("pbig", [2 ** 62])]
+    save("sliceguard", nodes, [xs, ws],
+         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+         inits)
+    rng = np.random.default_rng(5)
+    b, n, s = 2, 3, 17
+    x = rng.standard_normal((b, s, 4)).astype(np.float32)
+    w = rng.standard_normal(n).astype(np.float32)
+    base = os.path.join(OUT, "sliceguard.b%dn%ds%d" % (b, n, s))
+    st_write.write(base + ".in.safetensors", {"x": x, "w": w})
+    st_write.write(base + ".out.safetensors",
+                   {"y": np.ascontiguousarray(x[:, b * n:])})
 
 
 if __name__ == "__main__":
