@@ -395,7 +395,7 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 	sym_expr *e = NULL;
 	enum sym__rel rel = SYM__REL_GE;
 	char *hint = NULL, *why;
-	int u;
+	int u, located;
 
 	if (r->kind == SYM__REQ_EQUAL && r->a == r->b)
 		return 0;
@@ -441,13 +441,14 @@ settle(sym_graph *g, const struct sym__req *r, const sym_loc *where,
 	}
 	/* without a location (ONNX imports, graphs built through the API)
 	 * the reason names the operator, so that a rejected binding does */
-	why = where && where->line > 0
-	    ? NULL
-	    : sym__asprintf_ctx(g->ctx, "%s: %s", what, r->what);
-	u = why || (where && where->line > 0)
-	    ? sym__graph_add_guard(g, rel, e, r->k, req_text(r), where,
-	          why ? why : r->what)
-	    : -1;
+	located = where && where->line > 0;
+	why =
+	    located ? NULL : sym__asprintf_ctx(g->ctx, "%s: %s", what, r->what);
+	if (located || why)
+		u = sym__graph_add_guard(g, rel, e, r->k, req_text(r), where,
+		    located ? r->what : why);
+	else
+		u = -1; /* out of memory, on the context */
 	sym__expr_unref(e);
 	free(why);
 	if (u == 0)
