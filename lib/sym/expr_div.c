@@ -94,82 +94,126 @@ reduced_mod(const sym_expr *r, const sym__num *k)
 	return 1;
 }
 
+/* The working state of fdiv_const() and mod_const(): "a" split as
+ * k*qe + re, the gcd "g" and rest "t" of reduce_by_gcd() and the partial
+ * result "inner", all owned. */
+struct divwork {
+	sym_expr *qe, *re, *inner;
+	sym__num g, t;
+};
+
+/* Split "a" by "k" into "w", w->qe only when "want_q"; return 0, or -1
+ * when a part could not be built (divwork_end() still frees "w"). */
+static int
+divwork_start(struct divwork *w, const sym_expr *a, const sym__num *k,
+    int want_q)
+{
+	const sym__num zero = SYM__NUM_ZERO;
+	struct sym__pb q, r;
+
+	w->inner = NULL;
+	w->g = zero;
+	w->t = zero;
+	sym__pb_init(&q, a->ctx);
+	sym__pb_init(&r, a->ctx);
+	split_mod(a, k, &q, &r);
+	if (want_q) {
+		w->qe = sym__pb_finish(&q);
+	} else {
+		sym__pb_clear(&q);
+		w->qe = NULL;
+	}
+	w->re = sym__pb_finish(&r);
+	return w->re && (w->qe || !want_q) ? 0 : -1;
+}
+
+/* Free the state "w" and return "res". */
+static sym_expr *
+divwork_end(struct divwork *w, sym_expr *res)
+{
+	sym__expr_unref(w->inner);
+	sym__expr_unref(w->qe);
+	sym__expr_unref(w->re);
+	sym__num_clear(&w->g);
+	sym__num_clear(&w->t);
+	return res;
+}
+
+/* Return the atom of "r" when r is that atom plus a constant, else NULL. */
+static struct sym_expr *
+lone_atom(const sym_expr *r)
+{
+	if (r->u.poly.n != 1 || sym__num_cmp_si(&r->u.poly.t[0].coef, 1) != 0)
+		return NULL;
+	return sym__term_atom(&r->u.poly.t[0]);
+}
+
+/* Return an internal reference to "r" floordiv or mod ("kind") the
+ * constant "k", kept as an atom. */
+static sym_expr *
+kept_atom(enum sym__kind kind, sym_expr *r, const sym__num *k)
+{
+	sym_expr *ke = sym__const_num(r->ctx, k), *res;
+	struct sym_expr *at =
+	    ke ? sym__atom_get(r->ctx, kind, NULL, r, ke) : NULL;
+
+	res = sym__atom_poly(at);
+	sym__expr_unref(at);
+	sym__expr_unref(ke);
+	return res;
+}
+
 /* Return an internal reference to "a" floordiv the constant "k" > 0. */
 static sym_expr *
 fdiv_const(sym_expr *a, const sym__num *k)
 {
-	sym_ctx *ctx = a->ctx;
-	struct sym__pb q, r;
-	sym_expr *qe, *re, *res = NULL, *inner = NULL;
-	sym__num g = SYM__NUM_ZERO, t = SYM__NUM_ZERO;
+	struct divwork w;
 	struct sym_expr *atom;
 	int64_t kk, j;
 	int ok;
 
 	if (sym__num_cmp_si(k, 1) == 0)
 		return sym__expr_ref(a);
-	sym__pb_init(&q, ctx);
-	sym__pb_init(&r, ctx);
-	split_mod(a, k, &q, &r);
-	qe = sym__pb_finish(&q);
-	re = sym__pb_finish(&r);
-	if (!qe || !re)
-		goto done;
-	if (re->u.poly.n == 0) {
-		res = sym__expr_ref(qe);
-		goto done;
-	}
-	if (!reduced_mod(re, k)) {
+	if (divwork_start(&w, a, k, 1) < 0)
+		return divwork_end(&w, NULL);
+	if (w.re->u.poly.n == 0)
+		return divwork_end(&w, sym__expr_ref(w.qe));
+	if (!reduced_mod(w.re, k)) {
 		/* a rewriting rule moved a coefficient out of [0, k) */
-		inner = fdiv_const(re, k);
-		res = inner ? sym__add(qe, inner) : NULL;
-		goto done;
+		w.inner = fdiv_const(w.re, k);
+		return divwork_end(&w,
+		    w.inner ? sym__add(w.qe, w.inner) : NULL);
 	}
-	coef_gcd(&g, re, k);
-	if (sym__num_cmp_si(&g, 1) > 0) {
+	coef_gcd(&w.g, w.re, k);
+	if (sym__num_cmp_si(&w.g, 1) > 0) {
 		sym__num k2 = SYM__NUM_ZERO;
-		sym_expr *y = reduce_by_gcd(re, &g, &t);
+		sym_expr *y = reduce_by_gcd(w.re, &w.g, &w.t);
 
-		sym__num_divexact(&k2, k, &g);
-		inner = y ? fdiv_const(y, &k2) : NULL;
+		sym__num_divexact(&k2, k, &w.g);
+		w.inner = y ? fdiv_const(y, &k2) : NULL;
 		sym__num_clear(&k2);
 		sym__expr_unref(y);
-		res = sym__add(qe, inner);
-		goto done;
+		return divwork_end(&w, sym__add(w.qe, w.inner));
 	}
 	if (sym__num_fits(k, &kk)) {
-		j = same_period(re->av, kk, &ok);
-		if (ok) {
-			res = sym__add_si(qe, j);
-			goto done;
-		}
-		if (!re->av.empty && re->av.m != 0 && re->av.m % kk == 0 &&
-		    re->av.r % kk != 0) {
+		j = same_period(w.re->av, kk, &ok);
+		if (ok)
+			return divwork_end(&w, sym__add_si(w.qe, j));
+		if (!w.re->av.empty && w.re->av.m != 0 &&
+		    w.re->av.m % kk == 0 && w.re->av.r % kk != 0) {
 			/* r = r0 (mod k) throughout, 0 < r0 < k: floor(r / k)
 			 * is (r - r0) / k, which is floor((r - r0) / k). */
-			sym__num nc = SYM__NUM_ZERO;
-			sym_expr *y;
+			sym_expr *off = sym__const(a->ctx, -(w.re->av.r % kk));
+			sym_expr *z = off ? sym__add(w.re, off) : NULL;
 
-			sym__num_set_si(&nc, -(re->av.r % kk));
-			y = sym__expr_ref(re);
-			inner = y ? sym__const_num(ctx, &nc) : NULL;
-			sym__num_clear(&nc);
-			if (inner) {
-				sym_expr *z = sym__add(y, inner);
-
-				sym__expr_unref(inner);
-				inner = z ? fdiv_const(z, k) : NULL;
-				sym__expr_unref(z);
-			}
-			sym__expr_unref(y);
-			res = inner ? sym__add(qe, inner) : NULL;
-			goto done;
+			sym__expr_unref(off);
+			w.inner = z ? fdiv_const(z, k) : NULL;
+			sym__expr_unref(z);
+			return divwork_end(&w,
+			    w.inner ? sym__add(w.qe, w.inner) : NULL);
 		}
 	}
-	atom =
-	    re->u.poly.n == 1 && sym__num_cmp_si(&re->u.poly.t[0].coef, 1) == 0
-	    ? sym__term_atom(&re->u.poly.t[0])
-	    : NULL;
+	atom = lone_atom(w.re);
 	if (atom && atom->kind == SYM__FDIV && sym__atom_const_divisor(atom)) {
 		/* (x floordiv k2 + c) floordiv k = (x + c*k2) floordiv k*k2 */
 		const sym__num *k2 = sym__atom_const_divisor(atom);
@@ -177,127 +221,76 @@ fdiv_const(sym_expr *a, const sym__num *k)
 		sym_expr *x;
 
 		sym__num_mul(&kk2, k, k2);
-		sym__num_mul(&ck, &re->u.poly.c, k2);
-		x = sym__const_num(ctx, &ck);
-		inner = x ? sym__add(atom->u.bin.a, x) : NULL;
+		sym__num_mul(&ck, &w.re->u.poly.c, k2);
+		x = sym__const_num(a->ctx, &ck);
+		w.inner = x ? sym__add(atom->u.bin.a, x) : NULL;
 		sym__expr_unref(x);
-		x = inner ? fdiv_const(inner, &kk2) : NULL;
-		sym__expr_unref(inner);
-		inner = x;
+		x = w.inner ? fdiv_const(w.inner, &kk2) : NULL;
+		sym__expr_unref(w.inner);
+		w.inner = x;
 		sym__num_clear(&kk2);
 		sym__num_clear(&ck);
-		res = sym__add(qe, inner);
-		goto done;
+		return divwork_end(&w, sym__add(w.qe, w.inner));
 	}
-	{
-		sym_expr *ke = sym__const_num(ctx, k);
-		struct sym_expr *at =
-		    ke ? sym__atom_get(ctx, SYM__FDIV, NULL, re, ke) : NULL;
-
-		inner = sym__atom_poly(at);
-		sym__expr_unref(at);
-		sym__expr_unref(ke);
-		res = sym__add(qe, inner);
-	}
-done:
-	sym__expr_unref(inner);
-	sym__expr_unref(qe);
-	sym__expr_unref(re);
-	sym__num_clear(&g);
-	sym__num_clear(&t);
-	return res;
+	w.inner = kept_atom(SYM__FDIV, w.re, k);
+	return divwork_end(&w, sym__add(w.qe, w.inner));
 }
 
 /* Return an internal reference to "a" mod the constant "k" > 0. */
 static sym_expr *
 mod_const(sym_expr *a, const sym__num *k)
 {
-	sym_ctx *ctx = a->ctx;
-	struct sym__pb q, r;
-	sym_expr *qe, *re, *res = NULL, *inner = NULL;
-	sym__num g = SYM__NUM_ZERO, t = SYM__NUM_ZERO;
+	struct divwork w;
 	struct sym_expr *atom;
 	int64_t kk, j;
 	int ok;
 
 	if (sym__num_cmp_si(k, 1) == 0)
-		return sym__const(ctx, 0);
-	sym__pb_init(&q, ctx);
-	sym__pb_init(&r, ctx);
-	split_mod(a, k, &q, &r);
-	sym__pb_clear(&q);
-	re = sym__pb_finish(&r);
-	qe = NULL;
-	if (!re)
-		goto done;
-	if (re->u.poly.n == 0) {
-		res = sym__expr_ref(re);
-		goto done;
-	}
-	if (!reduced_mod(re, k)) {
-		res = mod_const(re, k);
-		goto done;
-	}
-	coef_gcd(&g, re, k);
-	if (sym__num_cmp_si(&g, 1) > 0) {
+		return sym__const(a->ctx, 0);
+	if (divwork_start(&w, a, k, 0) < 0)
+		return divwork_end(&w, NULL);
+	if (w.re->u.poly.n == 0)
+		return divwork_end(&w, sym__expr_ref(w.re));
+	if (!reduced_mod(w.re, k))
+		return divwork_end(&w, mod_const(w.re, k));
+	coef_gcd(&w.g, w.re, k);
+	if (sym__num_cmp_si(&w.g, 1) > 0) {
 		sym__num k2 = SYM__NUM_ZERO;
-		sym_expr *y = reduce_by_gcd(re, &g, &t), *m;
+		sym_expr *y = reduce_by_gcd(w.re, &w.g, &w.t), *m;
 
-		sym__num_divexact(&k2, k, &g);
+		sym__num_divexact(&k2, k, &w.g);
 		m = y ? mod_const(y, &k2) : NULL;
-		inner = m ? sym__scale_num(m, &g) : NULL;
+		w.inner = m ? sym__scale_num(m, &w.g) : NULL;
 		sym__expr_unref(m);
 		sym__num_clear(&k2);
 		sym__expr_unref(y);
-		qe = sym__const_num(ctx, &t);
-		res = sym__add(inner, qe);
-		goto done;
+		w.qe = sym__const_num(a->ctx, &w.t);
+		return divwork_end(&w, sym__add(w.inner, w.qe));
 	}
 	if (sym__num_fits(k, &kk)) {
-		if (re->av.m != 0 && !re->av.empty && re->av.m % kk == 0) {
-			res = sym__const(ctx, re->av.r % kk);
-			goto done;
-		}
-		j = same_period(re->av, kk, &ok);
+		if (w.re->av.m != 0 && !w.re->av.empty && w.re->av.m % kk == 0)
+			return divwork_end(&w,
+			    sym__const(a->ctx, w.re->av.r % kk));
+		j = same_period(w.re->av, kk, &ok);
 		if (ok) {
 			sym__num nj = SYM__NUM_ZERO, jk = SYM__NUM_ZERO;
 
 			nj.small = -j;
 			sym__num_mul(&jk, &nj, k);
-			qe = sym__const_num(ctx, &jk);
+			w.qe = sym__const_num(a->ctx, &jk);
 			sym__num_clear(&jk);
-			res = sym__add(re, qe);
-			goto done;
+			return divwork_end(&w, sym__add(w.re, w.qe));
 		}
 	}
-	atom =
-	    re->u.poly.n == 1 && sym__num_cmp_si(&re->u.poly.t[0].coef, 1) == 0
-	    ? sym__term_atom(&re->u.poly.t[0])
-	    : NULL;
+	atom = lone_atom(w.re);
 	if (atom && atom->kind == SYM__MOD && sym__atom_const_divisor(atom) &&
 	    sym__num_divisible(sym__atom_const_divisor(atom), k)) {
 		/* ((x mod k2) + c) mod k = (x + c) mod k when k | k2 */
-		qe = sym__const_num(ctx, &re->u.poly.c);
-		inner = qe ? sym__add(atom->u.bin.a, qe) : NULL;
-		res = inner ? mod_const(inner, k) : NULL;
-		goto done;
+		w.qe = sym__const_num(a->ctx, &w.re->u.poly.c);
+		w.inner = w.qe ? sym__add(atom->u.bin.a, w.qe) : NULL;
+		return divwork_end(&w, w.inner ? mod_const(w.inner, k) : NULL);
 	}
-	{
-		sym_expr *ke = sym__const_num(ctx, k);
-		struct sym_expr *at =
-		    ke ? sym__atom_get(ctx, SYM__MOD, NULL, re, ke) : NULL;
-
-		res = sym__atom_poly(at);
-		sym__expr_unref(at);
-		sym__expr_unref(ke);
-	}
-done:
-	sym__expr_unref(inner);
-	sym__expr_unref(qe);
-	sym__expr_unref(re);
-	sym__num_clear(&g);
-	sym__num_clear(&t);
-	return res;
+	return divwork_end(&w, kept_atom(SYM__MOD, w.re, k));
 }
 
 /* Return the exact quotient "a" / "b" when "b" is a single term c*M and
