@@ -655,19 +655,35 @@ reduce_run(enum sym__coll kind, sym_comm_endpoint *ep, const int *group,
 	return run(&call, send, recv, bytes);
 }
 
-/* Start "call", a collective "kind" of one block of "bytes" per member
- * over "group" ("group_size" ranks) by handle "ep"; "*total" the bytes of
- * all the blocks. Return 0, or -1 with an error. */
+/* Run a block collective of "kind" (all_gather or all_to_all) over
+ * "group" ("group_size" ranks) by handle "ep": blocks of "bytes", one per
+ * member, from "send" (one block for all_gather, else one per member)
+ * into "recv" (one per member). For all_gather "send" may be the caller's
+ * own block of "recv"; no other overlap is allowed. Return 0, or -1 with an
+ * error on the handle's context. */
 static int
-blocks_init(struct sym__comm_call *call, enum sym__coll kind,
-    sym_comm_endpoint *ep, const int *group, int group_size, size_t bytes,
-    size_t *total)
+blocks_run(enum sym__coll kind, sym_comm_endpoint *ep, const int *group,
+    int group_size, const void *send, void *recv, size_t bytes)
 {
-	if (!ep || call_init(call, kind, ep, group, group_size) < 0 ||
-	    blocks_fit(call, bytes, call->n) < 0)
+	struct sym__comm_call call;
+	int gather = kind == SYM__COLL_ALL_GATHER;
+	size_t total, ns;
+
+	if (!ep || call_init(&call, kind, ep, group, group_size) < 0 ||
+	    blocks_fit(&call, bytes, call.n) < 0)
 		return -1;
-	*total = bytes * (size_t)call->n;
-	return 0;
+	total = bytes * (size_t)call.n;
+	ns = gather ? bytes : total;
+	if (buffers_given(&call, send, ns, recv, total) < 0)
+		return -1;
+	if (gather && bytes && send == (char *)recv + (size_t)call.me * bytes)
+		return run(&call, send, recv, bytes);
+	if (overlap(send, ns, recv, total))
+		return fail(&call, "%s",
+		    gather ? "the send buffer overlaps the receive buffer but "
+		             "is not the caller's block"
+		           : "the send and receive buffers overlap");
+	return run(&call, send, recv, bytes);
 }
 
 /* Reduce "count" elements of "dtype" with "op" from "send" of every member
@@ -691,19 +707,8 @@ int
 sym_comm_all_gather(sym_comm_endpoint *ep, const int *group, int group_size,
     const void *send, void *recv, size_t bytes)
 {
-	struct sym__comm_call call;
-	size_t total;
-
-	if (blocks_init(&call, SYM__COLL_ALL_GATHER, ep, group, group_size,
-	        bytes, &total) < 0 ||
-	    buffers_given(&call, send, bytes, recv, total) < 0)
-		return -1;
-	if (bytes && send != (char *)recv + (size_t)call.me * bytes &&
-	    overlap(send, bytes, recv, total))
-		return fail(&call,
-		    "the send buffer overlaps the receive "
-		    "buffer but is not the caller's block");
-	return run(&call, send, recv, bytes);
+	return blocks_run(SYM__COLL_ALL_GATHER, ep, group, group_size, send,
+	    recv, bytes);
 }
 
 /* Reduce with "op", for every member i of "group" ("group_size" ranks;
@@ -727,16 +732,8 @@ int
 sym_comm_all_to_all(sym_comm_endpoint *ep, const int *group, int group_size,
     const void *send, void *recv, size_t bytes)
 {
-	struct sym__comm_call call;
-	size_t total;
-
-	if (blocks_init(&call, SYM__COLL_ALL_TO_ALL, ep, group, group_size,
-	        bytes, &total) < 0 ||
-	    buffers_given(&call, send, total, recv, total) < 0)
-		return -1;
-	if (overlap(send, total, recv, total))
-		return fail(&call, "the send and receive buffers overlap");
-	return run(&call, send, recv, bytes);
+	return blocks_run(SYM__COLL_ALL_TO_ALL, ep, group, group_size, send,
+	    recv, bytes);
 }
 
 /* Send the "bytes" of "send" to group rank "dest" and receive as many into
