@@ -668,6 +668,20 @@ test_structural_errors(void **state)
 		  "y = global_avg_pool_grad(d, x) shard ((1, 1, 2, 1), (1, 1, 2, "
 		  "1))\n",
 		    4, 39, "dimension 2 of d cannot be split" },
+		{ "devices 8\ninput t : f32[2, 1, 1, 1, 1, 1, 1, 1]\n"
+		  "input i : i32[2, 1, 1, 1, 1, 1, 1, 1]\n"
+		  "y = gather(t, i) shard ((2, 1, 1, 1, 1, 1, 1, 1), (1, 1, 1, "
+		  "1, 1, 1, 1, 1))\n",
+		    4, 24,
+		    "gather y: gather of tensors of 8 and 8 dimensions needs "
+		    "more device-matrix axes than supported" },
+		{ "devices 8\ninput t : f32[96, 16]\n"
+		  "input i : i32[2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+		  "y = embedding(i, t) shard ((2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+		  "1, 1, 1), (1, 1))\n",
+		    4, 27,
+		    "embedding y: embedding of tensors of 2 and 14 dimensions "
+		    "needs more device-matrix axes than supported" },
 	};
 	sym_ctx *ctx = tl_ctx_new();
 	int wrong = 0;

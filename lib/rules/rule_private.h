@@ -140,6 +140,15 @@ int sym__shard_set_mesh(struct sym__shard *s, size_t n, const int64_t *sizes,
 /* Names "prefix0", "prefix1", ... for "n" axes, in scratch memory. */
 const char **sym__shard_axis_names(struct sym__shard *s, const char *prefix,
     size_t n);
+/* The axis names "p0".. and "i0".. of a gather-like operator whose table
+ * has "rp" and indices "ri" dimensions; 0, or -1 with an error when they do
+ * not fit a device matrix (sym__shard_gather_axes). */
+int sym__shard_gather_axes(struct sym__shard *s, size_t rp, size_t ri,
+    const char ***pn, const char ***in);
+/* Store the "n" axes "nm" of a tensor split "split" (NULL: unsplit) at
+ * "base" of "sizes" and "names". */
+void sym__shard_axes_put(int64_t *sizes, const char **names, size_t base,
+    size_t n, const int64_t *split, const char *const *nm);
 /* Input "i" of the tuple step: dimension d on mesh axis "axis_of"[d]
  * (-1: unsplit); the split counts "split" (may be NULL) must match the
  * axis sizes (1 for unsplit dimensions). 0 or -1 with an error. */

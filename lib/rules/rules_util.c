@@ -288,6 +288,37 @@ sym__shard_axis_names(struct sym__shard *s, const char *prefix, size_t n)
 	return names;
 }
 
+/* Name the axes of a gather-like operator of "s", whose device matrix has
+ * an axis per dimension of its table ("rp" dimensions) and of its indices
+ * ("ri"), and one more: set "*pn" to names "p0", "p1", ... and "*in" to
+ * "i0", "i1", ... in scratch memory. Return 0, or -1 with an error on "s"
+ * when memory ran out or a device matrix cannot have that many axes. */
+int
+sym__shard_gather_axes(struct sym__shard *s, size_t rp, size_t ri,
+    const char ***pn, const char ***in)
+{
+	if (rp + ri + 1 > SYM_MESH_MAX_AXES)
+		return sym__shard_fail(s, -1, -1,
+		    "%s of tensors of %zu and %zu dimensions needs more "
+		    "device-matrix axes than supported",
+		    sym_op_name(s->op), rp, ri);
+	*pn = sym__shard_axis_names(s, "p", rp);
+	*in = sym__shard_axis_names(s, "i", ri);
+	return *pn && *in ? 0 : sym__shard_nomem(s);
+}
+
+/* Store at "base" of "sizes" and "names" the "n" axes named "nm" of a
+ * tensor whose split counts are "split" (NULL: unsplit). */
+void
+sym__shard_axes_put(int64_t *sizes, const char **names, size_t base, size_t n,
+    const int64_t *split, const char *const *nm)
+{
+	for (size_t d = 0; d < n; d++) {
+		sizes[base + d] = split ? split[d] : 1;
+		names[base + d] = nm[d];
+	}
+}
+
 /* Return the text "(2, 4, 1)" of the "n" sizes "sizes" in scratch memory
  * of "s". */
 static const char *

@@ -30,27 +30,15 @@ static int
 tuple_gather(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t rp = sym__shard_in_rank(s, 0), ri = sym__shard_in_rank(s, 1);
-	const char **pn = sym__shard_axis_names(s, "p", rp);
-	const char **in = sym__shard_axis_names(s, "i", ri);
+	const char **pn, **in;
 	int64_t sizes[SYM_MESH_MAX_AXES];
 	const char *names[SYM_MESH_MAX_AXES];
 	int axis_of[SYM_MESH_MAX_AXES];
 
-	if (!pn || !in)
-		return sym__shard_nomem(s);
-	if (rp + ri + 1 > SYM_MESH_MAX_AXES)
-		return sym__shard_fail(s, -1, -1,
-		    "gather of tensors of %zu and %zu dimensions needs more "
-		    "device-matrix axes than supported",
-		    rp, ri);
-	for (size_t d = 0; d < rp; d++) {
-		sizes[d] = split[0] ? split[0][d] : 1;
-		names[d] = pn[d];
-	}
-	for (size_t d = 0; d < ri; d++) {
-		sizes[rp + d] = split[1] ? split[1][d] : 1;
-		names[rp + d] = in[d];
-	}
+	if (sym__shard_gather_axes(s, rp, ri, &pn, &in) < 0)
+		return -1;
+	sym__shard_axes_put(sizes, names, 0, rp, split[0], pn);
+	sym__shard_axes_put(sizes, names, rp, ri, split[1], in);
 	if (sym__shard_set_mesh(s, rp + ri, sizes, names) < 0)
 		return -1;
 	for (size_t d = 0; d < rp; d++)
@@ -90,28 +78,19 @@ infer_gather(struct sym__shard *s)
 static int
 tuple_embedding(struct sym__shard *s, const int64_t *const *split)
 {
+	static const char *const table[] = { "vocab", "embed" };
 	size_t ri = sym__shard_in_rank(s, 0);
-	const char **in = sym__shard_axis_names(s, "i", ri);
+	const char **pn, **in;
 	int64_t sizes[SYM_MESH_MAX_AXES];
 	const char *names[SYM_MESH_MAX_AXES];
 	int axis_of[SYM_MESH_MAX_AXES];
 
-	if (!in)
-		return sym__shard_nomem(s);
-	if (ri + 3 > SYM_MESH_MAX_AXES)
-		return sym__shard_fail(s, -1, -1,
-		    "embedding of ids of %zu dimensions needs more "
-		    "device-matrix axes than supported",
-		    ri);
-	for (size_t d = 0; d < ri; d++) {
-		sizes[d] = split[0] ? split[0][d] : 1;
-		names[d] = in[d];
+	if (sym__shard_gather_axes(s, 2, ri, &pn, &in) < 0)
+		return -1;
+	sym__shard_axes_put(sizes, names, 0, ri, split[0], in);
+	sym__shard_axes_put(sizes, names, ri, 2, split[1], table);
+	for (size_t d = 0; d < ri; d++)
 		axis_of[d] = (int)d;
-	}
-	sizes[ri] = split[1] ? split[1][0] : 1;
-	sizes[ri + 1] = split[1] ? split[1][1] : 1;
-	names[ri] = "vocab";
-	names[ri + 1] = "embed";
 	if (sym__shard_set_mesh(s, ri + 2, sizes, names) < 0)
 		return -1;
 	if (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0)

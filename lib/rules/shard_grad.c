@@ -508,33 +508,18 @@ tuple_scatter(struct sym__shard *s, const int64_t *const *split, int emb)
 	size_t rp = sym__shard_in_rank(s, 2), ri = sym__shard_in_rank(s, 1);
 	size_t ry = sym__shard_in_rank(s, 0);
 	size_t pb = emb ? ri : 0, ib = emb ? 0 : rp;
-	const char **pn = sym__shard_axis_names(s, "p", rp);
-	const char **in = sym__shard_axis_names(s, "i", ri);
+	static const char *const table[] = { "vocab", "embed" };
+	const char **pn, **in;
 	size_t src[SYM_MESH_MAX_AXES], dim[SYM_MESH_MAX_AXES];
 	int64_t sizes[SYM_MESH_MAX_AXES];
 	const char *names[SYM_MESH_MAX_AXES];
 	int axis_of[SYM_MESH_MAX_AXES];
 
-	if (!pn || !in)
-		return sym__shard_nomem(s);
-	if (rp + ri + 1 > SYM_MESH_MAX_AXES)
-		return sym__shard_fail(s, -1, -1,
-		    "%s of tensors of %zu and %zu dimensions needs more "
-		    "device-matrix axes than supported",
-		    sym_op_name(s->op), rp, ri);
-	if (emb) {
-		pn[0] = "vocab";
-		pn[1] = "embed";
-	}
+	if (sym__shard_gather_axes(s, rp, ri, &pn, &in) < 0)
+		return -1;
 	dy_sources(s, emb, src, dim);
-	for (size_t d = 0; d < rp; d++) {
-		sizes[pb + d] = split[2] ? split[2][d] : 1;
-		names[pb + d] = pn[d];
-	}
-	for (size_t j = 0; j < ri; j++) {
-		sizes[ib + j] = split[1] ? split[1][j] : 1;
-		names[ib + j] = in[j];
-	}
+	sym__shard_axes_put(sizes, names, pb, rp, split[2], emb ? table : pn);
+	sym__shard_axes_put(sizes, names, ib, ri, split[1], in);
 	for (size_t k = 0; k < ry; k++) {
 		axis_of[k] = (int)((src[k] == 2 ? pb : ib) + dim[k]);
 		if (split[0] && !split[src[k]])
