@@ -513,7 +513,6 @@ sym__comm_mpi_new(sym_ctx *ctx, int *argc, char ***argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	m = sym__alloc(ctx, sizeof(*m));
 	if (m) {
-		memset(m, 0, sizeof(*m));
 		m->init_here = !init;
 		m->world = MPI_COMM_NULL;
 		m->all = sym__realloc_array(ctx, NULL, (size_t)size,

@@ -455,7 +455,6 @@ sym_exec_new(sym_ctx *ctx, const sym_plan *p, sym_comm_endpoint *ep)
 	x = sym__alloc(ctx, sizeof(*x));
 	if (!x)
 		return NULL;
-	memset(x, 0, sizeof(*x));
 	x->ctx = ctx;
 	x->plan = p;
 	x->ep = ep;

@@ -470,7 +470,6 @@ sym_redist_plan(const sym_layout *from, const sym_layout *to,
 	r = sym__alloc(from->ctx, sizeof(*r));
 	if (!r)
 		return NULL;
-	memset(r, 0, sizeof(*r));
 	r->ctx = from->ctx;
 	memset(&p, 0, sizeof(p));
 	ok = sym__redist_map(&p, from, to, &r->note) == 0 &&

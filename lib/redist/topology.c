@@ -67,7 +67,6 @@ sym_topology_new(sym_ctx *ctx, int64_t ranks_per_node, double intra_gbps,
 	t = sym__alloc(ctx, sizeof(*t));
 	if (!t)
 		return NULL;
-	memset(t, 0, sizeof(*t));
 	t->ctx = ctx;
 	t->ranks_per_node = ranks_per_node > 0 ? ranks_per_node : 0;
 	t->intra_bw = positive_or(intra_gbps, DEFAULT_INTRA_GBPS) * 1e9;

@@ -228,7 +228,6 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	s = sym__alloc(g->ctx, sizeof(*s));
 	if (!s)
 		return NULL;
-	memset(s, 0, sizeof(*s));
 	s->g = g;
 	s->ctx = g->ctx;
 	if (o)

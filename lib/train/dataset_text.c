@@ -545,7 +545,6 @@ sym__dataset_seq_open(sym_ctx *ctx, const char *spec, sym_dataset_split split)
 
 	if (spec_parse(ctx, spec, &o) < 0 || !(q = sym__alloc(ctx, sizeof(*q))))
 		goto out;
-	memset(q, 0, sizeof(*q));
 	r.max_len = o.max_len;
 	if ((o.tokens ? read_tokens(ctx, &o, q, &r, &fp)
 	              : read_text(ctx, &o, q, &r, &fp)) < 0 ||

@@ -769,7 +769,6 @@ sym_trainer_new(sym_ctx *ctx, const sym_plan *p, sym_communicator *comm,
 	t = sym__alloc(ctx, sizeof(*t));
 	if (!t)
 		return NULL;
-	memset(t, 0, sizeof(*t));
 	t->ctx = ctx;
 	t->p = p;
 	t->comm = comm;

@@ -464,7 +464,6 @@ set_all(sym_trainer *t, const sym_checkpoint *ck)
 		buf = sym__alloc(t->ctx, bytes + 1);
 		if (!buf)
 			return -1;
-		memset(buf, 0, bytes + 1);
 		if (d)
 			sym__ckpt_to_storage(dt, d, buf,
 			    bytes / sym__ckpt_storage_size(dt));
