@@ -1169,6 +1169,55 @@ test_optimizer_shard_cap(void **state)
 	sym_ctx_free(ctx);
 }
 
+/*
+ * A lower level that fits only below a sample. The MLP at b in [16384,
+ * 17104] under 415 MB: no plan fits at levels 0 and 1; at level 2 the
+ * 4 by 2 plan needs 20481*b + 67108876 bytes, within the cap up to
+ * b = 16984 and over it at the last sample, 17104, where the search
+ * takes level 3 (20481*b + 50331660). The pieces are cut over every
+ * level's best plan, so level 2 holds up to 16984 and level 3 only from
+ * 16992, each within the cap at its ends.
+ */
+static void
+test_cap_level_between_samples(void **state)
+{
+	static const int64_t lo[] = { 16384, 16992 }, hi[] = { 16984, 17104 };
+	static const int level[] = { 2, 3 };
+	const int64_t cap = 415000000;
+	sym_graph *g;
+	sym_ctx *ctx = parse_mlp("min=16384 max=17104", "", &g);
+	sym_search_options o = SYM_SEARCH_OPTIONS_INIT;
+	sym_search *s;
+
+	(void)state;
+	o.memory = cap;
+	s = sym_graph_search(g, &o);
+	if (!s)
+		fail_msg("%s", sym_ctx_last_message(ctx));
+	assert_int_equal(sym_search_n_pieces(s), 2);
+	for (size_t i = 0; i < 2; i++) {
+		const sym_expr *mem = sym_search_piece_memory(s, i);
+		int64_t l, h;
+
+		assert_int_equal(sym_search_piece_range(s, i, 0, &l, &h), 0);
+		assert_int_equal(l, lo[i]);
+		assert_int_equal(h, hi[i]);
+		assert_int_equal(sym_search_piece_fit(s, i), SYM_SEARCH_FITS);
+		assert_int_equal(sym_search_piece_optimizer_shard(s, i),
+		    level[i]);
+		assert_string_equal(strategy_of(s, i, "h"), "((4, 1), (1, 2))");
+		assert_true(at_b(ctx, mem, l) <= cap);
+		assert_true(at_b(ctx, mem, h) <= cap);
+	}
+	/* level 2's plan is over the cap at the first size of piece 2 */
+	assert_int_equal(at_b(ctx, sym_search_piece_memory(s, 0), 16992),
+	    20481 * (int64_t)16992 + 67108876);
+	assert_true(20481 * (int64_t)16992 + 67108876 > cap);
+	sym_search_free(s);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
 /* 65536 devices: the split vectors of a 4-dimensional input multiply
  * divisors past 64 bits (a product that wrapped to 0 divided the device
  * count: SIGFPE); the search finds the plan over every device. */
@@ -1435,6 +1484,7 @@ main(void)
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_partial_cap),
 		cmocka_unit_test(test_optimizer_shard_cap),
+		cmocka_unit_test(test_cap_level_between_samples),
 		cmocka_unit_test(test_many_devices),
 		cmocka_unit_test(test_transformer),
 		cmocka_unit_test(test_two_symbols),

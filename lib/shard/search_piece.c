@@ -353,6 +353,30 @@ searched_before(sym_search *s, struct seen *seen, int64_t b, size_t warm)
 	return 0;
 }
 
+/* Search "s" at size "b" from "warm" and add to "w" the best plan found
+ * at each level of optimizer sharding searched there: a lower level's
+ * plan over the cap at "b" may fit, and win, at smaller sizes. Return the
+ * number of plans added (0 when all were in "w"), or -1 when out of
+ * memory; "*e" the best plan at "b". */
+static int
+search_add(sym_search *s, struct sym__swinners *w, int64_t b, size_t warm,
+    size_t *e)
+{
+	int added = 0;
+
+	*e = sym__search_at(s, b, warm);
+	if (*e == SIZE_MAX || s->failed)
+		return -1;
+	for (size_t l = 0; l < s->n_level_best; l++) {
+		int t = set_add(s->ctx, w, s->level_best[l]);
+
+		if (t < 0)
+			return -1;
+		added += t;
+	}
+	return added;
+}
+
 /* Search "s" at the "ns" sizes "sample" of its symbol (the second one,
  * if any, as bound in s->b), from "*warm", adding the winners to "w";
  * then cut the pieces and search again at both ends of every piece,
@@ -366,13 +390,9 @@ sym__search_refine(sym_search *s, struct sym__swinners *w,
 	struct seen seen = { NULL, 0, 0 };
 	int grew = 1, rc = 0;
 
-	for (size_t k = 0; k < ns && rc == 0; k++) {
-		size_t e = sym__search_at(s, sample[k], *warm);
-
-		if (e == SIZE_MAX || s->failed || set_add(s->ctx, w, e) < 0)
+	for (size_t k = 0; k < ns && rc == 0; k++)
+		if (search_add(s, w, sample[k], *warm, warm) < 0)
 			rc = -1;
-		*warm = e;
-	}
 	for (int round = 0; rc == 0 && grew && round <= rounds; round++) {
 		s->n_piece = 0;
 		if (cut_pieces(s, w->e, w->n, sample, ns) < 0)
@@ -395,10 +415,9 @@ sym__search_refine(sym_search *s, struct sym__swinners *w,
 					rc = t < 0 ? -1 : 0;
 					continue;
 				}
-				e = sym__search_at(s, ends[j],
-				    s->piece[i].entry);
-				if (e == SIZE_MAX || s->failed ||
-				    (t = set_add(s->ctx, w, e)) < 0)
+				t = search_add(s, w, ends[j], s->piece[i].entry,
+				    &e);
+				if (t < 0)
 					rc = -1;
 				grew |= t > 0;
 			}

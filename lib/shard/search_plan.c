@@ -282,14 +282,16 @@ at_level(sym_search *s, size_t warm)
 /* Return the entry of the best plan "s" finds at size "b" (see
  * at_level): at each level of optimizer sharding searched in turn, the
  * lowest first, until the best plan fits the cap (a plan that fits at a
- * lower level is better than any at a higher one: sym__search_better);
- * SIZE_MAX when out of memory. */
+ * lower level is better than any at a higher one: sym__search_better),
+ * each level's best kept in s->level_best; SIZE_MAX when out of
+ * memory. */
 size_t
 sym__search_at(sym_search *s, int64_t b, size_t warm)
 {
 	size_t best = SIZE_MAX;
 
 	sym__search_bind_at(s, b);
+	s->n_level_best = 0;
 	for (size_t l = 0; l < s->n_level; l++) {
 		size_t e;
 
@@ -309,6 +311,7 @@ sym__search_at(sym_search *s, int64_t b, size_t warm)
 			best = SIZE_MAX;
 			break;
 		}
+		s->level_best[s->n_level_best++] = e;
 		if (best == SIZE_MAX ||
 		    sym__search_better(sym__search_value(s, e),
 		        sym__search_value(s, best)))

@@ -90,6 +90,10 @@ struct sym_search {
 	int level[SYM__SEARCH_MAX_LEVEL];
 	size_t n_level;
 	int lv;
+	/* The best plan the last sym__search_at found at each level it
+	 * searched ("n_level_best" of them, lowest level first). */
+	size_t level_best[SYM__SEARCH_MAX_LEVEL];
+	size_t n_level_best;
 	/* The searched operators and their candidates (malloc'ed texts). */
 	sym_node **node;
 	size_t n_node;
