@@ -914,9 +914,9 @@ test_class_split_stats(void **state)
 }
 
 /* Errors: a cap below the parameters alone, and one no plan meets at
- * any size, naming the range and the least memory needed, located at
- * the statement; the graph keeps no strategy of the search (a cap met
- * at some sizes: test_partial_cap). */
+ * any size, naming the range and the least memory of the plans it
+ * priced, located at the statement; the graph keeps no strategy of the
+ * search (a cap met at some sizes: test_partial_cap). */
 static void
 test_errors(void **state)
 {
@@ -930,8 +930,8 @@ test_errors(void **state)
 		{ "min=1024 max=4096", "parallel auto memory=40MiB\n",
 		    "search.sg:13:10: search: no plan fits memory=41943040 "
 		    "bytes at any level of optimizer_shard (0, 1, 2, 3) for b "
-		    "in [1024, 4096]: the least memory needed at b = 1024 is "
-		    "50335752 bytes" },
+		    "in [1024, 4096]: the least memory of the plans it priced "
+		    "at b = 1024 is 50335752 bytes" },
 	};
 
 	(void)state;

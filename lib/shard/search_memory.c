@@ -42,7 +42,7 @@ no_fit(sym_search *s, const struct sym__spiece *p)
 {
 	int64_t least = INT64_MAX;
 	const char *n = s->n_var ? sym_symbol_name(s->var[0].sym) : "?";
-	char *cell = second_text(s, p), at2[96] = "";
+	char *cell = second_text(s, p), *range, at2[96] = "";
 	const char *lv = s->n_level > 1
 	    ? " at any level of optimizer_shard (0, 1, 2, 3)"
 	    : "";
@@ -61,23 +61,22 @@ no_fit(sym_search *s, const struct sym__spiece *p)
 	if (s->n_var > 1)
 		snprintf(at2, sizeof(at2), ", %s = %lld",
 		    sym_symbol_name(s->var[1].sym), (long long)p->lo[1]);
-	if (p->hi[0] < 0)
-		sym__error(s->ctx, SYM_EINVAL,
-		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
-		    "search: no plan fits memory=%lld bytes%s for %s >= "
-		    "%lld%s: the least memory needed at %s = %lld%s is %lld "
-		    "bytes",
-		    (long long)s->cap, lv, n, (long long)p->lo[0], cell, n,
-		    (long long)p->lo[0], at2, (long long)least);
-	else
-		sym__error(s->ctx, SYM_EINVAL,
-		    s->g->auto_parallel ? &s->g->auto_loc : NULL,
-		    "search: no plan fits memory=%lld bytes%s for %s in "
-		    "[%lld, %lld]%s: the least memory needed at %s = %lld%s "
-		    "is %lld bytes",
-		    (long long)s->cap, lv, n, (long long)p->lo[0],
-		    (long long)p->hi[0], cell, n, (long long)p->lo[0], at2,
-		    (long long)least);
+	range = p->hi[0] < 0
+	    ? sym__asprintf("%s >= %lld", n, (long long)p->lo[0])
+	    : sym__asprintf("%s in [%lld, %lld]", n, (long long)p->lo[0],
+	          (long long)p->hi[0]);
+	if (!range) {
+		free(cell);
+		sym__oom(s->ctx);
+		return -1;
+	}
+	sym__error(s->ctx, SYM_EINVAL,
+	    s->g->auto_parallel ? &s->g->auto_loc : NULL,
+	    "search: no plan fits memory=%lld bytes%s for %s%s: the least "
+	    "memory of the plans it priced at %s = %lld%s is %lld bytes",
+	    (long long)s->cap, lv, range, cell, n, (long long)p->lo[0], at2,
+	    (long long)least);
+	free(range);
 	free(cell);
 	return -1;
 }
