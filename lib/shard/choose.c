@@ -40,7 +40,7 @@ pass_cost(struct sym__pass *p, const sym_layout *from, const sym_layout *to,
 	m = sym__pass_redist(p, from, to, shape);
 	if (!m || m->cost < 0)
 		return -1;
-	if (desc && m->steps) {
+	if (desc && sym_redist_n_steps(m->plan) > 0) {
 		if (SYM__RESERVE(p->g->ctx, desc->memo, desc->cap,
 		        desc->n + 1) < 0)
 			return -1;
@@ -53,16 +53,21 @@ pass_cost(struct sym__pass *p, const sym_layout *from, const sym_layout *to,
  * d0, all_reduce over k", malloc'ed; NULL when there are none (or on
  * out of memory). */
 static char *
-desc_text(const struct sym__pass *p, const struct sym__desc *desc)
+desc_text(struct sym__pass *p, const struct sym__desc *desc)
 {
 	size_t len = 1, pos = 0;
 	char *t;
 
 	if (!desc || desc->n == 0)
 		return NULL;
-	p = sym__pass_memos((struct sym__pass *)p);
-	for (size_t i = 0; i < desc->n; i++)
-		len += strlen(p->memo[desc->memo[i]].steps) + 2;
+	p = sym__pass_memos(p);
+	for (size_t i = 0; i < desc->n; i++) {
+		const char *s = sym__memo_steps(&p->memo[desc->memo[i]]);
+
+		if (!s)
+			return NULL;
+		len += strlen(s) + 2;
+	}
 	t = malloc(len);
 	for (size_t i = 0; t && i < desc->n; i++) {
 		const char *s = p->memo[desc->memo[i]].steps;
@@ -412,7 +417,7 @@ sym__shard_derive(struct sym__pass *p, sym_node *n)
 /* Return "what it communicates: N bytes" for a candidate with the
  * redistributions "desc" and "bytes" in the pass "p", malloc'ed. */
 static char *
-comm_text(const struct sym__pass *p, const struct sym__desc *desc, double bytes)
+comm_text(struct sym__pass *p, const struct sym__desc *desc, double bytes)
 {
 	char *d = desc_text(p, desc), *t, num[24];
 	const char *part[4];

@@ -87,8 +87,8 @@ steps_text(const sym_redist *r)
 	return s;
 }
 
-/* Fill the new memo "m" of the pass "p" (its key set): plan it, price it
- * at the least sizes and describe its steps. */
+/* Fill the new memo "m" of the pass "p" (its key set): plan it and price
+ * it at the least sizes (its steps' text waits for sym__memo_steps). */
 static void
 fill(struct sym__pass *p, struct sym__memo *m)
 {
@@ -114,7 +114,18 @@ fill(struct sym__pass *p, struct sym__memo *m)
 		total += (double)v;
 	}
 	m->cost = total;
-	m->steps = steps_text(m->plan);
+}
+
+/* Return the steps of memo "m" as text, "all_gather over d0, all_reduce
+ * over k", made the first time they are asked for: a search plans many
+ * redistributions whose text no report shows. NULL when "m" has no steps
+ * or memory ran out. */
+const char *
+sym__memo_steps(struct sym__memo *m)
+{
+	if (!m->steps && m->plan && sym_redist_n_steps(m->plan) > 0)
+		m->steps = steps_text(m->plan);
+	return m->steps;
 }
 
 /* Return the pass whose memos hold the redistributions of "p": the

@@ -68,7 +68,8 @@ struct sym__memo {
 	sym_redist *plan; /* owned by the pass; NULL: it cannot be planned */
 	char *error;      /* why not (NULL: out of memory) */
 	double cost;      /* bytes at the least sizes; -1: not known */
-	char *steps;      /* "all_gather over d0, ..."; NULL: no steps */
+	char *steps;      /* "all_gather over d0, ...", once needed
+	                   * (sym__memo_steps); NULL: none or not yet */
 	char *from_text, *to_text; /* layout_text, once needed */
 };
 
@@ -275,6 +276,9 @@ uint64_t sym__layout_hash(uint64_t h, const sym_layout *l);
 struct sym__memo *sym__pass_redist(struct sym__pass *p, const sym_layout *from,
     const sym_layout *to, const sym_shape *shape);
 void sym__pass_redist_clear(struct sym__pass *p);
+/* The text of the steps of memo "m", made once; NULL: none, or out of
+ * memory. */
+const char *sym__memo_steps(struct sym__memo *m);
 /* The pass whose memos "p" uses: its assignment's (a search's, on the
  * same topology) or "p". */
 struct sym__pass *sym__pass_memos(struct sym__pass *p);
