@@ -80,6 +80,13 @@ struct sym__req {
 	char *what; /* "dimension 1 of x must equal ..." */
 };
 
+/* Scratch that a run of a shape rule keeps until its end: an expression
+ * (an internal reference) or malloc'ed memory. */
+struct sym__kept {
+	void *p;
+	int expr; /* "p" is an expression */
+};
+
 /*
  * What a shape rule sees and produces. Inputs are the current (unified)
  * shapes of the operands; "in_name" gives their value names for messages.
@@ -108,10 +115,8 @@ struct sym__infer {
 	const char *error_attr; /* attribute it is about, or NULL */
 	/* Scratch of one run, released when sym__infer_run returns:
 	 * expressions (internal references) and memory (texts, arrays). */
-	sym_expr **tmp;
-	size_t n_tmp, cap_tmp;
-	void **mem;
-	size_t n_mem, cap_mem;
+	struct sym__kept *kept;
+	size_t n_kept, cap_kept;
 };
 
 typedef int (*sym__shape_rule)(struct sym__infer *inf);
@@ -174,12 +179,9 @@ int sym__infer_fail_attr(struct sym__infer *inf, const char *attr,
 /* The requirements borrow their expressions; those whose sides differ
  * by a constant are decided at once (dropped, or a structural error with
  * their message). */
-int sym__require_equal_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-int sym__require_ge_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-int sym__require_divisible_fn(struct sym__infer *inf, sym_expr *a, int64_t k,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int sym__require_fn(struct sym__infer *inf, enum sym__req_kind kind,
+    sym_expr *a, sym_expr *b, int64_t k, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 int sym__trivially_ge(sym_expr *a, sym_expr *b);
 int sym__trivially_divisible(sym_expr *a, int64_t k);
 
@@ -188,27 +190,28 @@ int sym__trivially_divisible(sym_expr *a, int64_t k);
  * evaluating their message arguments, which may print expressions: rules
  * state thousands of requirements that hold trivially.
  */
-#define sym__require_equal(inf, a, b, ...)                             \
-	__extension__({                                                \
-		sym_expr *a_ = (a), *b_ = (b);                         \
-		a_ &&a_ == b_                                          \
-		    ? 0                                                \
-		    : sym__require_equal_fn(inf, a_, b_, __VA_ARGS__); \
+#define sym__require_equal(inf, a, b, ...)                                   \
+	__extension__({                                                      \
+		sym_expr *a_ = (a), *b_ = (b);                               \
+		a_ &&a_ == b_ ? 0                                            \
+		              : sym__require_fn(inf, SYM__REQ_EQUAL, a_, b_, \
+		                    0, __VA_ARGS__);                         \
 	})
-#define sym__require_ge(inf, a, b, ...)                             \
-	__extension__({                                             \
-		sym_expr *a_ = (a), *b_ = (b);                      \
-		sym__trivially_ge(a_, b_)                           \
-		    ? 0                                             \
-		    : sym__require_ge_fn(inf, a_, b_, __VA_ARGS__); \
+#define sym__require_ge(inf, a, b, ...)                                       \
+	__extension__({                                                       \
+		sym_expr *a_ = (a), *b_ = (b);                                \
+		sym__trivially_ge(a_, b_) ? 0                                 \
+		                          : sym__require_fn(inf, SYM__REQ_GE, \
+		                                a_, b_, 0, __VA_ARGS__);      \
 	})
-#define sym__require_divisible(inf, a, k, ...)                             \
-	__extension__({                                                    \
-		sym_expr *a_ = (a);                                        \
-		int64_t k_ = (k);                                          \
-		sym__trivially_divisible(a_, k_)                           \
-		    ? 0                                                    \
-		    : sym__require_divisible_fn(inf, a_, k_, __VA_ARGS__); \
+#define sym__require_divisible(inf, a, k, ...)                               \
+	__extension__({                                                      \
+		sym_expr *a_ = (a);                                          \
+		int64_t k_ = (k);                                            \
+		sym__trivially_divisible(a_, k_)                             \
+		    ? 0                                                      \
+		    : sym__require_fn(inf, SYM__REQ_DIVISIBLE, a_, NULL, k_, \
+		          __VA_ARGS__);                                      \
 	})
 
 /* Helpers of the rules (lib/shape/infer.c and rule_util.c). Expressions
