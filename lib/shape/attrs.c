@@ -214,6 +214,22 @@ set_scalar(sym_attrs *a, const char *name, sym_attr_kind kind, int64_t i,
 	return 0;
 }
 
+/* Return the slot of attribute "name" of "a" for the malloc'ed value
+ * "copy", or NULL (freeing "copy") when "copy" is NULL or there is no
+ * slot; the caller stores "copy" in the slot. */
+static struct sym__attr *
+slot_for(sym_attrs *a, const char *name, void *copy)
+{
+	struct sym__attr *at;
+
+	if (!copy)
+		return NULL;
+	at = attrs_slot(a, name);
+	if (!at)
+		free(copy);
+	return at;
+}
+
 /* Set attribute "name" of "a" to a copy of the string "v"; return 0 or
  * -1. */
 static int
@@ -230,13 +246,9 @@ set_string(sym_attrs *a, const char *name, const char *v)
 		return -1;
 	}
 	copy = sym__strdup(a->ctx, v);
-	if (!copy)
+	at = slot_for(a, name, copy);
+	if (!at)
 		return -1;
-	at = attrs_slot(a, name);
-	if (!at) {
-		free(copy);
-		return -1;
-	}
 	at->kind = SYM_ATTR_STRING;
 	at->s = copy;
 	return 0;
@@ -267,13 +279,9 @@ set_list(sym_attrs *a, const char *name, size_t n, sym_expr *const *items)
 		return -1;
 	}
 	copy = sym__alloc(a->ctx, (n ? n : 1) * sizeof(*copy));
-	if (!copy)
+	at = slot_for(a, name, copy);
+	if (!at)
 		return -1;
-	at = attrs_slot(a, name);
-	if (!at) {
-		free(copy);
-		return -1;
-	}
 	for (size_t i = 0; i < n; i++)
 		copy[i] = sym__expr_ref(items[i]);
 	at->kind = SYM_ATTR_LIST;
