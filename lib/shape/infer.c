@@ -142,6 +142,32 @@ sym__txt_dims(struct sym__infer *inf, const sym_shape *s)
 	return t ? t : "?";
 }
 
+/* Return the "rank" dimensions "dims" (borrowed) as text, "[b, 784]",
+ * valid until the end of the run of "inf" ("?" when out of memory). */
+const char *
+sym__txt_dim_list(struct sym__infer *inf, size_t rank, sym_expr *const *dims)
+{
+	sym_shape *s = sym__shape_new(inf->ctx, SYM_DT_F32, rank, dims);
+	const char *t = s ? sym__txt_dims(inf, s) : "?";
+
+	sym__shape_unref(s);
+	return t;
+}
+
+/* Return the text printf-style "fmt" makes, valid until the end of the
+ * run of "inf" ("?" when out of memory). */
+const char *
+sym__txt_printf(struct sym__infer *inf, const char *fmt, ...)
+{
+	va_list ap;
+	char *t;
+
+	va_start(ap, fmt);
+	t = keep(inf, sym__vasprintf(fmt, ap), 0);
+	va_end(ap);
+	return t ? t : "?";
+}
+
 /* Return the name of input "i" of "inf" for messages: its value's name,
  * else "input I". */
 const char *
@@ -335,6 +361,32 @@ sym__require_dims_equal(struct sym__infer *inf, size_t ia, size_t da, size_t ib,
 	    "dimension %zu of %s (%s) must equal dimension %zu of %s (%s)", da,
 	    sym__in_name(inf, ia), sym__txt_expr(inf, a), db,
 	    sym__in_name(inf, ib), sym__txt_expr(inf, b));
+}
+
+/* Require input "i" of "inf" (called "role" before its name in messages:
+ * "dy ", or "") to have the "rank" dimensions "dims" of "what", the value
+ * it stands for ("the output of conv2d of x by w"); return 0 or -1. */
+int
+sym__require_dims_like(struct sym__infer *inf, size_t i, const char *role,
+    size_t rank, sym_expr *const *dims, const char *what)
+{
+	const sym_shape *s = inf->in[i];
+
+	if (s->rank != rank)
+		return sym__infer_fail(inf, (int)i,
+		    "%s%s of %s must have the shape of %s, %s, but its shape is "
+		    "%s",
+		    role, sym__in_name(inf, i), inf->op->name, what,
+		    sym__txt_dim_list(inf, rank, dims), sym__txt_dims(inf, s));
+	for (size_t d = 0; d < rank; d++)
+		if (sym__require_equal(inf, s->dim[d], dims[d],
+		        "dimension %zu of %s%s (%s) must equal %s, dimension %zu "
+		        "of %s",
+		        d, role, sym__in_name(inf, i),
+		        sym__txt_expr(inf, s->dim[d]),
+		        sym__txt_expr(inf, dims[d]), d, what) < 0)
+			return -1;
+	return 0;
 }
 
 /* Release the scratch of the run of "inf". */
