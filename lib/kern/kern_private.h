@@ -87,6 +87,8 @@ sym__kstore(struct sym__tensor *t, int64_t i, double v)
 }
 int sym__kindices(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
+enum sym__kst sym__knumeric(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x);
 int sym__kno_i64(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
 void sym__kwrap(void *data, sym_dtype dt, int64_t n);
