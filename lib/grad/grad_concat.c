@@ -45,9 +45,7 @@ grad_split(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 		if (!in[j])
 			goto done;
 	}
-	r = sym__gemit(gr, 2, "concat", k, in, at, sym__gtarget(gr, 0), mirror)
-	    ? 0
-	    : -1;
+	r = sym__gemit_to(gr, 0, 2, "concat", k, in, at, mirror);
 done:
 	free(in);
 	free(mirror);
@@ -167,12 +165,7 @@ grad_slice(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	sym_value *in[2] = { dy[0], n->in[0] };
 	int mirror[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0) };
 
-	if (!sym__gtarget(gr, 0))
-		return 0;
-	return sym__gemit(gr, 1, "slice_grad", 2, in, n->attrs,
-	           sym__gtarget(gr, 0), mirror)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, 0, 1, "slice_grad", 2, in, n->attrs, mirror);
 }
 
 const sym__grad_rule sym__grad_concat[SYM__N_OPS] = {

@@ -24,12 +24,7 @@ conv_back(struct sym__grad *gr, sym_node *n, size_t i, int role, const char *op,
 	sym_value *in[3] = { a, b, c };
 	int mirror[3] = { ma, mb, mc };
 
-	if (!sym__gtarget(gr, i))
-		return 0;
-	return sym__gemit(gr, role, op, 3, in, n->attrs, sym__gtarget(gr, i),
-	           mirror)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, i, role, op, 3, in, n->attrs, mirror);
 }
 
 /* The rule of conv2d; "gr", "n", "dy" as for every rule

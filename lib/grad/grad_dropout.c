@@ -18,12 +18,7 @@ grad_dropout(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	sym_value *in[2] = { dy[0], n->out[0] };
 	int mirror[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_OUT(0) };
 
-	if (!sym__gtarget(gr, 0))
-		return 0;
-	return sym__gemit(gr, 1, "dropout_grad", 2, in, n->attrs,
-	           sym__gtarget(gr, 0), mirror)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, 0, 1, "dropout_grad", 2, in, n->attrs, mirror);
 }
 
 const sym__grad_rule sym__grad_dropout[SYM__N_OPS] = {

@@ -28,12 +28,8 @@ unary_to(struct sym__grad *gr, int role, const char *op, sym_value *a, int ma,
 {
 	sym_value *in[2] = { a, b };
 	int mirror[2] = { ma, mb };
-	const char *t = sym__gtarget(gr, 0);
 
-	if (!t)
-		return 0;
-	return sym__gemit(gr, role, op, b ? 2 : 1, in, NULL, t, mirror) ? 0
-	                                                                : -1;
+	return sym__gemit_to(gr, 0, role, op, b ? 2 : 1, in, NULL, mirror);
 }
 
 /* The rule of relu: dx = relu_grad(dy, x); "gr", "n", "dy" as for every
@@ -357,9 +353,7 @@ grad_abs(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 		return -1;
 	in[0] = dy[0];
 	in[1] = s;
-	return sym__gemit(gr, 2, "mul", 2, in, NULL, sym__gtarget(gr, 0), m_d)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, 0, 2, "mul", 2, in, NULL, m_d);
 }
 
 /* The rule of sign, floor and ceil: their derivative is 0 wherever it

@@ -25,12 +25,7 @@ scatter_back(struct sym__grad *gr, sym_node *n, sym_value *const *dy, size_t it,
 	int mirror[3] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN((int)ii),
 		SYM__MIRROR_IN((int)it) };
 
-	if (!sym__gtarget(gr, it))
-		return 0;
-	return sym__gemit(gr, 1, op, 3, in, n->attrs, sym__gtarget(gr, it),
-	           mirror)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, it, 1, op, 3, in, n->attrs, mirror);
 }
 
 /* The rule of gather(params, indices); "gr", "n", "dy" as for every

@@ -14,12 +14,8 @@ grad_tri(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	int mirror = SYM__MIRROR_OUT(0);
 
-	if (!sym__gtarget(gr, 0))
-		return 0;
-	return sym__gemit(gr, 1, sym_op_name(n->op), 1, &dy[0], n->attrs,
-	           sym__gtarget(gr, 0), &mirror)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, 0, 1, sym_op_name(n->op), 1, &dy[0], n->attrs,
+	    &mirror);
 }
 
 /* The rule of cumsum: dx = cumsum(dy) along the same axis, summed from

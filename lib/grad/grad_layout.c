@@ -43,10 +43,7 @@ emit_list(struct sym__grad *gr, sym_node *node, sym_value *dy, const char *op,
 	if (!list || !at || k < n || sym_attrs_set_list(at, attr, n, list) < 0)
 		sym__graph_ctx_error(gr->g, &node->loc);
 	else
-		r = sym__gemit(gr, 1, op, 1, &dy, at, sym__gtarget(gr, 0),
-		        &mirror)
-		    ? 0
-		    : -1;
+		r = sym__gemit_to(gr, 0, 1, op, 1, &dy, at, &mirror);
 	for (size_t d = 0; list && d < k; d++)
 		sym_expr_free(list[d]);
 	free(list);

@@ -29,10 +29,7 @@ grad_sce(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 		mirror[k] = SYM__MIRROR_IN((int)i);
 		in[k++] = n->in[i];
 	}
-	return sym__gemit(gr, 1, "sce_grad", k, in, n->attrs,
-	           sym__gtarget(gr, 0), mirror)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, 0, 1, "sce_grad", k, in, n->attrs, mirror);
 }
 
 const sym__grad_rule sym__grad_loss[SYM__N_OPS] = {

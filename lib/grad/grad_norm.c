@@ -23,12 +23,7 @@ softmax_back(struct sym__grad *gr, sym_node *n, sym_value *const *dy,
 	sym_value *in[2] = { dy[0], n->out[0] };
 	int mirror[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_OUT(0) };
 
-	if (!sym__gtarget(gr, 0))
-		return 0;
-	return sym__gemit(gr, 1, op, 2, in, n->attrs, sym__gtarget(gr, 0),
-	           mirror)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, 0, 1, op, 2, in, n->attrs, mirror);
 }
 
 /* The rule of softmax; "gr", "n", "dy" as for every rule
@@ -110,14 +105,10 @@ grad_batch_norm(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	if (sym__gemit_n(gr, 1, "batch_norm_grad_params", 5, in, n->attrs, 2,
 	        names, mirror, out) < 0)
 		return -1;
-	if (!sym__gtarget(gr, 0))
-		return 0;
 	in[6] = out[0];
 	in[7] = out[1];
-	return sym__gemit(gr, 2, "batch_norm_grad", 8, in, n->attrs,
-	           sym__gtarget(gr, 0), mirror)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, 0, 2, "batch_norm_grad", 8, in, n->attrs,
+	    mirror);
 }
 
 const sym__grad_rule sym__grad_norm[SYM__N_OPS] = {

@@ -26,12 +26,7 @@ grad_pool(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	    : n->op->id == SYM__OP_AVG_POOL2D            ? "avg_pool2d_grad"
 	                                      : "global_avg_pool_grad";
 
-	if (!sym__gtarget(gr, 0))
-		return 0;
-	return sym__gemit(gr, 1, op, 2, in, n->attrs, sym__gtarget(gr, 0),
-	           mirror)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, 0, 1, op, 2, in, n->attrs, mirror);
 }
 
 const sym__grad_rule sym__grad_pool[SYM__N_OPS] = {

@@ -55,6 +55,13 @@ const char *sym__gtarget(const struct sym__grad *gr, size_t i);
 sym_value *sym__gemit(struct sym__grad *gr, int role, const char *op,
     size_t n_in, sym_value *const *in, const sym_attrs *attrs, const char *name,
     const int *mirror);
+/* Emit the gradient of input "i" of the current node, when it needs one,
+ * as "op" on the "n_in" values "in" with attributes "attrs" (may be NULL)
+ * as gradient operator "role" mirroring "mirror", named after its target;
+ * return 0 or -1. */
+int sym__gemit_to(struct sym__grad *gr, size_t i, int role, const char *op,
+    size_t n_in, sym_value *const *in, const sym_attrs *attrs,
+    const int *mirror);
 /* Emit the gradient of input 0 of the current node "n" as "op"("dy")
  * with the attributes "at", released here; "at_ok" is 0 when building
  * them failed, which is reported at "n" with the context's error.

@@ -23,12 +23,8 @@ reduce_back(struct sym__grad *gr, sym_node *n, sym_value *const *dy,
 	int mirror[3] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0),
 		SYM__MIRROR_OUT(0) };
 
-	if (!sym__gtarget(gr, 0))
-		return 0;
-	return sym__gemit(gr, 1, op, with_y ? 3 : 2, in, n->attrs,
-	           sym__gtarget(gr, 0), mirror)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, 0, 1, op, with_y ? 3 : 2, in, n->attrs,
+	    mirror);
 }
 
 /* The rule of reduce_sum; "gr", "n", "dy" as for every rule. */
@@ -88,9 +84,7 @@ grad_sum_to(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	sym_attrs_free(at);
 	if (!in[0])
 		return -1;
-	return sym__gemit(gr, 2, "add", 2, in, NULL, sym__gtarget(gr, 0), m_add)
-	    ? 0
-	    : -1;
+	return sym__gemit_to(gr, 0, 2, "add", 2, in, NULL, m_add);
 }
 
 const sym__grad_rule sym__grad_reduce[SYM__N_OPS] = {

@@ -121,6 +121,19 @@ sym__gemit(struct sym__grad *gr, int role, const char *op, size_t n_in,
 	return v;
 }
 
+/* Emit the gradient of an input as one operator; see grad_private.h. */
+int
+sym__gemit_to(struct sym__grad *gr, size_t i, int role, const char *op,
+    size_t n_in, sym_value *const *in, const sym_attrs *attrs,
+    const int *mirror)
+{
+	const char *t = sym__gtarget(gr, i);
+
+	if (!t)
+		return 0;
+	return sym__gemit(gr, role, op, n_in, in, attrs, t, mirror) ? 0 : -1;
+}
+
 /* Emit input 0's gradient as one operator on "dy"; see grad_private.h. */
 int
 sym__gemit_dx(struct sym__grad *gr, const sym_node *n, const char *op,

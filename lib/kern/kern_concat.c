@@ -9,25 +9,40 @@
 
 #include "kern/kern_private.h"
 
-/* Check that "t", the "role" of the call "a" of "op", has the rank of
- * "ref" and its dims except "ax", and the same storage; return 0 or -1. */
+/* Check the "n" tensors "part", each the "role" ("input" or "output") of
+ * the call "a" of "op" with its index, against "whole" (the "other"):
+ * the storage, the rank and the dims of "whole" except along "ax", along
+ * which their sizes add up to its size; return 0 or -1. */
 static int
-check_part(struct sym__kernel_args *a, const char *op,
-    const struct sym__tensor *t, const char *role, int i,
-    const struct sym__tensor *ref, int ax)
+check_parts(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *part, int n, const char *role,
+    const struct sym__tensor *whole, const char *other, int ax)
 {
-	if (sym__kst(t->dtype) != sym__kst(ref->dtype))
-		return sym__kfail(a, op, "%s %d is %s, not %s like the others",
-		    role, i, sym_dtype_name(t->dtype),
-		    sym_dtype_name(ref->dtype));
-	if (t->rank != ref->rank)
-		return sym__kfail(a, op, "%s %d has rank %d, not %d", role, i,
-		    t->rank, ref->rank);
-	for (int d = 0; d < t->rank; d++)
-		if (d != ax && t->dim[d] != ref->dim[d])
+	int64_t sum = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct sym__tensor *t = &part[i];
+
+		if (sym__kst(t->dtype) != sym__kst(whole->dtype))
 			return sym__kfail(a, op,
-			    "dim %d of %s %d is %lld, not %lld", d, role, i,
-			    (long long)t->dim[d], (long long)ref->dim[d]);
+			    "%s %d is %s, not %s like the others", role, i,
+			    sym_dtype_name(t->dtype),
+			    sym_dtype_name(whole->dtype));
+		if (t->rank != whole->rank)
+			return sym__kfail(a, op, "%s %d has rank %d, not %d",
+			    role, i, t->rank, whole->rank);
+		for (int d = 0; d < t->rank; d++)
+			if (d != ax && t->dim[d] != whole->dim[d])
+				return sym__kfail(a, op,
+				    "dim %d of %s %d is %lld, not %lld", d,
+				    role, i, (long long)t->dim[d],
+				    (long long)whole->dim[d]);
+		sum += t->dim[ax];
+	}
+	if (sum != whole->dim[ax])
+		return sym__kfail(a, op,
+		    "the %ss add up to %lld along axis %d, the %s has %lld",
+		    role, (long long)sum, ax, other, (long long)whole->dim[ax]);
 	return 0;
 }
 
@@ -60,19 +75,10 @@ k_concat(struct sym__kernel_args *a)
 	y = &a->out[0];
 	if (read_axis(a, op, y->rank, &ax) < 0)
 		return -1;
-	for (int i = 0; i < a->n_in; i++) {
-		if (check_part(a, op, &a->in[i], "input", i, y, ax) < 0)
-			return -1;
-		at += a->in[i].dim[ax];
-	}
-	if (at != y->dim[ax])
-		return sym__kfail(a, op,
-		    "the inputs add up to %lld along axis %d, the output has "
-		    "%lld",
-		    (long long)at, ax, (long long)y->dim[ax]);
+	if (check_parts(a, op, a->in, a->n_in, "input", y, "output", ax) < 0)
+		return -1;
 	es = sym__tensor_elem_size(y->dtype);
 	sym__kstrides(y, sy);
-	at = 0;
 	for (int i = 0; i < a->n_in; i++) {
 		const struct sym__tensor *x = &a->in[i];
 
@@ -105,19 +111,10 @@ k_split(struct sym__kernel_args *a)
 	if (num != a->n_out)
 		return sym__kfail(a, op, "output_num=%lld but %d outputs given",
 		    (long long)num, a->n_out);
-	for (int i = 0; i < a->n_out; i++) {
-		if (check_part(a, op, &a->out[i], "output", i, x, ax) < 0)
-			return -1;
-		at += a->out[i].dim[ax];
-	}
-	if (at != x->dim[ax])
-		return sym__kfail(a, op,
-		    "the outputs add up to %lld along axis %d, the input has "
-		    "%lld",
-		    (long long)at, ax, (long long)x->dim[ax]);
+	if (check_parts(a, op, a->out, a->n_out, "output", x, "input", ax) < 0)
+		return -1;
 	es = sym__tensor_elem_size(x->dtype);
 	sym__kstrides(x, sx);
-	at = 0;
 	for (int i = 0; i < a->n_out; i++) {
 		struct sym__tensor *y = &a->out[i];
 

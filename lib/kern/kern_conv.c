@@ -154,45 +154,55 @@ col_row(const struct conv *cv, int64_t r)
 }
 
 /*
- * IM2COL(name, T): the function name(cv, x, col) that writes the columns
- * of the "cv->cg" channels of one image at "x" (type T) into "col",
- * [cg * kh * kw, ho * wo]: row (c, i, j) holds, for each output position
+ * COLUMNS(name, T): the function name(cv, x, dx, col) between the
+ * "cv->cg" channels of one image and their columns "col" (type T), [cg *
+ * kh * kw, ho * wo], whose row (c, i, j) holds, for each output position
  * (oh, ow), the input at (oh * stride + i * dilation - pad, likewise for
- * the width), 0 in the padding.
+ * the width), 0 in the padding. Without "dx" it writes the columns of
+ * the image at "x" (im2col); with "dx" it adds each column element into
+ * the image at "dx" where it was read from, nothing for the padding
+ * (col2im, the transposed convolution).
  */
-#define IM2COL(name, T)                                                       \
-	static void name(const struct conv *cv, const T *restrict x,          \
-	    T *restrict col)                                                  \
-	{                                                                     \
-		int64_t sw = cv->stride[1], wo = cv->wo;                      \
-                                                                              \
-		for (int64_t r = 0; r < cv->cg * cv->kh * cv->kw; r++) {      \
-			struct col_row cr = col_row(cv, r);                   \
-			int64_t bw = cr.bw, lo = cr.lo, hi = cr.hi;           \
-                                                                              \
-			for (int64_t oh = 0; oh < cv->ho; oh++) {             \
-				T *o = col + (r * cv->ho + oh) * wo;          \
-				int64_t ih = oh * cv->stride[0] + cr.ih0;     \
-				const T *xr;                                  \
-                                                                              \
-				if (ih < 0 || ih >= cv->h) {                  \
-					memset(o, 0, (size_t)wo * sizeof(T)); \
-					continue;                             \
-				}                                             \
-				xr = x + (cr.c * cv->h + ih) * cv->w;         \
-				for (int64_t q = 0; q < lo; q++)              \
-					o[q] = 0;                             \
-				SYM__SIMD                                     \
-				for (int64_t q = lo; q < hi; q++)             \
-					o[q] = xr[bw + q * sw];               \
-				for (int64_t q = hi; q < wo; q++)             \
-					o[q] = 0;                             \
-			}                                                     \
-		}                                                             \
+#define COLUMNS(name, T)                                                     \
+	static void name(const struct conv *cv, const T *restrict x,         \
+	    T *restrict dx, T *restrict col)                                 \
+	{                                                                    \
+		int64_t sw = cv->stride[1], wo = cv->wo;                     \
+                                                                             \
+		for (int64_t r = 0; r < cv->cg * cv->kh * cv->kw; r++) {     \
+			struct col_row cr = col_row(cv, r);                  \
+			int64_t lo = cr.lo, hi = cr.hi;                      \
+                                                                             \
+			for (int64_t oh = 0; oh < cv->ho; oh++) {            \
+				T *o = col + (r * cv->ho + oh) * wo;         \
+				int64_t ih = oh * cv->stride[0] + cr.ih0;    \
+				int64_t at =                                 \
+				    (cr.c * cv->h + ih) * cv->w + cr.bw;     \
+                                                                             \
+				if (ih < 0 || ih >= cv->h) {                 \
+					if (!dx)                             \
+						memset(o, 0,                 \
+						    (size_t)wo * sizeof(T)); \
+					continue;                            \
+				}                                            \
+				if (dx) {                                    \
+					for (int64_t q = lo; q < hi; q++)    \
+						dx[at + q * sw] += o[q];     \
+					continue;                            \
+				}                                            \
+				for (int64_t q = 0; q < lo; q++)             \
+					o[q] = 0;                            \
+				SYM__SIMD                                    \
+				for (int64_t q = lo; q < hi; q++)            \
+					o[q] = x[at + q * sw];               \
+				for (int64_t q = hi; q < wo; q++)            \
+					o[q] = 0;                            \
+			}                                                    \
+		}                                                            \
 	}
 
-IM2COL(im2col_f32, float)
-IM2COL(im2col_f64, double)
+COLUMNS(columns_f32, float)
+COLUMNS(columns_f64, double)
 
 /* c = op(a) x op(b) + beta c in the storage of "cv", row-major: op(a) is
  * [m, k] ("ta": a is stored [k, m]), op(b) [k, n] ("tb": b is [n, k]),
@@ -223,45 +233,87 @@ pointwise(const struct conv *cv)
 	    !cv->pad[3];
 }
 
-/* Convolve image "i" of "x" with "w" into "y" for "cv", using "col"
- * (room for cg * kh * kw * ho * wo elements, unused when pointwise). */
+/* Return the bytes of an element of the storage of "cv". */
+static int64_t
+elem_bytes(const struct conv *cv)
+{
+	return cv->kst == SYM__KST_F32 ? 4 : 8;
+}
+
+/* Return the end of the run of local output channels of "cv" from "o0"
+ * that belong to one group, storing that group in "*g". */
+static int64_t
+group_end(const struct conv *cv, int64_t o0, int64_t *g)
+{
+	int64_t per = cv->o_global / cv->group, o1;
+
+	*g = (cv->o_off + o0) / per;
+	o1 = (*g + 1) * per - cv->o_off;
+	return o1 < cv->o ? o1 : cv->o;
+}
+
+/* Return the offset in bytes of the channels of group "g" of image "i"
+ * in x (or dx) for "cv". */
+static int64_t
+group_offset(const struct conv *cv, int64_t i, int64_t g)
+{
+	return (i * cv->c + g * cv->cg) * cv->h * cv->w * elem_bytes(cv);
+}
+
+/* Write the columns of the channels of group "g" of image "i" of "x" for
+ * "cv" into "col"; return them ("col", or x itself when pointwise). */
+static const char *
+columns(const struct conv *cv, const char *x, int64_t i, int64_t g, char *col)
+{
+	const char *xg = x + group_offset(cv, i, g);
+
+	if (pointwise(cv))
+		return xg;
+	if (cv->kst == SYM__KST_F32)
+		columns_f32(cv, (const float *)(const void *)xg, NULL,
+		    (float *)(void *)col);
+	else
+		columns_f64(cv, (const double *)(const void *)xg, NULL,
+		    (double *)(void *)col);
+	return col;
+}
+
+/* Convolve image "i" of "x" with "w" into "y" for "cv", one product per
+ * group, using "col" (room for cg * kh * kw * ho * wo elements, unused
+ * when pointwise). */
 static void
 image(const struct conv *cv, int64_t i, const char *x, const char *w, char *y,
     char *col)
 {
-	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
-	int64_t k = cv->cg * cv->kh * cv->kw, p = cv->ho * cv->wo;
-	int64_t per = cv->o_global / cv->group, o0 = 0;
+	int64_t es = elem_bytes(cv), k = cv->cg * cv->kh * cv->kw;
+	int64_t p = cv->ho * cv->wo;
 
-	while (o0 < cv->o) {
-		int64_t g = (cv->o_off + o0) / per;
-		int64_t o1 = (g + 1) * per - cv->o_off;
-		const char *xg = x +
-		    ((i * cv->c + g * cv->cg) * cv->h * cv->w) * (int64_t)es;
-		const char *src = col;
-
-		o1 = o1 < cv->o ? o1 : cv->o;
-		if (pointwise(cv))
-			src = xg;
-		else if (cv->kst == SYM__KST_F32)
-			im2col_f32(cv, (const float *)(const void *)xg,
-			    (float *)(void *)col);
-		else
-			im2col_f64(cv, (const double *)(const void *)xg,
-			    (double *)(void *)col);
-		gemm(cv, 0, 0, o1 - o0, p, k, w + o0 * k * (int64_t)es, k, src,
-		    p, 0, y + ((i * cv->o + o0) * p) * (int64_t)es, p);
-		o0 = o1;
+	for (int64_t o0 = 0, o1, g; o0 < cv->o; o0 = o1) {
+		o1 = group_end(cv, o0, &g);
+		gemm(cv, 0, 0, o1 - o0, p, k, w + o0 * k * es, k,
+		    columns(cv, x, i, g, col), p, 0,
+		    y + (i * cv->o + o0) * p * es, p);
 	}
 }
 
-/* Return the bytes of the columns of one image of "cv", "es" bytes an
- * element. */
+/* Return the bytes of the columns of one image of "cv". */
 static size_t
-col_bytes(const struct conv *cv, size_t es)
+col_bytes(const struct conv *cv)
 {
 	return (size_t)(cv->cg * cv->kh * cv->kw) * (size_t)(cv->ho * cv->wo) *
-	    es;
+	    (size_t)elem_bytes(cv);
+}
+
+/* Return room for the columns of one image of the call "a" of "op" for
+ * "cv" from its scratch area, NULL with an error when out of memory. */
+static char *
+col_area(struct sym__kernel_args *a, const char *op, const struct conv *cv)
+{
+	char *col = sym__kscratch_get(a, col_bytes(cv));
+
+	if (!col)
+		sym__kfail(a, op, "out of memory");
+	return col;
 }
 
 /* The kernel of conv2d; "a" is the call. */
@@ -270,7 +322,6 @@ k_conv2d(struct sym__kernel_args *a)
 {
 	static const char op[] = "conv2d";
 	struct conv cv;
-	size_t es;
 	char *col = NULL;
 
 	if (sym__kio(a, op, 2, 2, 1, 1) < 0 ||
@@ -278,17 +329,14 @@ k_conv2d(struct sym__kernel_args *a)
 		return -1;
 	if (sym__tensor_numel(&a->out[0]) == 0)
 		return 0;
-	es = sym__tensor_elem_size(a->in[0].dtype);
 	if (cv.cg * cv.kh * cv.kw == 0) {
 		memset(a->out[0].data, 0,
-		    (size_t)sym__tensor_numel(&a->out[0]) * es);
+		    (size_t)sym__tensor_numel(&a->out[0]) *
+		        (size_t)elem_bytes(&cv));
 		return 0;
 	}
-	if (!pointwise(&cv)) {
-		col = sym__kscratch_get(a, col_bytes(&cv, es));
-		if (!col)
-			return sym__kfail(a, op, "out of memory");
-	}
+	if (!pointwise(&cv) && !(col = col_area(a, op, &cv)))
+		return -1;
 	for (int64_t i = 0; i < cv.n; i++)
 		image(&cv, i, a->in[0].data, a->in[1].data, a->out[0].data,
 		    col);
@@ -296,89 +344,31 @@ k_conv2d(struct sym__kernel_args *a)
 	return 0;
 }
 
-/*
- * COL2IM(name, T): the function name(cv, col, x) that adds the columns
- * "col" ([cg * kh * kw, ho * wo], as IM2COL lays them out) back into the
- * "cv->cg" channels of one image at "x" (type T): each column element to
- * the input position it was read from, nothing for the padding.
- */
-#define COL2IM(name, T)                                                    \
-	static void name(const struct conv *cv, const T *restrict col,     \
-	    T *restrict x)                                                 \
-	{                                                                  \
-		int64_t sw = cv->stride[1], wo = cv->wo;                   \
-                                                                           \
-		for (int64_t r = 0; r < cv->cg * cv->kh * cv->kw; r++) {   \
-			struct col_row cr = col_row(cv, r);                \
-			int64_t bw = cr.bw, lo = cr.lo, hi = cr.hi;        \
-                                                                           \
-			for (int64_t oh = 0; oh < cv->ho; oh++) {          \
-				const T *o = col + (r * cv->ho + oh) * wo; \
-				int64_t ih = oh * cv->stride[0] + cr.ih0;  \
-				T *xr;                                     \
-                                                                           \
-				if (ih < 0 || ih >= cv->h)                 \
-					continue;                          \
-				xr = x + (cr.c * cv->h + ih) * cv->w + bw; \
-				for (int64_t q = lo; q < hi; q++)          \
-					xr[q * sw] += o[q];                \
-			}                                                  \
-		}                                                          \
-	}
-
-COL2IM(col2im_f32, float)
-COL2IM(col2im_f64, double)
-
-/* Write the columns of the channels of group "g" of image "i" of "x" for
- * "cv" into "col"; return them ("col", or x itself when pointwise). */
-static const char *
-columns(const struct conv *cv, const char *x, int64_t i, int64_t g, char *col)
-{
-	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
-	const char *xg =
-	    x + ((i * cv->c + g * cv->cg) * cv->h * cv->w) * (int64_t)es;
-
-	if (pointwise(cv))
-		return xg;
-	if (cv->kst == SYM__KST_F32)
-		im2col_f32(cv, (const float *)(const void *)xg,
-		    (float *)(void *)col);
-	else
-		im2col_f64(cv, (const double *)(const void *)xg,
-		    (double *)(void *)col);
-	return col;
-}
-
 /* Add to image "i" of "dx" the gradient that the local output channels
  * of "cv" give it through the weight "w" from "dy", one product per
- * group into "col" (added back by col2im; directly into dx when
- * pointwise). */
+ * group into "col" (added back into dx by col2im, COLUMNS with dx;
+ * directly into dx when pointwise). */
 static void
 input_grad_image(const struct conv *cv, int64_t i, const char *dy,
     const char *w, char *dx, char *col)
 {
-	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
-	int64_t k = cv->cg * cv->kh * cv->kw, p = cv->ho * cv->wo;
-	int64_t per = cv->o_global / cv->group, o0 = 0;
+	int64_t es = elem_bytes(cv), k = cv->cg * cv->kh * cv->kw;
+	int64_t p = cv->ho * cv->wo;
+	int pw = pointwise(cv);
 
-	while (o0 < cv->o) {
-		int64_t g = (cv->o_off + o0) / per;
-		int64_t o1 = (g + 1) * per - cv->o_off;
-		char *xg = dx +
-		    ((i * cv->c + g * cv->cg) * cv->h * cv->w) * (int64_t)es;
-		int pw = pointwise(cv);
+	for (int64_t o0 = 0, o1, g; o0 < cv->o; o0 = o1) {
+		char *xg;
 
-		o1 = o1 < cv->o ? o1 : cv->o;
-		gemm(cv, 1, 0, k, p, o1 - o0, w + o0 * k * (int64_t)es, k,
-		    dy + ((i * cv->o + o0) * p) * (int64_t)es, p, pw,
-		    pw ? xg : col, p);
+		o1 = group_end(cv, o0, &g);
+		xg = dx + group_offset(cv, i, g);
+		gemm(cv, 1, 0, k, p, o1 - o0, w + o0 * k * es, k,
+		    dy + (i * cv->o + o0) * p * es, p, pw, pw ? xg : col, p);
 		if (!pw && cv->kst == SYM__KST_F32)
-			col2im_f32(cv, (const float *)(const void *)col,
-			    (float *)(void *)xg);
+			columns_f32(cv, NULL, (float *)(void *)xg,
+			    (float *)(void *)col);
 		else if (!pw)
-			col2im_f64(cv, (const double *)(const void *)col,
-			    (double *)(void *)xg);
-		o0 = o1;
+			columns_f64(cv, NULL, (double *)(void *)xg,
+			    (double *)(void *)col);
 	}
 }
 
@@ -389,35 +379,14 @@ static void
 weight_grad_image(const struct conv *cv, int64_t i, const char *dy,
     const char *x, char *dw, char *col, int beta)
 {
-	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
-	int64_t k = cv->cg * cv->kh * cv->kw, p = cv->ho * cv->wo;
-	int64_t per = cv->o_global / cv->group, o0 = 0;
+	int64_t es = elem_bytes(cv), k = cv->cg * cv->kh * cv->kw;
+	int64_t p = cv->ho * cv->wo;
 
-	while (o0 < cv->o) {
-		int64_t g = (cv->o_off + o0) / per;
-		int64_t o1 = (g + 1) * per - cv->o_off;
-		const char *src = columns(cv, x, i, g, col);
-
-		o1 = o1 < cv->o ? o1 : cv->o;
-		gemm(cv, 0, 1, o1 - o0, k, p,
-		    dy + ((i * cv->o + o0) * p) * (int64_t)es, p, src, p, beta,
-		    dw + o0 * k * (int64_t)es, k);
-		o0 = o1;
+	for (int64_t o0 = 0, o1, g; o0 < cv->o; o0 = o1) {
+		o1 = group_end(cv, o0, &g);
+		gemm(cv, 0, 1, o1 - o0, k, p, dy + (i * cv->o + o0) * p * es, p,
+		    columns(cv, x, i, g, col), p, beta, dw + o0 * k * es, k);
 	}
-}
-
-/* Return room for the columns of one image of the call "a" of "op" for
- * "cv" from its scratch area, NULL with an error when out of memory. */
-static char *
-col_area(struct sym__kernel_args *a, const char *op, const struct conv *cv)
-{
-	size_t es = cv->kst == SYM__KST_F32 ? 4 : 8;
-	char *col;
-
-	col = sym__kscratch_get(a, col_bytes(cv, es));
-	if (!col)
-		sym__kfail(a, op, "out of memory");
-	return col;
 }
 
 /* Return the scratch bytes of the call "a" of conv2d or one of its
@@ -430,7 +399,6 @@ sym__kscratch_conv(const struct sym__kernel_args *a)
 	struct sym__kernel_args c = *a;
 	struct conv cv;
 	int id = a->op->id, fwd = id == SYM__OP_CONV2D, rc;
-	size_t es;
 
 	c.error = NULL;
 	if (fwd)
@@ -445,10 +413,7 @@ sym__kscratch_conv(const struct sym__kernel_args *a)
 	free(c.error);
 	if (rc || (fwd && pointwise(&cv)))
 		return 0;
-	es = fwd                     ? sym__tensor_elem_size(a->in[0].dtype)
-	    : cv.kst == SYM__KST_F32 ? 4
-	                             : 8;
-	return col_bytes(&cv, es) ? col_bytes(&cv, es) : 1;
+	return col_bytes(&cv) ? col_bytes(&cv) : 1;
 }
 
 /* The kernel of conv2d_input_grad(dy, weight, x) -> dx of the dims of

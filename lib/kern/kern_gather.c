@@ -17,6 +17,39 @@
 
 #include <symshard/expr.h>
 
+/* Check, for the call "a" of "op", the gather of the table, input "ip",
+ * along its axis "ax" by the indices, input "ii" (int32): "y" (called
+ * "yn": the gather's output, or its gradient) has the dims table[:ax] +
+ * indices + table[ax+1:], the table's local block lies inside its global
+ * size and the indices inside that size; return 0 or -1. */
+int
+sym__kgather_check(struct sym__kernel_args *a, const char *op, int ip, int ii,
+    int ax, const struct sym__tensor *y, const char *yn)
+{
+	const struct sym__tensor *p = &a->in[ip], *ix = &a->in[ii];
+	int64_t n = p->dim[ax], off = sym__kin_offset(a, ip, ax);
+	int64_t global = sym__kin_global(a, ip, ax);
+	int r = 0;
+
+	if (y->rank != p->rank - 1 + ix->rank)
+		return sym__kfail(a, op, "%s has rank %d, not %d", yn, y->rank,
+		    p->rank - 1 + ix->rank);
+	for (int d = 0; d < p->rank; d++)
+		for (int k = 0; k < (d == ax ? ix->rank : 1); k++, r++)
+			if (y->dim[r] != (d == ax ? ix->dim[k] : p->dim[d]))
+				return sym__kfail(a, op,
+				    "dim %d of %s is %lld, %lld expected", r,
+				    yn, (long long)y->dim[r],
+				    (long long)(d == ax ? ix->dim[k]
+				                        : p->dim[d]));
+	if (off < 0 || n > global || off > global - n)
+		return sym__kfail(a, op,
+		    "the local block [%lld, %lld) of the table is not inside "
+		    "its global size %lld",
+		    (long long)off, (long long)(off + n), (long long)global);
+	return sym__kin_range(a, op, ix->data, sym__tensor_numel(ix), global);
+}
+
 /*
  * Gather, for the call "a" of "op", along axis "ax" of input "ip" (the
  * table) with the indices of input "ii", into output 0 of dims
@@ -29,33 +62,14 @@ gather(struct sym__kernel_args *a, const char *op, int ip, int ii, int ax)
 	const struct sym__tensor *p = &a->in[ip], *ix = &a->in[ii];
 	struct sym__tensor *y = &a->out[0];
 	int64_t n = p->dim[ax], off = sym__kin_offset(a, ip, ax);
-	int64_t global = sym__kin_global(a, ip, ax), nidx, outer, inner;
 	size_t es = sym__tensor_elem_size(p->dtype);
-	int r = 0;
+	int64_t nidx, outer, inner;
 
 	if (sym__kindices(a, op, ix, "the indices") < 0 ||
-	    sym__ksame_kst(a, op, p, "the table", y, "the output") < 0)
+	    sym__ksame_kst(a, op, p, "the table", y, "the output") < 0 ||
+	    sym__kgather_check(a, op, ip, ii, ax, y, "the output") < 0)
 		return -1;
-	if (y->rank != p->rank - 1 + ix->rank)
-		return sym__kfail(a, op, "the output has rank %d, not %d",
-		    y->rank, p->rank - 1 + ix->rank);
-	for (int d = 0; d < p->rank; d++)
-		for (int k = 0; k < (d == ax ? ix->rank : 1); k++, r++)
-			if (y->dim[r] != (d == ax ? ix->dim[k] : p->dim[d]))
-				return sym__kfail(a, op,
-				    "dim %d of the output is %lld, %lld "
-				    "expected",
-				    r, (long long)y->dim[r],
-				    (long long)(d == ax ? ix->dim[k]
-				                        : p->dim[d]));
-	if (off < 0 || n > global || off > global - n)
-		return sym__kfail(a, op,
-		    "the local block [%lld, %lld) of the table is not inside "
-		    "its global size %lld",
-		    (long long)off, (long long)(off + n), (long long)global);
 	nidx = sym__tensor_numel(ix);
-	if (sym__kin_range(a, op, ix->data, nidx, global) < 0)
-		return -1;
 	outer = sym__kprod(p->dim, 0, ax);
 	inner = sym__kprod(p->dim, ax + 1, p->rank) * (int64_t)es;
 	for (int64_t o = 0; o < outer; o++)

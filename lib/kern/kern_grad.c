@@ -724,32 +724,14 @@ scatter_add(struct sym__kernel_args *a, const char *op, int ax)
 	const struct sym__tensor *t[3] = { dy, p, z };
 	static const char *const names[] = { "dy", "the table", "the output" };
 	int64_t n = p->dim[ax], off = sym__kin_offset(a, 2, ax);
-	int64_t global = sym__kin_global(a, 2, ax), nidx, outer, inner, r = 0;
+	int64_t nidx = sym__tensor_numel(ix), outer, inner;
 	const int32_t *idx = ix->data;
 	double *acc;
 
 	if (sym__kindices(a, op, ix, "the indices") < 0 ||
 	    all_float(a, op, t, names, 3) < 0 ||
-	    sym__ksame_dims(a, op, p, "the table", z, "the output") < 0)
-		return -1;
-	if (dy->rank != p->rank - 1 + ix->rank)
-		return sym__kfail(a, op, "dy has rank %d, not %d", dy->rank,
-		    p->rank - 1 + ix->rank);
-	for (int d = 0; d < p->rank; d++)
-		for (int k = 0; k < (d == ax ? ix->rank : 1); k++, r++)
-			if (dy->dim[r] != (d == ax ? ix->dim[k] : p->dim[d]))
-				return sym__kfail(a, op,
-				    "dim %lld of dy is %lld, %lld expected",
-				    (long long)r, (long long)dy->dim[r],
-				    (long long)(d == ax ? ix->dim[k]
-				                        : p->dim[d]));
-	if (off < 0 || n > global || off > global - n)
-		return sym__kfail(a, op,
-		    "the local block [%lld, %lld) of the table is not inside "
-		    "its global size %lld",
-		    (long long)off, (long long)(off + n), (long long)global);
-	nidx = sym__tensor_numel(ix);
-	if (sym__kin_range(a, op, idx, nidx, global) < 0)
+	    sym__ksame_dims(a, op, p, "the table", z, "the output") < 0 ||
+	    sym__kgather_check(a, op, 2, 1, ax, dy, "dy") < 0)
 		return -1;
 	outer = sym__kprod(p->dim, 0, ax);
 	inner = sym__kprod(p->dim, ax + 1, p->rank);

@@ -134,11 +134,8 @@ k_cumsum(struct sym__kernel_args *a)
 		return -1;
 	x = &a->in[0];
 	y = &a->out[0];
-	k = sym__kst(x->dtype);
-	if (k == SYM__KST_NONE || k == SYM__KST_U8)
-		return sym__kfail(a, op, "dtype %s is not supported",
-		    sym_dtype_name(x->dtype));
-	if (sym__kno_i64(a, op, x, "the input") < 0 ||
+	k = sym__knumeric(a, op, x);
+	if (k == SYM__KST_NONE || sym__kno_i64(a, op, x, "the input") < 0 ||
 	    sym__ksame_kst(a, op, x, "the input", y, "the output") < 0 ||
 	    sym__ksame_dims(a, op, x, "the input", y, "the output") < 0 ||
 	    sym__kaxis(a, op, "axis", at->index.axis, x->rank) < 0)

@@ -87,6 +87,8 @@ sym__kstore(struct sym__tensor *t, int64_t i, double v)
 }
 int sym__kindices(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
+enum sym__kst sym__knumeric(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x);
 int sym__kno_i64(struct sym__kernel_args *a, const char *op,
     const struct sym__tensor *x, const char *xn);
 void sym__kwrap(void *data, sym_dtype dt, int64_t n);
@@ -102,6 +104,11 @@ int sym__kaxis(struct sym__kernel_args *a, const char *op, const char *what,
 /* Check that the "n" int32 indices "idx" are in [0, "global"); 0 or -1. */
 int sym__kin_range(struct sym__kernel_args *a, const char *op,
     const int32_t *idx, int64_t n, int64_t global);
+/* Check the dims, block and indices of a gather of input "ip" by input
+ * "ii" along "ax" whose output (or its gradient) is "y" (kern_gather.c);
+ * 0 or -1. */
+int sym__kgather_check(struct sym__kernel_args *a, const char *op, int ip,
+    int ii, int ax, const struct sym__tensor *y, const char *yn);
 
 int64_t sym__kin_offset(const struct sym__kernel_args *a, int i, int d);
 int64_t sym__kin_global(const struct sym__kernel_args *a, int i, int d);

@@ -464,10 +464,9 @@ arg(struct sym__kernel_args *a, const char *op, int is_min)
 		return -1;
 	x = &a->in[0];
 	y = &a->out[0];
-	k = sym__kst(x->dtype);
-	if (k == SYM__KST_NONE || k == SYM__KST_U8)
-		return sym__kfail(a, op, "dtype %s is not supported",
-		    sym_dtype_name(x->dtype));
+	k = sym__knumeric(a, op, x);
+	if (k == SYM__KST_NONE)
+		return -1;
 	if (y->dtype != SYM_DT_I32 && y->dtype != SYM_DT_I64)
 		return sym__kfail(a, op, "the indices are i32 or i64, not %s",
 		    sym_dtype_name(y->dtype));

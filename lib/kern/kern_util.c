@@ -185,6 +185,21 @@ sym__kgrad_pair(struct sym__kernel_args *a, const char *op)
 	return 0;
 }
 
+/* Return the storage of tensor "x" of the call "a" of "op" when it holds
+ * numbers (f32, f64 or i32), else SYM__KST_NONE with an error. */
+enum sym__kst
+sym__knumeric(struct sym__kernel_args *a, const char *op,
+    const struct sym__tensor *x)
+{
+	enum sym__kst k = sym__kst(x->dtype);
+
+	if (k != SYM__KST_NONE && k != SYM__KST_U8)
+		return k;
+	sym__kfail(a, op, "dtype %s is not supported",
+	    sym_dtype_name(x->dtype));
+	return SYM__KST_NONE;
+}
+
 /* Check that tensor "x" of the call "a" of "op", called "xn", has an
  * integer dtype (stored as int32); return 0 or -1. */
 int

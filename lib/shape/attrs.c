@@ -197,44 +197,37 @@ attrs_slot(sym_attrs *a, const char *name)
 	return at;
 }
 
-/* Set attribute "name" of "a" to the integer "v"; return 0 or -1. */
+/* Set attribute "name" of "a" to the scalar of kind "kind": the integer
+ * or boolean "i", or the float "f" (the other one is 0, as in an empty
+ * slot); return 0 or -1. */
 static int
-set_int(sym_attrs *a, const char *name, int64_t v)
+set_scalar(sym_attrs *a, const char *name, sym_attr_kind kind, int64_t i,
+    double f)
 {
 	struct sym__attr *at = attrs_slot(a, name);
 
 	if (!at)
 		return -1;
-	at->kind = SYM_ATTR_INT;
-	at->i = v;
+	at->kind = kind;
+	at->i = i;
+	at->f = f;
 	return 0;
 }
 
-/* Set attribute "name" of "a" to the boolean "v" (any non-zero value is
- * true); return 0 or -1. */
-static int
-set_bool(sym_attrs *a, const char *name, int v)
+/* Return the slot of attribute "name" of "a" for the malloc'ed value
+ * "copy", or NULL (freeing "copy") when "copy" is NULL or there is no
+ * slot; the caller stores "copy" in the slot. */
+static struct sym__attr *
+slot_for(sym_attrs *a, const char *name, void *copy)
 {
-	struct sym__attr *at = attrs_slot(a, name);
+	struct sym__attr *at;
 
+	if (!copy)
+		return NULL;
+	at = attrs_slot(a, name);
 	if (!at)
-		return -1;
-	at->kind = SYM_ATTR_BOOL;
-	at->i = v != 0;
-	return 0;
-}
-
-/* Set attribute "name" of "a" to the float "v"; return 0 or -1. */
-static int
-set_float(sym_attrs *a, const char *name, double v)
-{
-	struct sym__attr *at = attrs_slot(a, name);
-
-	if (!at)
-		return -1;
-	at->kind = SYM_ATTR_FLOAT;
-	at->f = v;
-	return 0;
+		free(copy);
+	return at;
 }
 
 /* Set attribute "name" of "a" to a copy of the string "v"; return 0 or
@@ -253,13 +246,9 @@ set_string(sym_attrs *a, const char *name, const char *v)
 		return -1;
 	}
 	copy = sym__strdup(a->ctx, v);
-	if (!copy)
+	at = slot_for(a, name, copy);
+	if (!at)
 		return -1;
-	at = attrs_slot(a, name);
-	if (!at) {
-		free(copy);
-		return -1;
-	}
 	at->kind = SYM_ATTR_STRING;
 	at->s = copy;
 	return 0;
@@ -290,13 +279,9 @@ set_list(sym_attrs *a, const char *name, size_t n, sym_expr *const *items)
 		return -1;
 	}
 	copy = sym__alloc(a->ctx, (n ? n : 1) * sizeof(*copy));
-	if (!copy)
+	at = slot_for(a, name, copy);
+	if (!at)
 		return -1;
-	at = attrs_slot(a, name);
-	if (!at) {
-		free(copy);
-		return -1;
-	}
 	for (size_t i = 0; i < n; i++)
 		copy[i] = sym__expr_ref(items[i]);
 	at->kind = SYM_ATTR_LIST;
@@ -315,24 +300,25 @@ mark(sym_attrs *a, int r)
 	return r;
 }
 
-/* The setters of the public interface (see set_int ... set_list): each
- * marks the set failed when it fails. */
+/* The setters of the public interface (see set_scalar, set_string and
+ * set_list): each marks the set failed when it fails; a boolean is
+ * stored as 0 or 1. */
 int
 sym_attrs_set_int(sym_attrs *a, const char *name, int64_t v)
 {
-	return mark(a, set_int(a, name, v));
+	return mark(a, set_scalar(a, name, SYM_ATTR_INT, v, 0));
 }
 
 int
 sym_attrs_set_bool(sym_attrs *a, const char *name, int v)
 {
-	return mark(a, set_bool(a, name, v));
+	return mark(a, set_scalar(a, name, SYM_ATTR_BOOL, v != 0, 0));
 }
 
 int
 sym_attrs_set_float(sym_attrs *a, const char *name, double v)
 {
-	return mark(a, set_float(a, name, v));
+	return mark(a, set_scalar(a, name, SYM_ATTR_FLOAT, 0, v));
 }
 
 int
@@ -473,18 +459,30 @@ get(const sym_attrs *a, const char *name, sym_attr_kind kind)
 	return at;
 }
 
+/* Store in "*i" the integer or boolean, in "*f" the float (each when not
+ * NULL) of the attribute "name" of "a", a scalar of kind "kind"; return
+ * 0, or -1 when absent or of another kind. */
+static int
+get_scalar(const sym_attrs *a, const char *name, sym_attr_kind kind, int64_t *i,
+    double *f)
+{
+	const struct sym__attr *at = get(a, name, kind);
+
+	if (!at)
+		return -1;
+	if (i)
+		*i = at->i;
+	if (f)
+		*f = at->f;
+	return 0;
+}
+
 /* Store the integer attribute "name" of "a" in "*v"; return 0, or -1 when
  * absent or not an integer. */
 int
 sym_attrs_get_int(const sym_attrs *a, const char *name, int64_t *v)
 {
-	const struct sym__attr *at = get(a, name, SYM_ATTR_INT);
-
-	if (!at)
-		return -1;
-	if (v)
-		*v = at->i;
-	return 0;
+	return get_scalar(a, name, SYM_ATTR_INT, v, NULL);
 }
 
 /* Store the boolean attribute "name" of "a" (0 or 1) in "*v"; return 0, or
@@ -492,12 +490,12 @@ sym_attrs_get_int(const sym_attrs *a, const char *name, int64_t *v)
 int
 sym_attrs_get_bool(const sym_attrs *a, const char *name, int *v)
 {
-	const struct sym__attr *at = get(a, name, SYM_ATTR_BOOL);
+	int64_t i;
 
-	if (!at)
+	if (get_scalar(a, name, SYM_ATTR_BOOL, &i, NULL) < 0)
 		return -1;
 	if (v)
-		*v = (int)at->i;
+		*v = (int)i;
 	return 0;
 }
 
@@ -506,13 +504,7 @@ sym_attrs_get_bool(const sym_attrs *a, const char *name, int *v)
 int
 sym_attrs_get_float(const sym_attrs *a, const char *name, double *v)
 {
-	const struct sym__attr *at = get(a, name, SYM_ATTR_FLOAT);
-
-	if (!at)
-		return -1;
-	if (v)
-		*v = at->f;
-	return 0;
+	return get_scalar(a, name, SYM_ATTR_FLOAT, NULL, v);
 }
 
 /* Return the string attribute "name" of "a" (owned by "a"), or NULL when

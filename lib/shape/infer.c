@@ -72,37 +72,42 @@ sym__infer_nomem(struct sym__infer *inf)
 	return sym__infer_fail(inf, -1, "%s: %s", inf->op->name, msg);
 }
 
+/* Release "k", scratch of a run. */
+static void
+release(const struct sym__kept *k)
+{
+	if (k->expr)
+		sym__expr_unref(k->p);
+	else
+		free(k->p);
+}
+
+/* Keep "p" until the end of the run of "inf": an internal reference to an
+ * expression when "expr", else a malloc'ed block. Return "p", or NULL when
+ * it is NULL or out of memory (releasing it). */
+static void *
+keep(struct sym__infer *inf, void *p, int expr)
+{
+	struct sym__kept k = { p, expr };
+
+	if (!p)
+		return NULL;
+	if (SYM__RESERVE(inf->ctx, inf->kept, inf->cap_kept, inf->n_kept + 1) <
+	    0) {
+		release(&k);
+		return NULL;
+	}
+	inf->kept[inf->n_kept++] = k;
+	return p;
+}
+
 /* Keep the internal reference "e" until the end of the run of "inf";
  * return "e" (borrowed from now on), or NULL when "e" is NULL or out of
  * memory. */
 sym_expr *
 sym__tmp(struct sym__infer *inf, sym_expr *e)
 {
-	if (!e)
-		return NULL;
-	if (SYM__RESERVE(inf->ctx, inf->tmp, inf->cap_tmp, inf->n_tmp + 1) <
-	    0) {
-		sym__expr_unref(e);
-		return NULL;
-	}
-	inf->tmp[inf->n_tmp++] = e;
-	return e;
-}
-
-/* Keep the malloc'ed block "p" until the end of the run of "inf"; return
- * it, or NULL (freeing it) when out of memory. */
-static void *
-keep_mem(struct sym__infer *inf, void *p)
-{
-	if (!p)
-		return NULL;
-	if (SYM__RESERVE(inf->ctx, inf->mem, inf->cap_mem, inf->n_mem + 1) <
-	    0) {
-		free(p);
-		return NULL;
-	}
-	inf->mem[inf->n_mem++] = p;
-	return p;
+	return keep(inf, e, 1);
 }
 
 /* Return "n" zeroed elements of "size" bytes that live until the end of
@@ -114,7 +119,7 @@ sym__scratch(struct sym__infer *inf, size_t n, size_t size)
 		sym__oom(inf->ctx);
 		return NULL;
 	}
-	return keep_mem(inf, sym__alloc(inf->ctx, n * size));
+	return keep(inf, sym__alloc(inf->ctx, n * size), 0);
 }
 
 /* Return "e" as text, valid until the end of the run of "inf" ("?" when
@@ -122,7 +127,7 @@ sym__scratch(struct sym__infer *inf, size_t n, size_t size)
 const char *
 sym__txt_expr(struct sym__infer *inf, const sym_expr *e)
 {
-	char *s = keep_mem(inf, sym_expr_to_str(e));
+	char *s = keep(inf, sym_expr_to_str(e), 0);
 
 	return s ? s : "?";
 }
@@ -132,8 +137,34 @@ sym__txt_expr(struct sym__infer *inf, const sym_expr *e)
 const char *
 sym__txt_dims(struct sym__infer *inf, const sym_shape *s)
 {
-	char *t = keep_mem(inf, sym_shape_dims_to_str(s));
+	char *t = keep(inf, sym_shape_dims_to_str(s), 0);
 
+	return t ? t : "?";
+}
+
+/* Return the "rank" dimensions "dims" (borrowed) as text, "[b, 784]",
+ * valid until the end of the run of "inf" ("?" when out of memory). */
+const char *
+sym__txt_dim_list(struct sym__infer *inf, size_t rank, sym_expr *const *dims)
+{
+	sym_shape *s = sym__shape_new(inf->ctx, SYM_DT_F32, rank, dims);
+	const char *t = s ? sym__txt_dims(inf, s) : "?";
+
+	sym__shape_unref(s);
+	return t;
+}
+
+/* Return the text printf-style "fmt" makes, valid until the end of the
+ * run of "inf" ("?" when out of memory). */
+const char *
+sym__txt_printf(struct sym__infer *inf, const char *fmt, ...)
+{
+	va_list ap;
+	char *t;
+
+	va_start(ap, fmt);
+	t = keep(inf, sym__vasprintf(fmt, ap), 0);
+	va_end(ap);
 	return t ? t : "?";
 }
 
@@ -272,78 +303,48 @@ add_req(struct sym__infer *inf, enum sym__req_kind kind, sym_expr *a,
 	return 0;
 }
 
-/* Require "a" == "b" (borrowed) in "inf", explained by "fmt"; decided at
- * once when they differ by a constant. Return 0, or -1 on a structural
- * error or when either is NULL. */
-int
-sym__require_equal_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
-    const char *fmt, ...)
+/* Return 1 when the requirement "kind" on "a", "b" and "k" holds
+ * whatever the symbols, 0 when it fails whatever they are, -1 when that
+ * depends on them (or memory ran out). */
+static int
+decide(enum sym__req_kind kind, sym_expr *a, sym_expr *b, int64_t k)
 {
-	va_list ap;
-	int sign, r;
-
-	if (!a || !b)
-		return sym__infer_nomem(inf);
-	sign = diff_sign(a, b);
-	if (sign == 0)
-		return 0;
-	va_start(ap, fmt);
-	if (sign != 2)
-		r = vfail(inf, -1, NULL, fmt, ap);
-	else
-		r = add_req(inf, SYM__REQ_EQUAL, a, b, 0, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-/* Require "a" >= "b" (borrowed) in "inf", explained by "fmt"; decided at
- * once when they differ by a constant. Return 0, or -1 on a structural
- * error or when either is NULL. */
-int
-sym__require_ge_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
-    const char *fmt, ...)
-{
-	va_list ap;
-	int sign, r;
-
-	if (!a || !b)
-		return sym__infer_nomem(inf);
-	sign = diff_sign(a, b);
-	if (sign == 0 || sign == 1)
-		return 0;
-	va_start(ap, fmt);
-	if (sign == -1)
-		r = vfail(inf, -1, NULL, fmt, ap);
-	else
-		r = add_req(inf, SYM__REQ_GE, a, b, 0, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-/* Require "k" (positive) to divide "a" (borrowed) in "inf", explained by
- * "fmt"; decided at once when "a" is a constant. Return 0, or -1 on a
- * structural error or when "a" is NULL. */
-int
-sym__require_divisible_fn(struct sym__infer *inf, sym_expr *a, int64_t k,
-    const char *fmt, ...)
-{
-	va_list ap;
 	int64_t v;
-	int r;
+	int sign;
 
-	if (!a)
+	if (kind == SYM__REQ_DIVISIBLE)
+		return k == 1 ? 1 : constant(a, &v) ? v % k == 0 : -1;
+	sign = diff_sign(a, b);
+	if (sign == 2)
+		return -1;
+	return kind == SYM__REQ_EQUAL ? sign == 0 : sign >= 0;
+}
+
+/* Require in "inf" "a" == "b" or "a" >= "b" (borrowed; "kind" says which),
+ * or "k" (positive) to divide "a" ("b" unused), explained by "fmt";
+ * decided at once when the sides differ by a constant. Return 0, or -1 on
+ * a structural error or when an expression is NULL. */
+int
+sym__require_fn(struct sym__infer *inf, enum sym__req_kind kind, sym_expr *a,
+    sym_expr *b, int64_t k, const char *fmt, ...)
+{
+	va_list ap;
+	int holds, r;
+
+	if (!a || (kind != SYM__REQ_DIVISIBLE && !b))
 		return sym__infer_nomem(inf);
-	if (k <= 0)
+	if (kind == SYM__REQ_DIVISIBLE && k <= 0)
 		return sym__infer_fail(inf, -1,
 		    "%s: internal error: divisibility by %lld", inf->op->name,
 		    (long long)k);
-	if (k == 1 || (constant(a, &v) && v % k == 0))
+	holds = decide(kind, a, b, k);
+	if (holds == 1)
 		return 0;
 	va_start(ap, fmt);
-	if (constant(a, &v))
+	if (holds == 0)
 		r = vfail(inf, -1, NULL, fmt, ap);
 	else
-		r = add_req(inf, SYM__REQ_DIVISIBLE, a, NULL, k, fmt, ap);
+		r = add_req(inf, kind, a, b, k, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -362,20 +363,41 @@ sym__require_dims_equal(struct sym__infer *inf, size_t ia, size_t da, size_t ib,
 	    sym__in_name(inf, ib), sym__txt_expr(inf, b));
 }
 
+/* Require input "i" of "inf" (called "role" before its name in messages:
+ * "dy ", or "") to have the "rank" dimensions "dims" of "what", the value
+ * it stands for ("the output of conv2d of x by w"); return 0 or -1. */
+int
+sym__require_dims_like(struct sym__infer *inf, size_t i, const char *role,
+    size_t rank, sym_expr *const *dims, const char *what)
+{
+	const sym_shape *s = inf->in[i];
+
+	if (s->rank != rank)
+		return sym__infer_fail(inf, (int)i,
+		    "%s%s of %s must have the shape of %s, %s, but its shape is "
+		    "%s",
+		    role, sym__in_name(inf, i), inf->op->name, what,
+		    sym__txt_dim_list(inf, rank, dims), sym__txt_dims(inf, s));
+	for (size_t d = 0; d < rank; d++)
+		if (sym__require_equal(inf, s->dim[d], dims[d],
+		        "dimension %zu of %s%s (%s) must equal %s, dimension %zu "
+		        "of %s",
+		        d, role, sym__in_name(inf, i),
+		        sym__txt_expr(inf, s->dim[d]),
+		        sym__txt_expr(inf, dims[d]), d, what) < 0)
+			return -1;
+	return 0;
+}
+
 /* Release the scratch of the run of "inf". */
 static void
 free_scratch(struct sym__infer *inf)
 {
-	for (size_t i = 0; i < inf->n_tmp; i++)
-		sym__expr_unref(inf->tmp[i]);
-	free(inf->tmp);
-	inf->tmp = NULL;
-	inf->n_tmp = inf->cap_tmp = 0;
-	for (size_t i = 0; i < inf->n_mem; i++)
-		free(inf->mem[i]);
-	free(inf->mem);
-	inf->mem = NULL;
-	inf->n_mem = inf->cap_mem = 0;
+	for (size_t i = 0; i < inf->n_kept; i++)
+		release(&inf->kept[i]);
+	free(inf->kept);
+	inf->kept = NULL;
+	inf->n_kept = inf->cap_kept = 0;
 }
 
 /* Release the outputs and requirements of "inf". */

@@ -224,19 +224,27 @@ steps(struct sym__infer *inf, size_t xi)
 	return bounds(inf, xi, "step", &inf->at.concat.step);
 }
 
+/* Decode the attributes of slice and slice_grad, begin, size and step,
+ * per dimension of input "xi" of "inf"; return 0 or -1. */
+static int
+decode_slice_attrs(struct sym__infer *inf, size_t xi)
+{
+	static const char *const known[] = { "begin", "size", "step", NULL };
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    bounds(inf, xi, "begin", &inf->at.concat.begin) < 0 ||
+	    bounds(inf, xi, "size", &inf->at.concat.size) < 0 ||
+	    steps(inf, xi) < 0)
+		return -1;
+	return 0;
+}
+
 /* The decoder of slice: the attributes begin and size give, per
  * dimension, the constant start and extent; "inf" is the run. */
 int
 sym__decode_slice(struct sym__infer *inf)
 {
-	static const char *const known[] = { "begin", "size", "step", NULL };
-
-	if (sym__check_attrs(inf, known) < 0 ||
-	    bounds(inf, 0, "begin", &inf->at.concat.begin) < 0 ||
-	    bounds(inf, 0, "size", &inf->at.concat.size) < 0 ||
-	    steps(inf, 0) < 0)
-		return -1;
-	return 0;
+	return decode_slice_attrs(inf, 0);
 }
 
 /* The decoder of slice_grad(dy, x): slice's attributes, for the rank of
@@ -244,14 +252,7 @@ sym__decode_slice(struct sym__infer *inf)
 int
 sym__decode_slice_grad(struct sym__infer *inf)
 {
-	static const char *const known[] = { "begin", "size", "step", NULL };
-
-	if (sym__check_attrs(inf, known) < 0 ||
-	    bounds(inf, 1, "begin", &inf->at.concat.begin) < 0 ||
-	    bounds(inf, 1, "size", &inf->at.concat.size) < 0 ||
-	    steps(inf, 1) < 0)
-		return -1;
-	return 0;
+	return decode_slice_attrs(inf, 1);
 }
 
 /* The rule of slice: per dimension, the decoded start (>= 0) and extent

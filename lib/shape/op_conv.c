@@ -9,6 +9,24 @@
 
 #include "shape/shape_private.h"
 
+/* Check the attributes of the operator of "inf" (conv2d, a pooling, or a
+ * gradient of either) against "known" and read data_format, which must be
+ * NCHW (the default); return 0 or -1. */
+int
+sym__check_attrs_nchw(struct sym__infer *inf, const char *const *known)
+{
+	const char *fmt;
+
+	if (sym__check_attrs(inf, known) < 0 ||
+	    sym__attr_string(inf, "data_format", "NCHW", &fmt) < 0)
+		return -1;
+	if (strcmp(fmt, "NCHW"))
+		return sym__infer_fail_attr(inf, "data_format",
+		    "%s supports data_format=\"NCHW\" only, not \"%s\"",
+		    inf->op->name, fmt);
+	return 0;
+}
+
 /* Read the attribute "name" of the operator of "inf" (conv2d or a
  * gradient of it), an integer or a list of 2
  * (height, width) or 4 (1, 1, height, width) integers, each at least 1,
@@ -170,16 +188,9 @@ sym__decode_conv2d(struct sym__infer *inf)
 		"group", "data_format", NULL };
 	int64_t *stride = inf->at.conv.stride, *dil = inf->at.conv.dilation;
 	int64_t *pad = inf->at.conv.pad, *group = &inf->at.conv.group;
-	const char *fmt;
 
-	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__attr_string(inf, "data_format", "NCHW", &fmt) < 0)
-		return -1;
-	if (strcmp(fmt, "NCHW"))
-		return sym__infer_fail_attr(inf, "data_format",
-		    "%s supports data_format=\"NCHW\" only, not \"%s\"",
-		    inf->op->name, fmt);
-	if (sym__attr_hw(inf, "stride", 1, stride) < 0 ||
+	if (sym__check_attrs_nchw(inf, known) < 0 ||
+	    sym__attr_hw(inf, "stride", 1, stride) < 0 ||
 	    sym__attr_hw(inf, "dilation", 1, dil) < 0 ||
 	    sym__attr_pads(inf, pad) < 0 ||
 	    sym__attr_int(inf, "group", 0, 1, group) < 0)
@@ -249,38 +260,23 @@ sym__rule_conv2d(struct sym__infer *inf)
 	return sym__out_shape(inf, inf->in[0]->dtype, 4, dims);
 }
 
-/* Check in "inf" that dy (input 0) has the dtype of the operands and
- * the shape "dims" of the output of the forward conv2d of x (input
- * "ix") by the weight (input "iw"); return 0 or -1. */
+/* Check in "inf" the operands of a gradient of conv2d: those of the
+ * forward conv2d of x (input "ix") by the weight (input "iw"), and dy
+ * (input 0) of their dtype and of the shape of its output; append the
+ * gradient, of the shape of input 2 (x for conv2d_input_grad, the weight
+ * for conv2d_weight_grad). Return 0 or -1. */
 static int
-dy_like_output(struct sym__infer *inf, size_t ix, size_t iw,
-    sym_expr *const *dims)
+rule_grad(struct sym__infer *inf, size_t ix, size_t iw)
 {
-	const sym_shape *dy = inf->in[0];
-	sym_shape *want;
-	const char *txt;
+	sym_expr *dims[4];
 
-	if (sym__same_dtype(inf, ix, 0) < 0)
+	if (conv_dims(inf, ix, iw, dims) < 0 ||
+	    sym__same_dtype(inf, ix, 0) < 0 ||
+	    sym__require_dims_like(inf, 0, "dy ", 4, dims,
+	        sym__txt_printf(inf, "the output of conv2d of %s by %s",
+	            sym__in_name(inf, ix), sym__in_name(inf, iw))) < 0)
 		return -1;
-	if (dy->rank != 4) {
-		want = sym__shape_new(inf->ctx, dy->dtype, 4, dims);
-		txt = want ? sym__txt_dims(inf, want) : "?";
-		sym__shape_unref(want);
-		return sym__infer_fail(inf, 0,
-		    "dy %s of %s must have the shape of the output of conv2d "
-		    "of %s by %s, %s, but its shape is %s",
-		    sym__in_name(inf, 0), inf->op->name, sym__in_name(inf, ix),
-		    sym__in_name(inf, iw), txt, sym__txt_dims(inf, dy));
-	}
-	for (size_t d = 0; d < 4; d++)
-		if (sym__require_equal(inf, dy->dim[d], dims[d],
-		        "dimension %zu of dy %s (%s) must equal %s, dimension "
-		        "%zu of the output of conv2d of %s by %s",
-		        d, sym__in_name(inf, 0), sym__txt_expr(inf, dy->dim[d]),
-		        sym__txt_expr(inf, dims[d]), d, sym__in_name(inf, ix),
-		        sym__in_name(inf, iw)) < 0)
-			return -1;
-	return 0;
+	return sym__out_same(inf, 2);
 }
 
 /* The rule of conv2d_input_grad(dy, weight, x): the gradient of conv2d
@@ -289,12 +285,7 @@ dy_like_output(struct sym__infer *inf, size_t ix, size_t iw,
 int
 sym__rule_conv2d_input_grad(struct sym__infer *inf)
 {
-	sym_expr *dims[4];
-
-	if (conv_dims(inf, 2, 1, dims) < 0 ||
-	    dy_like_output(inf, 2, 1, dims) < 0)
-		return -1;
-	return sym__out_same(inf, 2);
+	return rule_grad(inf, 2, 1);
 }
 
 /* The rule of conv2d_weight_grad(dy, x, weight): the gradient of conv2d
@@ -302,10 +293,5 @@ sym__rule_conv2d_input_grad(struct sym__infer *inf)
 int
 sym__rule_conv2d_weight_grad(struct sym__infer *inf)
 {
-	sym_expr *dims[4];
-
-	if (conv_dims(inf, 1, 2, dims) < 0 ||
-	    dy_like_output(inf, 1, 2, dims) < 0)
-		return -1;
-	return sym__out_same(inf, 2);
+	return rule_grad(inf, 1, 2);
 }

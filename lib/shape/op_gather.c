@@ -28,29 +28,70 @@ sym__decode_gather(struct sym__infer *inf)
 	return sym__decode_gather_axis(inf, 0);
 }
 
-/* The rule of gather(params, indices): output params[:axis] + indices +
- * params[axis+1:] for the decoded axis; the indices have an integer
- * dtype. "inf" is the run. */
-int
-sym__rule_gather(struct sym__infer *inf)
+/* Return the dimensions of the gather of the table, input "ip" of "inf",
+ * by the indices, input "ii", along the table's axis "ax": table[:ax] +
+ * indices + table[ax+1:], their number in "*rank", in the scratch of
+ * "inf"; NULL when out of memory (an error on "inf"). */
+static sym_expr **
+gather_dims(struct sym__infer *inf, size_t ip, size_t ii, size_t ax,
+    size_t *rank)
 {
-	const sym_shape *p = inf->in[0], *ix = inf->in[1];
-	size_t rank, ax = inf->at.gather.axis, n = 0;
+	const sym_shape *p = inf->in[ip], *ix = inf->in[ii];
 	sym_expr **dims;
+	size_t n = 0;
 
-	if (sym__dtype_integer(inf, 1, "indices") < 0)
-		return -1;
-	rank = p->rank - 1 + ix->rank;
-	dims = sym__scratch(inf, rank, sizeof(*dims));
-	if (!dims)
-		return sym__infer_nomem(inf);
+	*rank = p->rank - 1 + ix->rank;
+	dims = sym__scratch(inf, *rank, sizeof(*dims));
+	if (!dims) {
+		sym__infer_nomem(inf);
+		return NULL;
+	}
 	for (size_t i = 0; i < ax; i++)
 		dims[n++] = p->dim[i];
 	for (size_t i = 0; i < ix->rank; i++)
 		dims[n++] = ix->dim[i];
 	for (size_t i = ax + 1; i < p->rank; i++)
 		dims[n++] = p->dim[i];
-	return sym__out_shape(inf, p->dtype, rank, dims);
+	return dims;
+}
+
+/* Check in "inf" the gather of the table, input "ip", by the indices,
+ * input "ii", of an integer dtype, along the decoded axis; return the
+ * dimensions of its output (see gather_dims), their number in "*rank",
+ * or NULL on error. */
+sym_expr **
+sym__gather_dims(struct sym__infer *inf, size_t ip, size_t ii, size_t *rank)
+{
+	if (sym__dtype_integer(inf, ii, "indices") < 0)
+		return NULL;
+	return gather_dims(inf, ip, ii, inf->at.gather.axis, rank);
+}
+
+/* Check in "inf" the embedding of the ids, input "ii", of an integer
+ * dtype, in the table [V, D], input "it"; return the dimensions ids.shape
+ * + [D] of its output (the gather of the table along axis 0), their
+ * number in "*rank", or NULL on error. */
+sym_expr **
+sym__embedding_dims(struct sym__infer *inf, size_t ii, size_t it, size_t *rank)
+{
+	if (sym__dtype_integer(inf, ii, "ids") < 0 ||
+	    sym__rank_is(inf, it, 2) < 0)
+		return NULL;
+	return gather_dims(inf, it, ii, 0, rank);
+}
+
+/* The rule of gather(params, indices): output params[:axis] + indices +
+ * params[axis+1:] for the decoded axis; the indices have an integer
+ * dtype. "inf" is the run. */
+int
+sym__rule_gather(struct sym__infer *inf)
+{
+	size_t rank;
+	sym_expr **dims = sym__gather_dims(inf, 0, 1, &rank);
+
+	if (!dims)
+		return -1;
+	return sym__out_shape(inf, inf->in[0]->dtype, rank, dims);
 }
 
 /* The rule of embedding(ids, table): integer ids and a table [V, D] give
@@ -58,19 +99,12 @@ sym__rule_gather(struct sym__infer *inf)
 int
 sym__rule_embedding(struct sym__infer *inf)
 {
-	const sym_shape *ids = inf->in[0], *t = inf->in[1];
-	sym_expr **dims;
+	size_t rank;
+	sym_expr **dims = sym__embedding_dims(inf, 0, 1, &rank);
 
-	if (sym__dtype_integer(inf, 0, "ids") < 0 ||
-	    sym__rank_is(inf, 1, 2) < 0)
-		return -1;
-	dims = sym__scratch(inf, ids->rank + 1, sizeof(*dims));
 	if (!dims)
-		return sym__infer_nomem(inf);
-	for (size_t i = 0; i < ids->rank; i++)
-		dims[i] = ids->dim[i];
-	dims[ids->rank] = t->dim[1];
-	return sym__out_shape(inf, t->dtype, ids->rank + 1, dims);
+		return -1;
+	return sym__out_shape(inf, inf->in[1]->dtype, rank, dims);
 }
 
 /* Return the depth of one_hot in "inf": the required attribute depth, an

@@ -102,42 +102,13 @@ sym__decode_reduce_grad(struct sym__infer *inf)
 static int
 reduced_like_x(struct sym__infer *inf, size_t i)
 {
-	const sym_shape *x = inf->in[1], *g = inf->in[i];
-	const unsigned char *mark = inf->at.reduce.mark;
-	int keep = inf->at.reduce.keep_dims;
-	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
-	sym_expr *one = sym__tmp(inf, sym__const(inf->ctx, 1));
-	sym_shape *want;
-	size_t rank = 0;
-	const char *txt;
+	size_t rank;
+	sym_expr **dims = sym__reduced_dims(inf, 1, &rank);
 
-	if (!dims || !one)
-		return sym__infer_nomem(inf);
-	if (sym__same_dtype(inf, 1, i) < 0)
+	if (!dims || sym__same_dtype(inf, 1, i) < 0)
 		return -1;
-	for (size_t d = 0; d < x->rank; d++)
-		if (!mark[d])
-			dims[rank++] = x->dim[d];
-		else if (keep)
-			dims[rank++] = one;
-	if (g->rank != rank) {
-		want = sym__shape_new(inf->ctx, x->dtype, rank, dims);
-		txt = want ? sym__txt_dims(inf, want) : "?";
-		sym__shape_unref(want);
-		return sym__infer_fail(inf, (int)i,
-		    "%s of %s must have the shape of %s reduced, %s, but its "
-		    "shape is %s",
-		    sym__in_name(inf, i), inf->op->name, sym__in_name(inf, 1),
-		    txt, sym__txt_dims(inf, g));
-	}
-	for (size_t d = 0; d < rank; d++)
-		if (sym__require_equal(inf, g->dim[d], dims[d],
-		        "dimension %zu of %s (%s) must equal %s, the size of "
-		        "%s reduced there",
-		        d, sym__in_name(inf, i), sym__txt_expr(inf, g->dim[d]),
-		        sym__txt_expr(inf, dims[d]), sym__in_name(inf, 1)) < 0)
-			return -1;
-	return 0;
+	return sym__require_dims_like(inf, i, "", rank, dims,
+	    sym__txt_printf(inf, "%s reduced", sym__in_name(inf, 1)));
 }
 
 /* The rule of reduce_sum_grad(dy, x), reduce_mean_grad(dy, x) and
@@ -155,13 +126,11 @@ sym__rule_reduce_grad(struct sym__infer *inf)
 
 /* The rule of softmax_grad(dy, y) and log_softmax_grad(dy, y), whose
  * decoder is softmax's: two floating-point operands of one dtype and
- * shape; "inf" is the run. */
+ * shape, as for the unary gradients; "inf" is the run. */
 int
 sym__rule_softmax_grad(struct sym__infer *inf)
 {
-	if (same_float(inf, 0, 1) < 0)
-		return -1;
-	return sym__out_same(inf, 0);
+	return sym__rule_grad_unary(inf);
 }
 
 /* The decoder of layer_norm_grad: the attributes of layer_norm
@@ -180,27 +149,10 @@ sym__decode_layer_norm_grad(struct sym__infer *inf)
 int
 sym__rule_layer_norm_grad(struct sym__infer *inf)
 {
-	const sym_shape *x = inf->in[1], *g = inf->in[2];
-	size_t from = inf->at.norm.begin_params;
-	sym_shape *tail;
-	const char *want;
-
-	if (same_float(inf, 1, 0) < 0 || sym__same_dtype(inf, 1, 2) < 0)
+	if (same_float(inf, 1, 0) < 0 ||
+	    sym__check_norm_param(inf, 1, 2, "gamma",
+	        inf->at.norm.begin_params) < 0)
 		return -1;
-	if (g->rank != x->rank - from) {
-		tail = sym__shape_new(inf->ctx, x->dtype, x->rank - from,
-		    x->dim + from);
-		want = tail ? sym__txt_dims(inf, tail) : "?";
-		sym__shape_unref(tail);
-		return sym__infer_fail(inf, 2,
-		    "gamma %s of layer_norm_grad must have the shape of %s "
-		    "from dimension %zu on, %s, but its shape is %s",
-		    sym__in_name(inf, 2), sym__in_name(inf, 1), from, want,
-		    sym__txt_dims(inf, g));
-	}
-	for (size_t j = 0; j < g->rank; j++)
-		if (sym__require_dims_equal(inf, 2, j, 1, from + j) < 0)
-			return -1;
 	if (sym__out_same(inf, 1) < 0 || sym__out_same(inf, 2) < 0 ||
 	    sym__out_same(inf, 2) < 0)
 		return -1;
@@ -217,35 +169,17 @@ sym__rule_extremum_grad(struct sym__infer *inf)
 {
 	size_t ra = inf->in[1]->rank, rb = inf->in[2]->rank;
 	size_t n = ra > rb ? ra : rb;
-	const sym_shape *dy = inf->in[0];
 	sym_expr **dims = sym__scratch(inf, n ? n : 1, sizeof(*dims));
-	sym_shape *want;
-	const char *txt;
 
 	if (!dims)
 		return sym__infer_nomem(inf);
 	if (sym__dtype_float(inf, 0) < 0 || sym__same_dtype(inf, 0, 1) < 0 ||
 	    sym__same_dtype(inf, 0, 2) < 0 ||
-	    sym__broadcast(inf, 1, ra, 2, rb, dims) < 0)
+	    sym__broadcast(inf, 1, ra, 2, rb, dims) < 0 ||
+	    sym__require_dims_like(inf, 0, "dy ", n, dims,
+	        sym__txt_printf(inf, "%s and %s broadcast",
+	            sym__in_name(inf, 1), sym__in_name(inf, 2))) < 0)
 		return -1;
-	if (dy->rank != n) {
-		want = sym__shape_new(inf->ctx, dy->dtype, n, dims);
-		txt = want ? sym__txt_dims(inf, want) : "?";
-		sym__shape_unref(want);
-		return sym__infer_fail(inf, 0,
-		    "dy %s of %s must have the shape %s and %s broadcast to, "
-		    "%s, but its shape is %s",
-		    sym__in_name(inf, 0), inf->op->name, sym__in_name(inf, 1),
-		    sym__in_name(inf, 2), txt, sym__txt_dims(inf, dy));
-	}
-	for (size_t d = 0; d < n; d++)
-		if (sym__require_equal(inf, dy->dim[d], dims[d],
-		        "dimension %zu of dy %s (%s) must equal %s, dimension "
-		        "%zu of %s and %s broadcast",
-		        d, sym__in_name(inf, 0), sym__txt_expr(inf, dy->dim[d]),
-		        sym__txt_expr(inf, dims[d]), d, sym__in_name(inf, 1),
-		        sym__in_name(inf, 2)) < 0)
-			return -1;
 	if (sym__out_same(inf, 0) < 0 || sym__out_same(inf, 0) < 0)
 		return -1;
 	return 0;
@@ -266,30 +200,9 @@ static int
 dy_like(struct sym__infer *inf, size_t it, size_t rank, sym_expr *const *dims,
     const char *what)
 {
-	const sym_shape *dy = inf->in[0];
-	sym_shape *want;
-	const char *txt;
-
 	if (sym__dtype_float(inf, 0) < 0 || sym__same_dtype(inf, 0, it) < 0)
 		return -1;
-	if (dy->rank != rank) {
-		want = sym__shape_new(inf->ctx, dy->dtype, rank, dims);
-		txt = want ? sym__txt_dims(inf, want) : "?";
-		sym__shape_unref(want);
-		return sym__infer_fail(inf, 0,
-		    "dy %s of %s must have the shape of %s, %s, but its shape "
-		    "is %s",
-		    sym__in_name(inf, 0), inf->op->name, what, txt,
-		    sym__txt_dims(inf, dy));
-	}
-	for (size_t d = 0; d < rank; d++)
-		if (sym__require_equal(inf, dy->dim[d], dims[d],
-		        "dimension %zu of dy %s (%s) must equal %s, dimension "
-		        "%zu of %s",
-		        d, sym__in_name(inf, 0), sym__txt_expr(inf, dy->dim[d]),
-		        sym__txt_expr(inf, dims[d]), d, what) < 0)
-			return -1;
-	return 0;
+	return sym__require_dims_like(inf, 0, "dy ", rank, dims, what);
 }
 
 /* The rule of gather_grad(dy, indices, params): dy of the shape of
@@ -299,21 +212,11 @@ dy_like(struct sym__infer *inf, size_t it, size_t rank, sym_expr *const *dims,
 int
 sym__rule_gather_grad(struct sym__infer *inf)
 {
-	const sym_shape *p = inf->in[2], *ix = inf->in[1];
-	size_t ax = inf->at.gather.axis, n = 0, rank = p->rank - 1 + ix->rank;
-	sym_expr **dims = sym__scratch(inf, rank ? rank : 1, sizeof(*dims));
+	size_t rank;
+	sym_expr **dims = sym__gather_dims(inf, 2, 1, &rank);
 
-	if (!dims)
-		return sym__infer_nomem(inf);
-	if (sym__dtype_integer(inf, 1, "indices") < 0)
-		return -1;
-	for (size_t i = 0; i < ax; i++)
-		dims[n++] = p->dim[i];
-	for (size_t i = 0; i < ix->rank; i++)
-		dims[n++] = ix->dim[i];
-	for (size_t i = ax + 1; i < p->rank; i++)
-		dims[n++] = p->dim[i];
-	if (dy_like(inf, 2, rank, dims, "the gather of params by indices") < 0)
+	if (!dims ||
+	    dy_like(inf, 2, rank, dims, "the gather of params by indices") < 0)
 		return -1;
 	return sym__out_same(inf, 2);
 }
@@ -325,19 +228,12 @@ sym__rule_gather_grad(struct sym__infer *inf)
 int
 sym__rule_embedding_grad(struct sym__infer *inf)
 {
-	const sym_shape *ids = inf->in[1], *t = inf->in[2];
-	sym_expr **dims = sym__scratch(inf, ids->rank + 1, sizeof(*dims));
+	size_t rank;
+	sym_expr **dims = sym__embedding_dims(inf, 1, 2, &rank);
 
-	if (!dims)
-		return sym__infer_nomem(inf);
-	if (sym__dtype_integer(inf, 1, "ids") < 0 ||
-	    sym__rank_is(inf, 2, 2) < 0)
-		return -1;
-	for (size_t i = 0; i < ids->rank; i++)
-		dims[i] = ids->dim[i];
-	dims[ids->rank] = t->dim[1];
-	if (dy_like(inf, 2, ids->rank + 1, dims,
-	        "the embedding of ids in the table") < 0)
+	if (!dims ||
+	    dy_like(inf, 2, rank, dims, "the embedding of ids in the table") <
+	        0)
 		return -1;
 	return sym__out_same(inf, 2);
 }

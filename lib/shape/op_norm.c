@@ -36,31 +36,27 @@ sym__decode_softmax(struct sym__infer *inf)
 	return sym__axes(inf, "axis", axes, n, x->rank, 0, mark);
 }
 
-/* Check that input "p" of layer_norm in "inf" (gamma or beta, called
- * "role") has the dimensions of input 0 from "from" on; return 0 or -1. */
-static int
-check_param(struct sym__infer *inf, size_t p, const char *role, size_t from)
+/* Check that input "p" of "inf" (gamma or beta of layer_norm or of its
+ * gradient, called "role") has the dtype of x, input "ix", and its
+ * dimensions from "from" on; return 0 or -1. */
+int
+sym__check_norm_param(struct sym__infer *inf, size_t ix, size_t p,
+    const char *role, size_t from)
 {
-	const sym_shape *x = inf->in[0], *g = inf->in[p];
+	const sym_shape *x = inf->in[ix], *g = inf->in[p];
 
-	sym_shape *tail;
-	const char *want;
-
-	if (sym__same_dtype(inf, 0, p) < 0)
+	if (sym__same_dtype(inf, ix, p) < 0)
 		return -1;
-	if (g->rank != x->rank - from) {
-		tail = sym__shape_new(inf->ctx, x->dtype, x->rank - from,
-		    x->dim + from);
-		want = tail ? sym__txt_dims(inf, tail) : "?";
-		sym__shape_unref(tail);
+	if (g->rank != x->rank - from)
 		return sym__infer_fail(inf, (int)p,
-		    "%s %s of layer_norm must have the shape of %s from "
-		    "dimension %zu on, %s, but its shape is %s",
-		    role, sym__in_name(inf, p), sym__in_name(inf, 0), from,
-		    want, sym__txt_dims(inf, g));
-	}
+		    "%s %s of %s must have the shape of %s from dimension %zu "
+		    "on, %s, but its shape is %s",
+		    role, sym__in_name(inf, p), inf->op->name,
+		    sym__in_name(inf, ix), from,
+		    sym__txt_dim_list(inf, x->rank - from, x->dim + from),
+		    sym__txt_dims(inf, g));
 	for (size_t j = 0; j < g->rank; j++)
-		if (sym__require_dims_equal(inf, p, j, 0, from + j) < 0)
+		if (sym__require_dims_equal(inf, p, j, ix, from + j) < 0)
 			return -1;
 	return 0;
 }
@@ -140,8 +136,8 @@ sym__rule_layer_norm(struct sym__infer *inf)
 	size_t params = inf->at.norm.begin_params;
 
 	if (sym__dtype_float(inf, 0) < 0 ||
-	    check_param(inf, 1, "gamma", params) < 0 ||
-	    check_param(inf, 2, "beta", params) < 0 ||
+	    sym__check_norm_param(inf, 0, 1, "gamma", params) < 0 ||
+	    sym__check_norm_param(inf, 0, 2, "beta", params) < 0 ||
 	    sym__out_same(inf, 0) < 0)
 		return -1;
 	return inf->n_out_wanted == 3 ? stats_outputs(inf, norm) : 0;

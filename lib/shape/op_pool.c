@@ -21,8 +21,6 @@
  * stride, so C = pad_a - 1 + min(0, pad_b + stride - span - 1): one
  * floordiv over symbols in both modes.
  */
-#include <string.h>
-
 #include "shape/shape_private.h"
 
 /* Store in "*c" the constant C of the extent floor(("size" + C) /
@@ -86,15 +84,9 @@ sym__decode_pool(struct sym__infer *inf)
 	int max = inf->op->id == SYM__OP_MAX_POOL2D ||
 	    inf->op->id == SYM__OP_MAX_POOL2D_GRAD;
 	int64_t *k = inf->at.pool.kernel, *pad = inf->at.pool.pad;
-	const char *fmt;
 
-	if (sym__check_attrs(inf, max ? known_max : known_avg) < 0 ||
-	    sym__attr_string(inf, "data_format", "NCHW", &fmt) < 0)
+	if (sym__check_attrs_nchw(inf, max ? known_max : known_avg) < 0)
 		return -1;
-	if (strcmp(fmt, "NCHW"))
-		return sym__infer_fail_attr(inf, "data_format",
-		    "%s supports data_format=\"NCHW\" only, not \"%s\"",
-		    inf->op->name, fmt);
 	if (!sym__attrs_find(inf->attrs, "kernel"))
 		return sym__infer_fail_attr(inf, "kernel",
 		    "%s needs attribute kernel (for example kernel=2 or "
@@ -195,28 +187,15 @@ sym__rule_pool2d(struct sym__infer *inf)
 static int
 dy_like(struct sym__infer *inf, size_t rank, sym_expr *const *dims)
 {
-	const sym_shape *dy = inf->in[0];
 	const char *fwd = inf->op->id == SYM__OP_MAX_POOL2D_GRAD ? "max_pool2d"
 	    : inf->op->id == SYM__OP_AVG_POOL2D_GRAD             ? "avg_pool2d"
 	                                             : "global_avg_pool";
 
 	if (sym__same_dtype(inf, 1, 0) < 0)
 		return -1;
-	if (dy->rank != rank)
-		return sym__infer_fail(inf, 0,
-		    "dy %s of %s must have the rank %zu of the output of %s "
-		    "of %s, but its shape is %s",
-		    sym__in_name(inf, 0), inf->op->name, rank, fwd,
-		    sym__in_name(inf, 1), sym__txt_dims(inf, dy));
-	for (size_t d = 0; d < rank; d++)
-		if (sym__require_equal(inf, dy->dim[d], dims[d],
-		        "dimension %zu of dy %s (%s) must equal %s, dimension "
-		        "%zu of the output of %s of %s",
-		        d, sym__in_name(inf, 0), sym__txt_expr(inf, dy->dim[d]),
-		        sym__txt_expr(inf, dims[d]), d, fwd,
-		        sym__in_name(inf, 1)) < 0)
-			return -1;
-	return 0;
+	return sym__require_dims_like(inf, 0, "dy ", rank, dims,
+	    sym__txt_printf(inf, "the output of %s of %s", fwd,
+	        sym__in_name(inf, 1)));
 }
 
 /* The rule of max_pool2d_grad(dy, x) and avg_pool2d_grad(dy, x): x's

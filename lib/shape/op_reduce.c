@@ -5,6 +5,24 @@
  */
 #include "shape/shape_private.h"
 
+/* Start decoding a reduction over the "rank" dimensions of an input of
+ * "inf": its marks (one flag per dimension, none set yet) into
+ * inf->at.reduce, its attributes checked against "known" and keep_dims
+ * (default false) read; return the marks, or NULL on error. */
+static unsigned char *
+decode_marks(struct sym__infer *inf, size_t rank, const char *const *known)
+{
+	unsigned char *mark = sym__at_alloc(inf, rank, 1);
+
+	if (!mark)
+		return NULL;
+	inf->at.reduce.mark = mark;
+	if (sym__check_attrs(inf, known) < 0 ||
+	    sym__attr_bool(inf, "keep_dims", 0, &inf->at.reduce.keep_dims) < 0)
+		return NULL;
+	return mark;
+}
+
 /* Decode axis and keep_dims of a reduction over the dimensions of input
  * "i" of "inf" into inf->at.reduce ("mark" has one flag per dimension);
  * return 0 or -1. */
@@ -13,16 +31,10 @@ sym__decode_reduce_axes(struct sym__infer *inf, size_t i)
 {
 	static const char *const known[] = { "axis", "keep_dims", NULL };
 	size_t rank = inf->in[i]->rank, n;
-	unsigned char *mark = sym__at_alloc(inf, rank, 1);
+	unsigned char *mark = decode_marks(inf, rank, known);
 	int64_t *axes;
 
-	if (!mark)
-		return -1;
-	inf->at.reduce.mark = mark;
-	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__attr_bool(inf, "keep_dims", 0, &inf->at.reduce.keep_dims) <
-	        0 ||
-	    sym__attr_ints(inf, "axis", 1, &axes, &n) < 0)
+	if (!mark || sym__attr_ints(inf, "axis", 1, &axes, &n) < 0)
 		return -1;
 	for (size_t d = 0; d < rank && n == 0; d++)
 		mark[d] = 1;
@@ -41,6 +53,31 @@ sym__decode_reduce(struct sym__infer *inf)
 	return sym__decode_reduce_axes(inf, 0);
 }
 
+/* Return the dimensions of input "i" of "inf" reduced over those the
+ * decoder marked (removed, or kept as 1 with keep_dims), their number in
+ * "*rank", in the scratch of "inf"; NULL when out of memory (an error on
+ * "inf"). */
+sym_expr **
+sym__reduced_dims(struct sym__infer *inf, size_t i, size_t *rank)
+{
+	const sym_shape *x = inf->in[i];
+	const unsigned char *mark = inf->at.reduce.mark;
+	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
+	sym_expr *one = sym__tmp(inf, sym__const(inf->ctx, 1));
+
+	if (!dims || !one) {
+		sym__infer_nomem(inf);
+		return NULL;
+	}
+	*rank = 0;
+	for (size_t d = 0; d < x->rank; d++)
+		if (!mark[d])
+			dims[(*rank)++] = x->dim[d];
+		else if (inf->at.reduce.keep_dims)
+			dims[(*rank)++] = one;
+	return dims;
+}
+
 /* The rule of the reductions: the dimensions the decoder marked are
  * removed, or kept as 1 with keep_dims. The result keeps the input's
  * dtype, except reduce_sum of bool, which counts the true elements into
@@ -51,16 +88,10 @@ sym__decode_reduce(struct sym__infer *inf)
 int
 sym__rule_reduce(struct sym__infer *inf)
 {
-	const sym_shape *x = inf->in[0];
-	const unsigned char *mark = inf->at.reduce.mark;
-	int keep = inf->at.reduce.keep_dims;
-	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
-	sym_expr *one = sym__tmp(inf, sym__const(inf->ctx, 1));
-	sym_dtype dt = x->dtype;
-	size_t rank = 0;
+	sym_dtype dt = inf->in[0]->dtype;
+	sym_expr **dims;
+	size_t rank;
 
-	if (!dims || !one)
-		return sym__infer_nomem(inf);
 	if (inf->op->id == SYM__OP_REDUCE_MEAN &&
 	    sym__dtype_numeric(inf, 0) < 0)
 		return -1;
@@ -73,11 +104,9 @@ sym__rule_reduce(struct sym__infer *inf)
 		return -1;
 	if (inf->op->id == SYM__OP_REDUCE_SUM && dt == SYM_DT_BOOL)
 		dt = SYM_DT_I32;
-	for (size_t i = 0; i < x->rank; i++)
-		if (!mark[i])
-			dims[rank++] = x->dim[i];
-		else if (keep)
-			dims[rank++] = one;
+	dims = sym__reduced_dims(inf, 0, &rank);
+	if (!dims)
+		return -1;
 	return sym__out_shape(inf, dt, rank, dims);
 }
 
@@ -156,17 +185,11 @@ sym__decode_arg(struct sym__infer *inf)
 	static const char *const known[] = { "axis", "keep_dims", "dtype",
 		NULL };
 	size_t rank = inf->in[0]->rank;
-	unsigned char *mark = sym__at_alloc(inf, rank ? rank : 1, 1);
+	unsigned char *mark = decode_marks(inf, rank, known);
 	int64_t axis;
 	sym_dtype dt;
 
-	if (!mark)
-		return -1;
-	inf->at.reduce.mark = mark;
-	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__attr_bool(inf, "keep_dims", 0, &inf->at.reduce.keep_dims) <
-	        0 ||
-	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
+	if (!mark || sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
 	    sym__attr_dtype(inf, "dtype", 0, SYM_DT_I64, &dt) < 0 ||
 	    sym__axis(inf, "axis", axis, rank, 0, &inf->at.reduce.axis) < 0)
 		return -1;
@@ -180,24 +203,16 @@ sym__decode_arg(struct sym__infer *inf)
 }
 
 /* The rule of argmax and argmin: a numeric input (not bool), its axis
- * removed (kept as 1 with keep_dims), indices of the decoded dtype. "inf"
- * is the run. */
+ * (the one the decoder marked) removed, or kept as 1 with keep_dims;
+ * indices of the decoded dtype. "inf" is the run. */
 int
 sym__rule_arg(struct sym__infer *inf)
 {
-	const sym_shape *x = inf->in[0];
-	sym_expr **dims = sym__scratch(inf, x->rank, sizeof(*dims));
-	sym_expr *one = sym__tmp(inf, sym__const(inf->ctx, 1));
-	size_t rank = 0;
+	sym_expr **dims;
+	size_t rank;
 
-	if (!dims || !one)
-		return sym__infer_nomem(inf);
-	if (sym__dtype_numeric(inf, 0) < 0)
+	if (sym__dtype_numeric(inf, 0) < 0 ||
+	    !(dims = sym__reduced_dims(inf, 0, &rank)))
 		return -1;
-	for (size_t d = 0; d < x->rank; d++)
-		if (d != inf->at.reduce.axis)
-			dims[rank++] = x->dim[d];
-		else if (inf->at.reduce.keep_dims)
-			dims[rank++] = one;
 	return sym__out_shape(inf, inf->at.reduce.dtype, rank, dims);
 }

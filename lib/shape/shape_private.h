@@ -80,6 +80,13 @@ struct sym__req {
 	char *what; /* "dimension 1 of x must equal ..." */
 };
 
+/* Scratch that a run of a shape rule keeps until its end: an expression
+ * (an internal reference) or malloc'ed memory. */
+struct sym__kept {
+	void *p;
+	int expr; /* "p" is an expression */
+};
+
 /*
  * What a shape rule sees and produces. Inputs are the current (unified)
  * shapes of the operands; "in_name" gives their value names for messages.
@@ -108,10 +115,8 @@ struct sym__infer {
 	const char *error_attr; /* attribute it is about, or NULL */
 	/* Scratch of one run, released when sym__infer_run returns:
 	 * expressions (internal references) and memory (texts, arrays). */
-	sym_expr **tmp;
-	size_t n_tmp, cap_tmp;
-	void **mem;
-	size_t n_mem, cap_mem;
+	struct sym__kept *kept;
+	size_t n_kept, cap_kept;
 };
 
 typedef int (*sym__shape_rule)(struct sym__infer *inf);
@@ -174,12 +179,9 @@ int sym__infer_fail_attr(struct sym__infer *inf, const char *attr,
 /* The requirements borrow their expressions; those whose sides differ
  * by a constant are decided at once (dropped, or a structural error with
  * their message). */
-int sym__require_equal_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-int sym__require_ge_fn(struct sym__infer *inf, sym_expr *a, sym_expr *b,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-int sym__require_divisible_fn(struct sym__infer *inf, sym_expr *a, int64_t k,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int sym__require_fn(struct sym__infer *inf, enum sym__req_kind kind,
+    sym_expr *a, sym_expr *b, int64_t k, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 int sym__trivially_ge(sym_expr *a, sym_expr *b);
 int sym__trivially_divisible(sym_expr *a, int64_t k);
 
@@ -188,27 +190,28 @@ int sym__trivially_divisible(sym_expr *a, int64_t k);
  * evaluating their message arguments, which may print expressions: rules
  * state thousands of requirements that hold trivially.
  */
-#define sym__require_equal(inf, a, b, ...)                             \
-	__extension__({                                                \
-		sym_expr *a_ = (a), *b_ = (b);                         \
-		a_ &&a_ == b_                                          \
-		    ? 0                                                \
-		    : sym__require_equal_fn(inf, a_, b_, __VA_ARGS__); \
+#define sym__require_equal(inf, a, b, ...)                                   \
+	__extension__({                                                      \
+		sym_expr *a_ = (a), *b_ = (b);                               \
+		a_ &&a_ == b_ ? 0                                            \
+		              : sym__require_fn(inf, SYM__REQ_EQUAL, a_, b_, \
+		                    0, __VA_ARGS__);                         \
 	})
-#define sym__require_ge(inf, a, b, ...)                             \
-	__extension__({                                             \
-		sym_expr *a_ = (a), *b_ = (b);                      \
-		sym__trivially_ge(a_, b_)                           \
-		    ? 0                                             \
-		    : sym__require_ge_fn(inf, a_, b_, __VA_ARGS__); \
+#define sym__require_ge(inf, a, b, ...)                                       \
+	__extension__({                                                       \
+		sym_expr *a_ = (a), *b_ = (b);                                \
+		sym__trivially_ge(a_, b_) ? 0                                 \
+		                          : sym__require_fn(inf, SYM__REQ_GE, \
+		                                a_, b_, 0, __VA_ARGS__);      \
 	})
-#define sym__require_divisible(inf, a, k, ...)                             \
-	__extension__({                                                    \
-		sym_expr *a_ = (a);                                        \
-		int64_t k_ = (k);                                          \
-		sym__trivially_divisible(a_, k_)                           \
-		    ? 0                                                    \
-		    : sym__require_divisible_fn(inf, a_, k_, __VA_ARGS__); \
+#define sym__require_divisible(inf, a, k, ...)                               \
+	__extension__({                                                      \
+		sym_expr *a_ = (a);                                          \
+		int64_t k_ = (k);                                            \
+		sym__trivially_divisible(a_, k_)                             \
+		    ? 0                                                      \
+		    : sym__require_fn(inf, SYM__REQ_DIVISIBLE, a_, NULL, k_, \
+		          __VA_ARGS__);                                      \
 	})
 
 /* Helpers of the rules (lib/shape/infer.c and rule_util.c). Expressions
@@ -218,6 +221,10 @@ sym_expr *sym__tmp(struct sym__infer *inf, sym_expr *e);
 void *sym__scratch(struct sym__infer *inf, size_t n, size_t size);
 const char *sym__txt_expr(struct sym__infer *inf, const sym_expr *e);
 const char *sym__txt_dims(struct sym__infer *inf, const sym_shape *s);
+const char *sym__txt_dim_list(struct sym__infer *inf, size_t rank,
+    sym_expr *const *dims);
+const char *sym__txt_printf(struct sym__infer *inf, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 const char *sym__in_name(const struct sym__infer *inf, size_t i);
 int sym__infer_nomem(struct sym__infer *inf);
 int sym__const_sign(const sym_expr *e);
@@ -227,6 +234,8 @@ int sym__out_shape(struct sym__infer *inf, sym_dtype dt, size_t rank,
 int sym__out_same(struct sym__infer *inf, size_t i);
 int sym__require_dims_equal(struct sym__infer *inf, size_t ia, size_t da,
     size_t ib, size_t db);
+int sym__require_dims_like(struct sym__infer *inf, size_t i, const char *role,
+    size_t rank, sym_expr *const *dims, const char *what);
 
 int sym__check_attrs(struct sym__infer *inf, const char *const *known);
 int sym__attr_bool(struct sym__infer *inf, const char *name, int def, int *v);
@@ -243,6 +252,8 @@ int sym__attr_ints(struct sym__infer *inf, const char *name, int scalar_ok,
 int sym__axis(struct sym__infer *inf, const char *attr, int64_t axis,
     size_t rank, size_t i, size_t *out);
 int sym__decode_reduce_axes(struct sym__infer *inf, size_t i);
+/* The dimensions of input "i" reduced as decoded (op_reduce.c). */
+sym_expr **sym__reduced_dims(struct sym__infer *inf, size_t i, size_t *rank);
 int sym__axes(struct sym__infer *inf, const char *attr, const int64_t *axes,
     size_t n, size_t rank, size_t i, unsigned char *mark);
 int sym__rank_at_least(struct sym__infer *inf, size_t i, size_t rank);
@@ -323,6 +334,10 @@ int sym__decode_layer_norm(struct sym__infer *inf);
 /* The attributes layer_norm and layer_norm_grad share, for the rank of
  * input "x" (op_norm.c). */
 int sym__decode_layer_norm_attrs(struct sym__infer *inf, size_t x);
+/* The check of gamma or beta, input "p", against x, input "ix"
+ * (op_norm.c). */
+int sym__check_norm_param(struct sym__infer *inf, size_t ix, size_t p,
+    const char *role, size_t from);
 int sym__rule_layer_norm(struct sym__infer *inf);
 int sym__decode_batch_norm(struct sym__infer *inf);
 int sym__rule_batch_norm(struct sym__infer *inf);
@@ -336,6 +351,13 @@ int sym__rule_batch_norm_update(struct sym__infer *inf);
 int sym__rule_batch_norm_grad_params(struct sym__infer *inf);
 int sym__rule_batch_norm_grad(struct sym__infer *inf);
 int sym__decode_gather(struct sym__infer *inf);
+/* The checked output dimensions of the gather of input "ip" by input
+ * "ii" along the decoded axis, and of the embedding of input "ii" in
+ * input "it" (op_gather.c). */
+sym_expr **sym__gather_dims(struct sym__infer *inf, size_t ip, size_t ii,
+    size_t *rank);
+sym_expr **sym__embedding_dims(struct sym__infer *inf, size_t ii, size_t it,
+    size_t *rank);
 /* The axis attribute of gather and gather_grad, an axis of input
  * "table" (op_gather.c). */
 int sym__decode_gather_axis(struct sym__infer *inf, size_t table);
@@ -355,6 +377,7 @@ int sym__rule_conv2d_weight_grad(struct sym__infer *inf);
 int sym__attr_hw(struct sym__infer *inf, const char *name, int64_t def,
     int64_t *hw);
 int sym__attr_pads(struct sym__infer *inf, int64_t *p);
+int sym__check_attrs_nchw(struct sym__infer *inf, const char *const *known);
 int sym__decode_pool(struct sym__infer *inf);
 int sym__rule_pool2d(struct sym__infer *inf);
 int sym__rule_pool2d_grad(struct sym__infer *inf);
