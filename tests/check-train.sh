@@ -195,12 +195,13 @@ if ok check-search examples/auto_mlp.sg --steps 3 --batch 2048,64,1256 \
 fi
 SYM_TEST_WRAPPER=$wrapper
 # Under a cap that only b <= 23776 meets (optimizer sharding chosen by
-# the search from b = 22496 up), a run at b = 64 trains on the
-# first piece, and one at b = 32768 is refused before training, naming
-# its size and the range where no plan fits.
+# the search from b = 22496 up: level 1, then 2 from 23296 and 3 from
+# 23536, each only where the level below misses), a run at b = 64 trains
+# on the first piece, and one at b = 32768 is refused before training,
+# naming its size and the range where no plan fits.
 if ok search-cap-fits examples/auto_mlp.sg --steps 1 --batch 64 \
     --memory 100MiB; then
-	if ! grep -q "^shape-train: searched 4 operators: piece 1 of 8, \
+	if ! grep -q "^shape-train: searched 4 operators: piece 1 of 10, \
 64 <= b <= 1240, runs$" "$tmp/search-cap-fits.err"; then
 		fail search-cap-fits "no notice of the piece that runs"
 	else
