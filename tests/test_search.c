@@ -1218,6 +1218,69 @@ test_cap_level_between_samples(void **state)
 	sym_ctx_free(ctx);
 }
 
+/*
+ * The cost graph's model counts the block a producer keeps beside its
+ * value's until an all_reduce or reduce_scatter resolves it, as
+ * sym_graph_cost does. A 2-layer MLP with 8 classes under 400 MiB at b
+ * in [21232, 21648]: without that block the model took a 2 by 4 plan
+ * as fitting (it needs some 50 MB more), priced it over the cap and
+ * fell back to data parallelism, which does not fit past b = 21328:
+ * the search said no plan fits there. The 4 by 2 plan fits at levels
+ * 1, 2 and 3 up to 21648, each piece within the cap at both ends.
+ */
+static void
+test_cap_model_resolutions(void **state)
+{
+	static const int64_t lo[] = { 21232, 21328, 21640, 21648 },
+	                     hi[] = { 21320, 21632, 21640, 21648 };
+	const int64_t cap = 400 << 20;
+	sym_graph *g;
+	sym_ctx *ctx = parse("devices 8\n"
+	                     "symbol b divisor=8 min=21232 max=21648\n"
+	                     "input  x : f32[b, 1024]\n"
+	                     "input  y : i32[b]\n"
+	                     "param  w1 : f32[1024, 8192]\n"
+	                     "param  w2 : f32[8192, 8]\n"
+	                     "h = matmul(x, w1)\n"
+	                     "a = relu(h)\n"
+	                     "o = matmul(a, w2)\n"
+	                     "loss = softmax_cross_entropy(o, y)\n"
+	                     "output loss\n"
+	                     "minimize loss with sgd(0.1)\n"
+	                     "parallel auto\n",
+	    &g);
+	sym_search_options o = SYM_SEARCH_OPTIONS_INIT;
+	sym_search *s;
+
+	(void)state;
+	o.memory = cap;
+	o.max_evaluations = 1;
+	s = sym_graph_search(g, &o);
+	if (!s)
+		fail_msg("%s", sym_ctx_last_message(ctx));
+	assert_true(sym_search_n_probes(s) > 0);
+	assert_int_equal(sym_search_n_pieces(s), 4);
+	for (size_t i = 0; i < 4; i++) {
+		const sym_expr *mem = sym_search_piece_memory(s, i);
+		int64_t l, h;
+
+		assert_int_equal(sym_search_piece_range(s, i, 0, &l, &h), 0);
+		assert_int_equal(l, lo[i]);
+		assert_int_equal(h, hi[i]);
+		assert_int_equal(sym_search_piece_fit(s, i), SYM_SEARCH_FITS);
+		assert_int_equal(sym_search_piece_optimizer_shard(s, i),
+		    (int)i);
+		assert_true(at_b(ctx, mem, l) <= cap);
+		assert_true(at_b(ctx, mem, h) <= cap);
+		if (i > 0)
+			assert_string_equal(strategy_of(s, i, "h"),
+			    "((4, 1), (1, 2))");
+	}
+	sym_search_free(s);
+	sym_graph_free(g);
+	sym_ctx_free(ctx);
+}
+
 /* 65536 devices: the split vectors of a 4-dimensional input multiply
  * divisors past 64 bits (a product that wrapped to 0 divided the device
  * count: SIGFPE); the search finds the plan over every device. */
@@ -1485,6 +1548,7 @@ main(void)
 		cmocka_unit_test(test_partial_cap),
 		cmocka_unit_test(test_optimizer_shard_cap),
 		cmocka_unit_test(test_cap_level_between_samples),
+		cmocka_unit_test(test_cap_model_resolutions),
 		cmocka_unit_test(test_many_devices),
 		cmocka_unit_test(test_transformer),
 		cmocka_unit_test(test_two_symbols),

@@ -194,8 +194,8 @@ fused_saving(const sym_sharding *sh, size_t c)
  * sharding makes, the reduce_scatter of a gradient into its update's
  * shard or the all_gather of an update made on a shard back into its
  * param. */
-static int
-resolution_kept(const sym_sharding *sh, const struct sym__comm *m)
+int
+sym__cost_resolution_kept(const sym_sharding *sh, const struct sym__comm *m)
 {
 	const sym_value *v = m->pub.value;
 	const sym_node *n = v->producer;
@@ -378,7 +378,7 @@ comm_cost(struct acc *a, const sym_sharding *sh)
 			                              m->pub.consumer)
 			                              ->in_layout[m->pub.input],
 			        sym__value_shape((sym_value *)m->pub.value)));
-		else if (ns && resolution_kept(sh, m))
+		else if (ns && sym__cost_resolution_kept(sh, m))
 			resolution_memory(a, sh, m, &group, &node);
 	}
 	if (group && !a->failed) {

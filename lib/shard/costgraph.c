@@ -4,7 +4,8 @@
  * too many plans to price each by a sharding pass.
  *
  * The cost model (sym_graph_cost) is a sum: the operations of every node
- * on its blocks, the resolutions of its partial sums, the block of every
+ * on its blocks, the resolutions of its partial sums (their time, and
+ * the block the producer keeps until they run), the block of every
  * value, and the redistribution of every input whose layout differs from
  * what its consumer needs. Every node has an owner, a searched forward
  * operator whose strategy decides its layouts: itself; a backward node's
@@ -40,7 +41,11 @@
  * search prices the plans it keeps by a whole pass (sym_graph_cost): a
  * term that does not depend on its owner alone (a backward node the
  * pass could not derive from its forward node) makes the model's
- * ranking less sharp, never a reported cost wrong.
+ * ranking less sharp, never a reported cost wrong. Its memory counts
+ * what sym_graph_cost counts, except the buffers the executor shares at
+ * optimizer_shard 2 and 3 (the whole partial gradients, the gathered
+ * params), which it counts once each user: there it leans to more than
+ * the plan needs, rather than to a plan that only seems to fit.
  *
  * This file holds the model: its owners, edges and layouts, its
  * construction, and the values of its terms at a size (the sizes of

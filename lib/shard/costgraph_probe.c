@@ -3,7 +3,8 @@
  * The cost graph's probes (costgraph_private.h): probe pass k gives
  * every searched operator its candidate k (while k is below its count)
  * and records, for every owner it measures, the owner's term (operations,
- * its partial sums' resolutions, its values' blocks) as expressions of
+ * its partial sums' resolutions and the blocks they keep, its values'
+ * blocks) as expressions of
  * the symbols, and the layouts of its nodes' inputs and values interned
  * in the cost graph's pass.
  */
@@ -51,6 +52,35 @@ static int
 measures(const struct sym__cg *cg, size_t o, size_t k)
 {
 	return k < cg->n_cand[o];
+}
+
+/* Return 1 when the communication "m" of "sh", one without a consumer,
+ * leaves its value's producer a block beside the value's own that the
+ * owner's term counts (sym_graph_cost's resolutions): all but the
+ * all_gather of an update made on a shard back into its param, whose
+ * block the edge from the param into the update already counts. */
+static int
+kept_block(const sym_sharding *sh, const struct sym__comm *m)
+{
+	return sym_redist_n_steps(m->plan) > 0 &&
+	    sym__cost_resolution_kept(sh, m) &&
+	    sym_redist_step_kind(m->plan, 0) != SYM_REDIST_ALL_GATHER;
+}
+
+/* Return a new reference to the bytes of the block in which the
+ * producer of the value of "m" (a communication of "sh") writes it. */
+static sym_expr *
+kept_bytes(const sym_sharding *sh, const struct sym__comm *m)
+{
+	const sym_value *v = m->pub.value;
+	const sym_node *n = v->producer;
+
+	for (size_t k = 0; k < n->n_out; k++)
+		if (n->out[k] == v)
+			return sym__cost_block_bytes(
+			    sym_sharding_output_layout(sh, n, k),
+			    sym__value_shape((sym_value *)v));
+	return NULL;
 }
 
 /* Record the sharded graph of "s" (probe "k") into "cg": the terms and
@@ -107,8 +137,11 @@ record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
 		if (m->pub.consumer || !m->pub.value->producer)
 			continue;
 		o = cg->owner[m->pub.value->producer->index];
-		if (measures(cg, o, k))
-			add(&t->comm[o], sym__cg_steps_fs(s->ctx, m->plan));
+		if (!measures(cg, o, k))
+			continue;
+		add(&t->comm[o], sym__cg_steps_fs(s->ctx, m->plan));
+		if (kept_block(sh, m))
+			add(&t->mem[o], kept_bytes(sh, m));
 	}
 	for (size_t o = 0; o < cg->n_owner; o++) {
 		size_t oc = cg->oc0[o] + k;
