@@ -1169,6 +1169,25 @@ test_optimizer_shard_cap(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* Check that piece "i" of "s" (searched in "ctx" under the memory cap
+ * "cap") spans b in ["lo", "hi"], fits at optimizer_shard "level" and
+ * needs at most "cap" bytes at both ends. */
+static void
+check_fitting_piece(sym_ctx *ctx, const sym_search *s, size_t i, int64_t lo,
+    int64_t hi, int level, int64_t cap)
+{
+	const sym_expr *mem = sym_search_piece_memory(s, i);
+	int64_t l, h;
+
+	assert_int_equal(sym_search_piece_range(s, i, 0, &l, &h), 0);
+	assert_int_equal(l, lo);
+	assert_int_equal(h, hi);
+	assert_int_equal(sym_search_piece_fit(s, i), SYM_SEARCH_FITS);
+	assert_int_equal(sym_search_piece_optimizer_shard(s, i), level);
+	assert_true(at_b(ctx, mem, l) <= cap);
+	assert_true(at_b(ctx, mem, h) <= cap);
+}
+
 /*
  * A lower level that fits only below a sample. The MLP at b in [16384,
  * 17104] under 415 MB: no plan fits at levels 0 and 1; at level 2 the
@@ -1196,18 +1215,8 @@ test_cap_level_between_samples(void **state)
 		fail_msg("%s", sym_ctx_last_message(ctx));
 	assert_int_equal(sym_search_n_pieces(s), 2);
 	for (size_t i = 0; i < 2; i++) {
-		const sym_expr *mem = sym_search_piece_memory(s, i);
-		int64_t l, h;
-
-		assert_int_equal(sym_search_piece_range(s, i, 0, &l, &h), 0);
-		assert_int_equal(l, lo[i]);
-		assert_int_equal(h, hi[i]);
-		assert_int_equal(sym_search_piece_fit(s, i), SYM_SEARCH_FITS);
-		assert_int_equal(sym_search_piece_optimizer_shard(s, i),
-		    level[i]);
+		check_fitting_piece(ctx, s, i, lo[i], hi[i], level[i], cap);
 		assert_string_equal(strategy_of(s, i, "h"), "((4, 1), (1, 2))");
-		assert_true(at_b(ctx, mem, l) <= cap);
-		assert_true(at_b(ctx, mem, h) <= cap);
 	}
 	/* level 2's plan is over the cap at the first size of piece 2 */
 	assert_int_equal(at_b(ctx, sym_search_piece_memory(s, 0), 16992),
@@ -1261,17 +1270,7 @@ test_cap_model_resolutions(void **state)
 	assert_true(sym_search_n_probes(s) > 0);
 	assert_int_equal(sym_search_n_pieces(s), 4);
 	for (size_t i = 0; i < 4; i++) {
-		const sym_expr *mem = sym_search_piece_memory(s, i);
-		int64_t l, h;
-
-		assert_int_equal(sym_search_piece_range(s, i, 0, &l, &h), 0);
-		assert_int_equal(l, lo[i]);
-		assert_int_equal(h, hi[i]);
-		assert_int_equal(sym_search_piece_fit(s, i), SYM_SEARCH_FITS);
-		assert_int_equal(sym_search_piece_optimizer_shard(s, i),
-		    (int)i);
-		assert_true(at_b(ctx, mem, l) <= cap);
-		assert_true(at_b(ctx, mem, h) <= cap);
+		check_fitting_piece(ctx, s, i, lo[i], hi[i], (int)i, cap);
 		if (i > 0)
 			assert_string_equal(strategy_of(s, i, "h"),
 			    "((4, 1), (1, 2))");
