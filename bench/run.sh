@@ -67,6 +67,12 @@
 #                is skipped and said so; then 1 and 12 blocks on 8 devices
 #                over two nodes of four ranks, where layout strategies are
 #                candidates too: bench_search BLOCKS DEVICES RANKS_PER_NODE)
+#   BENCH_SEARCH_CAP the search under a memory cap (default
+#                ./bench/bench_search_cap: a two-layer MLP in training on
+#                4 and 8 devices under caps of 30 to 240 MB, the cost
+#                graph's answers against enumerating every plan, compared
+#                at about 2700 sizes each: where the cost graph's is
+#                worse, where better, and its worst ratio of times)
 #   BENCH_SWITCH the plan switching benchmark (default
 #                ./bench/bench_switch: examples/lm_switch.sg on 4 thread
 #                ranks, switching between the search's plans against the
@@ -178,6 +184,7 @@ bench_exec=${BENCH_EXEC:-./bench/bench_exec}
 bench_plan=${BENCH_PLAN:-./bench/bench_plan}
 bench_train=${BENCH_TRAIN:-./bench/bench_train}
 bench_search=${BENCH_SEARCH:-./bench/bench_search}
+bench_search_cap=${BENCH_SEARCH_CAP:-./bench/bench_search_cap}
 bench_trainer=${BENCH_TRAINER:-./bench/bench_trainer}
 bench_conv=${BENCH_CONV:-./bench/bench_conv}
 bench_switch=${BENCH_SWITCH:-./bench/bench_switch}
@@ -250,6 +257,8 @@ echo "# strategy search on stacked transformer blocks (bench/bench_search)"
 "$bench_search"
 echo "# the same on 8 devices over two nodes of 4 ranks (layout strategies)"
 "$bench_search" 12 8 4
+echo "# the search under memory caps against enumeration (bench/bench_search_cap)"
+"$bench_search_cap"
 echo "# plan switching against the best single plan (bench/bench_switch)"
 "$bench_switch" --graph "${top_srcdir:-$srcdir/..}/examples/lm_switch.sg"
 
