@@ -68,7 +68,8 @@ graph_text(int devices, const char *opt)
 }
 
 /* Search "text" under "cap" bytes, enumerating every plan when "enumerate"
- * is set, into "*s" in a new context "*ctx"; exit on failure. */
+ * is set, into "*s" in a new context "*ctx", which frees the graph with
+ * the search; exit on failure. */
 static void
 search(const char *text, int64_t cap, int enumerate, sym_ctx **ctx,
     sym_search **s)
@@ -85,7 +86,6 @@ search(const char *text, int64_t cap, int enumerate, sym_ctx **ctx,
 	o.memory = cap;
 	o.max_evaluations = enumerate ? 100000000 : 1;
 	*s = sym_graph_search(g, &o);
-	sym_graph_free(g);
 	if (!*s) {
 		fprintf(stderr, "bench_search_cap: %s\n",
 		    sym_ctx_last_message(*ctx));

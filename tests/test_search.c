@@ -1280,6 +1280,50 @@ test_cap_model_resolutions(void **state)
 	sym_ctx_free(ctx);
 }
 
+/* Search the graph "text" (parsed into "*g" in the new context "*ctx")
+ * with the default options; fail the test when it cannot. */
+static sym_search *
+searched(const char *text, sym_graph **g, sym_ctx **ctx)
+{
+	sym_search *s;
+
+	*ctx = parse(text, g);
+	s = sym_graph_search(*g, NULL);
+	if (!s)
+		fail_msg("%s", sym_ctx_last_message(*ctx));
+	return s;
+}
+
+/* A search holds its graph: the caller may free the graph first and
+ * still read the pieces, whose nodes are the graph's; the last of the
+ * two frees it. */
+static void
+test_search_holds_graph(void **state)
+{
+	sym_graph *g;
+	sym_ctx *ctx;
+	sym_search *s = searched("devices 8\n"
+	                         "symbol b divisor=8 max=4096\n"
+	                         "input x : f32[b, 64]\n"
+	                         "param w : f32[64, 256]\n"
+	                         "h = matmul(x, w)\n"
+	                         "output h\n",
+	    &g, &ctx);
+
+	(void)state;
+	sym_graph_free(g);
+	assert_true(sym_search_n_pieces(s) >= 1);
+	assert_string_equal(sym_value_name(sym_node_output(sym_search_node(s,
+	                                                       0),
+	                        0)),
+	    "h");
+	assert_non_null(sym_search_strategy(s, 0, 0));
+	assert_int_equal(sym_search_apply(s, 0), 0);
+	sym_search_free(s);
+	assert_int_equal(sym_ctx_live_objects(ctx), 0);
+	sym_ctx_free(ctx);
+}
+
 /* 65536 devices: the split vectors of a 4-dimensional input multiply
  * divisors past 64 bits (a product that wrapped to 0 divided the device
  * count: SIGFPE); the search finds the plan over every device. */
@@ -1287,17 +1331,15 @@ static void
 test_many_devices(void **state)
 {
 	sym_graph *g;
-	sym_ctx *ctx = parse("devices 65536\n"
-	                     "symbol b divisor=8 max=64\n"
-	                     "input x : f32[b, 4, 4, 4]\n"
-	                     "y = relu(x)\n"
-	                     "output y\n",
-	    &g);
-	sym_search *s = sym_graph_search(g, NULL);
+	sym_ctx *ctx;
+	sym_search *s = searched("devices 65536\n"
+	                         "symbol b divisor=8 max=64\n"
+	                         "input x : f32[b, 4, 4, 4]\n"
+	                         "y = relu(x)\n"
+	                         "output y\n",
+	    &g, &ctx);
 
 	(void)state;
-	if (!s)
-		fail_msg("%s", sym_ctx_last_message(ctx));
 	assert_int_equal(sym_search_n_pieces(s), 1);
 	assert_string_equal(sym_search_strategy(s, 0, 0), "((8, 4, 4, 4),)");
 	sym_search_free(s);
@@ -1548,6 +1590,7 @@ main(void)
 		cmocka_unit_test(test_optimizer_shard_cap),
 		cmocka_unit_test(test_cap_level_between_samples),
 		cmocka_unit_test(test_cap_model_resolutions),
+		cmocka_unit_test(test_search_holds_graph),
 		cmocka_unit_test(test_many_devices),
 		cmocka_unit_test(test_transformer),
 		cmocka_unit_test(test_two_symbols),

@@ -76,6 +76,8 @@ search_destroy(struct sym__obj *obj)
 		sym__cg_free(s->cg_at[l]);
 	sym_topology_free(s->own_topo);
 	sym_binding_free(s->b);
+	if (s->g)
+		sym__obj_unref(&s->g->obj);
 	free(s);
 }
 
@@ -250,6 +252,8 @@ sym_graph_search(sym_graph *g, const sym_search_options *o)
 	s->b = sym_binding_new(g->ctx);
 	sym__obj_init(&s->obj, SYM__OBJ_SEARCH, search_destroy);
 	sym__obj_give(s->ctx, &s->obj);
+	/* the pieces read the graph's nodes: hold it while the search lives */
+	sym__obj_ref(&g->obj);
 	if (!s->b || !s->topo || sym__search_collect(s) < 0)
 		goto fail;
 	sym__search_prune(s);
