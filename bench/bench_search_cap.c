@@ -207,6 +207,13 @@ main(int argc, char **argv)
 	static const char *const opts[] = { "sgd", "adam" };
 	struct tally sum = { 0, 0, 0, 1.0 };
 
+	if (argc == 4 && strcmp(argv[3], "sgd") && strcmp(argv[3], "adam")) {
+		fprintf(stderr,
+		    "bench_search_cap: the optimizer is sgd or "
+		    "adam, not '%s'\n",
+		    argv[3]);
+		return 2;
+	}
 	if (argc == 4) {
 		bench_header("bench_search_cap");
 		run_case(atoi(argv[1]), atoll(argv[2]), argv[3], &sum);

@@ -1232,10 +1232,11 @@ test_cap_level_between_samples(void **state)
  * value's until an all_reduce or reduce_scatter resolves it, as
  * sym_graph_cost does. A 2-layer MLP with 8 classes under 400 MiB at b
  * in [21232, 21648]: without that block the model took a 2 by 4 plan
- * as fitting (it needs some 50 MB more), priced it over the cap and
- * fell back to data parallelism, which does not fit past b = 21328:
- * the search said no plan fits there. The 4 by 2 plan fits at levels
- * 1, 2 and 3 up to 21648, each piece within the cap at both ends.
+ * for fitting, which priced exactly is over the cap (419694396 bytes at
+ * b = 21336), and fell back to data parallelism, further over: the
+ * search said no plan fits from b = 21336. The 4 by 2 plan fits at
+ * levels 1, 2 and 3 up to 21648, each piece within the cap at both
+ * ends.
  */
 static void
 test_cap_model_resolutions(void **state)
@@ -1310,13 +1311,13 @@ test_search_holds_graph(void **state)
 	                         "output h\n",
 	    &g, &ctx);
 
+	const sym_node *n;
+
 	(void)state;
 	sym_graph_free(g);
 	assert_true(sym_search_n_pieces(s) >= 1);
-	assert_string_equal(sym_value_name(sym_node_output(sym_search_node(s,
-	                                                       0),
-	                        0)),
-	    "h");
+	n = sym_search_node(s, 0);
+	assert_string_equal(sym_value_name(sym_node_output(n, 0)), "h");
 	assert_non_null(sym_search_strategy(s, 0, 0));
 	assert_int_equal(sym_search_apply(s, 0), 0);
 	sym_search_free(s);

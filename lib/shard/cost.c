@@ -215,6 +215,24 @@ sym__cost_resolution_kept(const sym_sharding *sh, const struct sym__comm *m)
 	    n->out[0] == v && n->in[0]->kind == SYM_VALUE_PARAM;
 }
 
+/* Return a new reference to the bytes of the block in which the
+ * producer of the value of the communication "m" of "sh" writes it (its
+ * output's layout), or NULL on failure or when the value has no
+ * producer. */
+sym_expr *
+sym__cost_written_bytes(const sym_sharding *sh, const struct sym__comm *m)
+{
+	const sym_value *v = m->pub.value;
+	const sym_node *n = v->producer;
+
+	for (size_t k = 0; n && k < n->n_out; k++)
+		if (n->out[k] == v)
+			return sym__cost_block_bytes(
+			    sym_sharding_output_layout(sh, n, k),
+			    sym__value_shape((sym_value *)v));
+	return NULL;
+}
+
 /* Add to "a" the memory of the block in which the producer of "v" (of
  * the graph of "sh") writes it before its partial sums are resolved or
  * it is gathered: the executor keeps it beside the value's own block
@@ -236,31 +254,26 @@ resolution_memory(struct acc *a, const sym_sharding *sh,
 	int pooled = sh->optshard >= 2 &&
 	    sym_redist_step_kind(m->plan, 0) == SYM_REDIST_REDUCE_SCATTER &&
 	    is_grad(sh->g, v) && sym_sharding_bucket_size(sh, b) < 2;
+	sym_expr *e;
 
-	for (size_t k = 0; n && k < n->n_out; k++) {
-		sym_expr *e;
-
-		if (n->out[k] != v)
-			continue;
-		e = sym__cost_block_bytes(sym_sharding_output_layout(sh, n, k),
-		    sym__value_shape((sym_value *)v));
-		if (!pooled) {
-			add_to(a, kind_sum(a, sh->g, v), e);
-			continue;
-		}
-		if (*group && *node != n) {
-			a->pool =
-			    a->pool ? sym_expr_max(a->pool, *group) : *group;
-			*group = NULL;
-			if (!a->pool)
-				a->failed = 1;
-		}
-		*node = n;
-		if (!e)
-			a->failed = 1;
-		else if (!(*group = *group ? sym_expr_add(*group, e) : e))
+	if (!n)
+		return;
+	e = sym__cost_written_bytes(sh, m);
+	if (!pooled) {
+		add_to(a, kind_sum(a, sh->g, v), e);
+		return;
+	}
+	if (*group && *node != n) {
+		a->pool = a->pool ? sym_expr_max(a->pool, *group) : *group;
+		*group = NULL;
+		if (!a->pool)
 			a->failed = 1;
 	}
+	*node = n;
+	if (!e)
+		a->failed = 1;
+	else if (!(*group = *group ? sym_expr_add(*group, e) : e))
+		a->failed = 1;
 }
 
 /* Return 1 when the communication "m" of "sh" gathers a param kept as

@@ -67,22 +67,6 @@ kept_block(const sym_sharding *sh, const struct sym__comm *m)
 	    sym_redist_step_kind(m->plan, 0) != SYM_REDIST_ALL_GATHER;
 }
 
-/* Return a new reference to the bytes of the block in which the
- * producer of the value of "m" (a communication of "sh") writes it. */
-static sym_expr *
-kept_bytes(const sym_sharding *sh, const struct sym__comm *m)
-{
-	const sym_value *v = m->pub.value;
-	const sym_node *n = v->producer;
-
-	for (size_t k = 0; k < n->n_out; k++)
-		if (n->out[k] == v)
-			return sym__cost_block_bytes(
-			    sym_sharding_output_layout(sh, n, k),
-			    sym__value_shape((sym_value *)v));
-	return NULL;
-}
-
 /* Record the sharded graph of "s" (probe "k") into "cg": the terms and
  * layouts of the owners it measures; 0, or -1 when out of memory. */
 static int
@@ -141,7 +125,7 @@ record(sym_search *s, struct sym__cg *cg, size_t k, struct sums *t)
 			continue;
 		add(&t->comm[o], sym__cg_steps_fs(s->ctx, m->plan));
 		if (kept_block(sh, m))
-			add(&t->mem[o], kept_bytes(sh, m));
+			add(&t->mem[o], sym__cost_written_bytes(sh, m));
 	}
 	for (size_t o = 0; o < cg->n_owner; o++) {
 		size_t oc = cg->oc0[o] + k;

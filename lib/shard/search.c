@@ -76,8 +76,7 @@ search_destroy(struct sym__obj *obj)
 		sym__cg_free(s->cg_at[l]);
 	sym_topology_free(s->own_topo);
 	sym_binding_free(s->b);
-	if (s->g)
-		sym__obj_unref(&s->g->obj);
+	sym__obj_unref(&s->g->obj);
 	free(s);
 }
 

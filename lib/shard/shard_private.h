@@ -295,5 +295,7 @@ sym_expr *sym__cost_node_flops(const sym_sharding *sh, const sym_node *n);
 int sym__cost_shares_block(const sym_node *n, size_t k);
 int sym__cost_resolution_kept(const sym_sharding *sh,
     const struct sym__comm *m);
+sym_expr *sym__cost_written_bytes(const sym_sharding *sh,
+    const struct sym__comm *m);
 sym_expr *sym__cost_flops_fs(sym_expr *flops, double rate);
 #endif
