@@ -99,7 +99,31 @@ test_registry(void **state)
 			fail_msg("operator %s has no kernel",
 			    sym_op_name(sym_registry_op(i)));
 	assert_null(sym__kernel(NULL));
-	assert_true(kt_kernel("softmax") != kt_kernel("log_softmax"));
+}
+
+/* Operators that share a kernel (softmax and log_softmax, the pools and
+ * their gradients, ...) are told apart by the call's operator: each
+ * fails under its own name. */
+static void
+test_shared_kernels(void **state)
+{
+	static const char *const names[] = { "softmax", "log_softmax",
+		"max_pool2d", "avg_pool2d", "tril", "triu", "transpose",
+		"permute", "argmax", "argmin", "ones", "zeros" };
+	int64_t d[] = { 2, 3 };
+	struct sym__tensor x = kt_tensor(SYM_DT_F32, 2, d),
+	                   y = kt_tensor(SYM_DT_F32, 2, d);
+	char want[64];
+
+	(void)state;
+	assert_true(kt_kernel("softmax") == kt_kernel("log_softmax"));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(want, sizeof(want), "%s: 2 inputs given", names[i]);
+		kt_fails(names[i], NULL, (const struct sym__tensor[]){ x, x },
+		    2, &y, 1, want);
+	}
+	kt_free_all(&x, 1);
+	kt_free_all(&y, 1);
 }
 
 /* The checks every kernel makes on its call: numbers of tensors, data,
@@ -364,6 +388,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tensor),
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_shared_kernels),
 		cmocka_unit_test(test_call_checks),
 		cmocka_unit_test(test_grad_helpers),
 		cmocka_unit_test(test_scratch),

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kern/kern_private.h"
+#include "shape/shape_private.h"
 
 /* Store the value "v" (integers: "iv") at element "i" of "y"; 0, or -1
  * when an integer does not fit the executor's int32 storage. */
@@ -42,8 +43,9 @@ put(struct sym__tensor *y, int64_t i, double v, int64_t iv, int integer)
 
 /* The kernel of arange and range, called "op"; "a" is the call. */
 static int
-arange(struct sym__kernel_args *a, const char *op)
+arange(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
 	const struct sym__opattrs *at;
 	struct sym__tensor *y;
 	int64_t off, n;
@@ -87,8 +89,9 @@ arange(struct sym__kernel_args *a, const char *op)
 
 /* The kernel of full, ones and zeros, called "op"; "a" is the call. */
 static int
-fill(struct sym__kernel_args *a, const char *op)
+fill(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
 	const struct sym__opattrs *at;
 	struct sym__tensor *y;
 	double v;
@@ -113,41 +116,10 @@ fill(struct sym__kernel_args *a, const char *op)
 	return 0;
 }
 
-/* The kernels, by name: "a" is the call. */
-static int
-k_arange(struct sym__kernel_args *a)
-{
-	return arange(a, "arange");
-}
-
-static int
-k_range(struct sym__kernel_args *a)
-{
-	return arange(a, "range");
-}
-
-static int
-k_full(struct sym__kernel_args *a)
-{
-	return fill(a, "full");
-}
-
-static int
-k_ones(struct sym__kernel_args *a)
-{
-	return fill(a, "ones");
-}
-
-static int
-k_zeros(struct sym__kernel_args *a)
-{
-	return fill(a, "zeros");
-}
-
 const sym__kernel_fn sym__kernels_generate[SYM__N_OPS] = {
-	[SYM__OP_ARANGE] = k_arange,
-	[SYM__OP_RANGE] = k_range,
-	[SYM__OP_FULL] = k_full,
-	[SYM__OP_ONES] = k_ones,
-	[SYM__OP_ZEROS] = k_zeros,
+	[SYM__OP_ARANGE] = arange,
+	[SYM__OP_RANGE] = arange,
+	[SYM__OP_FULL] = fill,
+	[SYM__OP_ONES] = fill,
+	[SYM__OP_ZEROS] = fill,
 };

@@ -207,8 +207,11 @@ check_reduced(struct sym__kernel_args *a, const char *op,
  * split equally among them. "is_mean" and "is_max" say which; "a" is the
  * call. */
 static int
-reduce_grad(struct sym__kernel_args *a, const char *op, int is_mean, int is_max)
+reduce_grad(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
+	int is_mean = a->op->id == SYM__OP_REDUCE_MEAN_GRAD;
+	int is_max = a->op->id == SYM__OP_REDUCE_MAX_GRAD;
 	static const char *const names[] = { "dy", "x", "y", "the output" };
 	const struct sym__tensor *t[4];
 	const struct sym__opattrs *at;
@@ -266,27 +269,6 @@ reduce_grad(struct sym__kernel_args *a, const char *op, int is_mean, int is_max)
 	}
 	sym__kscratch_done(a, cnt);
 	return 0;
-}
-
-/* The kernel of reduce_sum_grad; "a" is the call. */
-static int
-k_reduce_sum_grad(struct sym__kernel_args *a)
-{
-	return reduce_grad(a, "reduce_sum_grad", 0, 0);
-}
-
-/* The kernel of reduce_mean_grad; "a" is the call. */
-static int
-k_reduce_mean_grad(struct sym__kernel_args *a)
-{
-	return reduce_grad(a, "reduce_mean_grad", 1, 0);
-}
-
-/* The kernel of reduce_max_grad; "a" is the call. */
-static int
-k_reduce_max_grad(struct sym__kernel_args *a)
-{
-	return reduce_grad(a, "reduce_max_grad", 0, 1);
 }
 
 /* The kernel of reduce_prod_grad(dy, x): dy broadcast to the dims of x
@@ -408,8 +390,10 @@ softmax_grad_rows_f32(const float *dy, const float *y, float *dx, int64_t rows,
  * softmax axes (the decoded mark), in double; "lg" chooses, "op" names
  * it and "a" is the call. */
 static int
-softmax_grad(struct sym__kernel_args *a, const char *op, int lg)
+softmax_grad(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
+	int lg = a->op->id == SYM__OP_LOG_SOFTMAX_GRAD;
 	static const char *const names[] = { "dy", "y", "the output" };
 	const struct sym__tensor *t[3] = { &a->in[0], &a->in[1], &a->out[0] };
 	const struct sym__opattrs *at;
@@ -452,20 +436,6 @@ softmax_grad(struct sym__kernel_args *a, const char *op, int lg)
 	}
 	sym__kscratch_done(a, sum);
 	return 0;
-}
-
-/* The kernel of softmax_grad; "a" is the call. */
-static int
-k_softmax_grad(struct sym__kernel_args *a)
-{
-	return softmax_grad(a, "softmax_grad", 0);
-}
-
-/* The kernel of log_softmax_grad; "a" is the call. */
-static int
-k_log_softmax_grad(struct sym__kernel_args *a)
-{
-	return softmax_grad(a, "log_softmax_grad", 1);
 }
 
 /* Check the tensors of the call "a" of layer_norm_grad(dy, x, gamma)
@@ -661,8 +631,10 @@ check_bcast(struct sym__kernel_args *a, const char *op,
  * (da, db) of dy's dims, called "op" ("is_max" says which): see the top
  * of the file. "a" is the call. */
 static int
-extremum_grad(struct sym__kernel_args *a, const char *op, int is_max)
+extremum_grad(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
+	int is_max = a->op->id == SYM__OP_MAXIMUM_GRAD;
 	static const char *const names[] = { "dy", "a", "b", "da", "db" };
 	const struct sym__tensor *t[5] = { &a->in[0], &a->in[1], &a->in[2],
 		&a->out[0], &a->out[1] };
@@ -694,20 +666,6 @@ extremum_grad(struct sym__kernel_args *a, const char *op, int is_max)
 		}
 	}
 	return 0;
-}
-
-/* The kernel of maximum_grad; "a" is the call. */
-static int
-k_maximum_grad(struct sym__kernel_args *a)
-{
-	return extremum_grad(a, "maximum_grad", 1);
-}
-
-/* The kernel of minimum_grad; "a" is the call. */
-static int
-k_minimum_grad(struct sym__kernel_args *a)
-{
-	return extremum_grad(a, "minimum_grad", 0);
 }
 
 /* Scatter-add, for the call "a" of "op", dy (input 0, of dims table[:ax]
@@ -793,15 +751,15 @@ const sym__kernel_fn sym__kernels_grad[SYM__N_OPS] = {
 	[SYM__OP_TANH_GRAD] = k_tanh_grad,
 	[SYM__OP_SQRT_GRAD] = k_sqrt_grad,
 	[SYM__OP_SCE_GRAD] = sym__k_sce_grad,
-	[SYM__OP_REDUCE_SUM_GRAD] = k_reduce_sum_grad,
-	[SYM__OP_REDUCE_MEAN_GRAD] = k_reduce_mean_grad,
-	[SYM__OP_REDUCE_MAX_GRAD] = k_reduce_max_grad,
+	[SYM__OP_REDUCE_SUM_GRAD] = reduce_grad,
+	[SYM__OP_REDUCE_MEAN_GRAD] = reduce_grad,
+	[SYM__OP_REDUCE_MAX_GRAD] = reduce_grad,
 	[SYM__OP_REDUCE_PROD_GRAD] = k_reduce_prod_grad,
-	[SYM__OP_SOFTMAX_GRAD] = k_softmax_grad,
-	[SYM__OP_LOG_SOFTMAX_GRAD] = k_log_softmax_grad,
+	[SYM__OP_SOFTMAX_GRAD] = softmax_grad,
+	[SYM__OP_LOG_SOFTMAX_GRAD] = softmax_grad,
 	[SYM__OP_LAYER_NORM_GRAD] = k_layer_norm_grad,
-	[SYM__OP_MAXIMUM_GRAD] = k_maximum_grad,
-	[SYM__OP_MINIMUM_GRAD] = k_minimum_grad,
+	[SYM__OP_MAXIMUM_GRAD] = extremum_grad,
+	[SYM__OP_MINIMUM_GRAD] = extremum_grad,
 	[SYM__OP_GATHER_GRAD] = k_gather_grad,
 	[SYM__OP_EMBEDDING_GRAD] = k_embedding_grad,
 };

@@ -9,13 +9,16 @@
 #include <string.h>
 
 #include "kern/kern_private.h"
+#include "shape/shape_private.h"
 
 /* The kernels of tril and triu, called "op" ("upper" for triu): keep
  * element (i, j) of every matrix of the last two dims when j - i <= k
  * (tril) or j - i >= k (triu), i and j global; "a" is the call. */
 static int
-tri(struct sym__kernel_args *a, const char *op, int upper)
+tri(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
+	int upper = a->op->id == SYM__OP_TRIU;
 	const struct sym__opattrs *at;
 	const struct sym__tensor *x;
 	struct sym__tensor *y;
@@ -60,20 +63,6 @@ tri(struct sym__kernel_args *a, const char *op, int upper)
 			    (size_t)(cols - hi) * es);
 		}
 	return 0;
-}
-
-/* The kernel of tril; "a" is the call. */
-static int
-k_tril(struct sym__kernel_args *a)
-{
-	return tri(a, "tril", 0);
-}
-
-/* The kernel of triu; "a" is the call. */
-static int
-k_triu(struct sym__kernel_args *a)
-{
-	return tri(a, "triu", 1);
 }
 
 /* Store the running sum as element "i" of "y" (storage "k"): "iacc"
@@ -160,7 +149,7 @@ k_cumsum(struct sym__kernel_args *a)
 }
 
 const sym__kernel_fn sym__kernels_index[SYM__N_OPS] = {
-	[SYM__OP_TRIL] = k_tril,
-	[SYM__OP_TRIU] = k_triu,
+	[SYM__OP_TRIL] = tri,
+	[SYM__OP_TRIU] = tri,
 	[SYM__OP_CUMSUM] = k_cumsum,
 };

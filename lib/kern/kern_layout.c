@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kern/kern_private.h"
+#include "shape/shape_private.h"
 
 /* The kernel of reshape: the data unchanged under the output's dims,
  * which must hold as many elements (the attribute shape is global and is
@@ -48,8 +49,9 @@ k_flatten(struct sym__kernel_args *a)
 /* The kernel of transpose and permute, called "op": output dim i is input
  * dim perm[i] (the decoded permutation); "a" is the call. */
 static int
-transpose(struct sym__kernel_args *a, const char *op)
+transpose(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
 	const struct sym__opattrs *at;
 	const struct sym__tensor *x, *y;
 	int64_t sx[SYM__MAX_RANK], ss[SYM__MAX_RANK], sy[SYM__MAX_RANK];
@@ -84,20 +86,6 @@ transpose(struct sym__kernel_args *a, const char *op)
 	sym__kcopy(y->data, sy, x->data, ss, sym__tensor_elem_size(x->dtype),
 	    x->rank, y->dim);
 	return 0;
-}
-
-/* The kernel of transpose; "a" is the call. */
-static int
-k_transpose(struct sym__kernel_args *a)
-{
-	return transpose(a, "transpose");
-}
-
-/* The kernel of permute; "a" is the call. */
-static int
-k_permute(struct sym__kernel_args *a)
-{
-	return transpose(a, "permute");
 }
 
 /* The kernel of expand_dims: a dim 1 inserted at the required attribute
@@ -345,8 +333,8 @@ k_pad(struct sym__kernel_args *a)
 const sym__kernel_fn sym__kernels_layout[SYM__N_OPS] = {
 	[SYM__OP_RESHAPE] = k_reshape,
 	[SYM__OP_FLATTEN] = k_flatten,
-	[SYM__OP_TRANSPOSE] = k_transpose,
-	[SYM__OP_PERMUTE] = k_permute,
+	[SYM__OP_TRANSPOSE] = transpose,
+	[SYM__OP_PERMUTE] = transpose,
 	[SYM__OP_EXPAND_DIMS] = k_expand_dims,
 	[SYM__OP_SQUEEZE] = k_squeeze,
 	[SYM__OP_EXPAND] = k_expand,

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kern/kern_private.h"
+#include "shape/shape_private.h"
 
 /*
  * SOFTMAX_ROWS(name, T, EXP, LOW): the function name(x, y, rows, n, lg)
@@ -250,8 +251,10 @@ softmax_run(struct sym__kernel_args *a, const char *op,
 /* The kernel of softmax (log_softmax when "lg"), called "op"; "a" is the
  * call. */
 static int
-softmax(struct sym__kernel_args *a, const char *op, int lg)
+softmax(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
+	int lg = a->op->id == SYM__OP_LOG_SOFTMAX;
 	const unsigned char *mark;
 	const struct sym__tensor *x;
 	int first = -1, last = -1;
@@ -272,20 +275,6 @@ softmax(struct sym__kernel_args *a, const char *op, int lg)
 		return 0;
 	marked_span(x, mark, &first, &last);
 	return softmax_run(a, op, mark, first, last, lg);
-}
-
-/* The kernel of softmax; "a" is the call. */
-static int
-k_softmax(struct sym__kernel_args *a)
-{
-	return softmax(a, "softmax", 0);
-}
-
-/* The kernel of log_softmax; "a" is the call. */
-static int
-k_log_softmax(struct sym__kernel_args *a)
-{
-	return softmax(a, "log_softmax", 1);
 }
 
 /* The sizes of one layer_norm call: "rows" rows of "n" normalised
@@ -434,8 +423,8 @@ k_layer_norm(struct sym__kernel_args *a)
 }
 
 const sym__kernel_fn sym__kernels_norm[SYM__N_OPS] = {
-	[SYM__OP_SOFTMAX] = k_softmax,
-	[SYM__OP_LOG_SOFTMAX] = k_log_softmax,
+	[SYM__OP_SOFTMAX] = softmax,
+	[SYM__OP_LOG_SOFTMAX] = softmax,
 	[SYM__OP_LAYER_NORM] = k_layer_norm,
 	[SYM__OP_BATCH_NORM] = sym__k_batch_norm,
 	[SYM__OP_BATCH_NORM_STATS] = sym__k_batch_norm,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kern/kern_private.h"
+#include "shape/shape_private.h"
 
 /* A param and its state during one update: element "i" of each. */
 struct upd {
@@ -186,8 +187,10 @@ k_momentum_update(struct sym__kernel_args *a)
  * m and v, bias-corrected at step t + 1; "a" is the call, "op" its
  * operator's name. */
 static int
-adam(struct sym__kernel_args *a, const char *op, int decoupled)
+adam(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
+	int decoupled = a->op->id == SYM__OP_ADAMW_UPDATE;
 	int64_t t, n;
 	double lr, wd, b1, b2, eps, c1, c2;
 	enum sym__kst k;
@@ -225,20 +228,6 @@ adam(struct sym__kernel_args *a, const char *op, int decoupled)
 	return 0;
 }
 
-/* The kernel of adam_update; "a" is the call. */
-static int
-k_adam_update(struct sym__kernel_args *a)
-{
-	return adam(a, "adam_update", 0);
-}
-
-/* The kernel of adamw_update; "a" is the call. */
-static int
-k_adamw_update(struct sym__kernel_args *a)
-{
-	return adam(a, "adamw_update", 1);
-}
-
 /* The kernel of increment: the i32 step count plus one, refused at
  * INT32_MAX rather than wrapped; "a" is the call. */
 static int
@@ -265,7 +254,7 @@ k_increment(struct sym__kernel_args *a)
 const sym__kernel_fn sym__kernels_optim[SYM__N_OPS] = {
 	[SYM__OP_SGD_UPDATE] = k_sgd_update,
 	[SYM__OP_MOMENTUM_UPDATE] = k_momentum_update,
-	[SYM__OP_ADAM_UPDATE] = k_adam_update,
-	[SYM__OP_ADAMW_UPDATE] = k_adamw_update,
+	[SYM__OP_ADAM_UPDATE] = adam,
+	[SYM__OP_ADAMW_UPDATE] = adam,
 	[SYM__OP_INCREMENT] = k_increment,
 };

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "kern/kern_private.h"
+#include "shape/shape_private.h"
 
 /* The geometry of one max_pool2d or avg_pool2d call (or gradient). */
 struct pool {
@@ -202,8 +203,10 @@ POOL(double, f64)
 /* Run max_pool2d ("max") or avg_pool2d, called "op", on the call "a";
  * return 0 or -1. */
 static int
-pool_fwd(struct sym__kernel_args *a, const char *op, int max)
+pool_fwd(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
+	int max = a->op->id == SYM__OP_MAX_POOL2D;
 	struct pool p;
 
 	if (sym__kio(a, op, 1, 1, 1, 1) < 0 ||
@@ -221,8 +224,10 @@ pool_fwd(struct sym__kernel_args *a, const char *op, int max)
 /* Run max_pool2d_grad(dy, x) ("max") or avg_pool2d_grad(dy, x) -> dx of
  * the dims of x, called "op", on the call "a"; return 0 or -1. */
 static int
-pool_bwd(struct sym__kernel_args *a, const char *op, int max)
+pool_bwd(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
+	int max = a->op->id == SYM__OP_MAX_POOL2D_GRAD;
 	struct sym__tensor *dx = &a->out[0];
 	struct pool p;
 
@@ -242,34 +247,6 @@ pool_bwd(struct sym__kernel_args *a, const char *op, int max)
 	else
 		avg_bwd_f32(&p, a->in[0].data, dx->data);
 	return 0;
-}
-
-/* The kernel of max_pool2d; "a" is the call. */
-static int
-k_max_pool2d(struct sym__kernel_args *a)
-{
-	return pool_fwd(a, "max_pool2d", 1);
-}
-
-/* The kernel of avg_pool2d; "a" is the call. */
-static int
-k_avg_pool2d(struct sym__kernel_args *a)
-{
-	return pool_fwd(a, "avg_pool2d", 0);
-}
-
-/* The kernel of max_pool2d_grad; "a" is the call. */
-static int
-k_max_pool2d_grad(struct sym__kernel_args *a)
-{
-	return pool_bwd(a, "max_pool2d_grad", 1);
-}
-
-/* The kernel of avg_pool2d_grad; "a" is the call. */
-static int
-k_avg_pool2d_grad(struct sym__kernel_args *a)
-{
-	return pool_bwd(a, "avg_pool2d_grad", 0);
 }
 
 /* Return the global element count of dimensions 2 on of input "i" of
@@ -380,10 +357,10 @@ k_global_grad(struct sym__kernel_args *a)
 }
 
 const sym__kernel_fn sym__kernels_pool[SYM__N_OPS] = {
-	[SYM__OP_MAX_POOL2D] = k_max_pool2d,
-	[SYM__OP_AVG_POOL2D] = k_avg_pool2d,
+	[SYM__OP_MAX_POOL2D] = pool_fwd,
+	[SYM__OP_AVG_POOL2D] = pool_fwd,
 	[SYM__OP_GLOBAL_AVG_POOL] = k_global,
-	[SYM__OP_MAX_POOL2D_GRAD] = k_max_pool2d_grad,
-	[SYM__OP_AVG_POOL2D_GRAD] = k_avg_pool2d_grad,
+	[SYM__OP_MAX_POOL2D_GRAD] = pool_bwd,
+	[SYM__OP_AVG_POOL2D_GRAD] = pool_bwd,
 	[SYM__OP_GLOBAL_AVG_POOL_GRAD] = k_global_grad,
 };

@@ -449,8 +449,10 @@ arg_run(const void *x, enum sym__kst k, int64_t n, int64_t s, int is_min)
  * along the decoded axis of a numeric input, indices into an i32 or i64
  * output; "a" is the call. */
 static int
-arg(struct sym__kernel_args *a, const char *op, int is_min)
+arg(struct sym__kernel_args *a)
 {
+	const char *op = a->op->name;
+	int is_min = a->op->id == SYM__OP_ARGMIN;
 	unsigned char mark[SYM__MAX_RANK] = { 0 };
 	const struct sym__opattrs *at;
 	const struct sym__tensor *x;
@@ -490,20 +492,6 @@ arg(struct sym__kernel_args *a, const char *op, int is_min)
 	return 0;
 }
 
-/* The kernel of argmax; "a" is the call. */
-static int
-k_argmax(struct sym__kernel_args *a)
-{
-	return arg(a, "argmax", 0);
-}
-
-/* The kernel of argmin; "a" is the call. */
-static int
-k_argmin(struct sym__kernel_args *a)
-{
-	return arg(a, "argmin", 1);
-}
-
 const sym__kernel_fn sym__kernels_reduce[SYM__N_OPS] = {
 	[SYM__OP_REDUCE_SUM] = k_reduce,
 	[SYM__OP_REDUCE_MEAN] = k_reduce,
@@ -511,6 +499,6 @@ const sym__kernel_fn sym__kernels_reduce[SYM__N_OPS] = {
 	[SYM__OP_SUM_TO] = k_sum_to,
 	[SYM__OP_REDUCE_MIN] = k_reduce,
 	[SYM__OP_REDUCE_PROD] = k_reduce,
-	[SYM__OP_ARGMAX] = k_argmax,
-	[SYM__OP_ARGMIN] = k_argmin,
+	[SYM__OP_ARGMAX] = arg,
+	[SYM__OP_ARGMIN] = arg,
 };
