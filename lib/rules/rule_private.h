@@ -201,6 +201,9 @@ int sym__shard_align(struct sym__shard *s, const int *d, size_t n, size_t j,
  * broadcast there must be split alike, and set its size; 0 or -1. */
 int sym__shard_tuple_broadcast(struct sym__shard *s,
     const int64_t *const *split, size_t n_in, const sym_shape *ref);
+/* The tuple step of the operators sharded by their first input alone
+ * (rules_util.c). */
+int sym__shard_tuple_first(struct sym__shard *s, const int64_t *const *split);
 /* The tuple step of operators whose operands are all laid out alike:
  * the device matrix is the strategy of the first operand that has one,
  * dimension d on axis d ("d0", "d1", ...), every other operand with a

@@ -789,6 +789,15 @@ sym__shard_clear(struct sym__shard *s)
 	s->n_note = s->cap_note = 0;
 }
 
+/* The tuple step of the operators sharded by their first input alone:
+ * the device matrix is that input's split counts, dimension d on axis
+ * "d<d>"; "s" is the run, "split" the split counts by input. */
+int
+sym__shard_tuple_first(struct sym__shard *s, const int64_t *const *split)
+{
+	return sym__shard_tuple_input(s, split[0], 0, "d");
+}
+
 /* The tuple step of the operators whose operands are all laid out
  * alike: the device matrix is the strategy of the first operand that
  * has one, dimension d on axis d, and every other operand with a

@@ -85,7 +85,7 @@ channels_like(struct sym__shard *s, size_t i, size_t cd, size_t xi, size_t xd)
 int
 sym__bn_tuple(struct sym__shard *s, const int64_t *const *split)
 {
-	if (sym__shard_tuple_input(s, split[0], 0, "d") < 0)
+	if (sym__shard_tuple_first(s, split) < 0)
 		return -1;
 	for (size_t i = 1; i < s->n_in; i++)
 		if (split[i] &&
@@ -149,7 +149,7 @@ sym__bn_infer(struct sym__shard *s)
 int
 sym__bn_tuple_update(struct sym__shard *s, const int64_t *const *split)
 {
-	if (sym__shard_tuple_input(s, split[0], 0, "d") < 0)
+	if (sym__shard_tuple_first(s, split) < 0)
 		return -1;
 	if (split[1] && map_channels(s, 1, 0, 0, split[1]) < 0)
 		return -1;

@@ -92,15 +92,24 @@ infer_conv2d(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
+/* Return the input that holds the weight in the gradient run "s": 1 in
+ * conv2d_input_grad(dy, weight, x), 2 in conv2d_weight_grad(dy, x,
+ * weight); x is the other of 1 and 2. */
+static size_t
+weight_input(const struct sym__shard *s)
+{
+	return s->op->id == SYM__OP_CONV2D_WEIGHT_GRAD ? 2 : 1;
+}
+
 /* The tuple step of conv2d_input_grad and conv2d_weight_grad: x is
  * input "ix" and the weight input "iw", dy input 0; the device matrix is
  * (n, c, h, w, o) from the strategies of x, the weight and dy, which
  * must agree where they split the same dimension. "s" is the run,
  * "split" the split counts by input. */
 static int
-tuple_grad(struct sym__shard *s, const int64_t *const *split, size_t ix,
-    size_t iw)
+tuple_grad(struct sym__shard *s, const int64_t *const *split)
 {
+	size_t iw = weight_input(s), ix = 3 - iw;
 	const int64_t *dy = split[0], *x = split[ix], *w = split[iw];
 	int64_t sizes[5] = { 1, 1, 1, 1, 1 };
 	const char *names[5] = { "n", "c", "h", "w", "o" };
@@ -140,20 +149,6 @@ tuple_grad(struct sym__shard *s, const int64_t *const *split, size_t ix,
 	if (x && sym__shard_map(s, ix, x, x_axes) < 0)
 		return -1;
 	return w ? sym__shard_map(s, iw, w, w_axes) : 0;
-}
-
-/* The tuple step of conv2d_input_grad(dy, weight, x). */
-static int
-tuple_input_grad(struct sym__shard *s, const int64_t *const *split)
-{
-	return tuple_grad(s, split, 2, 1);
-}
-
-/* The tuple step of conv2d_weight_grad(dy, x, weight). */
-static int
-tuple_weight_grad(struct sym__shard *s, const int64_t *const *split)
-{
-	return tuple_grad(s, split, 1, 2);
 }
 
 /* Give input "i" of "s", which has none, the layout whose dimension "d"
@@ -197,8 +192,9 @@ alike(struct sym__shard *s, size_t a, size_t da, size_t b, size_t db,
  * top of the file): x is input "ix", the weight input "iw", dy input 0;
  * "s" is the run. */
 static int
-infer_grad(struct sym__shard *s, size_t ix, size_t iw)
+infer_grad(struct sym__shard *s)
 {
+	size_t iw = weight_input(s), ix = 3 - iw;
 	int64_t group = s->at->conv.group;
 	int weight = iw == 2;
 	struct sym__lb b;
@@ -234,23 +230,8 @@ infer_grad(struct sym__shard *s, size_t ix, size_t iw)
 	return sym__shard_set_out(s, 0, &b);
 }
 
-/* The layout step of conv2d_input_grad(dy, weight, x). */
-static int
-infer_input_grad(struct sym__shard *s)
-{
-	return infer_grad(s, 2, 1);
-}
-
-/* The layout step of conv2d_weight_grad(dy, x, weight). */
-static int
-infer_weight_grad(struct sym__shard *s)
-{
-	return infer_grad(s, 1, 2);
-}
-
 const struct sym__shard_rule sym__shard_conv[SYM__N_OPS] = {
 	[SYM__OP_CONV2D] = { 0, tuple_conv2d, infer_conv2d },
-	[SYM__OP_CONV2D_INPUT_GRAD] = { 0, tuple_input_grad, infer_input_grad },
-	[SYM__OP_CONV2D_WEIGHT_GRAD] = { 0, tuple_weight_grad,
-	    infer_weight_grad },
+	[SYM__OP_CONV2D_INPUT_GRAD] = { 0, tuple_grad, infer_grad },
+	[SYM__OP_CONV2D_WEIGHT_GRAD] = { 0, tuple_grad, infer_grad },
 };

@@ -20,14 +20,6 @@
 
 #include "rules/rule_private.h"
 
-/* The tuple step of the unary operators: "s" is the run, "split" the
- * split counts by input. */
-static int
-tuple_unary(struct sym__shard *s, const int64_t *const *split)
-{
-	return sym__shard_tuple_input(s, split[0], 0, "d");
-}
-
 /* The layout step of the unary operators: the output is laid out like
  * the input (replicated when it has no layout); "s" is the run. */
 static int
@@ -197,16 +189,16 @@ infer_bias_add(struct sym__shard *s)
 }
 
 const struct sym__shard_rule sym__shard_elementwise[SYM__N_OPS] = {
-	[SYM__OP_RELU] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_GELU] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_EXP] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_LOG] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_NEG] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_SQRT] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_TANH] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_SIGMOID] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_CAST] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_IDENTITY] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_RELU] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_GELU] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_EXP] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_LOG] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_NEG] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_SQRT] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_TANH] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_SIGMOID] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_CAST] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_IDENTITY] = { 0, sym__shard_tuple_first, infer_unary },
 	[SYM__OP_ADD] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_SUB] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_MUL] = { 0, tuple_binary, infer_binary },
@@ -214,7 +206,7 @@ const struct sym__shard_rule sym__shard_elementwise[SYM__N_OPS] = {
 	[SYM__OP_MAXIMUM] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_MINIMUM] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_BIAS_ADD] = { 0, tuple_bias_add, infer_bias_add },
-	[SYM__OP_FILL_LIKE] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_FILL_LIKE] = { 0, sym__shard_tuple_first, infer_unary },
 	[SYM__OP_RELU_GRAD] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_EQUAL] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_NOT_EQUAL] = { 0, tuple_binary, infer_binary },
@@ -224,19 +216,19 @@ const struct sym__shard_rule sym__shard_elementwise[SYM__N_OPS] = {
 	[SYM__OP_GREATER_EQUAL] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_LOGICAL_AND] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_LOGICAL_OR] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_LOGICAL_NOT] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_LOGICAL_NOT] = { 0, sym__shard_tuple_first, infer_unary },
 	[SYM__OP_WHERE] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_ERF] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_ERF] = { 0, sym__shard_tuple_first, infer_unary },
 	[SYM__OP_POW] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_RSQRT] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_RECIPROCAL] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_ABS] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_SIGN] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_FLOOR] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_CEIL] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_CLIP] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_SILU] = { 0, tuple_unary, infer_unary },
-	[SYM__OP_SOFTPLUS] = { 0, tuple_unary, infer_unary },
+	[SYM__OP_RSQRT] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_RECIPROCAL] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_ABS] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_SIGN] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_FLOOR] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_CEIL] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_CLIP] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_SILU] = { 0, sym__shard_tuple_first, infer_unary },
+	[SYM__OP_SOFTPLUS] = { 0, sym__shard_tuple_first, infer_unary },
 	[SYM__OP_ERF_GRAD] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_RSQRT_GRAD] = { 0, tuple_binary, infer_binary },
 	[SYM__OP_RECIPROCAL_GRAD] = { 0, tuple_binary, infer_binary },

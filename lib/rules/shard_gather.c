@@ -118,14 +118,6 @@ infer_embedding(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
-/* The tuple step of one_hot: "s" is the run, "split" the split counts by
- * input. */
-static int
-tuple_one_hot(struct sym__shard *s, const int64_t *const *split)
-{
-	return sym__shard_tuple_input(s, split[0], 0, "d");
-}
-
 /* The layout step of one_hot; "s" is the run. */
 static int
 infer_one_hot(struct sym__shard *s)
@@ -136,5 +128,5 @@ infer_one_hot(struct sym__shard *s)
 const struct sym__shard_rule sym__shard_gather[SYM__N_OPS] = {
 	[SYM__OP_GATHER] = { 1, tuple_gather, infer_gather },
 	[SYM__OP_EMBEDDING] = { 0, tuple_embedding, infer_embedding },
-	[SYM__OP_ONE_HOT] = { 0, tuple_one_hot, infer_one_hot },
+	[SYM__OP_ONE_HOT] = { 0, sym__shard_tuple_first, infer_one_hot },
 };

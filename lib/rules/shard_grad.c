@@ -503,8 +503,9 @@ dy_sources(const struct sym__shard *s, int emb, size_t *src, size_t *dim)
  * indices, or of dy where they have none; "s" is the run, "split" the
  * split counts by input. */
 static int
-tuple_scatter(struct sym__shard *s, const int64_t *const *split, int emb)
+tuple_scatter(struct sym__shard *s, const int64_t *const *split)
 {
+	int emb = s->op->id == SYM__OP_EMBEDDING_GRAD;
 	size_t rp = sym__shard_in_rank(s, 2), ri = sym__shard_in_rank(s, 1);
 	size_t ry = sym__shard_in_rank(s, 0);
 	size_t pb = emb ? ri : 0, ib = emb ? 0 : rp;
@@ -537,20 +538,6 @@ tuple_scatter(struct sym__shard *s, const int64_t *const *split, int emb)
 	return split[2] ? sym__shard_map(s, 2, split[2], axis_of) : 0;
 }
 
-/* The tuple step of gather_grad(dy, indices, params). */
-static int
-tuple_gather_grad(struct sym__shard *s, const int64_t *const *split)
-{
-	return tuple_scatter(s, split, 0);
-}
-
-/* The tuple step of embedding_grad(dy, ids, table). */
-static int
-tuple_embedding_grad(struct sym__shard *s, const int64_t *const *split)
-{
-	return tuple_scatter(s, split, 1);
-}
-
 /* The layout step of gather_grad ("emb" 0) and embedding_grad ("emb"
  * 1): the table and the indices completed from dy (the gathered
  * dimension, and the vocabulary of the table, unsplit), dy from them,
@@ -558,8 +545,9 @@ tuple_embedding_grad(struct sym__shard *s, const int64_t *const *split)
  * like the table, partial over the axes of the indices. "s" is the run.
  */
 static int
-infer_scatter(struct sym__shard *s, int emb)
+infer_scatter(struct sym__shard *s)
 {
+	int emb = s->op->id == SYM__OP_EMBEDDING_GRAD;
 	size_t rp = sym__shard_in_rank(s, 2), ri = sym__shard_in_rank(s, 1);
 	size_t ry = sym__shard_in_rank(s, 0);
 	size_t src[SYM_MESH_MAX_AXES], dim[SYM_MESH_MAX_AXES];
@@ -611,20 +599,6 @@ infer_scatter(struct sym__shard *s, int emb)
 	return sym__shard_set_out(s, 0, &b);
 }
 
-/* The layout step of gather_grad(dy, indices, params). */
-static int
-infer_gather_grad(struct sym__shard *s)
-{
-	return infer_scatter(s, 0);
-}
-
-/* The layout step of embedding_grad(dy, ids, table). */
-static int
-infer_embedding_grad(struct sym__shard *s)
-{
-	return infer_scatter(s, 1);
-}
-
 const struct sym__shard_rule sym__shard_grad[SYM__N_OPS] = {
 	[SYM__OP_GELU_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
 	[SYM__OP_SIGMOID_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
@@ -643,7 +617,6 @@ const struct sym__shard_rule sym__shard_grad[SYM__N_OPS] = {
 	    infer_layer_norm_grad },
 	[SYM__OP_MAXIMUM_GRAD] = { 0, tuple_extremum, infer_extremum },
 	[SYM__OP_MINIMUM_GRAD] = { 0, tuple_extremum, infer_extremum },
-	[SYM__OP_GATHER_GRAD] = { 1, tuple_gather_grad, infer_gather_grad },
-	[SYM__OP_EMBEDDING_GRAD] = { 1, tuple_embedding_grad,
-	    infer_embedding_grad },
+	[SYM__OP_GATHER_GRAD] = { 1, tuple_scatter, infer_scatter },
+	[SYM__OP_EMBEDDING_GRAD] = { 1, tuple_scatter, infer_scatter },
 };

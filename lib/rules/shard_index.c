@@ -13,14 +13,6 @@
  */
 #include "rules/rule_private.h"
 
-/* The tuple step of the family: "s" is the run, "split" the split counts
- * by input. */
-static int
-tuple_index(struct sym__shard *s, const int64_t *const *split)
-{
-	return sym__shard_tuple_input(s, split[0], 0, "d");
-}
-
 /* The layout step of tril and triu: any layout, the output's the
  * input's; "s" is the run. */
 static int
@@ -45,7 +37,7 @@ infer_cumsum(struct sym__shard *s)
 }
 
 const struct sym__shard_rule sym__shard_index[SYM__N_OPS] = {
-	[SYM__OP_TRIL] = { 0, tuple_index, infer_tri },
-	[SYM__OP_TRIU] = { 0, tuple_index, infer_tri },
-	[SYM__OP_CUMSUM] = { 0, tuple_index, infer_cumsum },
+	[SYM__OP_TRIL] = { 0, sym__shard_tuple_first, infer_tri },
+	[SYM__OP_TRIU] = { 0, sym__shard_tuple_first, infer_tri },
+	[SYM__OP_CUMSUM] = { 0, sym__shard_tuple_first, infer_cumsum },
 };

@@ -30,14 +30,6 @@
  */
 #include "rules/rule_private.h"
 
-/* The tuple step of the family: "s" is the run, "split" the split counts
- * by input. */
-static int
-tuple_input(struct sym__shard *s, const int64_t *const *split)
-{
-	return sym__shard_tuple_input(s, split[0], 0, "d");
-}
-
 /* Return 1 when "e" is the constant 1. */
 static int
 is_one(sym_expr *e)
@@ -326,13 +318,13 @@ infer_tile_pad(struct sym__shard *s)
 }
 
 const struct sym__shard_rule sym__shard_layout[SYM__N_OPS] = {
-	[SYM__OP_RESHAPE] = { 0, tuple_input, infer_reshape },
-	[SYM__OP_FLATTEN] = { 0, tuple_input, infer_reshape },
-	[SYM__OP_TRANSPOSE] = { 0, tuple_input, infer_transpose },
-	[SYM__OP_PERMUTE] = { 0, tuple_input, infer_transpose },
-	[SYM__OP_EXPAND_DIMS] = { 0, tuple_input, infer_expand_dims },
-	[SYM__OP_SQUEEZE] = { 0, tuple_input, infer_squeeze },
-	[SYM__OP_EXPAND] = { 0, tuple_input, infer_expand },
-	[SYM__OP_TILE] = { 0, tuple_input, infer_tile_pad },
-	[SYM__OP_PAD] = { 0, tuple_input, infer_tile_pad },
+	[SYM__OP_RESHAPE] = { 0, sym__shard_tuple_first, infer_reshape },
+	[SYM__OP_FLATTEN] = { 0, sym__shard_tuple_first, infer_reshape },
+	[SYM__OP_TRANSPOSE] = { 0, sym__shard_tuple_first, infer_transpose },
+	[SYM__OP_PERMUTE] = { 0, sym__shard_tuple_first, infer_transpose },
+	[SYM__OP_EXPAND_DIMS] = { 0, sym__shard_tuple_first, infer_expand_dims },
+	[SYM__OP_SQUEEZE] = { 0, sym__shard_tuple_first, infer_squeeze },
+	[SYM__OP_EXPAND] = { 0, sym__shard_tuple_first, infer_expand },
+	[SYM__OP_TILE] = { 0, sym__shard_tuple_first, infer_tile_pad },
+	[SYM__OP_PAD] = { 0, sym__shard_tuple_first, infer_tile_pad },
 };

@@ -163,14 +163,6 @@ infer_sce(struct sym__shard *s)
 	return sym__shard_set_out(s, 0, &b);
 }
 
-/* The tuple step of sce_count(labels): the device matrix is the split of
- * the labels, ("d0"); "s" is the run, "split" the split counts. */
-static int
-tuple_count(struct sym__shard *s, const int64_t *const *split)
-{
-	return sym__shard_tuple_input(s, split[0], 0, "d");
-}
-
 /* The layout step of sce_count: a scalar of partial sums over the axes
  * that split the labels; "s" is the run. */
 static int
@@ -233,7 +225,7 @@ infer_stat(struct sym__shard *s)
 
 const struct sym__shard_rule sym__shard_loss[SYM__N_OPS] = {
 	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = { 0, tuple_sce, infer_sce },
-	[SYM__OP_SCE_COUNT] = { 0, tuple_count, infer_count },
+	[SYM__OP_SCE_COUNT] = { 0, sym__shard_tuple_first, infer_count },
 	[SYM__OP_SCE_TARGET] = { 0, tuple_stat, infer_stat },
 	[SYM__OP_SCE_SUMEXP] = { 0, tuple_stat, infer_stat },
 };

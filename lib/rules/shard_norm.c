@@ -16,14 +16,6 @@
  */
 #include "rules/rule_private.h"
 
-/* The tuple step of softmax and log_softmax: "s" is the run, "split" the
- * split counts by input. */
-static int
-tuple_softmax(struct sym__shard *s, const int64_t *const *split)
-{
-	return sym__shard_tuple_input(s, split[0], 0, "d");
-}
-
 /* The layout step of softmax and log_softmax; "s" is the run. */
 static int
 infer_softmax(struct sym__shard *s)
@@ -53,7 +45,7 @@ tuple_layer_norm(struct sym__shard *s, const int64_t *const *split)
 
 	if (!axis_of)
 		return sym__shard_nomem(s);
-	if (sym__shard_tuple_input(s, split[0], 0, "d") < 0)
+	if (sym__shard_tuple_first(s, split) < 0)
 		return -1;
 	for (size_t j = 0; j + params < r; j++)
 		axis_of[j] = (int)(params + j);
@@ -131,8 +123,8 @@ infer_layer_norm(struct sym__shard *s)
 }
 
 const struct sym__shard_rule sym__shard_norm[SYM__N_OPS] = {
-	[SYM__OP_SOFTMAX] = { 0, tuple_softmax, infer_softmax },
-	[SYM__OP_LOG_SOFTMAX] = { 0, tuple_softmax, infer_softmax },
+	[SYM__OP_SOFTMAX] = { 0, sym__shard_tuple_first, infer_softmax },
+	[SYM__OP_LOG_SOFTMAX] = { 0, sym__shard_tuple_first, infer_softmax },
 	[SYM__OP_LAYER_NORM] = { 0, tuple_layer_norm, infer_layer_norm },
 	[SYM__OP_BATCH_NORM] = { 0, sym__bn_tuple, sym__bn_infer },
 	[SYM__OP_BATCH_NORM_STATS] = { 0, sym__bn_tuple, sym__bn_infer_stats },

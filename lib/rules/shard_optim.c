@@ -18,7 +18,7 @@ tuple_optim(struct sym__shard *s, const int64_t *const *split)
 
 	if (!axis_of)
 		return sym__shard_nomem(s);
-	if (sym__shard_tuple_input(s, split[0], 0, "d") < 0)
+	if (sym__shard_tuple_first(s, split) < 0)
 		return -1;
 	for (size_t d = 0; d < r; d++)
 		axis_of[d] = (int)d;

@@ -19,16 +19,31 @@
  */
 #include "rules/rule_private.h"
 
+/* Return the input that holds x in the run "s": 1 in the gradients
+ * (dy, x), 0 in the forward operators. */
+static size_t
+x_input(const struct sym__shard *s)
+{
+	switch (s->op->id) {
+	case SYM__OP_MAX_POOL2D_GRAD:
+	case SYM__OP_AVG_POOL2D_GRAD:
+	case SYM__OP_GLOBAL_AVG_POOL_GRAD:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* The tuple step of every pooling operator: the device matrix is the
- * strategy of x (input "ix"), (n, c, h, w, ...); dy (input 0 when "ix"
- * is 1) is laid out like x, its pooled dimensions unsplit for
+ * strategy of x (input "ix", see x_input), (n, c, h, w, ...); dy (input
+ * 0 in the gradients) is laid out like x, its pooled dimensions unsplit for
  * global_avg_pool_grad. "s" is the run, "split" the split counts by
  * input. */
 static int
-tuple_any(struct sym__shard *s, const int64_t *const *split, size_t ix)
+tuple_pool(struct sym__shard *s, const int64_t *const *split)
 {
 	static const char *const names4[4] = { "n", "c", "h", "w" };
-	size_t r = sym__shard_in_rank(s, ix);
+	size_t ix = x_input(s), r = sym__shard_in_rank(s, ix);
 	int global = s->op->id == SYM__OP_GLOBAL_AVG_POOL_GRAD;
 	const int64_t *x = split[ix];
 	int64_t *sizes = sym__shard_scratch(s, r, sizeof(*sizes));
@@ -52,20 +67,6 @@ tuple_any(struct sym__shard *s, const int64_t *const *split, size_t ix)
 	for (size_t d = 2; global && d < r; d++)
 		axis_of[d] = -1;
 	return sym__shard_map(s, 0, split[0], axis_of);
-}
-
-/* The tuple step of the forward operators. */
-static int
-tuple_pool(struct sym__shard *s, const int64_t *const *split)
-{
-	return tuple_any(s, split, 0);
-}
-
-/* The tuple step of the gradients (dy, x). */
-static int
-tuple_pool_grad(struct sym__shard *s, const int64_t *const *split)
-{
-	return tuple_any(s, split, 1);
 }
 
 /* Fail in "s" unless spatial dimension "d" (2 or 3) of x (input "ix"),
@@ -216,8 +217,8 @@ const struct sym__shard_rule sym__shard_pool[SYM__N_OPS] = {
 	[SYM__OP_MAX_POOL2D] = { 0, tuple_pool, infer_pool },
 	[SYM__OP_AVG_POOL2D] = { 0, tuple_pool, infer_pool },
 	[SYM__OP_GLOBAL_AVG_POOL] = { 0, tuple_pool, infer_global },
-	[SYM__OP_MAX_POOL2D_GRAD] = { 1, tuple_pool_grad, infer_pool_grad },
-	[SYM__OP_AVG_POOL2D_GRAD] = { 1, tuple_pool_grad, infer_pool_grad },
-	[SYM__OP_GLOBAL_AVG_POOL_GRAD] = { 1, tuple_pool_grad,
+	[SYM__OP_MAX_POOL2D_GRAD] = { 1, tuple_pool, infer_pool_grad },
+	[SYM__OP_AVG_POOL2D_GRAD] = { 1, tuple_pool, infer_pool_grad },
+	[SYM__OP_GLOBAL_AVG_POOL_GRAD] = { 1, tuple_pool,
 	    infer_global_grad },
 };

@@ -20,14 +20,6 @@
 
 #include "rules/rule_private.h"
 
-/* The tuple step of the family: "s" is the run, "split" the split counts
- * by input. */
-static int
-tuple_reduce(struct sym__shard *s, const int64_t *const *split)
-{
-	return sym__shard_tuple_input(s, split[0], 0, "d");
-}
-
 /* The layout step of the family (see the top of the file); "s" is the
  * run. */
 static int
@@ -76,12 +68,12 @@ infer_reduce(struct sym__shard *s)
 }
 
 const struct sym__shard_rule sym__shard_reduce[SYM__N_OPS] = {
-	[SYM__OP_REDUCE_SUM] = { 0, tuple_reduce, infer_reduce },
-	[SYM__OP_REDUCE_MEAN] = { 0, tuple_reduce, infer_reduce },
-	[SYM__OP_REDUCE_MAX] = { 0, tuple_reduce, infer_reduce },
-	[SYM__OP_SUM_TO] = { 0, tuple_reduce, infer_reduce },
-	[SYM__OP_REDUCE_MIN] = { 0, tuple_reduce, infer_reduce },
-	[SYM__OP_REDUCE_PROD] = { 0, tuple_reduce, infer_reduce },
-	[SYM__OP_ARGMAX] = { 0, tuple_reduce, infer_reduce },
-	[SYM__OP_ARGMIN] = { 0, tuple_reduce, infer_reduce },
+	[SYM__OP_REDUCE_SUM] = { 0, sym__shard_tuple_first, infer_reduce },
+	[SYM__OP_REDUCE_MEAN] = { 0, sym__shard_tuple_first, infer_reduce },
+	[SYM__OP_REDUCE_MAX] = { 0, sym__shard_tuple_first, infer_reduce },
+	[SYM__OP_SUM_TO] = { 0, sym__shard_tuple_first, infer_reduce },
+	[SYM__OP_REDUCE_MIN] = { 0, sym__shard_tuple_first, infer_reduce },
+	[SYM__OP_REDUCE_PROD] = { 0, sym__shard_tuple_first, infer_reduce },
+	[SYM__OP_ARGMAX] = { 0, sym__shard_tuple_first, infer_reduce },
+	[SYM__OP_ARGMIN] = { 0, sym__shard_tuple_first, infer_reduce },
 };
