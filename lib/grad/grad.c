@@ -12,30 +12,26 @@
 
 #include "grad/grad_private.h"
 
-/* The families' rules, by family. */
-static const sym__grad_rule *const families[SYM__N_FAMILIES] = {
-	[SYM__FAM_MATMUL] = sym__grad_matmul,
-	[SYM__FAM_ELEMENTWISE] = sym__grad_elementwise,
-	[SYM__FAM_LAYOUT] = sym__grad_layout,
-	[SYM__FAM_REDUCE] = sym__grad_reduce,
-	[SYM__FAM_NORM] = sym__grad_norm,
-	[SYM__FAM_LOSS] = sym__grad_loss,
-	[SYM__FAM_CONV] = sym__grad_conv,
-	[SYM__FAM_POOL] = sym__grad_pool,
-	[SYM__FAM_DROPOUT] = sym__grad_dropout,
-	[SYM__FAM_INDEX] = sym__grad_index,
-	[SYM__FAM_GATHER] = sym__grad_gather,
-	[SYM__FAM_CONCAT] = sym__grad_concat,
+/* The gradient rules, by operator identity. */
+static const sym__grad_rule rules[SYM__N_OPS] = {
+#define SYM__OPIMPL(ID, KERNEL, SHARD_INPUT, TUPLE, INFER, GRAD) \
+	[SYM__OP_##ID] = GRAD,
+#include "shape/ops.def"
 };
 
-/* Return the gradient rule of "op", or NULL when it has none. */
-static sym__grad_rule
-grad_rule_find(const sym_op *op)
+/* The gradient rule of the operators gradients do not flow through
+ * (ops.def): fine when no input of "n" needs a gradient (integer,
+ * frozen, or off the loss's path), else an error at the first that
+ * does. "gr" is the differentiation, "dy" unused. */
+int
+sym__grad_none(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
-	if (!op || (unsigned)op->family >= SYM__N_FAMILIES ||
-	    !families[op->family])
-		return NULL;
-	return families[op->family][op->id];
+	(void)dy;
+	for (size_t i = 0; i < n->n_in; i++)
+		if (gr->target[i])
+			return sym__gnone(gr, i,
+			    "the operator has no gradient rule");
+	return 0;
 }
 
 /* Return 1 when values of "v"'s dtype carry gradients (floating). */
@@ -204,7 +200,7 @@ name_targets(struct sym__grad *gr, sym_node *n)
 static int
 node_grad(struct sym__grad *gr, sym_node *n)
 {
-	sym__grad_rule rule = grad_rule_find(n->op);
+	sym__grad_rule rule = rules[n->op->id];
 	sym_value **dy = sym__calloc(gr->ctx, n->n_out + 1, sizeof(*dy));
 	int any = 0, r = -1;
 
@@ -217,16 +213,6 @@ node_grad(struct sym__grad *gr, sym_node *n)
 	gr->cur = n;
 	if (!any || name_targets(gr, n) < 0)
 		goto done;
-	if (!rule) {
-		for (size_t i = 0; i < n->n_in; i++)
-			if (gr->target[i]) {
-				sym__gnone(gr, i,
-				    "the operator has no gradient rule");
-				goto done;
-			}
-		r = 0;
-		goto done;
-	}
 	if (rule(gr, n, dy) < 0)
 		goto done;
 	r = 0;

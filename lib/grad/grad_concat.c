@@ -16,8 +16,8 @@
 /* The rule of split: dx = concat(dy_0, ..., dy_k-1, axis), dy_j =
  * fill_like(y_j, 0) where no gradient flows; "gr", "n", "dy" as for
  * every rule (grad_private.h). */
-static int
-grad_split(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_split(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	size_t k = n->n_out;
 	sym_value **in = sym__calloc(gr->ctx, k + 1, sizeof(*in));
@@ -104,8 +104,8 @@ concat_slices(struct sym__grad *gr, sym_node *n, sym_value *dy,
  * split(dy, axis, output_num = inputs) when the inputs have one size
  * along the axis, or slices of dy when their sizes are constants;
  * inputs that need none take a part that nothing reads. */
-static int
-grad_concat(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_concat(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	size_t k = n->n_in, axis = n->at.concat.axis, need = 0;
 	const sym_shape *s0 = sym__value_shape(n->in[0]);
@@ -159,17 +159,11 @@ done:
 }
 
 /* The rule of slice: dx = slice_grad(dy, x) with slice's attributes. */
-static int
-grad_slice(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_slice(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	sym_value *in[2] = { dy[0], n->in[0] };
 	int mirror[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0) };
 
 	return sym__gemit_to(gr, 0, 1, "slice_grad", 2, in, n->attrs, mirror);
 }
-
-const sym__grad_rule sym__grad_concat[SYM__N_OPS] = {
-	[SYM__OP_SLICE] = grad_slice,
-	[SYM__OP_CONCAT] = grad_concat,
-	[SYM__OP_SPLIT] = grad_split,
-};

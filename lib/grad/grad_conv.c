@@ -29,8 +29,8 @@ conv_back(struct sym__grad *gr, sym_node *n, size_t i, int role, const char *op,
 
 /* The rule of conv2d; "gr", "n", "dy" as for every rule
  * (grad_private.h). */
-static int
-grad_conv2d(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_conv2d(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	if (conv_back(gr, n, 0, 1, "conv2d_input_grad", dy[0],
 	        SYM__MIRROR_OUT(0), n->in[1], SYM__MIRROR_IN(1), n->in[0],
@@ -40,7 +40,3 @@ grad_conv2d(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	    SYM__MIRROR_OUT(0), n->in[0], SYM__MIRROR_IN(0), n->in[1],
 	    SYM__MIRROR_IN(1));
 }
-
-const sym__grad_rule sym__grad_conv[SYM__N_OPS] = {
-	[SYM__OP_CONV2D] = grad_conv2d,
-};

@@ -12,15 +12,11 @@
 
 /* The rule of dropout; "gr", "n", "dy" as for every rule
  * (grad_private.h). */
-static int
-grad_dropout(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_dropout(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	sym_value *in[2] = { dy[0], n->out[0] };
 	int mirror[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_OUT(0) };
 
 	return sym__gemit_to(gr, 0, 1, "dropout_grad", 2, in, n->attrs, mirror);
 }
-
-const sym__grad_rule sym__grad_dropout[SYM__N_OPS] = {
-	[SYM__OP_DROPOUT] = grad_dropout,
-};

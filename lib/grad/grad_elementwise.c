@@ -34,8 +34,8 @@ unary_to(struct sym__grad *gr, int role, const char *op, sym_value *a, int ma,
 
 /* The rule of relu: dx = relu_grad(dy, x); "gr", "n", "dy" as for every
  * rule (grad_private.h). */
-static int
-grad_relu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_relu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return unary_to(gr, 1, "relu_grad", dy[0], SYM__MIRROR_OUT(0), n->in[0],
 	    SYM__MIRROR_IN(0));
@@ -82,8 +82,8 @@ fail:
 
 /* The rule of gelu: dx = gelu_grad(dy, x), with the forward node's
  * approximate. */
-static int
-grad_gelu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_gelu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	sym_attrs *at;
 
@@ -100,56 +100,56 @@ grad_gelu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 }
 
 /* The rule of tanh: dx = tanh_grad(dy, y). */
-static int
-grad_tanh(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_tanh(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return unary_to(gr, 1, "tanh_grad", dy[0], SYM__MIRROR_OUT(0),
 	    n->out[0], SYM__MIRROR_OUT(0));
 }
 
 /* The rule of sigmoid: dx = sigmoid_grad(dy, y). */
-static int
-grad_sigmoid(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_sigmoid(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return unary_to(gr, 1, "sigmoid_grad", dy[0], SYM__MIRROR_OUT(0),
 	    n->out[0], SYM__MIRROR_OUT(0));
 }
 
 /* The rule of sqrt: dx = sqrt_grad(dy, y), dy / (2 y). */
-static int
-grad_sqrt(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_sqrt(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return unary_to(gr, 1, "sqrt_grad", dy[0], SYM__MIRROR_OUT(0),
 	    n->out[0], SYM__MIRROR_OUT(0));
 }
 
 /* The rule of exp: dx = dy * y. */
-static int
-grad_exp(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_exp(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return unary_to(gr, 1, "mul", dy[0], SYM__MIRROR_OUT(0), n->out[0],
 	    SYM__MIRROR_OUT(0));
 }
 
 /* The rule of log: dx = dy / x. */
-static int
-grad_log(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_log(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return unary_to(gr, 1, "div", dy[0], SYM__MIRROR_OUT(0), n->in[0],
 	    SYM__MIRROR_IN(0));
 }
 
 /* The rule of neg: dx = -dy. */
-static int
-grad_neg(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_neg(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	(void)n;
 	return unary_to(gr, 1, "neg", dy[0], SYM__MIRROR_OUT(0), NULL, 0);
 }
 
 /* The rule of identity: dx = dy. */
-static int
-grad_identity(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_identity(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	(void)n;
 	return sym__gpass(gr, 0, dy[0], SYM__MIRROR_OUT(0));
@@ -157,8 +157,8 @@ grad_identity(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 
 /* The rule of cast: dx = dy cast back to the dtype of x (a floating
  * dtype: integer inputs get no gradient). */
-static int
-grad_cast(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_cast(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	const sym_shape *x = sym__value_shape(n->in[0]);
 	sym_attrs *at;
@@ -173,8 +173,8 @@ grad_cast(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 }
 
 /* The rule of add: each operand gets dy summed to its shape. */
-static int
-grad_add(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_add(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	(void)n;
 	if (sym__gunbroadcast(gr, 0, dy[0], 1) < 0)
@@ -183,8 +183,8 @@ grad_add(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 }
 
 /* The rule of sub: a gets dy, b gets -dy, each summed to its shape. */
-static int
-grad_sub(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_sub(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	int mirror = SYM__MIRROR_OUT(0);
 	sym_value *neg;
@@ -200,8 +200,8 @@ grad_sub(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 
 /* The rule of mul: a gets dy * b, b gets dy * a, each summed to its
  * shape. */
-static int
-grad_mul(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_mul(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	for (size_t i = 0; i < 2; i++) {
 		sym_value *in[2] = { dy[0], n->in[1 - i] }, *v;
@@ -220,8 +220,8 @@ grad_mul(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 
 /* The rule of div: with t = dy / b, a gets t and b gets -t * y, each
  * summed to its shape. */
-static int
-grad_div(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_div(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	sym_value *in[2] = { dy[0], n->in[1] }, *t, *u, *v;
 	int m_t[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(1) };
@@ -257,23 +257,23 @@ grad_extremum(struct sym__grad *gr, sym_node *n, sym_value *const *dy,
 }
 
 /* The rule of maximum. */
-static int
-grad_maximum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_maximum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return grad_extremum(gr, n, dy, "maximum_grad");
 }
 
 /* The rule of minimum. */
-static int
-grad_minimum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_minimum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return grad_extremum(gr, n, dy, "minimum_grad");
 }
 
 /* The rule of bias_add: x gets dy, the bias dy summed over every
  * dimension but the channel one. */
-static int
-grad_bias_add(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_bias_add(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	size_t rank = sym_shape_ndim(sym__value_shape(n->in[0]));
 	size_t c = n->at.elementwise.channel, k = 0;
@@ -307,40 +307,40 @@ grad_bias_add(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 }
 
 /* The rule of erf: dx = erf_grad(dy, x). */
-static int
-grad_erf(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_erf(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return unary_to(gr, 1, "erf_grad", dy[0], SYM__MIRROR_OUT(0), n->in[0],
 	    SYM__MIRROR_IN(0));
 }
 
 /* The rule of rsqrt: dx = rsqrt_grad(dy, y), -dy y^3 / 2. */
-static int
-grad_rsqrt(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_rsqrt(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return unary_to(gr, 1, "rsqrt_grad", dy[0], SYM__MIRROR_OUT(0),
 	    n->out[0], SYM__MIRROR_OUT(0));
 }
 
 /* The rule of reciprocal: dx = reciprocal_grad(dy, y), -dy y^2. */
-static int
-grad_reciprocal(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_reciprocal(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return unary_to(gr, 1, "reciprocal_grad", dy[0], SYM__MIRROR_OUT(0),
 	    n->out[0], SYM__MIRROR_OUT(0));
 }
 
 /* The rule of silu: dx = silu_grad(dy, x). */
-static int
-grad_silu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_silu(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return unary_to(gr, 1, "silu_grad", dy[0], SYM__MIRROR_OUT(0), n->in[0],
 	    SYM__MIRROR_IN(0));
 }
 
 /* The rule of abs: dx = dy * sign(x) (0 at 0, as PyTorch). */
-static int
-grad_abs(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_abs(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	int m_s = SYM__MIRROR_IN(0);
 	int m_d[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_OUT(0) };
@@ -358,8 +358,8 @@ grad_abs(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 
 /* The rule of sign, floor and ceil: their derivative is 0 wherever it
  * exists, so dx = fill_like(dy, value=0), as PyTorch. */
-static int
-grad_zero(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_zero(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	sym_attrs *at;
 
@@ -371,8 +371,8 @@ grad_zero(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 
 /* The rule of clip: dx = clip_grad(dy, x) with the bounds of the forward
  * node (dy where min <= x <= max). */
-static int
-grad_clip(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_clip(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	double lo = n->at.elementwise.lo, hi = n->at.elementwise.hi;
 	sym_attrs *at;
@@ -387,8 +387,8 @@ grad_clip(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 
 /* The rule of softplus: dx = softplus_grad(dy, x) with the forward
  * node's beta and threshold. */
-static int
-grad_softplus(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_softplus(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	if (!sym__gtarget(gr, 0))
 		return 0;
@@ -400,8 +400,8 @@ grad_softplus(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 
 /* The rule of pow: pow_grad(dy, a, b) gives both gradients at dy's
  * shape, each summed to its operand's shape. */
-static int
-grad_pow(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_pow(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return grad_extremum(gr, n, dy, "pow_grad");
 }
@@ -409,8 +409,8 @@ grad_pow(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 /* The rule of where(c, a, b): with z = fill_like(dy, value=0), a gets
  * where(c, dy, z) and b where(c, z, dy), each summed to its shape; the
  * condition, bool, gets none. */
-static int
-grad_where(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_where(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	int m_z = SYM__MIRROR_OUT(0);
 	int mirror[3] = { SYM__MIRROR_IN(0), SYM__MIRROR_OUT(0),
@@ -437,35 +437,3 @@ grad_where(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	}
 	return 0;
 }
-
-const sym__grad_rule sym__grad_elementwise[SYM__N_OPS] = {
-	[SYM__OP_RELU] = grad_relu,
-	[SYM__OP_GELU] = grad_gelu,
-	[SYM__OP_EXP] = grad_exp,
-	[SYM__OP_LOG] = grad_log,
-	[SYM__OP_NEG] = grad_neg,
-	[SYM__OP_SQRT] = grad_sqrt,
-	[SYM__OP_TANH] = grad_tanh,
-	[SYM__OP_SIGMOID] = grad_sigmoid,
-	[SYM__OP_CAST] = grad_cast,
-	[SYM__OP_IDENTITY] = grad_identity,
-	[SYM__OP_ADD] = grad_add,
-	[SYM__OP_SUB] = grad_sub,
-	[SYM__OP_MUL] = grad_mul,
-	[SYM__OP_DIV] = grad_div,
-	[SYM__OP_MAXIMUM] = grad_maximum,
-	[SYM__OP_MINIMUM] = grad_minimum,
-	[SYM__OP_BIAS_ADD] = grad_bias_add,
-	[SYM__OP_WHERE] = grad_where,
-	[SYM__OP_ERF] = grad_erf,
-	[SYM__OP_POW] = grad_pow,
-	[SYM__OP_RSQRT] = grad_rsqrt,
-	[SYM__OP_RECIPROCAL] = grad_reciprocal,
-	[SYM__OP_ABS] = grad_abs,
-	[SYM__OP_SIGN] = grad_zero,
-	[SYM__OP_FLOOR] = grad_zero,
-	[SYM__OP_CEIL] = grad_zero,
-	[SYM__OP_CLIP] = grad_clip,
-	[SYM__OP_SILU] = grad_silu,
-	[SYM__OP_SOFTPLUS] = grad_softplus,
-};

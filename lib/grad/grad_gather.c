@@ -30,20 +30,15 @@ scatter_back(struct sym__grad *gr, sym_node *n, sym_value *const *dy, size_t it,
 
 /* The rule of gather(params, indices); "gr", "n", "dy" as for every
  * rule (grad_private.h). */
-static int
-grad_gather(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_gather(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return scatter_back(gr, n, dy, 0, 1, "gather_grad");
 }
 
 /* The rule of embedding(ids, table). */
-static int
-grad_embedding(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_embedding(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return scatter_back(gr, n, dy, 1, 0, "embedding_grad");
 }
-
-const sym__grad_rule sym__grad_gather[SYM__N_OPS] = {
-	[SYM__OP_GATHER] = grad_gather,
-	[SYM__OP_EMBEDDING] = grad_embedding,
-};

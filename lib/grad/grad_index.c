@@ -9,8 +9,8 @@
 
 /* The rule of tril and triu: dx = tril(dy) or triu(dy) with the forward
  * attributes; "gr", "n", "dy" as for every rule (grad_private.h). */
-static int
-grad_tri(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_tri(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	int mirror = SYM__MIRROR_OUT(0);
 
@@ -20,8 +20,8 @@ grad_tri(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 
 /* The rule of cumsum: dx = cumsum(dy) along the same axis, summed from
  * the other end. */
-static int
-grad_cumsum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_cumsum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	sym_attrs *at;
 
@@ -35,9 +35,3 @@ grad_cumsum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	        sym_attrs_set_bool(at, "exclusive", n->at.index.exclusive) ==
 	            0);
 }
-
-const sym__grad_rule sym__grad_index[SYM__N_OPS] = {
-	[SYM__OP_TRIL] = grad_tri,
-	[SYM__OP_TRIU] = grad_tri,
-	[SYM__OP_CUMSUM] = grad_cumsum,
-};

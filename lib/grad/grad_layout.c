@@ -15,8 +15,8 @@
 /* The rule of reshape, flatten, expand_dims and squeeze: dx =
  * reshape(dy, dims of x); "gr", "n", "dy" as for every rule
  * (grad_private.h). */
-static int
-grad_reshape(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_reshape(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	const sym_shape *x = sym__value_shape(n->in[0]);
 	sym_attrs *at;
@@ -52,8 +52,8 @@ emit_list(struct sym__grad *gr, sym_node *node, sym_value *dy, const char *op,
 }
 
 /* The rule of transpose and permute: dx = transpose(dy, perm^-1). */
-static int
-grad_transpose(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_transpose(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	size_t rank = sym_shape_ndim(sym__value_shape(n->in[0]));
 	sym_expr **inv;
@@ -77,8 +77,8 @@ grad_transpose(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 }
 
 /* The rule of expand: dx = sum_to(dy, dims of x). */
-static int
-grad_expand(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_expand(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	(void)n;
 	return sym__gunbroadcast(gr, 0, dy[0], 1);
@@ -86,8 +86,8 @@ grad_expand(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 
 /* The rule of tile: dy reshaped to [r0, n0, r1, n1, ...] (only the tiled
  * dimensions split in two) and summed over the repeats. */
-static int
-grad_tile(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_tile(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	const sym_shape *x = sym__value_shape(n->in[0]);
 	const int64_t *rep = n->at.layout.repeats;
@@ -142,8 +142,8 @@ done:
 
 /* The rule of pad: dx = pad(dy, the pads negated), which crops what the
  * forward pad added (and pads back with zeros what it cropped). */
-static int
-grad_pad(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_pad(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	size_t rank = sym_shape_ndim(sym__value_shape(n->in[0]));
 	sym_expr **p;
@@ -161,15 +161,3 @@ grad_pad(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	}
 	return emit_list(gr, n, dy[0], "pad", at, "pads", 2 * rank, p, k);
 }
-
-const sym__grad_rule sym__grad_layout[SYM__N_OPS] = {
-	[SYM__OP_RESHAPE] = grad_reshape,
-	[SYM__OP_FLATTEN] = grad_reshape,
-	[SYM__OP_TRANSPOSE] = grad_transpose,
-	[SYM__OP_PERMUTE] = grad_transpose,
-	[SYM__OP_EXPAND_DIMS] = grad_reshape,
-	[SYM__OP_SQUEEZE] = grad_reshape,
-	[SYM__OP_EXPAND] = grad_expand,
-	[SYM__OP_TILE] = grad_tile,
-	[SYM__OP_PAD] = grad_pad,
-};

@@ -14,8 +14,8 @@
 
 /* The rule of softmax_cross_entropy; "gr", "n", "dy" as for every rule
  * (grad_private.h). */
-static int
-grad_sce(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_sce(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	sym_value *in[6] = { n->in[0], n->in[1], dy[0] };
 	int mirror[6] = { SYM__MIRROR_IN(0), SYM__MIRROR_IN(1),
@@ -31,7 +31,3 @@ grad_sce(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	}
 	return sym__gemit_to(gr, 0, 1, "sce_grad", k, in, n->attrs, mirror);
 }
-
-const sym__grad_rule sym__grad_loss[SYM__N_OPS] = {
-	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = grad_sce,
-};

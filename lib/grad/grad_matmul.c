@@ -68,21 +68,16 @@ grad_product(struct sym__grad *gr, sym_node *n, sym_value *const *dy, int batch)
 
 /* The rule of matmul; "gr" is the differentiation, "n" the node, "dy"
  * the gradient of its output. */
-static int
-grad_matmul(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_matmul(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return grad_product(gr, n, dy, 0);
 }
 
 /* The rule of batch_matmul; "gr" is the differentiation, "n" the node,
  * "dy" the gradient of its output. */
-static int
-grad_batch_matmul(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_batch_matmul(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return grad_product(gr, n, dy, 1);
 }
-
-const sym__grad_rule sym__grad_matmul[SYM__N_OPS] = {
-	[SYM__OP_MATMUL] = grad_matmul,
-	[SYM__OP_BATCH_MATMUL] = grad_batch_matmul,
-};

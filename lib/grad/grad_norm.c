@@ -28,15 +28,15 @@ softmax_back(struct sym__grad *gr, sym_node *n, sym_value *const *dy,
 
 /* The rule of softmax; "gr", "n", "dy" as for every rule
  * (grad_private.h). */
-static int
-grad_softmax(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_softmax(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return softmax_back(gr, n, dy, "softmax_grad");
 }
 
 /* The rule of log_softmax. */
-static int
-grad_log_softmax(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_log_softmax(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return softmax_back(gr, n, dy, "log_softmax_grad");
 }
@@ -44,8 +44,8 @@ grad_log_softmax(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 /* The rule of layer_norm(x, gamma, beta): one layer_norm_grad whose
  * outputs are named after the targets of x, gamma and beta (an
  * intermediate name where none is needed). */
-static int
-grad_layer_norm(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_layer_norm(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	sym_value *in[3] = { dy[0], n->in[0], n->in[1] }, *out[3];
 	int mirror[3] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0),
@@ -82,8 +82,8 @@ grad_layer_norm(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
  * them active): batch_norm_grad differentiates through them. The running
  * statistics get none: a trained param there is an error.
  */
-static int
-grad_batch_norm(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_batch_norm(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	sym_value *in[8] = { dy[0], n->in[0], n->in[5], n->in[3], n->in[4],
 		n->in[1], NULL, NULL };
@@ -110,10 +110,3 @@ grad_batch_norm(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	return sym__gemit_to(gr, 0, 2, "batch_norm_grad", 8, in, n->attrs,
 	    mirror);
 }
-
-const sym__grad_rule sym__grad_norm[SYM__N_OPS] = {
-	[SYM__OP_SOFTMAX] = grad_softmax,
-	[SYM__OP_LOG_SOFTMAX] = grad_log_softmax,
-	[SYM__OP_LAYER_NORM] = grad_layer_norm,
-	[SYM__OP_BATCH_NORM] = grad_batch_norm,
-};

@@ -17,8 +17,8 @@
 /* The rule of every pooling operator: emit its gradient operator (named
  * after the forward one with "_grad") on dy and x as the gradient of x;
  * "gr", "n", "dy" as for every rule (grad_private.h). */
-static int
-grad_pool(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_pool(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	sym_value *in[2] = { dy[0], n->in[0] };
 	int mirror[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0) };
@@ -28,9 +28,3 @@ grad_pool(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 
 	return sym__gemit_to(gr, 0, 1, op, 2, in, n->attrs, mirror);
 }
-
-const sym__grad_rule sym__grad_pool[SYM__N_OPS] = {
-	[SYM__OP_MAX_POOL2D] = grad_pool,
-	[SYM__OP_AVG_POOL2D] = grad_pool,
-	[SYM__OP_GLOBAL_AVG_POOL] = grad_pool,
-};

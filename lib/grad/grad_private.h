@@ -92,19 +92,10 @@ int sym__gnone(struct sym__grad *gr, size_t i, const char *why);
 /* Append the update operators of the optimizer (optim.c); 0 or -1. */
 int sym__grad_updates(struct sym__grad *gr);
 
-/* The families' rules, by operator identity (NULL: not differentiable;
- * an operator whose inputs are all integers needs none). */
-extern const sym__grad_rule sym__grad_matmul[SYM__N_OPS];
-extern const sym__grad_rule sym__grad_elementwise[SYM__N_OPS];
-extern const sym__grad_rule sym__grad_layout[SYM__N_OPS];
-extern const sym__grad_rule sym__grad_reduce[SYM__N_OPS];
-extern const sym__grad_rule sym__grad_loss[SYM__N_OPS];
-extern const sym__grad_rule sym__grad_norm[SYM__N_OPS];
-extern const sym__grad_rule sym__grad_conv[SYM__N_OPS];
-extern const sym__grad_rule sym__grad_pool[SYM__N_OPS];
-extern const sym__grad_rule sym__grad_dropout[SYM__N_OPS];
-extern const sym__grad_rule sym__grad_index[SYM__N_OPS];
-extern const sym__grad_rule sym__grad_gather[SYM__N_OPS];
-extern const sym__grad_rule sym__grad_concat[SYM__N_OPS];
+/* Every operator's gradient rule, as lib/shape/ops.def names it (its
+ * SYM__OPIMPL column GRAD); grad.c makes the table of them. */
+#define SYM__OPIMPL(ID, KERNEL, SHARD_INPUT, TUPLE, INFER, GRAD) \
+	int GRAD(struct sym__grad *gr, sym_node *n, sym_value *const *dy);
+#include "shape/ops.def"
 
 #endif

@@ -28,36 +28,36 @@ reduce_back(struct sym__grad *gr, sym_node *n, sym_value *const *dy,
 }
 
 /* The rule of reduce_sum; "gr", "n", "dy" as for every rule. */
-static int
-grad_reduce_sum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_reduce_sum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return reduce_back(gr, n, dy, "reduce_sum_grad", 0);
 }
 
 /* The rule of reduce_mean. */
-static int
-grad_reduce_mean(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_reduce_mean(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return reduce_back(gr, n, dy, "reduce_mean_grad", 0);
 }
 
 /* The rule of reduce_max. */
-static int
-grad_reduce_max(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_reduce_max(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return reduce_back(gr, n, dy, "reduce_max_grad", 1);
 }
 
 /* The rule of reduce_min. */
-static int
-grad_reduce_min(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_reduce_min(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return reduce_back(gr, n, dy, "reduce_max_grad", 1);
 }
 
 /* The rule of reduce_prod. */
-static int
-grad_reduce_prod(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_reduce_prod(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	return reduce_back(gr, n, dy, "reduce_prod_grad", 0);
 }
@@ -65,8 +65,8 @@ grad_reduce_prod(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 /* The rule of sum_to: the gradient broadcast back over the summed
  * dimensions, as the sum of zeros of x's shape and dy (NumPy
  * broadcasting is exactly the inverse of sum_to). */
-static int
-grad_sum_to(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
+int
+sym__grad_sum_to(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
 	sym_value *in[2] = { n->in[0], dy[0] };
 	int m_zero = SYM__MIRROR_IN(0);
@@ -86,12 +86,3 @@ grad_sum_to(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 		return -1;
 	return sym__gemit_to(gr, 0, 2, "add", 2, in, NULL, m_add);
 }
-
-const sym__grad_rule sym__grad_reduce[SYM__N_OPS] = {
-	[SYM__OP_REDUCE_SUM] = grad_reduce_sum,
-	[SYM__OP_REDUCE_MEAN] = grad_reduce_mean,
-	[SYM__OP_REDUCE_MAX] = grad_reduce_max,
-	[SYM__OP_SUM_TO] = grad_sum_to,
-	[SYM__OP_REDUCE_MIN] = grad_reduce_min,
-	[SYM__OP_REDUCE_PROD] = grad_reduce_prod,
-};

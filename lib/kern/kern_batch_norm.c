@@ -366,10 +366,10 @@ k_grad(struct sym__kernel_args *a)
 	return 0;
 }
 
-/* The kernels of batch_norm and its kin, by operator (see kern_norm.c's
- * table). */
+/* The kernels of batch_norm and its kin, by operator (ops.def names this
+ * one for all of them). */
 int
-sym__k_batch_norm(struct sym__kernel_args *a)
+sym__kern_batch_norm(struct sym__kernel_args *a)
 {
 	switch (a->op ? a->op->id : SYM__N_OPS) {
 	case SYM__OP_BATCH_NORM:

@@ -214,9 +214,9 @@ compare(struct sym__kernel_args *a, const char *op, const struct cmp_rows *r)
 	return run_nary(a, op, f);
 }
 
-/* CMP_KERNEL(name): the kernel sym__k_name of the comparison name. */
+/* CMP_KERNEL(name): the kernel sym__kern_name of the comparison name. */
 #define CMP_KERNEL(name)                                                   \
-	int sym__k_##name(struct sym__kernel_args *a)                      \
+	int sym__kern_##name(struct sym__kernel_args *a)                   \
 	{                                                                  \
 		static const struct cmp_rows r = { name##_f32, name##_f64, \
 			name##_i32, name##_u8 };                           \
@@ -250,7 +250,7 @@ all_bool(struct sym__kernel_args *a, const char *op)
 
 /* The kernel of logical_and; "a" is the call; 0 or -1. */
 int
-sym__k_logical_and(struct sym__kernel_args *a)
+sym__kern_logical_and(struct sym__kernel_args *a)
 {
 	if (sym__kio(a, "logical_and", 2, 2, 1, 1) < 0 ||
 	    all_bool(a, "logical_and") < 0)
@@ -260,7 +260,7 @@ sym__k_logical_and(struct sym__kernel_args *a)
 
 /* The kernel of logical_or; "a" is the call; 0 or -1. */
 int
-sym__k_logical_or(struct sym__kernel_args *a)
+sym__kern_logical_or(struct sym__kernel_args *a)
 {
 	if (sym__kio(a, "logical_or", 2, 2, 1, 1) < 0 ||
 	    all_bool(a, "logical_or") < 0)
@@ -282,7 +282,7 @@ logical_not_u8(const char *const *x, const int64_t *s, char *const *z,
 
 /* The kernel of logical_not; "a" is the call; 0 or -1. */
 int
-sym__k_logical_not(struct sym__kernel_args *a)
+sym__kern_logical_not(struct sym__kernel_args *a)
 {
 	if (sym__kio(a, "logical_not", 1, 1, 1, 1) < 0 ||
 	    all_bool(a, "logical_not") < 0)
@@ -315,7 +315,7 @@ SELECT(select_8, uint64_t)
 /* The kernel of where(c, a, b): a bool condition, values and output of
  * one dtype; "a" is the call; 0 or -1. */
 int
-sym__k_where(struct sym__kernel_args *a)
+sym__kern_where(struct sym__kernel_args *a)
 {
 	static const char op[] = "where";
 	size_t es;
@@ -366,7 +366,7 @@ same_float(struct sym__kernel_args *a, const char *op)
 /* The kernel of pow(a, b): floating operands of one dtype; "a" is the
  * call; 0 or -1. */
 int
-sym__k_pow(struct sym__kernel_args *a)
+sym__kern_pow(struct sym__kernel_args *a)
 {
 	if (sym__kio(a, "pow", 2, 2, 1, 1) < 0 || same_float(a, "pow") < 0)
 		return -1;
@@ -402,7 +402,7 @@ POW_GRAD(pow_grad_f64, double, pow, log)
 /* The kernel of pow_grad(dy, a, b): two outputs of dy's dims; "a" is the
  * call; 0 or -1. */
 int
-sym__k_pow_grad(struct sym__kernel_args *a)
+sym__kern_pow_grad(struct sym__kernel_args *a)
 {
 	if (sym__kio(a, "pow_grad", 3, 3, 2, 2) < 0 ||
 	    same_float(a, "pow_grad") < 0)

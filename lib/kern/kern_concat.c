@@ -61,8 +61,8 @@ read_axis(struct sym__kernel_args *a, const char *op, int rank, int *ax)
 
 /* The kernel of concat: the inputs joined along the attribute axis
  * (default 0); "a" is the call. */
-static int
-k_concat(struct sym__kernel_args *a)
+int
+sym__kern_concat(struct sym__kernel_args *a)
 {
 	static const char op[] = "concat";
 	const struct sym__tensor *y;
@@ -93,8 +93,8 @@ k_concat(struct sym__kernel_args *a)
 /* The kernel of split: the input cut along the attribute axis (default
  * 0) into the outputs, in order (output_num, when given, must be their
  * number); "a" is the call. */
-static int
-k_split(struct sym__kernel_args *a)
+int
+sym__kern_split(struct sym__kernel_args *a)
 {
 	static const char op[] = "split";
 	const struct sym__tensor *x;
@@ -187,8 +187,8 @@ slice_attrs(struct sym__kernel_args *a, const char *op,
 /* The kernel of slice: the box of the attributes begin, size and step
  * (one integer per dim; size -1: to the end; step absent: 1s) taken with
  * strides; "a" is the call. */
-static int
-k_slice(struct sym__kernel_args *a)
+int
+sym__kern_slice(struct sym__kernel_args *a)
 {
 	static const char op[] = "slice";
 	const struct sym__tensor *x, *y;
@@ -226,8 +226,8 @@ k_slice(struct sym__kernel_args *a)
 /* The kernel of slice_grad(dy, x): zeros of x's shape with dy written
  * into the box of the attributes begin, size and step; "a" is the
  * call. */
-static int
-k_slice_grad(struct sym__kernel_args *a)
+int
+sym__kern_slice_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "slice_grad";
 	const struct sym__tensor *dy, *y;
@@ -267,10 +267,3 @@ k_slice_grad(struct sym__kernel_args *a)
 	    dy->rank, dy->dim);
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_concat[SYM__N_OPS] = {
-	[SYM__OP_CONCAT] = k_concat,
-	[SYM__OP_SPLIT] = k_split,
-	[SYM__OP_SLICE] = k_slice,
-	[SYM__OP_SLICE_GRAD] = k_slice_grad,
-};

@@ -341,8 +341,8 @@ col_area(struct sym__kernel_args *a, const char *op, const struct conv *cv)
 }
 
 /* The kernel of conv2d; "a" is the call. */
-static int
-k_conv2d(struct sym__kernel_args *a)
+int
+sym__kern_conv2d(struct sym__kernel_args *a)
 {
 	static const char op[] = "conv2d";
 	struct conv cv;
@@ -442,8 +442,8 @@ sym__kscratch_conv(const struct sym__kernel_args *a)
 
 /* The kernel of conv2d_input_grad(dy, weight, x) -> dx of the dims of
  * x; "a" is the call. */
-static int
-k_conv2d_input_grad(struct sym__kernel_args *a)
+int
+sym__kern_conv2d_input_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "conv2d_input_grad";
 	struct sym__tensor *dx = &a->out[0];
@@ -471,8 +471,8 @@ k_conv2d_input_grad(struct sym__kernel_args *a)
 
 /* The kernel of conv2d_weight_grad(dy, x, weight) -> dw of the dims of
  * the weight; "a" is the call. */
-static int
-k_conv2d_weight_grad(struct sym__kernel_args *a)
+int
+sym__kern_conv2d_weight_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "conv2d_weight_grad";
 	struct sym__tensor *dw = &a->out[0];
@@ -499,9 +499,3 @@ k_conv2d_weight_grad(struct sym__kernel_args *a)
 	sym__kscratch_done(a, col);
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_conv[SYM__N_OPS] = {
-	[SYM__OP_CONV2D] = k_conv2d,
-	[SYM__OP_CONV2D_INPUT_GRAD] = k_conv2d_input_grad,
-	[SYM__OP_CONV2D_WEIGHT_GRAD] = k_conv2d_weight_grad,
-};

@@ -93,8 +93,8 @@ masked(struct sym__kernel_args *a, const char *op, int fwd)
 }
 
 /* The kernel of dropout(x); "a" is the call. */
-static int
-k_dropout(struct sym__kernel_args *a)
+int
+sym__kern_dropout(struct sym__kernel_args *a)
 {
 	if (sym__kio(a, "dropout", 1, 1, 1, 1) < 0)
 		return -1;
@@ -103,8 +103,8 @@ k_dropout(struct sym__kernel_args *a)
 
 /* The kernel of dropout_grad(dy, y) -> dy times y's mask; "a" is the
  * call. */
-static int
-k_dropout_grad(struct sym__kernel_args *a)
+int
+sym__kern_dropout_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "dropout_grad";
 
@@ -113,8 +113,3 @@ k_dropout_grad(struct sym__kernel_args *a)
 		return -1;
 	return masked(a, op, 0);
 }
-
-const sym__kernel_fn sym__kernels_dropout[SYM__N_OPS] = {
-	[SYM__OP_DROPOUT] = k_dropout,
-	[SYM__OP_DROPOUT_GRAD] = k_dropout_grad,
-};

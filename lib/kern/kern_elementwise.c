@@ -11,8 +11,7 @@
  * approximation with approximate="tanh" (see kern_math.c).
  * The kernels of the operators added for real models (comparisons,
  * logical operators, where, pow, the unary maths from erf to softplus
- * and their gradients) are in kern_compare.c and kern_math.c; this
- * file's table lists them.
+ * and their gradients) are in kern_compare.c and kern_math.c.
  * relu, neg, bias_add and the binary ops also take integers, held in
  * int32 and computed in the width of their dtype: results wrap to i8,
  * i16, u8 or i32 like NumPy's and PyTorch's (100 + 100 is -56 in i8).
@@ -125,10 +124,10 @@ unary(struct sym__kernel_args *a, const char *op, unary_fn f32, unary_fn f64,
 	return 0;
 }
 
-/* UNARY_KERNEL(name, i32): the kernel k_name of the unary operator name,
+/* UNARY_KERNEL(name, i32): the kernel sym__kern_name of the unary operator name,
  * with its int32 loop "i32" (or NULL). */
 #define UNARY_KERNEL(name, i32)                                      \
-	static int k_##name(struct sym__kernel_args *a)              \
+	int sym__kern_##name(struct sym__kernel_args *a)             \
 	{                                                            \
 		return unary(a, #name, name##_f32, name##_f64, i32); \
 	}
@@ -166,8 +165,8 @@ gelu_tanh_f64(const void *px, void *py, int64_t n)
 /* The kernel of gelu: the exact form, or the tanh approximation when the
  * decoded attribute approximate says so (no attributes: exact); "a" is
  * the call. */
-static int
-k_gelu(struct sym__kernel_args *a)
+int
+sym__kern_gelu(struct sym__kernel_args *a)
 {
 	if (a->at && a->at->elementwise.approximate)
 		return unary(a, "gelu", gelu_tanh_f32, gelu_tanh_f64, NULL);
@@ -176,8 +175,8 @@ k_gelu(struct sym__kernel_args *a)
 
 /* The kernel of neg, which refuses i64 (-INT32_MIN needs 33 bits); "a"
  * is the call. */
-static int
-k_neg(struct sym__kernel_args *a)
+int
+sym__kern_neg(struct sym__kernel_args *a)
 {
 	if (sym__kio(a, "neg", 1, 1, 1, 1) < 0 ||
 	    sym__kno_i64(a, "neg", &a->in[0], "the input") < 0)
@@ -187,8 +186,8 @@ k_neg(struct sym__kernel_args *a)
 
 /* The kernel of identity: a copy (or an alias) of the input; "a" is the
  * call. */
-static int
-k_identity(struct sym__kernel_args *a)
+int
+sym__kern_identity(struct sym__kernel_args *a)
 {
 	static const char op[] = "identity";
 
@@ -342,8 +341,8 @@ convert(const struct sym__tensor *x, struct sym__tensor *y, int64_t n)
 
 /* The kernel of cast: the input converted to the output's dtype, which
  * must be the decoded attribute dtype; "a" is the call. */
-static int
-k_cast(struct sym__kernel_args *a)
+int
+sym__kern_cast(struct sym__kernel_args *a)
 {
 	static const char op[] = "cast";
 	const struct sym__opattrs *at;
@@ -600,11 +599,11 @@ binary(struct sym__kernel_args *a, const struct binary_op *bo)
 	return 0;
 }
 
-/* BINARY_KERNEL(name, i32, u8, wide): the kernel k_name of the binary
+/* BINARY_KERNEL(name, i32, u8, wide): the kernel sym__kern_name of the binary
  * operator name, with its int32 and bool rows (or NULL) and its "wide"
  * flag. */
 #define BINARY_KERNEL(name, i32, u8, wide)                              \
-	static int k_##name(struct sym__kernel_args *a)                 \
+	int sym__kern_##name(struct sym__kernel_args *a)                \
 	{                                                               \
 		static const struct binary_op bo = { #name, name##_f32, \
 			name##_f64, i32, u8, wide };                    \
@@ -622,8 +621,8 @@ BINARY_KERNEL(relu_grad, relu_grad_i32, NULL, 0)
 
 /* The kernel of fill_like: every element of the output (of the input's
  * dims and dtype) set to the decoded value; "a" is the call. */
-static int
-k_fill_like(struct sym__kernel_args *a)
+int
+sym__kern_fill_like(struct sym__kernel_args *a)
 {
 	static const char op[] = "fill_like";
 	struct sym__tensor *y;
@@ -704,8 +703,8 @@ BIAS(bias_i32, int32_t, WRAP(+))
 
 /* The kernel of bias_add(x, bias): bias [C] added along the decoded
  * channel dim of x; "a" is the call. */
-static int
-k_bias_add(struct sym__kernel_args *a)
+int
+sym__kern_bias_add(struct sym__kernel_args *a)
 {
 	static const char op[] = "bias_add";
 	const struct sym__opattrs *at;
@@ -758,53 +757,3 @@ k_bias_add(struct sym__kernel_args *a)
 		    sym_dtype_name(x->dtype));
 	}
 }
-
-const sym__kernel_fn sym__kernels_elementwise[SYM__N_OPS] = {
-	[SYM__OP_RELU] = k_relu,
-	[SYM__OP_GELU] = k_gelu,
-	[SYM__OP_EXP] = k_exp,
-	[SYM__OP_LOG] = k_log,
-	[SYM__OP_NEG] = k_neg,
-	[SYM__OP_SQRT] = k_sqrt,
-	[SYM__OP_TANH] = k_tanh,
-	[SYM__OP_SIGMOID] = k_sigmoid,
-	[SYM__OP_CAST] = k_cast,
-	[SYM__OP_IDENTITY] = k_identity,
-	[SYM__OP_ADD] = k_add,
-	[SYM__OP_SUB] = k_sub,
-	[SYM__OP_MUL] = k_mul,
-	[SYM__OP_DIV] = k_div,
-	[SYM__OP_MAXIMUM] = k_maximum,
-	[SYM__OP_MINIMUM] = k_minimum,
-	[SYM__OP_BIAS_ADD] = k_bias_add,
-	[SYM__OP_FILL_LIKE] = k_fill_like,
-	[SYM__OP_RELU_GRAD] = k_relu_grad,
-	[SYM__OP_EQUAL] = sym__k_equal,
-	[SYM__OP_NOT_EQUAL] = sym__k_not_equal,
-	[SYM__OP_LESS] = sym__k_less,
-	[SYM__OP_LESS_EQUAL] = sym__k_less_equal,
-	[SYM__OP_GREATER] = sym__k_greater,
-	[SYM__OP_GREATER_EQUAL] = sym__k_greater_equal,
-	[SYM__OP_LOGICAL_AND] = sym__k_logical_and,
-	[SYM__OP_LOGICAL_OR] = sym__k_logical_or,
-	[SYM__OP_LOGICAL_NOT] = sym__k_logical_not,
-	[SYM__OP_WHERE] = sym__k_where,
-	[SYM__OP_ERF] = sym__k_erf,
-	[SYM__OP_POW] = sym__k_pow,
-	[SYM__OP_RSQRT] = sym__k_rsqrt,
-	[SYM__OP_RECIPROCAL] = sym__k_reciprocal,
-	[SYM__OP_ABS] = sym__k_abs,
-	[SYM__OP_SIGN] = sym__k_sign,
-	[SYM__OP_FLOOR] = sym__k_floor,
-	[SYM__OP_CEIL] = sym__k_ceil,
-	[SYM__OP_CLIP] = sym__k_clip,
-	[SYM__OP_SILU] = sym__k_silu,
-	[SYM__OP_SOFTPLUS] = sym__k_softplus,
-	[SYM__OP_ERF_GRAD] = sym__k_erf_grad,
-	[SYM__OP_RSQRT_GRAD] = sym__k_rsqrt_grad,
-	[SYM__OP_RECIPROCAL_GRAD] = sym__k_reciprocal_grad,
-	[SYM__OP_CLIP_GRAD] = sym__k_clip_grad,
-	[SYM__OP_SILU_GRAD] = sym__k_silu_grad,
-	[SYM__OP_SOFTPLUS_GRAD] = sym__k_softplus_grad,
-	[SYM__OP_POW_GRAD] = sym__k_pow_grad,
-};

@@ -89,8 +89,8 @@ gather(struct sym__kernel_args *a, const char *op, int ip, int ii, int ax)
 
 /* The kernel of gather(params, indices): along the decoded axis; "a" is
  * the call. */
-static int
-k_gather(struct sym__kernel_args *a)
+int
+sym__kern_gather(struct sym__kernel_args *a)
 {
 	static const char op[] = "gather";
 	const struct sym__opattrs *at;
@@ -103,8 +103,8 @@ k_gather(struct sym__kernel_args *a)
 
 /* The kernel of embedding(ids, table [V, D]): ids.shape + [D]; "a" is
  * the call. */
-static int
-k_embedding(struct sym__kernel_args *a)
+int
+sym__kern_embedding(struct sym__kernel_args *a)
 {
 	static const char op[] = "embedding";
 
@@ -163,8 +163,8 @@ check_one_hot(struct sym__kernel_args *a, int ax)
 
 /* The kernel of one_hot(indices): the depth (local: the output's dim)
  * inserted at the decoded axis; "a" is the call. */
-static int
-k_one_hot(struct sym__kernel_args *a)
+int
+sym__kern_one_hot(struct sym__kernel_args *a)
 {
 	static const char op[] = "one_hot";
 	const struct sym__tensor *x;
@@ -202,9 +202,3 @@ k_one_hot(struct sym__kernel_args *a)
 		}
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_gather[SYM__N_OPS] = {
-	[SYM__OP_GATHER] = k_gather,
-	[SYM__OP_EMBEDDING] = k_embedding,
-	[SYM__OP_ONE_HOT] = k_one_hot,
-};

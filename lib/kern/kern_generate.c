@@ -42,8 +42,8 @@ put(struct sym__tensor *y, int64_t i, double v, int64_t iv, int integer)
 }
 
 /* The kernel of arange and range, called "op"; "a" is the call. */
-static int
-arange(struct sym__kernel_args *a)
+int
+sym__kern_arange(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	const struct sym__opattrs *at;
@@ -88,8 +88,8 @@ arange(struct sym__kernel_args *a)
 }
 
 /* The kernel of full, ones and zeros, called "op"; "a" is the call. */
-static int
-fill(struct sym__kernel_args *a)
+int
+sym__kern_fill(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	const struct sym__opattrs *at;
@@ -115,11 +115,3 @@ fill(struct sym__kernel_args *a)
 	sym__kwrap(y->data, y->dtype, n);
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_generate[SYM__N_OPS] = {
-	[SYM__OP_ARANGE] = arange,
-	[SYM__OP_RANGE] = arange,
-	[SYM__OP_FULL] = fill,
-	[SYM__OP_ONES] = fill,
-	[SYM__OP_ZEROS] = fill,
-};

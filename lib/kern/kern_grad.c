@@ -79,9 +79,9 @@ pair(struct sym__kernel_args *a, const char *op, binary_fn f32, binary_fn f64)
 	return 0;
 }
 
-/* PAIR_KERNEL(name): the kernel k_name of the unary gradient name. */
+/* PAIR_KERNEL(name): the kernel sym__kern_name of the unary gradient name. */
 #define PAIR_KERNEL(name)                                      \
-	static int k_##name(struct sym__kernel_args *a)        \
+	int sym__kern_##name(struct sym__kernel_args *a)       \
 	{                                                      \
 		return pair(a, #name, name##_f32, name##_f64); \
 	}
@@ -92,8 +92,8 @@ PAIR(gelu_tanh_grad_f64, double, g *sym__gelu_tanh_grad(v))
 /* The kernel of gelu_grad: dy times the derivative of the exact gelu, or
  * of its tanh approximation when the decoded attribute approximate says
  * so (no attributes: exact); "a" is the call. */
-static int
-k_gelu_grad(struct sym__kernel_args *a)
+int
+sym__kern_gelu_grad(struct sym__kernel_args *a)
 {
 	if (a->at && a->at->elementwise.approximate)
 		return pair(a, "gelu_grad", gelu_tanh_grad_f32,
@@ -206,8 +206,8 @@ check_reduced(struct sym__kernel_args *a, const char *op,
  * elements of x equal to y (NaN counting as equal to a NaN maximum),
  * split equally among them. "is_mean" and "is_max" say which; "a" is the
  * call. */
-static int
-reduce_grad(struct sym__kernel_args *a)
+int
+sym__kern_reduce_grad(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	int is_mean = a->op->id == SYM__OP_REDUCE_MEAN_GRAD;
@@ -276,8 +276,8 @@ reduce_grad(struct sym__kernel_args *a)
  * with zeros (none: the group's product over the element; one: the
  * product of the others at the zero, 0 elsewhere; more: 0); "a" is the
  * call. */
-static int
-k_reduce_prod_grad(struct sym__kernel_args *a)
+int
+sym__kern_reduce_prod_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "reduce_prod_grad";
 	static const char *const names[] = { "dy", "x", "the output" };
@@ -389,8 +389,8 @@ softmax_grad_rows_f32(const float *dy, const float *y, float *dx, int64_t rows,
  * log_softmax_grad(dy, y): dx = dy - exp(y) sum(dy), the sums over the
  * softmax axes (the decoded mark), in double; "lg" chooses, "op" names
  * it and "a" is the call. */
-static int
-softmax_grad(struct sym__kernel_args *a)
+int
+sym__kern_softmax_grad(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	int lg = a->op->id == SYM__OP_LOG_SOFTMAX_GRAD;
@@ -526,8 +526,8 @@ sym__kscratch_grad(const struct sym__kernel_args *a)
  * gamma, dx = rstd (g - mean(g) - xhat mean(g xhat)); dgamma and dbeta
  * are the sums of dy xhat and of dy over the dims before
  * begin_params_axis. In double; "a" is the call. */
-static int
-k_layer_norm_grad(struct sym__kernel_args *a)
+int
+sym__kern_layer_norm_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "layer_norm_grad";
 	const struct sym__opattrs *at;
@@ -630,8 +630,8 @@ check_bcast(struct sym__kernel_args *a, const char *op,
 /* The kernels of maximum_grad(dy, a, b) and minimum_grad(dy, a, b) ->
  * (da, db) of dy's dims, called "op" ("is_max" says which): see the top
  * of the file. "a" is the call. */
-static int
-extremum_grad(struct sym__kernel_args *a)
+int
+sym__kern_extremum_grad(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	int is_max = a->op->id == SYM__OP_MAXIMUM_GRAD;
@@ -718,8 +718,8 @@ scatter_add(struct sym__kernel_args *a, const char *op, int ax)
 
 /* The kernel of gather_grad(dy, indices, params) along the decoded
  * axis; "a" is the call. */
-static int
-k_gather_grad(struct sym__kernel_args *a)
+int
+sym__kern_gather_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "gather_grad";
 	const struct sym__opattrs *at;
@@ -732,8 +732,8 @@ k_gather_grad(struct sym__kernel_args *a)
 
 /* The kernel of embedding_grad(dy, ids, table [V, D]); "a" is the
  * call. */
-static int
-k_embedding_grad(struct sym__kernel_args *a)
+int
+sym__kern_embedding_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "embedding_grad";
 
@@ -744,22 +744,3 @@ k_embedding_grad(struct sym__kernel_args *a)
 		    a->in[2].rank);
 	return scatter_add(a, op, 0);
 }
-
-const sym__kernel_fn sym__kernels_grad[SYM__N_OPS] = {
-	[SYM__OP_GELU_GRAD] = k_gelu_grad,
-	[SYM__OP_SIGMOID_GRAD] = k_sigmoid_grad,
-	[SYM__OP_TANH_GRAD] = k_tanh_grad,
-	[SYM__OP_SQRT_GRAD] = k_sqrt_grad,
-	[SYM__OP_SCE_GRAD] = sym__k_sce_grad,
-	[SYM__OP_REDUCE_SUM_GRAD] = reduce_grad,
-	[SYM__OP_REDUCE_MEAN_GRAD] = reduce_grad,
-	[SYM__OP_REDUCE_MAX_GRAD] = reduce_grad,
-	[SYM__OP_REDUCE_PROD_GRAD] = k_reduce_prod_grad,
-	[SYM__OP_SOFTMAX_GRAD] = softmax_grad,
-	[SYM__OP_LOG_SOFTMAX_GRAD] = softmax_grad,
-	[SYM__OP_LAYER_NORM_GRAD] = k_layer_norm_grad,
-	[SYM__OP_MAXIMUM_GRAD] = extremum_grad,
-	[SYM__OP_MINIMUM_GRAD] = extremum_grad,
-	[SYM__OP_GATHER_GRAD] = k_gather_grad,
-	[SYM__OP_EMBEDDING_GRAD] = k_embedding_grad,
-};

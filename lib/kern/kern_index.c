@@ -14,8 +14,8 @@
 /* The kernels of tril and triu, called "op" ("upper" for triu): keep
  * element (i, j) of every matrix of the last two dims when j - i <= k
  * (tril) or j - i >= k (triu), i and j global; "a" is the call. */
-static int
-tri(struct sym__kernel_args *a)
+int
+sym__kern_tri(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	int upper = a->op->id == SYM__OP_TRIU;
@@ -107,8 +107,8 @@ scan(const void *x, void *y, enum sym__kst k, int64_t n, int64_t s, int rev,
 /* The kernel of cumsum: the running sum along the decoded axis (from the
  * end with reverse; without the element itself with exclusive); "a" is
  * the call. */
-static int
-k_cumsum(struct sym__kernel_args *a)
+int
+sym__kern_cumsum(struct sym__kernel_args *a)
 {
 	static const char op[] = "cumsum";
 	const struct sym__opattrs *at;
@@ -147,9 +147,3 @@ k_cumsum(struct sym__kernel_args *a)
 	sym__kwrap(y->data, y->dtype, sym__tensor_numel(y));
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_index[SYM__N_OPS] = {
-	[SYM__OP_TRIL] = tri,
-	[SYM__OP_TRIU] = tri,
-	[SYM__OP_CUMSUM] = k_cumsum,
-};

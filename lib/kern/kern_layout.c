@@ -16,8 +16,8 @@
 /* The kernel of reshape: the data unchanged under the output's dims,
  * which must hold as many elements (the attribute shape is global and is
  * not read); "a" is the call. */
-static int
-k_reshape(struct sym__kernel_args *a)
+int
+sym__kern_reshape(struct sym__kernel_args *a)
 {
 	static const char op[] = "reshape";
 
@@ -28,8 +28,8 @@ k_reshape(struct sym__kernel_args *a)
 
 /* The kernel of flatten: [N, d1, ..., dk] as [N, d1 * ... * dk]; "a" is
  * the call. */
-static int
-k_flatten(struct sym__kernel_args *a)
+int
+sym__kern_flatten(struct sym__kernel_args *a)
 {
 	static const char op[] = "flatten";
 	const struct sym__tensor *x, *y;
@@ -48,8 +48,8 @@ k_flatten(struct sym__kernel_args *a)
 
 /* The kernel of transpose and permute, called "op": output dim i is input
  * dim perm[i] (the decoded permutation); "a" is the call. */
-static int
-transpose(struct sym__kernel_args *a)
+int
+sym__kern_transpose(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	const struct sym__opattrs *at;
@@ -90,8 +90,8 @@ transpose(struct sym__kernel_args *a)
 
 /* The kernel of expand_dims: a dim 1 inserted at the required attribute
  * axis (in [-rank-1, rank]); "a" is the call. */
-static int
-k_expand_dims(struct sym__kernel_args *a)
+int
+sym__kern_expand_dims(struct sym__kernel_args *a)
 {
 	static const char op[] = "expand_dims";
 	const struct sym__opattrs *at;
@@ -148,8 +148,8 @@ squeezed(struct sym__kernel_args *a, const struct sym__tensor *x,
 
 /* The kernel of squeeze: the dims 1 its shape rule marked removed; "a"
  * is the call. */
-static int
-k_squeeze(struct sym__kernel_args *a)
+int
+sym__kern_squeeze(struct sym__kernel_args *a)
 {
 	static const char op[] = "squeeze";
 	const struct sym__opattrs *at;
@@ -166,8 +166,8 @@ k_squeeze(struct sym__kernel_args *a)
 /* The kernel of expand: output dim j (aligned from the right with the
  * input's) repeats a dim 1 of the input, or equals it; new leading dims
  * repeat the whole input; "a" is the call. */
-static int
-k_expand(struct sym__kernel_args *a)
+int
+sym__kern_expand(struct sym__kernel_args *a)
 {
 	static const char op[] = "expand";
 	const struct sym__tensor *x, *y;
@@ -206,8 +206,8 @@ k_expand(struct sym__kernel_args *a)
 
 /* The kernel of tile: the input copied repeats[d] times along each dim
  * d (the decoded counts); "a" is the call. */
-static int
-k_tile(struct sym__kernel_args *a)
+int
+sym__kern_tile(struct sym__kernel_args *a)
 {
 	static const char op[] = "tile";
 	const struct sym__opattrs *at;
@@ -285,8 +285,8 @@ fill_value(struct sym__tensor *y, int64_t n, double v)
 /* The kernel of pad: each dim d grows by pads[2d] before and pads[2d+1]
  * after (negative: cropped), the new elements set to the value; "a" is
  * the call. */
-static int
-k_pad(struct sym__kernel_args *a)
+int
+sym__kern_pad(struct sym__kernel_args *a)
 {
 	static const char op[] = "pad";
 	const struct sym__opattrs *at;
@@ -329,15 +329,3 @@ k_pad(struct sym__kernel_args *a)
 	    (const char *)x->data + ox * (int64_t)es, sx, es, x->rank, n);
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_layout[SYM__N_OPS] = {
-	[SYM__OP_RESHAPE] = k_reshape,
-	[SYM__OP_FLATTEN] = k_flatten,
-	[SYM__OP_TRANSPOSE] = transpose,
-	[SYM__OP_PERMUTE] = transpose,
-	[SYM__OP_EXPAND_DIMS] = k_expand_dims,
-	[SYM__OP_SQUEEZE] = k_squeeze,
-	[SYM__OP_EXPAND] = k_expand,
-	[SYM__OP_TILE] = k_tile,
-	[SYM__OP_PAD] = k_pad,
-};

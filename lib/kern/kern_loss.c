@@ -201,8 +201,8 @@ check_out(struct sym__kernel_args *a, const struct sym__tensor *x,
 }
 
 /* The kernel of softmax_cross_entropy; "a" is the call. */
-static int
-k_sce(struct sym__kernel_args *a)
+int
+sym__kern_sce(struct sym__kernel_args *a)
 {
 	static const char op[] = "softmax_cross_entropy";
 	const struct sym__tensor *x = &a->in[0];
@@ -302,7 +302,7 @@ split_grad(struct sym__kernel_args *a, const struct sym__tensor *x,
  * reduction "none", dloss for "sum", dloss over the rows that count for
  * "mean"; 0 for an ignored row. "a" is the call. */
 int
-sym__k_sce_grad(struct sym__kernel_args *a)
+sym__kern_sce_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "sce_grad";
 	const struct sym__tensor *x = &a->in[0];
@@ -340,8 +340,8 @@ sym__k_sce_grad(struct sym__kernel_args *a)
 
 /* The kernel of sce_count(labels [N]): the number of labels that are not
  * ignore_index, as an f64 scalar; "a" is the call. */
-static int
-k_sce_count(struct sym__kernel_args *a)
+int
+sym__kern_sce_count(struct sym__kernel_args *a)
 {
 	static const char op[] = "sce_count";
 	const struct sym__tensor *lab = &a->in[0];
@@ -389,8 +389,8 @@ stat_rows(struct sym__kernel_args *a, const char *op, struct rows *r)
  * row's label where the rank's block of classes (at the logits' global
  * offset along dim 1) holds it, else 0 (and 0 for an ignored row), as
  * f64 [N]; "a" is the call. */
-static int
-k_sce_target(struct sym__kernel_args *a)
+int
+sym__kern_sce_target(struct sym__kernel_args *a)
 {
 	static const char op[] = "sce_target";
 	const struct sym__tensor *x = &a->in[0];
@@ -414,8 +414,8 @@ k_sce_target(struct sym__kernel_args *a)
 /* The kernel of sce_sumexp(logits [N, C], labels [N], target f64 [N]):
  * the sum over the rank's classes of exp(logit - target) for each row (0
  * for an ignored row), as f64 [N]; "a" is the call. */
-static int
-k_sce_sumexp(struct sym__kernel_args *a)
+int
+sym__kern_sce_sumexp(struct sym__kernel_args *a)
 {
 	static const char op[] = "sce_sumexp";
 	const struct sym__tensor *x = &a->in[0], *t = &a->in[2];
@@ -438,10 +438,3 @@ k_sce_sumexp(struct sym__kernel_args *a)
 	}
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_loss[SYM__N_OPS] = {
-	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = k_sce,
-	[SYM__OP_SCE_COUNT] = k_sce_count,
-	[SYM__OP_SCE_TARGET] = k_sce_target,
-	[SYM__OP_SCE_SUMEXP] = k_sce_sumexp,
-};

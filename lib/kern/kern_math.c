@@ -170,10 +170,10 @@ unary(struct sym__kernel_args *a, const struct unary_op *u)
 	return 0;
 }
 
-/* UNARY_KERNEL(name, i32, attrs, no_i64): the kernel sym__k_name of the
+/* UNARY_KERNEL(name, i32, attrs, no_i64): the kernel sym__kern_name of the
  * unary operator name with its int32 loop "i32" (or NULL). */
 #define UNARY_KERNEL(name, i32, attrs, no_i64)                        \
-	int sym__k_##name(struct sym__kernel_args *a)                 \
+	int sym__kern_##name(struct sym__kernel_args *a)              \
 	{                                                             \
 		static const struct unary_op u = { #name, name##_f32, \
 			name##_f64, i32, attrs, no_i64 };             \
@@ -286,10 +286,10 @@ pair(struct sym__kernel_args *a, const char *op, pair_fn f32, pair_fn f64,
 	return 0;
 }
 
-/* PAIR_KERNEL(name, attrs): the kernel sym__k_name of the gradient
+/* PAIR_KERNEL(name, attrs): the kernel sym__kern_name of the gradient
  * name. */
 #define PAIR_KERNEL(name, attrs)                                      \
-	int sym__k_##name(struct sym__kernel_args *a)                 \
+	int sym__kern_##name(struct sym__kernel_args *a)              \
 	{                                                             \
 		return pair(a, #name, name##_f32, name##_f64, attrs); \
 	}

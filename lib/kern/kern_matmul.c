@@ -110,8 +110,8 @@ setup(struct sym__kernel_args *a, const char *op, struct gemm *g)
 
 /* The kernel of matmul: output [M, N] of inputs [M, K] (or [K, M] with
  * transpose_a) and [K, N] (or [N, K] with transpose_b); "a" is the call. */
-static int
-k_matmul(struct sym__kernel_args *a)
+int
+sym__kern_matmul(struct sym__kernel_args *a)
 {
 	static const char op[] = "matmul";
 	const struct sym__tensor *out;
@@ -233,8 +233,8 @@ run_batches(struct sym__kernel_args *a, struct gemm *g, int nb,
 /* The kernel of batch_matmul: [..., M, K] x [..., K, N] -> [..., M, N]
  * (with the transpositions), the batch dims broadcast NumPy style; "a"
  * is the call. */
-static int
-k_batch_matmul(struct sym__kernel_args *a)
+int
+sym__kern_batch_matmul(struct sym__kernel_args *a)
 {
 	static const char op[] = "batch_matmul";
 	const struct sym__tensor *out;
@@ -274,8 +274,3 @@ k_batch_matmul(struct sym__kernel_args *a)
 	sym__kwrap(out->data, out->dtype, sym__tensor_numel(out));
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_matmul[SYM__N_OPS] = {
-	[SYM__OP_MATMUL] = k_matmul,
-	[SYM__OP_BATCH_MATMUL] = k_batch_matmul,
-};

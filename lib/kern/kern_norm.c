@@ -250,8 +250,8 @@ softmax_run(struct sym__kernel_args *a, const char *op,
 
 /* The kernel of softmax (log_softmax when "lg"), called "op"; "a" is the
  * call. */
-static int
-softmax(struct sym__kernel_args *a)
+int
+sym__kern_softmax(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	int lg = a->op->id == SYM__OP_LOG_SOFTMAX;
@@ -376,8 +376,8 @@ check_stats(struct sym__kernel_args *a, int norm)
 
 /* The kernel of layer_norm(x, gamma, beta) -> y [, mean, variance]; "a"
  * is the call. */
-static int
-k_layer_norm(struct sym__kernel_args *a)
+int
+sym__kern_layer_norm(struct sym__kernel_args *a)
 {
 	static const char op[] = "layer_norm";
 	const struct sym__tensor *x;
@@ -421,14 +421,3 @@ k_layer_norm(struct sym__kernel_args *a)
 		    var);
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_norm[SYM__N_OPS] = {
-	[SYM__OP_SOFTMAX] = softmax,
-	[SYM__OP_LOG_SOFTMAX] = softmax,
-	[SYM__OP_LAYER_NORM] = k_layer_norm,
-	[SYM__OP_BATCH_NORM] = sym__k_batch_norm,
-	[SYM__OP_BATCH_NORM_STATS] = sym__k_batch_norm,
-	[SYM__OP_BATCH_NORM_UPDATE] = sym__k_batch_norm,
-	[SYM__OP_BATCH_NORM_GRAD_PARAMS] = sym__k_batch_norm,
-	[SYM__OP_BATCH_NORM_GRAD] = sym__k_batch_norm,
-};

@@ -88,8 +88,8 @@ same(struct sym__kernel_args *a, int i, int o)
 
 /* The kernel of sgd_update: with momentum mu, b = g' at the first step
  * (t = 0), else mu b + (1 - dampening) g'; "a" is the call. */
-static int
-k_sgd_update(struct sym__kernel_args *a)
+int
+sym__kern_sgd_update(struct sym__kernel_args *a)
 {
 	static const char op[] = "sgd_update";
 	int mom = a->n_in == 4;
@@ -159,8 +159,8 @@ MOMENTUM_LOOP(momentum_f64, double)
 
 /* The kernel of momentum_update (MindSpore's ApplyMomentum): v = mu v +
  * g'; p -= lr v, or lr (g' + mu v) with Nesterov; "a" is the call. */
-static int
-k_momentum_update(struct sym__kernel_args *a)
+int
+sym__kern_momentum_update(struct sym__kernel_args *a)
 {
 	static const char op[] = "momentum_update";
 	int64_t t, n;
@@ -186,8 +186,8 @@ k_momentum_update(struct sym__kernel_args *a)
 /* The kernels of adam_update and adamw_update ("decoupled"): the moments
  * m and v, bias-corrected at step t + 1; "a" is the call, "op" its
  * operator's name. */
-static int
-adam(struct sym__kernel_args *a)
+int
+sym__kern_adam(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	int decoupled = a->op->id == SYM__OP_ADAMW_UPDATE;
@@ -230,8 +230,8 @@ adam(struct sym__kernel_args *a)
 
 /* The kernel of increment: the i32 step count plus one, refused at
  * INT32_MAX rather than wrapped; "a" is the call. */
-static int
-k_increment(struct sym__kernel_args *a)
+int
+sym__kern_increment(struct sym__kernel_args *a)
 {
 	static const char op[] = "increment";
 
@@ -250,11 +250,3 @@ k_increment(struct sym__kernel_args *a)
 	*(int32_t *)a->out[0].data = *(const int32_t *)a->in[0].data + 1;
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_optim[SYM__N_OPS] = {
-	[SYM__OP_SGD_UPDATE] = k_sgd_update,
-	[SYM__OP_MOMENTUM_UPDATE] = k_momentum_update,
-	[SYM__OP_ADAM_UPDATE] = adam,
-	[SYM__OP_ADAMW_UPDATE] = adam,
-	[SYM__OP_INCREMENT] = k_increment,
-};

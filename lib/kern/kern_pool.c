@@ -202,8 +202,8 @@ POOL(double, f64)
 
 /* Run max_pool2d ("max") or avg_pool2d, called "op", on the call "a";
  * return 0 or -1. */
-static int
-pool_fwd(struct sym__kernel_args *a)
+int
+sym__kern_pool(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	int max = a->op->id == SYM__OP_MAX_POOL2D;
@@ -223,8 +223,8 @@ pool_fwd(struct sym__kernel_args *a)
 
 /* Run max_pool2d_grad(dy, x) ("max") or avg_pool2d_grad(dy, x) -> dx of
  * the dims of x, called "op", on the call "a"; return 0 or -1. */
-static int
-pool_bwd(struct sym__kernel_args *a)
+int
+sym__kern_pool_grad(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	int max = a->op->id == SYM__OP_MAX_POOL2D_GRAD;
@@ -285,8 +285,8 @@ global_setup(struct sym__kernel_args *a, const char *op, int ix,
 }
 
 /* The kernel of global_avg_pool; "a" is the call. */
-static int
-k_global(struct sym__kernel_args *a)
+int
+sym__kern_global_avg_pool(struct sym__kernel_args *a)
 {
 	static const char op[] = "global_avg_pool";
 	const struct sym__tensor *x = &a->in[0];
@@ -321,8 +321,8 @@ k_global(struct sym__kernel_args *a)
 
 /* The kernel of global_avg_pool_grad(dy, x) -> dx of the dims of x; "a"
  * is the call. */
-static int
-k_global_grad(struct sym__kernel_args *a)
+int
+sym__kern_global_avg_pool_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "global_avg_pool_grad";
 	const struct sym__tensor *x = &a->in[1], *dy = &a->in[0];
@@ -355,12 +355,3 @@ k_global_grad(struct sym__kernel_args *a)
 	}
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_pool[SYM__N_OPS] = {
-	[SYM__OP_MAX_POOL2D] = pool_fwd,
-	[SYM__OP_AVG_POOL2D] = pool_fwd,
-	[SYM__OP_GLOBAL_AVG_POOL] = k_global,
-	[SYM__OP_MAX_POOL2D_GRAD] = pool_bwd,
-	[SYM__OP_AVG_POOL2D_GRAD] = pool_bwd,
-	[SYM__OP_GLOBAL_AVG_POOL_GRAD] = k_global_grad,
-};

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the kernel families (lib/kern/kern_*.c) share: their tables,
+ * What the kernel families (lib/kern/kern_*.c) share: their kernels,
  * storage classes, checking the tensors and reading the attributes of a
  * call, and strided copies.
  */
@@ -13,23 +13,10 @@
 #include "core/simd.h"
 #include "kern/kernel.h"
 
-/* The families' kernels, indexed by operator identity: each fills the
- * entries of its family's operators. */
-extern const sym__kernel_fn sym__kernels_matmul[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_elementwise[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_layout[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_concat[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_reduce[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_norm[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_gather[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_loss[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_conv[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_pool[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_dropout[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_index[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_generate[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_optim[SYM__N_OPS];
-extern const sym__kernel_fn sym__kernels_grad[SYM__N_OPS];
+/* Every operator's kernel, as lib/shape/ops.def names it (its
+ * SYM__OPIMPL column KERNEL); kernel.c makes the table of them. */
+#define SYM__OPIMPL(ID, KERNEL, ...) int KERNEL(struct sym__kernel_args *a);
+#include "shape/ops.def"
 
 /* How the elements of a dtype are stored (see struct sym__tensor). */
 enum sym__kst {
@@ -126,11 +113,5 @@ size_t sym__kscratch_reduce(const struct sym__kernel_args *a);
 size_t sym__kscratch_conv(const struct sym__kernel_args *a);
 size_t sym__kscratch_softmax(const struct sym__kernel_args *a);
 size_t sym__kscratch_grad(const struct sym__kernel_args *a);
-
-/* batch_norm and its kin, by a->op (kern_batch_norm.c). */
-int sym__k_batch_norm(struct sym__kernel_args *a);
-
-/* The gradient of softmax_cross_entropy, with its kernel (kern_loss.c). */
-int sym__k_sce_grad(struct sym__kernel_args *a);
 
 #endif

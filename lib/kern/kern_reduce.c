@@ -399,7 +399,7 @@ reduce(struct sym__kernel_args *a, const char *op, enum reduce_kind kind)
 	return 0;
 }
 
-/* The reduction of each operator k_reduce serves. */
+/* The reduction of each operator sym__kern_reduce serves. */
 static const enum reduce_kind reduce_of[SYM__N_OPS] = {
 	[SYM__OP_REDUCE_SUM] = R_SUM,
 	[SYM__OP_REDUCE_MEAN] = R_MEAN,
@@ -410,16 +410,16 @@ static const enum reduce_kind reduce_of[SYM__N_OPS] = {
 
 /* The kernel of reduce_sum, reduce_mean, reduce_max, reduce_min and
  * reduce_prod, by the table reduce_of; "a" is the call. */
-static int
-k_reduce(struct sym__kernel_args *a)
+int
+sym__kern_reduce(struct sym__kernel_args *a)
 {
 	return reduce(a, a->op->name, reduce_of[a->op->id]);
 }
 
 /* The kernel of sum_to: a sum over the dimensions its shape rule
  * marked; "a" is the call. */
-static int
-k_sum_to(struct sym__kernel_args *a)
+int
+sym__kern_sum_to(struct sym__kernel_args *a)
 {
 	if (a->n_in >= 1 && a->in[0].dtype == SYM_DT_BOOL)
 		return sym__kfail(a, "sum_to", "dtype bool is not supported");
@@ -448,8 +448,8 @@ arg_run(const void *x, enum sym__kst k, int64_t n, int64_t s, int is_min)
 /* The kernels of argmax and argmin, called "op" ("is_min" for argmin):
  * along the decoded axis of a numeric input, indices into an i32 or i64
  * output; "a" is the call. */
-static int
-arg(struct sym__kernel_args *a)
+int
+sym__kern_arg(struct sym__kernel_args *a)
 {
 	const char *op = a->op->name;
 	int is_min = a->op->id == SYM__OP_ARGMIN;
@@ -491,14 +491,3 @@ arg(struct sym__kernel_args *a)
 		}
 	return 0;
 }
-
-const sym__kernel_fn sym__kernels_reduce[SYM__N_OPS] = {
-	[SYM__OP_REDUCE_SUM] = k_reduce,
-	[SYM__OP_REDUCE_MEAN] = k_reduce,
-	[SYM__OP_REDUCE_MAX] = k_reduce,
-	[SYM__OP_SUM_TO] = k_sum_to,
-	[SYM__OP_REDUCE_MIN] = k_reduce,
-	[SYM__OP_REDUCE_PROD] = k_reduce,
-	[SYM__OP_ARGMAX] = arg,
-	[SYM__OP_ARGMIN] = arg,
-};

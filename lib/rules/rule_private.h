@@ -74,33 +74,13 @@ struct sym__shard_rule {
 	int (*infer)(struct sym__shard *s);
 };
 
-/* The families' tables, indexed by operator identity: each fills the
- * entries of its family's operators. */
-extern const struct sym__shard_rule sym__shard_elementwise[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_matmul[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_layout[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_concat[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_reduce[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_norm[SYM__N_OPS];
-/* The steps of batch_norm and its kin, in the normalisation family's
- * table (shard_batch_norm.c). */
-int sym__bn_tuple(struct sym__shard *s, const int64_t *const *split);
-int sym__bn_infer(struct sym__shard *s);
-int sym__bn_infer_stats(struct sym__shard *s);
-int sym__bn_tuple_update(struct sym__shard *s, const int64_t *const *split);
-int sym__bn_infer_update(struct sym__shard *s);
-int sym__bn_tuple_grad(struct sym__shard *s, const int64_t *const *split);
-int sym__bn_infer_grad_params(struct sym__shard *s);
-int sym__bn_infer_grad(struct sym__shard *s);
-extern const struct sym__shard_rule sym__shard_gather[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_loss[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_conv[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_pool[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_dropout[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_index[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_generate[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_optim[SYM__N_OPS];
-extern const struct sym__shard_rule sym__shard_grad[SYM__N_OPS];
+/* Every operator's two steps, as lib/shape/ops.def names them (its
+ * SYM__OPIMPL columns TUPLE and INFER); rules.c makes the table of
+ * rules. */
+#define SYM__OPIMPL(ID, KERNEL, SHARD_INPUT, TUPLE, INFER, ...)       \
+	int TUPLE(struct sym__shard *s, const int64_t *const *split); \
+	int INFER(struct sym__shard *s);
+#include "shape/ops.def"
 
 /* "s" to make "way" plural after the count "n". */
 #define SYM__WAYS(n) ((n) == 1 ? "" : "s")

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The table of the per-operator sharding rules and their driver: the
- * families' tables by family, the lookup of an operator's rule, and the
+ * rules as lib/shape/ops.def names them, the lookup of an operator's
+ * rule, and the
  * two steps every run goes through (the tuple step and the layout step).
  * The helpers the rules share are in rules_util.c.
  */
@@ -10,23 +11,11 @@
 
 #include "rules/rule_private.h"
 
-/* The families' tables, by family. */
-static const struct sym__shard_rule *const families[SYM__N_FAMILIES] = {
-	[SYM__FAM_MATMUL] = sym__shard_matmul,
-	[SYM__FAM_ELEMENTWISE] = sym__shard_elementwise,
-	[SYM__FAM_LAYOUT] = sym__shard_layout,
-	[SYM__FAM_CONCAT] = sym__shard_concat,
-	[SYM__FAM_REDUCE] = sym__shard_reduce,
-	[SYM__FAM_NORM] = sym__shard_norm,
-	[SYM__FAM_GATHER] = sym__shard_gather,
-	[SYM__FAM_LOSS] = sym__shard_loss,
-	[SYM__FAM_CONV] = sym__shard_conv,
-	[SYM__FAM_POOL] = sym__shard_pool,
-	[SYM__FAM_DROPOUT] = sym__shard_dropout,
-	[SYM__FAM_INDEX] = sym__shard_index,
-	[SYM__FAM_GENERATE] = sym__shard_generate,
-	[SYM__FAM_OPTIM] = sym__shard_optim,
-	[SYM__FAM_GRAD] = sym__shard_grad,
+/* The rules, by operator identity. */
+static const struct sym__shard_rule rules[SYM__N_OPS] = {
+#define SYM__OPIMPL(ID, KERNEL, SHARD_INPUT, TUPLE, INFER, ...) \
+	[SYM__OP_##ID] = { SHARD_INPUT, TUPLE, INFER },
+#include "shape/ops.def"
 };
 
 /* Return the sharding rule of "op", or NULL when it has none. */
@@ -35,10 +24,9 @@ sym__shard_rule_find(const sym_op *op)
 {
 	const struct sym__shard_rule *r;
 
-	if (!op || (unsigned)op->family >= SYM__N_FAMILIES ||
-	    (unsigned)op->id >= SYM__N_OPS || !families[op->family])
+	if (!op || (unsigned)op->id >= SYM__N_OPS)
 		return NULL;
-	r = &families[op->family][op->id];
+	r = &rules[op->id];
 	return r->tuple && r->infer ? r : NULL;
 }
 

@@ -22,8 +22,8 @@ axis(const struct sym__shard *s)
 
 /* The layout step of concat: inputs split alike, the concatenated
  * dimension unsplit; "s" is the run. */
-static int
-infer_concat(struct sym__shard *s)
+int
+sym__shard_infer_concat(struct sym__shard *s)
 {
 	int first = sym__shard_complete_alike(s);
 
@@ -38,8 +38,8 @@ infer_concat(struct sym__shard *s)
 
 /* The layout step of split: the split dimension unsplit, every output
  * laid out like the input; "s" is the run. */
-static int
-infer_split(struct sym__shard *s)
+int
+sym__shard_infer_split(struct sym__shard *s)
 {
 	if (sym__shard_default_replicated(s, 0) < 0 ||
 	    sym__shard_unsplit(s, 0, axis(s),
@@ -82,8 +82,8 @@ unsplit_cut(struct sym__shard *s, size_t i, size_t xi)
 
 /* The layout step of slice: the dimensions it cuts unsplit; "s" is the
  * run. */
-static int
-infer_slice(struct sym__shard *s)
+int
+sym__shard_infer_slice(struct sym__shard *s)
 {
 	if (sym__shard_default_replicated(s, 0) < 0 || unsplit_cut(s, 0, 0) < 0)
 		return -1;
@@ -93,18 +93,11 @@ infer_slice(struct sym__shard *s)
 /* The layout step of slice_grad(dy, x): dy and x split alike, the
  * dimensions the slice cuts unsplit in both, the gradient laid out like
  * x; "s" is the run. */
-static int
-infer_slice_grad(struct sym__shard *s)
+int
+sym__shard_infer_slice_grad(struct sym__shard *s)
 {
 	if (sym__shard_complete_alike(s) < 0 || unsplit_cut(s, 0, 1) < 0 ||
 	    unsplit_cut(s, 1, 1) < 0)
 		return -1;
 	return sym__shard_out_same(s, 0, 1);
 }
-
-const struct sym__shard_rule sym__shard_concat[SYM__N_OPS] = {
-	[SYM__OP_CONCAT] = { 0, sym__shard_tuple_alike, infer_concat },
-	[SYM__OP_SPLIT] = { 0, sym__shard_tuple_alike, infer_split },
-	[SYM__OP_SLICE] = { 0, sym__shard_tuple_alike, infer_slice },
-	[SYM__OP_SLICE_GRAD] = { 0, sym__shard_tuple_alike, infer_slice_grad },
-};

@@ -21,8 +21,8 @@
 #include "rules/rule_private.h"
 
 /* The tuple step: "s" is the run, "split" the split counts by input. */
-static int
-tuple_conv2d(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_conv2d(struct sym__shard *s, const int64_t *const *split)
 {
 	const int64_t *x = split[0], *w = split[1];
 	int64_t sizes[5] = { 1, 1, 1, 1, 1 };
@@ -49,8 +49,8 @@ tuple_conv2d(struct sym__shard *s, const int64_t *const *split)
 }
 
 /* The layout step (see the top of the file); "s" is the run. */
-static int
-infer_conv2d(struct sym__shard *s)
+int
+sym__shard_infer_conv2d(struct sym__shard *s)
 {
 	int64_t group = s->at->conv.group;
 	struct sym__lb b;
@@ -106,8 +106,8 @@ weight_input(const struct sym__shard *s)
  * (n, c, h, w, o) from the strategies of x, the weight and dy, which
  * must agree where they split the same dimension. "s" is the run,
  * "split" the split counts by input. */
-static int
-tuple_grad(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_conv2d_grad(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t iw = weight_input(s), ix = 3 - iw;
 	const int64_t *dy = split[0], *x = split[ix], *w = split[iw];
@@ -191,8 +191,8 @@ alike(struct sym__shard *s, size_t a, size_t da, size_t b, size_t db,
 /* The layout step of conv2d_input_grad and conv2d_weight_grad (see the
  * top of the file): x is input "ix", the weight input "iw", dy input 0;
  * "s" is the run. */
-static int
-infer_grad(struct sym__shard *s)
+int
+sym__shard_infer_conv2d_grad(struct sym__shard *s)
 {
 	size_t iw = weight_input(s), ix = 3 - iw;
 	int64_t group = s->at->conv.group;
@@ -229,9 +229,3 @@ infer_grad(struct sym__shard *s)
 	sym__lb_partial_dim(&b, s->in[weight ? ix : iw], 0);
 	return sym__shard_set_out(s, 0, &b);
 }
-
-const struct sym__shard_rule sym__shard_conv[SYM__N_OPS] = {
-	[SYM__OP_CONV2D] = { 0, tuple_conv2d, infer_conv2d },
-	[SYM__OP_CONV2D_INPUT_GRAD] = { 0, tuple_grad, infer_grad },
-	[SYM__OP_CONV2D_WEIGHT_GRAD] = { 0, tuple_grad, infer_grad },
-};

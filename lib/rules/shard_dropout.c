@@ -8,8 +8,8 @@
 #include "rules/rule_private.h"
 
 /* The layout step of dropout; "s" is the run. */
-static int
-infer_dropout(struct sym__shard *s)
+int
+sym__shard_infer_dropout(struct sym__shard *s)
 {
 	if (sym__shard_default_replicated(s, 0) < 0)
 		return -1;
@@ -17,8 +17,8 @@ infer_dropout(struct sym__shard *s)
 }
 
 /* The layout step of dropout_grad; "s" is the run. */
-static int
-infer_dropout_grad(struct sym__shard *s)
+int
+sym__shard_infer_dropout_grad(struct sym__shard *s)
 {
 	int first = sym__shard_complete_alike(s);
 
@@ -26,9 +26,3 @@ infer_dropout_grad(struct sym__shard *s)
 		return -1;
 	return sym__shard_out_same(s, 0, (size_t)first);
 }
-
-const struct sym__shard_rule sym__shard_dropout[SYM__N_OPS] = {
-	[SYM__OP_DROPOUT] = { 0, sym__shard_tuple_alike, infer_dropout },
-	[SYM__OP_DROPOUT_GRAD] = { 0, sym__shard_tuple_alike,
-	    infer_dropout_grad },
-};

@@ -22,8 +22,8 @@
 
 /* The layout step of the unary operators: the output is laid out like
  * the input (replicated when it has no layout); "s" is the run. */
-static int
-infer_unary(struct sym__shard *s)
+int
+sym__shard_infer_unary(struct sym__shard *s)
 {
 	if (sym__shard_default_replicated(s, 0) < 0)
 		return -1;
@@ -42,8 +42,8 @@ aligned(const struct sym__shard *s, size_t i, size_t j, size_t n)
 
 /* The tuple step of the binary operators: the device matrix "d0".. is
  * the output's strategy; "s" is the run, "split" the split counts. */
-static int
-tuple_binary(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_binary(struct sym__shard *s, const int64_t *const *split)
 {
 	return sym__shard_tuple_broadcast(s, split, s->n_in, s->out_shape[0]);
 }
@@ -91,8 +91,8 @@ none_laid_out(const struct sym__shard *s)
 /* The layout step of the binary operators: operands split alike where
  * they share a dimension, broadcast dimensions unsplit; "s" is the run.
  */
-static int
-infer_binary(struct sym__shard *s)
+int
+sym__shard_infer_binary(struct sym__shard *s)
 {
 	size_t n = s->out_shape[0]->rank;
 	struct sym__lb b;
@@ -129,8 +129,8 @@ channel(const struct sym__shard *s)
 
 /* The tuple step of bias_add: the device matrix is the strategy of x, the
  * bias on the channel axis; "s" is the run, "split" the split counts. */
-static int
-tuple_bias_add(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_bias_add(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t c = channel(s), r = sym__shard_in_rank(s, 0);
 	int64_t *sizes = sym__shard_scratch(s, r, sizeof(*sizes));
@@ -156,8 +156,8 @@ tuple_bias_add(struct sym__shard *s, const int64_t *const *split)
 
 /* The layout step of bias_add: the bias is split like the channel
  * dimension of x; "s" is the run. */
-static int
-infer_bias_add(struct sym__shard *s)
+int
+sym__shard_infer_bias_add(struct sym__shard *s)
 {
 	size_t c = channel(s);
 	struct sym__lb b;
@@ -187,53 +187,3 @@ infer_bias_add(struct sym__shard *s)
 		    sym__shard_axes_txt(s, s->in[0], c));
 	return sym__shard_out_same(s, 0, 0);
 }
-
-const struct sym__shard_rule sym__shard_elementwise[SYM__N_OPS] = {
-	[SYM__OP_RELU] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_GELU] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_EXP] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_LOG] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_NEG] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_SQRT] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_TANH] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_SIGMOID] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_CAST] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_IDENTITY] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_ADD] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_SUB] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_MUL] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_DIV] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_MAXIMUM] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_MINIMUM] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_BIAS_ADD] = { 0, tuple_bias_add, infer_bias_add },
-	[SYM__OP_FILL_LIKE] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_RELU_GRAD] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_EQUAL] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_NOT_EQUAL] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_LESS] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_LESS_EQUAL] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_GREATER] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_GREATER_EQUAL] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_LOGICAL_AND] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_LOGICAL_OR] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_LOGICAL_NOT] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_WHERE] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_ERF] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_POW] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_RSQRT] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_RECIPROCAL] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_ABS] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_SIGN] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_FLOOR] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_CEIL] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_CLIP] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_SILU] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_SOFTPLUS] = { 0, sym__shard_tuple_first, infer_unary },
-	[SYM__OP_ERF_GRAD] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_RSQRT_GRAD] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_RECIPROCAL_GRAD] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_CLIP_GRAD] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_SILU_GRAD] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_SOFTPLUS_GRAD] = { 0, tuple_binary, infer_binary },
-	[SYM__OP_POW_GRAD] = { 0, tuple_binary, infer_binary },
-};

@@ -26,8 +26,8 @@
 
 /* The tuple step of gather: "s" is the run, "split" the split counts by
  * input. */
-static int
-tuple_gather(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_gather(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t rp = sym__shard_in_rank(s, 0), ri = sym__shard_in_rank(s, 1);
 	const char **pn, **in;
@@ -51,8 +51,8 @@ tuple_gather(struct sym__shard *s, const int64_t *const *split)
 }
 
 /* The layout step of gather; "s" is the run. */
-static int
-infer_gather(struct sym__shard *s)
+int
+sym__shard_infer_gather(struct sym__shard *s)
 {
 	size_t rp = sym__shard_in_rank(s, 0), ri = sym__shard_in_rank(s, 1);
 	size_t ax = s->at->gather.axis;
@@ -75,8 +75,8 @@ infer_gather(struct sym__shard *s)
 
 /* The tuple step of embedding: "s" is the run, "split" the split counts
  * by input. */
-static int
-tuple_embedding(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_embedding(struct sym__shard *s, const int64_t *const *split)
 {
 	static const char *const table[] = { "vocab", "embed" };
 	size_t ri = sym__shard_in_rank(s, 0);
@@ -101,8 +101,8 @@ tuple_embedding(struct sym__shard *s, const int64_t *const *split)
 }
 
 /* The layout step of embedding; "s" is the run. */
-static int
-infer_embedding(struct sym__shard *s)
+int
+sym__shard_infer_embedding(struct sym__shard *s)
 {
 	size_t ri = sym__shard_in_rank(s, 0);
 	struct sym__lb b;
@@ -119,14 +119,8 @@ infer_embedding(struct sym__shard *s)
 }
 
 /* The layout step of one_hot; "s" is the run. */
-static int
-infer_one_hot(struct sym__shard *s)
+int
+sym__shard_infer_one_hot(struct sym__shard *s)
 {
 	return sym__shard_out_inserted(s, s->at->gather.axis);
 }
-
-const struct sym__shard_rule sym__shard_gather[SYM__N_OPS] = {
-	[SYM__OP_GATHER] = { 1, tuple_gather, infer_gather },
-	[SYM__OP_EMBEDDING] = { 0, tuple_embedding, infer_embedding },
-	[SYM__OP_ONE_HOT] = { 0, sym__shard_tuple_first, infer_one_hot },
-};

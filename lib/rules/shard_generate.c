@@ -14,8 +14,8 @@
 
 /* The tuple step: "s" is the run, "split"[0] the split counts of the
  * output (NULL: replicated). */
-static int
-tuple_generate(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_generate(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t rank = s->out_shape[0]->rank;
 	const int64_t *sp = split ? split[0] : NULL;
@@ -39,8 +39,8 @@ tuple_generate(struct sym__shard *s, const int64_t *const *split)
 
 /* The layout step: the output of the tuple step, or replicated over the
  * mesh given; "s" is the run. */
-static int
-infer_generate(struct sym__shard *s)
+int
+sym__shard_infer_generate(struct sym__shard *s)
 {
 	struct sym__lb b;
 
@@ -50,11 +50,3 @@ infer_generate(struct sym__shard *s)
 		return -1;
 	return sym__shard_set_out(s, 0, &b);
 }
-
-const struct sym__shard_rule sym__shard_generate[SYM__N_OPS] = {
-	[SYM__OP_ARANGE] = { 0, tuple_generate, infer_generate },
-	[SYM__OP_RANGE] = { 0, tuple_generate, infer_generate },
-	[SYM__OP_FULL] = { 0, tuple_generate, infer_generate },
-	[SYM__OP_ONES] = { 0, tuple_generate, infer_generate },
-	[SYM__OP_ZEROS] = { 0, tuple_generate, infer_generate },
-};

@@ -35,8 +35,8 @@
 /* The layout step of the unary gradients, softmax_grad and
  * log_softmax_grad: operands split alike, the softmax axes unsplit, the
  * gradient laid out like the operands; "s" is the run. */
-static int
-infer_alike(struct sym__shard *s)
+int
+sym__shard_infer_alike(struct sym__shard *s)
 {
 	int first = sym__shard_complete_alike(s);
 	int soft = s->op->id == SYM__OP_SOFTMAX_GRAD ||
@@ -57,8 +57,8 @@ infer_alike(struct sym__shard *s)
  * is ("batch", "class"), the strategy of the logits or, without one, the
  * batch split of the labels or of dloss; "s" is the run, "split" the
  * split counts by input. */
-static int
-tuple_sce_grad(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_sce_grad(struct sym__shard *s, const int64_t *const *split)
 {
 	int none = s->at->loss.reduction == SYM__RED_NONE;
 	int axis_of[2] = { 0, 1 };
@@ -96,8 +96,8 @@ complete_batch(struct sym__shard *s, size_t i, size_t from, size_t d,
  * (and dloss [N] for reduction "none") split like the batch, a scalar
  * dloss replicated; the gradient laid out like the logits. "s" is the
  * run. */
-static int
-infer_sce_grad(struct sym__shard *s)
+int
+sym__shard_infer_sce_grad(struct sym__shard *s)
 {
 	int none = s->at->loss.reduction == SYM__RED_NONE;
 	size_t from = s->in[0] ? 0 : s->in[1] ? 1 : none && s->in[2] ? 2 : 0;
@@ -147,8 +147,8 @@ kept_dims(const struct sym__shard *s, int *kept)
  * strategy of x ("d0", "d1", ...) or, without one, that of dy (or y) on
  * the dimensions x keeps; dy and y are split like those dimensions of
  * x. "s" is the run, "split" the split counts by input. */
-static int
-tuple_reduce_grad(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_reduce_grad(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t r = sym__shard_in_rank(s, 1), ry = sym__shard_in_rank(s, 0);
 	const unsigned char *mark = s->at->reduce.mark;
@@ -181,8 +181,8 @@ tuple_reduce_grad(struct sym__shard *s, const int64_t *const *split)
  * local) except for reduce_max_grad, which needs them whole to count
  * the ties; dy and y are split like the dimensions x keeps, their
  * kept dimensions of size 1 unsplit. "s" is the run. */
-static int
-infer_reduce_grad(struct sym__shard *s)
+int
+sym__shard_infer_reduce_grad(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 1), ry = sym__shard_in_rank(s, 0);
 	const unsigned char *mark = s->at->reduce.mark;
@@ -259,8 +259,9 @@ infer_reduce_grad(struct sym__shard *s)
  * the strategy of x, or of dy without one ("d0", ...); dy is split like
  * x and gamma like the dimensions of x it spans. "s" is the run, "split"
  * the split counts by input. */
-static int
-tuple_layer_norm_grad(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_layer_norm_grad(struct sym__shard *s,
+    const int64_t *const *split)
 {
 	size_t r = sym__shard_in_rank(s, 1);
 	size_t params = s->at->norm.begin_params;
@@ -286,8 +287,8 @@ tuple_layer_norm_grad(struct sym__shard *s, const int64_t *const *split)
  * it spans; dx is laid out like x, dgamma and dbeta like gamma with
  * partial sums over the axes that split the dimensions of x before
  * begin_params_axis, which they sum over. "s" is the run. */
-static int
-infer_layer_norm_grad(struct sym__shard *s)
+int
+sym__shard_infer_layer_norm_grad(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 1);
 	size_t norm = s->at->norm.begin_norm;
@@ -389,8 +390,8 @@ broadcast_dy(const struct sym__shard *s, size_t i, size_t d, size_t j)
  * matrix is the strategy of dy or, without one, that of the operands
  * on the dimensions they do not broadcast; "s" is the run, "split" the
  * split counts by input. */
-static int
-tuple_extremum(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_extremum(struct sym__shard *s, const int64_t *const *split)
 {
 	return sym__shard_tuple_broadcast(s, split, 3, s->in_shape[0]);
 }
@@ -420,8 +421,8 @@ complete_dy(struct sym__shard *s, size_t n)
 /* The layout step of maximum_grad and minimum_grad: a and b split like
  * the dimensions of dy they are aligned with, broadcast dimensions
  * unsplit; both gradients laid out like dy. "s" is the run. */
-static int
-infer_extremum(struct sym__shard *s)
+int
+sym__shard_infer_extremum(struct sym__shard *s)
 {
 	size_t n = sym__shard_in_rank(s, 0);
 	struct sym__lb b;
@@ -502,8 +503,8 @@ dy_sources(const struct sym__shard *s, int emb, size_t *src, size_t *dim)
  * (i0, ..., vocab, embed), from the strategies of the table and of the
  * indices, or of dy where they have none; "s" is the run, "split" the
  * split counts by input. */
-static int
-tuple_scatter(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_scatter(struct sym__shard *s, const int64_t *const *split)
 {
 	int emb = s->op->id == SYM__OP_EMBEDDING_GRAD;
 	size_t rp = sym__shard_in_rank(s, 2), ri = sym__shard_in_rank(s, 1);
@@ -544,8 +545,8 @@ tuple_scatter(struct sym__shard *s, const int64_t *const *split)
  * dy split like the dimensions it comes from; the gradient laid out
  * like the table, partial over the axes of the indices. "s" is the run.
  */
-static int
-infer_scatter(struct sym__shard *s)
+int
+sym__shard_infer_scatter(struct sym__shard *s)
 {
 	int emb = s->op->id == SYM__OP_EMBEDDING_GRAD;
 	size_t rp = sym__shard_in_rank(s, 2), ri = sym__shard_in_rank(s, 1);
@@ -598,25 +599,3 @@ infer_scatter(struct sym__shard *s)
 		sym__lb_partial_dim(&b, s->in[1], j);
 	return sym__shard_set_out(s, 0, &b);
 }
-
-const struct sym__shard_rule sym__shard_grad[SYM__N_OPS] = {
-	[SYM__OP_GELU_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
-	[SYM__OP_SIGMOID_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
-	[SYM__OP_TANH_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
-	[SYM__OP_SQRT_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
-	[SYM__OP_SCE_GRAD] = { 0, tuple_sce_grad, infer_sce_grad },
-	[SYM__OP_REDUCE_SUM_GRAD] = { 1, tuple_reduce_grad, infer_reduce_grad },
-	[SYM__OP_REDUCE_MEAN_GRAD] = { 1, tuple_reduce_grad,
-	    infer_reduce_grad },
-	[SYM__OP_REDUCE_MAX_GRAD] = { 1, tuple_reduce_grad, infer_reduce_grad },
-	[SYM__OP_REDUCE_PROD_GRAD] = { 1, tuple_reduce_grad,
-	    infer_reduce_grad },
-	[SYM__OP_SOFTMAX_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
-	[SYM__OP_LOG_SOFTMAX_GRAD] = { 0, sym__shard_tuple_alike, infer_alike },
-	[SYM__OP_LAYER_NORM_GRAD] = { 1, tuple_layer_norm_grad,
-	    infer_layer_norm_grad },
-	[SYM__OP_MAXIMUM_GRAD] = { 0, tuple_extremum, infer_extremum },
-	[SYM__OP_MINIMUM_GRAD] = { 0, tuple_extremum, infer_extremum },
-	[SYM__OP_GATHER_GRAD] = { 1, tuple_scatter, infer_scatter },
-	[SYM__OP_EMBEDDING_GRAD] = { 1, tuple_scatter, infer_scatter },
-};

@@ -15,8 +15,8 @@
 
 /* The layout step of tril and triu: any layout, the output's the
  * input's; "s" is the run. */
-static int
-infer_tri(struct sym__shard *s)
+int
+sym__shard_infer_tri(struct sym__shard *s)
 {
 	if (sym__shard_default_replicated(s, 0) < 0)
 		return -1;
@@ -25,8 +25,8 @@ infer_tri(struct sym__shard *s)
 
 /* The layout step of cumsum: the axis unsplit, the output laid out as
  * the input; "s" is the run. */
-static int
-infer_cumsum(struct sym__shard *s)
+int
+sym__shard_infer_cumsum(struct sym__shard *s)
 {
 	if (sym__shard_default_replicated(s, 0) < 0 ||
 	    sym__shard_unsplit(s, 0, s->at->index.axis,
@@ -35,9 +35,3 @@ infer_cumsum(struct sym__shard *s)
 		return -1;
 	return sym__shard_out_same(s, 0, 0);
 }
-
-const struct sym__shard_rule sym__shard_index[SYM__N_OPS] = {
-	[SYM__OP_TRIL] = { 0, sym__shard_tuple_first, infer_tri },
-	[SYM__OP_TRIU] = { 0, sym__shard_tuple_first, infer_tri },
-	[SYM__OP_CUMSUM] = { 0, sym__shard_tuple_first, infer_cumsum },
-};

@@ -162,8 +162,8 @@ gather_input(struct sym__shard *s, const unsigned char *gather)
 
 /* The layout step of reshape and flatten (see the top of the file); "s"
  * is the run. */
-static int
-infer_reshape(struct sym__shard *s)
+int
+sym__shard_infer_reshape(struct sym__shard *s)
 {
 	size_t p = s->in_shape[0]->rank, q = s->out_shape[0]->rank;
 	sym_expr **pi = sym__shard_scratch(s, p + 1, sizeof(*pi));
@@ -205,8 +205,8 @@ out:
 
 /* The layout step of transpose and permute: output dimension i has the
  * axes of input dimension perm[i]; "s" is the run. */
-static int
-infer_transpose(struct sym__shard *s)
+int
+sym__shard_infer_transpose(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0);
 	const int64_t *perm = s->at->layout.perm;
@@ -226,16 +226,16 @@ infer_transpose(struct sym__shard *s)
 
 /* The layout step of expand_dims: an unsplit dimension inserted at the
  * attribute axis; "s" is the run. */
-static int
-infer_expand_dims(struct sym__shard *s)
+int
+sym__shard_infer_expand_dims(struct sym__shard *s)
 {
 	return sym__shard_out_inserted(s, s->at->layout.axis);
 }
 
 /* The layout step of squeeze: the removed dimensions (as decoded) must be
  * unsplit; "s" is the run. */
-static int
-infer_squeeze(struct sym__shard *s)
+int
+sym__shard_infer_squeeze(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0), k = 0;
 	const unsigned char *drop = s->at->layout.mark;
@@ -262,8 +262,8 @@ infer_squeeze(struct sym__shard *s)
 /* The layout step of expand: input dimension i is output dimension i +
  * the number of new leading ones; broadcast dimensions unsplit; "s" is
  * the run. */
-static int
-infer_expand(struct sym__shard *s)
+int
+sym__shard_infer_expand(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0), ro = s->out_shape[0]->rank;
 	const unsigned char *mark = s->at->layout.mark;
@@ -291,8 +291,8 @@ infer_expand(struct sym__shard *s)
 
 /* The layout step of tile and pad: the dimensions they change unsplit,
  * the others keep their axes; "s" is the run. */
-static int
-infer_tile_pad(struct sym__shard *s)
+int
+sym__shard_infer_tile_pad(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0);
 	const int64_t *rep = s->at->layout.repeats, *pad = s->at->layout.pads;
@@ -316,15 +316,3 @@ infer_tile_pad(struct sym__shard *s)
 	}
 	return sym__shard_out_same(s, 0, 0);
 }
-
-const struct sym__shard_rule sym__shard_layout[SYM__N_OPS] = {
-	[SYM__OP_RESHAPE] = { 0, sym__shard_tuple_first, infer_reshape },
-	[SYM__OP_FLATTEN] = { 0, sym__shard_tuple_first, infer_reshape },
-	[SYM__OP_TRANSPOSE] = { 0, sym__shard_tuple_first, infer_transpose },
-	[SYM__OP_PERMUTE] = { 0, sym__shard_tuple_first, infer_transpose },
-	[SYM__OP_EXPAND_DIMS] = { 0, sym__shard_tuple_first, infer_expand_dims },
-	[SYM__OP_SQUEEZE] = { 0, sym__shard_tuple_first, infer_squeeze },
-	[SYM__OP_EXPAND] = { 0, sym__shard_tuple_first, infer_expand },
-	[SYM__OP_TILE] = { 0, sym__shard_tuple_first, infer_tile_pad },
-	[SYM__OP_PAD] = { 0, sym__shard_tuple_first, infer_tile_pad },
-};

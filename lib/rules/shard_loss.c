@@ -62,8 +62,8 @@ sym__shard_loss_mesh(struct sym__shard *s, const int64_t *const *split,
 	return sym__shard_set_mesh(s, 2, sizes, names);
 }
 
-static int
-tuple_sce(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_sce(struct sym__shard *s, const int64_t *const *split)
 {
 	int axis_of[2] = { 0, 1 };
 
@@ -113,8 +113,8 @@ sym__shard_sce_stat(struct sym__shard *s, size_t i)
 }
 
 /* The layout step (see the top of the file); "s" is the run. */
-static int
-infer_sce(struct sym__shard *s)
+int
+sym__shard_infer_sce(struct sym__shard *s)
 {
 	int none = s->at->loss.reduction == SYM__RED_NONE;
 	struct sym__lb b;
@@ -165,8 +165,8 @@ infer_sce(struct sym__shard *s)
 
 /* The layout step of sce_count: a scalar of partial sums over the axes
  * that split the labels; "s" is the run. */
-static int
-infer_count(struct sym__shard *s)
+int
+sym__shard_infer_count(struct sym__shard *s)
 {
 	struct sym__lb b;
 
@@ -181,8 +181,8 @@ infer_count(struct sym__shard *s)
  * labels, target): the device matrix ("batch", "class") of the logits
  * or, without their strategy, of the labels' or the target's batch
  * split; "s" is the run, "split" the split counts by input. */
-static int
-tuple_stat(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_stat(struct sym__shard *s, const int64_t *const *split)
 {
 	int axis_of[2] = { 0, 1 };
 
@@ -198,8 +198,8 @@ tuple_stat(struct sym__shard *s, const int64_t *const *split)
  * target) split like the batch dimension of the logits, whose class
  * dimension may be split; the output [N] split like the batch, with
  * partial sums over the axes that split the classes. "s" is the run. */
-static int
-infer_stat(struct sym__shard *s)
+int
+sym__shard_infer_stat(struct sym__shard *s)
 {
 	size_t from = s->in[0] ? 0 : s->in[1] ? 1 : s->n_in == 3 ? 2 : 0;
 	struct sym__lb b;
@@ -222,10 +222,3 @@ infer_stat(struct sym__shard *s)
 	sym__lb_partial_dim(&b, s->in[0], 1);
 	return sym__shard_set_out(s, 0, &b);
 }
-
-const struct sym__shard_rule sym__shard_loss[SYM__N_OPS] = {
-	[SYM__OP_SOFTMAX_CROSS_ENTROPY] = { 0, tuple_sce, infer_sce },
-	[SYM__OP_SCE_COUNT] = { 0, sym__shard_tuple_first, infer_count },
-	[SYM__OP_SCE_TARGET] = { 0, tuple_stat, infer_stat },
-	[SYM__OP_SCE_SUMEXP] = { 0, tuple_stat, infer_stat },
-};

@@ -109,8 +109,8 @@ map_operand(struct sym__shard *s, const struct mm *p, size_t i, size_t r,
 
 /* The tuple step of matmul and batch_matmul: device matrix (b0.., m, k,
  * n); "s" is the run, "split" the split counts by input. */
-static int
-tuple_matmul(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_matmul(struct sym__shard *s, const int64_t *const *split)
 {
 	const int64_t *a = split[0], *b = split[1];
 	int64_t sizes[SYM_MESH_MAX_AXES + 3];
@@ -228,8 +228,8 @@ check_m_n(struct sym__shard *s, const struct mm *p)
 /* The layout step of matmul and batch_matmul: the output [..., M, N] is
  * split like M and N and holds partial sums over the axes of the
  * contracted dimension; "s" is the run. */
-static int
-infer_matmul(struct sym__shard *s)
+int
+sym__shard_infer_matmul(struct sym__shard *s)
 {
 	struct sym__lb b;
 	struct mm p;
@@ -257,8 +257,3 @@ infer_matmul(struct sym__shard *s)
 	sym__lb_partial_dim(&b, s->in[0], p.k_a);
 	return sym__shard_set_out(s, 0, &b);
 }
-
-const struct sym__shard_rule sym__shard_matmul[SYM__N_OPS] = {
-	[SYM__OP_MATMUL] = { 0, tuple_matmul, infer_matmul },
-	[SYM__OP_BATCH_MATMUL] = { 0, tuple_matmul, infer_matmul },
-};

@@ -17,8 +17,8 @@
 #include "rules/rule_private.h"
 
 /* The layout step of softmax and log_softmax; "s" is the run. */
-static int
-infer_softmax(struct sym__shard *s)
+int
+sym__shard_infer_softmax(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0);
 	const unsigned char *mark = s->at->norm.mark;
@@ -36,8 +36,8 @@ infer_softmax(struct sym__shard *s)
 /* The tuple step of layer_norm: the device matrix is the strategy of x,
  * gamma and beta on the axes of the dimensions they span; "s" is the run,
  * "split" the split counts by input. */
-static int
-tuple_layer_norm(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_layer_norm(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t r = sym__shard_in_rank(s, 0);
 	size_t params = s->at->norm.begin_params;
@@ -72,8 +72,8 @@ tuple_layer_norm(struct sym__shard *s, const int64_t *const *split)
 
 /* The layout step of layer_norm (see the top of the file); "s" is the
  * run. */
-static int
-infer_layer_norm(struct sym__shard *s)
+int
+sym__shard_infer_layer_norm(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0);
 	size_t norm = s->at->norm.begin_norm;
@@ -121,17 +121,3 @@ infer_layer_norm(struct sym__shard *s)
 	}
 	return 0;
 }
-
-const struct sym__shard_rule sym__shard_norm[SYM__N_OPS] = {
-	[SYM__OP_SOFTMAX] = { 0, sym__shard_tuple_first, infer_softmax },
-	[SYM__OP_LOG_SOFTMAX] = { 0, sym__shard_tuple_first, infer_softmax },
-	[SYM__OP_LAYER_NORM] = { 0, tuple_layer_norm, infer_layer_norm },
-	[SYM__OP_BATCH_NORM] = { 0, sym__bn_tuple, sym__bn_infer },
-	[SYM__OP_BATCH_NORM_STATS] = { 0, sym__bn_tuple, sym__bn_infer_stats },
-	[SYM__OP_BATCH_NORM_UPDATE] = { 0, sym__bn_tuple_update,
-	    sym__bn_infer_update },
-	[SYM__OP_BATCH_NORM_GRAD_PARAMS] = { 0, sym__bn_tuple_grad,
-	    sym__bn_infer_grad_params },
-	[SYM__OP_BATCH_NORM_GRAD] = { 0, sym__bn_tuple_grad,
-	    sym__bn_infer_grad },
-};

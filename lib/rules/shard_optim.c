@@ -10,8 +10,8 @@
 #include "rules/rule_private.h"
 
 /* The tuple step: "s" is the run, "split" the split counts by input. */
-static int
-tuple_optim(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_optim(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t r = sym__shard_in_rank(s, 0);
 	int *axis_of = sym__shard_scratch(s, r + 1, sizeof(*axis_of));
@@ -45,8 +45,8 @@ tuple_optim(struct sym__shard *s, const int64_t *const *split)
 /* The layout step: every input of the param's rank laid out like the
  * param (the first input that has a layout), scalars replicated, each
  * output like its input; "s" is the run. */
-static int
-infer_optim(struct sym__shard *s)
+int
+sym__shard_infer_optim(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0), from = 0;
 	struct sym__lb b;
@@ -88,18 +88,10 @@ infer_optim(struct sym__shard *s)
 }
 
 /* The layout step of increment: the scalar out as it came in. */
-static int
-infer_increment(struct sym__shard *s)
+int
+sym__shard_infer_increment(struct sym__shard *s)
 {
 	if (sym__shard_default_replicated(s, 0) < 0)
 		return -1;
 	return sym__shard_out_same(s, 0, 0);
 }
-
-const struct sym__shard_rule sym__shard_optim[SYM__N_OPS] = {
-	[SYM__OP_SGD_UPDATE] = { 0, tuple_optim, infer_optim },
-	[SYM__OP_MOMENTUM_UPDATE] = { 0, tuple_optim, infer_optim },
-	[SYM__OP_ADAM_UPDATE] = { 0, tuple_optim, infer_optim },
-	[SYM__OP_ADAMW_UPDATE] = { 0, tuple_optim, infer_optim },
-	[SYM__OP_INCREMENT] = { 0, tuple_optim, infer_increment },
-};

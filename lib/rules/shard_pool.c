@@ -39,8 +39,8 @@ x_input(const struct sym__shard *s)
  * 0 in the gradients) is laid out like x, its pooled dimensions unsplit for
  * global_avg_pool_grad. "s" is the run, "split" the split counts by
  * input. */
-static int
-tuple_pool(struct sym__shard *s, const int64_t *const *split)
+int
+sym__shard_tuple_pool(struct sym__shard *s, const int64_t *const *split)
 {
 	static const char *const names4[4] = { "n", "c", "h", "w" };
 	size_t ix = x_input(s), r = sym__shard_in_rank(s, ix);
@@ -118,8 +118,8 @@ spatial_ok(struct sym__shard *s, size_t ix, size_t d)
 
 /* The layout step of max_pool2d and avg_pool2d (see the top of the
  * file); "s" is the run. */
-static int
-infer_pool(struct sym__shard *s)
+int
+sym__shard_infer_pool(struct sym__shard *s)
 {
 	if (sym__shard_default_replicated(s, 0) < 0 ||
 	    spatial_ok(s, 0, 2) < 0 || spatial_ok(s, 0, 3) < 0)
@@ -163,8 +163,8 @@ dy_alike(struct sym__shard *s, size_t n)
 
 /* The layout step of max_pool2d_grad and avg_pool2d_grad; "s" is the
  * run. */
-static int
-infer_pool_grad(struct sym__shard *s)
+int
+sym__shard_infer_pool_grad(struct sym__shard *s)
 {
 	if (!s->in[0] && !s->in[1] && sym__shard_default_replicated(s, 1) < 0)
 		return -1;
@@ -177,8 +177,8 @@ infer_pool_grad(struct sym__shard *s)
 
 /* The layout step of global_avg_pool (see the top of the file); "s" is
  * the run. */
-static int
-infer_global(struct sym__shard *s)
+int
+sym__shard_infer_global_avg_pool(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0);
 	struct sym__lb b;
@@ -196,8 +196,8 @@ infer_global(struct sym__shard *s)
 /* The layout step of global_avg_pool_grad(dy, x): dy split like x's N
  * and C, its pooled dimensions unsplit; the result like x. "s" is the
  * run. */
-static int
-infer_global_grad(struct sym__shard *s)
+int
+sym__shard_infer_global_avg_pool_grad(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 1);
 
@@ -212,13 +212,3 @@ infer_global_grad(struct sym__shard *s)
 			return -1;
 	return sym__shard_out_same(s, 0, 1);
 }
-
-const struct sym__shard_rule sym__shard_pool[SYM__N_OPS] = {
-	[SYM__OP_MAX_POOL2D] = { 0, tuple_pool, infer_pool },
-	[SYM__OP_AVG_POOL2D] = { 0, tuple_pool, infer_pool },
-	[SYM__OP_GLOBAL_AVG_POOL] = { 0, tuple_pool, infer_global },
-	[SYM__OP_MAX_POOL2D_GRAD] = { 1, tuple_pool, infer_pool_grad },
-	[SYM__OP_AVG_POOL2D_GRAD] = { 1, tuple_pool, infer_pool_grad },
-	[SYM__OP_GLOBAL_AVG_POOL_GRAD] = { 1, tuple_pool,
-	    infer_global_grad },
-};

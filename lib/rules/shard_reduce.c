@@ -22,8 +22,8 @@
 
 /* The layout step of the family (see the top of the file); "s" is the
  * run. */
-static int
-infer_reduce(struct sym__shard *s)
+int
+sym__shard_infer_reduce(struct sym__shard *s)
 {
 	size_t r = sym__shard_in_rank(s, 0), k = 0;
 	const unsigned char *mark = s->at->reduce.mark;
@@ -66,14 +66,3 @@ infer_reduce(struct sym__shard *s)
 	}
 	return sym__shard_set_out(s, 0, &b);
 }
-
-const struct sym__shard_rule sym__shard_reduce[SYM__N_OPS] = {
-	[SYM__OP_REDUCE_SUM] = { 0, sym__shard_tuple_first, infer_reduce },
-	[SYM__OP_REDUCE_MEAN] = { 0, sym__shard_tuple_first, infer_reduce },
-	[SYM__OP_REDUCE_MAX] = { 0, sym__shard_tuple_first, infer_reduce },
-	[SYM__OP_SUM_TO] = { 0, sym__shard_tuple_first, infer_reduce },
-	[SYM__OP_REDUCE_MIN] = { 0, sym__shard_tuple_first, infer_reduce },
-	[SYM__OP_REDUCE_PROD] = { 0, sym__shard_tuple_first, infer_reduce },
-	[SYM__OP_ARGMAX] = { 0, sym__shard_tuple_first, infer_reduce },
-	[SYM__OP_ARGMIN] = { 0, sym__shard_tuple_first, infer_reduce },
-};

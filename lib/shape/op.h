@@ -26,7 +26,6 @@
 enum sym__opid {
 #define SYM__OPDEF(ID, ...) SYM__OP_##ID,
 #include "shape/ops.def"
-#undef SYM__OPDEF
 	SYM__N_OPS
 };
 

@@ -46,7 +46,6 @@ static const char *const family_name[SYM__N_FAMILIES] = {
 static const sym_op ops[SYM__N_OPS] = {
 #include "shape/ops.def"
 };
-#undef SYM__OPDEF
 
 /* Return the registry entry of "id", or NULL when out of range. */
 const sym_op *
