@@ -240,34 +240,22 @@ sym__grad_div(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	return v ? sym__gunbroadcast(gr, 1, v, 5) : -1;
 }
 
-/* The rule of maximum and minimum ("op" their gradient operator): the
- * two gradients of dy's shape, each summed to its operand's shape. */
-static int
-grad_extremum(struct sym__grad *gr, sym_node *n, sym_value *const *dy,
-    const char *op)
+/* The rule of maximum, minimum and pow: their gradient operator
+ * (maximum_grad, ...) gives the two gradients of dy's shape, each summed
+ * to its operand's shape. */
+int
+sym__grad_extremum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
+	char op[64];
 	sym_value *in[3] = { dy[0], n->in[0], n->in[1] }, *out[2];
 	int mirror[3] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0),
 		SYM__MIRROR_IN(1) };
 
-	if (sym__gemit_n(gr, 1, op, 3, in, NULL, 2, NULL, mirror, out) < 0 ||
+	if (sym__gemit_n(gr, 1, sym__ggrad_op(n, op, sizeof(op)), 3, in, NULL,
+	        2, NULL, mirror, out) < 0 ||
 	    sym__gunbroadcast(gr, 0, out[0], 2) < 0)
 		return -1;
 	return sym__gunbroadcast(gr, 1, out[1], 3);
-}
-
-/* The rule of maximum. */
-int
-sym__grad_maximum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return grad_extremum(gr, n, dy, "maximum_grad");
-}
-
-/* The rule of minimum. */
-int
-sym__grad_minimum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return grad_extremum(gr, n, dy, "minimum_grad");
 }
 
 /* The rule of bias_add: x gets dy, the bias dy summed over every
@@ -396,14 +384,6 @@ sym__grad_softplus(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 	    SYM__MIRROR_IN(0),
 	    numbers(gr, "beta", n->at.elementwise.beta, "threshold",
 	        n->at.elementwise.threshold));
-}
-
-/* The rule of pow: pow_grad(dy, a, b) gives both gradients at dy's
- * shape, each summed to its operand's shape. */
-int
-sym__grad_pow(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return grad_extremum(gr, n, dy, "pow_grad");
 }
 
 /* The rule of where(c, a, b): with z = fill_like(dy, value=0), a gets

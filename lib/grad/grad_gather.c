@@ -14,31 +14,18 @@
  */
 #include "grad/grad_private.h"
 
-/* Emit "op"(dy, indices, table) for node "n" whose table is input "it"
- * and indices input "ii", as the gradient of the table; return 0 or
- * -1. */
-static int
-scatter_back(struct sym__grad *gr, sym_node *n, sym_value *const *dy, size_t it,
-    size_t ii, const char *op)
+/* The rule of gather(params, indices) and embedding(ids, table): their
+ * gradient operator (gather_grad, embedding_grad) on dy, the indices and
+ * the table, as the gradient of the table; 0 or -1. */
+int
+sym__grad_gather(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
+	size_t it = n->op->id == SYM__OP_EMBEDDING, ii = 1 - it;
+	char op[64];
 	sym_value *in[3] = { dy[0], n->in[ii], n->in[it] };
 	int mirror[3] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN((int)ii),
 		SYM__MIRROR_IN((int)it) };
 
-	return sym__gemit_to(gr, it, 1, op, 3, in, n->attrs, mirror);
-}
-
-/* The rule of gather(params, indices); "gr", "n", "dy" as for every
- * rule (grad_private.h). */
-int
-sym__grad_gather(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return scatter_back(gr, n, dy, 0, 1, "gather_grad");
-}
-
-/* The rule of embedding(ids, table). */
-int
-sym__grad_embedding(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return scatter_back(gr, n, dy, 1, 0, "embedding_grad");
+	return sym__gemit_to(gr, it, 1, sym__ggrad_op(n, op, sizeof(op)), 3, in,
+	    n->attrs, mirror);
 }

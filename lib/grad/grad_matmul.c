@@ -45,9 +45,10 @@ product(struct sym__grad *gr, size_t i, int role, int batch, sym_value *a,
 
 /* The rule of matmul and batch_matmul ("batch") for node "n" and the
  * gradient "dy" of its output; see the top of the file. */
-static int
-grad_product(struct sym__grad *gr, sym_node *n, sym_value *const *dy, int batch)
+int
+sym__grad_matmul(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
+	int batch = n->op->id == SYM__OP_BATCH_MATMUL;
 	int ta = n->at.matmul.transpose_a, tb = n->at.matmul.transpose_b;
 	sym_value *x = n->in[0], *w = n->in[1], *g = dy[0];
 	int mx = SYM__MIRROR_IN(0), mw = SYM__MIRROR_IN(1);
@@ -64,20 +65,4 @@ grad_product(struct sym__grad *gr, sym_node *n, sym_value *const *dy, int batch)
 	if (!tb)
 		return product(gr, 1, 2, batch, x, mx, !ta, g, my, 0);
 	return product(gr, 1, 2, batch, g, my, 1, x, mx, ta);
-}
-
-/* The rule of matmul; "gr" is the differentiation, "n" the node, "dy"
- * the gradient of its output. */
-int
-sym__grad_matmul(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return grad_product(gr, n, dy, 0);
-}
-
-/* The rule of batch_matmul; "gr" is the differentiation, "n" the node,
- * "dy" the gradient of its output. */
-int
-sym__grad_batch_matmul(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return grad_product(gr, n, dy, 1);
 }

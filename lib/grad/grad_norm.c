@@ -14,31 +14,18 @@
  */
 #include "grad/grad_private.h"
 
-/* Emit "op"(dy, y) with the forward node's attributes as the gradient
- * of input 0 of "n"; return 0 or -1. */
-static int
-softmax_back(struct sym__grad *gr, sym_node *n, sym_value *const *dy,
-    const char *op)
-{
-	sym_value *in[2] = { dy[0], n->out[0] };
-	int mirror[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_OUT(0) };
-
-	return sym__gemit_to(gr, 0, 1, op, 2, in, n->attrs, mirror);
-}
-
-/* The rule of softmax; "gr", "n", "dy" as for every rule
- * (grad_private.h). */
+/* The rule of softmax and log_softmax: their gradient operator
+ * (softmax_grad, log_softmax_grad) on dy and y with the forward node's
+ * attributes, as the gradient of input 0 of "n"; 0 or -1. */
 int
 sym__grad_softmax(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
-	return softmax_back(gr, n, dy, "softmax_grad");
-}
+	char op[64];
+	sym_value *in[2] = { dy[0], n->out[0] };
+	int mirror[2] = { SYM__MIRROR_OUT(0), SYM__MIRROR_OUT(0) };
 
-/* The rule of log_softmax. */
-int
-sym__grad_log_softmax(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return softmax_back(gr, n, dy, "log_softmax_grad");
+	return sym__gemit_to(gr, 0, 1, sym__ggrad_op(n, op, sizeof(op)), 2, in,
+	    n->attrs, mirror);
 }
 
 /* The rule of layer_norm(x, gamma, beta): one layer_norm_grad whose

@@ -85,6 +85,9 @@ int sym__gunbroadcast(struct sym__grad *gr, size_t i, sym_value *g, int role);
 /* Attributes for an emitted operator: a new set (caller object), and
  * setters that record allocation failures on it. */
 sym_attrs *sym__gattrs(struct sym__grad *gr);
+/* The name of the gradient operator of "n": its operator's name
+ * followed by "_grad", written into "buf" of "size" bytes; "buf". */
+const char *sym__ggrad_op(const sym_node *n, char *buf, size_t size);
 /* Record that input "i" of the current node has no gradient because
  * "why"; return -1. */
 int sym__gnone(struct sym__grad *gr, size_t i, const char *why);

@@ -13,53 +13,24 @@
  */
 #include "grad/grad_private.h"
 
-/* Emit "op" on dy, x (and y when "with_y") with the forward node's
- * attributes as the gradient of input 0 of "n"; return 0 or -1. */
-static int
-reduce_back(struct sym__grad *gr, sym_node *n, sym_value *const *dy,
-    const char *op, int with_y)
+/* The rule of reduce_sum, reduce_mean, reduce_max, reduce_min and
+ * reduce_prod: their gradient operator (reduce_max_grad for reduce_min)
+ * on dy, x (and y for the extrema) with the forward node's attributes,
+ * as the gradient of input 0 of "n"; 0 or -1. */
+int
+sym__grad_reduce(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
 {
+	int min = n->op->id == SYM__OP_REDUCE_MIN;
+	int with_y = min || n->op->id == SYM__OP_REDUCE_MAX;
+	char buf[64];
+	const char *op =
+	    min ? "reduce_max_grad" : sym__ggrad_op(n, buf, sizeof(buf));
 	sym_value *in[3] = { dy[0], n->in[0], n->out[0] };
 	int mirror[3] = { SYM__MIRROR_OUT(0), SYM__MIRROR_IN(0),
 		SYM__MIRROR_OUT(0) };
 
 	return sym__gemit_to(gr, 0, 1, op, with_y ? 3 : 2, in, n->attrs,
 	    mirror);
-}
-
-/* The rule of reduce_sum; "gr", "n", "dy" as for every rule. */
-int
-sym__grad_reduce_sum(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return reduce_back(gr, n, dy, "reduce_sum_grad", 0);
-}
-
-/* The rule of reduce_mean. */
-int
-sym__grad_reduce_mean(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return reduce_back(gr, n, dy, "reduce_mean_grad", 0);
-}
-
-/* The rule of reduce_max. */
-int
-sym__grad_reduce_max(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return reduce_back(gr, n, dy, "reduce_max_grad", 1);
-}
-
-/* The rule of reduce_min. */
-int
-sym__grad_reduce_min(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return reduce_back(gr, n, dy, "reduce_max_grad", 1);
-}
-
-/* The rule of reduce_prod. */
-int
-sym__grad_reduce_prod(struct sym__grad *gr, sym_node *n, sym_value *const *dy)
-{
-	return reduce_back(gr, n, dy, "reduce_prod_grad", 0);
 }
 
 /* The rule of sum_to: the gradient broadcast back over the summed

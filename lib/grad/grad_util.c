@@ -39,6 +39,16 @@ cur_label(const struct sym__grad *gr)
 	    n->n_out ? n->out[0]->name : "?");
 }
 
+/* Write into "buf" ("size" bytes) the name of the gradient operator of
+ * "n", its operator's name followed by "_grad" (softmax_grad,
+ * maximum_grad, ...); return "buf". */
+const char *
+sym__ggrad_op(const sym_node *n, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s_grad", n->op->name);
+	return buf;
+}
+
 /* Record that input "i" of the current node has no gradient because
  * "why"; return -1. */
 int
