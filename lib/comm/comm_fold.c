@@ -61,6 +61,19 @@ sym__comm_combine(const struct sym__comm_args *a, void *out, const void *x,
 	}
 }
 
+/* Return the first element of member "c"'s share of "count" elements
+ * split among "n" members, at a multiple of "unit" ("count" for "c" =
+ * "n"): the split of a reduction's segment that both backends make, so
+ * that a reduce_scatter's blocks are the same on threads and MPI. */
+size_t
+sym__comm_share(size_t count, int n, int c, size_t unit)
+{
+	size_t q = count / (size_t)n, r = count % (size_t)n;
+	size_t lo = q * (size_t)c + ((size_t)c < r ? (size_t)c : r);
+
+	return c >= n ? count : lo / unit * unit;
+}
+
 /* Return the size of an element of the reduction of "a". */
 size_t
 sym__comm_elem_size(const struct sym__comm_args *a)

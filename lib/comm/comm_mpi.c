@@ -264,18 +264,6 @@ mpi_type(const struct sym__comm_args *a)
 	}
 }
 
-/* Return the first element of member "c"'s share of "count" elements
- * split among "n" members, at a multiple of "unit" (as the threads
- * backend splits). */
-static size_t
-share(size_t count, int n, int c, size_t unit)
-{
-	size_t q = count / (size_t)n, r = count % (size_t)n;
-	size_t lo = q * (size_t)c + ((size_t)c < r ? (size_t)c : r);
-
-	return c >= n ? count : lo / unit * unit;
-}
-
 /* Exchange the pieces of one segment of the reduction "call" over "gc":
  * every member "j" sends "cnt"[j] elements from "src"(j) and this member
  * receives "mine" elements from each into slot j of the room of "m"
@@ -334,12 +322,13 @@ all_reduce(struct sym__comm_call *call, MPI_Comm gc, struct mpi *m)
 	}
 	for (size_t off = 0; off < count && rc == MPI_SUCCESS; off += seg) {
 		size_t len = count - off < seg ? count - off : seg;
-		size_t lo = share(len, call->n, call->me, unit);
+		size_t lo = sym__comm_share(len, call->n, call->me, unit);
 
 		for (int j = 0; j < call->n; j++) {
-			dp[j] = share(len, call->n, j, unit);
+			dp[j] = sym__comm_share(len, call->n, j, unit);
 			cnt[j] =
-			    (int)(share(len, call->n, j + 1, unit) - dp[j]);
+			    (int)(sym__comm_share(len, call->n, j + 1, unit) -
+			        dp[j]);
 			dsp[j] = (int)dp[j];
 		}
 		rc = exchange(call, gc, m, (const char *)a->send + off * es, dp,

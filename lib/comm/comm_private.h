@@ -101,6 +101,7 @@ uint64_t sym__comm_group_hash(const int *group, int n);
 void sym__comm_combine(const struct sym__comm_args *a, void *out, const void *x,
     const void *y, size_t len);
 size_t sym__comm_elem_size(const struct sym__comm_args *a);
+size_t sym__comm_share(size_t count, int n, int c, size_t unit);
 void sym__comm_fold(const struct sym__comm_args *a, void *out, const void *base,
     size_t stride, int n, size_t len);
 

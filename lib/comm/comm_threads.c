@@ -436,17 +436,6 @@ reduce_into(const struct tgroup *g, int p, size_t es, size_t off, size_t len,
 	}
 }
 
-/* Return the first element of member "c"'s share of "count" elements
- * split among "n" members, at a multiple of "unit". */
-static size_t
-share(size_t count, int n, int c, size_t unit)
-{
-	size_t q = count / (size_t)n, r = count % (size_t)n;
-	size_t lo = q * (size_t)c + ((size_t)c < r ? (size_t)c : r);
-
-	return c >= n ? count : lo / unit * unit;
-}
-
 /* Copy to the receive buffer of "call" (parity "p") on "g" the shares of
  * the other members in the segment of "len" elements at element "off". */
 static void
@@ -458,8 +447,8 @@ copy_shares(struct sym__comm_call *call, struct tgroup *g, int p, size_t off,
 
 	for (int i = 1; i < g->n; i++) {
 		int c = (call->me + i) % g->n;
-		size_t lo = off + share(len, g->n, c, unit);
-		size_t hi = off + share(len, g->n, c + 1, unit);
+		size_t lo = off + sym__comm_share(len, g->n, c, unit);
+		size_t hi = off + sym__comm_share(len, g->n, c + 1, unit);
 
 		copy(recv + lo * es, (const char *)arg(g, c, p)->recv + lo * es,
 		    (hi - lo) * es);
@@ -492,8 +481,8 @@ all_reduce(struct sym__comm_call *call, struct tgroup *g, int p)
 		if (s < n_seg) {
 			size_t off = s * seg;
 			size_t len = count - off < seg ? count - off : seg;
-			size_t lo = share(len, n, me, unit);
-			size_t hi = share(len, n, me + 1, unit);
+			size_t lo = sym__comm_share(len, n, me, unit);
+			size_t hi = sym__comm_share(len, n, me + 1, unit);
 
 			reduce_into(g, p, es, off + lo, hi - lo,
 			    (char *)a->recv + (off + lo) * es);
