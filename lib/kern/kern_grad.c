@@ -722,12 +722,11 @@ int
 sym__kern_gather_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "gather_grad";
-	const struct sym__opattrs *at;
+	int ax;
 
-	if (sym__kio(a, op, 3, 3, 1, 1) < 0 || !(at = sym__kat(a, op)) ||
-	    sym__kaxis(a, op, "axis", at->gather.axis, a->in[2].rank) < 0)
+	if (sym__kgather_axis(a, op, 3, 2, &ax) < 0)
 		return -1;
-	return scatter_add(a, op, (int)at->gather.axis);
+	return scatter_add(a, op, ax);
 }
 
 /* The kernel of embedding_grad(dy, ids, table [V, D]); "a" is the
@@ -737,10 +736,7 @@ sym__kern_embedding_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "embedding_grad";
 
-	if (sym__kio(a, op, 3, 3, 1, 1) < 0)
+	if (sym__kembedding_table(a, op, 3, 2) < 0)
 		return -1;
-	if (a->in[2].rank != 2)
-		return sym__kfail(a, op, "the table must have rank 2, not %d",
-		    a->in[2].rank);
 	return scatter_add(a, op, 0);
 }
