@@ -248,24 +248,28 @@ all_bool(struct sym__kernel_args *a, const char *op)
 	return 0;
 }
 
+/* Run the logical operator "op" of "n_in" bool operands with the row
+ * "f" on the call "a"; return 0 or -1. */
+static int
+logical(struct sym__kernel_args *a, const char *op, int n_in, nary_fn f)
+{
+	if (sym__kio(a, op, n_in, n_in, 1, 1) < 0 || all_bool(a, op) < 0)
+		return -1;
+	return run_nary(a, op, f);
+}
+
 /* The kernel of logical_and; "a" is the call; 0 or -1. */
 int
 sym__kern_logical_and(struct sym__kernel_args *a)
 {
-	if (sym__kio(a, "logical_and", 2, 2, 1, 1) < 0 ||
-	    all_bool(a, "logical_and") < 0)
-		return -1;
-	return run_nary(a, "logical_and", logical_and_u8);
+	return logical(a, "logical_and", 2, logical_and_u8);
 }
 
 /* The kernel of logical_or; "a" is the call; 0 or -1. */
 int
 sym__kern_logical_or(struct sym__kernel_args *a)
 {
-	if (sym__kio(a, "logical_or", 2, 2, 1, 1) < 0 ||
-	    all_bool(a, "logical_or") < 0)
-		return -1;
-	return run_nary(a, "logical_or", logical_or_u8);
+	return logical(a, "logical_or", 2, logical_or_u8);
 }
 
 /* The row of logical_not: z = !x over "n" elements at stride "s"[0]. */
@@ -284,10 +288,7 @@ logical_not_u8(const char *const *x, const int64_t *s, char *const *z,
 int
 sym__kern_logical_not(struct sym__kernel_args *a)
 {
-	if (sym__kio(a, "logical_not", 1, 1, 1, 1) < 0 ||
-	    all_bool(a, "logical_not") < 0)
-		return -1;
-	return run_nary(a, "logical_not", logical_not_u8);
+	return logical(a, "logical_not", 1, logical_not_u8);
 }
 
 /*
@@ -363,15 +364,26 @@ same_float(struct sym__kernel_args *a, const char *op)
 	return 0;
 }
 
+/* Run "op", of "n_in" floating operands of one dtype and "n_out"
+ * outputs, on the call "a" with the row "f32" or "f64"; return 0 or
+ * -1. */
+static int
+floating(struct sym__kernel_args *a, const char *op, int n_in, int n_out,
+    nary_fn f32, nary_fn f64)
+{
+	if (sym__kio(a, op, n_in, n_in, n_out, n_out) < 0 ||
+	    same_float(a, op) < 0)
+		return -1;
+	return run_nary(a, op,
+	    sym__kst(a->in[0].dtype) == SYM__KST_F64 ? f64 : f32);
+}
+
 /* The kernel of pow(a, b): floating operands of one dtype; "a" is the
  * call; 0 or -1. */
 int
 sym__kern_pow(struct sym__kernel_args *a)
 {
-	if (sym__kio(a, "pow", 2, 2, 1, 1) < 0 || same_float(a, "pow") < 0)
-		return -1;
-	return run_nary(a, "pow",
-	    sym__kst(a->in[0].dtype) == SYM__KST_F64 ? pow_f64 : pow_f32);
+	return floating(a, "pow", 2, 1, pow_f32, pow_f64);
 }
 
 /*
@@ -404,10 +416,5 @@ POW_GRAD(pow_grad_f64, double, pow, log)
 int
 sym__kern_pow_grad(struct sym__kernel_args *a)
 {
-	if (sym__kio(a, "pow_grad", 3, 3, 2, 2) < 0 ||
-	    same_float(a, "pow_grad") < 0)
-		return -1;
-	return run_nary(a, "pow_grad",
-	    sym__kst(a->in[0].dtype) == SYM__KST_F64 ? pow_grad_f64
-	                                             : pow_grad_f32);
+	return floating(a, "pow_grad", 3, 2, pow_grad_f32, pow_grad_f64);
 }

@@ -184,6 +184,33 @@ slice_attrs(struct sym__kernel_args *a, const char *op,
 	return at;
 }
 
+/* Store in "*off" the offset, in the whole tensor "w" of the call "a"
+ * of "op" ("wi" as for slice_dim), of the first element of the slice "p"
+ * that the attributes "at" take, and in "sw" the strides of "w" (in
+ * elements) that walk the slice's box, each dim's checked by slice_dim;
+ * return 0 or -1. */
+static int
+slice_box(struct sym__kernel_args *a, const char *op,
+    const struct sym__opattrs *at, int wi, const struct sym__tensor *w,
+    const struct sym__tensor *p, int64_t *sw, int64_t *off)
+{
+	int64_t start = 0;
+
+	*off = 0;
+	sym__kstrides(w, sw);
+	for (int d = 0; d < w->rank; d++) {
+		int64_t st = at->concat.step ? at->concat.step[d] : 1;
+
+		if (slice_dim(a, op, wi, d, w->dim[d], p->dim[d],
+		        at->concat.begin[d], at->concat.size[d], st,
+		        &start) < 0)
+			return -1;
+		*off += start * sw[d];
+		sw[d] *= st;
+	}
+	return 0;
+}
+
 /* The kernel of slice: the box of the attributes begin, size and step
  * (one integer per dim; size -1: to the end; step absent: 1s) taken with
  * strides; "a" is the call. */
@@ -193,7 +220,7 @@ sym__kern_slice(struct sym__kernel_args *a)
 	static const char op[] = "slice";
 	const struct sym__tensor *x, *y;
 	const struct sym__opattrs *at;
-	int64_t sx[SYM__MAX_RANK], sy[SYM__MAX_RANK], off = 0, start = 0;
+	int64_t sx[SYM__MAX_RANK], sy[SYM__MAX_RANK], off;
 
 	if (sym__kio(a, op, 1, 1, 1, 1) < 0)
 		return -1;
@@ -202,18 +229,9 @@ sym__kern_slice(struct sym__kernel_args *a)
 	if (!(at = slice_attrs(a, op, x, y)) ||
 	    sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
 		return -1;
-	sym__kstrides(x, sx);
 	sym__kstrides(y, sy);
-	for (int d = 0; d < x->rank; d++) {
-		int64_t st = at->concat.step ? at->concat.step[d] : 1;
-
-		if (slice_dim(a, op, 0, d, x->dim[d], y->dim[d],
-		        at->concat.begin[d], at->concat.size[d], st,
-		        &start) < 0)
-			return -1;
-		off += start * sx[d];
-		sx[d] *= st;
-	}
+	if (slice_box(a, op, at, 0, x, y, sx, &off) < 0)
+		return -1;
 	if (sym__tensor_numel(y) == 0)
 		return 0;
 	sym__kcopy(y->data, sy,
@@ -232,7 +250,7 @@ sym__kern_slice_grad(struct sym__kernel_args *a)
 	static const char op[] = "slice_grad";
 	const struct sym__tensor *dy, *y;
 	const struct sym__opattrs *at;
-	int64_t sd[SYM__MAX_RANK], sy[SYM__MAX_RANK], off = 0, start = 0;
+	int64_t sd[SYM__MAX_RANK], sy[SYM__MAX_RANK], off;
 	size_t es;
 
 	if (sym__kio(a, op, 2, 2, 1, 1) < 0)
@@ -249,17 +267,8 @@ sym__kern_slice_grad(struct sym__kernel_args *a)
 			    "the gradient must have the block shape of x");
 	es = sym__tensor_elem_size(y->dtype);
 	sym__kstrides(dy, sd);
-	sym__kstrides(y, sy);
-	for (int d = 0; d < y->rank; d++) {
-		int64_t st = at->concat.step ? at->concat.step[d] : 1;
-
-		if (slice_dim(a, op, 1, d, y->dim[d], dy->dim[d],
-		        at->concat.begin[d], at->concat.size[d], st,
-		        &start) < 0)
-			return -1;
-		off += start * sy[d];
-		sy[d] *= st;
-	}
+	if (slice_box(a, op, at, 1, y, dy, sy, &off) < 0)
+		return -1;
 	memset(y->data, 0, (size_t)sym__tensor_numel(y) * es);
 	if (sym__tensor_numel(dy) == 0)
 		return 0;

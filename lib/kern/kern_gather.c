@@ -87,18 +87,48 @@ gather(struct sym__kernel_args *a, const char *op, int ip, int ii, int ax)
 	return 0;
 }
 
+/* Check that the call "a" of gather or gather_grad, called "op", has
+ * "n_in" inputs and one output and a decoded axis inside the rank of the
+ * table, input "ip"; store the axis in "*ax" and return 0, or -1. */
+int
+sym__kgather_axis(struct sym__kernel_args *a, const char *op, int n_in, int ip,
+    int *ax)
+{
+	const struct sym__opattrs *at;
+
+	if (sym__kio(a, op, n_in, n_in, 1, 1) < 0 || !(at = sym__kat(a, op)) ||
+	    sym__kaxis(a, op, "axis", at->gather.axis, a->in[ip].rank) < 0)
+		return -1;
+	*ax = (int)at->gather.axis;
+	return 0;
+}
+
+/* Check that the call "a" of embedding or embedding_grad, called "op",
+ * has "n_in" inputs and one output and that the table, input "ip", has
+ * rank 2; return 0 or -1. */
+int
+sym__kembedding_table(struct sym__kernel_args *a, const char *op, int n_in,
+    int ip)
+{
+	if (sym__kio(a, op, n_in, n_in, 1, 1) < 0)
+		return -1;
+	if (a->in[ip].rank != 2)
+		return sym__kfail(a, op, "the table must have rank 2, not %d",
+		    a->in[ip].rank);
+	return 0;
+}
+
 /* The kernel of gather(params, indices): along the decoded axis; "a" is
  * the call. */
 int
 sym__kern_gather(struct sym__kernel_args *a)
 {
 	static const char op[] = "gather";
-	const struct sym__opattrs *at;
+	int ax;
 
-	if (sym__kio(a, op, 2, 2, 1, 1) < 0 || !(at = sym__kat(a, op)) ||
-	    sym__kaxis(a, op, "axis", at->gather.axis, a->in[0].rank) < 0)
+	if (sym__kgather_axis(a, op, 2, 0, &ax) < 0)
 		return -1;
-	return gather(a, op, 0, 1, (int)at->gather.axis);
+	return gather(a, op, 0, 1, ax);
 }
 
 /* The kernel of embedding(ids, table [V, D]): ids.shape + [D]; "a" is
@@ -108,11 +138,8 @@ sym__kern_embedding(struct sym__kernel_args *a)
 {
 	static const char op[] = "embedding";
 
-	if (sym__kio(a, op, 2, 2, 1, 1) < 0)
+	if (sym__kembedding_table(a, op, 2, 1) < 0)
 		return -1;
-	if (a->in[1].rank != 2)
-		return sym__kfail(a, op, "the table must have rank 2, not %d",
-		    a->in[1].rank);
 	return gather(a, op, 1, 0, 0);
 }
 

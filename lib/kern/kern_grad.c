@@ -199,6 +199,39 @@ check_reduced(struct sym__kernel_args *a, const char *op,
 	return 0;
 }
 
+/* Check the call "a" of the reduction gradient "op": "n_in" inputs (dy,
+ * x and, when 3, y) and one output of x's dims, all floating and of one
+ * storage, dy (and y) of x's dims reduced by the decoded axes; store in
+ * "t" the inputs then the output and return the decoded attributes, or
+ * NULL after an error. */
+static const struct sym__opattrs *
+check_reduce_grad(struct sym__kernel_args *a, const char *op, int n_in,
+    const struct sym__tensor **t)
+{
+	static const char *const names[] = { "dy", "x", "y" };
+	const struct sym__opattrs *at;
+
+	if (sym__kio(a, op, n_in, n_in, 1, 1) < 0 || !(at = sym__kat(a, op)))
+		return NULL;
+	if (!at->reduce.mark) {
+		sym__kfail(a, op, "no decoded axes");
+		return NULL;
+	}
+	for (int i = 0; i < n_in; i++)
+		t[i] = &a->in[i];
+	t[n_in] = &a->out[0];
+	if (all_float(a, op, t, names, n_in) < 0 ||
+	    sym__ksame_kst(a, op, t[0], "dy", t[n_in], "the output") < 0 ||
+	    sym__ksame_dims(a, op, t[1], "x", t[n_in], "the output") < 0 ||
+	    check_reduced(a, op, t[0], "dy", t[1], at->reduce.mark,
+	        at->reduce.keep_dims) < 0 ||
+	    (n_in == 3 &&
+	        check_reduced(a, op, t[2], "y", t[1], at->reduce.mark,
+	            at->reduce.keep_dims) < 0))
+		return NULL;
+	return at;
+}
+
 /* The kernels of reduce_sum_grad(dy, x), reduce_mean_grad(dy, x) and
  * reduce_max_grad(dy, x, y), called "op": dy broadcast to the dims of x,
  * divided by the global count of the reduced elements for the mean
@@ -212,29 +245,13 @@ sym__kern_reduce_grad(struct sym__kernel_args *a)
 	const char *op = a->op->name;
 	int is_mean = a->op->id == SYM__OP_REDUCE_MEAN_GRAD;
 	int is_max = a->op->id == SYM__OP_REDUCE_MAX_GRAD;
-	static const char *const names[] = { "dy", "x", "y", "the output" };
 	const struct sym__tensor *t[4];
 	const struct sym__opattrs *at;
-	int n_in = is_max ? 3 : 2;
 	double scale = 1.0, *cnt = NULL;
 	int64_t n, ng;
 	struct walk w;
 
-	if (sym__kio(a, op, n_in, n_in, 1, 1) < 0 || !(at = sym__kat(a, op)))
-		return -1;
-	if (!at->reduce.mark)
-		return sym__kfail(a, op, "no decoded axes");
-	for (int i = 0; i < n_in; i++)
-		t[i] = &a->in[i];
-	t[n_in] = &a->out[0];
-	if (all_float(a, op, t, names, n_in) < 0 ||
-	    sym__ksame_kst(a, op, t[0], "dy", t[n_in], "the output") < 0 ||
-	    sym__ksame_dims(a, op, t[1], "x", t[n_in], "the output") < 0 ||
-	    check_reduced(a, op, t[0], "dy", t[1], at->reduce.mark,
-	        at->reduce.keep_dims) < 0 ||
-	    (is_max &&
-	        check_reduced(a, op, t[2], "y", t[1], at->reduce.mark,
-	            at->reduce.keep_dims) < 0))
+	if (!(at = check_reduce_grad(a, op, is_max ? 3 : 2, t)))
 		return -1;
 	n = sym__tensor_numel(t[1]);
 	ng = sym__tensor_numel(t[0]);
@@ -280,25 +297,13 @@ int
 sym__kern_reduce_prod_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "reduce_prod_grad";
-	static const char *const names[] = { "dy", "x", "the output" };
 	const struct sym__tensor *t[3];
 	const struct sym__opattrs *at;
 	double *prod;
 	int64_t n, ng, *zeros;
 	struct walk w;
 
-	if (sym__kio(a, op, 2, 2, 1, 1) < 0 || !(at = sym__kat(a, op)))
-		return -1;
-	if (!at->reduce.mark)
-		return sym__kfail(a, op, "no decoded axes");
-	t[0] = &a->in[0];
-	t[1] = &a->in[1];
-	t[2] = &a->out[0];
-	if (all_float(a, op, t, names, 2) < 0 ||
-	    sym__ksame_kst(a, op, t[0], "dy", t[2], "the output") < 0 ||
-	    sym__ksame_dims(a, op, t[1], "x", t[2], "the output") < 0 ||
-	    check_reduced(a, op, t[0], "dy", t[1], at->reduce.mark,
-	        at->reduce.keep_dims) < 0)
+	if (!(at = check_reduce_grad(a, op, 2, t)))
 		return -1;
 	n = sym__tensor_numel(t[1]);
 	ng = sym__tensor_numel(t[0]);
@@ -722,12 +727,11 @@ int
 sym__kern_gather_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "gather_grad";
-	const struct sym__opattrs *at;
+	int ax;
 
-	if (sym__kio(a, op, 3, 3, 1, 1) < 0 || !(at = sym__kat(a, op)) ||
-	    sym__kaxis(a, op, "axis", at->gather.axis, a->in[2].rank) < 0)
+	if (sym__kgather_axis(a, op, 3, 2, &ax) < 0)
 		return -1;
-	return scatter_add(a, op, (int)at->gather.axis);
+	return scatter_add(a, op, ax);
 }
 
 /* The kernel of embedding_grad(dy, ids, table [V, D]); "a" is the
@@ -737,10 +741,7 @@ sym__kern_embedding_grad(struct sym__kernel_args *a)
 {
 	static const char op[] = "embedding_grad";
 
-	if (sym__kio(a, op, 3, 3, 1, 1) < 0)
+	if (sym__kembedding_table(a, op, 3, 2) < 0)
 		return -1;
-	if (a->in[2].rank != 2)
-		return sym__kfail(a, op, "the table must have rank 2, not %d",
-		    a->in[2].rank);
 	return scatter_add(a, op, 0);
 }

@@ -46,6 +46,20 @@ sym__kern_flatten(struct sym__kernel_args *a)
 	return sym__kcopy_or_alias(a, op);
 }
 
+/* Copy into "y" the view of "x" that the strides "ss" (in elements, one
+ * per dim of "y") read: element (i0, i1, ...) of "y" from element
+ * i0 ss[0] + i1 ss[1] + ... of "x". */
+static void
+copy_view(const struct sym__tensor *y, const struct sym__tensor *x,
+    const int64_t *ss)
+{
+	int64_t sy[SYM__MAX_RANK];
+
+	sym__kstrides(y, sy);
+	sym__kcopy(y->data, sy, x->data, ss, sym__tensor_elem_size(x->dtype),
+	    y->rank, y->dim);
+}
+
 /* The kernel of transpose and permute, called "op": output dim i is input
  * dim perm[i] (the decoded permutation); "a" is the call. */
 int
@@ -54,7 +68,7 @@ sym__kern_transpose(struct sym__kernel_args *a)
 	const char *op = a->op->name;
 	const struct sym__opattrs *at;
 	const struct sym__tensor *x, *y;
-	int64_t sx[SYM__MAX_RANK], ss[SYM__MAX_RANK], sy[SYM__MAX_RANK];
+	int64_t sx[SYM__MAX_RANK], ss[SYM__MAX_RANK];
 	const int64_t *perm;
 
 	if (sym__kio(a, op, 1, 1, 1, 1) < 0 || !(at = sym__kat(a, op)))
@@ -72,7 +86,6 @@ sym__kern_transpose(struct sym__kernel_args *a)
 	if (x->data == y->data && sym__tensor_numel(x) > 0)
 		return sym__kfail(a, op, "the output may not alias the input");
 	sym__kstrides(x, sx);
-	sym__kstrides(y, sy);
 	for (int i = 0; i < x->rank; i++) {
 		int p = (int)perm[i];
 
@@ -83,8 +96,7 @@ sym__kern_transpose(struct sym__kernel_args *a)
 			    i, (long long)y->dim[i], p, (long long)x->dim[p]);
 		ss[i] = sx[p];
 	}
-	sym__kcopy(y->data, sy, x->data, ss, sym__tensor_elem_size(x->dtype),
-	    x->rank, y->dim);
+	copy_view(y, x, ss);
 	return 0;
 }
 
@@ -171,7 +183,7 @@ sym__kern_expand(struct sym__kernel_args *a)
 {
 	static const char op[] = "expand";
 	const struct sym__tensor *x, *y;
-	int64_t sx[SYM__MAX_RANK], ss[SYM__MAX_RANK], sy[SYM__MAX_RANK];
+	int64_t sx[SYM__MAX_RANK], ss[SYM__MAX_RANK];
 	int lead;
 
 	if (sym__kio(a, op, 1, 1, 1, 1) < 0)
@@ -185,7 +197,6 @@ sym__kern_expand(struct sym__kernel_args *a)
 		    y->rank, x->rank);
 	lead = y->rank - x->rank;
 	sym__kstrides(x, sx);
-	sym__kstrides(y, sy);
 	for (int j = 0; j < y->rank; j++) {
 		int i = j - lead;
 
@@ -199,9 +210,22 @@ sym__kern_expand(struct sym__kernel_args *a)
 			    j, (long long)y->dim[j], i, (long long)x->dim[i]);
 		ss[j] = sx[i];
 	}
-	sym__kcopy(y->data, sy, x->data, ss, sym__tensor_elem_size(x->dtype),
-	    y->rank, y->dim);
+	copy_view(y, x, ss);
 	return 0;
+}
+
+/* Check that the call "a" of "op" has its decoded per-dim attribute
+ * "list" and an output of the input's rank and storage; return 0 or
+ * -1. */
+static int
+same_rank(struct sym__kernel_args *a, const char *op, const int64_t *list)
+{
+	const struct sym__tensor *x = &a->in[0], *y = &a->out[0];
+
+	if (!list || y->rank != x->rank)
+		return sym__kfail(a, op, "the output must have rank %d",
+		    x->rank);
+	return sym__ksame_kst(a, op, x, "the input", y, "the output");
 }
 
 /* The kernel of tile: the input copied repeats[d] times along each dim
@@ -222,10 +246,7 @@ sym__kern_tile(struct sym__kernel_args *a)
 	x = &a->in[0];
 	y = &a->out[0];
 	rep = at->layout.repeats;
-	if (!rep || y->rank != x->rank)
-		return sym__kfail(a, op, "the output must have rank %d",
-		    x->rank);
-	if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
+	if (same_rank(a, op, rep) < 0)
 		return -1;
 	for (d = 0; d < x->rank; d++) {
 		int64_t want;
@@ -302,10 +323,7 @@ sym__kern_pad(struct sym__kernel_args *a)
 	x = &a->in[0];
 	y = &a->out[0];
 	p = at->layout.pads;
-	if (!p || y->rank != x->rank)
-		return sym__kfail(a, op, "the output must have rank %d",
-		    x->rank);
-	if (sym__ksame_kst(a, op, x, "the input", y, "the output") < 0)
+	if (same_rank(a, op, p) < 0)
 		return -1;
 	sym__kstrides(x, sx);
 	sym__kstrides(y, sy);

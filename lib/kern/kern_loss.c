@@ -266,6 +266,39 @@ check_grad(struct sym__kernel_args *a, enum sym__reduction red)
 	return 0;
 }
 
+/* Return the dloss of row "i" of the call "a" of sce_grad for the
+ * reduction "red" and the rows "r": dloss (input 2, its element "i" for
+ * "none") over the divisor, 0 without divisor or for an ignored row. */
+static double
+row_dloss(const struct sym__kernel_args *a, enum sym__reduction red,
+    const struct rows *r, int64_t i)
+{
+	double g = sym__kld(&a->in[2], red == SYM__RED_NONE ? i : 0);
+
+	g = r->divisor > 0 ? g / r->divisor : 0.0;
+	if (r->lab[i] == r->ignore)
+		g = 0.0;
+	return g;
+}
+
+/* Store row "i" of the gradient of the call "a" of sce_grad for the
+ * logits "x", whose classes start at "c0" globally, the row's dloss "g"
+ * and label "lab": (exp(logit - "m") / "s" minus the one-hot label) times
+ * "g", 0 everywhere when "g" is 0. */
+static void
+grad_row(struct sym__kernel_args *a, const struct sym__tensor *x, int64_t i,
+    double g, double m, double s, int64_t c0, int64_t lab)
+{
+	int64_t c = x->dim[1];
+
+	for (int64_t j = 0; j < c; j++)
+		sym__kstore(&a->out[0], i * c + j,
+		    g != 0.0 ? (exp(sym__kld(x, i * c + j) - m) / s -
+		                   (c0 + j == lab)) *
+		            g
+		             : 0.0);
+}
+
 /* The gradient of a class-split sce_grad call "a" (its statistics the
  * last two operands) for the logits "x", the reduction "red" and the rows
  * "r": exp(logit - target) / sumexp minus the one-hot label, on the
@@ -276,24 +309,13 @@ split_grad(struct sym__kernel_args *a, const struct sym__tensor *x,
 {
 	const struct sym__tensor *t = &a->in[a->n_in - 2];
 	const struct sym__tensor *s = &a->in[a->n_in - 1];
-	int64_t c = x->dim[1], c0 = sym__kin_offset(a, 0, 1);
+	int64_t c0 = sym__kin_offset(a, 0, 1);
 
 	if (check_stats(a, "sce_grad", x, a->n_in - 2) < 0)
 		return -1;
-	for (int64_t i = 0; i < x->dim[0]; i++) {
-		double g = sym__kld(&a->in[2], red == SYM__RED_NONE ? i : 0);
-		double ti = sym__kld(t, i), si = sym__kld(s, i);
-
-		g = r->divisor > 0 ? g / r->divisor : 0.0;
-		if (r->lab[i] == r->ignore)
-			g = 0.0;
-		for (int64_t j = 0; j < c; j++)
-			sym__kstore(&a->out[0], i * c + j,
-			    g != 0.0 ? (exp(sym__kld(x, i * c + j) - ti) / si -
-			                   (c0 + j == r->lab[i])) *
-			            g
-			             : 0.0);
-	}
+	for (int64_t i = 0; i < x->dim[0]; i++)
+		grad_row(a, x, i, row_dloss(a, red, r, i), sym__kld(t, i),
+		    sym__kld(s, i), c0, r->lab[i]);
 	return 0;
 }
 
@@ -321,19 +343,10 @@ sym__kern_sce_grad(struct sym__kernel_args *a)
 		return split_grad(a, x, red, &r);
 	c = x->dim[1];
 	for (int64_t i = 0; i < x->dim[0]; i++) {
-		double g = sym__kld(&a->in[2], red == SYM__RED_NONE ? i : 0),
-		       lse;
+		double g = row_dloss(a, red, &r, i);
 
-		g = r.divisor > 0 ? g / r.divisor : 0.0;
-		if (r.lab[i] == r.ignore)
-			g = 0.0;
-		lse = g != 0.0 ? log_sum_exp(x, i, c) : 0.0;
-		for (int64_t j = 0; j < c; j++)
-			sym__kstore(&a->out[0], i * c + j,
-			    g != 0.0 ? (exp(sym__kld(x, i * c + j) - lse) -
-			                   (j == r.lab[i])) *
-			            g
-			             : 0.0);
+		grad_row(a, x, i, g, g != 0.0 ? log_sum_exp(x, i, c) : 0.0, 1.0,
+		    0, r.lab[i]);
 	}
 	return 0;
 }

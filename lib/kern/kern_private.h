@@ -96,6 +96,16 @@ int sym__kin_range(struct sym__kernel_args *a, const char *op,
  * 0 or -1. */
 int sym__kgather_check(struct sym__kernel_args *a, const char *op, int ip,
     int ii, int ax, const struct sym__tensor *y, const char *yn);
+/* Check the arity ("n_in" inputs, one output) of a call "a" of gather or
+ * gather_grad and its decoded axis against the rank of the table, input
+ * "ip"; store the axis in "*ax" (kern_gather.c); 0 or -1. */
+int sym__kgather_axis(struct sym__kernel_args *a, const char *op, int n_in,
+    int ip, int *ax);
+/* Check the arity ("n_in" inputs, one output) of a call "a" of embedding
+ * or embedding_grad and that its table, input "ip", has rank 2
+ * (kern_gather.c); 0 or -1. */
+int sym__kembedding_table(struct sym__kernel_args *a, const char *op, int n_in,
+    int ip);
 
 int64_t sym__kin_offset(const struct sym__kernel_args *a, int i, int d);
 int64_t sym__kin_global(const struct sym__kernel_args *a, int i, int d);
