@@ -428,10 +428,8 @@ st_symbol(struct sym__parser *p)
 
 	for (int k = 0; k < N_OPT; k++)
 		seen[k] = SIZE_MAX;
-	if (!sym__lex_name(p, &start, &len))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected a symbol name after 'symbol'");
-	name = sym__lex_strndup(p, start, len);
+	name =
+	    sym__lex_name_copy(p, "a symbol name after 'symbol'", &start, &len);
 	if (!name)
 		return -1;
 	while (r == 0 && sym__lex_peek(p) != '\0')
@@ -678,13 +676,11 @@ st_input(struct sym__parser *p, sym_value_kind kind, int state)
 	sym_value *v = NULL;
 	int r;
 
-	if (!sym__lex_name(p, &start, &len))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected a value name after '%s'",
-		    state                         ? "state"
-		        : kind == SYM_VALUE_PARAM ? "param"
-		                                  : "input");
-	name = sym__lex_strndup(p, start, len);
+	name = sym__lex_name_copy(p,
+	    state                         ? "a value name after 'state'"
+	        : kind == SYM_VALUE_PARAM ? "a value name after 'param'"
+	                                  : "a value name after 'input'",
+	    &start, &len);
 	if (!name)
 		return -1;
 	open = start;

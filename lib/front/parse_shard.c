@@ -153,14 +153,12 @@ read_mesh(struct sym__parser *p, struct sym__mesh_decl *out, size_t *at)
 
 	memset(out, 0, sizeof(*out));
 	memset(&m, 0, sizeof(m));
-	if (!sym__lex_name(p, &start, &len))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected a mesh name after 'mesh'");
-	*at = start;
-	m.loc = sym__lex_loc(p, start);
-	m.name = sym__lex_strndup(p, start, len);
+	m.name =
+	    sym__lex_name_copy(p, "a mesh name after 'mesh'", &start, &len);
 	if (!m.name)
 		return -1;
+	*at = start;
+	m.loc = sym__lex_loc(p, start);
 	if (!sym__lex_accept(p, '=')) {
 		sym__mesh_decl_free(&m);
 		return sym__lex_error(p, p->pos, NULL,
