@@ -237,11 +237,8 @@ sym__rule_transpose(struct sym__infer *inf)
 int
 sym__decode_expand_dims(struct sym__infer *inf)
 {
-	int64_t axis;
-
 	if (sym__check_attrs(inf, axis_attr) < 0 ||
-	    sym__attr_int(inf, "axis", 1, 0, &axis) < 0 ||
-	    sym__axis(inf, "axis", axis, inf->in[0]->rank + 1, 0,
+	    sym__attr_axis(inf, 1, 0, inf->in[0]->rank + 1, 0,
 	        &inf->at.layout.axis) < 0)
 		return -1;
 	return 0;

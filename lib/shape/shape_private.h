@@ -251,6 +251,10 @@ int sym__attr_ints(struct sym__infer *inf, const char *name, int scalar_ok,
     int64_t **v, size_t *n);
 int sym__axis(struct sym__infer *inf, const char *attr, int64_t axis,
     size_t rank, size_t i, size_t *out);
+/* The attribute axis read by sym__attr_int, then normalised by sym__axis
+ * (rule_util.c). */
+int sym__attr_axis(struct sym__infer *inf, int required, int64_t def, size_t n,
+    size_t i, size_t *out);
 int sym__decode_reduce_axes(struct sym__infer *inf, size_t i);
 /* The dimensions of input "i" reduced as decoded (op_reduce.c). */
 sym_expr **sym__reduced_dims(struct sym__infer *inf, size_t i, size_t *rank);
