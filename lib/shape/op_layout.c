@@ -30,13 +30,7 @@ list_text(struct sym__infer *inf, const struct sym__attr *at)
 	s = sym__scratch(inf, len, 1);
 	if (!s)
 		return "?";
-	strcpy(s, "[");
-	for (size_t i = 0; i < at->n; i++) {
-		if (i)
-			strcat(s, ", ");
-		strcat(s, item[i]);
-	}
-	strcat(s, "]");
+	sym__list_write(s, "", item, at->n);
 	return s;
 }
 
