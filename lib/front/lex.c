@@ -239,6 +239,21 @@ sym__lex_strndup(struct sym__parser *p, size_t start, size_t len)
 	return s;
 }
 
+/* Read the name that comes next in "p", its first byte in "*start" and
+ * its length in "*len", and return a malloc'ed copy of it; NULL after the
+ * diagnostic "expected EXPECTED" when no name comes next, or when out of
+ * memory. */
+char *
+sym__lex_name_copy(struct sym__parser *p, const char *expected, size_t *start,
+    size_t *len)
+{
+	if (!sym__lex_name(p, start, len)) {
+		sym__lex_error(p, p->pos, NULL, "expected %s", expected);
+		return NULL;
+	}
+	return sym__lex_strndup(p, *start, *len);
+}
+
 /* Read the integer literal ("-"? digits) that comes next in "p" (after
  * blanks) into "*value", its first byte in "*start". Return 1; 0 when no
  * integer comes next, or digits run into a name or a '.' (nothing is

@@ -73,6 +73,9 @@ int sym__lex_name(struct sym__parser *p, size_t *start, size_t *len);
 int sym__lex_word_is(const struct sym__parser *p, size_t start, size_t len,
     const char *word);
 char *sym__lex_strndup(struct sym__parser *p, size_t start, size_t len);
+/* The name that comes next, copied; NULL after "expected EXPECTED". */
+char *sym__lex_name_copy(struct sym__parser *p, const char *expected,
+    size_t *start, size_t *len);
 int sym__lex_int(struct sym__parser *p, int64_t *value, size_t *start);
 int sym__lex_string(struct sym__parser *p, char **out);
 const char *sym__lex_describe(const struct sym__parser *p, size_t pos,

@@ -11,6 +11,16 @@
 
 #include "front/onnx_private.h"
 
+/* Define output 0 of "n" as the registry operator "op" on the "k" inputs
+ * "in" with the attributes "a" (taken, from sym_attrs_new); 0 or -1. */
+static int
+def_op(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op, size_t k,
+    sym_value *const *in, sym_attrs *a)
+{
+	return sym__onnx_def(im, n, 0,
+	    sym__onnx_emit(im, op, n->output[0], k, in, a));
+}
+
 /* Unary elementwise operators. */
 static int
 map_unary(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
@@ -53,8 +63,7 @@ map_cast(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return sym__onnx_errorf(im, "cast to an unsupported type");
 	a = sym_attrs_new(im->ctx);
 	sym_attrs_set_string(a, "dtype", sym_dtype_name(dt));
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, "cast", n->output[0], 1, &x, a));
+	return def_op(im, n, "cast", 1, &x, a);
 }
 
 /* MatMul(a, b): matmul of two matrices, else batch_matmul. */
@@ -88,8 +97,7 @@ biased(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op,
 	sym_attrs *b = NULL;
 
 	if (!bias)
-		return sym__onnx_def(im, n, 0,
-		    sym__onnx_emit(im, op, n->output[0], 2, in, a));
+		return def_op(im, n, op, 2, in, a);
 	char *t = sym__onnx_tmp_name(im, n, what);
 	sym_value *p[2] = { t ? sym__onnx_emit(im, op, t, 2, in, a) : NULL,
 		sym__onnx_in(im, n, 2) };
@@ -102,8 +110,7 @@ biased(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op,
 	if (strcmp(bias, "bias_add") == 0) {
 		b = sym_attrs_new(im->ctx);
 		sym_attrs_set_string(b, "data_format", "NCHW");
-		return sym__onnx_def(im, n, 0,
-		    sym__onnx_emit(im, bias, n->output[0], 2, p, b));
+		return def_op(im, n, bias, 2, p, b);
 	}
 	return sym__onnx_def(im, n, 0,
 	    sym__onnx_emit0(im, bias, n->output[0], 2, p));
@@ -148,8 +155,7 @@ map_softmax(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 		    "before opset 13, only the last axis is supported");
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_int(a, "axis", axis);
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, op, n->output[0], 1, &x, a));
+	return def_op(im, n, op, 1, &x, a);
 }
 
 /* Transpose(x, perm): reversed axes by default. */
@@ -170,8 +176,7 @@ map_transpose(struct sym__onnx *im, const Onnx__NodeProto *n)
 	}
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym__onnx_set_ints(im->ctx, a, "perm", p, k);
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, "transpose", n->output[0], 1, &x, a));
+	return def_op(im, n, "transpose", 1, &x, a);
 }
 
 /* Reshape to the list "e" of "k" sizes. */
@@ -246,6 +251,20 @@ map_flatten(struct sym__onnx *im, const Onnx__NodeProto *n)
 	return sym__onnx_def(im, n, 0, v);
 }
 
+/* Read the constant integers "name" of "n", input 1 from opset "since"
+ * on and an attribute before, into "v", their number into "*k"; 1 when
+ * given, 0 when absent, -1 after an error when not constant. */
+static int
+const_ints(struct sym__onnx *im, const Onnx__NodeProto *n, int64_t since,
+    const char *name, int64_t *v, size_t *k)
+{
+	int r = sym__onnx_ints(im, n, im->opset >= since ? 1 : SIZE_MAX, name,
+	    v, k);
+
+	return r < 0 ? sym__onnx_errorf(im, "the %s must be constants", name)
+	             : r;
+}
+
 /* Unsqueeze(x, axes): one expand_dims per axis, in increasing order. */
 static int
 map_unsqueeze(struct sym__onnx *im, const Onnx__NodeProto *n)
@@ -256,8 +275,10 @@ map_unsqueeze(struct sym__onnx *im, const Onnx__NodeProto *n)
 
 	if (!x)
 		return -1;
-	if (sym__onnx_ints(im, n, im->opset >= 13 ? 1 : SIZE_MAX, "axes", ax,
-	        &k) != 1)
+	int given = const_ints(im, n, 13, "axes", ax, &k);
+	if (given < 0)
+		return -1;
+	if (!given)
 		return sym__onnx_errorf(im, "the axes must be constants");
 	int64_t r = (int64_t)sym_shape_ndim(sym_value_shape(x)) + (int64_t)k;
 	for (size_t i = 0; i < k; i++) {
@@ -294,15 +315,13 @@ map_squeeze(struct sym__onnx *im, const Onnx__NodeProto *n)
 
 	if (!x)
 		return -1;
-	int r = sym__onnx_ints(im, n, im->opset >= 13 ? 1 : SIZE_MAX, "axes",
-	    ax, &k);
+	int r = const_ints(im, n, 13, "axes", ax, &k);
 	if (r < 0)
-		return sym__onnx_errorf(im, "the axes must be constants");
+		return -1;
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	if (r == 1)
 		sym__onnx_set_ints(im->ctx, a, "axis", ax, k);
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, "squeeze", n->output[0], 1, &x, a));
+	return def_op(im, n, "squeeze", 1, &x, a);
 }
 
 /* Concat(x0, ...; axis). */
@@ -318,8 +337,7 @@ map_concat(struct sym__onnx *im, const Onnx__NodeProto *n)
 			return -1;
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_int(a, "axis", sym__onnx_attr_int(n, "axis", 0));
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, "concat", n->output[0], n->n_input, in, a));
+	return def_op(im, n, "concat", n->n_input, in, a);
 }
 
 /* Gather(data, indices; axis). */
@@ -332,8 +350,7 @@ map_gather(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return -1;
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_int(a, "axis", sym__onnx_attr_int(n, "axis", 0));
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, "gather", n->output[0], 2, in, a));
+	return def_op(im, n, "gather", 2, in, a);
 }
 
 /* ReduceSum/Mean/Max/Min/Prod(x, axes; keepdims=1): the axes are an
@@ -344,13 +361,13 @@ map_reduce(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 	sym_value *x = sym__onnx_in(im, n, 0);
 	int64_t ax[SYM__ONNX_MAX_SV];
 	size_t k = 0;
-	int as_input = im->opset >= (!strcmp(op, "reduce_sum") ? 13 : 18);
 
 	if (!x)
 		return -1;
-	int r = sym__onnx_ints(im, n, as_input ? 1 : SIZE_MAX, "axes", ax, &k);
+	int r = const_ints(im, n, !strcmp(op, "reduce_sum") ? 13 : 18, "axes",
+	    ax, &k);
 	if (r < 0)
-		return sym__onnx_errorf(im, "the axes must be constants");
+		return -1;
 	if ((r == 0 || k == 0) &&
 	    sym__onnx_attr_int(n, "noop_with_empty_axes", 0))
 		return sym__onnx_errorf(im,
@@ -360,8 +377,7 @@ map_reduce(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 		sym__onnx_set_ints(im->ctx, a, "axis", ax, k);
 	sym_attrs_set_bool(a, "keep_dims",
 	    sym__onnx_attr_int(n, "keepdims", 1) != 0);
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, op, n->output[0], 1, &x, a));
+	return def_op(im, n, op, 1, &x, a);
 }
 
 /* The spatial attributes of Conv and the pools, for two dimensions:
@@ -459,8 +475,7 @@ map_pool(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 	if (!max)
 		sym_attrs_set_bool(a, "count_include_pad",
 		    sym__onnx_attr_int(n, "count_include_pad", 0) != 0);
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, op, n->output[0], 1, &x, a));
+	return def_op(im, n, op, 1, &x, a);
 }
 
 /* LayerNormalization(x, scale, bias; axis=-1, epsilon). */
@@ -489,8 +504,7 @@ map_layer_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 	sym_attrs_set_int(a, "begin_params_axis", axis);
 	sym_attrs_set_float(a, "epsilon",
 	    sym__onnx_attr_float(n, "epsilon", 1e-5));
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, "layer_norm", n->output[0], 3, in, a));
+	return def_op(im, n, "layer_norm", 3, in, a);
 }
 
 /* BatchNormalization(x, scale, bias, mean, var; epsilon, momentum,
@@ -544,8 +558,7 @@ map_batch_norm(struct sym__onnx *im, const Onnx__NodeProto *n)
 	    sym__onnx_attr_float(n, "epsilon", 1e-5));
 	sym_attrs_set_float(a, "momentum",
 	    1 - sym__onnx_attr_float(n, "momentum", 0.9));
-	if (sym__onnx_def(im, n, 0,
-	        sym__onnx_emit(im, "batch_norm", n->output[0], 5, in, a)) < 0)
+	if (def_op(im, n, "batch_norm", 5, in, a) < 0)
 		return -1;
 	/* Outputs 1 and 2, the updated running statistics: the results of
 	 * the batch_norm_update that the graph adds after a batch_norm in
@@ -601,8 +614,7 @@ map_expand(struct sym__onnx *im, const Onnx__NodeProto *n)
 	sym_attrs_set_list(a, "shape", out, e);
 	for (size_t i = 0; i < out; i++)
 		sym_expr_free(e[i]);
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, "expand", n->output[0], 1, &x, a));
+	return def_op(im, n, "expand", 1, &x, a);
 }
 
 /* ConstantOfShape(shape; value): the one-element value (a frozen param
@@ -644,8 +656,7 @@ map_constant_of_shape(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return sym__onnx_errorf(im, "a scalar result is not supported");
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_list(a, "shape", k, s);
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, "expand", n->output[0], 1, &x1, a));
+	return def_op(im, n, "expand", 1, &x1, a);
 }
 
 /* Trilu(x, k; upper=1). */
@@ -663,10 +674,8 @@ map_trilu(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return sym__onnx_errorf(im, "k must be a constant");
 	sym_attrs *a = sym_attrs_new(im->ctx);
 	sym_attrs_set_int(a, "diagonal", r == 1 ? kv[0] : 0);
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im,
-	        sym__onnx_attr_int(n, "upper", 1) ? "triu" : "tril",
-	        n->output[0], 1, &x, a));
+	return def_op(im, n,
+	    sym__onnx_attr_int(n, "upper", 1) ? "triu" : "tril", 1, &x, a);
 }
 
 /* Dropout in inference: the identity (no mask output; training_mode,
@@ -844,10 +853,9 @@ map_split(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return -1;
 	if (n->n_output < 1 || n->n_output > SYM__ONNX_MAX_SV)
 		return sym__onnx_errorf(im, "%zu outputs", n->n_output);
-	int r = sym__onnx_ints(im, n, im->opset >= 13 ? 1 : SIZE_MAX, "split",
-	    sz, &k);
+	int r = const_ints(im, n, 13, "split", sz, &k);
 	if (r < 0)
-		return sym__onnx_errorf(im, "the split must be constants");
+		return -1;
 	for (size_t i = 1; r == 1 && i < k; i++)
 		if (sz[i] != sz[0])
 			return sym__onnx_errorf(im,
@@ -938,8 +946,7 @@ map_clip(struct sym__onnx *im, const Onnx__NodeProto *n)
 	for (size_t i = 0; i < 2; i++)
 		if (have[i])
 			sym_attrs_set_float(a, i ? "max" : "min", b[i]);
-	return sym__onnx_def(im, n, 0,
-	    sym__onnx_emit(im, "clip", n->output[0], 1, &x, a));
+	return def_op(im, n, "clip", 1, &x, a);
 }
 
 struct mapping {

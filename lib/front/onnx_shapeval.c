@@ -52,6 +52,31 @@ sv_in(struct sym__onnx *im, const Onnx__NodeProto *n, size_t i)
 	return sv_of(im, sym__onnx_find(im, n->input[i]));
 }
 
+/* Release the "k" expressions "e". */
+static void
+free_exprs(sym_expr **e, size_t k)
+{
+	for (size_t i = 0; i < k; i++)
+		sym_expr_free(e[i]);
+}
+
+/* Store copies of the elements of "o" in "e"; return their number. */
+static size_t
+copy_elems(sym_expr **e, const struct sym__oval *o)
+{
+	for (size_t i = 0; i < o->sv_n; i++)
+		e[i] = sym_expr_copy(o->sv[i]);
+	return o->sv_n;
+}
+
+/* Return element "i" of "o", its single element broadcast when it has
+ * one. */
+static const sym_expr *
+elem(const struct sym__oval *o, size_t i)
+{
+	return o->sv[o->sv_n == 1 ? 0 : i];
+}
+
 /* Define output 0 of "n" with the "k" elements "e" (taken) of rank
  * "rank" and dtype "dt"; 1, or -1. */
 static int
@@ -62,8 +87,7 @@ def_out(struct sym__onnx *im, const Onnx__NodeProto *n, sym_dtype dt,
 	    n->n_output ? sym__onnx_define(im, n->output[0]) : NULL;
 
 	if (!o) {
-		for (size_t i = 0; i < k; i++)
-			sym_expr_free(e[i]);
+		free_exprs(e, k);
 		return -1;
 	}
 	return sym__onnx_set_sv(im, o, dt, rank, k, e) < 0 ? -1 : 1;
@@ -133,8 +157,7 @@ fold_gather(struct sym__onnx *im, const Onnx__NodeProto *n)
 		int64_t k;
 		if (sym_expr_get_const(ix->sv[i], &k) < 0 ||
 		    norm_axis(k, (int64_t)d->sv_n, &k) < 0) {
-			for (size_t j = 0; j < i; j++)
-				sym_expr_free(e[j]);
+			free_exprs(e, i);
 			return sym__onnx_errorf(im,
 			    "index %zu is not a constant within the %zu "
 			    "elements of '%s'",
@@ -208,13 +231,11 @@ fold_concat(struct sym__onnx *im, const Onnx__NodeProto *n)
 	for (size_t i = 0; i < n->n_input; i++) {
 		struct sym__oval *o = sv_in(im, n, i);
 		if (!o || o->sv_rank != 1 || k + o->sv_n > SYM__ONNX_MAX_SV) {
-			for (size_t j = 0; j < k; j++)
-				sym_expr_free(e[j]);
+			free_exprs(e, k);
 			return 0;
 		}
 		dt = o->dtype;
-		for (size_t j = 0; j < o->sv_n; j++)
-			e[k++] = sym_expr_copy(o->sv[j]);
+		k += copy_elems(e + k, o);
 	}
 	return def_out(im, n, dt, 1, k, e);
 }
@@ -246,9 +267,7 @@ fold_same(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 		if (dt != SYM_DT_I64 && dt != SYM_DT_I32)
 			return 0;
 	}
-	for (size_t i = 0; i < x->sv_n; i++)
-		e[i] = sym_expr_copy(x->sv[i]);
-	return def_out(im, n, dt, rank, x->sv_n, e);
+	return def_out(im, n, dt, rank, copy_elems(e, x), e);
 }
 
 /* Return "a" op "b" for the integer binary operator "op" as ONNX
@@ -298,11 +317,9 @@ fold_binary(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 		return 0;
 	size_t k = a->sv_n > b->sv_n ? a->sv_n : b->sv_n;
 	for (size_t i = 0; i < k; i++) {
-		e[i] = binop(im, op, a->sv[a->sv_n == 1 ? 0 : i],
-		    b->sv[b->sv_n == 1 ? 0 : i]);
+		e[i] = binop(im, op, elem(a, i), elem(b, i));
 		if (!e[i]) {
-			for (size_t j = 0; j < i; j++)
-				sym_expr_free(e[j]);
+			free_exprs(e, i);
 			return 0;
 		}
 	}
@@ -322,12 +339,10 @@ fold_equal(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return 0;
 	size_t k = a->sv_n > b->sv_n ? a->sv_n : b->sv_n;
 	for (size_t i = 0; i < k; i++) {
-		sym_answer r =
-		    sym_prove_cmp(im->ctx, a->sv[a->sv_n == 1 ? 0 : i], SYM_EQ,
-		        b->sv[b->sv_n == 1 ? 0 : i], NULL);
+		sym_answer r = sym_prove_cmp(im->ctx, elem(a, i), SYM_EQ,
+		    elem(b, i), NULL);
 		if (r != SYM_TRUE && r != SYM_FALSE) {
-			for (size_t j = 0; j < i; j++)
-				sym_expr_free(e[j]);
+			free_exprs(e, i);
 			return 0;
 		}
 		e[i] = sym_expr_const(im->ctx, r == SYM_TRUE);
@@ -354,13 +369,11 @@ fold_where(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return 0;
 	for (size_t i = 0; i < k; i++) {
 		int64_t cv;
-		if (sym_expr_get_const(c->sv[c->sv_n == 1 ? 0 : i], &cv) < 0) {
-			for (size_t j = 0; j < i; j++)
-				sym_expr_free(e[j]);
+		if (sym_expr_get_const(elem(c, i), &cv) < 0) {
+			free_exprs(e, i);
 			return 0;
 		}
-		struct sym__oval *s = cv ? a : b;
-		e[i] = sym_expr_copy(s->sv[s->sv_n == 1 ? 0 : i]);
+		e[i] = sym_expr_copy(elem(cv ? a : b, i));
 	}
 	size_t rank = c->sv_rank > a->sv_rank ? c->sv_rank : a->sv_rank;
 	rank = b->sv_rank > rank ? b->sv_rank : rank;
@@ -435,9 +448,7 @@ fold_reshape(struct sym__onnx *im, const Onnx__NodeProto *n)
 		return 0;
 	if (t->sv_n == 0 && x->sv_n != 1)
 		return 0;
-	for (size_t i = 0; i < x->sv_n; i++)
-		e[i] = sym_expr_copy(x->sv[i]);
-	return def_out(im, n, x->dtype, t->sv_n, x->sv_n, e);
+	return def_out(im, n, x->dtype, t->sv_n, copy_elems(e, x), e);
 }
 
 /* ConstantOfShape(shape; value) of an integer value and a constant shape

@@ -223,26 +223,45 @@ memory_bytes(struct sym__parser *p, const char *what, int64_t *bytes)
 	return 0;
 }
 
-/* Parse "parallel fusion_bytes=BYTES" after its option's name "start"
- * (located at "loc"); 0 or -1. */
+/* Parse the byte count of option "what" of "of" ("parallel auto") that
+ * comes next in "p" into "*bytes", as memory_bytes does, and check that it
+ * is positive; 0 or -1. */
 static int
-st_fusion(struct sym__parser *p, size_t start, sym_loc loc)
+positive_bytes(struct sym__parser *p, const char *what, const char *of,
+    int64_t *bytes)
 {
-	size_t at, before = p->g->n_diag;
-	int64_t bytes = 0;
+	size_t at = p->pos;
 
+	if (memory_bytes(p, what, bytes) < 0)
+		return -1;
+	if (*bytes <= 0)
+		return sym__lex_error(p, at, NULL,
+		    "the %s of %s must be positive", what, of);
+	return 0;
+}
+
+/* Parse "parallel WHAT=BYTES" (fusion_bytes, optimizer_shard_min_bytes)
+ * after its option's name "what" at "start" (located at "loc"), the byte
+ * count positive when "positive", and set it with "set"; 0 or -1. */
+static int
+st_bytes(struct sym__parser *p, const char *what, int positive,
+    int (*set)(sym_graph *, int64_t, const sym_loc *), size_t start,
+    sym_loc loc)
+{
+	size_t before = p->g->n_diag;
+	int64_t bytes = 0;
+	char after[64];
+
+	snprintf(after, sizeof(after), "parallel %s", what);
 	if (!sym__lex_accept(p, '='))
 		return sym__lex_error(p, p->pos, NULL,
-		    "expected '=BYTES' after 'parallel fusion_bytes'");
-	at = p->pos;
-	if (memory_bytes(p, "fusion_bytes", &bytes) < 0)
+		    "expected '=BYTES' after '%s'", after);
+	if ((positive ? positive_bytes(p, what, "parallel", &bytes)
+	              : memory_bytes(p, what, &bytes)) < 0)
 		return -1;
-	if (bytes <= 0)
-		return sym__lex_error(p, at, NULL,
-		    "the fusion_bytes of parallel must be positive");
-	if (sym__parse_end(p, "parallel fusion_bytes") < 0)
+	if (sym__parse_end(p, after) < 0)
 		return -1;
-	if (sym_graph_set_fusion_bytes(p->g, bytes, &loc) < 0)
+	if (set(p->g, bytes, &loc) < 0)
 		return sym__parse_failed(p, before, start);
 	return 0;
 }
@@ -276,44 +295,26 @@ st_optimizer_shard(struct sym__parser *p, size_t start, sym_loc loc)
 	return 0;
 }
 
-/* Parse "parallel optimizer_shard_min_bytes=BYTES" after its option's
- * name "start" (located at "loc"); 0 or -1. */
-static int
-st_shard_min(struct sym__parser *p, size_t start, sym_loc loc)
-{
-	size_t before = p->g->n_diag;
-	int64_t bytes = 0;
-
-	if (!sym__lex_accept(p, '='))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected '=BYTES' after 'parallel "
-		    "optimizer_shard_min_bytes'");
-	if (memory_bytes(p, "optimizer_shard_min_bytes", &bytes) < 0)
-		return -1;
-	if (sym__parse_end(p, "parallel optimizer_shard_min_bytes") < 0)
-		return -1;
-	if (sym_graph_set_optimizer_shard_min_bytes(p->g, bytes, &loc) < 0)
-		return sym__parse_failed(p, before, start);
-	return 0;
-}
-
 /* Parse "parallel auto [memory=BYTES]", "parallel fusion_bytes=BYTES",
  * "parallel optimizer_shard[=LEVEL]" or "parallel
  * optimizer_shard_min_bytes=BYTES" after its keyword; 0 or -1. */
 static int
 st_parallel(struct sym__parser *p)
 {
-	size_t start = 0, len = 0, at, before = p->g->n_diag;
+	size_t start = 0, len = 0, before = p->g->n_diag;
 	int64_t bytes = 0;
 	sym_loc loc = sym__lex_loc(p, p->pos);
 
 	if (sym__lex_name(p, &start, &len) &&
 	    sym__lex_word_is(p, start, len, "fusion_bytes"))
-		return st_fusion(p, start, sym__lex_loc(p, start));
+		return st_bytes(p, "fusion_bytes", 1,
+		    sym_graph_set_fusion_bytes, start, sym__lex_loc(p, start));
 	if (len && sym__lex_word_is(p, start, len, "optimizer_shard"))
 		return st_optimizer_shard(p, start, sym__lex_loc(p, start));
 	if (len && sym__lex_word_is(p, start, len, "optimizer_shard_min_bytes"))
-		return st_shard_min(p, start, sym__lex_loc(p, start));
+		return st_bytes(p, "optimizer_shard_min_bytes", 0,
+		    sym_graph_set_optimizer_shard_min_bytes, start,
+		    sym__lex_loc(p, start));
 	if (!len || !sym__lex_word_is(p, start, len, "auto"))
 		return sym__lex_error(p, len ? start : p->pos, NULL,
 		    "expected 'auto', 'fusion_bytes=' or 'optimizer_shard' "
@@ -327,12 +328,8 @@ st_parallel(struct sym__parser *p)
 		    !sym__lex_accept(p, '='))
 			return sym__lex_error(p, start, NULL,
 			    "expected 'memory=BYTES' after 'parallel auto'");
-		at = p->pos;
-		if (memory_bytes(p, "memory", &bytes) < 0)
+		if (positive_bytes(p, "memory", "parallel auto", &bytes) < 0)
 			return -1;
-		if (bytes <= 0)
-			return sym__lex_error(p, at, NULL,
-			    "the memory of parallel auto must be positive");
 	}
 	if (sym__parse_end(p, "parallel auto") < 0)
 		return -1;
@@ -428,10 +425,8 @@ st_symbol(struct sym__parser *p)
 
 	for (int k = 0; k < N_OPT; k++)
 		seen[k] = SIZE_MAX;
-	if (!sym__lex_name(p, &start, &len))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected a symbol name after 'symbol'");
-	name = sym__lex_strndup(p, start, len);
+	name =
+	    sym__lex_name_copy(p, "a symbol name after 'symbol'", &start, &len);
 	if (!name)
 		return -1;
 	while (r == 0 && sym__lex_peek(p) != '\0')
@@ -678,13 +673,11 @@ st_input(struct sym__parser *p, sym_value_kind kind, int state)
 	sym_value *v = NULL;
 	int r;
 
-	if (!sym__lex_name(p, &start, &len))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected a value name after '%s'",
-		    state                         ? "state"
-		        : kind == SYM_VALUE_PARAM ? "param"
-		                                  : "input");
-	name = sym__lex_strndup(p, start, len);
+	name = sym__lex_name_copy(p,
+	    state                         ? "a value name after 'state'"
+	        : kind == SYM_VALUE_PARAM ? "a value name after 'param'"
+	                                  : "a value name after 'input'",
+	    &start, &len);
 	if (!name)
 		return -1;
 	open = start;

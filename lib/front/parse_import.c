@@ -39,10 +39,8 @@ aliases(struct sym__parser *p, char **from, sym_symbol **to, size_t *n)
 		if (*n == MAX_ALIAS)
 			return sym__lex_error(p, p->pos, NULL,
 			    "more than %d bindings in an import", MAX_ALIAS);
-		if (!sym__lex_name(p, &start, &len))
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected a dimension parameter of the model");
-		from[*n] = sym__lex_strndup(p, start, len);
+		from[*n] = sym__lex_name_copy(p,
+		    "a dimension parameter of the model", &start, &len);
 		if (!from[*n])
 			return -1;
 		if (!sym__lex_accept(p, '=') || !sym__lex_name(p, &start, &len))

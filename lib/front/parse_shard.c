@@ -90,36 +90,50 @@ mesh_axes(struct sym__parser *p, struct sym__mesh_decl *m)
 	return r;
 }
 
+/* Read the integers of the list whose opening at "open" has been read in
+ * "p", up to "close" (a "what" of "item"s), appending them to "*v" of
+ * "*n" elements; "expected" names an element for the error when
+ * something else comes. Return 0 or -1. */
+static int
+int_list(struct sym__parser *p, char close, size_t open, const char *what,
+    const char *item, const char *expected, int64_t **v, size_t *n)
+{
+	size_t at, cap = 0;
+	int64_t x;
+	char b[64];
+	int r;
+
+	for (r = sym__lex_list_start(p, close, what, open); r > 0;
+	     r = sym__lex_list_next(p, close, what, open, item)) {
+		r = sym__lex_int(p, &x, &at);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return sym__lex_error(p, p->pos, NULL,
+			    "expected %s, found %s", expected,
+			    sym__lex_describe(p, p->pos, b, sizeof(b)));
+		if (SYM__RESERVE(p->ctx, *v, cap, *n + 1) < 0) {
+			p->oom = 1;
+			return -1;
+		}
+		(*v)[(*n)++] = x;
+	}
+	return r;
+}
+
 /* Parse the rank list "[R, ...]" of a mesh after "ranks" into "m"; return
  * 0 or -1. */
 static int
 mesh_ranks(struct sym__parser *p, struct sym__mesh_decl *m)
 {
-	size_t open, at, cap = 0;
-	int64_t v;
-	char b[64];
-	int r;
+	size_t open;
 
 	if (sym__lex_peek(p) != '[')
 		return sym__lex_error(p, p->pos, NULL,
 		    "expected '[' after 'ranks'");
 	open = p->pos++;
-	for (r = sym__lex_list_start(p, ']', "rank list", open); r > 0;
-	     r = sym__lex_list_next(p, ']', "rank list", open, "a rank")) {
-		r = sym__lex_int(p, &v, &at);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected a rank (an integer), found %s",
-			    sym__lex_describe(p, p->pos, b, sizeof(b)));
-		if (SYM__RESERVE(p->ctx, m->ranks, cap, m->n_ranks + 1) < 0) {
-			p->oom = 1;
-			return -1;
-		}
-		m->ranks[m->n_ranks++] = v;
-	}
-	return r;
+	return int_list(p, ']', open, "rank list", "a rank",
+	    "a rank (an integer)", &m->ranks, &m->n_ranks);
 }
 
 static int read_mesh(struct sym__parser *p, struct sym__mesh_decl *out,
@@ -153,14 +167,12 @@ read_mesh(struct sym__parser *p, struct sym__mesh_decl *out, size_t *at)
 
 	memset(out, 0, sizeof(*out));
 	memset(&m, 0, sizeof(m));
-	if (!sym__lex_name(p, &start, &len))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected a mesh name after 'mesh'");
-	*at = start;
-	m.loc = sym__lex_loc(p, start);
-	m.name = sym__lex_strndup(p, start, len);
+	m.name =
+	    sym__lex_name_copy(p, "a mesh name after 'mesh'", &start, &len);
 	if (!m.name)
 		return -1;
+	*at = start;
+	m.loc = sym__lex_loc(p, start);
 	if (!sym__lex_accept(p, '=')) {
 		sym__mesh_decl_free(&m);
 		return sym__lex_error(p, p->pos, NULL,
@@ -209,26 +221,10 @@ room(struct sym__parser *p, void *arr, size_t *cap, size_t n, size_t size)
 static int
 tensor_tuple(struct sym__parser *p, struct sym__tensor_strategy *t)
 {
-	size_t open = p->pos++, cap = 0, at;
-	int64_t v;
-	char b[64];
-	int r;
+	size_t open = p->pos++;
 
-	for (r = sym__lex_list_start(p, ')', "tensor strategy", open); r > 0;
-	     r = sym__lex_list_next(p, ')', "tensor strategy", open,
-	         "a split count")) {
-		r = sym__lex_int(p, &v, &at);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			return sym__lex_error(p, p->pos, NULL,
-			    "expected an integer split count, found %s",
-			    sym__lex_describe(p, p->pos, b, sizeof(b)));
-		if (room(p, &t->split, &cap, t->n, sizeof(*t->split)) < 0)
-			return -1;
-		t->split[t->n++] = v;
-	}
-	return r;
+	return int_list(p, ')', open, "tensor strategy", "a split count",
+	    "an integer split count", &t->split, &t->n);
 }
 
 /* Append the axis name that comes next in "p" to "d", whose array has

@@ -348,10 +348,8 @@ sym__parse_minimize(struct sym__parser *p)
 	sym_loc loc;
 	char *name;
 
-	if (!sym__lex_name(p, &start, &len))
-		return sym__lex_error(p, p->pos, NULL,
-		    "expected the name of the loss after 'minimize'");
-	name = sym__lex_strndup(p, start, len);
+	name = sym__lex_name_copy(p, "the name of the loss after 'minimize'",
+	    &start, &len);
 	if (!name)
 		return -1;
 	loss = sym_graph_find_value(p->g, name);

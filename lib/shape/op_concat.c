@@ -16,11 +16,9 @@ int
 sym__decode_concat(struct sym__infer *inf)
 {
 	static const char *const known[] = { "axis", NULL };
-	int64_t axis;
 
 	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
-	    sym__axis(inf, "axis", axis, inf->in[0]->rank, 0,
+	    sym__attr_axis(inf, 0, 0, inf->in[0]->rank, 0,
 	        &inf->at.concat.axis) < 0)
 		return -1;
 	return 0;

@@ -28,15 +28,23 @@ sym__decode_none(struct sym__infer *inf)
 	return sym__check_attrs(inf, no_attrs);
 }
 
+/* Check that input 0 of "inf" has a numeric dtype, not i64 when
+ * "not_i64", and append its shape as the output; return 0 or -1. */
+static int
+numeric_same(struct sym__infer *inf, int not_i64)
+{
+	if (sym__dtype_numeric(inf, 0) < 0 ||
+	    (not_i64 && sym__dtype_not_i64(inf, 0) < 0))
+		return -1;
+	return sym__out_same(inf, 0);
+}
+
 /* The rule of relu and neg: any numeric dtype (neg: not i64, see
  * sym__dtype_not_i64), same shape; "inf" is the run. */
 int
 sym__rule_numeric(struct sym__infer *inf)
 {
-	if (sym__dtype_numeric(inf, 0) < 0 ||
-	    (inf->op->id == SYM__OP_NEG && sym__dtype_not_i64(inf, 0) < 0))
-		return -1;
-	return sym__out_same(inf, 0);
+	return numeric_same(inf, inf->op->id == SYM__OP_NEG);
 }
 
 /* The rule of gelu, exp, log, sqrt, tanh, sigmoid, softmax and
@@ -356,10 +364,7 @@ sym__rule_pow(struct sym__infer *inf)
 int
 sym__rule_signed(struct sym__infer *inf)
 {
-	if (sym__dtype_numeric(inf, 0) < 0 ||
-	    (inf->op->id == SYM__OP_ABS && sym__dtype_not_i64(inf, 0) < 0))
-		return -1;
-	return sym__out_same(inf, 0);
+	return numeric_same(inf, inf->op->id == SYM__OP_ABS);
 }
 
 /* The decoder of gelu and gelu_grad: the string attribute approximate,

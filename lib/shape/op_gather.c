@@ -10,11 +10,9 @@ int
 sym__decode_gather_axis(struct sym__infer *inf, size_t table)
 {
 	static const char *const known[] = { "axis", NULL };
-	int64_t axis;
 
 	if (sym__check_attrs(inf, known) < 0 ||
-	    sym__attr_int(inf, "axis", 0, 0, &axis) < 0 ||
-	    sym__axis(inf, "axis", axis, inf->in[table]->rank, table,
+	    sym__attr_axis(inf, 0, 0, inf->in[table]->rank, table,
 	        &inf->at.gather.axis) < 0)
 		return -1;
 	return 0;
@@ -157,7 +155,6 @@ sym__decode_one_hot(struct sym__infer *inf)
 	static const char *const known[] = { "depth", "dtype", "axis", NULL };
 	struct sym__opattrs *at = &inf->at;
 	sym_expr *d;
-	int64_t axis;
 
 	if (sym__check_attrs(inf, known) < 0)
 		return -1;
@@ -165,8 +162,7 @@ sym__decode_one_hot(struct sym__infer *inf)
 	if (!d ||
 	    sym__attr_dtype(inf, "dtype", 0, SYM_DT_F32, &at->gather.dtype) <
 	        0 ||
-	    sym__attr_int(inf, "axis", 0, -1, &axis) < 0 ||
-	    sym__axis(inf, "axis", axis, inf->in[0]->rank + 1, 0,
+	    sym__attr_axis(inf, 0, -1, inf->in[0]->rank + 1, 0,
 	        &at->gather.axis) < 0)
 		return -1;
 	at->gather.depth_expr = d;

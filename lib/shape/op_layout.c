@@ -30,13 +30,7 @@ list_text(struct sym__infer *inf, const struct sym__attr *at)
 	s = sym__scratch(inf, len, 1);
 	if (!s)
 		return "?";
-	strcpy(s, "[");
-	for (size_t i = 0; i < at->n; i++) {
-		if (i)
-			strcat(s, ", ");
-		strcat(s, item[i]);
-	}
-	strcat(s, "]");
+	sym__list_write(s, "", item, at->n);
 	return s;
 }
 
@@ -237,11 +231,8 @@ sym__rule_transpose(struct sym__infer *inf)
 int
 sym__decode_expand_dims(struct sym__infer *inf)
 {
-	int64_t axis;
-
 	if (sym__check_attrs(inf, axis_attr) < 0 ||
-	    sym__attr_int(inf, "axis", 1, 0, &axis) < 0 ||
-	    sym__axis(inf, "axis", axis, inf->in[0]->rank + 1, 0,
+	    sym__attr_axis(inf, 1, 0, inf->in[0]->rank + 1, 0,
 	        &inf->at.layout.axis) < 0)
 		return -1;
 	return 0;

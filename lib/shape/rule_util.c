@@ -253,6 +253,21 @@ sym__axis(struct sym__infer *inf, const char *attr, int64_t axis, size_t n,
 	    (long long)-m, (long long)(m - 1));
 }
 
+/* Store in "*out" the integer attribute axis of "inf", "def" when absent
+ * and not "required", normalised by sym__axis for the "n" positions of
+ * input "i"; return 0, or -1 when it is missing but required, not an
+ * integer or out of range. */
+int
+sym__attr_axis(struct sym__infer *inf, int required, int64_t def, size_t n,
+    size_t i, size_t *out)
+{
+	int64_t axis;
+
+	if (sym__attr_int(inf, "axis", required, def, &axis) < 0)
+		return -1;
+	return sym__axis(inf, "axis", axis, n, i, out);
+}
+
 /* Set "mark"[k] for each of the "n" axes "axes" of attribute "attr",
  * normalised for input "i" of rank "rank"; return 0, or -1 when one is out
  * of range or named twice. */

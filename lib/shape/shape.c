@@ -203,6 +203,23 @@ sym_shape_is_equal(const sym_shape *a, const sym_shape *b)
 	return SYM_TRUE;
 }
 
+/* Write "prefix" then the "n" texts "item" as a list, "[a, b]", to "out",
+ * which has room for "prefix", each text and 2 bytes more, and 3 bytes
+ * (the brackets and the NUL). */
+void
+sym__list_write(char *out, const char *prefix, const char *const *item,
+    size_t n)
+{
+	strcpy(out, prefix);
+	strcat(out, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(out, ", ");
+		strcat(out, item[i]);
+	}
+	strcat(out, "]");
+}
+
 /* Return the dimensions of "s" as "[b, 784]" after the text "prefix",
  * allocated with malloc, or NULL. */
 static char *
@@ -225,14 +242,7 @@ dims_text(const sym_shape *s, const char *prefix)
 	out = sym__alloc(s->ctx, cap);
 	if (!out)
 		goto done;
-	strcpy(out, prefix);
-	strcat(out, "[");
-	for (size_t i = 0; i < s->rank; i++) {
-		if (i)
-			strcat(out, ", ");
-		strcat(out, d[i]);
-	}
-	strcat(out, "]");
+	sym__list_write(out, prefix, (const char *const *)d, s->rank);
 done:
 	for (size_t i = 0; i < s->rank; i++)
 		free(d[i]);

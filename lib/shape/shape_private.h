@@ -57,6 +57,10 @@ sym_shape *sym__shape_new(sym_ctx *ctx, sym_dtype dt, size_t rank,
 sym_shape *sym__shape_ref(sym_shape *s);
 void sym__shape_unref(sym_shape *s);
 sym_shape *sym__shape_give(sym_shape *s);
+/* Write "prefix" then the "n" texts "item" as a list, "[a, b]", to "out",
+ * which has room for the texts, 2 bytes a text and 3 more (shape.c). */
+void sym__list_write(char *out, const char *prefix, const char *const *item,
+    size_t n);
 const struct sym__attr *sym__attrs_find(const sym_attrs *a, const char *name);
 /* The name of attribute kind "kind" with its article ("an integer"). */
 const char *sym__attr_kind_name(sym_attr_kind kind);
@@ -251,6 +255,10 @@ int sym__attr_ints(struct sym__infer *inf, const char *name, int scalar_ok,
     int64_t **v, size_t *n);
 int sym__axis(struct sym__infer *inf, const char *attr, int64_t axis,
     size_t rank, size_t i, size_t *out);
+/* The attribute axis read by sym__attr_int, then normalised by sym__axis
+ * (rule_util.c). */
+int sym__attr_axis(struct sym__infer *inf, int required, int64_t def, size_t n,
+    size_t i, size_t *out);
 int sym__decode_reduce_axes(struct sym__infer *inf, size_t i);
 /* The dimensions of input "i" reduced as decoded (op_reduce.c). */
 sym_expr **sym__reduced_dims(struct sym__infer *inf, size_t i, size_t *rank);
