@@ -622,6 +622,24 @@ sym__shard_default_replicated(struct sym__shard *s, size_t i)
 	return s->in[i] ? 0 : sym__shard_nomem(s);
 }
 
+/* Give input "i" of "s", when it has none, a layout of rank "rank" whose
+ * dimension 0 (if any) is split like dimension "d" of input "from", the
+ * others unsplit; 0 or -1. */
+int
+sym__shard_complete_from(struct sym__shard *s, size_t i, size_t from, size_t d,
+    size_t rank)
+{
+	struct sym__lb b;
+
+	if (s->in[i])
+		return 0;
+	if (sym__lb_init(s, &b, rank) < 0)
+		return -1;
+	if (rank > 0)
+		sym__lb_copy(&b, 0, s->in[from], d);
+	return sym__shard_set_in(s, i, &b);
+}
+
 /* Return the number of axes of size > 1 that split dimension "d" of "l"
  * and store them in "out" (room for SYM_MESH_MAX_AXES). */
 static size_t
