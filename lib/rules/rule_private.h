@@ -211,6 +211,9 @@ int sym__shard_same_dim(const sym_layout *a, size_t da, const sym_layout *b,
  * is the softmax axis"); 0 or -1 with an error. */
 int sym__shard_unsplit(struct sym__shard *s, size_t i, size_t d,
     const char *why);
+/* Require dimension "k" of dy (input 0 of a gradient) to be split like
+ * dimension "d" of input "j"; 0 or -1 with an error. */
+int sym__shard_dy_like(struct sym__shard *s, size_t k, size_t j, size_t d);
 /* Input "i" of "s", an [N] input along the batch of a
  * softmax_cross_entropy (a statistic of a class-split one, the labels, a
  * dloss [N]), laid out like the batch dimension of the logits (input 0);

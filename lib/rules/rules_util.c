@@ -693,6 +693,20 @@ sym__shard_unsplit(struct sym__shard *s, size_t i, size_t d, const char *why)
 	    SYM__WAYS(sym_layout_dim_splits(l, d)), why);
 }
 
+/* Require dimension "k" of dy, input 0 of the gradient "s", to be split
+ * like dimension "d" of input "j"; 0 or -1 with an error. */
+int
+sym__shard_dy_like(struct sym__shard *s, size_t k, size_t j, size_t d)
+{
+	if (sym__shard_same_dim(s->in[0], k, s->in[j], d))
+		return 0;
+	return sym__shard_fail(s, 0, (int)k,
+	    "dimension %zu of dy %s is split by %s, but dimension %zu of %s "
+	    "by %s: they must be split alike",
+	    k, sym__shard_in_name(s, 0), sym__shard_axes_txt(s, s->in[0], k), d,
+	    sym__shard_in_name(s, j), sym__shard_axes_txt(s, s->in[j], d));
+}
+
 /* Set input "i" of the tuple step of "s": dimension d on mesh axis
  * "axis_of"[d] (-1: unsplit), after checking the split counts "split"
  * (NULL: none given) against the axis sizes; 0 or -1 with an error. */

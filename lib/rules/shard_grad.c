@@ -557,15 +557,8 @@ sym__shard_infer_scatter(struct sym__shard *s)
 			return -1;
 	}
 	for (size_t k = 0; k < ry; k++)
-		if (!sym__shard_same_dim(s->in[0], k, s->in[src[k]], dim[k]))
-			return sym__shard_fail(s, 0, (int)k,
-			    "dimension %zu of dy %s is split by %s, but "
-			    "dimension %zu of %s by %s: they must be split "
-			    "alike",
-			    k, sym__shard_in_name(s, 0),
-			    sym__shard_axes_txt(s, s->in[0], k), dim[k],
-			    sym__shard_in_name(s, src[k]),
-			    sym__shard_axes_txt(s, s->in[src[k]], dim[k]));
+		if (sym__shard_dy_like(s, k, src[k], dim[k]) < 0)
+			return -1;
 	if (sym__lb_init(s, &b, rp) < 0)
 		return -1;
 	for (size_t d = 0; d < rp; d++)
