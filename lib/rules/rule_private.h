@@ -134,6 +134,10 @@ void sym__shard_axes_put(int64_t *sizes, const char **names, size_t base,
  * axis sizes (1 for unsplit dimensions). 0 or -1 with an error. */
 int sym__shard_map(struct sym__shard *s, size_t i, const int64_t *split,
     const int *axis_of);
+/* Input "i" of the tuple step when "split" is not NULL: dimension d on
+ * mesh axis "base" + d, as sym__shard_map; 0 or -1 with an error. */
+int sym__shard_map_from(struct sym__shard *s, size_t i, const int64_t *split,
+    size_t base);
 
 /* The common tuple step: the device matrix is the split counts "split"
  * of input "i" (all 1 when NULL), its axes named "prefix0", "prefix1",

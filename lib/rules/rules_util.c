@@ -741,6 +741,26 @@ sym__shard_map(struct sym__shard *s, size_t i, const int64_t *split,
 	return sym__shard_set_in(s, i, &b);
 }
 
+/* Set input "i" of the tuple step of "s" when it has the split counts
+ * "split" (NULL: leave it): dimension d on mesh axis "base" + d, as
+ * sym__shard_map; 0 or -1 with an error. */
+int
+sym__shard_map_from(struct sym__shard *s, size_t i, const int64_t *split,
+    size_t base)
+{
+	size_t rank = sym__shard_in_rank(s, i);
+	int *axis_of;
+
+	if (!split)
+		return 0;
+	axis_of = sym__shard_scratch(s, rank, sizeof(*axis_of));
+	if (!axis_of)
+		return sym__shard_nomem(s);
+	for (size_t d = 0; d < rank; d++)
+		axis_of[d] = (int)(base + d);
+	return sym__shard_map(s, i, split, axis_of);
+}
+
 /* The common tuple step of "s": the device matrix is "split" (the split
  * counts of input "i", all 1 when NULL) with axes "prefix" followed by
  * 0, 1, ..., and dimension d of input "i" is on axis d; 0 or -1. */
@@ -839,14 +859,9 @@ int
 sym__shard_tuple_alike(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t first = 0, r = sym__shard_in_rank(s, 0);
-	int *axis_of = sym__shard_scratch(s, r, sizeof(*axis_of));
 
-	if (!axis_of)
-		return sym__shard_nomem(s);
 	while (first + 1 < s->n_in && !split[first])
 		first++;
-	for (size_t d = 0; d < r; d++)
-		axis_of[d] = (int)d;
 	if (sym__shard_tuple_input(s, split[first], first, "d") < 0)
 		return -1;
 	for (size_t i = 0; i < s->n_in; i++) {
@@ -865,7 +880,7 @@ sym__shard_tuple_alike(struct sym__shard *s, const int64_t *const *split)
 				    (long long)split[first][d],
 				    SYM__WAYS(split[first][d]),
 				    sym_op_name(s->op));
-		if (sym__shard_map(s, i, split[i], axis_of) < 0)
+		if (sym__shard_map_from(s, i, split[i], 0) < 0)
 			return -1;
 	}
 	return 0;

@@ -238,23 +238,14 @@ int
 sym__shard_tuple_layer_norm_grad(struct sym__shard *s,
     const int64_t *const *split)
 {
-	size_t r = sym__shard_in_rank(s, 1);
 	size_t params = s->at->norm.begin_params;
-	int *axis_of = sym__shard_scratch(s, r, sizeof(*axis_of));
 	size_t first = split[1] || !split[0] ? 1 : 0;
 
-	if (!axis_of)
-		return sym__shard_nomem(s);
 	if (sym__shard_tuple_input(s, split[first], first, "d") < 0)
 		return -1;
-	for (size_t d = 0; d < r; d++)
-		axis_of[d] = (int)d;
-	if (first == 1 && split[0] &&
-	    sym__shard_map(s, 0, split[0], axis_of) < 0)
+	if (first == 1 && sym__shard_map_from(s, 0, split[0], 0) < 0)
 		return -1;
-	for (size_t j = 0; j + params < r; j++)
-		axis_of[j] = (int)(params + j);
-	return split[2] ? sym__shard_map(s, 2, split[2], axis_of) : 0;
+	return sym__shard_map_from(s, 2, split[2], params);
 }
 
 /* The layout step of layer_norm_grad: dy and x split alike, the
@@ -505,13 +496,9 @@ sym__shard_tuple_scatter(struct sym__shard *s, const int64_t *const *split)
 	if (sym__shard_set_mesh(s, rp + ri, sizes, names) < 0 ||
 	    (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0))
 		return -1;
-	for (size_t j = 0; j < ri; j++)
-		axis_of[j] = (int)(ib + j);
-	if (split[1] && sym__shard_map(s, 1, split[1], axis_of) < 0)
+	if (sym__shard_map_from(s, 1, split[1], ib) < 0)
 		return -1;
-	for (size_t d = 0; d < rp; d++)
-		axis_of[d] = (int)(pb + d);
-	return split[2] ? sym__shard_map(s, 2, split[2], axis_of) : 0;
+	return sym__shard_map_from(s, 2, split[2], pb);
 }
 
 /* The layout step of gather_grad ("emb" 0) and embedding_grad ("emb"
