@@ -134,6 +134,10 @@ void sym__shard_axes_put(int64_t *sizes, const char **names, size_t base,
  * axis sizes (1 for unsplit dimensions). 0 or -1 with an error. */
 int sym__shard_map(struct sym__shard *s, size_t i, const int64_t *split,
     const int *axis_of);
+/* Input "i" of the tuple step when "split" is not NULL: dimension d on
+ * mesh axis "base" + d, as sym__shard_map; 0 or -1 with an error. */
+int sym__shard_map_from(struct sym__shard *s, size_t i, const int64_t *split,
+    size_t base);
 
 /* The common tuple step: the device matrix is the split counts "split"
  * of input "i" (all 1 when NULL), its axes named "prefix0", "prefix1",
@@ -195,6 +199,11 @@ int sym__shard_tuple_alike(struct sym__shard *s, const int64_t *const *split);
 int sym__shard_complete_alike(struct sym__shard *s);
 /* Input "i" of "s" set to a replicated layout when it is NULL. */
 int sym__shard_default_replicated(struct sym__shard *s, size_t i);
+/* Input "i" of "s", when it has none, set to a layout of rank "rank"
+ * whose dimension 0 (if any) is split like dimension "d" of input "from";
+ * 0 or -1. */
+int sym__shard_complete_from(struct sym__shard *s, size_t i, size_t from,
+    size_t d, size_t rank);
 
 /* Standard-form queries: 1 when dimension "d" of "l" is split by some
  * axis of size > 1; 1 when dimensions "da" of "a" and "db" of "b" are
@@ -206,9 +215,13 @@ int sym__shard_same_dim(const sym_layout *a, size_t da, const sym_layout *b,
  * is the softmax axis"); 0 or -1 with an error. */
 int sym__shard_unsplit(struct sym__shard *s, size_t i, size_t d,
     const char *why);
-/* Input "i" of "s", an [N] statistic of a class-split
- * softmax_cross_entropy, laid out like the batch dimension of the logits
- * (input 0); 0 or -1 with an error (shard_loss.c). */
+/* Require dimension "k" of dy (input 0 of a gradient) to be split like
+ * dimension "d" of input "j"; 0 or -1 with an error. */
+int sym__shard_dy_like(struct sym__shard *s, size_t k, size_t j, size_t d);
+/* Input "i" of "s", an [N] input along the batch of a
+ * softmax_cross_entropy (a statistic of a class-split one, the labels, a
+ * dloss [N]), laid out like the batch dimension of the logits (input 0);
+ * 0 or -1 with an error (shard_loss.c). */
 int sym__shard_sce_stat(struct sym__shard *s, size_t i);
 
 #endif

@@ -622,6 +622,24 @@ sym__shard_default_replicated(struct sym__shard *s, size_t i)
 	return s->in[i] ? 0 : sym__shard_nomem(s);
 }
 
+/* Give input "i" of "s", when it has none, a layout of rank "rank" whose
+ * dimension 0 (if any) is split like dimension "d" of input "from", the
+ * others unsplit; 0 or -1. */
+int
+sym__shard_complete_from(struct sym__shard *s, size_t i, size_t from, size_t d,
+    size_t rank)
+{
+	struct sym__lb b;
+
+	if (s->in[i])
+		return 0;
+	if (sym__lb_init(s, &b, rank) < 0)
+		return -1;
+	if (rank > 0)
+		sym__lb_copy(&b, 0, s->in[from], d);
+	return sym__shard_set_in(s, i, &b);
+}
+
 /* Return the number of axes of size > 1 that split dimension "d" of "l"
  * and store them in "out" (room for SYM_MESH_MAX_AXES). */
 static size_t
@@ -675,6 +693,20 @@ sym__shard_unsplit(struct sym__shard *s, size_t i, size_t d, const char *why)
 	    SYM__WAYS(sym_layout_dim_splits(l, d)), why);
 }
 
+/* Require dimension "k" of dy, input 0 of the gradient "s", to be split
+ * like dimension "d" of input "j"; 0 or -1 with an error. */
+int
+sym__shard_dy_like(struct sym__shard *s, size_t k, size_t j, size_t d)
+{
+	if (sym__shard_same_dim(s->in[0], k, s->in[j], d))
+		return 0;
+	return sym__shard_fail(s, 0, (int)k,
+	    "dimension %zu of dy %s is split by %s, but dimension %zu of %s "
+	    "by %s: they must be split alike",
+	    k, sym__shard_in_name(s, 0), sym__shard_axes_txt(s, s->in[0], k), d,
+	    sym__shard_in_name(s, j), sym__shard_axes_txt(s, s->in[j], d));
+}
+
 /* Set input "i" of the tuple step of "s": dimension d on mesh axis
  * "axis_of"[d] (-1: unsplit), after checking the split counts "split"
  * (NULL: none given) against the axis sizes; 0 or -1 with an error. */
@@ -707,6 +739,26 @@ sym__shard_map(struct sym__shard *s, size_t i, const int64_t *split,
 		lb_add(&b, d, axis_of[d]);
 	}
 	return sym__shard_set_in(s, i, &b);
+}
+
+/* Set input "i" of the tuple step of "s" when it has the split counts
+ * "split" (NULL: leave it): dimension d on mesh axis "base" + d, as
+ * sym__shard_map; 0 or -1 with an error. */
+int
+sym__shard_map_from(struct sym__shard *s, size_t i, const int64_t *split,
+    size_t base)
+{
+	size_t rank = sym__shard_in_rank(s, i);
+	int *axis_of;
+
+	if (!split)
+		return 0;
+	axis_of = sym__shard_scratch(s, rank, sizeof(*axis_of));
+	if (!axis_of)
+		return sym__shard_nomem(s);
+	for (size_t d = 0; d < rank; d++)
+		axis_of[d] = (int)(base + d);
+	return sym__shard_map(s, i, split, axis_of);
 }
 
 /* The common tuple step of "s": the device matrix is "split" (the split
@@ -807,14 +859,9 @@ int
 sym__shard_tuple_alike(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t first = 0, r = sym__shard_in_rank(s, 0);
-	int *axis_of = sym__shard_scratch(s, r, sizeof(*axis_of));
 
-	if (!axis_of)
-		return sym__shard_nomem(s);
 	while (first + 1 < s->n_in && !split[first])
 		first++;
-	for (size_t d = 0; d < r; d++)
-		axis_of[d] = (int)d;
 	if (sym__shard_tuple_input(s, split[first], first, "d") < 0)
 		return -1;
 	for (size_t i = 0; i < s->n_in; i++) {
@@ -833,7 +880,7 @@ sym__shard_tuple_alike(struct sym__shard *s, const int64_t *const *split)
 				    (long long)split[first][d],
 				    SYM__WAYS(split[first][d]),
 				    sym_op_name(s->op));
-		if (sym__shard_map(s, i, split[i], axis_of) < 0)
+		if (sym__shard_map_from(s, i, split[i], 0) < 0)
 			return -1;
 	}
 	return 0;

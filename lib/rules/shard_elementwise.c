@@ -170,13 +170,8 @@ sym__shard_infer_bias_add(struct sym__shard *s)
 		if (sym__shard_set_in(s, 0, &b) < 0)
 			return -1;
 	}
-	if (!s->in[1]) {
-		if (sym__lb_init(s, &b, 1) < 0)
-			return -1;
-		sym__lb_copy(&b, 0, s->in[0], c);
-		if (sym__shard_set_in(s, 1, &b) < 0)
-			return -1;
-	}
+	if (sym__shard_complete_from(s, 1, 0, c, 1) < 0)
+		return -1;
 	if (!sym__shard_same_dim(s->in[1], 0, s->in[0], c))
 		return sym__shard_fail(s, 1, 0,
 		    "the bias %s is split by %s, but the channel dimension "

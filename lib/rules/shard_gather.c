@@ -33,21 +33,15 @@ sym__shard_tuple_gather(struct sym__shard *s, const int64_t *const *split)
 	const char **pn, **in;
 	int64_t sizes[SYM_MESH_MAX_AXES];
 	const char *names[SYM_MESH_MAX_AXES];
-	int axis_of[SYM_MESH_MAX_AXES];
 
 	if (sym__shard_gather_axes(s, rp, ri, &pn, &in) < 0)
 		return -1;
 	sym__shard_axes_put(sizes, names, 0, rp, split[0], pn);
 	sym__shard_axes_put(sizes, names, rp, ri, split[1], in);
-	if (sym__shard_set_mesh(s, rp + ri, sizes, names) < 0)
+	if (sym__shard_set_mesh(s, rp + ri, sizes, names) < 0 ||
+	    sym__shard_map_from(s, 0, split[0], 0) < 0)
 		return -1;
-	for (size_t d = 0; d < rp; d++)
-		axis_of[d] = (int)d;
-	if (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0)
-		return -1;
-	for (size_t d = 0; d < ri; d++)
-		axis_of[d] = (int)(rp + d);
-	return split[1] ? sym__shard_map(s, 1, split[1], axis_of) : 0;
+	return sym__shard_map_from(s, 1, split[1], rp);
 }
 
 /* The layout step of gather; "s" is the run. */
@@ -83,21 +77,15 @@ sym__shard_tuple_embedding(struct sym__shard *s, const int64_t *const *split)
 	const char **pn, **in;
 	int64_t sizes[SYM_MESH_MAX_AXES];
 	const char *names[SYM_MESH_MAX_AXES];
-	int axis_of[SYM_MESH_MAX_AXES];
 
 	if (sym__shard_gather_axes(s, 2, ri, &pn, &in) < 0)
 		return -1;
 	sym__shard_axes_put(sizes, names, 0, ri, split[0], in);
 	sym__shard_axes_put(sizes, names, ri, 2, split[1], table);
-	for (size_t d = 0; d < ri; d++)
-		axis_of[d] = (int)d;
-	if (sym__shard_set_mesh(s, ri + 2, sizes, names) < 0)
+	if (sym__shard_set_mesh(s, ri + 2, sizes, names) < 0 ||
+	    sym__shard_map_from(s, 0, split[0], 0) < 0)
 		return -1;
-	if (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0)
-		return -1;
-	axis_of[0] = (int)ri;
-	axis_of[1] = (int)ri + 1;
-	return split[1] ? sym__shard_map(s, 1, split[1], axis_of) : 0;
+	return sym__shard_map_from(s, 1, split[1], ri);
 }
 
 /* The layout step of embedding; "s" is the run. */

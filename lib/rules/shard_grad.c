@@ -74,24 +74,6 @@ sym__shard_tuple_sce_grad(struct sym__shard *s, const int64_t *const *split)
 	return 0;
 }
 
-/* Give input "i" of "s", which has none, the layout whose dimension 0 is
- * split like dimension "d" of input "from" (a rank of "rank": 1 for the
- * labels and dloss, 2 for the logits); 0 or -1. */
-static int
-complete_batch(struct sym__shard *s, size_t i, size_t from, size_t d,
-    size_t rank)
-{
-	struct sym__lb b;
-
-	if (s->in[i])
-		return 0;
-	if (sym__lb_init(s, &b, rank) < 0)
-		return -1;
-	if (rank > 0)
-		sym__lb_copy(&b, 0, s->in[from], d);
-	return sym__shard_set_in(s, i, &b);
-}
-
 /* The layout step of sce_grad: the class dimension unsplit, the labels
  * (and dloss [N] for reduction "none") split like the batch, a scalar
  * dloss replicated; the gradient laid out like the logits. "s" is the
@@ -101,32 +83,25 @@ sym__shard_infer_sce_grad(struct sym__shard *s)
 {
 	int none = s->at->loss.reduction == SYM__RED_NONE;
 	size_t from = s->in[0] ? 0 : s->in[1] ? 1 : none && s->in[2] ? 2 : 0;
-	struct sym__lb b;
 
 	if (sym__shard_default_replicated(s, from) < 0 ||
-	    complete_batch(s, 0, from, 0, 2) < 0 ||
-	    complete_batch(s, 1, 0, 0, 1) < 0 ||
-	    complete_batch(s, 2, 0, 0, none ? 1 : 0) < 0 ||
+	    sym__shard_complete_from(s, 0, from, 0, 2) < 0 ||
+	    sym__shard_complete_from(s, 1, 0, 0, 1) < 0 ||
+	    sym__shard_complete_from(s, 2, 0, 0, none ? 1 : 0) < 0 ||
 	    (s->n_in < 5 &&
 	        sym__shard_unsplit(s, 0, 1,
 	            "it is the class dimension, which (without "
 	            "vocab_parallel=1)") < 0))
 		return -1;
-	if ((s->n_in == 4 || s->n_in == 6) && !s->in[3] &&
-	    (sym__lb_init(s, &b, 0) < 0 || sym__shard_set_in(s, 3, &b) < 0))
+	if ((s->n_in == 4 || s->n_in == 6) &&
+	    sym__shard_complete_from(s, 3, 0, 0, 0) < 0)
 		return -1;
 	for (size_t i = s->n_in >= 5 ? s->n_in - 2 : s->n_in; i < s->n_in; i++)
 		if (sym__shard_sce_stat(s, i) < 0)
 			return -1;
 	for (size_t i = 1; i < (none ? 3u : 2u); i++)
-		if (!sym__shard_same_dim(s->in[i], 0, s->in[0], 0))
-			return sym__shard_fail(s, (int)i, 0,
-			    "%s is split by %s, but the batch dimension of the "
-			    "logits %s by %s: they must be split alike",
-			    sym__shard_in_name(s, i),
-			    sym__shard_axes_txt(s, s->in[i], 0),
-			    sym__shard_in_name(s, 0),
-			    sym__shard_axes_txt(s, s->in[0], 0));
+		if (sym__shard_sce_stat(s, i) < 0)
+			return -1;
 	return sym__shard_out_same(s, 0, 0);
 }
 
@@ -263,23 +238,14 @@ int
 sym__shard_tuple_layer_norm_grad(struct sym__shard *s,
     const int64_t *const *split)
 {
-	size_t r = sym__shard_in_rank(s, 1);
 	size_t params = s->at->norm.begin_params;
-	int *axis_of = sym__shard_scratch(s, r, sizeof(*axis_of));
 	size_t first = split[1] || !split[0] ? 1 : 0;
 
-	if (!axis_of)
-		return sym__shard_nomem(s);
 	if (sym__shard_tuple_input(s, split[first], first, "d") < 0)
 		return -1;
-	for (size_t d = 0; d < r; d++)
-		axis_of[d] = (int)d;
-	if (first == 1 && split[0] &&
-	    sym__shard_map(s, 0, split[0], axis_of) < 0)
+	if (first == 1 && sym__shard_map_from(s, 0, split[0], 0) < 0)
 		return -1;
-	for (size_t j = 0; j + params < r; j++)
-		axis_of[j] = (int)(params + j);
-	return split[2] ? sym__shard_map(s, 2, split[2], axis_of) : 0;
+	return sym__shard_map_from(s, 2, split[2], params);
 }
 
 /* The layout step of layer_norm_grad: dy and x split alike, the
@@ -530,13 +496,9 @@ sym__shard_tuple_scatter(struct sym__shard *s, const int64_t *const *split)
 	if (sym__shard_set_mesh(s, rp + ri, sizes, names) < 0 ||
 	    (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0))
 		return -1;
-	for (size_t j = 0; j < ri; j++)
-		axis_of[j] = (int)(ib + j);
-	if (split[1] && sym__shard_map(s, 1, split[1], axis_of) < 0)
+	if (sym__shard_map_from(s, 1, split[1], ib) < 0)
 		return -1;
-	for (size_t d = 0; d < rp; d++)
-		axis_of[d] = (int)(pb + d);
-	return split[2] ? sym__shard_map(s, 2, split[2], axis_of) : 0;
+	return sym__shard_map_from(s, 2, split[2], pb);
 }
 
 /* The layout step of gather_grad ("emb" 0) and embedding_grad ("emb"
@@ -582,15 +544,8 @@ sym__shard_infer_scatter(struct sym__shard *s)
 			return -1;
 	}
 	for (size_t k = 0; k < ry; k++)
-		if (!sym__shard_same_dim(s->in[0], k, s->in[src[k]], dim[k]))
-			return sym__shard_fail(s, 0, (int)k,
-			    "dimension %zu of dy %s is split by %s, but "
-			    "dimension %zu of %s by %s: they must be split "
-			    "alike",
-			    k, sym__shard_in_name(s, 0),
-			    sym__shard_axes_txt(s, s->in[0], k), dim[k],
-			    sym__shard_in_name(s, src[k]),
-			    sym__shard_axes_txt(s, s->in[src[k]], dim[k]));
+		if (sym__shard_dy_like(s, k, src[k], dim[k]) < 0)
+			return -1;
 	if (sym__lb_init(s, &b, rp) < 0)
 		return -1;
 	for (size_t d = 0; d < rp; d++)

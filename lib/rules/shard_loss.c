@@ -89,20 +89,15 @@ sym__shard_tuple_sce(struct sym__shard *s, const int64_t *const *split)
 	return 0;
 }
 
-/* Give input "i" of "s" (an [N] statistic of a class-split loss) the
- * layout of the batch dimension of the logits when it has none, and
- * check it otherwise; 0 or -1 with an error. */
+/* Give input "i" of "s" (an [N] input along the batch: a statistic of a
+ * class-split loss, the labels, a dloss) the layout of the batch
+ * dimension of the logits when it has none, and check it otherwise; 0 or
+ * -1 with an error. */
 int
 sym__shard_sce_stat(struct sym__shard *s, size_t i)
 {
-	struct sym__lb b;
-
-	if (!s->in[i]) {
-		if (sym__lb_init(s, &b, 1) < 0)
-			return -1;
-		sym__lb_copy(&b, 0, s->in[0], 0);
-		return sym__shard_set_in(s, i, &b);
-	}
+	if (!s->in[i])
+		return sym__shard_complete_from(s, i, 0, 0, 1);
 	if (sym__shard_same_dim(s->in[i], 0, s->in[0], 0))
 		return 0;
 	return sym__shard_fail(s, (int)i, 0,
@@ -121,27 +116,16 @@ sym__shard_infer_sce(struct sym__shard *s)
 
 	if (!s->in[0] && !s->in[1] && sym__shard_default_replicated(s, 0) < 0)
 		return -1;
-	if (!s->in[0]) {
-		if (sym__lb_init(s, &b, 2) < 0)
-			return -1;
-		sym__lb_copy(&b, 0, s->in[1], 0);
-		if (sym__shard_set_in(s, 0, &b) < 0)
-			return -1;
-	}
-	if (!s->in[1]) {
-		if (sym__lb_init(s, &b, 1) < 0)
-			return -1;
-		sym__lb_copy(&b, 0, s->in[0], 0);
-		if (sym__shard_set_in(s, 1, &b) < 0)
-			return -1;
-	}
+	if (sym__shard_complete_from(s, 0, 1, 0, 2) < 0 ||
+	    sym__shard_complete_from(s, 1, 0, 0, 1) < 0)
+		return -1;
 	if (s->n_in < 4 &&
 	    sym__shard_unsplit(s, 0, 1,
 	        "it is the class dimension, which (without vocab_parallel=1)") <
 	        0)
 		return -1;
-	if ((s->n_in == 3 || s->n_in == 5) && !s->in[2] &&
-	    (sym__lb_init(s, &b, 0) < 0 || sym__shard_set_in(s, 2, &b) < 0))
+	if ((s->n_in == 3 || s->n_in == 5) &&
+	    sym__shard_complete_from(s, 2, 0, 0, 0) < 0)
 		return -1;
 	for (size_t i = s->n_in >= 4 ? s->n_in - 2 : s->n_in; i < s->n_in; i++)
 		if (sym__shard_sce_stat(s, i) < 0)
@@ -206,13 +190,8 @@ sym__shard_infer_stat(struct sym__shard *s)
 
 	if (!s->in[0] && sym__shard_default_replicated(s, from) < 0)
 		return -1;
-	if (!s->in[0]) {
-		if (sym__lb_init(s, &b, 2) < 0)
-			return -1;
-		sym__lb_copy(&b, 0, s->in[from], 0);
-		if (sym__shard_set_in(s, 0, &b) < 0)
-			return -1;
-	}
+	if (sym__shard_complete_from(s, 0, from, 0, 2) < 0)
+		return -1;
 	for (size_t i = 1; i < s->n_in; i++)
 		if (sym__shard_sce_stat(s, i) < 0)
 			return -1;

@@ -41,14 +41,9 @@ sym__shard_tuple_layer_norm(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t r = sym__shard_in_rank(s, 0);
 	size_t params = s->at->norm.begin_params;
-	int *axis_of = sym__shard_scratch(s, r, sizeof(*axis_of));
 
-	if (!axis_of)
-		return sym__shard_nomem(s);
 	if (sym__shard_tuple_first(s, split) < 0)
 		return -1;
-	for (size_t j = 0; j + params < r; j++)
-		axis_of[j] = (int)(params + j);
 	for (size_t i = 1; i < 3; i++) {
 		if (!split[i])
 			continue;
@@ -64,7 +59,7 @@ sym__shard_tuple_layer_norm(struct sym__shard *s, const int64_t *const *split)
 				    sym__shard_in_name(s, 0),
 				    (long long)split[0][params + j],
 				    SYM__WAYS(split[0][params + j]));
-		if (sym__shard_map(s, i, split[i], axis_of) < 0)
+		if (sym__shard_map_from(s, i, split[i], params) < 0)
 			return -1;
 	}
 	return 0;

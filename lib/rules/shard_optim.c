@@ -14,14 +14,9 @@ int
 sym__shard_tuple_optim(struct sym__shard *s, const int64_t *const *split)
 {
 	size_t r = sym__shard_in_rank(s, 0);
-	int *axis_of = sym__shard_scratch(s, r + 1, sizeof(*axis_of));
 
-	if (!axis_of)
-		return sym__shard_nomem(s);
 	if (sym__shard_tuple_first(s, split) < 0)
 		return -1;
-	for (size_t d = 0; d < r; d++)
-		axis_of[d] = (int)d;
 	for (size_t i = 1; i < s->n_in; i++) {
 		if (!split[i])
 			continue;
@@ -36,7 +31,7 @@ sym__shard_tuple_optim(struct sym__shard *s, const int64_t *const *split)
 				    "%s must be split like the param %s",
 				    sym__shard_in_name(s, i),
 				    sym__shard_in_name(s, 0));
-		if (sym__shard_map(s, i, split[i], axis_of) < 0)
+		if (sym__shard_map_from(s, i, split[i], 0) < 0)
 			return -1;
 	}
 	return 0;

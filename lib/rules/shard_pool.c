@@ -149,15 +149,8 @@ static int
 dy_alike(struct sym__shard *s, size_t n)
 {
 	for (size_t d = 0; d < n; d++)
-		if (!sym__shard_same_dim(s->in[0], d, s->in[1], d))
-			return sym__shard_fail(s, 0, (int)d,
-			    "dimension %zu of dy %s is split by %s, but "
-			    "dimension %zu of %s by %s: they must be split "
-			    "alike",
-			    d, sym__shard_in_name(s, 0),
-			    sym__shard_axes_txt(s, s->in[0], d), d,
-			    sym__shard_in_name(s, 1),
-			    sym__shard_axes_txt(s, s->in[1], d));
+		if (sym__shard_dy_like(s, d, 1, d) < 0)
+			return -1;
 	return 0;
 }
 

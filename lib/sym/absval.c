@@ -300,20 +300,36 @@ av_fdiv_const(sym__av a, int64_t k)
 	return av_reduce(s);
 }
 
+/* Store in "*r" the value of "a" floordiv or mod "b" where it does not
+ * depend on more than "by_const", that operation by a constant k > 0:
+ * empty when either is, top unless "b" >= 1 throughout, "by_const" for a
+ * constant "b". Return 1 then, 0 when "b" is a range of divisors. */
+static int
+by_divisor(sym__av a, sym__av b, sym__av (*by_const)(sym__av, int64_t),
+    sym__av *r)
+{
+	int64_t k;
+
+	if (a.empty || b.empty)
+		*r = av_empty();
+	else if (b.lo_inf || b.lo < 1)
+		*r = sym__av_top();
+	else if (sym__av_is_const(b, &k))
+		*r = by_const(a, k);
+	else
+		return 0;
+	return 1;
+}
+
 /* Return the value of "a" floordiv "b"; top unless "b" >= 1 throughout. */
 sym__av
 sym__av_fdiv(sym__av a, sym__av b)
 {
-	sym__av s = sym__av_top();
+	sym__av s = sym__av_top(), r;
 	i128 alo, ahi, blo, bhi, lo, hi;
-	int64_t k;
 
-	if (a.empty || b.empty)
-		return av_empty();
-	if (b.lo_inf || b.lo < 1)
-		return s;
-	if (sym__av_is_const(b, &k))
-		return av_fdiv_const(a, k);
+	if (by_divisor(a, b, av_fdiv_const, &r))
+		return r;
 	alo = ext_lo(&a);
 	ahi = ext_hi(&a);
 	blo = b.lo;
@@ -368,15 +384,10 @@ av_mod_const(sym__av a, int64_t k)
 sym__av
 sym__av_mod(sym__av a, sym__av b)
 {
-	sym__av s = sym__av_top();
-	int64_t k;
+	sym__av s = sym__av_top(), r;
 
-	if (a.empty || b.empty)
-		return av_empty();
-	if (b.lo_inf || b.lo < 1)
-		return s;
-	if (sym__av_is_const(b, &k))
-		return av_mod_const(a, k);
+	if (by_divisor(a, b, av_mod_const, &r))
+		return r;
 	if (!a.lo_inf && a.lo >= 0 && !a.hi_inf && a.hi < b.lo)
 		return a;
 	s.lo_inf = 0;

@@ -52,19 +52,26 @@ sym__atom_poly(struct sym_expr *atom)
 	return sym__pb_finish(&pb);
 }
 
+/* Return an internal reference to the polynomial 1 * the atom of "kind"
+ * over "var" or over "a" and "b" (borrowed), or NULL. */
+sym_expr *
+sym__atom_expr(sym_ctx *ctx, enum sym__kind kind, sym_symbol *var,
+    struct sym_expr *a, struct sym_expr *b)
+{
+	struct sym_expr *atom = sym__atom_get(ctx, kind, var, a, b);
+	sym_expr *e = sym__atom_poly(atom);
+
+	sym__expr_unref(atom);
+	return e;
+}
+
 /* Return an internal reference to the expression of symbol "sym". */
 sym_expr *
 sym__var(sym_symbol *sym)
 {
-	struct sym_expr *atom;
-	sym_expr *e;
-
 	if (sym->expr)
 		return sym__expr_ref(sym->expr);
-	atom = sym__atom_get(sym->ctx, SYM__VAR, sym, NULL, NULL);
-	e = sym__atom_poly(atom);
-	sym__expr_unref(atom);
-	return e;
+	return sym__atom_expr(sym->ctx, SYM__VAR, sym, NULL, NULL);
 }
 
 /* Return 1 and the constant in "v" (may be NULL) when "e" is a constant
@@ -276,8 +283,7 @@ sym__mul(sym_expr *a, sym_expr *b)
 static sym_expr *
 min_max(sym_expr *a, sym_expr *b, enum sym__kind kind)
 {
-	sym_expr *d, *res;
-	struct sym_expr *at;
+	sym_expr *d;
 	int a_le_b = 0, a_ge_b = 0;
 
 	if (!a || !b || !sym__expr_same_ctx(a, b))
@@ -312,10 +318,7 @@ min_max(sym_expr *a, sym_expr *b, enum sym__kind kind)
 		a = b;
 		b = t;
 	}
-	at = sym__atom_get(a->ctx, kind, NULL, a, b);
-	res = sym__atom_poly(at);
-	sym__expr_unref(at);
-	return res;
+	return sym__atom_expr(a->ctx, kind, NULL, a, b);
 }
 
 /* Return an internal reference to min("a", "b") (borrowed). */

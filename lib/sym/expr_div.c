@@ -154,11 +154,8 @@ static sym_expr *
 kept_atom(enum sym__kind kind, sym_expr *r, const sym__num *k)
 {
 	sym_expr *ke = sym__const_num(r->ctx, k), *res;
-	struct sym_expr *at =
-	    ke ? sym__atom_get(r->ctx, kind, NULL, r, ke) : NULL;
 
-	res = sym__atom_poly(at);
-	sym__expr_unref(at);
+	res = ke ? sym__atom_expr(r->ctx, kind, NULL, r, ke) : NULL;
 	sym__expr_unref(ke);
 	return res;
 }
@@ -354,8 +351,7 @@ static sym_expr *
 div_or_mod(sym_expr *a, sym_expr *b, enum sym__kind kind)
 {
 	const sym__num *k;
-	struct sym_expr *at;
-	sym_expr *q, *res;
+	sym_expr *q;
 
 	if (!a || !b || !sym__expr_same_ctx(a, b))
 		return NULL;
@@ -375,10 +371,7 @@ div_or_mod(sym_expr *a, sym_expr *b, enum sym__kind kind)
 	if (b->av.empty || b->av.lo_inf || b->av.lo < 1) {
 		/* the divisor may be 0 or negative: keep the operation as it
 		 * is, undefined where the divisor is not positive */
-		at = sym__atom_get(a->ctx, kind, NULL, a, b);
-		res = sym__atom_poly(at);
-		sym__expr_unref(at);
-		return res;
+		return sym__atom_expr(a->ctx, kind, NULL, a, b);
 	}
 	if (a == b)
 		return sym__const(a->ctx, kind == SYM__FDIV ? 1 : 0);
@@ -393,10 +386,7 @@ div_or_mod(sym_expr *a, sym_expr *b, enum sym__kind kind)
 	    !b->av.lo_inf && a->av.hi < b->av.lo)
 		return kind == SYM__FDIV ? sym__const(a->ctx, 0)
 		                         : sym__expr_ref(a);
-	at = sym__atom_get(a->ctx, kind, NULL, a, b);
-	res = sym__atom_poly(at);
-	sym__expr_unref(at);
-	return res;
+	return sym__atom_expr(a->ctx, kind, NULL, a, b);
 }
 
 /* Return an internal reference to "a" floordiv "b" (borrowed). */

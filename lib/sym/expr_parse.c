@@ -379,20 +379,32 @@ missing_paren(struct parser *p, size_t open)
 	    "%s ')' to close '(' at line %d, column %d", what, lp.line, lp.col);
 }
 
+/* Return a malloc'ed copy of the text of the current token of "p", or
+ * NULL when out of memory ("p" failed). */
+static char *
+tok_text(struct parser *p)
+{
+	char *s = sym__alloc(p->ctx, p->tok.len + 1);
+
+	if (!s) {
+		p->failed = 1;
+		return NULL;
+	}
+	memcpy(s, p->text + p->tok.pos, p->tok.len);
+	s[p->tok.len] = '\0';
+	return s;
+}
+
 /* Return the constant of the integer literal at the current token of
  * "p". */
 static sym_expr *
 parse_int(struct parser *p)
 {
-	char *digits = sym__alloc(p->ctx, p->tok.len + 1);
+	char *digits = tok_text(p);
 	sym_expr *e;
 
-	if (!digits) {
-		p->failed = 1;
+	if (!digits)
 		return NULL;
-	}
-	memcpy(digits, p->text + p->tok.pos, p->tok.len);
-	digits[p->tok.len] = '\0';
 	e = built(p, sym_expr_const_str(p->ctx, digits), p->tok.pos);
 	free(digits);
 	return e;
@@ -404,16 +416,12 @@ static sym_expr *
 parse_name(struct parser *p)
 {
 	const struct tok *t = &p->tok;
-	char *name = sym__alloc(p->ctx, t->len + 1);
+	char *name = tok_text(p);
 	sym_symbol *sym;
 	int n = t->len > MAX_QUOTE ? MAX_QUOTE : (int)t->len;
 
-	if (!name) {
-		p->failed = 1;
+	if (!name)
 		return NULL;
-	}
-	memcpy(name, p->text + t->pos, t->len);
-	name[t->len] = '\0';
 	sym = sym_symbol_find(p->ctx, name);
 	free(name);
 	if (!sym)

@@ -141,6 +141,9 @@ sym_expr *sym__mod(sym_expr *a, sym_expr *b);
 sym_expr *sym__min(sym_expr *a, sym_expr *b);
 sym_expr *sym__max(sym_expr *a, sym_expr *b);
 sym_expr *sym__atom_poly(struct sym_expr *atom);
+/* The polynomial of the atom of "kind" over "var" or "a" and "b" (expr.c). */
+sym_expr *sym__atom_expr(sym_ctx *ctx, enum sym__kind kind, sym_symbol *var,
+    struct sym_expr *a, struct sym_expr *b);
 int sym__expr_const_num(const sym_expr *e, const sym__num **v);
 struct sym_expr *sym__poly_single_atom(const sym_expr *e);
 
