@@ -7,13 +7,12 @@
  */
 #include "rules/rule_private.h"
 
-/* The layout step of dropout; "s" is the run. */
+/* The layout step of dropout, that of the unary operators; "s" is the
+ * run. */
 int
 sym__shard_infer_dropout(struct sym__shard *s)
 {
-	if (sym__shard_default_replicated(s, 0) < 0)
-		return -1;
-	return sym__shard_out_same(s, 0, 0);
+	return sym__shard_infer_unary(s);
 }
 
 /* The layout step of dropout_grad; "s" is the run. */

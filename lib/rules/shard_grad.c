@@ -61,15 +61,14 @@ int
 sym__shard_tuple_sce_grad(struct sym__shard *s, const int64_t *const *split)
 {
 	int none = s->at->loss.reduction == SYM__RED_NONE;
-	int axis_of[2] = { 0, 1 };
 
 	if (sym__shard_loss_mesh(s, split, none ? 2 : -1) < 0)
 		return -1;
 	for (size_t i = 0; i < 3; i++)
-		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
+		if (sym__shard_map_from(s, i, split[i], 0) < 0)
 			return -1;
 	for (size_t i = s->n_in >= 5 ? s->n_in - 2 : s->n_in; i < s->n_in; i++)
-		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
+		if (sym__shard_map_from(s, i, split[i], 0) < 0)
 			return -1;
 	return 0;
 }

@@ -14,13 +14,11 @@
 #include "rules/rule_private.h"
 
 /* The layout step of tril and triu: any layout, the output's the
- * input's; "s" is the run. */
+ * input's, as for the unary operators; "s" is the run. */
 int
 sym__shard_infer_tri(struct sym__shard *s)
 {
-	if (sym__shard_default_replicated(s, 0) < 0)
-		return -1;
-	return sym__shard_out_same(s, 0, 0);
+	return sym__shard_infer_unary(s);
 }
 
 /* The layout step of cumsum: the axis unsplit, the output laid out as

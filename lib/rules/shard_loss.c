@@ -65,8 +65,6 @@ sym__shard_loss_mesh(struct sym__shard *s, const int64_t *const *split,
 int
 sym__shard_tuple_sce(struct sym__shard *s, const int64_t *const *split)
 {
-	int axis_of[2] = { 0, 1 };
-
 	if (split[0] && split[1] && split[1][0] != split[0][0])
 		return sym__shard_fail(s, 1, 0,
 		    "the labels %s are split %lld way%s, but the batch "
@@ -77,14 +75,14 @@ sym__shard_tuple_sce(struct sym__shard *s, const int64_t *const *split)
 		    (long long)split[0][0], SYM__WAYS(split[0][0]));
 	if (sym__shard_loss_mesh(s, split, -1) < 0)
 		return -1;
-	if (split[0] && sym__shard_map(s, 0, split[0], axis_of) < 0)
+	if (sym__shard_map_from(s, 0, split[0], 0) < 0)
 		return -1;
-	if (split[1] && sym__shard_map(s, 1, split[1], axis_of) < 0)
+	if (sym__shard_map_from(s, 1, split[1], 0) < 0)
 		return -1;
 	/* the statistics [N] of a class-split loss (sce_sumexp's target,
 	 * or the loss's last two operands) go with the batch */
 	for (size_t i = s->n_in >= 4 ? s->n_in - 2 : s->n_in; i < s->n_in; i++)
-		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
+		if (sym__shard_map_from(s, i, split[i], 0) < 0)
 			return -1;
 	return 0;
 }
@@ -168,12 +166,10 @@ sym__shard_infer_count(struct sym__shard *s)
 int
 sym__shard_tuple_stat(struct sym__shard *s, const int64_t *const *split)
 {
-	int axis_of[2] = { 0, 1 };
-
 	if (sym__shard_loss_mesh(s, split, s->n_in == 3 ? 2 : -1) < 0)
 		return -1;
 	for (size_t i = 0; i < s->n_in; i++)
-		if (split[i] && sym__shard_map(s, i, split[i], axis_of) < 0)
+		if (sym__shard_map_from(s, i, split[i], 0) < 0)
 			return -1;
 	return 0;
 }

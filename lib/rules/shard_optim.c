@@ -82,11 +82,10 @@ sym__shard_infer_optim(struct sym__shard *s)
 	return 0;
 }
 
-/* The layout step of increment: the scalar out as it came in. */
+/* The layout step of increment: the scalar out as it came in, as for the
+ * unary operators. */
 int
 sym__shard_infer_increment(struct sym__shard *s)
 {
-	if (sym__shard_default_replicated(s, 0) < 0)
-		return -1;
-	return sym__shard_out_same(s, 0, 0);
+	return sym__shard_infer_unary(s);
 }
