@@ -38,16 +38,12 @@ static int
 emit_list(struct sym__grad *gr, sym_node *node, sym_value *dy, const char *op,
     sym_attrs *at, const char *attr, size_t n, sym_expr **list, size_t k)
 {
-	int mirror = SYM__MIRROR_OUT(0), r = -1;
+	int r = sym__gemit_dx(gr, node, op, dy, at,
+	    list && k >= n && at && sym_attrs_set_list(at, attr, n, list) == 0);
 
-	if (!list || !at || k < n || sym_attrs_set_list(at, attr, n, list) < 0)
-		sym__graph_ctx_error(gr->g, &node->loc);
-	else
-		r = sym__gemit_to(gr, 0, 1, op, 1, &dy, at, &mirror);
 	for (size_t d = 0; list && d < k; d++)
 		sym_expr_free(list[d]);
 	free(list);
-	sym_attrs_free(at);
 	return r;
 }
 
