@@ -7,14 +7,6 @@
  */
 #include "rules/rule_private.h"
 
-/* The layout step of dropout, that of the unary operators; "s" is the
- * run. */
-int
-sym__shard_infer_dropout(struct sym__shard *s)
-{
-	return sym__shard_infer_unary(s);
-}
-
 /* The layout step of dropout_grad; "s" is the run. */
 int
 sym__shard_infer_dropout_grad(struct sym__shard *s)

@@ -13,14 +13,6 @@
  */
 #include "rules/rule_private.h"
 
-/* The layout step of tril and triu: any layout, the output's the
- * input's, as for the unary operators; "s" is the run. */
-int
-sym__shard_infer_tri(struct sym__shard *s)
-{
-	return sym__shard_infer_unary(s);
-}
-
 /* The layout step of cumsum: the axis unsplit, the output laid out as
  * the input; "s" is the run. */
 int

@@ -81,11 +81,3 @@ sym__shard_infer_optim(struct sym__shard *s)
 			return -1;
 	return 0;
 }
-
-/* The layout step of increment: the scalar out as it came in, as for the
- * unary operators. */
-int
-sym__shard_infer_increment(struct sym__shard *s)
-{
-	return sym__shard_infer_unary(s);
-}
