@@ -83,6 +83,31 @@ test_shape_values(void **state)
 	tl_ctx_free(ctx);
 }
 
+/* Shape values of 0 elements (a scalar's shape) broadcast with a single
+ * element to 0 elements, as NumPy and ONNX's shape inference do: Add,
+ * Equal and Where fold, and Reshape reads the result as a scalar's
+ * shape. They folded to one element before, read past the empty value
+ * and left Add an i64 tensor operator that the graph refused. */
+static void
+test_empty_shape_values(void **state)
+{
+	sym_ctx *ctx = tl_ctx_new();
+	sym_onnx_stats st = SYM_ONNX_STATS_INIT;
+	sym_graph *g = read_fixture(ctx, "emptyshape.onnx", &st);
+
+	(void)state;
+	assert_non_null(g);
+	assert_string_equal(first_error(g), "");
+	assert_int_equal(st.nodes, 6);
+	assert_int_equal(st.folded, 4);
+	assert_shape(g, "y", "f32[]");
+	assert_shape(g, "y2", "f32[]");
+	assert_null(sym_graph_find_value(g, "t"));
+	assert_null(sym_graph_find_value(g, "w"));
+	sym_graph_free(g);
+	tl_ctx_free(ctx);
+}
+
 /* A dim_param names the symbol declared beforehand, with its
  * constraints; the sizes follow it. */
 static void
@@ -426,6 +451,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shape_values),
+		cmocka_unit_test(test_empty_shape_values),
 		cmocka_unit_test(test_declared_symbol),
 		cmocka_unit_test(test_gpt_tiny),
 		cmocka_unit_test(test_node_names),

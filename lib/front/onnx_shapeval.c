@@ -303,6 +303,18 @@ binop(struct sym__onnx *im, const char *op, const sym_expr *a,
 	return NULL;
 }
 
+/* Return the number of elements of shape values of "k" and "n" elements
+ * broadcast together as NumPy does (a single element stretches to the
+ * other count, 0 included), or SIZE_MAX when they do not broadcast or
+ * "k" is SIZE_MAX. */
+static size_t
+bcast_count(size_t k, size_t n)
+{
+	if (k == n || n == 1)
+		return k;
+	return k == 1 ? n : SIZE_MAX;
+}
+
 /* The integer binary operators of shape values, broadcasting a single
  * element. */
 static int
@@ -311,11 +323,12 @@ fold_binary(struct sym__onnx *im, const Onnx__NodeProto *n, const char *op)
 	struct sym__oval *a = sv_in(im, n, 0), *b = sv_in(im, n, 1);
 	sym_expr *e[SYM__ONNX_MAX_SV];
 
-	if (!a || !b || (a->sv_n != b->sv_n && a->sv_n != 1 && b->sv_n != 1))
+	size_t k;
+
+	if (!a || !b || (k = bcast_count(a->sv_n, b->sv_n)) == SIZE_MAX)
 		return 0;
 	if (a->dtype != SYM_DT_I64 && a->dtype != SYM_DT_I32)
 		return 0;
-	size_t k = a->sv_n > b->sv_n ? a->sv_n : b->sv_n;
 	for (size_t i = 0; i < k; i++) {
 		e[i] = binop(im, op, elem(a, i), elem(b, i));
 		if (!e[i]) {
@@ -335,9 +348,10 @@ fold_equal(struct sym__onnx *im, const Onnx__NodeProto *n)
 	struct sym__oval *a = sv_in(im, n, 0), *b = sv_in(im, n, 1);
 	sym_expr *e[SYM__ONNX_MAX_SV];
 
-	if (!a || !b || (a->sv_n != b->sv_n && a->sv_n != 1 && b->sv_n != 1))
+	size_t k;
+
+	if (!a || !b || (k = bcast_count(a->sv_n, b->sv_n)) == SIZE_MAX)
 		return 0;
-	size_t k = a->sv_n > b->sv_n ? a->sv_n : b->sv_n;
 	for (size_t i = 0; i < k; i++) {
 		sym_answer r = sym_prove_cmp(im->ctx, elem(a, i), SYM_EQ,
 		    elem(b, i), NULL);
@@ -361,11 +375,8 @@ fold_where(struct sym__onnx *im, const Onnx__NodeProto *n)
 
 	if (!c || !a || !b)
 		return 0;
-	size_t k = c->sv_n;
-	k = a->sv_n > k ? a->sv_n : k;
-	k = b->sv_n > k ? b->sv_n : k;
-	if ((c->sv_n != k && c->sv_n != 1) || (a->sv_n != k && a->sv_n != 1) ||
-	    (b->sv_n != k && b->sv_n != 1))
+	size_t k = bcast_count(bcast_count(c->sv_n, a->sv_n), b->sv_n);
+	if (k == SIZE_MAX)
 		return 0;
 	for (size_t i = 0; i < k; i++) {
 		int64_t cv;

@@ -132,6 +132,19 @@ def main():
         opset=15)
     with open(os.path.join(OUT, "w.bin"), "wb") as f:
         f.write(np.array([1.5, -2.0], np.float32).tobytes())
+    # Shape values of 0 elements (the shape of a scalar) broadcast with
+    # a single element, as NumPy does: Add, Equal and Where fold to 0
+    # elements and Reshape reads them as a scalar's shape.
+    xs = helper.make_tensor_value_info("x", TensorProto.FLOAT, [])
+    save("emptyshape", [
+        helper.make_node("Shape", ["x"], ["sh"]),
+        helper.make_node("Add", ["sh", "one1"], ["t"]),
+        helper.make_node("Equal", ["sh", "one1"], ["e"]),
+        helper.make_node("Where", ["e", "sh", "one1"], ["w"]),
+        helper.make_node("Reshape", ["x", "t"], ["y"]),
+        helper.make_node("Reshape", ["x", "w"], ["y2"])],
+        [xs], [helper.make_tensor_value_info(n, TensorProto.FLOAT, None)
+               for n in ("y", "y2")], [i64("one1", [1])])
     slicesym()
     sliceguard()
     return 0
