@@ -18,16 +18,14 @@ static const struct sym__shard_rule rules[SYM__N_OPS] = {
 #include "shape/ops.def"
 };
 
-/* Return the sharding rule of "op", or NULL when it has none. */
+/* Return the sharding rule of "op" (ops.def gives every operator one),
+ * or NULL for NULL. */
 const struct sym__shard_rule *
 sym__shard_rule_find(const sym_op *op)
 {
-	const struct sym__shard_rule *r;
-
 	if (!op || (unsigned)op->id >= SYM__N_OPS)
 		return NULL;
-	r = &rules[op->id];
-	return r->tuple && r->infer ? r : NULL;
+	return &rules[op->id];
 }
 
 /* Allocate the arrays of "s", whose first block the caller filled; 0 or
